@@ -1,0 +1,307 @@
+/* forces.c: force objects for particles (S3 "Particle system dynamics" sections 4 and 6).
+ *
+ * Every derivative evaluation starts from zero force and lets each force object add into the
+ * accumulator, at the state (x, v) the solver asks about, never the committed one:
+ *
+ *   gravity          f = m g                              (wired in, S3 4.1)
+ *   viscous drag     f = -k_d v                           (wired in)
+ *   damped spring    f_a = -[k_s(|l| - r) + k_d (ldot . l)/|l|] l/|l|,  f_b = -f_a,   l = a - b  (S3 eq. 1)
+ *   behaviour        f_i = (-k_s C - k_d Cdot) dC/dx_i,   Cdot = sum_i dC/dx_i . v_i         (S3 eq. 2)
+ *                    for a scalar behaviour function C; a vector C is a list of scalar rows.
+ *   field            f = fn(x, v, t), a user callback per particle
+ */
+#include <string.h>
+
+#include "internal.h"
+
+/* ---- springs ------------------------------------------------------------------------------------ */
+
+#define ANCHORED UINT32_MAX
+
+imp_spring_def imp_spring_def_default(void)
+{
+    imp_spring_def d;
+    memset(&d, 0, sizeof d);
+    d.ks = 100.0;
+    d.kd = 1.0;
+    d.rest = -1.0;
+    return d;
+}
+
+imp_id imp_spring_create(imp_world *w, const imp_spring_def *def)
+{
+    int ia = ids_lookup(&w->p.ids, def->a);
+    int ib = imp_id_is_null(def->b) ? -1 : ids_lookup(&w->p.ids, def->b);
+    if (ia < 0 || (!imp_id_is_null(def->b) && ib < 0)) return (imp_id){0, 0};
+    if (w->spring_ids.count == w->spring_cap) {
+        w->spring_cap = w->spring_cap ? 2 * w->spring_cap : 64;
+        w->springs = ids_grow(w->springs, sizeof(spring), w->spring_cap);
+    }
+    imp_id id = ids_alloc(&w->spring_ids);
+    spring *s = &w->springs[w->spring_ids.count - 1];
+    s->a = def->a.index;
+    s->b = ib < 0 ? ANCHORED : def->b.index;
+    s->anchor = def->anchor;
+    s->ks = def->ks;
+    s->kd = def->kd;
+    imp_vec3 xb = ib < 0 ? def->anchor : v3_load(w->p.x + 3 * ib);
+    s->rest = def->rest >= 0 ? def->rest : v3_len(v3_sub(v3_load(w->p.x + 3 * ia), xb));
+    return id;
+}
+
+void imp_spring_destroy(imp_world *w, imp_id id)
+{
+    int d = ids_remove(&w->spring_ids, id);
+    if (d >= 0) w->springs[d] = w->springs[w->spring_ids.count];
+}
+
+bool imp_spring_valid(const imp_world *w, imp_id id) { return ids_lookup(&w->spring_ids, id) >= 0; }
+
+imp_spring_def imp_spring_get(const imp_world *w, imp_id id)
+{
+    imp_spring_def d = imp_spring_def_default();
+    int i = ids_lookup(&w->spring_ids, id);
+    if (i < 0) return d;
+    const spring *s = &w->springs[i];
+    d.a = ids_of(&w->p.ids, particles_slot_dense(w, s->a));
+    if (s->b != ANCHORED) d.b = ids_of(&w->p.ids, particles_slot_dense(w, s->b));
+    d.anchor = s->anchor;
+    d.ks = s->ks, d.kd = s->kd, d.rest = s->rest;
+    return d;
+}
+
+void imp_spring_set(imp_world *w, imp_id id, const imp_spring_def *def)
+{
+    int i = ids_lookup(&w->spring_ids, id);
+    if (i < 0) return;
+    spring *s = &w->springs[i];
+    s->anchor = def->anchor;
+    s->ks = def->ks, s->kd = def->kd;
+    if (def->rest >= 0) s->rest = def->rest;
+}
+
+int imp_spring_count(const imp_world *w) { return w->spring_ids.count; }
+
+void imp_spring_endpoints(const imp_world *w, int i, imp_vec3 *a, imp_vec3 *b)
+{
+    const spring *s = &w->springs[i];
+    *a = v3_load(w->p.x + 3 * particles_slot_dense(w, s->a));
+    *b = s->b == ANCHORED ? s->anchor : v3_load(w->p.x + 3 * particles_slot_dense(w, s->b));
+}
+
+/* S3 eq. 1 for every spring */
+static void springs_apply(imp_world *w, const double *x, const double *v, double *f)
+{
+    for (int k = 0; k < w->spring_ids.count; k++) {
+        const spring *s = &w->springs[k];
+        int a = particles_slot_dense(w, s->a);
+        imp_vec3 xa = v3_load(x + 3 * a), va = v3_load(v + 3 * a), xb, vb;
+        int b = -1;
+        if (s->b == ANCHORED) {
+            xb = s->anchor, vb = v3(0, 0, 0);
+        } else {
+            b = particles_slot_dense(w, s->b);
+            xb = v3_load(x + 3 * b), vb = v3_load(v + 3 * b);
+        }
+        imp_vec3 l = v3_sub(xa, xb), ldot = v3_sub(va, vb);
+        double len = v3_len(l);
+        if (len < 1e-12) continue; /* direction undefined: no force */
+        double mag = s->ks * (len - s->rest) + s->kd * v3_dot(ldot, l) / len;
+        imp_vec3 fa = v3_scale(l, -mag / len);
+        v3_accum(f + 3 * a, fa);
+        if (b >= 0) v3_accum(f + 3 * b, v3_scale(fa, -1));
+    }
+}
+
+double forces_spring_energy(const imp_world *w)
+{
+    double e = 0;
+    for (int k = 0; k < w->spring_ids.count; k++) {
+        imp_vec3 a, b;
+        imp_spring_endpoints(w, k, &a, &b);
+        double s = v3_len(v3_sub(a, b)) - w->springs[k].rest;
+        e += 0.5 * w->springs[k].ks * s * s;
+    }
+    return e;
+}
+
+/* ---- behaviours (energy-function forces) --------------------------------------------------------- */
+
+imp_behavior_def imp_behavior_def_default(void)
+{
+    imp_behavior_def d;
+    memset(&d, 0, sizeof d);
+    d.kind = IMP_BEHAVE_DISTANCE;
+    d.ks = 100.0;
+    d.kd = 1.0;
+    d.normal = v3(0, 1, 0);
+    return d;
+}
+
+static int behavior_arity(imp_behavior_kind k) { return k == IMP_BEHAVE_ANCHOR || k == IMP_BEHAVE_PLANE ? 1 : 2; }
+
+imp_id imp_behavior_create(imp_world *w, const imp_behavior_def *def)
+{
+    int n = def->kind == IMP_BEHAVE_CALLBACK ? def->n : behavior_arity(def->kind);
+    if (n < 1 || n > IMP_BEHAVE_MAX || (def->kind == IMP_BEHAVE_CALLBACK && !def->fn)) return (imp_id){0, 0};
+    for (int i = 0; i < n; i++)
+        if (ids_lookup(&w->p.ids, def->particles[i]) < 0) return (imp_id){0, 0};
+    if (w->behave_ids.count == w->behave_cap) {
+        w->behave_cap = w->behave_cap ? 2 * w->behave_cap : 16;
+        w->behaviors = ids_grow(w->behaviors, sizeof(behavior), w->behave_cap);
+    }
+    imp_id id = ids_alloc(&w->behave_ids);
+    behavior *b = &w->behaviors[w->behave_ids.count - 1];
+    b->def = *def;
+    b->def.n = n;
+    for (int i = 0; i < n; i++) b->slots[i] = def->particles[i].index;
+    return id;
+}
+
+void imp_behavior_destroy(imp_world *w, imp_id id)
+{
+    int d = ids_lookup(&w->behave_ids, id);
+    if (d < 0) return;
+    imp_behavior_def gone = w->behaviors[d].def;
+    ids_remove(&w->behave_ids, id);
+    w->behaviors[d] = w->behaviors[w->behave_ids.count];
+    if (gone.release) gone.release(gone.user);
+}
+
+bool imp_behavior_valid(const imp_world *w, imp_id id) { return ids_lookup(&w->behave_ids, id) >= 0; }
+
+/* add (-ks C - kd Cdot) grad_i to particle i, for one scalar row C with gradients grad[3n] */
+static void behavior_row(double *f, const int *idx, int n, const double *v, double ks, double kd, double C,
+                         const double *grad)
+{
+    double Cdot = 0;
+    for (int i = 0; i < n; i++) Cdot += v3_dot(v3_load(grad + 3 * i), v3_load(v + 3 * idx[i]));
+    double s = -ks * C - kd * Cdot;
+    for (int i = 0; i < n; i++) v3_accum(f + 3 * idx[i], v3_scale(v3_load(grad + 3 * i), s));
+}
+
+static int behaviors_apply(imp_world *w, const double *x, const double *v, double *f)
+{
+    for (int k = 0; k < w->behave_ids.count; k++) {
+        const behavior *b = &w->behaviors[k];
+        const imp_behavior_def *d = &b->def;
+        int idx[IMP_BEHAVE_MAX];
+        for (int i = 0; i < d->n; i++) idx[i] = particles_slot_dense(w, b->slots[i]);
+        imp_vec3 x1 = v3_load(x + 3 * idx[0]);
+        double grad[3 * IMP_BEHAVE_MAX] = {0};
+        switch (d->kind) {
+        case IMP_BEHAVE_DISTANCE: {
+            /* C = |l| - r, dC/dx1 = l/|l| = -dC/dx2 */
+            imp_vec3 l = v3_sub(x1, v3_load(x + 3 * idx[1]));
+            double len = v3_len(l);
+            if (len < 1e-12) break;
+            v3_store(grad, v3_scale(l, 1.0 / len));
+            v3_store(grad + 3, v3_scale(l, -1.0 / len));
+            behavior_row(f, idx, 2, v, d->ks, d->kd, len - d->rest, grad);
+            break;
+        }
+        case IMP_BEHAVE_COINCIDE:
+        case IMP_BEHAVE_ANCHOR: {
+            /* C = x1 - x2 (or x1 - p): row c has gradient e_c on x1 and -e_c on x2 */
+            imp_vec3 other = d->kind == IMP_BEHAVE_ANCHOR ? d->point : v3_load(x + 3 * idx[1]);
+            imp_vec3 C = v3_sub(x1, other);
+            double Cc[3] = {C.x, C.y, C.z};
+            for (int c = 0; c < 3; c++) {
+                memset(grad, 0, sizeof grad);
+                grad[c] = 1.0;
+                grad[3 + c] = -1.0;
+                behavior_row(f, idx, d->n, v, d->ks, d->kd, Cc[c], grad);
+            }
+            break;
+        }
+        case IMP_BEHAVE_PLANE:
+            v3_store(grad, d->normal);
+            behavior_row(f, idx, 1, v, d->ks, d->kd, v3_dot(d->normal, x1) - d->offset, grad);
+            break;
+        case IMP_BEHAVE_CALLBACK: {
+            double xs[3 * IMP_BEHAVE_MAX], C = 0;
+            for (int i = 0; i < d->n; i++) memcpy(xs + 3 * i, x + 3 * idx[i], 3 * sizeof(double));
+            if (d->fn(d->user, d->n, xs, &C, grad)) return IMP_ERR_CALLBACK;
+            behavior_row(f, idx, d->n, v, d->ks, d->kd, C, grad);
+            break;
+        }
+        }
+    }
+    return 0;
+}
+
+/* ---- fields ------------------------------------------------------------------------------------- */
+
+imp_id imp_field_create(imp_world *w, const imp_field_def *def)
+{
+    if (!def->fn) return (imp_id){0, 0};
+    if (w->field_ids.count == w->field_cap) {
+        w->field_cap = w->field_cap ? 2 * w->field_cap : 8;
+        w->fields = ids_grow(w->fields, sizeof(field), w->field_cap);
+    }
+    imp_id id = ids_alloc(&w->field_ids);
+    w->fields[w->field_ids.count - 1].def = *def;
+    return id;
+}
+
+void imp_field_destroy(imp_world *w, imp_id id)
+{
+    int d = ids_lookup(&w->field_ids, id);
+    if (d < 0) return;
+    field gone = w->fields[d];
+    ids_remove(&w->field_ids, id);
+    w->fields[d] = w->fields[w->field_ids.count];
+    if (gone.def.release) gone.def.release(gone.def.user);
+}
+
+bool imp_field_valid(const imp_world *w, imp_id id) { return ids_lookup(&w->field_ids, id) >= 0; }
+
+static int fields_apply(imp_world *w, double t, const double *x, const double *v, double *f)
+{
+    const int n = w->p.ids.count;
+    for (int k = 0; k < w->field_ids.count; k++) {
+        const imp_field_def *d = &w->fields[k].def;
+        for (int i = 0; i < n; i++) {
+            if (w->p.motion[i] != IMP_DYNAMIC) continue;
+            double out[3] = {0, 0, 0};
+            if (d->fn(d->user, x + 3 * i, v + 3 * i, t, out)) return IMP_ERR_CALLBACK;
+            f[3 * i + 0] += out[0], f[3 * i + 1] += out[1], f[3 * i + 2] += out[2];
+        }
+    }
+    return 0;
+}
+
+/* ---- all together ----------------------------------------------------------------------------------- */
+
+int forces_accumulate(imp_world *w, double t, const double *x, const double *v, double *f)
+{
+    const int n = w->p.ids.count;
+    const imp_vec3 g = w->def.gravity;
+    const double kd = w->def.drag, *m = w->p.mass;
+    for (int i = 0; i < n; i++) {
+        f[3 * i + 0] = m[i] * g.x - kd * v[3 * i + 0];
+        f[3 * i + 1] = m[i] * g.y - kd * v[3 * i + 1];
+        f[3 * i + 2] = m[i] * g.z - kd * v[3 * i + 2];
+    }
+    springs_apply(w, x, v, f);
+    int rc = behaviors_apply(w, x, v, f);
+    if (!rc) rc = fields_apply(w, t, x, v, f);
+    return rc;
+}
+
+/* a particle is going away: remove whatever holds on to it */
+void forces_particle_removed(imp_world *w, uint32_t slot)
+{
+    for (int k = w->spring_ids.count - 1; k >= 0; k--) {
+        const spring *s = &w->springs[k];
+        if (s->a == slot || s->b == slot) imp_spring_destroy(w, ids_of(&w->spring_ids, k));
+    }
+    for (int k = w->behave_ids.count - 1; k >= 0; k--) {
+        const behavior *b = &w->behaviors[k];
+        for (int i = 0; i < b->def.n; i++)
+            if (b->slots[i] == slot) {
+                imp_behavior_destroy(w, ids_of(&w->behave_ids, k));
+                break;
+            }
+    }
+}

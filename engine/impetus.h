@@ -1,0 +1,248 @@
+/* impetus.h: the public C API of the impetus dynamics engine.
+ *
+ * Everything a C program (or the Lua bindings, or the renderer) may call. Objects are named by ids
+ * with a generation counter, so a handle to a destroyed object is detected instead of reused.
+ * Objects are created from def structs; every def has a *_def_default() giving sane defaults.
+ * SI units (metres, kilograms, seconds, radians), y up, doubles throughout. */
+#ifndef IMPETUS_H
+#define IMPETUS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "imp_math.h"
+
+/* ---- ids and status ----------------------------------------------------------------------------- */
+
+/* A handle: slot index plus generation. generation 0 is never handed out, so {0,0} is "no object". */
+typedef struct imp_id { uint32_t index, generation; } imp_id;
+static inline bool imp_id_is_null(imp_id id) { return id.generation == 0; }
+
+typedef enum imp_status {
+    IMP_OK = 0,
+    IMP_ERR_CALLBACK, /* a user callback (force field, behaviour) reported an error: the step was undone */
+    IMP_ERR_NAN,      /* a non-finite value appeared: the offending objects were reset, see the message  */
+    IMP_ERR_LOCKED,   /* the world was changed from inside its own step                                  */
+    IMP_ERR_ARG       /* an argument was out of range                                                    */
+} imp_status;
+
+/* ---- ODE solvers (engine/ode.c) ------------------------------------------------------------------ */
+
+typedef enum imp_method { IMP_EULER, IMP_MIDPOINT, IMP_RK4, IMP_ADAPTIVE, IMP_METHOD_COUNT } imp_method;
+
+/* S3's solver interface: the solver sees a black box with a dimension, a state it can read and
+ * install, and a derivative. deriv evaluates dx/dt = f(x, t) at the state x it is given (which is
+ * "set the state, then evaluate" without the copy); it returns 0, or nonzero to abort the step. */
+typedef struct imp_ode_system {
+    int dim;
+    void *ctx;
+    void (*get_state)(void *ctx, double *x);
+    void (*set_state)(void *ctx, const double *x);
+    int (*deriv)(void *ctx, double t, const double *x, double *dxdt);
+} imp_ode_system;
+
+/* A solver: the method, its settings, and scratch space reused from step to step. */
+typedef struct imp_ode_solver {
+    imp_method method;
+    imp_method base;     /* IMP_ADAPTIVE: the method whose steps are doubled (default RK4)           */
+    double tolerance;    /* IMP_ADAPTIVE: largest accepted error per step (max norm), default 1e-6   */
+    double h;            /* IMP_ADAPTIVE: the step size it will try next (0: start from the full step) */
+    double h_min;        /* IMP_ADAPTIVE: never step smaller than this (default 1e-9)                */
+    double max_growth;   /* IMP_ADAPTIVE: largest factor h may grow by per step (default 5)          */
+    long steps, rejected, evaluations; /* counters since creation                                    */
+    double *work;        /* scratch, owned */
+    int work_dim;
+} imp_ode_solver;
+
+void imp_ode_solver_init(imp_ode_solver *s, imp_method method);
+void imp_ode_solver_free(imp_ode_solver *s);
+/* advance the system from time t by h (get_state, step(s), set_state); returns the deriv error, or 0 */
+int imp_ode_advance(const imp_ode_system *sys, imp_ode_solver *s, double t, double h);
+/* one step of a fixed-step method on x in place: x(t) -> x(t + h) */
+int imp_ode_step(const imp_ode_system *sys, imp_ode_solver *s, imp_method m, double *x, double t, double h);
+/* the step-size factor S3 derives: (tol / err)^(1 / (order + 1)) for a method of the given order */
+double imp_ode_adapt_factor(double err, double tol, int order);
+int imp_ode_order(imp_method m);          /* 1, 2, 4; adaptive: 0 */
+const char *imp_method_name(imp_method m);  /* "euler", "midpoint", "rk4", "adaptive" */
+int imp_method_from_name(const char *name); /* -1 when unknown */
+
+/* ---- world (engine/world.c) --------------------------------------------------------------------- */
+
+typedef struct imp_world imp_world;
+
+typedef struct imp_world_def {
+    imp_vec3 gravity;      /* default (0, -9.81, 0)                         */
+    double drag;           /* global viscous drag k_d: f = -k_d v, default 0 */
+    imp_method integrator; /* default IMP_RK4                                */
+    double tolerance;      /* adaptive integrator tolerance, default 1e-6   */
+} imp_world_def;
+
+/* milliseconds spent in each stage of the last step */
+typedef struct imp_profile {
+    double forces, integrate, collide, total;
+    int evaluations; /* derivative evaluations in the last step */
+} imp_profile;
+
+imp_world_def imp_world_def_default(void);
+imp_world *imp_world_create(const imp_world_def *def);
+void imp_world_destroy(imp_world *w);
+/* advance by dt; on error the world is left as it was before the call and imp_world_error says why */
+imp_status imp_world_step(imp_world *w, double dt);
+const char *imp_world_error(const imp_world *w);
+bool imp_world_locked(const imp_world *w);  /* true while a step runs (callbacks must not edit)  */
+double imp_world_time(const imp_world *w);
+long imp_world_step_count(const imp_world *w);
+imp_profile imp_world_profile(const imp_world *w);
+imp_vec3 imp_world_gravity(const imp_world *w);
+void imp_world_set_gravity(imp_world *w, imp_vec3 g);
+double imp_world_drag(const imp_world *w);
+void imp_world_set_drag(imp_world *w, double kd);
+imp_method imp_world_integrator(const imp_world *w);
+void imp_world_set_integrator(imp_world *w, imp_method m);
+double imp_world_tolerance(const imp_world *w);
+void imp_world_set_tolerance(imp_world *w, double tol);
+/* kinetic energy, and potential energy: gravity (zero at the origin) plus springs */
+double imp_world_kinetic_energy(const imp_world *w);
+double imp_world_potential_energy(const imp_world *w);
+
+/* ---- particles (engine/particles.c) --------------------------------------------------------------- */
+
+typedef enum imp_motion {
+    IMP_DYNAMIC,   /* moved by forces                                                   */
+    IMP_FIXED,     /* never moves: an anchor                                             */
+    IMP_KINEMATIC  /* moved by the script: follows its velocity, unaffected by forces   */
+} imp_motion;
+
+typedef struct imp_particle_def {
+    imp_vec3 position, velocity;
+    double mass;        /* kg, > 0; default 1                               */
+    double radius;      /* collision and drawing radius, default 0.05 m     */
+    imp_motion motion;  /* default IMP_DYNAMIC                               */
+    float color[4];     /* drawing colour, default orange                    */
+} imp_particle_def;
+
+imp_particle_def imp_particle_def_default(void);
+imp_id imp_particle_create(imp_world *w, const imp_particle_def *def);
+/* destroys the particle and every spring, behaviour and field entry attached to it */
+void imp_particle_destroy(imp_world *w, imp_id id);
+bool imp_particle_valid(const imp_world *w, imp_id id);
+imp_vec3 imp_particle_position(const imp_world *w, imp_id id);
+imp_vec3 imp_particle_velocity(const imp_world *w, imp_id id);
+void imp_particle_set_position(imp_world *w, imp_id id, imp_vec3 p);
+void imp_particle_set_velocity(imp_world *w, imp_id id, imp_vec3 v);
+double imp_particle_mass(const imp_world *w, imp_id id);
+void imp_particle_set_mass(imp_world *w, imp_id id, double m);
+double imp_particle_radius(const imp_world *w, imp_id id);
+void imp_particle_set_radius(imp_world *w, imp_id id, double r);
+imp_motion imp_particle_motion(const imp_world *w, imp_id id);
+void imp_particle_set_motion(imp_world *w, imp_id id, imp_motion m);
+void imp_particle_color(const imp_world *w, imp_id id, float rgba[4]);
+void imp_particle_set_color(imp_world *w, imp_id id, const float rgba[4]);
+/* kinematic particles: aim at target so that it is reached at the end of the next step of length dt */
+void imp_particle_move_to(imp_world *w, imp_id id, imp_vec3 target, double dt);
+
+/* bulk read access for drawing: dense arrays of imp_particle_count() entries, valid until the next
+ * create/destroy. positions and velocities hold 3 doubles per particle, colors 4 floats. */
+int imp_particle_count(const imp_world *w);
+imp_id imp_particle_id(const imp_world *w, int i); /* id of the i-th particle in the dense arrays */
+const double *imp_particle_positions(const imp_world *w);
+const double *imp_particle_velocities(const imp_world *w);
+const double *imp_particle_radii(const imp_world *w);
+const float *imp_particle_colors(const imp_world *w);
+
+/* ---- forces (engine/forces.c) --------------------------------------------------------------------- */
+
+/* A damped spring (S3 eq. 1) between two particles, or between a particle and a world point
+ * (b null: the anchor), which is how the mouse spring is built. */
+typedef struct imp_spring_def {
+    imp_id a, b;
+    imp_vec3 anchor;  /* used when b is null                    */
+    double ks, kd;    /* stiffness N/m (default 100), damping N s/m (default 1) */
+    double rest;      /* rest length; negative: the current distance (default)  */
+} imp_spring_def;
+
+imp_spring_def imp_spring_def_default(void);
+imp_id imp_spring_create(imp_world *w, const imp_spring_def *def);
+void imp_spring_destroy(imp_world *w, imp_id id);
+bool imp_spring_valid(const imp_world *w, imp_id id);
+imp_spring_def imp_spring_get(const imp_world *w, imp_id id);
+void imp_spring_set(imp_world *w, imp_id id, const imp_spring_def *def); /* a and b are kept */
+int imp_spring_count(const imp_world *w);
+/* endpoints of spring i (0 <= i < count) for drawing */
+void imp_spring_endpoints(const imp_world *w, int i, imp_vec3 *a, imp_vec3 *b);
+
+/* A force from an energy function (S3 eq. 2): a behaviour function C(x_1..x_n) with gradients
+ * dC/dx_i gives f_i = (-ks C - kd Cdot) dC/dx_i. Built-in kinds, or a callback for any other C. */
+typedef enum imp_behavior_kind {
+    IMP_BEHAVE_DISTANCE,  /* C = |x1 - x2| - rest                   (2 particles)              */
+    IMP_BEHAVE_COINCIDE,  /* C = x1 - x2, three rows                (2 particles)              */
+    IMP_BEHAVE_ANCHOR,    /* C = x1 - point, three rows             (1 particle)               */
+    IMP_BEHAVE_PLANE,     /* C = n . x1 - offset                    (1 particle)               */
+    IMP_BEHAVE_CALLBACK   /* C and its gradients from fn           (1..8 particles)            */
+} imp_behavior_kind;
+
+#define IMP_BEHAVE_MAX 8
+/* callback: given positions x[3n], write C and grad[3n] (dC/dx_i); return nonzero on error */
+typedef int (*imp_behavior_fn)(void *user, int n, const double *x, double *C, double *grad);
+
+typedef struct imp_behavior_def {
+    imp_behavior_kind kind;
+    int n;
+    imp_id particles[IMP_BEHAVE_MAX];
+    double ks, kd;
+    double rest;         /* DISTANCE                                */
+    imp_vec3 point;      /* ANCHOR                                  */
+    imp_vec3 normal;     /* PLANE (unit)                            */
+    double offset;       /* PLANE                                   */
+    imp_behavior_fn fn;  /* CALLBACK                                */
+    void *user;
+    void (*release)(void *user); /* called when the behaviour is destroyed (may be NULL) */
+} imp_behavior_def;
+
+imp_behavior_def imp_behavior_def_default(void);
+imp_id imp_behavior_create(imp_world *w, const imp_behavior_def *def);
+void imp_behavior_destroy(imp_world *w, imp_id id);
+bool imp_behavior_valid(const imp_world *w, imp_id id);
+
+/* A force field: a callback giving the force on each particle from its position and velocity and
+ * the time. It is called inside every derivative evaluation while the world is locked. */
+typedef int (*imp_field_fn)(void *user, const double x[3], const double v[3], double t, double f[3]);
+
+typedef struct imp_field_def {
+    imp_field_fn fn;
+    void *user;
+    void (*release)(void *user); /* called when the field is destroyed (may be NULL) */
+} imp_field_def;
+
+imp_id imp_field_create(imp_world *w, const imp_field_def *def);
+void imp_field_destroy(imp_world *w, imp_id id);
+bool imp_field_valid(const imp_world *w, imp_id id);
+
+/* ---- static colliders for particles (engine/particle_collide.c) ------------------------------------ */
+
+typedef enum imp_collider_shape { IMP_COLLIDER_PLANE, IMP_COLLIDER_SPHERE, IMP_COLLIDER_BOX } imp_collider_shape;
+
+typedef struct imp_collider_def {
+    imp_collider_shape shape;
+    imp_vec3 position;     /* plane: a point on it; sphere, box: the centre     */
+    imp_vec3 normal;       /* plane: unit normal pointing to the free side      */
+    double radius;         /* sphere                                            */
+    imp_vec3 half;         /* box: half extents                                 */
+    imp_mat3 rotation;     /* box: orientation (rows: world = R * local)        */
+    double restitution;    /* default 0.5                                       */
+    double friction;       /* Coulomb coefficient, default 0.5                  */
+} imp_collider_def;
+
+imp_collider_def imp_collider_def_default(void);
+imp_id imp_collider_create(imp_world *w, const imp_collider_def *def);
+void imp_collider_destroy(imp_world *w, imp_id id);
+bool imp_collider_valid(const imp_world *w, imp_id id);
+void imp_collider_set(imp_world *w, imp_id id, const imp_collider_def *def); /* move or retune */
+imp_collider_def imp_collider_def_of(const imp_world *w, imp_id id);
+int imp_collider_count(const imp_world *w);
+imp_collider_def imp_collider_get(const imp_world *w, int i); /* i-th collider, for drawing */
+/* number of particles in resting contact after the last step */
+int imp_contact_count(const imp_world *w);
+
+#endif

@@ -1,0 +1,74 @@
+/* imp_lua.h: shared pieces of the Lua bindings (luaopen_impetus_core). Only engine/lua/ and the
+ * host include this. Conventions, as in Lua's own libraries and LOVE: a checker per type that
+ * refuses stale handles, a method table plus __index/__newindex for properties, and user mistakes
+ * raised as Lua errors that name the function and the argument. */
+#ifndef IMPETUS_LUA_H
+#define IMPETUS_LUA_H
+
+#include <lauxlib.h>
+#include <lua.h>
+
+#include "../impetus.h"
+
+#define IMPL_WORLD "impetus.World"
+#define IMPL_PARTICLE "impetus.Particle"
+#define IMPL_SPRING "impetus.Spring"
+#define IMPL_BEHAVIOR "impetus.Behavior"
+#define IMPL_FIELD "impetus.Field"
+#define IMPL_COLLIDER "impetus.Collider"
+
+/* the world userdata */
+typedef struct lworld {
+    imp_world *w;
+    lua_State *L;      /* the thread running the current step (callbacks run on it)     */
+    int error_ref;     /* registry ref of the first callback error of this step, or LUA_NOREF */
+} lworld;
+
+/* a handle to an object of a world; its uservalue 1 is the world userdata (keeps it alive) */
+typedef struct lhandle {
+    imp_id id;
+    lworld *lw;
+} lhandle;
+
+/* a Lua function kept for a callback (fields, behaviours) */
+typedef struct lcallback {
+    lworld *lw;
+    int fn_ref;
+} lcallback;
+
+/* lua_util.c */
+imp_vec3 impl_tovec3(lua_State *L, int idx, const char *what); /* {x,y,z} or {x=,y=,z=}; errors name `what` */
+void impl_pushvec3(lua_State *L, imp_vec3 v);
+/* def-table readers: the value at key of the table at idx, or def when nil; errors say "fn: field 'key' ..." */
+double impl_field_number(lua_State *L, int idx, const char *fn, const char *key, double def);
+imp_vec3 impl_field_vec3(lua_State *L, int idx, const char *fn, const char *key, imp_vec3 def);
+int impl_field_bool(lua_State *L, int idx, const char *fn, const char *key, int def);
+void impl_field_color(lua_State *L, int idx, const char *fn, const char *key, float rgba[4]);
+/* raise an error for any key of the table at idx not in the NULL-terminated list */
+void impl_check_keys(lua_State *L, int idx, const char *fn, const char *const *allowed);
+void impl_tocolor(lua_State *L, int idx, const char *what, float rgba[4]);
+int impl_traceback(lua_State *L); /* message handler for lua_pcall: appends a traceback */
+void impl_register_type(lua_State *L, const char *name, const luaL_Reg *meta, const luaL_Reg *methods);
+void impl_set_accessors(lua_State *L, const char *name, const luaL_Reg *getters, const luaL_Reg *setters);
+/* __index / __newindex through per-type getter and setter tables stored in the metatable */
+int impl_index(lua_State *L);
+int impl_newindex(lua_State *L);
+
+/* lua_world.c */
+lworld *impl_checkworld(lua_State *L, int idx);
+lworld *impl_checkunlocked(lua_State *L, int idx, const char *what); /* refuses changes during a step */
+int impl_open_world(lua_State *L);
+void impl_add_world_methods(lua_State *L, const luaL_Reg *fns); /* world:particle etc. from other files */
+/* handles */
+lhandle *impl_pushhandle(lua_State *L, int world_idx, const char *type, imp_id id);
+lhandle *impl_checkhandle(lua_State *L, int idx, const char *type, bool (*valid)(const imp_world *, imp_id));
+void impl_callback_release(void *user); /* frees an lcallback and its registry ref */
+int impl_callback_failed(lworld *lw, lua_State *L); /* keeps the error on top of L; returns 1 */
+
+/* per-type openers */
+void impl_open_particle(lua_State *L);
+void impl_open_forces(lua_State *L);
+void impl_open_collider(lua_State *L);
+int impl_open_ode(lua_State *L);
+
+#endif

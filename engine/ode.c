@@ -1,0 +1,184 @@
+/* ode.c: the ODE solver interface of S3 ("Differential equation basics") and its integrators.
+ *
+ * A system is a black box f(x, t) of dimension dim (impetus.h: imp_ode_system). The explicit
+ * methods are all Runge-Kutta methods, so they are one routine driven by Butcher tableaus held as
+ * data:
+ *
+ *     k_i = f(x0 + h * sum_{j<i} a_ij k_j,  t0 + c_i h)        i = 1..s
+ *     x1  = x0 + h * sum_i b_i k_i
+ *
+ *   Euler     s = 1: b = (1)                                  local error O(h^2), global O(h)
+ *   midpoint  s = 2: a21 = 1/2, b = (0, 1)                    local O(h^3), global O(h^2)
+ *             (x1 = x0 + h f(x0 + h/2 f(x0), t0 + h/2): the midpoint is x0 + dx/2, not (x0+dx)/2,
+ *              which is the slip in S3's figure, GUIDE.md trap 5)
+ *   RK4       s = 4: a21 = a32 = 1/2, a43 = 1, b = (1/6, 1/3, 1/3, 1/6)   local O(h^5), global O(h^4)
+ *
+ * The adaptive integrator is S3's step doubling: from x0 take one step of size h (x_a) and two of
+ * size h/2 (x_b). Both carry a local error ~ C h^(p+1) for a method of order p, so
+ * e = |x_a - x_b|_inf estimates it, and the step that would just meet the tolerance is
+ *
+ *     h_new = h * (tol / e)^(1 / (p + 1))          (Euler, p = 1: tol 1e-4, e 1e-8 -> 100 h)
+ *
+ * A step with e > tol is rejected and retried with h_new; an accepted one keeps x_b, the more
+ * accurate of the two. h_new is multiplied by a safety factor 0.9 and its growth is capped. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct rk_tableau {
+    int stages, order;
+    double a[4][4], b[4], c[4];
+} rk_tableau;
+
+static const rk_tableau TABLEAU[3] = {
+    [IMP_EULER] = {1, 1, {{0}}, {1}, {0}},
+    [IMP_MIDPOINT] = {2, 2, {{0}, {0.5}}, {0, 1}, {0, 0.5}},
+    [IMP_RK4] = {4, 4, {{0}, {0.5}, {0, 0.5}, {0, 0, 1}}, {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6}, {0, 0.5, 0.5, 1}},
+};
+
+static const char *const METHOD_NAMES[IMP_METHOD_COUNT] = {"euler", "midpoint", "rk4", "adaptive"};
+
+const char *imp_method_name(imp_method m) { return (unsigned)m < IMP_METHOD_COUNT ? METHOD_NAMES[m] : "?"; }
+
+int imp_method_from_name(const char *name)
+{
+    for (int i = 0; i < IMP_METHOD_COUNT; i++)
+        if (strcmp(name, METHOD_NAMES[i]) == 0) return i;
+    return -1;
+}
+
+int imp_ode_order(imp_method m) { return m < IMP_ADAPTIVE ? TABLEAU[m].order : 0; }
+
+double imp_ode_adapt_factor(double err, double tol, int order)
+{
+    if (err <= 0) return INFINITY;
+    return pow(tol / err, 1.0 / (order + 1));
+}
+
+void imp_ode_solver_init(imp_ode_solver *s, imp_method method)
+{
+    memset(s, 0, sizeof *s);
+    s->method = method;
+    s->base = IMP_RK4;
+    s->tolerance = 1e-6;
+    s->h_min = 1e-9;
+    s->max_growth = 5.0;
+}
+
+void imp_ode_solver_free(imp_ode_solver *s)
+{
+    free(s->work);
+    s->work = NULL;
+    s->work_dim = 0;
+}
+
+/* scratch layout: k[4][dim] | xs | x0 | xa | xb */
+static double *solver_work(imp_ode_solver *s, int dim)
+{
+    if (s->work_dim < dim) {
+        free(s->work);
+        s->work = ids_grow(NULL, sizeof(double), 8 * dim);
+        s->work_dim = dim;
+    }
+    return s->work;
+}
+
+int imp_ode_step(const imp_ode_system *sys, imp_ode_solver *s, imp_method m, double *x, double t, double h)
+{
+    const rk_tableau *tb = &TABLEAU[m < IMP_ADAPTIVE ? m : IMP_RK4];
+    const int n = sys->dim;
+    double *w = solver_work(s, n);
+    double *k[4] = {w, w + n, w + 2 * n, w + 3 * n};
+    double *xs = w + 4 * n;
+    for (int i = 0; i < tb->stages; i++) {
+        const double *xi = x;
+        if (i > 0) {
+            /* xs = x + h * sum_j a_ij k_j, skipping zero weights */
+            memcpy(xs, x, sizeof(double) * (size_t)n);
+            for (int j = 0; j < i; j++) {
+                double a = h * tb->a[i][j];
+                if (a == 0) continue;
+                const double *kj = k[j];
+                for (int e = 0; e < n; e++) xs[e] += a * kj[e];
+            }
+            xi = xs;
+        }
+        int err = sys->deriv(sys->ctx, t + tb->c[i] * h, xi, k[i]);
+        s->evaluations++;
+        if (err) return err;
+    }
+    for (int i = 0; i < tb->stages; i++) {
+        double b = h * tb->b[i];
+        if (b == 0) continue;
+        const double *ki = k[i];
+        for (int e = 0; e < n; e++) x[e] += b * ki[e];
+    }
+    s->steps++;
+    return 0;
+}
+
+/* One adaptive attempt from x (time t, size h): x_a = one step, x_b = two half steps. Writes x_b
+ * into xb and returns the error estimate through *err. */
+static int adaptive_try(const imp_ode_system *sys, imp_ode_solver *s, const double *x, double t, double h,
+                        double *xa, double *xb, double *err)
+{
+    const int n = sys->dim;
+    memcpy(xa, x, sizeof(double) * (size_t)n);
+    memcpy(xb, x, sizeof(double) * (size_t)n);
+    int rc = imp_ode_step(sys, s, s->base, xa, t, h);
+    if (!rc) rc = imp_ode_step(sys, s, s->base, xb, t, 0.5 * h);
+    if (!rc) rc = imp_ode_step(sys, s, s->base, xb, t + 0.5 * h, 0.5 * h);
+    if (rc) return rc;
+    double e = 0;
+    for (int i = 0; i < n; i++) {
+        double d = fabs(xa[i] - xb[i]);
+        if (d > e || isnan(d)) e = d;
+    }
+    *err = e;
+    return 0;
+}
+
+/* Advance x from t to t + span with adaptive substeps; s->h carries over between calls. */
+static int adaptive_advance(const imp_ode_system *sys, imp_ode_solver *s, double *x, double t, double span)
+{
+    const int n = sys->dim;
+    double *w = solver_work(s, n);
+    double *xa = w + 6 * n, *xb = w + 7 * n;
+    const int p = imp_ode_order(s->base);
+    double done = 0;
+    if (s->h <= 0) s->h = span;
+    while (done < span) {
+        double h = fmin(s->h, span - done);
+        bool last = h >= span - done;
+        double err;
+        int rc = adaptive_try(sys, s, x, t + done, h, xa, xb, &err);
+        if (rc) return rc;
+        double factor = err > 0 ? 0.9 * imp_ode_adapt_factor(err, s->tolerance, p) : s->max_growth;
+        if (isnan(err)) factor = 0.1;
+        if (err <= s->tolerance || h <= s->h_min) {
+            memcpy(x, xb, sizeof(double) * (size_t)n);
+            done = last ? span : done + h;
+            /* a step shortened only to land on the end of the span says nothing about the next h */
+            if (!(last && h < s->h)) s->h = h * fmin(factor, s->max_growth);
+        } else {
+            s->rejected++;
+            s->h = fmax(h * fmax(factor, 0.1), s->h_min);
+        }
+    }
+    return 0;
+}
+
+int imp_ode_advance(const imp_ode_system *sys, imp_ode_solver *s, double t, double h)
+{
+    const int n = sys->dim;
+    if (n == 0) return 0;
+    double *w = solver_work(s, n);
+    double *x = w + 5 * n;
+    sys->get_state(sys->ctx, x);
+    int rc = s->method == IMP_ADAPTIVE ? adaptive_advance(sys, s, x, t, h) : imp_ode_step(sys, s, s->method, x, t, h);
+    if (rc) return rc;
+    sys->set_state(sys->ctx, x);
+    return 0;
+}

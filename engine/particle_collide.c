@@ -1,0 +1,333 @@
+/* particle_collide.c: particles against static planes, spheres and boxes (S3 "Particle system
+ * dynamics" section 7: detection, response, contact).
+ *
+ * Detection. Every collider has a signed distance d(x) and an outward normal N(x); a particle of
+ * radius r collides when d(x) - r < 0 (S3's (X - P) . N test, grown by the radius).
+ *
+ * Collision response (after the ODE step). Within one step the particle is taken to move with the
+ * constant acceleration a = (v1 - v0)/h its integrator produced, so the time of impact tau solves
+ * d0 + vn0 tau + an tau^2 / 2 = 0 (exact for a free fall, so bounce heights come out as r^2 h0).
+ * Curved colliders use the swept segment x0 -> x1, so fast particles cannot tunnel. At impact
+ *
+ *     V' = V_T - e V_N                  (S3 7.2, restitution e; e = 0 below a resting speed)
+ *     |dV_T| <= mu |dV_N|               (Coulomb friction for the impulse)
+ *
+ * and the particle flies on for the rest of the step, with up to three impacts per step.
+ *
+ * Resting contact (inside the ODE step). A particle on a surface with no normal velocity at the
+ * start of a step is in contact: in every derivative evaluation the pushing part of the force is
+ * cancelled, f_c = -(N . f) N when N . f < 0 (S3 7.3, with GUIDE.md trap 7's fix), and Coulomb
+ * friction acts with the normal force |N . f|: kinetic -mu |N.f| v_T/|v_T| while sliding; while
+ * stuck, the tangential force is cancelled up to mu |N . f|. A slide that would reverse within a
+ * step is stopped (the kinetic force would otherwise chatter around v_T = 0). */
+#include <math.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define CONTACT_SLOP 1e-4  /* m: how close to a surface a particle counts as touching it          */
+#define CONTACT_VN 1e-3    /* m/s: normal speed below which a touching particle is resting         */
+#define STICK_SPEED 1e-6   /* m/s: tangential speed below which a resting particle is stuck        */
+
+imp_collider_def imp_collider_def_default(void)
+{
+    imp_collider_def d;
+    memset(&d, 0, sizeof d);
+    d.shape = IMP_COLLIDER_PLANE;
+    d.normal = v3(0, 1, 0);
+    d.radius = 1.0;
+    d.half = v3(0.5, 0.5, 0.5);
+    d.rotation = m3_identity();
+    d.restitution = 0.5;
+    d.friction = 0.5;
+    return d;
+}
+
+imp_id imp_collider_create(imp_world *w, const imp_collider_def *def)
+{
+    if (w->collider_ids.count == w->collider_cap) {
+        w->collider_cap = w->collider_cap ? 2 * w->collider_cap : 8;
+        w->colliders = ids_grow(w->colliders, sizeof(collider), w->collider_cap);
+    }
+    imp_id id = ids_alloc(&w->collider_ids);
+    collider *c = &w->colliders[w->collider_ids.count - 1];
+    c->def = *def;
+    if (def->shape == IMP_COLLIDER_PLANE) c->def.normal = v3_normalize(def->normal);
+    w->contact_count = 0;
+    return id;
+}
+
+void imp_collider_destroy(imp_world *w, imp_id id)
+{
+    int d = ids_remove(&w->collider_ids, id);
+    if (d >= 0) w->colliders[d] = w->colliders[w->collider_ids.count];
+    w->contact_count = 0;
+}
+
+void imp_collider_set(imp_world *w, imp_id id, const imp_collider_def *def)
+{
+    int d = ids_lookup(&w->collider_ids, id);
+    if (d < 0) return;
+    w->colliders[d].def = *def;
+    if (def->shape == IMP_COLLIDER_PLANE) w->colliders[d].def.normal = v3_normalize(def->normal);
+}
+
+imp_collider_def imp_collider_def_of(const imp_world *w, imp_id id)
+{
+    int d = ids_lookup(&w->collider_ids, id);
+    return d < 0 ? imp_collider_def_default() : w->colliders[d].def;
+}
+
+bool imp_collider_valid(const imp_world *w, imp_id id) { return ids_lookup(&w->collider_ids, id) >= 0; }
+int imp_collider_count(const imp_world *w) { return w->collider_ids.count; }
+imp_collider_def imp_collider_get(const imp_world *w, int i) { return w->colliders[i].def; }
+int imp_contact_count(const imp_world *w) { return w->contact_count; }
+
+/* signed distance from x to the collider's surface, and the outward normal there */
+static double collider_distance(const imp_collider_def *c, imp_vec3 x, imp_vec3 *n)
+{
+    switch (c->shape) {
+    case IMP_COLLIDER_PLANE:
+        *n = c->normal;
+        return v3_dot(c->normal, v3_sub(x, c->position));
+    case IMP_COLLIDER_SPHERE: {
+        imp_vec3 r = v3_sub(x, c->position);
+        double len = v3_len(r);
+        *n = len > 1e-12 ? v3_scale(r, 1.0 / len) : v3(0, 1, 0);
+        return len - c->radius;
+    }
+    case IMP_COLLIDER_BOX: {
+        imp_vec3 p = m3_mul_tv(c->rotation, v3_sub(x, c->position)); /* box frame */
+        double pc[3] = {p.x, p.y, p.z}, h[3] = {c->half.x, c->half.y, c->half.z}, q[3];
+        bool inside = true;
+        for (int k = 0; k < 3; k++) {
+            q[k] = fmin(fmax(pc[k], -h[k]), h[k]);
+            if (q[k] != pc[k]) inside = false;
+        }
+        if (!inside) {
+            imp_vec3 diff = v3(pc[0] - q[0], pc[1] - q[1], pc[2] - q[2]);
+            double len = v3_len(diff);
+            *n = m3_mul_v(c->rotation, v3_scale(diff, 1.0 / len));
+            return len;
+        }
+        int best = 0;
+        double depth = h[0] - fabs(pc[0]);
+        for (int k = 1; k < 3; k++)
+            if (h[k] - fabs(pc[k]) < depth) depth = h[k] - fabs(pc[k]), best = k;
+        double e[3] = {0, 0, 0};
+        e[best] = pc[best] >= 0 ? 1 : -1;
+        *n = m3_mul_v(c->rotation, v3(e[0], e[1], e[2]));
+        return -depth;
+    }
+    }
+    *n = v3(0, 1, 0);
+    return INFINITY;
+}
+
+/* first time in [0, span] at which d(t) = d0 + vn t + an t^2/2 reaches 0, or -1 */
+static double plane_impact_time(double d0, double vn, double an, double span)
+{
+    if (d0 <= 0) return 0;
+    double best = -1;
+    if (fabs(an) < 1e-12) {
+        if (vn < 0) best = -d0 / vn;
+    } else {
+        double disc = vn * vn - 2 * an * d0;
+        if (disc >= 0) {
+            double sq = sqrt(disc);
+            double r1 = (-vn - sq) / an, r2 = (-vn + sq) / an;
+            if (r1 > r2) { double t = r1; r1 = r2; r2 = t; }
+            best = r1 >= 0 ? r1 : r2;
+        }
+    }
+    return best >= 0 && best <= span ? best : -1;
+}
+
+/* fraction s in [0,1] at which the segment a -> b first enters the collider grown by r, or -1 */
+static double segment_entry(const imp_collider_def *c, imp_vec3 a, imp_vec3 b, double r)
+{
+    imp_vec3 n;
+    if (collider_distance(c, a, &n) - r <= 0) return 0;
+    if (c->shape == IMP_COLLIDER_SPHERE) {
+        /* |a + s (b - a) - c|^2 = R^2 */
+        imp_vec3 d = v3_sub(b, a), m = v3_sub(a, c->position);
+        double R = c->radius + r, A = v3_dot(d, d), B = v3_dot(m, d), C = v3_dot(m, m) - R * R;
+        double disc = B * B - A * C;
+        if (A < 1e-30 || disc < 0) return -1;
+        double s = (-B - sqrt(disc)) / A;
+        return s >= 0 && s <= 1 ? s : -1;
+    }
+    if (c->shape == IMP_COLLIDER_BOX) {
+        /* slab test in the box frame against the box grown by r */
+        imp_vec3 pa = m3_mul_tv(c->rotation, v3_sub(a, c->position));
+        imp_vec3 pb = m3_mul_tv(c->rotation, v3_sub(b, c->position));
+        double o[3] = {pa.x, pa.y, pa.z}, d[3] = {pb.x - pa.x, pb.y - pa.y, pb.z - pa.z};
+        double h[3] = {c->half.x + r, c->half.y + r, c->half.z + r}, t0 = 0, t1 = 1;
+        for (int k = 0; k < 3; k++) {
+            if (fabs(d[k]) < 1e-15) {
+                if (fabs(o[k]) > h[k]) return -1;
+                continue;
+            }
+            double ta = (-h[k] - o[k]) / d[k], tb = (h[k] - o[k]) / d[k];
+            if (ta > tb) { double t = ta; ta = tb; tb = t; }
+            t0 = fmax(t0, ta);
+            t1 = fmin(t1, tb);
+            if (t0 > t1) return -1;
+        }
+        return t0;
+    }
+    return -1;
+}
+
+/* ---- resting contacts ------------------------------------------------------------------------------ */
+
+void pcollide_find_contacts(imp_world *w)
+{
+    w->contact_count = 0;
+    const int n = w->p.ids.count, nc = w->collider_ids.count;
+    if (nc == 0) return;
+    for (int i = 0; i < n; i++) {
+        if (w->p.motion[i] != IMP_DYNAMIC) continue;
+        double *x = w->p.x + 3 * i, *v = w->p.v + 3 * i;
+        for (int c = 0; c < nc; c++) {
+            imp_vec3 N;
+            double d = collider_distance(&w->colliders[c].def, v3_load(x), &N) - w->p.radius[i];
+            if (d > CONTACT_SLOP) continue;
+            double vn = v3_dot(N, v3_load(v));
+            if (vn > CONTACT_VN || vn < -CONTACT_VN) continue;
+            /* on the surface with no normal velocity: make that exact, then it is a contact */
+            v3_store(x, v3_mad(v3_load(x), N, -d));
+            if (vn < 0) v3_store(v, v3_mad(v3_load(v), N, -vn));
+            if (w->contact_count == w->contact_cap) {
+                w->contact_cap = w->contact_cap ? 2 * w->contact_cap : 64;
+                w->contacts = ids_grow(w->contacts, sizeof(pcontact), w->contact_cap);
+            }
+            imp_vec3 vv = v3_load(v);
+            pcontact *pc = &w->contacts[w->contact_count++];
+            pc->particle = i;
+            pc->collider = c;
+            pc->vt0 = v3_mad(vv, N, -v3_dot(N, vv));
+        }
+    }
+}
+
+void pcollide_contact_forces(imp_world *w, const double *x, const double *v, double *f)
+{
+    for (int k = 0; k < w->contact_count; k++) {
+        const pcontact *pc = &w->contacts[k];
+        const imp_collider_def *c = &w->colliders[pc->collider].def;
+        int i = pc->particle;
+        imp_vec3 N, fi = v3_load(f + 3 * i), vi = v3_load(v + 3 * i);
+        collider_distance(c, v3_load(x + 3 * i), &N);
+        double fn = v3_dot(N, fi);
+        if (fn >= 0) continue; /* pulled away: no contact force, the particle leaves */
+        fi = v3_mad(fi, N, -fn);  /* cancel the pushing part: f_c = -(N . f) N */
+        double limit = c->friction * -fn;
+        imp_vec3 vt = v3_mad(vi, N, -v3_dot(N, vi));
+        double speed = v3_len(vt);
+        if (speed > STICK_SPEED) {
+            fi = v3_mad(fi, vt, -limit / speed); /* kinetic */
+        } else {
+            imp_vec3 ft = v3_mad(fi, N, -v3_dot(N, fi));
+            double ftl = v3_len(ft);
+            fi = ftl <= limit ? v3_sub(fi, ft) : v3_mad(fi, ft, -limit / ftl); /* static, or breaking away */
+        }
+        v3_store(f + 3 * i, fi);
+    }
+}
+
+void pcollide_friction_clamp(imp_world *w)
+{
+    for (int k = 0; k < w->contact_count; k++) {
+        const pcontact *pc = &w->contacts[k];
+        if (w->colliders[pc->collider].def.friction <= 0) continue;
+        int i = pc->particle;
+        imp_vec3 N, v = v3_load(w->p.v + 3 * i);
+        collider_distance(&w->colliders[pc->collider].def, v3_load(w->p.x + 3 * i), &N);
+        imp_vec3 vt = v3_mad(v, N, -v3_dot(N, v));
+        if (v3_dot(vt, pc->vt0) < 0) v3_store(w->p.v + 3 * i, v3_sub(v, vt));
+    }
+}
+
+/* ---- collisions ------------------------------------------------------------------------------------ */
+
+/* V' = V_T - e V_N with Coulomb friction on the tangential part */
+static imp_vec3 bounce(imp_vec3 v, imp_vec3 N, double e, double mu, double rest_speed)
+{
+    double vn = v3_dot(N, v);
+    if (vn >= 0) return v;
+    if (-vn < rest_speed) e = 0;
+    double dvn = -(1 + e) * vn;
+    v = v3_mad(v, N, dvn);
+    imp_vec3 vt = v3_mad(v, N, -v3_dot(N, v));
+    double st = v3_len(vt), cut = mu * dvn;
+    return st <= cut ? v3_sub(v, vt) : v3_mad(v, vt, -cut / st);
+}
+
+void pcollide_resolve(imp_world *w, const double *x0, const double *v0, double h)
+{
+    const int n = w->p.ids.count, nc = w->collider_ids.count;
+    if (nc == 0 || h <= 0) return;
+    /* impacts slower than what gravity adds over two steps come to rest instead of bouncing */
+    const double rest_speed = 2 * v3_len(w->def.gravity) * h + 1e-3;
+    for (int i = 0; i < n; i++) {
+        if (w->p.motion[i] != IMP_DYNAMIC) continue;
+        const double r = w->p.radius[i];
+        imp_vec3 xs = v3_load(x0 + 3 * i), vs = v3_load(v0 + 3 * i);
+        imp_vec3 x1 = v3_load(w->p.x + 3 * i), v1 = v3_load(w->p.v + 3 * i);
+        imp_vec3 a = v3_scale(v3_sub(v1, vs), 1.0 / h); /* the step's mean acceleration */
+        double span = h;
+        bool hit_any = false;
+        for (int pass = 0; pass < 3; pass++) {
+            double best = INFINITY;
+            int who = -1;
+            for (int c = 0; c < nc; c++) {
+                const imp_collider_def *cd = &w->colliders[c].def;
+                imp_vec3 N;
+                double tau;
+                if (cd->shape == IMP_COLLIDER_PLANE) {
+                    double d0 = collider_distance(cd, xs, &N) - r;
+                    double d1 = collider_distance(cd, x1, &N) - r;
+                    if (d1 >= 0 && d0 >= 0) continue;
+                    tau = plane_impact_time(d0, v3_dot(N, vs), v3_dot(N, a), span);
+                    if (tau < 0) tau = d0 > 0 ? span * d0 / (d0 - d1) : 0;
+                } else {
+                    double s = segment_entry(cd, xs, x1, r);
+                    if (s < 0) continue;
+                    tau = s * span;
+                }
+                if (tau < best) best = tau, who = c;
+            }
+            if (who < 0) break;
+            const imp_collider_def *cd = &w->colliders[who].def;
+            imp_vec3 xc = v3_add(xs, v3_add(v3_scale(vs, best), v3_scale(a, 0.5 * best * best)));
+            imp_vec3 vc = v3_mad(vs, a, best), N;
+            double d = collider_distance(cd, xc, &N) - r;
+            if (d > 1e-9 && cd->shape == IMP_COLLIDER_BOX) {
+                /* the grown box's corner is not the rounded one: no contact here after all */
+                if (best >= span) break;
+            }
+            if (d < 0) xc = v3_mad(xc, N, -d);
+            if (v3_dot(N, vc) >= 0 && pass > 0) break; /* already leaving: nothing more this step */
+            vc = bounce(vc, N, cd->restitution, cd->friction, rest_speed);
+            hit_any = true;
+            double rem = span - best;
+            xs = xc, vs = vc, span = rem;
+            x1 = v3_add(xc, v3_add(v3_scale(vc, rem), v3_scale(a, 0.5 * rem * rem)));
+            v1 = v3_mad(vc, a, rem);
+            if (rem <= 0) break;
+        }
+        if (!hit_any) continue;
+        /* whatever remains inside a collider is pushed out and loses its inward velocity */
+        for (int c = 0; c < nc; c++) {
+            imp_vec3 N;
+            double d = collider_distance(&w->colliders[c].def, x1, &N) - r;
+            if (d >= 0) continue;
+            x1 = v3_mad(x1, N, -d);
+            double vn = v3_dot(N, v1);
+            if (vn < 0) v1 = v3_mad(v1, N, -vn);
+        }
+        v3_store(w->p.x + 3 * i, x1);
+        v3_store(w->p.v + 3 * i, v1);
+    }
+}

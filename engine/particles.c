@@ -1,0 +1,181 @@
+/* particles.c: the particle store (S3 "Particle system dynamics") and the particle system as an ODE.
+ *
+ * Particles are kept as structure of arrays, dense, so the solver's state vector is two memcpys:
+ *
+ *     X = [ x_1 .. x_n | v_1 .. v_n ]       dX/dt = [ v_1 .. v_n | f_1/m_1 .. f_n/m_n ]
+ *
+ * Fixed particles have dX/dt = 0. Kinematic (script-controlled) particles move with their velocity
+ * and ignore forces; their velocity is what the script set, so velocity-dependent forces (damped
+ * springs) see them correctly, as S3 asks of controlled particles. */
+#include <string.h>
+
+#include "internal.h"
+
+imp_particle_def imp_particle_def_default(void)
+{
+    imp_particle_def d;
+    memset(&d, 0, sizeof d);
+    d.mass = 1.0;
+    d.radius = 0.05;
+    d.motion = IMP_DYNAMIC;
+    d.color[0] = 0.95f, d.color[1] = 0.55f, d.color[2] = 0.15f, d.color[3] = 1.0f;
+    return d;
+}
+
+static void store_reserve(particle_store *p, int n)
+{
+    if (n <= p->cap) return;
+    int cap = p->cap ? p->cap : 64;
+    while (cap < n) cap *= 2;
+    p->x = ids_grow(p->x, 3 * sizeof(double), cap);
+    p->v = ids_grow(p->v, 3 * sizeof(double), cap);
+    p->mass = ids_grow(p->mass, sizeof(double), cap);
+    p->inv_mass = ids_grow(p->inv_mass, sizeof(double), cap);
+    p->radius = ids_grow(p->radius, sizeof(double), cap);
+    p->motion = ids_grow(p->motion, 1, cap);
+    p->color = ids_grow(p->color, 4 * sizeof(float), cap);
+    p->cap = cap;
+}
+
+imp_id imp_particle_create(imp_world *w, const imp_particle_def *def)
+{
+    particle_store *p = &w->p;
+    store_reserve(p, p->ids.count + 1);
+    imp_id id = ids_alloc(&p->ids);
+    int i = p->ids.count - 1;
+    v3_store(p->x + 3 * i, def->position);
+    v3_store(p->v + 3 * i, def->motion == IMP_FIXED ? v3(0, 0, 0) : def->velocity);
+    p->mass[i] = def->mass > 0 ? def->mass : 1.0;
+    p->inv_mass[i] = 1.0 / p->mass[i];
+    p->radius[i] = def->radius >= 0 ? def->radius : 0;
+    p->motion[i] = (uint8_t)def->motion;
+    memcpy(p->color + 4 * i, def->color, 4 * sizeof(float));
+    return id;
+}
+
+void imp_particle_destroy(imp_world *w, imp_id id)
+{
+    particle_store *p = &w->p;
+    if (ids_lookup(&p->ids, id) < 0) return;
+    forces_particle_removed(w, id.index);
+    int d = ids_remove(&p->ids, id);
+    int last = p->ids.count;
+    if (d != last) {
+        memcpy(p->x + 3 * d, p->x + 3 * last, 3 * sizeof(double));
+        memcpy(p->v + 3 * d, p->v + 3 * last, 3 * sizeof(double));
+        p->mass[d] = p->mass[last];
+        p->inv_mass[d] = p->inv_mass[last];
+        p->radius[d] = p->radius[last];
+        p->motion[d] = p->motion[last];
+        memcpy(p->color + 4 * d, p->color + 4 * last, 4 * sizeof(float));
+    }
+    w->contact_count = 0; /* dense indices moved: contacts are found again next step */
+}
+
+bool imp_particle_valid(const imp_world *w, imp_id id) { return ids_lookup(&w->p.ids, id) >= 0; }
+
+int particles_slot_dense(const imp_world *w, uint32_t slot) { return (int)w->p.ids.slot_dense[slot]; }
+
+/* Accessors: callers check validity first (the Lua binding does); a stale id reads particle 0's
+ * slot harmlessly only if one exists, so guard with -1 -> zero values. */
+#define DENSE_OR(ret)                          \
+    int i = ids_lookup(&w->p.ids, id);         \
+    if (i < 0) return ret
+
+imp_vec3 imp_particle_position(const imp_world *w, imp_id id) { DENSE_OR(v3(0, 0, 0)); return v3_load(w->p.x + 3 * i); }
+imp_vec3 imp_particle_velocity(const imp_world *w, imp_id id) { DENSE_OR(v3(0, 0, 0)); return v3_load(w->p.v + 3 * i); }
+double imp_particle_mass(const imp_world *w, imp_id id) { DENSE_OR(0); return w->p.mass[i]; }
+double imp_particle_radius(const imp_world *w, imp_id id) { DENSE_OR(0); return w->p.radius[i]; }
+imp_motion imp_particle_motion(const imp_world *w, imp_id id) { DENSE_OR(IMP_DYNAMIC); return (imp_motion)w->p.motion[i]; }
+
+void imp_particle_color(const imp_world *w, imp_id id, float rgba[4])
+{
+    DENSE_OR();
+    memcpy(rgba, w->p.color + 4 * i, 4 * sizeof(float));
+}
+
+void imp_particle_set_position(imp_world *w, imp_id id, imp_vec3 x) { DENSE_OR(); v3_store(w->p.x + 3 * i, x); w->contact_count = 0; }
+
+void imp_particle_set_velocity(imp_world *w, imp_id id, imp_vec3 v)
+{
+    DENSE_OR();
+    if (w->p.motion[i] != IMP_FIXED) v3_store(w->p.v + 3 * i, v);
+}
+
+void imp_particle_set_mass(imp_world *w, imp_id id, double m)
+{
+    DENSE_OR();
+    if (m > 0) w->p.mass[i] = m, w->p.inv_mass[i] = 1.0 / m;
+}
+
+void imp_particle_set_radius(imp_world *w, imp_id id, double r) { DENSE_OR(); if (r >= 0) w->p.radius[i] = r; }
+
+void imp_particle_set_motion(imp_world *w, imp_id id, imp_motion m)
+{
+    DENSE_OR();
+    w->p.motion[i] = (uint8_t)m;
+    if (m == IMP_FIXED) v3_store(w->p.v + 3 * i, v3(0, 0, 0));
+}
+
+void imp_particle_set_color(imp_world *w, imp_id id, const float rgba[4]) { DENSE_OR(); memcpy(w->p.color + 4 * i, rgba, 4 * sizeof(float)); }
+
+void imp_particle_move_to(imp_world *w, imp_id id, imp_vec3 target, double dt)
+{
+    DENSE_OR();
+    if (w->p.motion[i] != IMP_KINEMATIC || !(dt > 0)) return;
+    v3_store(w->p.v + 3 * i, v3_scale(v3_sub(target, v3_load(w->p.x + 3 * i)), 1.0 / dt));
+}
+
+int imp_particle_count(const imp_world *w) { return w->p.ids.count; }
+imp_id imp_particle_id(const imp_world *w, int i) { return ids_of(&w->p.ids, i); }
+const double *imp_particle_positions(const imp_world *w) { return w->p.x; }
+const double *imp_particle_velocities(const imp_world *w) { return w->p.v; }
+const double *imp_particle_radii(const imp_world *w) { return w->p.radius; }
+const float *imp_particle_colors(const imp_world *w) { return w->p.color; }
+
+/* ---- the particle system as an ODE ------------------------------------------------------------------ */
+
+static void particles_get_state(void *ctx, double *X)
+{
+    imp_world *w = ctx;
+    size_t n3 = 3 * (size_t)w->p.ids.count;
+    memcpy(X, w->p.x, n3 * sizeof(double));
+    memcpy(X + n3, w->p.v, n3 * sizeof(double));
+}
+
+static void particles_set_state(void *ctx, const double *X)
+{
+    imp_world *w = ctx;
+    size_t n3 = 3 * (size_t)w->p.ids.count;
+    memcpy(w->p.x, X, n3 * sizeof(double));
+    memcpy(w->p.v, X + n3, n3 * sizeof(double));
+}
+
+/* dX/dt at state X: accumulate forces, cancel the pushing part at resting contacts, then a = f/m */
+static int particles_deriv(void *ctx, double t, const double *X, double *dX)
+{
+    imp_world *w = ctx;
+    const int n = w->p.ids.count;
+    const double *x = X, *v = X + 3 * n;
+    double *dx = dX, *dv = dX + 3 * n, *f = w->force;
+    int rc = forces_accumulate(w, t, x, v, f);
+    if (rc) return rc;
+    if (w->contact_count) pcollide_contact_forces(w, x, v, f);
+    const uint8_t *motion = w->p.motion;
+    const double *inv_m = w->p.inv_mass;
+    memcpy(dx, v, 3 * (size_t)n * sizeof(double));
+    for (int i = 0; i < n; i++) {
+        double s = motion[i] == IMP_DYNAMIC ? inv_m[i] : 0.0;
+        dv[3 * i + 0] = f[3 * i + 0] * s;
+        dv[3 * i + 1] = f[3 * i + 1] * s;
+        dv[3 * i + 2] = f[3 * i + 2] * s;
+        if (motion[i] == IMP_FIXED) dx[3 * i] = dx[3 * i + 1] = dx[3 * i + 2] = 0;
+    }
+    return 0;
+}
+
+imp_ode_system particles_ode(imp_world *w)
+{
+    imp_ode_system sys = {6 * w->p.ids.count, w, particles_get_state, particles_set_state, particles_deriv};
+    return sys;
+}

@@ -1,0 +1,187 @@
+/* world.c: create and destroy a world, and imp_world_step, the pipeline read top to bottom.
+ *
+ *   imp_world_step(world, dt)
+ *     particles:  contacts  (which particles rest on a collider: their pushing force is cancelled)
+ *                 integrate (the chosen ODE solver; forces from particles_deriv -> forces.c)
+ *                 collide   (impacts inside the step: restitution, friction, no tunnelling)
+ *     finish:     NaN guard (a particle that went non-finite is put back and reported)
+ *
+ * A failing callback aborts the step; the state taken before integrating is put back, so the world
+ * is exactly as it was before the call. Each stage is timed into w->profile. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+imp_world_def imp_world_def_default(void)
+{
+    imp_world_def d;
+    memset(&d, 0, sizeof d);
+    d.gravity = v3(0, -9.81, 0);
+    d.drag = 0;
+    d.integrator = IMP_RK4;
+    d.tolerance = 1e-6;
+    return d;
+}
+
+imp_world *imp_world_create(const imp_world_def *def)
+{
+    imp_world *w = calloc(1, sizeof *w);
+    if (!w) return NULL;
+    w->def = def ? *def : imp_world_def_default();
+    imp_ode_solver_init(&w->solver, w->def.integrator);
+    w->solver.tolerance = w->def.tolerance;
+    return w;
+}
+
+void imp_world_destroy(imp_world *w)
+{
+    if (!w) return;
+    while (w->field_ids.count) imp_field_destroy(w, ids_of(&w->field_ids, w->field_ids.count - 1));
+    while (w->behave_ids.count) imp_behavior_destroy(w, ids_of(&w->behave_ids, w->behave_ids.count - 1));
+    particle_store *p = &w->p;
+    free(p->x), free(p->v), free(p->mass), free(p->inv_mass), free(p->radius), free(p->motion), free(p->color);
+    ids_free(&p->ids);
+    ids_free(&w->spring_ids), free(w->springs);
+    ids_free(&w->behave_ids), free(w->behaviors);
+    ids_free(&w->field_ids), free(w->fields);
+    ids_free(&w->collider_ids), free(w->colliders);
+    free(w->contacts);
+    free(w->state0), free(w->force);
+    imp_ode_solver_free(&w->solver);
+    free(w);
+}
+
+void world_set_error(imp_world *w, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->error, sizeof w->error, fmt, ap);
+    va_end(ap);
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static void scratch_reserve(imp_world *w, int n)
+{
+    if (n <= w->scratch_cap) return;
+    int cap = w->scratch_cap ? w->scratch_cap : 64;
+    while (cap < n) cap *= 2;
+    free(w->state0), free(w->force);
+    w->state0 = ids_grow(NULL, 6 * sizeof(double), cap);
+    w->force = ids_grow(NULL, 3 * sizeof(double), cap);
+    w->scratch_cap = cap;
+}
+
+/* put back non-finite particles from the saved state; returns how many there were */
+static int nan_guard(imp_world *w, const double *x0)
+{
+    const int n = w->p.ids.count;
+    int bad = 0, first = -1;
+    for (int i = 0; i < n; i++) {
+        const double *x = w->p.x + 3 * i, *v = w->p.v + 3 * i;
+        if (v3_finite(v3_load(x)) && v3_finite(v3_load(v))) continue;
+        if (first < 0) first = i;
+        bad++;
+        memcpy(w->p.x + 3 * i, x0 + 3 * i, 3 * sizeof(double));
+        memset(w->p.v + 3 * i, 0, 3 * sizeof(double));
+    }
+    if (bad)
+        world_set_error(w, "NaN guard: %d particle(s) went non-finite at t = %.4f s (first: particle #%u); "
+                           "they were put back and stopped", bad, w->time, ids_of(&w->p.ids, first).index);
+    return bad;
+}
+
+imp_status imp_world_step(imp_world *w, double dt)
+{
+    if (w->locked) {
+        world_set_error(w, "world:step called from inside the world's own step");
+        return IMP_ERR_LOCKED;
+    }
+    if (!(dt > 0) || !isfinite(dt)) {
+        world_set_error(w, "step: dt must be a positive number (got %g)", dt);
+        return IMP_ERR_ARG;
+    }
+    const double t_start = now_ms();
+    const int n = w->p.ids.count;
+    imp_profile prof = {0};
+    w->error[0] = 0;
+    w->locked = true;
+    scratch_reserve(w, n);
+
+    /* particles: contacts, integrate, collide */
+    double t0 = now_ms();
+    pcollide_find_contacts(w);
+    imp_ode_system sys = particles_ode(w);
+    sys.get_state(w, w->state0);
+    w->solver.method = w->def.integrator;
+    w->solver.tolerance = w->def.tolerance;
+    long evals = w->solver.evaluations;
+    int rc = imp_ode_advance(&sys, &w->solver, w->time, dt);
+    prof.evaluations = (int)(w->solver.evaluations - evals);
+    prof.integrate = now_ms() - t0;
+    if (rc) {
+        sys.set_state(w, w->state0); /* undo: the world stays as it was */
+        w->locked = false;
+        if (!w->error[0]) world_set_error(w, "a callback failed during the step");
+        return IMP_ERR_CALLBACK;
+    }
+    t0 = now_ms();
+    pcollide_resolve(w, w->state0, w->state0 + 3 * n, dt);
+    pcollide_friction_clamp(w);
+    prof.collide = now_ms() - t0;
+
+    /* finish */
+    w->time += dt;
+    w->steps++;
+    w->locked = false;
+    int bad = nan_guard(w, w->state0);
+    prof.total = now_ms() - t_start;
+    w->profile = prof;
+    return bad ? IMP_ERR_NAN : IMP_OK;
+}
+
+const char *imp_world_error(const imp_world *w) { return w->error; }
+bool imp_world_locked(const imp_world *w) { return w->locked; }
+double imp_world_time(const imp_world *w) { return w->time; }
+long imp_world_step_count(const imp_world *w) { return w->steps; }
+imp_profile imp_world_profile(const imp_world *w) { return w->profile; }
+imp_vec3 imp_world_gravity(const imp_world *w) { return w->def.gravity; }
+void imp_world_set_gravity(imp_world *w, imp_vec3 g) { w->def.gravity = g; }
+double imp_world_drag(const imp_world *w) { return w->def.drag; }
+void imp_world_set_drag(imp_world *w, double kd) { w->def.drag = kd; }
+imp_method imp_world_integrator(const imp_world *w) { return w->def.integrator; }
+void imp_world_set_integrator(imp_world *w, imp_method m) { w->def.integrator = m; w->solver.h = 0; }
+double imp_world_tolerance(const imp_world *w) { return w->def.tolerance; }
+void imp_world_set_tolerance(imp_world *w, double tol) { w->def.tolerance = tol; }
+
+double imp_world_kinetic_energy(const imp_world *w)
+{
+    double e = 0;
+    for (int i = 0; i < w->p.ids.count; i++) {
+        if (w->p.motion[i] == IMP_FIXED) continue;
+        imp_vec3 v = v3_load(w->p.v + 3 * i);
+        e += 0.5 * w->p.mass[i] * v3_dot(v, v);
+    }
+    return e;
+}
+
+/* gravitational potential -m g . x (zero at the origin) plus the springs' elastic energy */
+double imp_world_potential_energy(const imp_world *w)
+{
+    double e = 0;
+    for (int i = 0; i < w->p.ids.count; i++) {
+        if (w->p.motion[i] == IMP_FIXED) continue;
+        e -= w->p.mass[i] * v3_dot(w->def.gravity, v3_load(w->p.x + 3 * i));
+    }
+    return e + forces_spring_energy(w);
+}

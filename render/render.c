@@ -1,0 +1,1140 @@
+/* render.c: the OpenGL 3.3 core renderer of the impetus host.
+ *
+ * Every rnd_* call during a frame only appends to a growable float array owned by this file;
+ * rnd_end_frame() uploads each array into a streamed buffer (orphaned with glBufferData, then filled
+ * with glBufferSubData) and draws it with one call: grid, instanced spheres, instanced boxes, lines,
+ * then the overlay (rects and text quads in call order). Matrices are column-major, like GL. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <epoxy/gl.h>
+
+#define STB_IMAGE_WRITE_IMPLEMENTATION
+#include <stb_image_write.h>
+
+#include "render.h"
+#include "render_internal.h"
+
+/* ================================================================================================
+ * small helpers: vectors, matrices, growable arrays, streamed buffers
+ * ================================================================================================ */
+
+/* floats per batched element */
+#define SPHERE_FLOATS   8            /* x y z r, r g b a                                            */
+#define BOX_FLOATS      19           /* 3 rotation columns, translation, half extents, r g b a      */
+#define LINE_VFLOATS    7            /* x y z, r g b a (per vertex)                                 */
+#define OVERLAY_VFLOATS 8            /* x y, u v, r g b a (per vertex)                              */
+#define GRID_FLOATS     3            /* half_extent, spacing, height (per rnd_grid request)          */
+
+#define MAX_GRID_LINES  1000         /* per side of the origin and per direction                    */
+
+static const float default_solid[4] = { 1.00f, 0.55f, 0.15f, 1.0f }; /* a pleasant orange       */
+static const float default_line[4]  = { 0.90f, 0.90f, 0.90f, 1.0f };
+static const float default_rect[4]  = { 0.00f, 0.00f, 0.00f, 0.6f };
+
+/* a growable array of floats; len and cap count floats */
+typedef struct {
+    float *data;
+    size_t len, cap;
+} FloatArray;
+
+/* a GL buffer that is refilled every frame; cap counts bytes */
+typedef struct {
+    GLuint id;
+    size_t cap;
+} StreamBuffer;
+
+/* reserve n more floats at the end of a; returns where to write them, NULL when out of memory */
+static float *farray_push(FloatArray *a, size_t n)
+{
+    if (a->len + n > a->cap) {
+        size_t cap = a->cap ? a->cap : 1024;
+        while (cap < a->len + n)
+            cap *= 2;
+        float *data = realloc(a->data, cap * sizeof(float));
+        if (!data)
+            return NULL;
+        a->data = data;
+        a->cap = cap;
+    }
+    float *p = a->data + a->len;
+    a->len += n;
+    return p;
+}
+
+/* release an array's memory */
+static void farray_free(FloatArray *a)
+{
+    free(a->data);
+    a->data = NULL;
+    a->len = a->cap = 0;
+}
+
+/* copy bytes into a streamed buffer: grow it (doubling) when too small, else orphan its storage so
+ * the driver never waits for the previous frame's draw; leaves the buffer bound to GL_ARRAY_BUFFER */
+static void stream_upload(StreamBuffer *b, const void *data, size_t bytes)
+{
+    glBindBuffer(GL_ARRAY_BUFFER, b->id);
+    if (bytes > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < bytes)
+            cap *= 2;
+        b->cap = cap;
+    }
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)b->cap, NULL, GL_STREAM_DRAW);
+    glBufferSubData(GL_ARRAY_BUFFER, 0, (GLsizeiptr)bytes, data);
+}
+
+/* dot product of two 3-vectors */
+static float dot3(const float a[3], const float b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* out = a x b (out may not alias a or b) */
+static void cross3(const float a[3], const float b[3], float out[3])
+{
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* scale v to unit length in place; returns its former length */
+static float normalize3(float v[3])
+{
+    float len = sqrtf(dot3(v, v));
+    if (len > 0.0f) {
+        v[0] /= len;
+        v[1] /= len;
+        v[2] /= len;
+    }
+    return len;
+}
+
+/* out = a * b for column-major 4x4 matrices (out may not alias a or b) */
+static void mat4_mul(const float a[16], const float b[16], float out[16])
+{
+    for (int col = 0; col < 4; col++)
+        for (int row = 0; row < 4; row++) {
+            float s = 0.0f;
+            for (int k = 0; k < 4; k++)
+                s += a[k * 4 + row] * b[col * 4 + k];
+            out[col * 4 + row] = s;
+        }
+}
+
+/* a view matrix from an orthonormal camera basis (right, up, forward) and the eye position */
+static void mat4_view(const float right[3], const float up[3], const float fwd[3],
+                      const float eye[3], float m[16])
+{
+    m[0] = right[0]; m[4] = right[1]; m[8]  = right[2]; m[12] = -dot3(right, eye);
+    m[1] = up[0];    m[5] = up[1];    m[9]  = up[2];    m[13] = -dot3(up, eye);
+    m[2] = -fwd[0];  m[6] = -fwd[1];  m[10] = -fwd[2];  m[14] = dot3(fwd, eye);
+    m[3] = 0.0f;     m[7] = 0.0f;     m[11] = 0.0f;     m[15] = 1.0f;
+}
+
+/* a perspective projection (GL conventions, depth -1..1) */
+static void mat4_perspective(float fovy, float aspect, float zn, float zf, float m[16])
+{
+    float f = 1.0f / tanf(fovy * 0.5f);
+    memset(m, 0, 16 * sizeof(float));
+    m[0] = f / aspect;
+    m[5] = f;
+    m[10] = (zf + zn) / (zn - zf);
+    m[11] = -1.0f;
+    m[14] = 2.0f * zf * zn / (zn - zf);
+}
+
+/* an orthographic projection of the box [l,r] x [b,t] x [-n,-f] in view space */
+static void mat4_ortho(float l, float r, float b, float t, float n, float f, float m[16])
+{
+    memset(m, 0, 16 * sizeof(float));
+    m[0] = 2.0f / (r - l);
+    m[5] = 2.0f / (t - b);
+    m[10] = -2.0f / (f - n);
+    m[12] = -(r + l) / (r - l);
+    m[13] = -(t + b) / (t - b);
+    m[14] = -(f + n) / (f - n);
+    m[15] = 1.0f;
+}
+
+/* ================================================================================================
+ * module state
+ * ================================================================================================ */
+
+/* the camera as set by the host; matrices are derived from it and the frame size */
+typedef struct {
+    int ortho;                                     /* 1 after rnd_camera_2d                       */
+    float eye[3], target[3], up[3], fovy, znear, zfar;
+    float cx, cy, half_height;
+} CameraParams;
+
+/* uniform locations of the two lit programs */
+typedef struct {
+    GLint viewproj, key_dir, fill_dir, eye, view_dir, ortho;
+} LitUniforms;
+
+static struct {
+    int ready;
+    char error[1024];
+    int width, height;
+
+    CameraParams cam;
+    /* derived by update_camera() */
+    float view[16], proj[16], viewproj[16];
+    float right[3], up[3], fwd[3], eye[3];         /* camera basis and position in world space    */
+    float aspect, tan_half_fovy, depth_half;       /* depth_half: 2D eye height above z = 0       */
+    float key_dir[3], fill_dir[3];                 /* world-space directions towards the lights   */
+
+    GLuint prog_sphere, prog_box, prog_line, prog_overlay;
+    LitUniforms u_sphere, u_box;
+    GLint u_line_viewproj, u_overlay_screen, u_overlay_font;
+
+    GLuint sphere_vao, sphere_vbo, sphere_ebo;
+    int sphere_first[4], sphere_count[4];          /* index range of each icosphere level 0..3   */
+    StreamBuffer sphere_inst;
+    GLuint box_vao, box_vbo, box_ebo;
+    StreamBuffer box_inst;
+    GLuint line_vao;
+    StreamBuffer line_buf;
+    GLuint overlay_vao;
+    StreamBuffer overlay_buf;
+
+    FloatArray spheres, boxes, grids, lines, overlay;
+    FloatArray scratch;                            /* grid vertices followed by the lines        */
+} R;
+
+/* record a message for rnd_error() */
+void rndi_set_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(R.error, sizeof R.error, fmt, ap);
+    va_end(ap);
+}
+
+/* the message of the last failure (empty when none) */
+const char *rnd_error(void)
+{
+    return R.error;
+}
+
+/* ================================================================================================
+ * shaders
+ * ================================================================================================ */
+
+/* instanced sphere: a unit-sphere vertex is also its own normal */
+static const char *sphere_vs =
+    "#version 330 core\n"
+    "layout(location = 0) in vec3 a_pos;\n"
+    "layout(location = 2) in vec4 a_sphere;   // centre xyz, radius\n"
+    "layout(location = 3) in vec4 a_color;\n"
+    "uniform mat4 u_viewproj;\n"
+    "out vec3 v_normal;\n"
+    "out vec3 v_world;\n"
+    "out vec4 v_color;\n"
+    "void main() {\n"
+    "    vec3 world = a_sphere.xyz + a_sphere.w * a_pos;\n"
+    "    v_normal = a_pos;\n"
+    "    v_world = world;\n"
+    "    v_color = a_color;\n"
+    "    gl_Position = u_viewproj * vec4(world, 1.0);\n"
+    "}\n";
+
+/* instanced box: unit cube (-1..1) scaled by the half extents, rotated, translated */
+static const char *box_vs =
+    "#version 330 core\n"
+    "layout(location = 0) in vec3 a_pos;\n"
+    "layout(location = 1) in vec3 a_normal;\n"
+    "layout(location = 2) in vec3 a_col0;\n"
+    "layout(location = 3) in vec3 a_col1;\n"
+    "layout(location = 4) in vec3 a_col2;\n"
+    "layout(location = 5) in vec3 a_trans;\n"
+    "layout(location = 6) in vec3 a_half;\n"
+    "layout(location = 7) in vec4 a_color;\n"
+    "uniform mat4 u_viewproj;\n"
+    "out vec3 v_normal;\n"
+    "out vec3 v_world;\n"
+    "out vec4 v_color;\n"
+    "void main() {\n"
+    "    mat3 rot = mat3(a_col0, a_col1, a_col2);\n"
+    "    vec3 world = a_trans + rot * (a_half * a_pos);\n"
+    "    v_normal = rot * a_normal;\n"
+    "    v_world = world;\n"
+    "    v_color = a_color;\n"
+    "    gl_Position = u_viewproj * vec4(world, 1.0);\n"
+    "}\n";
+
+/* shared lighting: warm key light + cool fill + sky/ground ambient, Lambert + a little Blinn */
+static const char *lit_fs =
+    "#version 330 core\n"
+    "in vec3 v_normal;\n"
+    "in vec3 v_world;\n"
+    "in vec4 v_color;\n"
+    "uniform vec3 u_key_dir;    // towards the key light, world space\n"
+    "uniform vec3 u_fill_dir;   // towards the fill light\n"
+    "uniform vec3 u_eye;        // camera position (perspective)\n"
+    "uniform vec3 u_view_dir;   // towards the camera (orthographic)\n"
+    "uniform int u_ortho;\n"
+    "out vec4 o_color;\n"
+    "void main() {\n"
+    "    vec3 n = normalize(v_normal);\n"
+    "    vec3 v = (u_ortho != 0) ? u_view_dir : normalize(u_eye - v_world);\n"
+    "    float key = max(dot(n, u_key_dir), 0.0);\n"
+    "    float fill = max(dot(n, u_fill_dir), 0.0);\n"
+    "    vec3 ambient = mix(vec3(0.10, 0.09, 0.08), vec3(0.24, 0.26, 0.30), 0.5 + 0.5 * n.y);\n"
+    "    vec3 h = normalize(u_key_dir + v);\n"
+    "    float spec = key > 0.0 ? pow(max(dot(n, h), 0.0), 40.0) : 0.0;\n"
+    "    vec3 light = ambient + key * vec3(0.80, 0.77, 0.72) + fill * vec3(0.22, 0.25, 0.30);\n"
+    "    vec3 color = v_color.rgb * light + 0.30 * spec * vec3(1.0, 0.98, 0.95);\n"
+    "    o_color = vec4(color, v_color.a);\n"
+    "}\n";
+
+/* coloured lines (and the grid) */
+static const char *line_vs =
+    "#version 330 core\n"
+    "layout(location = 0) in vec3 a_pos;\n"
+    "layout(location = 1) in vec4 a_color;\n"
+    "uniform mat4 u_viewproj;\n"
+    "out vec4 v_color;\n"
+    "void main() {\n"
+    "    v_color = a_color;\n"
+    "    gl_Position = u_viewproj * vec4(a_pos, 1.0);\n"
+    "}\n";
+
+static const char *line_fs =
+    "#version 330 core\n"
+    "in vec4 v_color;\n"
+    "out vec4 o_color;\n"
+    "void main() { o_color = v_color; }\n";
+
+/* overlay in window pixels (origin top-left); u < 0 marks an untextured (rect) vertex */
+static const char *overlay_vs =
+    "#version 330 core\n"
+    "layout(location = 0) in vec2 a_pos;\n"
+    "layout(location = 1) in vec2 a_uv;\n"
+    "layout(location = 2) in vec4 a_color;\n"
+    "uniform vec2 u_screen;\n"
+    "out vec2 v_uv;\n"
+    "out vec4 v_color;\n"
+    "void main() {\n"
+    "    v_uv = a_uv;\n"
+    "    v_color = a_color;\n"
+    "    gl_Position = vec4(2.0 * a_pos.x / u_screen.x - 1.0, 1.0 - 2.0 * a_pos.y / u_screen.y, 0.0, 1.0);\n"
+    "}\n";
+
+static const char *overlay_fs =
+    "#version 330 core\n"
+    "in vec2 v_uv;\n"
+    "in vec4 v_color;\n"
+    "uniform sampler2D u_font;\n"
+    "out vec4 o_color;\n"
+    "void main() {\n"
+    "    float coverage = v_uv.x < 0.0 ? 1.0 : texture(u_font, v_uv).r;\n"
+    "    o_color = vec4(v_color.rgb, v_color.a * coverage);\n"
+    "}\n";
+
+/* compile one shader stage; 0 (and an rnd_error message) on failure */
+static GLuint compile_shader(GLenum type, const char *src, const char *name)
+{
+    GLuint sh = glCreateShader(type);
+    glShaderSource(sh, 1, &src, NULL);
+    glCompileShader(sh);
+    GLint ok = 0;
+    glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
+    if (!ok) {
+        char log[768] = "";
+        glGetShaderInfoLog(sh, sizeof log, NULL, log);
+        rndi_set_error("rnd_init: %s %s shader failed to compile: %s", name,
+                       type == GL_VERTEX_SHADER ? "vertex" : "fragment", log);
+        glDeleteShader(sh);
+        return 0;
+    }
+    return sh;
+}
+
+/* compile and link a vertex + fragment program; 0 (and an rnd_error message) on failure */
+static GLuint link_program(const char *vs_src, const char *fs_src, const char *name)
+{
+    GLuint vs = compile_shader(GL_VERTEX_SHADER, vs_src, name);
+    if (!vs)
+        return 0;
+    GLuint fs = compile_shader(GL_FRAGMENT_SHADER, fs_src, name);
+    if (!fs) {
+        glDeleteShader(vs);
+        return 0;
+    }
+    GLuint prog = glCreateProgram();
+    glAttachShader(prog, vs);
+    glAttachShader(prog, fs);
+    glLinkProgram(prog);
+    glDeleteShader(vs);              /* flagged; freed with the program                            */
+    glDeleteShader(fs);
+    GLint ok = 0;
+    glGetProgramiv(prog, GL_LINK_STATUS, &ok);
+    if (!ok) {
+        char log[768] = "";
+        glGetProgramInfoLog(prog, sizeof log, NULL, log);
+        rndi_set_error("rnd_init: %s program failed to link: %s", name, log);
+        glDeleteProgram(prog);
+        return 0;
+    }
+    return prog;
+}
+
+/* look up the uniforms of a lit program */
+static LitUniforms lit_uniforms(GLuint prog)
+{
+    LitUniforms u;
+    u.viewproj = glGetUniformLocation(prog, "u_viewproj");
+    u.key_dir  = glGetUniformLocation(prog, "u_key_dir");
+    u.fill_dir = glGetUniformLocation(prog, "u_fill_dir");
+    u.eye      = glGetUniformLocation(prog, "u_eye");
+    u.view_dir = glGetUniformLocation(prog, "u_view_dir");
+    u.ortho    = glGetUniformLocation(prog, "u_ortho");
+    return u;
+}
+
+/* ================================================================================================
+ * meshes
+ * ================================================================================================ */
+
+#define ICO_LEVELS     4             /* levels 0..3: 20, 80, 320, 1280 triangles                    */
+#define ICO_MAX_VERTS  642           /* vertices of level 3                                         */
+#define ICO_MAX_EDGES  480           /* edges of level 2 (split to make level 3)                    */
+
+/* scratch space for building the icosphere */
+typedef struct {
+    float verts[ICO_MAX_VERTS * 3];
+    int nverts;
+    GLushort edge_a[ICO_MAX_EDGES], edge_b[ICO_MAX_EDGES], edge_mid[ICO_MAX_EDGES];
+    int nedges;
+} IcoBuilder;
+
+/* add a vertex (pushed out onto the unit sphere); returns its index */
+static GLushort ico_add_vertex(IcoBuilder *ib, float x, float y, float z)
+{
+    float v[3] = { x, y, z };
+    normalize3(v);
+    memcpy(&ib->verts[ib->nverts * 3], v, sizeof v);
+    return (GLushort)ib->nverts++;
+}
+
+/* the vertex halfway along edge a-b, created once and shared by both triangles of the edge */
+static GLushort ico_midpoint(IcoBuilder *ib, GLushort a, GLushort b)
+{
+    GLushort lo = a < b ? a : b, hi = a < b ? b : a;
+    for (int i = 0; i < ib->nedges; i++)
+        if (ib->edge_a[i] == lo && ib->edge_b[i] == hi)
+            return ib->edge_mid[i];
+    const float *pa = &ib->verts[a * 3], *pb = &ib->verts[b * 3];
+    GLushort mid = ico_add_vertex(ib, pa[0] + pb[0], pa[1] + pb[1], pa[2] + pb[2]);
+    ib->edge_a[ib->nedges] = lo;
+    ib->edge_b[ib->nedges] = hi;
+    ib->edge_mid[ib->nedges] = mid;
+    ib->nedges++;
+    return mid;
+}
+
+/* build icosphere levels 0..3 sharing one vertex list (each subdivision only appends vertices), put
+ * the vertices and the four index lists, one after the other, into the sphere VAO */
+static void build_sphere_mesh(void)
+{
+    static IcoBuilder ib;            /* ~10 KB: keep it off the stack                              */
+    static GLushort indices[(20 + 80 + 320 + 1280) * 3];
+    static const int faces[20][3] = {
+        { 0, 11, 5 }, { 0, 5, 1 }, { 0, 1, 7 }, { 0, 7, 10 }, { 0, 10, 11 },
+        { 1, 5, 9 }, { 5, 11, 4 }, { 11, 10, 2 }, { 10, 7, 6 }, { 7, 1, 8 },
+        { 3, 9, 4 }, { 3, 4, 2 }, { 3, 2, 6 }, { 3, 6, 8 }, { 3, 8, 9 },
+        { 4, 9, 5 }, { 2, 4, 11 }, { 6, 2, 10 }, { 8, 6, 7 }, { 9, 8, 1 },
+    };
+    const float t = (1.0f + sqrtf(5.0f)) * 0.5f;
+    const float corners[12][3] = {
+        { -1, t, 0 }, { 1, t, 0 }, { -1, -t, 0 }, { 1, -t, 0 },
+        { 0, -1, t }, { 0, 1, t }, { 0, -1, -t }, { 0, 1, -t },
+        { t, 0, -1 }, { t, 0, 1 }, { -t, 0, -1 }, { -t, 0, 1 },
+    };
+
+    memset(&ib, 0, sizeof ib);
+    for (int i = 0; i < 12; i++)
+        ico_add_vertex(&ib, corners[i][0], corners[i][1], corners[i][2]);
+
+    /* level 0, each triangle made counter-clockwise seen from outside */
+    GLushort *level = indices;
+    for (int f = 0; f < 20; f++) {
+        GLushort a = (GLushort)faces[f][0], b = (GLushort)faces[f][1], c = (GLushort)faces[f][2];
+        const float *pa = &ib.verts[a * 3], *pb = &ib.verts[b * 3], *pc = &ib.verts[c * 3];
+        float ab[3] = { pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2] };
+        float ac[3] = { pc[0] - pa[0], pc[1] - pa[1], pc[2] - pa[2] };
+        float n[3];
+        cross3(ab, ac, n);
+        if (dot3(n, pa) < 0.0f) {    /* inward-facing: swap two corners                            */
+            GLushort tmp = b;
+            b = c;
+            c = tmp;
+        }
+        level[f * 3 + 0] = a;
+        level[f * 3 + 1] = b;
+        level[f * 3 + 2] = c;
+    }
+    R.sphere_first[0] = 0;
+    R.sphere_count[0] = 60;
+
+    /* each further level splits every triangle of the previous one into four */
+    for (int L = 1; L < ICO_LEVELS; L++) {
+        const GLushort *prev = indices + R.sphere_first[L - 1];
+        int ntri = R.sphere_count[L - 1] / 3;
+        GLushort *out = indices + R.sphere_first[L - 1] + R.sphere_count[L - 1];
+        ib.nedges = 0;
+        for (int f = 0; f < ntri; f++) {
+            GLushort a = prev[f * 3], b = prev[f * 3 + 1], c = prev[f * 3 + 2];
+            GLushort ab = ico_midpoint(&ib, a, b);
+            GLushort bc = ico_midpoint(&ib, b, c);
+            GLushort ca = ico_midpoint(&ib, c, a);
+            GLushort tris[12] = { a, ab, ca, b, bc, ab, c, ca, bc, ab, bc, ca };
+            memcpy(out + f * 12, tris, sizeof tris);
+        }
+        R.sphere_first[L] = (int)(out - indices);
+        R.sphere_count[L] = ntri * 12;
+    }
+
+    glGenVertexArrays(1, &R.sphere_vao);
+    glBindVertexArray(R.sphere_vao);
+    glGenBuffers(1, &R.sphere_vbo);
+    glBindBuffer(GL_ARRAY_BUFFER, R.sphere_vbo);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(ib.nverts * 3 * sizeof(float)), ib.verts, GL_STATIC_DRAW);
+    glEnableVertexAttribArray(0);
+    glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 3 * sizeof(float), (void *)0);
+    glGenBuffers(1, &R.sphere_ebo);
+    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, R.sphere_ebo);
+    glBufferData(GL_ELEMENT_ARRAY_BUFFER, sizeof indices, indices, GL_STATIC_DRAW);
+
+    /* per instance: centre + radius, colour */
+    glGenBuffers(1, &R.sphere_inst.id);
+    glBindBuffer(GL_ARRAY_BUFFER, R.sphere_inst.id);
+    const GLsizei stride = SPHERE_FLOATS * sizeof(float);
+    glEnableVertexAttribArray(2);
+    glVertexAttribPointer(2, 4, GL_FLOAT, GL_FALSE, stride, (void *)0);
+    glVertexAttribDivisor(2, 1);
+    glEnableVertexAttribArray(3);
+    glVertexAttribPointer(3, 4, GL_FLOAT, GL_FALSE, stride, (void *)(4 * sizeof(float)));
+    glVertexAttribDivisor(3, 1);
+    glBindVertexArray(0);
+}
+
+/* build the unit cube (-1..1) with 4 vertices per face so every face has its own flat normal */
+static void build_box_mesh(void)
+{
+    float verts[24 * 6];             /* position, normal                                           */
+    GLushort indices[36];
+    for (int face = 0; face < 6; face++) {
+        int axis = face / 2;
+        float sign = (face % 2) ? -1.0f : 1.0f;
+        float n[3] = { 0, 0, 0 }, u[3] = { 0, 0, 0 }, v[3];
+        n[axis] = sign;
+        u[(axis + 1) % 3] = 1.0f;
+        cross3(n, u, v);             /* u x v = n, so corners in u,v order are counter-clockwise   */
+        static const float su[4] = { -1, 1, 1, -1 }, sv[4] = { -1, -1, 1, 1 };
+        for (int k = 0; k < 4; k++) {
+            float *out = &verts[(face * 4 + k) * 6];
+            for (int i = 0; i < 3; i++) {
+                out[i] = n[i] + su[k] * u[i] + sv[k] * v[i];
+                out[3 + i] = n[i];
+            }
+        }
+        GLushort base = (GLushort)(face * 4);
+        GLushort quad[6] = { base, (GLushort)(base + 1), (GLushort)(base + 2),
+                             base, (GLushort)(base + 2), (GLushort)(base + 3) };
+        memcpy(&indices[face * 6], quad, sizeof quad);
+    }
+
+    glGenVertexArrays(1, &R.box_vao);
+    glBindVertexArray(R.box_vao);
+    glGenBuffers(1, &R.box_vbo);
+    glBindBuffer(GL_ARRAY_BUFFER, R.box_vbo);
+    glBufferData(GL_ARRAY_BUFFER, sizeof verts, verts, GL_STATIC_DRAW);
+    glEnableVertexAttribArray(0);
+    glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 6 * sizeof(float), (void *)0);
+    glEnableVertexAttribArray(1);
+    glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, 6 * sizeof(float), (void *)(3 * sizeof(float)));
+    glGenBuffers(1, &R.box_ebo);
+    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, R.box_ebo);
+    glBufferData(GL_ELEMENT_ARRAY_BUFFER, sizeof indices, indices, GL_STATIC_DRAW);
+
+    /* per instance: rotation columns (2,3,4), translation (5), half extents (6), colour (7) */
+    glGenBuffers(1, &R.box_inst.id);
+    glBindBuffer(GL_ARRAY_BUFFER, R.box_inst.id);
+    const GLsizei stride = BOX_FLOATS * sizeof(float);
+    const int sizes[6] = { 3, 3, 3, 3, 3, 4 };
+    size_t offset = 0;
+    for (int i = 0; i < 6; i++) {
+        GLuint loc = (GLuint)(2 + i);
+        glEnableVertexAttribArray(loc);
+        glVertexAttribPointer(loc, sizes[i], GL_FLOAT, GL_FALSE, stride, (void *)(offset * sizeof(float)));
+        glVertexAttribDivisor(loc, 1);
+        offset += (size_t)sizes[i];
+    }
+    glBindVertexArray(0);
+}
+
+/* a VAO over one streamed buffer of interleaved float attributes with the given sizes */
+static GLuint build_stream_vao(StreamBuffer *buf, const int *sizes, int nattr)
+{
+    GLuint vao;
+    int stride = 0;
+    for (int i = 0; i < nattr; i++)
+        stride += sizes[i];
+    glGenVertexArrays(1, &vao);
+    glBindVertexArray(vao);
+    glGenBuffers(1, &buf->id);
+    glBindBuffer(GL_ARRAY_BUFFER, buf->id);
+    size_t offset = 0;
+    for (int i = 0; i < nattr; i++) {
+        glEnableVertexAttribArray((GLuint)i);
+        glVertexAttribPointer((GLuint)i, sizes[i], GL_FLOAT, GL_FALSE, stride * (GLsizei)sizeof(float),
+                              (void *)(offset * sizeof(float)));
+        offset += (size_t)sizes[i];
+    }
+    glBindVertexArray(0);
+    return vao;
+}
+
+/* ================================================================================================
+ * lifetime
+ * ================================================================================================ */
+
+/* compile shaders, build meshes and buffers, bake the font; 0 on success */
+int rnd_init(void)
+{
+    if (R.ready)
+        return 0;
+    R.error[0] = '\0';
+    if (epoxy_gl_version() < 33) {
+        rndi_set_error("rnd_init: OpenGL 3.3 is required, the context offers %d.%d",
+                       epoxy_gl_version() / 10, epoxy_gl_version() % 10);
+        return 1;
+    }
+
+    R.prog_sphere = link_program(sphere_vs, lit_fs, "sphere");
+    R.prog_box = R.prog_sphere ? link_program(box_vs, lit_fs, "box") : 0;
+    R.prog_line = R.prog_box ? link_program(line_vs, line_fs, "line") : 0;
+    R.prog_overlay = R.prog_line ? link_program(overlay_vs, overlay_fs, "overlay") : 0;
+    if (!R.prog_overlay) {
+        rnd_shutdown();
+        return 1;
+    }
+    R.u_sphere = lit_uniforms(R.prog_sphere);
+    R.u_box = lit_uniforms(R.prog_box);
+    R.u_line_viewproj = glGetUniformLocation(R.prog_line, "u_viewproj");
+    R.u_overlay_screen = glGetUniformLocation(R.prog_overlay, "u_screen");
+    R.u_overlay_font = glGetUniformLocation(R.prog_overlay, "u_font");
+
+    build_sphere_mesh();
+    build_box_mesh();
+    static const int line_attrs[2] = { 3, 4 }, overlay_attrs[3] = { 2, 2, 4 };
+    R.line_vao = build_stream_vao(&R.line_buf, line_attrs, 2);
+    R.overlay_vao = build_stream_vao(&R.overlay_buf, overlay_attrs, 3);
+
+    rndi_text_init();                /* never fails: a missing font only disables text             */
+
+    /* a default camera until the host sets one */
+    if (R.cam.fovy <= 0.0f && !R.cam.ortho) {
+        const float eye[3] = { 6, 4, 8 }, target[3] = { 0, 0, 0 }, up[3] = { 0, 1, 0 };
+        rnd_camera_3d(eye, target, up, 0.9f, 0.05f, 500.0f);
+    }
+    if (R.width <= 0 || R.height <= 0) {
+        R.width = 800;
+        R.height = 600;
+    }
+
+    GLenum err = glGetError();
+    if (err != GL_NO_ERROR) {
+        rndi_set_error("rnd_init: GL error 0x%04x while creating resources", (unsigned)err);
+        rnd_shutdown();
+        return 1;
+    }
+    R.ready = 1;
+    return 0;
+}
+
+/* delete a GL buffer if it exists */
+static void delete_buffer(GLuint *id)
+{
+    if (*id)
+        glDeleteBuffers(1, id);
+    *id = 0;
+}
+
+/* delete a GL vertex array if it exists */
+static void delete_vao(GLuint *id)
+{
+    if (*id)
+        glDeleteVertexArrays(1, id);
+    *id = 0;
+}
+
+/* delete a GL program if it exists */
+static void delete_program(GLuint *id)
+{
+    if (*id)
+        glDeleteProgram(*id);
+    *id = 0;
+}
+
+/* free every GL object and every batch array; safe to call more than once */
+void rnd_shutdown(void)
+{
+    delete_program(&R.prog_sphere);
+    delete_program(&R.prog_box);
+    delete_program(&R.prog_line);
+    delete_program(&R.prog_overlay);
+    delete_vao(&R.sphere_vao);
+    delete_vao(&R.box_vao);
+    delete_vao(&R.line_vao);
+    delete_vao(&R.overlay_vao);
+    delete_buffer(&R.sphere_vbo);
+    delete_buffer(&R.sphere_ebo);
+    delete_buffer(&R.sphere_inst.id);
+    delete_buffer(&R.box_vbo);
+    delete_buffer(&R.box_ebo);
+    delete_buffer(&R.box_inst.id);
+    delete_buffer(&R.line_buf.id);
+    delete_buffer(&R.overlay_buf.id);
+    R.sphere_inst.cap = R.box_inst.cap = R.line_buf.cap = R.overlay_buf.cap = 0;
+    rndi_text_shutdown();
+    farray_free(&R.spheres);
+    farray_free(&R.boxes);
+    farray_free(&R.grids);
+    farray_free(&R.lines);
+    farray_free(&R.overlay);
+    farray_free(&R.scratch);
+    R.ready = 0;
+}
+
+/* ================================================================================================
+ * camera
+ * ================================================================================================ */
+
+/* store a perspective camera; matrices are built when the frame size is known */
+void rnd_camera_3d(const float eye[3], const float target[3], const float up[3],
+                   float fovy, float znear, float zfar)
+{
+    R.cam.ortho = 0;
+    memcpy(R.cam.eye, eye, sizeof R.cam.eye);
+    memcpy(R.cam.target, target, sizeof R.cam.target);
+    memcpy(R.cam.up, up, sizeof R.cam.up);
+    R.cam.fovy = fovy;
+    R.cam.znear = znear;
+    R.cam.zfar = zfar;
+}
+
+/* store an orthographic camera looking at the x-y plane from +z */
+void rnd_camera_2d(float cx, float cy, float half_height)
+{
+    R.cam.ortho = 1;
+    R.cam.cx = cx;
+    R.cam.cy = cy;
+    R.cam.half_height = half_height > 0.0f ? half_height : 1.0f;
+}
+
+/* turn a view-space direction into world space with the camera basis */
+static void view_to_world(const float v[3], float out[3])
+{
+    for (int i = 0; i < 3; i++)
+        out[i] = R.right[i] * v[0] + R.up[i] * v[1] - R.fwd[i] * v[2];
+    normalize3(out);
+}
+
+/* derive the camera basis, view/projection matrices and light directions from the stored camera
+ * parameters and the current frame size */
+static void update_camera(void)
+{
+    R.aspect = (R.width > 0 && R.height > 0) ? (float)R.width / (float)R.height : 1.0f;
+    if (R.cam.ortho) {
+        float hh = R.cam.half_height, hw = hh * R.aspect;
+        R.depth_half = 1000.0f * hh;               /* everything within +-1000 h of z = 0 is seen */
+        const float right[3] = { 1, 0, 0 }, up[3] = { 0, 1, 0 }, fwd[3] = { 0, 0, -1 };
+        memcpy(R.right, right, sizeof right);
+        memcpy(R.up, up, sizeof up);
+        memcpy(R.fwd, fwd, sizeof fwd);
+        R.eye[0] = R.cam.cx;
+        R.eye[1] = R.cam.cy;
+        R.eye[2] = R.depth_half;
+        mat4_view(R.right, R.up, R.fwd, R.eye, R.view);
+        mat4_ortho(-hw, hw, -hh, hh, 0.0f, 2.0f * R.depth_half, R.proj);
+    } else {
+        float fwd[3] = { R.cam.target[0] - R.cam.eye[0], R.cam.target[1] - R.cam.eye[1],
+                         R.cam.target[2] - R.cam.eye[2] };
+        if (normalize3(fwd) == 0.0f) {
+            fwd[0] = 0.0f; fwd[1] = 0.0f; fwd[2] = -1.0f;
+        }
+        float right[3], up[3];
+        cross3(fwd, R.cam.up, right);
+        if (normalize3(right) < 1e-6f) {           /* up parallel to the view: pick another      */
+            const float alt[3] = { fabsf(fwd[0]) < 0.9f ? 1.0f : 0.0f, 0.0f,
+                                   fabsf(fwd[0]) < 0.9f ? 0.0f : 1.0f };
+            cross3(fwd, alt, right);
+            normalize3(right);
+        }
+        cross3(right, fwd, up);
+        memcpy(R.right, right, sizeof right);
+        memcpy(R.up, up, sizeof up);
+        memcpy(R.fwd, fwd, sizeof fwd);
+        memcpy(R.eye, R.cam.eye, sizeof R.eye);
+        R.tan_half_fovy = tanf(R.cam.fovy * 0.5f);
+        mat4_view(R.right, R.up, R.fwd, R.eye, R.view);
+        mat4_perspective(R.cam.fovy, R.aspect, R.cam.znear, R.cam.zfar, R.proj);
+    }
+    mat4_mul(R.proj, R.view, R.viewproj);
+
+    /* lights are fixed relative to the camera: key from upper left behind the viewer, fill from
+     * the right, so every view of the scene looks lit */
+    const float key_view[3] = { -0.45f, 0.70f, 0.55f }, fill_view[3] = { 0.70f, -0.15f, 0.45f };
+    view_to_world(key_view, R.key_dir);
+    view_to_world(fill_view, R.fill_dir);
+}
+
+/* world point -> window pixel (origin top-left); 0 when the point is behind the camera */
+int rnd_project(const float world[3], float *px, float *py)
+{
+    update_camera();
+    const float *m = R.viewproj;
+    float clip[4];
+    for (int row = 0; row < 4; row++)
+        clip[row] = m[row] * world[0] + m[4 + row] * world[1] + m[8 + row] * world[2] + m[12 + row];
+    if (clip[3] <= 1e-12f)
+        return 0;
+    float nx = clip[0] / clip[3], ny = clip[1] / clip[3];
+    if (px)
+        *px = (nx * 0.5f + 0.5f) * (float)R.width;
+    if (py)
+        *py = (0.5f - ny * 0.5f) * (float)R.height;
+    return 1;
+}
+
+/* window pixel -> picking ray: from the eye (3D) or from the front of the view volume (2D) */
+void rnd_unproject(float px, float py, float origin[3], float dir[3])
+{
+    update_camera();
+    float nx = 2.0f * px / (float)R.width - 1.0f;
+    float ny = 1.0f - 2.0f * py / (float)R.height;
+    if (R.cam.ortho) {
+        origin[0] = R.cam.cx + nx * R.cam.half_height * R.aspect;
+        origin[1] = R.cam.cy + ny * R.cam.half_height;
+        origin[2] = R.depth_half;
+        dir[0] = 0.0f; dir[1] = 0.0f; dir[2] = -1.0f;
+    } else {
+        const float v[3] = { nx * R.tan_half_fovy * R.aspect, ny * R.tan_half_fovy, -1.0f };
+        memcpy(origin, R.eye, 3 * sizeof(float));
+        view_to_world(v, dir);
+    }
+}
+
+/* ================================================================================================
+ * batching
+ * ================================================================================================ */
+
+/* start a frame: remember the drawable size, set the viewport, clear colour and depth, empty the
+ * batches */
+void rnd_begin_frame(int width, int height, const float clear_rgb[3])
+{
+    R.width = width > 0 ? width : 1;
+    R.height = height > 0 ? height : 1;
+    R.spheres.len = R.boxes.len = R.grids.len = R.lines.len = R.overlay.len = 0;
+    glViewport(0, 0, R.width, R.height);
+    if (clear_rgb)
+        glClearColor(clear_rgb[0], clear_rgb[1], clear_rgb[2], 1.0f);
+    else
+        glClearColor(0.0f, 0.0f, 0.0f, 1.0f);
+    glDepthMask(GL_TRUE);
+    glClearDepth(1.0);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+}
+
+/* queue n spheres (x, y, z, radius) with optional per-sphere rgba */
+void rnd_spheres(int n, const float *xyzr, const float *rgba)
+{
+    if (n <= 0 || !xyzr)
+        return;
+    float *out = farray_push(&R.spheres, (size_t)n * SPHERE_FLOATS);
+    if (!out)
+        return;
+    for (int i = 0; i < n; i++, out += SPHERE_FLOATS) {
+        memcpy(out, xyzr + (size_t)i * 4, 4 * sizeof(float));
+        memcpy(out + 4, rgba ? rgba + (size_t)i * 4 : default_solid, 4 * sizeof(float));
+    }
+}
+
+/* queue n boxes: rotation (column-major 3x3) + translation, half extents, optional rgba */
+void rnd_boxes(int n, const float *xform, const float *half, const float *rgba)
+{
+    if (n <= 0 || !xform || !half)
+        return;
+    float *out = farray_push(&R.boxes, (size_t)n * BOX_FLOATS);
+    if (!out)
+        return;
+    for (int i = 0; i < n; i++, out += BOX_FLOATS) {
+        memcpy(out, xform + (size_t)i * 12, 12 * sizeof(float));
+        memcpy(out + 12, half + (size_t)i * 3, 3 * sizeof(float));
+        memcpy(out + 15, rgba ? rgba + (size_t)i * 4 : default_solid, 4 * sizeof(float));
+    }
+}
+
+/* queue one line segment */
+void rnd_line(const float a[3], const float b[3], const float rgba[4])
+{
+    if (!a || !b)
+        return;
+    if (!rgba)
+        rgba = default_line;
+    float *out = farray_push(&R.lines, 2 * LINE_VFLOATS);
+    if (!out)
+        return;
+    memcpy(out, a, 3 * sizeof(float));
+    memcpy(out + 3, rgba, 4 * sizeof(float));
+    memcpy(out + 7, b, 3 * sizeof(float));
+    memcpy(out + 10, rgba, 4 * sizeof(float));
+}
+
+/* queue a ground grid; its lines are generated at rnd_end_frame, once the camera mode is known */
+void rnd_grid(float half_extent, float spacing, float height)
+{
+    if (!(half_extent > 0.0f) || !(spacing > 0.0f))
+        return;
+    float *out = farray_push(&R.grids, GRID_FLOATS);
+    if (!out)
+        return;
+    out[0] = half_extent;
+    out[1] = spacing;
+    out[2] = height;
+}
+
+/* append one overlay quad (two triangles) in window pixels; u0 < 0 draws it untextured */
+void rndi_overlay_quad(float x0, float y0, float x1, float y1,
+                       float u0, float v0, float u1, float v1, const float rgba[4])
+{
+    float *out = farray_push(&R.overlay, 6 * OVERLAY_VFLOATS);
+    if (!out)
+        return;
+    const float corners[6][4] = {
+        { x0, y0, u0, v0 }, { x0, y1, u0, v1 }, { x1, y1, u1, v1 },
+        { x0, y0, u0, v0 }, { x1, y1, u1, v1 }, { x1, y0, u1, v0 },
+    };
+    for (int k = 0; k < 6; k++, out += OVERLAY_VFLOATS) {
+        memcpy(out, corners[k], 4 * sizeof(float));
+        memcpy(out + 4, rgba, 4 * sizeof(float));
+    }
+}
+
+/* queue a filled (usually translucent) rectangle in window pixels */
+void rnd_rect(float x, float y, float w, float h, const float rgba[4])
+{
+    if (!(w > 0.0f) || !(h > 0.0f))
+        return;
+    rndi_overlay_quad(x, y, x + w, y + h, -1.0f, 0.0f, -1.0f, 0.0f, rgba ? rgba : default_rect);
+}
+
+/* ================================================================================================
+ * drawing
+ * ================================================================================================ */
+
+/* append one coloured line-vertex pair to the scratch array */
+static void push_segment(float ax, float ay, float az, float bx, float by, float bz, const float c[4])
+{
+    float *out = farray_push(&R.scratch, 2 * LINE_VFLOATS);
+    if (!out)
+        return;
+    const float v[14] = { ax, ay, az, c[0], c[1], c[2], c[3], bx, by, bz, c[0], c[1], c[2], c[3] };
+    memcpy(out, v, sizeof v);
+}
+
+/* turn one grid request into line vertices in the scratch array: the ground plane y = height in
+ * 3D, the z = 0 plane in 2D; every 5th line brighter, the axes coloured */
+static void emit_grid(float half_extent, float spacing, float height)
+{
+    static const float minor[4]  = { 0.50f, 0.50f, 0.50f, 0.30f };
+    static const float major[4]  = { 0.62f, 0.62f, 0.62f, 0.60f };
+    static const float axis_x[4] = { 0.90f, 0.32f, 0.30f, 0.95f };
+    static const float axis_y[4] = { 0.35f, 0.80f, 0.35f, 0.95f };   /* 2D: the y axis            */
+    static const float axis_z[4] = { 0.30f, 0.50f, 0.95f, 0.95f };   /* 3D: the z axis            */
+
+    long count = (long)floorf(half_extent / spacing);
+    if (count > MAX_GRID_LINES)
+        count = MAX_GRID_LINES;
+    float L = (float)count * spacing;
+    for (long i = -count; i <= count; i++) {
+        float s = (float)i * spacing;
+        const float *c1 = i == 0 ? axis_x : (i % 5 == 0 ? major : minor);  /* along x           */
+        const float *c2 = i == 0 ? (R.cam.ortho ? axis_y : axis_z) : (i % 5 == 0 ? major : minor);
+        if (R.cam.ortho) {
+            push_segment(-L, s, 0.0f, L, s, 0.0f, c1);
+            push_segment(s, -L, 0.0f, s, L, 0.0f, c2);
+        } else {
+            push_segment(-L, height, s, L, height, s, c1);
+            push_segment(s, height, -L, s, height, L, c2);
+        }
+    }
+}
+
+/* set the camera and light uniforms of a lit program */
+static void set_lit_uniforms(const LitUniforms *u)
+{
+    glUniformMatrix4fv(u->viewproj, 1, GL_FALSE, R.viewproj);
+    glUniform3fv(u->key_dir, 1, R.key_dir);
+    glUniform3fv(u->fill_dir, 1, R.fill_dir);
+    glUniform3fv(u->eye, 1, R.eye);
+    const float to_camera[3] = { -R.fwd[0], -R.fwd[1], -R.fwd[2] };
+    glUniform3fv(u->view_dir, 1, to_camera);
+    glUniform1i(u->ortho, R.cam.ortho);
+}
+
+/* pick the icosphere level from how many spheres are drawn: fine for a few, coarse for crowds
+ * whose spheres cover only a few pixels each */
+static int sphere_level(size_t count)
+{
+    if (count <= 5000)
+        return 3;                    /* 1280 triangles                                            */
+    if (count <= 40000)
+        return 2;                    /* 320 triangles                                             */
+    return 1;                        /* 80 triangles                                              */
+}
+
+/* draw every queued batch: grid, spheres, boxes, lines, overlay */
+void rnd_end_frame(void)
+{
+    if (!R.ready)
+        return;
+    update_camera();
+    glViewport(0, 0, R.width, R.height);
+    glEnable(GL_BLEND);
+    glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LEQUAL);
+    glDepthMask(GL_TRUE);
+
+    /* grid and lines share one upload: grid vertices first, then the lines */
+    R.scratch.len = 0;
+    for (size_t g = 0; g < R.grids.len; g += GRID_FLOATS)
+        emit_grid(R.grids.data[g], R.grids.data[g + 1], R.grids.data[g + 2]);
+    GLsizei grid_verts = (GLsizei)(R.scratch.len / LINE_VFLOATS);
+    float *lines = R.lines.len ? farray_push(&R.scratch, R.lines.len) : NULL;
+    if (lines)
+        memcpy(lines, R.lines.data, R.lines.len * sizeof(float));
+    GLsizei line_verts = (GLsizei)(R.scratch.len / LINE_VFLOATS) - grid_verts;
+
+    if (R.scratch.len) {
+        stream_upload(&R.line_buf, R.scratch.data, R.scratch.len * sizeof(float));
+        glUseProgram(R.prog_line);
+        glUniformMatrix4fv(R.u_line_viewproj, 1, GL_FALSE, R.viewproj);
+        glBindVertexArray(R.line_vao);
+        glDisable(GL_CULL_FACE);
+        if (grid_verts)
+            glDrawArrays(GL_LINES, 0, grid_verts);
+    }
+
+    /* lit solids */
+    glEnable(GL_CULL_FACE);
+    glCullFace(GL_BACK);
+    glFrontFace(GL_CCW);
+    size_t nspheres = R.spheres.len / SPHERE_FLOATS;
+    if (nspheres) {
+        int level = sphere_level(nspheres);
+        glUseProgram(R.prog_sphere);
+        set_lit_uniforms(&R.u_sphere);
+        glBindVertexArray(R.sphere_vao);
+        stream_upload(&R.sphere_inst, R.spheres.data, R.spheres.len * sizeof(float));
+        glDrawElementsInstanced(GL_TRIANGLES, R.sphere_count[level], GL_UNSIGNED_SHORT,
+                                (void *)(R.sphere_first[level] * sizeof(GLushort)), (GLsizei)nspheres);
+    }
+    size_t nboxes = R.boxes.len / BOX_FLOATS;
+    if (nboxes) {
+        glUseProgram(R.prog_box);
+        set_lit_uniforms(&R.u_box);
+        glBindVertexArray(R.box_vao);
+        stream_upload(&R.box_inst, R.boxes.data, R.boxes.len * sizeof(float));
+        glDrawElementsInstanced(GL_TRIANGLES, 36, GL_UNSIGNED_SHORT, (void *)0, (GLsizei)nboxes);
+    }
+    glDisable(GL_CULL_FACE);
+
+    /* lines (already uploaded after the grid) */
+    if (line_verts) {
+        glUseProgram(R.prog_line);
+        glUniformMatrix4fv(R.u_line_viewproj, 1, GL_FALSE, R.viewproj);
+        glBindVertexArray(R.line_vao);
+        glDrawArrays(GL_LINES, grid_verts, line_verts);
+    }
+
+    /* overlay: rects and text in call order, blended over everything */
+    if (R.overlay.len) {
+        glDisable(GL_DEPTH_TEST);
+        glDepthMask(GL_FALSE);
+        glUseProgram(R.prog_overlay);
+        glUniform2f(R.u_overlay_screen, (float)R.width, (float)R.height);
+        glUniform1i(R.u_overlay_font, 0);
+        glActiveTexture(GL_TEXTURE0);
+        glBindTexture(GL_TEXTURE_2D, rndi_text_texture());
+        glBindVertexArray(R.overlay_vao);
+        stream_upload(&R.overlay_buf, R.overlay.data, R.overlay.len * sizeof(float));
+        glDrawArrays(GL_TRIANGLES, 0, (GLsizei)(R.overlay.len / OVERLAY_VFLOATS));
+        glBindTexture(GL_TEXTURE_2D, 0);
+        glDepthMask(GL_TRUE);
+        glEnable(GL_DEPTH_TEST);
+    }
+
+    glBindVertexArray(0);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    glUseProgram(0);
+}
+
+/* ================================================================================================
+ * output
+ * ================================================================================================ */
+
+/* read the back buffer and write it as an upright, opaque RGBA PNG; 0 on success */
+int rnd_screenshot(const char *path, int width, int height)
+{
+    if (!path || width <= 0 || height <= 0) {
+        rndi_set_error("rnd_screenshot: bad arguments (path %s, %dx%d)", path ? path : "NULL", width, height);
+        return 1;
+    }
+    size_t row = (size_t)width * 4;
+    unsigned char *pixels = malloc(row * (size_t)height);
+    unsigned char *flipped = malloc(row * (size_t)height);
+    if (!pixels || !flipped) {
+        free(pixels);
+        free(flipped);
+        rndi_set_error("rnd_screenshot: out of memory for %dx%d pixels", width, height);
+        return 1;
+    }
+    while (glGetError() != GL_NO_ERROR)
+        ;                            /* drop stale errors so the check below is ours              */
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+    glReadBuffer(GL_BACK);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels);
+    GLenum err = glGetError();
+    if (err != GL_NO_ERROR) {
+        free(pixels);
+        free(flipped);
+        rndi_set_error("rnd_screenshot: glReadPixels failed (GL error 0x%04x)", (unsigned)err);
+        return 1;
+    }
+    /* GL rows go bottom-up, PNG rows top-down; force alpha opaque */
+    for (int y = 0; y < height; y++) {
+        unsigned char *dst = flipped + (size_t)y * row;
+        memcpy(dst, pixels + (size_t)(height - 1 - y) * row, row);
+        for (size_t x = 3; x < row; x += 4)
+            dst[x] = 255;
+    }
+    int ok = stbi_write_png(path, width, height, 4, flipped, (int)row);
+    free(pixels);
+    free(flipped);
+    if (!ok) {
+        rndi_set_error("rnd_screenshot: could not write %s", path);
+        return 1;
+    }
+    return 0;
+}

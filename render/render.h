@@ -1,0 +1,49 @@
+/* render.h: the drawing layer of the impetus host (SDL2 window + OpenGL 3.3 core via libepoxy).
+ *
+ * The renderer knows nothing about the physics: callers hand it plain float arrays. Everything is
+ * batched during a frame and drawn at rnd_end_frame() in this order: grid, lit solids (spheres,
+ * boxes), lines, then the 2D overlay (rects and text) in call order. Coordinates are SI with y up.
+ * All functions need a current GL 3.3 core context, made by the host before rnd_init(). */
+#ifndef IMPETUS_RENDER_H
+#define IMPETUS_RENDER_H
+
+/* --- lifetime --------------------------------------------------------------------------------- */
+int  rnd_init(void);                 /* compile shaders, build meshes, bake the font; 0 on success   */
+const char *rnd_error(void);         /* message for the last failure of rnd_init / rnd_screenshot    */
+void rnd_shutdown(void);
+
+/* --- frame ------------------------------------------------------------------------------------ */
+void rnd_begin_frame(int width, int height, const float clear_rgb[3]); /* drawable size in pixels */
+void rnd_end_frame(void);            /* draws every batch; the host swaps buffers afterwards        */
+
+/* --- camera ------------------------------------------------------------------------------------ */
+/* perspective camera looking from eye at target; fovy in radians */
+void rnd_camera_3d(const float eye[3], const float target[3], const float up[3],
+                   float fovy, float znear, float zfar);
+/* orthographic camera on the x-y plane: centre (cx, cy), half_height metres visible above and below */
+void rnd_camera_2d(float cx, float cy, float half_height);
+/* world point -> window pixel (origin top-left); returns 0 when the point is behind the camera */
+int  rnd_project(const float world[3], float *px, float *py);
+/* window pixel -> ray origin and unit direction in world space (for picking) */
+void rnd_unproject(float px, float py, float origin[3], float dir[3]);
+
+/* --- 3D batches ---------------------------------------------------------------------------------- */
+void rnd_grid(float half_extent, float spacing, float height); /* lines on the plane y = height (3D), z = 0 plane in 2D mode */
+/* n lit spheres: xyzr = n*(x, y, z, radius), rgba = n*(r, g, b, a) (NULL: a default colour) */
+void rnd_spheres(int n, const float *xyzr, const float *rgba);
+/* n lit boxes: xform = n*12 floats (3x3 rotation column-major, then translation), half = n*3 half extents */
+void rnd_boxes(int n, const float *xform, const float *half, const float *rgba);
+void rnd_line(const float a[3], const float b[3], const float rgba[4]);
+
+/* --- 2D overlay (window pixels, origin top-left) ------------------------------------------------- */
+void  rnd_rect(float x, float y, float w, float h, const float rgba[4]);
+void  rnd_text(float x, float y, const char *utf8, const float rgba[4]); /* y = top of the line     */
+float rnd_text_width(const char *utf8);
+float rnd_line_height(void);
+int   rnd_text_available(void);   /* 1 when a font was baked; text calls draw nothing otherwise     */
+
+/* --- output -------------------------------------------------------------------------------------- */
+/* read the current back buffer (after rnd_end_frame, before the swap) and write it as a PNG */
+int  rnd_screenshot(const char *path, int width, int height);
+
+#endif
