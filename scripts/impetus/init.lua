@@ -1,0 +1,17 @@
+-- impetus: the Lua face of the engine. `local impetus = require "impetus"` works the same in the
+-- host, in a plain lua5.4 with the core module on package.cpath, and in the specs.
+local core = require "impetus.core"
+
+local impetus = {
+  core = core,
+  ode = core.ode,          -- impetus.ode.step / solve / adapt_factor / order
+  version = core.version,
+}
+
+-- impetus.world{gravity = {0, -9.81, 0}, drag = 0, integrator = "rk4", tolerance = 1e-6}
+function impetus.world(def) return core.world(def) end
+
+-- impetus.runner(path, opts): a scene with its world, stepping and hot reload, without a window
+function impetus.runner(path, opts) return require("impetus.runner").new(path, opts) end
+
+return impetus
