@@ -40,9 +40,12 @@ function Runner.new(path, opts)
   return self
 end
 
--- the scene's environment: globals fall through to _G; require finds modules next to the scene
+-- the scene's environment: globals fall through to _G; require finds modules next to the scene.
+-- One environment lives as long as the runner, so globals a scene sets survive a reload.
 function Runner:_env()
+  if self.env then return self.env end
   local env = setmetatable({}, { __index = _G })
+  self.env = env
   local search = self.dir .. "/?.lua;" .. self.dir .. "/?/init.lua"
   env.require = function(name)
     local file = package.searchpath(name, search)

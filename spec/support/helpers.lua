@@ -1,0 +1,43 @@
+-- helpers for the specs: where the build is, temporary files, running the host program.
+local helpers = {}
+
+helpers.root = os.getenv("IMPETUS_ROOT") or "."
+helpers.build = os.getenv("IMPETUS_BUILD") or (helpers.root .. "/build/release")
+helpers.host = helpers.build .. "/bin/impetus"
+
+function helpers.tmpdir()
+  local p = io.popen("mktemp -d /tmp/impetus-spec.XXXXXX")
+  local dir = p:read("l")
+  p:close()
+  return dir
+end
+
+function helpers.write(path, text)
+  local f = assert(io.open(path, "w"))
+  f:write(text)
+  f:close()
+end
+
+-- run a shell command; returns its output (stdout and stderr) and exit status
+function helpers.sh(cmd)
+  local p = io.popen(cmd .. " 2>&1")
+  local out = p:read("a")
+  local _, _, code = p:close()
+  return out, code
+end
+
+-- run the host with arguments (a string) from the checkout's root; env: "VAR=value ..." or nil
+function helpers.run_host(args, env)
+  return helpers.sh(string.format("cd %q && env %s IMPETUS_ROOT=%q %q %s", helpers.root, env or "", helpers.root,
+    helpers.host, args))
+end
+
+-- assert |a - b| <= tol with a readable message
+function helpers.near(a, b, tol, what)
+  if not (math.abs(a - b) <= tol) then
+    error(string.format("%s: expected %.10g within %.3g, got %.10g (off by %.3g)", what or "value", b, tol, a,
+      math.abs(a - b)), 2)
+  end
+end
+
+return helpers
