@@ -89,7 +89,7 @@ void forces_particle_removed(imp_world *w, uint32_t slot);
 double forces_spring_energy(const imp_world *w);
 /* particle_collide.c */
 void pcollide_find_contacts(imp_world *w);
-void pcollide_contact_forces(imp_world *w, const double *x, const double *v, double *f);
+void pcollide_contact_forces(imp_world *w, const double *x, double *f);
 void pcollide_resolve(imp_world *w, const double *x0, const double *v0, double h);
 void pcollide_friction_clamp(imp_world *w);
 

@@ -17,9 +17,9 @@
  * Resting contact (inside the ODE step). A particle on a surface with no normal velocity at the
  * start of a step is in contact: in every derivative evaluation the pushing part of the force is
  * cancelled, f_c = -(N . f) N when N . f < 0 (S3 7.3, with GUIDE.md trap 7's fix), and Coulomb
- * friction acts with the normal force |N . f|: kinetic -mu |N.f| v_T/|v_T| while sliding; while
- * stuck, the tangential force is cancelled up to mu |N . f|. A slide that would reverse within a
- * step is stopped (the kinetic force would otherwise chatter around v_T = 0). */
+ * friction acts with the normal force |N . f|: kinetic -mu |N.f| v_T/|v_T| while sliding (v_T taken
+ * at the start of the step); while stuck, the tangential force is cancelled up to mu |N . f|. A
+ * slide that would reverse within a step is stopped there. */
 #include <math.h>
 #include <string.h>
 
@@ -211,22 +211,24 @@ void pcollide_find_contacts(imp_world *w)
     }
 }
 
-void pcollide_contact_forces(imp_world *w, const double *x, const double *v, double *f)
+void pcollide_contact_forces(imp_world *w, const double *x, double *f)
 {
     for (int k = 0; k < w->contact_count; k++) {
         const pcontact *pc = &w->contacts[k];
         const imp_collider_def *c = &w->colliders[pc->collider].def;
         int i = pc->particle;
-        imp_vec3 N, fi = v3_load(f + 3 * i), vi = v3_load(v + 3 * i);
+        imp_vec3 N, fi = v3_load(f + 3 * i);
         collider_distance(c, v3_load(x + 3 * i), &N);
         double fn = v3_dot(N, fi);
         if (fn >= 0) continue; /* pulled away: no contact force, the particle leaves */
         fi = v3_mad(fi, N, -fn);  /* cancel the pushing part: f_c = -(N . f) N */
         double limit = c->friction * -fn;
-        imp_vec3 vt = v3_mad(vi, N, -v3_dot(N, vi));
-        double speed = v3_len(vt);
+        /* kinetic friction opposes the slide as it was at the start of the step: taking the
+         * direction of each stage's velocity instead makes RK4's stages cancel when the slide
+         * stops inside the step, and the particle never comes to rest */
+        double speed = v3_len(pc->vt0);
         if (speed > STICK_SPEED) {
-            fi = v3_mad(fi, vt, -limit / speed); /* kinetic */
+            fi = v3_mad(fi, pc->vt0, -limit / speed); /* kinetic */
         } else {
             imp_vec3 ft = v3_mad(fi, N, -v3_dot(N, fi));
             double ftl = v3_len(ft);

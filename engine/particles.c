@@ -139,6 +139,7 @@ static void particles_get_state(void *ctx, double *X)
 {
     imp_world *w = ctx;
     size_t n3 = 3 * (size_t)w->p.ids.count;
+    if (n3 == 0) return;
     memcpy(X, w->p.x, n3 * sizeof(double));
     memcpy(X + n3, w->p.v, n3 * sizeof(double));
 }
@@ -147,6 +148,7 @@ static void particles_set_state(void *ctx, const double *X)
 {
     imp_world *w = ctx;
     size_t n3 = 3 * (size_t)w->p.ids.count;
+    if (n3 == 0) return;
     memcpy(w->p.x, X, n3 * sizeof(double));
     memcpy(w->p.v, X + n3, n3 * sizeof(double));
 }
@@ -160,7 +162,7 @@ static int particles_deriv(void *ctx, double t, const double *X, double *dX)
     double *dx = dX, *dv = dX + 3 * n, *f = w->force;
     int rc = forces_accumulate(w, t, x, v, f);
     if (rc) return rc;
-    if (w->contact_count) pcollide_contact_forces(w, x, v, f);
+    if (w->contact_count) pcollide_contact_forces(w, x, f);
     const uint8_t *motion = w->p.motion;
     const double *inv_m = w->p.inv_mass;
     memcpy(dx, v, 3 * (size_t)n * sizeof(double));

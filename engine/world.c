@@ -73,7 +73,7 @@ static double now_ms(void)
 
 static void scratch_reserve(imp_world *w, int n)
 {
-    if (n <= w->scratch_cap) return;
+    if (n <= w->scratch_cap && w->state0) return;
     int cap = w->scratch_cap ? w->scratch_cap : 64;
     while (cap < n) cap *= 2;
     free(w->state0), free(w->force);
