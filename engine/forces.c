@@ -256,13 +256,13 @@ void imp_field_destroy(imp_world *w, imp_id id)
 
 bool imp_field_valid(const imp_world *w, imp_id id) { return ids_lookup(&w->field_ids, id) >= 0; }
 
-static int fields_apply(imp_world *w, double t, const double *x, const double *v, double *f)
+static int fields_apply(imp_world *w, double t, const particle_range *r, const double *x, const double *v, double *f)
 {
-    const int n = w->p.ids.count;
+    const uint8_t *motion = w->p.motion + r->first;
     for (int k = 0; k < w->field_ids.count; k++) {
         const imp_field_def *d = &w->fields[k].def;
-        for (int i = 0; i < n; i++) {
-            if (w->p.motion[i] != IMP_DYNAMIC) continue;
+        for (int i = 0; i < r->count; i++) {
+            if (motion[i] != IMP_DYNAMIC) continue;
             double out[3] = {0, 0, 0};
             if (d->fn(d->user, x + 3 * i, v + 3 * i, t, out)) return IMP_ERR_CALLBACK;
             f[3 * i + 0] += out[0], f[3 * i + 1] += out[1], f[3 * i + 2] += out[2];
@@ -273,20 +273,25 @@ static int fields_apply(imp_world *w, double t, const double *x, const double *v
 
 /* ---- all together ----------------------------------------------------------------------------------- */
 
-int forces_accumulate(imp_world *w, double t, const double *x, const double *v, double *f)
+bool forces_separable(const imp_world *w) { return w->spring_ids.count == 0 && w->behave_ids.count == 0; }
+
+int forces_accumulate(imp_world *w, double t, const particle_range *r, const double *x, const double *v, double *f)
 {
-    const int n = w->p.ids.count;
+    const int n = r->count;
     const imp_vec3 g = w->def.gravity;
-    const double kd = w->def.drag, *m = w->p.mass;
+    const double kd = w->def.drag, *m = w->p.mass + r->first;
     for (int i = 0; i < n; i++) {
         f[3 * i + 0] = m[i] * g.x - kd * v[3 * i + 0];
         f[3 * i + 1] = m[i] * g.y - kd * v[3 * i + 1];
         f[3 * i + 2] = m[i] * g.z - kd * v[3 * i + 2];
     }
-    springs_apply(w, x, v, f);
-    int rc = behaviors_apply(w, x, v, f);
-    if (!rc) rc = fields_apply(w, t, x, v, f);
-    return rc;
+    if (!forces_separable(w)) {
+        /* n-ary forces index the store directly: only the whole store is ever stepped here */
+        springs_apply(w, x, v, f);
+        int rc = behaviors_apply(w, x, v, f);
+        if (rc) return rc;
+    }
+    return fields_apply(w, t, r, x, v, f);
 }
 
 /* a particle is going away: remove whatever holds on to it */

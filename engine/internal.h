@@ -52,6 +52,14 @@ typedef struct collider {
     imp_collider_def def;
 } collider;
 
+/* the particles the ODE solver is stepping: [first, first + count) of the dense arrays, and the
+ * resting contacts among them, [contact_lo, contact_hi) */
+typedef struct particle_range {
+    imp_world *w;
+    int first, count;
+    int contact_lo, contact_hi;
+} particle_range;
+
 /* resting contact of one particle with one collider, found at the start of a step */
 typedef struct pcontact {
     int particle;  /* dense index */
@@ -76,20 +84,23 @@ struct imp_world {
     pcontact *contacts; int contact_count, contact_cap;
 
     imp_ode_solver solver;
+    particle_range range;
     double *state0, *force; /* scratch reused every step */
     int scratch_cap;
 };
 
 /* particles.c */
 int particles_slot_dense(const imp_world *w, uint32_t slot);
-imp_ode_system particles_ode(imp_world *w);
-/* forces.c: accumulate all forces on particles at state (x, v) and time t into f (3 per particle) */
-int forces_accumulate(imp_world *w, double t, const double *x, const double *v, double *f);
+imp_ode_system particles_ode(imp_world *w, int first, int count);
+/* forces.c: all forces on the particles of range r at state (x, v) and time t into f; the arrays
+ * are indexed from the range's first particle. Springs and behaviours need the whole store. */
+int forces_accumulate(imp_world *w, double t, const particle_range *r, const double *x, const double *v, double *f);
+bool forces_separable(const imp_world *w); /* true when every force acts on one particle alone */
 void forces_particle_removed(imp_world *w, uint32_t slot);
 double forces_spring_energy(const imp_world *w);
 /* particle_collide.c */
 void pcollide_find_contacts(imp_world *w);
-void pcollide_contact_forces(imp_world *w, const double *x, double *f);
+void pcollide_contact_forces(imp_world *w, const particle_range *r, const double *x, double *f);
 void pcollide_resolve(imp_world *w, const double *x0, const double *v0, double h);
 void pcollide_friction_clamp(imp_world *w);
 

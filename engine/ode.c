@@ -88,32 +88,39 @@ static double *solver_work(imp_ode_solver *s, int dim)
 int imp_ode_step(const imp_ode_system *sys, imp_ode_solver *s, imp_method m, double *x, double t, double h)
 {
     const rk_tableau *tb = &TABLEAU[m < IMP_ADAPTIVE ? m : IMP_RK4];
-    const int n = sys->dim;
+    const int n = sys->dim, stages = tb->stages;
     double *w = solver_work(s, n);
     double *k[4] = {w, w + n, w + 2 * n, w + 3 * n};
     double *xs = w + 4 * n;
-    for (int i = 0; i < tb->stages; i++) {
+    for (int i = 0; i < stages; i++) {
         const double *xi = x;
         if (i > 0) {
-            /* xs = x + h * sum_j a_ij k_j, skipping zero weights */
-            memcpy(xs, x, sizeof(double) * (size_t)n);
+            /* xs = x + h * sum_j a_ij k_j: the first non-zero weight writes, later ones add */
+            bool first = true;
             for (int j = 0; j < i; j++) {
-                double a = h * tb->a[i][j];
+                const double a = h * tb->a[i][j], *kj = k[j];
                 if (a == 0) continue;
-                const double *kj = k[j];
-                for (int e = 0; e < n; e++) xs[e] += a * kj[e];
+                if (first) for (int e = 0; e < n; e++) xs[e] = x[e] + a * kj[e];
+                else for (int e = 0; e < n; e++) xs[e] += a * kj[e];
+                first = false;
             }
+            if (first) memcpy(xs, x, sizeof(double) * (size_t)n);
             xi = xs;
         }
         int err = sys->deriv(sys->ctx, t + tb->c[i] * h, xi, k[i]);
         s->evaluations++;
         if (err) return err;
     }
-    for (int i = 0; i < tb->stages; i++) {
-        double b = h * tb->b[i];
-        if (b == 0) continue;
-        const double *ki = k[i];
-        for (int e = 0; e < n; e++) x[e] += b * ki[e];
+    /* x += h * sum_i b_i k_i in one pass */
+    if (stages == 4) {
+        const double b0 = h * tb->b[0], b1 = h * tb->b[1], b2 = h * tb->b[2], b3 = h * tb->b[3];
+        for (int e = 0; e < n; e++) x[e] += b0 * k[0][e] + b1 * k[1][e] + b2 * k[2][e] + b3 * k[3][e];
+    } else {
+        for (int i = 0; i < stages; i++) {
+            const double b = h * tb->b[i], *ki = k[i];
+            if (b == 0) continue;
+            for (int e = 0; e < n; e++) x[e] += b * ki[e];
+        }
     }
     s->steps++;
     return 0;

@@ -211,12 +211,12 @@ void pcollide_find_contacts(imp_world *w)
     }
 }
 
-void pcollide_contact_forces(imp_world *w, const double *x, double *f)
+void pcollide_contact_forces(imp_world *w, const particle_range *r, const double *x, double *f)
 {
-    for (int k = 0; k < w->contact_count; k++) {
+    for (int k = r->contact_lo; k < r->contact_hi; k++) {
         const pcontact *pc = &w->contacts[k];
         const imp_collider_def *c = &w->colliders[pc->collider].def;
-        int i = pc->particle;
+        int i = pc->particle - r->first;
         imp_vec3 N, fi = v3_load(f + 3 * i);
         collider_distance(c, v3_load(x + 3 * i), &N);
         double fn = v3_dot(N, fi);

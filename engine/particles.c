@@ -133,38 +133,45 @@ const double *imp_particle_velocities(const imp_world *w) { return w->p.v; }
 const double *imp_particle_radii(const imp_world *w) { return w->p.radius; }
 const float *imp_particle_colors(const imp_world *w) { return w->p.color; }
 
-/* ---- the particle system as an ODE ------------------------------------------------------------------ */
+/* ---- the particle system as an ODE ------------------------------------------------------------------
+ * The system the solver sees is a contiguous range of particles (w->range): the whole store, or,
+ * when every force is local to one particle (no springs or behaviours), blocks of a few hundred
+ * particles that fit in cache, integrated one after another. For such a separable system the two
+ * are the same ODE; the blocks just keep the solver's stages out of main memory. */
 
 static void particles_get_state(void *ctx, double *X)
 {
-    imp_world *w = ctx;
-    size_t n3 = 3 * (size_t)w->p.ids.count;
+    const particle_range *r = ctx;
+    const imp_world *w = r->w;
+    size_t n3 = 3 * (size_t)r->count;
     if (n3 == 0) return;
-    memcpy(X, w->p.x, n3 * sizeof(double));
-    memcpy(X + n3, w->p.v, n3 * sizeof(double));
+    memcpy(X, w->p.x + 3 * (size_t)r->first, n3 * sizeof(double));
+    memcpy(X + n3, w->p.v + 3 * (size_t)r->first, n3 * sizeof(double));
 }
 
 static void particles_set_state(void *ctx, const double *X)
 {
-    imp_world *w = ctx;
-    size_t n3 = 3 * (size_t)w->p.ids.count;
+    const particle_range *r = ctx;
+    imp_world *w = r->w;
+    size_t n3 = 3 * (size_t)r->count;
     if (n3 == 0) return;
-    memcpy(w->p.x, X, n3 * sizeof(double));
-    memcpy(w->p.v, X + n3, n3 * sizeof(double));
+    memcpy(w->p.x + 3 * (size_t)r->first, X, n3 * sizeof(double));
+    memcpy(w->p.v + 3 * (size_t)r->first, X + n3, n3 * sizeof(double));
 }
 
 /* dX/dt at state X: accumulate forces, cancel the pushing part at resting contacts, then a = f/m */
 static int particles_deriv(void *ctx, double t, const double *X, double *dX)
 {
-    imp_world *w = ctx;
-    const int n = w->p.ids.count;
+    const particle_range *r = ctx;
+    imp_world *w = r->w;
+    const int n = r->count;
     const double *x = X, *v = X + 3 * n;
     double *dx = dX, *dv = dX + 3 * n, *f = w->force;
-    int rc = forces_accumulate(w, t, x, v, f);
+    int rc = forces_accumulate(w, t, r, x, v, f);
     if (rc) return rc;
-    if (w->contact_count) pcollide_contact_forces(w, x, f);
-    const uint8_t *motion = w->p.motion;
-    const double *inv_m = w->p.inv_mass;
+    if (r->contact_hi > r->contact_lo) pcollide_contact_forces(w, r, x, f);
+    const uint8_t *motion = w->p.motion + r->first;
+    const double *inv_m = w->p.inv_mass + r->first;
     memcpy(dx, v, 3 * (size_t)n * sizeof(double));
     for (int i = 0; i < n; i++) {
         double s = motion[i] == IMP_DYNAMIC ? inv_m[i] : 0.0;
@@ -176,8 +183,26 @@ static int particles_deriv(void *ctx, double t, const double *X, double *dX)
     return 0;
 }
 
-imp_ode_system particles_ode(imp_world *w)
+/* first contact index whose particle is >= i (contacts are found in particle order) */
+static int contact_lower_bound(const imp_world *w, int i)
 {
-    imp_ode_system sys = {6 * w->p.ids.count, w, particles_get_state, particles_set_state, particles_deriv};
+    int lo = 0, hi = w->contact_count;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (w->contacts[mid].particle < i) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+imp_ode_system particles_ode(imp_world *w, int first, int count)
+{
+    particle_range *r = &w->range;
+    r->w = w;
+    r->first = first;
+    r->count = count;
+    r->contact_lo = contact_lower_bound(w, first);
+    r->contact_hi = contact_lower_bound(w, first + count);
+    imp_ode_system sys = {6 * count, r, particles_get_state, particles_set_state, particles_deriv};
     return sys;
 }
