@@ -266,8 +266,7 @@ function App:screenshot(path, frames)
   local times = {}
   for _ = 1, frames do
     local t0 = core.clock()
-    local n = r:advance(1 / 60 + 1e-9)
-    r.accumulator = 0
+    local n = r:advance(1 / 60)
     if n > 0 then times[#times + 1] = (core.clock() - t0) * 1e3 / n end
   end
   self.step_ms = median(times)

@@ -181,8 +181,9 @@ function Runner:advance(frame_dt)
   local dt = self:step_dt()
   self.accumulator = math.min(self.accumulator + frame_dt, self.max_steps_per_frame * dt)
   local n = 0
-  while self.accumulator >= dt do
-    self.accumulator = self.accumulator - dt
+  -- a frame of exactly k steps must take k steps despite rounding: compare with a little slack
+  while self.accumulator >= dt * (1 - 1e-9) do
+    self.accumulator = math.max(0, self.accumulator - dt)
     if not self:step() then break end
     n = n + 1
   end
