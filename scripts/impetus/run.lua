@@ -189,6 +189,7 @@ function App:event(e)
     elseif k == "space" then r.paused = not r.paused
     elseif (k == "s" or k == "right") and r.paused then r:step()
     elseif k == "r" then self:restart()
+    elseif k == "f12" then self.want_screenshot = true
     end
     if r.world and not r.error then r:call("keypressed", r.world, k) end
   elseif e.type == "mousedown" then
@@ -254,6 +255,13 @@ function App:loop()
     if n > 0 then self.step_ms = (core.clock() - t0) * 1e3 / n end
     last = now
     self:draw()
+    if self.want_screenshot then
+      self.want_screenshot = false
+      self.shots = (self.shots or 0) + 1
+      local file = string.format("impetus-%s-%d.png", scene_name(r.path), self.shots)
+      local ok, err = gfx.screenshot(file)
+      r.warning = ok and ("saved " .. file) or ("screenshot failed: " .. tostring(err))
+    end
     gfx.present()
     fps_frames = fps_frames + 1
     if now - fps_time >= 1 then self.fps, fps_frames, fps_time = fps_frames, 0, now end

@@ -7,6 +7,7 @@ ui.keys = {
   { "S or Right", "single step (while paused)" },
   { "R", "restart: setup on a fresh world" },
   { "F1", "this help" },
+  { "F12", "save a screenshot (impetus-<scene>-N.png)" },
   { "Esc", "quit" },
   { "left drag", "orbit (3D) or pan (2D); on a particle: drag it with a spring" },
   { "right drag", "pan" },
@@ -33,13 +34,19 @@ end
 function ui.help(gfx)
   local lh = gfx.line_height()
   local width, height = gfx.size()
-  local w, h = 560, lh * (#ui.keys + 3)
+  local col = 0
+  for _, k in ipairs(ui.keys) do col = math.max(col, gfx.text_width(k[1])) end
+  col = col + 24
+  local w = 0
+  for _, k in ipairs(ui.keys) do w = math.max(w, col + gfx.text_width(k[2])) end
+  w = w + 32
+  local h = lh * (#ui.keys + 3)
   local x, y = (width - w) / 2, (height - h) / 2
   gfx.rect(x, y, w, h, { 0.05, 0.06, 0.08, 0.85 })
   gfx.text(x + 16, y + 10, "impetus keys", WHITE)
   for i, k in ipairs(ui.keys) do
     gfx.text(x + 16, y + 10 + (i + 0.5) * lh, k[1], { 1, 0.8, 0.4, 1 })
-    gfx.text(x + 150, y + 10 + (i + 0.5) * lh, k[2], DIM)
+    gfx.text(x + 16 + col, y + 10 + (i + 0.5) * lh, k[2], DIM)
   end
 end
 
