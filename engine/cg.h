@@ -1,0 +1,32 @@
+/* cg.h: preconditioned conjugate gradient for symmetric positive (semi)definite systems, matrix-free:
+ * the caller supplies y = A x and, optionally, a filter S that projects out constrained directions
+ * (Baraff and Witkin, "Large steps in cloth simulation", 1998: the modified PCG). */
+#ifndef IMPETUS_CG_H
+#define IMPETUS_CG_H
+
+typedef struct cg_problem {
+    int n;
+    void *ctx;
+    void (*mul)(void *ctx, const double *x, double *y);  /* y = A x                             */
+    const double *precond;  /* diagonal preconditioner P^-1 (n values), or NULL for none        */
+    void (*filter)(void *ctx, double *x);                 /* x = S x in place, or NULL            */
+    double tol;             /* stop when |r| <= tol |b| (relative), default 1e-8 when 0         */
+    int max_iter;           /* default 2 n when 0                                               */
+} cg_problem;
+
+typedef struct cg_result {
+    int iterations;
+    double residual;        /* |r| / |b| at exit (0 when b = 0)                                 */
+    int converged;
+} cg_result;
+
+typedef struct cg_work {
+    double *r, *d, *q, *s;
+    int cap;
+} cg_work;
+
+/* solve A x = b starting from the x given (filtered); scratch in w, grown as needed */
+cg_result cg_solve(const cg_problem *p, double *x, const double *b, cg_work *w);
+void cg_work_free(cg_work *w);
+
+#endif
