@@ -80,7 +80,6 @@ project "impetus.core"
 project "impetus"
   kind "ConsoleApp"
   files { "render/*.h", "render/*.c", "engine/lua/*.c" }
-  defines { "IMPETUS_SOURCE_ROOT=\\\"" .. os.getcwd() .. "\\\"" }
   buildoptions { "`pkg-config --cflags sdl2 epoxy`" }
   links { "engine", "lua5.4", "m" }
   linkoptions { "`pkg-config --libs sdl2 epoxy`", "-Wl,-E" }

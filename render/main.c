@@ -8,13 +8,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 int luaopen_impetus_core(lua_State *L);
 int luaopen_impetus_gfx(lua_State *L);
 
-#ifndef IMPETUS_SOURCE_ROOT
-#define IMPETUS_SOURCE_ROOT "."
-#endif
+/* the checkout the binary was built in: build/<config>/bin/impetus -> three levels up */
+static const char *default_root(char *buf, size_t size)
+{
+    ssize_t n = readlink("/proc/self/exe", buf, size - 1);
+    if (n <= 0) return ".";
+    buf[n] = 0;
+    for (int up = 0; up < 4; up++) {
+        char *slash = strrchr(buf, '/');
+        if (!slash) return ".";
+        *slash = 0;
+    }
+    char probe[4096 + 64];
+    struct stat st;
+    snprintf(probe, sizeof probe, "%s/scripts/impetus/run.lua", buf);
+    return stat(probe, &st) == 0 ? buf : ".";
+}
 
 static int traceback(lua_State *L)
 {
@@ -25,8 +40,9 @@ static int traceback(lua_State *L)
 
 int main(int argc, char **argv)
 {
+    static char exe_root[4096];
     const char *root = getenv("IMPETUS_ROOT");
-    if (!root || !*root) root = IMPETUS_SOURCE_ROOT;
+    if (!root || !*root) root = default_root(exe_root, sizeof exe_root);
 
     lua_State *L = luaL_newstate();
     if (!L) {
