@@ -240,7 +240,7 @@ static int set_tolerance(lua_State *L)
 
 int impl_open_world(lua_State *L)
 {
-    static const luaL_Reg meta[] = {{"__gc", world_gc}, {"__close", world_gc}, {"__tostring", world_tostring}, {NULL, NULL}};
+    static const luaL_Reg meta[] = {{"__gc", world_gc}, {"__tostring", world_tostring}, {NULL, NULL}};
     static const luaL_Reg methods[] = {
         {"step", world_step},           {"particles", world_particles},     {"profile", world_profile},
         {"kinetic_energy", world_kinetic}, {"potential_energy", world_potential}, {"energy", world_energy},
