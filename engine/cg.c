@@ -32,7 +32,9 @@ static void apply_filter(const cg_problem *p, double *x)
 
 static void precondition(const cg_problem *p, const double *r, double *s)
 {
-    if (p->precond)
+    if (p->precond_fn)
+        p->precond_fn(p->ctx, r, s);
+    else if (p->precond)
         for (int i = 0; i < p->n; i++) s[i] = p->precond[i] * r[i];
     else
         memcpy(s, r, sizeof(double) * (size_t)p->n);

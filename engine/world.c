@@ -2,7 +2,9 @@
  *
  *   imp_world_step(world, dt)
  *     particles:  contacts  (which particles rest on a collider: their pushing force is cancelled)
- *                 integrate (the chosen ODE solver; forces from particles_deriv -> forces.c)
+ *                 integrate (the chosen ODE solver; forces from particles_deriv -> forces.c, then the
+ *                            constraint forces -> tinkertoy.c)
+ *                 curves    (particles on curves put exactly at x(u), tinkertoy.c)
  *                 collide   (impacts inside the step: restitution, friction, no tunnelling)
  *     finish:     NaN guard (a particle that went non-finite is put back and reported)
  *
@@ -45,6 +47,7 @@ void imp_world_destroy(imp_world *w)
     if (!w) return;
     while (w->field_ids.count) imp_field_destroy(w, ids_of(&w->field_ids, w->field_ids.count - 1));
     while (w->behave_ids.count) imp_behavior_destroy(w, ids_of(&w->behave_ids, w->behave_ids.count - 1));
+    tinker_free(w);
     particle_store *p = &w->p;
     free(p->x), free(p->v), free(p->mass), free(p->inv_mass), free(p->radius), free(p->motion), free(p->color);
     ids_free(&p->ids);
@@ -118,7 +121,7 @@ imp_status imp_world_step(imp_world *w, double dt)
     imp_profile prof = {0};
     w->error[0] = 0;
     w->locked = true;
-    scratch_reserve(w, n);
+    scratch_reserve(w, n + tinker_state_dim(w)); /* state0 holds [x | v | u | udot] */
 
     /* particles: contacts, integrate, collide */
     double t0 = now_ms();
@@ -141,6 +144,7 @@ imp_status imp_world_step(imp_world *w, double dt)
         blocks = 1;
     }
     prof.evaluations = (int)((w->solver.evaluations - evals) / (blocks > 0 ? blocks : 1));
+    if (!rc && tinker_active(w)) rc = tinker_after_integrate(w, w->state0 + 6 * n);
     prof.integrate = now_ms() - t0;
     if (rc) {
         all = particles_ode(w, 0, n);

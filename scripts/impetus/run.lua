@@ -122,7 +122,7 @@ function run.bench(r, o)
     local t0 = core.clock()
     if not r:step() then break end
     times[i] = (core.clock() - t0) * 1e3
-    for k, v in pairs(r.world:profile()) do prof[k] = prof[k] + v end
+    for k, v in pairs(r.world:profile()) do prof[k] = (prof[k] or 0) + v end
   end
   if r.error then return report_error(r) end
   local name = scene_name(r.path)
@@ -131,6 +131,12 @@ function run.bench(r, o)
     math.max(table.unpack(times)), #times, r.world.particle_count, r.world.spring_count))
   print(string.format("  profile (mean ms): integrate %.3f  collide %.3f  total %.3f  derivative evaluations %.1f",
     prof.integrate / #times, prof.collide / #times, prof.total / #times, prof.evaluations / #times))
+  if (prof.cg_solves or 0) > 0 then
+    -- constrained dynamics: CG iterations per solve, and how far the constraints are from C = 0
+    print(string.format("  constraints: %d, solves %.3f ms/step, CG iterations per solve %.2f, " ..
+      "worst relative residual %.2g, max |C| now %.3g", r.world.constraint_count, prof.constraints / #times,
+      prof.cg_iterations / prof.cg_solves, r.world:profile().cg_residual, r.world:constraint_error()))
+  end
   return 0
 end
 
