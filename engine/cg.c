@@ -75,12 +75,17 @@ cg_result cg_solve(const cg_problem *p, double *x, const double *b, cg_work *w)
     apply_filter(p, d);
     double delta = dot(r, d, n);
     double rnorm = sqrt(dot(r, r, n));
+    double curv_max = 0; /* the largest Rayleigh quotient d.Ad / d.d seen */
     int it = 0;
     while (rnorm > tol * bnorm && it < max_iter) {
         p->mul(p->ctx, d, q);
         apply_filter(p, q);
-        double dq = dot(d, q, n);
-        if (!(dq > 0)) break; /* A is singular along d (or not positive): stop with what we have */
+        double dq = dot(d, q, n), curv = dq / dot(d, d, n);
+        if (curv > curv_max) curv_max = curv;
+        /* A is singular along d (or not positive): stop with what we have. "Singular" is relative:
+         * a curvature 1e-13 of the largest seen is roundoff in a null direction, and stepping there
+         * (an inconsistent semidefinite system, e.g. contradictory constraints) would explode x */
+        if (!(dq > 0) || !(curv > 1e-13 * curv_max)) break;
         double alpha = delta / dq;
         for (int i = 0; i < n; i++) x[i] += alpha * d[i], r[i] -= alpha * q[i];
         precondition(p, r, s);

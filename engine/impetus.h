@@ -306,7 +306,7 @@ imp_status imp_world_solve_constraints(imp_world *w);
 typedef enum imp_preconditioner { IMP_PRECOND_NONE, IMP_PRECOND_JACOBI, IMP_PRECOND_IC0 } imp_preconditioner;
 
 typedef struct imp_constraint_settings {
-    double ks, kd;          /* feedback: the solve asks for Cddot = -ks C - kd Cdot (default 400, 40)    */
+    double ks, kd;          /* feedback: the solve asks for Cddot = -ks C - kd Cdot (default 100, 20)    */
     double tolerance;       /* CG stops when |r| <= tolerance |b| (default 1e-9)                          */
     int max_iterations;     /* CG iterations per solve; 0: automatic (2 rows + 10)                        */
     imp_preconditioner preconditioner; /* default IMP_PRECOND_IC0: incomplete Cholesky of J W J^T         */
