@@ -71,12 +71,14 @@ cg_result cg_solve(const cg_problem *p, double *x, const double *b, cg_work *w)
     for (int i = 0; i < n; i++) r[i] = b[i] - q[i];
     apply_filter(p, r);
     if (bnorm == 0) bnorm = 1;
-    precondition(p, r, d);
-    apply_filter(p, d);
-    double delta = dot(r, d, n);
-    double rnorm = sqrt(dot(r, r, n));
+    double rnorm = sqrt(dot(r, r, n)), delta = 0;
     double curv_max = 0; /* the largest Rayleigh quotient d.Ad / d.d seen */
     int it = 0;
+    if (rnorm > tol * bnorm) { /* (a warm start may already be the answer) */
+        precondition(p, r, d);
+        apply_filter(p, d);
+        delta = dot(r, d, n);
+    }
     while (rnorm > tol * bnorm && it < max_iter) {
         p->mul(p->ctx, d, q);
         apply_filter(p, q);
@@ -88,14 +90,15 @@ cg_result cg_solve(const cg_problem *p, double *x, const double *b, cg_work *w)
         if (!(dq > 0) || !(curv > 1e-13 * curv_max)) break;
         double alpha = delta / dq;
         for (int i = 0; i < n; i++) x[i] += alpha * d[i], r[i] -= alpha * q[i];
+        rnorm = sqrt(dot(r, r, n));
+        it++;
+        if (rnorm <= tol * bnorm || it >= max_iter) break; /* the next direction would go unused */
         precondition(p, r, s);
         double delta_new = dot(r, s, n);
         double beta = delta_new / delta;
         for (int i = 0; i < n; i++) d[i] = s[i] + beta * d[i];
         apply_filter(p, d);
         delta = delta_new;
-        rnorm = sqrt(dot(r, r, n));
-        it++;
     }
     res.iterations = it;
     res.residual = rnorm / bnorm;

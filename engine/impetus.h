@@ -322,6 +322,7 @@ typedef struct imp_constraint_stats {
     int iterations;         /* CG iterations, summed over the solves                                      */
     int max_iterations;     /* the most any one solve took                                                */
     double residual;        /* the largest relative residual |r| / |b| a solve stopped at                 */
+    double max_error;       /* the largest |C| the solves saw (at the integrator's stage states)          */
     double ms;              /* time spent assembling and solving                                          */
 } imp_constraint_stats;
 

@@ -111,6 +111,7 @@ typedef struct tinker {
     int xs_cap;
     cg_work cg;
     bool warm_ok;           /* the last solve converged: start the next one from its lambda        */
+    bool rows_valid;        /* lambda[] holds the multipliers in the rows of the present set       */
     double reg;             /* > 0 while solving the regularized fallback (A + reg D) lambda = b   */
     bool j_valid;           /* J still matches the constraint set (for imp_constraint_force)       */
 
@@ -118,8 +119,9 @@ typedef struct tinker {
      * J blocks (same particle) that sum into each of its entries. Rebuilt when the set changes. */
     bool pattern_dirty;
     int *a_start, *a_col, a_nnz, a_cap, a_rows;
-    double *a_val, *l_val;
+    double *a_val, *l_val, *m_val, *l_inv; /* A; L and M = L D (same pattern); 1 / D_i             */
     int *pair, npairs, pair_cap; /* 3 per pair: J entry a, J entry b, slot in a_val               */
+    int j_entries;          /* J blocks one assembly writes (fixed per constraint set)             */
 
     /* imp_world_solve_constraints: its own state, derivative and force buffers */
     double *now_X, *now_dX, *now_f;
@@ -131,6 +133,19 @@ static double now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+/* the dense index of a particle slot (particles_slot_dense, inlined: it runs per block per evaluation) */
+#define DENSE(w, slot) ((int)(w)->p.ids.slot_dense[slot])
+
+static inline double maxd(double a, double b) { return a > b ? a : b; }
+
+/* jmat_add without the call: capacity is reserved once per assembly (t->j_entries) */
+static inline void jpush(jmat *J, int row, int p, imp_vec3 g)
+{
+    jentry *e = &J->e[J->count++];
+    e->row = row, e->particle = p;
+    e->g[0] = g.x, e->g[1] = g.y, e->g[2] = g.z;
 }
 
 /* feedback Cddot = -ks C - kd Cdot: critically damped at omega = 10/s, so a violation decays in
@@ -159,10 +174,26 @@ static tinker *tinker_get(imp_world *w)
 bool tinker_active(const imp_world *w) { return w->tinker && (w->tinker->ids.count > 0 || w->tinker->ncurves > 0); }
 int tinker_state_dim(const imp_world *w) { return w->tinker ? 2 * w->tinker->ncurves : 0; }
 
+/* the multipliers live in t->lambda by row while the set is unchanged; before the set changes they
+ * go back to their constraints (rows move), and the next solve gathers them again */
+static void lambda_to_constraints(tinker *t)
+{
+    if (!t->rows_valid) return;
+    for (int k = 0; k < t->ids.count; k++)
+        for (int j = 0; j < t->c[k].rows; j++) t->c[k].lambda[j] = t->lambda[t->c[k].row + j];
+    t->rows_valid = false;
+}
+
 static void structure_changed(tinker *t)
 {
     t->pattern_dirty = true;
     t->j_valid = false;
+    t->rows_valid = false;
+}
+
+static const double *lambda_of(const tinker *t, const constraint *c)
+{
+    return t->rows_valid ? t->lambda + c->row : c->lambda;
 }
 
 /* ---- constraints: create, destroy, read ---------------------------------------------------------- */
@@ -247,6 +278,7 @@ imp_id imp_constraint_create(imp_world *w, const imp_constraint_def *def)
     default: break;
     }
     tinker *t = tinker_get(w);
+    lambda_to_constraints(t);
     if (t->ids.count == t->cap) {
         t->cap = t->cap ? 2 * t->cap : 16;
         t->c = ids_grow(t->c, sizeof(constraint), t->cap);
@@ -254,6 +286,7 @@ imp_id imp_constraint_create(imp_world *w, const imp_constraint_def *def)
     imp_id id = ids_alloc(&t->ids);
     t->c[t->ids.count - 1] = c;
     t->rows += c.rows;
+    t->j_entries += def->kind == IMP_CONSTRAINT_CALLBACK ? n : c.rows * n;
     structure_changed(t);
     return id;
 }
@@ -264,8 +297,10 @@ void imp_constraint_destroy(imp_world *w, imp_id id)
     if (!t) return;
     int d = ids_lookup(&t->ids, id);
     if (d < 0) return;
+    lambda_to_constraints(t);
     imp_constraint_def gone = t->c[d].def;
     t->rows -= t->c[d].rows;
+    t->j_entries -= gone.kind == IMP_CONSTRAINT_CALLBACK ? t->c[d].n : t->c[d].rows * t->c[d].n;
     ids_remove(&t->ids, id);
     t->c[d] = t->c[t->ids.count];
     structure_changed(t);
@@ -310,7 +345,8 @@ int imp_constraint_lambda(const imp_world *w, imp_id id, double lambda[3])
 {
     const constraint *c = constraint_of(w, id);
     if (!c) return 0;
-    for (int k = 0; k < c->rows; k++) lambda[k] = c->lambda[k];
+    const double *l = lambda_of(w->tinker, c);
+    for (int k = 0; k < c->rows; k++) lambda[k] = l[k];
     return c->rows;
 }
 
@@ -321,8 +357,9 @@ imp_vec3 imp_constraint_force(const imp_world *w, imp_id id, int i)
     if (!c || i < 0 || i >= c->n || !w->tinker->j_valid) return f;
     const int p = particles_slot_dense(w, c->slots[i]);
     const jmat *J = &w->tinker->J;
+    const double *l = lambda_of(w->tinker, c);
     for (int e = c->j_first; e < c->j_first + c->j_count; e++)
-        if (J->e[e].particle == p) f = v3_mad(f, v3_load(J->e[e].g), c->lambda[J->e[e].row - c->row]);
+        if (J->e[e].particle == p) f = v3_mad(f, v3_load(J->e[e].g), l[J->e[e].row - c->row]);
     return f;
 }
 
@@ -405,7 +442,7 @@ static int constraint_value(const imp_world *w, const constraint *c, const doubl
 static int constraint_eval(imp_world *w, tinker *t, constraint *c, int row, const double *x, const double *v)
 {
     const imp_constraint_def *d = &c->def;
-    const int p = particles_slot_dense(w, c->slots[0]);
+    const int p = DENSE(w, c->slots[0]);
     const imp_vec3 x0 = v3_load(x + 3 * p);
     double *C = t->C + row;
     c->row = row;
@@ -414,20 +451,20 @@ static int constraint_eval(imp_world *w, tinker *t, constraint *c, int row, cons
     case IMP_CONSTRAINT_PIN: {
         imp_vec3 e = v3_sub(x0, d->point);
         C[0] = e.x, C[1] = e.y, C[2] = e.z;
-        jmat_add(&t->J, row, p, v3(1, 0, 0));
-        jmat_add(&t->J, row + 1, p, v3(0, 1, 0));
-        jmat_add(&t->J, row + 2, p, v3(0, 0, 1));
+        jpush(&t->J, row, p, v3(1, 0, 0));
+        jpush(&t->J, row + 1, p, v3(0, 1, 0));
+        jpush(&t->J, row + 2, p, v3(0, 0, 1));
         break;
     }
     case IMP_CONSTRAINT_ROD: {
-        const int q = particles_slot_dense(w, c->slots[1]);
+        const int q = DENSE(w, c->slots[1]);
         const double L = d->length;
         imp_vec3 dd = v3_sub(x0, v3_load(x + 3 * q)), dv = v3_sub(v3_load(v + 3 * p), v3_load(v + 3 * q));
         C[0] = (v3_dot(dd, dd) - L * L) / (2 * L);
-        jmat_add(&t->J, row, p, v3_scale(dd, 1 / L));
-        jmat_add(&t->J, row, q, v3_scale(dd, -1 / L));
-        jmat_add(&t->Jdot, row, p, v3_scale(dv, 1 / L));
-        jmat_add(&t->Jdot, row, q, v3_scale(dv, -1 / L));
+        jpush(&t->J, row, p, v3_scale(dd, 1 / L));
+        jpush(&t->J, row, q, v3_scale(dd, -1 / L));
+        jpush(&t->Jdot, row, p, v3_scale(dv, 1 / L));
+        jpush(&t->Jdot, row, q, v3_scale(dv, -1 / L));
         break;
     }
     case IMP_CONSTRAINT_WIRE: {
@@ -435,24 +472,24 @@ static int constraint_eval(imp_world *w, tinker *t, constraint *c, int row, cons
         imp_vec3 r = v3_sub(x0, d->center);
         C[0] = v3_dot(d->normal, r);
         C[1] = (v3_dot(r, r) - R * R) / (2 * R);
-        jmat_add(&t->J, row, p, d->normal);
-        jmat_add(&t->J, row + 1, p, v3_scale(r, 1 / R));
-        jmat_add(&t->Jdot, row + 1, p, v3_scale(v3_load(v + 3 * p), 1 / R));
+        jpush(&t->J, row, p, d->normal);
+        jpush(&t->J, row + 1, p, v3_scale(r, 1 / R));
+        jpush(&t->Jdot, row + 1, p, v3_scale(v3_load(v + 3 * p), 1 / R));
         break;
     }
     case IMP_CONSTRAINT_PLANE:
         C[0] = v3_dot(d->normal, v3_sub(x0, d->point));
-        jmat_add(&t->J, row, p, d->normal);
+        jpush(&t->J, row, p, d->normal);
         break;
     case IMP_CONSTRAINT_LINE:
         C[0] = v3_dot(c->e1, v3_sub(x0, d->point));
         C[1] = v3_dot(c->e2, v3_sub(x0, d->point));
-        jmat_add(&t->J, row, p, c->e1);
-        jmat_add(&t->J, row + 1, p, c->e2);
+        jpush(&t->J, row, p, c->e1);
+        jpush(&t->J, row + 1, p, c->e2);
         break;
     case IMP_CONSTRAINT_CALLBACK: {
         const int n3 = 3 * c->n;
-        double xs[3 * IMP_CONSTRAINT_MAX], vs[3 * IMP_CONSTRAINT_MAX], g[3 * IMP_CONSTRAINT_MAX];
+        double xs[3 * IMP_CONSTRAINT_MAX] = {0}, vs[3 * IMP_CONSTRAINT_MAX] = {0}, g[3 * IMP_CONSTRAINT_MAX];
         double gp[3 * IMP_CONSTRAINT_MAX], gm[3 * IMP_CONSTRAINT_MAX], xp[3 * IMP_CONSTRAINT_MAX];
         gather(w, c, x, xs);
         gather(w, c, v, vs);
@@ -471,9 +508,9 @@ static int constraint_eval(imp_world *w, tinker *t, constraint *c, int row, cons
             for (int j = 0; j < n3; j++) gp[j] = (gp[j] - gm[j]) / (2 * e);
         }
         for (int i = 0; i < c->n; i++) {
-            const int q = particles_slot_dense(w, c->slots[i]);
-            jmat_add(&t->J, row, q, v3_load(g + 3 * i));
-            if (moving) jmat_add(&t->Jdot, row, q, v3_load(gp + 3 * i));
+            const int q = DENSE(w, c->slots[i]);
+            jpush(&t->J, row, q, v3_load(g + 3 * i));
+            if (moving) jpush(&t->Jdot, row, q, v3_load(gp + 3 * i));
         }
         break;
     }
@@ -485,10 +522,10 @@ static int constraint_eval(imp_world *w, tinker *t, constraint *c, int row, cons
 /* ---- W and the matrix-free product -------------------------------------------------------------------- */
 
 /* g1 . W_p g2 for the W block of dense particle p */
-static double w_dot(const imp_world *w, const tinker *t, int p, const double *g1, const double *g2)
+static inline double w_dot(const imp_world *w, const tinker *t, int p, const double *g1, const double *g2)
 {
     if (t->winv[p] > 0) return t->winv[p] * (g1[0] * g2[0] + g1[1] * g2[1] + g1[2] * g2[2]);
-    if (t->curve_of[p] < 0) return 0;
+    if (!t->ncurves || t->curve_of[p] < 0) return 0;
     const curve *cv = &t->curves[t->curve_of[p]];
     imp_vec3 tu = cv->xu;
     return v3_dot(tu, v3_load(g1)) * v3_dot(tu, v3_load(g2)) * cv->inv_tt * w->p.inv_mass[p];
@@ -504,7 +541,7 @@ static void tinker_mul(void *ctx, const double *x, double *y)
     jmat_mul_t(&t->J, x, u, n);
     for (int k = 0; k < t->ncurves; k++) {
         curve *cv = &t->curves[k];
-        const int p = particles_slot_dense(w, cv->slot);
+        const int p = DENSE(w, cv->slot);
         cv->stash = v3_dot(cv->xu, v3_load(u + 3 * p)) * cv->inv_tt * w->p.inv_mass[p];
     }
     for (int i = 0; i < n; i++) {
@@ -513,7 +550,7 @@ static void tinker_mul(void *ctx, const double *x, double *y)
     }
     for (int k = 0; k < t->ncurves; k++) {
         const curve *cv = &t->curves[k];
-        v3_store(u + 3 * particles_slot_dense(w, cv->slot), v3_scale(cv->xu, cv->stash));
+        v3_store(u + 3 * DENSE(w, cv->slot), v3_scale(cv->xu, cv->stash));
     }
     jmat_mul(&t->J, u, y);
     if (t->reg > 0)
@@ -533,13 +570,14 @@ static void tinker_filter(void *ctx, double *x)
  * A = J W J^T has an entry (i, k) when rows i and k name a common particle p:
  * A_ik = sum_p J_ip . W_p J_kp. Its pattern is found once per constraint set (pairs of J blocks on the
  * same particle, and the slot each pair sums into); every evaluation refills the values and factors
- * A ~ L L^T keeping L in A's lower-triangle pattern (IC(0)):
+ * A ~ L D L^T, L unit lower triangular in A's lower-triangle pattern (IC(0) without square roots):
  *
- *     L_ik = (A_ik - sum_{j<k} L_ij L_kj) / L_kk     (k < i, (i,k) in the pattern)
- *     L_ii = sqrt(A_ii - sum_{j<i} L_ij^2)
+ *     M_ik = A_ik - sum_{j<k} M_ij L_kj,   L_ik = M_ik / D_k     (k < i, (i,k) in the pattern)
+ *     D_i  = A_ii - sum_{k<i} L_ik M_ik                           (M_ik = L_ik D_k)
  *
  * A pivot that is not clearly positive (redundant rows, rows nobody can move) is replaced by A_ii, or 1,
- * which keeps L L^T positive definite. */
+ * which keeps L D L^T positive definite. Each row's pivot waits on the one before (a chain, on a
+ * chain of rods), so the chain holds one division per row and no square root. */
 
 typedef struct pair_key { int row, col, pair; } pair_key;
 
@@ -594,8 +632,10 @@ static void ic_pattern(imp_world *w, tinker *t)
         t->a_col = ids_grow(t->a_col, sizeof(int), np);
         t->a_val = ids_grow(t->a_val, sizeof(double), np);
         t->l_val = ids_grow(t->l_val, sizeof(double), np);
+        t->m_val = ids_grow(t->m_val, sizeof(double), np);
         t->a_cap = np;
     }
+    t->l_inv = ids_grow(t->l_inv, sizeof(double), m > 0 ? m : 1);
     int nnz = 0;
     for (int r = 0; r <= m; r++) t->a_start[r] = 0;
     for (int k = 0; k < np; k++) {
@@ -626,39 +666,42 @@ static void ic_factor(imp_world *w, tinker *t)
     }
     const int *st = t->a_start, *col = t->a_col;
     const double *A = t->a_val;
-    double *L = t->l_val;
+    double *L = t->l_val, *M = t->m_val, *Dinv = t->l_inv;
     for (int i = 0; i < m; i++) {
         const int diag = st[i + 1] - 1; /* the diagonal closes its row (largest column) */
-        double sum_sq = 0;
+        double sum = 0;
         for (int p = st[i]; p < diag; p++) {
             const int k = col[p], kdiag = st[k + 1] - 1;
             double s = A[p];
             for (int q1 = st[i], q2 = st[k]; q1 < p && q2 < kdiag;) {
-                if (col[q1] == col[q2]) s -= L[q1++] * L[q2++];
+                if (col[q1] == col[q2]) s -= M[q1++] * L[q2++];
                 else if (col[q1] < col[q2]) q1++;
                 else q2++;
             }
-            L[p] = s / L[kdiag];
-            sum_sq += L[p] * L[p];
+            M[p] = s;
+            L[p] = s * Dinv[k];
+            sum += L[p] * s;
         }
-        const double aii = A[diag], d = aii - sum_sq;
-        L[diag] = sqrt(d > 1e-10 * aii ? d : aii > 0 ? aii : 1.0);
+        const double aii = A[diag], d = aii - sum;
+        Dinv[i] = 1 / (d > 1e-10 * aii ? d : aii > 0 ? aii : 1.0);
     }
 }
 
-/* s = (L L^T)^-1 r: forward substitution with L, back substitution with L^T (column sweep) */
+/* s = (L D L^T)^-1 r: forward substitution with the unit L, scaling by 1 / D, back substitution with
+ * L^T (a column sweep) */
 static void ic_apply(void *ctx, const double *r, double *s)
 {
     const tinker *t = ((imp_world *)ctx)->tinker;
     const int m = t->a_rows, *st = t->a_start, *col = t->a_col;
-    const double *L = t->l_val;
+    const double *L = t->l_val, *Dinv = t->l_inv;
     for (int i = 0; i < m; i++) {
         double v = r[i];
         for (int p = st[i]; p < st[i + 1] - 1; p++) v -= L[p] * s[col[p]];
-        s[i] = v / L[st[i + 1] - 1];
+        s[i] = v;
     }
+    for (int i = 0; i < m; i++) s[i] *= Dinv[i];
     for (int i = m - 1; i >= 0; i--) {
-        const double si = s[i] /= L[st[i + 1] - 1];
+        const double si = s[i];
         for (int p = st[i]; p < st[i + 1] - 1; p++) s[col[p]] -= L[p] * si;
     }
 }
@@ -708,11 +751,11 @@ int tinker_constraint_forces(imp_world *w, const double *x, const double *v, dou
         t->winv[i] = s;
         t->afree[3 * i] = f[3 * i] * s, t->afree[3 * i + 1] = f[3 * i + 1] * s, t->afree[3 * i + 2] = f[3 * i + 2] * s;
     }
-    for (int i = 0; i < n; i++) t->curve_of[i] = -1;
     if (nc) {
+        for (int i = 0; i < n; i++) t->curve_of[i] = -1;
         for (int k = 0; k < nc; k++) {
             const curve *cv = &t->curves[k];
-            const int p = particles_slot_dense(w, cv->slot);
+            const int p = DENSE(w, cv->slot);
             t->curve_of[p] = k;
             const double m_p = w->p.mass[p], ud2 = cv->ud * cv->ud;
             const double udd = (v3_dot(cv->xu, v3_load(f + 3 * p)) - m_p * v3_dot(cv->xu, cv->xuu) * ud2) * cv->inv_tt / m_p;
@@ -723,26 +766,36 @@ int tinker_constraint_forces(imp_world *w, const double *x, const double *v, dou
     /* assemble C, J, Jdot: each constraint its own rows */
     jmat_clear(&t->J, m);
     jmat_clear(&t->Jdot, m);
+    if (t->J.cap < t->j_entries) {
+        t->J.cap = t->Jdot.cap = t->j_entries;
+        t->J.e = ids_grow(t->J.e, sizeof(jentry), t->j_entries);
+        t->Jdot.e = ids_grow(t->Jdot.e, sizeof(jentry), t->j_entries);
+    }
     t->j_valid = false;
     for (int k = 0, row = 0; k < t->ids.count; row += t->c[k].rows, k++)
         if (constraint_eval(w, t, &t->c[k], row, x, v)) return IMP_ERR_CALLBACK;
     t->j_valid = true;
 
-    /* right-hand side: -Jdot qdot - J W Q - ks C - kd Cdot, with Cdot = J qdot */
-    jmat_mul(&t->J, v, t->Cdot);
-    jmat_mul(&t->Jdot, v, t->jdq);
-    jmat_mul(&t->J, t->afree, t->rhs);
-    const double ks = t->set.ks, kd = t->set.kd;
-    for (int r = 0; r < m; r++) t->rhs[r] = -t->jdq[r] - t->rhs[r] - ks * t->C[r] - kd * t->Cdot[r];
-
-    /* diagonal of J W J^T: Jacobi, and which rows nobody can answer */
+    /* right-hand side: -Jdot qdot - J W Q - ks C - kd Cdot, with Cdot = J qdot. One pass over J
+     * gives Cdot, J W Q and the diagonal of J W J^T (Jacobi, and which rows nobody can answer) */
+    memset(t->Cdot, 0, sizeof(double) * (size_t)m);
+    memset(t->rhs, 0, sizeof(double) * (size_t)m);
     memset(t->diag, 0, sizeof(double) * (size_t)m);
-    double dmax = 0;
     for (int e = 0; e < t->J.count; e++) {
         const jentry *je = &t->J.e[e];
-        t->diag[je->row] += w_dot(w, t, je->particle, je->g, je->g);
+        const double *g = je->g, *vp = v + 3 * je->particle, *ap = t->afree + 3 * je->particle;
+        t->Cdot[je->row] += g[0] * vp[0] + g[1] * vp[1] + g[2] * vp[2];
+        t->rhs[je->row] += g[0] * ap[0] + g[1] * ap[1] + g[2] * ap[2];
+        t->diag[je->row] += w_dot(w, t, je->particle, g, g);
     }
-    for (int r = 0; r < m; r++) dmax = fmax(dmax, t->diag[r]);
+    jmat_mul(&t->Jdot, v, t->jdq);
+    const double ks = t->set.ks, kd = t->set.kd;
+    double dmax = 0, cmax = 0;
+    for (int r = 0; r < m; r++) {
+        t->rhs[r] = -t->jdq[r] - t->rhs[r] - ks * t->C[r] - kd * t->Cdot[r];
+        dmax = maxd(dmax, t->diag[r]);
+        cmax = maxd(cmax, fabs(t->C[r]));
+    }
     t->ndead = 0;
     for (int r = 0; r < m; r++) {
         t->dead[r] = !(t->diag[r] > 1e-12 * dmax) || !isfinite(t->diag[r]);
@@ -750,12 +803,14 @@ int tinker_constraint_forces(imp_world *w, const double *x, const double *v, dou
         t->ndead += t->dead[r];
     }
 
-    /* warm start from the last lambda (when that solve converged) */
-    for (int k = 0, row = 0; k < t->ids.count; row += t->c[k].rows, k++)
-        for (int j = 0; j < t->c[k].rows; j++) {
-            double l = t->warm_ok ? t->c[k].lambda[j] : 0;
-            t->lambda[row + j] = isfinite(l) ? l : 0;
-        }
+    /* warm start from the last lambda (when that solve converged): in place while the set is the
+     * same, gathered from the constraints after it changed */
+    if (!t->rows_valid)
+        for (int k = 0; k < t->ids.count; k++)
+            for (int j = 0; j < t->c[k].rows; j++) t->lambda[t->c[k].row + j] = t->c[k].lambda[j];
+    if (!t->warm_ok) memset(t->lambda, 0, sizeof(double) * (size_t)m);
+    for (int r = 0; r < m; r++)
+        if (!isfinite(t->lambda[r])) t->lambda[r] = 0;
 
     cg_problem prob = {0};
     prob.n = m;
@@ -794,8 +849,7 @@ int tinker_constraint_forces(imp_world *w, const double *x, const double *v, dou
     for (int r = 0; r < m && finite; r++) finite = isfinite(t->lambda[r]);
     if (!finite) memset(t->lambda, 0, sizeof(double) * (size_t)m);
     t->warm_ok = res.converged && finite;
-    for (int k = 0, row = 0; k < t->ids.count; row += t->c[k].rows, k++)
-        for (int j = 0; j < t->c[k].rows; j++) t->c[k].lambda[j] = t->lambda[row + j];
+    t->rows_valid = true;
 
     /* Q^ = J^T lambda into the force accumulators */
     jmat_mul_t(&t->J, t->lambda, t->tmp3, n);
@@ -807,6 +861,7 @@ int tinker_constraint_forces(imp_world *w, const double *x, const double *v, dou
     st->iterations += iterations;
     if (iterations > st->max_iterations) st->max_iterations = iterations;
     if (residual > st->residual || !isfinite(residual)) st->residual = residual;
+    if (cmax > st->max_error || !isfinite(cmax)) st->max_error = cmax;
     st->ms += now_ms() - t0;
     return 0;
 }
@@ -1035,6 +1090,7 @@ void tinker_particle_removed(imp_world *w, uint32_t slot)
 {
     tinker *t = w->tinker;
     if (!t) return;
+    lambda_to_constraints(t);
     for (int k = t->ids.count - 1; k >= 0; k--) {
         const constraint *c = &t->c[k];
         for (int i = 0; i < c->n; i++)
@@ -1068,7 +1124,7 @@ void tinker_free(imp_world *w)
     free(t->C), free(t->Cdot), free(t->rhs), free(t->lambda), free(t->diag), free(t->precond), free(t->jdq), free(t->dead);
     free(t->winv), free(t->curve_of), free(t->afree), free(t->tmp3), free(t->xs);
     cg_work_free(&t->cg);
-    free(t->a_start), free(t->a_col), free(t->a_val), free(t->l_val), free(t->pair);
+    free(t->a_start), free(t->a_col), free(t->a_val), free(t->l_val), free(t->m_val), free(t->l_inv), free(t->pair);
     free(t->now_X), free(t->now_dX), free(t->now_f);
     free(t);
     w->tinker = NULL;

@@ -197,6 +197,7 @@ static int world_profile(lua_State *L)
     lua_pushinteger(L, cs.iterations), lua_setfield(L, -2, "cg_iterations");
     lua_pushinteger(L, cs.max_iterations), lua_setfield(L, -2, "cg_max_iterations");
     lua_pushnumber(L, cs.residual), lua_setfield(L, -2, "cg_residual");
+    lua_pushnumber(L, cs.max_error), lua_setfield(L, -2, "constraint_error");
     return 1;
 }
 
