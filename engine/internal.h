@@ -68,6 +68,12 @@ typedef struct pcontact {
     imp_vec3 vt0;  /* tangential velocity at the start of the step */
 } pcontact;
 
+/* an impact of the last collision pass: the particle (dense) and the surface normal it hit */
+typedef struct phit {
+    int particle;
+    imp_vec3 normal;
+} phit;
+
 struct imp_world {
     imp_world_def def;
     double time;
@@ -83,6 +89,7 @@ struct imp_world {
     idtable collider_ids; collider *colliders; int collider_cap;
 
     pcontact *contacts; int contact_count, contact_cap;
+    phit *hits; int hit_count, hit_cap; /* impacts of the last collision pass */
 
     struct tinker *tinker; /* constraints and curve particles (tinkertoy.c); NULL until the first one */
 
@@ -106,6 +113,8 @@ void pcollide_find_contacts(imp_world *w);
 void pcollide_contact_forces(imp_world *w, const particle_range *r, const double *x, double *f);
 void pcollide_resolve(imp_world *w, const double *x0, const double *v0, double h);
 void pcollide_friction_clamp(imp_world *w);
+int pcollide_contact_row(const imp_world *w, int k, const double *x, imp_vec3 *normal, double *gap);
+int pcollide_touching(const imp_world *w, int i, imp_vec3 *normals, int max);
 
 void world_set_error(imp_world *w, const char *fmt, ...);
 
@@ -123,6 +132,9 @@ void tinker_curves_deriv(imp_world *w, int n, const double *U, const double *f, 
 /* after the ODE step: curve particles exactly on their curves; u put back where non-finite (U0: the
  * saved [u | udot]). Returns nonzero when a callback failed */
 int tinker_after_integrate(imp_world *w, const double *U0);
+/* after the collision pass: velocities of constrained particles touching colliders projected so the
+ * constraints' Cdot = 0 and no contact pulls (impulses). Returns nonzero when a callback failed */
+int tinker_after_collide(imp_world *w);
 void tinker_particle_removed(imp_world *w, uint32_t slot);
 void tinker_free(imp_world *w);
 

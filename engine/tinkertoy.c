@@ -24,9 +24,13 @@
  * The rows of a constraint, with r = x - center etc.:
  *
  *   pin     C = x - p                       J = I (3 rows)          Jdot = 0
- *   rod     C = (d.d - L^2) / (2L), d = xa - xb
- *                                           J = d/L on a, -d/L on b  Jdot = (va - vb)/L, minus on b
- *           (C ~ |d| - L near the constraint, and smooth where d = 0, which |d| - L is not)
+ *   rod     C = |d| - L, d = xa - xb, n = d/|d|
+ *                                           J = n on a, -n on b      Jdot = (w - n (n.w)) / |d| on a,
+ *                                                                    minus on b, w = va - vb
+ *           (the slides' form. (d.d - L^2)/(2L) has the same zero and first derivatives there, but
+ *            its gradient d/L shrinks as a rod is crushed, so a rod squashed by collisions loses its
+ *            grip; with |d| - L the gradient is a unit vector at any length, and lambda is the
+ *            rod's force in newtons. At d = 0 exactly the row is dropped (no direction).)
  *   wire    C0 = n . r                      J = n                    Jdot = 0
  *           C1 = (r.r - R^2) / (2R)         J = r/R                  Jdot = v/R
  *           (the circle is the plane through the centre cut by the sphere of radius R: S3's bead
@@ -101,10 +105,17 @@ typedef struct tinker {
     /* assembled in every derivative evaluation */
     jmat J, Jdot;
     int row_cap, n_cap;
-    double *C, *Cdot, *rhs, *lambda, *diag, *precond, *jdq;
-    uint8_t *dead;
+    double *C, *Cdot, *rhs, *lambda, *diag, *precond, *jdq, *mu;
+    uint8_t *dead, *dead_base; /* rows left out of the solve (dead_base: before the active set)    */
     int ndead;
     double *winv;           /* n: 1/m of dynamic particles, 0 otherwise                            */
+    uint8_t *touched;       /* n: the particle is in some constraint                               */
+    struct touch { int p; imp_vec3 n; } *touch; /* tinker_after_collide's contacts                 */
+    int touch_cap;
+    int ncontact;           /* resting-contact rows after the constraint rows (see contact_rows)   */
+    long contact_step;      /* the step those rows were made for                                   */
+    long pattern_step;      /* the step and contact rows the IC pattern was built for              */
+    int pattern_ncontact;
     int *curve_of;          /* n: curve index of a curve particle, -1 otherwise                    */
     double *afree, *tmp3;   /* 3n: W Q (plus curve terms); J^T y                                   */
     double *xs;             /* 6n: [x | v] with curve particles placed                            */
@@ -409,11 +420,9 @@ static int constraint_value(const imp_world *w, const constraint *c, const doubl
         C[0] = e.x, C[1] = e.y, C[2] = e.z;
         break;
     }
-    case IMP_CONSTRAINT_ROD: {
-        imp_vec3 dd = v3_sub(x0, v3_load(x + 3 * particles_slot_dense(w, c->slots[1])));
-        C[0] = (v3_dot(dd, dd) - d->length * d->length) / (2 * d->length);
+    case IMP_CONSTRAINT_ROD:
+        C[0] = v3_len(v3_sub(x0, v3_load(x + 3 * particles_slot_dense(w, c->slots[1])))) - d->length;
         break;
-    }
     case IMP_CONSTRAINT_WIRE: {
         imp_vec3 r = v3_sub(x0, d->center);
         C[0] = v3_dot(d->normal, r);
@@ -458,13 +467,18 @@ static int constraint_eval(imp_world *w, tinker *t, constraint *c, int row, cons
     }
     case IMP_CONSTRAINT_ROD: {
         const int q = DENSE(w, c->slots[1]);
-        const double L = d->length;
         imp_vec3 dd = v3_sub(x0, v3_load(x + 3 * q)), dv = v3_sub(v3_load(v + 3 * p), v3_load(v + 3 * q));
-        C[0] = (v3_dot(dd, dd) - L * L) / (2 * L);
-        jpush(&t->J, row, p, v3_scale(dd, 1 / L));
-        jpush(&t->J, row, q, v3_scale(dd, -1 / L));
-        jpush(&t->Jdot, row, p, v3_scale(dv, 1 / L));
-        jpush(&t->Jdot, row, q, v3_scale(dv, -1 / L));
+        const double len = v3_len(dd);
+        C[0] = len - d->length;
+        imp_vec3 n = v3(0, 0, 0), ndot = v3(0, 0, 0);
+        if (len > 1e-12 * d->length) {
+            n = v3_scale(dd, 1 / len);
+            ndot = v3_scale(v3_mad(dv, n, -v3_dot(n, dv)), 1 / len);
+        }
+        jpush(&t->J, row, p, n);
+        jpush(&t->J, row, q, v3_scale(n, -1));
+        jpush(&t->Jdot, row, p, ndot);
+        jpush(&t->Jdot, row, q, v3_scale(ndot, -1));
         break;
     }
     case IMP_CONSTRAINT_WIRE: {
@@ -708,21 +722,24 @@ static void ic_apply(void *ctx, const double *r, double *s)
 
 /* ---- eq. 11, once per derivative evaluation ---------------------------------------------------------- */
 
-static void reserve(imp_world *w, tinker *t)
+/* scratch for rows (the constraints' and up to `extra` contact rows) and particles */
+static void reserve(imp_world *w, tinker *t, int extra)
 {
-    const int n = w->p.ids.count, m = t->rows;
+    const int n = w->p.ids.count, m = t->rows + extra;
     if (m > t->row_cap) {
         int cap = t->row_cap ? t->row_cap : 64;
         while (cap < m) cap *= 2;
-        double **arrays[] = {&t->C, &t->Cdot, &t->rhs, &t->lambda, &t->diag, &t->precond, &t->jdq};
+        double **arrays[] = {&t->C, &t->Cdot, &t->rhs, &t->lambda, &t->diag, &t->precond, &t->jdq, &t->mu};
         for (size_t k = 0; k < sizeof arrays / sizeof *arrays; k++) *arrays[k] = ids_grow(*arrays[k], sizeof(double), cap);
         t->dead = ids_grow(t->dead, 1, cap);
+        t->dead_base = ids_grow(t->dead_base, 1, cap);
         t->row_cap = cap;
     }
     if (n > t->n_cap) {
         int cap = t->n_cap ? t->n_cap : 64;
         while (cap < n) cap *= 2;
         t->winv = ids_grow(t->winv, sizeof(double), cap);
+        t->touched = ids_grow(t->touched, 1, cap);
         t->curve_of = ids_grow(t->curve_of, sizeof(int), cap);
         t->afree = ids_grow(t->afree, 3 * sizeof(double), cap);
         t->tmp3 = ids_grow(t->tmp3, 3 * sizeof(double), cap);
@@ -730,18 +747,44 @@ static void reserve(imp_world *w, tinker *t)
     }
 }
 
+/* Resting contact of constrained particles. particle_collide.c cancels the pushing part of the
+ * applied force at a resting contact, but the constraint forces come after it and could push the
+ * particle into the surface (a chain on the floor, pulled by its rods), which the collision pass
+ * would then undo particle by particle, breaking the rods. So each resting contact of a particle in
+ * some constraint is one more row here: C = the gap, J = N, with a multiplier that may only push
+ * (lambda >= 0): rows whose lambda comes out negative are dropped and the system solved again
+ * (an active set, a few rounds). Friction stays with particle_collide.c. Rows after m. */
+static int contact_rows(imp_world *w, tinker *t, int m, const double *x)
+{
+    const int n = w->p.ids.count;
+    if (w->contact_count == 0 || getenv("NOCR")) return 0;
+    memset(t->touched, 0, (size_t)n);
+    for (int e = 0; e < t->J.count; e++) t->touched[t->J.e[e].particle] = 1;
+    int rows = 0;
+    for (int k = 0; k < w->contact_count; k++) {
+        imp_vec3 N;
+        double gap;
+        const int p = pcollide_contact_row(w, k, x, &N, &gap);
+        if (!t->touched[p] || !(t->winv[p] > 0)) continue;
+        t->C[m + rows] = gap;
+        jpush(&t->J, m + rows, p, N);
+        rows++;
+    }
+    return rows;
+}
+
 /* f += J^T lambda, lambda from S3 eq. 11 at (x, v) with applied forces f (whole store) */
 int tinker_constraint_forces(imp_world *w, const double *x, const double *v, double *f)
 {
     tinker *t = w->tinker;
-    const int n = w->p.ids.count, m = t->rows, nc = t->ncurves;
-    if (m <= 0) return 0;
+    const int n = w->p.ids.count, mc = t->rows, nc = t->ncurves;
+    if (mc <= 0) return 0;
     const double t0 = now_ms();
     if (t->stats_step != w->steps) {
         memset(&t->stats, 0, sizeof t->stats);
         t->stats_step = w->steps;
     }
-    reserve(w, t);
+    reserve(w, t, w->contact_count);
 
     /* W, and the free accelerations a = W Q. A curve particle's is the one its own equation gives
      * (top of the file): t u''_free + x_uu u'^2 with u''_free = (t.f - m (t.x_uu) u'^2) / (m t.t) */
@@ -763,18 +806,27 @@ int tinker_constraint_forces(imp_world *w, const double *x, const double *v, dou
         }
     }
 
-    /* assemble C, J, Jdot: each constraint its own rows */
-    jmat_clear(&t->J, m);
-    jmat_clear(&t->Jdot, m);
-    if (t->J.cap < t->j_entries) {
-        t->J.cap = t->Jdot.cap = t->j_entries;
-        t->J.e = ids_grow(t->J.e, sizeof(jentry), t->j_entries);
-        t->Jdot.e = ids_grow(t->Jdot.e, sizeof(jentry), t->j_entries);
+    /* assemble C, J, Jdot: each constraint its own rows, then the resting contacts' rows */
+    const int jcap = t->j_entries + w->contact_count;
+    if (t->J.cap < jcap) {
+        t->J.cap = t->Jdot.cap = jcap;
+        t->J.e = ids_grow(t->J.e, sizeof(jentry), jcap);
+        t->Jdot.e = ids_grow(t->Jdot.e, sizeof(jentry), jcap);
     }
+    jmat_clear(&t->J, mc);
+    jmat_clear(&t->Jdot, mc);
     t->j_valid = false;
     for (int k = 0, row = 0; k < t->ids.count; row += t->c[k].rows, k++)
         if (constraint_eval(w, t, &t->c[k], row, x, v)) return IMP_ERR_CALLBACK;
     t->j_valid = true;
+    const int ncontact = contact_rows(w, t, mc, x), m = mc + ncontact;
+    t->J.rows = t->Jdot.rows = m;
+    if (ncontact != t->ncontact || t->contact_step != w->steps) {
+        /* new contact rows: their multipliers start from zero */
+        memset(t->lambda + mc, 0, sizeof(double) * (size_t)ncontact);
+        t->ncontact = ncontact;
+        t->contact_step = w->steps;
+    }
 
     /* right-hand side: -Jdot qdot - J W Q - ks C - kd Cdot, with Cdot = J qdot. One pass over J
      * gives Cdot, J W Q and the diagonal of J W J^T (Jacobi, and which rows nobody can answer) */
@@ -794,7 +846,7 @@ int tinker_constraint_forces(imp_world *w, const double *x, const double *v, dou
     for (int r = 0; r < m; r++) {
         t->rhs[r] = -t->jdq[r] - t->rhs[r] - ks * t->C[r] - kd * t->Cdot[r];
         dmax = maxd(dmax, t->diag[r]);
-        cmax = maxd(cmax, fabs(t->C[r]));
+        if (r < mc) cmax = maxd(cmax, fabs(t->C[r]));
     }
     t->ndead = 0;
     for (int r = 0; r < m; r++) {
@@ -808,7 +860,7 @@ int tinker_constraint_forces(imp_world *w, const double *x, const double *v, dou
     if (!t->rows_valid)
         for (int k = 0; k < t->ids.count; k++)
             for (int j = 0; j < t->c[k].rows; j++) t->lambda[t->c[k].row + j] = t->c[k].lambda[j];
-    if (!t->warm_ok) memset(t->lambda, 0, sizeof(double) * (size_t)m);
+    if (!t->warm_ok) memset(t->lambda, 0, sizeof(double) * (size_t)mc);
     for (int r = 0; r < m; r++)
         if (!isfinite(t->lambda[r])) t->lambda[r] = 0;
 
@@ -820,7 +872,13 @@ int tinker_constraint_forces(imp_world *w, const double *x, const double *v, dou
     prob.tol = t->set.tolerance;
     prob.max_iter = t->set.max_iterations > 0 ? t->set.max_iterations : 2 * m + 10;
     if (t->set.preconditioner == IMP_PRECOND_IC0) {
-        if (t->pattern_dirty) ic_pattern(w, t);
+        /* contact rows come and go from step to step: their pattern with them */
+        if (ncontact != t->pattern_ncontact || (ncontact && t->pattern_step != w->steps)) t->pattern_dirty = true;
+        if (t->pattern_dirty) {
+            ic_pattern(w, t);
+            t->pattern_ncontact = ncontact;
+            t->pattern_step = w->steps;
+        }
         ic_factor(w, t);
         prob.precond_fn = ic_apply;
     } else if (t->set.preconditioner == IMP_PRECOND_JACOBI) {
@@ -828,6 +886,15 @@ int tinker_constraint_forces(imp_world *w, const double *x, const double *v, dou
     }
     cg_result res = cg_solve(&prob, t->lambda, t->rhs, &t->cg);
     int iterations = res.iterations;
+    /* contacts may only push: drop the rows that pull and solve again */
+    for (int round = 0; round < 4 && ncontact; round++) {
+        int dropped = 0;
+        for (int r = mc; r < m; r++)
+            if (!t->dead[r] && t->lambda[r] < 0) t->dead[r] = 1, t->lambda[r] = 0, t->ndead++, dropped++;
+        if (!dropped) break;
+        res = cg_solve(&prob, t->lambda, t->rhs, &t->cg);
+        iterations += res.iterations;
+    }
     double residual = res.residual; /* of the real system: the profile shows an ill-posed one */
     if (!(res.residual < SOLVE_FAILED)) {
         /* Ill-posed: contradictory constraints (two rods of different lengths on the same pair) ask
@@ -863,6 +930,202 @@ int tinker_constraint_forces(imp_world *w, const double *x, const double *v, dou
     if (residual > st->residual || !isfinite(residual)) st->residual = residual;
     if (cmax > st->max_error || !isfinite(cmax)) st->max_error = cmax;
     st->ms += now_ms() - t0;
+    return 0;
+}
+
+static int curve_place_committed(imp_world *w, curve *cv);
+
+/* A J W J^T solve for mu with rows >= mc unilateral (mu >= 0: an active set, a few rounds), rows
+ * that nobody can answer left out. Returns the CG iterations; *ok is false when it failed. */
+static int solve_unilateral(imp_world *w, tinker *t, cg_problem *prob, double *mu, const double *rhs, int mc, int m, bool *ok)
+{
+    t->ndead = 0;
+    for (int r = 0; r < m; r++) t->dead[r] = t->dead_base[r], t->ndead += t->dead[r];
+    memset(mu, 0, sizeof(double) * (size_t)m);
+    cg_result res = cg_solve(prob, mu, rhs, &t->cg);
+    int iterations = res.iterations;
+    for (int round = 0; round < 4 && m > mc; round++) {
+        int dropped = 0;
+        for (int r = mc; r < m; r++)
+            if (!t->dead[r] && mu[r] < 0) t->dead[r] = 1, mu[r] = 0, t->ndead++, dropped++;
+        if (!dropped) break;
+        res = cg_solve(prob, mu, rhs, &t->cg);
+        iterations += res.iterations;
+    }
+    bool finite = true;
+    for (int r = 0; r < m && finite; r++) finite = isfinite(mu[r]);
+    *ok = finite && res.residual < SOLVE_FAILED;
+    (void)w;
+    return iterations;
+}
+
+/* dq = W J^T mu into tmp3 (curve particles: along their tangent, and their du into stash) */
+static void apply_impulse(imp_world *w, tinker *t, const double *mu)
+{
+    const int n = w->p.ids.count;
+    jmat_mul_t(&t->J, mu, t->tmp3, n);
+    for (int k = 0; k < t->ncurves; k++) {
+        curve *cv = &t->curves[k];
+        const int p = DENSE(w, cv->slot);
+        cv->stash = v3_dot(cv->xu, v3_load(t->tmp3 + 3 * p)) * cv->inv_tt * w->p.inv_mass[p];
+    }
+    for (int i = 0; i < 3 * n; i++) t->tmp3[i] *= t->winv[i / 3];
+}
+
+/* the projection's matrix at the committed state: the constraints' rows and one row per touch
+ * (t->touch[0..nt)), the diagonal, the rows nobody can answer, the preconditioner */
+static int projection_assemble(imp_world *w, tinker *t, int nt, cg_problem *prob)
+{
+    const int mc = t->rows, m = mc + nt, jcap = t->j_entries + nt;
+    if (t->J.cap < jcap) {
+        t->J.cap = t->Jdot.cap = jcap;
+        t->J.e = ids_grow(t->J.e, sizeof(jentry), jcap);
+        t->Jdot.e = ids_grow(t->Jdot.e, sizeof(jentry), jcap);
+    }
+    jmat_clear(&t->J, mc);
+    jmat_clear(&t->Jdot, mc);
+    t->j_valid = false;
+    for (int k = 0, row = 0; k < t->ids.count; row += t->c[k].rows, k++)
+        if (constraint_eval(w, t, &t->c[k], row, w->p.x, w->p.v)) return IMP_ERR_CALLBACK;
+    t->j_valid = true;
+    for (int k = 0; k < nt; k++) jpush(&t->J, mc + k, t->touch[k].p, t->touch[k].n);
+    t->J.rows = m;
+    memset(t->diag, 0, sizeof(double) * (size_t)m);
+    for (int e = 0; e < t->J.count; e++) {
+        const jentry *je = &t->J.e[e];
+        t->diag[je->row] += w_dot(w, t, je->particle, je->g, je->g);
+    }
+    double dmax = 0;
+    for (int r = 0; r < m; r++) dmax = maxd(dmax, t->diag[r]);
+    for (int r = 0; r < m; r++) {
+        t->dead_base[r] = !(t->diag[r] > 1e-12 * dmax) || !isfinite(t->diag[r]);
+        t->precond[r] = t->dead_base[r] ? 0 : 1 / t->diag[r];
+    }
+    memset(prob, 0, sizeof *prob);
+    prob->n = m;
+    prob->ctx = w;
+    prob->mul = tinker_mul;
+    prob->filter = tinker_filter;
+    prob->tol = t->set.tolerance;
+    prob->max_iter = t->set.max_iterations > 0 ? t->set.max_iterations : 2 * m + 10;
+    if (t->set.preconditioner == IMP_PRECOND_IC0) {
+        ic_pattern(w, t);
+        t->pattern_dirty = true; /* the next evaluation has other rows */
+        ic_factor(w, t);
+        prob->precond_fn = ic_apply;
+    } else if (t->set.preconditioner == IMP_PRECOND_JACOBI) {
+        prob->precond = t->precond;
+    }
+    return 0;
+}
+
+/* After the collision pass (world.c). Collisions are resolved particle by particle, so an impact
+ * stops one end of a rod and not the other, and moves that end alone: the rod is crushed or
+ * stretched, step after step (a chain piling onto the floor folds through itself and explodes).
+ * When a constrained particle touches a collider or hit one in this pass, the whole system is
+ * projected back onto its constraints, once at position level and once at velocity level (S1's
+ * post-stabilization, with eq. 11's matrix):
+ *
+ *     J W J^T mu = -C,                   x += W J^T mu     (one linearized step: C ~ 0)
+ *     J W J^T mu = -J v - (ks / kd) C,   v += W J^T mu     (Cdot = the feedback's own decay rate)
+ *
+ * The velocity target is the rate at which the feedback of eq. 11 (once its damping dominates)
+ * takes a violation back, so the projection does not cancel that correction. Each surface a
+ * constrained particle touches or hit adds a row N that may only push (mu >= 0, active set) and
+ * asks N . dx >= 0 and N . v >= max(0, N . v now): the projection neither pushes a particle into
+ * a surface nor takes away its bounce. Curve particles move along their tangent (u, u'). */
+int tinker_after_collide(imp_world *w)
+{
+    tinker *t = w->tinker;
+    const int n = w->p.ids.count, mc = t->rows;
+    if (mc <= 0 || w->collider_ids.count == 0) return 0;
+    enum { MAX_TOUCH = 4 };
+    /* which constrained particles touch something, or hit something in this pass */
+    reserve(w, t, 0);
+    memset(t->touched, 0, (size_t)n);
+    for (int k = 0; k < t->ids.count; k++)
+        for (int i = 0; i < t->c[k].n; i++) t->touched[DENSE(w, t->c[k].slots[i])] = 1;
+    int nt = 0;
+    for (int i = 0, k = 0; i < n + w->hit_count; i++, k = 0) {
+        imp_vec3 N[MAX_TOUCH];
+        int p = i;
+        if (i < n) { /* touching now */
+            if (!t->touched[p] || w->p.motion[p] != IMP_DYNAMIC) continue;
+            k = pcollide_touching(w, p, N, MAX_TOUCH);
+        } else { /* hit in this pass, maybe bounced off already */
+            p = w->hits[i - n].particle;
+            if (!t->touched[p]) continue;
+            N[0] = w->hits[i - n].normal, k = 1;
+        }
+        if (nt + k > t->touch_cap) {
+            t->touch_cap = 2 * (nt + k) + 16;
+            t->touch = ids_grow(t->touch, sizeof *t->touch, t->touch_cap);
+        }
+        for (int j = 0; j < k; j++) t->touch[nt].p = p, t->touch[nt++].n = N[j];
+    }
+    if (nt == 0) return 0;
+
+    const double t0 = now_ms();
+    reserve(w, t, nt);
+    double *x = w->p.x, *v = w->p.v;
+    for (int i = 0; i < n; i++) t->winv[i] = w->p.motion[i] == IMP_DYNAMIC ? w->p.inv_mass[i] : 0.0;
+    for (int i = 0; i < n; i++) t->curve_of[i] = -1;
+    for (int k = 0; k < t->ncurves; k++) {
+        curve *cv = &t->curves[k];
+        const double tt = v3_dot(cv->xu, cv->xu);
+        cv->inv_tt = tt > 1e-300 && isfinite(tt) ? 1 / tt : 0;
+        t->curve_of[DENSE(w, cv->slot)] = k;
+    }
+    const int m = mc + nt;
+    cg_problem prob = {0};
+    bool ok = false;
+    int iterations = 0, solves = 1;
+    /* positions: -C for the constraints, 0 for the contacts (N . dx >= 0), re-linearized (Newton)
+     * while C is not yet ~0: one step leaves a second-order error ~ dC^2 / L */
+    for (int newton = 0; newton < 3; newton++) {
+        if (projection_assemble(w, t, nt, &prob)) return IMP_ERR_CALLBACK;
+        double cmax = 0;
+        for (int r = 0; r < mc; r++) cmax = maxd(cmax, fabs(t->C[r]));
+        if (newton > 0 && cmax < 1e-9) break;
+        for (int r = 0; r < m; r++) t->rhs[r] = r < mc ? -t->C[r] : 0;
+        iterations += solve_unilateral(w, t, &prob, t->mu, t->rhs, mc, m, &ok);
+        solves++;
+        if (!ok) break;
+        apply_impulse(w, t, t->mu);
+        for (int i = 0; i < 3 * n; i++) x[i] += t->tmp3[i];
+        for (int k = 0; k < t->ncurves; k++) {
+            curve *cv = &t->curves[k];
+            if (cv->stash == 0) continue;
+            cv->u += cv->stash;
+            if (curve_place_committed(w, cv)) return IMP_ERR_CALLBACK;
+        }
+    }
+
+    /* velocities: -J v - (ks / kd) C for the constraints (C is ~0 now, unless the position pass
+     * failed), max(0, -N . v) for the contacts */
+    const double rate = ok ? 0 : t->set.kd > 0 ? t->set.ks / t->set.kd : 0;
+    jmat_mul(&t->J, v, t->rhs);
+    for (int r = 0; r < m; r++) t->rhs[r] = r < mc ? -t->rhs[r] - rate * t->C[r] : (t->rhs[r] < 0 ? -t->rhs[r] : 0);
+    iterations += solve_unilateral(w, t, &prob, t->mu, t->rhs, mc, m, &ok);
+    if (ok) {
+        apply_impulse(w, t, t->mu);
+        for (int i = 0; i < 3 * n; i++) v[i] += t->tmp3[i];
+        for (int k = 0; k < t->ncurves; k++) {
+            curve *cv = &t->curves[k];
+            cv->udot += cv->stash;
+            v3_store(v + 3 * DENSE(w, cv->slot), v3_scale(cv->xu, cv->udot));
+        }
+    }
+
+    t->J.rows = mc; /* imp_constraint_force reads the constraints' own blocks */
+    if (t->stats_step != w->steps) {
+        memset(&t->stats, 0, sizeof t->stats);
+        t->stats_step = w->steps;
+    }
+    t->stats.solves += solves;
+    t->stats.iterations += iterations;
+    if (iterations > t->stats.max_iterations) t->stats.max_iterations = iterations;
+    t->stats.ms += now_ms() - t0;
     return 0;
 }
 
@@ -958,6 +1221,7 @@ static int curve_place_committed(imp_world *w, curve *cv)
     imp_vec3 x, xu, xuu;
     if (curve_eval(cv, cv->u, &x, &xu, &xuu)) return 1;
     const int p = particles_slot_dense(w, cv->slot);
+    cv->xu = xu, cv->xuu = xuu; /* the tangent at the committed u (tinker_after_collide) */
     v3_store(w->p.x + 3 * p, x);
     v3_store(w->p.v + 3 * p, v3_scale(xu, cv->udot));
     return 0;
@@ -1084,6 +1348,7 @@ int tinker_after_integrate(imp_world *w, const double *U0)
     return 0;
 }
 
+
 /* ---- removal and cleanup -------------------------------------------------------------------------------- */
 
 void tinker_particle_removed(imp_world *w, uint32_t slot)
@@ -1121,8 +1386,9 @@ void tinker_free(imp_world *w)
     ids_free(&t->ids);
     free(t->c), free(t->curves);
     jmat_free(&t->J), jmat_free(&t->Jdot);
-    free(t->C), free(t->Cdot), free(t->rhs), free(t->lambda), free(t->diag), free(t->precond), free(t->jdq), free(t->dead);
-    free(t->winv), free(t->curve_of), free(t->afree), free(t->tmp3), free(t->xs);
+    free(t->C), free(t->Cdot), free(t->rhs), free(t->lambda), free(t->diag), free(t->precond), free(t->jdq), free(t->mu);
+    free(t->dead), free(t->dead_base);
+    free(t->winv), free(t->touched), free(t->touch), free(t->curve_of), free(t->afree), free(t->tmp3), free(t->xs);
     cg_work_free(&t->cg);
     free(t->a_start), free(t->a_col), free(t->a_val), free(t->l_val), free(t->m_val), free(t->l_inv), free(t->pair);
     free(t->now_X), free(t->now_dX), free(t->now_f);

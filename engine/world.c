@@ -5,7 +5,9 @@
  *                 integrate (the chosen ODE solver; forces from particles_deriv -> forces.c, then the
  *                            constraint forces -> tinkertoy.c)
  *                 curves    (particles on curves put exactly at x(u), tinkertoy.c)
- *                 collide   (impacts inside the step: restitution, friction, no tunnelling)
+ *                 collide   (impacts inside the step: restitution, friction, no tunnelling; then the
+ *                            velocities of constrained particles that touch are made consistent
+ *                            with their constraints, tinkertoy.c)
  *     finish:     NaN guard (a particle that went non-finite is put back and reported)
  *
  * A failing callback aborts the step; the state taken before integrating is put back, so the world
@@ -55,7 +57,7 @@ void imp_world_destroy(imp_world *w)
     ids_free(&w->behave_ids), free(w->behaviors);
     ids_free(&w->field_ids), free(w->fields);
     ids_free(&w->collider_ids), free(w->colliders);
-    free(w->contacts);
+    free(w->contacts), free(w->hits);
     free(w->state0), free(w->force);
     imp_ode_solver_free(&w->solver);
     free(w);
@@ -156,6 +158,13 @@ imp_status imp_world_step(imp_world *w, double dt)
     t0 = now_ms();
     pcollide_resolve(w, w->state0, w->state0 + 3 * n, dt);
     pcollide_friction_clamp(w);
+    if (tinker_active(w) && tinker_after_collide(w)) {
+        all = particles_ode(w, 0, n);
+        all.set_state(all.ctx, w->state0); /* a constraint callback failed: undo */
+        w->locked = false;
+        if (!w->error[0]) world_set_error(w, "a callback failed during the step");
+        return IMP_ERR_CALLBACK;
+    }
     prof.collide = now_ms() - t0;
 
     /* finish */
