@@ -98,3 +98,24 @@ do
   print(string.format("Lua circle vs built-in wire after 2 s: %.1e m with gradients, %.1e m from C alone",
     len({ x1[1] - x0[1], x1[2] - x0[2], x1[3] - x0[3] }), len({ x2[1] - x0[1], x2[2] - x0[2], x2[3] - x0[3] })))
 end
+
+do
+  -- a 40-link chain dropped across a sphere onto the floor (collisions + the projection after them)
+  local w = impetus.world()
+  w:plane { restitution = 0.3, friction = 0.4 }
+  w:sphere { static = true, position = { 0, 1, 0 }, radius = 0.8, restitution = 0.3, friction = 0.4 }
+  local prev
+  for i = 0, 40 do
+    local p = w:particle { position = { -2 + 0.1 * i, 2.5, 0.05 * math.sin(i) }, radius = 0.04, mass = 0.05 }
+    if prev then w:rod(prev, p) end
+    prev = p
+  end
+  local during = 0
+  for _ = 1, 720 do
+    w:step(1 / 240)
+    during = math.max(during, w:constraint_error())
+  end
+  for _ = 1, 240 do w:step(1 / 240) end
+  print(string.format("chain of 40 rods (0.1 m) dropped across a sphere onto the floor, 240 Hz: largest |C| %.1e m " ..
+    "through the impacts, %.1e m at rest after 4 s", during, w:constraint_error()))
+end
