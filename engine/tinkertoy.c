@@ -129,9 +129,13 @@ typedef struct tinker {
     /* incomplete Cholesky: the lower triangle of A = J W J^T in compressed rows, and the pairs of
      * J blocks (same particle) that sum into each of its entries. Rebuilt when the set changes. */
     bool pattern_dirty;
-    int *a_start, *a_col, a_nnz, a_cap, a_rows;
+    int *a_start, *a_col, a_nnz, a_cap, a_rows, a_start_cap;
     double *a_val, *l_val, *m_val, *l_inv; /* A; L and M = L D (same pattern); 1 / D_i             */
+    int l_inv_cap;
     int *pair, npairs, pair_cap; /* 3 per pair: J entry a, J entry b, slot in a_val               */
+    int *bucket_start, *bucket, bucket_n_cap, bucket_e_cap; /* ic_pattern's scratch (grow-only)     */
+    struct pair_key *keys;
+    int keys_cap;
     int j_entries;          /* J blocks one assembly writes (fixed per constraint set)             */
 
     /* imp_world_solve_constraints: its own state, derivative and force buffers */
@@ -606,24 +610,34 @@ static void ic_pattern(imp_world *w, tinker *t)
 {
     const jmat *J = &t->J;
     const int n = w->p.ids.count, m = J->rows, ne = J->count;
-    /* bucket the J blocks by particle */
-    int *start = calloc((size_t)n + 1, sizeof(int)), *order = malloc(sizeof(int) * (size_t)(ne > 0 ? ne : 1));
-    if (!start || !order) abort();
+    /* bucket the J blocks by particle (counting sort; the buffers only grow, as this runs every step
+     * while constrained particles touch colliders) */
+    if (n + 1 > t->bucket_n_cap) {
+        t->bucket_n_cap = 2 * (n + 1);
+        t->bucket_start = ids_grow(t->bucket_start, sizeof(int), t->bucket_n_cap);
+    }
+    if (ne > t->bucket_e_cap) {
+        t->bucket_e_cap = 2 * ne;
+        t->bucket = ids_grow(t->bucket, sizeof(int), t->bucket_e_cap);
+    }
+    int *start = t->bucket_start, *order = t->bucket;
+    memset(start, 0, sizeof(int) * (size_t)(n + 1));
     for (int e = 0; e < ne; e++) start[J->e[e].particle + 1]++;
     for (int i = 0; i < n; i++) start[i + 1] += start[i];
-    int *fill = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-    if (!fill) abort();
-    memcpy(fill, start, sizeof(int) * (size_t)n);
-    for (int e = 0; e < ne; e++) order[fill[J->e[e].particle]++] = e;
-    free(fill);
+    for (int e = 0; e < ne; e++) order[start[J->e[e].particle]++] = e; /* start[i] ends at start[i + 1] */
+    for (int i = n; i > 0; i--) start[i] = start[i - 1];
+    start[0] = 0;
     /* every pair (a, b) of blocks on one particle with row(a) >= row(b) */
     int np = 0;
     for (int i = 0; i < n; i++) {
         int k = start[i + 1] - start[i];
         np += k * (k + 1) / 2;
     }
-    pair_key *keys = malloc(sizeof(pair_key) * (size_t)(np > 0 ? np : 1));
-    if (!keys) abort();
+    if (np > t->keys_cap) {
+        t->keys_cap = 2 * np;
+        t->keys = ids_grow(t->keys, sizeof(pair_key), t->keys_cap);
+    }
+    pair_key *keys = t->keys;
     if (np > t->pair_cap) {
         t->pair = ids_grow(t->pair, 3 * sizeof(int), np);
         t->pair_cap = np;
@@ -641,7 +655,10 @@ static void ic_pattern(imp_world *w, tinker *t)
     t->npairs = np;
     qsort(keys, (size_t)np, sizeof(pair_key), cmp_pair);
     /* compressed rows of the distinct (row, col) */
-    t->a_start = ids_grow(t->a_start, sizeof(int), m + 1);
+    if (m + 1 > t->a_start_cap) {
+        t->a_start_cap = 2 * (m + 1);
+        t->a_start = ids_grow(t->a_start, sizeof(int), t->a_start_cap);
+    }
     if (np > t->a_cap) {
         t->a_col = ids_grow(t->a_col, sizeof(int), np);
         t->a_val = ids_grow(t->a_val, sizeof(double), np);
@@ -649,7 +666,10 @@ static void ic_pattern(imp_world *w, tinker *t)
         t->m_val = ids_grow(t->m_val, sizeof(double), np);
         t->a_cap = np;
     }
-    t->l_inv = ids_grow(t->l_inv, sizeof(double), m > 0 ? m : 1);
+    if (m > t->l_inv_cap) {
+        t->l_inv_cap = 2 * m;
+        t->l_inv = ids_grow(t->l_inv, sizeof(double), t->l_inv_cap);
+    }
     int nnz = 0;
     for (int r = 0; r <= m; r++) t->a_start[r] = 0;
     for (int k = 0; k < np; k++) {
@@ -663,9 +683,6 @@ static void ic_pattern(imp_world *w, tinker *t)
     for (int r = 0; r < m; r++) t->a_start[r + 1] += t->a_start[r];
     t->a_nnz = nnz;
     t->a_rows = m;
-    free(keys);
-    free(start);
-    free(order);
     t->pattern_dirty = false;
 }
 
@@ -1391,6 +1408,7 @@ void tinker_free(imp_world *w)
     free(t->winv), free(t->touched), free(t->touch), free(t->curve_of), free(t->afree), free(t->tmp3), free(t->xs);
     cg_work_free(&t->cg);
     free(t->a_start), free(t->a_col), free(t->a_val), free(t->l_val), free(t->m_val), free(t->l_inv), free(t->pair);
+    free(t->bucket_start), free(t->bucket), free(t->keys);
     free(t->now_X), free(t->now_dX), free(t->now_f);
     free(t);
     w->tinker = NULL;

@@ -400,7 +400,12 @@ static int set_setting(lua_State *L, const char *key)
     lworld *lw = impl_checkunlocked(L, 1, what);
     imp_constraint_settings s = imp_world_constraint_settings(lw->w);
     if (!strcmp(key, "constraint_preconditioner")) {
-        s.preconditioner = (imp_preconditioner)luaL_checkoption(L, 2, NULL, PRECOND_NAMES);
+        const char *name = lua_tostring(L, 2);
+        int k = -1;
+        for (int i = 0; name && PRECOND_NAMES[i]; i++)
+            if (!strcmp(name, PRECOND_NAMES[i])) k = i;
+        if (k < 0) return luaL_error(L, "%s must be \"ic\", \"jacobi\" or \"none\" (got %s)", what, name ? name : luaL_typename(L, 2));
+        s.preconditioner = (imp_preconditioner)k;
     } else {
         int ok;
         double v = lua_tonumberx(L, 2, &ok);
