@@ -5,9 +5,9 @@
  *                 integrate (the chosen ODE solver; forces from particles_deriv -> forces.c, then the
  *                            constraint forces -> tinkertoy.c)
  *                 curves    (particles on curves put exactly at x(u), tinkertoy.c)
- *                 collide   (impacts inside the step: restitution, friction, no tunnelling; then the
- *                            velocities of constrained particles that touch are made consistent
- *                            with their constraints, tinkertoy.c)
+ *                 collide   (impacts inside the step: restitution, friction, no tunnelling; then,
+ *                            where constrained particles touch or hit, positions and velocities
+ *                            projected back onto the constraints, tinkertoy.c)
  *     finish:     NaN guard (a particle that went non-finite is put back and reported)
  *
  * A failing callback aborts the step; the state taken before integrating is put back, so the world
