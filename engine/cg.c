@@ -32,7 +32,9 @@ static void apply_filter(const cg_problem *p, double *x)
 
 static void precondition(const cg_problem *p, const double *r, double *s)
 {
-    if (p->precond)
+    if (p->precond_fn)
+        p->precond_fn(p->ctx, r, s);
+    else if (p->precond)
         for (int i = 0; i < p->n; i++) s[i] = p->precond[i] * r[i];
     else
         memcpy(s, r, sizeof(double) * (size_t)p->n);
@@ -69,26 +71,34 @@ cg_result cg_solve(const cg_problem *p, double *x, const double *b, cg_work *w)
     for (int i = 0; i < n; i++) r[i] = b[i] - q[i];
     apply_filter(p, r);
     if (bnorm == 0) bnorm = 1;
-    precondition(p, r, d);
-    apply_filter(p, d);
-    double delta = dot(r, d, n);
-    double rnorm = sqrt(dot(r, r, n));
+    double rnorm = sqrt(dot(r, r, n)), delta = 0;
+    double curv_max = 0; /* the largest Rayleigh quotient d.Ad / d.d seen */
     int it = 0;
+    if (rnorm > tol * bnorm) { /* (a warm start may already be the answer) */
+        precondition(p, r, d);
+        apply_filter(p, d);
+        delta = dot(r, d, n);
+    }
     while (rnorm > tol * bnorm && it < max_iter) {
         p->mul(p->ctx, d, q);
         apply_filter(p, q);
-        double dq = dot(d, q, n);
-        if (!(dq > 0)) break; /* A is singular along d (or not positive): stop with what we have */
+        double dq = dot(d, q, n), curv = dq / dot(d, d, n);
+        if (curv > curv_max) curv_max = curv;
+        /* A is singular along d (or not positive): stop with what we have. "Singular" is relative:
+         * a curvature 1e-13 of the largest seen is roundoff in a null direction, and stepping there
+         * (an inconsistent semidefinite system, e.g. contradictory constraints) would explode x */
+        if (!(dq > 0) || !(curv > 1e-13 * curv_max)) break;
         double alpha = delta / dq;
         for (int i = 0; i < n; i++) x[i] += alpha * d[i], r[i] -= alpha * q[i];
+        rnorm = sqrt(dot(r, r, n));
+        it++;
+        if (rnorm <= tol * bnorm || it >= max_iter) break; /* the next direction would go unused */
         precondition(p, r, s);
         double delta_new = dot(r, s, n);
         double beta = delta_new / delta;
         for (int i = 0; i < n; i++) d[i] = s[i] + beta * d[i];
         apply_filter(p, d);
         delta = delta_new;
-        rnorm = sqrt(dot(r, r, n));
-        it++;
     }
     res.iterations = it;
     res.residual = rnorm / bnorm;

@@ -12,6 +12,9 @@ typedef struct cg_problem {
     void (*filter)(void *ctx, double *x);                 /* x = S x in place, or NULL            */
     double tol;             /* stop when |r| <= tol |b| (relative), default 1e-8 when 0         */
     int max_iter;           /* default 2 n when 0                                               */
+    /* optional: s = P^-1 r for a preconditioner that is not diagonal (tinkertoy.c's incomplete
+     * Cholesky); used instead of precond when set */
+    void (*precond_fn)(void *ctx, const double *r, double *s);
 } cg_problem;
 
 typedef struct cg_result {

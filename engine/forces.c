@@ -262,7 +262,7 @@ static int fields_apply(imp_world *w, double t, const particle_range *r, const d
     for (int k = 0; k < w->field_ids.count; k++) {
         const imp_field_def *d = &w->fields[k].def;
         for (int i = 0; i < r->count; i++) {
-            if (motion[i] != IMP_DYNAMIC) continue;
+            if (motion[i] != IMP_DYNAMIC && motion[i] != IMP_CURVE) continue;
             double out[3] = {0, 0, 0};
             if (d->fn(d->user, x + 3 * i, v + 3 * i, t, out)) return IMP_ERR_CALLBACK;
             f[3 * i + 0] += out[0], f[3 * i + 1] += out[1], f[3 * i + 2] += out[2];
@@ -273,7 +273,11 @@ static int fields_apply(imp_world *w, double t, const particle_range *r, const d
 
 /* ---- all together ----------------------------------------------------------------------------------- */
 
-bool forces_separable(const imp_world *w) { return w->spring_ids.count == 0 && w->behave_ids.count == 0; }
+/* constraints and curve particles (tinkertoy.c) couple particles too */
+bool forces_separable(const imp_world *w)
+{
+    return w->spring_ids.count == 0 && w->behave_ids.count == 0 && !tinker_active(w);
+}
 
 int forces_accumulate(imp_world *w, double t, const particle_range *r, const double *x, const double *v, double *f)
 {

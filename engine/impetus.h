@@ -111,7 +111,8 @@ double imp_world_potential_energy(const imp_world *w);
 typedef enum imp_motion {
     IMP_DYNAMIC,   /* moved by forces                                                   */
     IMP_FIXED,     /* never moves: an anchor                                             */
-    IMP_KINEMATIC  /* moved by the script: follows its velocity, unaffected by forces   */
+    IMP_KINEMATIC, /* moved by the script: follows its velocity, unaffected by forces   */
+    IMP_CURVE      /* bound to a curve x(u), moved through its coordinate u (tinkertoy.c) */
 } imp_motion;
 
 typedef struct imp_particle_def {
@@ -244,5 +245,115 @@ int imp_collider_count(const imp_world *w);
 imp_collider_def imp_collider_get(const imp_world *w, int i); /* i-th collider, for drawing */
 /* number of particles in resting contact after the last step */
 int imp_contact_count(const imp_world *w);
+
+/* ---- constrained dynamics: tinkertoys (engine/tinkertoy.c) ------------------------------------------ */
+
+/* Constraints on particles held by Lagrange multipliers (S3 "Constrained dynamics", eq. 11): each
+ * constraint is one or more scalar rows C(x) = 0; inside every derivative evaluation the engine
+ * solves J W J^T lambda = -Jdot qdot - J W Q - ks C - kd Cdot and adds the constraint force
+ * J^T lambda to the applied forces, so it works with every integrator. */
+typedef enum imp_constraint_kind {
+    IMP_CONSTRAINT_PIN,      /* x = point                                    3 rows, 1 particle      */
+    IMP_CONSTRAINT_ROD,      /* |xa - xb| = length                           1 row,  2 particles     */
+    IMP_CONSTRAINT_WIRE,     /* on the circle (center, radius, normal)       2 rows, 1 particle      */
+    IMP_CONSTRAINT_PLANE,    /* normal . (x - point) = 0                     1 row,  1 particle      */
+    IMP_CONSTRAINT_LINE,     /* on the line point + s direction              2 rows, 1 particle      */
+    IMP_CONSTRAINT_CALLBACK  /* C(x_1..x_n) = 0 from a callback              1 row,  1..8 particles  */
+} imp_constraint_kind;
+
+#define IMP_CONSTRAINT_MAX 8
+/* callback: given positions x[3n], write C and, when it can, the gradients grad[3n] (dC/dx_i) and set
+ * *have_grad = 1; otherwise the engine differentiates C numerically. Return nonzero on error. */
+typedef int (*imp_constraint_fn)(void *user, int n, const double *x, double *C, double *grad, int *have_grad);
+
+typedef struct imp_constraint_def {
+    imp_constraint_kind kind;
+    int n;                                  /* CALLBACK: number of particles                       */
+    imp_id particles[IMP_CONSTRAINT_MAX];
+    imp_vec3 point;     /* PIN: the fixed point; PLANE, LINE: a point on it                        */
+    imp_vec3 normal;    /* PLANE: unit normal; WIRE: the circle's axis (default (0, 0, 1))         */
+    imp_vec3 direction; /* LINE: direction (any length)                                            */
+    imp_vec3 center;    /* WIRE                                                                    */
+    double radius;      /* WIRE, > 0                                                               */
+    double length;      /* ROD, > 0; negative: the current distance (default)                      */
+    float color[4];     /* drawing colour                                                          */
+    imp_constraint_fn fn;        /* CALLBACK                                                        */
+    void *user;
+    void (*release)(void *user); /* called when the constraint is destroyed (may be NULL)          */
+} imp_constraint_def;
+
+imp_constraint_def imp_constraint_def_default(void);
+/* a null id when a particle is stale or a parameter is out of range */
+imp_id imp_constraint_create(imp_world *w, const imp_constraint_def *def);
+void imp_constraint_destroy(imp_world *w, imp_id id);
+bool imp_constraint_valid(const imp_world *w, imp_id id);
+imp_constraint_def imp_constraint_get(const imp_world *w, imp_id id);
+void imp_constraint_set(imp_world *w, imp_id id, const imp_constraint_def *def); /* point, length, color */
+int imp_constraint_rows(const imp_world *w, imp_id id);
+/* the Lagrange multipliers of the last solve (rows values) and the constraint force J_i^T lambda
+ * they put on the constraint's i-th particle */
+int imp_constraint_lambda(const imp_world *w, imp_id id, double lambda[3]);
+imp_vec3 imp_constraint_force(const imp_world *w, imp_id id, int i);
+/* C at the committed state (rows values); returns the row count, or -1 when a callback failed */
+int imp_constraint_value(imp_world *w, imp_id id, double C[3]);
+int imp_constraint_count(const imp_world *w);
+imp_id imp_constraint_id(const imp_world *w, int i); /* the i-th constraint, for drawing */
+/* largest |C| over all rows at the committed state (0 without constraints, -1 when a callback failed) */
+double imp_world_constraint_error(imp_world *w);
+/* solve for the constraint forces at the committed state without stepping (fills lambda and force) */
+imp_status imp_world_solve_constraints(imp_world *w);
+
+typedef enum imp_preconditioner { IMP_PRECOND_NONE, IMP_PRECOND_JACOBI, IMP_PRECOND_IC0 } imp_preconditioner;
+
+typedef struct imp_constraint_settings {
+    double ks, kd;          /* feedback: the solve asks for Cddot = -ks C - kd Cdot (default 100, 20)    */
+    double tolerance;       /* CG stops when |r| <= tolerance |b| (default 1e-9)                          */
+    int max_iterations;     /* CG iterations per solve; 0: automatic (2 rows + 10)                        */
+    imp_preconditioner preconditioner; /* default IMP_PRECOND_IC0: incomplete Cholesky of J W J^T         */
+} imp_constraint_settings;
+
+imp_constraint_settings imp_world_constraint_settings(const imp_world *w);
+void imp_world_set_constraint_settings(imp_world *w, const imp_constraint_settings *s);
+
+/* what the constraint solves of the last step cost */
+typedef struct imp_constraint_stats {
+    int rows;               /* scalar constraint rows                                                     */
+    int solves;             /* CG solves (one per derivative evaluation)                                  */
+    int iterations;         /* CG iterations, summed over the solves                                      */
+    int max_iterations;     /* the most any one solve took                                                */
+    double residual;        /* the largest relative residual |r| / |b| a solve stopped at                 */
+    double max_error;       /* the largest |C| the solves saw (at the integrator's stage states)          */
+    double ms;              /* time spent assembling and solving                                          */
+} imp_constraint_stats;
+
+imp_constraint_stats imp_world_constraint_stats(const imp_world *w);
+
+/* Parametric constraints (S3 section 5): a particle bound to a curve x(u) is simulated in the coordinate
+ * u (Lagrangian dynamics). The callback gives x(u) and, when it can, x_u and x_uu (set bits 1 and 2 of
+ * *have); the engine differentiates numerically otherwise. Return nonzero on error. */
+typedef int (*imp_curve_fn)(void *user, double u, double x[3], double xu[3], double xuu[3], int *have);
+
+typedef struct imp_curve_def {
+    imp_curve_fn fn;
+    void *user;
+    void (*release)(void *user);
+    double u, udot;            /* initial coordinate and its rate                                   */
+    double u_min, u_max;       /* range drawn by the renderer (u_min == u_max: the curve is not drawn) */
+    imp_particle_def particle; /* mass, radius, colour (position and velocity come from the curve)  */
+} imp_curve_def;
+
+imp_curve_def imp_curve_def_default(void);
+/* creates a particle on the curve (motion IMP_CURVE) and returns its id; null when fn fails */
+imp_id imp_curve_particle_create(imp_world *w, const imp_curve_def *def);
+bool imp_particle_on_curve(const imp_world *w, imp_id particle);
+double imp_curve_particle_u(const imp_world *w, imp_id particle);
+double imp_curve_particle_udot(const imp_world *w, imp_id particle);
+/* move a curve particle to u with rate udot (puts it on the curve; IMP_ERR_CALLBACK when fn fails) */
+imp_status imp_curve_particle_set(imp_world *w, imp_id particle, double u, double udot);
+/* samples of the curve of a curve particle for drawing: n points over [u_min, u_max] into xyz[3n];
+ * returns how many were written (0: no range, or fn failed) */
+int imp_curve_particle_sample(imp_world *w, imp_id particle, int n, double *xyz);
+int imp_curve_particle_count(const imp_world *w);
+imp_id imp_curve_particle_id(const imp_world *w, int i);
 
 #endif

@@ -58,6 +58,7 @@ typedef struct particle_range {
     imp_world *w;
     int first, count;
     int contact_lo, contact_hi;
+    int extra; /* state entries after [x | v]: the curve particles' [u | udot] (whole store only) */
 } particle_range;
 
 /* resting contact of one particle with one collider, found at the start of a step */
@@ -66,6 +67,12 @@ typedef struct pcontact {
     int collider;  /* dense index */
     imp_vec3 vt0;  /* tangential velocity at the start of the step */
 } pcontact;
+
+/* an impact of the last collision pass: the particle (dense) and the surface normal it hit */
+typedef struct phit {
+    int particle;
+    imp_vec3 normal;
+} phit;
 
 struct imp_world {
     imp_world_def def;
@@ -82,6 +89,9 @@ struct imp_world {
     idtable collider_ids; collider *colliders; int collider_cap;
 
     pcontact *contacts; int contact_count, contact_cap;
+    phit *hits; int hit_count, hit_cap; /* impacts of the last collision pass */
+
+    struct tinker *tinker; /* constraints and curve particles (tinkertoy.c); NULL until the first one */
 
     imp_ode_solver solver;
     particle_range range;
@@ -103,7 +113,29 @@ void pcollide_find_contacts(imp_world *w);
 void pcollide_contact_forces(imp_world *w, const particle_range *r, const double *x, double *f);
 void pcollide_resolve(imp_world *w, const double *x0, const double *v0, double h);
 void pcollide_friction_clamp(imp_world *w);
+int pcollide_contact_row(const imp_world *w, int k, const double *x, imp_vec3 *normal, double *gap);
+int pcollide_touching(const imp_world *w, int i, imp_vec3 *normals, int max);
 
 void world_set_error(imp_world *w, const char *fmt, ...);
+
+/* tinkertoy.c: constrained dynamics. When tinker_active, the whole store is one ODE whose state is
+ * [x | v | u | udot]; particles_deriv places the curve particles on their curves, adds the
+ * constraint forces after the applied and contact forces, and gives the curve particles' u''. */
+bool tinker_active(const imp_world *w);
+int tinker_state_dim(const imp_world *w);            /* 2 per curve particle                      */
+void tinker_get_state(const imp_world *w, double *U);
+void tinker_set_state(imp_world *w, const double *U);
+/* x, v: the state's positions and velocities with the curve particles put at x(u), x_u udot */
+int tinker_curves_place(imp_world *w, const double *X, int n, const double **x, const double **v);
+int tinker_constraint_forces(imp_world *w, const double *x, const double *v, double *f);
+void tinker_curves_deriv(imp_world *w, int n, const double *U, const double *f, double *dX);
+/* after the ODE step: curve particles exactly on their curves; u put back where non-finite (U0: the
+ * saved [u | udot]). Returns nonzero when a callback failed */
+int tinker_after_integrate(imp_world *w, const double *U0);
+/* after the collision pass: velocities of constrained particles touching colliders projected so the
+ * constraints' Cdot = 0 and no contact pulls (impulses). Returns nonzero when a callback failed */
+int tinker_after_collide(imp_world *w);
+void tinker_particle_removed(imp_world *w, uint32_t slot);
+void tinker_free(imp_world *w);
 
 #endif

@@ -238,6 +238,28 @@ void pcollide_contact_forces(imp_world *w, const particle_range *r, const double
     }
 }
 
+/* resting contact k at positions x (dense): its particle, the outward normal there, and the gap
+ * (signed distance minus radius). tinkertoy.c makes a unilateral row of it for constrained particles. */
+int pcollide_contact_row(const imp_world *w, int k, const double *x, imp_vec3 *normal, double *gap)
+{
+    const pcontact *pc = &w->contacts[k];
+    *gap = collider_distance(&w->colliders[pc->collider].def, v3_load(x + 3 * pc->particle), normal) - w->p.radius[pc->particle];
+    return pc->particle;
+}
+
+/* the outward normals of the colliders particle i (dense) touches now (gap <= CONTACT_SLOP), at most
+ * max of them; returns how many. tinkertoy.c projects constrained velocities against them. */
+int pcollide_touching(const imp_world *w, int i, imp_vec3 *normals, int max)
+{
+    int n = 0;
+    for (int c = 0; c < w->collider_ids.count && n < max; c++) {
+        imp_vec3 N;
+        double d = collider_distance(&w->colliders[c].def, v3_load(w->p.x + 3 * i), &N) - w->p.radius[i];
+        if (d <= CONTACT_SLOP) normals[n++] = N;
+    }
+    return n;
+}
+
 void pcollide_friction_clamp(imp_world *w)
 {
     for (int k = 0; k < w->contact_count; k++) {
@@ -269,6 +291,7 @@ static imp_vec3 bounce(imp_vec3 v, imp_vec3 N, double e, double mu, double rest_
 void pcollide_resolve(imp_world *w, const double *x0, const double *v0, double h)
 {
     const int n = w->p.ids.count, nc = w->collider_ids.count;
+    w->hit_count = 0;
     if (nc == 0 || h <= 0) return;
     /* impacts slower than what gravity adds over two steps come to rest instead of bouncing */
     const double rest_speed = 2 * v3_len(w->def.gravity) * h + 1e-3;
@@ -313,6 +336,11 @@ void pcollide_resolve(imp_world *w, const double *x0, const double *v0, double h
             if (v3_dot(N, vc) >= 0 && pass > 0) break; /* already leaving: nothing more this step */
             vc = bounce(vc, N, cd->restitution, cd->friction, rest_speed);
             hit_any = true;
+            if (w->hit_count == w->hit_cap) { /* recorded for tinkertoy.c */
+                w->hit_cap = w->hit_cap ? 2 * w->hit_cap : 64;
+                w->hits = ids_grow(w->hits, sizeof(phit), w->hit_cap);
+            }
+            w->hits[w->hit_count++] = (phit){i, N};
             double rem = span - best;
             xs = xc, vs = vc, span = rem;
             x1 = v3_add(xc, v3_add(v3_scale(vc, rem), v3_scale(a, 0.5 * rem * rem)));

@@ -58,6 +58,7 @@ void imp_particle_destroy(imp_world *w, imp_id id)
     particle_store *p = &w->p;
     if (ids_lookup(&p->ids, id) < 0) return;
     forces_particle_removed(w, id.index);
+    tinker_particle_removed(w, id.index);
     int d = ids_remove(&p->ids, id);
     int last = p->ids.count;
     if (d != last) {
@@ -94,12 +95,19 @@ void imp_particle_color(const imp_world *w, imp_id id, float rgba[4])
     memcpy(rgba, w->p.color + 4 * i, 4 * sizeof(float));
 }
 
-void imp_particle_set_position(imp_world *w, imp_id id, imp_vec3 x) { DENSE_OR(); v3_store(w->p.x + 3 * i, x); w->contact_count = 0; }
+/* a curve particle's position and velocity follow its coordinate u: set that instead */
+void imp_particle_set_position(imp_world *w, imp_id id, imp_vec3 x)
+{
+    DENSE_OR();
+    if (w->p.motion[i] == IMP_CURVE) return;
+    v3_store(w->p.x + 3 * i, x);
+    w->contact_count = 0;
+}
 
 void imp_particle_set_velocity(imp_world *w, imp_id id, imp_vec3 v)
 {
     DENSE_OR();
-    if (w->p.motion[i] != IMP_FIXED) v3_store(w->p.v + 3 * i, v);
+    if (w->p.motion[i] != IMP_FIXED && w->p.motion[i] != IMP_CURVE) v3_store(w->p.v + 3 * i, v);
 }
 
 void imp_particle_set_mass(imp_world *w, imp_id id, double m)
@@ -113,6 +121,7 @@ void imp_particle_set_radius(imp_world *w, imp_id id, double r) { DENSE_OR(); if
 void imp_particle_set_motion(imp_world *w, imp_id id, imp_motion m)
 {
     DENSE_OR();
+    if (w->p.motion[i] == IMP_CURVE || m == IMP_CURVE) return; /* only tinkertoy.c makes curve particles */
     w->p.motion[i] = (uint8_t)m;
     if (m == IMP_FIXED) v3_store(w->p.v + 3 * i, v3(0, 0, 0));
 }
@@ -144,6 +153,7 @@ static void particles_get_state(void *ctx, double *X)
     const particle_range *r = ctx;
     const imp_world *w = r->w;
     size_t n3 = 3 * (size_t)r->count;
+    if (r->extra) tinker_get_state(w, X + 2 * n3);
     if (n3 == 0) return;
     memcpy(X, w->p.x + 3 * (size_t)r->first, n3 * sizeof(double));
     memcpy(X + n3, w->p.v + 3 * (size_t)r->first, n3 * sizeof(double));
@@ -154,12 +164,15 @@ static void particles_set_state(void *ctx, const double *X)
     const particle_range *r = ctx;
     imp_world *w = r->w;
     size_t n3 = 3 * (size_t)r->count;
+    if (r->extra) tinker_set_state(w, X + 2 * n3);
     if (n3 == 0) return;
     memcpy(w->p.x + 3 * (size_t)r->first, X, n3 * sizeof(double));
     memcpy(w->p.v + 3 * (size_t)r->first, X + n3, n3 * sizeof(double));
 }
 
-/* dX/dt at state X: accumulate forces, cancel the pushing part at resting contacts, then a = f/m */
+/* dX/dt at state X: accumulate forces, cancel the pushing part at resting contacts, add the
+ * constraint forces (S3 "Constrained dynamics" 4.1: after the applied forces, before a = f/m),
+ * then a = f/m */
 static int particles_deriv(void *ctx, double t, const double *X, double *dX)
 {
     const particle_range *r = ctx;
@@ -167,9 +180,13 @@ static int particles_deriv(void *ctx, double t, const double *X, double *dX)
     const int n = r->count;
     const double *x = X, *v = X + 3 * n;
     double *dx = dX, *dv = dX + 3 * n, *f = w->force;
-    int rc = forces_accumulate(w, t, r, x, v, f);
+    int rc = r->extra ? tinker_curves_place(w, X, n, &x, &v) : 0;
+    if (rc) return rc;
+    rc = forces_accumulate(w, t, r, x, v, f);
     if (rc) return rc;
     if (r->contact_hi > r->contact_lo) pcollide_contact_forces(w, r, x, f);
+    if (r->first == 0 && r->count == w->p.ids.count && tinker_active(w) && (rc = tinker_constraint_forces(w, x, v, f)))
+        return rc;
     const uint8_t *motion = w->p.motion + r->first;
     const double *inv_m = w->p.inv_mass + r->first;
     memcpy(dx, v, 3 * (size_t)n * sizeof(double));
@@ -180,6 +197,7 @@ static int particles_deriv(void *ctx, double t, const double *X, double *dX)
         dv[3 * i + 2] = f[3 * i + 2] * s;
         if (motion[i] == IMP_FIXED) dx[3 * i] = dx[3 * i + 1] = dx[3 * i + 2] = 0;
     }
+    if (r->extra) tinker_curves_deriv(w, n, X + 6 * n, f, dX);
     return 0;
 }
 
@@ -203,6 +221,7 @@ imp_ode_system particles_ode(imp_world *w, int first, int count)
     r->count = count;
     r->contact_lo = contact_lower_bound(w, first);
     r->contact_hi = contact_lower_bound(w, first + count);
-    imp_ode_system sys = {6 * count, r, particles_get_state, particles_set_state, particles_deriv};
+    r->extra = first == 0 && count == w->p.ids.count ? tinker_state_dim(w) : 0;
+    imp_ode_system sys = {6 * count + r->extra, r, particles_get_state, particles_set_state, particles_deriv};
     return sys;
 }

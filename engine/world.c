@@ -2,8 +2,12 @@
  *
  *   imp_world_step(world, dt)
  *     particles:  contacts  (which particles rest on a collider: their pushing force is cancelled)
- *                 integrate (the chosen ODE solver; forces from particles_deriv -> forces.c)
- *                 collide   (impacts inside the step: restitution, friction, no tunnelling)
+ *                 integrate (the chosen ODE solver; forces from particles_deriv -> forces.c, then the
+ *                            constraint forces -> tinkertoy.c)
+ *                 curves    (particles on curves put exactly at x(u), tinkertoy.c)
+ *                 collide   (impacts inside the step: restitution, friction, no tunnelling; then,
+ *                            where constrained particles touch or hit, positions and velocities
+ *                            projected back onto the constraints, tinkertoy.c)
  *     finish:     NaN guard (a particle that went non-finite is put back and reported)
  *
  * A failing callback aborts the step; the state taken before integrating is put back, so the world
@@ -45,6 +49,7 @@ void imp_world_destroy(imp_world *w)
     if (!w) return;
     while (w->field_ids.count) imp_field_destroy(w, ids_of(&w->field_ids, w->field_ids.count - 1));
     while (w->behave_ids.count) imp_behavior_destroy(w, ids_of(&w->behave_ids, w->behave_ids.count - 1));
+    tinker_free(w);
     particle_store *p = &w->p;
     free(p->x), free(p->v), free(p->mass), free(p->inv_mass), free(p->radius), free(p->motion), free(p->color);
     ids_free(&p->ids);
@@ -52,7 +57,7 @@ void imp_world_destroy(imp_world *w)
     ids_free(&w->behave_ids), free(w->behaviors);
     ids_free(&w->field_ids), free(w->fields);
     ids_free(&w->collider_ids), free(w->colliders);
-    free(w->contacts);
+    free(w->contacts), free(w->hits);
     free(w->state0), free(w->force);
     imp_ode_solver_free(&w->solver);
     free(w);
@@ -118,7 +123,7 @@ imp_status imp_world_step(imp_world *w, double dt)
     imp_profile prof = {0};
     w->error[0] = 0;
     w->locked = true;
-    scratch_reserve(w, n);
+    scratch_reserve(w, n + tinker_state_dim(w)); /* state0 holds [x | v | u | udot] */
 
     /* particles: contacts, integrate, collide */
     double t0 = now_ms();
@@ -141,6 +146,7 @@ imp_status imp_world_step(imp_world *w, double dt)
         blocks = 1;
     }
     prof.evaluations = (int)((w->solver.evaluations - evals) / (blocks > 0 ? blocks : 1));
+    if (!rc && tinker_active(w)) rc = tinker_after_integrate(w, w->state0 + 6 * n);
     prof.integrate = now_ms() - t0;
     if (rc) {
         all = particles_ode(w, 0, n);
@@ -152,6 +158,13 @@ imp_status imp_world_step(imp_world *w, double dt)
     t0 = now_ms();
     pcollide_resolve(w, w->state0, w->state0 + 3 * n, dt);
     pcollide_friction_clamp(w);
+    if (tinker_active(w) && tinker_after_collide(w)) {
+        all = particles_ode(w, 0, n);
+        all.set_state(all.ctx, w->state0); /* a constraint callback failed: undo */
+        w->locked = false;
+        if (!w->error[0]) world_set_error(w, "a callback failed during the step");
+        return IMP_ERR_CALLBACK;
+    }
     prof.collide = now_ms() - t0;
 
     /* finish */

@@ -7,7 +7,7 @@
  *   gfx.camera3d(eye, target, fovy)  gfx.camera2d(cx, cy, half_height)
  *   gfx.project(p) -> x, y | nil     gfx.unproject(x, y) -> origin, dir
  *   gfx.grid(extent, spacing, height)  gfx.line(a, b, rgba)  gfx.sphere(c, r, rgba)  gfx.box(c, half, rgba)
- *   gfx.world(world)  draws particles, springs and colliders of a world
+ *   gfx.world(world)  draws particles, springs, constraints, curves and colliders of a world
  *   gfx.rect(x, y, w, h, rgba)  gfx.text(x, y, s, rgba)  gfx.text_width(s)  gfx.line_height()
  */
 #include <SDL.h>
@@ -342,6 +342,65 @@ static int gfx_box(lua_State *L)
 }
 
 /* draw a whole world: colliders, springs as lines, particles as instanced spheres */
+/* tinkertoys (engine/tinkertoy.c): rods as lines, circular wires as polylines, a line constraint as a
+ * long segment, a pin as a small cross; the curves of curve particles (when they have a range) */
+static void draw_constraints(imp_world *w)
+{
+    enum { SEGMENTS = 64, CURVE_SAMPLES = 129 };
+    for (int i = 0; i < imp_constraint_count(w); i++) {
+        imp_constraint_def d = imp_constraint_get(w, imp_constraint_id(w, i));
+        float a[3], b[3];
+        switch (d.kind) {
+        case IMP_CONSTRAINT_ROD:
+            tofloat3(imp_particle_position(w, d.particles[0]), a);
+            tofloat3(imp_particle_position(w, d.particles[1]), b);
+            rnd_line(a, b, d.color);
+            break;
+        case IMP_CONSTRAINT_WIRE: {
+            /* the circle center + R (cos t e1 + sin t e2), e1 and e2 across the normal */
+            imp_vec3 n = d.normal, h = fabs(n.x) < 0.9 ? v3(1, 0, 0) : v3(0, 1, 0);
+            imp_vec3 e1 = v3_normalize(v3_sub(h, v3_scale(n, v3_dot(h, n)))), e2 = v3_cross(n, e1);
+            for (int k = 0; k < SEGMENTS; k++) {
+                double t0 = 2 * M_PI * k / SEGMENTS, t1 = 2 * M_PI * (k + 1) / SEGMENTS;
+                tofloat3(v3_add(d.center, v3_add(v3_scale(e1, d.radius * cos(t0)), v3_scale(e2, d.radius * sin(t0)))), a);
+                tofloat3(v3_add(d.center, v3_add(v3_scale(e1, d.radius * cos(t1)), v3_scale(e2, d.radius * sin(t1)))), b);
+                rnd_line(a, b, d.color);
+            }
+            break;
+        }
+        case IMP_CONSTRAINT_LINE:
+            tofloat3(v3_mad(d.point, d.direction, -20), a);
+            tofloat3(v3_mad(d.point, d.direction, 20), b);
+            rnd_line(a, b, d.color);
+            break;
+        case IMP_CONSTRAINT_PIN:
+            for (int k = 0; k < 3; k++) {
+                double e[3] = {0, 0, 0};
+                e[k] = 0.06;
+                tofloat3(v3_sub(d.point, v3_load(e)), a);
+                tofloat3(v3_add(d.point, v3_load(e)), b);
+                rnd_line(a, b, d.color);
+            }
+            break;
+        default: break; /* planes and script constraints have no shape to draw */
+        }
+    }
+    for (int i = 0; i < imp_curve_particle_count(w); i++) {
+        imp_id id = imp_curve_particle_id(w, i);
+        double xyz[3 * CURVE_SAMPLES];
+        int n = imp_curve_particle_sample(w, id, CURVE_SAMPLES, xyz);
+        float c[4];
+        imp_particle_color(w, id, c);
+        c[3] = 0.8f;
+        for (int k = 0; k + 1 < n; k++) {
+            float a[3], b[3];
+            tofloat3(v3_load(xyz + 3 * k), a);
+            tofloat3(v3_load(xyz + 3 * k + 3), b);
+            rnd_line(a, b, c);
+        }
+    }
+}
+
 static int gfx_world(lua_State *L)
 {
     check_open(L, "world");
@@ -372,6 +431,7 @@ static int gfx_world(lua_State *L)
         tofloat3(a, fa), tofloat3(b, fb);
         rnd_line(fa, fb, spring_color);
     }
+    draw_constraints(w);
     int n = imp_particle_count(w);
     if (n > 0) {
         float *xyzr = scratch_floats((size_t)n * 4);

@@ -16,6 +16,7 @@
 #define IMPL_BEHAVIOR "impetus.Behavior"
 #define IMPL_FIELD "impetus.Field"
 #define IMPL_COLLIDER "impetus.Collider"
+#define IMPL_CONSTRAINT "impetus.Constraint"
 
 /* the world userdata */
 typedef struct lworld {
@@ -69,6 +70,7 @@ int impl_callback_failed(lworld *lw, lua_State *L); /* keeps the error on top of
 void impl_open_particle(lua_State *L);
 void impl_open_forces(lua_State *L);
 void impl_open_collider(lua_State *L);
+void impl_open_constraint(lua_State *L); /* lua_constraint.c: after the world and particle types */
 int impl_open_ode(lua_State *L);
 
 #endif

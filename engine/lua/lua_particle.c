@@ -108,15 +108,24 @@ static int g_data(lua_State *L)
     return 1;
 }
 
-static int s_position(lua_State *L)
+/* a curve particle's position and velocity follow its coordinate u (lua_constraint.c) */
+static lhandle *not_on_curve(lua_State *L, const char *what)
 {
     lhandle *h = P(L);
+    if (imp_particle_motion(h->lw->w, h->id) == IMP_CURVE)
+        luaL_error(L, "%s: this particle moves along its curve; set particle.u and particle.udot instead", what);
+    return h;
+}
+
+static int s_position(lua_State *L)
+{
+    lhandle *h = not_on_curve(L, "particle.position");
     imp_particle_set_position(unlocked(L, h, "particle.position")->w, h->id, impl_tovec3(L, 2, "particle.position"));
     return 0;
 }
 static int s_velocity(lua_State *L)
 {
-    lhandle *h = P(L);
+    lhandle *h = not_on_curve(L, "particle.velocity");
     imp_particle_set_velocity(unlocked(L, h, "particle.velocity")->w, h->id, impl_tovec3(L, 2, "particle.velocity"));
     return 0;
 }
@@ -138,14 +147,14 @@ static int s_radius(lua_State *L)
 }
 static int s_fixed(lua_State *L)
 {
-    lhandle *h = P(L);
+    lhandle *h = not_on_curve(L, "particle.fixed");
     luaL_checktype(L, 2, LUA_TBOOLEAN);
     imp_particle_set_motion(unlocked(L, h, "particle.fixed")->w, h->id, lua_toboolean(L, 2) ? IMP_FIXED : IMP_DYNAMIC);
     return 0;
 }
 static int s_kinematic(lua_State *L)
 {
-    lhandle *h = P(L);
+    lhandle *h = not_on_curve(L, "particle.kinematic");
     luaL_checktype(L, 2, LUA_TBOOLEAN);
     imp_particle_set_motion(unlocked(L, h, "particle.kinematic")->w, h->id, lua_toboolean(L, 2) ? IMP_KINEMATIC : IMP_DYNAMIC);
     return 0;

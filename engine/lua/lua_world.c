@@ -190,6 +190,14 @@ static int world_profile(lua_State *L)
     lua_pushnumber(L, p.integrate), lua_setfield(L, -2, "integrate");
     lua_pushnumber(L, p.collide), lua_setfield(L, -2, "collide");
     lua_pushinteger(L, p.evaluations), lua_setfield(L, -2, "evaluations");
+    /* constraint solves (tinkertoy.c): CG iterations summed over the step's solves, the worst residual */
+    imp_constraint_stats cs = imp_world_constraint_stats(lw->w);
+    lua_pushnumber(L, cs.ms), lua_setfield(L, -2, "constraints");
+    lua_pushinteger(L, cs.solves), lua_setfield(L, -2, "cg_solves");
+    lua_pushinteger(L, cs.iterations), lua_setfield(L, -2, "cg_iterations");
+    lua_pushinteger(L, cs.max_iterations), lua_setfield(L, -2, "cg_max_iterations");
+    lua_pushnumber(L, cs.residual), lua_setfield(L, -2, "cg_residual");
+    lua_pushnumber(L, cs.max_error), lua_setfield(L, -2, "constraint_error");
     return 1;
 }
 

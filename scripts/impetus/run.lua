@@ -117,12 +117,15 @@ function run.bench(r, o)
   local n = o.steps or 300
   timed_steps(r, math.max(1, n // 10)) -- warm up
   local prof = { total = 0, integrate = 0, collide = 0, evaluations = 0 }
-  local times = {}
+  local times, worst_C, worst_residual, most_it = {}, 0, 0, 0
   for i = 1, n do
     local t0 = core.clock()
     if not r:step() then break end
     times[i] = (core.clock() - t0) * 1e3
-    for k, v in pairs(r.world:profile()) do prof[k] = prof[k] + v end
+    local p = r.world:profile()
+    for k, v in pairs(p) do prof[k] = (prof[k] or 0) + v end
+    worst_C, worst_residual = math.max(worst_C, p.constraint_error or 0), math.max(worst_residual, p.cg_residual or 0)
+    most_it = math.max(most_it, p.cg_max_iterations or 0)
   end
   if r.error then return report_error(r) end
   local name = scene_name(r.path)
@@ -131,6 +134,13 @@ function run.bench(r, o)
     math.max(table.unpack(times)), #times, r.world.particle_count, r.world.spring_count))
   print(string.format("  profile (mean ms): integrate %.3f  collide %.3f  total %.3f  derivative evaluations %.1f",
     prof.integrate / #times, prof.collide / #times, prof.total / #times, prof.evaluations / #times))
+  if (prof.cg_solves or 0) > 0 then
+    -- constrained dynamics: CG iterations per solve, and how far the constraints are from C = 0
+    print(string.format("  constraints: %d, solves %.3f ms/step, CG iterations per solve %.2f (most %d), " ..
+      "worst relative residual %.2g, largest |C| over the run %.3g", r.world.constraint_count,
+      prof.constraints / #times, prof.cg_iterations / prof.cg_solves, most_it,
+      worst_residual, worst_C))
+  end
   return 0
 end
 
