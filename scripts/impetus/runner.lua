@@ -179,7 +179,10 @@ function Runner:advance(frame_dt)
     return 0
   end
   local dt = self:step_dt()
-  self.accumulator = math.min(self.accumulator + frame_dt, self.max_steps_per_frame * dt)
+  -- catch up at most max_steps_per_frame steps, or 50 ms of simulated time for scenes with tiny
+  -- steps, so a slow frame cannot snowball into ever slower ones
+  local budget = math.max(self.max_steps_per_frame * dt, 0.05)
+  self.accumulator = math.min(self.accumulator + frame_dt, budget)
   local n = 0
   -- a frame of exactly k steps must take k steps despite rounding: compare with a little slack
   while self.accumulator >= dt * (1 - 1e-9) do
