@@ -285,7 +285,7 @@ static const char *lit_fs =
     "    vec3 v = (u_ortho != 0) ? u_view_dir : normalize(u_eye - v_world);\n"
     "    float key = max(dot(n, u_key_dir), 0.0);\n"
     "    float fill = max(dot(n, u_fill_dir), 0.0);\n"
-    "    vec3 ambient = mix(vec3(0.10, 0.09, 0.08), vec3(0.24, 0.26, 0.30), 0.5 + 0.5 * n.y);\n"
+    "    vec3 ambient = mix(vec3(0.14, 0.13, 0.12), vec3(0.28, 0.30, 0.34), 0.5 + 0.5 * n.y);\n"
     "    vec3 h = normalize(u_key_dir + v);\n"
     "    float spec = key > 0.0 ? pow(max(dot(n, h), 0.0), 40.0) : 0.0;\n"
     "    vec3 light = ambient + key * vec3(0.80, 0.77, 0.72) + fill * vec3(0.22, 0.25, 0.30);\n"

@@ -16,6 +16,7 @@
 #define NUM_CHARS    95              /* ' ' .. '~'                                                 */
 #define ATLAS_W      512
 #define ATLAS_H      256
+#define LEADING      2.0f            /* extra pixels between lines so they don't touch             */
 
 static const char *font_paths[] = {
     "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf",
@@ -64,7 +65,7 @@ static int bake_font(const unsigned char *ttf, unsigned char *bitmap)
     stbtt_GetFontVMetrics(&info, &ascent, &descent, &gap);
     float scale = stbtt_ScaleForPixelHeight(&info, FONT_PIXELS);
     text.ascent = roundf((float)ascent * scale);
-    text.line_height = ceilf((float)(ascent - descent + gap) * scale);
+    text.line_height = ceilf((float)(ascent - descent + gap) * scale) + LEADING;
     return 1;
 }
 
