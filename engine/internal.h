@@ -67,6 +67,140 @@ typedef struct pcontact {
     imp_vec3 vt0;  /* tangential velocity at the start of the step */
 } pcontact;
 
+
+/* ---- rigid bodies, shapes, collision (body.c, shape.c, hull.c, broadphase.c, narrowphase.c, contact.c) */
+
+/* a convex hull (hull.c): vertices, polygon faces (ccw seen from outside) with planes n . x = d,
+ * the unique edges and their unique directions (for SAT), and the faces fanned into triangles */
+typedef struct hull {
+    int nv, nf, ne, ndir, ntri;
+    double *v;            /* 3 per vertex                          */
+    int *face_first, *face_count, *face_verts;
+    imp_vec3 *face_n;
+    double *face_d;
+    int *edges;           /* 2 per edge                            */
+    imp_vec3 *dirs;       /* unit edge directions, parallel ones once */
+    int *tris;            /* 3 per triangle                        */
+    imp_vec3 centroid;
+} hull;
+
+/* a static triangle mesh (shape.c) */
+typedef struct mesh {
+    int nv, nt;
+    double *v;
+    int *tri;
+    imp_vec3 *n;          /* unit normal per triangle              */
+    imp_vec3 lo, hi;      /* local bounds                          */
+} mesh;
+
+typedef struct shape {
+    imp_shape_type type;
+    uint32_t body;        /* slot of its body                      */
+    int index;            /* its index in the body                 */
+    imp_vec3 lpos;        /* pose relative to the body origin      */
+    imp_quat lq;
+    double radius, half_height, offset;
+    imp_vec3 half, normal;
+    hull *hull;
+    mesh *mesh;
+    double mass, volume;
+    imp_vec3 center;      /* centre of mass, shape frame           */
+    imp_mat3 inertia;     /* about it, shape frame                 */
+    /* world placement: written by the collide stage (shape_update) */
+    imp_vec3 wpos;
+    imp_mat3 wrot;
+    imp_vec3 lo, hi;
+} shape;
+
+typedef struct body {
+    double mass, inv_mass;
+    imp_mat3 Ibody, Ibody_inv;  /* about the centre of mass, body frame                 */
+    imp_vec3 com;               /* centre of mass relative to the origin, body frame   */
+    imp_vec3 force, torque;     /* accumulators, cleared after each step               */
+    imp_vec3 kin_v, kin_w;      /* kinematic bodies: the velocities the script set     */
+    uint8_t motion;             /* imp_motion                                          */
+    uint32_t group, mask;
+    float color[4];
+    uint32_t *shapes;           /* shape slots                                         */
+    int nshapes;
+} body;
+
+#define BODY_DIM 13 /* x(3) q(4) P(3) L(3) */
+
+/* world-space geometry the narrow phase works on: a body shape placed, or a particle collider */
+typedef struct geom {
+    imp_shape_type type;
+    imp_vec3 p;
+    imp_mat3 R;
+    double radius, half_height, offset;
+    imp_vec3 half, normal;
+    const hull *hull;
+    const mesh *mesh;
+    imp_vec3 lo, hi;
+} geom;
+
+/* a broad-phase pair and its persistent narrow-phase data; key = (lower << 32) | higher, where a
+ * collider's key is COLLIDER_KEY | slot */
+#define COLLIDER_KEY 0x80000000u
+typedef struct pair {
+    uint64_t key;
+    uint32_t a, b;        /* keys of the two sides, in narrow-phase order (a is A)      */
+    int32_t witness;      /* cached separating axis (S0 7.1), -1 when none              */
+    int touching;
+    imp_contact c;
+} pair;
+
+typedef struct collision_state {
+    imp_broadphase kind;
+    /* sweep and prune: shape slots in coherent order of their minimum on axis */
+    uint32_t *order; int order_count, order_cap;
+    int axis;
+    void *boxes; int boxes_cap;   /* bounds in sweep order (broadphase.c) */
+    /* grid scratch */
+    uint64_t *cells; int cell_cap;
+    /* this step's candidate pairs, and the persistent pairs from the last step */
+    pair *pairs; int pair_count, pair_cap;
+    pair *prev; int prev_count, prev_cap;
+    /* touching pairs (indices into pairs), events */
+    int *touch; int touch_count, touch_cap;
+    imp_contact_side *begin, *end; int begin_count, end_count, begin_cap, end_cap; /* 2 sides per event */
+    uint32_t next_point_id;
+} collision_state;
+
+/* body.c */
+int bodies_dense(const imp_world *w, uint32_t slot);
+void bodies_clear_accumulators(imp_world *w);
+int bodies_nan_guard(imp_world *w, const double *x0);
+double bodies_kinetic_energy(const imp_world *w);
+double bodies_potential_energy(const imp_world *w);
+void bodies_free(imp_world *w);
+/* shape.c */
+void shape_update(imp_world *w, shape *s);   /* world pose and bounds from its body */
+void shape_geom(const shape *s, geom *g);
+void shape_geom_from_collider(const imp_collider_def *c, geom *g);
+void shape_geom_bounds(geom *g);
+void shape_free(shape *s);
+bool shape_build(imp_world *w, shape *s, const imp_shape_def *def);
+/* hull.c */
+hull *hull_build(const double *points, int n, char *err, size_t errlen);
+void hull_free(hull *h);
+/* mass.c */
+bool mass_of_hull(const hull *h, double *volume, imp_vec3 *center, imp_mat3 *inertia_unit_density);
+/* broadphase.c */
+void bp_add(imp_world *w, uint32_t slot);
+void bp_remove(imp_world *w, uint32_t slot);
+void bp_find_pairs(imp_world *w);
+bool bp_can_collide(const imp_world *w, const shape *a, const shape *b);
+/* narrowphase.c: contacts between two geoms; returns the number of points, writes c->normal etc.
+ * witness: in/out cached separating axis for polytope pairs */
+int np_collide(const geom *a, const geom *b, imp_contact *c, int32_t *witness);
+bool np_order(imp_shape_type a, imp_shape_type b); /* true when (a, b) must be swapped */
+/* contact.c */
+void contacts_update(imp_world *w);
+void contacts_free(imp_world *w);
+imp_contact_side contacts_side(const imp_world *w, uint32_t key);
+const geom *contacts_geom(const imp_world *w, uint32_t key, geom *tmp);
+
 struct imp_world {
     imp_world_def def;
     double time;
@@ -82,6 +216,14 @@ struct imp_world {
     idtable collider_ids; collider *colliders; int collider_cap;
 
     pcontact *contacts; int contact_count, contact_cap;
+
+    /* rigid bodies and collision (body.c ... contact.c) */
+    idtable body_ids;  body *bodies; double *bstate; int body_cap;
+    idtable shape_ids; shape *shapes; int shape_cap;
+    imp_ode_solver body_solver;
+    double *bstate0; int bstate0_cap;
+    collision_state col;
+    double collide_ms, bodies_ms;
 
     imp_ode_solver solver;
     particle_range range;

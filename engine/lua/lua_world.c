@@ -190,6 +190,10 @@ static int world_profile(lua_State *L)
     lua_pushnumber(L, p.integrate), lua_setfield(L, -2, "integrate");
     lua_pushnumber(L, p.collide), lua_setfield(L, -2, "collide");
     lua_pushinteger(L, p.evaluations), lua_setfield(L, -2, "evaluations");
+    lua_pushnumber(L, p.bodies), lua_setfield(L, -2, "bodies");
+    lua_pushnumber(L, p.contacts), lua_setfield(L, -2, "contacts");
+    lua_pushinteger(L, p.pairs), lua_setfield(L, -2, "pairs");
+    lua_pushinteger(L, p.manifolds), lua_setfield(L, -2, "manifolds");
     return 1;
 }
 

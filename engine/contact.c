@@ -1,0 +1,142 @@
+/* contact.c: the collide stage: place the shapes, broad phase, narrow phase, persistent contacts
+ * and their begin/end events.
+ *
+ * Pairs are kept from step to step, sorted by key (the two sides' shape slots), so this step's pairs
+ * and last step's are matched by one merge walk: a pair found again keeps its cached separating
+ * axis (S0 7.1's witness), its age and its points' ids (a new point within 2 cm of an old one takes
+ * its id), so a later contact solver can warm start. A pair that touches now and did not is a begin
+ * event, one that touched and does not (or whose shapes were destroyed, or that left the broad
+ * phase) an end event. Events are collected during the step and read after it, as in Box2D v3. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define POINT_MATCH 0.02 /* m: a point this close to last step's keeps its id */
+
+static void grow(void **p, int *cap, int need, size_t elem)
+{
+    if (need <= *cap) return;
+    int c = *cap ? *cap : 64;
+    while (c < need) c *= 2;
+    *p = ids_grow(*p, elem, c);
+    *cap = c;
+}
+
+imp_contact_side contacts_side(const imp_world *w, uint32_t key)
+{
+    imp_contact_side s;
+    memset(&s, 0, sizeof s);
+    if (key & COLLIDER_KEY) {
+        uint32_t slot = key & ~COLLIDER_KEY;
+        s.collider = ids_of(&w->collider_ids, (int)w->collider_ids.slot_dense[slot]);
+        s.shape = 0;
+        return s;
+    }
+    const shape *sh = &w->shapes[w->shape_ids.slot_dense[key]];
+    s.body = ids_of(&w->body_ids, bodies_dense(w, sh->body));
+    s.shape = sh->index;
+    return s;
+}
+
+const geom *contacts_geom(const imp_world *w, uint32_t key, geom *tmp)
+{
+    if (key & COLLIDER_KEY) {
+        uint32_t slot = key & ~COLLIDER_KEY;
+        shape_geom_from_collider(&w->colliders[w->collider_ids.slot_dense[slot]].def, tmp);
+    } else shape_geom(&w->shapes[w->shape_ids.slot_dense[key]], tmp);
+    return tmp;
+}
+
+static void push_event(imp_contact_side **list, int *count, int *cap, imp_contact_side a, imp_contact_side b)
+{
+    grow((void **)list, cap, 2 * (*count + 1), sizeof(imp_contact_side));
+    (*list)[2 * *count] = a, (*list)[2 * *count + 1] = b;
+    (*count)++;
+}
+
+void contacts_update(imp_world *w)
+{
+    collision_state *c = &w->col;
+    for (int s = 0; s < w->shape_ids.count; s++) {
+        shape *sh = &w->shapes[s];
+        if (w->bodies[bodies_dense(w, sh->body)].motion != IMP_FIXED || sh->type == IMP_SHAPE_PLANE) shape_update(w, sh);
+    }
+    bp_find_pairs(w);
+    c->begin_count = c->end_count = c->touch_count = 0;
+    int j = 0;
+    for (int k = 0; k < c->pair_count; k++) {
+        pair *p = &c->pairs[k];
+        while (j < c->prev_count && c->prev[j].key < p->key) {
+            if (c->prev[j].touching) push_event(&c->end, &c->end_count, &c->end_cap, c->prev[j].c.a, c->prev[j].c.b);
+            j++;
+        }
+        const pair *old = (j < c->prev_count && c->prev[j].key == p->key) ? &c->prev[j++] : NULL;
+        geom ga, gb;
+        contacts_geom(w, p->a, &ga), contacts_geom(w, p->b, &gb);
+        if (np_order(ga.type, gb.type)) {
+            uint32_t t = p->a; p->a = p->b; p->b = t;
+            geom tg = ga; ga = gb; gb = tg;
+        }
+        p->witness = old ? old->witness : -1;
+        memset(&p->c, 0, sizeof p->c);
+        int n = np_collide(&ga, &gb, &p->c, &p->witness);
+        p->touching = n > 0;
+        p->c.a = contacts_side(w, p->a), p->c.b = contacts_side(w, p->b);
+        const bool was = old && old->touching;
+        if (p->touching) {
+            p->c.age = was ? old->c.age + 1 : 0;
+            for (int i = 0; i < n; i++) {
+                uint32_t id = 0;
+                for (int q = 0; was && q < old->c.count && !id; q++)
+                    if (v3_len(v3_sub(old->c.points[q], p->c.points[i])) < POINT_MATCH) id = old->c.point_id[q];
+                p->c.point_id[i] = id ? id : ++c->next_point_id;
+            }
+            grow((void **)&c->touch, &c->touch_cap, c->touch_count + 1, sizeof(int));
+            c->touch[c->touch_count++] = k;
+            if (!was) push_event(&c->begin, &c->begin_count, &c->begin_cap, p->c.a, p->c.b);
+        } else if (was) push_event(&c->end, &c->end_count, &c->end_cap, old->c.a, old->c.b);
+    }
+    for (; j < c->prev_count; j++)
+        if (c->prev[j].touching) push_event(&c->end, &c->end_count, &c->end_cap, c->prev[j].c.a, c->prev[j].c.b);
+    /* this step's pairs become the persistent ones */
+    pair *t = c->prev; c->prev = c->pairs; c->pairs = t;
+    int tc = c->prev_cap; c->prev_cap = c->pair_cap; c->pair_cap = tc;
+    c->prev_count = c->pair_count;
+    c->pair_count = 0;
+}
+
+void imp_world_collide(imp_world *w)
+{
+    if (w->locked) return;
+    contacts_update(w);
+}
+
+void contacts_free(imp_world *w)
+{
+    collision_state *c = &w->col;
+    free(c->order), free(c->boxes), free(c->cells), free(c->pairs), free(c->prev), free(c->touch), free(c->begin), free(c->end);
+    memset(c, 0, sizeof *c);
+}
+
+int imp_world_contact_count(const imp_world *w) { return w->col.touch_count; }
+const imp_contact *imp_world_contact(const imp_world *w, int i)
+{
+    if (i < 0 || i >= w->col.touch_count) return NULL;
+    return &w->col.prev[w->col.touch[i]].c;
+}
+int imp_world_begin_count(const imp_world *w) { return w->col.begin_count; }
+int imp_world_end_count(const imp_world *w) { return w->col.end_count; }
+void imp_world_begin_event(const imp_world *w, int i, imp_contact_side *a, imp_contact_side *b)
+{
+    *a = w->col.begin[2 * i], *b = w->col.begin[2 * i + 1];
+}
+void imp_world_end_event(const imp_world *w, int i, imp_contact_side *a, imp_contact_side *b)
+{
+    *a = w->col.end[2 * i], *b = w->col.end[2 * i + 1];
+}
+int imp_world_pair_count(const imp_world *w) { return w->col.prev_count; }
+void imp_world_pair(const imp_world *w, int i, imp_contact_side *a, imp_contact_side *b)
+{
+    *a = w->col.prev[i].c.a, *b = w->col.prev[i].c.b;
+}

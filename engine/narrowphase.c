@@ -1,0 +1,546 @@
+/* narrowphase.c: contact manifolds between two placed shapes.
+ *
+ * Convention (GUIDE.md trap 2): the normal n points out of B towards A; every contact point lies on
+ * A's surface, B's surface is at point + depth n, depth > 0 is penetration. Pairs are ordered by
+ * shape type (sphere < capsule < box < hull < mesh < plane), so B is the "larger" kind: the plane or
+ * the mesh is always B, and its normal points out of it.
+ *
+ * Shapes come in three kinds:
+ *   cores:      a sphere is a point and a capsule a segment, both swept by a radius r;
+ *   polytopes:  a box, a hull, a mesh triangle (two faces, n and -n), each with vertices, polygon
+ *               faces (planes n . x = d), and edge directions;
+ *   half-space: the plane.
+ *
+ * Core-core. The closest points of two segments (Ericson 5.1.9: minimise |P(s) - Q(t)|^2 over the
+ * unit square, clamping s, then t, then s again); they touch when the distance is below rA + rB.
+ * Two nearly parallel capsules get a point per overlapping end, so a capsule lying on another rests
+ * on two points.
+ *
+ * Core-polytope. Clip the core segment to the polytope's half-spaces (Cyrus-Beck). If something is
+ * left, the core is inside: the face the core's deepest end penetrates least gives the normal.
+ * Otherwise the closest points are found feature by feature (each face's interior against the end
+ * points, each face edge against the segment), and the core touches when their distance is below r.
+ * A capsule lying flat on a face gets both ends as points.
+ *
+ * Polytope-polytope: the separating axis theorem, which is S0 7.1's separating plane search made
+ * exhaustive. Two convex polytopes are disjoint iff they are separated along a face normal of
+ * either or along the cross product of an edge direction of each (S0's vertex/face and edge/edge
+ * contacts are exactly these two cases). Along each axis u (oriented from B to A) the separation is
+ * min_A(u . x) - max_B(u . x); the largest separation over all axes is > 0 for disjoint bodies and
+ * otherwise minus the penetration depth along the best axis. S0's coherence trick: the axis that
+ * separated the pair last step is cached (the "witness") and tried first; bodies that stay apart
+ * are rejected after one projection. Face axes are preferred over edge axes unless an edge axis is
+ * clearly better (5% and 0.5 mm), which keeps resting contacts on faces.
+ *   Face case: the reference face is the best axis' face; the incident face is the other body's
+ *   face most anti-parallel to it. The incident polygon is clipped by the side planes of the
+ *   reference face (Sutherland-Hodgman) and the points below the reference plane are kept, which
+ *   gives a cube on a face its 4 corners and coincident faces their overlap polygon.
+ *   Edge case (S0 edge/edge): the supporting edges of A and B along the axis; the point is the
+ *   closest point of the two edge lines on A's edge, n = ea x eb oriented from B to A.
+ *
+ * Plane: every vertex (or sphere/capsule end) below the plane is a point, depth its distance.
+ * Mesh: each triangle whose bounds meet A's is a polytope; contacts from the back of a triangle are
+ * ignored (one-sided), and the normal is the deepest triangle's. */
+#include <string.h>
+
+#include "internal.h"
+
+/* ---- polytopes ---------------------------------------------------------------------------------------- */
+
+typedef struct poly {
+    int nv, nf, ne, ndir;
+    const double *v;            /* local vertices */
+    const int *ff, *fc, *fv;    /* face first, count, vertex indices */
+    const imp_vec3 *fn;
+    const double *fd;
+    const int *edges;
+    const imp_vec3 *dirs;
+    imp_vec3 p, center;         /* world placement, and a world point inside */
+    imp_mat3 R;
+    bool is_box;
+    imp_vec3 half;
+} poly;
+
+static const int BOX_FF[6] = {0, 4, 8, 12, 16, 20}, BOX_FC[6] = {4, 4, 4, 4, 4, 4};
+/* vertex i has signs (bit0: x, bit1: y, bit2: z), 1 = +; faces +x -x +y -y +z -z, ccw from outside */
+static const int BOX_FV[24] = {1, 3, 7, 5, 0, 4, 6, 2, 2, 6, 7, 3, 0, 1, 5, 4, 4, 5, 7, 6, 0, 2, 3, 1};
+static const imp_vec3 BOX_FN[6] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+static const int BOX_EDGES[24] = {0, 1, 2, 3, 4, 5, 6, 7, 0, 2, 1, 3, 4, 6, 5, 7, 0, 4, 1, 5, 2, 6, 3, 7};
+static const imp_vec3 BOX_DIRS[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+
+typedef struct box_data { double v[24]; double fd[6]; } box_data;
+
+static void poly_box(const geom *g, box_data *bd, poly *P)
+{
+    for (int i = 0; i < 8; i++) {
+        bd->v[3 * i + 0] = (i & 1) ? g->half.x : -g->half.x;
+        bd->v[3 * i + 1] = (i & 2) ? g->half.y : -g->half.y;
+        bd->v[3 * i + 2] = (i & 4) ? g->half.z : -g->half.z;
+    }
+    bd->fd[0] = bd->fd[1] = g->half.x, bd->fd[2] = bd->fd[3] = g->half.y, bd->fd[4] = bd->fd[5] = g->half.z;
+    P->nv = 8, P->nf = 6, P->ne = 12, P->ndir = 3;
+    P->v = bd->v, P->ff = BOX_FF, P->fc = BOX_FC, P->fv = BOX_FV, P->fn = BOX_FN, P->fd = bd->fd;
+    P->edges = BOX_EDGES, P->dirs = BOX_DIRS;
+    P->p = g->p, P->R = g->R, P->center = g->p;
+    P->is_box = true, P->half = g->half;
+}
+
+static void poly_hull(const geom *g, poly *P)
+{
+    const hull *h = g->hull;
+    P->nv = h->nv, P->nf = h->nf, P->ne = h->ne, P->ndir = h->ndir;
+    P->v = h->v, P->ff = h->face_first, P->fc = h->face_count, P->fv = h->face_verts, P->fn = h->face_n, P->fd = h->face_d;
+    P->edges = h->edges, P->dirs = h->dirs;
+    P->p = g->p, P->R = g->R, P->center = v3_add(g->p, m3_mul_v(g->R, h->centroid));
+    P->is_box = false;
+}
+
+typedef struct tri_data { double v[9]; imp_vec3 fn[2]; double fd[2]; imp_vec3 dirs[3]; } tri_data;
+static const int TRI_FF[2] = {0, 3}, TRI_FC[2] = {3, 3}, TRI_FV[6] = {0, 1, 2, 2, 1, 0}, TRI_EDGES[6] = {0, 1, 1, 2, 2, 0};
+
+static void poly_triangle(imp_vec3 a, imp_vec3 b, imp_vec3 c, imp_vec3 n, tri_data *td, poly *P)
+{
+    v3_store(td->v, a), v3_store(td->v + 3, b), v3_store(td->v + 6, c);
+    td->fn[0] = n, td->fn[1] = v3_scale(n, -1);
+    td->fd[0] = v3_dot(n, a), td->fd[1] = -td->fd[0];
+    td->dirs[0] = v3_normalize(v3_sub(b, a)), td->dirs[1] = v3_normalize(v3_sub(c, b)), td->dirs[2] = v3_normalize(v3_sub(a, c));
+    P->nv = 3, P->nf = 2, P->ne = 3, P->ndir = 3;
+    P->v = td->v, P->ff = TRI_FF, P->fc = TRI_FC, P->fv = TRI_FV, P->fn = td->fn, P->fd = td->fd;
+    P->edges = TRI_EDGES, P->dirs = td->dirs;
+    P->p = v3(0, 0, 0), P->R = m3_identity();
+    P->center = v3_scale(v3_add(v3_add(a, b), c), 1.0 / 3.0);
+    P->is_box = false;
+}
+
+static imp_vec3 pv(const poly *P, int i) { return v3_add(P->p, m3_mul_v(P->R, v3_load(P->v + 3 * i))); }
+static imp_vec3 pfn(const poly *P, int f) { return m3_mul_v(P->R, P->fn[f]); }
+static double pfd(const poly *P, int f, imp_vec3 n) { return P->fd[f] + v3_dot(n, P->p); }
+
+/* the interval of the polytope projected on the world axis u */
+static void project(const poly *P, imp_vec3 u, double *lo, double *hi)
+{
+    imp_vec3 l = m3_mul_tv(P->R, u);
+    double c = v3_dot(u, P->p);
+    if (P->is_box) {
+        double r = fabs(l.x) * P->half.x + fabs(l.y) * P->half.y + fabs(l.z) * P->half.z;
+        *lo = c - r, *hi = c + r;
+        return;
+    }
+    double mn = INFINITY, mx = -INFINITY;
+    for (int i = 0; i < P->nv; i++) {
+        double d = l.x * P->v[3 * i] + l.y * P->v[3 * i + 1] + l.z * P->v[3 * i + 2];
+        mn = fmin(mn, d), mx = fmax(mx, d);
+    }
+    *lo = c + mn, *hi = c + mx;
+}
+
+/* ---- small geometry -------------------------------------------------------------------------------------- */
+
+/* closest points of segments p1q1 and p2q2 (Ericson, Real-Time Collision Detection 5.1.9) */
+static double seg_seg(imp_vec3 p1, imp_vec3 q1, imp_vec3 p2, imp_vec3 q2, imp_vec3 *c1, imp_vec3 *c2)
+{
+    imp_vec3 d1 = v3_sub(q1, p1), d2 = v3_sub(q2, p2), r = v3_sub(p1, p2);
+    double a = v3_dot(d1, d1), e = v3_dot(d2, d2), f = v3_dot(d2, r), s, t;
+    const double eps = 1e-18;
+    if (a <= eps && e <= eps) s = t = 0;
+    else if (a <= eps) s = 0, t = fmin(fmax(f / e, 0), 1);
+    else {
+        double c = v3_dot(d1, r);
+        if (e <= eps) t = 0, s = fmin(fmax(-c / a, 0), 1);
+        else {
+            double b = v3_dot(d1, d2), den = a * e - b * b;
+            s = den > eps * a * e ? fmin(fmax((b * f - c * e) / den, 0), 1) : 0;
+            t = (b * s + f) / e;
+            if (t < 0) t = 0, s = fmin(fmax(-c / a, 0), 1);
+            else if (t > 1) t = 1, s = fmin(fmax((b - c) / a, 0), 1);
+        }
+    }
+    *c1 = v3_mad(p1, d1, s), *c2 = v3_mad(p2, d2, t);
+    return v3_len(v3_sub(*c1, *c2));
+}
+
+static imp_vec3 any_perp(imp_vec3 n)
+{
+    return fabs(n.x) < 0.6 ? v3_normalize(v3_cross(n, v3(1, 0, 0))) : v3_normalize(v3_cross(n, v3(0, 1, 0)));
+}
+
+/* is x (on or near the plane of face f) inside the face polygon? */
+static bool in_face(const poly *P, int f, imp_vec3 n, imp_vec3 x)
+{
+    const int first = P->ff[f], cnt = P->fc[f];
+    for (int k = 0; k < cnt; k++) {
+        imp_vec3 a = pv(P, P->fv[first + k]), b = pv(P, P->fv[first + (k + 1) % cnt]);
+        if (v3_dot(v3_cross(v3_sub(b, a), n), v3_sub(x, a)) > 1e-12) return false;
+    }
+    return true;
+}
+
+static void add_point(imp_contact *c, imp_vec3 p, double depth)
+{
+    if (c->count < IMP_MANIFOLD_MAX) {
+        c->points[c->count] = p, c->depth[c->count] = depth, c->count++;
+        return;
+    }
+    int shallow = 0; /* full: replace the shallowest if this one is deeper */
+    for (int k = 1; k < c->count; k++)
+        if (c->depth[k] < c->depth[shallow]) shallow = k;
+    if (depth > c->depth[shallow]) c->points[shallow] = p, c->depth[shallow] = depth;
+}
+
+static void core_of(const geom *g, imp_vec3 *p0, imp_vec3 *p1)
+{
+    if (g->type == IMP_SHAPE_CAPSULE) {
+        imp_vec3 a = v3_scale(m3_col(g->R, 1), g->half_height);
+        *p0 = v3_sub(g->p, a), *p1 = v3_add(g->p, a);
+    } else *p0 = *p1 = g->p;
+}
+
+/* ---- core - core ------------------------------------------------------------------------------------------- */
+
+static int core_core(const geom *A, const geom *B, imp_contact *c)
+{
+    imp_vec3 a0, a1, b0, b1, pa, pb;
+    core_of(A, &a0, &a1), core_of(B, &b0, &b1);
+    const double r = A->radius + B->radius;
+    double d = seg_seg(a0, a1, b0, b1, &pa, &pb);
+    if (d >= r) return 0;
+    imp_vec3 n = d > 1e-12 ? v3_scale(v3_sub(pa, pb), 1.0 / d) : v3(0, 1, 0);
+    c->normal = n;
+    /* two nearly parallel capsules: a point per end that overlaps */
+    imp_vec3 da = v3_sub(a1, a0), db = v3_sub(b1, b0);
+    if (A->type == IMP_SHAPE_CAPSULE && B->type == IMP_SHAPE_CAPSULE && v3_len(da) > 0 && v3_len(db) > 0 &&
+        fabs(v3_dot(v3_normalize(da), v3_normalize(db))) > 0.999) {
+        imp_vec3 ends[4] = {a0, a1, b0, b1};
+        for (int k = 0; k < 4; k++) {
+            imp_vec3 qa, qb;
+            double dk = k < 2 ? seg_seg(ends[k], ends[k], b0, b1, &qa, &qb) : seg_seg(a0, a1, ends[k], ends[k], &qa, &qb);
+            if (dk < r && (k < 2 ? 1 : v3_len(v3_sub(qa, a0)) > 1e-9 && v3_len(v3_sub(qa, a1)) > 1e-9))
+                add_point(c, v3_mad(qa, n, -A->radius), r - dk);
+        }
+        if (c->count >= 2) return c->count;
+        c->count = 0;
+    }
+    add_point(c, v3_mad(pa, n, -A->radius), r - d);
+    return c->count;
+}
+
+/* ---- core - polytope ---------------------------------------------------------------------------------------- */
+
+static int core_poly(const geom *A, const poly *B, imp_contact *c)
+{
+    imp_vec3 p0, p1;
+    core_of(A, &p0, &p1);
+    const double r = A->radius;
+    const bool seg = A->type == IMP_SHAPE_CAPSULE;
+    /* Cyrus-Beck: is any part of the core segment inside? */
+    double t0 = 0, t1 = 1;
+    bool inside = true;
+    for (int f = 0; f < B->nf && inside; f++) {
+        imp_vec3 n = pfn(B, f);
+        double d = pfd(B, f, n), f0 = v3_dot(n, p0) - d, f1 = v3_dot(n, p1) - d;
+        if (f0 > 0 && f1 > 0) inside = false;
+        else if (f0 > 0) t0 = fmax(t0, f0 / (f0 - f1));
+        else if (f1 > 0) t1 = fmin(t1, f0 / (f0 - f1));
+        if (t0 > t1) inside = false;
+    }
+    if (inside) {
+        double best = INFINITY;
+        int bf = 0;
+        for (int f = 0; f < B->nf; f++) {
+            imp_vec3 n = pfn(B, f);
+            double d = pfd(B, f, n), pen = r - fmin(v3_dot(n, p0) - d, v3_dot(n, p1) - d);
+            if (pen < best) best = pen, bf = f;
+        }
+        imp_vec3 n = pfn(B, bf);
+        double d = pfd(B, bf, n);
+        c->normal = n;
+        for (int k = 0; k < (seg ? 2 : 1); k++) {
+            imp_vec3 q = k ? p1 : p0;
+            double dist = v3_dot(n, q) - d;
+            if (dist < r) add_point(c, v3_mad(q, n, -r), r - dist);
+        }
+        return c->count;
+    }
+    /* closest features */
+    double best = INFINITY;
+    imp_vec3 bc = p0, bp = p0;
+    for (int f = 0; f < B->nf; f++) {
+        imp_vec3 n = pfn(B, f);
+        double d = pfd(B, f, n);
+        for (int k = 0; k < (seg ? 2 : 1); k++) {
+            imp_vec3 q = k ? p1 : p0;
+            double dist = v3_dot(n, q) - d;
+            if (dist < 0) continue;
+            imp_vec3 proj = v3_mad(q, n, -dist);
+            if (dist < best && in_face(B, f, n, proj)) best = dist, bc = q, bp = proj;
+        }
+        const int first = B->ff[f], cnt = B->fc[f];
+        for (int k = 0; k < cnt; k++) {
+            imp_vec3 a = pv(B, B->fv[first + k]), b = pv(B, B->fv[first + (k + 1) % cnt]), qc, qp;
+            double dist = seg_seg(p0, p1, a, b, &qc, &qp);
+            if (dist < best) best = dist, bc = qc, bp = qp;
+        }
+    }
+    if (best >= r) return 0;
+    imp_vec3 n = best > 1e-12 ? v3_scale(v3_sub(bc, bp), 1.0 / best) : pfn(B, 0);
+    if (seg) {
+        /* lying on a face: a point per end */
+        int bf = -1;
+        double align = 1 - 1e-3;
+        for (int f = 0; f < B->nf; f++) {
+            double a = v3_dot(pfn(B, f), n);
+            if (a > align) align = a, bf = f;
+        }
+        if (bf >= 0) {
+            imp_vec3 fn = pfn(B, bf);
+            double d = pfd(B, bf, fn);
+            for (int k = 0; k < 2; k++) {
+                imp_vec3 q = k ? p1 : p0;
+                double dist = v3_dot(fn, q) - d;
+                if (dist < r && dist >= 0 && in_face(B, bf, fn, v3_mad(q, fn, -dist))) add_point(c, v3_mad(q, fn, -r), r - dist);
+            }
+            if (c->count >= 2) {
+                c->normal = fn;
+                return c->count;
+            }
+            c->count = 0;
+        }
+    }
+    c->normal = n;
+    add_point(c, v3_mad(bc, n, -r), r - best);
+    return c->count;
+}
+
+/* ---- polytope - polytope ------------------------------------------------------------------------------------ */
+
+enum { AX_FACE_A = 0, AX_FACE_B = 1, AX_EDGE = 2 };
+static int32_t witness_encode(int kind, int i, int j) { return kind | (i << 2) | (j << 17); }
+
+/* separation along an axis given by its witness code; axis oriented from B to A */
+static double axis_sep(const poly *A, const poly *B, int32_t code, imp_vec3 *axis)
+{
+    int kind = code & 3, i = (code >> 2) & 0x7fff, j = code >> 17;
+    double alo, ahi, blo, bhi;
+    if (kind == AX_FACE_A) {
+        if (i >= A->nf) return -INFINITY;
+        imp_vec3 n = pfn(A, i);
+        project(B, n, &blo, &bhi);
+        *axis = v3_scale(n, -1);
+        return blo - pfd(A, i, n);
+    }
+    if (kind == AX_FACE_B) {
+        if (i >= B->nf) return -INFINITY;
+        imp_vec3 n = pfn(B, i);
+        project(A, n, &alo, &ahi);
+        *axis = n;
+        return alo - pfd(B, i, n);
+    }
+    if (i >= A->ndir || j >= B->ndir) return -INFINITY;
+    imp_vec3 u = v3_cross(m3_mul_v(A->R, A->dirs[i]), m3_mul_v(B->R, B->dirs[j]));
+    double l = v3_len(u);
+    if (l < 1e-6) return -INFINITY;
+    u = v3_scale(u, 1.0 / l);
+    if (v3_dot(u, v3_sub(A->center, B->center)) < 0) u = v3_scale(u, -1);
+    project(A, u, &alo, &ahi), project(B, u, &blo, &bhi);
+    *axis = u;
+    return alo - bhi;
+}
+
+/* the edge of P parallel to dir (local) that is most extreme along u: lowest (sign -1) or highest */
+static void support_edge(const poly *P, imp_vec3 dir, imp_vec3 u, double sign, imp_vec3 *e0, imp_vec3 *e1)
+{
+    double best = -INFINITY;
+    for (int e = 0; e < P->ne; e++) {
+        imp_vec3 a = v3_load(P->v + 3 * P->edges[2 * e]), b = v3_load(P->v + 3 * P->edges[2 * e + 1]);
+        imp_vec3 d = v3_sub(b, a);
+        double l = v3_len(d);
+        if (l <= 0 || v3_len(v3_cross(v3_scale(d, 1.0 / l), dir)) > 1e-6) continue;
+        imp_vec3 wa = pv(P, P->edges[2 * e]), wb = pv(P, P->edges[2 * e + 1]);
+        double s = sign * (v3_dot(u, wa) + v3_dot(u, wb));
+        if (s > best) best = s, *e0 = wa, *e1 = wb;
+    }
+}
+
+static int poly_poly(const poly *A, const poly *B, imp_contact *c, int32_t *witness)
+{
+    imp_vec3 axis;
+    if (witness && *witness >= 0 && axis_sep(A, B, *witness, &axis) > 0) return 0; /* still separated */
+    double face_a = -INFINITY, face_b = -INFINITY, edge = -INFINITY;
+    int fa = 0, fb = 0, ei = 0, ej = 0;
+    for (int f = 0; f < A->nf; f++) {
+        double s = axis_sep(A, B, witness_encode(AX_FACE_A, f, 0), &axis);
+        if (s > 0) { if (witness) *witness = witness_encode(AX_FACE_A, f, 0); return 0; }
+        if (s > face_a) face_a = s, fa = f;
+    }
+    for (int f = 0; f < B->nf; f++) {
+        double s = axis_sep(A, B, witness_encode(AX_FACE_B, f, 0), &axis);
+        if (s > 0) { if (witness) *witness = witness_encode(AX_FACE_B, f, 0); return 0; }
+        if (s > face_b) face_b = s, fb = f;
+    }
+    for (int i = 0; i < A->ndir; i++)
+        for (int j = 0; j < B->ndir; j++) {
+            double s = axis_sep(A, B, witness_encode(AX_EDGE, i, j), &axis);
+            if (s > 0) { if (witness) *witness = witness_encode(AX_EDGE, i, j); return 0; }
+            if (s > edge) edge = s, ei = i, ej = j;
+        }
+    if (witness) *witness = -1;
+    const double rel = 0.95, abs_tol = 5e-4;
+    double face = fmax(face_a, face_b);
+    if (edge > rel * face + abs_tol) {
+        /* edge / edge */
+        imp_vec3 u;
+        double sep = axis_sep(A, B, witness_encode(AX_EDGE, ei, ej), &u);
+        imp_vec3 a0, a1, b0, b1, pa, pb;
+        a0 = a1 = A->center, b0 = b1 = B->center;
+        support_edge(A, A->dirs[ei], u, -1, &a0, &a1);
+        support_edge(B, B->dirs[ej], u, +1, &b0, &b1);
+        seg_seg(a0, a1, b0, b1, &pa, &pb);
+        c->normal = u;
+        add_point(c, pa, -sep);
+        return c->count;
+    }
+    /* face: the reference face is B's unless A's is clearly better */
+    const poly *ref = B, *inc = A;
+    int rf = fb;
+    bool ref_is_a = false;
+    if (face_a > rel * face_b + abs_tol) ref = A, inc = B, rf = fa, ref_is_a = true;
+    imp_vec3 nr = pfn(ref, rf);
+    double dr = pfd(ref, rf, nr);
+    int inf = 0;
+    double most = INFINITY;
+    for (int f = 0; f < inc->nf; f++) {
+        double d = v3_dot(pfn(inc, f), nr);
+        if (d < most) most = d, inf = f;
+    }
+    /* clip the incident polygon against the reference face's side planes */
+    enum { MAXP = 64 };
+    imp_vec3 buf[2][MAXP];
+    int n = 0;
+    for (int k = 0; k < inc->fc[inf] && n < MAXP; k++) buf[0][n++] = pv(inc, inc->fv[inc->ff[inf] + k]);
+    int cur = 0;
+    const int rfirst = ref->ff[rf], rcnt = ref->fc[rf];
+    for (int k = 0; k < rcnt && n > 0; k++) {
+        imp_vec3 a = pv(ref, ref->fv[rfirst + k]), b = pv(ref, ref->fv[rfirst + (k + 1) % rcnt]);
+        imp_vec3 s = v3_cross(v3_sub(b, a), nr);
+        double sl = v3_len(s);
+        if (sl <= 0) continue;
+        s = v3_scale(s, 1.0 / sl);
+        double sd = v3_dot(s, a);
+        int m = 0;
+        for (int i = 0; i < n && m < MAXP - 1; i++) {
+            imp_vec3 p = buf[cur][i], q = buf[cur][(i + 1) % n];
+            double dp = v3_dot(s, p) - sd, dq = v3_dot(s, q) - sd;
+            if (dp <= 0) buf[1 - cur][m++] = p;
+            if ((dp < 0 && dq > 0) || (dp > 0 && dq < 0)) buf[1 - cur][m++] = v3_add(p, v3_scale(v3_sub(q, p), dp / (dp - dq)));
+        }
+        cur = 1 - cur, n = m;
+    }
+    c->normal = ref_is_a ? v3_scale(nr, -1) : nr;
+    for (int i = 0; i < n; i++) {
+        double dist = v3_dot(nr, buf[cur][i]) - dr;
+        if (dist > 0) continue;
+        add_point(c, ref_is_a ? v3_mad(buf[cur][i], nr, -dist) : buf[cur][i], -dist);
+    }
+    return c->count;
+}
+
+/* ---- planes and meshes ----------------------------------------------------------------------------------------- */
+
+static int vs_plane(const geom *A, const geom *B, imp_contact *c)
+{
+    const imp_vec3 n = B->normal;
+    c->normal = n;
+    switch (A->type) {
+    case IMP_SHAPE_SPHERE:
+    case IMP_SHAPE_CAPSULE: {
+        imp_vec3 p0, p1;
+        core_of(A, &p0, &p1);
+        for (int k = 0; k < (A->type == IMP_SHAPE_CAPSULE ? 2 : 1); k++) {
+            imp_vec3 q = k ? p1 : p0;
+            double dist = v3_dot(n, q) - B->offset;
+            if (dist < A->radius) add_point(c, v3_mad(q, n, -A->radius), A->radius - dist);
+        }
+        break;
+    }
+    case IMP_SHAPE_BOX:
+    case IMP_SHAPE_HULL: {
+        box_data bd;
+        poly P;
+        if (A->type == IMP_SHAPE_BOX) poly_box(A, &bd, &P);
+        else poly_hull(A, &P);
+        double lo, hi;
+        project(&P, n, &lo, &hi);
+        if (lo >= B->offset) return 0;
+        for (int i = 0; i < P.nv; i++) {
+            imp_vec3 q = pv(&P, i);
+            double dist = v3_dot(n, q) - B->offset;
+            if (dist < 0) add_point(c, q, -dist);
+        }
+        break;
+    }
+    default:
+        break;
+    }
+    return c->count;
+}
+
+static int vs_mesh(const geom *A, const geom *B, imp_contact *c)
+{
+    const mesh *m = B->mesh;
+    box_data bd;
+    poly PA;
+    if (A->type == IMP_SHAPE_BOX) poly_box(A, &bd, &PA);
+    else if (A->type == IMP_SHAPE_HULL) poly_hull(A, &PA);
+    double deepest = -INFINITY;
+    for (int t = 0; t < m->nt; t++) {
+        imp_vec3 v[3];
+        for (int k = 0; k < 3; k++) v[k] = v3_add(B->p, m3_mul_v(B->R, v3_load(m->v + 3 * m->tri[3 * t + k])));
+        imp_vec3 lo = v[0], hi = v[0];
+        for (int k = 1; k < 3; k++) {
+            lo = v3(fmin(lo.x, v[k].x), fmin(lo.y, v[k].y), fmin(lo.z, v[k].z));
+            hi = v3(fmax(hi.x, v[k].x), fmax(hi.y, v[k].y), fmax(hi.z, v[k].z));
+        }
+        if (lo.x > A->hi.x || hi.x < A->lo.x || lo.y > A->hi.y || hi.y < A->lo.y || lo.z > A->hi.z || hi.z < A->lo.z) continue;
+        imp_vec3 tn = m3_mul_v(B->R, m->n[t]);
+        tri_data td;
+        poly T;
+        poly_triangle(v[0], v[1], v[2], tn, &td, &T);
+        imp_contact tc;
+        memset(&tc, 0, sizeof tc);
+        int np = (A->type == IMP_SHAPE_SPHERE || A->type == IMP_SHAPE_CAPSULE) ? core_poly(A, &T, &tc) : poly_poly(&PA, &T, &tc, NULL);
+        if (np == 0 || v3_dot(tc.normal, tn) <= 0) continue; /* one-sided */
+        double dmax = 0;
+        for (int k = 0; k < np; k++) dmax = fmax(dmax, tc.depth[k]), add_point(c, tc.points[k], tc.depth[k]);
+        if (dmax > deepest) deepest = dmax, c->normal = tc.normal;
+    }
+    return c->count;
+}
+
+/* ---- dispatch ----------------------------------------------------------------------------------------------- */
+
+bool np_order(imp_shape_type a, imp_shape_type b) { return a > b; }
+
+int np_collide(const geom *A, const geom *B, imp_contact *c, int32_t *witness)
+{
+    c->count = 0;
+    const imp_shape_type ta = A->type, tb = B->type;
+    const bool core_a = ta <= IMP_SHAPE_CAPSULE, core_b = tb <= IMP_SHAPE_CAPSULE;
+    const bool poly_a = ta == IMP_SHAPE_BOX || ta == IMP_SHAPE_HULL, poly_b = tb == IMP_SHAPE_BOX || tb == IMP_SHAPE_HULL;
+    if (tb == IMP_SHAPE_PLANE) return ta == IMP_SHAPE_PLANE || ta == IMP_SHAPE_MESH ? 0 : vs_plane(A, B, c);
+    if (tb == IMP_SHAPE_MESH) return ta == IMP_SHAPE_MESH ? 0 : vs_mesh(A, B, c);
+    if (core_a && core_b) return core_core(A, B, c);
+    box_data ba, bb;
+    poly PA, PB;
+    if (poly_b) {
+        if (tb == IMP_SHAPE_BOX) poly_box(B, &bb, &PB);
+        else poly_hull(B, &PB);
+    }
+    if (core_a && poly_b) return core_poly(A, &PB, c);
+    if (poly_a && poly_b) {
+        if (ta == IMP_SHAPE_BOX) poly_box(A, &ba, &PA);
+        else poly_hull(A, &PA);
+        return poly_poly(&PA, &PB, c, witness);
+    }
+    (void)any_perp;
+    return 0;
+}
