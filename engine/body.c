@@ -237,7 +237,7 @@ imp_vec3 imp_body_angular_velocity(const imp_world *w, imp_id id)
 
 imp_vec3 imp_body_momentum(const imp_world *w, imp_id id) { BODY_OR(v3(0, 0, 0)); return v3_load(w->bstate + BODY_DIM * i + 7); }
 imp_vec3 imp_body_angular_momentum(const imp_world *w, imp_id id) { BODY_OR(v3(0, 0, 0)); return v3_load(w->bstate + BODY_DIM * i + 10); }
-double imp_body_mass(const imp_world *w, imp_id id) { BODY_OR(0); return w->bodies[i].mass; }
+double imp_body_mass(const imp_world *w, imp_id id) { BODY_OR(0); return w->bodies[i].motion == IMP_FIXED ? 0 : w->bodies[i].mass; }
 imp_vec3 imp_body_force(const imp_world *w, imp_id id) { BODY_OR(v3(0, 0, 0)); return w->bodies[i].force; }
 imp_vec3 imp_body_torque(const imp_world *w, imp_id id) { BODY_OR(v3(0, 0, 0)); return w->bodies[i].torque; }
 imp_motion imp_body_motion(const imp_world *w, imp_id id) { BODY_OR(IMP_FIXED); return (imp_motion)w->bodies[i].motion; }

@@ -3,8 +3,8 @@
  *
  * Pairs are kept from step to step, sorted by key (the two sides' shape slots), so this step's pairs
  * and last step's are matched by one merge walk: a pair found again keeps its cached separating
- * axis (S0 7.1's witness), its age and its points' ids (a new point within 2 cm of an old one takes
- * its id), so a later contact solver can warm start. A pair that touches now and did not is a begin
+ * axis (S0 7.1's witness), its age and its points' ids (a new point within 2 cm of an old one, both
+ * measured in A's shape frame so that moving bodies keep them, takes its id), so a later contact solver can warm start. A pair that touches now and did not is a begin
  * event, one that touched and does not (or whose shapes were destroyed, or that left the broad
  * phase) an end event. Events are collected during the step and read after it, as in Box2D v3. */
 #include <stdlib.h>
@@ -48,6 +48,13 @@ const geom *contacts_geom(const imp_world *w, uint32_t key, geom *tmp)
     return tmp;
 }
 
+static bool key_static(const imp_world *w, uint32_t key)
+{
+    if (key & COLLIDER_KEY) return true;
+    const shape *sh = &w->shapes[w->shape_ids.slot_dense[key]];
+    return w->bodies[bodies_dense(w, sh->body)].motion == IMP_FIXED;
+}
+
 static void push_event(imp_contact_side **list, int *count, int *cap, imp_contact_side a, imp_contact_side b)
 {
     grow((void **)list, cap, 2 * (*count + 1), sizeof(imp_contact_side));
@@ -74,7 +81,8 @@ void contacts_update(imp_world *w)
         const pair *old = (j < c->prev_count && c->prev[j].key == p->key) ? &c->prev[j++] : NULL;
         geom ga, gb;
         contacts_geom(w, p->a, &ga), contacts_geom(w, p->b, &gb);
-        if (np_order(ga.type, gb.type)) {
+        /* A is the lower shape type; between equal types the one that moves is A (ground is B) */
+        if (np_order(ga.type, gb.type) || (ga.type == gb.type && key_static(w, p->a) && !key_static(w, p->b))) {
             uint32_t t = p->a; p->a = p->b; p->b = t;
             geom tg = ga; ga = gb; gb = tg;
         }
@@ -87,9 +95,10 @@ void contacts_update(imp_world *w)
         if (p->touching) {
             p->c.age = was ? old->c.age + 1 : 0;
             for (int i = 0; i < n; i++) {
+                p->local[i] = m3_mul_tv(ga.R, v3_sub(p->c.points[i], ga.p));
                 uint32_t id = 0;
                 for (int q = 0; was && q < old->c.count && !id; q++)
-                    if (v3_len(v3_sub(old->c.points[q], p->c.points[i])) < POINT_MATCH) id = old->c.point_id[q];
+                    if (v3_len(v3_sub(old->local[q], p->local[i])) < POINT_MATCH) id = old->c.point_id[q];
                 p->c.point_id[i] = id ? id : ++c->next_point_id;
             }
             grow((void **)&c->touch, &c->touch_cap, c->touch_count + 1, sizeof(int));

@@ -148,6 +148,7 @@ typedef struct pair {
     int32_t witness;      /* cached separating axis (S0 7.1), -1 when none              */
     int touching;
     imp_contact c;
+    imp_vec3 local[IMP_MANIFOLD_MAX]; /* the points in A's shape frame, to match them next step */
 } pair;
 
 typedef struct collision_state {

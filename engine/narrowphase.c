@@ -177,6 +177,11 @@ static bool in_face(const poly *P, int f, imp_vec3 n, imp_vec3 x)
 
 static void add_point(imp_contact *c, imp_vec3 p, double depth)
 {
+    for (int k = 0; k < c->count; k++) /* the same point twice (a vertex on two triangles): keep one */
+        if (v3_len(v3_sub(c->points[k], p)) < 1e-9) {
+            c->depth[k] = fmax(c->depth[k], depth);
+            return;
+        }
     if (c->count < IMP_MANIFOLD_MAX) {
         c->points[c->count] = p, c->depth[c->count] = depth, c->count++;
         return;
@@ -185,6 +190,44 @@ static void add_point(imp_contact *c, imp_vec3 p, double depth)
     for (int k = 1; k < c->count; k++)
         if (c->depth[k] < c->depth[shallow]) shallow = k;
     if (depth > c->depth[shallow]) c->points[shallow] = p, c->depth[shallow] = depth;
+}
+
+/* Keep the 4 points that span the manifold best: the deepest, the one farthest from it, the one
+ * making the largest triangle with those two, and the one adding the most area on the other side. */
+static void reduce4(imp_contact *c)
+{
+    if (c->count <= 4) return;
+    int k[4] = {0, -1, -1, -1};
+    for (int i = 1; i < c->count; i++)
+        if (c->depth[i] > c->depth[k[0]]) k[0] = i;
+    double best = -1;
+    for (int i = 0; i < c->count; i++) {
+        double d = v3_len(v3_sub(c->points[i], c->points[k[0]]));
+        if (d > best) best = d, k[1] = i;
+    }
+    imp_vec3 e = v3_sub(c->points[k[1]], c->points[k[0]]);
+    double side = 0;
+    best = -1;
+    for (int i = 0; i < c->count; i++) {
+        double a = v3_dot(v3_cross(e, v3_sub(c->points[i], c->points[k[0]])), c->normal);
+        if (fabs(a) > best) best = fabs(a), k[2] = i, side = a;
+    }
+    best = 0;
+    for (int i = 0; i < c->count; i++) {
+        double a = v3_dot(v3_cross(e, v3_sub(c->points[i], c->points[k[0]])), c->normal);
+        if (a * side < 0 && fabs(a) > best) best = fabs(a), k[3] = i;
+    }
+    imp_vec3 pts[4];
+    double dep[4];
+    int n = 0;
+    for (int j = 0; j < 4; j++) {
+        if (k[j] < 0) continue;
+        bool dup = false;
+        for (int m = 0; m < j; m++) dup = dup || k[m] == k[j];
+        if (!dup) pts[n] = c->points[k[j]], dep[n] = c->depth[k[j]], n++;
+    }
+    for (int j = 0; j < n; j++) c->points[j] = pts[j], c->depth[j] = dep[j];
+    c->count = n;
 }
 
 static void core_of(const geom *g, imp_vec3 *p0, imp_vec3 *p1)
@@ -203,7 +246,7 @@ static int core_core(const geom *A, const geom *B, imp_contact *c)
     core_of(A, &a0, &a1), core_of(B, &b0, &b1);
     const double r = A->radius + B->radius;
     double d = seg_seg(a0, a1, b0, b1, &pa, &pb);
-    if (d >= r) return 0;
+    if (d > r) return 0;
     imp_vec3 n = d > 1e-12 ? v3_scale(v3_sub(pa, pb), 1.0 / d) : v3(0, 1, 0);
     c->normal = n;
     /* two nearly parallel capsules: a point per end that overlaps */
@@ -281,7 +324,7 @@ static int core_poly(const geom *A, const poly *B, imp_contact *c)
             if (dist < best) best = dist, bc = qc, bp = qp;
         }
     }
-    if (best >= r) return 0;
+    if (best > r) return 0;
     imp_vec3 n = best > 1e-12 ? v3_scale(v3_sub(bc, bp), 1.0 / best) : pfn(B, 0);
     if (seg) {
         /* lying on a face: a point per end */
@@ -458,7 +501,7 @@ static int vs_plane(const geom *A, const geom *B, imp_contact *c)
         for (int k = 0; k < (A->type == IMP_SHAPE_CAPSULE ? 2 : 1); k++) {
             imp_vec3 q = k ? p1 : p0;
             double dist = v3_dot(n, q) - B->offset;
-            if (dist < A->radius) add_point(c, v3_mad(q, n, -A->radius), A->radius - dist);
+            if (dist <= A->radius) add_point(c, v3_mad(q, n, -A->radius), A->radius - dist);
         }
         break;
     }
@@ -470,11 +513,11 @@ static int vs_plane(const geom *A, const geom *B, imp_contact *c)
         else poly_hull(A, &P);
         double lo, hi;
         project(&P, n, &lo, &hi);
-        if (lo >= B->offset) return 0;
+        if (lo > B->offset) return 0;
         for (int i = 0; i < P.nv; i++) {
             imp_vec3 q = pv(&P, i);
             double dist = v3_dot(n, q) - B->offset;
-            if (dist < 0) add_point(c, q, -dist);
+            if (dist <= 0) add_point(c, q, -dist);
         }
         break;
     }
@@ -513,6 +556,7 @@ static int vs_mesh(const geom *A, const geom *B, imp_contact *c)
         for (int k = 0; k < np; k++) dmax = fmax(dmax, tc.depth[k]), add_point(c, tc.points[k], tc.depth[k]);
         if (dmax > deepest) deepest = dmax, c->normal = tc.normal;
     }
+    reduce4(c);
     return c->count;
 }
 

@@ -423,8 +423,8 @@ static int set_motion(lua_State *L, const char *what, imp_motion on)
     luaL_checktype(L, 2, LUA_TBOOLEAN);
     imp_world *w = unlocked(L, h, what)->w;
     imp_motion m = lua_toboolean(L, 2) ? on : IMP_DYNAMIC;
-    if (m != IMP_FIXED && !(imp_body_mass(w, h->id) > 0)) return luaL_error(L, "%s: a body with planes or meshes must stay static", what);
     imp_body_set_motion(w, h->id, m);
+    if (imp_body_motion(w, h->id) != m) return luaL_error(L, "%s: a body with planes or meshes must stay static", what);
     return 0;
 }
 static int s_static(lua_State *L) { return set_motion(L, "body.static", IMP_FIXED); }
