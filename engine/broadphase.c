@@ -190,7 +190,7 @@ static void hash_grid(imp_world *w, bp_box *bx, int n)
             for (int64_t y = i0[1]; y <= i1[1]; y++)
                 for (int64_t z = i0[2]; z <= i1[2]; z++) c->cells[m++] = ((uint64_t)cell_hash(x, y, z) << 32) | (uint32_t)k;
     }
-    qsort(c->cells, (size_t)m, sizeof(uint64_t), cmp_u64);
+    if (m > 1) qsort(c->cells, (size_t)m, sizeof(uint64_t), cmp_u64);
     for (int s = 0; s < m;) {
         int e = s;
         uint32_t hsh = (uint32_t)(c->cells[s] >> 32);
@@ -269,7 +269,7 @@ void bp_find_pairs(imp_world *w)
             push_pair(c, bx[k].slot, key);
         }
     }
-    qsort(c->pairs, (size_t)c->pair_count, sizeof(pair), cmp_pair);
+    if (c->pair_count > 1) qsort(c->pairs, (size_t)c->pair_count, sizeof(pair), cmp_pair);
     int m = 0;
     for (int k = 0; k < c->pair_count; k++)
         if (m == 0 || c->pairs[m - 1].key != c->pairs[k].key) c->pairs[m++] = c->pairs[k];
