@@ -9,7 +9,8 @@ ui.keys = {
   { "F1", "this help" },
   { "F12", "save a screenshot (impetus-<scene>-N.png)" },
   { "Esc", "quit" },
-  { "left drag", "orbit (3D) or pan (2D); on a particle: drag it with a spring" },
+  { "F2 / F3 / F4 / F5", "show contacts / bounding boxes / centres of mass / velocities" },
+  { "left drag", "orbit (3D) or pan (2D); on a particle or body: drag it with a spring" },
   { "right drag", "pan" },
   { "wheel", "zoom" },
 }
