@@ -78,14 +78,36 @@ bool bp_can_collide(const imp_world *w, const shape *a, const shape *b)
 
 static void push_pair(collision_state *c, uint32_t ka, uint32_t kb)
 {
-    if (c->pair_count == c->pair_cap) {
-        c->pair_cap = c->pair_cap ? 2 * c->pair_cap : 256;
-        c->pairs = ids_grow(c->pairs, sizeof(pair), c->pair_cap);
+    if (c->cand_count == c->cand_cap) {
+        c->cand_cap = c->cand_cap ? 2 * c->cand_cap : 256;
+        c->cand = ids_grow(c->cand, sizeof *c->cand, c->cand_cap);
+        c->cand_tmp = ids_grow(c->cand_tmp, sizeof *c->cand_tmp, c->cand_cap);
     }
-    pair *p = &c->pairs[c->pair_count++];
+    struct bp_cand *p = &c->cand[c->cand_count++];
     uint32_t lo = ka < kb ? ka : kb, hi = ka < kb ? kb : ka;
     p->key = ((uint64_t)lo << 32) | hi;
     p->a = ka, p->b = kb;
+}
+
+/* LSD radix sort of the candidates by key, 16 bits a pass; passes over digits that are the same for
+ * every key are skipped (slot numbers are small, so usually only 2 of the 4 passes run) */
+static void sort_candidates(collision_state *c)
+{
+    const int n = c->cand_count;
+    uint64_t all_or = 0, all_and = ~(uint64_t)0;
+    for (int i = 0; i < n; i++) all_or |= c->cand[i].key, all_and &= c->cand[i].key;
+    if (!c->radix) c->radix = ids_grow(NULL, sizeof(int), 1 << 16);
+    int *count = c->radix;
+    for (int pass = 0; pass < 4; pass++) {
+        const int shift = 16 * pass;
+        if ((((all_or ^ all_and) >> shift) & 0xffff) == 0) continue; /* this digit never varies */
+        memset(count, 0, sizeof(int) << 16);
+        for (int i = 0; i < n; i++) count[(c->cand[i].key >> shift) & 0xffff]++;
+        int sum = 0;
+        for (int d = 0; d < (1 << 16); d++) { int t = count[d]; count[d] = sum; sum += t; }
+        for (int i = 0; i < n; i++) c->cand_tmp[count[(c->cand[i].key >> shift) & 0xffff]++] = c->cand[i];
+        struct bp_cand *t = c->cand; c->cand = c->cand_tmp; c->cand_tmp = t;
+    }
 }
 
 static bool overlap(const bp_box *a, const bp_box *b)
@@ -218,17 +240,11 @@ static void hash_grid(imp_world *w, bp_box *bx, int n)
     free(large);
 }
 
-static int cmp_pair(const void *a, const void *b)
-{
-    uint64_t x = ((const pair *)a)->key, y = ((const pair *)b)->key;
-    return (x > y) - (x < y);
-}
-
-/* candidate pairs of this step into w->col.pairs, sorted by key, without duplicates */
+/* candidate pairs of this step into w->col.cand, sorted by key, without duplicates */
 void bp_find_pairs(imp_world *w)
 {
     collision_state *c = &w->col;
-    c->pair_count = 0;
+    c->cand_count = 0;
     const int n = c->order_count;
     bp_box *bx = bp_scratch(c, n + 1);
     for (int k = 0; k < n; k++) load_box(w, &bx[k], c->order[k]);
@@ -269,9 +285,9 @@ void bp_find_pairs(imp_world *w)
             push_pair(c, bx[k].slot, key);
         }
     }
-    if (c->pair_count > 1) qsort(c->pairs, (size_t)c->pair_count, sizeof(pair), cmp_pair);
+    sort_candidates(c);
     int m = 0;
-    for (int k = 0; k < c->pair_count; k++)
-        if (m == 0 || c->pairs[m - 1].key != c->pairs[k].key) c->pairs[m++] = c->pairs[k];
-    c->pair_count = m;
+    for (int k = 0; k < c->cand_count; k++)
+        if (m == 0 || c->cand[m - 1].key != c->cand[k].key) c->cand[m++] = c->cand[k];
+    c->cand_count = m;
 }

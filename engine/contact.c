@@ -70,10 +70,13 @@ void contacts_update(imp_world *w)
         if (w->bodies[bodies_dense(w, sh->body)].motion != IMP_FIXED || sh->type == IMP_SHAPE_PLANE) shape_update(w, sh);
     }
     bp_find_pairs(w);
+    grow((void **)&c->pairs, &c->pair_cap, c->cand_count, sizeof(pair));
+    c->pair_count = c->cand_count;
     c->begin_count = c->end_count = c->touch_count = 0;
     int j = 0;
     for (int k = 0; k < c->pair_count; k++) {
         pair *p = &c->pairs[k];
+        p->key = c->cand[k].key, p->a = c->cand[k].a, p->b = c->cand[k].b;
         while (j < c->prev_count && c->prev[j].key < p->key) {
             if (c->prev[j].touching) push_event(&c->end, &c->end_count, &c->end_cap, c->prev[j].c.a, c->prev[j].c.b);
             j++;
@@ -87,18 +90,20 @@ void contacts_update(imp_world *w)
             geom tg = ga; ga = gb; gb = tg;
         }
         p->witness = old ? old->witness : -1;
-        memset(&p->c, 0, sizeof p->c);
+        p->c.count = 0;
         int n = np_collide(&ga, &gb, &p->c, &p->witness);
         p->touching = n > 0;
-        p->c.a = contacts_side(w, p->a), p->c.b = contacts_side(w, p->b);
         const bool was = old && old->touching;
         if (p->touching) {
+            p->c.a = contacts_side(w, p->a), p->c.b = contacts_side(w, p->b);
             p->c.age = was ? old->c.age + 1 : 0;
             for (int i = 0; i < n; i++) {
                 p->local[i] = m3_mul_tv(ga.R, v3_sub(p->c.points[i], ga.p));
                 uint32_t id = 0;
-                for (int q = 0; was && q < old->c.count && !id; q++)
-                    if (v3_len(v3_sub(old->local[q], p->local[i])) < POINT_MATCH) id = old->c.point_id[q];
+                for (int q = 0; was && q < old->c.count && !id; q++) {
+                    imp_vec3 d = v3_sub(old->local[q], p->local[i]);
+                    if (v3_dot(d, d) < POINT_MATCH * POINT_MATCH) id = old->c.point_id[q];
+                }
                 p->c.point_id[i] = id ? id : ++c->next_point_id;
             }
             grow((void **)&c->touch, &c->touch_cap, c->touch_count + 1, sizeof(int));
@@ -124,7 +129,7 @@ void imp_world_collide(imp_world *w)
 void contacts_free(imp_world *w)
 {
     collision_state *c = &w->col;
-    free(c->order), free(c->boxes), free(c->cells), free(c->pairs), free(c->prev), free(c->touch), free(c->begin), free(c->end);
+    free(c->cand), free(c->cand_tmp), free(c->radix), free(c->order), free(c->boxes), free(c->cells), free(c->pairs), free(c->prev), free(c->touch), free(c->begin), free(c->end);
     memset(c, 0, sizeof *c);
 }
 
@@ -145,7 +150,21 @@ void imp_world_end_event(const imp_world *w, int i, imp_contact_side *a, imp_con
     *a = w->col.end[2 * i], *b = w->col.end[2 * i + 1];
 }
 int imp_world_pair_count(const imp_world *w) { return w->col.prev_count; }
+/* the sides of a pair are filled in only for touching pairs during the step; the others are named
+ * here from their keys, if their shapes still exist */
+static imp_contact_side side_of_key(const imp_world *w, uint32_t key)
+{
+    imp_contact_side none;
+    memset(&none, 0, sizeof none);
+    const idtable *t = (key & COLLIDER_KEY) ? &w->collider_ids : &w->shape_ids;
+    uint32_t slot = key & ~COLLIDER_KEY;
+    if (slot >= (uint32_t)t->slots || !(t->slot_gen[slot] & 1u)) return none;
+    return contacts_side(w, key);
+}
+
 void imp_world_pair(const imp_world *w, int i, imp_contact_side *a, imp_contact_side *b)
 {
-    *a = w->col.prev[i].c.a, *b = w->col.prev[i].c.b;
+    const pair *p = &w->col.prev[i];
+    if (p->touching) *a = p->c.a, *b = p->c.b;
+    else *a = side_of_key(w, p->a), *b = side_of_key(w, p->b);
 }

@@ -159,7 +159,10 @@ typedef struct collision_state {
     void *boxes; int boxes_cap;   /* bounds in sweep order (broadphase.c) */
     /* grid scratch */
     uint64_t *cells; int cell_cap;
-    /* this step's candidate pairs, and the persistent pairs from the last step */
+    /* this step's candidates from the broad phase (sorted by key), then the full pairs built from
+     * them, and the persistent pairs from the last step */
+    struct bp_cand { uint64_t key; uint32_t a, b; } *cand, *cand_tmp; int cand_count, cand_cap;
+    int *radix;                   /* 2^16 counters of the radix sort */
     pair *pairs; int pair_count, pair_cap;
     pair *prev; int prev_count, prev_cap;
     /* touching pairs (indices into pairs), events */

@@ -404,29 +404,119 @@ static void support_edge(const poly *P, imp_vec3 dir, imp_vec3 u, double sign, i
     }
 }
 
-static int poly_poly(const poly *A, const poly *B, imp_contact *c, int32_t *witness)
+typedef struct sat_result {
+    double face_a, face_b, edge;
+    int fa, fb, ei, ej;
+} sat_result;
+
+/* the separating axis search over every face and edge-pair axis; false when an axis separates */
+static bool sat_generic(const poly *A, const poly *B, int32_t *witness, sat_result *r)
 {
     imp_vec3 axis;
-    if (witness && *witness >= 0 && axis_sep(A, B, *witness, &axis) > 0) return 0; /* still separated */
-    double face_a = -INFINITY, face_b = -INFINITY, edge = -INFINITY;
-    int fa = 0, fb = 0, ei = 0, ej = 0;
+    if (witness && *witness >= 0 && axis_sep(A, B, *witness, &axis) > 0) return false; /* still separated */
+    r->face_a = r->face_b = r->edge = -INFINITY;
+    r->fa = r->fb = r->ei = r->ej = 0;
     for (int f = 0; f < A->nf; f++) {
         double s = axis_sep(A, B, witness_encode(AX_FACE_A, f, 0), &axis);
-        if (s > 0) { if (witness) *witness = witness_encode(AX_FACE_A, f, 0); return 0; }
-        if (s > face_a) face_a = s, fa = f;
+        if (s > 0) { if (witness) *witness = witness_encode(AX_FACE_A, f, 0); return false; }
+        if (s > r->face_a) r->face_a = s, r->fa = f;
     }
     for (int f = 0; f < B->nf; f++) {
         double s = axis_sep(A, B, witness_encode(AX_FACE_B, f, 0), &axis);
-        if (s > 0) { if (witness) *witness = witness_encode(AX_FACE_B, f, 0); return 0; }
-        if (s > face_b) face_b = s, fb = f;
+        if (s > 0) { if (witness) *witness = witness_encode(AX_FACE_B, f, 0); return false; }
+        if (s > r->face_b) r->face_b = s, r->fb = f;
     }
     for (int i = 0; i < A->ndir; i++)
         for (int j = 0; j < B->ndir; j++) {
             double s = axis_sep(A, B, witness_encode(AX_EDGE, i, j), &axis);
-            if (s > 0) { if (witness) *witness = witness_encode(AX_EDGE, i, j); return 0; }
-            if (s > edge) edge = s, ei = i, ej = j;
+            if (s > 0) { if (witness) *witness = witness_encode(AX_EDGE, i, j); return false; }
+            if (s > r->edge) r->edge = s, r->ei = i, r->ej = j;
         }
     if (witness) *witness = -1;
+    return true;
+}
+
+/* The same search for two boxes in closed form (Gottschalk's OBB test): with the relative rotation
+ * C = R_A^T R_B and the centre offset T = R_A^T (p_B - p_A), the 15 axes cost a few flops each:
+ *   face i of A:   |T_i| - a_i - sum_j b_j |C_ij|
+ *   face j of B:   |(C^T T)_j| - b_j - sum_i a_i |C_ij|
+ *   edges i x j:  (|T_(i+2) C_(i+1)j - T_(i+1) C_(i+2)j| - a_(i+1)|C_(i+2)j| - a_(i+2)|C_(i+1)j|
+ *                   - b_(j+1)|C_i(j+2)| - b_(j+2)|C_i(j+1)|) / sqrt(1 - C_ij^2)
+ * (the axes as in the generic search: face codes 2i / 2i+1 for the +/- side facing the other box) */
+typedef struct bb_ctx { double C[3][3], AC[3][3], T[3], TB[3], a[3], b[3]; } bb_ctx;
+
+static double bb_sep(const bb_ctx *k, int32_t code)
+{
+    int kind = code & 3, i = (code >> 2) & 0x7fff, j = code >> 17;
+    if (kind == AX_FACE_A) {
+        int ax = i / 2;
+        double sign = (i & 1) ? -1 : 1;
+        double rb = k->b[0] * k->AC[ax][0] + k->b[1] * k->AC[ax][1] + k->b[2] * k->AC[ax][2];
+        return sign * k->T[ax] - k->a[ax] - rb;
+    }
+    if (kind == AX_FACE_B) {
+        int ax = i / 2;
+        double sign = (i & 1) ? -1 : 1; /* B's face +/- b_j: A lies beyond it when -/+ TB_j > 0 */
+        double ra = k->a[0] * k->AC[0][ax] + k->a[1] * k->AC[1][ax] + k->a[2] * k->AC[2][ax];
+        return -sign * k->TB[ax] - k->b[ax] - ra;
+    }
+    double l2 = 1 - k->C[i][j] * k->C[i][j];
+    if (l2 < 1e-12) return -INFINITY;
+    int i1 = (i + 1) % 3, i2 = (i + 2) % 3, j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+    double tl = k->T[i2] * k->C[i1][j] - k->T[i1] * k->C[i2][j];
+    double ra = k->a[i1] * k->AC[i2][j] + k->a[i2] * k->AC[i1][j];
+    double rb = k->b[j1] * k->AC[i][j2] + k->b[j2] * k->AC[i][j1];
+    return (fabs(tl) - ra - rb) / sqrt(l2);
+}
+
+static bool sat_boxes(const poly *A, const poly *B, int32_t *witness, sat_result *r)
+{
+    bb_ctx k;
+    imp_vec3 d = v3_sub(B->p, A->p);
+    for (int i = 0; i < 3; i++) {
+        imp_vec3 ai = m3_col(A->R, i);
+        k.T[i] = v3_dot(ai, d);
+        for (int j = 0; j < 3; j++) {
+            k.C[i][j] = v3_dot(ai, m3_col(B->R, j));
+            k.AC[i][j] = fabs(k.C[i][j]) + 1e-12;
+        }
+    }
+    for (int j = 0; j < 3; j++) k.TB[j] = k.C[0][j] * k.T[0] + k.C[1][j] * k.T[1] + k.C[2][j] * k.T[2];
+    k.a[0] = A->half.x, k.a[1] = A->half.y, k.a[2] = A->half.z;
+    k.b[0] = B->half.x, k.b[1] = B->half.y, k.b[2] = B->half.z;
+    if (witness && *witness >= 0 && bb_sep(&k, *witness) > 0) return false;
+    r->face_a = r->face_b = r->edge = -INFINITY;
+    r->fa = r->fb = r->ei = r->ej = 0;
+    for (int i = 0; i < 3; i++) {
+        int32_t code = witness_encode(AX_FACE_A, 2 * i + (k.T[i] < 0), 0);
+        double s = bb_sep(&k, code);
+        if (s > 0) { if (witness) *witness = code; return false; }
+        if (s > r->face_a) r->face_a = s, r->fa = 2 * i + (k.T[i] < 0);
+    }
+    for (int j = 0; j < 3; j++) {
+        int f = 2 * j + (k.TB[j] > 0);
+        int32_t code = witness_encode(AX_FACE_B, f, 0);
+        double s = bb_sep(&k, code);
+        if (s > 0) { if (witness) *witness = code; return false; }
+        if (s > r->face_b) r->face_b = s, r->fb = f;
+    }
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            int32_t code = witness_encode(AX_EDGE, i, j);
+            double s = bb_sep(&k, code);
+            if (s > 0) { if (witness) *witness = code; return false; }
+            if (s > r->edge) r->edge = s, r->ei = i, r->ej = j;
+        }
+    if (witness) *witness = -1;
+    return true;
+}
+
+static int poly_poly(const poly *A, const poly *B, imp_contact *c, int32_t *witness)
+{
+    sat_result r;
+    if (A->is_box && B->is_box ? !sat_boxes(A, B, witness, &r) : !sat_generic(A, B, witness, &r)) return 0;
+    const double face_a = r.face_a, face_b = r.face_b, edge = r.edge;
+    const int fa = r.fa, fb = r.fb, ei = r.ei, ej = r.ej;
     const double rel = 0.95, abs_tol = 5e-4;
     double face = fmax(face_a, face_b);
     if (edge > rel * face + abs_tol) {

@@ -116,7 +116,7 @@ end
 function run.bench(r, o)
   local n = o.steps or 300
   timed_steps(r, math.max(1, n // 10)) -- warm up
-  local prof = { total = 0, integrate = 0, collide = 0, evaluations = 0 }
+  local prof = { total = 0, integrate = 0, collide = 0, evaluations = 0, bodies = 0, contacts = 0, pairs = 0, manifolds = 0 }
   local times = {}
   for i = 1, n do
     local t0 = core.clock()
@@ -131,6 +131,10 @@ function run.bench(r, o)
     math.max(table.unpack(times)), #times, r.world.particle_count, r.world.spring_count))
   print(string.format("  profile (mean ms): integrate %.3f  collide %.3f  total %.3f  derivative evaluations %.1f",
     prof.integrate / #times, prof.collide / #times, prof.total / #times, prof.evaluations / #times))
+  if r.world.body_count > 0 then
+    print(string.format("  bodies (mean ms): integrate %.3f  broad + narrow phase %.3f  (%d bodies, %.0f pairs, %.0f touching)",
+      prof.bodies / #times, prof.contacts / #times, r.world.body_count, prof.pairs / #times, prof.manifolds / #times))
+  end
   return 0
 end
 
