@@ -40,7 +40,9 @@
  *
  * Plane: every vertex (or sphere/capsule end) below the plane is a point, depth its distance.
  * Mesh: each triangle whose bounds meet A's is a polytope; contacts from the back of a triangle are
- * ignored (one-sided), and the normal is the deepest triangle's. */
+ * ignored (one-sided), and the normal is the deepest triangle's. A polytope overlapping a triangle
+ * always takes the triangle's face as the reference (never an edge axis): inside a mesh the least
+ * penetration is often sideways across an edge shared with the next triangle, which is no surface. */
 #include <string.h>
 
 #include "internal.h"
@@ -511,10 +513,14 @@ static bool sat_boxes(const poly *A, const poly *B, int32_t *witness, sat_result
     return true;
 }
 
-static int poly_poly(const poly *A, const poly *B, imp_contact *c, int32_t *witness)
+/* force_fb >= 0: after the overlap test, use B's face force_fb as the reference face whatever the
+ * best axis was (mesh triangles: their front face, so a body lying across two triangles is not
+ * pushed sideways over the edge between them) */
+static int poly_poly(const poly *A, const poly *B, imp_contact *c, int32_t *witness, int force_fb)
 {
     sat_result r;
     if (A->is_box && B->is_box ? !sat_boxes(A, B, witness, &r) : !sat_generic(A, B, witness, &r)) return 0;
+    if (force_fb >= 0) r.edge = r.face_a = -INFINITY, r.fb = force_fb, r.face_b = 0;
     const double face_a = r.face_a, face_b = r.face_b, edge = r.edge;
     const int fa = r.fa, fb = r.fb, ei = r.ei, ej = r.ej;
     const double rel = 0.95, abs_tol = 5e-4;
@@ -640,7 +646,7 @@ static int vs_mesh(const geom *A, const geom *B, imp_contact *c)
         poly_triangle(v[0], v[1], v[2], tn, &td, &T);
         imp_contact tc;
         memset(&tc, 0, sizeof tc);
-        int np = (A->type == IMP_SHAPE_SPHERE || A->type == IMP_SHAPE_CAPSULE) ? core_poly(A, &T, &tc) : poly_poly(&PA, &T, &tc, NULL);
+        int np = (A->type == IMP_SHAPE_SPHERE || A->type == IMP_SHAPE_CAPSULE) ? core_poly(A, &T, &tc) : poly_poly(&PA, &T, &tc, NULL, 0);
         if (np == 0 || v3_dot(tc.normal, tn) <= 0) continue; /* one-sided */
         double dmax = 0;
         for (int k = 0; k < np; k++) dmax = fmax(dmax, tc.depth[k]), add_point(c, tc.points[k], tc.depth[k]);
@@ -673,7 +679,7 @@ int np_collide(const geom *A, const geom *B, imp_contact *c, int32_t *witness)
     if (poly_a && poly_b) {
         if (ta == IMP_SHAPE_BOX) poly_box(A, &ba, &PA);
         else poly_hull(A, &PA);
-        return poly_poly(&PA, &PB, c, witness);
+        return poly_poly(&PA, &PB, c, witness, -1);
     }
     (void)any_perp;
     return 0;

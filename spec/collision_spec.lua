@@ -389,3 +389,69 @@ describe("queries", function()
     assert.has_error(function() w:overlap({ type = "cone" }, { 0, 0, 0 }) end)
   end)
 end)
+
+describe("every pair of shapes", function()
+  local tet = { { -0.5, -0.4, -0.5 }, { 0.6, -0.4, -0.4 }, { 0, -0.4, 0.6 }, { 0.05, 0.6, 0 } }
+  local makers = {
+    sphere = function(w, p, q, st) return w:body { position = p, orientation = q, static = st, shapes = { { type = "sphere", radius = 0.5 } } } end,
+    capsule = function(w, p, q, st)
+      return w:body { position = p, orientation = q, static = st, shapes = { { type = "capsule", radius = 0.3, length = 0.6 } } }
+    end,
+    box = function(w, p, q, st)
+      return w:body { position = p, orientation = q, static = st, shapes = { { type = "box", size = { 1, 0.9, 0.8 } } } }
+    end,
+    hull = function(w, p, q, st) return w:body { position = p, orientation = q, static = st, shapes = { { type = "hull", points = tet } } } end,
+    mesh = function(w, p, q)
+      return w:mesh { position = p, orientation = q, vertices = { { -3, 0, -3 }, { 3, 0, -3 }, { 3, 0, 3 }, { -3, 0, 3 } },
+        triangles = { { 1, 3, 2 }, { 1, 4, 3 } } }
+    end,
+    plane = function(w, p, q) return w:body { static = true, position = p, orientation = q, shapes = { { type = "plane" } } } end,
+  }
+  local kinds = { "sphere", "capsule", "box", "hull", "mesh", "plane" }
+
+  it("touch when overlapping with the normal from B to A and positive depth, and not when apart", function()
+    math.randomseed(5)
+    for _, ka in ipairs(kinds) do
+      for _, kb in ipairs(kinds) do
+        if ka ~= "mesh" and ka ~= "plane" then
+          for trial = 1, 12 do
+            local w = zero_g()
+            local qa = quat.from_axis_angle({ math.random() - 0.5, math.random() - 0.5, math.random() - 0.5 }, math.random() * 6)
+            local static_b = kb == "mesh" or kb == "plane" or trial % 2 == 0
+            local qb = (kb == "mesh" or kb == "plane") and quat.from_axis_angle({ 0, 1, 0 }, math.random() * 6)
+              or quat.from_axis_angle({ math.random() - 0.5, math.random() - 0.5, math.random() - 0.5 }, math.random() * 6)
+            local b = makers[kb](w, { 0, 0, 0 }, qb, static_b)
+            -- A above B: bisect for the height where they start to touch
+            local a = makers[ka](w, { 0.2 * (math.random() - 0.5), 2.5, 0.2 * (math.random() - 0.5) }, qa, false)
+            local function at(y)
+              a.position = { a.position[1], y, a.position[3] }
+              return contacts(w)
+            end
+            local what = ka .. " on " .. kb .. " #" .. trial
+            local lo, hi = kb == "mesh" and 0.02 or -0.2, 2.5 -- a mesh is one-sided: A stays above it
+            assert.is_true(#at(lo) > 0, what .. ": overlapping but not touching")
+            assert.are.equal(0, #at(hi), what .. ": apart but touching")
+            for _ = 1, 24 do
+              local mid = 0.5 * (lo + hi)
+              if #at(mid) > 0 then lo = mid else hi = mid end
+            end
+            local c = at(lo)[1]
+            assert.is_true(c.a == a or c.b == a, what)
+            local up = c.a == a and 1 or -1
+            -- A is above B: the normal from B to A points up
+            assert.is_true(up * c.normal[2] > 0, what .. string.format(": normal (%.3f, %.3f, %.3f)", c.normal[1], c.normal[2], c.normal[3]))
+            helpers.near(c.normal[1] ^ 2 + c.normal[2] ^ 2 + c.normal[3] ^ 2, 1, 1e-9, what .. " |n|")
+            for _, p in ipairs(c.points) do
+              assert.is_true(p.depth >= -1e-12 and p.depth < 1e-3, what .. ": depth at first touch " .. p.depth)
+            end
+            -- 2 cm deeper: a penetration of at most a few cm along the normal
+            c = at(lo - 0.02)[1]
+            local deepest = 0
+            for _, p in ipairs(c.points) do deepest = math.max(deepest, p.depth) end
+            assert.is_true(deepest > 0 and deepest <= 0.02 + 1e-6, what .. ": depth 2 cm down " .. deepest)
+          end
+        end
+      end
+    end
+  end)
+end)
