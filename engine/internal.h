@@ -84,14 +84,25 @@ typedef struct hull {
     imp_vec3 centroid;
 } hull;
 
-/* a static triangle mesh (shape.c) */
+/* a static triangle mesh (shape.c), with a bounding volume hierarchy over its triangles */
+typedef struct mesh_node {
+    imp_vec3 lo, hi;      /* local bounds of the triangles below   */
+    int left, right;      /* inner: the children; leaf: order[left .. left + count) */
+    int count;            /* triangles of a leaf, 0 for an inner node */
+} mesh_node;
+
 typedef struct mesh {
-    int nv, nt;
+    int nv, nt, nnodes;
     double *v;
     int *tri;
     imp_vec3 *n;          /* unit normal per triangle              */
     imp_vec3 lo, hi;      /* local bounds                          */
+    mesh_node *nodes;     /* nodes[0] is the root                  */
+    int *order;           /* triangle indices in leaf order        */
 } mesh;
+
+/* triangles of m whose bounds meet the local box [lo, hi]: calls fn(ctx, t) for each */
+void mesh_query(const mesh *m, imp_vec3 lo, imp_vec3 hi, void (*fn)(void *ctx, int t), void *ctx);
 
 typedef struct shape {
     imp_shape_type type;

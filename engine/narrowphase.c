@@ -623,35 +623,54 @@ static int vs_plane(const geom *A, const geom *B, imp_contact *c)
     return c->count;
 }
 
+typedef struct mesh_ctx {
+    const geom *A, *B;
+    const poly *PA;
+    imp_contact *c;
+    double deepest;
+} mesh_ctx;
+
+static void mesh_triangle(void *ctx, int t)
+{
+    mesh_ctx *k = ctx;
+    const geom *A = k->A, *B = k->B;
+    const mesh *m = B->mesh;
+    imp_vec3 v[3];
+    for (int j = 0; j < 3; j++) v[j] = v3_add(B->p, m3_mul_v(B->R, v3_load(m->v + 3 * m->tri[3 * t + j])));
+    imp_vec3 lo = v[0], hi = v[0];
+    for (int j = 1; j < 3; j++) {
+        lo = v3(fmin(lo.x, v[j].x), fmin(lo.y, v[j].y), fmin(lo.z, v[j].z));
+        hi = v3(fmax(hi.x, v[j].x), fmax(hi.y, v[j].y), fmax(hi.z, v[j].z));
+    }
+    if (lo.x > A->hi.x || hi.x < A->lo.x || lo.y > A->hi.y || hi.y < A->lo.y || lo.z > A->hi.z || hi.z < A->lo.z) return;
+    imp_vec3 tn = m3_mul_v(B->R, m->n[t]);
+    tri_data td;
+    poly T;
+    poly_triangle(v[0], v[1], v[2], tn, &td, &T);
+    imp_contact tc;
+    tc.count = 0;
+    int np = (A->type == IMP_SHAPE_SPHERE || A->type == IMP_SHAPE_CAPSULE) ? core_poly(A, &T, &tc) : poly_poly(k->PA, &T, &tc, NULL, 0);
+    if (np == 0 || v3_dot(tc.normal, tn) <= 0) return; /* one-sided */
+    double dmax = 0;
+    for (int j = 0; j < np; j++) dmax = fmax(dmax, tc.depth[j]), add_point(k->c, tc.points[j], tc.depth[j]);
+    if (dmax > k->deepest) k->deepest = dmax, k->c->normal = tc.normal;
+}
+
 static int vs_mesh(const geom *A, const geom *B, imp_contact *c)
 {
-    const mesh *m = B->mesh;
     box_data bd;
     poly PA;
     if (A->type == IMP_SHAPE_BOX) poly_box(A, &bd, &PA);
     else if (A->type == IMP_SHAPE_HULL) poly_hull(A, &PA);
-    double deepest = -INFINITY;
-    for (int t = 0; t < m->nt; t++) {
-        imp_vec3 v[3];
-        for (int k = 0; k < 3; k++) v[k] = v3_add(B->p, m3_mul_v(B->R, v3_load(m->v + 3 * m->tri[3 * t + k])));
-        imp_vec3 lo = v[0], hi = v[0];
-        for (int k = 1; k < 3; k++) {
-            lo = v3(fmin(lo.x, v[k].x), fmin(lo.y, v[k].y), fmin(lo.z, v[k].z));
-            hi = v3(fmax(hi.x, v[k].x), fmax(hi.y, v[k].y), fmax(hi.z, v[k].z));
-        }
-        if (lo.x > A->hi.x || hi.x < A->lo.x || lo.y > A->hi.y || hi.y < A->lo.y || lo.z > A->hi.z || hi.z < A->lo.z) continue;
-        imp_vec3 tn = m3_mul_v(B->R, m->n[t]);
-        tri_data td;
-        poly T;
-        poly_triangle(v[0], v[1], v[2], tn, &td, &T);
-        imp_contact tc;
-        memset(&tc, 0, sizeof tc);
-        int np = (A->type == IMP_SHAPE_SPHERE || A->type == IMP_SHAPE_CAPSULE) ? core_poly(A, &T, &tc) : poly_poly(&PA, &T, &tc, NULL, 0);
-        if (np == 0 || v3_dot(tc.normal, tn) <= 0) continue; /* one-sided */
-        double dmax = 0;
-        for (int k = 0; k < np; k++) dmax = fmax(dmax, tc.depth[k]), add_point(c, tc.points[k], tc.depth[k]);
-        if (dmax > deepest) deepest = dmax, c->normal = tc.normal;
-    }
+    mesh_ctx k = {A, B, &PA, c, -INFINITY};
+    /* A's bounds in the mesh frame: the box around A's world box turned by R^T */
+    imp_vec3 wc = v3_scale(v3_add(A->lo, A->hi), 0.5), we = v3_scale(v3_sub(A->hi, A->lo), 0.5);
+    imp_vec3 lc = m3_mul_tv(B->R, v3_sub(wc, B->p));
+    const imp_mat3 R = B->R;
+    imp_vec3 le = v3(fabs(R.m[0][0]) * we.x + fabs(R.m[1][0]) * we.y + fabs(R.m[2][0]) * we.z,
+                     fabs(R.m[0][1]) * we.x + fabs(R.m[1][1]) * we.y + fabs(R.m[2][1]) * we.z,
+                     fabs(R.m[0][2]) * we.x + fabs(R.m[1][2]) * we.y + fabs(R.m[2][2]) * we.z);
+    mesh_query(B->mesh, v3_sub(lc, le), v3_add(lc, le), mesh_triangle, &k);
     reduce4(c);
     return c->count;
 }

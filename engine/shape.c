@@ -25,6 +25,79 @@ imp_shape_def imp_shape_def_default(imp_shape_type type)
     return d;
 }
 
+/* ---- the mesh's bounding volume hierarchy ------------------------------------------------------------
+ * Built once, top down: a node holds the bounds of its triangles; it is split at the median of the
+ * triangle centroids along the longest axis of their bounds, until 4 triangles or fewer remain.
+ * A query descends only into nodes whose bounds meet the query box: O(log n + hits). */
+#define MESH_LEAF 4
+
+static imp_vec3 tri_vertex(const mesh *m, int t, int k) { return v3_load(m->v + 3 * m->tri[3 * t + k]); }
+static double centroid_axis(const mesh *m, int t, int a)
+{
+    const double *p0 = m->v + 3 * m->tri[3 * t], *p1 = m->v + 3 * m->tri[3 * t + 1], *p2 = m->v + 3 * m->tri[3 * t + 2];
+    return p0[a] + p1[a] + p2[a];
+}
+
+static int mesh_build_node(mesh *m, int first, int count)
+{
+    int id = m->nnodes++;
+    mesh_node *nd = &m->nodes[id];
+    imp_vec3 lo = v3(INFINITY, INFINITY, INFINITY), hi = v3(-INFINITY, -INFINITY, -INFINITY);
+    imp_vec3 clo = lo, chi = hi;
+    for (int i = first; i < first + count; i++) {
+        for (int k = 0; k < 3; k++) {
+            imp_vec3 p = tri_vertex(m, m->order[i], k);
+            lo = v3(fmin(lo.x, p.x), fmin(lo.y, p.y), fmin(lo.z, p.z));
+            hi = v3(fmax(hi.x, p.x), fmax(hi.y, p.y), fmax(hi.z, p.z));
+        }
+        imp_vec3 c = v3(centroid_axis(m, m->order[i], 0), centroid_axis(m, m->order[i], 1), centroid_axis(m, m->order[i], 2));
+        clo = v3(fmin(clo.x, c.x), fmin(clo.y, c.y), fmin(clo.z, c.z));
+        chi = v3(fmax(chi.x, c.x), fmax(chi.y, c.y), fmax(chi.z, c.z));
+    }
+    nd->lo = lo, nd->hi = hi;
+    if (count <= MESH_LEAF) {
+        nd->left = first, nd->count = count;
+        return id;
+    }
+    imp_vec3 e = v3_sub(chi, clo);
+    int axis = e.x >= e.y && e.x >= e.z ? 0 : e.y >= e.z ? 1 : 2;
+    /* partial sort (quickselect) around the median along axis */
+    int lo_i = first, hi_i = first + count - 1, mid = first + count / 2;
+    while (lo_i < hi_i) {
+        double pivot = centroid_axis(m, m->order[(lo_i + hi_i) / 2], axis);
+        int i = lo_i, j = hi_i;
+        while (i <= j) {
+            while (centroid_axis(m, m->order[i], axis) < pivot) i++;
+            while (centroid_axis(m, m->order[j], axis) > pivot) j--;
+            if (i <= j) { int t = m->order[i]; m->order[i] = m->order[j]; m->order[j] = t; i++, j--; }
+        }
+        if (mid <= j) hi_i = j;
+        else if (mid >= i) lo_i = i;
+        else break;
+    }
+    int left = mesh_build_node(m, first, mid - first);
+    int right = mesh_build_node(m, mid, first + count - mid);
+    nd = &m->nodes[id]; /* (no reallocation: nodes were sized for the whole tree) */
+    nd->left = left, nd->right = right, nd->count = 0;
+    return id;
+}
+
+void mesh_query(const mesh *m, imp_vec3 lo, imp_vec3 hi, void (*fn)(void *ctx, int t), void *ctx)
+{
+    int stack[64], top = 0;
+    stack[top++] = 0;
+    while (top > 0) {
+        const mesh_node *nd = &m->nodes[stack[--top]];
+        if (nd->lo.x > hi.x || nd->hi.x < lo.x || nd->lo.y > hi.y || nd->hi.y < lo.y || nd->lo.z > hi.z || nd->hi.z < lo.z) continue;
+        if (nd->count > 0) {
+            for (int i = nd->left; i < nd->left + nd->count; i++) fn(ctx, m->order[i]);
+        } else if (top + 2 <= 64) {
+            stack[top++] = nd->left;
+            stack[top++] = nd->right;
+        }
+    }
+}
+
 static mesh *mesh_build(const imp_shape_def *def, char *err, size_t n)
 {
     if (def->vertex_count < 3 || def->triangle_count < 1 || !def->vertices || !def->triangles) {
@@ -54,6 +127,10 @@ static mesh *mesh_build(const imp_shape_def *def, char *err, size_t n)
         imp_vec3 a = v3_load(m->v + 3 * m->tri[3 * t]), b = v3_load(m->v + 3 * m->tri[3 * t + 1]), c = v3_load(m->v + 3 * m->tri[3 * t + 2]);
         m->n[t] = v3_normalize(v3_cross(v3_sub(b, a), v3_sub(c, a)));
     }
+    m->order = ids_grow(NULL, sizeof(int), m->nt);
+    for (int t = 0; t < m->nt; t++) m->order[t] = t;
+    m->nodes = ids_grow(NULL, sizeof(mesh_node), 2 * m->nt); /* a binary tree over nt leaves' triangles */
+    mesh_build_node(m, 0, m->nt);
     return m;
 }
 
@@ -128,7 +205,7 @@ bool shape_build(imp_world *w, shape *s, const imp_shape_def *def)
 void shape_free(shape *s)
 {
     hull_free(s->hull);
-    if (s->mesh) free(s->mesh->v), free(s->mesh->tri), free(s->mesh->n), free(s->mesh);
+    if (s->mesh) free(s->mesh->v), free(s->mesh->tri), free(s->mesh->n), free(s->mesh->nodes), free(s->mesh->order), free(s->mesh);
     s->hull = NULL, s->mesh = NULL;
 }
 

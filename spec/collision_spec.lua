@@ -199,6 +199,35 @@ describe("contact manifolds", function()
   end)
 end)
 
+describe("large meshes", function()
+  it("find their triangles anywhere through the hierarchy (a 100 x 100 grid of 20,000 triangles)", function()
+    local w = zero_g()
+    local verts, tris, n = {}, {}, 100
+    for i = 0, n do for k = 0, n do verts[#verts + 1] = { i * 0.5 - 25, 0, k * 0.5 - 25 } end end
+    for i = 0, n - 1 do
+      for k = 0, n - 1 do
+        local a, b, c, d = i * (n + 1) + k + 1, (i + 1) * (n + 1) + k + 1, (i + 1) * (n + 1) + k + 2, i * (n + 1) + k + 2
+        tris[#tris + 1] = { a, d, c }
+        tris[#tris + 1] = { a, c, b }
+      end
+    end
+    local ground = w:mesh { vertices = verts, triangles = tris }
+    math.randomseed(9)
+    local balls = {}
+    for i = 1, 50 do
+      balls[i] = w:sphere { radius = 0.5, position = { math.random() * 48 - 24, 0.4 + (i % 2) * 0.2, math.random() * 48 - 24 } }
+    end
+    local cs = {}
+    for _, c in ipairs(contacts(w)) do if c.b == ground then cs[#cs + 1] = c end end -- (balls may touch balls)
+    assert.are.equal(25, #cs, "the low half touches")
+    for _, c in ipairs(cs) do
+      near_vec(c.normal, { 0, 1, 0 }, 1e-12, "normal")
+      assert.are.equal(1, #c.points)
+      helpers.near(c.points[1].depth, 0.1, 1e-12, "depth")
+    end
+  end)
+end)
+
 describe("persistent contacts and events", function()
   it("a falling sphere begins touching the ground, keeps its point id, and ends when it has passed", function()
     local w = impetus.world { gravity = { 0, -1, 0 } }
