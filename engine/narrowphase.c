@@ -671,6 +671,24 @@ static int vs_mesh(const geom *A, const geom *B, imp_contact *c)
                      fabs(R.m[0][1]) * we.x + fabs(R.m[1][1]) * we.y + fabs(R.m[2][1]) * we.z,
                      fabs(R.m[0][2]) * we.x + fabs(R.m[1][2]) * we.y + fabs(R.m[2][2]) * we.z);
     mesh_query(B->mesh, v3_sub(lc, le), v3_add(lc, le), mesh_triangle, &k);
+    if (A->type == IMP_SHAPE_SPHERE || A->type == IMP_SHAPE_CAPSULE) {
+        /* a sphere over several triangles touches the nearest once (the neighbours only repeat it
+         * at their edges); a capsule keeps at most a second point, away from the first */
+        int best = 0;
+        for (int i = 1; i < c->count; i++)
+            if (c->depth[i] > c->depth[best]) best = i;
+        int second = -1;
+        for (int i = 0; A->type == IMP_SHAPE_CAPSULE && i < c->count; i++)
+            if (i != best && v3_len(v3_sub(c->points[i], c->points[best])) > A->radius && (second < 0 || c->depth[i] > c->depth[second]))
+                second = i;
+        if (c->count > 0) {
+            imp_vec3 p0 = c->points[best];
+            double d0 = c->depth[best];
+            if (second >= 0) c->points[1] = c->points[second], c->depth[1] = c->depth[second];
+            c->points[0] = p0, c->depth[0] = d0;
+            c->count = second >= 0 ? 2 : 1;
+        }
+    }
     reduce4(c);
     return c->count;
 }
