@@ -61,6 +61,7 @@ typedef struct poly {
     imp_mat3 R;
     bool is_box;
     imp_vec3 half;
+    const imp_vec3 *wv;         /* world vertices when precomputed (NULL: transform on demand) */
 } poly;
 
 static const int BOX_FF[6] = {0, 4, 8, 12, 16, 20}, BOX_FC[6] = {4, 4, 4, 4, 4, 4};
@@ -85,6 +86,7 @@ static void poly_box(const geom *g, box_data *bd, poly *P)
     P->edges = BOX_EDGES, P->dirs = BOX_DIRS;
     P->p = g->p, P->R = g->R, P->center = g->p;
     P->is_box = true, P->half = g->half;
+    P->wv = NULL;
 }
 
 static void poly_hull(const geom *g, poly *P)
@@ -95,6 +97,7 @@ static void poly_hull(const geom *g, poly *P)
     P->edges = h->edges, P->dirs = h->dirs;
     P->p = g->p, P->R = g->R, P->center = v3_add(g->p, m3_mul_v(g->R, h->centroid));
     P->is_box = false;
+    P->wv = NULL;
 }
 
 typedef struct tri_data { double v[9]; imp_vec3 fn[2]; double fd[2]; imp_vec3 dirs[3]; } tri_data;
@@ -112,9 +115,10 @@ static void poly_triangle(imp_vec3 a, imp_vec3 b, imp_vec3 c, imp_vec3 n, tri_da
     P->p = v3(0, 0, 0), P->R = m3_identity();
     P->center = v3_scale(v3_add(v3_add(a, b), c), 1.0 / 3.0);
     P->is_box = false;
+    P->wv = NULL;
 }
 
-static imp_vec3 pv(const poly *P, int i) { return v3_add(P->p, m3_mul_v(P->R, v3_load(P->v + 3 * i))); }
+static imp_vec3 pv(const poly *P, int i) { return P->wv ? P->wv[i] : v3_add(P->p, m3_mul_v(P->R, v3_load(P->v + 3 * i))); }
 static imp_vec3 pfn(const poly *P, int f) { return m3_mul_v(P->R, P->fn[f]); }
 static double pfd(const poly *P, int f, imp_vec3 n) { return P->fd[f] + v3_dot(n, P->p); }
 
@@ -521,6 +525,19 @@ static int poly_poly(const poly *A, const poly *B, imp_contact *c, int32_t *witn
     sat_result r;
     if (A->is_box && B->is_box ? !sat_boxes(A, B, witness, &r) : !sat_generic(A, B, witness, &r)) return 0;
     if (force_fb >= 0) r.edge = r.face_a = -INFINITY, r.fb = force_fb, r.face_b = 0;
+    /* they overlap: the manifold needs world vertices many times, transform them once */
+    enum { WV_MAX = 64 };
+    imp_vec3 wa[WV_MAX], wb[WV_MAX];
+    poly pa = *A, pb = *B;
+    if (A->nv <= WV_MAX && !A->wv) {
+        for (int i = 0; i < A->nv; i++) wa[i] = pv(A, i);
+        pa.wv = wa;
+    }
+    if (B->nv <= WV_MAX && !B->wv) {
+        for (int i = 0; i < B->nv; i++) wb[i] = pv(B, i);
+        pb.wv = wb;
+    }
+    A = &pa, B = &pb;
     const double face_a = r.face_a, face_b = r.face_b, edge = r.edge;
     const int fa = r.fa, fb = r.fb, ei = r.ei, ej = r.ej;
     const double rel = 0.95, abs_tol = 5e-4;

@@ -109,15 +109,12 @@ static bool ray_geom(const geom *g, imp_vec3 o, imp_vec3 d, double *t, imp_vec3 
         return ray_planes(o, d, ns, off, 6, t, n);
     }
     case IMP_SHAPE_HULL: {
+        /* in the hull's frame, against its own face planes */
         const hull *h = g->hull;
-        imp_vec3 ns[256];
-        double off[256];
-        if (h->nf > 256) return false;
-        for (int f = 0; f < h->nf; f++) {
-            ns[f] = m3_mul_v(g->R, h->face_n[f]);
-            off[f] = h->face_d[f] + v3_dot(ns[f], g->p);
-        }
-        return ray_planes(o, d, ns, off, h->nf, t, n);
+        imp_vec3 lo = m3_mul_tv(g->R, v3_sub(o, g->p)), ld = m3_mul_tv(g->R, d), ln;
+        if (!ray_planes(lo, ld, h->face_n, h->face_d, h->nf, t, &ln)) return false;
+        *n = m3_mul_v(g->R, ln);
+        return true;
     }
     case IMP_SHAPE_PLANE: {
         double den = v3_dot(g->normal, d), num = g->offset - v3_dot(g->normal, o);

@@ -331,6 +331,15 @@ describe("body errors", function()
     assert.matches("body:apply_force: argument 'force'", err_of(function() w:sphere {}:apply_force(5) end))
   end)
 
+  it("refuse changes from inside the world's step", function()
+    local w = impetus.world {}
+    local b = w:sphere {}
+    w:particle {}
+    w:field(function() b:apply_force({ 1, 0, 0 }); return 0, 0, 0 end)
+    assert.matches("body:apply_force: the world is locked", err_of(function() w:step(1 / 60) end))
+    near_vec(b.position, { 0, 0, 0 }, 0, "the step was undone")
+  end)
+
   it("detect stale handles", function()
     local w = impetus.world {}
     local b = w:sphere {}

@@ -395,6 +395,22 @@ describe("queries", function()
     assert.is_nil(w:raycast({ 10, 10, 10 }, { 20, 10, 10 }))
   end)
 
+  it("raycasts hit a hull of hundreds of faces where its sphere would be", function()
+    local w = zero_g()
+    local pts = {}
+    math.randomseed(2)
+    for i = 1, 600 do
+      local t, p = math.random() * 2 * math.pi, math.acos(2 * math.random() - 1)
+      pts[i] = { math.sin(p) * math.cos(t), math.cos(p), math.sin(p) * math.sin(t) }
+    end
+    local h = w:hull { points = pts, position = { 0, 3, 0 } }
+    assert.is_true(h:shapes()[1].face_count > 300)
+    local hit = w:raycast({ -5, 3, 0 }, { 5, 3, 0 })
+    assert.are.equal(h, hit.body)
+    helpers.near(hit.point[1], -1, 0.05, "hit on the sphere")
+    helpers.near(hit.normal[1], -1, 0.2, "normal")
+  end)
+
   it("point queries and shape overlaps name the shapes", function()
     local w = zero_g()
     local a = w:box { size = { 2, 2, 2 } }

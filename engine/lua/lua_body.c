@@ -300,6 +300,7 @@ static int b_apply_force(lua_State *L)
 {
     lhandle *h = B(L);
     imp_vec3 f = impl_tovec3(L, 2, "body:apply_force: argument 'force'");
+    unlocked(L, h, "body:apply_force");
     if (lua_isnoneornil(L, 3)) imp_body_apply_central_force(h->lw->w, h->id, f);
     else imp_body_apply_force(h->lw->w, h->id, f, impl_tovec3(L, 3, "body:apply_force: argument 'at'"));
     return 0;
@@ -307,7 +308,7 @@ static int b_apply_force(lua_State *L)
 static int b_apply_torque(lua_State *L)
 {
     lhandle *h = B(L);
-    imp_body_apply_torque(h->lw->w, h->id, impl_tovec3(L, 2, "body:apply_torque: argument 'torque'"));
+    imp_body_apply_torque(unlocked(L, h, "body:apply_torque")->w, h->id, impl_tovec3(L, 2, "body:apply_torque: argument 'torque'"));
     return 0;
 }
 static int b_apply_impulse(lua_State *L)
