@@ -160,10 +160,17 @@ static void sweep_and_prune(imp_world *w, bp_box *bx, int n)
         bx[j + 1] = t;
     }
     for (int k = 0; k < n; k++) c->order[k] = bx[k].slot;
-    /* sweep */
+    /* sweep: the other two axes are tested inline, the filters only for boxes that overlap */
+    const int o1 = (ax + 1) % 3, o2 = (ax + 2) % 3;
     for (int k = 0; k < n; k++) {
-        const double hi = bx[k].hi[ax];
-        for (int j = k + 1; j < n && bx[j].lo[ax] <= hi; j++) test_pair(w, &bx[k], &bx[j]);
+        const bp_box *a = &bx[k];
+        const double hi = a->hi[ax], alo1 = a->lo[o1], ahi1 = a->hi[o1], alo2 = a->lo[o2], ahi2 = a->hi[o2];
+        for (int j = k + 1; j < n && bx[j].lo[ax] <= hi; j++) {
+            const bp_box *b = &bx[j];
+            if (b->lo[o1] > ahi1 || alo1 > b->hi[o1] || b->lo[o2] > ahi2 || alo2 > b->hi[o2]) continue;
+            if (!(a->moving || b->moving)) continue;
+            if (bp_can_collide(w, shape_at(w, a->slot), shape_at(w, b->slot))) push_pair(c, a->slot, b->slot);
+        }
     }
 }
 

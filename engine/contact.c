@@ -72,16 +72,20 @@ void contacts_update(imp_world *w)
     bp_find_pairs(w);
     grow((void **)&c->pairs, &c->pair_cap, c->cand_count, sizeof(pair));
     c->pair_count = c->cand_count;
-    c->begin_count = c->end_count = c->touch_count = 0;
+    c->begin_count = c->end_count = c->man_count = 0;
     int j = 0;
     for (int k = 0; k < c->pair_count; k++) {
         pair *p = &c->pairs[k];
         p->key = c->cand[k].key, p->a = c->cand[k].a, p->b = c->cand[k].b;
         while (j < c->prev_count && c->prev[j].key < p->key) {
-            if (c->prev[j].touching) push_event(&c->end, &c->end_count, &c->end_cap, c->prev[j].c.a, c->prev[j].c.b);
+            if (c->prev[j].man >= 0) {
+                const imp_contact *oc = &c->prev_mans[c->prev[j].man].c;
+                push_event(&c->end, &c->end_count, &c->end_cap, oc->a, oc->b);
+            }
             j++;
         }
         const pair *old = (j < c->prev_count && c->prev[j].key == p->key) ? &c->prev[j++] : NULL;
+        const manifold *om = old && old->man >= 0 ? &c->prev_mans[old->man] : NULL;
         geom ga, gb;
         contacts_geom(w, p->a, &ga), contacts_geom(w, p->b, &gb);
         /* A is the lower shape type; between equal types the one that moves is A (ground is B) */
@@ -90,34 +94,40 @@ void contacts_update(imp_world *w)
             geom tg = ga; ga = gb; gb = tg;
         }
         p->witness = old ? old->witness : -1;
-        p->c.count = 0;
-        int n = np_collide(&ga, &gb, &p->c, &p->witness);
-        p->touching = n > 0;
-        const bool was = old && old->touching;
-        if (p->touching) {
-            p->c.a = contacts_side(w, p->a), p->c.b = contacts_side(w, p->b);
-            p->c.age = was ? old->c.age + 1 : 0;
+        p->man = -1;
+        if (c->man_count == c->man_cap) grow((void **)&c->mans, &c->man_cap, c->man_count + 1, sizeof(manifold));
+        manifold *m = &c->mans[c->man_count];
+        int n = np_collide(&ga, &gb, &m->c, &p->witness);
+        if (n > 0) {
+            p->man = c->man_count++;
+            m->c.a = contacts_side(w, p->a), m->c.b = contacts_side(w, p->b);
+            m->c.age = om ? om->c.age + 1 : 0;
             for (int i = 0; i < n; i++) {
-                p->local[i] = m3_mul_tv(ga.R, v3_sub(p->c.points[i], ga.p));
+                m->local[i] = m3_mul_tv(ga.R, v3_sub(m->c.points[i], ga.p));
                 uint32_t id = 0;
-                for (int q = 0; was && q < old->c.count && !id; q++) {
-                    imp_vec3 d = v3_sub(old->local[q], p->local[i]);
-                    if (v3_dot(d, d) < POINT_MATCH * POINT_MATCH) id = old->c.point_id[q];
+                for (int q = 0; om && q < om->c.count && !id; q++) {
+                    imp_vec3 d = v3_sub(om->local[q], m->local[i]);
+                    if (v3_dot(d, d) < POINT_MATCH * POINT_MATCH) id = om->c.point_id[q];
                 }
-                p->c.point_id[i] = id ? id : ++c->next_point_id;
+                m->c.point_id[i] = id ? id : ++c->next_point_id;
             }
-            grow((void **)&c->touch, &c->touch_cap, c->touch_count + 1, sizeof(int));
-            c->touch[c->touch_count++] = k;
-            if (!was) push_event(&c->begin, &c->begin_count, &c->begin_cap, p->c.a, p->c.b);
-        } else if (was) push_event(&c->end, &c->end_count, &c->end_cap, old->c.a, old->c.b);
+            if (!om) push_event(&c->begin, &c->begin_count, &c->begin_cap, m->c.a, m->c.b);
+        } else if (om) push_event(&c->end, &c->end_count, &c->end_cap, om->c.a, om->c.b);
     }
     for (; j < c->prev_count; j++)
-        if (c->prev[j].touching) push_event(&c->end, &c->end_count, &c->end_cap, c->prev[j].c.a, c->prev[j].c.b);
-    /* this step's pairs become the persistent ones */
+        if (c->prev[j].man >= 0) {
+            const imp_contact *oc = &c->prev_mans[c->prev[j].man].c;
+            push_event(&c->end, &c->end_count, &c->end_cap, oc->a, oc->b);
+        }
+    /* this step's pairs and manifolds become the persistent ones */
     pair *t = c->prev; c->prev = c->pairs; c->pairs = t;
     int tc = c->prev_cap; c->prev_cap = c->pair_cap; c->pair_cap = tc;
     c->prev_count = c->pair_count;
     c->pair_count = 0;
+    manifold *tm = c->prev_mans; c->prev_mans = c->mans; c->mans = tm;
+    tc = c->prev_man_cap; c->prev_man_cap = c->man_cap; c->man_cap = tc;
+    c->prev_man_count = c->man_count;
+    c->man_count = 0;
 }
 
 void imp_world_collide(imp_world *w)
@@ -129,15 +139,15 @@ void imp_world_collide(imp_world *w)
 void contacts_free(imp_world *w)
 {
     collision_state *c = &w->col;
-    free(c->cand), free(c->cand_tmp), free(c->radix), free(c->order), free(c->boxes), free(c->cells), free(c->pairs), free(c->prev), free(c->touch), free(c->begin), free(c->end);
+    free(c->cand), free(c->cand_tmp), free(c->radix), free(c->order), free(c->boxes), free(c->cells), free(c->pairs), free(c->prev), free(c->mans), free(c->prev_mans), free(c->begin), free(c->end);
     memset(c, 0, sizeof *c);
 }
 
-int imp_world_contact_count(const imp_world *w) { return w->col.touch_count; }
+int imp_world_contact_count(const imp_world *w) { return w->col.prev_man_count; }
 const imp_contact *imp_world_contact(const imp_world *w, int i)
 {
-    if (i < 0 || i >= w->col.touch_count) return NULL;
-    return &w->col.prev[w->col.touch[i]].c;
+    if (i < 0 || i >= w->col.prev_man_count) return NULL;
+    return &w->col.prev_mans[i].c;
 }
 int imp_world_begin_count(const imp_world *w) { return w->col.begin_count; }
 int imp_world_end_count(const imp_world *w) { return w->col.end_count; }
@@ -165,6 +175,6 @@ static imp_contact_side side_of_key(const imp_world *w, uint32_t key)
 void imp_world_pair(const imp_world *w, int i, imp_contact_side *a, imp_contact_side *b)
 {
     const pair *p = &w->col.prev[i];
-    if (p->touching) *a = p->c.a, *b = p->c.b;
+    if (p->man >= 0) *a = w->col.prev_mans[p->man].c.a, *b = w->col.prev_mans[p->man].c.b;
     else *a = side_of_key(w, p->a), *b = side_of_key(w, p->b);
 }

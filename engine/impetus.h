@@ -365,7 +365,7 @@ imp_broadphase imp_world_broadphase(const imp_world *w);
 /* one shape of a contact: a body's shape, or a static particle collider (body null) */
 typedef struct imp_contact_side { imp_id body; int shape; imp_id collider; } imp_contact_side;
 
-#define IMP_MANIFOLD_MAX 8
+#define IMP_MANIFOLD_MAX 4
 /* a contact manifold between two shapes. normal points out of B towards A (GUIDE.md trap 2); each
  * point lies on A's surface, B's surface is at point + depth * normal. depth > 0 is penetration. */
 typedef struct imp_contact {

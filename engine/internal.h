@@ -157,10 +157,14 @@ typedef struct pair {
     uint64_t key;
     uint32_t a, b;        /* keys of the two sides, in narrow-phase order (a is A)      */
     int32_t witness;      /* cached separating axis (S0 7.1), -1 when none              */
-    int touching;
+    int32_t man;          /* its manifold when touching, else -1                        */
+} pair;
+
+/* a touching pair's manifold, kept apart from the pairs so that most pairs stay small */
+typedef struct manifold {
     imp_contact c;
     imp_vec3 local[IMP_MANIFOLD_MAX]; /* the points in A's shape frame, to match them next step */
-} pair;
+} manifold;
 
 typedef struct collision_state {
     imp_broadphase kind;
@@ -176,8 +180,9 @@ typedef struct collision_state {
     int *radix;                   /* 2^16 counters of the radix sort */
     pair *pairs; int pair_count, pair_cap;
     pair *prev; int prev_count, prev_cap;
-    /* touching pairs (indices into pairs), events */
-    int *touch; int touch_count, touch_cap;
+    /* this step's manifolds (touching pairs) and last step's */
+    manifold *mans; int man_count, man_cap;
+    manifold *prev_mans; int prev_man_count, prev_man_cap;
     imp_contact_side *begin, *end; int begin_count, end_count, begin_cap, end_cap; /* 2 sides per event */
     uint32_t next_point_id;
 } collision_state;

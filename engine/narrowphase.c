@@ -47,6 +47,15 @@
 
 #include "internal.h"
 
+/* a manifold while it is built: up to NP_MAX points, reduced to IMP_MANIFOLD_MAX at the end */
+#define NP_MAX 16
+typedef struct np_man {
+    imp_vec3 normal;
+    int count;
+    imp_vec3 points[NP_MAX];
+    double depth[NP_MAX];
+} np_man;
+
 /* ---- polytopes ---------------------------------------------------------------------------------------- */
 
 typedef struct poly {
@@ -165,11 +174,6 @@ static double seg_seg(imp_vec3 p1, imp_vec3 q1, imp_vec3 p2, imp_vec3 q2, imp_ve
     return v3_len(v3_sub(*c1, *c2));
 }
 
-static imp_vec3 any_perp(imp_vec3 n)
-{
-    return fabs(n.x) < 0.6 ? v3_normalize(v3_cross(n, v3(1, 0, 0))) : v3_normalize(v3_cross(n, v3(0, 1, 0)));
-}
-
 /* is x (on or near the plane of face f) inside the face polygon? */
 static bool in_face(const poly *P, int f, imp_vec3 n, imp_vec3 x)
 {
@@ -181,14 +185,14 @@ static bool in_face(const poly *P, int f, imp_vec3 n, imp_vec3 x)
     return true;
 }
 
-static void add_point(imp_contact *c, imp_vec3 p, double depth)
+static void add_point(np_man *c, imp_vec3 p, double depth)
 {
     for (int k = 0; k < c->count; k++) /* the same point twice (a vertex on two triangles): keep one */
         if (v3_len(v3_sub(c->points[k], p)) < 1e-9) {
             c->depth[k] = fmax(c->depth[k], depth);
             return;
         }
-    if (c->count < IMP_MANIFOLD_MAX) {
+    if (c->count < NP_MAX) {
         c->points[c->count] = p, c->depth[c->count] = depth, c->count++;
         return;
     }
@@ -200,9 +204,9 @@ static void add_point(imp_contact *c, imp_vec3 p, double depth)
 
 /* Keep the 4 points that span the manifold best: the deepest, the one farthest from it, the one
  * making the largest triangle with those two, and the one adding the most area on the other side. */
-static void reduce4(imp_contact *c)
+static void reduce4(np_man *c)
 {
-    if (c->count <= 4) return;
+    if (c->count <= IMP_MANIFOLD_MAX) return;
     int k[4] = {0, -1, -1, -1};
     for (int i = 1; i < c->count; i++)
         if (c->depth[i] > c->depth[k[0]]) k[0] = i;
@@ -246,7 +250,7 @@ static void core_of(const geom *g, imp_vec3 *p0, imp_vec3 *p1)
 
 /* ---- core - core ------------------------------------------------------------------------------------------- */
 
-static int core_core(const geom *A, const geom *B, imp_contact *c)
+static int core_core(const geom *A, const geom *B, np_man *c)
 {
     imp_vec3 a0, a1, b0, b1, pa, pb;
     core_of(A, &a0, &a1), core_of(B, &b0, &b1);
@@ -275,7 +279,7 @@ static int core_core(const geom *A, const geom *B, imp_contact *c)
 
 /* ---- core - polytope ---------------------------------------------------------------------------------------- */
 
-static int core_poly(const geom *A, const poly *B, imp_contact *c)
+static int core_poly(const geom *A, const poly *B, np_man *c)
 {
     imp_vec3 p0, p1;
     core_of(A, &p0, &p1);
@@ -493,38 +497,124 @@ static bool sat_boxes(const poly *A, const poly *B, int32_t *witness, sat_result
     if (witness && *witness >= 0 && bb_sep(&k, *witness) > 0) return false;
     r->face_a = r->face_b = r->edge = -INFINITY;
     r->fa = r->fb = r->ei = r->ej = 0;
+    /* the same expressions as bb_sep, written out for the 15 axes in turn */
     for (int i = 0; i < 3; i++) {
-        int32_t code = witness_encode(AX_FACE_A, 2 * i + (k.T[i] < 0), 0);
-        double s = bb_sep(&k, code);
-        if (s > 0) { if (witness) *witness = code; return false; }
+        double s = fabs(k.T[i]) - k.a[i] - (k.b[0] * k.AC[i][0] + k.b[1] * k.AC[i][1] + k.b[2] * k.AC[i][2]);
+        if (s > 0) { if (witness) *witness = witness_encode(AX_FACE_A, 2 * i + (k.T[i] < 0), 0); return false; }
         if (s > r->face_a) r->face_a = s, r->fa = 2 * i + (k.T[i] < 0);
     }
     for (int j = 0; j < 3; j++) {
-        int f = 2 * j + (k.TB[j] > 0);
-        int32_t code = witness_encode(AX_FACE_B, f, 0);
-        double s = bb_sep(&k, code);
-        if (s > 0) { if (witness) *witness = code; return false; }
-        if (s > r->face_b) r->face_b = s, r->fb = f;
+        double s = fabs(k.TB[j]) - k.b[j] - (k.a[0] * k.AC[0][j] + k.a[1] * k.AC[1][j] + k.a[2] * k.AC[2][j]);
+        if (s > 0) { if (witness) *witness = witness_encode(AX_FACE_B, 2 * j + (k.TB[j] > 0), 0); return false; }
+        if (s > r->face_b) r->face_b = s, r->fb = 2 * j + (k.TB[j] > 0);
     }
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 3; i++) {
+        const int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
         for (int j = 0; j < 3; j++) {
-            int32_t code = witness_encode(AX_EDGE, i, j);
-            double s = bb_sep(&k, code);
-            if (s > 0) { if (witness) *witness = code; return false; }
+            double l2 = 1 - k.C[i][j] * k.C[i][j];
+            if (l2 < 1e-12) continue;
+            const int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+            double tl = k.T[i2] * k.C[i1][j] - k.T[i1] * k.C[i2][j];
+            double ra = k.a[i1] * k.AC[i2][j] + k.a[i2] * k.AC[i1][j], rb = k.b[j1] * k.AC[i][j2] + k.b[j2] * k.AC[i][j1];
+            double num = fabs(tl) - ra - rb;
+            if (num > 0) { if (witness) *witness = witness_encode(AX_EDGE, i, j); return false; }
+            double s = num / sqrt(l2);
             if (s > r->edge) r->edge = s, r->ei = i, r->ej = j;
         }
+    }
     if (witness) *witness = -1;
     return true;
+}
+
+/* keep the part of the polygon in[0..n) where s . x <= sd (one Sutherland-Hodgman pass) */
+static int clip_polygon(const imp_vec3 *in, int n, imp_vec3 s, double sd, imp_vec3 *out, int max)
+{
+    int m = 0;
+    for (int i = 0; i < n && m < max - 1; i++) {
+        imp_vec3 p = in[i], q = in[(i + 1) % n];
+        double dp = v3_dot(s, p) - sd, dq = v3_dot(s, q) - sd;
+        if (dp <= 0) out[m++] = p;
+        if ((dp < 0 && dq > 0) || (dp > 0 && dq < 0)) out[m++] = v3_add(p, v3_scale(v3_sub(q, p), dp / (dp - dq)));
+    }
+    return m;
+}
+
+/* the points of the incident polygon poly[0..n) under the reference plane nr . x = dr */
+static int face_points(const imp_vec3 *poly_pts, int n, imp_vec3 nr, double dr, bool ref_is_a, np_man *c)
+{
+    c->normal = ref_is_a ? v3_scale(nr, -1) : nr;
+    for (int i = 0; i < n; i++) {
+        double dist = v3_dot(nr, poly_pts[i]) - dr;
+        if (dist > 0) continue;
+        add_point(c, ref_is_a ? v3_mad(poly_pts[i], nr, -dist) : poly_pts[i], -dist);
+    }
+    return c->count;
+}
+
+/* The manifold of two boxes without generic polygons: the reference face's side planes are the
+ * other two axes of its box at +- the half extents, the incident face is the face of the other box
+ * whose axis is most parallel to the reference normal, and a supporting edge is the box centre
+ * pushed by the half extents against the axis on the two other axes. */
+static int box_box_manifold(const poly *A, const poly *B, const sat_result *r, np_man *c)
+{
+    const double rel = 0.95, abs_tol = 5e-4;
+    const double ha[3] = {A->half.x, A->half.y, A->half.z}, hb[3] = {B->half.x, B->half.y, B->half.z};
+    if (r->edge > rel * fmax(r->face_a, r->face_b) + abs_tol) {
+        imp_vec3 u;
+        double sep = axis_sep(A, B, witness_encode(AX_EDGE, r->ei, r->ej), &u);
+        imp_vec3 ca = A->p, cb = B->p;
+        for (int j = 0; j < 3; j++) {
+            imp_vec3 aj = m3_col(A->R, j), bj = m3_col(B->R, j);
+            if (j != r->ei) ca = v3_mad(ca, aj, v3_dot(u, aj) > 0 ? -ha[j] : ha[j]);
+            if (j != r->ej) cb = v3_mad(cb, bj, v3_dot(u, bj) > 0 ? hb[j] : -hb[j]);
+        }
+        imp_vec3 ea = v3_scale(m3_col(A->R, r->ei), ha[r->ei]), eb = v3_scale(m3_col(B->R, r->ej), hb[r->ej]), pa, pb;
+        seg_seg(v3_sub(ca, ea), v3_add(ca, ea), v3_sub(cb, eb), v3_add(cb, eb), &pa, &pb);
+        c->normal = u;
+        add_point(c, pa, -sep);
+        return c->count;
+    }
+    const poly *ref = B, *inc = A;
+    int rf = r->fb;
+    bool ref_is_a = false;
+    if (r->face_a > rel * r->face_b + abs_tol) ref = A, inc = B, rf = r->fa, ref_is_a = true;
+    const double *hr = ref_is_a ? ha : hb, *hi = ref_is_a ? hb : ha;
+    const int k = rf / 2;
+    imp_vec3 nr = v3_scale(m3_col(ref->R, k), (rf & 1) ? -1 : 1);
+    double dr = v3_dot(nr, ref->p) + hr[k];
+    int j = 0;
+    double best = -1;
+    for (int a = 0; a < 3; a++) {
+        double d = fabs(v3_dot(nr, m3_col(inc->R, a)));
+        if (d > best) best = d, j = a;
+    }
+    imp_vec3 fn = m3_col(inc->R, j);
+    if (v3_dot(fn, nr) > 0) fn = v3_scale(fn, -1);
+    imp_vec3 fc = v3_mad(inc->p, fn, hi[j]);
+    int ia = (j + 1) % 3, ib = (j + 2) % 3;
+    imp_vec3 ua = v3_scale(m3_col(inc->R, ia), hi[ia]), ub = v3_scale(m3_col(inc->R, ib), hi[ib]);
+    enum { MAXP = 16 };
+    imp_vec3 buf[2][MAXP] = {{v3_add(v3_add(fc, ua), ub), v3_add(v3_sub(fc, ua), ub), v3_sub(v3_sub(fc, ua), ub), v3_sub(v3_add(fc, ua), ub)}};
+    int n = 4, cur = 0;
+    for (int side = 1; side <= 2 && n > 0; side++) {
+        int ax = (k + side) % 3;
+        imp_vec3 u = m3_col(ref->R, ax);
+        double off = v3_dot(u, ref->p);
+        n = clip_polygon(buf[cur], n, u, off + hr[ax], buf[1 - cur], MAXP), cur = 1 - cur;
+        n = clip_polygon(buf[cur], n, v3_scale(u, -1), -off + hr[ax], buf[1 - cur], MAXP), cur = 1 - cur;
+    }
+    return face_points(buf[cur], n, nr, dr, ref_is_a, c);
 }
 
 /* force_fb >= 0: after the overlap test, use B's face force_fb as the reference face whatever the
  * best axis was (mesh triangles: their front face, so a body lying across two triangles is not
  * pushed sideways over the edge between them) */
-static int poly_poly(const poly *A, const poly *B, imp_contact *c, int32_t *witness, int force_fb)
+static int poly_poly(const poly *A, const poly *B, np_man *c, int32_t *witness, int force_fb)
 {
     sat_result r;
     if (A->is_box && B->is_box ? !sat_boxes(A, B, witness, &r) : !sat_generic(A, B, witness, &r)) return 0;
     if (force_fb >= 0) r.edge = r.face_a = -INFINITY, r.fb = force_fb, r.face_b = 0;
+    if (A->is_box && B->is_box) return box_box_manifold(A, B, &r, c);
     /* they overlap: the manifold needs world vertices many times, transform them once */
     enum { WV_MAX = 64 };
     imp_vec3 wa[WV_MAX], wb[WV_MAX];
@@ -581,28 +671,14 @@ static int poly_poly(const poly *A, const poly *B, imp_contact *c, int32_t *witn
         double sl = v3_len(s);
         if (sl <= 0) continue;
         s = v3_scale(s, 1.0 / sl);
-        double sd = v3_dot(s, a);
-        int m = 0;
-        for (int i = 0; i < n && m < MAXP - 1; i++) {
-            imp_vec3 p = buf[cur][i], q = buf[cur][(i + 1) % n];
-            double dp = v3_dot(s, p) - sd, dq = v3_dot(s, q) - sd;
-            if (dp <= 0) buf[1 - cur][m++] = p;
-            if ((dp < 0 && dq > 0) || (dp > 0 && dq < 0)) buf[1 - cur][m++] = v3_add(p, v3_scale(v3_sub(q, p), dp / (dp - dq)));
-        }
-        cur = 1 - cur, n = m;
+        n = clip_polygon(buf[cur], n, s, v3_dot(s, a), buf[1 - cur], MAXP), cur = 1 - cur;
     }
-    c->normal = ref_is_a ? v3_scale(nr, -1) : nr;
-    for (int i = 0; i < n; i++) {
-        double dist = v3_dot(nr, buf[cur][i]) - dr;
-        if (dist > 0) continue;
-        add_point(c, ref_is_a ? v3_mad(buf[cur][i], nr, -dist) : buf[cur][i], -dist);
-    }
-    return c->count;
+    return face_points(buf[cur], n, nr, dr, ref_is_a, c);
 }
 
 /* ---- planes and meshes ----------------------------------------------------------------------------------------- */
 
-static int vs_plane(const geom *A, const geom *B, imp_contact *c)
+static int vs_plane(const geom *A, const geom *B, np_man *c)
 {
     const imp_vec3 n = B->normal;
     c->normal = n;
@@ -643,7 +719,7 @@ static int vs_plane(const geom *A, const geom *B, imp_contact *c)
 typedef struct mesh_ctx {
     const geom *A, *B;
     const poly *PA;
-    imp_contact *c;
+    np_man *c;
     double deepest;
 } mesh_ctx;
 
@@ -664,7 +740,7 @@ static void mesh_triangle(void *ctx, int t)
     tri_data td;
     poly T;
     poly_triangle(v[0], v[1], v[2], tn, &td, &T);
-    imp_contact tc;
+    np_man tc;
     tc.count = 0;
     int np = (A->type == IMP_SHAPE_SPHERE || A->type == IMP_SHAPE_CAPSULE) ? core_poly(A, &T, &tc) : poly_poly(k->PA, &T, &tc, NULL, 0);
     if (np == 0 || v3_dot(tc.normal, tn) <= 0) return; /* one-sided */
@@ -673,7 +749,7 @@ static void mesh_triangle(void *ctx, int t)
     if (dmax > k->deepest) k->deepest = dmax, k->c->normal = tc.normal;
 }
 
-static int vs_mesh(const geom *A, const geom *B, imp_contact *c)
+static int vs_mesh(const geom *A, const geom *B, np_man *c)
 {
     box_data bd;
     poly PA;
@@ -714,7 +790,7 @@ static int vs_mesh(const geom *A, const geom *B, imp_contact *c)
 
 bool np_order(imp_shape_type a, imp_shape_type b) { return a > b; }
 
-int np_collide(const geom *A, const geom *B, imp_contact *c, int32_t *witness)
+static int np_dispatch(const geom *A, const geom *B, np_man *c, int32_t *witness)
 {
     c->count = 0;
     const imp_shape_type ta = A->type, tb = B->type;
@@ -735,6 +811,17 @@ int np_collide(const geom *A, const geom *B, imp_contact *c, int32_t *witness)
         else poly_hull(A, &PA);
         return poly_poly(&PA, &PB, c, witness, -1);
     }
-    (void)any_perp;
     return 0;
+}
+
+/* the manifold of A and B into out (at most IMP_MANIFOLD_MAX points: the 4 that span it best) */
+int np_collide(const geom *A, const geom *B, imp_contact *out, int32_t *witness)
+{
+    np_man m;
+    np_dispatch(A, B, &m, witness);
+    reduce4(&m);
+    out->normal = m.normal;
+    out->count = m.count;
+    for (int i = 0; i < m.count; i++) out->points[i] = m.points[i], out->depth[i] = m.depth[i];
+    return m.count;
 }

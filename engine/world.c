@@ -129,7 +129,7 @@ static int step_bodies(imp_world *w, double dt, imp_profile *prof)
     contacts_update(w);
     prof->contacts = now_ms() - t0;
     prof->pairs = w->col.prev_count;
-    prof->manifolds = w->col.touch_count;
+    prof->manifolds = w->col.prev_man_count;
     return 0;
 }
 
