@@ -90,24 +90,32 @@ static void push_pair(collision_state *c, uint32_t ka, uint32_t kb)
 }
 
 /* LSD radix sort of the candidates by key, 16 bits a pass; passes over digits that are the same for
- * every key are skipped (slot numbers are small, so usually only 2 of the 4 passes run) */
-static void sort_candidates(collision_state *c)
+ * every key are skipped (slot numbers are small, so usually only 2 of the 4 passes run). The same
+ * routine sorts the grid's (cell hash, box) entries, as keys with a zero payload. */
+static void radix_sort(collision_state *c, struct bp_cand *a, struct bp_cand *tmp, int n, struct bp_cand **sorted)
 {
-    const int n = c->cand_count;
     uint64_t all_or = 0, all_and = ~(uint64_t)0;
-    for (int i = 0; i < n; i++) all_or |= c->cand[i].key, all_and &= c->cand[i].key;
+    for (int i = 0; i < n; i++) all_or |= a[i].key, all_and &= a[i].key;
     if (!c->radix) c->radix = ids_grow(NULL, sizeof(int), 1 << 16);
     int *count = c->radix;
     for (int pass = 0; pass < 4; pass++) {
         const int shift = 16 * pass;
         if ((((all_or ^ all_and) >> shift) & 0xffff) == 0) continue; /* this digit never varies */
         memset(count, 0, sizeof(int) << 16);
-        for (int i = 0; i < n; i++) count[(c->cand[i].key >> shift) & 0xffff]++;
+        for (int i = 0; i < n; i++) count[(a[i].key >> shift) & 0xffff]++;
         int sum = 0;
         for (int d = 0; d < (1 << 16); d++) { int t = count[d]; count[d] = sum; sum += t; }
-        for (int i = 0; i < n; i++) c->cand_tmp[count[(c->cand[i].key >> shift) & 0xffff]++] = c->cand[i];
-        struct bp_cand *t = c->cand; c->cand = c->cand_tmp; c->cand_tmp = t;
+        for (int i = 0; i < n; i++) tmp[count[(a[i].key >> shift) & 0xffff]++] = a[i];
+        struct bp_cand *t = a; a = tmp; tmp = t;
     }
+    *sorted = a;
+}
+
+static void sort_candidates(collision_state *c)
+{
+    struct bp_cand *sorted;
+    radix_sort(c, c->cand, c->cand_tmp, c->cand_count, &sorted);
+    if (sorted != c->cand) c->cand_tmp = c->cand, c->cand = sorted;
 }
 
 static bool overlap(const bp_box *a, const bp_box *b)
@@ -174,12 +182,6 @@ static void sweep_and_prune(imp_world *w, bp_box *bx, int n)
     }
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
 static uint32_t cell_hash(int64_t x, int64_t y, int64_t z)
 {
     uint64_t h = (uint64_t)x * 73856093u ^ (uint64_t)y * 19349663u ^ (uint64_t)z * 83492791u;
@@ -213,20 +215,23 @@ static void hash_grid(imp_world *w, bp_box *bx, int n)
         }
         if (m + cells > c->cell_cap) {
             c->cell_cap = 2 * (m + (int)cells) + 1024;
-            c->cells = ids_grow(c->cells, sizeof(uint64_t), c->cell_cap);
+            c->cells = ids_grow(c->cells, sizeof *c->cells, c->cell_cap);
+            c->cells_tmp = ids_grow(c->cells_tmp, sizeof *c->cells_tmp, c->cell_cap);
         }
         for (int64_t x = i0[0]; x <= i1[0]; x++)
             for (int64_t y = i0[1]; y <= i1[1]; y++)
-                for (int64_t z = i0[2]; z <= i1[2]; z++) c->cells[m++] = ((uint64_t)cell_hash(x, y, z) << 32) | (uint32_t)k;
+                for (int64_t z = i0[2]; z <= i1[2]; z++) c->cells[m++].key = ((uint64_t)cell_hash(x, y, z) << 32) | (uint32_t)k;
     }
-    if (m > 1) qsort(c->cells, (size_t)m, sizeof(uint64_t), cmp_u64);
+    struct bp_cand *sorted = c->cells;
+    if (m > 1) radix_sort(c, c->cells, c->cells_tmp, m, &sorted);
+    if (sorted != c->cells) c->cells_tmp = c->cells, c->cells = sorted;
     for (int s = 0; s < m;) {
         int e = s;
-        uint32_t hsh = (uint32_t)(c->cells[s] >> 32);
-        while (e < m && (uint32_t)(c->cells[e] >> 32) == hsh) e++;
+        uint32_t hsh = (uint32_t)(c->cells[s].key >> 32);
+        while (e < m && (uint32_t)(c->cells[e].key >> 32) == hsh) e++;
         for (int i = s; i < e; i++)
             for (int j = i + 1; j < e; j++) {
-                const bp_box *a = &bx[(uint32_t)c->cells[i]], *b = &bx[(uint32_t)c->cells[j]];
+                const bp_box *a = &bx[(uint32_t)c->cells[i].key], *b = &bx[(uint32_t)c->cells[j].key];
                 if (!overlap(a, b)) continue;
                 /* report from the cell of the intersection's lower corner only */
                 int64_t cx = (int64_t)floor(fmax(a->lo[0], b->lo[0]) * inv), cy = (int64_t)floor(fmax(a->lo[1], b->lo[1]) * inv),

@@ -139,7 +139,7 @@ void imp_world_collide(imp_world *w)
 void contacts_free(imp_world *w)
 {
     collision_state *c = &w->col;
-    free(c->cand), free(c->cand_tmp), free(c->radix), free(c->order), free(c->boxes), free(c->cells), free(c->pairs), free(c->prev), free(c->mans), free(c->prev_mans), free(c->begin), free(c->end);
+    free(c->cand), free(c->cand_tmp), free(c->radix), free(c->order), free(c->boxes), free(c->cells), free(c->cells_tmp), free(c->pairs), free(c->prev), free(c->mans), free(c->prev_mans), free(c->begin), free(c->end);
     memset(c, 0, sizeof *c);
 }
 

@@ -166,17 +166,19 @@ typedef struct manifold {
     imp_vec3 local[IMP_MANIFOLD_MAX]; /* the points in A's shape frame, to match them next step */
 } manifold;
 
+struct bp_cand { uint64_t key; uint32_t a, b; }; /* a broad-phase candidate pair, or a grid entry */
+
 typedef struct collision_state {
     imp_broadphase kind;
     /* sweep and prune: shape slots in coherent order of their minimum on axis */
     uint32_t *order; int order_count, order_cap;
     int axis;
     void *boxes; int boxes_cap;   /* bounds in sweep order (broadphase.c) */
-    /* grid scratch */
-    uint64_t *cells; int cell_cap;
+    /* grid scratch: (cell hash << 32 | box) entries, radix-sorted as candidates are */
+    struct bp_cand *cells, *cells_tmp; int cell_cap;
     /* this step's candidates from the broad phase (sorted by key), then the full pairs built from
      * them, and the persistent pairs from the last step */
-    struct bp_cand { uint64_t key; uint32_t a, b; } *cand, *cand_tmp; int cand_count, cand_cap;
+    struct bp_cand *cand, *cand_tmp; int cand_count, cand_cap;
     int *radix;                   /* 2^16 counters of the radix sort */
     pair *pairs; int pair_count, pair_cap;
     pair *prev; int prev_count, prev_cap;

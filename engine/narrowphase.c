@@ -82,20 +82,23 @@ static const imp_vec3 BOX_DIRS[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
 
 typedef struct box_data { double v[24]; double fd[6]; } box_data;
 
+/* a box as a polytope; with bd NULL only its frame and half extents (enough for box-box) */
 static void poly_box(const geom *g, box_data *bd, poly *P)
 {
+    P->p = g->p, P->R = g->R, P->center = g->p;
+    P->is_box = true, P->half = g->half;
+    P->wv = NULL;
+    P->nv = 8, P->nf = 6, P->ne = 12, P->ndir = 3;
+    P->ff = BOX_FF, P->fc = BOX_FC, P->fv = BOX_FV, P->fn = BOX_FN, P->edges = BOX_EDGES, P->dirs = BOX_DIRS;
+    P->v = NULL, P->fd = NULL;
+    if (!bd) return;
     for (int i = 0; i < 8; i++) {
         bd->v[3 * i + 0] = (i & 1) ? g->half.x : -g->half.x;
         bd->v[3 * i + 1] = (i & 2) ? g->half.y : -g->half.y;
         bd->v[3 * i + 2] = (i & 4) ? g->half.z : -g->half.z;
     }
     bd->fd[0] = bd->fd[1] = g->half.x, bd->fd[2] = bd->fd[3] = g->half.y, bd->fd[4] = bd->fd[5] = g->half.z;
-    P->nv = 8, P->nf = 6, P->ne = 12, P->ndir = 3;
-    P->v = bd->v, P->ff = BOX_FF, P->fc = BOX_FC, P->fv = BOX_FV, P->fn = BOX_FN, P->fd = bd->fd;
-    P->edges = BOX_EDGES, P->dirs = BOX_DIRS;
-    P->p = g->p, P->R = g->R, P->center = g->p;
-    P->is_box = true, P->half = g->half;
-    P->wv = NULL;
+    P->v = bd->v, P->fd = bd->fd;
 }
 
 static void poly_hull(const geom *g, poly *P)
@@ -802,11 +805,15 @@ static int np_dispatch(const geom *A, const geom *B, np_man *c, int32_t *witness
     box_data ba, bb;
     poly PA, PB;
     if (poly_b) {
-        if (tb == IMP_SHAPE_BOX) poly_box(B, &bb, &PB);
+        if (tb == IMP_SHAPE_BOX) poly_box(B, ta == IMP_SHAPE_BOX ? NULL : &bb, &PB);
         else poly_hull(B, &PB);
     }
     if (core_a && poly_b) return core_poly(A, &PB, c);
     if (poly_a && poly_b) {
+        if (ta == IMP_SHAPE_BOX && tb == IMP_SHAPE_BOX) {
+            poly_box(A, NULL, &PA), poly_box(B, NULL, &PB); /* closed forms: no vertex lists */
+            return poly_poly(&PA, &PB, c, witness, -1);
+        }
         if (ta == IMP_SHAPE_BOX) poly_box(A, &ba, &PA);
         else poly_hull(A, &PA);
         return poly_poly(&PA, &PB, c, witness, -1);
