@@ -148,6 +148,13 @@ imp_id imp_body_create(imp_world *w, const imp_body_def *def)
         }
     }
     body_mass_properties(w, b, def->mass);
+    bool finite = isfinite(b->mass) && v3_finite(b->com);
+    for (int r = 0; r < 3; r++) finite = finite && v3_finite(v3(b->Ibody.m[r][0], b->Ibody.m[r][1], b->Ibody.m[r][2]));
+    if (!finite) {
+        world_set_error(w, "the body's mass properties are not finite numbers (are its shapes too large?)");
+        imp_body_destroy(w, id);
+        return none;
+    }
     if (def->motion == IMP_DYNAMIC && !(b->mass > 0)) {
         world_set_error(w, "a dynamic body needs a positive mass (its shapes have no volume)");
         imp_body_destroy(w, id);

@@ -328,6 +328,7 @@ describe("body errors", function()
     assert.matches("world:mesh: mesh triangle 1 refers to vertex 5",
       err_of(function() w:mesh { vertices = { { 0, 0, 0 }, { 1, 0, 0 }, { 0, 0, 1 } }, triangles = { { 1, 2, 5 } } } end))
     assert.matches("group", err_of(function() w:sphere { group = -1 } end))
+    assert.matches("world:sphere: the body's mass properties are not finite", err_of(function() w:sphere { radius = 1e300 } end))
     assert.matches("body:apply_force: argument 'force'", err_of(function() w:sphere {}:apply_force(5) end))
   end)
 
@@ -338,6 +339,29 @@ describe("body errors", function()
     w:field(function() b:apply_force({ 1, 0, 0 }); return 0, 0, 0 end)
     assert.matches("body:apply_force: the world is locked", err_of(function() w:step(1 / 60) end))
     near_vec(b.position, { 0, 0, 0 }, 0, "the step was undone")
+  end)
+
+  it("never crash on junk arguments (every failure is a Lua error)", function()
+    local w = impetus.world {}
+    local junk = { 0, -1, 1e300, "x", {}, { 1, 2 }, { "a", "b", "c" }, true, function() end, { 0, 0, 0, 0 }, { { 0, 0, 0 } } }
+    local fields = { "radius", "size", "half", "length", "points", "position", "orientation", "velocity", "mass",
+      "density", "group", "mask", "vertices", "triangles", "shapes", "axis", "angle", "static", "kinematic", "color" }
+    math.randomseed(13)
+    local made = 0
+    for _ = 1, 600 do
+      local def = {}
+      for _ = 1, math.random(0, 3) do def[fields[math.random(#fields)]] = junk[math.random(#junk)] end
+      local ctor = ({ "sphere", "box", "capsule", "hull", "mesh", "body" })[math.random(6)]
+      local ok, b = pcall(w[ctor], w, def)
+      if ok then made = made + 1 end
+      assert.is_true(ok or type(b) == "string", ctor)
+    end
+    for _, q in ipairs { w.raycast, w.query_point, w.overlap } do
+      for _ = 1, 50 do pcall(q, w, junk[math.random(#junk)], junk[math.random(#junk)], junk[math.random(#junk)]) end
+    end
+    assert.is_true(made > 10, "some junk is valid")
+    for _ = 1, 5 do w:step(1 / 60) end
+    w:contacts()
   end)
 
   it("detect stale handles", function()
