@@ -467,6 +467,11 @@ static int bodies_deriv(void *ctx, double t, const double *X, double *dX)
     return 0;
 }
 
+void imp_body_refresh_all(imp_world *w)
+{
+    for (int i = 0; i < w->body_ids.count; i++) refresh_shapes(w, i);
+}
+
 imp_ode_system imp_body_ode(imp_world *w)
 {
     imp_ode_system sys = {BODY_DIM * w->body_ids.count, w, bodies_get_state, bodies_set_state, bodies_deriv};

@@ -332,6 +332,8 @@ void imp_body_aabb(const imp_world *w, imp_id id, imp_vec3 *lo, imp_vec3 *hi);
 /* the body store as an ODE system: state [x(3) q(4) P(3) L(3)] per body, 13 doubles, in dense order.
  * Any solver can integrate it; set_state renormalizes every q in the store (GUIDE.md trap 8). */
 imp_ode_system imp_body_ode(imp_world *w);
+/* after writing body states by hand through imp_body_ode's set_state: re-place every shape */
+void imp_body_refresh_all(imp_world *w);
 
 /* ---- shapes of bodies (engine/shape.c, hull.c) ------------------------------------------------------ */
 

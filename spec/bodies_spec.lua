@@ -273,6 +273,31 @@ describe("quaternions", function()
   end)
 end)
 
+describe("the body state vector", function()
+  it("is [x q P L] per body, 13 numbers, read and written as one flat list", function()
+    local w = zero_g()
+    local a = w:box { size = { 1, 2, 3 }, position = { 1, 2, 3 }, velocity = { 1, 0, 0 }, mass = 2 }
+    local b = w:sphere { radius = 0.5, position = { -1, 0, 0 }, angular_velocity = { 0, 3, 0 }, mass = 1 }
+    local x = w:body_state()
+    assert.are.equal(26, #x)
+    near_vec({ x[1], x[2], x[3] }, { 1, 2, 3 }, 0, "x of a")
+    near_vec({ x[8], x[9], x[10] }, { 2, 0, 0 }, 1e-15, "P of a")
+    near_vec({ x[24], x[25], x[26] }, { 0, 3 * 0.4 * 0.25, 0 }, 1e-15, "L of b")
+    -- write a state with an unnormalized q: it is renormalized in the state itself
+    x[4], x[5], x[6], x[7] = 2, 0, 0, 2
+    x[1] = 5
+    w:set_body_state(x)
+    local q = a.orientation
+    helpers.near(q[1], math.sqrt(0.5), 1e-15, "q renormalized")
+    helpers.near(q[4], math.sqrt(0.5), 1e-15, "q renormalized")
+    helpers.near(a.center_of_mass[1], 5, 0, "x written")
+    local y = w:body_state()
+    helpers.near(y[4] ^ 2 + y[5] ^ 2 + y[6] ^ 2 + y[7] ^ 2, 1, 1e-15, "|q| in the state")
+    assert.matches("must hold 26 numbers", err_of(function() w:set_body_state { 1, 2 } end))
+    assert.are.equal(b, w:bodies()[2])
+  end)
+end)
+
 describe("static and kinematic bodies", function()
   it("static bodies never move, whatever pushes them", function()
     local w = impetus.world {}

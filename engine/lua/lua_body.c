@@ -460,6 +460,44 @@ static int world_bodies(lua_State *L)
     return 1;
 }
 
+/* world:body_state() -> the flat state {x(3) q(4) P(3) L(3), ...} of every body, in world:bodies() order */
+static int world_body_state(lua_State *L)
+{
+    lworld *lw = impl_checkworld(L, 1);
+    imp_ode_system sys = imp_body_ode(lw->w);
+    double *x = lua_newuserdatauv(L, sizeof(double) * (size_t)(sys.dim > 0 ? sys.dim : 1), 0);
+    if (sys.dim) sys.get_state(sys.ctx, x);
+    lua_createtable(L, sys.dim, 0);
+    for (int i = 0; i < sys.dim; i++) lua_pushnumber(L, x[i]), lua_rawseti(L, -2, i + 1);
+    return 1;
+}
+
+/* world:set_body_state(list): installs it as the ODE solvers do (q renormalized in the state) */
+static int world_set_body_state(lua_State *L)
+{
+    lworld *lw = impl_checkunlocked(L, 1, "world:set_body_state");
+    luaL_checktype(L, 2, LUA_TTABLE);
+    imp_ode_system sys = imp_body_ode(lw->w);
+    if ((int)lua_rawlen(L, 2) != sys.dim)
+        return luaL_error(L, "world:set_body_state: argument 'state' must hold %d numbers (13 per body), got %d", sys.dim, (int)lua_rawlen(L, 2));
+    double *x = lua_newuserdatauv(L, sizeof(double) * (size_t)(sys.dim > 0 ? sys.dim : 1), 0);
+    for (int i = 0; i < sys.dim; i++) {
+        lua_rawgeti(L, 2, i + 1);
+        int ok;
+        x[i] = lua_tonumberx(L, -1, &ok);
+        if (!ok || !isfinite(x[i])) return luaL_error(L, "world:set_body_state: state[%d] must be a finite number", i + 1);
+        lua_pop(L, 1);
+    }
+    for (int b = 0; b < sys.dim / 13; b++) {
+        const double *q = x + 13 * b + 3;
+        if (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] < 1e-24)
+            return luaL_error(L, "world:set_body_state: body %d has a zero quaternion", b + 1);
+    }
+    if (sys.dim) sys.set_state(sys.ctx, x);
+    imp_body_refresh_all(lw->w);
+    return 0;
+}
+
 /* ---- impetus.quat ------------------------------------------------------------------------------------------- */
 static int q_from_axis_angle(lua_State *L)
 {
@@ -504,6 +542,7 @@ void impl_open_body(lua_State *L)
     impl_register_type(L, IMPL_BODY, meta, methods);
     impl_set_accessors(L, IMPL_BODY, getters, setters);
     static const luaL_Reg world_fns[] = {{"capsule", world_capsule}, {"hull", world_hull}, {"mesh", world_mesh},
-                                         {"body", world_body}, {"bodies", world_bodies}, {NULL, NULL}};
+                                         {"body", world_body}, {"bodies", world_bodies}, {"body_state", world_body_state},
+                                         {"set_body_state", world_set_body_state}, {NULL, NULL}};
     impl_add_world_methods(L, world_fns);
 }
