@@ -390,5 +390,6 @@ function run.main(argv)
 end
 
 run.parse = parse
+run.App = App -- for specs: the interactive loop driven by synthetic events
 run.median = median
 return run
