@@ -16,7 +16,7 @@
  * lower corner of the two boxes' intersection, so it is reported once. Boxes spanning more than 64
  * cells (meshes, huge bodies) are tested against everything instead.
  *
- * Planes (infinite) stay out of both structures: each is tested against every movable shape, as are
+ * Planes (infinite) stay out of both structures: each is tested against every dynamic shape, as are
  * the particle colliders. Pairs are filtered: never two shapes of one body, never two bodies that
  * cannot move (static or kinematic), and only when (group_a & mask_b) && (group_b & mask_a). */
 #include <stdlib.h>
@@ -29,7 +29,7 @@
 typedef struct bp_box {
     double lo[3], hi[3];
     uint32_t slot;
-    uint8_t moving;
+    uint8_t moving, dynamic;   /* not static; moved by forces */
 } bp_box;
 
 static bp_box *bp_scratch(collision_state *c, int n)
@@ -137,7 +137,9 @@ static void load_box(imp_world *w, bp_box *b, uint32_t slot)
     b->lo[0] = s->lo.x, b->lo[1] = s->lo.y, b->lo[2] = s->lo.z;
     b->hi[0] = s->hi.x, b->hi[1] = s->hi.y, b->hi[2] = s->hi.z;
     b->slot = slot;
-    b->moving = w->bodies[w->body_ids.slot_dense[s->body]].motion != IMP_FIXED;
+    uint8_t m = w->bodies[w->body_ids.slot_dense[s->body]].motion;
+    b->moving = m != IMP_FIXED;
+    b->dynamic = m == IMP_DYNAMIC;
 }
 
 static void sweep_and_prune(imp_world *w, bp_box *bx, int n)
@@ -270,7 +272,7 @@ void bp_find_pairs(imp_world *w)
         shape_geom(pl, &g);
         uint32_t pslot = w->shape_ids.dense_slot[s];
         for (int k = 0; k < n; k++) {
-            if (!bx[k].moving) continue;
+            if (!bx[k].dynamic) continue;
             /* the box's lowest corner along n below the plane? */
             double lowest = 0;
             const double nn[3] = {g.normal.x, g.normal.y, g.normal.z};
@@ -285,9 +287,9 @@ void bp_find_pairs(imp_world *w)
         geom g;
         shape_geom_from_collider(&w->colliders[ci].def, &g);
         uint32_t key = COLLIDER_KEY | w->collider_ids.dense_slot[ci];
-        bp_box cb = {{g.lo.x, g.lo.y, g.lo.z}, {g.hi.x, g.hi.y, g.hi.z}, 0, 0};
+        bp_box cb = {{g.lo.x, g.lo.y, g.lo.z}, {g.hi.x, g.hi.y, g.hi.z}, 0, 0, 0};
         for (int k = 0; k < n; k++) {
-            if (!bx[k].moving) continue;
+            if (!bx[k].dynamic) continue; /* static colliders meet dynamic bodies only */
             if (g.type == IMP_SHAPE_PLANE) {
                 double lowest = 0;
                 const double nn[3] = {g.normal.x, g.normal.y, g.normal.z};

@@ -354,6 +354,21 @@ describe("broad phase", function()
     w:collide()
     assert.are.equal(0, #w:pairs())
   end)
+
+  it("pairs only shapes that can move each other: never static or kinematic ones among themselves", function()
+    local w = zero_g()
+    w:plane {}
+    w:box { static = true, size = { 4, 1, 4 } }
+    local k = w:box { kinematic = true, size = { 1, 1, 1 }, position = { 0, 0.3, 0 } }
+    w:body { static = true, position = { 0.2, 0, 0 }, shapes = { { type = "box", size = { 1, 1, 1 } } } }
+    w:collide()
+    assert.are.equal(0, #w:pairs(), "kinematic against static, collider and plane")
+    local d = w:sphere { radius = 0.5, position = { 0, 0.5, 0 } }
+    w:collide()
+    assert.are.equal(4, #w:pairs(), "the dynamic sphere against all four")
+    for _, p in ipairs(w:pairs()) do assert.is_true(p.a == d or p.b == d) end
+    assert.is_truthy(k)
+  end)
 end)
 
 describe("queries", function()
