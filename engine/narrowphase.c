@@ -282,6 +282,21 @@ static int core_core(const geom *A, const geom *B, np_man *c)
 
 /* ---- core - polytope ---------------------------------------------------------------------------------------- */
 
+/* the edge of P parallel to dir (local) that is most extreme along u: lowest (sign -1) or highest */
+static void support_edge(const poly *P, imp_vec3 dir, imp_vec3 u, double sign, imp_vec3 *e0, imp_vec3 *e1)
+{
+    double best = -INFINITY;
+    for (int e = 0; e < P->ne; e++) {
+        imp_vec3 a = v3_load(P->v + 3 * P->edges[2 * e]), b = v3_load(P->v + 3 * P->edges[2 * e + 1]);
+        imp_vec3 d = v3_sub(b, a);
+        double l = v3_len(d);
+        if (l <= 0 || v3_len(v3_cross(v3_scale(d, 1.0 / l), dir)) > 1e-6) continue;
+        imp_vec3 wa = pv(P, P->edges[2 * e]), wb = pv(P, P->edges[2 * e + 1]);
+        double s = sign * (v3_dot(u, wa) + v3_dot(u, wb));
+        if (s > best) best = s, *e0 = wa, *e1 = wb;
+    }
+}
+
 static int core_poly(const geom *A, const poly *B, np_man *c)
 {
     imp_vec3 p0, p1;
@@ -300,18 +315,46 @@ static int core_poly(const geom *A, const poly *B, np_man *c)
         if (t0 > t1) inside = false;
     }
     if (inside) {
+        /* the part of the core inside B, c0 c1, decides (the rest of a long capsule may stick out) */
+        imp_vec3 sd = v3_sub(p1, p0), c0 = v3_mad(p0, sd, t0), c1 = v3_mad(p0, sd, t1);
         double best = INFINITY;
         int bf = 0;
         for (int f = 0; f < B->nf; f++) {
             imp_vec3 n = pfn(B, f);
-            double d = pfd(B, f, n), pen = r - fmin(v3_dot(n, p0) - d, v3_dot(n, p1) - d);
+            double d = pfd(B, f, n), pen = r - fmin(v3_dot(n, c0) - d, v3_dot(n, c1) - d);
             if (pen < best) best = pen, bf = f;
+        }
+        /* a segment may penetrate least across an edge: the axes seg x edge, as in the SAT */
+        if (seg && v3_len(sd) > 0) {
+            imp_vec3 mid = v3_scale(v3_add(c0, c1), 0.5), bu = v3(0, 0, 0);
+            double be = INFINITY;
+            int bj = -1;
+            for (int j = 0; j < B->ndir; j++) {
+                imp_vec3 u = v3_cross(sd, m3_mul_v(B->R, B->dirs[j]));
+                double l = v3_len(u);
+                if (l < 1e-9 * v3_len(sd)) continue;
+                u = v3_scale(u, 1.0 / l);
+                if (v3_dot(u, v3_sub(mid, B->center)) < 0) u = v3_scale(u, -1);
+                double blo, bhi;
+                project(B, u, &blo, &bhi);
+                double pen = bhi - (fmin(v3_dot(u, c0), v3_dot(u, c1)) - r);
+                if (pen < be) be = pen, bj = j, bu = u;
+            }
+            if (bj >= 0 && be < 0.95 * best - 5e-4) {
+                imp_vec3 b0 = B->center, b1 = B->center, qa, qb;
+                support_edge(B, B->dirs[bj], bu, +1, &b0, &b1);
+                seg_seg(c0, c1, b0, b1, &qa, &qb);
+                c->normal = bu;
+                add_point(c, v3_mad(qa, bu, -r), be);
+                return c->count;
+            }
         }
         imp_vec3 n = pfn(B, bf);
         double d = pfd(B, bf, n);
         c->normal = n;
+        /* the points: the ends of the part of the core inside B (t0, t1 from the clipping above) */
         for (int k = 0; k < (seg ? 2 : 1); k++) {
-            imp_vec3 q = k ? p1 : p0;
+            imp_vec3 q = k ? c1 : c0;
             double dist = v3_dot(n, q) - d;
             if (dist < r) add_point(c, v3_mad(q, n, -r), r - dist);
         }
@@ -402,20 +445,6 @@ static double axis_sep(const poly *A, const poly *B, int32_t code, imp_vec3 *axi
     return alo - bhi;
 }
 
-/* the edge of P parallel to dir (local) that is most extreme along u: lowest (sign -1) or highest */
-static void support_edge(const poly *P, imp_vec3 dir, imp_vec3 u, double sign, imp_vec3 *e0, imp_vec3 *e1)
-{
-    double best = -INFINITY;
-    for (int e = 0; e < P->ne; e++) {
-        imp_vec3 a = v3_load(P->v + 3 * P->edges[2 * e]), b = v3_load(P->v + 3 * P->edges[2 * e + 1]);
-        imp_vec3 d = v3_sub(b, a);
-        double l = v3_len(d);
-        if (l <= 0 || v3_len(v3_cross(v3_scale(d, 1.0 / l), dir)) > 1e-6) continue;
-        imp_vec3 wa = pv(P, P->edges[2 * e]), wb = pv(P, P->edges[2 * e + 1]);
-        double s = sign * (v3_dot(u, wa) + v3_dot(u, wb));
-        if (s > best) best = s, *e0 = wa, *e1 = wb;
-    }
-}
 
 typedef struct sat_result {
     double face_a, face_b, edge;

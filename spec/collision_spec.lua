@@ -132,6 +132,27 @@ describe("contact manifolds", function()
     assert.are.equal(0, #contacts(w), "apart near the edge (SAT alone would say touching)")
   end)
 
+  it("a capsule deep in a box: the face or the edge it penetrates least, points on the part inside", function()
+    local w = zero_g()
+    w:box { static = true, size = { 2, 2, 2 } }
+    local cap = w:capsule { radius = 0.1, length = 4, orientation = quat.from_axis_angle({ 1, 0, 0 }, math.pi / 2), position = { 0.9, 0.7, 0 } }
+    local c = only(w)
+    near_vec(c.normal, { 1, 0, 0 }, 1e-12, "face normal")
+    assert.are.equal(2, #c.points)
+    for _, p in ipairs(c.points) do
+      helpers.near(p.depth, 0.2, 1e-12, "depth")
+      helpers.near(math.abs(p.point[3]), 1, 1e-12, "the ends of the part inside the box")
+    end
+    -- across the edge x = y = 1: the axis seg x edge = (1, 1, 0)/sqrt 2 penetrates least
+    cap.orientation = quat.from_axis_angle({ 0, 0, 1 }, math.pi / 4) -- core along (-1, 1, 0)/sqrt 2
+    cap.position = { 0.95, 0.95, 0 }
+    c = only(w)
+    near_vec(c.normal, { 1 / S2, 1 / S2, 0 }, 1e-12, "edge normal")
+    assert.are.equal(1, #c.points)
+    helpers.near(c.points[1].depth, S2 - (1.9 / S2 - 0.1), 1e-12, "depth along the diagonal")
+    near_vec(c.points[1].point, { 0.95 - 0.1 / S2, 0.95 - 0.1 / S2, 0 }, 1e-12, "point on the capsule")
+  end)
+
   it("capsules lying flat rest on two points: on a plane, on a box, on a capsule", function()
     local w = zero_g()
     w:plane {}
