@@ -3,7 +3,7 @@
  *   gfx_draw_bodies(world)   every body shape lit: spheres and boxes instanced, capsules as two
  *                            spheres and a cylinder, hulls and meshes as triangles with face normals
  *   gfx.debug{contacts, aabbs, centers, velocities}   toggles (returns the current settings)
- *   contacts: points (yellow) and normals (red, 0.2 m); aabbs: body bounds (green); centers: a
+ *   drawn over the bodies: contacts: points (yellow crosses) and normals (red, 0.25 m); aabbs: body bounds (green); centers: a
  *   cross at each centre of mass; velocities: v (cyan, 0.25 s worth) and omega (magenta). */
 #include <stdlib.h>
 #include <string.h>
@@ -55,11 +55,12 @@ static void draw_triangles(const imp_shape_info *s, const float rgba[4])
     rnd_mesh(s->triangle_count, tri_pos.p, tri_nrm.p, rgba);
 }
 
+/* debug lines are drawn over the bodies, so contacts inside them stay visible */
 static void line3(imp_vec3 a, imp_vec3 b, const float c[4])
 {
     float fa[3], fb[3];
     f3(fa, a), f3(fb, b);
-    rnd_line(fa, fb, c);
+    rnd_line_xray(fa, fb, c);
 }
 
 static void draw_debug(imp_world *w)
@@ -70,11 +71,12 @@ static void draw_debug(imp_world *w)
         for (int i = 0; i < imp_world_contact_count(w); i++) {
             const imp_contact *c = imp_world_contact(w, i);
             for (int k = 0; k < c->count; k++) {
-                float s[4];
-                f3(s, c->points[k]);
-                s[3] = 0.03f;
-                rnd_spheres(1, s, yellow);
-                line3(c->points[k], v3_mad(c->points[k], c->normal, 0.2), red);
+                imp_vec3 p = c->points[k];
+                const double r = 0.04;
+                line3(v3(p.x - r, p.y, p.z), v3(p.x + r, p.y, p.z), yellow);
+                line3(v3(p.x, p.y - r, p.z), v3(p.x, p.y + r, p.z), yellow);
+                line3(v3(p.x, p.y, p.z - r), v3(p.x, p.y, p.z + r), yellow);
+                line3(p, v3_mad(p, c->normal, 0.25), red);
             }
         }
     }

@@ -206,6 +206,7 @@ static struct {
     GLuint tri_vao;                                /* lit triangles: hulls, meshes, capsule sides */
     StreamBuffer tri_buf;
     FloatArray tris;
+    FloatArray xlines;                             /* lines drawn over everything (debug views)  */
 
     FloatArray spheres, boxes, grids, lines, overlay;
     FloatArray scratch;                            /* grid vertices followed by the lines        */
@@ -720,6 +721,7 @@ void rnd_shutdown(void)
     delete_vao(&R.tri_vao);
     delete_buffer(&R.tri_buf.id);
     farray_free(&R.tris);
+    farray_free(&R.xlines);
     delete_vao(&R.sphere_vao);
     delete_vao(&R.box_vao);
     delete_vao(&R.line_vao);
@@ -872,7 +874,7 @@ void rnd_begin_frame(int width, int height, const float clear_rgb[3])
 {
     R.width = width > 0 ? width : 1;
     R.height = height > 0 ? height : 1;
-    R.spheres.len = R.boxes.len = R.grids.len = R.lines.len = R.overlay.len = R.tris.len = 0;
+    R.spheres.len = R.boxes.len = R.grids.len = R.lines.len = R.overlay.len = R.tris.len = R.xlines.len = 0;
     glViewport(0, 0, R.width, R.height);
     if (clear_rgb)
         glClearColor(clear_rgb[0], clear_rgb[1], clear_rgb[2], 1.0f);
@@ -965,6 +967,22 @@ void rnd_capsule(const float xform[12], float radius, float half_height, const f
         }
     }
     rnd_mesh(SIDES * 2, pos, nrm, rgba);
+}
+
+/* queue one line segment drawn over the solids, not hidden by them (debug views) */
+void rnd_line_xray(const float a[3], const float b[3], const float rgba[4])
+{
+    if (!a || !b)
+        return;
+    if (!rgba)
+        rgba = default_line;
+    float *out = farray_push(&R.xlines, 2 * LINE_VFLOATS);
+    if (!out)
+        return;
+    memcpy(out, a, 3 * sizeof(float));
+    memcpy(out + 3, rgba, 4 * sizeof(float));
+    memcpy(out + 7, b, 3 * sizeof(float));
+    memcpy(out + 10, rgba, 4 * sizeof(float));
 }
 
 /* queue one line segment */
@@ -1108,6 +1126,10 @@ void rnd_end_frame(void)
     if (lines)
         memcpy(lines, R.lines.data, R.lines.len * sizeof(float));
     GLsizei line_verts = (GLsizei)(R.scratch.len / LINE_VFLOATS) - grid_verts;
+    float *xl = R.xlines.len ? farray_push(&R.scratch, R.xlines.len) : NULL;
+    if (xl)
+        memcpy(xl, R.xlines.data, R.xlines.len * sizeof(float));
+    GLsizei xline_verts = (GLsizei)(R.scratch.len / LINE_VFLOATS) - grid_verts - line_verts;
 
     if (R.scratch.len) {
         stream_upload(&R.line_buf, R.scratch.data, R.scratch.len * sizeof(float));
@@ -1157,6 +1179,14 @@ void rnd_end_frame(void)
         glUniformMatrix4fv(R.u_line_viewproj, 1, GL_FALSE, R.viewproj);
         glBindVertexArray(R.line_vao);
         glDrawArrays(GL_LINES, grid_verts, line_verts);
+    }
+    if (xline_verts) {
+        glUseProgram(R.prog_line);
+        glUniformMatrix4fv(R.u_line_viewproj, 1, GL_FALSE, R.viewproj);
+        glBindVertexArray(R.line_vao);
+        glDisable(GL_DEPTH_TEST);
+        glDrawArrays(GL_LINES, grid_verts + line_verts, xline_verts);
+        glEnable(GL_DEPTH_TEST);
     }
 
     /* overlay: rects and text in call order, blended over everything */

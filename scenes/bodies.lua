@@ -6,6 +6,7 @@ local quat = impetus.quat
 return {
   title = "Rigid bodies and contacts",
   camera = { eye = { 7, 5, 9 }, target = { 0, 1, 0 } },
+  debug = { contacts = true, centers = true }, -- F2 / F4 toggle them
   setup = function(world)
     world.gravity = { 0, -2, 0 }
     world:plane {}
@@ -30,10 +31,6 @@ return {
   end,
   keypressed = function(world, key) end,
   draw = function(world, gfx)
-    if not shown_debug then -- contact points and normals on at the start (F2 toggles them)
-      shown_debug = true
-      gfx.debug { contacts = true }
-    end
     local n = 0
     for _, c in ipairs(world:contacts()) do n = n + #c.points end
     gfx.text(10, 80, string.format("bodies %d   touching pairs %d   contact points %d", world.body_count,

@@ -146,7 +146,17 @@ function App.new(r, gfx, o)
   local self = setmetatable({ r = r, gfx = gfx, o = o, help = false, quit = false, frames = 0, fps = 0,
     step_ms = 0, drag = nil }, App)
   self.camera = Camera.new(r.scene.camera)
+  self:apply_debug()
   return self
+end
+
+-- a scene's `debug = {contacts = true, ...}` switches gfx.world's debug views on at start and reload
+function App:apply_debug()
+  local d = self.r.scene and self.r.scene.debug
+  if type(d) == "table" and self.gfx.debug then
+    local ok, err = pcall(self.gfx.debug, d)
+    if not ok then self.r:fail("scene.debug: " .. tostring(err)) end
+  end
 end
 
 function App:restart()
@@ -302,6 +312,7 @@ function App:loop()
       if r:changed() then
         self:release_drag()
         r:reload()
+        self:apply_debug()
         if r.scene.camera and not self.camera_locked then self.camera_locked = true end
       end
     end
