@@ -293,7 +293,7 @@ function App:draw()
     r:call("draw", r.world, gfx)
     ui.hud(gfx, {
       title = r.scene.title or scene_name(r.path), time = r.world.time, step_ms = self.step_ms, fps = self.fps,
-      particles = r.world.particle_count, paused = r.paused, warning = r.warning,
+      particles = r.world.particle_count, bodies = r.world.body_count, paused = r.paused, warning = r.warning,
     })
   end
   if self.help then ui.help(gfx) end

@@ -20,8 +20,9 @@ local WHITE, DIM = { 1, 1, 1, 1 }, { 0.75, 0.78, 0.82, 1 }
 function ui.hud(gfx, info)
   local lines = {
     info.title,
-    string.format("t = %.2f s   step %.2f ms   %d fps   %d particles%s", info.time, info.step_ms, info.fps,
-      info.particles, info.paused and "   [paused]" or ""),
+    string.format("t = %.2f s   step %.2f ms   %d fps   %d particles%s%s", info.time, info.step_ms, info.fps,
+      info.particles, (info.bodies or 0) > 0 and string.format("   %d bodies", info.bodies) or "",
+      info.paused and "   [paused]" or ""),
     "F1: help",
   }
   if info.warning then lines[#lines + 1] = info.warning end
