@@ -97,6 +97,9 @@ local function summary(r, times, out)
     local s = 0 for _, t in ipairs(times) do s = s + t end return s / #times end)() or 0, median(times)))
   out:write(string.format("particles: %d  springs: %d  resting contacts: %d\n", w.particle_count, w.spring_count,
     w.contact_count))
+  if w.body_count > 0 then
+    out:write(string.format("bodies: %d  touching shape pairs: %d\n", w.body_count, w.manifold_count))
+  end
   out:write(string.format("energy: kinetic %.6g J, potential %.6g J\n", w:kinetic_energy(), w:potential_energy()))
   if r.warning then out:write("warning: " .. r.warning .. "\n") end
 end
