@@ -174,6 +174,42 @@ describe("forces and torques (S3 5.2-5.5)", function()
     assert.is_true(#b.angular_momentum == 3 and math.abs(b.angular_momentum[2]) > 0.1, "off-centre force spins it")
   end)
 
+  it("gravity is a force Mg at the centre of mass with no torque (S3 5.2): L stays, x falls as g", function()
+    local w = impetus.world {}
+    local b = w:body { angular_velocity = { 0.3, -0.2, 0.5 }, shapes = {
+      { type = "box", size = { 1, 1, 1 } }, { type = "sphere", radius = 0.4, position = { 2, 0.5, 0 } } } }
+    local L0, x0 = b.angular_momentum, b.center_of_mass
+    for _ = 1, 60 do w:step(1 / 60) end
+    near_vec(b.angular_momentum, L0, 1e-12, "L")
+    near_vec(b.center_of_mass, { x0[1], x0[2] - G / 2, x0[3] }, 1e-9, "x")
+  end)
+
+  it("an off-centre push gives the same v and more kinetic energy, the extra work of a longer path (S3 5.5)", function()
+    local function push(at_x)
+      local w = zero_g()
+      local b = w:box { size = { 6, 1, 1 }, mass = 3 }
+      local F, work, dt = { 0, 2, 0 }, 0, 1 / 240
+      for _ = 1, 480 do
+        local R, x = b.rotation, b.center_of_mass
+        local r = { R[1][1] * at_x, R[2][1] * at_x, R[3][1] * at_x } -- the body point (at_x, 0, 0)
+        b:apply_force(F, { x[1] + r[1], x[2] + r[2], x[3] + r[3] })
+        local tau, w0, v0 = b.torque, b.angular_velocity, b.velocity
+        w:step(dt)
+        local w1, v1 = b.angular_velocity, b.velocity
+        -- power F.v + tau.omega, integrated with the trapezoid rule over the step
+        for k = 1, 3 do work = work + dt * (F[k] * (v0[k] + v1[k]) + tau[k] * (w0[k] + w1[k])) / 2 end
+      end
+      return b, work
+    end
+    local centre, wc = push(0)
+    local off, wo = push(2.5)
+    near_vec(off.velocity, centre.velocity, 1e-12, "same linear velocity")
+    helpers.near(centre:kinetic_energy(), 0.5 * 3 * (2 * 2 / 3) ^ 2, 1e-9, "1/2 M v^2 through the centre")
+    assert.is_true(off:kinetic_energy() > 2 * centre:kinetic_energy(), "the off-centre push spins the block too")
+    helpers.near(off:kinetic_energy(), wo, 1e-6 * wo, "kinetic energy = work done")
+    helpers.near(centre:kinetic_energy(), wc, 1e-9 * wc, "kinetic energy = work done (centre)")
+  end)
+
   it("impulses change the momenta at once: P += j, L += (p - x) x j", function()
     local w = zero_g()
     local b = w:sphere { radius = 0.5, mass = 2, position = { 1, 1, 1 } }
