@@ -405,7 +405,8 @@ int bodies_nan_guard(imp_world *w, const double *x0)
 
 void bodies_free(imp_world *w)
 {
-    w->col.order_count = 0; /* everything goes: no need to take shapes out of the sweep order one by one */
+    w->col.order_count = 0; /* everything goes: no need to take shapes out of the broad phase one by one */
+    w->col.sap_built = 0;
     while (w->body_ids.count) imp_body_destroy(w, ids_of(&w->body_ids, w->body_ids.count - 1));
     ids_free(&w->body_ids), ids_free(&w->shape_ids);
     free(w->bodies), free(w->bstate), free(w->shapes), free(w->bstate0);

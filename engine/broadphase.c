@@ -41,20 +41,44 @@ static bp_box *bp_scratch(collision_state *c, int n)
     return c->boxes;
 }
 
-void imp_world_set_broadphase(imp_world *w, imp_broadphase kind) { w->col.kind = kind; }
+void imp_world_set_broadphase(imp_world *w, imp_broadphase kind)
+{
+    w->col.kind = kind;
+    w->col.sap_built = 0; /* rebuilt from scratch when it is next used */
+}
 imp_broadphase imp_world_broadphase(const imp_world *w) { return w->col.kind; }
 
 static shape *shape_at(imp_world *w, uint32_t slot) { return &w->shapes[w->shape_ids.slot_dense[slot]]; }
 
+static void ends_reserve(collision_state *c, int n)
+{
+    if (n <= c->ends_cap) return;
+    c->ends_cap = n + n / 2 + 64;
+    for (int a = 0; a < 3; a++) c->ends[a] = ids_grow(c->ends[a], sizeof(struct sap_end), c->ends_cap);
+}
+
 void bp_add(imp_world *w, uint32_t slot)
 {
     collision_state *c = &w->col;
-    if (shape_at(w, slot)->type == IMP_SHAPE_PLANE) return;
+    const shape *sh = shape_at(w, slot);
+    if (sh->type == IMP_SHAPE_PLANE) return;
     if (c->order_count == c->order_cap) {
         c->order_cap = c->order_cap ? 2 * c->order_cap : 64;
         c->order = ids_grow(c->order, sizeof(uint32_t), c->order_cap);
     }
     c->order[c->order_count++] = slot;
+    if (c->sap_built) {
+        /* appended at the ends of the lists: the next insertion sorts move them into place and
+         * report their overlaps on the way */
+        ends_reserve(c, c->ends_count + 2);
+        const double lo[3] = {sh->lo.x, sh->lo.y, sh->lo.z}, hi[3] = {sh->hi.x, sh->hi.y, sh->hi.z};
+        for (int a = 0; a < 3; a++) {
+            c->ends[a][c->ends_count] = (struct sap_end){lo[a], slot << 1};
+            c->ends[a][c->ends_count + 1] = (struct sap_end){hi[a], slot << 1 | 1};
+        }
+        c->ends_count += 2;
+        c->sap_added++;
+    }
 }
 
 void bp_remove(imp_world *w, uint32_t slot)
@@ -64,8 +88,27 @@ void bp_remove(imp_world *w, uint32_t slot)
         if (c->order[k] == slot) {
             memmove(c->order + k, c->order + k + 1, sizeof(uint32_t) * (size_t)(c->order_count - k - 1));
             c->order_count--;
-            return;
+            break;
         }
+    if (c->sap_built) {
+        int m = 0;
+        for (int a = 0; a < 3; a++) {
+            m = 0;
+            for (int k = 0; k < c->ends_count; k++)
+                if (c->ends[a][k].id >> 1 != slot) c->ends[a][m++] = c->ends[a][k];
+        }
+        c->ends_count = m;
+        /* its pairs leave the overlap set at the start of the next step */
+        if ((int)slot >= c->dead_cap) {
+            int cap = c->dead_cap ? c->dead_cap : 64;
+            while (cap <= (int)slot) cap *= 2;
+            c->dead = ids_grow(c->dead, 1, cap);
+            memset(c->dead + c->dead_cap, 0, (size_t)(cap - c->dead_cap));
+            c->dead_cap = cap;
+        }
+        c->dead[slot] = 1;
+        c->dead_any = 1;
+    }
 }
 
 bool bp_can_collide(const imp_world *w, const shape *a, const shape *b)
@@ -140,6 +183,198 @@ static void load_box(imp_world *w, bp_box *b, uint32_t slot)
     uint8_t m = w->bodies[w->body_ids.slot_dense[s->body]].motion;
     b->moving = m != IMP_FIXED;
     b->dynamic = m == IMP_DYNAMIC;
+}
+
+/* ---- the set of overlapping pairs: open addressing with linear probing ----------------------------- */
+static uint32_t set_hash(uint64_t k, int cap)
+{
+    k *= 0x9e3779b97f4a7c15ull;
+    return (uint32_t)(k >> 32) & (uint32_t)(cap - 1);
+}
+
+static void set_insert(collision_state *c, uint64_t key);
+
+static void set_grow(collision_state *c)
+{
+    uint64_t *old = c->set;
+    int old_cap = c->set_cap;
+    c->set_cap = old_cap ? 2 * old_cap : 1024;
+    c->set = calloc((size_t)c->set_cap, sizeof(uint64_t));
+    if (!c->set) abort();
+    c->set_count = 0;
+    for (int i = 0; i < old_cap; i++)
+        if (old[i]) set_insert(c, old[i]);
+    free(old);
+}
+
+static void set_insert(collision_state *c, uint64_t key)
+{
+    if (2 * (c->set_count + 1) > c->set_cap) set_grow(c);
+    uint32_t i = set_hash(key, c->set_cap);
+    while (c->set[i]) {
+        if (c->set[i] == key) return;
+        i = (i + 1) & (uint32_t)(c->set_cap - 1);
+    }
+    c->set[i] = key;
+    c->set_count++;
+}
+
+/* removal with backward shift: later entries of the probe run move up into the hole */
+static void set_remove(collision_state *c, uint64_t key)
+{
+    if (!c->set_cap) return;
+    const uint32_t mask = (uint32_t)(c->set_cap - 1);
+    uint32_t i = set_hash(key, c->set_cap);
+    while (c->set[i] != key) {
+        if (!c->set[i]) return;
+        i = (i + 1) & mask;
+    }
+    uint32_t hole = i;
+    for (uint32_t j = (i + 1) & mask; c->set[j]; j = (j + 1) & mask) {
+        uint32_t home = set_hash(c->set[j], c->set_cap);
+        /* can the entry at j move to the hole? only if its home is not in (hole, j] cyclically */
+        bool stays = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+        if (stays) continue;
+        c->set[hole] = c->set[j];
+        hole = j;
+    }
+    c->set[hole] = 0;
+    c->set_count--;
+}
+
+static uint64_t pair_key(uint32_t a, uint32_t b) { return a < b ? ((uint64_t)a << 32) | b : ((uint64_t)b << 32) | a; }
+
+static bool shapes_overlap(imp_world *w, uint32_t a, uint32_t b)
+{
+    const shape *p = shape_at(w, a), *q = shape_at(w, b);
+    return p->lo.x <= q->hi.x && q->lo.x <= p->hi.x && p->lo.y <= q->hi.y && q->lo.y <= p->hi.y && p->lo.z <= q->hi.z &&
+           q->lo.z <= p->hi.z;
+}
+
+/* ---- incremental sweep and prune (S0 7.2.2) ------------------------------------------------------------
+ * Each axis keeps the sorted list of all interval endpoints. Every step the values are refreshed in
+ * place and each list is put back in order by insertion sort; an endpoint moving left past another
+ * is an exchange, and only exchanges change overlap status: a minimum passing a maximum (the two
+ * intervals start to overlap on this axis: add the pair if the boxes overlap on all three axes), or a
+ * maximum passing a minimum (they stop overlapping: remove the pair). Min passing min or max passing
+ * max changes nothing. On equal values a minimum sorts first, so touching boxes overlap. The work is
+ * O(n + exchanges); for coherent motion the exchanges are about the changes in overlap status. */
+static bool end_after(struct sap_end a, struct sap_end b)
+{
+    return a.v > b.v || (a.v == b.v && (a.id & 1) && !(b.id & 1));
+}
+
+static int cmp_end(const void *x, const void *y)
+{
+    struct sap_end a = *(const struct sap_end *)x, b = *(const struct sap_end *)y;
+    return end_after(a, b) ? 1 : end_after(b, a) ? -1 : 0;
+}
+
+static void sap_sort_axis(imp_world *w, struct sap_end *e, int n)
+{
+    collision_state *c = &w->col;
+    for (int i = 1; i < n; i++) {
+        struct sap_end t = e[i];
+        int j = i - 1;
+        while (j >= 0 && end_after(e[j], t)) {
+            struct sap_end o = e[j];
+            uint32_t s = t.id >> 1, q = o.id >> 1;
+            if (!(t.id & 1) && (o.id & 1)) {
+                if (s != q && shapes_overlap(w, s, q)) set_insert(c, pair_key(s, q));
+            } else if ((t.id & 1) && !(o.id & 1) && s != q) {
+                set_remove(c, pair_key(s, q));
+            }
+            e[j + 1] = o;
+            j--;
+        }
+        e[j + 1] = t;
+    }
+}
+
+/* from scratch: sort the lists, then one sort-and-sweep along x fills the overlap set */
+static void sap_build(imp_world *w, const uint32_t *slots, int n)
+{
+    collision_state *c = &w->col;
+    ends_reserve(c, 2 * n);
+    for (int k = 0; k < n; k++) {
+        const shape *sh = shape_at(w, slots[k]);
+        const double lo[3] = {sh->lo.x, sh->lo.y, sh->lo.z}, hi[3] = {sh->hi.x, sh->hi.y, sh->hi.z};
+        for (int a = 0; a < 3; a++) {
+            c->ends[a][2 * k] = (struct sap_end){lo[a], slots[k] << 1};
+            c->ends[a][2 * k + 1] = (struct sap_end){hi[a], slots[k] << 1 | 1};
+        }
+    }
+    c->ends_count = 2 * n;
+    for (int a = 0; a < 3; a++)
+        if (c->ends_count > 1) qsort(c->ends[a], (size_t)c->ends_count, sizeof(struct sap_end), cmp_end);
+    if (c->set) memset(c->set, 0, sizeof(uint64_t) * (size_t)c->set_cap);
+    c->set_count = 0;
+    /* sweep x: an active list of open intervals */
+    int *active = ids_grow(NULL, sizeof(int), n + 1), na = 0;
+    for (int k = 0; k < c->ends_count; k++) {
+        struct sap_end e = c->ends[0][k];
+        uint32_t s = e.id >> 1;
+        if (e.id & 1) {
+            for (int i = 0; i < na; i++)
+                if ((uint32_t)active[i] == s) { active[i] = active[--na]; break; }
+        } else {
+            for (int i = 0; i < na; i++)
+                if (shapes_overlap(w, s, (uint32_t)active[i])) set_insert(c, pair_key(s, (uint32_t)active[i]));
+            active[na++] = (int)s;
+        }
+    }
+    free(active);
+    c->sap_built = 1;
+    c->sap_added = 0;
+    c->dead_any = 0;
+    if (c->dead) memset(c->dead, 0, (size_t)c->dead_cap);
+}
+
+static void sap_incremental(imp_world *w, bp_box *bx, int n)
+{
+    collision_state *c = &w->col;
+    (void)bx;
+    if (!c->sap_built || c->sap_added > 64 + n / 4) {
+        sap_build(w, c->order, n);
+    } else {
+        if (c->dead_any) {
+            /* drop the pairs of removed shapes (before a reused slot makes new ones) */
+            int m = 0;
+            uint64_t *keep = ids_grow(NULL, sizeof(uint64_t), c->set_count + 1);
+            for (int i = 0; i < c->set_cap; i++) {
+                uint64_t k = c->set[i];
+                if (!k) continue;
+                uint32_t a = (uint32_t)(k >> 32), b = (uint32_t)k;
+                if ((int)a < c->dead_cap && c->dead[a]) continue;
+                if ((int)b < c->dead_cap && c->dead[b]) continue;
+                keep[m++] = k;
+            }
+            if (c->set) memset(c->set, 0, sizeof(uint64_t) * (size_t)c->set_cap);
+            c->set_count = 0;
+            for (int i = 0; i < m; i++) set_insert(c, keep[i]);
+            free(keep);
+            memset(c->dead, 0, (size_t)c->dead_cap);
+            c->dead_any = 0;
+        }
+        for (int a = 0; a < 3; a++) {
+            struct sap_end *e = c->ends[a];
+            for (int k = 0; k < c->ends_count; k++) {
+                const shape *sh = shape_at(w, e[k].id >> 1);
+                const imp_vec3 v = (e[k].id & 1) ? sh->hi : sh->lo;
+                e[k].v = a == 0 ? v.x : a == 1 ? v.y : v.z;
+            }
+            sap_sort_axis(w, e, c->ends_count);
+        }
+        c->sap_added = 0;
+    }
+    /* the candidates: overlapping pairs that pass the filters */
+    for (int i = 0; i < c->set_cap; i++) {
+        uint64_t k = c->set[i];
+        if (!k) continue;
+        uint32_t a = (uint32_t)(k >> 32), b = (uint32_t)k;
+        const shape *sa = shape_at(w, a), *sb = shape_at(w, b);
+        if (bp_can_collide(w, sa, sb)) push_pair(c, a, b);
+    }
 }
 
 static void sweep_and_prune(imp_world *w, bp_box *bx, int n)
@@ -263,7 +498,8 @@ void bp_find_pairs(imp_world *w)
     bp_box *bx = bp_scratch(c, n + 1);
     for (int k = 0; k < n; k++) load_box(w, &bx[k], c->order[k]);
     if (c->kind == IMP_BROADPHASE_GRID) hash_grid(w, bx, n);
-    else sweep_and_prune(w, bx, n);
+    else if (c->kind == IMP_BROADPHASE_SWEEP) sweep_and_prune(w, bx, n);
+    else sap_incremental(w, bx, n);
     /* planes of static bodies against every movable shape */
     for (int s = 0; s < w->shape_ids.count; s++) {
         const shape *pl = &w->shapes[s];

@@ -140,6 +140,8 @@ void contacts_free(imp_world *w)
 {
     collision_state *c = &w->col;
     free(c->cand), free(c->cand_tmp), free(c->radix), free(c->order), free(c->boxes), free(c->cells), free(c->cells_tmp), free(c->pairs), free(c->prev), free(c->mans), free(c->prev_mans), free(c->begin), free(c->end);
+    for (int a = 0; a < 3; a++) free(c->ends[a]);
+    free(c->set), free(c->dead);
     memset(c, 0, sizeof *c);
 }
 

@@ -360,7 +360,9 @@ bool imp_shape_mass(const imp_shape_def *def, double *mass, imp_vec3 *center, im
 
 /* ---- collision detection (engine/broadphase.c, narrowphase.c, contact.c) ------------------------------ */
 
-typedef enum imp_broadphase { IMP_BROADPHASE_SAP, IMP_BROADPHASE_GRID } imp_broadphase;
+/* SAP: incremental sweep and prune on three axes (S0 7.2.2, default); GRID: a hash grid;
+ * SWEEP: sort and sweep along one axis each step (coherent insertion sort, no pair set) */
+typedef enum imp_broadphase { IMP_BROADPHASE_SAP, IMP_BROADPHASE_GRID, IMP_BROADPHASE_SWEEP } imp_broadphase;
 void imp_world_set_broadphase(imp_world *w, imp_broadphase kind);
 imp_broadphase imp_world_broadphase(const imp_world *w);
 

@@ -170,9 +170,16 @@ struct bp_cand { uint64_t key; uint32_t a, b; }; /* a broad-phase candidate pair
 
 typedef struct collision_state {
     imp_broadphase kind;
-    /* sweep and prune: shape slots in coherent order of their minimum on axis */
+    /* shape slots of the broad phase (everything but planes); the sort-and-sweep keeps them in
+     * coherent order of their minimum on axis */
     uint32_t *order; int order_count, order_cap;
     int axis;
+    /* incremental sweep and prune (S0 7.2.2): three sorted endpoint lists, id = slot << 1 | is_max,
+     * and the set of overlapping pairs, updated at every exchange of the insertion sorts */
+    struct sap_end { double v; uint32_t id; } *ends[3]; int ends_count, ends_cap;
+    uint64_t *set; int set_count, set_cap;   /* open addressing, linear probing; 0 = empty      */
+    int sap_built, sap_added;                 /* lists valid; shapes appended since they were built */
+    uint8_t *dead; int dead_cap, dead_any;    /* slots removed since the last step               */
     void *boxes; int boxes_cap;   /* bounds in sweep order (broadphase.c) */
     /* grid scratch: (cell hash << 32 | box) entries, radix-sorted as candidates are */
     struct bp_cand *cells, *cells_tmp; int cell_cap;

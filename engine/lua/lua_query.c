@@ -181,18 +181,23 @@ static int world_collide(lua_State *L)
     return 0;
 }
 
+static const char *const BROADPHASES[] = {"sap", "grid", "sweep"};
+
 static int get_broadphase(lua_State *L)
 {
-    lua_pushstring(L, imp_world_broadphase(impl_checkworld(L, 1)->w) == IMP_BROADPHASE_GRID ? "grid" : "sap");
+    lua_pushstring(L, BROADPHASES[imp_world_broadphase(impl_checkworld(L, 1)->w)]);
     return 1;
 }
 static int set_broadphase(lua_State *L)
 {
     lworld *lw = impl_checkunlocked(L, 1, "world.broadphase");
     const char *s = luaL_checkstring(L, 2);
-    if (!strcmp(s, "sap")) imp_world_set_broadphase(lw->w, IMP_BROADPHASE_SAP);
-    else if (!strcmp(s, "grid")) imp_world_set_broadphase(lw->w, IMP_BROADPHASE_GRID);
-    else return luaL_error(L, "world.broadphase must be \"sap\" or \"grid\" (got \"%s\")", s);
+    for (int k = 0; k < 3; k++)
+        if (!strcmp(s, BROADPHASES[k])) {
+            imp_world_set_broadphase(lw->w, (imp_broadphase)k);
+            return 0;
+        }
+    return luaL_error(L, "world.broadphase must be \"sap\", \"grid\" or \"sweep\" (got \"%s\")", s);
     return 0;
 }
 static int get_body_count(lua_State *L) { lua_pushinteger(L, imp_body_count(impl_checkworld(L, 1)->w)); return 1; }
