@@ -540,6 +540,9 @@ static bool sat_boxes(const poly *A, const poly *B, int32_t *witness, sat_result
         if (s > 0) { if (witness) *witness = witness_encode(AX_FACE_B, 2 * j + (k.TB[j] > 0), 0); return false; }
         if (s > r->face_b) r->face_b = s, r->fb = 2 * j + (k.TB[j] > 0);
     }
+    /* an edge axis is only used when it beats the faces by the margin of poly_poly (0.95, 0.5 mm);
+     * its separation num / |L| is at most num (|L| <= 1), so most need no square root */
+    const double edge_floor = 0.95 * fmax(r->face_a, r->face_b) + 5e-4;
     for (int i = 0; i < 3; i++) {
         const int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
         for (int j = 0; j < 3; j++) {
@@ -550,6 +553,7 @@ static bool sat_boxes(const poly *A, const poly *B, int32_t *witness, sat_result
             double ra = k.a[i1] * k.AC[i2][j] + k.a[i2] * k.AC[i1][j], rb = k.b[j1] * k.AC[i][j2] + k.b[j2] * k.AC[i][j1];
             double num = fabs(tl) - ra - rb;
             if (num > 0) { if (witness) *witness = witness_encode(AX_EDGE, i, j); return false; }
+            if (num <= edge_floor) continue;
             double s = num / sqrt(l2);
             if (s > r->edge) r->edge = s, r->ei = i, r->ej = j;
         }
