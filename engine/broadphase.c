@@ -1,24 +1,30 @@
 /* broadphase.c: which shapes might touch: bounding boxes, sweep and prune (S0 7.2), a hash grid.
  *
- * Sweep and prune. Two axis-aligned boxes overlap iff their intervals overlap on all three axes.
- * Sorting the boxes by their minimum on one axis, a sweep finds every overlap on that axis: box k
- * overlaps box j > k on it iff min_j <= max_k, so the sweep walks j = k+1, k+2, ... until
- * min_j > max_k and tests the other two axes for those j only. The work is O(n + overlaps on the
- * axis), so the axis is the one along which the box centres spread most (re-chosen only when another
- * axis spreads 1.5 times more, to keep the order coherent).
- * Coherence (S0 7.2): bodies move little from one step to the next, so the order of the last step
- * is almost sorted; insertion sort repairs it in O(n + swaps), where a full sort costs O(n log n).
+ * Incremental sweep and prune (S0 7.2.2, the default). Two axis-aligned boxes overlap iff their
+ * intervals overlap on all three axes. Each axis keeps a list of all interval endpoints, sorted,
+ * from one step to the next. Bodies move little per step (coherence), so the lists are almost in
+ * order and an insertion sort repairs them in O(n + exchanges). Overlap status changes only at an
+ * exchange: a minimum moving left past a maximum starts an overlap on that axis (the pair is added
+ * to a set of overlapping pairs if the boxes overlap on all three axes), a maximum moving past a
+ * minimum ends one (the pair leaves the set). The set is the broad phase's answer; new shapes are
+ * appended to the lists and sorted into place the same way, and many new shapes at once rebuild the
+ * lists with a full sort and one sweep.
  *
- * Where sweep and prune degrades (many boxes overlapping on every axis projection: a tall pile, or
- * a large world whose bodies spread in the plane of the sweep axis), the hash grid is the scalable
- * choice: every box is entered in the cells of a uniform grid it overlaps (cell = twice the mean box
- * size); boxes sharing a cell are tested, and a pair is reported only from the cell holding the
- * lower corner of the two boxes' intersection, so it is reported once. Boxes spanning more than 64
- * cells (meshes, huge bodies) are tested against everything instead.
+ * Sort and sweep ("sweep"): the boxes sorted by their minimum on one axis (the one along which the
+ * centres spread most, re-chosen only when another spreads 1.5 times more), again by an insertion
+ * sort of last step's order; box k overlaps box j > k on that axis iff min_j <= max_k, so a sweep
+ * walks j = k+1, ... until min_j > max_k and tests the other two axes for those only. O(n + overlaps
+ * on the axis): it degrades when many boxes overlap on every axis projection (a tall pile).
  *
- * Planes (infinite) stay out of both structures: each is tested against every dynamic shape, as are
- * the particle colliders. Pairs are filtered: never two shapes of one body, never two bodies that
- * cannot move (static or kinematic), and only when (group_a & mask_b) && (group_b & mask_a). */
+ * Hash grid ("grid"): every box is entered in the cells of a uniform grid it overlaps (cell = twice
+ * the mean box size); boxes sharing a cell are tested, and a pair is reported only from the cell
+ * holding the lower corner of the two boxes' intersection, so it is reported once. Boxes spanning
+ * more than 64 cells (meshes, huge bodies) are tested against everything instead. No state is kept,
+ * so it suits many bodies appearing and disappearing and incoherent motion.
+ *
+ * Planes (infinite) stay out of all three: each is tested against every dynamic shape, as are the
+ * particle colliders. Pairs are filtered: never two shapes of one body, never two bodies that cannot
+ * move each other (static or kinematic), and only when (group_a & mask_b) && (group_b & mask_a). */
 #include <stdlib.h>
 #include <string.h>
 
