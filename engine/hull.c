@@ -76,7 +76,7 @@ void hull_free(hull *h)
 {
     if (!h) return;
     free(h->v), free(h->face_first), free(h->face_count), free(h->face_verts), free(h->face_n), free(h->face_d);
-    free(h->edges), free(h->dirs), free(h->tris);
+    free(h->edges), free(h->edge_faces), free(h->dirs), free(h->tris);
     free(h);
 }
 
@@ -264,14 +264,20 @@ hull *hull_build(const double *pts, int n, char *err, size_t errlen)
     free(ang), free(mark), free(uf), free(map), free(q.f);
     /* unique edges and directions */
     h->edges = ids_grow(NULL, 2 * sizeof(int), fv);
+    h->edge_faces = ids_grow(NULL, 2 * sizeof(int), fv);
     h->dirs = ids_grow(NULL, sizeof(imp_vec3), fv);
     for (int f = 0; f < h->nf; f++)
         for (int k = 0; k < h->face_count[f]; k++) {
             int a = h->face_verts[h->face_first[f] + k], b = h->face_verts[h->face_first[f] + (k + 1) % h->face_count[f]];
             if (a > b) { int t = a; a = b; b = t; }
-            bool seen = false;
-            for (int e = 0; e < h->ne && !seen; e++) seen = h->edges[2 * e] == a && h->edges[2 * e + 1] == b;
-            if (seen) continue;
+            int seen = -1;
+            for (int e = 0; e < h->ne && seen < 0; e++)
+                if (h->edges[2 * e] == a && h->edges[2 * e + 1] == b) seen = e;
+            if (seen >= 0) {
+                h->edge_faces[2 * seen + 1] = f; /* the face on its other side */
+                continue;
+            }
+            h->edge_faces[2 * h->ne] = h->edge_faces[2 * h->ne + 1] = f;
             h->edges[2 * h->ne] = a, h->edges[2 * h->ne + 1] = b, h->ne++;
             imp_vec3 d = v3_normalize(v3_sub(v3_load(h->v + 3 * b), v3_load(h->v + 3 * a)));
             bool par = false;

@@ -79,6 +79,7 @@ typedef struct hull {
     imp_vec3 *face_n;
     double *face_d;
     int *edges;           /* 2 per edge                            */
+    int *edge_faces;      /* 2 per edge: the faces on either side  */
     imp_vec3 *dirs;       /* unit edge directions, parallel ones once */
     int *tris;            /* 3 per triangle                        */
     imp_vec3 centroid;

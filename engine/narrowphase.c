@@ -65,6 +65,7 @@ typedef struct poly {
     const imp_vec3 *fn;
     const double *fd;
     const int *edges;
+    const int *edge_faces;      /* 2 per edge, or NULL (mesh triangles) */
     const imp_vec3 *dirs;
     imp_vec3 p, center;         /* world placement, and a world point inside */
     imp_mat3 R;
@@ -79,6 +80,7 @@ static const int BOX_FV[24] = {1, 3, 7, 5, 0, 4, 6, 2, 2, 6, 7, 3, 0, 1, 5, 4, 4
 static const imp_vec3 BOX_FN[6] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
 static const int BOX_EDGES[24] = {0, 1, 2, 3, 4, 5, 6, 7, 0, 2, 1, 3, 4, 6, 5, 7, 0, 4, 1, 5, 2, 6, 3, 7};
 static const imp_vec3 BOX_DIRS[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+static const int BOX_EDGE_FACES[24] = {3, 5, 2, 5, 3, 4, 2, 4, 1, 5, 0, 5, 1, 4, 0, 4, 1, 3, 0, 3, 1, 2, 0, 2};
 
 typedef struct box_data { double v[24]; double fd[6]; } box_data;
 
@@ -90,6 +92,7 @@ static void poly_box(const geom *g, box_data *bd, poly *P)
     P->wv = NULL;
     P->nv = 8, P->nf = 6, P->ne = 12, P->ndir = 3;
     P->ff = BOX_FF, P->fc = BOX_FC, P->fv = BOX_FV, P->fn = BOX_FN, P->edges = BOX_EDGES, P->dirs = BOX_DIRS;
+    P->edge_faces = BOX_EDGE_FACES;
     P->v = NULL, P->fd = NULL;
     if (!bd) return;
     for (int i = 0; i < 8; i++) {
@@ -106,7 +109,7 @@ static void poly_hull(const geom *g, poly *P)
     const hull *h = g->hull;
     P->nv = h->nv, P->nf = h->nf, P->ne = h->ne, P->ndir = h->ndir;
     P->v = h->v, P->ff = h->face_first, P->fc = h->face_count, P->fv = h->face_verts, P->fn = h->face_n, P->fd = h->face_d;
-    P->edges = h->edges, P->dirs = h->dirs;
+    P->edges = h->edges, P->dirs = h->dirs, P->edge_faces = h->edge_faces;
     P->p = g->p, P->R = g->R, P->center = v3_add(g->p, m3_mul_v(g->R, h->centroid));
     P->is_box = false;
     P->wv = NULL;
@@ -123,7 +126,7 @@ static void poly_triangle(imp_vec3 a, imp_vec3 b, imp_vec3 c, imp_vec3 n, tri_da
     td->dirs[0] = v3_normalize(v3_sub(b, a)), td->dirs[1] = v3_normalize(v3_sub(c, b)), td->dirs[2] = v3_normalize(v3_sub(a, c));
     P->nv = 3, P->nf = 2, P->ne = 3, P->ndir = 3;
     P->v = td->v, P->ff = TRI_FF, P->fc = TRI_FC, P->fv = TRI_FV, P->fn = td->fn, P->fd = td->fd;
-    P->edges = TRI_EDGES, P->dirs = td->dirs;
+    P->edges = TRI_EDGES, P->dirs = td->dirs, P->edge_faces = NULL;
     P->p = v3(0, 0, 0), P->R = m3_identity();
     P->center = v3_scale(v3_add(v3_add(a, b), c), 1.0 / 3.0);
     P->is_box = false;
@@ -412,14 +415,30 @@ static int core_poly(const geom *A, const poly *B, np_man *c)
 
 /* ---- polytope - polytope ------------------------------------------------------------------------------------ */
 
-enum { AX_FACE_A = 0, AX_FACE_B = 1, AX_EDGE = 2 };
+enum { AX_FACE_A = 0, AX_FACE_B = 1, AX_EDGE = 2, AX_EDGE_PAIR = 3 }; /* EDGE: directions i, j; EDGE_PAIR: edges i, j */
 static int32_t witness_encode(int kind, int i, int j) { return kind | (i << 2) | (j << 17); }
 
 /* separation along an axis given by its witness code; axis oriented from B to A */
+/* the separation along the normal of edge i of A and edge j of B (Gregorius): n = ea x eb turned out
+ * of A, dist = n . (q_b - q_a) for points of the two edges; the axis from B to A is -n */
+static double edge_pair_sep(const poly *A, const poly *B, int i, int j, imp_vec3 *axis)
+{
+    imp_vec3 a0 = pv(A, A->edges[2 * i]), a1 = pv(A, A->edges[2 * i + 1]);
+    imp_vec3 b0 = pv(B, B->edges[2 * j]), b1 = pv(B, B->edges[2 * j + 1]);
+    imp_vec3 ea = v3_sub(a1, a0), eb = v3_sub(b1, b0), n = v3_cross(ea, eb);
+    double l = v3_len(n);
+    if (l < 1e-9 * v3_len(ea) * v3_len(eb)) return -INFINITY; /* parallel edges: the faces decide */
+    n = v3_scale(n, 1.0 / l);
+    if (v3_dot(n, v3_sub(a0, A->center)) < 0) n = v3_scale(n, -1);
+    *axis = v3_scale(n, -1);
+    return v3_dot(n, v3_sub(b0, a0));
+}
+
 static double axis_sep(const poly *A, const poly *B, int32_t code, imp_vec3 *axis)
 {
     int kind = code & 3, i = (code >> 2) & 0x7fff, j = code >> 17;
     double alo, ahi, blo, bhi;
+    if (kind == AX_EDGE_PAIR) return i < A->ne && j < B->ne ? edge_pair_sep(A, B, i, j, axis) : -INFINITY;
     if (kind == AX_FACE_A) {
         if (i >= A->nf) return -INFINITY;
         imp_vec3 n = pfn(A, i);
@@ -449,15 +468,65 @@ static double axis_sep(const poly *A, const poly *B, int32_t code, imp_vec3 *axi
 typedef struct sat_result {
     double face_a, face_b, edge;
     int fa, fb, ei, ej;
+    bool edge_pairs;    /* ei, ej are edges (sat_gauss), not edge directions */
 } sat_result;
 
 /* the separating axis search over every face and edge-pair axis; false when an axis separates */
+/* The separating axis search with Gauss-map pruning (Gregorius, GDC 2013). On the unit sphere each
+ * face is a point (its normal) and each edge the arc between its two faces' normals; an edge pair
+ * of A and B can only give a separating axis if A's arc and the arc of B's negated normals cross
+ * (the two edges then form a face of the Minkowski difference). With arcs (a, b) and (c, d):
+ *     c.(b x a) and d.(b x a) of opposite signs, a.(d x c) and b.(d x c) of opposite signs, and
+ *     c.(b x a), b.(d x c) of one sign (the arcs lie in one hemisphere)
+ * That leaves O(E) of the E_A E_B edge pairs, each tested with two points instead of projections.
+ * Faces are tested by projecting the other polytope's vertices. */
+enum { GAUSS_MAX = 256 };
+
+static bool sat_gauss(const poly *A, const poly *B, int32_t *witness, sat_result *r)
+{
+    imp_vec3 axis;
+    if (witness && *witness >= 0 && axis_sep(A, B, *witness, &axis) > 0) return false; /* still separated */
+    r->face_a = r->face_b = r->edge = -INFINITY;
+    r->fa = r->fb = r->ei = r->ej = 0;
+    r->edge_pairs = true;
+    for (int f = 0; f < A->nf; f++) {
+        double s = axis_sep(A, B, witness_encode(AX_FACE_A, f, 0), &axis);
+        if (s > 0) { if (witness) *witness = witness_encode(AX_FACE_A, f, 0); return false; }
+        if (s > r->face_a) r->face_a = s, r->fa = f;
+    }
+    for (int f = 0; f < B->nf; f++) {
+        double s = axis_sep(A, B, witness_encode(AX_FACE_B, f, 0), &axis);
+        if (s > 0) { if (witness) *witness = witness_encode(AX_FACE_B, f, 0); return false; }
+        if (s > r->face_b) r->face_b = s, r->fb = f;
+    }
+    imp_vec3 na[GAUSS_MAX], nb[GAUSS_MAX];
+    for (int f = 0; f < A->nf; f++) na[f] = pfn(A, f);
+    for (int f = 0; f < B->nf; f++) nb[f] = v3_scale(pfn(B, f), -1);
+    for (int i = 0; i < A->ne; i++) {
+        const imp_vec3 a = na[A->edge_faces[2 * i]], b = na[A->edge_faces[2 * i + 1]], bxa = v3_cross(b, a);
+        for (int j = 0; j < B->ne; j++) {
+            const imp_vec3 c = nb[B->edge_faces[2 * j]], d = nb[B->edge_faces[2 * j + 1]];
+            double cba = v3_dot(c, bxa), dba = v3_dot(d, bxa);
+            if (cba * dba >= 0) continue;
+            imp_vec3 dxc = v3_cross(d, c);
+            double adc = v3_dot(a, dxc), bdc = v3_dot(b, dxc);
+            if (adc * bdc >= 0 || cba * bdc <= 0) continue;
+            double s = edge_pair_sep(A, B, i, j, &axis);
+            if (s > 0) { if (witness) *witness = witness_encode(AX_EDGE_PAIR, i, j); return false; }
+            if (s > r->edge) r->edge = s, r->ei = i, r->ej = j;
+        }
+    }
+    if (witness) *witness = -1;
+    return true;
+}
+
 static bool sat_generic(const poly *A, const poly *B, int32_t *witness, sat_result *r)
 {
     imp_vec3 axis;
     if (witness && *witness >= 0 && axis_sep(A, B, *witness, &axis) > 0) return false; /* still separated */
     r->face_a = r->face_b = r->edge = -INFINITY;
     r->fa = r->fb = r->ei = r->ej = 0;
+    r->edge_pairs = false;
     for (int f = 0; f < A->nf; f++) {
         double s = axis_sep(A, B, witness_encode(AX_FACE_A, f, 0), &axis);
         if (s > 0) { if (witness) *witness = witness_encode(AX_FACE_A, f, 0); return false; }
@@ -528,6 +597,7 @@ static bool sat_boxes(const poly *A, const poly *B, int32_t *witness, sat_result
     k.b[0] = B->half.x, k.b[1] = B->half.y, k.b[2] = B->half.z;
     if (witness && *witness >= 0 && bb_sep(&k, *witness) > 0) return false;
     r->face_a = r->face_b = r->edge = -INFINITY;
+    r->edge_pairs = false;
     r->fa = r->fb = r->ei = r->ej = 0;
     /* the same expressions as bb_sep, written out for the 15 axes in turn */
     for (int i = 0; i < 3; i++) {
@@ -648,7 +718,11 @@ static int box_box_manifold(const poly *A, const poly *B, const sat_result *r, n
 static int poly_poly(const poly *A, const poly *B, np_man *c, int32_t *witness, int force_fb)
 {
     sat_result r;
-    if (A->is_box && B->is_box ? !sat_boxes(A, B, witness, &r) : !sat_generic(A, B, witness, &r)) return 0;
+    const bool gauss = A->edge_faces && B->edge_faces && A->nf <= GAUSS_MAX && B->nf <= GAUSS_MAX && A->ne < 0x4000 && B->ne < 0x4000;
+    bool overlap = A->is_box && B->is_box ? sat_boxes(A, B, witness, &r)
+                   : gauss                ? sat_gauss(A, B, witness, &r)
+                                          : sat_generic(A, B, witness, &r);
+    if (!overlap) return 0;
     if (force_fb >= 0) r.edge = r.face_a = -INFINITY, r.fb = force_fb, r.face_b = 0;
     if (A->is_box && B->is_box) return box_box_manifold(A, B, &r, c);
     /* they overlap: the manifold needs world vertices many times, transform them once */
@@ -671,11 +745,16 @@ static int poly_poly(const poly *A, const poly *B, np_man *c, int32_t *witness, 
     if (edge > rel * face + abs_tol) {
         /* edge / edge */
         imp_vec3 u;
-        double sep = axis_sep(A, B, witness_encode(AX_EDGE, ei, ej), &u);
+        double sep = axis_sep(A, B, witness_encode(r.edge_pairs ? AX_EDGE_PAIR : AX_EDGE, ei, ej), &u);
         imp_vec3 a0, a1, b0, b1, pa, pb;
-        a0 = a1 = A->center, b0 = b1 = B->center;
-        support_edge(A, A->dirs[ei], u, -1, &a0, &a1);
-        support_edge(B, B->dirs[ej], u, +1, &b0, &b1);
+        if (r.edge_pairs) {
+            a0 = pv(A, A->edges[2 * ei]), a1 = pv(A, A->edges[2 * ei + 1]);
+            b0 = pv(B, B->edges[2 * ej]), b1 = pv(B, B->edges[2 * ej + 1]);
+        } else {
+            a0 = a1 = A->center, b0 = b1 = B->center;
+            support_edge(A, A->dirs[ei], u, -1, &a0, &a1);
+            support_edge(B, B->dirs[ej], u, +1, &b0, &b1);
+        }
         seg_seg(a0, a1, b0, b1, &pa, &pb);
         c->normal = u;
         add_point(c, pa, -sep);
