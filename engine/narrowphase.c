@@ -150,7 +150,8 @@ static void project(const poly *P, imp_vec3 u, double *lo, double *hi)
     double mn = INFINITY, mx = -INFINITY;
     for (int i = 0; i < P->nv; i++) {
         double d = l.x * P->v[3 * i] + l.y * P->v[3 * i + 1] + l.z * P->v[3 * i + 2];
-        mn = fmin(mn, d), mx = fmax(mx, d);
+        if (d < mn) mn = d; /* (not fmin/fmax: those are library calls without -ffast-math) */
+        if (d > mx) mx = d;
     }
     *lo = c + mn, *hi = c + mx;
 }
@@ -480,7 +481,7 @@ typedef struct sat_result {
  *     c.(b x a), b.(d x c) of one sign (the arcs lie in one hemisphere)
  * That leaves O(E) of the E_A E_B edge pairs, each tested with two points instead of projections.
  * Faces are tested by projecting the other polytope's vertices. */
-enum { GAUSS_MAX = 256 };
+enum { GAUSS_MAX = 256, GAUSS_EDGES = 512 };
 
 static bool sat_gauss(const poly *A, const poly *B, int32_t *witness, sat_result *r)
 {
@@ -499,17 +500,21 @@ static bool sat_gauss(const poly *A, const poly *B, int32_t *witness, sat_result
         if (s > 0) { if (witness) *witness = witness_encode(AX_FACE_B, f, 0); return false; }
         if (s > r->face_b) r->face_b = s, r->fb = f;
     }
-    imp_vec3 na[GAUSS_MAX], nb[GAUSS_MAX];
+    /* world normals of A's faces, and for each edge of B its two arc ends (negated normals) and
+     * their cross product, laid out contiguously for the inner loop */
+    imp_vec3 na[GAUSS_MAX], nb[GAUSS_MAX], bc[GAUSS_EDGES], bd[GAUSS_EDGES], bdxc[GAUSS_EDGES];
     for (int f = 0; f < A->nf; f++) na[f] = pfn(A, f);
     for (int f = 0; f < B->nf; f++) nb[f] = v3_scale(pfn(B, f), -1);
+    for (int j = 0; j < B->ne; j++) {
+        bc[j] = nb[B->edge_faces[2 * j]], bd[j] = nb[B->edge_faces[2 * j + 1]];
+        bdxc[j] = v3_cross(bd[j], bc[j]);
+    }
     for (int i = 0; i < A->ne; i++) {
         const imp_vec3 a = na[A->edge_faces[2 * i]], b = na[A->edge_faces[2 * i + 1]], bxa = v3_cross(b, a);
         for (int j = 0; j < B->ne; j++) {
-            const imp_vec3 c = nb[B->edge_faces[2 * j]], d = nb[B->edge_faces[2 * j + 1]];
-            double cba = v3_dot(c, bxa), dba = v3_dot(d, bxa);
+            double cba = v3_dot(bc[j], bxa), dba = v3_dot(bd[j], bxa);
             if (cba * dba >= 0) continue;
-            imp_vec3 dxc = v3_cross(d, c);
-            double adc = v3_dot(a, dxc), bdc = v3_dot(b, dxc);
+            double adc = v3_dot(a, bdxc[j]), bdc = v3_dot(b, bdxc[j]);
             if (adc * bdc >= 0 || cba * bdc <= 0) continue;
             double s = edge_pair_sep(A, B, i, j, &axis);
             if (s > 0) { if (witness) *witness = witness_encode(AX_EDGE_PAIR, i, j); return false; }
@@ -718,7 +723,8 @@ static int box_box_manifold(const poly *A, const poly *B, const sat_result *r, n
 static int poly_poly(const poly *A, const poly *B, np_man *c, int32_t *witness, int force_fb)
 {
     sat_result r;
-    const bool gauss = A->edge_faces && B->edge_faces && A->nf <= GAUSS_MAX && B->nf <= GAUSS_MAX && A->ne < 0x4000 && B->ne < 0x4000;
+    const bool gauss = A->edge_faces && B->edge_faces && A->nf <= GAUSS_MAX && B->nf <= GAUSS_MAX && A->ne <= GAUSS_EDGES &&
+                       B->ne <= GAUSS_EDGES;
     bool overlap = A->is_box && B->is_box ? sat_boxes(A, B, witness, &r)
                    : gauss                ? sat_gauss(A, B, witness, &r)
                                           : sat_generic(A, B, witness, &r);
