@@ -382,6 +382,7 @@ typedef struct imp_contact {
     int age;                             /* steps this pair has been touching                      */
 } imp_contact;
 
+/* touching pairs after the last step; the pointer stays valid until the next step or collide */
 int imp_world_contact_count(const imp_world *w);
 const imp_contact *imp_world_contact(const imp_world *w, int i);
 /* events of the last step: pairs that started or stopped touching */
