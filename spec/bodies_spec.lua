@@ -364,6 +364,15 @@ describe("static and kinematic bodies", function()
     assert.is_true(k.velocity[2] < 0, "and then it falls")
   end)
 
+  it("move_to brings a kinematic body to a target at the end of the next step", function()
+    local w = impetus.world {}
+    local k = w:capsule { kinematic = true, position = { 1, 2, 3 } }
+    k:move_to({ 2, 2, 1 }, 0.1)
+    w:step(0.1)
+    near_vec(k.position, { 2, 2, 1 }, 1e-12, "reached")
+    assert.matches("must be kinematic", err_of(function() w:sphere {}:move_to({ 0, 0, 0 }, 0.1) end))
+  end)
+
   it("join the world's energy: gravity potential and kinetic energy of a falling body are conserved", function()
     local w = impetus.world {}
     local b = w:box { size = { 1, 2, 3 }, position = { 0, 5, 0 }, velocity = { 1, 0, 0 }, angular_velocity = { 0.5, 0.2, 0 } }

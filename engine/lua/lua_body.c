@@ -319,6 +319,21 @@ static int b_apply_impulse(lua_State *L)
     imp_body_apply_impulse(unlocked(L, h, "body:apply_impulse")->w, h->id, j, at);
     return 0;
 }
+/* body:move_to(target, dt): a kinematic body's origin reaches target at the end of the next step
+ * (its velocity is set to (target - origin) / dt; its angular velocity is kept) */
+static int b_move_to(lua_State *L)
+{
+    lhandle *h = B(L);
+    imp_vec3 target = impl_tovec3(L, 2, "body:move_to: argument 'target'");
+    double dt = luaL_checknumber(L, 3);
+    if (!(dt > 0) || !isfinite(dt)) return luaL_argerror(L, 3, "dt must be > 0");
+    imp_world *w = unlocked(L, h, "body:move_to")->w;
+    if (imp_body_motion(w, h->id) != IMP_KINEMATIC)
+        return luaL_error(L, "body:move_to: the body must be kinematic (set body.kinematic = true)");
+    imp_body_set_velocity(w, h->id, v3_scale(v3_sub(target, imp_body_position(w, h->id)), 1.0 / dt));
+    return 0;
+}
+
 static int b_aabb(lua_State *L)
 {
     lhandle *h = B(L);
@@ -526,7 +541,7 @@ void impl_open_body(lua_State *L)
 {
     static const luaL_Reg meta[] = {{"__tostring", b_tostring}, {NULL, NULL}};
     static const luaL_Reg methods[] = {{"destroy", b_destroy}, {"valid", b_valid}, {"apply_force", b_apply_force},
-                                       {"apply_torque", b_apply_torque}, {"apply_impulse", b_apply_impulse}, {"aabb", b_aabb},
+                                       {"apply_torque", b_apply_torque}, {"apply_impulse", b_apply_impulse}, {"aabb", b_aabb}, {"move_to", b_move_to},
                                        {"kinetic_energy", b_kinetic_energy}, {"shapes", b_shapes}, {NULL, NULL}};
     static const luaL_Reg getters[] = {
         {"position", g_position}, {"center_of_mass", g_center_of_mass}, {"orientation", g_orientation}, {"rotation", g_rotation},
