@@ -380,6 +380,8 @@ typedef struct imp_contact {
     double depth[IMP_MANIFOLD_MAX];
     uint32_t point_id[IMP_MANIFOLD_MAX]; /* stable across steps while the point persists            */
     int age;                             /* steps this pair has been touching                      */
+    bool edge;                           /* edge/edge (one point): ea on A, eb on B, unit, with     */
+    imp_vec3 ea, eb;                     /* normal = ea x eb / |ea x eb| (S0's edge/edge convention) */
 } imp_contact;
 
 /* touching pairs after the last step; the pointer stays valid until the next step or collide */

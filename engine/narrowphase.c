@@ -51,6 +51,8 @@
 #define NP_MAX 16
 typedef struct np_man {
     imp_vec3 normal;
+    bool edge;            /* an edge/edge contact: ea, eb are its edges' unit directions */
+    imp_vec3 ea, eb;
     int count;
     imp_vec3 points[NP_MAX];
     double depth[NP_MAX];
@@ -209,6 +211,16 @@ static void add_point(np_man *c, imp_vec3 p, double depth)
     if (depth > c->depth[shallow]) c->points[shallow] = p, c->depth[shallow] = depth;
 }
 
+/* An edge/edge contact records its edges' directions for the contact solvers (S0's compute_ndot
+ * takes n = ea x eb / |ea x eb|). An edge has no direction of its own, so ea's sign is chosen to make
+ * ea x eb point along n, from B to A (GUIDE.md trap 2: never a negated n). */
+static void set_edges(np_man *c, imp_vec3 ea, imp_vec3 eb)
+{
+    ea = v3_normalize(ea), eb = v3_normalize(eb);
+    if (v3_dot(v3_cross(ea, eb), c->normal) < 0) ea = v3_scale(ea, -1);
+    c->edge = true, c->ea = ea, c->eb = eb;
+}
+
 /* Keep the 4 points that span the manifold best: the deepest, the one farthest from it, the one
  * making the largest triangle with those two, and the one adding the most area on the other side. */
 static void reduce4(np_man *c)
@@ -349,6 +361,7 @@ static int core_poly(const geom *A, const poly *B, np_man *c)
                 support_edge(B, B->dirs[bj], bu, +1, &b0, &b1);
                 seg_seg(c0, c1, b0, b1, &qa, &qb);
                 c->normal = bu;
+                set_edges(c, v3_sub(c1, c0), v3_sub(b1, b0));
                 add_point(c, v3_mad(qa, bu, -r), be);
                 return c->count;
             }
@@ -682,6 +695,7 @@ static int box_box_manifold(const poly *A, const poly *B, const sat_result *r, n
         imp_vec3 ea = v3_scale(m3_col(A->R, r->ei), ha[r->ei]), eb = v3_scale(m3_col(B->R, r->ej), hb[r->ej]), pa, pb;
         seg_seg(v3_sub(ca, ea), v3_add(ca, ea), v3_sub(cb, eb), v3_add(cb, eb), &pa, &pb);
         c->normal = u;
+        set_edges(c, ea, eb);
         add_point(c, pa, -sep);
         return c->count;
     }
@@ -763,6 +777,7 @@ static int poly_poly(const poly *A, const poly *B, np_man *c, int32_t *witness, 
         }
         seg_seg(a0, a1, b0, b1, &pa, &pb);
         c->normal = u;
+        set_edges(c, v3_sub(a1, a0), v3_sub(b1, b0));
         add_point(c, pa, -sep);
         return c->count;
     }
@@ -943,9 +958,13 @@ static int np_dispatch(const geom *A, const geom *B, np_man *c, int32_t *witness
 int np_collide(const geom *A, const geom *B, imp_contact *out, int32_t *witness)
 {
     np_man m;
+    m.edge = false;
+    m.normal = v3(0, 1, 0);
     np_dispatch(A, B, &m, witness);
     reduce4(&m);
     out->normal = m.normal;
+    out->edge = m.edge && m.count == 1;
+    out->ea = m.ea, out->eb = m.eb;
     out->count = m.count;
     for (int i = 0; i < m.count; i++) out->points[i] = m.points[i], out->depth[i] = m.depth[i];
     return m.count;

@@ -87,6 +87,13 @@ describe("contact manifolds", function()
     local up = c.a == upper and 1 or -1
     assert.are.equal(c.a == upper and lower or upper, c.b)
     near_vec(c.normal, { 0, up, 0 }, 1e-9, "normal")
+    -- the edges: along z on the upper box, x on the lower, with ea x eb = n (S0, GUIDE trap 2)
+    local ea, eb = c.edges.a, c.edges.b
+    local ez = c.a == upper and ea or eb
+    local ex = c.a == upper and eb or ea
+    helpers.near(math.abs(ez[3]), 1, 1e-9, "upper edge along z")
+    helpers.near(math.abs(ex[1]), 1, 1e-9, "lower edge along x")
+    near_vec({ ea[2] * eb[3] - ea[3] * eb[2], ea[3] * eb[1] - ea[1] * eb[3], ea[1] * eb[2] - ea[2] * eb[1] }, c.normal, 1e-9, "ea x eb")
   end)
 
   it("a box lying on a box face gets its overlap polygon's corners", function()

@@ -34,6 +34,12 @@ static int world_contacts(lua_State *L)
         push_side_into(L, 1, -1, "b", "shape_b", c->b);
         impl_pushvec3(L, c->normal), lua_setfield(L, -2, "normal");
         lua_pushinteger(L, c->age), lua_setfield(L, -2, "age");
+        if (c->edge) {
+            lua_createtable(L, 0, 2);
+            impl_pushvec3(L, c->ea), lua_setfield(L, -2, "a");
+            impl_pushvec3(L, c->eb), lua_setfield(L, -2, "b");
+            lua_setfield(L, -2, "edges");
+        }
         lua_createtable(L, c->count, 0);
         for (int k = 0; k < c->count; k++) {
             lua_createtable(L, 0, 3);
