@@ -340,6 +340,26 @@ void imp_body_set_motion(imp_world *w, imp_id id, imp_motion m)
     if (m != IMP_FIXED) imp_body_set_velocity(w, id, v), imp_body_set_angular_velocity(w, id, omega);
 }
 
+void imp_body_set_mass(imp_world *w, imp_id id, double m)
+{
+    BODY_OR();
+    body *b = &w->bodies[i];
+    if (!(m > 0) || !isfinite(m) || !(b->mass > 0)) return;
+    double f = m / b->mass;
+    double *X = w->bstate + BODY_DIM * i;
+    b->mass = m;
+    b->Ibody = m3_scale(b->Ibody, f);
+    if (b->motion == IMP_DYNAMIC) {
+        b->inv_mass = 1.0 / m;
+        b->Ibody_inv = m3_inverse(b->Ibody);
+        for (int k = 7; k < 13; k++) X[k] *= f; /* P = M v, L = I omega: the velocities are kept */
+    }
+    for (int k = 0; k < b->nshapes; k++) {
+        shape *s = &w->shapes[w->shape_ids.slot_dense[b->shapes[k]]];
+        s->mass *= f, s->inertia = m3_scale(s->inertia, f);
+    }
+}
+
 void imp_body_apply_force(imp_world *w, imp_id id, imp_vec3 f, imp_vec3 at)
 {
     BODY_OR();

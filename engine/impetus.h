@@ -315,6 +315,8 @@ void imp_body_set_orientation(imp_world *w, imp_id id, imp_quat q);
 void imp_body_set_velocity(imp_world *w, imp_id id, imp_vec3 v);
 void imp_body_set_angular_velocity(imp_world *w, imp_id id, imp_vec3 omega);
 void imp_body_set_motion(imp_world *w, imp_id id, imp_motion m);  /* static <-> dynamic needs mass */
+/* scale the body's mass (m > 0) and with it its inertia; momenta follow so v and omega stay */
+void imp_body_set_mass(imp_world *w, imp_id id, double m);
 /* force accumulators, cleared after each step (S3 5.2-5.5): f at world point at adds (at - x) x f */
 void imp_body_apply_force(imp_world *w, imp_id id, imp_vec3 f, imp_vec3 at);
 void imp_body_apply_central_force(imp_world *w, imp_id id, imp_vec3 f);

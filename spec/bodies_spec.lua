@@ -128,6 +128,18 @@ describe("mass properties", function()
     helpers.near(d.inertia_body[2][2], iyy, 1e-9, "I_yy")
   end)
 
+  it("scale with body.mass, keeping the velocities", function()
+    local w = zero_g()
+    local b = w:box { size = { 1, 2, 3 }, mass = 2, velocity = { 1, 0, 0 }, angular_velocity = { 0, 0.5, 0 } }
+    local I = b.inertia_body[1][1]
+    b.mass = 6
+    helpers.near(b.mass, 6, 0, "mass")
+    helpers.near(b.inertia_body[1][1], 3 * I, 1e-12, "inertia scaled")
+    near_vec(b.velocity, { 1, 0, 0 }, 1e-15, "v kept")
+    near_vec(b.angular_velocity, { 0, 0.5, 0 }, 1e-15, "omega kept")
+    assert.matches("body.mass must be a positive number", err_of(function() b.mass = 0 end))
+  end)
+
   it("can be scaled to a requested mass", function()
     local w = zero_g()
     local b = w:body { mass = 2, shapes = { { type = "box", size = { 1, 1, 1 } }, { type = "sphere", radius = 0.5, position = { 0, 2, 0 } } } }

@@ -443,6 +443,16 @@ static int set_motion(lua_State *L, const char *what, imp_motion on)
     if (imp_body_motion(w, h->id) != m) return luaL_error(L, "%s: a body with planes or meshes must stay static", what);
     return 0;
 }
+static int s_mass(lua_State *L)
+{
+    lhandle *h = B(L);
+    double m = luaL_checknumber(L, 2);
+    imp_world *w = unlocked(L, h, "body.mass")->w;
+    if (!(m > 0) || !isfinite(m)) return luaL_error(L, "body.mass must be a positive number (got %f)", m);
+    if (imp_body_motion(w, h->id) == IMP_FIXED) return luaL_error(L, "body.mass: a static body has no mass to set");
+    imp_body_set_mass(w, h->id, m);
+    return 0;
+}
 static int s_static(lua_State *L) { return set_motion(L, "body.static", IMP_FIXED); }
 static int s_kinematic(lua_State *L) { return set_motion(L, "body.kinematic", IMP_KINEMATIC); }
 static uint32_t check_bits(lua_State *L, const char *what)
@@ -552,7 +562,7 @@ void impl_open_body(lua_State *L)
         {"data", g_data}, {NULL, NULL}};
     static const luaL_Reg setters[] = {
         {"position", s_position}, {"orientation", s_orientation}, {"velocity", s_velocity},
-        {"angular_velocity", s_angular_velocity}, {"static", s_static}, {"kinematic", s_kinematic}, {"group", s_group},
+        {"angular_velocity", s_angular_velocity}, {"mass", s_mass}, {"static", s_static}, {"kinematic", s_kinematic}, {"group", s_group},
         {"mask", s_mask}, {"color", s_color}, {NULL, NULL}};
     impl_register_type(L, IMPL_BODY, meta, methods);
     impl_set_accessors(L, IMPL_BODY, getters, setters);
