@@ -516,19 +516,29 @@ static bool sat_gauss(const poly *A, const poly *B, int32_t *witness, sat_result
     /* world normals of A's faces, and for each edge of B its two arc ends (negated normals) and
      * their cross product, laid out contiguously for the inner loop */
     imp_vec3 na[GAUSS_MAX], nb[GAUSS_MAX], bc[GAUSS_EDGES], bd[GAUSS_EDGES], bdxc[GAUSS_EDGES];
+    /* the first test of every pair runs over structure-of-arrays copies (the compiler vectorizes it) */
+    double cx[GAUSS_EDGES], cy[GAUSS_EDGES], cz[GAUSS_EDGES], dx[GAUSS_EDGES], dy[GAUSS_EDGES], dz[GAUSS_EDGES];
+    double ex[GAUSS_EDGES], ey[GAUSS_EDGES], ez[GAUSS_EDGES];
+    unsigned char hit[GAUSS_EDGES];
+    const int ne = B->ne;
     for (int f = 0; f < A->nf; f++) na[f] = pfn(A, f);
     for (int f = 0; f < B->nf; f++) nb[f] = v3_scale(pfn(B, f), -1);
-    for (int j = 0; j < B->ne; j++) {
+    for (int j = 0; j < ne; j++) {
         bc[j] = nb[B->edge_faces[2 * j]], bd[j] = nb[B->edge_faces[2 * j + 1]];
         bdxc[j] = v3_cross(bd[j], bc[j]);
+        cx[j] = bc[j].x, cy[j] = bc[j].y, cz[j] = bc[j].z, dx[j] = bd[j].x, dy[j] = bd[j].y, dz[j] = bd[j].z;
+        ex[j] = bdxc[j].x, ey[j] = bdxc[j].y, ez[j] = bdxc[j].z;
     }
     for (int i = 0; i < A->ne; i++) {
         const imp_vec3 a = na[A->edge_faces[2 * i]], b = na[A->edge_faces[2 * i + 1]], bxa = v3_cross(b, a);
-        for (int j = 0; j < B->ne; j++) {
-            double cba = v3_dot(bc[j], bxa), dba = v3_dot(bd[j], bxa);
-            if (cba * dba >= 0) continue;
-            double adc = v3_dot(a, bdxc[j]), bdc = v3_dot(b, bdxc[j]);
-            if (adc * bdc >= 0 || cba * bdc <= 0) continue;
+        const double ux = bxa.x, uy = bxa.y, uz = bxa.z;
+        for (int j = 0; j < ne; j++) {
+            double cba = cx[j] * ux + cy[j] * uy + cz[j] * uz, dba = dx[j] * ux + dy[j] * uy + dz[j] * uz;
+            double adc = a.x * ex[j] + a.y * ey[j] + a.z * ez[j], bdc = b.x * ex[j] + b.y * ey[j] + b.z * ez[j];
+            hit[j] = (unsigned char)((cba * dba < 0) & (adc * bdc < 0) & (cba * bdc > 0));
+        }
+        for (int j = 0; j < ne; j++) {
+            if (!hit[j]) continue;
             double s = edge_pair_sep(A, B, i, j, &axis);
             if (s > 0) { if (witness) *witness = witness_encode(AX_EDGE_PAIR, i, j); return false; }
             if (s > r->edge) r->edge = s, r->ei = i, r->ej = j;
