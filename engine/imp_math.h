@@ -50,4 +50,134 @@ static inline imp_vec3 m3_mul_tv(imp_mat3 a, imp_vec3 v) /* transpose(a) * v */
               a.m[0][2] * v.x + a.m[1][2] * v.y + a.m[2][2] * v.z);
 }
 
+static inline imp_mat3 m3_mul(imp_mat3 a, imp_mat3 b)
+{
+    imp_mat3 r;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) r.m[i][j] = a.m[i][0] * b.m[0][j] + a.m[i][1] * b.m[1][j] + a.m[i][2] * b.m[2][j];
+    return r;
+}
+static inline imp_mat3 m3_transpose(imp_mat3 a)
+{
+    imp_mat3 r;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) r.m[i][j] = a.m[j][i];
+    return r;
+}
+static inline imp_mat3 m3_add(imp_mat3 a, imp_mat3 b)
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) a.m[i][j] += b.m[i][j];
+    return a;
+}
+static inline imp_mat3 m3_scale(imp_mat3 a, double s)
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) a.m[i][j] *= s;
+    return a;
+}
+static inline imp_mat3 m3_diag(double a, double b, double c)
+{
+    imp_mat3 r = {{{a, 0, 0}, {0, b, 0}, {0, 0, c}}};
+    return r;
+}
+static inline imp_vec3 m3_col(imp_mat3 a, int j) { return v3(a.m[0][j], a.m[1][j], a.m[2][j]); }
+/* R A R^T: a body-frame tensor seen in the world frame (S3: I(t) = R(t) I_body R(t)^T) */
+static inline imp_mat3 m3_rotate_tensor(imp_mat3 r, imp_mat3 a) { return m3_mul(m3_mul(r, a), m3_transpose(r)); }
+static inline double m3_det(imp_mat3 a)
+{
+    return a.m[0][0] * (a.m[1][1] * a.m[2][2] - a.m[1][2] * a.m[2][1]) -
+           a.m[0][1] * (a.m[1][0] * a.m[2][2] - a.m[1][2] * a.m[2][0]) +
+           a.m[0][2] * (a.m[1][0] * a.m[2][1] - a.m[1][1] * a.m[2][0]);
+}
+/* inverse by the adjugate; a singular matrix gives the zero matrix (an immovable axis) */
+static inline imp_mat3 m3_inverse(imp_mat3 a)
+{
+    double d = m3_det(a);
+    imp_mat3 r = {{{0}}};
+    if (fabs(d) < 1e-300) return r;
+    double s = 1.0 / d;
+    r.m[0][0] = (a.m[1][1] * a.m[2][2] - a.m[1][2] * a.m[2][1]) * s;
+    r.m[0][1] = (a.m[0][2] * a.m[2][1] - a.m[0][1] * a.m[2][2]) * s;
+    r.m[0][2] = (a.m[0][1] * a.m[1][2] - a.m[0][2] * a.m[1][1]) * s;
+    r.m[1][0] = (a.m[1][2] * a.m[2][0] - a.m[1][0] * a.m[2][2]) * s;
+    r.m[1][1] = (a.m[0][0] * a.m[2][2] - a.m[0][2] * a.m[2][0]) * s;
+    r.m[1][2] = (a.m[0][2] * a.m[1][0] - a.m[0][0] * a.m[1][2]) * s;
+    r.m[2][0] = (a.m[1][0] * a.m[2][1] - a.m[1][1] * a.m[2][0]) * s;
+    r.m[2][1] = (a.m[0][1] * a.m[2][0] - a.m[0][0] * a.m[2][1]) * s;
+    r.m[2][2] = (a.m[0][0] * a.m[1][1] - a.m[0][1] * a.m[1][0]) * s;
+    return r;
+}
+
+/* ---- quaternions (S3 "Quaternions vs. rotation matrices") ----------------------------------------
+ * q = [s, v] = w + x i + y j + z k; a unit quaternion rotates by angle theta about the unit axis u as
+ * q = [cos(theta/2), sin(theta/2) u]. Products compose rotations: q1 q2 rotates by q2, then q1:
+ *     [s1, v1][s2, v2] = [s1 s2 - v1.v2,  s1 v2 + s2 v1 + v1 x v2]
+ * q and -q are the same rotation. The rotation matrix of a unit q:
+ *     R = | 1-2y^2-2z^2   2xy-2wz      2xz+2wy   |
+ *         | 2xy+2wz       1-2x^2-2z^2  2yz-2wx   |
+ *         | 2xz-2wy       2yz+2wx      1-2x^2-2y^2 | */
+typedef struct imp_quat { double w, x, y, z; } imp_quat;
+
+static inline imp_quat quat(double w, double x, double y, double z) { imp_quat q = {w, x, y, z}; return q; }
+static inline imp_quat quat_identity(void) { return quat(1, 0, 0, 0); }
+static inline imp_quat quat_mul(imp_quat a, imp_quat b)
+{
+    return quat(a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
+                a.w * b.x + b.w * a.x + a.y * b.z - a.z * b.y,
+                a.w * b.y + b.w * a.y + a.z * b.x - a.x * b.z,
+                a.w * b.z + b.w * a.z + a.x * b.y - a.y * b.x);
+}
+static inline imp_quat quat_conj(imp_quat q) { return quat(q.w, -q.x, -q.y, -q.z); }
+static inline double quat_len(imp_quat q) { return sqrt(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z); }
+static inline imp_quat quat_normalize(imp_quat q)
+{
+    double l = quat_len(q);
+    return l > 0 ? quat(q.w / l, q.x / l, q.y / l, q.z / l) : quat_identity();
+}
+static inline imp_quat quat_from_axis_angle(imp_vec3 axis, double angle)
+{
+    imp_vec3 u = v3_normalize(axis);
+    double s = sin(0.5 * angle);
+    return quat(cos(0.5 * angle), u.x * s, u.y * s, u.z * s);
+}
+static inline imp_mat3 quat_to_m3(imp_quat q)
+{
+    double w = q.w, x = q.x, y = q.y, z = q.z;
+    imp_mat3 r = {{{1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)},
+                   {2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)},
+                   {2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)}}};
+    return r;
+}
+/* S3's matrix-to-quaternion: from the trace when it is positive, else from the largest diagonal
+ * entry, so the square root never takes a small or negative argument */
+static inline imp_quat quat_from_m3(imp_mat3 m)
+{
+    double tr = m.m[0][0] + m.m[1][1] + m.m[2][2];
+    imp_quat q;
+    if (tr >= 0) {
+        double s = sqrt(tr + 1.0);
+        q.w = 0.5 * s;
+        s = 0.5 / s;
+        q.x = (m.m[2][1] - m.m[1][2]) * s;
+        q.y = (m.m[0][2] - m.m[2][0]) * s;
+        q.z = (m.m[1][0] - m.m[0][1]) * s;
+    } else {
+        int i = 0;
+        if (m.m[1][1] > m.m[0][0]) i = 1;
+        if (m.m[2][2] > m.m[i][i]) i = 2;
+        int j = (i + 1) % 3, k = (j + 1) % 3;
+        double s = sqrt(m.m[i][i] - m.m[j][j] - m.m[k][k] + 1.0);
+        double v[3];
+        v[i] = 0.5 * s;
+        s = 0.5 / s;
+        v[j] = (m.m[i][j] + m.m[j][i]) * s;
+        v[k] = (m.m[k][i] + m.m[i][k]) * s;
+        q.w = (m.m[k][j] - m.m[j][k]) * s;
+        q.x = v[0], q.y = v[1], q.z = v[2];
+    }
+    return q;
+}
+static inline imp_vec3 quat_rotate(imp_quat q, imp_vec3 v) { return m3_mul_v(quat_to_m3(q), v); }
+
 #endif

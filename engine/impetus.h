@@ -82,6 +82,8 @@ typedef struct imp_world_def {
 typedef struct imp_profile {
     double forces, integrate, collide, total;
     int evaluations; /* derivative evaluations in the last step */
+    double bodies, contacts; /* rigid bodies: integrate; broad + narrow phase + contacts           */
+    int pairs, manifolds;    /* broad-phase pairs and touching manifolds of the last step          */
 } imp_profile;
 
 imp_world_def imp_world_def_default(void);
@@ -355,5 +357,171 @@ imp_status imp_curve_particle_set(imp_world *w, imp_id particle, double u, doubl
 int imp_curve_particle_sample(imp_world *w, imp_id particle, int n, double *xyz);
 int imp_curve_particle_count(const imp_world *w);
 imp_id imp_curve_particle_id(const imp_world *w, int i);
+/* ---- rigid bodies (engine/body.c, mass.c) ----------------------------------------------------------
+ * S3 "Rigid body dynamics": state X = (x, q, P, L) per body, x the centre of mass, q a unit
+ * quaternion, P = M v, L = I(t) omega with I(t) = R I_body R^T. A body is made of shapes, all placed
+ * relative to the body's origin; the origin and the centre of mass differ for compounds. */
+
+typedef enum imp_shape_type {
+    IMP_SHAPE_SPHERE, IMP_SHAPE_CAPSULE, IMP_SHAPE_BOX, IMP_SHAPE_HULL, IMP_SHAPE_MESH, IMP_SHAPE_PLANE,
+    IMP_SHAPE_TYPE_COUNT
+} imp_shape_type;
+
+typedef struct imp_shape_def {
+    imp_shape_type type;
+    imp_vec3 position;       /* offset from the body origin, body frame                          */
+    imp_quat orientation;    /* relative to the body frame                                       */
+    double radius;           /* sphere, capsule                                                  */
+    double half_height;      /* capsule: half the length of its core segment, along local y       */
+    imp_vec3 half;           /* box: half extents                                                */
+    const double *points;    /* hull: point cloud (3 per point); the engine builds the hull       */
+    int point_count;
+    const double *vertices;  /* mesh: 3 per vertex                                               */
+    int vertex_count;
+    const int *triangles;    /* mesh: 3 vertex indices per triangle (counter-clockwise = front)   */
+    int triangle_count;
+    imp_vec3 normal;         /* plane: n . p = offset in the body frame                          */
+    double offset;
+    double density;          /* kg/m^3, default 1000                                             */
+} imp_shape_def;
+
+typedef struct imp_body_def {
+    imp_vec3 position;       /* the body origin                                                  */
+    imp_quat orientation;
+    imp_vec3 velocity, angular_velocity;  /* of the centre of mass, world frame                    */
+    imp_motion motion;       /* IMP_DYNAMIC (default), IMP_FIXED (static), IMP_KINEMATIC           */
+    double mass;             /* > 0: scales the shapes' densities to give this mass; 0: densities  */
+    uint32_t group, mask;    /* body a and b may touch when (a.group & b.mask) && (b.group & a.mask) */
+    float color[4];
+    const imp_shape_def *shapes;
+    int shape_count;
+} imp_body_def;
+
+imp_shape_def imp_shape_def_default(imp_shape_type type);
+imp_body_def imp_body_def_default(void);
+/* returns a null id and sets the world error when the def is unusable (no shapes, bad hull, ...) */
+imp_id imp_body_create(imp_world *w, const imp_body_def *def);
+void imp_body_destroy(imp_world *w, imp_id id);
+bool imp_body_valid(const imp_world *w, imp_id id);
+int imp_body_count(const imp_world *w);
+imp_id imp_body_id(const imp_world *w, int i);
+
+imp_vec3 imp_body_position(const imp_world *w, imp_id id);        /* the body origin             */
+imp_vec3 imp_body_center_of_mass(const imp_world *w, imp_id id);  /* x                           */
+imp_quat imp_body_orientation(const imp_world *w, imp_id id);
+imp_vec3 imp_body_velocity(const imp_world *w, imp_id id);        /* of the centre of mass       */
+imp_vec3 imp_body_angular_velocity(const imp_world *w, imp_id id);
+imp_vec3 imp_body_momentum(const imp_world *w, imp_id id);        /* P                           */
+imp_vec3 imp_body_angular_momentum(const imp_world *w, imp_id id);/* L                           */
+double imp_body_mass(const imp_world *w, imp_id id);              /* 0 for static bodies         */
+imp_mat3 imp_body_inertia(const imp_world *w, imp_id id);         /* world frame, about x        */
+imp_mat3 imp_body_inertia_body(const imp_world *w, imp_id id);    /* body frame, about x         */
+imp_vec3 imp_body_force(const imp_world *w, imp_id id);           /* accumulated for the next step */
+imp_vec3 imp_body_torque(const imp_world *w, imp_id id);
+imp_motion imp_body_motion(const imp_world *w, imp_id id);
+double imp_body_kinetic_energy(const imp_world *w, imp_id id);
+void imp_body_set_position(imp_world *w, imp_id id, imp_vec3 origin);
+void imp_body_set_orientation(imp_world *w, imp_id id, imp_quat q);
+void imp_body_set_velocity(imp_world *w, imp_id id, imp_vec3 v);
+void imp_body_set_angular_velocity(imp_world *w, imp_id id, imp_vec3 omega);
+void imp_body_set_motion(imp_world *w, imp_id id, imp_motion m);  /* static <-> dynamic needs mass */
+/* scale the body's mass (m > 0) and with it its inertia; momenta follow so v and omega stay */
+void imp_body_set_mass(imp_world *w, imp_id id, double m);
+/* force accumulators, cleared after each step (S3 5.2-5.5): f at world point at adds (at - x) x f */
+void imp_body_apply_force(imp_world *w, imp_id id, imp_vec3 f, imp_vec3 at);
+void imp_body_apply_central_force(imp_world *w, imp_id id, imp_vec3 f);
+void imp_body_apply_torque(imp_world *w, imp_id id, imp_vec3 tau);
+/* an impulse changes the momenta at once: P += j, L += (at - x) x j */
+void imp_body_apply_impulse(imp_world *w, imp_id id, imp_vec3 j, imp_vec3 at);
+uint32_t imp_body_group(const imp_world *w, imp_id id);
+uint32_t imp_body_mask(const imp_world *w, imp_id id);
+void imp_body_set_filter(imp_world *w, imp_id id, uint32_t group, uint32_t mask);
+void imp_body_color(const imp_world *w, imp_id id, float rgba[4]);
+void imp_body_set_color(imp_world *w, imp_id id, const float rgba[4]);
+/* bounding box of all the body's shapes (planes: huge) */
+void imp_body_aabb(const imp_world *w, imp_id id, imp_vec3 *lo, imp_vec3 *hi);
+
+/* the body store as an ODE system: state [x(3) q(4) P(3) L(3)] per body, 13 doubles, in dense order.
+ * Any solver can integrate it; set_state renormalizes every q in the store (GUIDE.md trap 8). */
+imp_ode_system imp_body_ode(imp_world *w);
+/* after writing body states by hand through imp_body_ode's set_state: re-place every shape */
+void imp_body_refresh_all(imp_world *w);
+
+/* ---- shapes of bodies (engine/shape.c, hull.c) ------------------------------------------------------ */
+
+/* the shapes of a body, for drawing and queries. A shape is named by its body and its index. */
+int imp_body_shape_count(const imp_world *w, imp_id body);
+typedef struct imp_shape_info {
+    imp_shape_type type;
+    imp_vec3 position;        /* world frame */
+    imp_mat3 rotation;        /* world frame */
+    double radius, half_height, offset;
+    imp_vec3 half, normal;
+    int vertex_count, face_count, triangle_count;
+    const double *vertices;   /* hull, mesh: local (shape frame) vertices, 3 per vertex               */
+    const int *triangles;     /* hull (its faces fanned), mesh: 3 indices per triangle                */
+    double mass, volume;
+    imp_vec3 center;          /* centre of mass in the shape frame                                    */
+    imp_mat3 inertia;         /* about that centre, shape frame                                      */
+} imp_shape_info;
+imp_shape_info imp_body_shape(const imp_world *w, imp_id body, int index);
+
+/* mass properties of a shape def at density 1 scaled by def->density (mass.c): mass, centre of mass
+ * in the shape frame and inertia about it. Returns false for a def that has no volume. */
+bool imp_shape_mass(const imp_shape_def *def, double *mass, imp_vec3 *center, imp_mat3 *inertia);
+
+/* ---- collision detection (engine/broadphase.c, narrowphase.c, contact.c) ------------------------------ */
+
+/* SAP: incremental sweep and prune on three axes (S0 7.2.2, default); GRID: a hash grid;
+ * SWEEP: sort and sweep along one axis each step (coherent insertion sort, no pair set) */
+typedef enum imp_broadphase { IMP_BROADPHASE_SAP, IMP_BROADPHASE_GRID, IMP_BROADPHASE_SWEEP } imp_broadphase;
+void imp_world_set_broadphase(imp_world *w, imp_broadphase kind);
+imp_broadphase imp_world_broadphase(const imp_world *w);
+
+/* one shape of a contact: a body's shape, or a static particle collider (body null) */
+typedef struct imp_contact_side { imp_id body; int shape; imp_id collider; } imp_contact_side;
+
+#define IMP_MANIFOLD_MAX 4
+/* a contact manifold between two shapes. normal points out of B towards A (GUIDE.md trap 2); each
+ * point lies on A's surface, B's surface is at point + depth * normal. depth > 0 is penetration. */
+typedef struct imp_contact {
+    imp_contact_side a, b;
+    imp_vec3 normal;
+    int count;
+    imp_vec3 points[IMP_MANIFOLD_MAX];
+    double depth[IMP_MANIFOLD_MAX];
+    uint32_t point_id[IMP_MANIFOLD_MAX]; /* stable across steps while the point persists            */
+    int age;                             /* steps this pair has been touching                      */
+    bool edge;                           /* edge/edge (one point): ea on A, eb on B, unit, with     */
+    imp_vec3 ea, eb;                     /* normal = ea x eb / |ea x eb| (S0's edge/edge convention) */
+} imp_contact;
+
+/* touching pairs after the last step; the pointer stays valid until the next step or collide */
+int imp_world_contact_count(const imp_world *w);
+const imp_contact *imp_world_contact(const imp_world *w, int i);
+/* events of the last step: pairs that started or stopped touching */
+int imp_world_begin_count(const imp_world *w);
+int imp_world_end_count(const imp_world *w);
+void imp_world_begin_event(const imp_world *w, int i, imp_contact_side *a, imp_contact_side *b);
+void imp_world_end_event(const imp_world *w, int i, imp_contact_side *a, imp_contact_side *b);
+/* broad-phase pairs of the last step (after filtering), as body/shape sides */
+int imp_world_pair_count(const imp_world *w);
+void imp_world_pair(const imp_world *w, int i, imp_contact_side *a, imp_contact_side *b);
+/* run the collision stages now, without stepping (after moving bodies by hand) */
+void imp_world_collide(imp_world *w);
+
+/* ---- queries (engine/query.c) ------------------------------------------------------------------------ */
+typedef struct imp_ray_hit {
+    imp_contact_side side;
+    imp_vec3 point, normal;
+    double fraction;          /* of the segment from -> to */
+} imp_ray_hit;
+/* closest hit on the segment from -> to; false when nothing is hit */
+bool imp_world_raycast(const imp_world *w, imp_vec3 from, imp_vec3 to, imp_ray_hit *hit);
+/* shapes that contain the point; returns how many, writes at most max of them */
+int imp_world_query_point(const imp_world *w, imp_vec3 p, imp_contact_side *out, int max);
+/* shapes that overlap a shape def placed at (position, orientation) */
+int imp_world_overlap(imp_world *w, const imp_shape_def *def, imp_vec3 position, imp_quat orientation,
+                      imp_contact_side *out, int max);
 
 #endif

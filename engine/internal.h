@@ -74,6 +74,169 @@ typedef struct phit {
     imp_vec3 normal;
 } phit;
 
+/* ---- rigid bodies, shapes, collision (body.c, shape.c, hull.c, broadphase.c, narrowphase.c, contact.c) */
+
+/* a convex hull (hull.c): vertices, polygon faces (ccw seen from outside) with planes n . x = d,
+ * the unique edges and their unique directions (for SAT), and the faces fanned into triangles */
+typedef struct hull {
+    int nv, nf, ne, ndir, ntri;
+    double *v;            /* 3 per vertex                          */
+    int *face_first, *face_count, *face_verts;
+    imp_vec3 *face_n;
+    double *face_d;
+    int *edges;           /* 2 per edge                            */
+    int *edge_faces;      /* 2 per edge: the faces on either side  */
+    imp_vec3 *dirs;       /* unit edge directions, parallel ones once */
+    int *tris;            /* 3 per triangle                        */
+    imp_vec3 centroid;
+} hull;
+
+/* a static triangle mesh (shape.c), with a bounding volume hierarchy over its triangles */
+typedef struct mesh_node {
+    imp_vec3 lo, hi;      /* local bounds of the triangles below   */
+    int left, right;      /* inner: the children; leaf: order[left .. left + count) */
+    int count;            /* triangles of a leaf, 0 for an inner node */
+} mesh_node;
+
+typedef struct mesh {
+    int nv, nt, nnodes;
+    double *v;
+    int *tri;
+    imp_vec3 *n;          /* unit normal per triangle              */
+    imp_vec3 lo, hi;      /* local bounds                          */
+    mesh_node *nodes;     /* nodes[0] is the root                  */
+    int *order;           /* triangle indices in leaf order        */
+} mesh;
+
+/* triangles of m whose bounds meet the local box [lo, hi]: calls fn(ctx, t) for each */
+void mesh_query(const mesh *m, imp_vec3 lo, imp_vec3 hi, void (*fn)(void *ctx, int t), void *ctx);
+
+typedef struct shape {
+    imp_shape_type type;
+    uint32_t body;        /* slot of its body                      */
+    int index;            /* its index in the body                 */
+    imp_vec3 lpos;        /* pose relative to the body origin      */
+    imp_quat lq;
+    double radius, half_height, offset;
+    imp_vec3 half, normal;
+    hull *hull;
+    mesh *mesh;
+    double mass, volume;
+    imp_vec3 center;      /* centre of mass, shape frame           */
+    imp_mat3 inertia;     /* about it, shape frame                 */
+    /* world placement: written by the collide stage (shape_update) */
+    imp_vec3 wpos;
+    imp_mat3 wrot;
+    imp_vec3 lo, hi;
+} shape;
+
+typedef struct body {
+    double mass, inv_mass;
+    imp_mat3 Ibody, Ibody_inv;  /* about the centre of mass, body frame                 */
+    imp_vec3 com;               /* centre of mass relative to the origin, body frame   */
+    imp_vec3 force, torque;     /* accumulators, cleared after each step               */
+    imp_vec3 kin_v, kin_w;      /* kinematic bodies: the velocities the script set     */
+    uint8_t motion;             /* imp_motion                                          */
+    uint32_t group, mask;
+    float color[4];
+    uint32_t *shapes;           /* shape slots                                         */
+    int nshapes;
+} body;
+
+#define BODY_DIM 13 /* x(3) q(4) P(3) L(3) */
+
+/* world-space geometry the narrow phase works on: a body shape placed, or a particle collider */
+typedef struct geom {
+    imp_shape_type type;
+    imp_vec3 p;
+    imp_mat3 R;
+    double radius, half_height, offset;
+    imp_vec3 half, normal;
+    const hull *hull;
+    const mesh *mesh;
+    imp_vec3 lo, hi;
+} geom;
+
+/* a broad-phase pair and its persistent narrow-phase data; key = (lower << 32) | higher, where a
+ * collider's key is COLLIDER_KEY | slot */
+#define COLLIDER_KEY 0x80000000u
+typedef struct pair {
+    uint64_t key;
+    uint32_t a, b;        /* keys of the two sides, in narrow-phase order (a is A)      */
+    int32_t witness;      /* cached separating axis (S0 7.1), -1 when none              */
+    int32_t man;          /* its manifold when touching, else -1                        */
+} pair;
+
+/* a touching pair's manifold, kept apart from the pairs so that most pairs stay small */
+typedef struct manifold {
+    imp_contact c;
+    imp_vec3 local[IMP_MANIFOLD_MAX]; /* the points in A's shape frame, to match them next step */
+} manifold;
+
+struct bp_cand { uint64_t key; uint32_t a, b; }; /* a broad-phase candidate pair, or a grid entry */
+
+typedef struct collision_state {
+    imp_broadphase kind;
+    /* shape slots of the broad phase (everything but planes); the sort-and-sweep keeps them in
+     * coherent order of their minimum on axis */
+    uint32_t *order; int order_count, order_cap;
+    int axis;
+    /* incremental sweep and prune (S0 7.2.2): three sorted endpoint lists, id = slot << 1 | is_max,
+     * and the set of overlapping pairs, updated at every exchange of the insertion sorts */
+    struct sap_end { double v; uint32_t id; } *ends[3]; int ends_count, ends_cap;
+    uint64_t *set; int set_count, set_cap;   /* open addressing, linear probing; 0 = empty      */
+    int sap_built, sap_added;                 /* lists valid; shapes appended since they were built */
+    uint8_t *dead; int dead_cap, dead_any;    /* slots removed since the last step               */
+    void *boxes; int boxes_cap;   /* bounds in sweep order (broadphase.c) */
+    /* grid scratch: (cell hash << 32 | box) entries, radix-sorted as candidates are */
+    struct bp_cand *cells, *cells_tmp; int cell_cap;
+    /* this step's candidates from the broad phase (sorted by key), then the full pairs built from
+     * them, and the persistent pairs from the last step */
+    struct bp_cand *cand, *cand_tmp; int cand_count, cand_cap;
+    int *radix;                   /* 2^16 counters of the radix sort */
+    pair *pairs; int pair_count, pair_cap;
+    pair *prev; int prev_count, prev_cap;
+    /* this step's manifolds (touching pairs) and last step's */
+    manifold *mans; int man_count, man_cap;
+    manifold *prev_mans; int prev_man_count, prev_man_cap;
+    imp_contact_side *begin, *end; int begin_count, end_count, begin_cap, end_cap; /* 2 sides per event */
+    uint32_t next_point_id;
+} collision_state;
+
+/* body.c */
+int bodies_dense(const imp_world *w, uint32_t slot);
+void bodies_clear_accumulators(imp_world *w);
+int bodies_nan_guard(imp_world *w, const double *x0);
+double bodies_kinetic_energy(const imp_world *w);
+double bodies_potential_energy(const imp_world *w);
+void bodies_free(imp_world *w);
+/* shape.c */
+void shape_update(imp_world *w, shape *s);   /* world pose and bounds from its body */
+void shape_geom(const shape *s, geom *g);
+void shape_geom_from_collider(const imp_collider_def *c, geom *g);
+void shape_geom_bounds(geom *g);
+void shape_free(shape *s);
+bool shape_build(imp_world *w, shape *s, const imp_shape_def *def);
+/* hull.c */
+hull *hull_build(const double *points, int n, char *err, size_t errlen);
+void hull_free(hull *h);
+/* mass.c */
+bool mass_of_hull(const hull *h, double *volume, imp_vec3 *center, imp_mat3 *inertia_unit_density);
+/* broadphase.c */
+void bp_add(imp_world *w, uint32_t slot);
+void bp_remove(imp_world *w, uint32_t slot);
+void bp_find_pairs(imp_world *w);
+bool bp_can_collide(const imp_world *w, const shape *a, const shape *b);
+/* narrowphase.c: contacts between two geoms; returns the number of points, writes c->normal etc.
+ * witness: in/out cached separating axis for polytope pairs */
+int np_collide(const geom *a, const geom *b, imp_contact *c, int32_t *witness);
+bool np_order(imp_shape_type a, imp_shape_type b); /* true when (a, b) must be swapped */
+/* contact.c */
+void contacts_update(imp_world *w);
+void contacts_free(imp_world *w);
+imp_contact_side contacts_side(const imp_world *w, uint32_t key);
+const geom *contacts_geom(const imp_world *w, uint32_t key, geom *tmp);
+
 struct imp_world {
     imp_world_def def;
     double time;
@@ -92,6 +255,14 @@ struct imp_world {
     phit *hits; int hit_count, hit_cap; /* impacts of the last collision pass */
 
     struct tinker *tinker; /* constraints and curve particles (tinkertoy.c); NULL until the first one */
+
+    /* rigid bodies and collision (body.c ... contact.c) */
+    idtable body_ids;  body *bodies; double *bstate; int body_cap;
+    idtable shape_ids; shape *shapes; int shape_cap;
+    imp_ode_solver body_solver;
+    double *bstate0; int bstate0_cap;
+    collision_state col;
+    double collide_ms, bodies_ms;
 
     imp_ode_solver solver;
     particle_range range;

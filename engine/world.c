@@ -8,7 +8,10 @@
  *                 collide   (impacts inside the step: restitution, friction, no tunnelling; then,
  *                            where constrained particles touch or hit, positions and velocities
  *                            projected back onto the constraints, tinkertoy.c)
- *     finish:     NaN guard (a particle that went non-finite is put back and reported)
+ *     bodies:     integrate (the world's ODE solver on the body store, body.c)
+ *     collide:    broadphase -> narrowphase -> contacts + begin/end events (contact.c); run after
+ *                 the bodies moved, so the contacts a script reads describe the state it sees
+ *     finish:     NaN guard (a particle or body that went non-finite is put back and reported)
  *
  * A failing callback aborts the step; the state taken before integrating is put back, so the world
  * is exactly as it was before the call. Each stage is timed into w->profile. */
@@ -41,6 +44,7 @@ imp_world *imp_world_create(const imp_world_def *def)
     w->def = def ? *def : imp_world_def_default();
     imp_ode_solver_init(&w->solver, w->def.integrator);
     w->solver.tolerance = w->def.tolerance;
+    imp_ode_solver_init(&w->body_solver, w->def.integrator);
     return w;
 }
 
@@ -60,6 +64,7 @@ void imp_world_destroy(imp_world *w)
     free(w->contacts), free(w->hits);
     free(w->state0), free(w->force);
     imp_ode_solver_free(&w->solver);
+    bodies_free(w);
     free(w);
 }
 
@@ -106,6 +111,31 @@ static int nan_guard(imp_world *w, const double *x0)
         world_set_error(w, "NaN guard: %d particle(s) went non-finite at t = %.4f s (first: particle #%u); "
                            "they were put back and stopped", bad, w->time, ids_of(&w->p.ids, first).index);
     return bad;
+}
+
+/* ---- rigid bodies: integrate, then collide ---------------------------------------------------------- */
+static int step_bodies(imp_world *w, double dt, imp_profile *prof)
+{
+    const int n = w->body_ids.count;
+    double t0 = now_ms();
+    if (n > w->bstate0_cap) {
+        w->bstate0_cap = n + n / 2 + 16;
+        free(w->bstate0);
+        w->bstate0 = ids_grow(NULL, BODY_DIM * sizeof(double), w->bstate0_cap);
+    }
+    if (n) memcpy(w->bstate0, w->bstate, BODY_DIM * sizeof(double) * (size_t)n);
+    w->body_solver.method = w->def.integrator;
+    w->body_solver.tolerance = w->def.tolerance;
+    imp_ode_system sys = imp_body_ode(w);
+    imp_ode_advance(&sys, &w->body_solver, w->time, dt);
+    bodies_clear_accumulators(w);
+    prof->bodies = now_ms() - t0;
+    t0 = now_ms();
+    contacts_update(w);
+    prof->contacts = now_ms() - t0;
+    prof->pairs = w->col.prev_count;
+    prof->manifolds = w->col.prev_man_count;
+    return 0;
 }
 
 imp_status imp_world_step(imp_world *w, double dt)
@@ -167,11 +197,15 @@ imp_status imp_world_step(imp_world *w, double dt)
     }
     prof.collide = now_ms() - t0;
 
+    /* bodies: integrate, collide */
+    step_bodies(w, dt, &prof);
+
     /* finish */
     w->time += dt;
     w->steps++;
     w->locked = false;
     int bad = nan_guard(w, w->state0);
+    bad += bodies_nan_guard(w, w->bstate0);
     prof.total = now_ms() - t_start;
     w->profile = prof;
     return bad ? IMP_ERR_NAN : IMP_OK;
@@ -199,7 +233,7 @@ double imp_world_kinetic_energy(const imp_world *w)
         imp_vec3 v = v3_load(w->p.v + 3 * i);
         e += 0.5 * w->p.mass[i] * v3_dot(v, v);
     }
-    return e;
+    return e + bodies_kinetic_energy(w);
 }
 
 /* gravitational potential -m g . x (zero at the origin) plus the springs' elastic energy */
@@ -210,5 +244,5 @@ double imp_world_potential_energy(const imp_world *w)
         if (w->p.motion[i] == IMP_FIXED) continue;
         e -= w->p.mass[i] * v3_dot(w->def.gravity, v3_load(w->p.x + 3 * i));
     }
-    return e + forces_spring_energy(w);
+    return e + forces_spring_energy(w) + bodies_potential_energy(w);
 }

@@ -7,7 +7,8 @@
  *   gfx.camera3d(eye, target, fovy)  gfx.camera2d(cx, cy, half_height)
  *   gfx.project(p) -> x, y | nil     gfx.unproject(x, y) -> origin, dir
  *   gfx.grid(extent, spacing, height)  gfx.line(a, b, rgba)  gfx.sphere(c, r, rgba)  gfx.box(c, half, rgba)
- *   gfx.world(world)  draws particles, springs, constraints, curves and colliders of a world
+ *   gfx.world(world)  draws particles, springs, constraints, curves, colliders and rigid bodies
+ *   gfx.debug{contacts, aabbs, centers, velocities}  debug views of gfx.world (gfx_bodies.c)
  *   gfx.rect(x, y, w, h, rgba)  gfx.text(x, y, s, rgba)  gfx.text_width(s)  gfx.line_height()
  */
 #include <SDL.h>
@@ -47,6 +48,10 @@ static float *opt_color(lua_State *L, int idx, const char *what, float rgba[4], 
     if (!lua_isnoneornil(L, idx)) impl_tocolor(L, idx, what, rgba);
     return rgba;
 }
+
+/* gfx_bodies.c: rigid bodies and collision debug drawing */
+void gfx_draw_bodies(imp_world *w);
+void gfx_bodies_register(lua_State *L);
 
 static void tofloat3(imp_vec3 v, float out[3]) { out[0] = (float)v.x, out[1] = (float)v.y, out[2] = (float)v.z; }
 
@@ -445,6 +450,7 @@ static int gfx_world(lua_State *L)
         }
         rnd_spheres(n, xyzr, imp_particle_colors(w));
     }
+    gfx_draw_bodies(w);
     return 0;
 }
 
@@ -493,5 +499,6 @@ int luaopen_impetus_gfx(lua_State *L)
         {"text", gfx_text},         {"text_width", gfx_text_width}, {"line_height", gfx_line_height},
         {NULL, NULL}};
     luaL_newlib(L, fns);
+    gfx_bodies_register(L); /* gfx.debug (gfx_bodies.c) */
     return 1;
 }

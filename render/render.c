@@ -28,6 +28,7 @@
 #define LINE_VFLOATS    7            /* x y z, r g b a (per vertex)                                 */
 #define OVERLAY_VFLOATS 8            /* x y, u v, r g b a (per vertex)                              */
 #define GRID_FLOATS     3            /* half_extent, spacing, height (per rnd_grid request)          */
+#define TRI_VFLOATS     10           /* x y z, nx ny nz, r g b a (per vertex of rnd_mesh triangles)  */
 
 #define MAX_GRID_LINES  1000         /* per side of the origin and per direction                    */
 
@@ -189,8 +190,8 @@ static struct {
     float aspect, tan_half_fovy, depth_half;       /* depth_half: 2D eye height above z = 0       */
     float key_dir[3], fill_dir[3];                 /* world-space directions towards the lights   */
 
-    GLuint prog_sphere, prog_box, prog_line, prog_overlay;
-    LitUniforms u_sphere, u_box;
+    GLuint prog_sphere, prog_box, prog_line, prog_overlay, prog_tri;
+    LitUniforms u_sphere, u_box, u_tri;
     GLint u_line_viewproj, u_overlay_screen, u_overlay_font;
 
     GLuint sphere_vao, sphere_vbo, sphere_ebo;
@@ -202,6 +203,10 @@ static struct {
     StreamBuffer line_buf;
     GLuint overlay_vao;
     StreamBuffer overlay_buf;
+    GLuint tri_vao;                                /* lit triangles: hulls, meshes, capsule sides */
+    StreamBuffer tri_buf;
+    FloatArray tris;
+    FloatArray xlines;                             /* lines drawn over everything (debug views)  */
 
     FloatArray spheres, boxes, grids, lines, overlay;
     FloatArray scratch;                            /* grid vertices followed by the lines        */
@@ -266,6 +271,23 @@ static const char *box_vs =
     "    v_world = world;\n"
     "    v_color = a_color;\n"
     "    gl_Position = u_viewproj * vec4(world, 1.0);\n"
+    "}\n";
+
+/* world-space lit triangles (hulls, meshes, capsule sides), already transformed on the CPU */
+static const char *tri_vs =
+    "#version 330 core\n"
+    "layout(location = 0) in vec3 a_pos;\n"
+    "layout(location = 1) in vec3 a_normal;\n"
+    "layout(location = 2) in vec4 a_color;\n"
+    "uniform mat4 u_viewproj;\n"
+    "out vec3 v_normal;\n"
+    "out vec3 v_world;\n"
+    "out vec4 v_color;\n"
+    "void main() {\n"
+    "    v_normal = a_normal;\n"
+    "    v_world = a_pos;\n"
+    "    v_color = a_color;\n"
+    "    gl_Position = u_viewproj * vec4(a_pos, 1.0);\n"
     "}\n";
 
 /* shared lighting: warm key light + cool fill + sky/ground ambient, Lambert + a little Blinn */
@@ -622,12 +644,14 @@ int rnd_init(void)
     R.prog_box = R.prog_sphere ? link_program(box_vs, lit_fs, "box") : 0;
     R.prog_line = R.prog_box ? link_program(line_vs, line_fs, "line") : 0;
     R.prog_overlay = R.prog_line ? link_program(overlay_vs, overlay_fs, "overlay") : 0;
-    if (!R.prog_overlay) {
+    R.prog_tri = R.prog_overlay ? link_program(tri_vs, lit_fs, "triangles") : 0;
+    if (!R.prog_tri) {
         rnd_shutdown();
         return 1;
     }
     R.u_sphere = lit_uniforms(R.prog_sphere);
     R.u_box = lit_uniforms(R.prog_box);
+    R.u_tri = lit_uniforms(R.prog_tri);
     R.u_line_viewproj = glGetUniformLocation(R.prog_line, "u_viewproj");
     R.u_overlay_screen = glGetUniformLocation(R.prog_overlay, "u_screen");
     R.u_overlay_font = glGetUniformLocation(R.prog_overlay, "u_font");
@@ -637,6 +661,8 @@ int rnd_init(void)
     static const int line_attrs[2] = { 3, 4 }, overlay_attrs[3] = { 2, 2, 4 };
     R.line_vao = build_stream_vao(&R.line_buf, line_attrs, 2);
     R.overlay_vao = build_stream_vao(&R.overlay_buf, overlay_attrs, 3);
+    static const int tri_attrs[3] = { 3, 3, 4 };
+    R.tri_vao = build_stream_vao(&R.tri_buf, tri_attrs, 3);
 
     rndi_text_init();                /* never fails: a missing font only disables text             */
 
@@ -691,6 +717,11 @@ void rnd_shutdown(void)
     delete_program(&R.prog_box);
     delete_program(&R.prog_line);
     delete_program(&R.prog_overlay);
+    delete_program(&R.prog_tri);
+    delete_vao(&R.tri_vao);
+    delete_buffer(&R.tri_buf.id);
+    farray_free(&R.tris);
+    farray_free(&R.xlines);
     delete_vao(&R.sphere_vao);
     delete_vao(&R.box_vao);
     delete_vao(&R.line_vao);
@@ -843,7 +874,7 @@ void rnd_begin_frame(int width, int height, const float clear_rgb[3])
 {
     R.width = width > 0 ? width : 1;
     R.height = height > 0 ? height : 1;
-    R.spheres.len = R.boxes.len = R.grids.len = R.lines.len = R.overlay.len = 0;
+    R.spheres.len = R.boxes.len = R.grids.len = R.lines.len = R.overlay.len = R.tris.len = R.xlines.len = 0;
     glViewport(0, 0, R.width, R.height);
     if (clear_rgb)
         glClearColor(clear_rgb[0], clear_rgb[1], clear_rgb[2], 1.0f);
@@ -881,6 +912,77 @@ void rnd_boxes(int n, const float *xform, const float *half, const float *rgba)
         memcpy(out + 12, half + (size_t)i * 3, 3 * sizeof(float));
         memcpy(out + 15, rgba ? rgba + (size_t)i * 4 : default_solid, 4 * sizeof(float));
     }
+}
+
+/* queue ntri lit triangles in world space: pos and nrm hold 9 floats per triangle (3 vertices) */
+void rnd_mesh(int ntri, const float *pos, const float *nrm, const float rgba[4])
+{
+    if (ntri <= 0 || !pos || !nrm)
+        return;
+    if (!rgba)
+        rgba = default_solid;
+    float *out = farray_push(&R.tris, (size_t)ntri * 3 * TRI_VFLOATS);
+    if (!out)
+        return;
+    for (int v = 0; v < 3 * ntri; v++, out += TRI_VFLOATS) {
+        memcpy(out, pos + (size_t)v * 3, 3 * sizeof(float));
+        memcpy(out + 3, nrm + (size_t)v * 3, 3 * sizeof(float));
+        memcpy(out + 6, rgba, 4 * sizeof(float));
+    }
+}
+
+/* queue a capsule: two spheres and a cylinder of 24 sides along the local y axis of xform */
+void rnd_capsule(const float xform[12], float radius, float half_height, const float rgba[4])
+{
+    enum { SIDES = 24 };
+    const float *ax = xform, *ay = xform + 3, *az = xform + 6, *c = xform + 9;
+    float ends[8];
+    for (int i = 0; i < 3; i++) {
+        ends[i] = c[i] - half_height * ay[i];
+        ends[4 + i] = c[i] + half_height * ay[i];
+    }
+    ends[3] = ends[7] = radius;
+    float colors[8];
+    for (int k = 0; k < 8; k++)
+        colors[k] = (rgba ? rgba : default_solid)[k % 4];
+    rnd_spheres(2, ends, colors);
+    float pos[SIDES * 18], nrm[SIDES * 18];
+    for (int s = 0; s < SIDES; s++) {
+        float a0 = 6.2831853f * s / SIDES, a1 = 6.2831853f * (s + 1) / SIDES;
+        float n0[3], n1[3];
+        for (int i = 0; i < 3; i++) {
+            n0[i] = cosf(a0) * ax[i] + sinf(a0) * az[i];
+            n1[i] = cosf(a1) * ax[i] + sinf(a1) * az[i];
+        }
+        /* the side quad (bottom0, bottom1, top1, top0) as two triangles; triangles are drawn
+         * without culling, so their winding does not matter */
+        const float *order_n[6] = { n0, n1, n1, n0, n1, n0 };
+        const int order_t[6] = { 0, 0, 1, 0, 1, 1 };
+        for (int v = 0; v < 6; v++) {
+            float *p = pos + (s * 6 + v) * 3, *n = nrm + (s * 6 + v) * 3;
+            for (int i = 0; i < 3; i++) {
+                n[i] = order_n[v][i];
+                p[i] = ends[order_t[v] ? 4 + i : i] + radius * order_n[v][i];
+            }
+        }
+    }
+    rnd_mesh(SIDES * 2, pos, nrm, rgba);
+}
+
+/* queue one line segment drawn over the solids, not hidden by them (debug views) */
+void rnd_line_xray(const float a[3], const float b[3], const float rgba[4])
+{
+    if (!a || !b)
+        return;
+    if (!rgba)
+        rgba = default_line;
+    float *out = farray_push(&R.xlines, 2 * LINE_VFLOATS);
+    if (!out)
+        return;
+    memcpy(out, a, 3 * sizeof(float));
+    memcpy(out + 3, rgba, 4 * sizeof(float));
+    memcpy(out + 7, b, 3 * sizeof(float));
+    memcpy(out + 10, rgba, 4 * sizeof(float));
 }
 
 /* queue one line segment */
@@ -1024,6 +1126,10 @@ void rnd_end_frame(void)
     if (lines)
         memcpy(lines, R.lines.data, R.lines.len * sizeof(float));
     GLsizei line_verts = (GLsizei)(R.scratch.len / LINE_VFLOATS) - grid_verts;
+    float *xl = R.xlines.len ? farray_push(&R.scratch, R.xlines.len) : NULL;
+    if (xl)
+        memcpy(xl, R.xlines.data, R.xlines.len * sizeof(float));
+    GLsizei xline_verts = (GLsizei)(R.scratch.len / LINE_VFLOATS) - grid_verts - line_verts;
 
     if (R.scratch.len) {
         stream_upload(&R.line_buf, R.scratch.data, R.scratch.len * sizeof(float));
@@ -1058,6 +1164,14 @@ void rnd_end_frame(void)
         glDrawElementsInstanced(GL_TRIANGLES, 36, GL_UNSIGNED_SHORT, (void *)0, (GLsizei)nboxes);
     }
     glDisable(GL_CULL_FACE);
+    size_t ntri_verts = R.tris.len / TRI_VFLOATS;
+    if (ntri_verts) {
+        glUseProgram(R.prog_tri);
+        set_lit_uniforms(&R.u_tri);
+        glBindVertexArray(R.tri_vao);
+        stream_upload(&R.tri_buf, R.tris.data, R.tris.len * sizeof(float));
+        glDrawArrays(GL_TRIANGLES, 0, (GLsizei)ntri_verts);
+    }
 
     /* lines (already uploaded after the grid) */
     if (line_verts) {
@@ -1065,6 +1179,14 @@ void rnd_end_frame(void)
         glUniformMatrix4fv(R.u_line_viewproj, 1, GL_FALSE, R.viewproj);
         glBindVertexArray(R.line_vao);
         glDrawArrays(GL_LINES, grid_verts, line_verts);
+    }
+    if (xline_verts) {
+        glUseProgram(R.prog_line);
+        glUniformMatrix4fv(R.u_line_viewproj, 1, GL_FALSE, R.viewproj);
+        glBindVertexArray(R.line_vao);
+        glDisable(GL_DEPTH_TEST);
+        glDrawArrays(GL_LINES, grid_verts + line_verts, xline_verts);
+        glEnable(GL_DEPTH_TEST);
     }
 
     /* overlay: rects and text in call order, blended over everything */

@@ -34,6 +34,11 @@ void rnd_spheres(int n, const float *xyzr, const float *rgba);
 /* n lit boxes: xform = n*12 floats (3x3 rotation column-major, then translation), half = n*3 half extents */
 void rnd_boxes(int n, const float *xform, const float *half, const float *rgba);
 void rnd_line(const float a[3], const float b[3], const float rgba[4]);
+void rnd_line_xray(const float a[3], const float b[3], const float rgba[4]); /* drawn over the solids (debug views) */
+/* ntri lit triangles in world space (hulls, meshes): pos and nrm hold 9 floats per triangle */
+void rnd_mesh(int ntri, const float *pos, const float *nrm, const float rgba[4]);
+/* a lit capsule: xform as for rnd_boxes (its core segment runs along the local y axis) */
+void rnd_capsule(const float xform[12], float radius, float half_height, const float rgba[4]);
 
 /* --- 2D overlay (window pixels, origin top-left) ------------------------------------------------- */
 void  rnd_rect(float x, float y, float w, float h, const float rgba[4]);

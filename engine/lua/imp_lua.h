@@ -17,6 +17,7 @@
 #define IMPL_FIELD "impetus.Field"
 #define IMPL_COLLIDER "impetus.Collider"
 #define IMPL_CONSTRAINT "impetus.Constraint"
+#define IMPL_BODY "impetus.Body"
 
 /* the world userdata */
 typedef struct lworld {
@@ -72,5 +73,14 @@ void impl_open_forces(lua_State *L);
 void impl_open_collider(lua_State *L);
 void impl_open_constraint(lua_State *L); /* lua_constraint.c: after the world and particle types */
 int impl_open_ode(lua_State *L);
+/* rigid bodies (lua_body.c) and collision queries (lua_query.c) */
+void impl_open_body(lua_State *L);
+void impl_open_query(lua_State *L);
+int impl_open_quat(lua_State *L);
+imp_quat impl_toquat(lua_State *L, int idx, const char *what); /* {w, x, y, z}, normalized */
+void impl_pushquat(lua_State *L, imp_quat q);
+/* world:sphere{...} / world:box{...} without static = true: dynamic rigid bodies */
+int impl_world_body_sphere(lua_State *L);
+int impl_world_body_box(lua_State *L);
 
 #endif

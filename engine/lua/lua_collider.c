@@ -25,10 +25,11 @@ static void read_surface(lua_State *L, const char *fn, imp_collider_def *d)
     if (d->friction < 0) luaL_error(L, "%s: field 'friction' must be >= 0", fn);
 }
 
-static void require_static(lua_State *L, const char *fn)
+/* static = true: a Collider (particles bounce off it, bodies touch it); otherwise a rigid Body */
+static bool is_static(lua_State *L, const char *fn)
 {
-    if (!impl_field_bool(L, 2, fn, "static", 0))
-        luaL_error(L, "%s: only static shapes exist so far (they collide with particles): pass static = true", fn);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    return impl_field_bool(L, 2, fn, "static", 0);
 }
 
 /* world:plane{point = {0,0,0}, normal = {0,1,0}, restitution, friction} */
@@ -55,10 +56,9 @@ static int world_sphere(lua_State *L)
 {
     const char *fn = "world:sphere";
     lworld *lw = impl_checkunlocked(L, 1, fn);
-    luaL_checktype(L, 2, LUA_TTABLE);
+    if (!is_static(L, fn)) return impl_world_body_sphere(L);
     static const char *const keys[] = {"static", "position", "radius", "restitution", "friction", NULL};
     impl_check_keys(L, 2, fn, keys);
-    require_static(L, fn);
     imp_collider_def d = imp_collider_def_default();
     d.shape = IMP_COLLIDER_SPHERE;
     d.position = impl_field_vec3(L, 2, fn, "position", d.position);
@@ -74,10 +74,9 @@ static int world_box(lua_State *L)
 {
     const char *fn = "world:box";
     lworld *lw = impl_checkunlocked(L, 1, fn);
-    luaL_checktype(L, 2, LUA_TTABLE);
+    if (!is_static(L, fn)) return impl_world_body_box(L);
     static const char *const keys[] = {"static", "position", "size", "half", "axis", "angle", "restitution", "friction", NULL};
     impl_check_keys(L, 2, fn, keys);
-    require_static(L, fn);
     imp_collider_def d = imp_collider_def_default();
     d.shape = IMP_COLLIDER_BOX;
     d.position = impl_field_vec3(L, 2, fn, "position", d.position);

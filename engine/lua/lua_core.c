@@ -63,6 +63,10 @@ int luaopen_impetus_core(lua_State *L)
     impl_open_forces(L);
     impl_open_collider(L);
     impl_open_constraint(L);
+    impl_open_body(L);
+    impl_open_query(L);
+    impl_open_quat(L);
+    lua_setfield(L, -2, "quat");
     impl_open_ode(L);
     lua_setfield(L, -2, "ode");
     lua_pushliteral(L, "0.1.0");

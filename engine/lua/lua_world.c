@@ -198,6 +198,10 @@ static int world_profile(lua_State *L)
     lua_pushinteger(L, cs.max_iterations), lua_setfield(L, -2, "cg_max_iterations");
     lua_pushnumber(L, cs.residual), lua_setfield(L, -2, "cg_residual");
     lua_pushnumber(L, cs.max_error), lua_setfield(L, -2, "constraint_error");
+    lua_pushnumber(L, p.bodies), lua_setfield(L, -2, "bodies");
+    lua_pushnumber(L, p.contacts), lua_setfield(L, -2, "contacts");
+    lua_pushinteger(L, p.pairs), lua_setfield(L, -2, "pairs");
+    lua_pushinteger(L, p.manifolds), lua_setfield(L, -2, "manifolds");
     return 1;
 }
 

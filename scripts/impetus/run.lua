@@ -97,6 +97,9 @@ local function summary(r, times, out)
     local s = 0 for _, t in ipairs(times) do s = s + t end return s / #times end)() or 0, median(times)))
   out:write(string.format("particles: %d  springs: %d  resting contacts: %d\n", w.particle_count, w.spring_count,
     w.contact_count))
+  if w.body_count > 0 then
+    out:write(string.format("bodies: %d  touching shape pairs: %d\n", w.body_count, w.manifold_count))
+  end
   out:write(string.format("energy: kinetic %.6g J, potential %.6g J\n", w:kinetic_energy(), w:potential_energy()))
   if r.warning then out:write("warning: " .. r.warning .. "\n") end
 end
@@ -116,7 +119,7 @@ end
 function run.bench(r, o)
   local n = o.steps or 300
   timed_steps(r, math.max(1, n // 10)) -- warm up
-  local prof = { total = 0, integrate = 0, collide = 0, evaluations = 0 }
+  local prof = { total = 0, integrate = 0, collide = 0, evaluations = 0, bodies = 0, contacts = 0, pairs = 0, manifolds = 0 }
   local times, worst_C, worst_residual, most_it = {}, 0, 0, 0
   for i = 1, n do
     local t0 = core.clock()
@@ -141,6 +144,10 @@ function run.bench(r, o)
       prof.constraints / #times, prof.cg_iterations / prof.cg_solves, most_it,
       worst_residual, worst_C))
   end
+  if r.world.body_count > 0 then
+    print(string.format("  bodies (mean ms): integrate %.3f  broad + narrow phase %.3f  (%d bodies, %.0f pairs, %.0f touching)",
+      prof.bodies / #times, prof.contacts / #times, r.world.body_count, prof.pairs / #times, prof.manifolds / #times))
+  end
   return 0
 end
 
@@ -152,7 +159,17 @@ function App.new(r, gfx, o)
   local self = setmetatable({ r = r, gfx = gfx, o = o, help = false, quit = false, frames = 0, fps = 0,
     step_ms = 0, drag = nil }, App)
   self.camera = Camera.new(r.scene.camera)
+  self:apply_debug()
   return self
+end
+
+-- a scene's `debug = {contacts = true, ...}` switches gfx.world's debug views on at start and reload
+function App:apply_debug()
+  local d = self.r.scene and self.r.scene.debug
+  if type(d) == "table" and self.gfx.debug then
+    local ok, err = pcall(self.gfx.debug, d)
+    if not ok then self.r:fail("scene.debug: " .. tostring(err)) end
+  end
 end
 
 function App:restart()
@@ -161,8 +178,43 @@ function App:restart()
 end
 
 function App:release_drag()
-  if self.drag and self.drag.spring:valid() and not self.r.world.locked then self.drag.spring:destroy() end
+  if self.drag and self.drag.spring and self.drag.spring:valid() and not self.r.world.locked then self.drag.spring:destroy() end
   self.drag = nil
+  self.r.before_step = nil
+end
+
+-- ---- dragging rigid bodies: a damped spring from a point fixed in the body to the cursor ----------
+local function mat_vec(R, v) return { R[1][1] * v[1] + R[1][2] * v[2] + R[1][3] * v[3],
+  R[2][1] * v[1] + R[2][2] * v[2] + R[2][3] * v[3], R[3][1] * v[1] + R[3][2] * v[2] + R[3][3] * v[3] } end
+local function mat_tvec(R, v) return { R[1][1] * v[1] + R[2][1] * v[2] + R[3][1] * v[3],
+  R[1][2] * v[1] + R[2][2] * v[2] + R[3][2] * v[3], R[1][3] * v[1] + R[2][3] * v[2] + R[3][3] * v[3] } end
+
+-- the grabbed point of the body in world space, and its velocity v + omega x r
+function App:grab_point()
+  local b = self.drag.body
+  local x, R = b.center_of_mass, b.rotation
+  local r = mat_vec(R, self.drag["local"])
+  local p = { x[1] + r[1], x[2] + r[2], x[3] + r[3] }
+  local v, w = b.velocity, b.angular_velocity
+  return p, { v[1] + w[2] * r[3] - w[3] * r[2], v[2] + w[3] * r[1] - w[1] * r[3], v[3] + w[1] * r[2] - w[2] * r[1] }
+end
+
+function App:grab_body(hit, t)
+  local b = hit.body
+  local x = b.center_of_mass
+  local rel = { hit.point[1] - x[1], hit.point[2] - x[2], hit.point[3] - x[3] }
+  self.drag = { body = b, depth = t, ["local"] = mat_tvec(b.rotation, rel) }
+  self.drag.target = hit.point
+  -- before every fixed step: f = ks (target - p) - kd v_p at the grabbed point, critically damped
+  self.r.before_step = function()
+    if not (self.drag and self.drag.body and b:valid()) then return end
+    local m = b.mass
+    local ks = 60 * m
+    local kd = 2 * math.sqrt(ks * m)
+    local p, vp = self:grab_point()
+    local g = self.drag.target
+    b:apply_force({ ks * (g[1] - p[1]) - kd * vp[1], ks * (g[2] - p[2]) - kd * vp[2], ks * (g[3] - p[3]) - kd * vp[3] }, p)
+  end
 end
 
 -- nearest particle to the ray under the mouse, within a few radii
@@ -200,12 +252,23 @@ function App:event(e)
     elseif (k == "s" or k == "right") and r.paused then r:step()
     elseif k == "r" then self:restart()
     elseif k == "f12" then self.want_screenshot = true
+    elseif k == "f2" or k == "f3" or k == "f4" or k == "f5" then
+      local name = ({ f2 = "contacts", f3 = "aabbs", f4 = "centers", f5 = "velocities" })[k]
+      self.gfx.debug { [name] = not self.gfx.debug()[name] }
     end
     if r.world and not r.error then r:call("keypressed", r.world, k) end
   elseif e.type == "mousedown" then
     self.button = e.button
     if e.button == 1 and r.world and not r.error and not r.world.locked then
       local p, t = self:pick(e.x, e.y)
+      -- a body under the cursor nearer than the nearest particle takes the drag
+      local o, d = self.gfx.unproject(e.x, e.y)
+      local far = 1000
+      local hit = r.world:raycast(o, { o[1] + d[1] * far, o[2] + d[2] * far, o[3] + d[3] * far })
+      if hit and hit.body and not hit.body.static and (not p or hit.fraction * far < t) then
+        self:grab_body(hit, hit.fraction * far)
+        p = nil
+      end
       if p then
         local m = p.mass
         local ks = 60 * m
@@ -217,7 +280,9 @@ function App:event(e)
     self.button = nil
     self:release_drag()
   elseif e.type == "mousemove" then
-    if self.drag then
+    if self.drag and self.drag.body then
+      self.drag.target = self:drag_point(e.x, e.y)
+    elseif self.drag then
       if self.drag.spring:valid() then self.drag.spring.anchor = self:drag_point(e.x, e.y) else self.drag = nil end
     elseif e.buttons ~= 0 then
       local _, h = self.gfx.size()
@@ -235,10 +300,13 @@ function App:draw()
   if r.scene.grid ~= false then gfx.grid(20, 1, 0) end
   if r.world then
     gfx.world(r.world)
+    if self.drag and self.drag.body and self.drag.body:valid() then
+      gfx.line(self:grab_point(), self.drag.target, { 1, 0.9, 0.3, 1 })
+    end
     r:call("draw", r.world, gfx)
     ui.hud(gfx, {
       title = r.scene.title or scene_name(r.path), time = r.world.time, step_ms = self.step_ms, fps = self.fps,
-      particles = r.world.particle_count, paused = r.paused, warning = r.warning,
+      particles = r.world.particle_count, bodies = r.world.body_count, paused = r.paused, warning = r.warning,
     })
   end
   if self.help then ui.help(gfx) end
@@ -257,6 +325,7 @@ function App:loop()
       if r:changed() then
         self:release_drag()
         r:reload()
+        self:apply_debug()
         if r.scene.camera and not self.camera_locked then self.camera_locked = true end
       end
     end
@@ -345,5 +414,6 @@ function run.main(argv)
 end
 
 run.parse = parse
+run.App = App -- for specs: the interactive loop driven by synthetic events
 run.median = median
 return run

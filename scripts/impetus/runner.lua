@@ -163,6 +163,7 @@ function Runner:step()
   if self.error or not self.world then return false end
   local dt = self:step_dt()
   if not self:call("update", self.world, dt) then return false end
+  if self.before_step then self.before_step(self.world, dt) end -- host hook (the mouse spring on bodies)
   local ok, stepped, warning = guard.call("world:step", self.world.step, self.world, dt)
   if not ok then
     self:fail(stepped)

@@ -9,7 +9,8 @@ ui.keys = {
   { "F1", "this help" },
   { "F12", "save a screenshot (impetus-<scene>-N.png)" },
   { "Esc", "quit" },
-  { "left drag", "orbit (3D) or pan (2D); on a particle: drag it with a spring" },
+  { "F2 / F3 / F4 / F5", "show contacts / bounding boxes / centres of mass / velocities" },
+  { "left drag", "orbit (3D) or pan (2D); on a particle or body: drag it with a spring" },
   { "right drag", "pan" },
   { "wheel", "zoom" },
 }
@@ -19,8 +20,9 @@ local WHITE, DIM = { 1, 1, 1, 1 }, { 0.75, 0.78, 0.82, 1 }
 function ui.hud(gfx, info)
   local lines = {
     info.title,
-    string.format("t = %.2f s   step %.2f ms   %d fps   %d particles%s", info.time, info.step_ms, info.fps,
-      info.particles, info.paused and "   [paused]" or ""),
+    string.format("t = %.2f s   step %.2f ms   %d fps   %d particles%s%s", info.time, info.step_ms, info.fps,
+      info.particles, (info.bodies or 0) > 0 and string.format("   %d bodies", info.bodies) or "",
+      info.paused and "   [paused]" or ""),
     "F1: help",
   }
   if info.warning then lines[#lines + 1] = info.warning end

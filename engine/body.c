@@ -1,0 +1,500 @@
+/* body.c: the rigid body store and the bodies as an ODE system (S3 "Rigid body dynamics").
+ *
+ * State of one body, 13 doubles, contiguous so the solver's get/set state is one memcpy:
+ *
+ *     X = [ x(3)  q(4)  P(3)  L(3) ]        x centre of mass, q = [s, v] unit quaternion,
+ *                                            P = M v linear momentum, L = I(t) omega angular momentum
+ *
+ *     dX/dt = [ v  (1/2) omega q  F  tau ]   v = P / M,  I^-1(t) = R I_body^-1 R^T,  omega = I^-1 L
+ *
+ * (S3: dq/dt = 1/2 [0, omega] q, with R = R(q) of the normalized q.) The state's q drifts off unit
+ * length under any integrator; set_state renormalizes it in the store (the state itself, not a
+ * copy, GUIDE.md trap 8). Static bodies have dX/dt = 0. Kinematic bodies are moved by the script:
+ * dx/dt is the velocity it set, dq/dt = 1/2 [0, omega] q with its angular velocity, momenta stay 0.
+ * Forces and torques are accumulated by apply_force/apply_torque (S3 5.2-5.5: a force f at world
+ * point p adds f to F and (p - x) x f to tau), held constant over the step, and cleared after it;
+ * gravity M g and the world's linear drag -k_d v act on every dynamic body. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+imp_body_def imp_body_def_default(void)
+{
+    imp_body_def d;
+    memset(&d, 0, sizeof d);
+    d.orientation = quat_identity();
+    d.motion = IMP_DYNAMIC;
+    d.group = 1;
+    d.mask = 0xffffffffu;
+    d.color[0] = 0.35f, d.color[1] = 0.6f, d.color[2] = 0.9f, d.color[3] = 1.0f;
+    return d;
+}
+
+static void store_reserve(imp_world *w, int n)
+{
+    if (n <= w->body_cap) return;
+    int cap = w->body_cap ? w->body_cap : 64;
+    while (cap < n) cap *= 2;
+    w->bodies = ids_grow(w->bodies, sizeof(body), cap);
+    w->bstate = ids_grow(w->bstate, BODY_DIM * sizeof(double), cap);
+    w->body_cap = cap;
+}
+
+static void shapes_reserve(imp_world *w, int n)
+{
+    if (n <= w->shape_cap) return;
+    int cap = w->shape_cap ? w->shape_cap : 64;
+    while (cap < n) cap *= 2;
+    w->shapes = ids_grow(w->shapes, sizeof(shape), cap);
+    w->shape_cap = cap;
+}
+
+int bodies_dense(const imp_world *w, uint32_t slot) { return (int)w->body_ids.slot_dense[slot]; }
+
+#define BODY_OR(ret)                             \
+    int i = ids_lookup(&w->body_ids, id);        \
+    if (i < 0) return ret
+
+static void destroy_shape(imp_world *w, uint32_t slot)
+{
+    imp_id sid = ids_of(&w->shape_ids, (int)w->shape_ids.slot_dense[slot]);
+    bp_remove(w, slot);
+    int d = ids_remove(&w->shape_ids, sid);
+    shape_free(&w->shapes[d]);
+    int last = w->shape_ids.count;
+    if (d != last) w->shapes[d] = w->shapes[last];
+}
+
+/* Combine the shapes' mass properties into the body's (S3 "Computing the inertia tensor", and the
+ * parallel-axis theorem for compounds): with shape i of mass m_i, centre c_i (body frame) and inertia
+ * J_i about c_i in its own frame (rotation R_i),
+ *     M = sum m_i,   c = sum m_i c_i / M,
+ *     I_body = sum [ R_i J_i R_i^T + m_i ( |d_i|^2 1 - d_i d_i^T ) ],   d_i = c_i - c */
+static void body_mass_properties(imp_world *w, body *b, double want_mass)
+{
+    double m = 0;
+    imp_vec3 c = v3(0, 0, 0);
+    for (int k = 0; k < b->nshapes; k++) {
+        const shape *s = &w->shapes[w->shape_ids.slot_dense[b->shapes[k]]];
+        imp_vec3 ci = v3_add(s->lpos, quat_rotate(s->lq, s->center));
+        m += s->mass;
+        c = v3_mad(c, ci, s->mass);
+    }
+    b->com = m > 0 ? v3_scale(c, 1.0 / m) : v3(0, 0, 0);
+    imp_mat3 I = {{{0}}};
+    for (int k = 0; k < b->nshapes; k++) {
+        const shape *s = &w->shapes[w->shape_ids.slot_dense[b->shapes[k]]];
+        imp_vec3 d = v3_sub(v3_add(s->lpos, quat_rotate(s->lq, s->center)), b->com);
+        I = m3_add(I, m3_rotate_tensor(quat_to_m3(s->lq), s->inertia));
+        double dd = v3_dot(d, d);
+        imp_mat3 pa = {{{dd - d.x * d.x, -d.x * d.y, -d.x * d.z}, {-d.y * d.x, dd - d.y * d.y, -d.y * d.z},
+                        {-d.z * d.x, -d.z * d.y, dd - d.z * d.z}}};
+        I = m3_add(I, m3_scale(pa, s->mass));
+    }
+    if (want_mass > 0 && m > 0) {
+        double f = want_mass / m;
+        I = m3_scale(I, f);
+        m = want_mass;
+        for (int k = 0; k < b->nshapes; k++) {
+            shape *s = &w->shapes[w->shape_ids.slot_dense[b->shapes[k]]];
+            s->mass *= f;
+            s->inertia = m3_scale(s->inertia, f);
+        }
+    }
+    b->mass = m;
+    b->Ibody = I;
+    b->Ibody_inv = m3_inverse(I);
+    b->inv_mass = (b->motion == IMP_DYNAMIC && m > 0) ? 1.0 / m : 0;
+    if (b->motion != IMP_DYNAMIC) b->Ibody_inv = (imp_mat3){{{0}}};
+}
+
+imp_id imp_body_create(imp_world *w, const imp_body_def *def)
+{
+    imp_id none = {0, 0};
+    if (!def || def->shape_count <= 0 || !def->shapes) {
+        world_set_error(w, "a body needs at least one shape");
+        return none;
+    }
+    for (int k = 0; k < def->shape_count; k++) {
+        imp_shape_type t = def->shapes[k].type;
+        if ((t == IMP_SHAPE_PLANE || t == IMP_SHAPE_MESH) && def->motion != IMP_FIXED) {
+            world_set_error(w, "plane and mesh shapes belong to static bodies only");
+            return none;
+        }
+    }
+    store_reserve(w, w->body_ids.count + 1);
+    shapes_reserve(w, w->shape_ids.count + def->shape_count);
+    imp_id id = ids_alloc(&w->body_ids);
+    int i = w->body_ids.count - 1;
+    body *b = &w->bodies[i];
+    memset(b, 0, sizeof *b);
+    b->motion = (uint8_t)def->motion;
+    b->group = def->group;
+    b->mask = def->mask;
+    memcpy(b->color, def->color, sizeof b->color);
+    b->shapes = ids_grow(NULL, sizeof(uint32_t), def->shape_count);
+    for (int k = 0; k < def->shape_count; k++) {
+        imp_id sid = ids_alloc(&w->shape_ids);
+        shape *s = &w->shapes[w->shape_ids.count - 1];
+        memset(s, 0, sizeof *s);
+        s->body = id.index;
+        s->index = k;
+        b->shapes[b->nshapes++] = sid.index;
+        if (!shape_build(w, s, &def->shapes[k])) {
+            imp_body_destroy(w, id); /* shape_build set the error */
+            return none;
+        }
+    }
+    body_mass_properties(w, b, def->mass);
+    bool finite = isfinite(b->mass) && v3_finite(b->com);
+    for (int r = 0; r < 3; r++) finite = finite && v3_finite(v3(b->Ibody.m[r][0], b->Ibody.m[r][1], b->Ibody.m[r][2]));
+    if (!finite) {
+        world_set_error(w, "the body's mass properties are not finite numbers (are its shapes too large?)");
+        imp_body_destroy(w, id);
+        return none;
+    }
+    if (def->motion == IMP_DYNAMIC && !(b->mass > 0)) {
+        world_set_error(w, "a dynamic body needs a positive mass (its shapes have no volume)");
+        imp_body_destroy(w, id);
+        return none;
+    }
+    double *X = w->bstate + BODY_DIM * i;
+    imp_quat q = quat_normalize(def->orientation);
+    imp_mat3 R = quat_to_m3(q);
+    v3_store(X, v3_add(def->position, m3_mul_v(R, b->com)));
+    X[3] = q.w, X[4] = q.x, X[5] = q.y, X[6] = q.z;
+    memset(X + 7, 0, 6 * sizeof(double));
+    if (def->motion == IMP_DYNAMIC) {
+        v3_store(X + 7, v3_scale(def->velocity, b->mass));
+        v3_store(X + 10, m3_mul_v(m3_rotate_tensor(R, b->Ibody), def->angular_velocity));
+    } else if (def->motion == IMP_KINEMATIC) {
+        b->kin_v = def->velocity;
+        b->kin_w = def->angular_velocity;
+    }
+    for (int k = 0; k < b->nshapes; k++) {
+        shape_update(w, &w->shapes[w->shape_ids.slot_dense[b->shapes[k]]]);
+        bp_add(w, b->shapes[k]);
+    }
+    return id;
+}
+
+void imp_body_destroy(imp_world *w, imp_id id)
+{
+    BODY_OR();
+    body *b = &w->bodies[i];
+    for (int k = 0; k < b->nshapes; k++) destroy_shape(w, b->shapes[k]);
+    free(b->shapes);
+    int d = ids_remove(&w->body_ids, id);
+    int last = w->body_ids.count;
+    if (d != last) {
+        w->bodies[d] = w->bodies[last];
+        memcpy(w->bstate + BODY_DIM * d, w->bstate + BODY_DIM * last, BODY_DIM * sizeof(double));
+    }
+}
+
+bool imp_body_valid(const imp_world *w, imp_id id) { return ids_lookup(&w->body_ids, id) >= 0; }
+int imp_body_count(const imp_world *w) { return w->body_ids.count; }
+imp_id imp_body_id(const imp_world *w, int i) { return ids_of(&w->body_ids, i); }
+
+static imp_quat state_q(const double *X) { return quat(X[3], X[4], X[5], X[6]); }
+
+imp_vec3 imp_body_center_of_mass(const imp_world *w, imp_id id) { BODY_OR(v3(0, 0, 0)); return v3_load(w->bstate + BODY_DIM * i); }
+imp_quat imp_body_orientation(const imp_world *w, imp_id id) { BODY_OR(quat_identity()); return state_q(w->bstate + BODY_DIM * i); }
+
+imp_vec3 imp_body_position(const imp_world *w, imp_id id)
+{
+    BODY_OR(v3(0, 0, 0));
+    const double *X = w->bstate + BODY_DIM * i;
+    return v3_sub(v3_load(X), quat_rotate(state_q(X), w->bodies[i].com));
+}
+
+imp_mat3 imp_body_inertia_body(const imp_world *w, imp_id id) { BODY_OR(m3_identity()); return w->bodies[i].Ibody; }
+imp_mat3 imp_body_inertia(const imp_world *w, imp_id id)
+{
+    BODY_OR(m3_identity());
+    return m3_rotate_tensor(quat_to_m3(state_q(w->bstate + BODY_DIM * i)), w->bodies[i].Ibody);
+}
+
+imp_vec3 imp_body_velocity(const imp_world *w, imp_id id)
+{
+    BODY_OR(v3(0, 0, 0));
+    const body *b = &w->bodies[i];
+    if (b->motion == IMP_KINEMATIC) return b->kin_v;
+    if (b->motion == IMP_FIXED) return v3(0, 0, 0);
+    return v3_scale(v3_load(w->bstate + BODY_DIM * i + 7), 1.0 / b->mass);
+}
+
+/* omega = I^-1(t) L with I^-1(t) = R I_body^-1 R^T */
+static imp_vec3 omega_of(const body *b, const double *X)
+{
+    imp_mat3 R = quat_to_m3(quat_normalize(state_q(X)));
+    return m3_mul_v(R, m3_mul_v(b->Ibody_inv, m3_mul_tv(R, v3_load(X + 10))));
+}
+
+imp_vec3 imp_body_angular_velocity(const imp_world *w, imp_id id)
+{
+    BODY_OR(v3(0, 0, 0));
+    const body *b = &w->bodies[i];
+    if (b->motion == IMP_KINEMATIC) return b->kin_w;
+    if (b->motion == IMP_FIXED) return v3(0, 0, 0);
+    return omega_of(b, w->bstate + BODY_DIM * i);
+}
+
+imp_vec3 imp_body_momentum(const imp_world *w, imp_id id) { BODY_OR(v3(0, 0, 0)); return v3_load(w->bstate + BODY_DIM * i + 7); }
+imp_vec3 imp_body_angular_momentum(const imp_world *w, imp_id id) { BODY_OR(v3(0, 0, 0)); return v3_load(w->bstate + BODY_DIM * i + 10); }
+double imp_body_mass(const imp_world *w, imp_id id) { BODY_OR(0); return w->bodies[i].motion == IMP_FIXED ? 0 : w->bodies[i].mass; }
+imp_vec3 imp_body_force(const imp_world *w, imp_id id) { BODY_OR(v3(0, 0, 0)); return w->bodies[i].force; }
+imp_vec3 imp_body_torque(const imp_world *w, imp_id id) { BODY_OR(v3(0, 0, 0)); return w->bodies[i].torque; }
+imp_motion imp_body_motion(const imp_world *w, imp_id id) { BODY_OR(IMP_FIXED); return (imp_motion)w->bodies[i].motion; }
+uint32_t imp_body_group(const imp_world *w, imp_id id) { BODY_OR(0); return w->bodies[i].group; }
+uint32_t imp_body_mask(const imp_world *w, imp_id id) { BODY_OR(0); return w->bodies[i].mask; }
+void imp_body_set_filter(imp_world *w, imp_id id, uint32_t group, uint32_t mask) { BODY_OR(); w->bodies[i].group = group, w->bodies[i].mask = mask; }
+void imp_body_color(const imp_world *w, imp_id id, float rgba[4]) { BODY_OR(); memcpy(rgba, w->bodies[i].color, 4 * sizeof(float)); }
+void imp_body_set_color(imp_world *w, imp_id id, const float rgba[4]) { BODY_OR(); memcpy(w->bodies[i].color, rgba, 4 * sizeof(float)); }
+
+/* kinetic energy 1/2 M v.v + 1/2 omega . L */
+static double body_energy(const body *b, const double *X)
+{
+    if (b->motion != IMP_DYNAMIC) return 0;
+    imp_vec3 P = v3_load(X + 7), L = v3_load(X + 10);
+    return 0.5 * v3_dot(P, P) / b->mass + 0.5 * v3_dot(omega_of(b, X), L);
+}
+
+double imp_body_kinetic_energy(const imp_world *w, imp_id id) { BODY_OR(0); return body_energy(&w->bodies[i], w->bstate + BODY_DIM * i); }
+
+double bodies_kinetic_energy(const imp_world *w)
+{
+    double e = 0;
+    for (int i = 0; i < w->body_ids.count; i++) e += body_energy(&w->bodies[i], w->bstate + BODY_DIM * i);
+    return e;
+}
+
+double bodies_potential_energy(const imp_world *w)
+{
+    double e = 0;
+    for (int i = 0; i < w->body_ids.count; i++)
+        if (w->bodies[i].motion == IMP_DYNAMIC) e -= w->bodies[i].mass * v3_dot(w->def.gravity, v3_load(w->bstate + BODY_DIM * i));
+    return e;
+}
+
+static void refresh_shapes(imp_world *w, int i)
+{
+    body *b = &w->bodies[i];
+    for (int k = 0; k < b->nshapes; k++) shape_update(w, &w->shapes[w->shape_ids.slot_dense[b->shapes[k]]]);
+}
+
+void imp_body_set_position(imp_world *w, imp_id id, imp_vec3 origin)
+{
+    BODY_OR();
+    double *X = w->bstate + BODY_DIM * i;
+    v3_store(X, v3_add(origin, quat_rotate(state_q(X), w->bodies[i].com)));
+    refresh_shapes(w, i);
+}
+
+/* turn about the origin: the centre of mass moves with the orientation; omega is kept, so L follows */
+void imp_body_set_orientation(imp_world *w, imp_id id, imp_quat q)
+{
+    BODY_OR();
+    double *X = w->bstate + BODY_DIM * i;
+    body *b = &w->bodies[i];
+    imp_vec3 origin = imp_body_position(w, id);
+    imp_vec3 omega = b->motion == IMP_DYNAMIC ? omega_of(b, X) : v3(0, 0, 0);
+    q = quat_normalize(q);
+    X[3] = q.w, X[4] = q.x, X[5] = q.y, X[6] = q.z;
+    v3_store(X, v3_add(origin, quat_rotate(q, b->com)));
+    if (b->motion == IMP_DYNAMIC) v3_store(X + 10, m3_mul_v(m3_rotate_tensor(quat_to_m3(q), b->Ibody), omega));
+    refresh_shapes(w, i);
+}
+
+void imp_body_set_velocity(imp_world *w, imp_id id, imp_vec3 v)
+{
+    BODY_OR();
+    body *b = &w->bodies[i];
+    if (b->motion == IMP_DYNAMIC) v3_store(w->bstate + BODY_DIM * i + 7, v3_scale(v, b->mass));
+    else if (b->motion == IMP_KINEMATIC) b->kin_v = v;
+}
+
+void imp_body_set_angular_velocity(imp_world *w, imp_id id, imp_vec3 omega)
+{
+    BODY_OR();
+    body *b = &w->bodies[i];
+    double *X = w->bstate + BODY_DIM * i;
+    if (b->motion == IMP_DYNAMIC) v3_store(X + 10, m3_mul_v(m3_rotate_tensor(quat_to_m3(state_q(X)), b->Ibody), omega));
+    else if (b->motion == IMP_KINEMATIC) b->kin_w = omega;
+}
+
+void imp_body_set_motion(imp_world *w, imp_id id, imp_motion m)
+{
+    BODY_OR();
+    body *b = &w->bodies[i];
+    if (m == b->motion) return;
+    if (m != IMP_FIXED && !(b->mass > 0)) return; /* planes and meshes stay static */
+    imp_vec3 v = imp_body_velocity(w, id), omega = imp_body_angular_velocity(w, id);
+    b->motion = (uint8_t)m;
+    b->inv_mass = m == IMP_DYNAMIC ? 1.0 / b->mass : 0;
+    b->Ibody_inv = m == IMP_DYNAMIC ? m3_inverse(b->Ibody) : (imp_mat3){{{0}}};
+    memset(w->bstate + BODY_DIM * i + 7, 0, 6 * sizeof(double));
+    b->kin_v = b->kin_w = v3(0, 0, 0);
+    if (m != IMP_FIXED) imp_body_set_velocity(w, id, v), imp_body_set_angular_velocity(w, id, omega);
+}
+
+void imp_body_set_mass(imp_world *w, imp_id id, double m)
+{
+    BODY_OR();
+    body *b = &w->bodies[i];
+    if (!(m > 0) || !isfinite(m) || !(b->mass > 0)) return;
+    double f = m / b->mass;
+    double *X = w->bstate + BODY_DIM * i;
+    b->mass = m;
+    b->Ibody = m3_scale(b->Ibody, f);
+    if (b->motion == IMP_DYNAMIC) {
+        b->inv_mass = 1.0 / m;
+        b->Ibody_inv = m3_inverse(b->Ibody);
+        for (int k = 7; k < 13; k++) X[k] *= f; /* P = M v, L = I omega: the velocities are kept */
+    }
+    for (int k = 0; k < b->nshapes; k++) {
+        shape *s = &w->shapes[w->shape_ids.slot_dense[b->shapes[k]]];
+        s->mass *= f, s->inertia = m3_scale(s->inertia, f);
+    }
+}
+
+void imp_body_apply_force(imp_world *w, imp_id id, imp_vec3 f, imp_vec3 at)
+{
+    BODY_OR();
+    body *b = &w->bodies[i];
+    b->force = v3_add(b->force, f);
+    b->torque = v3_add(b->torque, v3_cross(v3_sub(at, v3_load(w->bstate + BODY_DIM * i)), f));
+}
+
+void imp_body_apply_central_force(imp_world *w, imp_id id, imp_vec3 f) { BODY_OR(); w->bodies[i].force = v3_add(w->bodies[i].force, f); }
+void imp_body_apply_torque(imp_world *w, imp_id id, imp_vec3 tau) { BODY_OR(); w->bodies[i].torque = v3_add(w->bodies[i].torque, tau); }
+
+void imp_body_apply_impulse(imp_world *w, imp_id id, imp_vec3 j, imp_vec3 at)
+{
+    BODY_OR();
+    if (w->bodies[i].motion != IMP_DYNAMIC) return;
+    double *X = w->bstate + BODY_DIM * i;
+    v3_accum(X + 7, j);
+    v3_accum(X + 10, v3_cross(v3_sub(at, v3_load(X)), j));
+}
+
+void imp_body_aabb(const imp_world *w, imp_id id, imp_vec3 *lo, imp_vec3 *hi)
+{
+    BODY_OR();
+    const body *b = &w->bodies[i];
+    *lo = v3(INFINITY, INFINITY, INFINITY), *hi = v3(-INFINITY, -INFINITY, -INFINITY);
+    for (int k = 0; k < b->nshapes; k++) {
+        const shape *s = &w->shapes[w->shape_ids.slot_dense[b->shapes[k]]];
+        lo->x = fmin(lo->x, s->lo.x), lo->y = fmin(lo->y, s->lo.y), lo->z = fmin(lo->z, s->lo.z);
+        hi->x = fmax(hi->x, s->hi.x), hi->y = fmax(hi->y, s->hi.y), hi->z = fmax(hi->z, s->hi.z);
+    }
+}
+
+void bodies_clear_accumulators(imp_world *w)
+{
+    for (int i = 0; i < w->body_ids.count; i++) w->bodies[i].force = w->bodies[i].torque = v3(0, 0, 0);
+}
+
+/* put back bodies whose state went non-finite, at rest; returns how many */
+int bodies_nan_guard(imp_world *w, const double *x0)
+{
+    int bad = 0, first = -1;
+    for (int i = 0; i < w->body_ids.count; i++) {
+        double *X = w->bstate + BODY_DIM * i;
+        bool ok = true;
+        for (int k = 0; k < BODY_DIM; k++) ok = ok && isfinite(X[k]);
+        if (ok) continue;
+        if (first < 0) first = i;
+        bad++;
+        memcpy(X, x0 + BODY_DIM * i, 7 * sizeof(double));
+        memset(X + 7, 0, 6 * sizeof(double));
+        w->bodies[i].kin_v = w->bodies[i].kin_w = v3(0, 0, 0);
+        refresh_shapes(w, i);
+    }
+    if (bad) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "NaN guard: %d bod%s went non-finite at t = %.4f s (first: body #%u); "
+                 "they were put back and stopped", bad, bad == 1 ? "y" : "ies", w->time, ids_of(&w->body_ids, first).index);
+        if (w->error[0]) strncat(w->error, "; ", sizeof w->error - strlen(w->error) - 1);
+        strncat(w->error, msg, sizeof w->error - strlen(w->error) - 1);
+    }
+    return bad;
+}
+
+void bodies_free(imp_world *w)
+{
+    w->col.order_count = 0; /* everything goes: no need to take shapes out of the broad phase one by one */
+    w->col.sap_built = 0;
+    while (w->body_ids.count) imp_body_destroy(w, ids_of(&w->body_ids, w->body_ids.count - 1));
+    ids_free(&w->body_ids), ids_free(&w->shape_ids);
+    free(w->bodies), free(w->bstate), free(w->shapes), free(w->bstate0);
+    imp_ode_solver_free(&w->body_solver);
+    contacts_free(w);
+}
+
+/* ---- the bodies as an ODE system -------------------------------------------------------------------- */
+
+static void bodies_get_state(void *ctx, double *X)
+{
+    imp_world *w = ctx;
+    memcpy(X, w->bstate, sizeof(double) * BODY_DIM * (size_t)w->body_ids.count);
+}
+
+/* install the state and renormalize every q in the store (the state, not a copy) */
+static void bodies_set_state(void *ctx, const double *X)
+{
+    imp_world *w = ctx;
+    const int n = w->body_ids.count;
+    memcpy(w->bstate, X, sizeof(double) * BODY_DIM * (size_t)n);
+    for (int i = 0; i < n; i++) {
+        double *q = w->bstate + BODY_DIM * i + 3;
+        double l = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+        if (l > 0 && isfinite(l)) q[0] /= l, q[1] /= l, q[2] /= l, q[3] /= l;
+    }
+}
+
+static int bodies_deriv(void *ctx, double t, const double *X, double *dX)
+{
+    (void)t;
+    imp_world *w = ctx;
+    const imp_vec3 g = w->def.gravity;
+    const double kd = w->def.drag;
+    for (int i = 0; i < w->body_ids.count; i++) {
+        const body *b = &w->bodies[i];
+        const double *x = X + BODY_DIM * i;
+        double *d = dX + BODY_DIM * i;
+        if (b->motion == IMP_FIXED) {
+            memset(d, 0, BODY_DIM * sizeof(double));
+            continue;
+        }
+        imp_quat q = state_q(x);
+        imp_vec3 v, omega;
+        if (b->motion == IMP_KINEMATIC) {
+            v = b->kin_v, omega = b->kin_w;
+            memset(d + 7, 0, 6 * sizeof(double));
+        } else {
+            v = v3_scale(v3_load(x + 7), b->inv_mass);
+            omega = omega_of(b, x);
+            v3_store(d + 7, v3_add(b->force, v3_sub(v3_scale(g, b->mass), v3_scale(v, kd))));
+            v3_store(d + 10, b->torque);
+        }
+        v3_store(d, v);
+        /* dq/dt = 1/2 [0, omega] q */
+        imp_quat dq = quat_mul(quat(0, omega.x, omega.y, omega.z), q);
+        d[3] = 0.5 * dq.w, d[4] = 0.5 * dq.x, d[5] = 0.5 * dq.y, d[6] = 0.5 * dq.z;
+    }
+    return 0;
+}
+
+void imp_body_refresh_all(imp_world *w)
+{
+    for (int i = 0; i < w->body_ids.count; i++) refresh_shapes(w, i);
+}
+
+imp_ode_system imp_body_ode(imp_world *w)
+{
+    imp_ode_system sys = {BODY_DIM * w->body_ids.count, w, bodies_get_state, bodies_set_state, bodies_deriv};
+    return sys;
+}

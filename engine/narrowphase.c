@@ -1,0 +1,981 @@
+/* narrowphase.c: contact manifolds between two placed shapes.
+ *
+ * Convention (GUIDE.md trap 2): the normal n points out of B towards A; every contact point lies on
+ * A's surface, B's surface is at point + depth n, depth > 0 is penetration. Pairs are ordered by
+ * shape type (sphere < capsule < box < hull < mesh < plane), so B is the "larger" kind: the plane or
+ * the mesh is always B, and its normal points out of it.
+ *
+ * Shapes come in three kinds:
+ *   cores:      a sphere is a point and a capsule a segment, both swept by a radius r;
+ *   polytopes:  a box, a hull, a mesh triangle (two faces, n and -n), each with vertices, polygon
+ *               faces (planes n . x = d), and edge directions;
+ *   half-space: the plane.
+ *
+ * Core-core. The closest points of two segments (Ericson 5.1.9: minimise |P(s) - Q(t)|^2 over the
+ * unit square, clamping s, then t, then s again); they touch when the distance is below rA + rB.
+ * Two nearly parallel capsules get a point per overlapping end, so a capsule lying on another rests
+ * on two points.
+ *
+ * Core-polytope. Clip the core segment to the polytope's half-spaces (Cyrus-Beck). If something is
+ * left, the core is inside: the face the core's deepest end penetrates least gives the normal.
+ * Otherwise the closest points are found feature by feature (each face's interior against the end
+ * points, each face edge against the segment), and the core touches when their distance is below r.
+ * A capsule lying flat on a face gets both ends as points.
+ *
+ * Polytope-polytope: the separating axis theorem, which is S0 7.1's separating plane search made
+ * exhaustive. Two convex polytopes are disjoint iff they are separated along a face normal of
+ * either or along the cross product of an edge direction of each (S0's vertex/face and edge/edge
+ * contacts are exactly these two cases). Along each axis u (oriented from B to A) the separation is
+ * min_A(u . x) - max_B(u . x); the largest separation over all axes is > 0 for disjoint bodies and
+ * otherwise minus the penetration depth along the best axis. S0's coherence trick: the axis that
+ * separated the pair last step is cached (the "witness") and tried first; bodies that stay apart
+ * are rejected after one projection. Face axes are preferred over edge axes unless an edge axis is
+ * clearly better (5% and 0.5 mm), which keeps resting contacts on faces.
+ *   Face case: the reference face is the best axis' face; the incident face is the other body's
+ *   face most anti-parallel to it. The incident polygon is clipped by the side planes of the
+ *   reference face (Sutherland-Hodgman) and the points below the reference plane are kept, which
+ *   gives a cube on a face its 4 corners and coincident faces their overlap polygon.
+ *   Edge case (S0 edge/edge): the supporting edges of A and B along the axis; the point is the
+ *   closest point of the two edge lines on A's edge, n = ea x eb oriented from B to A.
+ *
+ * Plane: every vertex (or sphere/capsule end) below the plane is a point, depth its distance.
+ * Mesh: each triangle whose bounds meet A's is a polytope; contacts from the back of a triangle are
+ * ignored (one-sided), and the normal is the deepest triangle's. A polytope overlapping a triangle
+ * always takes the triangle's face as the reference (never an edge axis): inside a mesh the least
+ * penetration is often sideways across an edge shared with the next triangle, which is no surface. */
+#include <string.h>
+
+#include "internal.h"
+
+/* a manifold while it is built: up to NP_MAX points, reduced to IMP_MANIFOLD_MAX at the end */
+#define NP_MAX 16
+typedef struct np_man {
+    imp_vec3 normal;
+    bool edge;            /* an edge/edge contact: ea, eb are its edges' unit directions */
+    imp_vec3 ea, eb;
+    int count;
+    imp_vec3 points[NP_MAX];
+    double depth[NP_MAX];
+} np_man;
+
+/* ---- polytopes ---------------------------------------------------------------------------------------- */
+
+typedef struct poly {
+    int nv, nf, ne, ndir;
+    const double *v;            /* local vertices */
+    const int *ff, *fc, *fv;    /* face first, count, vertex indices */
+    const imp_vec3 *fn;
+    const double *fd;
+    const int *edges;
+    const int *edge_faces;      /* 2 per edge, or NULL (mesh triangles) */
+    const imp_vec3 *dirs;
+    imp_vec3 p, center;         /* world placement, and a world point inside */
+    imp_mat3 R;
+    bool is_box;
+    imp_vec3 half;
+    const imp_vec3 *wv;         /* world vertices when precomputed (NULL: transform on demand) */
+} poly;
+
+static const int BOX_FF[6] = {0, 4, 8, 12, 16, 20}, BOX_FC[6] = {4, 4, 4, 4, 4, 4};
+/* vertex i has signs (bit0: x, bit1: y, bit2: z), 1 = +; faces +x -x +y -y +z -z, ccw from outside */
+static const int BOX_FV[24] = {1, 3, 7, 5, 0, 4, 6, 2, 2, 6, 7, 3, 0, 1, 5, 4, 4, 5, 7, 6, 0, 2, 3, 1};
+static const imp_vec3 BOX_FN[6] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+static const int BOX_EDGES[24] = {0, 1, 2, 3, 4, 5, 6, 7, 0, 2, 1, 3, 4, 6, 5, 7, 0, 4, 1, 5, 2, 6, 3, 7};
+static const imp_vec3 BOX_DIRS[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+static const int BOX_EDGE_FACES[24] = {3, 5, 2, 5, 3, 4, 2, 4, 1, 5, 0, 5, 1, 4, 0, 4, 1, 3, 0, 3, 1, 2, 0, 2};
+
+typedef struct box_data { double v[24]; double fd[6]; } box_data;
+
+/* a box as a polytope; with bd NULL only its frame and half extents (enough for box-box) */
+static void poly_box(const geom *g, box_data *bd, poly *P)
+{
+    P->p = g->p, P->R = g->R, P->center = g->p;
+    P->is_box = true, P->half = g->half;
+    P->wv = NULL;
+    P->nv = 8, P->nf = 6, P->ne = 12, P->ndir = 3;
+    P->ff = BOX_FF, P->fc = BOX_FC, P->fv = BOX_FV, P->fn = BOX_FN, P->edges = BOX_EDGES, P->dirs = BOX_DIRS;
+    P->edge_faces = BOX_EDGE_FACES;
+    P->v = NULL, P->fd = NULL;
+    if (!bd) return;
+    for (int i = 0; i < 8; i++) {
+        bd->v[3 * i + 0] = (i & 1) ? g->half.x : -g->half.x;
+        bd->v[3 * i + 1] = (i & 2) ? g->half.y : -g->half.y;
+        bd->v[3 * i + 2] = (i & 4) ? g->half.z : -g->half.z;
+    }
+    bd->fd[0] = bd->fd[1] = g->half.x, bd->fd[2] = bd->fd[3] = g->half.y, bd->fd[4] = bd->fd[5] = g->half.z;
+    P->v = bd->v, P->fd = bd->fd;
+}
+
+static void poly_hull(const geom *g, poly *P)
+{
+    const hull *h = g->hull;
+    P->nv = h->nv, P->nf = h->nf, P->ne = h->ne, P->ndir = h->ndir;
+    P->v = h->v, P->ff = h->face_first, P->fc = h->face_count, P->fv = h->face_verts, P->fn = h->face_n, P->fd = h->face_d;
+    P->edges = h->edges, P->dirs = h->dirs, P->edge_faces = h->edge_faces;
+    P->p = g->p, P->R = g->R, P->center = v3_add(g->p, m3_mul_v(g->R, h->centroid));
+    P->is_box = false;
+    P->wv = NULL;
+}
+
+typedef struct tri_data { double v[9]; imp_vec3 fn[2]; double fd[2]; imp_vec3 dirs[3]; } tri_data;
+static const int TRI_FF[2] = {0, 3}, TRI_FC[2] = {3, 3}, TRI_FV[6] = {0, 1, 2, 2, 1, 0}, TRI_EDGES[6] = {0, 1, 1, 2, 2, 0};
+
+static void poly_triangle(imp_vec3 a, imp_vec3 b, imp_vec3 c, imp_vec3 n, tri_data *td, poly *P)
+{
+    v3_store(td->v, a), v3_store(td->v + 3, b), v3_store(td->v + 6, c);
+    td->fn[0] = n, td->fn[1] = v3_scale(n, -1);
+    td->fd[0] = v3_dot(n, a), td->fd[1] = -td->fd[0];
+    td->dirs[0] = v3_normalize(v3_sub(b, a)), td->dirs[1] = v3_normalize(v3_sub(c, b)), td->dirs[2] = v3_normalize(v3_sub(a, c));
+    P->nv = 3, P->nf = 2, P->ne = 3, P->ndir = 3;
+    P->v = td->v, P->ff = TRI_FF, P->fc = TRI_FC, P->fv = TRI_FV, P->fn = td->fn, P->fd = td->fd;
+    P->edges = TRI_EDGES, P->dirs = td->dirs, P->edge_faces = NULL;
+    P->p = v3(0, 0, 0), P->R = m3_identity();
+    P->center = v3_scale(v3_add(v3_add(a, b), c), 1.0 / 3.0);
+    P->is_box = false;
+    P->wv = NULL;
+}
+
+static imp_vec3 pv(const poly *P, int i) { return P->wv ? P->wv[i] : v3_add(P->p, m3_mul_v(P->R, v3_load(P->v + 3 * i))); }
+static imp_vec3 pfn(const poly *P, int f) { return m3_mul_v(P->R, P->fn[f]); }
+static double pfd(const poly *P, int f, imp_vec3 n) { return P->fd[f] + v3_dot(n, P->p); }
+
+/* the interval of the polytope projected on the world axis u */
+static void project(const poly *P, imp_vec3 u, double *lo, double *hi)
+{
+    imp_vec3 l = m3_mul_tv(P->R, u);
+    double c = v3_dot(u, P->p);
+    if (P->is_box) {
+        double r = fabs(l.x) * P->half.x + fabs(l.y) * P->half.y + fabs(l.z) * P->half.z;
+        *lo = c - r, *hi = c + r;
+        return;
+    }
+    double mn = INFINITY, mx = -INFINITY;
+    for (int i = 0; i < P->nv; i++) {
+        double d = l.x * P->v[3 * i] + l.y * P->v[3 * i + 1] + l.z * P->v[3 * i + 2];
+        if (d < mn) mn = d; /* (not fmin/fmax: those are library calls without -ffast-math) */
+        if (d > mx) mx = d;
+    }
+    *lo = c + mn, *hi = c + mx;
+}
+
+/* ---- small geometry -------------------------------------------------------------------------------------- */
+
+/* closest points of segments p1q1 and p2q2 (Ericson, Real-Time Collision Detection 5.1.9) */
+static double seg_seg(imp_vec3 p1, imp_vec3 q1, imp_vec3 p2, imp_vec3 q2, imp_vec3 *c1, imp_vec3 *c2)
+{
+    imp_vec3 d1 = v3_sub(q1, p1), d2 = v3_sub(q2, p2), r = v3_sub(p1, p2);
+    double a = v3_dot(d1, d1), e = v3_dot(d2, d2), f = v3_dot(d2, r), s, t;
+    const double eps = 1e-18;
+    if (a <= eps && e <= eps) s = t = 0;
+    else if (a <= eps) s = 0, t = fmin(fmax(f / e, 0), 1);
+    else {
+        double c = v3_dot(d1, r);
+        if (e <= eps) t = 0, s = fmin(fmax(-c / a, 0), 1);
+        else {
+            double b = v3_dot(d1, d2), den = a * e - b * b;
+            s = den > eps * a * e ? fmin(fmax((b * f - c * e) / den, 0), 1) : 0;
+            t = (b * s + f) / e;
+            if (t < 0) t = 0, s = fmin(fmax(-c / a, 0), 1);
+            else if (t > 1) t = 1, s = fmin(fmax((b - c) / a, 0), 1);
+        }
+    }
+    *c1 = v3_mad(p1, d1, s), *c2 = v3_mad(p2, d2, t);
+    return v3_len(v3_sub(*c1, *c2));
+}
+
+/* is x (on or near the plane of face f) inside the face polygon? */
+static bool in_face(const poly *P, int f, imp_vec3 n, imp_vec3 x)
+{
+    const int first = P->ff[f], cnt = P->fc[f];
+    for (int k = 0; k < cnt; k++) {
+        imp_vec3 a = pv(P, P->fv[first + k]), b = pv(P, P->fv[first + (k + 1) % cnt]);
+        if (v3_dot(v3_cross(v3_sub(b, a), n), v3_sub(x, a)) > 1e-12) return false;
+    }
+    return true;
+}
+
+static void add_point(np_man *c, imp_vec3 p, double depth)
+{
+    for (int k = 0; k < c->count; k++) /* the same point twice (a vertex on two triangles): keep one */
+        if (v3_len(v3_sub(c->points[k], p)) < 1e-9) {
+            c->depth[k] = fmax(c->depth[k], depth);
+            return;
+        }
+    if (c->count < NP_MAX) {
+        c->points[c->count] = p, c->depth[c->count] = depth, c->count++;
+        return;
+    }
+    int shallow = 0; /* full: replace the shallowest if this one is deeper */
+    for (int k = 1; k < c->count; k++)
+        if (c->depth[k] < c->depth[shallow]) shallow = k;
+    if (depth > c->depth[shallow]) c->points[shallow] = p, c->depth[shallow] = depth;
+}
+
+/* An edge/edge contact records its edges' directions for the contact solvers (S0's compute_ndot
+ * takes n = ea x eb / |ea x eb|). An edge has no direction of its own, so ea's sign is chosen to make
+ * ea x eb point along n, from B to A (GUIDE.md trap 2: never a negated n). */
+static void set_edges(np_man *c, imp_vec3 ea, imp_vec3 eb)
+{
+    ea = v3_normalize(ea), eb = v3_normalize(eb);
+    if (v3_dot(v3_cross(ea, eb), c->normal) < 0) ea = v3_scale(ea, -1);
+    c->edge = true, c->ea = ea, c->eb = eb;
+}
+
+/* Keep the 4 points that span the manifold best: the deepest, the one farthest from it, the one
+ * making the largest triangle with those two, and the one adding the most area on the other side. */
+static void reduce4(np_man *c)
+{
+    if (c->count <= IMP_MANIFOLD_MAX) return;
+    int k[4] = {0, -1, -1, -1};
+    for (int i = 1; i < c->count; i++)
+        if (c->depth[i] > c->depth[k[0]]) k[0] = i;
+    double best = -1;
+    for (int i = 0; i < c->count; i++) {
+        double d = v3_len(v3_sub(c->points[i], c->points[k[0]]));
+        if (d > best) best = d, k[1] = i;
+    }
+    imp_vec3 e = v3_sub(c->points[k[1]], c->points[k[0]]);
+    double side = 0;
+    best = -1;
+    for (int i = 0; i < c->count; i++) {
+        double a = v3_dot(v3_cross(e, v3_sub(c->points[i], c->points[k[0]])), c->normal);
+        if (fabs(a) > best) best = fabs(a), k[2] = i, side = a;
+    }
+    best = 0;
+    for (int i = 0; i < c->count; i++) {
+        double a = v3_dot(v3_cross(e, v3_sub(c->points[i], c->points[k[0]])), c->normal);
+        if (a * side < 0 && fabs(a) > best) best = fabs(a), k[3] = i;
+    }
+    imp_vec3 pts[4];
+    double dep[4];
+    int n = 0;
+    for (int j = 0; j < 4; j++) {
+        if (k[j] < 0) continue;
+        bool dup = false;
+        for (int m = 0; m < j; m++) dup = dup || k[m] == k[j];
+        if (!dup) pts[n] = c->points[k[j]], dep[n] = c->depth[k[j]], n++;
+    }
+    for (int j = 0; j < n; j++) c->points[j] = pts[j], c->depth[j] = dep[j];
+    c->count = n;
+}
+
+static void core_of(const geom *g, imp_vec3 *p0, imp_vec3 *p1)
+{
+    if (g->type == IMP_SHAPE_CAPSULE) {
+        imp_vec3 a = v3_scale(m3_col(g->R, 1), g->half_height);
+        *p0 = v3_sub(g->p, a), *p1 = v3_add(g->p, a);
+    } else *p0 = *p1 = g->p;
+}
+
+/* ---- core - core ------------------------------------------------------------------------------------------- */
+
+static int core_core(const geom *A, const geom *B, np_man *c)
+{
+    imp_vec3 a0, a1, b0, b1, pa, pb;
+    core_of(A, &a0, &a1), core_of(B, &b0, &b1);
+    const double r = A->radius + B->radius;
+    double d = seg_seg(a0, a1, b0, b1, &pa, &pb);
+    if (d > r) return 0;
+    imp_vec3 n = d > 1e-12 ? v3_scale(v3_sub(pa, pb), 1.0 / d) : v3(0, 1, 0);
+    c->normal = n;
+    /* two nearly parallel capsules: a point per end that overlaps */
+    imp_vec3 da = v3_sub(a1, a0), db = v3_sub(b1, b0);
+    if (A->type == IMP_SHAPE_CAPSULE && B->type == IMP_SHAPE_CAPSULE && v3_len(da) > 0 && v3_len(db) > 0 &&
+        fabs(v3_dot(v3_normalize(da), v3_normalize(db))) > 0.999) {
+        imp_vec3 ends[4] = {a0, a1, b0, b1};
+        for (int k = 0; k < 4; k++) {
+            imp_vec3 qa, qb;
+            double dk = k < 2 ? seg_seg(ends[k], ends[k], b0, b1, &qa, &qb) : seg_seg(a0, a1, ends[k], ends[k], &qa, &qb);
+            if (dk < r && (k < 2 ? 1 : v3_len(v3_sub(qa, a0)) > 1e-9 && v3_len(v3_sub(qa, a1)) > 1e-9))
+                add_point(c, v3_mad(qa, n, -A->radius), r - dk);
+        }
+        if (c->count >= 2) return c->count;
+        c->count = 0;
+    }
+    add_point(c, v3_mad(pa, n, -A->radius), r - d);
+    return c->count;
+}
+
+/* ---- core - polytope ---------------------------------------------------------------------------------------- */
+
+/* the edge of P parallel to dir (local) that is most extreme along u: lowest (sign -1) or highest */
+static void support_edge(const poly *P, imp_vec3 dir, imp_vec3 u, double sign, imp_vec3 *e0, imp_vec3 *e1)
+{
+    double best = -INFINITY;
+    for (int e = 0; e < P->ne; e++) {
+        imp_vec3 a = v3_load(P->v + 3 * P->edges[2 * e]), b = v3_load(P->v + 3 * P->edges[2 * e + 1]);
+        imp_vec3 d = v3_sub(b, a);
+        double l = v3_len(d);
+        if (l <= 0 || v3_len(v3_cross(v3_scale(d, 1.0 / l), dir)) > 1e-6) continue;
+        imp_vec3 wa = pv(P, P->edges[2 * e]), wb = pv(P, P->edges[2 * e + 1]);
+        double s = sign * (v3_dot(u, wa) + v3_dot(u, wb));
+        if (s > best) best = s, *e0 = wa, *e1 = wb;
+    }
+}
+
+static int core_poly(const geom *A, const poly *B, np_man *c)
+{
+    imp_vec3 p0, p1;
+    core_of(A, &p0, &p1);
+    const double r = A->radius;
+    const bool seg = A->type == IMP_SHAPE_CAPSULE;
+    /* Cyrus-Beck: is any part of the core segment inside? */
+    double t0 = 0, t1 = 1;
+    bool inside = true;
+    for (int f = 0; f < B->nf && inside; f++) {
+        imp_vec3 n = pfn(B, f);
+        double d = pfd(B, f, n), f0 = v3_dot(n, p0) - d, f1 = v3_dot(n, p1) - d;
+        if (f0 > 0 && f1 > 0) inside = false;
+        else if (f0 > 0) t0 = fmax(t0, f0 / (f0 - f1));
+        else if (f1 > 0) t1 = fmin(t1, f0 / (f0 - f1));
+        if (t0 > t1) inside = false;
+    }
+    if (inside) {
+        /* the part of the core inside B, c0 c1, decides (the rest of a long capsule may stick out) */
+        imp_vec3 sd = v3_sub(p1, p0), c0 = v3_mad(p0, sd, t0), c1 = v3_mad(p0, sd, t1);
+        double best = INFINITY;
+        int bf = 0;
+        for (int f = 0; f < B->nf; f++) {
+            imp_vec3 n = pfn(B, f);
+            double d = pfd(B, f, n), pen = r - fmin(v3_dot(n, c0) - d, v3_dot(n, c1) - d);
+            if (pen < best) best = pen, bf = f;
+        }
+        /* a segment may penetrate least across an edge: the axes seg x edge, as in the SAT */
+        if (seg && v3_len(sd) > 0) {
+            imp_vec3 mid = v3_scale(v3_add(c0, c1), 0.5), bu = v3(0, 0, 0);
+            double be = INFINITY;
+            int bj = -1;
+            for (int j = 0; j < B->ndir; j++) {
+                imp_vec3 u = v3_cross(sd, m3_mul_v(B->R, B->dirs[j]));
+                double l = v3_len(u);
+                if (l < 1e-9 * v3_len(sd)) continue;
+                u = v3_scale(u, 1.0 / l);
+                if (v3_dot(u, v3_sub(mid, B->center)) < 0) u = v3_scale(u, -1);
+                double blo, bhi;
+                project(B, u, &blo, &bhi);
+                double pen = bhi - (fmin(v3_dot(u, c0), v3_dot(u, c1)) - r);
+                if (pen < be) be = pen, bj = j, bu = u;
+            }
+            if (bj >= 0 && be < 0.95 * best - 5e-4) {
+                imp_vec3 b0 = B->center, b1 = B->center, qa, qb;
+                support_edge(B, B->dirs[bj], bu, +1, &b0, &b1);
+                seg_seg(c0, c1, b0, b1, &qa, &qb);
+                c->normal = bu;
+                set_edges(c, v3_sub(c1, c0), v3_sub(b1, b0));
+                add_point(c, v3_mad(qa, bu, -r), be);
+                return c->count;
+            }
+        }
+        imp_vec3 n = pfn(B, bf);
+        double d = pfd(B, bf, n);
+        c->normal = n;
+        /* the points: the ends of the part of the core inside B (t0, t1 from the clipping above) */
+        for (int k = 0; k < (seg ? 2 : 1); k++) {
+            imp_vec3 q = k ? c1 : c0;
+            double dist = v3_dot(n, q) - d;
+            if (dist < r) add_point(c, v3_mad(q, n, -r), r - dist);
+        }
+        return c->count;
+    }
+    /* closest features */
+    double best = INFINITY;
+    imp_vec3 bc = p0, bp = p0;
+    for (int f = 0; f < B->nf; f++) {
+        imp_vec3 n = pfn(B, f);
+        double d = pfd(B, f, n);
+        for (int k = 0; k < (seg ? 2 : 1); k++) {
+            imp_vec3 q = k ? p1 : p0;
+            double dist = v3_dot(n, q) - d;
+            if (dist < 0) continue;
+            imp_vec3 proj = v3_mad(q, n, -dist);
+            if (dist < best && in_face(B, f, n, proj)) best = dist, bc = q, bp = proj;
+        }
+        const int first = B->ff[f], cnt = B->fc[f];
+        for (int k = 0; k < cnt; k++) {
+            imp_vec3 a = pv(B, B->fv[first + k]), b = pv(B, B->fv[first + (k + 1) % cnt]), qc, qp;
+            double dist = seg_seg(p0, p1, a, b, &qc, &qp);
+            if (dist < best) best = dist, bc = qc, bp = qp;
+        }
+    }
+    if (best > r) return 0;
+    imp_vec3 n = best > 1e-12 ? v3_scale(v3_sub(bc, bp), 1.0 / best) : pfn(B, 0);
+    if (seg) {
+        /* lying on a face: a point per end */
+        int bf = -1;
+        double align = 1 - 1e-3;
+        for (int f = 0; f < B->nf; f++) {
+            double a = v3_dot(pfn(B, f), n);
+            if (a > align) align = a, bf = f;
+        }
+        if (bf >= 0) {
+            imp_vec3 fn = pfn(B, bf);
+            double d = pfd(B, bf, fn);
+            for (int k = 0; k < 2; k++) {
+                imp_vec3 q = k ? p1 : p0;
+                double dist = v3_dot(fn, q) - d;
+                if (dist < r && dist >= 0 && in_face(B, bf, fn, v3_mad(q, fn, -dist))) add_point(c, v3_mad(q, fn, -r), r - dist);
+            }
+            if (c->count >= 2) {
+                c->normal = fn;
+                return c->count;
+            }
+            c->count = 0;
+        }
+    }
+    c->normal = n;
+    add_point(c, v3_mad(bc, n, -r), r - best);
+    return c->count;
+}
+
+/* ---- polytope - polytope ------------------------------------------------------------------------------------ */
+
+enum { AX_FACE_A = 0, AX_FACE_B = 1, AX_EDGE = 2, AX_EDGE_PAIR = 3 }; /* EDGE: directions i, j; EDGE_PAIR: edges i, j */
+static int32_t witness_encode(int kind, int i, int j) { return kind | (i << 2) | (j << 17); }
+
+/* separation along an axis given by its witness code; axis oriented from B to A */
+/* the separation along the normal of edge i of A and edge j of B (Gregorius): n = ea x eb turned out
+ * of A, dist = n . (q_b - q_a) for points of the two edges; the axis from B to A is -n */
+static double edge_pair_sep(const poly *A, const poly *B, int i, int j, imp_vec3 *axis)
+{
+    imp_vec3 a0 = pv(A, A->edges[2 * i]), a1 = pv(A, A->edges[2 * i + 1]);
+    imp_vec3 b0 = pv(B, B->edges[2 * j]), b1 = pv(B, B->edges[2 * j + 1]);
+    imp_vec3 ea = v3_sub(a1, a0), eb = v3_sub(b1, b0), n = v3_cross(ea, eb);
+    double l = v3_len(n);
+    if (l < 1e-9 * v3_len(ea) * v3_len(eb)) return -INFINITY; /* parallel edges: the faces decide */
+    n = v3_scale(n, 1.0 / l);
+    if (v3_dot(n, v3_sub(a0, A->center)) < 0) n = v3_scale(n, -1);
+    *axis = v3_scale(n, -1);
+    return v3_dot(n, v3_sub(b0, a0));
+}
+
+static double axis_sep(const poly *A, const poly *B, int32_t code, imp_vec3 *axis)
+{
+    int kind = code & 3, i = (code >> 2) & 0x7fff, j = code >> 17;
+    double alo, ahi, blo, bhi;
+    if (kind == AX_EDGE_PAIR) return i < A->ne && j < B->ne ? edge_pair_sep(A, B, i, j, axis) : -INFINITY;
+    if (kind == AX_FACE_A) {
+        if (i >= A->nf) return -INFINITY;
+        imp_vec3 n = pfn(A, i);
+        project(B, n, &blo, &bhi);
+        *axis = v3_scale(n, -1);
+        return blo - pfd(A, i, n);
+    }
+    if (kind == AX_FACE_B) {
+        if (i >= B->nf) return -INFINITY;
+        imp_vec3 n = pfn(B, i);
+        project(A, n, &alo, &ahi);
+        *axis = n;
+        return alo - pfd(B, i, n);
+    }
+    if (i >= A->ndir || j >= B->ndir) return -INFINITY;
+    imp_vec3 u = v3_cross(m3_mul_v(A->R, A->dirs[i]), m3_mul_v(B->R, B->dirs[j]));
+    double l = v3_len(u);
+    if (l < 1e-6) return -INFINITY;
+    u = v3_scale(u, 1.0 / l);
+    if (v3_dot(u, v3_sub(A->center, B->center)) < 0) u = v3_scale(u, -1);
+    project(A, u, &alo, &ahi), project(B, u, &blo, &bhi);
+    *axis = u;
+    return alo - bhi;
+}
+
+
+typedef struct sat_result {
+    double face_a, face_b, edge;
+    int fa, fb, ei, ej;
+    bool edge_pairs;    /* ei, ej are edges (sat_gauss), not edge directions */
+} sat_result;
+
+/* the separating axis search over every face and edge-pair axis; false when an axis separates */
+/* The separating axis search with Gauss-map pruning (Gregorius, GDC 2013). On the unit sphere each
+ * face is a point (its normal) and each edge the arc between its two faces' normals; an edge pair
+ * of A and B can only give a separating axis if A's arc and the arc of B's negated normals cross
+ * (the two edges then form a face of the Minkowski difference). With arcs (a, b) and (c, d):
+ *     c.(b x a) and d.(b x a) of opposite signs, a.(d x c) and b.(d x c) of opposite signs, and
+ *     c.(b x a), b.(d x c) of one sign (the arcs lie in one hemisphere)
+ * That leaves O(E) of the E_A E_B edge pairs, each tested with two points instead of projections.
+ * Faces are tested by projecting the other polytope's vertices. */
+enum { GAUSS_MAX = 256, GAUSS_EDGES = 512 };
+
+static bool sat_gauss(const poly *A, const poly *B, int32_t *witness, sat_result *r)
+{
+    imp_vec3 axis;
+    if (witness && *witness >= 0 && axis_sep(A, B, *witness, &axis) > 0) return false; /* still separated */
+    r->face_a = r->face_b = r->edge = -INFINITY;
+    r->fa = r->fb = r->ei = r->ej = 0;
+    r->edge_pairs = true;
+    for (int f = 0; f < A->nf; f++) {
+        double s = axis_sep(A, B, witness_encode(AX_FACE_A, f, 0), &axis);
+        if (s > 0) { if (witness) *witness = witness_encode(AX_FACE_A, f, 0); return false; }
+        if (s > r->face_a) r->face_a = s, r->fa = f;
+    }
+    for (int f = 0; f < B->nf; f++) {
+        double s = axis_sep(A, B, witness_encode(AX_FACE_B, f, 0), &axis);
+        if (s > 0) { if (witness) *witness = witness_encode(AX_FACE_B, f, 0); return false; }
+        if (s > r->face_b) r->face_b = s, r->fb = f;
+    }
+    /* world normals of A's faces, and for each edge of B its two arc ends (negated normals) and
+     * their cross product, laid out contiguously for the inner loop */
+    imp_vec3 na[GAUSS_MAX], nb[GAUSS_MAX], bc[GAUSS_EDGES], bd[GAUSS_EDGES], bdxc[GAUSS_EDGES];
+    /* the first test of every pair runs over structure-of-arrays copies (the compiler vectorizes it) */
+    double cx[GAUSS_EDGES], cy[GAUSS_EDGES], cz[GAUSS_EDGES], dx[GAUSS_EDGES], dy[GAUSS_EDGES], dz[GAUSS_EDGES];
+    double ex[GAUSS_EDGES], ey[GAUSS_EDGES], ez[GAUSS_EDGES];
+    unsigned char hit[GAUSS_EDGES];
+    const int ne = B->ne;
+    for (int f = 0; f < A->nf; f++) na[f] = pfn(A, f);
+    for (int f = 0; f < B->nf; f++) nb[f] = v3_scale(pfn(B, f), -1);
+    for (int j = 0; j < ne; j++) {
+        bc[j] = nb[B->edge_faces[2 * j]], bd[j] = nb[B->edge_faces[2 * j + 1]];
+        bdxc[j] = v3_cross(bd[j], bc[j]);
+        cx[j] = bc[j].x, cy[j] = bc[j].y, cz[j] = bc[j].z, dx[j] = bd[j].x, dy[j] = bd[j].y, dz[j] = bd[j].z;
+        ex[j] = bdxc[j].x, ey[j] = bdxc[j].y, ez[j] = bdxc[j].z;
+    }
+    for (int i = 0; i < A->ne; i++) {
+        const imp_vec3 a = na[A->edge_faces[2 * i]], b = na[A->edge_faces[2 * i + 1]], bxa = v3_cross(b, a);
+        const double ux = bxa.x, uy = bxa.y, uz = bxa.z;
+        for (int j = 0; j < ne; j++) {
+            double cba = cx[j] * ux + cy[j] * uy + cz[j] * uz, dba = dx[j] * ux + dy[j] * uy + dz[j] * uz;
+            double adc = a.x * ex[j] + a.y * ey[j] + a.z * ez[j], bdc = b.x * ex[j] + b.y * ey[j] + b.z * ez[j];
+            hit[j] = (unsigned char)((cba * dba < 0) & (adc * bdc < 0) & (cba * bdc > 0));
+        }
+        for (int j = 0; j < ne; j++) {
+            if (!hit[j]) continue;
+            double s = edge_pair_sep(A, B, i, j, &axis);
+            if (s > 0) { if (witness) *witness = witness_encode(AX_EDGE_PAIR, i, j); return false; }
+            if (s > r->edge) r->edge = s, r->ei = i, r->ej = j;
+        }
+    }
+    if (witness) *witness = -1;
+    return true;
+}
+
+static bool sat_generic(const poly *A, const poly *B, int32_t *witness, sat_result *r)
+{
+    imp_vec3 axis;
+    if (witness && *witness >= 0 && axis_sep(A, B, *witness, &axis) > 0) return false; /* still separated */
+    r->face_a = r->face_b = r->edge = -INFINITY;
+    r->fa = r->fb = r->ei = r->ej = 0;
+    r->edge_pairs = false;
+    for (int f = 0; f < A->nf; f++) {
+        double s = axis_sep(A, B, witness_encode(AX_FACE_A, f, 0), &axis);
+        if (s > 0) { if (witness) *witness = witness_encode(AX_FACE_A, f, 0); return false; }
+        if (s > r->face_a) r->face_a = s, r->fa = f;
+    }
+    for (int f = 0; f < B->nf; f++) {
+        double s = axis_sep(A, B, witness_encode(AX_FACE_B, f, 0), &axis);
+        if (s > 0) { if (witness) *witness = witness_encode(AX_FACE_B, f, 0); return false; }
+        if (s > r->face_b) r->face_b = s, r->fb = f;
+    }
+    for (int i = 0; i < A->ndir; i++)
+        for (int j = 0; j < B->ndir; j++) {
+            double s = axis_sep(A, B, witness_encode(AX_EDGE, i, j), &axis);
+            if (s > 0) { if (witness) *witness = witness_encode(AX_EDGE, i, j); return false; }
+            if (s > r->edge) r->edge = s, r->ei = i, r->ej = j;
+        }
+    if (witness) *witness = -1;
+    return true;
+}
+
+/* The same search for two boxes in closed form (Gottschalk's OBB test): with the relative rotation
+ * C = R_A^T R_B and the centre offset T = R_A^T (p_B - p_A), the 15 axes cost a few flops each:
+ *   face i of A:   |T_i| - a_i - sum_j b_j |C_ij|
+ *   face j of B:   |(C^T T)_j| - b_j - sum_i a_i |C_ij|
+ *   edges i x j:  (|T_(i+2) C_(i+1)j - T_(i+1) C_(i+2)j| - a_(i+1)|C_(i+2)j| - a_(i+2)|C_(i+1)j|
+ *                   - b_(j+1)|C_i(j+2)| - b_(j+2)|C_i(j+1)|) / sqrt(1 - C_ij^2)
+ * (the axes as in the generic search: face codes 2i / 2i+1 for the +/- side facing the other box) */
+typedef struct bb_ctx { double C[3][3], AC[3][3], T[3], TB[3], a[3], b[3]; } bb_ctx;
+
+static double bb_sep(const bb_ctx *k, int32_t code)
+{
+    int kind = code & 3, i = (code >> 2) & 0x7fff, j = code >> 17;
+    if (kind == AX_FACE_A) {
+        int ax = i / 2;
+        double sign = (i & 1) ? -1 : 1;
+        double rb = k->b[0] * k->AC[ax][0] + k->b[1] * k->AC[ax][1] + k->b[2] * k->AC[ax][2];
+        return sign * k->T[ax] - k->a[ax] - rb;
+    }
+    if (kind == AX_FACE_B) {
+        int ax = i / 2;
+        double sign = (i & 1) ? -1 : 1; /* B's face +/- b_j: A lies beyond it when -/+ TB_j > 0 */
+        double ra = k->a[0] * k->AC[0][ax] + k->a[1] * k->AC[1][ax] + k->a[2] * k->AC[2][ax];
+        return -sign * k->TB[ax] - k->b[ax] - ra;
+    }
+    double l2 = 1 - k->C[i][j] * k->C[i][j];
+    if (l2 < 1e-12) return -INFINITY;
+    int i1 = (i + 1) % 3, i2 = (i + 2) % 3, j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+    double tl = k->T[i2] * k->C[i1][j] - k->T[i1] * k->C[i2][j];
+    double ra = k->a[i1] * k->AC[i2][j] + k->a[i2] * k->AC[i1][j];
+    double rb = k->b[j1] * k->AC[i][j2] + k->b[j2] * k->AC[i][j1];
+    return (fabs(tl) - ra - rb) / sqrt(l2);
+}
+
+static bool sat_boxes(const poly *A, const poly *B, int32_t *witness, sat_result *r)
+{
+    bb_ctx k;
+    imp_vec3 d = v3_sub(B->p, A->p);
+    for (int i = 0; i < 3; i++) {
+        imp_vec3 ai = m3_col(A->R, i);
+        k.T[i] = v3_dot(ai, d);
+        for (int j = 0; j < 3; j++) {
+            k.C[i][j] = v3_dot(ai, m3_col(B->R, j));
+            k.AC[i][j] = fabs(k.C[i][j]) + 1e-12;
+        }
+    }
+    for (int j = 0; j < 3; j++) k.TB[j] = k.C[0][j] * k.T[0] + k.C[1][j] * k.T[1] + k.C[2][j] * k.T[2];
+    k.a[0] = A->half.x, k.a[1] = A->half.y, k.a[2] = A->half.z;
+    k.b[0] = B->half.x, k.b[1] = B->half.y, k.b[2] = B->half.z;
+    if (witness && *witness >= 0 && bb_sep(&k, *witness) > 0) return false;
+    r->face_a = r->face_b = r->edge = -INFINITY;
+    r->edge_pairs = false;
+    r->fa = r->fb = r->ei = r->ej = 0;
+    /* the same expressions as bb_sep, written out for the 15 axes in turn */
+    for (int i = 0; i < 3; i++) {
+        double s = fabs(k.T[i]) - k.a[i] - (k.b[0] * k.AC[i][0] + k.b[1] * k.AC[i][1] + k.b[2] * k.AC[i][2]);
+        if (s > 0) { if (witness) *witness = witness_encode(AX_FACE_A, 2 * i + (k.T[i] < 0), 0); return false; }
+        if (s > r->face_a) r->face_a = s, r->fa = 2 * i + (k.T[i] < 0);
+    }
+    for (int j = 0; j < 3; j++) {
+        double s = fabs(k.TB[j]) - k.b[j] - (k.a[0] * k.AC[0][j] + k.a[1] * k.AC[1][j] + k.a[2] * k.AC[2][j]);
+        if (s > 0) { if (witness) *witness = witness_encode(AX_FACE_B, 2 * j + (k.TB[j] > 0), 0); return false; }
+        if (s > r->face_b) r->face_b = s, r->fb = 2 * j + (k.TB[j] > 0);
+    }
+    /* an edge axis is only used when it beats the faces by the margin of poly_poly (0.95, 0.5 mm);
+     * its separation num / |L| is at most num (|L| <= 1), so most need no square root */
+    const double edge_floor = 0.95 * fmax(r->face_a, r->face_b) + 5e-4;
+    for (int i = 0; i < 3; i++) {
+        const int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
+        for (int j = 0; j < 3; j++) {
+            double l2 = 1 - k.C[i][j] * k.C[i][j];
+            if (l2 < 1e-12) continue;
+            const int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+            double tl = k.T[i2] * k.C[i1][j] - k.T[i1] * k.C[i2][j];
+            double ra = k.a[i1] * k.AC[i2][j] + k.a[i2] * k.AC[i1][j], rb = k.b[j1] * k.AC[i][j2] + k.b[j2] * k.AC[i][j1];
+            double num = fabs(tl) - ra - rb;
+            if (num > 0) { if (witness) *witness = witness_encode(AX_EDGE, i, j); return false; }
+            if (num <= edge_floor) continue;
+            double s = num / sqrt(l2);
+            if (s > r->edge) r->edge = s, r->ei = i, r->ej = j;
+        }
+    }
+    if (witness) *witness = -1;
+    return true;
+}
+
+/* keep the part of the polygon in[0..n) where s . x <= sd (one Sutherland-Hodgman pass) */
+static int clip_polygon(const imp_vec3 *in, int n, imp_vec3 s, double sd, imp_vec3 *out, int max)
+{
+    int m = 0;
+    for (int i = 0; i < n && m < max - 1; i++) {
+        imp_vec3 p = in[i], q = in[(i + 1) % n];
+        double dp = v3_dot(s, p) - sd, dq = v3_dot(s, q) - sd;
+        if (dp <= 0) out[m++] = p;
+        if ((dp < 0 && dq > 0) || (dp > 0 && dq < 0)) out[m++] = v3_add(p, v3_scale(v3_sub(q, p), dp / (dp - dq)));
+    }
+    return m;
+}
+
+/* the points of the incident polygon poly[0..n) under the reference plane nr . x = dr */
+static int face_points(const imp_vec3 *poly_pts, int n, imp_vec3 nr, double dr, bool ref_is_a, np_man *c)
+{
+    c->normal = ref_is_a ? v3_scale(nr, -1) : nr;
+    for (int i = 0; i < n; i++) {
+        double dist = v3_dot(nr, poly_pts[i]) - dr;
+        if (dist > 0) continue;
+        add_point(c, ref_is_a ? v3_mad(poly_pts[i], nr, -dist) : poly_pts[i], -dist);
+    }
+    return c->count;
+}
+
+/* The manifold of two boxes without generic polygons: the reference face's side planes are the
+ * other two axes of its box at +- the half extents, the incident face is the face of the other box
+ * whose axis is most parallel to the reference normal, and a supporting edge is the box centre
+ * pushed by the half extents against the axis on the two other axes. */
+static int box_box_manifold(const poly *A, const poly *B, const sat_result *r, np_man *c)
+{
+    const double rel = 0.95, abs_tol = 5e-4;
+    const double ha[3] = {A->half.x, A->half.y, A->half.z}, hb[3] = {B->half.x, B->half.y, B->half.z};
+    if (r->edge > rel * fmax(r->face_a, r->face_b) + abs_tol) {
+        imp_vec3 u;
+        double sep = axis_sep(A, B, witness_encode(AX_EDGE, r->ei, r->ej), &u);
+        imp_vec3 ca = A->p, cb = B->p;
+        for (int j = 0; j < 3; j++) {
+            imp_vec3 aj = m3_col(A->R, j), bj = m3_col(B->R, j);
+            if (j != r->ei) ca = v3_mad(ca, aj, v3_dot(u, aj) > 0 ? -ha[j] : ha[j]);
+            if (j != r->ej) cb = v3_mad(cb, bj, v3_dot(u, bj) > 0 ? hb[j] : -hb[j]);
+        }
+        imp_vec3 ea = v3_scale(m3_col(A->R, r->ei), ha[r->ei]), eb = v3_scale(m3_col(B->R, r->ej), hb[r->ej]), pa, pb;
+        seg_seg(v3_sub(ca, ea), v3_add(ca, ea), v3_sub(cb, eb), v3_add(cb, eb), &pa, &pb);
+        c->normal = u;
+        set_edges(c, ea, eb);
+        add_point(c, pa, -sep);
+        return c->count;
+    }
+    const poly *ref = B, *inc = A;
+    int rf = r->fb;
+    bool ref_is_a = false;
+    if (r->face_a > rel * r->face_b + abs_tol) ref = A, inc = B, rf = r->fa, ref_is_a = true;
+    const double *hr = ref_is_a ? ha : hb, *hi = ref_is_a ? hb : ha;
+    const int k = rf / 2;
+    imp_vec3 nr = v3_scale(m3_col(ref->R, k), (rf & 1) ? -1 : 1);
+    double dr = v3_dot(nr, ref->p) + hr[k];
+    int j = 0;
+    double best = -1;
+    for (int a = 0; a < 3; a++) {
+        double d = fabs(v3_dot(nr, m3_col(inc->R, a)));
+        if (d > best) best = d, j = a;
+    }
+    imp_vec3 fn = m3_col(inc->R, j);
+    if (v3_dot(fn, nr) > 0) fn = v3_scale(fn, -1);
+    imp_vec3 fc = v3_mad(inc->p, fn, hi[j]);
+    int ia = (j + 1) % 3, ib = (j + 2) % 3;
+    imp_vec3 ua = v3_scale(m3_col(inc->R, ia), hi[ia]), ub = v3_scale(m3_col(inc->R, ib), hi[ib]);
+    enum { MAXP = 16 };
+    imp_vec3 buf[2][MAXP] = {{v3_add(v3_add(fc, ua), ub), v3_add(v3_sub(fc, ua), ub), v3_sub(v3_sub(fc, ua), ub), v3_sub(v3_add(fc, ua), ub)}};
+    int n = 4, cur = 0;
+    for (int side = 1; side <= 2 && n > 0; side++) {
+        int ax = (k + side) % 3;
+        imp_vec3 u = m3_col(ref->R, ax);
+        double off = v3_dot(u, ref->p);
+        n = clip_polygon(buf[cur], n, u, off + hr[ax], buf[1 - cur], MAXP), cur = 1 - cur;
+        n = clip_polygon(buf[cur], n, v3_scale(u, -1), -off + hr[ax], buf[1 - cur], MAXP), cur = 1 - cur;
+    }
+    return face_points(buf[cur], n, nr, dr, ref_is_a, c);
+}
+
+/* force_fb >= 0: after the overlap test, use B's face force_fb as the reference face whatever the
+ * best axis was (mesh triangles: their front face, so a body lying across two triangles is not
+ * pushed sideways over the edge between them) */
+static int poly_poly(const poly *A, const poly *B, np_man *c, int32_t *witness, int force_fb)
+{
+    sat_result r;
+    const bool gauss = A->edge_faces && B->edge_faces && A->nf <= GAUSS_MAX && B->nf <= GAUSS_MAX && A->ne <= GAUSS_EDGES &&
+                       B->ne <= GAUSS_EDGES;
+    bool overlap = A->is_box && B->is_box ? sat_boxes(A, B, witness, &r)
+                   : gauss                ? sat_gauss(A, B, witness, &r)
+                                          : sat_generic(A, B, witness, &r);
+    if (!overlap) return 0;
+    if (force_fb >= 0) r.edge = r.face_a = -INFINITY, r.fb = force_fb, r.face_b = 0;
+    if (A->is_box && B->is_box) return box_box_manifold(A, B, &r, c);
+    /* they overlap: the manifold needs world vertices many times, transform them once */
+    enum { WV_MAX = 64 };
+    imp_vec3 wa[WV_MAX], wb[WV_MAX];
+    poly pa = *A, pb = *B;
+    if (A->nv <= WV_MAX && !A->wv) {
+        for (int i = 0; i < A->nv; i++) wa[i] = pv(A, i);
+        pa.wv = wa;
+    }
+    if (B->nv <= WV_MAX && !B->wv) {
+        for (int i = 0; i < B->nv; i++) wb[i] = pv(B, i);
+        pb.wv = wb;
+    }
+    A = &pa, B = &pb;
+    const double face_a = r.face_a, face_b = r.face_b, edge = r.edge;
+    const int fa = r.fa, fb = r.fb, ei = r.ei, ej = r.ej;
+    const double rel = 0.95, abs_tol = 5e-4;
+    double face = fmax(face_a, face_b);
+    if (edge > rel * face + abs_tol) {
+        /* edge / edge */
+        imp_vec3 u;
+        double sep = axis_sep(A, B, witness_encode(r.edge_pairs ? AX_EDGE_PAIR : AX_EDGE, ei, ej), &u);
+        imp_vec3 a0, a1, b0, b1, pa, pb;
+        if (r.edge_pairs) {
+            a0 = pv(A, A->edges[2 * ei]), a1 = pv(A, A->edges[2 * ei + 1]);
+            b0 = pv(B, B->edges[2 * ej]), b1 = pv(B, B->edges[2 * ej + 1]);
+        } else {
+            a0 = a1 = A->center, b0 = b1 = B->center;
+            support_edge(A, A->dirs[ei], u, -1, &a0, &a1);
+            support_edge(B, B->dirs[ej], u, +1, &b0, &b1);
+        }
+        seg_seg(a0, a1, b0, b1, &pa, &pb);
+        c->normal = u;
+        set_edges(c, v3_sub(a1, a0), v3_sub(b1, b0));
+        add_point(c, pa, -sep);
+        return c->count;
+    }
+    /* face: the reference face is B's unless A's is clearly better */
+    const poly *ref = B, *inc = A;
+    int rf = fb;
+    bool ref_is_a = false;
+    if (face_a > rel * face_b + abs_tol) ref = A, inc = B, rf = fa, ref_is_a = true;
+    imp_vec3 nr = pfn(ref, rf);
+    double dr = pfd(ref, rf, nr);
+    int inf = 0;
+    double most = INFINITY;
+    for (int f = 0; f < inc->nf; f++) {
+        double d = v3_dot(pfn(inc, f), nr);
+        if (d < most) most = d, inf = f;
+    }
+    /* clip the incident polygon against the reference face's side planes */
+    enum { MAXP = 64 };
+    imp_vec3 buf[2][MAXP];
+    int n = 0;
+    for (int k = 0; k < inc->fc[inf] && n < MAXP; k++) buf[0][n++] = pv(inc, inc->fv[inc->ff[inf] + k]);
+    int cur = 0;
+    const int rfirst = ref->ff[rf], rcnt = ref->fc[rf];
+    for (int k = 0; k < rcnt && n > 0; k++) {
+        imp_vec3 a = pv(ref, ref->fv[rfirst + k]), b = pv(ref, ref->fv[rfirst + (k + 1) % rcnt]);
+        imp_vec3 s = v3_cross(v3_sub(b, a), nr);
+        double sl = v3_len(s);
+        if (sl <= 0) continue;
+        s = v3_scale(s, 1.0 / sl);
+        n = clip_polygon(buf[cur], n, s, v3_dot(s, a), buf[1 - cur], MAXP), cur = 1 - cur;
+    }
+    return face_points(buf[cur], n, nr, dr, ref_is_a, c);
+}
+
+/* ---- planes and meshes ----------------------------------------------------------------------------------------- */
+
+static int vs_plane(const geom *A, const geom *B, np_man *c)
+{
+    const imp_vec3 n = B->normal;
+    c->normal = n;
+    switch (A->type) {
+    case IMP_SHAPE_SPHERE:
+    case IMP_SHAPE_CAPSULE: {
+        imp_vec3 p0, p1;
+        core_of(A, &p0, &p1);
+        for (int k = 0; k < (A->type == IMP_SHAPE_CAPSULE ? 2 : 1); k++) {
+            imp_vec3 q = k ? p1 : p0;
+            double dist = v3_dot(n, q) - B->offset;
+            if (dist <= A->radius) add_point(c, v3_mad(q, n, -A->radius), A->radius - dist);
+        }
+        break;
+    }
+    case IMP_SHAPE_BOX:
+    case IMP_SHAPE_HULL: {
+        box_data bd;
+        poly P;
+        if (A->type == IMP_SHAPE_BOX) poly_box(A, &bd, &P);
+        else poly_hull(A, &P);
+        double lo, hi;
+        project(&P, n, &lo, &hi);
+        if (lo > B->offset) return 0;
+        for (int i = 0; i < P.nv; i++) {
+            imp_vec3 q = pv(&P, i);
+            double dist = v3_dot(n, q) - B->offset;
+            if (dist <= 0) add_point(c, q, -dist);
+        }
+        break;
+    }
+    default:
+        break;
+    }
+    return c->count;
+}
+
+typedef struct mesh_ctx {
+    const geom *A, *B;
+    const poly *PA;
+    np_man *c;
+    double deepest;
+} mesh_ctx;
+
+static void mesh_triangle(void *ctx, int t)
+{
+    mesh_ctx *k = ctx;
+    const geom *A = k->A, *B = k->B;
+    const mesh *m = B->mesh;
+    imp_vec3 v[3];
+    for (int j = 0; j < 3; j++) v[j] = v3_add(B->p, m3_mul_v(B->R, v3_load(m->v + 3 * m->tri[3 * t + j])));
+    imp_vec3 lo = v[0], hi = v[0];
+    for (int j = 1; j < 3; j++) {
+        lo = v3(fmin(lo.x, v[j].x), fmin(lo.y, v[j].y), fmin(lo.z, v[j].z));
+        hi = v3(fmax(hi.x, v[j].x), fmax(hi.y, v[j].y), fmax(hi.z, v[j].z));
+    }
+    if (lo.x > A->hi.x || hi.x < A->lo.x || lo.y > A->hi.y || hi.y < A->lo.y || lo.z > A->hi.z || hi.z < A->lo.z) return;
+    imp_vec3 tn = m3_mul_v(B->R, m->n[t]);
+    tri_data td;
+    poly T;
+    poly_triangle(v[0], v[1], v[2], tn, &td, &T);
+    np_man tc;
+    tc.count = 0;
+    int np = (A->type == IMP_SHAPE_SPHERE || A->type == IMP_SHAPE_CAPSULE) ? core_poly(A, &T, &tc) : poly_poly(k->PA, &T, &tc, NULL, 0);
+    if (np == 0 || v3_dot(tc.normal, tn) <= 0) return; /* one-sided */
+    double dmax = 0;
+    for (int j = 0; j < np; j++) dmax = fmax(dmax, tc.depth[j]), add_point(k->c, tc.points[j], tc.depth[j]);
+    if (dmax > k->deepest) k->deepest = dmax, k->c->normal = tc.normal;
+}
+
+static int vs_mesh(const geom *A, const geom *B, np_man *c)
+{
+    box_data bd;
+    poly PA;
+    if (A->type == IMP_SHAPE_BOX) poly_box(A, &bd, &PA);
+    else if (A->type == IMP_SHAPE_HULL) poly_hull(A, &PA);
+    mesh_ctx k = {A, B, &PA, c, -INFINITY};
+    /* A's bounds in the mesh frame: the box around A's world box turned by R^T */
+    imp_vec3 wc = v3_scale(v3_add(A->lo, A->hi), 0.5), we = v3_scale(v3_sub(A->hi, A->lo), 0.5);
+    imp_vec3 lc = m3_mul_tv(B->R, v3_sub(wc, B->p));
+    const imp_mat3 R = B->R;
+    imp_vec3 le = v3(fabs(R.m[0][0]) * we.x + fabs(R.m[1][0]) * we.y + fabs(R.m[2][0]) * we.z,
+                     fabs(R.m[0][1]) * we.x + fabs(R.m[1][1]) * we.y + fabs(R.m[2][1]) * we.z,
+                     fabs(R.m[0][2]) * we.x + fabs(R.m[1][2]) * we.y + fabs(R.m[2][2]) * we.z);
+    mesh_query(B->mesh, v3_sub(lc, le), v3_add(lc, le), mesh_triangle, &k);
+    if (A->type == IMP_SHAPE_SPHERE || A->type == IMP_SHAPE_CAPSULE) {
+        /* a sphere over several triangles touches the nearest once (the neighbours only repeat it
+         * at their edges); a capsule keeps at most a second point, away from the first */
+        int best = 0;
+        for (int i = 1; i < c->count; i++)
+            if (c->depth[i] > c->depth[best]) best = i;
+        int second = -1;
+        for (int i = 0; A->type == IMP_SHAPE_CAPSULE && i < c->count; i++)
+            if (i != best && v3_len(v3_sub(c->points[i], c->points[best])) > A->radius && (second < 0 || c->depth[i] > c->depth[second]))
+                second = i;
+        if (c->count > 0) {
+            imp_vec3 p0 = c->points[best];
+            double d0 = c->depth[best];
+            if (second >= 0) c->points[1] = c->points[second], c->depth[1] = c->depth[second];
+            c->points[0] = p0, c->depth[0] = d0;
+            c->count = second >= 0 ? 2 : 1;
+        }
+    }
+    reduce4(c);
+    return c->count;
+}
+
+/* ---- dispatch ----------------------------------------------------------------------------------------------- */
+
+bool np_order(imp_shape_type a, imp_shape_type b) { return a > b; }
+
+static int np_dispatch(const geom *A, const geom *B, np_man *c, int32_t *witness)
+{
+    c->count = 0;
+    const imp_shape_type ta = A->type, tb = B->type;
+    const bool core_a = ta <= IMP_SHAPE_CAPSULE, core_b = tb <= IMP_SHAPE_CAPSULE;
+    const bool poly_a = ta == IMP_SHAPE_BOX || ta == IMP_SHAPE_HULL, poly_b = tb == IMP_SHAPE_BOX || tb == IMP_SHAPE_HULL;
+    if (tb == IMP_SHAPE_PLANE) return ta == IMP_SHAPE_PLANE || ta == IMP_SHAPE_MESH ? 0 : vs_plane(A, B, c);
+    if (tb == IMP_SHAPE_MESH) return ta == IMP_SHAPE_MESH ? 0 : vs_mesh(A, B, c);
+    if (core_a && core_b) return core_core(A, B, c);
+    box_data ba, bb;
+    poly PA, PB;
+    if (poly_b) {
+        if (tb == IMP_SHAPE_BOX) poly_box(B, ta == IMP_SHAPE_BOX ? NULL : &bb, &PB);
+        else poly_hull(B, &PB);
+    }
+    if (core_a && poly_b) return core_poly(A, &PB, c);
+    if (poly_a && poly_b) {
+        if (ta == IMP_SHAPE_BOX && tb == IMP_SHAPE_BOX) {
+            poly_box(A, NULL, &PA), poly_box(B, NULL, &PB); /* closed forms: no vertex lists */
+            return poly_poly(&PA, &PB, c, witness, -1);
+        }
+        if (ta == IMP_SHAPE_BOX) poly_box(A, &ba, &PA);
+        else poly_hull(A, &PA);
+        return poly_poly(&PA, &PB, c, witness, -1);
+    }
+    return 0;
+}
+
+/* the manifold of A and B into out (at most IMP_MANIFOLD_MAX points: the 4 that span it best) */
+int np_collide(const geom *A, const geom *B, imp_contact *out, int32_t *witness)
+{
+    np_man m;
+    m.edge = false;
+    m.normal = v3(0, 1, 0);
+    np_dispatch(A, B, &m, witness);
+    reduce4(&m);
+    out->normal = m.normal;
+    out->edge = m.edge && m.count == 1;
+    out->ea = m.ea, out->eb = m.eb;
+    out->count = m.count;
+    for (int i = 0; i < m.count; i++) out->points[i] = m.points[i], out->depth[i] = m.depth[i];
+    return m.count;
+}
