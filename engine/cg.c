@@ -7,7 +7,7 @@
  *     repeat:  q = S(A d),  alpha = delta / (d . q)
  *              x += alpha d,  r -= alpha q,  s = P^-1 r
  *              delta' = r . s,  d = S(s + (delta' / delta) d),  delta = delta'
- *     until |r| <= tol |S b|
+ *     until |r| <= max(tol |S b|, abs_tol)
  *
  * With S = I and P = I this is plain CG. The filter is how fixed particles (and constrained
  * directions) are handled without huge masses: their components never enter the search. */
@@ -32,7 +32,9 @@ static void apply_filter(const cg_problem *p, double *x)
 
 static void precondition(const cg_problem *p, const double *r, double *s)
 {
-    if (p->precond)
+    if (p->precond_apply)
+        p->precond_apply(p->ctx, r, s);
+    else if (p->precond)
         for (int i = 0; i < p->n; i++) s[i] = p->precond[i] * r[i];
     else
         memcpy(s, r, sizeof(double) * (size_t)p->n);
@@ -74,7 +76,8 @@ cg_result cg_solve(const cg_problem *p, double *x, const double *b, cg_work *w)
     double delta = dot(r, d, n);
     double rnorm = sqrt(dot(r, r, n));
     int it = 0;
-    while (rnorm > tol * bnorm && it < max_iter) {
+    const double stop = fmax(tol * bnorm, p->abs_tol);
+    while (rnorm > stop && it < max_iter) {
         p->mul(p->ctx, d, q);
         apply_filter(p, q);
         double dq = dot(d, q, n);
@@ -92,6 +95,6 @@ cg_result cg_solve(const cg_problem *p, double *x, const double *b, cg_work *w)
     }
     res.iterations = it;
     res.residual = rnorm / bnorm;
-    res.converged = rnorm <= tol * bnorm;
+    res.converged = rnorm <= stop;
     return res;
 }

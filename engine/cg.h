@@ -12,6 +12,10 @@ typedef struct cg_problem {
     void (*filter)(void *ctx, double *x);                 /* x = S x in place, or NULL            */
     double tol;             /* stop when |r| <= tol |b| (relative), default 1e-8 when 0         */
     int max_iter;           /* default 2 n when 0                                               */
+    double abs_tol;         /* also stop when |r| <= abs_tol (0: never), for right sides near 0  */
+    /* s = P^-1 r for a preconditioner that is not diagonal (block Jacobi, ...), or NULL; used in
+     * place of precond when set. P^-1 must be symmetric positive definite. */
+    void (*precond_apply)(void *ctx, const double *r, double *s);
 } cg_problem;
 
 typedef struct cg_result {

@@ -238,6 +238,15 @@ void pcollide_contact_forces(imp_world *w, const particle_range *r, const double
     }
 }
 
+/* the outward normal of resting contact k at its particle's current position (implicit.c) */
+imp_vec3 pcollide_contact_normal(const imp_world *w, int k)
+{
+    const pcontact *pc = &w->contacts[k];
+    imp_vec3 N;
+    collider_distance(&w->colliders[pc->collider].def, v3_load(w->p.x + 3 * pc->particle), &N);
+    return N;
+}
+
 void pcollide_friction_clamp(imp_world *w)
 {
     for (int k = 0; k < w->contact_count; k++) {

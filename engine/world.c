@@ -2,7 +2,8 @@
  *
  *   imp_world_step(world, dt)
  *     particles:  contacts  (which particles rest on a collider: their pushing force is cancelled)
- *                 integrate (the chosen ODE solver; forces from particles_deriv -> forces.c)
+ *                 integrate (the chosen ODE solver; forces from particles_deriv -> forces.c;
+ *                            or "implicit": one backward Euler step, implicit.c)
  *                 collide   (impacts inside the step: restitution, friction, no tunnelling)
  *     finish:     NaN guard (a particle that went non-finite is put back and reported)
  *
@@ -55,6 +56,8 @@ void imp_world_destroy(imp_world *w)
     free(w->contacts);
     free(w->state0), free(w->force);
     imp_ode_solver_free(&w->solver);
+    implicit_free(w);
+    cloth_free(w);
     free(w);
 }
 
@@ -129,7 +132,10 @@ imp_status imp_world_step(imp_world *w, double dt)
     w->solver.tolerance = w->def.tolerance;
     long evals = w->solver.evaluations;
     int rc = 0, blocks = 0;
-    if (forces_separable(w) && w->def.integrator != IMP_ADAPTIVE) {
+    if (w->def.integrator == IMP_IMPLICIT) {
+        rc = implicit_step(w, w->time, dt, &prof); /* contacts filtered, friction inside */
+        blocks = 1;
+    } else if (forces_separable(w) && w->def.integrator != IMP_ADAPTIVE) {
         /* every particle is its own ODE: step cache-sized blocks (see particles.c) */
         for (int first = 0; first < n && !rc; first += PARTICLE_BLOCK, blocks++) {
             imp_ode_system sys = particles_ode(w, first, n - first < PARTICLE_BLOCK ? n - first : PARTICLE_BLOCK);
@@ -151,7 +157,7 @@ imp_status imp_world_step(imp_world *w, double dt)
     }
     t0 = now_ms();
     pcollide_resolve(w, w->state0, w->state0 + 3 * n, dt);
-    pcollide_friction_clamp(w);
+    if (w->def.integrator != IMP_IMPLICIT) pcollide_friction_clamp(w);
     prof.collide = now_ms() - t0;
 
     /* finish */

@@ -16,6 +16,8 @@
 #define IMPL_BEHAVIOR "impetus.Behavior"
 #define IMPL_FIELD "impetus.Field"
 #define IMPL_COLLIDER "impetus.Collider"
+#define IMPL_CLOTH "impetus.Cloth"
+#define IMPL_HAIR "impetus.Hair"
 
 /* the world userdata */
 typedef struct lworld {
@@ -69,6 +71,7 @@ int impl_callback_failed(lworld *lw, lua_State *L); /* keeps the error on top of
 void impl_open_particle(lua_State *L);
 void impl_open_forces(lua_State *L);
 void impl_open_collider(lua_State *L);
+void impl_open_cloth(lua_State *L); /* lua_cloth.c: cloth, hair, implicit settings */
 int impl_open_ode(lua_State *L);
 
 #endif

@@ -62,6 +62,7 @@ int luaopen_impetus_core(lua_State *L)
     impl_open_particle(L);
     impl_open_forces(L);
     impl_open_collider(L);
+    impl_open_cloth(L);
     impl_open_ode(L);
     lua_setfield(L, -2, "ode");
     lua_pushliteral(L, "0.1.0");

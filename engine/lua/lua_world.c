@@ -84,7 +84,7 @@ static imp_method check_method(lua_State *L, int idx, const char *what)
 {
     const char *name = luaL_checkstring(L, idx);
     int m = imp_method_from_name(name);
-    if (m < 0) luaL_error(L, "%s must be \"euler\", \"midpoint\", \"rk4\" or \"adaptive\" (got \"%s\")", what, name);
+    if (m < 0) luaL_error(L, "%s must be \"euler\", \"midpoint\", \"rk4\", \"adaptive\" or \"implicit\" (got \"%s\")", what, name);
     return (imp_method)m;
 }
 
@@ -190,6 +190,8 @@ static int world_profile(lua_State *L)
     lua_pushnumber(L, p.integrate), lua_setfield(L, -2, "integrate");
     lua_pushnumber(L, p.collide), lua_setfield(L, -2, "collide");
     lua_pushinteger(L, p.evaluations), lua_setfield(L, -2, "evaluations");
+    lua_pushinteger(L, p.cg_iterations), lua_setfield(L, -2, "cg_iterations"); /* integrator "implicit" */
+    lua_pushnumber(L, p.cg_residual), lua_setfield(L, -2, "cg_residual");
     return 1;
 }
 

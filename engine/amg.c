@@ -1,0 +1,283 @@
+/* amg.c: aggregation multigrid for the implicit integrator's linear systems (see amg.h).
+ *
+ * Why: A = M - h D - h^2 K of stiff cloth has its stiffness in the in-plane stretch, a
+ * Laplacian-like operator whose condition number grows with the square of the resolution, so
+ * conjugate gradient with a (block) diagonal preconditioner needs iterations in proportion to the
+ * resolution. A multigrid V-cycle removes the smooth error on coarser levels where it is no longer
+ * smooth, and the iteration count stays about constant as the cloth is refined.
+ *
+ * Coarsening is by aggregation on the matrix graph (plain aggregation, Vanek et al.): each
+ * aggregate of block rows becomes one block row of the next level, the prolongation P copies an
+ * aggregate's value to each member (piecewise constant, 3x3 identity blocks), and the Galerkin
+ * coarse matrix P^T A P is then just the sum of the fine blocks between two aggregates:
+ *
+ *     A_c(I, J) = sum_{i in I, j in J} A(i, j)
+ *
+ * which costs one pass over the fine blocks per step (the map block -> coarse block is built with
+ * the pattern). The smoother is block Gauss-Seidel, forward before the coarse correction and
+ * backward after, so the V-cycle is a symmetric positive definite operator, as CG requires. The
+ * coarsest level (at most COARSEST block rows) is solved by a dense Cholesky factorization. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "amg.h"
+#include "internal.h"
+
+#define COARSEST 48   /* block rows below which a level is solved directly */
+
+static void level_vectors(amg_level *L, int n)
+{
+    L->dinv = ids_grow(L->dinv, 9 * sizeof(double), n);
+    L->x = ids_grow(L->x, 3 * sizeof(double), n);
+    L->b = ids_grow(L->b, 3 * sizeof(double), n);
+    L->r = ids_grow(L->r, 3 * sizeof(double), n);
+}
+
+/* Greedy aggregation (Vanek, Mandel, Brezina 1996): a row whose neighbours are all free seeds an
+ * aggregate with them; rows left over join a neighbouring aggregate; isolated rows stay alone.
+ * Returns the number of aggregates. */
+static int aggregate(const bsr3 *A, int *agg)
+{
+    const int n = A->n;
+    for (int i = 0; i < n; i++) agg[i] = -1;
+    int na = 0;
+    for (int i = 0; i < n; i++) {
+        if (agg[i] >= 0) continue;
+        bool free_all = true;
+        for (int k = A->row_start[i]; k < A->row_start[i + 1] && free_all; k++) free_all = agg[A->col[k]] < 0;
+        if (!free_all) continue;
+        for (int k = A->row_start[i]; k < A->row_start[i + 1]; k++) agg[A->col[k]] = na;
+        na++;
+    }
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < n; i++) {
+            if (agg[i] >= 0) continue;
+            for (int k = A->row_start[i]; k < A->row_start[i + 1]; k++) {
+                int j = A->col[k];
+                /* pass 0 joins aggregates made by seeds only (tags >= 0 from above) */
+                if (j != i && agg[j] >= 0) {
+                    agg[i] = pass == 0 ? -2 - agg[j] : agg[j];
+                    break;
+                }
+            }
+        }
+    for (int i = 0; i < n; i++) {
+        if (agg[i] <= -2) agg[i] = -2 - agg[i];
+        if (agg[i] < 0) agg[i] = na++;
+    }
+    return na;
+}
+
+void amg_free(amg *g)
+{
+    for (int l = 0; l < AMG_MAX_LEVELS; l++) {
+        amg_level *L = &g->lev[l];
+        if (l > 0) bsr3_free(&L->A);
+        free(L->dinv), free(L->x), free(L->b), free(L->r), free(L->agg), free(L->bmap);
+    }
+    free(g->chol);
+    memset(g, 0, sizeof *g);
+}
+
+void amg_build(amg *g, const bsr3 *A)
+{
+    amg_free(g);
+    g->lev[0].A = *A; /* pattern and values are the caller's; refreshed by amg_update */
+    level_vectors(&g->lev[0], A->n);
+    g->levels = 1;
+    int *pairs = NULL, pair_cap = 0;
+    while (g->levels < AMG_MAX_LEVELS && g->lev[g->levels - 1].A.n > COARSEST) {
+        amg_level *F = &g->lev[g->levels - 1], *C = &g->lev[g->levels];
+        const bsr3 *Af = &F->A;
+        F->agg = ids_grow(NULL, sizeof(int), Af->n);
+        int nc = aggregate(Af, F->agg);
+        if (nc >= Af->n) break; /* nothing to coarsen */
+        /* coarse pattern: the aggregate pairs of every fine block */
+        int np = 0;
+        if (Af->nnz > pair_cap) {
+            pair_cap = Af->nnz;
+            pairs = ids_grow(pairs, 2 * sizeof(int), pair_cap);
+        }
+        for (int i = 0; i < Af->n; i++)
+            for (int k = Af->row_start[i]; k < Af->row_start[i + 1]; k++) {
+                int I = F->agg[i], J = F->agg[Af->col[k]];
+                if (I < J) pairs[2 * np] = I, pairs[2 * np + 1] = J, np++;
+            }
+        memset(&C->A, 0, sizeof C->A);
+        bsr3_build(&C->A, nc, pairs, np);
+        F->bmap = ids_grow(NULL, sizeof(int), Af->nnz);
+        for (int i = 0; i < Af->n; i++)
+            for (int k = Af->row_start[i]; k < Af->row_start[i + 1]; k++)
+                F->bmap[k] = bsr3_find(&C->A, F->agg[i], F->agg[Af->col[k]]);
+        level_vectors(C, nc);
+        g->levels++;
+    }
+    free(pairs);
+    const int nd = 3 * g->lev[g->levels - 1].A.n;
+    g->chol = ids_grow(NULL, sizeof(double), nd * nd);
+    g->chol_n = nd;
+}
+
+/* inverse of a 3x3 block (cofactors); a singular block gets the inverse of its diagonal */
+static void inv3(const double *B, double *P)
+{
+    double c00 = B[4] * B[8] - B[5] * B[7], c01 = B[5] * B[6] - B[3] * B[8], c02 = B[3] * B[7] - B[4] * B[6];
+    double det = B[0] * c00 + B[1] * c01 + B[2] * c02;
+    if (!(fabs(det) > 1e-300)) {
+        memset(P, 0, 9 * sizeof(double));
+        for (int d = 0; d < 3; d++) P[4 * d] = fabs(B[4 * d]) > 1e-300 ? 1 / B[4 * d] : 0;
+        return;
+    }
+    double id = 1 / det;
+    P[0] = c00 * id, P[1] = (B[2] * B[7] - B[1] * B[8]) * id, P[2] = (B[1] * B[5] - B[2] * B[4]) * id;
+    P[3] = c01 * id, P[4] = (B[0] * B[8] - B[2] * B[6]) * id, P[5] = (B[2] * B[3] - B[0] * B[5]) * id;
+    P[6] = c02 * id, P[7] = (B[1] * B[6] - B[0] * B[7]) * id, P[8] = (B[0] * B[4] - B[1] * B[3]) * id;
+}
+
+static void diag_inverses(amg_level *L)
+{
+    const bsr3 *A = &L->A;
+    for (int i = 0; i < A->n; i++) {
+        int k = bsr3_find(A, i, i);
+        inv3(A->val + 9 * (size_t)k, L->dinv + 9 * (size_t)i);
+    }
+}
+
+void amg_update(amg *g, const bsr3 *A)
+{
+    g->lev[0].A = *A;
+    for (int l = 0; l + 1 < g->levels; l++) {
+        amg_level *F = &g->lev[l], *C = &g->lev[l + 1];
+        bsr3_zero(&C->A);
+        const double *fv = F->A.val;
+        double *cv = C->A.val;
+        for (int k = 0; k < F->A.nnz; k++) {
+            double *d = cv + 9 * (size_t)F->bmap[k];
+            const double *s = fv + 9 * (size_t)k;
+            for (int e = 0; e < 9; e++) d[e] += s[e];
+        }
+    }
+    for (int l = 0; l + 1 < g->levels; l++) diag_inverses(&g->lev[l]);
+    /* the coarsest level: dense, Cholesky A = L L^T (regularized if a pivot is not positive) */
+    const bsr3 *Ac = &g->lev[g->levels - 1].A;
+    const int nd = 3 * Ac->n;
+    double *Lm = g->chol;
+    memset(Lm, 0, sizeof(double) * (size_t)nd * nd);
+    for (int i = 0; i < Ac->n; i++)
+        for (int k = Ac->row_start[i]; k < Ac->row_start[i + 1]; k++)
+            for (int r = 0; r < 3; r++)
+                for (int c = 0; c < 3; c++) Lm[(size_t)(3 * i + r) * nd + 3 * Ac->col[k] + c] = Ac->val[9 * (size_t)k + 3 * r + c];
+    for (int j = 0; j < nd; j++) {
+        double d = Lm[(size_t)j * nd + j];
+        for (int k = 0; k < j; k++) d -= Lm[(size_t)j * nd + k] * Lm[(size_t)j * nd + k];
+        double scale = fabs(Lm[(size_t)j * nd + j]);
+        if (!(d > 1e-12 * scale) || !(d > 0)) d = scale > 0 ? scale : 1;
+        d = sqrt(d);
+        Lm[(size_t)j * nd + j] = d;
+        for (int i = j + 1; i < nd; i++) {
+            double s = Lm[(size_t)i * nd + j];
+            for (int k = 0; k < j; k++) s -= Lm[(size_t)i * nd + k] * Lm[(size_t)j * nd + k];
+            Lm[(size_t)i * nd + j] = s / d;
+        }
+    }
+}
+
+/* x_i = D_i^-1 (b_i - sum_{j != i} A_ij x_j), rows in the given order; lower_only: a forward sweep
+ * from x = 0, where the blocks right of the diagonal meet zeros and are skipped */
+static void gs_sweep(const amg_level *L, bool forward, bool from_zero)
+{
+    const bsr3 *A = &L->A;
+    const int n = A->n;
+    for (int t = 0; t < n; t++) {
+        int i = forward ? t : n - 1 - t;
+        const double *bi = L->b + 3 * i;
+        double s0 = bi[0], s1 = bi[1], s2 = bi[2];
+        for (int k = A->row_start[i]; k < A->row_start[i + 1]; k++) {
+            int j = A->col[k];
+            if (j == i) continue;
+            if (from_zero && j > i) break;
+            const double *B = A->val + 9 * (size_t)k, *xj = L->x + 3 * j;
+            s0 -= B[0] * xj[0] + B[1] * xj[1] + B[2] * xj[2];
+            s1 -= B[3] * xj[0] + B[4] * xj[1] + B[5] * xj[2];
+            s2 -= B[6] * xj[0] + B[7] * xj[1] + B[8] * xj[2];
+        }
+        const double *P = L->dinv + 9 * (size_t)i;
+        double *xi = L->x + 3 * i;
+        xi[0] = P[0] * s0 + P[1] * s1 + P[2] * s2;
+        xi[1] = P[3] * s0 + P[4] * s1 + P[5] * s2;
+        xi[2] = P[6] * s0 + P[7] * s1 + P[8] * s2;
+    }
+}
+
+/* x += omega D^-1 (b - A x) (from_zero: x = omega D^-1 b), r used as scratch */
+static void jacobi_sweep(const amg_level *L, double omega, bool from_zero)
+{
+    const int n = L->A.n;
+    if (!from_zero) bsr3_mul(&L->A, L->x, L->r);
+    for (int i = 0; i < n; i++) {
+        const double *P = L->dinv + 9 * (size_t)i, *bi = L->b + 3 * i;
+        double s0 = bi[0], s1 = bi[1], s2 = bi[2];
+        if (!from_zero) s0 -= L->r[3 * i], s1 -= L->r[3 * i + 1], s2 -= L->r[3 * i + 2];
+        double *xi = L->x + 3 * i;
+        double d0 = omega * (P[0] * s0 + P[1] * s1 + P[2] * s2);
+        double d1 = omega * (P[3] * s0 + P[4] * s1 + P[5] * s2);
+        double d2 = omega * (P[6] * s0 + P[7] * s1 + P[8] * s2);
+        if (from_zero) xi[0] = d0, xi[1] = d1, xi[2] = d2;
+        else xi[0] += d0, xi[1] += d1, xi[2] += d2;
+    }
+}
+
+static void vcycle(const amg *g, int l)
+{
+    const amg_level *L = &g->lev[l];
+    const int n = L->A.n;
+    if (l == g->levels - 1) {
+        /* dense: L y = b, L^T x = y */
+        const int nd = g->chol_n;
+        const double *Lm = g->chol;
+        double *x = L->x;
+        memcpy(x, L->b, sizeof(double) * (size_t)nd);
+        for (int i = 0; i < nd; i++) {
+            double s = x[i];
+            for (int k = 0; k < i; k++) s -= Lm[(size_t)i * nd + k] * x[k];
+            x[i] = s / Lm[(size_t)i * nd + i];
+        }
+        for (int i = nd - 1; i >= 0; i--) {
+            double s = x[i];
+            for (int k = i + 1; k < nd; k++) s -= Lm[(size_t)k * nd + i] * x[k];
+            x[i] = s / Lm[(size_t)i * nd + i];
+        }
+        return;
+    }
+    static int jac = -1;
+    static double om = 0.6;
+    if (jac < 0) { jac = getenv("IMP_JAC") ? atoi(getenv("IMP_JAC")) : 0; if (getenv("IMP_OM")) om = atof(getenv("IMP_OM")); }
+    if (l < jac) jacobi_sweep(L, om, true);
+    else gs_sweep(L, true, true);
+    bsr3_mul(&L->A, L->x, L->r);
+    const amg_level *C = &g->lev[l + 1];
+    memset(C->b, 0, 3 * sizeof(double) * (size_t)C->A.n);
+    for (int i = 0; i < n; i++) {
+        double *cb = C->b + 3 * L->agg[i];
+        const double *bi = L->b + 3 * i, *ri = L->r + 3 * i;
+        cb[0] += bi[0] - ri[0], cb[1] += bi[1] - ri[1], cb[2] += bi[2] - ri[2];
+    }
+    vcycle(g, l + 1);
+    for (int i = 0; i < n; i++) {
+        const double *cx = C->x + 3 * L->agg[i];
+        double *xi = L->x + 3 * i;
+        xi[0] += cx[0], xi[1] += cx[1], xi[2] += cx[2];
+    }
+    if (l < jac) jacobi_sweep(L, om, false);
+    else gs_sweep(L, false, false);
+}
+
+void amg_apply(const amg *g, const double *r, double *z)
+{
+    const amg_level *L = &g->lev[0];
+    const size_t n3 = 3 * (size_t)L->A.n;
+    memcpy(L->b, r, n3 * sizeof(double));
+    vcycle(g, 0);
+    memcpy(z, L->x, n3 * sizeof(double));
+}
