@@ -74,7 +74,7 @@ project "impetus.core"
   targetname "core"
   targetprefix ""
   files { "engine/lua/*.h", "engine/lua/*.c" }
-  links { "engine", "m" }
+  links { "engine", "m", "pthread" }
   outputs("lib/impetus")
 
 project "impetus"
@@ -82,6 +82,6 @@ project "impetus"
   files { "render/*.h", "render/*.c", "engine/lua/*.c" }
   defines { "IMPETUS_SOURCE_ROOT=\\\"" .. os.getcwd() .. "\\\"" }
   buildoptions { "`pkg-config --cflags sdl2 epoxy`" }
-  links { "engine", "lua5.4", "m" }
+  links { "engine", "lua5.4", "m", "pthread" }
   linkoptions { "`pkg-config --libs sdl2 epoxy`", "-Wl,-E" }
   outputs("bin")

@@ -16,13 +16,20 @@
  * which costs one pass over the fine blocks per step (the map block -> coarse block is built with
  * the pattern). The smoother is block Gauss-Seidel, forward before the coarse correction and
  * backward after, so the V-cycle is a symmetric positive definite operator, as CG requires. The
- * coarsest level (at most COARSEST block rows) is solved by a dense Cholesky factorization. */
+ * coarsest level (at most COARSEST block rows) is solved by a dense Cholesky factorization.
+ *
+ * On the finest level the rows are cut in two halves that are smoothed at the same time (two
+ * threads, parallel.h): each half runs Gauss-Seidel over its own rows and reads the other half's
+ * values from before the sweep (a "hybrid" Gauss-Seidel: block Jacobi between the halves). The
+ * forward sweep's operator is then blockdiag(D + L) of the halves and the backward one its
+ * transpose, so the V-cycle stays symmetric, and it is the same with one thread or two. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "amg.h"
 #include "internal.h"
+#include "parallel.h"
 
 #define COARSEST 48   /* block rows below which a level is solved directly */
 
@@ -76,15 +83,17 @@ void amg_free(amg *g)
         if (l > 0) bsr3_free(&L->A);
         free(L->dinv), free(L->x), free(L->b), free(L->r), free(L->agg), free(L->bmap);
     }
-    free(g->chol);
+    free(g->chol), free(g->snap);
     memset(g, 0, sizeof *g);
 }
 
-void amg_build(amg *g, const bsr3 *A)
+void amg_build(amg *g, const bsr3 *A, int split)
 {
     amg_free(g);
     g->lev[0].A = *A; /* pattern and values are the caller's; refreshed by amg_update */
     level_vectors(&g->lev[0], A->n);
+    g->split = split < 0 ? 0 : split > A->n ? A->n : split;
+    g->snap = ids_grow(NULL, 3 * sizeof(double), A->n);
     g->levels = 1;
     int *pairs = NULL, pair_cap = 0;
     while (g->levels < AMG_MAX_LEVELS && g->lev[g->levels - 1].A.n > COARSEST) {
@@ -183,21 +192,25 @@ void amg_update(amg *g, const bsr3 *A)
     }
 }
 
-/* x_i = D_i^-1 (b_i - sum_{j != i} A_ij x_j), rows in the given order; lower_only: a forward sweep
- * from x = 0, where the blocks right of the diagonal meet zeros and are skipped */
-static void gs_sweep(const amg_level *L, bool forward, bool from_zero)
+/* x_i = D_i^-1 (b_i - sum_{j != i} A_ij x_j) over rows [lo, hi), forward or backward. Columns outside
+ * [lo, hi) read snap (the other half's values before the sweep), or count as 0 when from_zero: a
+ * forward sweep from x = 0, where the blocks right of the diagonal meet zeros and are skipped. */
+static void gs_sweep(const amg_level *L, bool forward, bool from_zero, int lo, int hi, const double *snap)
 {
     const bsr3 *A = &L->A;
-    const int n = A->n;
-    for (int t = 0; t < n; t++) {
-        int i = forward ? t : n - 1 - t;
+    for (int t = lo; t < hi; t++) {
+        int i = forward ? t : hi - 1 - (t - lo);
         const double *bi = L->b + 3 * i;
         double s0 = bi[0], s1 = bi[1], s2 = bi[2];
         for (int k = A->row_start[i]; k < A->row_start[i + 1]; k++) {
             int j = A->col[k];
             if (j == i) continue;
             if (from_zero && j > i) break;
-            const double *B = A->val + 9 * (size_t)k, *xj = L->x + 3 * j;
+            const double *xj;
+            if (j >= lo && j < hi) xj = L->x + 3 * j;
+            else if (from_zero) continue;
+            else xj = snap + 3 * j;
+            const double *B = A->val + 9 * (size_t)k;
             s0 -= B[0] * xj[0] + B[1] * xj[1] + B[2] * xj[2];
             s1 -= B[3] * xj[0] + B[4] * xj[1] + B[5] * xj[2];
             s2 -= B[6] * xj[0] + B[7] * xj[1] + B[8] * xj[2];
@@ -210,22 +223,41 @@ static void gs_sweep(const amg_level *L, bool forward, bool from_zero)
     }
 }
 
-/* x += omega D^-1 (b - A x) (from_zero: x = omega D^-1 b), r used as scratch */
-static void jacobi_sweep(const amg_level *L, double omega, bool from_zero)
+/* r = b - A x over rows [lo, hi) after a forward sweep from zero on [lo, hi): the sweep made
+ * b_i - sum_{lo<=j<=i} A_ij x_j vanish, so r_i = -sum_{j>i} A_ij x_j - sum_{j<lo} A_ij x_j */
+static void upper_residual(const amg_level *L, int lo, int hi)
 {
-    const int n = L->A.n;
-    if (!from_zero) bsr3_mul(&L->A, L->x, L->r);
-    for (int i = 0; i < n; i++) {
-        const double *P = L->dinv + 9 * (size_t)i, *bi = L->b + 3 * i;
-        double s0 = bi[0], s1 = bi[1], s2 = bi[2];
-        if (!from_zero) s0 -= L->r[3 * i], s1 -= L->r[3 * i + 1], s2 -= L->r[3 * i + 2];
-        double *xi = L->x + 3 * i;
-        double d0 = omega * (P[0] * s0 + P[1] * s1 + P[2] * s2);
-        double d1 = omega * (P[3] * s0 + P[4] * s1 + P[5] * s2);
-        double d2 = omega * (P[6] * s0 + P[7] * s1 + P[8] * s2);
-        if (from_zero) xi[0] = d0, xi[1] = d1, xi[2] = d2;
-        else xi[0] += d0, xi[1] += d1, xi[2] += d2;
+    const bsr3 *A = &L->A;
+    for (int i = lo; i < hi; i++) {
+        double s0 = 0, s1 = 0, s2 = 0;
+        for (int k = A->row_start[i]; k < A->row_start[i + 1]; k++) {
+            int j = A->col[k];
+            if (j >= lo && j <= i) continue;
+            const double *B = A->val + 9 * (size_t)k, *xj = L->x + 3 * j;
+            s0 -= B[0] * xj[0] + B[1] * xj[1] + B[2] * xj[2];
+            s1 -= B[3] * xj[0] + B[4] * xj[1] + B[5] * xj[2];
+            s2 -= B[6] * xj[0] + B[7] * xj[1] + B[8] * xj[2];
+        }
+        double *ri = L->r + 3 * i;
+        ri[0] = s0, ri[1] = s1, ri[2] = s2;
     }
+}
+
+/* the finest level's smoothing, half the rows on each thread */
+typedef struct sweep_job {
+    const amg *g;
+    int phase; /* 0: forward from zero, 1: residual, 2: backward */
+} sweep_job;
+
+static void sweep_part(void *ctx, int part)
+{
+    const sweep_job *jb = ctx;
+    const amg *g = jb->g;
+    const amg_level *L = &g->lev[0];
+    int lo = part ? g->split : 0, hi = part ? L->A.n : g->split;
+    if (jb->phase == 0) gs_sweep(L, true, true, lo, hi, NULL);
+    else if (jb->phase == 1) upper_residual(L, lo, hi);
+    else gs_sweep(L, false, false, lo, hi, g->snap);
 }
 
 static void vcycle(const amg *g, int l)
@@ -250,18 +282,21 @@ static void vcycle(const amg *g, int l)
         }
         return;
     }
-    static int jac = -1;
-    static double om = 0.6;
-    if (jac < 0) { jac = getenv("IMP_JAC") ? atoi(getenv("IMP_JAC")) : 0; if (getenv("IMP_OM")) om = atof(getenv("IMP_OM")); }
-    if (l < jac) jacobi_sweep(L, om, true);
-    else gs_sweep(L, true, true);
-    bsr3_mul(&L->A, L->x, L->r);
+    sweep_job jb = {g, 0};
+    if (l == 0) {
+        par_run(sweep_part, &jb);
+        jb.phase = 1;
+        par_run(sweep_part, &jb);
+    } else {
+        gs_sweep(L, true, true, 0, n, NULL);
+        upper_residual(L, 0, n);
+    }
     const amg_level *C = &g->lev[l + 1];
     memset(C->b, 0, 3 * sizeof(double) * (size_t)C->A.n);
     for (int i = 0; i < n; i++) {
         double *cb = C->b + 3 * L->agg[i];
-        const double *bi = L->b + 3 * i, *ri = L->r + 3 * i;
-        cb[0] += bi[0] - ri[0], cb[1] += bi[1] - ri[1], cb[2] += bi[2] - ri[2];
+        const double *ri = L->r + 3 * i;
+        cb[0] += ri[0], cb[1] += ri[1], cb[2] += ri[2];
     }
     vcycle(g, l + 1);
     for (int i = 0; i < n; i++) {
@@ -269,8 +304,13 @@ static void vcycle(const amg *g, int l)
         double *xi = L->x + 3 * i;
         xi[0] += cx[0], xi[1] += cx[1], xi[2] += cx[2];
     }
-    if (l < jac) jacobi_sweep(L, om, false);
-    else gs_sweep(L, false, false);
+    if (l == 0) {
+        memcpy(g->snap, L->x, 3 * sizeof(double) * (size_t)n);
+        jb.phase = 2;
+        par_run(sweep_part, &jb);
+    } else {
+        gs_sweep(L, false, false, 0, n, NULL);
+    }
 }
 
 void amg_apply(const amg *g, const double *r, double *z)

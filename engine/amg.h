@@ -27,10 +27,13 @@ typedef struct amg {
     amg_level lev[AMG_MAX_LEVELS];
     double *chol;        /* dense Cholesky factor of the coarsest matrix (lower, row-major)        */
     int chol_n;
-    int cap0;            /* block rows the level-0 vectors have room for                           */
+    int split;           /* level 0's rows [0, split) and [split, n) are smoothed in parallel      */
+    double *snap;        /* level 0: x before a parallel sweep                                    */
 } amg;
 
-void amg_build(amg *g, const bsr3 *A);
+/* split: where level 0's rows are cut in two for the two threads (parallel.h); the result does
+ * not depend on whether a second thread exists */
+void amg_build(amg *g, const bsr3 *A, int split);
 void amg_update(amg *g, const bsr3 *A);
 void amg_apply(const amg *g, const double *r, double *z);
 void amg_free(amg *g);

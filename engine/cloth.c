@@ -88,6 +88,7 @@ typedef struct cobj {
     cseg *seg;
     cjoint *joint;
     int ntri, nbend, nseg, njoint;
+    int tri_g[3], bend_g[3], seg_g[3], joint_g[3]; /* where groups 1 and 2 start, and the end   */
     int *draw;           /* 3 vertex indices per triangle, for drawing                         */
     double stretch, shear, bendk, damping;
     int rows, cols;
@@ -259,6 +260,108 @@ static void tri_eval(asm_ctx *a, const cobj *o, const ctri *t)
         }
         asm_condition(a, 3, idx, t->blk, C, g, wantH ? H : NULL, false, ksh, o->damping * ksh);
     }
+}
+
+/* The same three terms for the system matrix, fused. Every gradient of a triangle term has the form
+ * dC/dx_i = au_i U + av_i V (stretch u: U = w^_u / b_u, V = 0; stretch v: U = 0, V = w^_v / b_v;
+ * shear: U = dtheta/dw_u, V = dtheta/dw_v), and so has every Hessian block:
+ *     block (i, j) = au_i au_j M_UU + au_i av_j M_UV + av_i au_j M_VU + av_i av_j M_VV
+ * so the terms add into four 3x3 matrices, four blocks are formed, and since au_0 = -(au_1 + au_2)
+ * (likewise av) the blocks of vertex 0 are sums of the others. Cdot = U . dw_u/dt + V . dw_v/dt. */
+static void tri_eval_matrix(asm_ctx *a, const cobj *o, const ctri *t)
+{
+    const int idx[3] = {o->dense[t->v[0]], o->dense[t->v[1]], o->dense[t->v[2]]};
+    imp_vec3 p = v3(0, 0, 0), q = v3(0, 0, 0), wu_dot = v3(0, 0, 0), wv_dot = v3(0, 0, 0);
+    for (int i = 0; i < 3; i++) {
+        imp_vec3 x = v3_load(a->x + 3 * idx[i]), v = v3_load(a->v + 3 * idx[i]);
+        p = v3_mad(p, x, t->au[i]), q = v3_mad(q, x, t->av[i]);
+        wu_dot = v3_mad(wu_dot, v, t->au[i]), wv_dot = v3_mad(wv_dot, v, t->av[i]);
+    }
+    const double lp = v3_len(p), lq = v3_len(q);
+    if (lp < 1e-12 || lq < 1e-12) return;
+    const imp_vec3 ph = v3_scale(p, 1 / lp), qh = v3_scale(q, 1 / lq);
+    /* N: stiffness part (k g g^T + k C H), Dm: damping part (kd g g^T); both as UU, UV, VV */
+    double N[3][9] = {{0}}, Dm[3][9] = {{0}};
+    imp_vec3 FU = v3(0, 0, 0), FV = v3(0, 0, 0);
+    const double ks = o->stretch * t->area, kds = o->damping * ks;
+    if (ks > 0) {
+        for (int dir = 0; dir < 2; dir++) {
+            const double b = dir ? t->bv : t->bu, len = dir ? lq : lp;
+            const imp_vec3 hh = dir ? qh : ph, G = v3_scale(hh, 1 / b), rate = dir ? wv_dot : wu_dot;
+            const double C = len / b - 1, s = ks * C + kds * v3_dot(G, rate);
+            double *Nk = N[dir ? 2 : 0], *Dk = Dm[dir ? 2 : 0];
+            if (dir) FV = v3_mad(FV, G, -s);
+            else FU = v3_mad(FU, G, -s);
+            m3_outer(Nk, G, G, ks);
+            m3_outer(Dk, G, G, kds);
+            if (C > 0 || a->full) { /* k C (I - h h^T) / (b |w|): positive semidefinite when stretched */
+                double c = ks * C / (b * len);
+                m3_diag(Nk, c);
+                m3_outer(Nk, hh, hh, -c);
+            }
+        }
+    }
+    const double ksh = o->shear * t->area, kdsh = o->damping * ksh;
+    if (ksh > 0) {
+        double c = v3_dot(ph, qh);
+        c = c > 1 ? 1 : c < -1 ? -1 : c;
+        double s = sqrt(1 - c * c);
+        if (s < 1e-9) s = 1e-9;
+        const double C = acos(c) - t->theta0, d1 = -1 / s;
+        imp_vec3 U = v3_scale(v3_mad(qh, ph, -c), d1 / lp), V = v3_scale(v3_mad(ph, qh, -c), d1 / lq);
+        const double sf = ksh * C + kdsh * (v3_dot(U, wu_dot) + v3_dot(V, wv_dot));
+        FU = v3_mad(FU, U, -sf), FV = v3_mad(FV, V, -sf);
+        m3_outer(N[0], U, U, ksh), m3_outer(N[1], U, V, ksh), m3_outer(N[2], V, V, ksh);
+        m3_outer(Dm[0], U, U, kdsh), m3_outer(Dm[1], U, V, kdsh), m3_outer(Dm[2], V, V, kdsh);
+        if (a->full) { /* k C d2theta over (w_u, w_v), as in tri_eval */
+            const double d2 = -c / (s * s * s), kc = ksh * C;
+            imp_vec3 Gp = v3_scale(v3_mad(qh, ph, -c), 1 / lp), Gq = v3_scale(v3_mad(ph, qh, -c), 1 / lq);
+            m3_outer(N[0], ph, ph, kc * d1 * 3 * c / (lp * lp)), m3_outer(N[0], ph, qh, -kc * d1 / (lp * lp));
+            m3_outer(N[0], qh, ph, -kc * d1 / (lp * lp)), m3_diag(N[0], -kc * d1 * c / (lp * lp));
+            m3_outer(N[0], Gp, Gp, kc * d2);
+            m3_outer(N[2], qh, qh, kc * d1 * 3 * c / (lq * lq)), m3_outer(N[2], ph, qh, -kc * d1 / (lq * lq));
+            m3_outer(N[2], qh, ph, -kc * d1 / (lq * lq)), m3_diag(N[2], -kc * d1 * c / (lq * lq));
+            m3_outer(N[2], Gq, Gq, kc * d2);
+            m3_diag(N[1], kc * d1 / (lp * lq)), m3_outer(N[1], ph, ph, -kc * d1 / (lp * lq));
+            m3_outer(N[1], qh, qh, -kc * d1 / (lp * lq)), m3_outer(N[1], ph, qh, kc * d1 * c / (lp * lq));
+            m3_outer(N[1], Gp, Gq, kc * d2);
+        }
+    }
+    /* forces; b += h^2 K v with K = -N: (K v)_i = -(au_i (N_UU wu' + N_UV wv') + av_i (N_VU wu' + N_VV wv')) */
+    imp_vec3 KU = v3_add(m3_apply(N[0], wu_dot), m3_apply(N[1], wv_dot));
+    imp_vec3 KV = v3_add(v3(N[1][0] * wu_dot.x + N[1][3] * wu_dot.y + N[1][6] * wu_dot.z,
+                            N[1][1] * wu_dot.x + N[1][4] * wu_dot.y + N[1][7] * wu_dot.z,
+                            N[1][2] * wu_dot.x + N[1][5] * wu_dot.y + N[1][8] * wu_dot.z),
+                         m3_apply(N[2], wv_dot));
+    for (int i = 0; i < 3; i++) {
+        v3_accum(a->f + 3 * idx[i], v3_add(v3_scale(FU, t->au[i]), v3_scale(FV, t->av[i])));
+        v3_accum(a->bK + 3 * idx[i], v3_scale(v3_add(v3_scale(KU, t->au[i]), v3_scale(KV, t->av[i])), -a->h2));
+    }
+    /* M = h Dm + h^2 N; blocks (1..2, 1..2), then those of vertex 0 by sums */
+    double M[3][9], B[3][3][9];
+    for (int k = 0; k < 3; k++)
+        for (int e = 0; e < 9; e++) M[k][e] = a->h * Dm[k][e] + a->h2 * N[k][e];
+    for (int i = 1; i < 3; i++)
+        for (int j = 1; j < 3; j++) {
+            const double uu = t->au[i] * t->au[j], uv = t->au[i] * t->av[j], vu = t->av[i] * t->au[j],
+                         vv = t->av[i] * t->av[j];
+            for (int r = 0; r < 3; r++)
+                for (int cc = 0; cc < 3; cc++)
+                    B[i][j][3 * r + cc] = uu * M[0][3 * r + cc] + uv * M[1][3 * r + cc] + vu * M[1][3 * cc + r] +
+                                          vv * M[2][3 * r + cc];
+        }
+    for (int e = 0; e < 9; e++) {
+        B[0][1][e] = -(B[1][1][e] + B[2][1][e]);
+        B[0][2][e] = -(B[1][2][e] + B[2][2][e]);
+        B[1][0][e] = -(B[1][1][e] + B[1][2][e]);
+        B[2][0][e] = -(B[2][1][e] + B[2][2][e]);
+        B[0][0][e] = -(B[1][0][e] + B[2][0][e]);
+    }
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            double *dst = a->A + 9 * (size_t)t->blk[3 * i + j];
+            for (int e = 0; e < 9; e++) dst[e] += B[i][j][e];
+        }
 }
 
 static double tri_energy(const imp_world *w, const cobj *o, const ctri *t)
@@ -541,26 +644,41 @@ static double joint_energy(const imp_world *w, const cobj *o, const cjoint *jt)
 
 /* ---- hooks for the integrators ---------------------------------------------------------------------------- */
 
-void cloth_assemble(imp_world *w, asm_ctx *a)
+/* the element range [*lo, *hi) of group g (-1: all) in an array of count elements grouped by gb */
+static void group_range(const int *gb, int count, int g, int *lo, int *hi)
+{
+    *lo = g <= 0 ? 0 : gb[g - 1];
+    *hi = g < 0 ? count : gb[g];
+}
+
+void cloth_assemble(imp_world *w, asm_ctx *a, int group)
 {
     cloth_store *cs = w->cloth;
     if (!cs) return;
     for (int k = 0; k < cs->ids.count; k++) {
         cobj *o = &cs->obj[k];
-        refresh_dense(w, o);
-        for (int t = 0; t < o->ntri; t++) tri_eval(a, o, &o->tri[t]);
+        if (group < 0) refresh_dense(w, o); /* else cloth_bind_blocks did, and the groups run in parallel */
+        int lo, hi;
+        group_range(o->tri_g, o->ntri, group, &lo, &hi);
+        if (a->A && !a->Kd)
+            for (int t = lo; t < hi; t++) tri_eval_matrix(a, o, &o->tri[t]);
+        else
+            for (int t = lo; t < hi; t++) tri_eval(a, o, &o->tri[t]);
+        group_range(o->bend_g, o->nbend, group, &lo, &hi);
         if (o->bendk > 0)
-            for (int e = 0; e < o->nbend; e++) bend_eval(a, o, &o->bend[e]);
-        for (int s = 0; s < o->nseg; s++) seg_eval(a, o, &o->seg[s]);
+            for (int e = lo; e < hi; e++) bend_eval(a, o, &o->bend[e]);
+        group_range(o->seg_g, o->nseg, group, &lo, &hi);
+        for (int s = lo; s < hi; s++) seg_eval(a, o, &o->seg[s]);
+        group_range(o->joint_g, o->njoint, group, &lo, &hi);
         if (o->bendk > 0)
-            for (int j = 0; j < o->njoint; j++) joint_eval(a, o, &o->joint[j]);
+            for (int j = lo; j < hi; j++) joint_eval(a, o, &o->joint[j]);
     }
 }
 
 void cloth_forces(imp_world *w, const double *x, const double *v, double *f)
 {
     asm_ctx a = {x, v, f, NULL, NULL, 0, 0, false, NULL, NULL, 0};
-    cloth_assemble(w, &a);
+    cloth_assemble(w, &a, -1);
 }
 
 double cloth_energy(const imp_world *w)
@@ -608,12 +726,39 @@ static void bind(const bsr3 *A, const int *d, const int *v, int m, int *blk)
         for (int j = 0; j < m; j++) blk[i * m + j] = bsr3_find(A, d[v[i]], d[v[j]]);
 }
 
-void cloth_bind_blocks(imp_world *w, const bsr3 *A)
+/* which group an element of m vertices belongs to (see implicit.h) */
+static int group_of(const int *dense, const int *v, int m, int split)
+{
+    int below = 0;
+    for (int i = 0; i < m; i++) below += dense[v[i]] < split;
+    return below == m ? 0 : below == 0 ? 1 : 2;
+}
+
+/* stable sort of an element array by group, with the group boundaries into gb */
+#define GROUP_SORT(type, arr, count, m, gb)                                              \
+    do {                                                                                 \
+        type *tmp_ = ids_grow(NULL, sizeof(type), (count) > 0 ? (count) : 1);            \
+        int out_ = 0;                                                                    \
+        for (int g_ = 0; g_ < 3; g_++) {                                                 \
+            for (int e_ = 0; e_ < (count); e_++)                                         \
+                if (group_of(o->dense, (arr)[e_].v, (m), split) == g_) tmp_[out_++] = (arr)[e_]; \
+            (gb)[g_] = out_;                                                             \
+        }                                                                                \
+        if (count) memcpy((arr), tmp_, sizeof(type) * (size_t)(count));                 \
+        free(tmp_);                                                                      \
+    } while (0)
+
+void cloth_bind_blocks(imp_world *w, const bsr3 *A, int split)
 {
     cloth_store *cs = w->cloth;
     for (int k = 0; cs && k < cs->ids.count; k++) {
         cobj *o = &cs->obj[k];
         refresh_dense(w, o);
+        GROUP_SORT(ctri, o->tri, o->ntri, 3, o->tri_g);
+        GROUP_SORT(cbend, o->bend, o->nbend, 4, o->bend_g);
+        GROUP_SORT(cseg, o->seg, o->nseg, 2, o->seg_g);
+        GROUP_SORT(cjoint, o->joint, o->njoint, 3, o->joint_g);
+        rebuild_draw(o);
         for (int t = 0; t < o->ntri; t++) bind(A, o->dense, o->tri[t].v, 3, o->tri[t].blk);
         for (int e = 0; e < o->nbend; e++) bind(A, o->dense, o->bend[e].v, 4, o->bend[e].blk);
         for (int s = 0; s < o->nseg; s++) bind(A, o->dense, o->seg[s].v, 2, o->seg[s].blk);

@@ -29,10 +29,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "amg.h"
 #include "cg.h"
 #include "implicit.h"
+#include "parallel.h"
 
 #define ANCHORED_SLOT UINT32_MAX /* spring.b of a spring to a fixed point (forces.c) */
 #define BEHAVE_BLOCKS (IMP_BEHAVE_MAX * IMP_BEHAVE_MAX)
@@ -55,7 +57,7 @@ typedef struct implicit_state {
     int *pairs, pair_cap;
     /* per-particle vectors, 3 doubles each */
     double *f, *bK, *b, *y, *z, *dv, *tmp;
-    double *pinv;        /* 9 per particle: block-Jacobi preconditioner, the inverse diagonal block */
+    int split;           /* rows [0, split) and [split, n): the two threads' halves (about equal blocks) */
     /* the filter */
     uint8_t *ftype;      /* 0 free; 1 all directions prescribed; 2, 3: one or two normals          */
     double *fnorm;       /* 6 per particle: up to two orthonormal prescribed directions            */
@@ -70,7 +72,7 @@ typedef struct implicit_state {
 imp_implicit_settings imp_implicit_settings_default(void)
 {
     imp_implicit_settings s;
-    s.cg_tolerance = 1e-3;
+    s.cg_tolerance = 1e-2;
     s.cg_max_iterations = 200;
     s.full_jacobian = false;
     return s;
@@ -95,7 +97,7 @@ void imp_world_set_implicit(imp_world *w, const imp_implicit_settings *s)
 {
     implicit_state *st = state_get(w);
     st->set = *s;
-    if (!(st->set.cg_tolerance > 0)) st->set.cg_tolerance = 1e-3;
+    if (!(st->set.cg_tolerance > 0)) st->set.cg_tolerance = 1e-2;
     if (st->set.cg_max_iterations < 1) st->set.cg_max_iterations = 1;
 }
 
@@ -105,7 +107,7 @@ void implicit_free(imp_world *w)
     if (!st) return;
     bsr3_free(&st->A);
     free(st->diag), free(st->tpos), free(st->undo_at), free(st->undo_val), free(st->spring_blk), free(st->behave_blk), free(st->pairs);
-    free(st->f), free(st->bK), free(st->b), free(st->y), free(st->z), free(st->dv), free(st->tmp), free(st->pinv);
+    free(st->f), free(st->bK), free(st->b), free(st->y), free(st->z), free(st->dv), free(st->tmp);
     free(st->ftype), free(st->fnorm), free(st->cons), free(st->cactive), free(st->cimpulse);
     cg_work_free(&st->cg);
     amg_free(&st->mg);
@@ -356,7 +358,6 @@ static void reserve(implicit_state *st, int n)
     while (cap < n) cap *= 2;
     double **vecs[] = {&st->f, &st->bK, &st->b, &st->y, &st->z, &st->dv, &st->tmp};
     for (size_t k = 0; k < sizeof vecs / sizeof vecs[0]; k++) *vecs[k] = ids_grow(*vecs[k], 3 * sizeof(double), cap);
-    st->pinv = ids_grow(st->pinv, 9 * sizeof(double), cap);
     st->diag = ids_grow(st->diag, sizeof(int), cap);
     st->ftype = ids_grow(st->ftype, 1, cap);
     st->fnorm = ids_grow(st->fnorm, 6 * sizeof(double), cap);
@@ -416,8 +417,11 @@ static void rebuild(imp_world *w, implicit_state *st)
                 blk[i * nb + j] = bsr3_find(&st->A, particles_slot_dense(w, bh->slots[i]),
                                             particles_slot_dense(w, bh->slots[j]));
     }
-    cloth_bind_blocks(w, &st->A);
-    amg_build(&st->mg, &st->A);
+    /* the two halves of the rows, for the threads: about half the blocks each */
+    st->split = 0;
+    while (st->split < n && 2 * st->A.row_start[st->split] < st->A.nnz) st->split++;
+    cloth_bind_blocks(w, &st->A, st->split);
+    amg_build(&st->mg, &st->A, st->split);
     memset(st->dv, 0, 3 * sizeof(double) * (size_t)n); /* dense indices moved: no warm start */
     st->topology = w->topology;
     st->n = n;
@@ -445,67 +449,29 @@ static void filter_apply(void *ctx, double *x)
     }
 }
 
-/* s = P^-1 r, block by block */
-static void block_jacobi(void *ctx, const double *r, double *s)
-{
-    const implicit_state *st = ctx;
-    for (int i = 0; i < st->n; i++) {
-        const double *P = st->pinv + 9 * (size_t)i, *ri = r + 3 * i;
-        double *si = s + 3 * i;
-        si[0] = P[0] * ri[0] + P[1] * ri[1] + P[2] * ri[2];
-        si[1] = P[3] * ri[0] + P[4] * ri[1] + P[5] * ri[2];
-        si[2] = P[6] * ri[0] + P[7] * ri[1] + P[8] * ri[2];
-    }
-}
-
-/* the inverse of each diagonal block, for the block-Jacobi preconditioner. A particle with
- * prescribed directions gets the inverse of S B S + (I - S) tr(B)/3: its free directions see the
- * block restricted to them, and the filter removes the rest. */
-static void precond_build(implicit_state *st, int n)
-{
-    for (int i = 0; i < n; i++) {
-        double B[9];
-        memcpy(B, st->A.val + 9 * (size_t)st->diag[i], sizeof B);
-        double *P = st->pinv + 9 * (size_t)i;
-        if (st->ftype[i] >= 2) {
-            double S[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, T[9], SBS[9], tr = (B[0] + B[4] + B[8]) / 3;
-            for (int c = 0; c < st->ftype[i] - 1; c++) {
-                const double *nv = st->fnorm + 6 * (size_t)i + 3 * c;
-                for (int r = 0; r < 3; r++)
-                    for (int q = 0; q < 3; q++) S[3 * r + q] -= nv[r] * nv[q];
-            }
-            for (int r = 0; r < 3; r++)
-                for (int q = 0; q < 3; q++) T[3 * r + q] = B[3 * r] * S[q] + B[3 * r + 1] * S[3 + q] + B[3 * r + 2] * S[6 + q];
-            for (int r = 0; r < 3; r++)
-                for (int q = 0; q < 3; q++)
-                    SBS[3 * r + q] = S[r] * T[q] + S[3 + r] * T[3 + q] + S[6 + r] * T[6 + q] + tr * ((r == q) - S[3 * r + q]);
-            memcpy(B, SBS, sizeof B);
-        }
-        /* cofactor inverse of the symmetric positive definite block */
-        double c00 = B[4] * B[8] - B[5] * B[7], c01 = B[5] * B[6] - B[3] * B[8], c02 = B[3] * B[7] - B[4] * B[6];
-        double det = B[0] * c00 + B[1] * c01 + B[2] * c02;
-        if (!(fabs(det) > 1e-300) || st->ftype[i] == 1) {
-            memset(P, 0, 9 * sizeof(double));
-            if (st->ftype[i] != 1) P[0] = 1 / B[0], P[4] = 1 / B[4], P[8] = 1 / B[8];
-            continue;
-        }
-        double id = 1 / det;
-        P[0] = c00 * id, P[1] = (B[2] * B[7] - B[1] * B[8]) * id, P[2] = (B[1] * B[5] - B[2] * B[4]) * id;
-        P[3] = c01 * id, P[4] = (B[0] * B[8] - B[2] * B[6]) * id, P[5] = (B[2] * B[3] - B[0] * B[5]) * id;
-        P[6] = c02 * id, P[7] = (B[1] * B[6] - B[0] * B[7]) * id, P[8] = (B[0] * B[4] - B[1] * B[3]) * id;
-    }
-}
-
 static void multigrid(void *ctx, const double *r, double *s)
 {
     const implicit_state *st = ctx;
     amg_apply(&st->mg, r, s);
 }
 
+typedef struct mul_job {
+    const implicit_state *st;
+    const double *x;
+    double *y;
+} mul_job;
+
+static void matrix_mul_part(void *ctx, int part)
+{
+    const mul_job *jb = ctx;
+    const implicit_state *st = jb->st;
+    bsr3_mul_rows(&st->A, jb->x, jb->y, part ? st->split : 0, part ? st->A.n : st->split);
+}
+
 static void matrix_mul(void *ctx, const double *x, double *y)
 {
-    const implicit_state *st = ctx;
-    bsr3_mul(&st->A, x, y);
+    mul_job jb = {ctx, x, y};
+    par_run(matrix_mul_part, &jb);
 }
 
 /* Build S and z: fixed and kinematic particles keep their velocity (z = 0); a particle in an active
@@ -659,11 +625,10 @@ static cg_result solve(implicit_state *st, int n, bool has_z, double abs_tol)
         rhs = st->tmp;
     }
     memcpy(st->y, st->dv, sizeof(double) * (size_t)n3); /* warm start: the last step's dv */
-    precond_build(st, n);
-    if (!getenv("IMP_NOFILT")) matrix_filter(st);
+    matrix_filter(st);
     amg_update(&st->mg, &st->A);
     cg_problem p = {n3, st, matrix_mul, NULL, st->ncons ? filter_apply : NULL, st->set.cg_tolerance,
-                    st->set.cg_max_iterations, abs_tol, getenv("IMP_JACOBI") ? block_jacobi : multigrid};
+                    st->set.cg_max_iterations, abs_tol, multigrid};
     cg_result r = cg_solve(&p, st->y, rhs, &st->cg);
     matrix_unfilter(st);
     for (int e = 0; e < n3; e++) st->dv[e] = st->z[e] + st->y[e];
@@ -671,6 +636,41 @@ static cg_result solve(implicit_state *st, int n, bool has_z, double abs_tol)
 }
 
 /* ---- the step ---------------------------------------------------------------------------------------- */
+
+typedef struct asm_job {
+    imp_world *w;
+    implicit_state *st;
+    asm_ctx *a;
+} asm_job;
+
+/* one half of the rows: zero them, the per-particle forces, M - h (-kd I) on the diagonal, and
+ * the cloth elements whose particles all lie in this half */
+static void assemble_part(void *ctx, int part)
+{
+    asm_job *jb = ctx;
+    imp_world *w = jb->w;
+    implicit_state *st = jb->st;
+    const int lo = part ? st->split : 0, hi = part ? st->n : st->split;
+    const bsr3 *A = &st->A;
+    size_t b0 = (size_t)A->row_start[lo], b1 = (size_t)A->row_start[hi];
+    memset(A->val + 9 * b0, 0, 9 * sizeof(double) * (b1 - b0));
+    memset(st->bK + 3 * (size_t)lo, 0, 3 * sizeof(double) * (size_t)(hi - lo));
+    particle_range r = {w, lo, hi - lo, 0, 0};
+    forces_local(w, &r, w->p.v + 3 * (size_t)lo, st->f + 3 * (size_t)lo);
+    const double kd = w->def.drag, h = jb->a->h;
+    for (int i = lo; i < hi; i++) {
+        double *B = A->val + 9 * (size_t)st->diag[i], d = w->p.mass[i] + h * kd;
+        B[0] += d, B[4] += d, B[8] += d;
+    }
+    cloth_assemble(w, jb->a, part);
+}
+
+static double clock_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
 
 int implicit_step(imp_world *w, double t, double h, imp_profile *prof)
 {
@@ -681,24 +681,21 @@ int implicit_step(imp_world *w, double t, double h, imp_profile *prof)
     if (!st->built || st->topology != w->topology || st->n != n) rebuild(w, st);
     const size_t n3 = 3 * (size_t)n;
     double *x = w->p.x, *v = w->p.v;
+    const double t_asm = clock_ms();
 
-    /* forces and the system matrix A = M - h D - h^2 K, with h^2 K v0 on the side */
+    /* forces and the system matrix A = M - h D - h^2 K, with h^2 K v0 on the side: each half of the
+     * rows on its own thread with the cloth elements that touch only it, then the rest */
     particle_range all = {w, 0, n, 0, w->contact_count};
-    forces_local(w, &all, v, st->f);
-    bsr3_zero(&st->A);
-    memset(st->bK, 0, n3 * sizeof(double));
     asm_ctx a = {x, v, st->f, st->A.val, st->bK, h, h * h, st->set.full_jacobian, NULL, NULL, 0};
-    const double kd = w->def.drag;
-    for (int i = 0; i < n; i++) {
-        double *B = st->A.val + 9 * (size_t)st->diag[i], d = w->p.mass[i] + h * kd; /* M - h (-kd I) */
-        B[0] += d, B[4] += d, B[8] += d;
-    }
+    asm_job jb = {w, st, &a};
+    par_run(assemble_part, &jb);
+    cloth_assemble(w, &a, 2);
     springs_assemble(w, st, &a);
     int rc = behaviors_assemble(w, st, &a);
-    if (!rc) cloth_assemble(w, &a);
     if (!rc) rc = forces_fields(w, t, &all, x, v, st->f); /* explicit: no Jacobian */
     w->solver.evaluations++;
     if (rc) return rc;
+    prof->forces = clock_ms() - t_asm; /* forces and the system matrix */
 
     /* b = h f0 + h^2 K v0 */
     for (size_t e = 0; e < n3; e++) st->b[e] = h * st->f[e] + st->bK[e];
@@ -814,7 +811,7 @@ imp_status imp_world_jacobian_check(imp_world *w, double eps, imp_jacobian_repor
     for (size_t e = 0; e < n3; e++) D[e * n3 + e] -= w->def.drag;
     springs_assemble(w, NULL, &a);
     behaviors_assemble(w, NULL, &a);
-    cloth_assemble(w, &a);
+    cloth_assemble(w, &a, -1);
 
     /* central differences of the forces, one coordinate at a time */
     double errx = 0, errv = 0, maxx = 0, maxv = 0;

@@ -188,6 +188,7 @@ static int world_profile(lua_State *L)
     lua_createtable(L, 0, 5);
     lua_pushnumber(L, p.total), lua_setfield(L, -2, "total");
     lua_pushnumber(L, p.integrate), lua_setfield(L, -2, "integrate");
+    lua_pushnumber(L, p.forces), lua_setfield(L, -2, "forces"); /* "implicit": forces and matrix */
     lua_pushnumber(L, p.collide), lua_setfield(L, -2, "collide");
     lua_pushinteger(L, p.evaluations), lua_setfield(L, -2, "evaluations");
     lua_pushinteger(L, p.cg_iterations), lua_setfield(L, -2, "cg_iterations"); /* integrator "implicit" */
