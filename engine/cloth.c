@@ -45,7 +45,9 @@
  * which stays smooth through the straight rest shape where theta itself is not differentiable.
  * The joint's damping acts on the rate of u: f = -kd J_u^T J_u v. A clamped hair has a hidden
  * anchor particle one segment behind its root, moving with the root, so the root's joint holds the
- * strand's direction (hair stands out of a head instead of hanging from a point). */
+ * strand's direction (hair stands out of a head instead of hanging from a point); that joint owns
+ * half a segment (lbar = l_0 / 2), which makes a clamped cantilever converge at second order to
+ * the Euler-Bernoulli deflection w L^4 / (8 B). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -660,7 +662,7 @@ void cloth_assemble(imp_world *w, asm_ctx *a, int group)
         if (group < 0) refresh_dense(w, o); /* else cloth_bind_blocks did, and the groups run in parallel */
         int lo, hi;
         group_range(o->tri_g, o->ntri, group, &lo, &hi);
-        if (a->A && !a->Kd)
+        if (a->A && !a->Kd && !a->generic)
             for (int t = lo; t < hi; t++) tri_eval_matrix(a, o, &o->tri[t]);
         else
             for (int t = lo; t < hi; t++) tri_eval(a, o, &o->tri[t]);
@@ -677,7 +679,7 @@ void cloth_assemble(imp_world *w, asm_ctx *a, int group)
 
 void cloth_forces(imp_world *w, const double *x, const double *v, double *f)
 {
-    asm_ctx a = {x, v, f, NULL, NULL, 0, 0, false, NULL, NULL, 0};
+    asm_ctx a = {.x = x, .v = v, .f = f};
     cloth_assemble(w, &a, -1);
 }
 
@@ -1012,7 +1014,9 @@ imp_id imp_hair_create(imp_world *w, const imp_hair_def *def)
     if (clamped) {
         cjoint *j = &o->joint[o->njoint++];
         j->v[0] = 0, j->v[1] = 1, j->v[2] = 2;
-        j->lbar = len[0];
+        /* the clamp: the first chord's direction is the tangent half a segment out, theta_0 ~
+         * kappa(0) l_0 / 2, and the root owns half a segment: k = B / (l_0 / 2) */
+        j->lbar = 0.5 * len[0];
     }
     for (int k = 0; k < nv; k++) {
         imp_particle_def pd = imp_particle_def_default();

@@ -260,7 +260,7 @@ int imp_contact_count(const imp_world *w);
  * solved by a filtered preconditioned conjugate gradient; fixed and kinematic particles and the
  * normal direction of resting contacts are filtered out of the solve. */
 typedef struct imp_implicit_settings {
-    double cg_tolerance;   /* stop when |r| <= tol * max(|S b|, h |M| max(|g|, 1)), default 1e-3  */
+    double cg_tolerance;   /* stop when |r| <= tol max(|S b|, h m_min max(|g|, 1)), default 1e-2 */
     int cg_max_iterations; /* default 200                                                        */
     bool full_jacobian;    /* false (default): the system matrix keeps the positive semidefinite
                             * part of each stiffness (Gauss-Newton for angles, compressed springs
@@ -272,14 +272,16 @@ imp_implicit_settings imp_world_implicit(const imp_world *w);
 void imp_world_set_implicit(imp_world *w, const imp_implicit_settings *s);
 
 /* Debugging aid: compares the analytic force Jacobians of every force object (springs, drag,
- * built-in behaviours, cloth, hair) with central differences of the forces at the current state.
- * dfdx is compared at zero velocity (the damping forces' x-derivatives are not part of the
- * integrator, as in Baraff and Witkin), dfdv at the current velocities. Results are the largest
- * entry errors divided by the largest entry of the analytic matrix. Returns IMP_ERR_ARG when the
+ * built-in behaviours, cloth, hair) with central differences of the forces at the current state
+ * (positions and velocities). The analytic df/dx here is complete: with the damping forces'
+ * x-derivatives, which the integrator's matrix leaves out (as Baraff and Witkin do, they are not
+ * symmetric). Results are the largest entry errors divided by the largest analytic entry. Returns IMP_ERR_ARG when the
  * world has force fields or "function" behaviours (no analytic Jacobian) or more than 400 particles. */
 typedef struct imp_jacobian_report {
     double dfdx_error, dfdv_error;  /* relative errors */
     double dfdx_max, dfdv_max;      /* largest analytic entries (N/m, N s/m) */
+    double matrix_error;            /* the implicit step's system matrix, right side and forces (fast
+                                     * fused kernels) against the same from the checked kernels    */
 } imp_jacobian_report;
 imp_status imp_world_jacobian_check(imp_world *w, double eps, imp_jacobian_report *out);
 

@@ -56,7 +56,7 @@ typedef struct implicit_state {
     int spring_blk_cap, behave_blk_cap;
     int *pairs, pair_cap;
     /* per-particle vectors, 3 doubles each */
-    double *f, *bK, *b, *y, *z, *dv, *tmp;
+    double *f, *bK, *b, *y, *z, *dv, *tmp, *tmp2;
     int split;           /* rows [0, split) and [split, n): the two threads' halves (about equal blocks) */
     /* the filter */
     uint8_t *ftype;      /* 0 free; 1 all directions prescribed; 2, 3: one or two normals          */
@@ -107,7 +107,7 @@ void implicit_free(imp_world *w)
     if (!st) return;
     bsr3_free(&st->A);
     free(st->diag), free(st->tpos), free(st->undo_at), free(st->undo_val), free(st->spring_blk), free(st->behave_blk), free(st->pairs);
-    free(st->f), free(st->bK), free(st->b), free(st->y), free(st->z), free(st->dv), free(st->tmp);
+    free(st->f), free(st->bK), free(st->b), free(st->y), free(st->z), free(st->dv), free(st->tmp), free(st->tmp2);
     free(st->ftype), free(st->fnorm), free(st->cons), free(st->cactive), free(st->cimpulse);
     cg_work_free(&st->cg);
     amg_free(&st->mg);
@@ -356,7 +356,7 @@ static void reserve(implicit_state *st, int n)
     if (n <= st->cap) return;
     int cap = st->cap ? st->cap : 64;
     while (cap < n) cap *= 2;
-    double **vecs[] = {&st->f, &st->bK, &st->b, &st->y, &st->z, &st->dv, &st->tmp};
+    double **vecs[] = {&st->f, &st->bK, &st->b, &st->y, &st->z, &st->dv, &st->tmp, &st->tmp2};
     for (size_t k = 0; k < sizeof vecs / sizeof vecs[0]; k++) *vecs[k] = ids_grow(*vecs[k], 3 * sizeof(double), cap);
     st->diag = ids_grow(st->diag, sizeof(int), cap);
     st->ftype = ids_grow(st->ftype, 1, cap);
@@ -624,7 +624,15 @@ static cg_result solve(implicit_state *st, int n, bool has_z, double abs_tol)
         for (int e = 0; e < n3; e++) st->tmp[e] = st->b[e] - st->tmp[e];
         rhs = st->tmp;
     }
-    memcpy(st->y, st->dv, sizeof(double) * (size_t)n3); /* warm start: the last step's dv */
+    /* warm start from the last step's dv, when it is a better start than 0: CG minimizes
+     * phi(y) = y^T A y / 2 - rhs^T y, phi(0) = 0. (A start that merely passes the tolerance would
+     * otherwise be kept, and a cloth at rest would keep the last step's velocity change.) */
+    memcpy(st->y, st->dv, sizeof(double) * (size_t)n3);
+    filter_apply(st, st->y);
+    matrix_mul(st, st->y, st->tmp2);
+    double phi = 0;
+    for (int e = 0; e < n3; e++) phi += st->y[e] * (0.5 * st->tmp2[e] - rhs[e]);
+    if (!(phi < 0)) memset(st->y, 0, sizeof(double) * (size_t)n3);
     matrix_filter(st);
     amg_update(&st->mg, &st->A);
     cg_problem p = {n3, st, matrix_mul, NULL, st->ncons ? filter_apply : NULL, st->set.cg_tolerance,
@@ -665,6 +673,20 @@ static void assemble_part(void *ctx, int part)
     cloth_assemble(w, jb->a, part);
 }
 
+/* forces (all but the fields) and the system matrix A = M - h D - h^2 K, with h^2 K v0 on the side,
+ * at the committed state: each half of the rows on its own thread with the cloth elements that
+ * touch only it, then the rest. generic: the cloth triangles through the generic kernel. */
+static int assemble(imp_world *w, implicit_state *st, double h, bool generic)
+{
+    asm_ctx a = {.x = w->p.x, .v = w->p.v, .f = st->f, .A = st->A.val, .bK = st->bK, .h = h, .h2 = h * h,
+                 .full = st->set.full_jacobian, .generic = generic};
+    asm_job jb = {w, st, &a};
+    par_run(assemble_part, &jb);
+    cloth_assemble(w, &a, 2);
+    springs_assemble(w, st, &a);
+    return behaviors_assemble(w, st, &a);
+}
+
 static double clock_ms(void)
 {
     struct timespec ts;
@@ -682,16 +704,8 @@ int implicit_step(imp_world *w, double t, double h, imp_profile *prof)
     const size_t n3 = 3 * (size_t)n;
     double *x = w->p.x, *v = w->p.v;
     const double t_asm = clock_ms();
-
-    /* forces and the system matrix A = M - h D - h^2 K, with h^2 K v0 on the side: each half of the
-     * rows on its own thread with the cloth elements that touch only it, then the rest */
     particle_range all = {w, 0, n, 0, w->contact_count};
-    asm_ctx a = {x, v, st->f, st->A.val, st->bK, h, h * h, st->set.full_jacobian, NULL, NULL, 0};
-    asm_job jb = {w, st, &a};
-    par_run(assemble_part, &jb);
-    cloth_assemble(w, &a, 2);
-    springs_assemble(w, st, &a);
-    int rc = behaviors_assemble(w, st, &a);
+    int rc = assemble(w, st, h, false);
     if (!rc) rc = forces_fields(w, t, &all, x, v, st->f); /* explicit: no Jacobian */
     w->solver.evaluations++;
     if (rc) return rc;
@@ -699,11 +713,13 @@ int implicit_step(imp_world *w, double t, double h, imp_profile *prof)
 
     /* b = h f0 + h^2 K v0 */
     for (size_t e = 0; e < n3; e++) st->b[e] = h * st->f[e] + st->bK[e];
-    /* CG's absolute floor: tol times the momentum max(|g|, 1 m/s^2) gives the particles in one step */
-    double msq = 0;
+    /* CG's absolute floor, for right sides near 0 (a cloth at rest): tol times the momentum
+     * max(|g|, 1 m/s^2) gives the lightest particle in one step. (A floor on the whole vector's norm
+     * could let the error gather on a few particles, as velocity.) */
+    double mmin = INFINITY;
     for (int i = 0; i < n; i++)
-        if (w->p.motion[i] == IMP_DYNAMIC) msq += w->p.mass[i] * w->p.mass[i];
-    double abs_tol = st->set.cg_tolerance * h * fmax(v3_len(w->def.gravity), 1.0) * sqrt(msq);
+        if (w->p.motion[i] == IMP_DYNAMIC) mmin = fmin(mmin, w->p.mass[i]);
+    double abs_tol = isfinite(mmin) ? st->set.cg_tolerance * h * fmax(v3_len(w->def.gravity), 1.0) * mmin : 0;
 
     /* resting contacts hold when the force at the start of the step pushes into the surface */
     if (w->contact_count > st->ccap) {
@@ -806,7 +822,7 @@ imp_status imp_world_jacobian_check(imp_world *w, double eps, imp_jacobian_repor
     particle_range all = {w, 0, n, 0, 0};
 
     /* analytic */
-    asm_ctx a = {xs, vs, f, NULL, NULL, 0, 0, true, K, D, (int)n3};
+    asm_ctx a = {.x = xs, .v = vs, .f = f, .full = true, .Kd = K, .Dd = D, .n3 = (int)n3};
     forces_local(w, &all, vs, f);
     for (size_t e = 0; e < n3; e++) D[e * n3 + e] -= w->def.drag;
     springs_assemble(w, NULL, &a);
@@ -831,6 +847,29 @@ imp_status imp_world_jacobian_check(imp_world *w, double eps, imp_jacobian_repor
     out->dfdx_max = maxx, out->dfdv_max = maxv;
     out->dfdx_error = maxx > 0 ? errx / maxx : errx;
     out->dfdv_error = maxv > 0 ? errv / maxv : errv;
+
+    /* the integrator's own system matrix (fused kernels, both threads) against the same matrix
+     * through the generic kernels whose Jacobians were just checked */
+    implicit_state *st = state_get(w);
+    reserve(st, n);
+    if (!st->built || st->topology != w->topology || st->n != n) rebuild(w, st);
+    const double h = 1.0 / 60;
+    assemble(w, st, h, false);
+    size_t nv = 9 * (size_t)st->A.nnz;
+    double *A1 = malloc(nv * sizeof(double)), *b1 = malloc(n3 * sizeof(double)), *f1 = malloc(n3 * sizeof(double));
+    if (!A1 || !b1 || !f1) abort();
+    memcpy(A1, st->A.val, nv * sizeof(double));
+    memcpy(b1, st->bK, n3 * sizeof(double));
+    memcpy(f1, st->f, n3 * sizeof(double));
+    assemble(w, st, h, true);
+    double amax = 0, aerr = 0, bmax = 0, berr = 0;
+    for (size_t e = 0; e < nv; e++) amax = fmax(amax, fabs(st->A.val[e])), aerr = fmax(aerr, fabs(A1[e] - st->A.val[e]));
+    for (size_t e = 0; e < n3; e++) {
+        bmax = fmax(bmax, fmax(fabs(st->bK[e]), fabs(st->f[e])));
+        berr = fmax(berr, fmax(fabs(b1[e] - st->bK[e]), fabs(f1[e] - st->f[e])));
+    }
+    out->matrix_error = fmax(amax > 0 ? aerr / amax : aerr, bmax > 0 ? berr / bmax : berr);
+    free(A1), free(b1), free(f1);
     free(K), free(D), free(f), free(fp), free(fm), free(xs), free(vs);
     return IMP_OK;
 }

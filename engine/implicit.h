@@ -37,6 +37,7 @@ typedef struct asm_ctx {
     /* check mode: complete analytic Jacobians into dense 3n x 3n row-major matrices (or NULL) */
     double *Kd, *Dd;
     int n3;
+    bool generic;        /* cloth triangles through the generic condition path, not the fused one */
 } asm_ctx;
 
 /* whether the element should compute the Hessian H of a condition with value C (convex: H is

@@ -152,6 +152,9 @@ static double segment_entry(const imp_collider_def *c, imp_vec3 a, imp_vec3 b, d
         /* |a + s (b - a) - c|^2 = R^2 */
         imp_vec3 d = v3_sub(b, a), m = v3_sub(a, c->position);
         double R = c->radius + r, A = v3_dot(d, d), B = v3_dot(m, d), C = v3_dot(m, m) - R * R;
+        /* on the surface, |m| - R > 0 above can still round to C <= 0 here: then it enters at once
+         * (otherwise s comes out a hair below 0 and the impact is missed) */
+        if (C <= 0) return 0;
         double disc = B * B - A * C;
         if (A < 1e-30 || disc < 0) return -1;
         double s = (-B - sqrt(disc)) / A;

@@ -2,7 +2,7 @@
  * integrator's settings on the World:
  *
  *   world.cg_tolerance, world.cg_max_iterations, world.jacobian ("definite" | "full")
- *   world:jacobian_check([eps]) -> {dfdx = rel. error, dfdv = rel. error, dfdx_max, dfdv_max}
+ *   world:jacobian_check([eps]) -> {dfdx = rel. error, dfdv = rel. error, dfdx_max, dfdv_max, matrix}
  *
  * A grid cloth is built here (vertices, (u, v) along the grid, alternating diagonals) and handed to
  * imp_cloth_create like any mesh. Temporary arrays are userdata, so an error midway leaks nothing. */
@@ -587,6 +587,7 @@ static int world_jacobian_check(lua_State *L)
     lua_pushnumber(L, r.dfdv_error), lua_setfield(L, -2, "dfdv");
     lua_pushnumber(L, r.dfdx_max), lua_setfield(L, -2, "dfdx_max");
     lua_pushnumber(L, r.dfdv_max), lua_setfield(L, -2, "dfdv_max");
+    lua_pushnumber(L, r.matrix_error), lua_setfield(L, -2, "matrix");
     return 1;
 }
 
