@@ -18,11 +18,11 @@
  * backward after, so the V-cycle is a symmetric positive definite operator, as CG requires. The
  * coarsest level (at most COARSEST block rows) is solved by a dense Cholesky factorization.
  *
- * On the finest level the rows are cut in two halves that are smoothed at the same time (two
- * threads, parallel.h): each half runs Gauss-Seidel over its own rows and reads the other half's
- * values from before the sweep (a "hybrid" Gauss-Seidel: block Jacobi between the halves). The
- * forward sweep's operator is then blockdiag(D + L) of the halves and the backward one its
- * transpose, so the V-cycle stays symmetric, and it is the same with one thread or two. */
+ * On the finest level the rows are cut in chunks that are smoothed at the same time (parallel.h):
+ * each chunk runs Gauss-Seidel over its own rows and reads the other chunks' values from before
+ * the sweep (a "hybrid" Gauss-Seidel: block Jacobi between the chunks). The forward sweep's
+ * operator is then blockdiag(D + L) of the chunks and the backward one its transpose, so the
+ * V-cycle stays symmetric, and it is the same whichever thread runs which chunk. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,12 +87,12 @@ void amg_free(amg *g)
     memset(g, 0, sizeof *g);
 }
 
-void amg_build(amg *g, const bsr3 *A, int split)
+void amg_build(amg *g, const bsr3 *A, const int *split)
 {
     amg_free(g);
     g->lev[0].A = *A; /* pattern and values are the caller's; refreshed by amg_update */
     level_vectors(&g->lev[0], A->n);
-    g->split = split < 0 ? 0 : split > A->n ? A->n : split;
+    memcpy(g->split, split, sizeof g->split);
     g->snap = ids_grow(NULL, 3 * sizeof(double), A->n);
     g->levels = 1;
     int *pairs = NULL, pair_cap = 0;
@@ -243,18 +243,18 @@ static void upper_residual(const amg_level *L, int lo, int hi)
     }
 }
 
-/* the finest level's smoothing, half the rows on each thread */
+/* the finest level's smoothing, chunk by chunk */
 typedef struct sweep_job {
     const amg *g;
     int phase; /* 0: forward from zero, 1: residual, 2: backward */
 } sweep_job;
 
-static void sweep_part(void *ctx, int part)
+static void sweep_part(void *ctx, int chunk)
 {
     const sweep_job *jb = ctx;
     const amg *g = jb->g;
     const amg_level *L = &g->lev[0];
-    int lo = part ? g->split : 0, hi = part ? L->A.n : g->split;
+    int lo = g->split[chunk], hi = g->split[chunk + 1];
     if (jb->phase == 0) gs_sweep(L, true, true, lo, hi, NULL);
     else if (jb->phase == 1) upper_residual(L, lo, hi);
     else gs_sweep(L, false, false, lo, hi, g->snap);
@@ -284,9 +284,9 @@ static void vcycle(const amg *g, int l)
     }
     sweep_job jb = {g, 0};
     if (l == 0) {
-        par_run(sweep_part, &jb);
+        par_for(sweep_part, &jb, PAR_CHUNKS);
         jb.phase = 1;
-        par_run(sweep_part, &jb);
+        par_for(sweep_part, &jb, PAR_CHUNKS);
     } else {
         gs_sweep(L, true, true, 0, n, NULL);
         upper_residual(L, 0, n);
@@ -307,7 +307,7 @@ static void vcycle(const amg *g, int l)
     if (l == 0) {
         memcpy(g->snap, L->x, 3 * sizeof(double) * (size_t)n);
         jb.phase = 2;
-        par_run(sweep_part, &jb);
+        par_for(sweep_part, &jb, PAR_CHUNKS);
     } else {
         gs_sweep(L, false, false, 0, n, NULL);
     }

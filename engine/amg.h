@@ -10,6 +10,7 @@
 #ifndef IMPETUS_AMG_H
 #define IMPETUS_AMG_H
 
+#include "parallel.h"
 #include "sparse.h"
 
 #define AMG_MAX_LEVELS 12
@@ -27,13 +28,13 @@ typedef struct amg {
     amg_level lev[AMG_MAX_LEVELS];
     double *chol;        /* dense Cholesky factor of the coarsest matrix (lower, row-major)        */
     int chol_n;
-    int split;           /* level 0's rows [0, split) and [split, n) are smoothed in parallel      */
+    int split[PAR_CHUNKS + 1]; /* level 0's rows are smoothed in these parallel chunks        */
     double *snap;        /* level 0: x before a parallel sweep                                    */
 } amg;
 
-/* split: where level 0's rows are cut in two for the two threads (parallel.h); the result does
- * not depend on whether a second thread exists */
-void amg_build(amg *g, const bsr3 *A, int split);
+/* split: the row ranges of level 0's parallel chunks (parallel.h); the result does not depend on
+ * which thread runs which chunk */
+void amg_build(amg *g, const bsr3 *A, const int *split);
 void amg_update(amg *g, const bsr3 *A);
 void amg_apply(const amg *g, const double *r, double *z);
 void amg_free(amg *g);

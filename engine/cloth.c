@@ -90,7 +90,7 @@ typedef struct cobj {
     cseg *seg;
     cjoint *joint;
     int ntri, nbend, nseg, njoint;
-    int tri_g[3], bend_g[3], seg_g[3], joint_g[3]; /* where groups 1 and 2 start, and the end   */
+    int tri_g[PAR_CHUNKS + 1], bend_g[PAR_CHUNKS + 1], seg_g[PAR_CHUNKS + 1], joint_g[PAR_CHUNKS + 1]; /* group ends */
     int *draw;           /* 3 vertex indices per triangle, for drawing                         */
     double stretch, shear, bendk, damping;
     int rows, cols;
@@ -729,11 +729,13 @@ static void bind(const bsr3 *A, const int *d, const int *v, int m, int *blk)
 }
 
 /* which group an element of m vertices belongs to (see implicit.h) */
-static int group_of(const int *dense, const int *v, int m, int split)
+static int group_of(const int *dense, const int *v, int m, const int *split)
 {
-    int below = 0;
-    for (int i = 0; i < m; i++) below += dense[v[i]] < split;
-    return below == m ? 0 : below == 0 ? 1 : 2;
+    int c = 0, d = dense[v[0]];
+    while (c < PAR_CHUNKS - 1 && d >= split[c + 1]) c++;
+    for (int i = 1; i < m; i++)
+        if (dense[v[i]] < split[c] || dense[v[i]] >= split[c + 1]) return PAR_CHUNKS;
+    return c;
 }
 
 /* stable sort of an element array by group, with the group boundaries into gb */
@@ -741,7 +743,7 @@ static int group_of(const int *dense, const int *v, int m, int split)
     do {                                                                                 \
         type *tmp_ = ids_grow(NULL, sizeof(type), (count) > 0 ? (count) : 1);            \
         int out_ = 0;                                                                    \
-        for (int g_ = 0; g_ < 3; g_++) {                                                 \
+        for (int g_ = 0; g_ <= PAR_CHUNKS; g_++) {                                       \
             for (int e_ = 0; e_ < (count); e_++)                                         \
                 if (group_of(o->dense, (arr)[e_].v, (m), split) == g_) tmp_[out_++] = (arr)[e_]; \
             (gb)[g_] = out_;                                                             \
@@ -750,7 +752,7 @@ static int group_of(const int *dense, const int *v, int m, int split)
         free(tmp_);                                                                      \
     } while (0)
 
-void cloth_bind_blocks(imp_world *w, const bsr3 *A, int split)
+void cloth_bind_blocks(imp_world *w, const bsr3 *A, const int *split)
 {
     cloth_store *cs = w->cloth;
     for (int k = 0; cs && k < cs->ids.count; k++) {

@@ -57,7 +57,7 @@ typedef struct implicit_state {
     int *pairs, pair_cap;
     /* per-particle vectors, 3 doubles each */
     double *f, *bK, *b, *y, *z, *dv, *tmp, *tmp2;
-    int split;           /* rows [0, split) and [split, n): the two threads' halves (about equal blocks) */
+    int split[PAR_CHUNKS + 1]; /* row ranges of the parallel chunks (about equal blocks each)     */
     /* the filter */
     uint8_t *ftype;      /* 0 free; 1 all directions prescribed; 2, 3: one or two normals          */
     double *fnorm;       /* 6 per particle: up to two orthonormal prescribed directions            */
@@ -417,9 +417,11 @@ static void rebuild(imp_world *w, implicit_state *st)
                 blk[i * nb + j] = bsr3_find(&st->A, particles_slot_dense(w, bh->slots[i]),
                                             particles_slot_dense(w, bh->slots[j]));
     }
-    /* the two halves of the rows, for the threads: about half the blocks each */
-    st->split = 0;
-    while (st->split < n && 2 * st->A.row_start[st->split] < st->A.nnz) st->split++;
+    /* the row ranges of the parallel chunks: about the same number of blocks in each */
+    for (int c = 0, i = 0; c <= PAR_CHUNKS; c++) {
+        while (i < n && (long)st->A.row_start[i] * PAR_CHUNKS < (long)st->A.nnz * c) i++;
+        st->split[c] = c == PAR_CHUNKS ? n : i;
+    }
     cloth_bind_blocks(w, &st->A, st->split);
     amg_build(&st->mg, &st->A, st->split);
     memset(st->dv, 0, 3 * sizeof(double) * (size_t)n); /* dense indices moved: no warm start */
@@ -461,17 +463,17 @@ typedef struct mul_job {
     double *y;
 } mul_job;
 
-static void matrix_mul_part(void *ctx, int part)
+static void matrix_mul_part(void *ctx, int chunk)
 {
     const mul_job *jb = ctx;
     const implicit_state *st = jb->st;
-    bsr3_mul_rows(&st->A, jb->x, jb->y, part ? st->split : 0, part ? st->A.n : st->split);
+    bsr3_mul_rows(&st->A, jb->x, jb->y, st->split[chunk], st->split[chunk + 1]);
 }
 
 static void matrix_mul(void *ctx, const double *x, double *y)
 {
     mul_job jb = {ctx, x, y};
-    par_run(matrix_mul_part, &jb);
+    par_for(matrix_mul_part, &jb, PAR_CHUNKS);
 }
 
 /* Build S and z: fixed and kinematic particles keep their velocity (z = 0); a particle in an active
@@ -651,14 +653,14 @@ typedef struct asm_job {
     asm_ctx *a;
 } asm_job;
 
-/* one half of the rows: zero them, the per-particle forces, M - h (-kd I) on the diagonal, and
- * the cloth elements whose particles all lie in this half */
-static void assemble_part(void *ctx, int part)
+/* one chunk of the rows: zero them, the per-particle forces, M - h (-kd I) on the diagonal, and
+ * the cloth elements whose particles all lie in this chunk */
+static void assemble_part(void *ctx, int chunk)
 {
     asm_job *jb = ctx;
     imp_world *w = jb->w;
     implicit_state *st = jb->st;
-    const int lo = part ? st->split : 0, hi = part ? st->n : st->split;
+    const int lo = st->split[chunk], hi = st->split[chunk + 1];
     const bsr3 *A = &st->A;
     size_t b0 = (size_t)A->row_start[lo], b1 = (size_t)A->row_start[hi];
     memset(A->val + 9 * b0, 0, 9 * sizeof(double) * (b1 - b0));
@@ -670,19 +672,19 @@ static void assemble_part(void *ctx, int part)
         double *B = A->val + 9 * (size_t)st->diag[i], d = w->p.mass[i] + h * kd;
         B[0] += d, B[4] += d, B[8] += d;
     }
-    cloth_assemble(w, jb->a, part);
+    cloth_assemble(w, jb->a, chunk);
 }
 
 /* forces (all but the fields) and the system matrix A = M - h D - h^2 K, with h^2 K v0 on the side,
- * at the committed state: each half of the rows on its own thread with the cloth elements that
- * touch only it, then the rest. generic: the cloth triangles through the generic kernel. */
+ * at the committed state: chunks of rows in parallel, each with the cloth elements that touch only
+ * it, then the rest. generic: the cloth triangles through the generic kernel. */
 static int assemble(imp_world *w, implicit_state *st, double h, bool generic)
 {
     asm_ctx a = {.x = w->p.x, .v = w->p.v, .f = st->f, .A = st->A.val, .bK = st->bK, .h = h, .h2 = h * h,
                  .full = st->set.full_jacobian, .generic = generic};
     asm_job jb = {w, st, &a};
-    par_run(assemble_part, &jb);
-    cloth_assemble(w, &a, 2);
+    par_for(assemble_part, &jb, PAR_CHUNKS);
+    cloth_assemble(w, &a, PAR_CHUNKS);
     springs_assemble(w, st, &a);
     return behaviors_assemble(w, st, &a);
 }

@@ -25,6 +25,7 @@
 #define IMPETUS_IMPLICIT_H
 
 #include "internal.h"
+#include "parallel.h"
 #include "sparse.h"
 
 typedef struct asm_ctx {
@@ -68,10 +69,11 @@ void asm_local(asm_ctx *a, int m, const int *idx, const int *blk, const double *
  * *pairs (grown with ids_grow; *count pairs so far, *cap capacity); then, once the matrix is
  * built, the block indices of every element; then the assembly */
 void cloth_pairs(imp_world *w, int **pairs, int *count, int *cap);
-/* also sorts each object's elements into groups: 0, all particles below split (dense index);
- * 1, all at or above it; 2, the others. cloth_assemble(w, a, g) does group g, or all for g = -1;
- * groups 0 and 1 may run at the same time (they write disjoint rows). */
-void cloth_bind_blocks(imp_world *w, const bsr3 *A, int split);
+/* also sorts each object's elements into groups: group c < PAR_CHUNKS holds the elements whose
+ * particles all lie in rows [split[c], split[c + 1]); group PAR_CHUNKS the others.
+ * cloth_assemble(w, a, g) does group g, or all for g = -1; groups c < PAR_CHUNKS may run at the
+ * same time (they write disjoint rows). */
+void cloth_bind_blocks(imp_world *w, const bsr3 *A, const int *split);
 void cloth_assemble(imp_world *w, asm_ctx *a, int group);
 
 #endif

@@ -42,6 +42,13 @@ float rnd_text_width(const char *utf8);
 float rnd_line_height(void);
 int   rnd_text_available(void);   /* 1 when a font was baked; text calls draw nothing otherwise     */
 
+/* --- meshes ------------------------------------------------------------------------------------ */
+/* a lit, two-sided, smooth-shaded triangle mesh (cloth): nverts vertices with positions xyz and
+ * unit normals (3 floats each), ntris triangles (3 vertex indices each); rgba colours the side the
+ * normals point to, back_rgba the other side (NULL: the same). Drawn with the lit solids. */
+void rnd_mesh(int nverts, const float *xyz, const float *normals, int ntris, const unsigned *indices,
+              const float rgba[4], const float back_rgba[4]);
+
 /* --- output -------------------------------------------------------------------------------------- */
 /* read the current back buffer (after rnd_end_frame, before the swap) and write it as a PNG */
 int  rnd_screenshot(const char *path, int width, int height);
