@@ -16,7 +16,9 @@
  * which costs one pass over the fine blocks per step (the map block -> coarse block is built with
  * the pattern). The smoother is block Gauss-Seidel, forward before the coarse correction and
  * backward after, so the V-cycle is a symmetric positive definite operator, as CG requires. The
- * coarsest level (at most COARSEST block rows) is solved by a dense Cholesky factorization.
+ * coarsest level is solved by a dense Cholesky factorization when it has at most COARSEST block
+ * rows; when coarsening stalls above that (many small disconnected pieces, such as hair strands,
+ * each aggregate alone) it gets symmetric Gauss-Seidel sweeps instead.
  *
  * On the finest level the rows are cut in chunks that are smoothed at the same time (parallel.h):
  * each chunk runs Gauss-Seidel over its own rows and reads the other chunks' values from before
@@ -41,38 +43,59 @@ static void level_vectors(amg_level *L, int n)
     L->r = ids_grow(L->r, 3 * sizeof(double), n);
 }
 
-/* Greedy aggregation (Vanek, Mandel, Brezina 1996): a row whose neighbours are all free seeds an
- * aggregate with them; rows left over join a neighbouring aggregate; isolated rows stay alone.
+static double block_norm(const double *B)
+{
+    double s = 0;
+    for (int e = 0; e < 9; e++) s += B[e] * B[e];
+    return sqrt(s);
+}
+
+/* Greedy aggregation (Vanek, Mandel, Brezina 1996) over the strong couplings of the matrix, those
+ * with |A_ij| >= theta sqrt(|A_ii| |A_jj|) (Frobenius norms of blocks): a row whose strong
+ * neighbours are all free seeds an aggregate with them; rows left over join the aggregate of their
+ * strongest aggregated neighbour; isolated rows stay alone. Weak couplings (the bend terms across
+ * an edge, next to stretch) would otherwise make aggregates large and coarse corrections poor.
  * Returns the number of aggregates. */
+#define STRONG 0.25
 static int aggregate(const bsr3 *A, int *agg)
 {
     const int n = A->n;
+    double *dn = ids_grow(NULL, sizeof(double), n > 0 ? n : 1);
+    for (int i = 0; i < n; i++) dn[i] = block_norm(A->val + 9 * (size_t)bsr3_find(A, i, i));
+#define IS_STRONG(i, k) (A->col[k] != (i) && block_norm(A->val + 9 * (size_t)(k)) >= STRONG * sqrt(dn[i] * dn[A->col[k]]))
     for (int i = 0; i < n; i++) agg[i] = -1;
     int na = 0;
     for (int i = 0; i < n; i++) {
         if (agg[i] >= 0) continue;
         bool free_all = true;
-        for (int k = A->row_start[i]; k < A->row_start[i + 1] && free_all; k++) free_all = agg[A->col[k]] < 0;
+        for (int k = A->row_start[i]; k < A->row_start[i + 1] && free_all; k++)
+            if (IS_STRONG(i, k)) free_all = agg[A->col[k]] < 0;
         if (!free_all) continue;
-        for (int k = A->row_start[i]; k < A->row_start[i + 1]; k++) agg[A->col[k]] = na;
+        agg[i] = na;
+        for (int k = A->row_start[i]; k < A->row_start[i + 1]; k++)
+            if (IS_STRONG(i, k)) agg[A->col[k]] = na;
         na++;
     }
-    for (int pass = 0; pass < 2; pass++)
-        for (int i = 0; i < n; i++) {
-            if (agg[i] >= 0) continue;
-            for (int k = A->row_start[i]; k < A->row_start[i + 1]; k++) {
-                int j = A->col[k];
-                /* pass 0 joins aggregates made by seeds only (tags >= 0 from above) */
-                if (j != i && agg[j] >= 0) {
-                    agg[i] = pass == 0 ? -2 - agg[j] : agg[j];
-                    break;
-                }
-            }
+    /* leftovers join their strongest neighbour's aggregate (tagged -2 - a so that they do not
+     * pass their aggregate on to other leftovers in this sweep) */
+    for (int i = 0; i < n; i++) {
+        if (agg[i] >= 0) continue;
+        double best = 0;
+        int to = -1;
+        for (int k = A->row_start[i]; k < A->row_start[i + 1]; k++) {
+            int j = A->col[k];
+            if (j == i || agg[j] < 0) continue;
+            double s = block_norm(A->val + 9 * (size_t)k);
+            if (s > best) best = s, to = agg[j];
         }
+        if (to >= 0) agg[i] = -2 - to;
+    }
+#undef IS_STRONG
     for (int i = 0; i < n; i++) {
         if (agg[i] <= -2) agg[i] = -2 - agg[i];
-        if (agg[i] < 0) agg[i] = na++;
+        else if (agg[i] < 0) agg[i] = na++;
     }
+    free(dn);
     return na;
 }
 
@@ -90,18 +113,38 @@ void amg_free(amg *g)
 void amg_build(amg *g, const bsr3 *A, const int *split)
 {
     amg_free(g);
-    g->lev[0].A = *A; /* pattern and values are the caller's; refreshed by amg_update */
-    level_vectors(&g->lev[0], A->n);
+    g->lev[0].A = *A; /* pattern and values are the caller's */
     memcpy(g->split, split, sizeof g->split);
-    g->snap = ids_grow(NULL, 3 * sizeof(double), A->n);
+    g->levels = 0;    /* the hierarchy is made by the first amg_update, from the matrix's values */
+}
+
+/* coarse matrix values: the sums of the fine blocks */
+static void coarse_values(amg_level *F, amg_level *C)
+{
+    bsr3_zero(&C->A);
+    const double *fv = F->A.val;
+    double *cv = C->A.val;
+    for (int k = 0; k < F->A.nnz; k++) {
+        double *d = cv + 9 * (size_t)F->bmap[k];
+        const double *s = fv + 9 * (size_t)k;
+        for (int e = 0; e < 9; e++) d[e] += s[e];
+    }
+}
+
+/* aggregate level after level, with the strengths of the values at hand */
+static void hierarchy(amg *g)
+{
+    const bsr3 *A = &g->lev[0].A;
+    level_vectors(&g->lev[0], A->n);
+    g->snap = ids_grow(g->snap, 3 * sizeof(double), A->n > 0 ? A->n : 1);
     g->levels = 1;
     int *pairs = NULL, pair_cap = 0;
     while (g->levels < AMG_MAX_LEVELS && g->lev[g->levels - 1].A.n > COARSEST) {
         amg_level *F = &g->lev[g->levels - 1], *C = &g->lev[g->levels];
         const bsr3 *Af = &F->A;
-        F->agg = ids_grow(NULL, sizeof(int), Af->n);
+        F->agg = ids_grow(F->agg, sizeof(int), Af->n);
         int nc = aggregate(Af, F->agg);
-        if (nc >= Af->n) break; /* nothing to coarsen */
+        if (nc > Af->n * 4 / 5) break; /* coarsening has stalled: this level is the coarsest */
         /* coarse pattern: the aggregate pairs of every fine block */
         int np = 0;
         if (Af->nnz > pair_cap) {
@@ -115,17 +158,18 @@ void amg_build(amg *g, const bsr3 *A, const int *split)
             }
         memset(&C->A, 0, sizeof C->A);
         bsr3_build(&C->A, nc, pairs, np);
-        F->bmap = ids_grow(NULL, sizeof(int), Af->nnz);
+        F->bmap = ids_grow(F->bmap, sizeof(int), Af->nnz);
         for (int i = 0; i < Af->n; i++)
             for (int k = Af->row_start[i]; k < Af->row_start[i + 1]; k++)
                 F->bmap[k] = bsr3_find(&C->A, F->agg[i], F->agg[Af->col[k]]);
         level_vectors(C, nc);
+        coarse_values(F, C);
         g->levels++;
     }
     free(pairs);
-    const int nd = 3 * g->lev[g->levels - 1].A.n;
-    g->chol = ids_grow(NULL, sizeof(double), nd * nd);
-    g->chol_n = nd;
+    const int nc = g->lev[g->levels - 1].A.n;
+    g->chol_n = nc <= COARSEST ? 3 * nc : 0; /* 0: the coarsest level is smoothed, not factored */
+    if (g->chol_n) g->chol = ids_grow(g->chol, sizeof(double), g->chol_n * g->chol_n);
 }
 
 /* inverse of a 3x3 block (cofactors); a singular block gets the inverse of its diagonal */
@@ -156,18 +200,12 @@ static void diag_inverses(amg_level *L)
 void amg_update(amg *g, const bsr3 *A)
 {
     g->lev[0].A = *A;
-    for (int l = 0; l + 1 < g->levels; l++) {
-        amg_level *F = &g->lev[l], *C = &g->lev[l + 1];
-        bsr3_zero(&C->A);
-        const double *fv = F->A.val;
-        double *cv = C->A.val;
-        for (int k = 0; k < F->A.nnz; k++) {
-            double *d = cv + 9 * (size_t)F->bmap[k];
-            const double *s = fv + 9 * (size_t)k;
-            for (int e = 0; e < 9; e++) d[e] += s[e];
-        }
-    }
-    for (int l = 0; l + 1 < g->levels; l++) diag_inverses(&g->lev[l]);
+    if (g->levels == 0) hierarchy(g);
+    else
+        for (int l = 0; l + 1 < g->levels; l++) coarse_values(&g->lev[l], &g->lev[l + 1]);
+    for (int l = 0; l < g->levels; l++)
+        if (l + 1 < g->levels || !g->chol_n) diag_inverses(&g->lev[l]);
+    if (!g->chol_n) return;
     /* the coarsest level: dense, Cholesky A = L L^T (regularized if a pivot is not positive) */
     const bsr3 *Ac = &g->lev[g->levels - 1].A;
     const int nd = 3 * Ac->n;
@@ -264,6 +302,14 @@ static void vcycle(const amg *g, int l)
 {
     const amg_level *L = &g->lev[l];
     const int n = L->A.n;
+    if (l == g->levels - 1 && !g->chol_n) {
+        /* too large to factor: two symmetric Gauss-Seidel sweeps (forward from zero, backward, forward, backward) */
+        gs_sweep(L, true, true, 0, n, NULL);
+        gs_sweep(L, false, false, 0, n, NULL);
+        gs_sweep(L, true, false, 0, n, NULL);
+        gs_sweep(L, false, false, 0, n, NULL);
+        return;
+    }
     if (l == g->levels - 1) {
         /* dense: L y = b, L^T x = y */
         const int nd = g->chol_n;

@@ -7,7 +7,7 @@
  *     repeat:  q = S(A d),  alpha = delta / (d . q)
  *              x += alpha d,  r -= alpha q,  s = P^-1 r
  *              delta' = r . s,  d = S(s + (delta' / delta) d),  delta = delta'
- *     until |r| <= max(tol |S b|, abs_tol)
+ *     until |r| <= max(tol |S b|, abs_tol)     (Euclidean, or the problem's own norm)
  *
  * With S = I and P = I this is plain CG. The filter is how fixed particles (and constrained
  * directions) are handled without huge masses: their components never enter the search. */
@@ -65,7 +65,7 @@ cg_result cg_solve(const cg_problem *p, double *x, const double *b, cg_work *w)
 
     memcpy(s, b, sizeof(double) * (size_t)n);
     apply_filter(p, s);
-    double bnorm = sqrt(dot(s, s, n));
+    double bnorm = p->norm ? p->norm(p->ctx, s) : sqrt(dot(s, s, n));
     apply_filter(p, x);
     p->mul(p->ctx, x, q);
     for (int i = 0; i < n; i++) r[i] = b[i] - q[i];
@@ -74,7 +74,7 @@ cg_result cg_solve(const cg_problem *p, double *x, const double *b, cg_work *w)
     precondition(p, r, d);
     apply_filter(p, d);
     double delta = dot(r, d, n);
-    double rnorm = sqrt(dot(r, r, n));
+    double rnorm = p->norm ? p->norm(p->ctx, r) : sqrt(dot(r, r, n));
     int it = 0;
     const double stop = fmax(tol * bnorm, p->abs_tol);
     while (rnorm > stop && it < max_iter) {
@@ -90,7 +90,7 @@ cg_result cg_solve(const cg_problem *p, double *x, const double *b, cg_work *w)
         for (int i = 0; i < n; i++) d[i] = s[i] + beta * d[i];
         apply_filter(p, d);
         delta = delta_new;
-        rnorm = sqrt(dot(r, r, n));
+        rnorm = p->norm ? p->norm(p->ctx, r) : sqrt(dot(r, r, n));
         it++;
     }
     res.iterations = it;

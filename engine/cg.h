@@ -16,11 +16,14 @@ typedef struct cg_problem {
     /* s = P^-1 r for a preconditioner that is not diagonal (block Jacobi, ...), or NULL; used in
      * place of precond when set. P^-1 must be symmetric positive definite. */
     void (*precond_apply)(void *ctx, const double *r, double *s);
+    /* the norm of the stopping test (of S b and of r) in place of the Euclidean one, or NULL;
+     * abs_tol is then in its units (the implicit integrator measures velocity errors) */
+    double (*norm)(void *ctx, const double *v);
 } cg_problem;
 
 typedef struct cg_result {
     int iterations;
-    double residual;        /* |r| / |b| at exit (0 when b = 0)                                 */
+    double residual;        /* |r| / |S b| at exit, in the problem's norm                        */
     int converged;
 } cg_result;
 

@@ -89,7 +89,7 @@ typedef struct imp_profile {
     double forces, integrate, collide, total;
     int evaluations; /* derivative evaluations in the last step */
     int cg_iterations;   /* IMP_IMPLICIT: conjugate gradient iterations of the last step      */
-    double cg_residual;  /* IMP_IMPLICIT: its final relative residual |S(b - A dv)| / |S b|  */
+    double cg_residual;  /* IMP_IMPLICIT: its final relative residual, max_i |r_i|/m_i over max_i |S b|_i/m_i */
 } imp_profile;
 
 imp_world_def imp_world_def_default(void);
@@ -260,7 +260,8 @@ int imp_contact_count(const imp_world *w);
  * solved by a filtered preconditioned conjugate gradient; fixed and kinematic particles and the
  * normal direction of resting contacts are filtered out of the solve. */
 typedef struct imp_implicit_settings {
-    double cg_tolerance;   /* stop when |r| <= tol max(|S b|, h m_min max(|g|, 1)), default 1e-2 */
+    double cg_tolerance;   /* stop when every particle's velocity error |r_i| / m_i is below tol
+                            * times max(largest |S b|_i / m_i, h max(|g|, 1 m/s^2)); default 1e-2 */
     int cg_max_iterations; /* default 200                                                        */
     bool full_jacobian;    /* false (default): the system matrix keeps the positive semidefinite
                             * part of each stiffness (Gauss-Newton for angles, compressed springs

@@ -15,14 +15,17 @@
  * a particle's velocity change is prescribed in the directions S removes,
  *
  *     fixed or kinematic particle       S_i = 0,             dv_i = 0
- *     resting contact with normal n     S_i = I - n n^T,     n . (v0 + dv) = 0
+ *     resting contact, sliding          S_i = I - n n^T,     n . (v0 + dv) = 0
+ *     resting contact, sticking         S_i = 0,             v0 + dv = 0
  *
  * so pinned cloth needs no huge masses, and cloth lies on a collider without jitter. Whether a
  * resting contact holds is decided from the force at the start of the step (it must push into the
- * surface); after the solve, a contact whose constraint impulse (A dv - b)_i . n pulls is released
- * and the system solved once more. Coulomb friction then takes at most mu times that normal impulse
- * off the particle's tangential momentum. Force fields (Lua callbacks) have no Jacobian: they are
- * explicit forces in f0, evaluated at the start of the step.
+ * surface), and it sticks when it is not sliding and that force is inside the friction cone.
+ * After the solve each contact's constraint impulse j = (A dv - b)_i is checked: a contact whose
+ * normal impulse pulls is released, a sticking one whose tangential impulse exceeds mu j_n slides,
+ * and the system is solved again (up to three solves). Coulomb friction then takes at most mu j_n
+ * off a sliding particle's tangential momentum. Force fields (Lua callbacks) have no Jacobian:
+ * they are explicit forces in f0, evaluated at the start of the step.
  *
  * The same file holds the generic backward Euler of impetus.ode (a finite-difference Jacobian and a
  * dense solve) and imp_world_jacobian_check. */
@@ -37,6 +40,8 @@
 #include "parallel.h"
 
 #define ANCHORED_SLOT UINT32_MAX /* spring.b of a spring to a fixed point (forces.c) */
+#define STICK_SPEED 1e-3         /* m/s: a resting contact slower than this may stick */
+enum { CONTACT_OFF, CONTACT_SLIDE, CONTACT_STICK };
 #define BEHAVE_BLOCKS (IMP_BEHAVE_MAX * IMP_BEHAVE_MAX)
 
 typedef struct implicit_state {
@@ -57,12 +62,13 @@ typedef struct implicit_state {
     int *pairs, pair_cap;
     /* per-particle vectors, 3 doubles each */
     double *f, *bK, *b, *y, *z, *dv, *tmp, *tmp2;
+    double *inv_m2;      /* 1 / m^2 per particle, for the stopping test                            */
     int split[PAR_CHUNKS + 1]; /* row ranges of the parallel chunks (about equal blocks each)     */
     /* the filter */
     uint8_t *ftype;      /* 0 free; 1 all directions prescribed; 2, 3: one or two normals          */
     double *fnorm;       /* 6 per particle: up to two orthonormal prescribed directions            */
     int *cons, ncons;    /* particles with ftype != 0                                             */
-    uint8_t *cactive;    /* per resting contact: the contact holds                                 */
+    uint8_t *cactive;    /* per resting contact: CONTACT_OFF, _SLIDE (normal held), _STICK (all)  */
     double *cimpulse;    /* per resting contact: normal impulse (N s)                              */
     int ccap;
     cg_work cg;
@@ -107,7 +113,7 @@ void implicit_free(imp_world *w)
     if (!st) return;
     bsr3_free(&st->A);
     free(st->diag), free(st->tpos), free(st->undo_at), free(st->undo_val), free(st->spring_blk), free(st->behave_blk), free(st->pairs);
-    free(st->f), free(st->bK), free(st->b), free(st->y), free(st->z), free(st->dv), free(st->tmp), free(st->tmp2);
+    free(st->f), free(st->bK), free(st->b), free(st->y), free(st->z), free(st->dv), free(st->tmp), free(st->tmp2), free(st->inv_m2);
     free(st->ftype), free(st->fnorm), free(st->cons), free(st->cactive), free(st->cimpulse);
     cg_work_free(&st->cg);
     amg_free(&st->mg);
@@ -359,6 +365,7 @@ static void reserve(implicit_state *st, int n)
     double **vecs[] = {&st->f, &st->bK, &st->b, &st->y, &st->z, &st->dv, &st->tmp, &st->tmp2};
     for (size_t k = 0; k < sizeof vecs / sizeof vecs[0]; k++) *vecs[k] = ids_grow(*vecs[k], 3 * sizeof(double), cap);
     st->diag = ids_grow(st->diag, sizeof(int), cap);
+    st->inv_m2 = ids_grow(st->inv_m2, sizeof(double), cap);
     st->ftype = ids_grow(st->ftype, 1, cap);
     st->fnorm = ids_grow(st->fnorm, 6 * sizeof(double), cap);
     st->cons = ids_grow(st->cons, sizeof(int), cap);
@@ -451,6 +458,19 @@ static void filter_apply(void *ctx, double *x)
     }
 }
 
+/* the stopping test's norm: the largest velocity a residual momentum gives one particle,
+ * max_i |r_i| / m_i, so that no particle is left with a large error because others dominate a sum */
+static double velocity_norm(void *ctx, const double *r)
+{
+    const implicit_state *st = ctx;
+    double worst = 0;
+    for (int i = 0; i < st->n; i++) {
+        const double *ri = r + 3 * i;
+        worst = fmax(worst, (ri[0] * ri[0] + ri[1] * ri[1] + ri[2] * ri[2]) * st->inv_m2[i]);
+    }
+    return sqrt(worst);
+}
+
 static void multigrid(void *ctx, const double *r, double *s)
 {
     const implicit_state *st = ctx;
@@ -490,9 +510,16 @@ static bool filter_build(imp_world *w, implicit_state *st, const double *v0)
     memset(st->z, 0, 3 * sizeof(double) * (size_t)n);
     bool any = false;
     for (int k = 0; k < w->contact_count; k++) {
-        if (!st->cactive[k]) continue;
+        if (st->cactive[k] == CONTACT_OFF) continue;
         int i = w->contacts[k].particle;
         if (st->ftype[i] == 1) continue;
+        if (st->cactive[k] == CONTACT_STICK) { /* static friction: stop it */
+            if (st->ftype[i] == 0) st->cons[st->ncons++] = i;
+            st->ftype[i] = 1;
+            v3_store(st->z + 3 * i, v3_scale(v3_load(v0 + 3 * i), -1));
+            any = true;
+            continue;
+        }
         imp_vec3 N = pcollide_contact_normal(w, k);
         for (int c = 0; c < st->ftype[i] - 1; c++) {
             imp_vec3 prev = v3_load(st->fnorm + 6 * i + 3 * c);
@@ -638,7 +665,7 @@ static cg_result solve(implicit_state *st, int n, bool has_z, double abs_tol)
     matrix_filter(st);
     amg_update(&st->mg, &st->A);
     cg_problem p = {n3, st, matrix_mul, NULL, st->ncons ? filter_apply : NULL, st->set.cg_tolerance,
-                    st->set.cg_max_iterations, abs_tol, multigrid};
+                    st->set.cg_max_iterations, abs_tol, multigrid, velocity_norm};
     cg_result r = cg_solve(&p, st->y, rhs, &st->cg);
     matrix_unfilter(st);
     for (int e = 0; e < n3; e++) st->dv[e] = st->z[e] + st->y[e];
@@ -715,56 +742,62 @@ int implicit_step(imp_world *w, double t, double h, imp_profile *prof)
 
     /* b = h f0 + h^2 K v0 */
     for (size_t e = 0; e < n3; e++) st->b[e] = h * st->f[e] + st->bK[e];
-    /* CG's absolute floor, for right sides near 0 (a cloth at rest): tol times the momentum
-     * max(|g|, 1 m/s^2) gives the lightest particle in one step. (A floor on the whole vector's norm
-     * could let the error gather on a few particles, as velocity.) */
-    double mmin = INFINITY;
-    for (int i = 0; i < n; i++)
-        if (w->p.motion[i] == IMP_DYNAMIC) mmin = fmin(mmin, w->p.mass[i]);
-    double abs_tol = isfinite(mmin) ? st->set.cg_tolerance * h * fmax(v3_len(w->def.gravity), 1.0) * mmin : 0;
+    /* CG stops when every particle's velocity error is below tol times the largest velocity change
+     * of the step, or below tol times what max(|g|, 1 m/s^2) adds in a step (a cloth at rest) */
+    for (int i = 0; i < n; i++) st->inv_m2[i] = w->p.inv_mass[i] * w->p.inv_mass[i];
+    double abs_tol = st->set.cg_tolerance * h * fmax(v3_len(w->def.gravity), 1.0);
 
-    /* resting contacts hold when the force at the start of the step pushes into the surface */
+    /* Resting contacts hold when the force at the start of the step pushes into the surface. One
+     * that is not sliding, and whose tangential force is within the friction cone, sticks: all its
+     * directions are prescribed (dv = -v0), so static friction is part of the solve. */
     if (w->contact_count > st->ccap) {
         st->ccap = w->contact_count;
         st->cactive = ids_grow(st->cactive, 1, st->ccap);
         st->cimpulse = ids_grow(st->cimpulse, sizeof(double), st->ccap);
     }
     for (int k = 0; k < w->contact_count; k++) {
-        int i = w->contacts[k].particle;
-        st->cactive[k] = v3_dot(pcollide_contact_normal(w, k), v3_load(st->f + 3 * i)) < 0;
+        const pcontact *pc = &w->contacts[k];
+        imp_vec3 N = pcollide_contact_normal(w, k), fi = v3_load(st->f + 3 * pc->particle);
+        double fn = v3_dot(N, fi), mu = w->colliders[pc->collider].def.friction;
+        imp_vec3 ft = v3_mad(fi, N, -fn);
+        st->cactive[k] = fn >= 0 ? CONTACT_OFF
+                       : v3_len(pc->vt0) < STICK_SPEED && v3_len(ft) <= mu * -fn ? CONTACT_STICK : CONTACT_SLIDE;
     }
 
     cg_result res = {0, 0, 1};
-    for (int pass = 0; pass < 2; pass++) {
+    for (int pass = 0; pass < 3; pass++) {
         bool has_z = filter_build(w, st, v);
         cg_result r = solve(st, n, has_z, abs_tol);
         res.iterations += r.iterations;
         res.residual = r.residual;
         res.converged = r.converged;
-        /* the constraint impulse A dv - b of each contact must push (Baraff and Witkin 5.3) */
-        bool released = false;
+        /* the constraint impulse A dv - b of each contact must push (Baraff and Witkin 5.3), and a
+         * sticking one must stay inside the friction cone, |j_t| <= mu j_n, or it slides */
+        bool changed = false;
         for (int k = 0; k < w->contact_count; k++) {
             st->cimpulse[k] = 0;
-            if (!st->cactive[k]) continue;
+            if (st->cactive[k] == CONTACT_OFF) continue;
             int i = w->contacts[k].particle;
-            if (st->ftype[i] == 1 && w->p.motion[i] != IMP_DYNAMIC) continue;
             imp_vec3 N = pcollide_contact_normal(w, k);
             imp_vec3 imp = v3_sub(row_mul(&st->A, i, st->dv), v3_load(st->b + 3 * i));
-            double jn = v3_dot(N, imp);
-            if (jn < 0 && pass == 0) {
-                st->cactive[k] = 0;
-                released = true;
+            double jn = v3_dot(N, imp), mu = w->colliders[w->contacts[k].collider].def.friction;
+            if (jn < 0 && pass < 2) {
+                st->cactive[k] = CONTACT_OFF;
+                changed = true;
+            } else if (st->cactive[k] == CONTACT_STICK && v3_len(v3_mad(imp, N, -jn)) > mu * jn * (1 + 1e-9) && pass < 2) {
+                st->cactive[k] = CONTACT_SLIDE;
+                changed = true;
             }
             st->cimpulse[k] = fmax(jn, 0);
         }
-        if (!released) break;
+        if (!changed) break;
     }
     prof->cg_iterations = res.iterations;
     prof->cg_residual = res.residual;
 
-    /* Coulomb friction: the tangential impulse is at most mu times the normal one */
+    /* Coulomb friction on sliding contacts: the tangential impulse is at most mu times the normal one */
     for (int k = 0; k < w->contact_count; k++) {
-        if (!st->cactive[k] || st->cimpulse[k] <= 0) continue;
+        if (st->cactive[k] != CONTACT_SLIDE || st->cimpulse[k] <= 0) continue;
         int i = w->contacts[k].particle;
         if (w->p.motion[i] != IMP_DYNAMIC) continue;
         double mu = w->colliders[w->contacts[k].collider].def.friction;

@@ -16,7 +16,7 @@ end
 
 return {
   title = "Cloth draped over a sphere (implicit)",
-  camera = { eye = { 2.6, 2.2, 2.8 }, target = { 0, 0.7, 0 } },
+  camera = { eye = { 1.9, 1.7, 2.1 }, target = { 0, 0.65, 0 } },
   setup = function(world)
     world.integrator = "implicit"
     world:plane { friction = 0.8, restitution = 0 }

@@ -117,12 +117,13 @@ function run.bench(r, o)
   local n = o.steps or 300
   timed_steps(r, math.max(1, n // 10)) -- warm up
   local prof = { total = 0, integrate = 0, collide = 0, evaluations = 0 }
-  local times = {}
+  local times, cg_max = {}, 0
   for i = 1, n do
     local t0 = core.clock()
     if not r:step() then break end
     times[i] = (core.clock() - t0) * 1e3
-    for k, v in pairs(r.world:profile()) do prof[k] = prof[k] + v end
+    for k, v in pairs(r.world:profile()) do prof[k] = (prof[k] or 0) + v end
+    cg_max = math.max(cg_max, r.world:profile().cg_iterations or 0)
   end
   if r.error then return report_error(r) end
   local name = scene_name(r.path)
@@ -131,6 +132,10 @@ function run.bench(r, o)
     math.max(table.unpack(times)), #times, r.world.particle_count, r.world.spring_count))
   print(string.format("  profile (mean ms): integrate %.3f  collide %.3f  total %.3f  derivative evaluations %.1f",
     prof.integrate / #times, prof.collide / #times, prof.total / #times, prof.evaluations / #times))
+  if r.world.integrator == "implicit" then
+    print(string.format("  implicit: forces and matrix %.3f ms  CG iterations mean %.1f max %d  (tolerance %g)",
+      prof.forces / #times, prof.cg_iterations / #times, cg_max, r.world.cg_tolerance))
+  end
   return 0
 end
 
