@@ -79,9 +79,11 @@ describe("world:cloth", function()
     local cl = w:cloth { rows = 3, cols = 3 }
     assert.matches("row must be in 1..3", err_of(function() cl:particle(4, 1) end))
     assert.matches("vertex must be in 1..9", err_of(function() cl:particle(10) end))
-    w:field(function() return 0, 0, 0 end)
-    w:field(function() return 0, 0, 0 end)
-    assert.are.equal(0, #w:particles() - 9)
+    assert.matches("locked", err_of(function()
+      w:field(function() w:cloth {} return 0, 0, 0 end)
+      w:step(1 / 60)
+    end))
+    assert.are.equal(9, w.particle_count) -- nothing was half made
   end)
 
   it("is destroyed with its particles, or loses only what a destroyed particle held", function()
@@ -139,6 +141,26 @@ describe("world:cloth", function()
     assert.is_true(w.contact_count > 40)
     -- what still moves after 4 s is the free skirt, swinging slowly (it takes a minute to stop)
     assert.is_true(w:kinetic_energy() < 5e-4, "kinetic energy " .. w:kinetic_energy())
+  end)
+
+  it("settles on a box: the top carries it, the sides do not let it in, friction holds it", function()
+    local w = impetus.world { integrator = "implicit" }
+    w:box { static = true, position = { 0, 0.5, 0 }, half = { 0.4, 0.5, 0.3 }, friction = 0.8, restitution = 0 }
+    local cl = w:cloth { rows = 14, cols = 14, size = 1.2, position = { 0, 1.2, 0 }, radius = 0.01, mass = 0.2 }
+    for _ = 1, 180 do w:step(1 / 60) end
+    local half, c = { 0.4, 0.5, 0.3 }, { 0, 0.5, 0 }
+    for k, p in ipairs(cl:particles()) do
+      -- distance from the box: to the nearest point of it (0 inside)
+      local x, d2 = p.position, 0
+      for a = 1, 3 do
+        local q = math.max(-half[a], math.min(half[a], x[a] - c[a]))
+        d2 = d2 + (x[a] - c[a] - q) ^ 2
+      end
+      assert.is_true(math.sqrt(d2) >= 0.01 - 1e-6, "particle " .. k .. " is inside the box (grown by its radius)")
+    end
+    local mid = cl:particle(7, 7).position
+    helpers.near(mid[2], 1.01, 1e-9, "a middle particle lies on the top face")
+    assert.is_true(w.contact_count > 20)
   end)
 
   it("lies on the ground without jitter: every particle at its radius, all at rest", function()
