@@ -64,7 +64,7 @@ describe("world:cloth", function()
   it("refuses bad definitions with clear errors", function()
     local w = impetus.world {}
     assert.matches("unknown field 'colour'", err_of(function() w:cloth { colour = { 1, 0, 0 } } end))
-    assert.matches("'rows' must be an integer in 2..1024", err_of(function() w:cloth { rows = 1 } end))
+    assert.matches("'rows' must be an integer in 2..512", err_of(function() w:cloth { rows = 1 } end))
     assert.matches("'stretch' must be >= 0", err_of(function() w:cloth { stretch = -1 } end))
     assert.matches("pin", err_of(function() w:cloth { pin = "bottom" } end))
     assert.matches("pin%[1%] must be {row, col}", err_of(function() w:cloth { rows = 3, cols = 3, pin = { { 4, 1 } } } end))

@@ -51,7 +51,7 @@ static imp_vec3 unit(lua_State *L, imp_vec3 v, const char *fn, const char *key)
 /* world:cloth{rows, cols, size | width, height, position, normal | axes, pin, ...} */
 static void cloth_grid(lua_State *L, const char *fn, imp_cloth_def *def)
 {
-    int rows = field_int(L, 2, fn, "rows", 16, 2, 1024), cols = field_int(L, 2, fn, "cols", 16, 2, 1024);
+    int rows = field_int(L, 2, fn, "rows", 16, 2, 512), cols = field_int(L, 2, fn, "cols", 16, 2, 512);
     double width = 1, height = 1;
     if (lua_getfield(L, 2, "size") != LUA_TNIL) {
         if (lua_isnumber(L, -1)) {
@@ -467,8 +467,9 @@ static int param_get(lua_State *L, int which)
 static int param_set(lua_State *L, int which, const char *name)
 {
     lhandle *h = check_obj(L, 1);
+    const char *kind = luaL_testudata(L, 1, IMPL_HAIR) ? "hair" : "cloth";
     double v = luaL_checknumber(L, 2);
-    if (!(v >= 0) || !isfinite(v)) return luaL_error(L, "%s must be a number >= 0 (got %f)", name, v);
+    if (!(v >= 0) || !isfinite(v)) return luaL_error(L, "%s.%s must be a number >= 0 (got %f)", kind, name, v);
     double p[4] = {-1, -1, -1, -1};
     p[which] = v;
     imp_cloth_set_params(unlocked(L, h, name)->w, h->id, p[0], p[1], p[2], p[3]);
@@ -510,7 +511,7 @@ static int s_color(lua_State *L)
 {
     lhandle *h = check_obj(L, 1);
     float c[4];
-    impl_tocolor(L, 2, "color", c);
+    impl_tocolor(L, 2, luaL_testudata(L, 1, IMPL_HAIR) ? "hair.color" : "cloth.color", c);
     imp_cloth_set_color(h->lw->w, h->id, c, imp_cloth_is_hair(h->lw->w, h->id) ? c : NULL);
     return 0;
 }

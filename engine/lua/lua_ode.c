@@ -88,7 +88,7 @@ static void finish(lua_State *L, imp_ode_solver *s, int rc)
 {
     imp_ode_solver_free(s);
     if (rc == IMP_ODE_SINGULAR)
-        luaL_error(L, "impetus.ode: backward Euler met a singular matrix I - h df/dx (check f and h)");
+        luaL_error(L, "impetus.ode: backward Euler met a singular or non-finite matrix I - h df/dx (does f return finite numbers? is h too large for f?)");
     if (rc) {
         const char *msg = lua_tostring(L, -1);
         luaL_error(L, "impetus.ode: f failed:\n%s", msg ? msg : "(error object is not a string)");
