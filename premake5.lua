@@ -74,13 +74,13 @@ project "impetus.core"
   targetname "core"
   targetprefix ""
   files { "engine/lua/*.h", "engine/lua/*.c" }
-  links { "engine", "m" }
+  links { "engine", "m", "pthread" }
   outputs("lib/impetus")
 
 project "impetus"
   kind "ConsoleApp"
   files { "render/*.h", "render/*.c", "engine/lua/*.c" }
   buildoptions { "`pkg-config --cflags sdl2 epoxy`" }
-  links { "engine", "lua5.4", "m" }
+  links { "engine", "lua5.4", "m", "pthread" }
   linkoptions { "`pkg-config --libs sdl2 epoxy`", "-Wl,-E" }
   outputs("bin")

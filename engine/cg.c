@@ -7,7 +7,7 @@
  *     repeat:  q = S(A d),  alpha = delta / (d . q)
  *              x += alpha d,  r -= alpha q,  s = P^-1 r
  *              delta' = r . s,  d = S(s + (delta' / delta) d),  delta = delta'
- *     until |r| <= tol |S b|
+ *     until |r| <= max(tol |S b|, abs_tol)     (Euclidean, or the problem's own norm)
  *
  * With S = I and P = I this is plain CG. The filter is how fixed particles (and constrained
  * directions) are handled without huge masses: their components never enter the search. */
@@ -32,8 +32,8 @@ static void apply_filter(const cg_problem *p, double *x)
 
 static void precondition(const cg_problem *p, const double *r, double *s)
 {
-    if (p->precond_fn)
-        p->precond_fn(p->ctx, r, s);
+    if (p->precond_apply)
+        p->precond_apply(p->ctx, r, s);
     else if (p->precond)
         for (int i = 0; i < p->n; i++) s[i] = p->precond[i] * r[i];
     else
@@ -65,21 +65,22 @@ cg_result cg_solve(const cg_problem *p, double *x, const double *b, cg_work *w)
 
     memcpy(s, b, sizeof(double) * (size_t)n);
     apply_filter(p, s);
-    double bnorm = sqrt(dot(s, s, n));
+    double bnorm = p->norm ? p->norm(p->ctx, s) : sqrt(dot(s, s, n));
     apply_filter(p, x);
     p->mul(p->ctx, x, q);
     for (int i = 0; i < n; i++) r[i] = b[i] - q[i];
     apply_filter(p, r);
     if (bnorm == 0) bnorm = 1;
-    double rnorm = sqrt(dot(r, r, n)), delta = 0;
+    const double stop = fmax(tol * bnorm, p->abs_tol);
+    double rnorm = p->norm ? p->norm(p->ctx, r) : sqrt(dot(r, r, n)), delta = 0;
     double curv_max = 0; /* the largest Rayleigh quotient d.Ad / d.d seen */
     int it = 0;
-    if (rnorm > tol * bnorm) { /* (a warm start may already be the answer) */
+    if (rnorm > stop) { /* (a warm start may already be the answer) */
         precondition(p, r, d);
         apply_filter(p, d);
         delta = dot(r, d, n);
     }
-    while (rnorm > tol * bnorm && it < max_iter) {
+    while (rnorm > stop && it < max_iter) {
         p->mul(p->ctx, d, q);
         apply_filter(p, q);
         double dq = dot(d, q, n), curv = dq / dot(d, d, n);
@@ -90,9 +91,9 @@ cg_result cg_solve(const cg_problem *p, double *x, const double *b, cg_work *w)
         if (!(dq > 0) || !(curv > 1e-13 * curv_max)) break;
         double alpha = delta / dq;
         for (int i = 0; i < n; i++) x[i] += alpha * d[i], r[i] -= alpha * q[i];
-        rnorm = sqrt(dot(r, r, n));
+        rnorm = p->norm ? p->norm(p->ctx, r) : sqrt(dot(r, r, n));
         it++;
-        if (rnorm <= tol * bnorm || it >= max_iter) break; /* the next direction would go unused */
+        if (rnorm <= stop || it >= max_iter) break; /* the next direction would go unused */
         precondition(p, r, s);
         double delta_new = dot(r, s, n);
         double beta = delta_new / delta;
@@ -102,6 +103,6 @@ cg_result cg_solve(const cg_problem *p, double *x, const double *b, cg_work *w)
     }
     res.iterations = it;
     res.residual = rnorm / bnorm;
-    res.converged = rnorm <= tol * bnorm;
+    res.converged = rnorm <= stop;
     return res;
 }

@@ -12,14 +12,18 @@ typedef struct cg_problem {
     void (*filter)(void *ctx, double *x);                 /* x = S x in place, or NULL            */
     double tol;             /* stop when |r| <= tol |b| (relative), default 1e-8 when 0         */
     int max_iter;           /* default 2 n when 0                                               */
-    /* optional: s = P^-1 r for a preconditioner that is not diagonal (tinkertoy.c's incomplete
-     * Cholesky); used instead of precond when set */
-    void (*precond_fn)(void *ctx, const double *r, double *s);
+    double abs_tol;         /* also stop when |r| <= abs_tol (0: never), for right sides near 0  */
+    /* s = P^-1 r for a preconditioner that is not diagonal (block Jacobi, multigrid, incomplete
+     * Cholesky), or NULL; used in place of precond when set. P^-1 must be symmetric positive definite. */
+    void (*precond_apply)(void *ctx, const double *r, double *s);
+    /* the norm of the stopping test (of S b and of r) in place of the Euclidean one, or NULL;
+     * abs_tol is then in its units (the implicit integrator measures velocity errors) */
+    double (*norm)(void *ctx, const double *v);
 } cg_problem;
 
 typedef struct cg_result {
     int iterations;
-    double residual;        /* |r| / |b| at exit (0 when b = 0)                                 */
+    double residual;        /* |r| / |S b| at exit, in the problem's norm                        */
     int converged;
 } cg_result;
 

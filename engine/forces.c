@@ -9,6 +9,10 @@
  *   behaviour        f_i = (-k_s C - k_d Cdot) dC/dx_i,   Cdot = sum_i dC/dx_i . v_i         (S3 eq. 2)
  *                    for a scalar behaviour function C; a vector C is a list of scalar rows.
  *   field            f = fn(x, v, t), a user callback per particle
+ *   cloth, hair      triangle stretch/shear/bend energies, springs and angular springs (cloth.c)
+ *
+ * The implicit integrator (implicit.c) computes the coupled forces itself, with their Jacobians,
+ * and takes only forces_local and forces_fields from here.
  */
 #include <string.h>
 
@@ -38,6 +42,7 @@ imp_id imp_spring_create(imp_world *w, const imp_spring_def *def)
         w->springs = ids_grow(w->springs, sizeof(spring), w->spring_cap);
     }
     imp_id id = ids_alloc(&w->spring_ids);
+    w->topology++;
     spring *s = &w->springs[w->spring_ids.count - 1];
     s->a = def->a.index;
     s->b = ib < 0 ? ANCHORED : def->b.index;
@@ -52,7 +57,7 @@ imp_id imp_spring_create(imp_world *w, const imp_spring_def *def)
 void imp_spring_destroy(imp_world *w, imp_id id)
 {
     int d = ids_remove(&w->spring_ids, id);
-    if (d >= 0) w->springs[d] = w->springs[w->spring_ids.count];
+    if (d >= 0) w->springs[d] = w->springs[w->spring_ids.count], w->topology++;
 }
 
 bool imp_spring_valid(const imp_world *w, imp_id id) { return ids_lookup(&w->spring_ids, id) >= 0; }
@@ -122,7 +127,7 @@ double forces_spring_energy(const imp_world *w)
         double s = v3_len(v3_sub(a, b)) - w->springs[k].rest;
         e += 0.5 * w->springs[k].ks * s * s;
     }
-    return e;
+    return e + cloth_energy(w); /* and the elastic energy of cloth and hair */
 }
 
 /* ---- behaviours (energy-function forces) --------------------------------------------------------- */
@@ -151,6 +156,7 @@ imp_id imp_behavior_create(imp_world *w, const imp_behavior_def *def)
         w->behaviors = ids_grow(w->behaviors, sizeof(behavior), w->behave_cap);
     }
     imp_id id = ids_alloc(&w->behave_ids);
+    w->topology++;
     behavior *b = &w->behaviors[w->behave_ids.count - 1];
     b->def = *def;
     b->def.n = n;
@@ -164,6 +170,7 @@ void imp_behavior_destroy(imp_world *w, imp_id id)
     if (d < 0) return;
     imp_behavior_def gone = w->behaviors[d].def;
     ids_remove(&w->behave_ids, id);
+    w->topology++;
     w->behaviors[d] = w->behaviors[w->behave_ids.count];
     if (gone.release) gone.release(gone.user);
 }
@@ -273,13 +280,13 @@ static int fields_apply(imp_world *w, double t, const particle_range *r, const d
 
 /* ---- all together ----------------------------------------------------------------------------------- */
 
-/* constraints and curve particles (tinkertoy.c) couple particles too */
+/* constraints and curve particles (tinkertoy.c) and cloth and hair (cloth.c) couple particles too */
 bool forces_separable(const imp_world *w)
 {
-    return w->spring_ids.count == 0 && w->behave_ids.count == 0 && !tinker_active(w);
+    return w->spring_ids.count == 0 && w->behave_ids.count == 0 && !tinker_active(w) && cloth_object_count(w) == 0;
 }
 
-int forces_accumulate(imp_world *w, double t, const particle_range *r, const double *x, const double *v, double *f)
+void forces_local(imp_world *w, const particle_range *r, const double *v, double *f)
 {
     const int n = r->count;
     const imp_vec3 g = w->def.gravity;
@@ -289,11 +296,22 @@ int forces_accumulate(imp_world *w, double t, const particle_range *r, const dou
         f[3 * i + 1] = m[i] * g.y - kd * v[3 * i + 1];
         f[3 * i + 2] = m[i] * g.z - kd * v[3 * i + 2];
     }
+}
+
+int forces_fields(imp_world *w, double t, const particle_range *r, const double *x, const double *v, double *f)
+{
+    return fields_apply(w, t, r, x, v, f);
+}
+
+int forces_accumulate(imp_world *w, double t, const particle_range *r, const double *x, const double *v, double *f)
+{
+    forces_local(w, r, v, f);
     if (!forces_separable(w)) {
         /* n-ary forces index the store directly: only the whole store is ever stepped here */
         springs_apply(w, x, v, f);
         int rc = behaviors_apply(w, x, v, f);
         if (rc) return rc;
+        cloth_forces(w, x, v, f);
     }
     return fields_apply(w, t, r, x, v, f);
 }
@@ -301,6 +319,7 @@ int forces_accumulate(imp_world *w, double t, const particle_range *r, const dou
 /* a particle is going away: remove whatever holds on to it */
 void forces_particle_removed(imp_world *w, uint32_t slot)
 {
+    cloth_particle_removed(w, slot);
     for (int k = w->spring_ids.count - 1; k >= 0; k--) {
         const spring *s = &w->springs[k];
         if (s->a == slot || s->b == slot) imp_spring_destroy(w, ids_of(&w->spring_ids, k));

@@ -29,7 +29,13 @@ typedef enum imp_status {
 
 /* ---- ODE solvers (engine/ode.c) ------------------------------------------------------------------ */
 
-typedef enum imp_method { IMP_EULER, IMP_MIDPOINT, IMP_RK4, IMP_ADAPTIVE, IMP_METHOD_COUNT } imp_method;
+/* IMP_IMPLICIT is linearized backward Euler (engine/implicit.c): for a world, the second-order
+ * form with analytic force Jacobians and a filtered CG solve; for a generic system, a
+ * finite-difference Jacobian and a dense solve (small systems only). */
+typedef enum imp_method { IMP_EULER, IMP_MIDPOINT, IMP_RK4, IMP_ADAPTIVE, IMP_IMPLICIT, IMP_METHOD_COUNT } imp_method;
+
+/* imp_ode_step / imp_ode_advance return this when IMP_IMPLICIT meets a singular matrix */
+#define IMP_ODE_SINGULAR (-1)
 
 /* S3's solver interface: the solver sees a black box with a dimension, a state it can read and
  * install, and a derivative. deriv evaluates dx/dt = f(x, t) at the state x it is given (which is
@@ -51,8 +57,8 @@ typedef struct imp_ode_solver {
     double h_min;        /* IMP_ADAPTIVE: never step smaller than this (default 1e-9)                */
     double max_growth;   /* IMP_ADAPTIVE: largest factor h may grow by per step (default 5)          */
     long steps, rejected, evaluations; /* counters since creation                                    */
-    double *work;        /* scratch, owned */
-    int work_dim;
+    double *work;        /* scratch, owned                                                           */
+    int work_dim;        /* doubles in work                                                          */
 } imp_ode_solver;
 
 void imp_ode_solver_init(imp_ode_solver *s, imp_method method);
@@ -63,8 +69,8 @@ int imp_ode_advance(const imp_ode_system *sys, imp_ode_solver *s, double t, doub
 int imp_ode_step(const imp_ode_system *sys, imp_ode_solver *s, imp_method m, double *x, double t, double h);
 /* the step-size factor S3 derives: (tol / err)^(1 / (order + 1)) for a method of the given order */
 double imp_ode_adapt_factor(double err, double tol, int order);
-int imp_ode_order(imp_method m);          /* 1, 2, 4; adaptive: 0 */
-const char *imp_method_name(imp_method m);  /* "euler", "midpoint", "rk4", "adaptive" */
+int imp_ode_order(imp_method m);          /* 1, 2, 4; implicit: 1; adaptive: 0 */
+const char *imp_method_name(imp_method m);  /* "euler", "midpoint", "rk4", "adaptive", "implicit" */
 int imp_method_from_name(const char *name); /* -1 when unknown */
 
 /* ---- world (engine/world.c) --------------------------------------------------------------------- */
@@ -84,6 +90,8 @@ typedef struct imp_profile {
     int evaluations; /* derivative evaluations in the last step */
     double bodies, contacts; /* rigid bodies: integrate; broad + narrow phase + contacts           */
     int pairs, manifolds;    /* broad-phase pairs and touching manifolds of the last step          */
+    int cg_iterations;   /* IMP_IMPLICIT: conjugate gradient iterations of the last step      */
+    double cg_residual;  /* IMP_IMPLICIT: its final relative residual, max_i |r_i|/m_i over max_i |S b|_i/m_i */
 } imp_profile;
 
 imp_world_def imp_world_def_default(void);
@@ -523,5 +531,112 @@ int imp_world_query_point(const imp_world *w, imp_vec3 p, imp_contact_side *out,
 /* shapes that overlap a shape def placed at (position, orientation) */
 int imp_world_overlap(imp_world *w, const imp_shape_def *def, imp_vec3 position, imp_quat orientation,
                       imp_contact_side *out, int max);
+
+/* ---- implicit integration (engine/implicit.c) ------------------------------------------------------
+ * world integrator IMP_IMPLICIT: one linearized backward Euler step in second-order form (S3 4-5,
+ * in M-form as Baraff and Witkin 1998):
+ *     (M - h df/dv - h^2 df/dx) dv = h (f0 + h df/dx v0),   dx = h (v0 + dv)
+ * solved by a filtered preconditioned conjugate gradient; fixed and kinematic particles and the
+ * normal direction of resting contacts are filtered out of the solve. */
+typedef struct imp_implicit_settings {
+    double cg_tolerance;   /* stop when every particle's velocity error |r_i| / m_i is below tol
+                            * times max(largest |S b|_i / m_i, h max(|g|, 1 m/s^2)); default 1e-2 */
+    int cg_max_iterations; /* default 200                                                        */
+    bool full_jacobian;    /* false (default): the system matrix keeps the positive semidefinite
+                            * part of each stiffness (Gauss-Newton for angles, compressed springs
+                            * lose their transverse term); true: the full symmetric stiffness      */
+} imp_implicit_settings;
+
+imp_implicit_settings imp_implicit_settings_default(void);
+imp_implicit_settings imp_world_implicit(const imp_world *w);
+void imp_world_set_implicit(imp_world *w, const imp_implicit_settings *s);
+
+/* Debugging aid: compares the analytic force Jacobians of every force object (springs, drag,
+ * built-in behaviours, cloth, hair) with central differences of the forces at the current state
+ * (positions and velocities). The analytic df/dx here is complete: with the damping forces'
+ * x-derivatives, which the integrator's matrix leaves out (as Baraff and Witkin do, they are not
+ * symmetric). Results are the largest entry errors divided by the largest analytic entry. Returns IMP_ERR_ARG when the
+ * world has force fields or "function" behaviours (no analytic Jacobian) or more than 400 particles. */
+typedef struct imp_jacobian_report {
+    double dfdx_error, dfdv_error;  /* relative errors */
+    double dfdx_max, dfdv_max;      /* largest analytic entries (N/m, N s/m) */
+    double matrix_error;            /* the implicit step's system matrix, right side and forces (fast
+                                     * fused kernels) against the same from the checked kernels    */
+} imp_jacobian_report;
+imp_status imp_world_jacobian_check(imp_world *w, double eps, imp_jacobian_report *out);
+
+/* ---- cloth and hair (engine/cloth.c) ----------------------------------------------------------------
+ * Cloth: a triangle mesh of particles with per-triangle stretch and shear energies and a bend energy
+ * across every interior edge (S3 slides "Cloth and fur energy functions"; condition functions as in
+ * Baraff and Witkin 1998). With (u, v) the rest coordinates of the warp and weft and
+ * [w_u w_v] = [x1 - x0, x2 - x0] [u1 - u0, u2 - u0; v1 - v0, v2 - v0]^-1 (the affine map T):
+ *     stretch  E = k_s A (S_u^2 + S_v^2) / 2,   S_u = |w_u| / b_u - 1   (b_u: rest length, 1 for a flat rest)
+ *     shear    E = k_sh A (theta - theta_0)^2 / 2,   theta = acos(w_u^ . w_v^)   (theta_0: rest angle)
+ *     bend     E = k_b A_e kappa^2 / 2,   kappa = (phi - phi_0) / l_perp   (phi: dihedral angle)
+ * Each energy term C has damping force -k_d dC/dx Cdot with k_d = damping * k.
+ * Hair: a chain of particles with stretch springs k_i = K / l_i and angular springs
+ * E = k_i theta_i^2 / 2 with k_i = B / l_i at each joint, so the behaviour does not depend on the
+ * number of segments (S3). */
+typedef struct imp_cloth_def {
+    int vertex_count, triangle_count;
+    const imp_vec3 *positions;   /* rest and initial positions                                    */
+    const double *uv;            /* optional 2 per vertex: warp/weft rest coordinates (m); NULL:
+                                  * each triangle is flattened in its own plane                   */
+    const int *triangles;        /* 3 vertex indices (0-based) per triangle                       */
+    const bool *pinned;          /* optional per vertex: a fixed particle                          */
+    const double *masses;        /* optional per-vertex masses; NULL: mass spread by area          */
+    double mass;                 /* total mass when masses is NULL, default 0.5 kg                 */
+    double stretch, shear, bend; /* N/m, N/m, N m (J); defaults 2000, 50, 2e-4                     */
+    double damping;              /* s: k_d = damping * k for every term, default 0.01              */
+    double radius;               /* collision radius of the particles, default 0.01 m              */
+    int rows, cols;              /* informational: a grid's size (0 for a mesh)                    */
+    float color[4], back_color[4];
+} imp_cloth_def;
+
+typedef struct imp_hair_def {
+    int point_count;             /* particles along the strand, root first, >= 2                  */
+    const imp_vec3 *points;      /* rest and initial positions                                    */
+    double mass;                 /* total mass, default 0.01 kg                                    */
+    double stretch;              /* K (N): segment springs k_i = K / l_i, default 50               */
+    double bend;                 /* B (N m^2): joints k_i = B / l_i, default 1e-4                   */
+    double damping;              /* s: k_d = damping * k, default 0.01                              */
+    double radius;               /* collision radius, default 0.005 m                              */
+    imp_motion root;             /* the root particle: IMP_FIXED (default), IMP_KINEMATIC, IMP_DYNAMIC */
+    bool clamped;                /* a hidden anchor behind the root holds the root's direction
+                                  * (moves with the root: same motion), default true                */
+    float color[4];
+} imp_hair_def;
+
+imp_cloth_def imp_cloth_def_default(void);
+imp_hair_def imp_hair_def_default(void);
+imp_id imp_cloth_create(imp_world *w, const imp_cloth_def *def); /* null id on bad input       */
+imp_id imp_hair_create(imp_world *w, const imp_hair_def *def);
+/* destroys the object and its particles; destroying one of its particles instead leaves a hole */
+void imp_cloth_destroy(imp_world *w, imp_id id);
+bool imp_cloth_valid(const imp_world *w, imp_id id);
+bool imp_cloth_is_hair(const imp_world *w, imp_id id);
+/* vertex k's particle (null id once destroyed); k in [0, vertex count); hair: k = 0 is the root */
+imp_id imp_cloth_particle(const imp_world *w, imp_id id, int k);
+int imp_cloth_vertex_count(const imp_world *w, imp_id id);
+/* the hidden anchor particle of a clamped hair (null id otherwise) */
+imp_id imp_hair_anchor(const imp_world *w, imp_id id);
+/* a clamped hair's root direction at rest (unit) */
+imp_vec3 imp_hair_root_direction(const imp_world *w, imp_id id);
+void imp_cloth_params(const imp_world *w, imp_id id, double *stretch, double *shear, double *bend, double *damping);
+void imp_cloth_set_params(imp_world *w, imp_id id, double stretch, double shear, double bend, double damping);
+void imp_cloth_set_color(imp_world *w, imp_id id, const float rgba[4], const float back_rgba[4]);
+double imp_cloth_energy(const imp_world *w, imp_id id); /* elastic energy, J */
+
+/* Drawing: the cloth and hair objects as index lists over the dense particle arrays. */
+typedef struct imp_mesh_view {
+    bool hair;                   /* true: a polyline through the vertices, no triangles            */
+    int vertex_count, triangle_count;
+    const int *vertex_particle;  /* dense particle index per vertex, -1 once destroyed            */
+    const int *triangles;        /* 3 vertex indices per triangle                                  */
+    float color[4], back_color[4];
+} imp_mesh_view;
+int imp_cloth_count(const imp_world *w); /* cloth and hair objects */
+/* object i (0 <= i < count); the arrays are valid until the world changes */
+imp_mesh_view imp_cloth_mesh(imp_world *w, int i);
 
 #endif

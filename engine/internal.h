@@ -268,6 +268,11 @@ struct imp_world {
     particle_range range;
     double *state0, *force; /* scratch reused every step */
     int scratch_cap;
+
+    /* implicit integration, cloth and hair (implicit.c, cloth.c) */
+    uint64_t topology;                  /* bumped when particles or force objects come or go */
+    struct implicit_state *implicit;    /* owned by implicit.c, created on first use          */
+    struct cloth_store *cloth;          /* owned by cloth.c, created by the first cloth/hair  */
 };
 
 /* particles.c */
@@ -308,5 +313,25 @@ int tinker_after_integrate(imp_world *w, const double *U0);
 int tinker_after_collide(imp_world *w);
 void tinker_particle_removed(imp_world *w, uint32_t slot);
 void tinker_free(imp_world *w);
+
+imp_vec3 pcollide_contact_normal(const imp_world *w, int k);
+
+/* forces.c: the per-particle forces alone (gravity and drag: written, not added; fields: added) */
+void forces_local(imp_world *w, const particle_range *r, const double *v, double *f);
+int forces_fields(imp_world *w, double t, const particle_range *r, const double *x, const double *v, double *f);
+
+/* implicit.c: the world's implicit step (called by imp_world_step in place of imp_ode_advance),
+ * backward Euler for a generic ODE system (called by imp_ode_step), cleanup */
+int implicit_step(imp_world *w, double t, double h, imp_profile *prof);
+int implicit_ode_step(const imp_ode_system *sys, imp_ode_solver *s, double *x, double t, double h);
+void implicit_free(imp_world *w);
+
+/* cloth.c: forces of cloth and hair for the explicit integrators, their elastic energy, the
+ * particle-removal hook, cleanup */
+void cloth_forces(imp_world *w, const double *x, const double *v, double *f);
+double cloth_energy(const imp_world *w);
+void cloth_particle_removed(imp_world *w, uint32_t slot);
+int cloth_object_count(const imp_world *w);
+void cloth_free(imp_world *w);
 
 #endif

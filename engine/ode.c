@@ -20,7 +20,10 @@
  *     h_new = h * (tol / e)^(1 / (p + 1))          (Euler, p = 1: tol 1e-4, e 1e-8 -> 100 h)
  *
  * A step with e > tol is rejected and retried with h_new; an accepted one keeps x_b, the more
- * accurate of the two. h_new is multiplied by a safety factor 0.9 and its growth is capped. */
+ * accurate of the two. h_new is multiplied by a safety factor 0.9 and its growth is capped.
+ *
+ * IMP_IMPLICIT is linearized backward Euler (implicit.c: implicit_ode_step for a generic system; a
+ * world steps its particles with implicit_step instead). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +41,7 @@ static const rk_tableau TABLEAU[3] = {
     [IMP_RK4] = {4, 4, {{0}, {0.5}, {0, 0.5}, {0, 0, 1}}, {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6}, {0, 0.5, 0.5, 1}},
 };
 
-static const char *const METHOD_NAMES[IMP_METHOD_COUNT] = {"euler", "midpoint", "rk4", "adaptive"};
+static const char *const METHOD_NAMES[IMP_METHOD_COUNT] = {"euler", "midpoint", "rk4", "adaptive", "implicit"};
 
 const char *imp_method_name(imp_method m) { return (unsigned)m < IMP_METHOD_COUNT ? METHOD_NAMES[m] : "?"; }
 
@@ -49,7 +52,7 @@ int imp_method_from_name(const char *name)
     return -1;
 }
 
-int imp_ode_order(imp_method m) { return m < IMP_ADAPTIVE ? TABLEAU[m].order : 0; }
+int imp_ode_order(imp_method m) { return m < IMP_ADAPTIVE ? TABLEAU[m].order : m == IMP_IMPLICIT ? 1 : 0; }
 
 double imp_ode_adapt_factor(double err, double tol, int order)
 {
@@ -74,19 +77,31 @@ void imp_ode_solver_free(imp_ode_solver *s)
     s->work_dim = 0;
 }
 
-/* scratch layout: k[4][dim] | xs | x0 | xa | xb */
-static double *solver_work(imp_ode_solver *s, int dim)
+/* scratch layout: k[4][dim] | xs | x0 | xa | xb, then for backward Euler 4 vectors and a dim x dim
+ * matrix (reserved whenever the solver may take an implicit step, so x0 never moves under it) */
+static double *solver_reserve(imp_ode_solver *s, int dim, bool implicit)
 {
-    if (s->work_dim < dim) {
+    size_t need = 8 * (size_t)dim;
+    if (implicit) need += (size_t)dim * (size_t)dim + 4 * (size_t)dim;
+    if ((size_t)s->work_dim < need) {
         free(s->work);
-        s->work = ids_grow(NULL, sizeof(double), 8 * dim);
-        s->work_dim = dim;
+        s->work = ids_grow(NULL, sizeof(double), (int)need);
+        s->work_dim = (int)need;
     }
     return s->work;
 }
 
+static double *solver_work(imp_ode_solver *s, int dim)
+{
+    return solver_reserve(s, dim, s->method == IMP_IMPLICIT || s->base == IMP_IMPLICIT);
+}
+
 int imp_ode_step(const imp_ode_system *sys, imp_ode_solver *s, imp_method m, double *x, double t, double h)
 {
+    if (m == IMP_IMPLICIT) {
+        solver_reserve(s, sys->dim, true); /* no move when x lives in s->work: advance reserved it */
+        return implicit_ode_step(sys, s, x, t, h);
+    }
     const rk_tableau *tb = &TABLEAU[m < IMP_ADAPTIVE ? m : IMP_RK4];
     const int n = sys->dim, stages = tb->stages;
     double *w = solver_work(s, n);

@@ -152,6 +152,9 @@ static double segment_entry(const imp_collider_def *c, imp_vec3 a, imp_vec3 b, d
         /* |a + s (b - a) - c|^2 = R^2 */
         imp_vec3 d = v3_sub(b, a), m = v3_sub(a, c->position);
         double R = c->radius + r, A = v3_dot(d, d), B = v3_dot(m, d), C = v3_dot(m, m) - R * R;
+        /* on the surface, |m| - R > 0 above can still round to C <= 0 here: then it enters at once
+         * (otherwise s comes out a hair below 0 and the impact is missed) */
+        if (C <= 0) return 0;
         double disc = B * B - A * C;
         if (A < 1e-30 || disc < 0) return -1;
         double s = (-B - sqrt(disc)) / A;
@@ -258,6 +261,15 @@ int pcollide_touching(const imp_world *w, int i, imp_vec3 *normals, int max)
         if (d <= CONTACT_SLOP) normals[n++] = N;
     }
     return n;
+}
+
+/* the outward normal of resting contact k at its particle's current position (implicit.c) */
+imp_vec3 pcollide_contact_normal(const imp_world *w, int k)
+{
+    const pcontact *pc = &w->contacts[k];
+    imp_vec3 N;
+    collider_distance(&w->colliders[pc->collider].def, v3_load(w->p.x + 3 * pc->particle), &N);
+    return N;
 }
 
 void pcollide_friction_clamp(imp_world *w)

@@ -42,6 +42,7 @@ imp_id imp_particle_create(imp_world *w, const imp_particle_def *def)
     particle_store *p = &w->p;
     store_reserve(p, p->ids.count + 1);
     imp_id id = ids_alloc(&p->ids);
+    w->topology++;
     int i = p->ids.count - 1;
     v3_store(p->x + 3 * i, def->position);
     v3_store(p->v + 3 * i, def->motion == IMP_FIXED ? v3(0, 0, 0) : def->velocity);
@@ -60,6 +61,7 @@ void imp_particle_destroy(imp_world *w, imp_id id)
     forces_particle_removed(w, id.index);
     tinker_particle_removed(w, id.index);
     int d = ids_remove(&p->ids, id);
+    w->topology++;
     int last = p->ids.count;
     if (d != last) {
         memcpy(p->x + 3 * d, p->x + 3 * last, 3 * sizeof(double));

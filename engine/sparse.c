@@ -85,9 +85,11 @@ void bsr3_add(bsr3 *a, int i, int j, const double m[9], double s)
     for (int e = 0; e < 9; e++) b[e] += s * m[e];
 }
 
-void bsr3_mul(const bsr3 *a, const double *x, double *y)
+void bsr3_mul(const bsr3 *a, const double *x, double *y) { bsr3_mul_rows(a, x, y, 0, a->n); }
+
+void bsr3_mul_rows(const bsr3 *a, const double *x, double *y, int r0, int r1)
 {
-    for (int i = 0; i < a->n; i++) {
+    for (int i = r0; i < r1; i++) {
         double y0 = 0, y1 = 0, y2 = 0;
         for (int k = a->row_start[i]; k < a->row_start[i + 1]; k++) {
             const double *b = a->val + 9 * k, *xj = x + 3 * a->col[k];

@@ -30,6 +30,8 @@ int bsr3_find(const bsr3 *a, int i, int j);
 void bsr3_add(bsr3 *a, int i, int j, const double m[9], double s);
 /* y = A x (x, y: 3n) */
 void bsr3_mul(const bsr3 *a, const double *x, double *y);
+/* the block rows [r0, r1) of y = A x */
+void bsr3_mul_rows(const bsr3 *a, const double *x, double *y, int r0, int r1);
 
 typedef struct jentry {
     int row, particle;  /* constraint row, particle (dense index) */

@@ -897,7 +897,7 @@ int tinker_constraint_forces(imp_world *w, const double *x, const double *v, dou
             t->pattern_step = w->steps;
         }
         ic_factor(w, t);
-        prob.precond_fn = ic_apply;
+        prob.precond_apply = ic_apply;
     } else if (t->set.preconditioner == IMP_PRECOND_JACOBI) {
         prob.precond = t->precond;
     }
@@ -922,7 +922,7 @@ int tinker_constraint_forces(imp_world *w, const double *x, const double *v, dou
         for (int r = 0; r < m; r++) t->precond[r] = t->dead[r] ? 0 : 1 / (t->diag[r] * (1 + t->reg));
         memset(t->lambda, 0, sizeof(double) * (size_t)m);
         prob.precond = t->precond;
-        prob.precond_fn = NULL;
+        prob.precond_apply = NULL;
         res = cg_solve(&prob, t->lambda, t->rhs, &t->cg);
         res.converged = 0; /* not a solution of the real system: do not warm-start from it */
         iterations += res.iterations;
@@ -1029,7 +1029,7 @@ static int projection_assemble(imp_world *w, tinker *t, int nt, cg_problem *prob
         ic_pattern(w, t);
         t->pattern_dirty = true; /* the next evaluation has other rows */
         ic_factor(w, t);
-        prob->precond_fn = ic_apply;
+        prob->precond_apply = ic_apply;
     } else if (t->set.preconditioner == IMP_PRECOND_JACOBI) {
         prob->precond = t->precond;
     }

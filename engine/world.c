@@ -3,7 +3,8 @@
  *   imp_world_step(world, dt)
  *     particles:  contacts  (which particles rest on a collider: their pushing force is cancelled)
  *                 integrate (the chosen ODE solver; forces from particles_deriv -> forces.c, then the
- *                            constraint forces -> tinkertoy.c)
+ *                            constraint forces -> tinkertoy.c; or "implicit": one backward Euler
+ *                            step, implicit.c)
  *                 curves    (particles on curves put exactly at x(u), tinkertoy.c)
  *                 collide   (impacts inside the step: restitution, friction, no tunnelling; then,
  *                            where constrained particles touch or hit, positions and velocities
@@ -65,6 +66,8 @@ void imp_world_destroy(imp_world *w)
     free(w->state0), free(w->force);
     imp_ode_solver_free(&w->solver);
     bodies_free(w);
+    implicit_free(w);
+    cloth_free(w);
     free(w);
 }
 
@@ -148,6 +151,11 @@ imp_status imp_world_step(imp_world *w, double dt)
         world_set_error(w, "step: dt must be a positive number (got %g)", dt);
         return IMP_ERR_ARG;
     }
+    if (w->def.integrator == IMP_IMPLICIT && tinker_active(w)) {
+        world_set_error(w, "step: constraints and curve particles need an explicit integrator (\"rk4\", "
+                           "\"midpoint\", \"euler\" or \"adaptive\"); the implicit one does not solve them");
+        return IMP_ERR_ARG;
+    }
     const double t_start = now_ms();
     const int n = w->p.ids.count;
     imp_profile prof = {0};
@@ -164,7 +172,10 @@ imp_status imp_world_step(imp_world *w, double dt)
     w->solver.tolerance = w->def.tolerance;
     long evals = w->solver.evaluations;
     int rc = 0, blocks = 0;
-    if (forces_separable(w) && w->def.integrator != IMP_ADAPTIVE) {
+    if (w->def.integrator == IMP_IMPLICIT) {
+        rc = implicit_step(w, w->time, dt, &prof); /* contacts filtered, friction inside */
+        blocks = 1;
+    } else if (forces_separable(w) && w->def.integrator != IMP_ADAPTIVE) {
         /* every particle is its own ODE: step cache-sized blocks (see particles.c) */
         for (int first = 0; first < n && !rc; first += PARTICLE_BLOCK, blocks++) {
             imp_ode_system sys = particles_ode(w, first, n - first < PARTICLE_BLOCK ? n - first : PARTICLE_BLOCK);
@@ -187,7 +198,7 @@ imp_status imp_world_step(imp_world *w, double dt)
     }
     t0 = now_ms();
     pcollide_resolve(w, w->state0, w->state0 + 3 * n, dt);
-    pcollide_friction_clamp(w);
+    if (w->def.integrator != IMP_IMPLICIT) pcollide_friction_clamp(w);
     if (tinker_active(w) && tinker_after_collide(w)) {
         all = particles_ode(w, 0, n);
         all.set_state(all.ctx, w->state0); /* a constraint callback failed: undo */

@@ -52,7 +52,7 @@ static void draw_triangles(const imp_shape_info *s, const float rgba[4])
         if (!p || !q) return;
         for (int k = 0; k < 3; k++) f3(p + 3 * k, v[k]), f3(q + 3 * k, n);
     }
-    rnd_mesh(s->triangle_count, tri_pos.p, tri_nrm.p, rgba);
+    rnd_triangles(s->triangle_count, tri_pos.p, tri_nrm.p, rgba);
 }
 
 /* debug lines are drawn over the bodies, so contacts inside them stay visible */

@@ -7,12 +7,14 @@
  *   gfx.camera3d(eye, target, fovy)  gfx.camera2d(cx, cy, half_height)
  *   gfx.project(p) -> x, y | nil     gfx.unproject(x, y) -> origin, dir
  *   gfx.grid(extent, spacing, height)  gfx.line(a, b, rgba)  gfx.sphere(c, r, rgba)  gfx.box(c, half, rgba)
- *   gfx.world(world)  draws particles, springs, constraints, curves, colliders and rigid bodies
+ *   gfx.world(world)  draws particles, springs, constraints, curves, colliders, rigid bodies,
+ *                     cloth (shaded meshes) and hair (lines)
  *   gfx.debug{contacts, aabbs, centers, velocities}  debug views of gfx.world (gfx_bodies.c)
  *   gfx.rect(x, y, w, h, rgba)  gfx.text(x, y, s, rgba)  gfx.text_width(s)  gfx.line_height()
  */
 #include <SDL.h>
 #include <ctype.h>
+#include <math.h>
 #include <epoxy/gl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,12 @@ static SDL_GLContext context;
 static bool renderer_ready;
 static float *scratch; /* per-frame instance data for gfx.world */
 static size_t scratch_cap;
+static struct {           /* cloth meshes and hair for gfx.world */
+    float *xyz, *nrm;
+    unsigned *tri;
+    unsigned char *owned; /* per particle: drawn by a cloth or hair, not as a sphere */
+    size_t vcap, tcap, pcap;
+} cm;
 
 static float *scratch_floats(size_t n)
 {
@@ -117,6 +125,8 @@ static int gfx_close(lua_State *L)
     free(scratch);
     scratch = NULL;
     scratch_cap = 0;
+    free(cm.xyz), free(cm.nrm), free(cm.tri), free(cm.owned);
+    memset(&cm, 0, sizeof cm);
     SDL_QuitSubSystem(SDL_INIT_VIDEO);
     return 0;
 }
@@ -346,7 +356,6 @@ static int gfx_box(lua_State *L)
     return 0;
 }
 
-/* draw a whole world: colliders, springs as lines, particles as instanced spheres */
 /* tinkertoys (engine/tinkertoy.c): rods as lines, circular wires as polylines, a line constraint as a
  * long segment, a pin as a small cross; the curves of curve particles (when they have a range) */
 static void draw_constraints(imp_world *w)
@@ -406,6 +415,82 @@ static void draw_constraints(imp_world *w)
     }
 }
 
+/* ---- cloth and hair ----------------------------------------------------------------------------------- */
+
+
+static bool cloth_reserve(size_t nv, size_t nt, size_t np)
+{
+    if (nv > cm.vcap) {
+        float *a = realloc(cm.xyz, 3 * nv * sizeof(float)), *b = a ? realloc(cm.nrm, 3 * nv * sizeof(float)) : NULL;
+        if (a) cm.xyz = a;
+        if (b) cm.nrm = b;
+        if (!a || !b) return false;
+        cm.vcap = nv;
+    }
+    if (nt > cm.tcap) {
+        unsigned *t = realloc(cm.tri, 3 * nt * sizeof(unsigned));
+        if (!t) return false;
+        cm.tri = t, cm.tcap = nt;
+    }
+    if (np > cm.pcap) {
+        unsigned char *o = realloc(cm.owned, np);
+        if (!o) return false;
+        cm.owned = o, cm.pcap = np;
+    }
+    return true;
+}
+
+/* Cloth as a smooth-shaded two-sided mesh: vertex normals are the sums of the (area-weighted,
+ * unnormalized) normals of the triangles around each vertex; hair as a polyline. Marks their
+ * particles in cm.owned. Returns false when out of memory. */
+static bool draw_cloth(imp_world *w)
+{
+    const int np = imp_particle_count(w);
+    if (!cloth_reserve(0, 0, (size_t)np + 1)) return false;
+    memset(cm.owned, 0, (size_t)np + 1);
+    const double *x = imp_particle_positions(w);
+    for (int c = 0; c < imp_cloth_count(w); c++) {
+        imp_mesh_view m = imp_cloth_mesh(w, c);
+        if (!cloth_reserve((size_t)m.vertex_count, (size_t)m.triangle_count, 0)) return false;
+        for (int k = 0; k < m.vertex_count; k++) {
+            int p = m.vertex_particle[k];
+            if (p >= 0) {
+                cm.owned[p] = 1;
+                for (int e = 0; e < 3; e++) cm.xyz[3 * k + e] = (float)x[3 * p + e];
+            } else {
+                cm.xyz[3 * k] = cm.xyz[3 * k + 1] = cm.xyz[3 * k + 2] = 0;
+            }
+        }
+        if (m.hair) {
+            for (int k = 0; k + 1 < m.vertex_count; k++)
+                if (m.vertex_particle[k] >= 0 && m.vertex_particle[k + 1] >= 0)
+                    rnd_line(cm.xyz + 3 * k, cm.xyz + 3 * (k + 1), m.color);
+            continue;
+        }
+        memset(cm.nrm, 0, 3 * sizeof(float) * (size_t)m.vertex_count);
+        int nt = 0;
+        for (int t = 0; t < m.triangle_count; t++) {
+            const int *v = m.triangles + 3 * t;
+            if (m.vertex_particle[v[0]] < 0 || m.vertex_particle[v[1]] < 0 || m.vertex_particle[v[2]] < 0) continue;
+            const float *a = cm.xyz + 3 * v[0], *b = cm.xyz + 3 * v[1], *d = cm.xyz + 3 * v[2];
+            float e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, e2[3] = {d[0] - a[0], d[1] - a[1], d[2] - a[2]};
+            float n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+            for (int i = 0; i < 3; i++)
+                for (int e = 0; e < 3; e++) cm.nrm[3 * v[i] + e] += n[e];
+            for (int i = 0; i < 3; i++) cm.tri[3 * nt + i] = (unsigned)v[i];
+            nt++;
+        }
+        for (int k = 0; k < m.vertex_count; k++) {
+            float *n = cm.nrm + 3 * k, l = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+            if (l > 0) n[0] /= l, n[1] /= l, n[2] /= l;
+            else n[1] = 1;
+        }
+        rnd_mesh(m.vertex_count, cm.xyz, cm.nrm, nt, cm.tri, m.color, m.back_color);
+    }
+    return true;
+}
+
+/* draw a whole world: colliders, springs as lines, cloth and hair, particles as instanced spheres */
 static int gfx_world(lua_State *L)
 {
     check_open(L, "world");
@@ -437,18 +522,25 @@ static int gfx_world(lua_State *L)
         rnd_line(fa, fb, spring_color);
     }
     draw_constraints(w);
+    if (!draw_cloth(w)) return luaL_error(L, "gfx.world: out of memory");
     int n = imp_particle_count(w);
     if (n > 0) {
-        float *xyzr = scratch_floats((size_t)n * 4);
+        float *xyzr = scratch_floats((size_t)n * 8);
         if (!xyzr) return luaL_error(L, "gfx.world: out of memory");
+        float *rgba = xyzr + 4 * (size_t)n;
         const double *x = imp_particle_positions(w), *r = imp_particle_radii(w);
+        const float *col = imp_particle_colors(w);
+        int shown = 0;
         for (int i = 0; i < n; i++) {
-            xyzr[4 * i + 0] = (float)x[3 * i + 0];
-            xyzr[4 * i + 1] = (float)x[3 * i + 1];
-            xyzr[4 * i + 2] = (float)x[3 * i + 2];
-            xyzr[4 * i + 3] = (float)(r[i] > 0 ? r[i] : 0.02);
+            if (cm.owned[i]) continue; /* drawn as part of a cloth or hair */
+            xyzr[4 * shown + 0] = (float)x[3 * i + 0];
+            xyzr[4 * shown + 1] = (float)x[3 * i + 1];
+            xyzr[4 * shown + 2] = (float)x[3 * i + 2];
+            xyzr[4 * shown + 3] = (float)(r[i] > 0 ? r[i] : 0.02);
+            memcpy(rgba + 4 * shown, col + 4 * i, 4 * sizeof(float));
+            shown++;
         }
-        rnd_spheres(n, xyzr, imp_particle_colors(w));
+        rnd_spheres(shown, xyzr, rgba);
     }
     gfx_draw_bodies(w);
     return 0;

@@ -28,7 +28,7 @@
 #define LINE_VFLOATS    7            /* x y z, r g b a (per vertex)                                 */
 #define OVERLAY_VFLOATS 8            /* x y, u v, r g b a (per vertex)                              */
 #define GRID_FLOATS     3            /* half_extent, spacing, height (per rnd_grid request)          */
-#define TRI_VFLOATS     10           /* x y z, nx ny nz, r g b a (per vertex of rnd_mesh triangles)  */
+#define TRI_VFLOATS     10           /* x y z, nx ny nz, r g b a (per vertex of rnd_triangles)  */
 
 #define MAX_GRID_LINES  1000         /* per side of the origin and per direction                    */
 
@@ -628,6 +628,12 @@ static GLuint build_stream_vao(StreamBuffer *buf, const int *sizes, int nattr)
  * lifetime
  * ================================================================================================ */
 
+/* the mesh batch (rnd_mesh, cloth), defined at the end of this file */
+static int mesh_init(void);
+static void mesh_shutdown(void);
+static void mesh_begin_frame(void);
+static void mesh_draw(void);
+
 /* compile shaders, build meshes and buffers, bake the font; 0 on success */
 int rnd_init(void)
 {
@@ -665,6 +671,10 @@ int rnd_init(void)
     R.tri_vao = build_stream_vao(&R.tri_buf, tri_attrs, 3);
 
     rndi_text_init();                /* never fails: a missing font only disables text             */
+    if (mesh_init() != 0) {
+        rnd_shutdown();
+        return 1;
+    }
 
     /* a default camera until the host sets one */
     if (R.cam.fovy <= 0.0f && !R.cam.ortho) {
@@ -736,6 +746,7 @@ void rnd_shutdown(void)
     delete_buffer(&R.overlay_buf.id);
     R.sphere_inst.cap = R.box_inst.cap = R.line_buf.cap = R.overlay_buf.cap = 0;
     rndi_text_shutdown();
+    mesh_shutdown();
     farray_free(&R.spheres);
     farray_free(&R.boxes);
     farray_free(&R.grids);
@@ -875,6 +886,7 @@ void rnd_begin_frame(int width, int height, const float clear_rgb[3])
     R.width = width > 0 ? width : 1;
     R.height = height > 0 ? height : 1;
     R.spheres.len = R.boxes.len = R.grids.len = R.lines.len = R.overlay.len = R.tris.len = R.xlines.len = 0;
+    mesh_begin_frame();
     glViewport(0, 0, R.width, R.height);
     if (clear_rgb)
         glClearColor(clear_rgb[0], clear_rgb[1], clear_rgb[2], 1.0f);
@@ -915,7 +927,7 @@ void rnd_boxes(int n, const float *xform, const float *half, const float *rgba)
 }
 
 /* queue ntri lit triangles in world space: pos and nrm hold 9 floats per triangle (3 vertices) */
-void rnd_mesh(int ntri, const float *pos, const float *nrm, const float rgba[4])
+void rnd_triangles(int ntri, const float *pos, const float *nrm, const float rgba[4])
 {
     if (ntri <= 0 || !pos || !nrm)
         return;
@@ -966,7 +978,7 @@ void rnd_capsule(const float xform[12], float radius, float half_height, const f
             }
         }
     }
-    rnd_mesh(SIDES * 2, pos, nrm, rgba);
+    rnd_triangles(SIDES * 2, pos, nrm, rgba);
 }
 
 /* queue one line segment drawn over the solids, not hidden by them (debug views) */
@@ -1172,6 +1184,7 @@ void rnd_end_frame(void)
         stream_upload(&R.tri_buf, R.tris.data, R.tris.len * sizeof(float));
         glDrawArrays(GL_TRIANGLES, 0, (GLsizei)ntri_verts);
     }
+    mesh_draw();                     /* two-sided: no culling                                     */
 
     /* lines (already uploaded after the grid) */
     if (line_verts) {
@@ -1259,4 +1272,161 @@ int rnd_screenshot(const char *path, int width, int height)
         return 1;
     }
     return 0;
+}
+
+/* ================================================================================================
+ * meshes: lit, two-sided, smooth-shaded triangles (cloth)
+ * ================================================================================================ */
+
+#define MESH_VFLOATS 14              /* x y z, nx ny nz, front r g b a, back r g b a                */
+
+/* the normal is interpolated per fragment and turned to face the viewer on back faces, which take
+ * the back colour: a sheet shows its lining from behind, lit like its front */
+static const char *mesh_vs =
+    "#version 330 core\n"
+    "layout(location = 0) in vec3 a_pos;\n"
+    "layout(location = 1) in vec3 a_normal;\n"
+    "layout(location = 2) in vec4 a_color;\n"
+    "layout(location = 3) in vec4 a_back;\n"
+    "uniform mat4 u_viewproj;\n"
+    "out vec3 v_normal;\n"
+    "out vec3 v_world;\n"
+    "out vec4 v_color;\n"
+    "out vec4 v_back;\n"
+    "void main() {\n"
+    "    v_normal = a_normal;\n"
+    "    v_world = a_pos;\n"
+    "    v_color = a_color;\n"
+    "    v_back = a_back;\n"
+    "    gl_Position = u_viewproj * vec4(a_pos, 1.0);\n"
+    "}\n";
+
+static const char *mesh_fs =
+    "#version 330 core\n"
+    "in vec3 v_normal;\n"
+    "in vec3 v_world;\n"
+    "in vec4 v_color;\n"
+    "in vec4 v_back;\n"
+    "uniform vec3 u_key_dir;\n"
+    "uniform vec3 u_fill_dir;\n"
+    "uniform vec3 u_eye;\n"
+    "uniform vec3 u_view_dir;\n"
+    "uniform int u_ortho;\n"
+    "out vec4 o_color;\n"
+    "void main() {\n"
+    "    vec3 n = normalize(v_normal);\n"
+    "    vec4 base = v_color;\n"
+    "    if (!gl_FrontFacing) { n = -n; base = v_back; }\n"
+    "    vec3 v = (u_ortho != 0) ? u_view_dir : normalize(u_eye - v_world);\n"
+    "    float key = max(dot(n, u_key_dir), 0.0);\n"
+    "    float fill = max(dot(n, u_fill_dir), 0.0);\n"
+    "    float rim = pow(1.0 - max(dot(n, v), 0.0), 3.0);\n"
+    "    vec3 ambient = mix(vec3(0.10, 0.09, 0.08), vec3(0.24, 0.26, 0.30), 0.5 + 0.5 * n.y);\n"
+    "    vec3 h = normalize(u_key_dir + v);\n"
+    "    float spec = key > 0.0 ? pow(max(dot(n, h), 0.0), 24.0) : 0.0;\n"
+    "    vec3 light = ambient + key * vec3(0.80, 0.77, 0.72) + fill * vec3(0.22, 0.25, 0.30) + 0.15 * rim;\n"
+    "    o_color = vec4(base.rgb * light + 0.12 * spec * vec3(1.0, 0.98, 0.95), base.a);\n"
+    "}\n";
+
+static struct {
+    GLuint prog, vao, vbo, ebo;
+    LitUniforms u;
+    FloatArray verts;
+    unsigned *idx;
+    size_t nidx, idx_cap, ebo_cap;
+    StreamBuffer vbuf;
+} M;
+
+static int mesh_init(void)
+{
+    M.prog = link_program(mesh_vs, mesh_fs, "mesh");
+    if (!M.prog)
+        return 1;
+    M.u = lit_uniforms(M.prog);
+    static const int attrs[4] = { 3, 3, 4, 4 };
+    M.vao = build_stream_vao(&M.vbuf, attrs, 4);
+    glBindVertexArray(M.vao);
+    glGenBuffers(1, &M.ebo);
+    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, M.ebo);
+    glBindVertexArray(0);
+    M.ebo_cap = 0;
+    return 0;
+}
+
+static void mesh_shutdown(void)
+{
+    delete_program(&M.prog);
+    delete_vao(&M.vao);
+    delete_buffer(&M.vbuf.id);
+    delete_buffer(&M.ebo);
+    M.vbuf.cap = M.ebo_cap = 0;
+    farray_free(&M.verts);
+    free(M.idx);
+    M.idx = NULL;
+    M.nidx = M.idx_cap = 0;
+}
+
+static void mesh_begin_frame(void)
+{
+    M.verts.len = 0;
+    M.nidx = 0;
+}
+
+/* queue a mesh: its vertices go after those already queued, its indices are offset to match */
+void rnd_mesh(int nverts, const float *xyz, const float *normals, int ntris, const unsigned *indices,
+              const float rgba[4], const float back_rgba[4])
+{
+    if (nverts <= 0 || ntris <= 0 || !xyz || !normals || !indices)
+        return;
+    if (!rgba)
+        rgba = default_solid;
+    if (!back_rgba)
+        back_rgba = rgba;
+    size_t base = M.verts.len / MESH_VFLOATS;
+    if (M.nidx + 3 * (size_t)ntris > M.idx_cap) {
+        size_t cap = M.idx_cap ? M.idx_cap : 4096;
+        while (cap < M.nidx + 3 * (size_t)ntris)
+            cap *= 2;
+        unsigned *p = realloc(M.idx, cap * sizeof(unsigned));
+        if (!p)
+            return;
+        M.idx = p;
+        M.idx_cap = cap;
+    }
+    float *out = farray_push(&M.verts, (size_t)nverts * MESH_VFLOATS);
+    if (!out)
+        return;
+    for (int i = 0; i < nverts; i++, out += MESH_VFLOATS) {
+        memcpy(out, xyz + 3 * (size_t)i, 3 * sizeof(float));
+        memcpy(out + 3, normals + 3 * (size_t)i, 3 * sizeof(float));
+        memcpy(out + 6, rgba, 4 * sizeof(float));
+        memcpy(out + 10, back_rgba, 4 * sizeof(float));
+    }
+    for (int k = 0; k < 3 * ntris; k++) {
+        unsigned v = indices[k];
+        M.idx[M.nidx++] = v < (unsigned)nverts ? (unsigned)base + v : (unsigned)base; /* a bad index: a sliver */
+    }
+}
+
+/* draw the queued meshes (called by rnd_end_frame after the lit solids, culling off) */
+static void mesh_draw(void)
+{
+    if (!M.nidx || !M.prog)
+        return;
+    glUseProgram(M.prog);
+    set_lit_uniforms(&M.u);
+    glBindVertexArray(M.vao);
+    stream_upload(&M.vbuf, M.verts.data, M.verts.len * sizeof(float));
+    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, M.ebo);
+    size_t bytes = M.nidx * sizeof(unsigned);
+    if (bytes > M.ebo_cap) {
+        size_t cap = M.ebo_cap ? M.ebo_cap : 16384;
+        while (cap < bytes)
+            cap *= 2;
+        M.ebo_cap = cap;
+    }
+    glBufferData(GL_ELEMENT_ARRAY_BUFFER, (GLsizeiptr)M.ebo_cap, NULL, GL_STREAM_DRAW);
+    glBufferSubData(GL_ELEMENT_ARRAY_BUFFER, 0, (GLsizeiptr)bytes, M.idx);
+    glDrawElements(GL_TRIANGLES, (GLsizei)M.nidx, GL_UNSIGNED_INT, (void *)0);
+    glBindVertexArray(0);
 }

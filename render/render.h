@@ -36,7 +36,7 @@ void rnd_boxes(int n, const float *xform, const float *half, const float *rgba);
 void rnd_line(const float a[3], const float b[3], const float rgba[4]);
 void rnd_line_xray(const float a[3], const float b[3], const float rgba[4]); /* drawn over the solids (debug views) */
 /* ntri lit triangles in world space (hulls, meshes): pos and nrm hold 9 floats per triangle */
-void rnd_mesh(int ntri, const float *pos, const float *nrm, const float rgba[4]);
+void rnd_triangles(int ntri, const float *pos, const float *nrm, const float rgba[4]);
 /* a lit capsule: xform as for rnd_boxes (its core segment runs along the local y axis) */
 void rnd_capsule(const float xform[12], float radius, float half_height, const float rgba[4]);
 
@@ -46,6 +46,13 @@ void  rnd_text(float x, float y, const char *utf8, const float rgba[4]); /* y = 
 float rnd_text_width(const char *utf8);
 float rnd_line_height(void);
 int   rnd_text_available(void);   /* 1 when a font was baked; text calls draw nothing otherwise     */
+
+/* --- meshes ------------------------------------------------------------------------------------ */
+/* a lit, two-sided, smooth-shaded triangle mesh (cloth): nverts vertices with positions xyz and
+ * unit normals (3 floats each), ntris triangles (3 vertex indices each); rgba colours the side the
+ * normals point to, back_rgba the other side (NULL: the same). Drawn with the lit solids. */
+void rnd_mesh(int nverts, const float *xyz, const float *normals, int ntris, const unsigned *indices,
+              const float rgba[4], const float back_rgba[4]);
 
 /* --- output -------------------------------------------------------------------------------------- */
 /* read the current back buffer (after rnd_end_frame, before the swap) and write it as a PNG */

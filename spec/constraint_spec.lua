@@ -716,3 +716,20 @@ describe("the constraint API", function()
     assert.is_true(p.constraints >= 0)
   end)
 end)
+
+describe("constraints and the implicit integrator", function()
+  it("are refused with a clear error, the world unchanged", function()
+    local impetus = require "impetus"
+    local w = impetus.world { integrator = "implicit" }
+    local a = w:particle { position = { 0, 1, 0 }, fixed = true }
+    local b = w:particle { position = { 1, 1, 0 } }
+    w:rod(a, b)
+    local ok, err = pcall(w.step, w, 1 / 60)
+    assert.is_false(ok)
+    assert.matches("need an explicit integrator", err)
+    assert.are.equal(0, w.time)
+    assert.are.same({ 1, 1, 0 }, b.position)
+    w.integrator = "rk4"
+    assert.is_true(w:step(1 / 60))
+  end)
+end)

@@ -18,6 +18,8 @@
 #define IMPL_COLLIDER "impetus.Collider"
 #define IMPL_CONSTRAINT "impetus.Constraint"
 #define IMPL_BODY "impetus.Body"
+#define IMPL_CLOTH "impetus.Cloth"
+#define IMPL_HAIR "impetus.Hair"
 
 /* the world userdata */
 typedef struct lworld {
@@ -72,6 +74,7 @@ void impl_open_particle(lua_State *L);
 void impl_open_forces(lua_State *L);
 void impl_open_collider(lua_State *L);
 void impl_open_constraint(lua_State *L); /* lua_constraint.c: after the world and particle types */
+void impl_open_cloth(lua_State *L); /* lua_cloth.c: cloth, hair, implicit settings */
 int impl_open_ode(lua_State *L);
 /* rigid bodies (lua_body.c) and collision queries (lua_query.c) */
 void impl_open_body(lua_State *L);

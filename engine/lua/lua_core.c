@@ -67,6 +67,7 @@ int luaopen_impetus_core(lua_State *L)
     impl_open_query(L);
     impl_open_quat(L);
     lua_setfield(L, -2, "quat");
+    impl_open_cloth(L);
     impl_open_ode(L);
     lua_setfield(L, -2, "ode");
     lua_pushliteral(L, "0.1.0");

@@ -3,7 +3,10 @@
  *   impetus.ode.step(f, x, t, h [, method])          -> x(t + h)
  *   impetus.ode.solve(f, x0, t0, t1 [, opts])        -> x(t1), info
  *   impetus.ode.adapt_factor(err, tol, order)        -> (tol / err)^(1 / (order + 1))
- *   impetus.ode.order(method)                        -> 1, 2, 4
+ *   impetus.ode.order(method)                        -> 1, 2, 4 (implicit: 1)
+ *
+ * method "implicit" is linearized backward Euler with a finite-difference Jacobian and a dense
+ * solve (implicit.c): for small stiff systems.
  *
  * f(x, t) takes the state as a list of numbers and returns dx/dt as a list of the same length.
  * An error inside f stops the solve and is raised with f's traceback. */
@@ -76,7 +79,7 @@ static double *check_state(lua_State *L, int idx, const char *what, int *dim)
 static imp_method check_method(lua_State *L, const char *name, const char *what)
 {
     int m = imp_method_from_name(name);
-    if (m < 0) luaL_error(L, "%s must be \"euler\", \"midpoint\", \"rk4\" or \"adaptive\" (got \"%s\")", what, name);
+    if (m < 0) luaL_error(L, "%s must be \"euler\", \"midpoint\", \"rk4\", \"adaptive\" or \"implicit\" (got \"%s\")", what, name);
     return (imp_method)m;
 }
 
@@ -84,6 +87,8 @@ static imp_method check_method(lua_State *L, const char *name, const char *what)
 static void finish(lua_State *L, imp_ode_solver *s, int rc)
 {
     imp_ode_solver_free(s);
+    if (rc == IMP_ODE_SINGULAR)
+        luaL_error(L, "impetus.ode: backward Euler met a singular or non-finite matrix I - h df/dx (does f return finite numbers? is h too large for f?)");
     if (rc) {
         const char *msg = lua_tostring(L, -1);
         luaL_error(L, "impetus.ode: f failed:\n%s", msg ? msg : "(error object is not a string)");

@@ -84,7 +84,7 @@ static imp_method check_method(lua_State *L, int idx, const char *what)
 {
     const char *name = luaL_checkstring(L, idx);
     int m = imp_method_from_name(name);
-    if (m < 0) luaL_error(L, "%s must be \"euler\", \"midpoint\", \"rk4\" or \"adaptive\" (got \"%s\")", what, name);
+    if (m < 0) luaL_error(L, "%s must be \"euler\", \"midpoint\", \"rk4\", \"adaptive\" or \"implicit\" (got \"%s\")", what, name);
     return (imp_method)m;
 }
 
@@ -160,6 +160,7 @@ static int world_step(lua_State *L)
         return luaL_error(L, "world:step: a script callback failed; the step was undone and the world is "
                              "as it was before it:\n%s", msg ? msg : "(error object is not a string)");
     }
+    if (st == IMP_ERR_ARG || st == IMP_ERR_LOCKED) return luaL_error(L, "world:%s", imp_world_error(lw->w));
     if (st != IMP_OK) {
         lua_pushboolean(L, 0);
         lua_pushstring(L, imp_world_error(lw->w));
@@ -188,15 +189,16 @@ static int world_profile(lua_State *L)
     lua_createtable(L, 0, 5);
     lua_pushnumber(L, p.total), lua_setfield(L, -2, "total");
     lua_pushnumber(L, p.integrate), lua_setfield(L, -2, "integrate");
+    lua_pushnumber(L, p.forces), lua_setfield(L, -2, "forces"); /* "implicit": forces and matrix */
     lua_pushnumber(L, p.collide), lua_setfield(L, -2, "collide");
     lua_pushinteger(L, p.evaluations), lua_setfield(L, -2, "evaluations");
-    /* constraint solves (tinkertoy.c): CG iterations summed over the step's solves, the worst residual */
+    /* CG: the constraint solves (tinkertoy.c) and the implicit integrator's solve (implicit.c) */
     imp_constraint_stats cs = imp_world_constraint_stats(lw->w);
     lua_pushnumber(L, cs.ms), lua_setfield(L, -2, "constraints");
     lua_pushinteger(L, cs.solves), lua_setfield(L, -2, "cg_solves");
-    lua_pushinteger(L, cs.iterations), lua_setfield(L, -2, "cg_iterations");
+    lua_pushinteger(L, cs.iterations + p.cg_iterations), lua_setfield(L, -2, "cg_iterations");
     lua_pushinteger(L, cs.max_iterations), lua_setfield(L, -2, "cg_max_iterations");
-    lua_pushnumber(L, cs.residual), lua_setfield(L, -2, "cg_residual");
+    lua_pushnumber(L, cs.residual > p.cg_residual ? cs.residual : p.cg_residual), lua_setfield(L, -2, "cg_residual");
     lua_pushnumber(L, cs.max_error), lua_setfield(L, -2, "constraint_error");
     lua_pushnumber(L, p.bodies), lua_setfield(L, -2, "bodies");
     lua_pushnumber(L, p.contacts), lua_setfield(L, -2, "contacts");

@@ -120,7 +120,7 @@ function run.bench(r, o)
   local n = o.steps or 300
   timed_steps(r, math.max(1, n // 10)) -- warm up
   local prof = { total = 0, integrate = 0, collide = 0, evaluations = 0, bodies = 0, contacts = 0, pairs = 0, manifolds = 0 }
-  local times, worst_C, worst_residual, most_it = {}, 0, 0, 0
+  local times, worst_C, worst_residual, most_it, cg_max = {}, 0, 0, 0, 0
   for i = 1, n do
     local t0 = core.clock()
     if not r:step() then break end
@@ -129,6 +129,7 @@ function run.bench(r, o)
     for k, v in pairs(p) do prof[k] = (prof[k] or 0) + v end
     worst_C, worst_residual = math.max(worst_C, p.constraint_error or 0), math.max(worst_residual, p.cg_residual or 0)
     most_it = math.max(most_it, p.cg_max_iterations or 0)
+    cg_max = math.max(cg_max, p.cg_iterations or 0)
   end
   if r.error then return report_error(r) end
   local name = scene_name(r.path)
@@ -147,6 +148,10 @@ function run.bench(r, o)
   if r.world.body_count > 0 then
     print(string.format("  bodies (mean ms): integrate %.3f  broad + narrow phase %.3f  (%d bodies, %.0f pairs, %.0f touching)",
       prof.bodies / #times, prof.contacts / #times, r.world.body_count, prof.pairs / #times, prof.manifolds / #times))
+  end
+  if r.world.integrator == "implicit" then
+    print(string.format("  implicit: forces and matrix %.3f ms  CG iterations mean %.1f max %d  (tolerance %g)",
+      prof.forces / #times, prof.cg_iterations / #times, cg_max, r.world.cg_tolerance))
   end
   return 0
 end

@@ -1,0 +1,369 @@
+/* amg.c: aggregation multigrid for the implicit integrator's linear systems (see amg.h).
+ *
+ * Why: A = M - h D - h^2 K of stiff cloth has its stiffness in the in-plane stretch, a
+ * Laplacian-like operator whose condition number grows with the square of the resolution, so
+ * conjugate gradient with a (block) diagonal preconditioner needs iterations in proportion to the
+ * resolution. A multigrid V-cycle removes the smooth error on coarser levels where it is no longer
+ * smooth, and the iteration count stays about constant as the cloth is refined.
+ *
+ * Coarsening is by aggregation on the matrix graph (plain aggregation, Vanek et al.): each
+ * aggregate of block rows becomes one block row of the next level, the prolongation P copies an
+ * aggregate's value to each member (piecewise constant, 3x3 identity blocks), and the Galerkin
+ * coarse matrix P^T A P is then just the sum of the fine blocks between two aggregates:
+ *
+ *     A_c(I, J) = sum_{i in I, j in J} A(i, j)
+ *
+ * which costs one pass over the fine blocks per step (the map block -> coarse block is built with
+ * the pattern). The smoother is block Gauss-Seidel, forward before the coarse correction and
+ * backward after, so the V-cycle is a symmetric positive definite operator, as CG requires. The
+ * coarsest level is solved by a dense Cholesky factorization when it has at most COARSEST block
+ * rows; when coarsening stalls above that (many small disconnected pieces, such as hair strands,
+ * each aggregate alone) it gets symmetric Gauss-Seidel sweeps instead.
+ *
+ * On the finest level the rows are cut in chunks that are smoothed at the same time (parallel.h):
+ * each chunk runs Gauss-Seidel over its own rows and reads the other chunks' values from before
+ * the sweep (a "hybrid" Gauss-Seidel: block Jacobi between the chunks). The forward sweep's
+ * operator is then blockdiag(D + L) of the chunks and the backward one its transpose, so the
+ * V-cycle stays symmetric, and it is the same whichever thread runs which chunk. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "amg.h"
+#include "internal.h"
+#include "parallel.h"
+
+#define COARSEST 48   /* block rows below which a level is solved directly */
+
+static void level_vectors(amg_level *L, int n)
+{
+    L->dinv = ids_grow(L->dinv, 9 * sizeof(double), n);
+    L->x = ids_grow(L->x, 3 * sizeof(double), n);
+    L->b = ids_grow(L->b, 3 * sizeof(double), n);
+    L->r = ids_grow(L->r, 3 * sizeof(double), n);
+}
+
+static double block_norm(const double *B)
+{
+    double s = 0;
+    for (int e = 0; e < 9; e++) s += B[e] * B[e];
+    return sqrt(s);
+}
+
+/* Greedy aggregation (Vanek, Mandel, Brezina 1996) over the strong couplings of the matrix, those
+ * with |A_ij| >= theta sqrt(|A_ii| |A_jj|) (Frobenius norms of blocks): a row whose strong
+ * neighbours are all free seeds an aggregate with them; rows left over join the aggregate of their
+ * strongest aggregated neighbour; isolated rows stay alone. Weak couplings (the bend terms across
+ * an edge, next to stretch) would otherwise make aggregates large and coarse corrections poor.
+ * Returns the number of aggregates. */
+#define STRONG 0.25
+static int aggregate(const bsr3 *A, int *agg)
+{
+    const int n = A->n;
+    double *dn = ids_grow(NULL, sizeof(double), n > 0 ? n : 1);
+    for (int i = 0; i < n; i++) dn[i] = block_norm(A->val + 9 * (size_t)bsr3_find(A, i, i));
+#define IS_STRONG(i, k) (A->col[k] != (i) && block_norm(A->val + 9 * (size_t)(k)) >= STRONG * sqrt(dn[i] * dn[A->col[k]]))
+    for (int i = 0; i < n; i++) agg[i] = -1;
+    int na = 0;
+    for (int i = 0; i < n; i++) {
+        if (agg[i] >= 0) continue;
+        bool free_all = true;
+        for (int k = A->row_start[i]; k < A->row_start[i + 1] && free_all; k++)
+            if (IS_STRONG(i, k)) free_all = agg[A->col[k]] < 0;
+        if (!free_all) continue;
+        agg[i] = na;
+        for (int k = A->row_start[i]; k < A->row_start[i + 1]; k++)
+            if (IS_STRONG(i, k)) agg[A->col[k]] = na;
+        na++;
+    }
+    /* leftovers join their strongest neighbour's aggregate (tagged -2 - a so that they do not
+     * pass their aggregate on to other leftovers in this sweep) */
+    for (int i = 0; i < n; i++) {
+        if (agg[i] >= 0) continue;
+        double best = 0;
+        int to = -1;
+        for (int k = A->row_start[i]; k < A->row_start[i + 1]; k++) {
+            int j = A->col[k];
+            if (j == i || agg[j] < 0) continue;
+            double s = block_norm(A->val + 9 * (size_t)k);
+            if (s > best) best = s, to = agg[j];
+        }
+        if (to >= 0) agg[i] = -2 - to;
+    }
+#undef IS_STRONG
+    for (int i = 0; i < n; i++) {
+        if (agg[i] <= -2) agg[i] = -2 - agg[i];
+        else if (agg[i] < 0) agg[i] = na++;
+    }
+    free(dn);
+    return na;
+}
+
+void amg_free(amg *g)
+{
+    for (int l = 0; l < AMG_MAX_LEVELS; l++) {
+        amg_level *L = &g->lev[l];
+        if (l > 0) bsr3_free(&L->A);
+        free(L->dinv), free(L->x), free(L->b), free(L->r), free(L->agg), free(L->bmap);
+    }
+    free(g->chol), free(g->snap);
+    memset(g, 0, sizeof *g);
+}
+
+void amg_build(amg *g, const bsr3 *A, const int *split)
+{
+    amg_free(g);
+    g->lev[0].A = *A; /* pattern and values are the caller's */
+    memcpy(g->split, split, sizeof g->split);
+    g->levels = 0;    /* the hierarchy is made by the first amg_update, from the matrix's values */
+}
+
+/* coarse matrix values: the sums of the fine blocks */
+static void coarse_values(amg_level *F, amg_level *C)
+{
+    bsr3_zero(&C->A);
+    const double *fv = F->A.val;
+    double *cv = C->A.val;
+    for (int k = 0; k < F->A.nnz; k++) {
+        double *d = cv + 9 * (size_t)F->bmap[k];
+        const double *s = fv + 9 * (size_t)k;
+        for (int e = 0; e < 9; e++) d[e] += s[e];
+    }
+}
+
+/* aggregate level after level, with the strengths of the values at hand */
+static void hierarchy(amg *g)
+{
+    const bsr3 *A = &g->lev[0].A;
+    level_vectors(&g->lev[0], A->n);
+    g->snap = ids_grow(g->snap, 3 * sizeof(double), A->n > 0 ? A->n : 1);
+    g->levels = 1;
+    int *pairs = NULL, pair_cap = 0;
+    while (g->levels < AMG_MAX_LEVELS && g->lev[g->levels - 1].A.n > COARSEST) {
+        amg_level *F = &g->lev[g->levels - 1], *C = &g->lev[g->levels];
+        const bsr3 *Af = &F->A;
+        F->agg = ids_grow(F->agg, sizeof(int), Af->n);
+        int nc = aggregate(Af, F->agg);
+        if (nc > Af->n * 4 / 5) break; /* coarsening has stalled: this level is the coarsest */
+        /* coarse pattern: the aggregate pairs of every fine block */
+        int np = 0;
+        if (Af->nnz > pair_cap) {
+            pair_cap = Af->nnz;
+            pairs = ids_grow(pairs, 2 * sizeof(int), pair_cap);
+        }
+        for (int i = 0; i < Af->n; i++)
+            for (int k = Af->row_start[i]; k < Af->row_start[i + 1]; k++) {
+                int I = F->agg[i], J = F->agg[Af->col[k]];
+                if (I < J) pairs[2 * np] = I, pairs[2 * np + 1] = J, np++;
+            }
+        memset(&C->A, 0, sizeof C->A);
+        bsr3_build(&C->A, nc, pairs, np);
+        F->bmap = ids_grow(F->bmap, sizeof(int), Af->nnz);
+        for (int i = 0; i < Af->n; i++)
+            for (int k = Af->row_start[i]; k < Af->row_start[i + 1]; k++)
+                F->bmap[k] = bsr3_find(&C->A, F->agg[i], F->agg[Af->col[k]]);
+        level_vectors(C, nc);
+        coarse_values(F, C);
+        g->levels++;
+    }
+    free(pairs);
+    const int nc = g->lev[g->levels - 1].A.n;
+    g->chol_n = nc <= COARSEST ? 3 * nc : 0; /* 0: the coarsest level is smoothed, not factored */
+    if (g->chol_n) g->chol = ids_grow(g->chol, sizeof(double), g->chol_n * g->chol_n);
+}
+
+/* inverse of a 3x3 block (cofactors); a singular block gets the inverse of its diagonal */
+static void inv3(const double *B, double *P)
+{
+    double c00 = B[4] * B[8] - B[5] * B[7], c01 = B[5] * B[6] - B[3] * B[8], c02 = B[3] * B[7] - B[4] * B[6];
+    double det = B[0] * c00 + B[1] * c01 + B[2] * c02;
+    if (!(fabs(det) > 1e-300)) {
+        memset(P, 0, 9 * sizeof(double));
+        for (int d = 0; d < 3; d++) P[4 * d] = fabs(B[4 * d]) > 1e-300 ? 1 / B[4 * d] : 0;
+        return;
+    }
+    double id = 1 / det;
+    P[0] = c00 * id, P[1] = (B[2] * B[7] - B[1] * B[8]) * id, P[2] = (B[1] * B[5] - B[2] * B[4]) * id;
+    P[3] = c01 * id, P[4] = (B[0] * B[8] - B[2] * B[6]) * id, P[5] = (B[2] * B[3] - B[0] * B[5]) * id;
+    P[6] = c02 * id, P[7] = (B[1] * B[6] - B[0] * B[7]) * id, P[8] = (B[0] * B[4] - B[1] * B[3]) * id;
+}
+
+static void diag_inverses(amg_level *L)
+{
+    const bsr3 *A = &L->A;
+    for (int i = 0; i < A->n; i++) {
+        int k = bsr3_find(A, i, i);
+        inv3(A->val + 9 * (size_t)k, L->dinv + 9 * (size_t)i);
+    }
+}
+
+void amg_update(amg *g, const bsr3 *A)
+{
+    g->lev[0].A = *A;
+    if (g->levels == 0) hierarchy(g);
+    else
+        for (int l = 0; l + 1 < g->levels; l++) coarse_values(&g->lev[l], &g->lev[l + 1]);
+    for (int l = 0; l < g->levels; l++)
+        if (l + 1 < g->levels || !g->chol_n) diag_inverses(&g->lev[l]);
+    if (!g->chol_n) return;
+    /* the coarsest level: dense, Cholesky A = L L^T (regularized if a pivot is not positive) */
+    const bsr3 *Ac = &g->lev[g->levels - 1].A;
+    const int nd = 3 * Ac->n;
+    double *Lm = g->chol;
+    memset(Lm, 0, sizeof(double) * (size_t)nd * nd);
+    for (int i = 0; i < Ac->n; i++)
+        for (int k = Ac->row_start[i]; k < Ac->row_start[i + 1]; k++)
+            for (int r = 0; r < 3; r++)
+                for (int c = 0; c < 3; c++) Lm[(size_t)(3 * i + r) * nd + 3 * Ac->col[k] + c] = Ac->val[9 * (size_t)k + 3 * r + c];
+    for (int j = 0; j < nd; j++) {
+        double d = Lm[(size_t)j * nd + j];
+        for (int k = 0; k < j; k++) d -= Lm[(size_t)j * nd + k] * Lm[(size_t)j * nd + k];
+        double scale = fabs(Lm[(size_t)j * nd + j]);
+        if (!(d > 1e-12 * scale) || !(d > 0)) d = scale > 0 ? scale : 1;
+        d = sqrt(d);
+        Lm[(size_t)j * nd + j] = d;
+        for (int i = j + 1; i < nd; i++) {
+            double s = Lm[(size_t)i * nd + j];
+            for (int k = 0; k < j; k++) s -= Lm[(size_t)i * nd + k] * Lm[(size_t)j * nd + k];
+            Lm[(size_t)i * nd + j] = s / d;
+        }
+    }
+}
+
+/* x_i = D_i^-1 (b_i - sum_{j != i} A_ij x_j) over rows [lo, hi), forward or backward. Columns outside
+ * [lo, hi) read snap (the other half's values before the sweep), or count as 0 when from_zero: a
+ * forward sweep from x = 0, where the blocks right of the diagonal meet zeros and are skipped. */
+static void gs_sweep(const amg_level *L, bool forward, bool from_zero, int lo, int hi, const double *snap)
+{
+    const bsr3 *A = &L->A;
+    for (int t = lo; t < hi; t++) {
+        int i = forward ? t : hi - 1 - (t - lo);
+        const double *bi = L->b + 3 * i;
+        double s0 = bi[0], s1 = bi[1], s2 = bi[2];
+        for (int k = A->row_start[i]; k < A->row_start[i + 1]; k++) {
+            int j = A->col[k];
+            if (j == i) continue;
+            if (from_zero && j > i) break;
+            const double *xj;
+            if (j >= lo && j < hi) xj = L->x + 3 * j;
+            else if (from_zero) continue;
+            else xj = snap + 3 * j;
+            const double *B = A->val + 9 * (size_t)k;
+            s0 -= B[0] * xj[0] + B[1] * xj[1] + B[2] * xj[2];
+            s1 -= B[3] * xj[0] + B[4] * xj[1] + B[5] * xj[2];
+            s2 -= B[6] * xj[0] + B[7] * xj[1] + B[8] * xj[2];
+        }
+        const double *P = L->dinv + 9 * (size_t)i;
+        double *xi = L->x + 3 * i;
+        xi[0] = P[0] * s0 + P[1] * s1 + P[2] * s2;
+        xi[1] = P[3] * s0 + P[4] * s1 + P[5] * s2;
+        xi[2] = P[6] * s0 + P[7] * s1 + P[8] * s2;
+    }
+}
+
+/* r = b - A x over rows [lo, hi) after a forward sweep from zero on [lo, hi): the sweep made
+ * b_i - sum_{lo<=j<=i} A_ij x_j vanish, so r_i = -sum_{j>i} A_ij x_j - sum_{j<lo} A_ij x_j */
+static void upper_residual(const amg_level *L, int lo, int hi)
+{
+    const bsr3 *A = &L->A;
+    for (int i = lo; i < hi; i++) {
+        double s0 = 0, s1 = 0, s2 = 0;
+        for (int k = A->row_start[i]; k < A->row_start[i + 1]; k++) {
+            int j = A->col[k];
+            if (j >= lo && j <= i) continue;
+            const double *B = A->val + 9 * (size_t)k, *xj = L->x + 3 * j;
+            s0 -= B[0] * xj[0] + B[1] * xj[1] + B[2] * xj[2];
+            s1 -= B[3] * xj[0] + B[4] * xj[1] + B[5] * xj[2];
+            s2 -= B[6] * xj[0] + B[7] * xj[1] + B[8] * xj[2];
+        }
+        double *ri = L->r + 3 * i;
+        ri[0] = s0, ri[1] = s1, ri[2] = s2;
+    }
+}
+
+/* the finest level's smoothing, chunk by chunk */
+typedef struct sweep_job {
+    const amg *g;
+    int phase; /* 0: forward from zero, 1: residual, 2: backward */
+} sweep_job;
+
+static void sweep_part(void *ctx, int chunk)
+{
+    const sweep_job *jb = ctx;
+    const amg *g = jb->g;
+    const amg_level *L = &g->lev[0];
+    int lo = g->split[chunk], hi = g->split[chunk + 1];
+    if (jb->phase == 0) gs_sweep(L, true, true, lo, hi, NULL);
+    else if (jb->phase == 1) upper_residual(L, lo, hi);
+    else gs_sweep(L, false, false, lo, hi, g->snap);
+}
+
+static void vcycle(const amg *g, int l)
+{
+    const amg_level *L = &g->lev[l];
+    const int n = L->A.n;
+    if (l == g->levels - 1 && !g->chol_n) {
+        /* too large to factor: two symmetric Gauss-Seidel sweeps (forward from zero, backward, forward, backward) */
+        gs_sweep(L, true, true, 0, n, NULL);
+        gs_sweep(L, false, false, 0, n, NULL);
+        gs_sweep(L, true, false, 0, n, NULL);
+        gs_sweep(L, false, false, 0, n, NULL);
+        return;
+    }
+    if (l == g->levels - 1) {
+        /* dense: L y = b, L^T x = y */
+        const int nd = g->chol_n;
+        const double *Lm = g->chol;
+        double *x = L->x;
+        memcpy(x, L->b, sizeof(double) * (size_t)nd);
+        for (int i = 0; i < nd; i++) {
+            double s = x[i];
+            for (int k = 0; k < i; k++) s -= Lm[(size_t)i * nd + k] * x[k];
+            x[i] = s / Lm[(size_t)i * nd + i];
+        }
+        for (int i = nd - 1; i >= 0; i--) {
+            double s = x[i];
+            for (int k = i + 1; k < nd; k++) s -= Lm[(size_t)k * nd + i] * x[k];
+            x[i] = s / Lm[(size_t)i * nd + i];
+        }
+        return;
+    }
+    sweep_job jb = {g, 0};
+    if (l == 0) {
+        par_for(sweep_part, &jb, PAR_CHUNKS);
+        jb.phase = 1;
+        par_for(sweep_part, &jb, PAR_CHUNKS);
+    } else {
+        gs_sweep(L, true, true, 0, n, NULL);
+        upper_residual(L, 0, n);
+    }
+    const amg_level *C = &g->lev[l + 1];
+    memset(C->b, 0, 3 * sizeof(double) * (size_t)C->A.n);
+    for (int i = 0; i < n; i++) {
+        double *cb = C->b + 3 * L->agg[i];
+        const double *ri = L->r + 3 * i;
+        cb[0] += ri[0], cb[1] += ri[1], cb[2] += ri[2];
+    }
+    vcycle(g, l + 1);
+    for (int i = 0; i < n; i++) {
+        const double *cx = C->x + 3 * L->agg[i];
+        double *xi = L->x + 3 * i;
+        xi[0] += cx[0], xi[1] += cx[1], xi[2] += cx[2];
+    }
+    if (l == 0) {
+        memcpy(g->snap, L->x, 3 * sizeof(double) * (size_t)n);
+        jb.phase = 2;
+        par_for(sweep_part, &jb, PAR_CHUNKS);
+    } else {
+        gs_sweep(L, false, false, 0, n, NULL);
+    }
+}
+
+void amg_apply(const amg *g, const double *r, double *z)
+{
+    const amg_level *L = &g->lev[0];
+    const size_t n3 = 3 * (size_t)L->A.n;
+    memcpy(L->b, r, n3 * sizeof(double));
+    vcycle(g, 0);
+    memcpy(z, L->x, n3 * sizeof(double));
+}

@@ -1,0 +1,42 @@
+/* amg.h: an aggregation multigrid preconditioner for symmetric positive definite bsr3 matrices
+ * (3x3 blocks), used by the implicit integrator's conjugate gradient. Internal to the engine.
+ *
+ *   amg_build   once per sparsity pattern: the aggregates of every level, the coarse patterns and
+ *               the map from each fine block to the coarse block it sums into
+ *   amg_update  every step, with the matrix's values: the coarse matrices, the smoothers'
+ *               inverse diagonal blocks, the Cholesky factor of the coarsest matrix
+ *   amg_apply   z = one symmetric V-cycle applied to r (z ~ A^-1 r), a valid CG preconditioner
+ */
+#ifndef IMPETUS_AMG_H
+#define IMPETUS_AMG_H
+
+#include "parallel.h"
+#include "sparse.h"
+
+#define AMG_MAX_LEVELS 12
+
+typedef struct amg_level {
+    bsr3 A;              /* level 0: points at the caller's matrix (not owned); coarser: owned     */
+    double *dinv;        /* 9 per block row: inverse of the diagonal block                        */
+    double *x, *b, *r;   /* 3 per block row                                                       */
+    int *agg;            /* block row -> block row of the next level (all but the last level)     */
+    int *bmap;           /* block -> block of the next level                                      */
+} amg_level;
+
+typedef struct amg {
+    int levels;
+    amg_level lev[AMG_MAX_LEVELS];
+    double *chol;        /* dense Cholesky factor of the coarsest matrix (lower, row-major)        */
+    int chol_n;
+    int split[PAR_CHUNKS + 1]; /* level 0's rows are smoothed in these parallel chunks        */
+    double *snap;        /* level 0: x before a parallel sweep                                    */
+} amg;
+
+/* split: the row ranges of level 0's parallel chunks (parallel.h); the result does not depend on
+ * which thread runs which chunk */
+void amg_build(amg *g, const bsr3 *A, const int *split);
+void amg_update(amg *g, const bsr3 *A);
+void amg_apply(const amg *g, const double *r, double *z);
+void amg_free(amg *g);
+
+#endif

@@ -1,0 +1,1158 @@
+/* cloth.c: cloth and hair, the energy functions of S3's slides "Cloth and fur energy functions"
+ * (Kass), written as Baraff and Witkin's condition functions ("Large steps in cloth simulation",
+ * 1998) so that the implicit integrator gets their Jacobians (implicit.h: E = k C^2 / 2,
+ * f = -(k C + kd Cdot) dC/dx).
+ *
+ * Cloth is a triangle mesh of particles. Each triangle has rest coordinates (u, v) for its
+ * vertices (warp and weft: a grid's own axes, or the triangle flattened in its plane), and the
+ * affine map T from (u, v) to the deformed triangle (S3 "Triangle energy"):
+ *
+ *     [w_u w_v] = [x1 - x0, x2 - x0] [u1 - u0, u2 - u0; v1 - v0, v2 - v0]^-1
+ *     so w_u = sum_i au_i x_i, w_v = sum_i av_i x_i with constant au, av (sums 0).
+ *
+ *   stretch  C_u = |w_u| / b_u - 1, C_v likewise, each with k = k_stretch A  (S3: S_u = |T(u)| - 1,
+ *            E = k (S_u^2 + S_v^2) A / 2; b_u the rest |w_u|, 1 for a flat rest shape)
+ *            dC_u/dx_i = au_i w^_u / b_u,  d2C_u/dx_i dx_j = au_i au_j (I - w^_u w^_u^T) / (b_u |w_u|)
+ *   shear    C = theta - theta_0, theta = acos(w^_u . w^_v), k = k_shear A. The rest angle is pi/2
+ *            for a flat rest: the deviation, not the angle, is the energy (GUIDE.md trap 11), and the
+ *            vectors are normalized before acos. With c = p^ . q^ (p = w_u, q = w_v):
+ *            dc/dp = (q^ - c p^) / |p|, dc/dq = (p^ - c q^) / |q|,
+ *            d2c/dp2  = (3c p^p^T - c I - p^q^T - q^p^T) / |p|^2,
+ *            d2c/dpdq = (I - p^p^T - q^q^T + c p^q^T) / (|p||q|),
+ *            dtheta = -dc / sin(theta), d2theta = -d2c / sin(theta) - c / sin^3(theta) dc dc^T
+ *   bend     for every edge shared by triangles (x0, x1, x2) and (x1, x0, x3), the dihedral angle
+ *            phi between their normals, C = phi - phi_0 (the rest angle: curved rest shapes keep
+ *            their shape), E = k_b A_e kappa^2 / 2 with kappa = C / l_perp (S3 "Triangle bend
+ *            energy"): A_e = (A1 + A2) / 3 is the edge's share of area, l_perp = (h1 + h2) / 3 the
+ *            distance between the triangles' centroids across the edge (h_i: heights over it).
+ *            With e = x1 - x0, a = x2 - x0, b = x3 - x0, the normals n1 = e x a, n2 = b x e give
+ *            n1 . n2 = P = (e.a)(e.b) - (e.e)(a.b) and n1 x n2 = -e det(e, a, b), so
+ *                phi = atan2(-|e| D, P),    D = det(e, a, b) = e . (a x b)
+ *            polynomials and one square root: its gradient and Hessian follow by the chain rule
+ *            (dD/de = a x b, dD/da = b x e, dD/db = e x a; the Hessian blocks of D are the skew
+ *            matrices of a, b, e; those of P are written out in bend_eval).
+ *
+ * Hair (S3 "Hair model") is a chain of particles: linear springs for stretch and angular springs
+ * for bending, E = sum_i k_i theta_i^2 / 2, theta_i the angle between consecutive segments. The
+ * constants scale as S3's discretization slides ask, k_i = K / l_i for a segment of rest length l_i
+ * and k_i = B / lbar_i at a joint (lbar: the mean of its two segments), so that the energy of a
+ * given shape, and with it the behaviour, does not depend on the number of segments. The angle is
+ * computed from u = t^_2 - t^_1 (unit tangents), q = |u|^2 = 4 sin^2(theta/2):
+ *
+ *     E = k Phi(q) / 2,  Phi(q) = theta^2 = (2 asin(sqrt(q) / 2))^2,
+ *     Phi'(q) = theta / sin(theta) (-> 1),  Phi''(q) = (sin(theta) - theta cos(theta)) / (2 sin^3(theta)) (-> 1/6)
+ *
+ * which stays smooth through the straight rest shape where theta itself is not differentiable.
+ * The joint's damping acts on the rate of u: f = -kd J_u^T J_u v. A clamped hair has a hidden
+ * anchor particle one segment behind its root, moving with the root, so the root's joint holds the
+ * strand's direction (hair stands out of a head instead of hanging from a point); that joint owns
+ * half a segment (lbar = l_0 / 2), which makes a clamped cantilever converge at second order to
+ * the Euler-Bernoulli deflection w L^4 / (8 B). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "implicit.h"
+
+#define NONE UINT32_MAX
+
+typedef struct ctri {
+    int v[3];
+    double au[3], av[3]; /* w_u = sum au_i x_i, w_v = sum av_i x_i                       */
+    double area, bu, bv, theta0;
+    int blk[9];
+} ctri;
+
+typedef struct cbend {
+    int v[4];            /* x0 x1: the edge (x0 -> x1 in the first triangle's winding); x2, x3 */
+    double phi0, coef;   /* rest dihedral angle; A_e / l_perp^2                              */
+    int blk[16];
+} cbend;
+
+typedef struct cseg {
+    int v[2];
+    double rest;
+    int blk[4];
+} cseg;
+
+typedef struct cjoint {
+    int v[3];
+    double lbar;
+    int blk[9];
+} cjoint;
+
+typedef struct cobj {
+    bool hair, clamped;
+    int nv, vbase;       /* vertices; first visible one (1 for a clamped hair: 0 is its anchor) */
+    uint32_t *slot;      /* particle slot per vertex, NONE once destroyed                      */
+    int *dense;          /* dense particle index per vertex (refreshed before use), -1: none   */
+    ctri *tri;
+    cbend *bend;
+    cseg *seg;
+    cjoint *joint;
+    int ntri, nbend, nseg, njoint;
+    int tri_g[PAR_CHUNKS + 1], bend_g[PAR_CHUNKS + 1], seg_g[PAR_CHUNKS + 1], joint_g[PAR_CHUNKS + 1]; /* group ends */
+    int *draw;           /* 3 vertex indices per triangle, for drawing                         */
+    double stretch, shear, bendk, damping;
+    int rows, cols;
+    imp_vec3 root_dir;
+    float color[4], back[4];
+} cobj;
+
+typedef struct cloth_store {
+    idtable ids;
+    cobj *obj;
+    int cap;
+} cloth_store;
+
+/* ---- small 3x3 helpers (row-major double[9]) ----------------------------------------------------------- */
+
+static void blk_outer(double *m, imp_vec3 a, imp_vec3 b, double s) /* m += s a b^T */
+{
+    double A[3] = {a.x, a.y, a.z}, B[3] = {b.x, b.y, b.z};
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) m[3 * r + c] += s * A[r] * B[c];
+}
+
+static void blk_diag(double *m, double s) { m[0] += s, m[4] += s, m[8] += s; }
+
+static void blk_skew(double *m, imp_vec3 a, double s) /* m += s [a]x, [a]x y = a x y */
+{
+    m[1] += -s * a.z, m[2] += s * a.y;
+    m[3] += s * a.z, m[5] += -s * a.x;
+    m[6] += -s * a.y, m[7] += s * a.x;
+}
+
+static void blk_mul(const double *a, const double *b, double *out)
+{
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) out[3 * r + c] = a[3 * r] * b[c] + a[3 * r + 1] * b[3 + c] + a[3 * r + 2] * b[6 + c];
+}
+
+static imp_vec3 blk_apply(const double *m, imp_vec3 v)
+{
+    return v3(m[0] * v.x + m[1] * v.y + m[2] * v.z, m[3] * v.x + m[4] * v.y + m[5] * v.z,
+              m[6] * v.x + m[7] * v.y + m[8] * v.z);
+}
+
+static double wrap_angle(double a)
+{
+    while (a > M_PI) a -= 2 * M_PI;
+    while (a <= -M_PI) a += 2 * M_PI;
+    return a;
+}
+
+/* ---- the store ------------------------------------------------------------------------------------------ */
+
+static cloth_store *store(imp_world *w)
+{
+    if (!w->cloth) {
+        w->cloth = calloc(1, sizeof(cloth_store));
+        if (!w->cloth) abort();
+    }
+    return w->cloth;
+}
+
+int cloth_object_count(const imp_world *w) { return w->cloth ? w->cloth->ids.count : 0; }
+
+static void obj_free(cobj *o)
+{
+    free(o->slot), free(o->dense), free(o->tri), free(o->bend), free(o->seg), free(o->joint), free(o->draw);
+    memset(o, 0, sizeof *o);
+}
+
+void cloth_free(imp_world *w)
+{
+    cloth_store *cs = w->cloth;
+    if (!cs) return;
+    for (int i = 0; i < cs->ids.count; i++) obj_free(&cs->obj[i]);
+    ids_free(&cs->ids);
+    free(cs->obj);
+    free(cs);
+    w->cloth = NULL;
+}
+
+static void refresh_dense(const imp_world *w, cobj *o)
+{
+    for (int k = 0; k < o->nv; k++) o->dense[k] = o->slot[k] == NONE ? -1 : particles_slot_dense(w, o->slot[k]);
+}
+
+static void rebuild_draw(cobj *o)
+{
+    for (int t = 0; t < o->ntri; t++) memcpy(o->draw + 3 * t, o->tri[t].v, 3 * sizeof(int));
+}
+
+/* ---- triangle stretch and shear ------------------------------------------------------------------------ */
+
+static void tri_eval(asm_ctx *a, const cobj *o, const ctri *t)
+{
+    const int idx[3] = {o->dense[t->v[0]], o->dense[t->v[1]], o->dense[t->v[2]]};
+    imp_vec3 x[3], p = v3(0, 0, 0), q = v3(0, 0, 0);
+    for (int i = 0; i < 3; i++) {
+        x[i] = v3_load(a->x + 3 * idx[i]);
+        p = v3_mad(p, x[i], t->au[i]);
+        q = v3_mad(q, x[i], t->av[i]);
+    }
+    const double lp = v3_len(p), lq = v3_len(q);
+    if (lp < 1e-12 || lq < 1e-12) return; /* collapsed triangle: no direction to push along */
+    const imp_vec3 ph = v3_scale(p, 1 / lp), qh = v3_scale(q, 1 / lq);
+    double g[9], H[81];
+
+    /* stretch along u and along v: C = |w| / b - 1 */
+    const double ks = o->stretch * t->area, kds = o->damping * ks;
+    for (int dir = 0; dir < 2 && ks > 0; dir++) {
+        const double *al = dir ? t->av : t->au, b = dir ? t->bv : t->bu, len = dir ? lq : lp;
+        const imp_vec3 h = dir ? qh : ph;
+        double C = len / b - 1;
+        for (int i = 0; i < 3; i++) v3_store(g + 3 * i, v3_scale(h, al[i] / b));
+        bool wantH = asm_wants_hessian(a, C, true);
+        if (wantH) {
+            double P[9] = {0};
+            blk_diag(P, 1 / (b * len));
+            blk_outer(P, h, h, -1 / (b * len));
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++)
+                    for (int r = 0; r < 3; r++)
+                        for (int c = 0; c < 3; c++) H[(3 * i + r) * 9 + 3 * j + c] = al[i] * al[j] * P[3 * r + c];
+        }
+        asm_condition(a, 3, idx, t->blk, C, g, wantH ? H : NULL, true, ks, kds);
+    }
+
+    /* shear: the deviation of the angle between w_u and w_v from its rest value */
+    const double ksh = o->shear * t->area;
+    if (ksh > 0) {
+        double c = v3_dot(ph, qh);
+        c = c > 1 ? 1 : c < -1 ? -1 : c;
+        double s = sqrt(1 - c * c);
+        if (s < 1e-9) s = 1e-9;
+        const double C = acos(c) - t->theta0, d1 = -1 / s;
+        imp_vec3 Gp = v3_scale(v3_mad(qh, ph, -c), 1 / lp), Gq = v3_scale(v3_mad(ph, qh, -c), 1 / lq);
+        for (int i = 0; i < 3; i++) v3_store(g + 3 * i, v3_scale(v3_add(v3_scale(Gp, t->au[i]), v3_scale(Gq, t->av[i])), d1));
+        bool wantH = asm_wants_hessian(a, C, false);
+        if (wantH) {
+            const double d2 = -c / (s * s * s);
+            double Hpp[9] = {0}, Hpq[9] = {0}, Hqq[9] = {0}, Hqp[9];
+            /* d2theta = d1 * d2c + d2 * dc dc^T */
+            blk_outer(Hpp, ph, ph, d1 * 3 * c / (lp * lp));
+            blk_outer(Hpp, ph, qh, -d1 / (lp * lp));
+            blk_outer(Hpp, qh, ph, -d1 / (lp * lp));
+            blk_diag(Hpp, -d1 * c / (lp * lp));
+            blk_outer(Hpp, Gp, Gp, d2);
+            blk_outer(Hqq, qh, qh, d1 * 3 * c / (lq * lq));
+            blk_outer(Hqq, ph, qh, -d1 / (lq * lq));
+            blk_outer(Hqq, qh, ph, -d1 / (lq * lq));
+            blk_diag(Hqq, -d1 * c / (lq * lq));
+            blk_outer(Hqq, Gq, Gq, d2);
+            blk_diag(Hpq, d1 / (lp * lq));
+            blk_outer(Hpq, ph, ph, -d1 / (lp * lq));
+            blk_outer(Hpq, qh, qh, -d1 / (lp * lq));
+            blk_outer(Hpq, ph, qh, d1 * c / (lp * lq));
+            blk_outer(Hpq, Gp, Gq, d2);
+            for (int r = 0; r < 3; r++)
+                for (int cc = 0; cc < 3; cc++) Hqp[3 * r + cc] = Hpq[3 * cc + r];
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++) {
+                    const double uu = t->au[i] * t->au[j], uv = t->au[i] * t->av[j], vu = t->av[i] * t->au[j],
+                                 vv = t->av[i] * t->av[j];
+                    for (int r = 0; r < 3; r++)
+                        for (int cc = 0; cc < 3; cc++) {
+                            int e = 3 * r + cc;
+                            H[(3 * i + r) * 9 + 3 * j + cc] = uu * Hpp[e] + uv * Hpq[e] + vu * Hqp[e] + vv * Hqq[e];
+                        }
+                }
+        }
+        asm_condition(a, 3, idx, t->blk, C, g, wantH ? H : NULL, false, ksh, o->damping * ksh);
+    }
+}
+
+/* The same three terms for the system matrix, fused. Every gradient of a triangle term has the form
+ * dC/dx_i = au_i U + av_i V (stretch u: U = w^_u / b_u, V = 0; stretch v: U = 0, V = w^_v / b_v;
+ * shear: U = dtheta/dw_u, V = dtheta/dw_v), and so has every Hessian block:
+ *     block (i, j) = au_i au_j M_UU + au_i av_j M_UV + av_i au_j M_VU + av_i av_j M_VV
+ * so the terms add into four 3x3 matrices, four blocks are formed, and since au_0 = -(au_1 + au_2)
+ * (likewise av) the blocks of vertex 0 are sums of the others. Cdot = U . dw_u/dt + V . dw_v/dt. */
+static void tri_eval_matrix(asm_ctx *a, const cobj *o, const ctri *t)
+{
+    const int idx[3] = {o->dense[t->v[0]], o->dense[t->v[1]], o->dense[t->v[2]]};
+    imp_vec3 p = v3(0, 0, 0), q = v3(0, 0, 0), wu_dot = v3(0, 0, 0), wv_dot = v3(0, 0, 0);
+    for (int i = 0; i < 3; i++) {
+        imp_vec3 x = v3_load(a->x + 3 * idx[i]), v = v3_load(a->v + 3 * idx[i]);
+        p = v3_mad(p, x, t->au[i]), q = v3_mad(q, x, t->av[i]);
+        wu_dot = v3_mad(wu_dot, v, t->au[i]), wv_dot = v3_mad(wv_dot, v, t->av[i]);
+    }
+    const double lp = v3_len(p), lq = v3_len(q);
+    if (lp < 1e-12 || lq < 1e-12) return;
+    const imp_vec3 ph = v3_scale(p, 1 / lp), qh = v3_scale(q, 1 / lq);
+    /* N: stiffness part (k g g^T + k C H), Dm: damping part (kd g g^T); both as UU, UV, VV */
+    double N[3][9] = {{0}}, Dm[3][9] = {{0}};
+    imp_vec3 FU = v3(0, 0, 0), FV = v3(0, 0, 0);
+    const double ks = o->stretch * t->area, kds = o->damping * ks;
+    if (ks > 0) {
+        for (int dir = 0; dir < 2; dir++) {
+            const double b = dir ? t->bv : t->bu, len = dir ? lq : lp;
+            const imp_vec3 hh = dir ? qh : ph, G = v3_scale(hh, 1 / b), rate = dir ? wv_dot : wu_dot;
+            const double C = len / b - 1, s = ks * C + kds * v3_dot(G, rate);
+            double *Nk = N[dir ? 2 : 0], *Dk = Dm[dir ? 2 : 0];
+            if (dir) FV = v3_mad(FV, G, -s);
+            else FU = v3_mad(FU, G, -s);
+            blk_outer(Nk, G, G, ks);
+            blk_outer(Dk, G, G, kds);
+            if (C > 0 || a->full) { /* k C (I - h h^T) / (b |w|): positive semidefinite when stretched */
+                double c = ks * C / (b * len);
+                blk_diag(Nk, c);
+                blk_outer(Nk, hh, hh, -c);
+            }
+        }
+    }
+    const double ksh = o->shear * t->area, kdsh = o->damping * ksh;
+    if (ksh > 0) {
+        double c = v3_dot(ph, qh);
+        c = c > 1 ? 1 : c < -1 ? -1 : c;
+        double s = sqrt(1 - c * c);
+        if (s < 1e-9) s = 1e-9;
+        const double C = acos(c) - t->theta0, d1 = -1 / s;
+        imp_vec3 U = v3_scale(v3_mad(qh, ph, -c), d1 / lp), V = v3_scale(v3_mad(ph, qh, -c), d1 / lq);
+        const double sf = ksh * C + kdsh * (v3_dot(U, wu_dot) + v3_dot(V, wv_dot));
+        FU = v3_mad(FU, U, -sf), FV = v3_mad(FV, V, -sf);
+        blk_outer(N[0], U, U, ksh), blk_outer(N[1], U, V, ksh), blk_outer(N[2], V, V, ksh);
+        blk_outer(Dm[0], U, U, kdsh), blk_outer(Dm[1], U, V, kdsh), blk_outer(Dm[2], V, V, kdsh);
+        if (a->full) { /* k C d2theta over (w_u, w_v), as in tri_eval */
+            const double d2 = -c / (s * s * s), kc = ksh * C;
+            imp_vec3 Gp = v3_scale(v3_mad(qh, ph, -c), 1 / lp), Gq = v3_scale(v3_mad(ph, qh, -c), 1 / lq);
+            blk_outer(N[0], ph, ph, kc * d1 * 3 * c / (lp * lp)), blk_outer(N[0], ph, qh, -kc * d1 / (lp * lp));
+            blk_outer(N[0], qh, ph, -kc * d1 / (lp * lp)), blk_diag(N[0], -kc * d1 * c / (lp * lp));
+            blk_outer(N[0], Gp, Gp, kc * d2);
+            blk_outer(N[2], qh, qh, kc * d1 * 3 * c / (lq * lq)), blk_outer(N[2], ph, qh, -kc * d1 / (lq * lq));
+            blk_outer(N[2], qh, ph, -kc * d1 / (lq * lq)), blk_diag(N[2], -kc * d1 * c / (lq * lq));
+            blk_outer(N[2], Gq, Gq, kc * d2);
+            blk_diag(N[1], kc * d1 / (lp * lq)), blk_outer(N[1], ph, ph, -kc * d1 / (lp * lq));
+            blk_outer(N[1], qh, qh, -kc * d1 / (lp * lq)), blk_outer(N[1], ph, qh, kc * d1 * c / (lp * lq));
+            blk_outer(N[1], Gp, Gq, kc * d2);
+        }
+    }
+    /* forces; b += h^2 K v with K = -N: (K v)_i = -(au_i (N_UU wu' + N_UV wv') + av_i (N_VU wu' + N_VV wv')) */
+    imp_vec3 KU = v3_add(blk_apply(N[0], wu_dot), blk_apply(N[1], wv_dot));
+    imp_vec3 KV = v3_add(v3(N[1][0] * wu_dot.x + N[1][3] * wu_dot.y + N[1][6] * wu_dot.z,
+                            N[1][1] * wu_dot.x + N[1][4] * wu_dot.y + N[1][7] * wu_dot.z,
+                            N[1][2] * wu_dot.x + N[1][5] * wu_dot.y + N[1][8] * wu_dot.z),
+                         blk_apply(N[2], wv_dot));
+    for (int i = 0; i < 3; i++) {
+        v3_accum(a->f + 3 * idx[i], v3_add(v3_scale(FU, t->au[i]), v3_scale(FV, t->av[i])));
+        v3_accum(a->bK + 3 * idx[i], v3_scale(v3_add(v3_scale(KU, t->au[i]), v3_scale(KV, t->av[i])), -a->h2));
+    }
+    /* M = h Dm + h^2 N; blocks (1..2, 1..2), then those of vertex 0 by sums */
+    double M[3][9], B[3][3][9];
+    for (int k = 0; k < 3; k++)
+        for (int e = 0; e < 9; e++) M[k][e] = a->h * Dm[k][e] + a->h2 * N[k][e];
+    for (int i = 1; i < 3; i++)
+        for (int j = 1; j < 3; j++) {
+            const double uu = t->au[i] * t->au[j], uv = t->au[i] * t->av[j], vu = t->av[i] * t->au[j],
+                         vv = t->av[i] * t->av[j];
+            for (int r = 0; r < 3; r++)
+                for (int cc = 0; cc < 3; cc++)
+                    B[i][j][3 * r + cc] = uu * M[0][3 * r + cc] + uv * M[1][3 * r + cc] + vu * M[1][3 * cc + r] +
+                                          vv * M[2][3 * r + cc];
+        }
+    for (int e = 0; e < 9; e++) {
+        B[0][1][e] = -(B[1][1][e] + B[2][1][e]);
+        B[0][2][e] = -(B[1][2][e] + B[2][2][e]);
+        B[1][0][e] = -(B[1][1][e] + B[1][2][e]);
+        B[2][0][e] = -(B[2][1][e] + B[2][2][e]);
+        B[0][0][e] = -(B[1][0][e] + B[2][0][e]);
+    }
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            double *dst = a->A + 9 * (size_t)t->blk[3 * i + j];
+            for (int e = 0; e < 9; e++) dst[e] += B[i][j][e];
+        }
+}
+
+static double tri_energy(const imp_world *w, const cobj *o, const ctri *t)
+{
+    imp_vec3 p = v3(0, 0, 0), q = v3(0, 0, 0);
+    for (int i = 0; i < 3; i++) {
+        imp_vec3 x = v3_load(w->p.x + 3 * particles_slot_dense(w, o->slot[t->v[i]]));
+        p = v3_mad(p, x, t->au[i]);
+        q = v3_mad(q, x, t->av[i]);
+    }
+    double lp = v3_len(p), lq = v3_len(q), su = lp / t->bu - 1, sv = lq / t->bv - 1, e = 0;
+    e += 0.5 * o->stretch * t->area * (su * su + sv * sv);
+    if (lp > 1e-12 && lq > 1e-12) {
+        double c = v3_dot(p, q) / (lp * lq), th = acos(c > 1 ? 1 : c < -1 ? -1 : c) - t->theta0;
+        e += 0.5 * o->shear * t->area * th * th;
+    }
+    return e;
+}
+
+/* ---- bend across an edge -------------------------------------------------------------------------------- */
+
+/* the dihedral angle phi = atan2(-|e| D, P) (see the top of the file); gz its gradient over
+ * z = (e, a, b); returns false for a degenerate hinge */
+static bool dihedral(imp_vec3 e, imp_vec3 a, imp_vec3 b, double *phi, double *gz, double *Hz)
+{
+    const double r = v3_len(e);
+    if (r < 1e-12) return false;
+    const imp_vec3 axb = v3_cross(a, b), bxe = v3_cross(b, e), exa = v3_cross(e, a);
+    const double D = v3_dot(e, axb), ea = v3_dot(e, a), eb = v3_dot(e, b), ee = v3_dot(e, e), ab = v3_dot(a, b);
+    const double P = ea * eb - ee * ab, Y = -r * D, rho = P * P + Y * Y;
+    if (!(rho > 1e-300)) return false;
+    *phi = atan2(Y, P);
+    const imp_vec3 er = v3_scale(e, 1 / r);
+    /* dY = -D dr - r dD,  dP */
+    imp_vec3 gY[3] = {v3_sub(v3_scale(er, -D), v3_scale(axb, r)), v3_scale(bxe, -r), v3_scale(exa, -r)};
+    imp_vec3 gP[3] = {v3_sub(v3_add(v3_scale(a, eb), v3_scale(b, ea)), v3_scale(e, 2 * ab)),
+                      v3_sub(v3_scale(e, eb), v3_scale(b, ee)), v3_sub(v3_scale(e, ea), v3_scale(a, ee))};
+    const double tY = P / rho, tP = -Y / rho;
+    for (int k = 0; k < 3; k++) v3_store(gz + 3 * k, v3_add(v3_scale(gY[k], tY), v3_scale(gP[k], tP)));
+    if (!Hz) return true;
+
+    /* Hessian over z, block by block (kk' in {e, a, b}), 9 x 9 row-major */
+    double HY[3][3][9], HP[3][3][9];
+    memset(HY, 0, sizeof HY);
+    memset(HP, 0, sizeof HP);
+    /* H_Y = -(dr dD^T + dD dr^T) - D H_r - r H_D; dr = (e^, 0, 0), H_r = (I - e^e^T) / r on (e, e) */
+    imp_vec3 gD[3] = {axb, bxe, exa};
+    for (int k = 0; k < 3; k++) {
+        blk_outer(HY[0][k], er, gD[k], -1);
+        blk_outer(HY[k][0], gD[k], er, -1);
+    }
+    blk_diag(HY[0][0], -D / r);
+    blk_outer(HY[0][0], er, er, D / r);
+    /* H_D: (e,a) = -[b]x, (e,b) = [a]x, (a,e) = [b]x, (a,b) = -[e]x, (b,e) = -[a]x, (b,a) = [e]x */
+    blk_skew(HY[0][1], b, r);
+    blk_skew(HY[0][2], a, -r);
+    blk_skew(HY[1][0], b, -r);
+    blk_skew(HY[1][2], e, r);
+    blk_skew(HY[2][0], a, r);
+    blk_skew(HY[2][1], e, -r);
+    /* H_P: (e,e) = a b^T + b a^T - 2 (a.b) I; (e,a) = (e.b) I + b e^T - 2 e b^T;
+     *      (e,b) = (e.a) I + a e^T - 2 e a^T; (a,b) = e e^T - (e.e) I; (a,a) = (b,b) = 0 */
+    blk_outer(HP[0][0], a, b, 1), blk_outer(HP[0][0], b, a, 1), blk_diag(HP[0][0], -2 * ab);
+    blk_diag(HP[0][1], eb), blk_outer(HP[0][1], b, e, 1), blk_outer(HP[0][1], e, b, -2);
+    blk_diag(HP[0][2], ea), blk_outer(HP[0][2], a, e, 1), blk_outer(HP[0][2], e, a, -2);
+    blk_outer(HP[1][2], e, e, 1), blk_diag(HP[1][2], -ee);
+    for (int r2 = 0; r2 < 3; r2++)
+        for (int c = 0; c < 3; c++) {
+            HP[1][0][3 * r2 + c] = HP[0][1][3 * c + r2];
+            HP[2][0][3 * r2 + c] = HP[0][2][3 * c + r2];
+            HP[2][1][3 * r2 + c] = HP[1][2][3 * c + r2];
+        }
+    /* phi = atan2(Y, P): d2phi = tY H_Y + tP H_P + tYY dY dY^T + tPP dP dP^T + tYP (dY dP^T + dP dY^T) */
+    const double r2 = rho * rho, tYY = -2 * P * Y / r2, tPP = 2 * P * Y / r2, tYP = (Y * Y - P * P) / r2;
+    for (int k = 0; k < 3; k++)
+        for (int l = 0; l < 3; l++) {
+            double B[9];
+            for (int e2 = 0; e2 < 9; e2++) B[e2] = tY * HY[k][l][e2] + tP * HP[k][l][e2];
+            blk_outer(B, gY[k], gY[l], tYY);
+            blk_outer(B, gP[k], gP[l], tPP);
+            blk_outer(B, gY[k], gP[l], tYP);
+            blk_outer(B, gP[k], gY[l], tYP);
+            for (int rr = 0; rr < 3; rr++)
+                for (int c = 0; c < 3; c++) Hz[(3 * k + rr) * 9 + 3 * l + c] = B[3 * rr + c];
+        }
+    return true;
+}
+
+static void bend_eval(asm_ctx *a, const cobj *o, const cbend *bd)
+{
+    const int idx[4] = {o->dense[bd->v[0]], o->dense[bd->v[1]], o->dense[bd->v[2]], o->dense[bd->v[3]]};
+    imp_vec3 x0 = v3_load(a->x + 3 * idx[0]);
+    imp_vec3 e = v3_sub(v3_load(a->x + 3 * idx[1]), x0), ea = v3_sub(v3_load(a->x + 3 * idx[2]), x0),
+             eb = v3_sub(v3_load(a->x + 3 * idx[3]), x0);
+    double phi, gz[9], Hz[81], g[12], H[144];
+    const double k = o->bendk * bd->coef;
+    /* the Hessian only when it is wanted (C is known only after the angle; asking with C = 0 is
+     * enough: an angle condition wants it in full or check mode, whatever C is) */
+    bool wantH = asm_wants_hessian(a, 0, false);
+    if (!dihedral(e, ea, eb, &phi, gz, wantH ? Hz : NULL)) return;
+    const double C = wrap_angle(phi - bd->phi0);
+    /* z = (x1 - x0, x2 - x0, x3 - x0): x_k (k = 1..3) takes block k - 1, x0 minus their sum */
+    for (int c = 0; c < 3; c++) {
+        g[3 + c] = gz[c], g[6 + c] = gz[3 + c], g[9 + c] = gz[6 + c];
+        g[c] = -(gz[c] + gz[3 + c] + gz[6 + c]);
+    }
+    if (wantH) {
+        static const double coef[4][3] = {{-1, -1, -1}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 4; j++)
+                for (int r = 0; r < 3; r++)
+                    for (int c = 0; c < 3; c++) {
+                        double s = 0;
+                        for (int kk = 0; kk < 3; kk++)
+                            for (int ll = 0; ll < 3; ll++)
+                                if (coef[i][kk] != 0 && coef[j][ll] != 0)
+                                    s += coef[i][kk] * coef[j][ll] * Hz[(3 * kk + r) * 9 + 3 * ll + c];
+                        H[(3 * i + r) * 12 + 3 * j + c] = s;
+                    }
+    }
+    asm_condition(a, 4, idx, bd->blk, C, g, wantH ? H : NULL, false, k, o->damping * k);
+}
+
+static double bend_energy(const imp_world *w, const cobj *o, const cbend *bd)
+{
+    imp_vec3 x[4];
+    for (int i = 0; i < 4; i++) x[i] = v3_load(w->p.x + 3 * particles_slot_dense(w, o->slot[bd->v[i]]));
+    double phi, gz[9];
+    if (!dihedral(v3_sub(x[1], x[0]), v3_sub(x[2], x[0]), v3_sub(x[3], x[0]), &phi, gz, NULL)) return 0;
+    double C = wrap_angle(phi - bd->phi0);
+    return 0.5 * o->bendk * bd->coef * C * C;
+}
+
+/* ---- hair: segments and joints ---------------------------------------------------------------------------- */
+
+static void seg_eval(asm_ctx *a, const cobj *o, const cseg *s)
+{
+    const int idx[2] = {o->dense[s->v[0]], o->dense[s->v[1]]};
+    const double *xa = a->x + 3 * idx[0], *xb = a->x + 3 * idx[1];
+    if (v3_len(v3_sub(v3_load(xa), v3_load(xb))) < 1e-12) return;
+    double C, g[6], H[36];
+    bool hasH = asm_length_condition(xa, xb, s->rest, 2, &C, g, H, a);
+    const double k = o->stretch / s->rest;
+    asm_condition(a, 2, idx, s->blk, C, g, hasH ? H : NULL, true, k, o->damping * k);
+}
+
+/* R(w) = d(P w)/da for fixed w, P = (I - a^a^T) / |a|:  -[(a^.w) P + a^ (P w)^T + (P w) a^^T] / |a| */
+static void proj_deriv(const double *P, imp_vec3 ah, double la, imp_vec3 wv, double *R)
+{
+    imp_vec3 Pw = blk_apply(P, wv);
+    double aw = v3_dot(ah, wv);
+    for (int e = 0; e < 9; e++) R[e] = -aw * P[e] / la;
+    blk_outer(R, ah, Pw, -1 / la);
+    blk_outer(R, Pw, ah, -1 / la);
+}
+
+/* z-space (a, b) 6x6 blocks -> x-space (x0, x1, x2) 9x9, a = x1 - x0, b = x2 - x1 */
+static void joint_to_x(double Z[2][2][9], double *X)
+{
+    static const double c[3][2] = {{-1, 0}, {1, -1}, {0, 1}};
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            for (int e = 0; e < 9; e++) {
+                double s = 0;
+                for (int p = 0; p < 2; p++)
+                    for (int q = 0; q < 2; q++) s += c[i][p] * c[j][q] * Z[p][q][e];
+                X[(3 * i + e / 3) * 9 + 3 * j + e % 3] = s;
+            }
+}
+
+/* Phi'(q) and Phi''(q) of Phi = theta^2 (series below theta = 1e-3: 1 + theta^2/6, 1/6 + theta^2/15) */
+static void joint_phi(double q, double *theta, double *d1, double *d2)
+{
+    double sh = sqrt(q) / 2;
+    double th = 2 * asin(sh > 1 ? 1 : sh), s = sin(th), c = cos(th);
+    *theta = th;
+    if (th < 1e-3) {
+        *d1 = 1 + th * th / 6;
+        *d2 = 1.0 / 6 + th * th / 15;
+    } else {
+        if (s < 1e-9) s = 1e-9; /* folded back on itself */
+        *d1 = th / s;
+        *d2 = (s - th * c) / (2 * s * s * s);
+    }
+}
+
+static void joint_eval(asm_ctx *a, const cobj *o, const cjoint *jt)
+{
+    const int idx[3] = {o->dense[jt->v[0]], o->dense[jt->v[1]], o->dense[jt->v[2]]};
+    imp_vec3 x0 = v3_load(a->x + 3 * idx[0]), x1 = v3_load(a->x + 3 * idx[1]), x2 = v3_load(a->x + 3 * idx[2]);
+    imp_vec3 av = v3_sub(x1, x0), bv = v3_sub(x2, x1);
+    double la = v3_len(av), lb = v3_len(bv);
+    if (la < 1e-12 || lb < 1e-12) return;
+    imp_vec3 ah = v3_scale(av, 1 / la), bh = v3_scale(bv, 1 / lb), u = v3_sub(bh, ah);
+    double Pa[9] = {0}, Pb[9] = {0};
+    blk_diag(Pa, 1 / la), blk_outer(Pa, ah, ah, -1 / la);
+    blk_diag(Pb, 1 / lb), blk_outer(Pb, bh, bh, -1 / lb);
+    double theta, d1, d2;
+    joint_phi(v3_dot(u, u), &theta, &d1, &d2);
+    const double k = o->bendk / jt->lbar, kd = o->damping * k;
+    imp_vec3 v0 = v3_load(a->v + 3 * idx[0]), v1 = v3_load(a->v + 3 * idx[1]), v2 = v3_load(a->v + 3 * idx[2]);
+    imp_vec3 ad = v3_sub(v1, v0), bd = v3_sub(v2, v1);
+    imp_vec3 Pau = blk_apply(Pa, u), Pbu = blk_apply(Pb, u);
+    imp_vec3 ud = v3_sub(blk_apply(Pb, bd), blk_apply(Pa, ad)); /* du/dt = J_u v */
+
+    /* forces on a and b (z-space), elastic -dE/dz and damping -kd J^T du/dt; then on x0 x1 x2 */
+    imp_vec3 Fa = v3_add(v3_scale(Pau, k * d1), blk_apply(Pa, v3_scale(ud, kd)));
+    imp_vec3 Fb = v3_sub(v3_scale(Pbu, -k * d1), blk_apply(Pb, v3_scale(ud, kd)));
+    double fl[9];
+    v3_store(fl, v3_scale(Fa, -1));
+    v3_store(fl + 3, v3_sub(Fa, Fb));
+    v3_store(fl + 6, Fb);
+
+    /* J^T J over (a, b) */
+    double JJ[2][2][9];
+    blk_mul(Pa, Pa, JJ[0][0]);
+    blk_mul(Pa, Pb, JJ[0][1]);
+    blk_mul(Pb, Pa, JJ[1][0]);
+    blk_mul(Pb, Pb, JJ[1][1]);
+    for (int e = 0; e < 9; e++) JJ[0][1][e] = -JJ[0][1][e], JJ[1][0][e] = -JJ[1][0][e];
+    imp_vec3 gz[2] = {v3_scale(Pau, -1), Pbu}; /* J^T u */
+
+    /* stiffness the system matrix uses: -k (2 Phi'' gz gz^T + Phi' J^T J) [+ full: -k Phi' sum u_k d2u_k] */
+    double Ks_z[2][2][9], D_z[2][2][9], Ks[81], Dl[81], Kx[81];
+    for (int p = 0; p < 2; p++)
+        for (int q = 0; q < 2; q++) {
+            for (int e = 0; e < 9; e++) {
+                Ks_z[p][q][e] = -k * d1 * JJ[p][q][e];
+                D_z[p][q][e] = -kd * JJ[p][q][e];
+            }
+            blk_outer(Ks_z[p][q], gz[p], gz[q], -2 * k * d2);
+        }
+    double Ra_u[9], Rb_u[9];
+    bool exact = a->Kd != NULL;
+    if (a->full || exact) {
+        /* sum_k u_k d2u_k = blockdiag(-R_a(u), R_b(u)) for u = b^ - a^ */
+        proj_deriv(Pa, ah, la, u, Ra_u);
+        proj_deriv(Pb, bh, lb, u, Rb_u);
+    }
+    double Kfull_z[2][2][9];
+    memcpy(Kfull_z, Ks_z, sizeof Kfull_z);
+    if (a->full || exact)
+        for (int e = 0; e < 9; e++) {
+            Kfull_z[0][0][e] += k * d1 * Ra_u[e];
+            Kfull_z[1][1][e] -= k * d1 * Rb_u[e];
+        }
+    joint_to_x(a->full ? Kfull_z : Ks_z, Ks);
+    joint_to_x(D_z, Dl);
+    if (exact) {
+        /* the damping force's x-derivative (check only): with R(w) = d(P w)/da,
+         * dFa/da = kd [R_a(ud) - P_a R_a(ad)], dFa/db = kd P_a R_b(bd),
+         * dFb/da = kd P_b R_a(ad),            dFb/db = -kd [R_b(ud) + P_b R_b(bd)] */
+        double Ra_ud[9], Rb_ud[9], Ra_ad[9], Rb_bd[9], tmp[9];
+        proj_deriv(Pa, ah, la, ud, Ra_ud);
+        proj_deriv(Pb, bh, lb, ud, Rb_ud);
+        proj_deriv(Pa, ah, la, ad, Ra_ad);
+        proj_deriv(Pb, bh, lb, bd, Rb_bd);
+        blk_mul(Pa, Ra_ad, tmp);
+        for (int e = 0; e < 9; e++) Kfull_z[0][0][e] += kd * (Ra_ud[e] - tmp[e]);
+        blk_mul(Pa, Rb_bd, tmp);
+        for (int e = 0; e < 9; e++) Kfull_z[0][1][e] += kd * tmp[e];
+        blk_mul(Pb, Ra_ad, tmp);
+        for (int e = 0; e < 9; e++) Kfull_z[1][0][e] += kd * tmp[e];
+        blk_mul(Pb, Rb_bd, tmp);
+        for (int e = 0; e < 9; e++) Kfull_z[1][1][e] -= kd * (Rb_ud[e] + tmp[e]);
+        joint_to_x(Kfull_z, Kx);
+    }
+    asm_local(a, 3, idx, jt->blk, fl, Ks, exact ? Kx : Ks, Dl);
+}
+
+static double joint_energy(const imp_world *w, const cobj *o, const cjoint *jt)
+{
+    imp_vec3 x[3];
+    for (int i = 0; i < 3; i++) x[i] = v3_load(w->p.x + 3 * particles_slot_dense(w, o->slot[jt->v[i]]));
+    imp_vec3 u = v3_sub(v3_normalize(v3_sub(x[2], x[1])), v3_normalize(v3_sub(x[1], x[0])));
+    double th, d1, d2;
+    joint_phi(v3_dot(u, u), &th, &d1, &d2);
+    return 0.5 * o->bendk / jt->lbar * th * th;
+}
+
+/* ---- hooks for the integrators ---------------------------------------------------------------------------- */
+
+/* the element range [*lo, *hi) of group g (-1: all) in an array of count elements grouped by gb */
+static void group_range(const int *gb, int count, int g, int *lo, int *hi)
+{
+    *lo = g <= 0 ? 0 : gb[g - 1];
+    *hi = g < 0 ? count : gb[g];
+}
+
+void cloth_assemble(imp_world *w, asm_ctx *a, int group)
+{
+    cloth_store *cs = w->cloth;
+    if (!cs) return;
+    for (int k = 0; k < cs->ids.count; k++) {
+        cobj *o = &cs->obj[k];
+        if (group < 0) refresh_dense(w, o); /* else cloth_bind_blocks did, and the groups run in parallel */
+        int lo, hi;
+        group_range(o->tri_g, o->ntri, group, &lo, &hi);
+        if (a->A && !a->Kd && !a->generic)
+            for (int t = lo; t < hi; t++) tri_eval_matrix(a, o, &o->tri[t]);
+        else
+            for (int t = lo; t < hi; t++) tri_eval(a, o, &o->tri[t]);
+        group_range(o->bend_g, o->nbend, group, &lo, &hi);
+        if (o->bendk > 0)
+            for (int e = lo; e < hi; e++) bend_eval(a, o, &o->bend[e]);
+        group_range(o->seg_g, o->nseg, group, &lo, &hi);
+        for (int s = lo; s < hi; s++) seg_eval(a, o, &o->seg[s]);
+        group_range(o->joint_g, o->njoint, group, &lo, &hi);
+        if (o->bendk > 0)
+            for (int j = lo; j < hi; j++) joint_eval(a, o, &o->joint[j]);
+    }
+}
+
+void cloth_forces(imp_world *w, const double *x, const double *v, double *f)
+{
+    asm_ctx a = {.x = x, .v = v, .f = f};
+    cloth_assemble(w, &a, -1);
+}
+
+double cloth_energy(const imp_world *w)
+{
+    const cloth_store *cs = w->cloth;
+    double e = 0;
+    for (int k = 0; cs && k < cs->ids.count; k++) e += imp_cloth_energy(w, ids_of(&cs->ids, k));
+    return e;
+}
+
+static void add_pair(int **pairs, int *count, int *cap, int i, int j)
+{
+    if (*count == *cap) {
+        *cap = *cap ? 2 * *cap : 1024;
+        *pairs = ids_grow(*pairs, 2 * sizeof(int), *cap);
+    }
+    (*pairs)[2 * *count] = i, (*pairs)[2 * *count + 1] = j;
+    (*count)++;
+}
+
+void cloth_pairs(imp_world *w, int **pairs, int *count, int *cap)
+{
+    cloth_store *cs = w->cloth;
+    for (int k = 0; cs && k < cs->ids.count; k++) {
+        cobj *o = &cs->obj[k];
+        refresh_dense(w, o);
+        const int *d = o->dense;
+        for (int t = 0; t < o->ntri; t++)
+            for (int i = 0; i < 3; i++) add_pair(pairs, count, cap, d[o->tri[t].v[i]], d[o->tri[t].v[(i + 1) % 3]]);
+        for (int e = 0; e < o->nbend; e++) /* the edge and both triangles are there: the cross pair */
+            add_pair(pairs, count, cap, d[o->bend[e].v[2]], d[o->bend[e].v[3]]);
+        for (int s = 0; s < o->nseg; s++) add_pair(pairs, count, cap, d[o->seg[s].v[0]], d[o->seg[s].v[1]]);
+        for (int j = 0; j < o->njoint; j++) {
+            const int *v = o->joint[j].v;
+            add_pair(pairs, count, cap, d[v[0]], d[v[1]]);
+            add_pair(pairs, count, cap, d[v[1]], d[v[2]]);
+            add_pair(pairs, count, cap, d[v[0]], d[v[2]]);
+        }
+    }
+}
+
+static void bind(const bsr3 *A, const int *d, const int *v, int m, int *blk)
+{
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < m; j++) blk[i * m + j] = bsr3_find(A, d[v[i]], d[v[j]]);
+}
+
+/* which group an element of m vertices belongs to (see implicit.h) */
+static int group_of(const int *dense, const int *v, int m, const int *split)
+{
+    int c = 0, d = dense[v[0]];
+    while (c < PAR_CHUNKS - 1 && d >= split[c + 1]) c++;
+    for (int i = 1; i < m; i++)
+        if (dense[v[i]] < split[c] || dense[v[i]] >= split[c + 1]) return PAR_CHUNKS;
+    return c;
+}
+
+/* stable sort of an element array by group, with the group boundaries into gb */
+#define GROUP_SORT(type, arr, count, m, gb)                                              \
+    do {                                                                                 \
+        type *tmp_ = ids_grow(NULL, sizeof(type), (count) > 0 ? (count) : 1);            \
+        int out_ = 0;                                                                    \
+        for (int g_ = 0; g_ <= PAR_CHUNKS; g_++) {                                       \
+            for (int e_ = 0; e_ < (count); e_++)                                         \
+                if (group_of(o->dense, (arr)[e_].v, (m), split) == g_) tmp_[out_++] = (arr)[e_]; \
+            (gb)[g_] = out_;                                                             \
+        }                                                                                \
+        if (count) memcpy((arr), tmp_, sizeof(type) * (size_t)(count));                 \
+        free(tmp_);                                                                      \
+    } while (0)
+
+void cloth_bind_blocks(imp_world *w, const bsr3 *A, const int *split)
+{
+    cloth_store *cs = w->cloth;
+    for (int k = 0; cs && k < cs->ids.count; k++) {
+        cobj *o = &cs->obj[k];
+        refresh_dense(w, o);
+        GROUP_SORT(ctri, o->tri, o->ntri, 3, o->tri_g);
+        GROUP_SORT(cbend, o->bend, o->nbend, 4, o->bend_g);
+        GROUP_SORT(cseg, o->seg, o->nseg, 2, o->seg_g);
+        GROUP_SORT(cjoint, o->joint, o->njoint, 3, o->joint_g);
+        rebuild_draw(o);
+        for (int t = 0; t < o->ntri; t++) bind(A, o->dense, o->tri[t].v, 3, o->tri[t].blk);
+        for (int e = 0; e < o->nbend; e++) bind(A, o->dense, o->bend[e].v, 4, o->bend[e].blk);
+        for (int s = 0; s < o->nseg; s++) bind(A, o->dense, o->seg[s].v, 2, o->seg[s].blk);
+        for (int j = 0; j < o->njoint; j++) bind(A, o->dense, o->joint[j].v, 3, o->joint[j].blk);
+    }
+}
+
+/* a particle is going away: its vertex is gone, and every element that used it (a hole) */
+void cloth_particle_removed(imp_world *w, uint32_t slot)
+{
+    cloth_store *cs = w->cloth;
+    for (int k = 0; cs && k < cs->ids.count; k++) {
+        cobj *o = &cs->obj[k];
+        int vk = -1;
+        for (int i = 0; i < o->nv && vk < 0; i++)
+            if (o->slot[i] == slot) vk = i;
+        if (vk < 0) continue;
+        o->slot[vk] = NONE;
+#define DROP(arr, cnt, m)                                                           \
+    do {                                                                            \
+        int out_ = 0;                                                               \
+        for (int e_ = 0; e_ < o->cnt; e_++) {                                       \
+            bool uses_ = false;                                                     \
+            for (int i_ = 0; i_ < (m); i_++) uses_ = uses_ || o->arr[e_].v[i_] == vk; \
+            if (!uses_) o->arr[out_++] = o->arr[e_];                                \
+        }                                                                           \
+        o->cnt = out_;                                                              \
+    } while (0)
+        DROP(tri, ntri, 3);
+        DROP(bend, nbend, 4);
+        DROP(seg, nseg, 2);
+        DROP(joint, njoint, 3);
+#undef DROP
+        rebuild_draw(o);
+        w->topology++;
+    }
+}
+
+/* ---- creation --------------------------------------------------------------------------------------------- */
+
+imp_cloth_def imp_cloth_def_default(void)
+{
+    imp_cloth_def d;
+    memset(&d, 0, sizeof d);
+    d.mass = 0.5;
+    d.stretch = 2000;
+    d.shear = 50;
+    d.bend = 2e-4;
+    d.damping = 0.01;
+    d.radius = 0.01;
+    const float c[4] = {0.78f, 0.22f, 0.20f, 1}, b[4] = {0.85f, 0.75f, 0.55f, 1};
+    memcpy(d.color, c, sizeof c);
+    memcpy(d.back_color, b, sizeof b);
+    return d;
+}
+
+imp_hair_def imp_hair_def_default(void)
+{
+    imp_hair_def d;
+    memset(&d, 0, sizeof d);
+    d.mass = 0.01;
+    d.stretch = 50;
+    d.bend = 1e-4;
+    d.damping = 0.01;
+    d.radius = 0.005;
+    d.root = IMP_FIXED;
+    d.clamped = true;
+    const float c[4] = {0.35f, 0.22f, 0.12f, 1};
+    memcpy(d.color, c, sizeof c);
+    return d;
+}
+
+static cobj *obj_new(imp_world *w, imp_id *id, int nv)
+{
+    cloth_store *cs = store(w);
+    if (cs->ids.count == cs->cap) {
+        cs->cap = cs->cap ? 2 * cs->cap : 8;
+        cs->obj = ids_grow(cs->obj, sizeof(cobj), cs->cap);
+    }
+    *id = ids_alloc(&cs->ids);
+    cobj *o = &cs->obj[cs->ids.count - 1];
+    memset(o, 0, sizeof *o);
+    o->nv = nv;
+    o->slot = ids_grow(NULL, sizeof(uint32_t), nv);
+    o->dense = ids_grow(NULL, sizeof(int), nv);
+    w->topology++;
+    return o;
+}
+
+static int cmp_edge(const void *pa, const void *pb)
+{
+    const int *a = pa, *b = pb;
+    if (a[0] != b[0]) return a[0] < b[0] ? -1 : 1;
+    if (a[1] != b[1]) return a[1] < b[1] ? -1 : 1;
+    return 0;
+}
+
+static bool finite3(imp_vec3 a) { return v3_finite(a) != 0; }
+
+imp_id imp_cloth_create(imp_world *w, const imp_cloth_def *def)
+{
+    const imp_id none = {0, 0};
+    const int nv = def->vertex_count, nt = def->triangle_count;
+    if (nv < 3 || nt < 1 || !def->positions || !def->triangles) return none;
+    if (!(def->stretch >= 0 && def->shear >= 0 && def->bend >= 0 && def->damping >= 0 && def->radius >= 0))
+        return none;
+    for (int i = 0; i < nv; i++)
+        if (!finite3(def->positions[i])) return none;
+    /* rest geometry of every triangle; refuse bad indices and degenerate triangles */
+    double *area = calloc((size_t)nv, sizeof(double)), total = 0;
+    ctri *tri = calloc((size_t)nt, sizeof(ctri));
+    if (!area || !tri) abort();
+    for (int t = 0; t < nt; t++) {
+        const int *v = def->triangles + 3 * t;
+        bool ok = true;
+        for (int i = 0; i < 3; i++) ok = ok && v[i] >= 0 && v[i] < nv;
+        ok = ok && v[0] != v[1] && v[1] != v[2] && v[0] != v[2];
+        if (!ok) goto fail;
+        imp_vec3 x0 = def->positions[v[0]], e1 = v3_sub(def->positions[v[1]], x0), e2 = v3_sub(def->positions[v[2]], x0);
+        imp_vec3 nrm = v3_cross(e1, e2);
+        double A = 0.5 * v3_len(nrm);
+        if (!(A > 1e-14)) goto fail;
+        double u[3], vv[3];
+        if (def->uv) {
+            for (int i = 0; i < 3; i++) u[i] = def->uv[2 * v[i]], vv[i] = def->uv[2 * v[i] + 1];
+        } else { /* flattened in its own plane */
+            imp_vec3 uh = v3_normalize(e1), vh = v3_normalize(v3_cross(nrm, e1));
+            u[0] = 0, vv[0] = 0, u[1] = v3_len(e1), vv[1] = 0, u[2] = v3_dot(e2, uh), vv[2] = v3_dot(e2, vh);
+        }
+        double du1 = u[1] - u[0], du2 = u[2] - u[0], dv1 = vv[1] - vv[0], dv2 = vv[2] - vv[0];
+        double det = du1 * dv2 - du2 * dv1;
+        if (!(fabs(det) > 1e-14)) goto fail;
+        /* [a b; c d] = [du1 du2; dv1 dv2]^-1; w_u = a e1 + c e2, w_v = b e1 + d e2 */
+        double ia = dv2 / det, ib = -du2 / det, ic = -dv1 / det, id = du1 / det;
+        ctri *T = &tri[t];
+        memcpy(T->v, v, sizeof T->v);
+        T->au[0] = -(ia + ic), T->au[1] = ia, T->au[2] = ic;
+        T->av[0] = -(ib + id), T->av[1] = ib, T->av[2] = id;
+        T->area = A;
+        imp_vec3 wu = v3_add(v3_scale(e1, ia), v3_scale(e2, ic)), wv = v3_add(v3_scale(e1, ib), v3_scale(e2, id));
+        T->bu = v3_len(wu), T->bv = v3_len(wv);
+        if (!(T->bu > 1e-12 && T->bv > 1e-12)) goto fail;
+        double c = v3_dot(wu, wv) / (T->bu * T->bv);
+        T->theta0 = acos(c > 1 ? 1 : c < -1 ? -1 : c);
+        for (int i = 0; i < 3; i++) area[v[i]] += A / 3;
+        total += A;
+    }
+
+    /* interior edges: sort the half-edges by (low, high) vertex; equal neighbours share an edge */
+    int (*he)[4] = malloc(sizeof(int[4]) * 3 * (size_t)nt); /* lo, hi, triangle, corner of the edge start */
+    if (!he) abort();
+    for (int t = 0; t < nt; t++)
+        for (int i = 0; i < 3; i++) {
+            int a = tri[t].v[i], b = tri[t].v[(i + 1) % 3];
+            he[3 * t + i][0] = a < b ? a : b, he[3 * t + i][1] = a < b ? b : a;
+            he[3 * t + i][2] = t, he[3 * t + i][3] = i;
+        }
+    qsort(he, 3 * (size_t)nt, sizeof he[0], cmp_edge);
+    cbend *bend = malloc(sizeof(cbend) * 3 * (size_t)nt);
+    if (!bend) abort();
+    int nb = 0;
+    for (int k = 0; k + 1 < 3 * nt; k++) {
+        if (he[k][0] != he[k + 1][0] || he[k][1] != he[k + 1][1]) continue;
+        if (k > 0 && he[k - 1][0] == he[k][0] && he[k - 1][1] == he[k][1]) continue; /* non-manifold: first two */
+        const ctri *t1 = &tri[he[k][2]], *t2 = &tri[he[k + 1][2]];
+        int i1 = he[k][3];
+        cbend *B = &bend[nb];
+        B->v[0] = t1->v[i1], B->v[1] = t1->v[(i1 + 1) % 3], B->v[2] = t1->v[(i1 + 2) % 3];
+        B->v[3] = -1;
+        for (int i = 0; i < 3; i++)
+            if (t2->v[i] != B->v[0] && t2->v[i] != B->v[1]) B->v[3] = t2->v[i];
+        if (B->v[3] < 0 || B->v[3] == B->v[2]) continue;
+        imp_vec3 x0 = def->positions[B->v[0]];
+        imp_vec3 e = v3_sub(def->positions[B->v[1]], x0);
+        double gz[9], le = v3_len(e);
+        if (!dihedral(e, v3_sub(def->positions[B->v[2]], x0), v3_sub(def->positions[B->v[3]], x0), &B->phi0, gz, NULL))
+            continue;
+        double A1 = t1->area, A2 = t2->area, lperp = (2 * A1 / le + 2 * A2 / le) / 3;
+        B->coef = (A1 + A2) / 3 / (lperp * lperp);
+        nb++;
+    }
+    free(he);
+
+    /* particles: mass by area (a third of each triangle to each corner) unless given */
+    imp_id id;
+    cobj *o = obj_new(w, &id, nv);
+    o->tri = tri, o->ntri = nt;
+    o->bend = bend, o->nbend = nb;
+    o->draw = ids_grow(NULL, 3 * sizeof(int), nt);
+    rebuild_draw(o);
+    o->stretch = def->stretch, o->shear = def->shear, o->bendk = def->bend, o->damping = def->damping;
+    o->rows = def->rows, o->cols = def->cols;
+    memcpy(o->color, def->color, sizeof o->color);
+    memcpy(o->back, def->back_color, sizeof o->back);
+    for (int i = 0; i < nv; i++) {
+        imp_particle_def pd = imp_particle_def_default();
+        pd.position = def->positions[i];
+        double m = def->masses ? def->masses[i] : area[i] > 0 ? def->mass * area[i] / total : def->mass / nv;
+        pd.mass = m > 0 && isfinite(m) ? m : 1e-6;
+        pd.radius = def->radius;
+        pd.motion = def->pinned && def->pinned[i] ? IMP_FIXED : IMP_DYNAMIC;
+        memcpy(pd.color, def->color, sizeof pd.color);
+        o = &w->cloth->obj[ids_lookup(&w->cloth->ids, id)]; /* (particle creation does not move it) */
+        o->slot[i] = imp_particle_create(w, &pd).index;
+    }
+    free(area);
+    return id;
+fail:
+    free(area);
+    free(tri);
+    return none;
+}
+
+imp_id imp_hair_create(imp_world *w, const imp_hair_def *def)
+{
+    const imp_id none = {0, 0};
+    const int np = def->point_count;
+    if (np < 2 || !def->points) return none;
+    if (!(def->mass > 0 && def->stretch >= 0 && def->bend >= 0 && def->damping >= 0 && def->radius >= 0)) return none;
+    double total = 0;
+    for (int i = 0; i < np; i++) {
+        if (!finite3(def->points[i])) return none;
+        if (i > 0) {
+            double l = v3_len(v3_sub(def->points[i], def->points[i - 1]));
+            if (!(l > 1e-9)) return none;
+            total += l;
+        }
+    }
+    const bool clamped = def->clamped && def->root != IMP_DYNAMIC;
+    const int base = clamped ? 1 : 0, nv = np + base;
+    imp_id id;
+    cobj *o = obj_new(w, &id, nv);
+    o->hair = true, o->clamped = clamped, o->vbase = base;
+    o->stretch = def->stretch, o->bendk = def->bend, o->damping = def->damping;
+    memcpy(o->color, def->color, sizeof o->color);
+    memcpy(o->back, def->color, sizeof o->back);
+    o->seg = ids_grow(NULL, sizeof(cseg), np - 1);
+    o->joint = ids_grow(NULL, sizeof(cjoint), np);
+    double *len = ids_grow(NULL, sizeof(double), np);
+    for (int i = 0; i + 1 < np; i++) {
+        len[i] = v3_len(v3_sub(def->points[i + 1], def->points[i]));
+        cseg *s = &o->seg[o->nseg++];
+        s->v[0] = base + i, s->v[1] = base + i + 1, s->rest = len[i];
+    }
+    for (int i = 1; i + 1 < np; i++) {
+        cjoint *j = &o->joint[o->njoint++];
+        j->v[0] = base + i - 1, j->v[1] = base + i, j->v[2] = base + i + 1;
+        j->lbar = 0.5 * (len[i - 1] + len[i]);
+    }
+    o->root_dir = v3_normalize(v3_sub(def->points[1], def->points[0]));
+    if (clamped) {
+        cjoint *j = &o->joint[o->njoint++];
+        j->v[0] = 0, j->v[1] = 1, j->v[2] = 2;
+        /* the clamp: the first chord's direction is the tangent half a segment out, theta_0 ~
+         * kappa(0) l_0 / 2, and the root owns half a segment: k = B / (l_0 / 2) */
+        j->lbar = 0.5 * len[0];
+    }
+    for (int k = 0; k < nv; k++) {
+        imp_particle_def pd = imp_particle_def_default();
+        int i = k - base; /* point index; -1: the anchor */
+        pd.position = i >= 0 ? def->points[i] : v3_mad(def->points[0], o->root_dir, -len[0]);
+        double share = i < 0 ? len[0] / 2 : ((i > 0 ? len[i - 1] : 0) + (i + 1 < np ? len[i] : 0)) / 2;
+        pd.mass = def->mass * share / total;
+        pd.radius = def->radius;
+        pd.motion = i <= 0 ? def->root : IMP_DYNAMIC;
+        memcpy(pd.color, def->color, sizeof pd.color);
+        o = &w->cloth->obj[ids_lookup(&w->cloth->ids, id)];
+        o->slot[k] = imp_particle_create(w, &pd).index;
+    }
+    free(len);
+    return id;
+}
+
+/* ---- handles ---------------------------------------------------------------------------------------------- */
+
+static cobj *obj_of(const imp_world *w, imp_id id)
+{
+    if (!w->cloth) return NULL;
+    int d = ids_lookup(&w->cloth->ids, id);
+    return d < 0 ? NULL : &w->cloth->obj[d];
+}
+
+bool imp_cloth_valid(const imp_world *w, imp_id id) { return obj_of(w, id) != NULL; }
+bool imp_cloth_is_hair(const imp_world *w, imp_id id)
+{
+    const cobj *o = obj_of(w, id);
+    return o && o->hair;
+}
+
+void imp_cloth_destroy(imp_world *w, imp_id id)
+{
+    cloth_store *cs = w->cloth;
+    int d = cs ? ids_lookup(&cs->ids, id) : -1;
+    if (d < 0) return;
+    cobj gone = cs->obj[d];
+    ids_remove(&cs->ids, id);
+    cs->obj[d] = cs->obj[cs->ids.count];
+    w->topology++;
+    for (int k = 0; k < gone.nv; k++)
+        if (gone.slot[k] != NONE) imp_particle_destroy(w, ids_of(&w->p.ids, particles_slot_dense(w, gone.slot[k])));
+    obj_free(&gone);
+}
+
+imp_id imp_cloth_particle(const imp_world *w, imp_id id, int k)
+{
+    const imp_id none = {0, 0};
+    const cobj *o = obj_of(w, id);
+    if (!o || k < 0 || k + o->vbase >= o->nv) return none;
+    uint32_t s = o->slot[k + o->vbase];
+    return s == NONE ? none : ids_of(&w->p.ids, particles_slot_dense(w, s));
+}
+
+int imp_cloth_vertex_count(const imp_world *w, imp_id id)
+{
+    const cobj *o = obj_of(w, id);
+    return o ? o->nv - o->vbase : 0;
+}
+
+imp_id imp_hair_anchor(const imp_world *w, imp_id id)
+{
+    const imp_id none = {0, 0};
+    const cobj *o = obj_of(w, id);
+    if (!o || !o->clamped || o->slot[0] == NONE) return none;
+    return ids_of(&w->p.ids, particles_slot_dense(w, o->slot[0]));
+}
+
+imp_vec3 imp_hair_root_direction(const imp_world *w, imp_id id)
+{
+    const cobj *o = obj_of(w, id);
+    return o ? o->root_dir : v3(0, 0, 0);
+}
+
+void imp_cloth_params(const imp_world *w, imp_id id, double *stretch, double *shear, double *bend, double *damping)
+{
+    const cobj *o = obj_of(w, id);
+    if (!o) return;
+    *stretch = o->stretch, *shear = o->shear, *bend = o->bendk, *damping = o->damping;
+}
+
+void imp_cloth_set_params(imp_world *w, imp_id id, double stretch, double shear, double bend, double damping)
+{
+    cobj *o = obj_of(w, id);
+    if (!o) return;
+    if (stretch >= 0) o->stretch = stretch;
+    if (shear >= 0) o->shear = shear;
+    if (bend >= 0) o->bendk = bend;
+    if (damping >= 0) o->damping = damping;
+}
+
+void imp_cloth_set_color(imp_world *w, imp_id id, const float rgba[4], const float back_rgba[4])
+{
+    cobj *o = obj_of(w, id);
+    if (!o) return;
+    if (rgba) memcpy(o->color, rgba, sizeof o->color);
+    if (back_rgba) memcpy(o->back, back_rgba, sizeof o->back);
+}
+
+double imp_cloth_energy(const imp_world *w, imp_id id)
+{
+    const cobj *o = obj_of(w, id);
+    if (!o) return 0;
+    double e = 0;
+    for (int t = 0; t < o->ntri; t++) e += tri_energy(w, o, &o->tri[t]);
+    for (int b = 0; b < o->nbend; b++) e += bend_energy(w, o, &o->bend[b]);
+    for (int s = 0; s < o->nseg; s++) {
+        const cseg *sg = &o->seg[s];
+        imp_vec3 a = v3_load(w->p.x + 3 * particles_slot_dense(w, o->slot[sg->v[0]]));
+        imp_vec3 b = v3_load(w->p.x + 3 * particles_slot_dense(w, o->slot[sg->v[1]]));
+        double d = v3_len(v3_sub(a, b)) - sg->rest;
+        e += 0.5 * o->stretch / sg->rest * d * d;
+    }
+    for (int j = 0; j < o->njoint; j++) e += joint_energy(w, o, &o->joint[j]);
+    return e;
+}
+
+int imp_cloth_count(const imp_world *w) { return cloth_object_count(w); }
+
+imp_mesh_view imp_cloth_mesh(imp_world *w, int i)
+{
+    imp_mesh_view v;
+    memset(&v, 0, sizeof v);
+    if (!w->cloth || i < 0 || i >= w->cloth->ids.count) return v;
+    cobj *o = &w->cloth->obj[i];
+    refresh_dense(w, o);
+    v.hair = o->hair;
+    v.vertex_count = o->nv - o->vbase;
+    v.vertex_particle = o->dense + o->vbase;
+    v.triangle_count = o->hair ? 0 : o->ntri;
+    v.triangles = o->draw;
+    memcpy(v.color, o->color, sizeof v.color);
+    memcpy(v.back_color, o->back, sizeof v.back_color);
+    return v;
+}
