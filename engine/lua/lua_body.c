@@ -277,17 +277,11 @@ static int world_body(lua_State *L)
 
 /* ---- the Body type --------------------------------------------------------------------------------------- */
 
-static lworld *unlocked(lua_State *L, lhandle *h, const char *what)
-{
-    if (imp_world_locked(h->lw->w)) luaL_error(L, "%s: the world is locked while it steps; change it in update", what);
-    return h->lw;
-}
-
 static int b_destroy(lua_State *L)
 {
     lhandle *h = luaL_checkudata(L, 1, IMPL_BODY);
     if (!imp_body_valid(h->lw->w, h->id)) return 0;
-    imp_body_destroy(unlocked(L, h, "body:destroy")->w, h->id);
+    imp_body_destroy(impl_handle_unlocked(L, h, "body:destroy")->w, h->id);
     return 0;
 }
 static int b_valid(lua_State *L)
@@ -300,7 +294,7 @@ static int b_apply_force(lua_State *L)
 {
     lhandle *h = B(L);
     imp_vec3 f = impl_tovec3(L, 2, "body:apply_force: argument 'force'");
-    unlocked(L, h, "body:apply_force");
+    impl_handle_unlocked(L, h, "body:apply_force");
     if (lua_isnoneornil(L, 3)) imp_body_apply_central_force(h->lw->w, h->id, f);
     else imp_body_apply_force(h->lw->w, h->id, f, impl_tovec3(L, 3, "body:apply_force: argument 'at'"));
     return 0;
@@ -308,7 +302,7 @@ static int b_apply_force(lua_State *L)
 static int b_apply_torque(lua_State *L)
 {
     lhandle *h = B(L);
-    imp_body_apply_torque(unlocked(L, h, "body:apply_torque")->w, h->id, impl_tovec3(L, 2, "body:apply_torque: argument 'torque'"));
+    imp_body_apply_torque(impl_handle_unlocked(L, h, "body:apply_torque")->w, h->id, impl_tovec3(L, 2, "body:apply_torque: argument 'torque'"));
     return 0;
 }
 static int b_apply_impulse(lua_State *L)
@@ -316,7 +310,7 @@ static int b_apply_impulse(lua_State *L)
     lhandle *h = B(L);
     imp_vec3 j = impl_tovec3(L, 2, "body:apply_impulse: argument 'impulse'");
     imp_vec3 at = lua_isnoneornil(L, 3) ? imp_body_center_of_mass(h->lw->w, h->id) : impl_tovec3(L, 3, "body:apply_impulse: argument 'at'");
-    imp_body_apply_impulse(unlocked(L, h, "body:apply_impulse")->w, h->id, j, at);
+    imp_body_apply_impulse(impl_handle_unlocked(L, h, "body:apply_impulse")->w, h->id, j, at);
     return 0;
 }
 /* body:move_to(target, dt): a kinematic body's origin reaches target at the end of the next step
@@ -327,7 +321,7 @@ static int b_move_to(lua_State *L)
     imp_vec3 target = impl_tovec3(L, 2, "body:move_to: argument 'target'");
     double dt = luaL_checknumber(L, 3);
     if (!(dt > 0) || !isfinite(dt)) return luaL_argerror(L, 3, "dt must be > 0");
-    imp_world *w = unlocked(L, h, "body:move_to")->w;
+    imp_world *w = impl_handle_unlocked(L, h, "body:move_to")->w;
     if (imp_body_motion(w, h->id) != IMP_KINEMATIC)
         return luaL_error(L, "body:move_to: the body must be kinematic (set body.kinematic = true)");
     imp_body_set_velocity(w, h->id, v3_scale(v3_sub(target, imp_body_position(w, h->id)), 1.0 / dt));
@@ -429,15 +423,15 @@ static int g_data(lua_State *L)
     return 1;
 }
 
-static int s_position(lua_State *L) { lhandle *h = B(L); imp_body_set_position(unlocked(L, h, "body.position")->w, h->id, impl_tovec3(L, 2, "body.position")); return 0; }
-static int s_orientation(lua_State *L) { lhandle *h = B(L); imp_body_set_orientation(unlocked(L, h, "body.orientation")->w, h->id, impl_toquat(L, 2, "body.orientation")); return 0; }
-static int s_velocity(lua_State *L) { lhandle *h = B(L); imp_body_set_velocity(unlocked(L, h, "body.velocity")->w, h->id, impl_tovec3(L, 2, "body.velocity")); return 0; }
-static int s_angular_velocity(lua_State *L) { lhandle *h = B(L); imp_body_set_angular_velocity(unlocked(L, h, "body.angular_velocity")->w, h->id, impl_tovec3(L, 2, "body.angular_velocity")); return 0; }
+static int s_position(lua_State *L) { lhandle *h = B(L); imp_body_set_position(impl_handle_unlocked(L, h, "body.position")->w, h->id, impl_tovec3(L, 2, "body.position")); return 0; }
+static int s_orientation(lua_State *L) { lhandle *h = B(L); imp_body_set_orientation(impl_handle_unlocked(L, h, "body.orientation")->w, h->id, impl_toquat(L, 2, "body.orientation")); return 0; }
+static int s_velocity(lua_State *L) { lhandle *h = B(L); imp_body_set_velocity(impl_handle_unlocked(L, h, "body.velocity")->w, h->id, impl_tovec3(L, 2, "body.velocity")); return 0; }
+static int s_angular_velocity(lua_State *L) { lhandle *h = B(L); imp_body_set_angular_velocity(impl_handle_unlocked(L, h, "body.angular_velocity")->w, h->id, impl_tovec3(L, 2, "body.angular_velocity")); return 0; }
 static int set_motion(lua_State *L, const char *what, imp_motion on)
 {
     lhandle *h = B(L);
     luaL_checktype(L, 2, LUA_TBOOLEAN);
-    imp_world *w = unlocked(L, h, what)->w;
+    imp_world *w = impl_handle_unlocked(L, h, what)->w;
     imp_motion m = lua_toboolean(L, 2) ? on : IMP_DYNAMIC;
     imp_body_set_motion(w, h->id, m);
     if (imp_body_motion(w, h->id) != m) return luaL_error(L, "%s: a body with planes or meshes must stay static", what);
@@ -447,7 +441,7 @@ static int s_mass(lua_State *L)
 {
     lhandle *h = B(L);
     double m = luaL_checknumber(L, 2);
-    imp_world *w = unlocked(L, h, "body.mass")->w;
+    imp_world *w = impl_handle_unlocked(L, h, "body.mass")->w;
     if (!(m > 0) || !isfinite(m)) return luaL_error(L, "body.mass must be a positive number (got %f)", m);
     if (imp_body_motion(w, h->id) == IMP_FIXED) return luaL_error(L, "body.mass: a static body has no mass to set");
     imp_body_set_mass(w, h->id, m);

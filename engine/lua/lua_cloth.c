@@ -343,12 +343,6 @@ static lhandle *check_obj(lua_State *L, int idx)
     return h;
 }
 
-static lworld *unlocked(lua_State *L, lhandle *h, const char *what)
-{
-    if (imp_world_locked(h->lw->w)) luaL_error(L, "%s: the world is locked while it steps; change it in update", what);
-    return h->lw;
-}
-
 static void push_particle(lua_State *L, int handle_idx, imp_id p)
 {
     if (imp_id_is_null(p)) {
@@ -406,7 +400,7 @@ static int o_destroy(lua_State *L)
 {
     lhandle *h = luaL_testudata(L, 1, IMPL_CLOTH);
     if (!h) h = luaL_checkudata(L, 1, IMPL_HAIR);
-    if (imp_cloth_valid(h->lw->w, h->id)) imp_cloth_destroy(unlocked(L, h, "destroy")->w, h->id);
+    if (imp_cloth_valid(h->lw->w, h->id)) imp_cloth_destroy(impl_handle_unlocked(L, h, "destroy")->w, h->id);
     return 0;
 }
 
@@ -430,7 +424,7 @@ static int o_energy(lua_State *L)
 static int hair_move_root(lua_State *L)
 {
     lhandle *h = check_obj(L, 1);
-    imp_world *w = unlocked(L, h, "hair:move_root")->w;
+    imp_world *w = impl_handle_unlocked(L, h, "hair:move_root")->w;
     imp_vec3 target = impl_tovec3(L, 2, "hair:move_root: argument 'position'");
     int dt_idx = lua_gettop(L) >= 4 ? 4 : 3;
     double dt = luaL_checknumber(L, dt_idx);
@@ -472,7 +466,7 @@ static int param_set(lua_State *L, int which, const char *name)
     if (!(v >= 0) || !isfinite(v)) return luaL_error(L, "%s.%s must be a number >= 0 (got %f)", kind, name, v);
     double p[4] = {-1, -1, -1, -1};
     p[which] = v;
-    imp_cloth_set_params(unlocked(L, h, name)->w, h->id, p[0], p[1], p[2], p[3]);
+    imp_cloth_set_params(impl_handle_unlocked(L, h, name)->w, h->id, p[0], p[1], p[2], p[3]);
     return 0;
 }
 

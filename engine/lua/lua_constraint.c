@@ -50,16 +50,6 @@ static void call_end(lworld *lw, lua_State *L, call_state s, bool failed, const 
     if (failed) luaL_error(L, "%s: %s", fn, fallback);
 }
 
-static lcallback *new_callback(lua_State *L, lworld *lw, int fn_idx)
-{
-    lcallback *cb = malloc(sizeof *cb);
-    if (!cb) luaL_error(L, "out of memory");
-    cb->lw = lw;
-    lua_pushvalue(L, fn_idx);
-    cb->fn_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    return cb;
-}
-
 /* read a vector result at idx into out[3]; 0 when it is not a finite {x, y, z} */
 static int result_vec3(lua_State *L, int idx, double out[3])
 {
@@ -293,7 +283,7 @@ static int world_constraint(lua_State *L)
     def.n = n;
     impl_field_color(L, 2, fn, "color", def.color);
     if (lua_getfield(L, 2, "C") != LUA_TFUNCTION) return luaL_error(L, "%s: field 'C' must be a function C(x1, ...) returning C [, gradients]", fn);
-    lcallback *cb = new_callback(L, lw, -1);
+    lcallback *cb = impl_callback_new(L, lw, -1);
     lua_pop(L, 1);
     def.fn = constraint_call;
     def.user = cb;
@@ -334,7 +324,7 @@ static int world_curve_particle(lua_State *L)
     }
     lua_pop(L, 1);
     if (lua_getfield(L, 2, "curve") != LUA_TFUNCTION) return luaL_error(L, "%s: field 'curve' must be a function curve(u) returning a point {x, y, z}", fn);
-    lcallback *cb = new_callback(L, lw, -1);
+    lcallback *cb = impl_callback_new(L, lw, -1);
     lua_pop(L, 1);
     def.fn = curve_call;
     def.user = cb;

@@ -4,12 +4,6 @@
 
 #include "imp_lua.h"
 
-static lworld *unlocked(lua_State *L, lhandle *h, const char *what)
-{
-    if (imp_world_locked(h->lw->w)) luaL_error(L, "%s: the world is locked while it steps; change it in update", what);
-    return h->lw;
-}
-
 /* ---- springs --------------------------------------------------------------------------------------- */
 
 /* world:spring(a, b, {ks, kd, rest}): b is a Particle or a fixed point {x, y, z} */
@@ -51,7 +45,7 @@ static int world_spring(lua_State *L)
 static int sp_destroy(lua_State *L)
 {
     lhandle *h = luaL_checkudata(L, 1, IMPL_SPRING);
-    if (imp_spring_valid(h->lw->w, h->id)) imp_spring_destroy(unlocked(L, h, "spring:destroy")->w, h->id);
+    if (imp_spring_valid(h->lw->w, h->id)) imp_spring_destroy(impl_handle_unlocked(L, h, "spring:destroy")->w, h->id);
     return 0;
 }
 static int sp_valid(lua_State *L)
@@ -93,7 +87,7 @@ static int sp_set(lua_State *L, const char *key)
         else if (!strcmp(key, "kd")) d.kd = v;
         else d.rest = v;
     }
-    imp_spring_set(unlocked(L, h, "spring")->w, h->id, &d);
+    imp_spring_set(impl_handle_unlocked(L, h, "spring")->w, h->id, &d);
     return 0;
 }
 static int s_ks(lua_State *L) { return sp_set(L, "ks"); }
@@ -134,16 +128,6 @@ static int behavior_call(void *user, int n, const double *x, double *C, double *
     }
     lua_settop(L, base - 1);
     return !ok;
-}
-
-static lcallback *new_callback(lua_State *L, lworld *lw, int fn_idx)
-{
-    lcallback *cb = malloc(sizeof *cb);
-    if (!cb) luaL_error(L, "out of memory");
-    cb->lw = lw;
-    lua_pushvalue(L, fn_idx);
-    cb->fn_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    return cb;
 }
 
 /* world:behavior{kind, particles, ks, kd, rest, point, normal, offset, fn} */
@@ -194,7 +178,7 @@ static int world_behavior(lua_State *L)
     }
     if (def.kind == IMP_BEHAVE_CALLBACK) {
         if (lua_getfield(L, 2, "fn") != LUA_TFUNCTION) return luaL_error(L, "%s: kind 'function' needs field 'fn', a function", fn);
-        lcallback *cb = new_callback(L, lw, -1);
+        lcallback *cb = impl_callback_new(L, lw, -1);
         lua_pop(L, 1);
         def.fn = behavior_call;
         def.user = cb;
@@ -207,7 +191,7 @@ static int world_behavior(lua_State *L)
 static int bh_destroy(lua_State *L)
 {
     lhandle *h = luaL_checkudata(L, 1, IMPL_BEHAVIOR);
-    if (imp_behavior_valid(h->lw->w, h->id)) imp_behavior_destroy(unlocked(L, h, "behavior:destroy")->w, h->id);
+    if (imp_behavior_valid(h->lw->w, h->id)) imp_behavior_destroy(impl_handle_unlocked(L, h, "behavior:destroy")->w, h->id);
     return 0;
 }
 static int bh_valid(lua_State *L)
@@ -254,7 +238,7 @@ static int world_field(lua_State *L)
 {
     lworld *lw = impl_checkunlocked(L, 1, "world:field");
     luaL_checktype(L, 2, LUA_TFUNCTION);
-    imp_field_def def = {field_call, new_callback(L, lw, 2), impl_callback_release};
+    imp_field_def def = {field_call, impl_callback_new(L, lw, 2), impl_callback_release};
     impl_pushhandle(L, 1, IMPL_FIELD, imp_field_create(lw->w, &def));
     return 1;
 }
@@ -262,7 +246,7 @@ static int world_field(lua_State *L)
 static int fl_destroy(lua_State *L)
 {
     lhandle *h = luaL_checkudata(L, 1, IMPL_FIELD);
-    if (imp_field_valid(h->lw->w, h->id)) imp_field_destroy(unlocked(L, h, "field:destroy")->w, h->id);
+    if (imp_field_valid(h->lw->w, h->id)) imp_field_destroy(impl_handle_unlocked(L, h, "field:destroy")->w, h->id);
     return 0;
 }
 static int fl_valid(lua_State *L)

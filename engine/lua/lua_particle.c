@@ -33,17 +33,11 @@ static int world_particle(lua_State *L)
     return 1;
 }
 
-static lworld *unlocked(lua_State *L, lhandle *h, const char *what)
-{
-    if (imp_world_locked(h->lw->w)) luaL_error(L, "%s: the world is locked while it steps; change it in update", what);
-    return h->lw;
-}
-
 static int p_destroy(lua_State *L)
 {
     lhandle *h = luaL_checkudata(L, 1, IMPL_PARTICLE);
     if (!imp_particle_valid(h->lw->w, h->id)) return 0; /* destroying twice is harmless */
-    imp_particle_destroy(unlocked(L, h, "particle:destroy")->w, h->id);
+    imp_particle_destroy(impl_handle_unlocked(L, h, "particle:destroy")->w, h->id);
     return 0;
 }
 
@@ -63,7 +57,7 @@ static int p_move_to(lua_State *L)
     if (!(dt > 0)) return luaL_argerror(L, 3, "dt must be > 0");
     if (imp_particle_motion(h->lw->w, h->id) != IMP_KINEMATIC)
         return luaL_error(L, "particle:move_to: the particle must be kinematic (set particle.kinematic = true)");
-    imp_particle_move_to(unlocked(L, h, "particle:move_to")->w, h->id, target, dt);
+    imp_particle_move_to(impl_handle_unlocked(L, h, "particle:move_to")->w, h->id, target, dt);
     return 0;
 }
 
@@ -120,13 +114,13 @@ static lhandle *not_on_curve(lua_State *L, const char *what)
 static int s_position(lua_State *L)
 {
     lhandle *h = not_on_curve(L, "particle.position");
-    imp_particle_set_position(unlocked(L, h, "particle.position")->w, h->id, impl_tovec3(L, 2, "particle.position"));
+    imp_particle_set_position(impl_handle_unlocked(L, h, "particle.position")->w, h->id, impl_tovec3(L, 2, "particle.position"));
     return 0;
 }
 static int s_velocity(lua_State *L)
 {
     lhandle *h = not_on_curve(L, "particle.velocity");
-    imp_particle_set_velocity(unlocked(L, h, "particle.velocity")->w, h->id, impl_tovec3(L, 2, "particle.velocity"));
+    imp_particle_set_velocity(impl_handle_unlocked(L, h, "particle.velocity")->w, h->id, impl_tovec3(L, 2, "particle.velocity"));
     return 0;
 }
 static int s_mass(lua_State *L)
@@ -134,7 +128,7 @@ static int s_mass(lua_State *L)
     lhandle *h = P(L);
     double m = luaL_checknumber(L, 2);
     if (!(m > 0) || !isfinite(m)) return luaL_error(L, "particle.mass must be > 0 (got %f)", m);
-    imp_particle_set_mass(unlocked(L, h, "particle.mass")->w, h->id, m);
+    imp_particle_set_mass(impl_handle_unlocked(L, h, "particle.mass")->w, h->id, m);
     return 0;
 }
 static int s_radius(lua_State *L)
@@ -142,21 +136,21 @@ static int s_radius(lua_State *L)
     lhandle *h = P(L);
     double r = luaL_checknumber(L, 2);
     if (!(r >= 0) || !isfinite(r)) return luaL_error(L, "particle.radius must be >= 0 (got %f)", r);
-    imp_particle_set_radius(unlocked(L, h, "particle.radius")->w, h->id, r);
+    imp_particle_set_radius(impl_handle_unlocked(L, h, "particle.radius")->w, h->id, r);
     return 0;
 }
 static int s_fixed(lua_State *L)
 {
     lhandle *h = not_on_curve(L, "particle.fixed");
     luaL_checktype(L, 2, LUA_TBOOLEAN);
-    imp_particle_set_motion(unlocked(L, h, "particle.fixed")->w, h->id, lua_toboolean(L, 2) ? IMP_FIXED : IMP_DYNAMIC);
+    imp_particle_set_motion(impl_handle_unlocked(L, h, "particle.fixed")->w, h->id, lua_toboolean(L, 2) ? IMP_FIXED : IMP_DYNAMIC);
     return 0;
 }
 static int s_kinematic(lua_State *L)
 {
     lhandle *h = not_on_curve(L, "particle.kinematic");
     luaL_checktype(L, 2, LUA_TBOOLEAN);
-    imp_particle_set_motion(unlocked(L, h, "particle.kinematic")->w, h->id, lua_toboolean(L, 2) ? IMP_KINEMATIC : IMP_DYNAMIC);
+    imp_particle_set_motion(impl_handle_unlocked(L, h, "particle.kinematic")->w, h->id, lua_toboolean(L, 2) ? IMP_KINEMATIC : IMP_DYNAMIC);
     return 0;
 }
 static int s_color(lua_State *L)

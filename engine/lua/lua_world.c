@@ -46,6 +46,16 @@ lhandle *impl_checkhandle(lua_State *L, int idx, const char *type, bool (*valid)
 
 /* ---- callbacks -------------------------------------------------------------------------------------- */
 
+lcallback *impl_callback_new(lua_State *L, lworld *lw, int fn_idx)
+{
+    lcallback *cb = malloc(sizeof *cb);
+    if (!cb) luaL_error(L, "out of memory");
+    cb->lw = lw;
+    lua_pushvalue(L, fn_idx);
+    cb->fn_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    return cb;
+}
+
 void impl_callback_release(void *user)
 {
     lcallback *cb = user;
@@ -69,6 +79,12 @@ lworld *impl_checkworld(lua_State *L, int idx)
     lworld *lw = luaL_checkudata(L, idx, IMPL_WORLD);
     if (!lw->w) luaL_error(L, "this world was destroyed");
     return lw;
+}
+
+lworld *impl_handle_unlocked(lua_State *L, lhandle *h, const char *what)
+{
+    if (imp_world_locked(h->lw->w)) luaL_error(L, "%s: the world is locked while it steps; change it in update", what);
+    return h->lw;
 }
 
 lworld *impl_checkunlocked(lua_State *L, int idx, const char *what)
