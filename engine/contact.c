@@ -102,12 +102,18 @@ void contacts_update(imp_world *w)
             p->man = c->man_count++;
             m->c.a = contacts_side(w, p->a), m->c.b = contacts_side(w, p->b);
             m->c.age = om ? om->c.age + 1 : 0;
+            m->c.impact = om ? om->c.impact : 0;
+            m->c.impact_speed = om ? om->c.impact_speed : 0;
             for (int i = 0; i < n; i++) {
                 m->local[i] = m3_mul_tv(ga.R, v3_sub(m->c.points[i], ga.p));
                 uint32_t id = 0;
+                m->c.normal_impulse[i] = 0, m->c.tangent_impulse[i] = v3(0, 0, 0);
                 for (int q = 0; om && q < om->c.count && !id; q++) {
                     imp_vec3 d = v3_sub(om->local[q], m->local[i]);
-                    if (v3_dot(d, d) < POINT_MATCH * POINT_MATCH) id = om->c.point_id[q];
+                    if (v3_dot(d, d) < POINT_MATCH * POINT_MATCH) {
+                        id = om->c.point_id[q]; /* the solver's impulses follow the point (warm start) */
+                        m->c.normal_impulse[i] = om->c.normal_impulse[q], m->c.tangent_impulse[i] = om->c.tangent_impulse[q];
+                    }
                 }
                 m->c.point_id[i] = id ? id : ++c->next_point_id;
             }

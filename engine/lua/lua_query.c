@@ -34,6 +34,8 @@ static int world_contacts(lua_State *L)
         push_side_into(L, 1, -1, "b", "shape_b", c->b);
         impl_pushvec3(L, c->normal), lua_setfield(L, -2, "normal");
         lua_pushinteger(L, c->age), lua_setfield(L, -2, "age");
+        lua_pushnumber(L, c->impact), lua_setfield(L, -2, "impact");
+        lua_pushnumber(L, c->impact_speed), lua_setfield(L, -2, "impact_speed");
         if (c->edge) {
             lua_createtable(L, 0, 2);
             impl_pushvec3(L, c->ea), lua_setfield(L, -2, "a");
@@ -46,6 +48,8 @@ static int world_contacts(lua_State *L)
             impl_pushvec3(L, c->points[k]), lua_setfield(L, -2, "point");
             lua_pushnumber(L, c->depth[k]), lua_setfield(L, -2, "depth");
             lua_pushinteger(L, c->point_id[k]), lua_setfield(L, -2, "id");
+            lua_pushnumber(L, c->normal_impulse[k]), lua_setfield(L, -2, "impulse");
+            impl_pushvec3(L, c->tangent_impulse[k]), lua_setfield(L, -2, "friction");
             lua_rawseti(L, -2, k + 1);
         }
         lua_setfield(L, -2, "points");

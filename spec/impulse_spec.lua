@@ -1,0 +1,203 @@
+-- impulse contact mode (engine/impulse.c): S1's step order with friction, restitution, warm starting,
+-- shock propagation, sleeping, bullets and the planar mode. Every test asserts physics as numbers.
+local impetus = require "impetus"
+local helpers = require "spec.support.helpers"
+local quat = impetus.quat
+local dt = 1 / 60
+local g = 9.81
+
+local function speed(v) return math.sqrt(v[1] ^ 2 + v[2] ^ 2 + v[3] ^ 2) end
+
+-- a static incline at angle th (about z, rising to +x... its surface normal n) and a body resting on it
+local function incline(th, mu_ground)
+  local w = impetus.world {}
+  w.sleeping = false
+  w:box { static = true, size = { 40, 1, 4 }, axis = { 0, 0, 1 }, angle = th, friction = mu_ground }
+  return w, { -math.sin(th), math.cos(th), 0 }
+end
+
+-- acceleration along the slope between t = 0.5 s and t = 1.5 s
+local function slope_accel(w, b)
+  for _ = 1, 30 do w:step(dt) end
+  local s0, t0 = speed(b.velocity), w.time
+  for _ = 1, 60 do w:step(dt) end
+  return (speed(b.velocity) - s0) / (w.time - t0)
+end
+
+describe("impulse contact", function()
+  it("is the default contact mode; qp is refused clearly in this build", function()
+    local w = impetus.world {}
+    assert.are.equal("impulse", w.contact)
+    local ok, err = pcall(function() w.contact = "qp" end)
+    assert.is_false(ok)
+    assert.truthy(err:find("world.contact", 1, true))
+    ok, err = pcall(function() w.contact = "soft" end)
+    assert.is_false(ok)
+    assert.truthy(err:find("\"impulse\" or \"qp\"", 1, true))
+  end)
+
+  it("bounces a ball to e^2 h0 (restitution, the larger of the pair)", function()
+    for _, e in ipairs { 0.5, 0.8 } do
+      local w = impetus.world {}
+      w:plane { restitution = 0 }
+      local b = w:sphere { radius = 0.1, position = { 0, 2.1, 0 }, restitution = e }
+      local top, up = 0, false
+      for _ = 1, 240 do
+        w:step(dt)
+        if b.velocity[2] > 0 then up = true end
+        if up then top = math.max(top, b.position[2] - 0.1) end
+        if up and b.velocity[2] < 0 and b.position[2] - 0.1 < top - 0.01 then break end
+      end
+      -- discrete impact (up to one step inside the ground, gravity during that step): within 10 %
+      helpers.near(top, e * e * 2, 0.1 * e * e * 2, "rebound height for e = " .. e)
+    end
+  end)
+
+  it("passes the momentum along a row of touching equal balls (e = 1)", function()
+    local w = impetus.world { gravity = { 0, 0, 0 } }
+    local balls = {}
+    for i = 1, 5 do balls[i] = w:sphere { radius = 0.5, position = { i - 1, 0, 0 }, restitution = 1, friction = 0 } end
+    w:collide() -- the touching pairs are known before the first step
+    balls[1].velocity = { 2, 0, 0 }
+    w:step(dt)
+    for i = 1, 4 do helpers.near(balls[i].velocity[1], 0, 1e-6, "ball " .. i) end
+    helpers.near(balls[5].velocity[1], 2, 1e-6, "last ball")
+    local p = 0
+    for i = 1, 5 do p = p + balls[i].momentum[1] end
+    helpers.near(p, 2 * balls[1].mass, 1e-6, "momentum")
+  end)
+
+  it("keeps a box on an incline below tan(theta) = mu and slides it at g (sin - mu cos) above", function()
+    local mu = 0.5 -- tan(theta) = mu at 26.6 degrees
+    for _, deg in ipairs { 15, 25, 30, 40 } do
+      local th = math.rad(deg)
+      local w, n = incline(th, mu)
+      local b = w:box { size = { 1, 1, 1 }, axis = { 0, 0, 1 }, angle = th, position = { n[1], n[2], 0 }, friction = mu }
+      local a = slope_accel(w, b)
+      local expect = math.max(0, g * (math.sin(th) - mu * math.cos(th)))
+      helpers.near(a, expect, 0.01 * g, deg .. " degrees")
+      if expect == 0 then helpers.near(speed(b.velocity), 0, 1e-3, deg .. " degrees: sticks") end
+    end
+  end)
+
+  it("uses the static coefficient while sticking and the kinetic one while sliding", function()
+    local th = math.rad(30) -- tan = 0.577: held by mu_s = 0.7, and once pushed it slides on mu_k = 0.3
+    local w, n = incline(th, 1)
+    local b = w:box { size = { 1, 1, 1 }, axis = { 0, 0, 1 }, angle = th, position = { n[1], n[2], 0 },
+                      friction = 0.3 ^ 2, static_friction = 0.7 ^ 2 } -- geometric mean with the ground's 1
+    w:collide() -- touching from the start: it never slid
+    helpers.near(b.friction, 0.09, 1e-12, "friction")
+    helpers.near(slope_accel(w, b), 0, 1e-3, "sticks")
+    b.velocity = { -math.cos(th) * 0.5, -math.sin(th) * 0.5, 0 }
+    helpers.near(slope_accel(w, b), g * (math.sin(th) - 0.3 * math.cos(th)), 0.01 * g, "slides")
+  end)
+
+  it("rolls a ball down an incline at 5/7 g sin(theta)", function()
+    local th = math.rad(20)
+    local w, n = incline(th, 0.8)
+    local b = w:sphere { radius = 0.3, position = { 0.8 * n[1], 0.8 * n[2], 0 }, friction = 0.8 }
+    helpers.near(slope_accel(w, b), 5 / 7 * g * math.sin(th), 0.005 * g, "rolling")
+    -- rolling without slipping: omega r = v
+    helpers.near(speed(b.angular_velocity) * 0.3, speed(b.velocity), 0.005 * speed(b.velocity), "omega r = v")
+  end)
+
+  it("keeps a stack of 10 boxes at rest: drift under 1 mm over 10 s", function()
+    local w = impetus.world {}
+    w.sleeping = false
+    w:plane {}
+    local bs = {}
+    for i = 1, 10 do bs[i] = w:box { size = { 1, 1, 1 }, position = { 0, i - 0.5, 0 }, friction = 0.6 } end
+    for _ = 1, 60 do w:step(dt) end
+    local p0 = {}
+    for i = 1, 10 do p0[i] = bs[i].position end
+    for _ = 1, 600 do w:step(dt) end
+    for i = 1, 10 do
+      local p = bs[i].position
+      local d = math.sqrt((p[1] - p0[i][1]) ^ 2 + (p[2] - p0[i][2]) ^ 2 + (p[3] - p0[i][3]) ^ 2)
+      assert.is_true(d < 1e-3, "box " .. i .. " drifted " .. d .. " m")
+    end
+    -- and it settled where it was put: the top box within 2 cm of 9.5 m, no sideways slide
+    helpers.near(bs[10].position[2], 9.5, 0.02, "top height")
+    helpers.near(bs[10].position[1], 0, 0.01, "top x")
+  end)
+
+  it("stands a pyramid with a base of 20 for 1000 steps (top drops < 3 cm, no box slides > 3 cm)", function()
+    local w = impetus.world {}
+    w.sleeping = false
+    w:plane {}
+    local bs, p0 = {}, {}
+    for row = 0, 19 do
+      for k = 0, 19 - row do
+        local b = w:box { size = { 1, 1, 1 }, position = { k - (19 - row) / 2, row + 0.5, 0 }, friction = 0.6 }
+        bs[#bs + 1] = b
+        p0[#p0 + 1] = b.position
+      end
+    end
+    assert.are.equal(210, #bs)
+    for _ = 1, 1000 do w:step(dt) end
+    local top = bs[#bs]
+    assert.is_true(p0[#bs][2] - top.position[2] < 0.03, "top dropped " .. (p0[#bs][2] - top.position[2]))
+    for i, b in ipairs(bs) do
+      local p = b.position
+      local side = math.sqrt((p[1] - p0[i][1]) ^ 2 + (p[3] - p0[i][3]) ^ 2)
+      assert.is_true(side < 0.03, "box " .. i .. " slid " .. side)
+    end
+  end)
+
+  it("lets nothing through the ground at 100 m/s: a plane, and a thin box for a bullet", function()
+    local w = impetus.world {}
+    w:plane {}
+    local b = w:sphere { radius = 0.1, position = { 0, 2, 0 }, velocity = { 0, -100, 0 } }
+    local lowest = math.huge
+    for _ = 1, 120 do w:step(dt); lowest = math.min(lowest, b.position[2]) end
+    assert.is_true(b.position[2] > 0, "above the plane at the end: " .. b.position[2])
+    local w2 = impetus.world {}
+    w2:body { static = true, position = { 0, -0.05, 0 }, shapes = { { type = "box", size = { 10, 0.1, 10 } } } }
+    local s = w2:sphere { radius = 0.1, position = { 0, 2, 0 }, velocity = { 0, -100, 0 }, bullet = true }
+    for _ = 1, 120 do
+      w2:step(dt)
+      assert.is_true(s.position[2] > -0.05, "the bullet went through the ground: y = " .. s.position[2])
+    end
+    helpers.near(s.position[2], 0.1, 0.02, "the bullet rests on the ground")
+  end)
+
+  it("puts a resting island to sleep and wakes it when touched", function()
+    local w = impetus.world {}
+    w:plane {}
+    local a = w:box { size = { 1, 1, 1 }, position = { 0, 0.5, 0 } }
+    local b = w:box { size = { 1, 1, 1 }, position = { 0, 1.5, 0 } }
+    for _ = 1, 240 do w:step(dt) end
+    assert.is_true(a.asleep and b.asleep, "asleep")
+    local y = b.position[2]
+    for _ = 1, 60 do w:step(dt) end
+    assert.are.equal(y, b.position[2])
+    b:apply_impulse({ 0, 0, 1000 }, b.position)
+    w:step(dt)
+    assert.is_false(b.asleep)
+    assert.is_true(math.abs(b.velocity[3]) > 0.05)
+  end)
+
+  it("pushes dynamic bodies with a kinematic one", function()
+    local w = impetus.world {}
+    w:plane {}
+    local k = w:box { kinematic = true, size = { 1, 1, 1 }, position = { -1.2, 0.5, 0 }, velocity = { 1, 0, 0 } }
+    local b = w:box { size = { 1, 1, 1 }, position = { 0, 0.5, 0 } }
+    for _ = 1, 90 do w:step(dt) end
+    assert.is_true(b.position[1] > k.position[1] + 0.95, "ahead of the pusher")
+    helpers.near(b.position[1] - k.position[1], 1, 0.02, "pushed along")
+  end)
+
+  it("planar mode keeps motion in the x-y plane and rotation about z", function()
+    local w = impetus.world { gravity = { 0, -9.81, 1 } }
+    w.planar = true
+    w:plane {}
+    local b = w:box { size = { 1, 1, 1 }, position = { 0, 2, 0 }, axis = { 0, 0, 1 }, angle = 0.3, angular_velocity = { 3, 2, 1 } }
+    for _ = 1, 120 do
+      w:step(dt)
+      local v, om = b.velocity, b.angular_velocity
+      assert.are.equal(0, v[3])
+      assert.are.equal(0, om[1]); assert.are.equal(0, om[2])
+    end
+    helpers.near(b.position[3], 0, 1e-12, "z")
+  end)
+end)
