@@ -52,6 +52,7 @@
  * No allocation per step: the scratch arrays grow to the largest world seen and are kept. */
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 
 #include "internal.h"
 
@@ -368,36 +369,30 @@ int impulse_step(imp_world *w, double h)
         k = inv_eff_mass(s, c->a, c->b, c->ra, c->rb, c->t2), c->kt2 = k > 0 ? 1 / k : 0;
     }
 
-    /* ---- 1. collisions: restitution on approaching points, accumulated over a few sweeps.
-     * Target n . dv = -e vrel0 for the points that approach faster than REST_SPEED. ---- */
-    {
-        /* c->jp holds the target speed during this stage */
+    /* ---- 1. collisions (Guendelman et al.): sweeps over the points; a point that approaches,
+     * n . dv < 0, collides and gets the impulse of S0 eq. 8-18, j = -(1 + e) vrel m_eff, which turns
+     * its approach into separation at e vrel. Each sweep tests again, so the impulse on one ball of a
+     * row makes the next pair collide (propagation). Approaches slower than REST_SPEED are left to the
+     * contact stage (no bounce at rest), except at points that already collided in this step. ---- */
+    for (int q = 0; q < np; q++) P[q].jp = 0; /* 1: collided in this step */
+    for (int sweep = 0; sweep < COLLISION_SWEEPS; sweep++) {
         bool any = false;
         for (int q = 0; q < np; q++) {
             cpoint *c = &P[q];
+            if (c->depth < 0) continue;
             double vn = v3_dot(rel_vel(s->v, s->w, c), c->n);
-            bool hits = vn < -REST_SPEED && c->depth >= 0;
-            c->jp = hits ? -c->e * vn : -1; /* the target, or -1: not colliding */
-            if (hits) {
-                any = true;
-                imp_contact *ct = &col->prev_mans[c->man].c;
-                if (-vn > ct->impact_speed) ct->impact_speed = -vn;
-            }
+            if (!(vn < -REST_SPEED || (c->jp > 0 && vn < -1e-9))) continue;
+            imp_contact *ct = &col->prev_mans[c->man].c;
+            if (-vn > ct->impact_speed) ct->impact_speed = -vn;
+            double dj = -(1 + c->e) * vn * c->kn;
+            apply(s, s->v, s->w, c, v3_scale(c->n, dj));
+            ct->impact += dj;
+            c->jp = 1;
+            any = true;
         }
-        for (int sweep = 0; any && sweep < COLLISION_SWEEPS; sweep++)
-            for (int q = 0; q < np; q++) {
-                cpoint *c = &P[q];
-                if (c->jp < 0) continue;
-                imp_contact *ct = &col->prev_mans[c->man].c;
-                double vn = v3_dot(rel_vel(s->v, s->w, c), c->n);
-                /* only pushing increments: a point already moving apart fast enough is left */
-                double dj = c->kn * (c->jp - vn);
-                if (dj <= 0) continue;
-                apply(s, s->v, s->w, c, v3_scale(c->n, dj));
-                ct->impact += dj;
-            }
-        for (int q = 0; q < np; q++) P[q].jp = 0;
+        if (!any) break;
     }
+    for (int q = 0; q < np; q++) P[q].jp = 0;
 
     /* static or kinetic: is the point sliding after the collisions, before gravity acts this step */
     for (int q = 0; q < np; q++) {
