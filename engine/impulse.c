@@ -52,7 +52,6 @@
  * No allocation per step: the scratch arrays grow to the largest world seen and are kept. */
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 #include "internal.h"
 
@@ -66,12 +65,22 @@
 #define SLEEP_TIME 0.5        /* s                                                                  */
 #define MAX_LEVEL 1023
 
+/* one row of a contact point along a direction d: the lever arms crossed with d, their images under
+ * the inverse inertias (the angular velocity a unit impulse along d gives), and the effective masses
+ * with both sides moving and with only A or only B moving (shock propagation) */
+typedef struct crow {
+    imp_vec3 ca, cb, ia, ib;  /* r_a x d, r_b x d, I_a^-1 (r_a x d), I_b^-1 (r_b x d)              */
+    double k, ka, kb;         /* m_eff: both sides, A alone, B alone                                */
+} crow;
+
 typedef struct cpoint {
+    crow row[3];              /* along n, t1, t2                                                    */
+    double ima, imb;
     int a, b;                 /* dense body index; the static world is index n (all zero)          */
     int man, k;               /* manifold and point in it                                          */
     int key;                  /* contact-graph level: max of the two bodies' levels                */
     imp_vec3 n, t1, t2, ra, rb;
-    double kn, kt1, kt2;      /* effective masses m_eff along n, t1, t2                            */
+    double kn;                /* m_eff along n                                                      */
     double jn, jt1, jt2, jp;  /* accumulated normal, friction and split (pseudo) impulses          */
     double mu_s, mu_k, mu, e, depth;
     double gap;               /* max(-depth, 0) / h: the approach speed a near point may have */
@@ -142,13 +151,6 @@ static int uf_find(int *uf, int i)
     return i;
 }
 
-/* 1 / m_eff along direction d at lever arms ra, rb (the derivation above) */
-static double inv_eff_mass(const impulse_scratch *s, int a, int b, imp_vec3 ra, imp_vec3 rb, imp_vec3 d)
-{
-    imp_vec3 ca = v3_cross(ra, d), cb = v3_cross(rb, d);
-    return s->im[a] + s->im[b] + v3_dot(ca, m3_mul_v(s->Iinv[a], ca)) + v3_dot(cb, m3_mul_v(s->Iinv[b], cb));
-}
-
 static imp_vec3 rel_vel(const imp_vec3 *v, const imp_vec3 *w, const cpoint *c)
 {
     return v3_sub(v3_add(v[c->a], v3_cross(w[c->a], c->ra)), v3_add(v[c->b], v3_cross(w[c->b], c->rb)));
@@ -163,40 +165,45 @@ static void apply(impulse_scratch *s, imp_vec3 *v, imp_vec3 *w, const cpoint *c,
     w[c->b] = v3_sub(w[c->b], m3_mul_v(s->Iinv[c->b], v3_cross(c->rb, J)));
 }
 
-/* one point of a contact sweep: friction in the cone of the present normal impulse, then the normal
- * impulse that stops the approach. shock: the lower body counts as infinitely heavy (ia, ib: 0 or 1,
- * which sides may move) */
-static void solve_point(impulse_scratch *s, cpoint *c, int shock_a, int shock_b)
+/* velocity of row r (direction d): n . dv = d . (v_a - v_b) + (r_a x d) . w_a - (r_b x d) . w_b */
+static inline double row_vel(const imp_vec3 *v, const imp_vec3 *w, const cpoint *c, const crow *r, imp_vec3 d)
 {
-    double ima = s->im[c->a], imb = s->im[c->b];
-    imp_mat3 Ia = s->Iinv[c->a], Ib = s->Iinv[c->b];
-    double kn = c->kn, kt1 = c->kt1, kt2 = c->kt2;
-    if (!shock_a || !shock_b) {
-        /* shock propagation: only the upper side answers */
-        if (!shock_a) s->im[c->a] = 0, s->Iinv[c->a] = (imp_mat3){{{0}}};
-        if (!shock_b) s->im[c->b] = 0, s->Iinv[c->b] = (imp_mat3){{{0}}};
-        double k = inv_eff_mass(s, c->a, c->b, c->ra, c->rb, c->n);
-        kn = k > 0 ? 1 / k : 0;
-        k = inv_eff_mass(s, c->a, c->b, c->ra, c->rb, c->t1), kt1 = k > 0 ? 1 / k : 0;
-        k = inv_eff_mass(s, c->a, c->b, c->ra, c->rb, c->t2), kt2 = k > 0 ? 1 / k : 0;
-    }
+    return v3_dot(d, v3_sub(v[c->a], v[c->b])) + v3_dot(r->ca, w[c->a]) - v3_dot(r->cb, w[c->b]);
+}
+
+/* impulse j along row r: v_a += j d / M_a, w_a += j I_a^-1 (r_a x d), and the opposite on B; ma, mb:
+ * which sides move (shock propagation holds the lower one) */
+static inline void row_apply(imp_vec3 *v, imp_vec3 *w, const cpoint *c, const crow *r, imp_vec3 d, double j, int ma, int mb)
+{
+    if (ma) v[c->a] = v3_mad(v[c->a], d, j * c->ima), w[c->a] = v3_mad(w[c->a], r->ia, j);
+    if (mb) v[c->b] = v3_mad(v[c->b], d, -j * c->imb), w[c->b] = v3_mad(w[c->b], r->ib, -j);
+}
+
+static inline double row_k(const crow *r, int ma, int mb) { return ma && mb ? r->k : ma ? r->ka : r->kb; }
+
+/* one point of a contact sweep: friction in the cone of the present normal impulse, then the normal
+ * impulse that stops the approach. ma, mb: which sides answer (shock propagation: the upper one only) */
+static void solve_point(impulse_scratch *s, cpoint *c, int ma, int mb)
+{
+    imp_vec3 *v = s->v, *w = s->w;
     /* friction: accumulated (jt1, jt2) clamped to the disc of radius mu jn */
-    imp_vec3 dv = rel_vel(s->v, s->w, c);
     double o1 = c->jt1, o2 = c->jt2;
-    double j1 = o1 - kt1 * v3_dot(dv, c->t1), j2 = o2 - kt2 * v3_dot(dv, c->t2);
+    double j1 = o1 - row_k(&c->row[1], ma, mb) * row_vel(v, w, c, &c->row[1], c->t1);
+    double j2 = o2 - row_k(&c->row[2], ma, mb) * row_vel(v, w, c, &c->row[2], c->t2);
     double lim = c->mu * c->jn, len2 = j1 * j1 + j2 * j2;
     if (len2 > lim * lim) {
         double f = lim / sqrt(len2);
         j1 *= f, j2 *= f;
     }
     c->jt1 = j1, c->jt2 = j2;
-    apply(s, s->v, s->w, c, v3_add(v3_scale(c->t1, j1 - o1), v3_scale(c->t2, j2 - o2)));
-    /* normal: accumulated jn >= 0, target n . dv = 0 */
-    double vn = v3_dot(rel_vel(s->v, s->w, c), c->n);
-    double jn = fmax(c->jn - kn * (vn + c->gap), 0); /* a gap (depth < 0) may close in this step, no more */
-    apply(s, s->v, s->w, c, v3_scale(c->n, jn - c->jn));
+    row_apply(v, w, c, &c->row[1], c->t1, j1 - o1, ma, mb);
+    row_apply(v, w, c, &c->row[2], c->t2, j2 - o2, ma, mb);
+    /* normal: accumulated jn >= 0, target n . dv = 0; a gap (depth < 0) may close in this step, no more */
+    double vn = row_vel(v, w, c, &c->row[0], c->n);
+    double jn = c->jn - row_k(&c->row[0], ma, mb) * (vn + c->gap);
+    if (jn < 0) jn = 0;
+    row_apply(v, w, c, &c->row[0], c->n, jn - c->jn, ma, mb);
     c->jn = jn;
-    if (!shock_a || !shock_b) s->im[c->a] = ima, s->im[c->b] = imb, s->Iinv[c->a] = Ia, s->Iinv[c->b] = Ib;
 }
 
 static void project_planar(imp_vec3 *v, imp_vec3 *w) { v->z = 0, w->x = 0, w->y = 0; }
@@ -360,13 +367,21 @@ int impulse_step(imp_world *w, double h)
     for (int q = 0; q < np; q++) s->sorted[s->count[s->pts[q].key]++] = s->pts[q];
     cpoint *P = s->sorted;
 
-    /* effective masses */
+    /* the rows of every point: lever arms, angular responses, effective masses (the derivation above) */
     for (int q = 0; q < np; q++) {
         cpoint *c = &P[q];
-        double k = inv_eff_mass(s, c->a, c->b, c->ra, c->rb, c->n);
-        c->kn = k > 0 ? 1 / k : 0;
-        k = inv_eff_mass(s, c->a, c->b, c->ra, c->rb, c->t1), c->kt1 = k > 0 ? 1 / k : 0;
-        k = inv_eff_mass(s, c->a, c->b, c->ra, c->rb, c->t2), c->kt2 = k > 0 ? 1 / k : 0;
+        c->ima = s->im[c->a], c->imb = s->im[c->b];
+        const imp_vec3 dirs[3] = {c->n, c->t1, c->t2};
+        for (int r = 0; r < 3; r++) {
+            crow *R = &c->row[r];
+            R->ca = v3_cross(c->ra, dirs[r]), R->cb = v3_cross(c->rb, dirs[r]);
+            R->ia = m3_mul_v(s->Iinv[c->a], R->ca), R->ib = m3_mul_v(s->Iinv[c->b], R->cb);
+            double ka = c->ima + v3_dot(R->ca, R->ia), kb = c->imb + v3_dot(R->cb, R->ib);
+            R->k = ka + kb > 0 ? 1 / (ka + kb) : 0;
+            R->ka = ka > 0 ? 1 / ka : 0;
+            R->kb = kb > 0 ? 1 / kb : 0;
+        }
+        c->kn = c->row[0].k;
     }
 
     /* ---- 1. collisions (Guendelman et al.): sweeps over the points; a point that approaches,
@@ -440,9 +455,9 @@ int impulse_step(imp_world *w, double h)
         for (int q = 0; q < np; q++) {
             cpoint *c = &P[q];
             double target = BETA * fmax(c->depth - SLOP, 0) / h;
-            double vn = v3_dot(rel_vel(s->vp, s->wp, c), c->n);
+            double vn = row_vel(s->vp, s->wp, c, &c->row[0], c->n);
             double jp = fmax(c->jp + c->kn * (target - vn), 0);
-            apply(s, s->vp, s->wp, c, v3_scale(c->n, jp - c->jp));
+            row_apply(s->vp, s->wp, c, &c->row[0], c->n, jp - c->jp, 1, 1);
             c->jp = jp;
         }
 
