@@ -62,6 +62,16 @@ static void push_event(imp_contact_side **list, int *count, int *cap, imp_contac
     (*count)++;
 }
 
+/* an end event carries the normal impulse of the pair's last solved step (contact + collision) */
+static void end_event(collision_state *c, const manifold *om)
+{
+    double j = om->c.impact;
+    for (int k = 0; k < om->c.count; k++) j += om->c.normal_impulse[k];
+    grow((void **)&c->end_impulse, &c->end_val_cap, c->end_count + 1, sizeof(double));
+    c->end_impulse[c->end_count] = j;
+    push_event(&c->end, &c->end_count, &c->end_cap, om->c.a, om->c.b);
+}
+
 void contacts_update(imp_world *w)
 {
     collision_state *c = &w->col;
@@ -78,10 +88,7 @@ void contacts_update(imp_world *w)
         pair *p = &c->pairs[k];
         p->key = c->cand[k].key, p->a = c->cand[k].a, p->b = c->cand[k].b;
         while (j < c->prev_count && c->prev[j].key < p->key) {
-            if (c->prev[j].man >= 0) {
-                const imp_contact *oc = &c->prev_mans[c->prev[j].man].c;
-                push_event(&c->end, &c->end_count, &c->end_cap, oc->a, oc->b);
-            }
+            if (c->prev[j].man >= 0) end_event(c, &c->prev_mans[c->prev[j].man]);
             j++;
         }
         const pair *old = (j < c->prev_count && c->prev[j].key == p->key) ? &c->prev[j++] : NULL;
@@ -117,14 +124,15 @@ void contacts_update(imp_world *w)
                 }
                 m->c.point_id[i] = id ? id : ++c->next_point_id;
             }
-            if (!om) push_event(&c->begin, &c->begin_count, &c->begin_cap, m->c.a, m->c.b);
-        } else if (om) push_event(&c->end, &c->end_count, &c->end_cap, om->c.a, om->c.b);
+            if (!om) {
+                grow((void **)&c->begin_speed, &c->begin_val_cap, c->begin_count + 1, sizeof(double));
+                c->begin_speed[c->begin_count] = impulse_approach_speed(w, &m->c);
+                push_event(&c->begin, &c->begin_count, &c->begin_cap, m->c.a, m->c.b);
+            }
+        } else if (om) end_event(c, om);
     }
     for (; j < c->prev_count; j++)
-        if (c->prev[j].man >= 0) {
-            const imp_contact *oc = &c->prev_mans[c->prev[j].man].c;
-            push_event(&c->end, &c->end_count, &c->end_cap, oc->a, oc->b);
-        }
+        if (c->prev[j].man >= 0) end_event(c, &c->prev_mans[c->prev[j].man]);
     /* this step's pairs and manifolds become the persistent ones */
     pair *t = c->prev; c->prev = c->pairs; c->pairs = t;
     int tc = c->prev_cap; c->prev_cap = c->pair_cap; c->pair_cap = tc;
@@ -145,7 +153,7 @@ void imp_world_collide(imp_world *w)
 void contacts_free(imp_world *w)
 {
     collision_state *c = &w->col;
-    free(c->cand), free(c->cand_tmp), free(c->radix), free(c->order), free(c->boxes), free(c->cells), free(c->cells_tmp), free(c->pairs), free(c->prev), free(c->mans), free(c->prev_mans), free(c->begin), free(c->end);
+    free(c->cand), free(c->cand_tmp), free(c->radix), free(c->order), free(c->boxes), free(c->cells), free(c->cells_tmp), free(c->pairs), free(c->prev), free(c->mans), free(c->prev_mans), free(c->begin), free(c->end), free(c->begin_speed), free(c->end_impulse);
     for (int a = 0; a < 3; a++) free(c->ends[a]);
     free(c->set), free(c->dead);
     memset(c, 0, sizeof *c);
@@ -167,6 +175,8 @@ void imp_world_end_event(const imp_world *w, int i, imp_contact_side *a, imp_con
 {
     *a = w->col.end[2 * i], *b = w->col.end[2 * i + 1];
 }
+double imp_world_begin_speed(const imp_world *w, int i) { return i >= 0 && i < w->col.begin_count ? w->col.begin_speed[i] : 0; }
+double imp_world_end_impulse(const imp_world *w, int i) { return i >= 0 && i < w->col.end_count ? w->col.end_impulse[i] : 0; }
 int imp_world_pair_count(const imp_world *w) { return w->col.prev_count; }
 /* the sides of a pair are filled in only for touching pairs during the step; the others are named
  * here from their keys, if their shapes still exist */

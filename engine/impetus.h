@@ -539,6 +539,19 @@ int imp_world_begin_count(const imp_world *w);
 int imp_world_end_count(const imp_world *w);
 void imp_world_begin_event(const imp_world *w, int i, imp_contact_side *a, imp_contact_side *b);
 void imp_world_end_event(const imp_world *w, int i, imp_contact_side *a, imp_contact_side *b);
+/* what the events carried (impulse.c): a begin event's approach speed at its deepest point (m/s, >= 0),
+ * an end event's normal impulse in the pair's last solved step (N s) */
+double imp_world_begin_speed(const imp_world *w, int i);
+double imp_world_end_impulse(const imp_world *w, int i);
+/* collisions the impulse mode resolved in the last step (restitution stage): one per pair */
+typedef struct imp_contact_hit {
+    imp_contact_side a, b;
+    imp_vec3 point, normal;   /* a point of the pair and its normal (from B to A)                  */
+    double impulse;           /* total normal collision impulse on A, N s                           */
+    double speed;             /* the fastest approach speed it met, m/s                            */
+} imp_contact_hit;
+int imp_world_hit_count(const imp_world *w);
+const imp_contact_hit *imp_world_hit(const imp_world *w, int i);
 /* broad-phase pairs of the last step (after filtering), as body/shape sides */
 int imp_world_pair_count(const imp_world *w);
 void imp_world_pair(const imp_world *w, int i, imp_contact_side *a, imp_contact_side *b);

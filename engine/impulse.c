@@ -95,6 +95,7 @@ typedef struct impulse_scratch {
     uint8_t *drift;
     cpoint *pts, *sorted;
     int *count;                  /* MAX_LEVEL + 2 counters of the level sort                        */
+    imp_contact_hit *hits; int hit_count, hit_cap; /* collisions of the last step, one per pair        */
 } impulse_scratch;
 
 void impulse_free(imp_world *w)
@@ -102,7 +103,7 @@ void impulse_free(imp_world *w)
     impulse_scratch *s = w->imp;
     if (!s) return;
     free(s->v), free(s->w), free(s->vp), free(s->wp), free(s->Iinv), free(s->im), free(s->level), free(s->uf);
-    free(s->adj_start), free(s->adj), free(s->queue), free(s->drift), free(s->pts), free(s->sorted), free(s->count);
+    free(s->adj_start), free(s->adj), free(s->queue), free(s->drift), free(s->pts), free(s->sorted), free(s->count), free(s->hits);
     free(s);
     w->imp = NULL;
 }
@@ -213,6 +214,7 @@ int impulse_step(imp_world *w, double h)
     const int n = w->body_ids.count;
     collision_state *col = &w->col;
     const int nm = col->prev_man_count;
+    if (w->imp) w->imp->hit_count = 0;
     if (!n) return 0;
     if (!w->imp) {
         w->imp = calloc(1, sizeof(impulse_scratch));
@@ -408,6 +410,18 @@ int impulse_step(imp_world *w, double h)
         if (!any) break;
     }
     for (int q = 0; q < np; q++) P[q].jp = 0;
+    /* the pairs that collided become this step's hit events */
+    for (int m = 0; m < nm; m++) {
+        const imp_contact *ct = &col->prev_mans[m].c;
+        if (!(ct->impact > 0)) continue;
+        if (s->hit_count == s->hit_cap) {
+            s->hit_cap = s->hit_cap ? 2 * s->hit_cap : 64;
+            s->hits = ids_grow(s->hits, sizeof(imp_contact_hit), s->hit_cap);
+        }
+        imp_contact_hit *hit = &s->hits[s->hit_count++];
+        hit->a = ct->a, hit->b = ct->b, hit->normal = ct->normal, hit->point = ct->points[0];
+        hit->impulse = ct->impact, hit->speed = ct->impact_speed;
+    }
 
     /* static or kinetic: is the point sliding after the collisions, before gravity acts this step */
     for (int q = 0; q < np; q++) {
@@ -567,4 +581,32 @@ void impulse_bullets(imp_world *w, const double *X0)
         v3_store(X, v3_add(hit.point, v3_scale(hit.normal, r)));
         for (int k = 0; k < b->nshapes; k++) shape_update(w, &w->shapes[w->shape_ids.slot_dense[b->shapes[k]]]);
     }
+}
+
+int imp_world_hit_count(const imp_world *w) { return w->imp ? w->imp->hit_count : 0; }
+const imp_contact_hit *imp_world_hit(const imp_world *w, int i)
+{
+    if (!w->imp || i < 0 || i >= w->imp->hit_count) return NULL;
+    return &w->imp->hits[i];
+}
+
+/* velocity of a contact side at world point p: v + omega x (p - x) */
+static imp_vec3 side_point_velocity(const imp_world *w, imp_contact_side sd, imp_vec3 p)
+{
+    if (imp_id_is_null(sd.body)) return v3(0, 0, 0);
+    int i = ids_lookup(&w->body_ids, sd.body);
+    if (i < 0) return v3(0, 0, 0);
+    imp_vec3 x = v3_load(w->bstate + BODY_DIM * i);
+    return v3_add(imp_body_velocity(w, sd.body), v3_cross(imp_body_angular_velocity(w, sd.body), v3_sub(p, x)));
+}
+
+double impulse_approach_speed(const imp_world *w, const imp_contact *c)
+{
+    int k = 0;
+    for (int i = 1; i < c->count; i++)
+        if (c->depth[i] > c->depth[k]) k = i;
+    if (c->count < 1) return 0;
+    imp_vec3 p = c->points[k];
+    double vn = v3_dot(c->normal, v3_sub(side_point_velocity(w, c->a, p), side_point_velocity(w, c->b, p)));
+    return vn < 0 ? -vn : 0;
 }

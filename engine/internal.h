@@ -203,6 +203,7 @@ typedef struct collision_state {
     manifold *mans; int man_count, man_cap;
     manifold *prev_mans; int prev_man_count, prev_man_cap;
     imp_contact_side *begin, *end; int begin_count, end_count, begin_cap, end_cap; /* 2 sides per event */
+    double *begin_speed, *end_impulse; int begin_val_cap, end_val_cap; /* what each event carried */
     uint32_t next_point_id;
 } collision_state;
 
@@ -240,6 +241,7 @@ void impulse_bullets(imp_world *w, const double *X0); /* continuous collision of
 /* query.c: the first hit of the segment on a static shape or collider */
 bool query_ray_static(const imp_world *w, imp_vec3 from, imp_vec3 to, imp_ray_hit *hit);
 void impulse_free(imp_world *w);
+double impulse_approach_speed(const imp_world *w, const imp_contact *c); /* at its deepest point, >= 0 */
 /* contact.c */
 void contacts_update(imp_world *w);
 void contacts_free(imp_world *w);

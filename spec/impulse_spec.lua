@@ -201,3 +201,61 @@ describe("impulse contact", function()
     helpers.near(b.position[3], 0, 1e-12, "z")
   end)
 end)
+
+describe("contact events with impulses", function()
+  it("report the approach speed at begin, the collision impulse as a hit, the last impulse at end", function()
+    local w = impetus.world {}
+    w:plane { restitution = 0 }
+    local b = w:sphere { radius = 0.1, position = { 0, 1.1, 0 }, restitution = 0.5 }
+    local m = b.mass
+    local begin_speed, hit, ended
+    for _ = 1, 120 do
+      w:step(dt)
+      local ev = w:contact_events()
+      if #ev.begin > 0 and not begin_speed then begin_speed = ev.begin[1].speed end
+      if #ev.hit > 0 and not hit then hit = ev.hit[1] end
+      if #ev["end"] > 0 and not ended then ended = ev["end"][1] end
+    end
+    -- it falls 1 m: v = sqrt(2 g h) = 4.43 m/s, within a step of gravity
+    helpers.near(begin_speed, math.sqrt(2 * g), g * dt, "approach speed at begin")
+    assert.are.equal(b, hit.a)
+    helpers.near(hit.speed, math.sqrt(2 * g), 2 * g * dt, "hit speed")
+    helpers.near(hit.impulse, m * 1.5 * hit.speed, 1e-9 * m, "j = (1 + e) m v against the ground")
+    helpers.near(hit.normal[2], 1, 1e-12, "normal")
+    assert.is_truthy(ended, "it bounced off")
+    -- it left the ground in a step that needed no impulse: the pair's last impulse is zero
+    helpers.near(ended.impulse, 0, 1e-12, "impulse at end")
+  end)
+
+  it("calls a body's on_contact after the step with the kind, impulse and a normal towards it", function()
+    local w = impetus.world {}
+    local ground = w:body { static = true, shapes = { { type = "plane" } } }
+    local b = w:box { size = { 0.2, 0.2, 0.2 }, position = { 0, 0.6, 0 } }
+    local seen = {}
+    impetus.on_contact(ground, function(self, other, e)
+      assert.is_false(w.locked)
+      seen[#seen + 1] = { who = "ground", kind = e.kind, other = other, n = e.normal and e.normal[2], impulse = e.impulse }
+    end)
+    impetus.on_contact(b, function(self, other, e)
+      seen[#seen + 1] = { who = "box", kind = e.kind, other = other, n = e.normal and e.normal[2], impulse = e.impulse, speed = e.speed }
+    end)
+    for _ = 1, 60 do
+      w:step(dt)
+      impetus.dispatch_contacts(w)
+    end
+    local kinds = {}
+    for _, s in ipairs(seen) do kinds[s.who .. ":" .. s.kind] = s end
+    assert.is_truthy(kinds["box:begin"])
+    assert.are.equal(ground, kinds["box:begin"].other)
+    assert.are.equal(b, kinds["ground:begin"].other)
+    assert.is_true(kinds["box:begin"].speed > 2, "approach speed")
+    -- a hit: the normal points towards whoever is told, the impulse is the pair's
+    assert.are.equal(1, kinds["box:hit"].n)
+    assert.are.equal(-1, kinds["ground:hit"].n)
+    assert.is_true(kinds["box:hit"].impulse > 0)
+    assert.are.equal(kinds["box:hit"].impulse, kinds["ground:hit"].impulse)
+    local ok, err = pcall(impetus.on_contact, 5, function() end)
+    assert.is_false(ok)
+    assert.truthy(err:find("impetus.on_contact: argument 1", 1, true))
+  end)
+end)
