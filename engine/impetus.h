@@ -478,8 +478,9 @@ bool imp_shape_mass(const imp_shape_def *def, double *mass, imp_vec3 *center, im
  * How bodies answer their contacts. IMPULSE (default): S1's step order, after Guendelman, Bridson and
  * Fedkiw 2003: collisions with restitution, integrate velocities, contacts level by level in the
  * contact graph with shock propagation, integrate positions. QP: the resting-contact LCP (another
- * branch); not built here, choosing it falls back to IMPULSE. */
-typedef enum imp_contact_mode { IMP_CONTACT_IMPULSE, IMP_CONTACT_QP } imp_contact_mode;
+ * branch); not built here, choosing it falls back to IMPULSE. NONE: contacts are detected and reported,
+ * bodies pass through each other (collision-detection benchmarks, sensors). */
+typedef enum imp_contact_mode { IMP_CONTACT_IMPULSE, IMP_CONTACT_QP, IMP_CONTACT_NONE } imp_contact_mode;
 void imp_world_set_contact_mode(imp_world *w, imp_contact_mode m);
 imp_contact_mode imp_world_contact_mode(const imp_world *w);
 /* planar mode: bodies move in the x-y plane and turn about z only (velocities projected each step) */

@@ -215,7 +215,7 @@ int impulse_step(imp_world *w, double h)
     collision_state *col = &w->col;
     const int nm = col->prev_man_count;
     if (w->imp) w->imp->hit_count = 0;
-    if (!n) return 0;
+    if (!n || w->contact_mode == IMP_CONTACT_NONE) return 0;
     if (!w->imp) {
         w->imp = calloc(1, sizeof(impulse_scratch));
         if (!w->imp) abort();

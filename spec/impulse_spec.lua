@@ -33,7 +33,14 @@ describe("impulse contact", function()
     assert.truthy(err:find("world.contact", 1, true))
     ok, err = pcall(function() w.contact = "soft" end)
     assert.is_false(ok)
-    assert.truthy(err:find("\"impulse\" or \"qp\"", 1, true))
+    assert.truthy(err:find("\"impulse\", \"qp\" or \"none\"", 1, true))
+    -- "none": contacts are reported, bodies fall through
+    w.contact = "none"
+    w:plane {}
+    local b = w:sphere { radius = 0.5, position = { 0, 0.4, 0 } }
+    for _ = 1, 30 do w:step(dt) end
+    assert.are.equal(1, #w:contacts())
+    assert.is_true(b.position[2] < -0.5)
   end)
 
   it("bounces a ball to e^2 h0 (restitution, the larger of the pair)", function()

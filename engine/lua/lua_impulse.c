@@ -24,7 +24,8 @@ void impl_read_material(lua_State *L, int idx, const char *fn, imp_shape_def *s)
 /* ---- world ---- */
 static int get_contact(lua_State *L)
 {
-    lua_pushstring(L, imp_world_contact_mode(impl_checkworld(L, 1)->w) == IMP_CONTACT_QP ? "qp" : "impulse");
+    imp_contact_mode m = imp_world_contact_mode(impl_checkworld(L, 1)->w);
+    lua_pushstring(L, m == IMP_CONTACT_QP ? "qp" : m == IMP_CONTACT_NONE ? "none" : "impulse");
     return 1;
 }
 static int set_contact(lua_State *L)
@@ -32,8 +33,9 @@ static int set_contact(lua_State *L)
     lworld *lw = impl_checkunlocked(L, 1, "world.contact");
     const char *s = luaL_checkstring(L, 2);
     if (!strcmp(s, "impulse")) imp_world_set_contact_mode(lw->w, IMP_CONTACT_IMPULSE);
+    else if (!strcmp(s, "none")) imp_world_set_contact_mode(lw->w, IMP_CONTACT_NONE);
     else if (!strcmp(s, "qp")) return luaL_error(L, "world.contact: \"qp\" (the LCP contact mode) is not in this build yet; use \"impulse\"");
-    else return luaL_error(L, "world.contact must be \"impulse\" or \"qp\" (got \"%s\")", s);
+    else return luaL_error(L, "world.contact must be \"impulse\", \"qp\" or \"none\" (got \"%s\")", s);
     return 0;
 }
 static int get_planar(lua_State *L) { lua_pushboolean(L, imp_world_planar(impl_checkworld(L, 1)->w)); return 1; }
