@@ -23,6 +23,6 @@ return {
   draw = function(world, gfx)
     local awake = 0
     for _, b in ipairs(world:bodies()) do if not b.asleep then awake = awake + 1 end end
-    gfx.text(10, 70, string.format("%d of %d bodies awake, %d touching pairs", awake, world.body_count, world.manifold_count))
+    gfx.text(10, 80, string.format("%d of %d bodies awake, %d touching pairs", awake, world.body_count, world.manifold_count))
   end,
 }

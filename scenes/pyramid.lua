@@ -20,6 +20,6 @@ return {
     end
   end,
   draw = function(world, gfx)
-    gfx.text(10, 10, string.format("%d bodies, %d touching pairs (space: fire a ball)", world.body_count, world.manifold_count))
+    gfx.text(10, 80, string.format("%d bodies, %d touching pairs (space: fire a ball)", world.body_count, world.manifold_count))
   end,
 }
