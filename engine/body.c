@@ -523,7 +523,8 @@ void imp_body_shape_material(const imp_world *w, imp_id id, int index, double *f
     const body *b = &w->bodies[i];
     if (index < 0 || index >= b->nshapes) return;
     const shape *s = &w->shapes[w->shape_ids.slot_dense[b->shapes[index]]];
-    *friction = s->friction, *static_friction = s->static_friction, *restitution = s->restitution;
+    *friction = s->friction, *static_friction = s->static_friction >= 0 ? s->static_friction : s->friction;
+    *restitution = s->restitution;
 }
 
 void imp_body_set_material(imp_world *w, imp_id id, int index, double friction, double static_friction, double restitution)

@@ -262,8 +262,8 @@ int impulse_step(imp_world *w, double h)
         int a = side_body(w, ct->a, n), b = side_body(w, ct->b, n);
         const shape *sa = side_shape(w, ct->a), *sb = side_shape(w, ct->b);
         double mu_a = 0.5, mu_b = 0.5, ms_a = 0.5, ms_b = 0.5, e_a = 0, e_b = 0;
-        if (sa) mu_a = sa->friction, ms_a = sa->static_friction, e_a = sa->restitution;
-        if (sb) mu_b = sb->friction, ms_b = sb->static_friction, e_b = sb->restitution;
+        if (sa) mu_a = sa->friction, ms_a = sa->static_friction >= 0 ? sa->static_friction : mu_a, e_a = sa->restitution;
+        if (sb) mu_b = sb->friction, ms_b = sb->static_friction >= 0 ? sb->static_friction : mu_b, e_b = sb->restitution;
         if (!sa && !imp_id_is_null(ct->a.collider)) {
             int ci = ids_lookup(&w->collider_ids, ct->a.collider);
             if (ci >= 0) mu_a = ms_a = w->colliders[ci].def.friction, e_a = w->colliders[ci].def.restitution;

@@ -122,7 +122,7 @@ typedef struct shape {
     hull *hull;
     mesh *mesh;
     double mass, volume;
-    double friction, static_friction, restitution; /* contact material (impulse.c) */
+    double friction, static_friction, restitution; /* contact material (impulse.c); static < 0: as friction */
     imp_vec3 center;      /* centre of mass, shape frame           */
     imp_mat3 inertia;     /* about it, shape frame                 */
     /* world placement: written by the collide stage (shape_update) */

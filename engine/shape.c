@@ -149,7 +149,7 @@ bool shape_build(imp_world *w, shape *s, const imp_shape_def *def)
     s->normal = v3_normalize(def->normal);
     s->offset = def->offset;
     s->friction = def->friction >= 0 && isfinite(def->friction) ? def->friction : 0.5;
-    s->static_friction = def->static_friction >= 0 && isfinite(def->static_friction) ? def->static_friction : s->friction;
+    s->static_friction = def->static_friction >= 0 && isfinite(def->static_friction) ? def->static_friction : -1; /* -1: as friction */
     s->restitution = def->restitution >= 0 && isfinite(def->restitution) ? def->restitution : 0;
     switch (def->type) {
     case IMP_SHAPE_SPHERE:

@@ -266,3 +266,28 @@ describe("contact events with impulses", function()
     assert.truthy(err:find("impetus.on_contact: argument 1", 1, true))
   end)
 end)
+
+describe("impulse-mode errors", function()
+  it("name the function and the argument", function()
+    local w = impetus.world {}
+    local function err_of(f) local ok, e = pcall(f); assert.is_false(ok); return e end
+    assert.truthy(err_of(function() w:box { restitution = 2 } end):find("world:box: field 'restitution' must be a number in 0 .. 1", 1, true))
+    assert.truthy(err_of(function() w:sphere { friction = -1 } end):find("world:sphere: field 'friction'", 1, true))
+    assert.truthy(err_of(function() w:box { friction = "x" } end):find("world:box", 1, true))
+    assert.truthy(err_of(function() w:body { shapes = { { type = "box", static_friction = -2 } } } end):find("shapes[1]: field 'static_friction'", 1, true))
+    local b = w:box {}
+    assert.truthy(err_of(function() b.restitution = 1.5 end):find("body.restitution must be a number in 0 .. 1", 1, true))
+    assert.truthy(err_of(function() b.bullet = 1 end):find("boolean", 1, true))
+    assert.truthy(err_of(function() w.velocity_iterations = 0 end):find("world.velocity_iterations must be in 1 .. 1000", 1, true))
+    assert.truthy(err_of(function() w.position_iterations = -1 end):find("world.position_iterations", 1, true))
+    assert.truthy(err_of(function() w.planar = "yes" end):find("boolean", 1, true))
+    assert.truthy(err_of(function() w.contact = {} end):find("string", 1, true))
+    b.friction = 0.25
+    assert.are.equal(0.25, b.friction)
+    assert.are.equal(0.25, b.static_friction, "static follows friction when not set")
+    b.static_friction = 0.75
+    assert.are.equal(0.75, b.static_friction)
+    b:destroy()
+    assert.truthy(err_of(function() return b.friction end):find("stale", 1, true))
+  end)
+end)

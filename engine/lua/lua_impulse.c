@@ -10,7 +10,7 @@ static double material_field(lua_State *L, int idx, const char *fn, const char *
 {
     double v = impl_field_number(L, idx, fn, key, def);
     if (v == def) return v;
-    if (!(v >= 0 && v <= hi)) luaL_error(L, "%s: field '%s' must be a number in 0 .. %g (got %f)", fn, key, hi, v);
+    if (!(v >= 0 && v <= hi)) luaL_error(L, "%s: field '%s' must be a number in 0 .. %d (got %f)", fn, key, (int)hi, v);
     return v;
 }
 
@@ -87,7 +87,7 @@ static int s_material(lua_State *L, int which, const char *what, double hi)
     lhandle *h = B(L);
     if (imp_world_locked(h->lw->w)) return luaL_error(L, "%s: the world is locked while it steps; change it in update", what);
     double v = luaL_checknumber(L, 2);
-    if (!(v >= 0 && v <= hi)) return luaL_error(L, "%s must be a number in 0 .. %g (got %f)", what, hi, v);
+    if (!(v >= 0 && v <= hi)) return luaL_error(L, "%s must be a number in 0 .. %d (got %f)", what, (int)hi, v);
     double m[3] = {-1, -1, -1};
     m[which] = v;
     imp_body_set_material(h->lw->w, h->id, -1, m[0], m[1], m[2]);
