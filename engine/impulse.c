@@ -152,19 +152,7 @@ static int uf_find(int *uf, int i)
     return i;
 }
 
-static imp_vec3 rel_vel(const imp_vec3 *v, const imp_vec3 *w, const cpoint *c)
-{
-    return v3_sub(v3_add(v[c->a], v3_cross(w[c->a], c->ra)), v3_add(v[c->b], v3_cross(w[c->b], c->rb)));
-}
 
-/* apply impulse J (on A; -J on B) to the velocity arrays v, w */
-static void apply(impulse_scratch *s, imp_vec3 *v, imp_vec3 *w, const cpoint *c, imp_vec3 J)
-{
-    v[c->a] = v3_add(v[c->a], v3_scale(J, s->im[c->a]));
-    w[c->a] = v3_add(w[c->a], m3_mul_v(s->Iinv[c->a], v3_cross(c->ra, J)));
-    v[c->b] = v3_sub(v[c->b], v3_scale(J, s->im[c->b]));
-    w[c->b] = v3_sub(w[c->b], m3_mul_v(s->Iinv[c->b], v3_cross(c->rb, J)));
-}
 
 /* velocity of row r (direction d): n . dv = d . (v_a - v_b) + (r_a x d) . w_a - (r_b x d) . w_b */
 static inline double row_vel(const imp_vec3 *v, const imp_vec3 *w, const cpoint *c, const crow *r, imp_vec3 d)
@@ -397,12 +385,12 @@ int impulse_step(imp_world *w, double h)
         for (int q = 0; q < np; q++) {
             cpoint *c = &P[q];
             if (c->depth < 0) continue;
-            double vn = v3_dot(rel_vel(s->v, s->w, c), c->n);
+            double vn = row_vel(s->v, s->w, c, &c->row[0], c->n);
             if (!(vn < -REST_SPEED || (c->jp > 0 && vn < -1e-9))) continue;
             imp_contact *ct = &col->prev_mans[c->man].c;
             if (-vn > ct->impact_speed) ct->impact_speed = -vn;
             double dj = -(1 + c->e) * vn * c->kn;
-            apply(s, s->v, s->w, c, v3_scale(c->n, dj));
+            row_apply(s->v, s->w, c, &c->row[0], c->n, dj, 1, 1);
             ct->impact += dj;
             c->jp = 1;
             any = true;
@@ -426,9 +414,8 @@ int impulse_step(imp_world *w, double h)
     /* static or kinetic: is the point sliding after the collisions, before gravity acts this step */
     for (int q = 0; q < np; q++) {
         cpoint *c = &P[q];
-        imp_vec3 dv = rel_vel(s->v, s->w, c);
-        imp_vec3 vt = v3_sub(dv, v3_scale(c->n, v3_dot(dv, c->n)));
-        c->mu = v3_len(vt) < STICK_SPEED ? c->mu_s : c->mu_k;
+        double v1 = row_vel(s->v, s->w, c, &c->row[1], c->t1), v2 = row_vel(s->v, s->w, c, &c->row[2], c->t2);
+        c->mu = v1 * v1 + v2 * v2 < STICK_SPEED * STICK_SPEED ? c->mu_s : c->mu_k;
     }
 
     /* ---- 2. velocities: the forces of the bodies in contact (the others go through the ODE) ---- */
@@ -445,7 +432,9 @@ int impulse_step(imp_world *w, double h)
         cpoint *c = &P[q];
         double lim = c->mu * c->jn, len = sqrt(c->jt1 * c->jt1 + c->jt2 * c->jt2);
         if (len > lim) c->jt1 *= lim / len, c->jt2 *= lim / len;
-        apply(s, s->v, s->w, c, v3_add(v3_scale(c->n, c->jn), v3_add(v3_scale(c->t1, c->jt1), v3_scale(c->t2, c->jt2))));
+        row_apply(s->v, s->w, c, &c->row[0], c->n, c->jn, 1, 1);
+        row_apply(s->v, s->w, c, &c->row[1], c->t1, c->jt1, 1, 1);
+        row_apply(s->v, s->w, c, &c->row[2], c->t2, c->jt2, 1, 1);
     }
     for (int it = 0; it < w->vel_iterations; it++)
         for (int q = 0; q < np; q++) solve_point(s, &P[q], 1, 1);
