@@ -1,7 +1,18 @@
 -- scenes/planar2d.lua: the planar mode (world.planar = true: motion in the x-y plane, rotation about z
 -- only) with the 2D camera, as a 2D game would use it. A tower of crates, a seesaw on a wedge and a
--- cannon: Space fires a ball from the left, B drops a crate. Contacts with friction and restitution
+-- cannon: Space fires a ball from the left (what it hits hard turns red: impetus.on_contact), B drops a crate. Contacts with friction and restitution
 -- are the 3D solver's, with the velocities projected onto the plane each step.
+local impetus = require "impetus"
+
+-- a ball that hits something hard tints it: the per-body on_contact callback, run after the step
+local function fire(world)
+  local ball = world:sphere { radius = 0.3, density = 3000, position = { -8, 2, 0 }, velocity = { 14, 5, 0 }, restitution = 0.4,
+                              bullet = true, color = { 0.9, 0.2, 0.2 } }
+  impetus.on_contact(ball, function(self, other, e)
+    if e.kind == "hit" and e.impulse > 20 and other.color and not other.static then other.color = { 0.95, 0.35, 0.3 } end
+  end)
+end
+
 local function crate(world, x, y, w, h, color)
   return world:box { size = { w, h, 1 }, position = { x, y, 0 }, friction = 0.6, density = 300, color = color }
 end
@@ -26,17 +37,13 @@ return {
   end,
   keypressed = function(world, key)
     if key == "space" then
-      world:sphere { radius = 0.3, density = 3000, position = { -8, 2, 0 }, velocity = { 14, 5, 0 }, restitution = 0.4,
-                     bullet = true, color = { 0.9, 0.2, 0.2 } }
+      fire(world)
     elseif key == "b" then
       crate(world, 0.5 * (math.random() - 0.5), 11, 0.8, 0.8, { 0.3, 0.8, 0.4 })
     end
   end,
   update = function(world, dt)
     -- a ball every 1.5 s for the first seconds, so the headless run shows the game
-    if world.time < 6 and math.floor(world.time / 1.5) ~= math.floor((world.time + dt) / 1.5) then
-      world:sphere { radius = 0.3, density = 3000, position = { -8, 2, 0 }, velocity = { 14, 5, 0 }, restitution = 0.4,
-                     bullet = true, color = { 0.9, 0.2, 0.2 } }
-    end
+    if world.time < 6 and math.floor(world.time / 1.5) ~= math.floor((world.time + dt) / 1.5) then fire(world) end
   end,
 }

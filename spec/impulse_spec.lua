@@ -291,3 +291,29 @@ describe("impulse-mode errors", function()
     assert.truthy(err_of(function() return b.friction end):find("stale", 1, true))
   end)
 end)
+
+describe("on_contact in a scene", function()
+  it("runs after each fixed step of the runner, for bodies the script keeps no reference to", function()
+    local dir = helpers.tmpdir()
+    helpers.write(dir .. "/scene.lua", [[
+      local impetus = require "impetus"
+      hits = 0
+      return {
+        setup = function(world)
+          world:plane { restitution = 0 } -- (a Collider's default restitution is 0.5)
+          impetus.on_contact(world:sphere { radius = 0.2, position = { 0, 1, 0 } }, function(self, other, e)
+            assert(not world.locked)
+            if e.kind == "begin" then hits = hits + 1 end
+          end)
+        end,
+      }
+    ]])
+    local r = impetus.runner(dir .. "/scene.lua")
+    r:start()
+    collectgarbage("collect")
+    collectgarbage("collect")
+    for _ = 1, 60 do r:step() end
+    assert.is_nil(r.error)
+    assert.are.equal(1, r.env.hits)
+  end)
+end)

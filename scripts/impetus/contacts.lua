@@ -10,35 +10,48 @@
 -- impulse). normal points towards self. other is a Body or a Collider.
 local contacts = {}
 
+-- handlers[world][body] = fn. The outer table is weak-keyed (an ephemeron): a world that is no longer
+-- used goes away with its handlers, although the handles in them refer to it. The inner tables hold the
+-- body handles strongly, so a body keeps its handle (and its handler) while nobody else refers to it.
 local handlers = setmetatable({}, { __mode = "k" })
 
 function contacts.on_contact(body, fn)
   if type(body) ~= "userdata" or not pcall(function() return body.valid end) then error("impetus.on_contact: argument 1 must be a Body", 2) end
   if fn ~= nil and type(fn) ~= "function" then error("impetus.on_contact: argument 2 must be a function or nil", 2) end
-  handlers[body] = fn
+  local world = debug.getuservalue(body, 1) -- a handle's first user value is its world
+  local hs = handlers[world]
+  if not hs then
+    if fn == nil then return end
+    hs = {}
+    handlers[world] = hs
+  end
+  hs[body] = fn
 end
 
 local function neg(v) return v and { -v[1], -v[2], -v[3] } end
 
-local function fire(kind, e)
+local function fire(hs, kind, e)
   local a, b = e.a, e.b
-  local ha, hb = a and handlers[a], b and handlers[b]
+  local ha, hb = a and hs[a], b and hs[b]
   if not ha and not hb then return end
-  if ha and a:valid() then
+  if ha and not a:valid() then hs[a], ha = nil, nil end -- destroyed: its handler goes
+  if hb and not b:valid() then hs[b], hb = nil, nil end
+  if ha then
     ha(a, b, { kind = kind, speed = e.speed, impulse = e.impulse, point = e.point, normal = e.normal })
   end
-  if hb and b:valid() then
+  if hb and b:valid() then -- (ha may have destroyed it)
     hb(b, a, { kind = kind, speed = e.speed, impulse = e.impulse, point = e.point, normal = neg(e.normal) })
   end
 end
 
 -- call the handlers of the last step's events: begin, then hit, then end
 function contacts.dispatch(world)
-  if next(handlers) == nil then return end
+  local hs = handlers[world]
+  if not hs or next(hs) == nil then return end
   local ev = world:contact_events()
-  for _, e in ipairs(ev.begin) do fire("begin", e) end
-  for _, e in ipairs(ev.hit) do fire("hit", e) end
-  for _, e in ipairs(ev["end"]) do fire("end", e) end
+  for _, e in ipairs(ev.begin) do fire(hs, "begin", e) end
+  for _, e in ipairs(ev.hit) do fire(hs, "hit", e) end
+  for _, e in ipairs(ev["end"]) do fire(hs, "end", e) end
 end
 
 return contacts
