@@ -93,9 +93,10 @@ typedef struct impulse_scratch {
     double *im;
     int *level, *uf, *adj_start, *adj, *queue;
     uint8_t *drift;
-    cpoint *pts, *sorted;
+    cpoint *sorted;              /* the contact points in level order                               */
     int *count;                  /* MAX_LEVEL + 2 counters of the level sort                        */
     imp_contact_hit *hits; int hit_count, hit_cap; /* collisions of the last step, one per pair        */
+    int *man_ab, *man_order; int man_cap;          /* per manifold: its two bodies; the live ones       */
 } impulse_scratch;
 
 void impulse_free(imp_world *w)
@@ -103,7 +104,7 @@ void impulse_free(imp_world *w)
     impulse_scratch *s = w->imp;
     if (!s) return;
     free(s->v), free(s->w), free(s->vp), free(s->wp), free(s->Iinv), free(s->im), free(s->level), free(s->uf);
-    free(s->adj_start), free(s->adj), free(s->queue), free(s->drift), free(s->pts), free(s->sorted), free(s->count), free(s->hits);
+    free(s->adj_start), free(s->adj), free(s->queue), free(s->drift), free(s->sorted), free(s->count), free(s->hits), free(s->man_ab), free(s->man_order);
     free(s);
     w->imp = NULL;
 }
@@ -125,7 +126,7 @@ static void scratch_points(impulse_scratch *s, int n)
 {
     if (n <= s->point_cap) return;
     int c = n * 3 / 2 + 64;
-    s->pts = ids_grow(s->pts, sizeof(cpoint), c), s->sorted = ids_grow(s->sorted, sizeof(cpoint), c);
+    s->sorted = ids_grow(s->sorted, sizeof(cpoint), c);
     s->adj = ids_grow(s->adj, sizeof(int), 2 * c);
     s->point_cap = c;
 }
@@ -242,24 +243,17 @@ int impulse_step(imp_world *w, double h)
     }
     s->Iinv[n] = (imp_mat3){{{0}}}, s->im[n] = 0, s->v[n] = s->w[n] = s->vp[n] = s->wp[n] = v3(0, 0, 0), s->level[n] = 0;
 
-    /* ---- the contact points of last step's manifolds; wake sleeping bodies that are hit ---- */
-    int np = 0;
+    /* ---- the manifolds' two sides; wake sleeping bodies that are hit ---- */
+    if (nm > s->man_cap) {
+        s->man_cap = nm * 3 / 2 + 64;
+        s->man_ab = ids_grow(s->man_ab, 2 * sizeof(int), s->man_cap);
+        s->man_order = ids_grow(s->man_order, sizeof(int), s->man_cap);
+    }
     for (int m = 0; m < nm; m++) {
         imp_contact *ct = &col->prev_mans[m].c;
         ct->impact = 0, ct->impact_speed = 0;
         int a = side_body(w, ct->a, n), b = side_body(w, ct->b, n);
-        const shape *sa = side_shape(w, ct->a), *sb = side_shape(w, ct->b);
-        double mu_a = 0.5, mu_b = 0.5, ms_a = 0.5, ms_b = 0.5, e_a = 0, e_b = 0;
-        if (sa) mu_a = sa->friction, ms_a = sa->static_friction >= 0 ? sa->static_friction : mu_a, e_a = sa->restitution;
-        if (sb) mu_b = sb->friction, ms_b = sb->static_friction >= 0 ? sb->static_friction : mu_b, e_b = sb->restitution;
-        if (!sa && !imp_id_is_null(ct->a.collider)) {
-            int ci = ids_lookup(&w->collider_ids, ct->a.collider);
-            if (ci >= 0) mu_a = ms_a = w->colliders[ci].def.friction, e_a = w->colliders[ci].def.restitution;
-        }
-        if (!sb && !imp_id_is_null(ct->b.collider)) {
-            int ci = ids_lookup(&w->collider_ids, ct->b.collider);
-            if (ci >= 0) mu_b = ms_b = w->colliders[ci].def.friction, e_b = w->colliders[ci].def.restitution;
-        }
+        s->man_ab[2 * m] = a, s->man_ab[2 * m + 1] = b;
         /* a sleeping body touched by an awake moving one (dynamic or kinematic) wakes */
         for (int side = 0; side < 2; side++) {
             int x = side ? b : a, y = side ? a : b;
@@ -273,37 +267,25 @@ int impulse_step(imp_world *w, double h)
                 s->Iinv[x] = m3_rotate_tensor(R, bx->Ibody_inv), s->im[x] = bx->inv_mass, s->level[x] = -1;
             }
         }
-        for (int k = 0; k < ct->count; k++) {
-            cpoint *c = &s->pts[np++];
-            c->a = a, c->b = b, c->man = m, c->k = k;
-            c->n = ct->normal;
-            /* the midpoint of the two surfaces */
-            imp_vec3 p = v3_add(ct->points[k], v3_scale(ct->normal, 0.5 * ct->depth[k]));
-            c->ra = a < n ? v3_sub(p, v3_load(w->bstate + BODY_DIM * a)) : p;
-            c->rb = b < n ? v3_sub(p, v3_load(w->bstate + BODY_DIM * b)) : p;
-            c->depth = ct->depth[k];
-            c->gap = ct->depth[k] < 0 ? -ct->depth[k] / h : 0;
-            c->mu_k = sqrt(mu_a * mu_b), c->mu_s = sqrt(ms_a * ms_b), c->e = fmax(e_a, e_b);
-            c->jn = ct->normal_impulse[k];
-            c->jp = 0;
-            imp_vec3 jt = ct->tangent_impulse[k];
-            /* a tangent basis: t1 perpendicular to n and to the axis n is least along */
-            imp_vec3 nn = c->n;
-            imp_vec3 ax = fabs(nn.x) < 0.57 ? v3(1, 0, 0) : fabs(nn.y) < 0.57 ? v3(0, 1, 0) : v3(0, 0, 1);
-            c->t1 = v3_normalize(v3_cross(nn, ax));
-            c->t2 = v3_cross(nn, c->t1);
-            c->jt1 = v3_dot(jt, c->t1), c->jt2 = v3_dot(jt, c->t2);
-        }
     }
-    /* the moving side of each point; points between two unmoving sides drop out */
+
+    /* ---- islands (union-find over dynamic pairs) and the contact graph's levels (BFS), over the
+     * manifolds where something can move; the others drop out ---- */
+    for (int i = 0; i <= n + 1; i++) s->adj_start[i] = 0;
     int live = 0;
-    for (int q = 0; q < np; q++) {
-        cpoint *c = &s->pts[q];
-        if (s->im[c->a] == 0 && s->im[c->b] == 0) continue;
-        s->pts[live++] = *c;
+    for (int m = 0; m < nm; m++) {
+        int a = s->man_ab[2 * m], b = s->man_ab[2 * m + 1];
+        if (s->im[a] == 0 && s->im[b] == 0) continue;
+        s->man_order[live++] = m;
+        if (s->im[a] > 0) s->drift[a] = 1;
+        if (s->im[b] > 0) s->drift[b] = 1;
+        if (s->im[a] > 0 && s->im[b] > 0) {
+            int ra = uf_find(s->uf, a), rb = uf_find(s->uf, b);
+            if (ra != rb) s->uf[ra] = rb;
+        }
+        s->adj_start[a + 1]++, s->adj_start[b + 1]++;
     }
-    np = live;
-    if (!np) {
+    if (!live) {
         /* nothing to answer: the ODE integrates every awake body; sleeping ones stay */
         bool any_asleep = false;
         for (int i = 0; i < n; i++) any_asleep = any_asleep || w->bodies[i].asleep;
@@ -312,25 +294,12 @@ int impulse_step(imp_world *w, double h)
     }
     if (w->planar) /* every awake body takes the velocity stage, where its velocities are projected */
         for (int i = 0; i < n; i++) s->drift[i] = s->drift[i] || s->im[i] > 0;
-
-    /* ---- islands (union-find over dynamic pairs) and the contact graph's levels (BFS) ---- */
-    for (int i = 0; i <= n + 1; i++) s->adj_start[i] = 0;
-    for (int q = 0; q < np; q++) {
-        cpoint *c = &s->pts[q];
-        if (s->im[c->a] > 0) s->drift[c->a] = 1;
-        if (s->im[c->b] > 0) s->drift[c->b] = 1;
-        if (s->im[c->a] > 0 && s->im[c->b] > 0) {
-            int ra = uf_find(s->uf, c->a), rb = uf_find(s->uf, c->b);
-            if (ra != rb) s->uf[ra] = rb;
-        }
-        s->adj_start[c->a + 1]++, s->adj_start[c->b + 1]++;
-    }
     for (int i = 0; i < n + 1; i++) s->adj_start[i + 1] += s->adj_start[i];
     for (int i = 0; i <= n; i++) s->queue[i] = s->adj_start[i]; /* fill cursors */
-    for (int q = 0; q < np; q++) {
-        cpoint *c = &s->pts[q];
-        s->adj[s->queue[c->a]++] = c->b;
-        s->adj[s->queue[c->b]++] = c->a;
+    for (int l = 0; l < live; l++) {
+        int m = s->man_order[l], a = s->man_ab[2 * m], b = s->man_ab[2 * m + 1];
+        s->adj[s->queue[a]++] = b;
+        s->adj[s->queue[b]++] = a;
     }
     /* BFS from everything that does not move (level 0) */
     int head = 0, tail = 0;
@@ -345,17 +314,55 @@ int impulse_step(imp_world *w, double h)
     }
     for (int i = 0; i <= n; i++)
         if (s->level[i] < 0) s->level[i] = MAX_LEVEL; /* not connected to the ground: after all others */
-    /* counting sort of the points by level (stable: manifold order within a level) */
+
+    /* ---- the contact points, built straight into level order (a counting sort of the manifolds by
+     * the higher level of their two bodies; stable, so manifold order within a level) ---- */
     memset(s->count, 0, sizeof(int) * (MAX_LEVEL + 2));
-    for (int q = 0; q < np; q++) {
-        cpoint *c = &s->pts[q];
-        int la = s->level[c->a], lb = s->level[c->b];
-        c->key = la > lb ? la : lb;
-        s->count[c->key + 1]++;
+    for (int l = 0; l < live; l++) {
+        int m = s->man_order[l], la = s->level[s->man_ab[2 * m]], lb = s->level[s->man_ab[2 * m + 1]];
+        s->count[(la > lb ? la : lb) + 1] += col->prev_mans[m].c.count;
     }
     for (int l = 0; l <= MAX_LEVEL; l++) s->count[l + 1] += s->count[l];
-    for (int q = 0; q < np; q++) s->sorted[s->count[s->pts[q].key]++] = s->pts[q];
     cpoint *P = s->sorted;
+    int np = 0;
+    for (int l = 0; l < live; l++) {
+        int m = s->man_order[l], a = s->man_ab[2 * m], b = s->man_ab[2 * m + 1];
+        const imp_contact *ct = &col->prev_mans[m].c;
+        int key = s->level[a] > s->level[b] ? s->level[a] : s->level[b];
+        const shape *sa = side_shape(w, ct->a), *sb = side_shape(w, ct->b);
+        double mu_a = 0.5, mu_b = 0.5, ms_a = 0.5, ms_b = 0.5, e_a = 0, e_b = 0;
+        if (sa) mu_a = sa->friction, ms_a = sa->static_friction >= 0 ? sa->static_friction : mu_a, e_a = sa->restitution;
+        if (sb) mu_b = sb->friction, ms_b = sb->static_friction >= 0 ? sb->static_friction : mu_b, e_b = sb->restitution;
+        if (!sa && !imp_id_is_null(ct->a.collider)) {
+            int ci = ids_lookup(&w->collider_ids, ct->a.collider);
+            if (ci >= 0) mu_a = ms_a = w->colliders[ci].def.friction, e_a = w->colliders[ci].def.restitution;
+        }
+        if (!sb && !imp_id_is_null(ct->b.collider)) {
+            int ci = ids_lookup(&w->collider_ids, ct->b.collider);
+            if (ci >= 0) mu_b = ms_b = w->colliders[ci].def.friction, e_b = w->colliders[ci].def.restitution;
+        }
+        /* a tangent basis: t1 perpendicular to n and to the axis n is least along */
+        imp_vec3 nn = ct->normal;
+        imp_vec3 ax = fabs(nn.x) < 0.57 ? v3(1, 0, 0) : fabs(nn.y) < 0.57 ? v3(0, 1, 0) : v3(0, 0, 1);
+        imp_vec3 t1 = v3_normalize(v3_cross(nn, ax)), t2 = v3_cross(nn, t1);
+        for (int k = 0; k < ct->count; k++) {
+            cpoint *c = &P[s->count[key]++];
+            np++;
+            c->a = a, c->b = b, c->man = m, c->k = k, c->key = key;
+            c->n = nn, c->t1 = t1, c->t2 = t2;
+            /* the midpoint of the two surfaces */
+            imp_vec3 p = v3_add(ct->points[k], v3_scale(nn, 0.5 * ct->depth[k]));
+            c->ra = a < n ? v3_sub(p, v3_load(w->bstate + BODY_DIM * a)) : p;
+            c->rb = b < n ? v3_sub(p, v3_load(w->bstate + BODY_DIM * b)) : p;
+            c->depth = ct->depth[k];
+            c->gap = ct->depth[k] < 0 ? -ct->depth[k] / h : 0;
+            c->mu_k = sqrt(mu_a * mu_b), c->mu_s = sqrt(ms_a * ms_b), c->e = fmax(e_a, e_b);
+            c->jn = ct->normal_impulse[k];
+            c->jp = 0;
+            imp_vec3 jt = ct->tangent_impulse[k];
+            c->jt1 = v3_dot(jt, t1), c->jt2 = v3_dot(jt, t2);
+        }
+    }
 
     /* the rows of every point: lever arms, angular responses, effective masses (the derivation above) */
     for (int q = 0; q < np; q++) {
