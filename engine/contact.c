@@ -55,6 +55,14 @@ static bool key_static(const imp_world *w, uint32_t key)
     return w->bodies[bodies_dense(w, sh->body)].motion == IMP_FIXED;
 }
 
+/* a side that did not move in the step: a collider, a static body or a sleeping one (impulse.c) */
+static bool key_resting(const imp_world *w, uint32_t key)
+{
+    if (key & COLLIDER_KEY) return true;
+    const body *b = &w->bodies[bodies_dense(w, w->shapes[w->shape_ids.slot_dense[key]].body)];
+    return b->motion == IMP_FIXED || b->asleep;
+}
+
 static void push_event(imp_contact_side **list, int *count, int *cap, imp_contact_side a, imp_contact_side b)
 {
     grow((void **)list, cap, 2 * (*count + 1), sizeof(imp_contact_side));
@@ -77,7 +85,8 @@ void contacts_update(imp_world *w)
     collision_state *c = &w->col;
     for (int s = 0; s < w->shape_ids.count; s++) {
         shape *sh = &w->shapes[s];
-        if (w->bodies[bodies_dense(w, sh->body)].motion != IMP_FIXED || sh->type == IMP_SHAPE_PLANE) shape_update(w, sh);
+        const body *b = &w->bodies[bodies_dense(w, sh->body)];
+        if ((b->motion != IMP_FIXED && !b->asleep) || sh->type == IMP_SHAPE_PLANE) shape_update(w, sh);
     }
     bp_find_pairs(w);
     grow((void **)&c->pairs, &c->pair_cap, c->cand_count, sizeof(pair));
@@ -104,6 +113,13 @@ void contacts_update(imp_world *w)
         p->man = -1;
         if (c->man_count == c->man_cap) grow((void **)&c->mans, &c->man_cap, c->man_count + 1, sizeof(manifold));
         manifold *m = &c->mans[c->man_count];
+        if (om && key_resting(w, p->a) && key_resting(w, p->b)) {
+            /* neither side moved (static or asleep): last step's manifold still holds, impulses and all */
+            *m = *om;
+            m->c.age++;
+            p->man = c->man_count++;
+            continue;
+        }
         int n = np_collide(&ga, &gb, &m->c, &p->witness);
         if (n > 0) {
             p->man = c->man_count++;
