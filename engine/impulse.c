@@ -66,25 +66,32 @@
 #define MAX_LEVEL 1023
 
 /* one row of a contact point along a direction d: the lever arms crossed with d, their images under
- * the inverse inertias (the angular velocity a unit impulse along d gives), and the effective masses
- * with both sides moving and with only A or only B moving (shock propagation) */
+ * the inverse inertias (the angular velocity a unit impulse along d gives), and the effective mass */
 typedef struct crow {
     imp_vec3 ca, cb, ia, ib;  /* r_a x d, r_b x d, I_a^-1 (r_a x d), I_b^-1 (r_b x d)              */
-    double k, ka, kb;         /* m_eff: both sides, A alone, B alone                                */
+    double k;                 /* m_eff = 1 / (1/M_a + 1/M_b + (r_a x d).I_a^-1 (r_a x d) + ...)   */
 } crow;
 
+/* a contact point as the sweeps see it (what every sweep reads is here, ~460 bytes; the rest is in
+ * ccold at the same index, so the sweeps stream less memory) */
 typedef struct cpoint {
     crow row[3];              /* along n, t1, t2                                                    */
+    imp_vec3 n, t1, t2;
     double ima, imb;
+    double jn, jt1, jt2, jp;  /* accumulated normal, friction and split (pseudo) impulses          */
+    double mu;                /* the Coulomb coefficient of this step (static or kinetic)          */
+    double gap;               /* max(-depth, 0) / h: the approach speed a near point may have      */
+    double bias;              /* beta max(depth - slop, 0) / h: the split impulses' target speed  */
     int a, b;                 /* dense body index; the static world is index n (all zero)          */
+} cpoint;
+
+typedef struct ccold {
+    double ka[3], kb[3];      /* m_eff with only A / only B moving (shock propagation), per row    */
+    imp_vec3 ra, rb;
     int man, k;               /* manifold and point in it                                          */
     int key;                  /* contact-graph level: max of the two bodies' levels                */
-    imp_vec3 n, t1, t2, ra, rb;
-    double kn;                /* m_eff along n                                                      */
-    double jn, jt1, jt2, jp;  /* accumulated normal, friction and split (pseudo) impulses          */
-    double mu_s, mu_k, mu, e, depth;
-    double gap;               /* max(-depth, 0) / h: the approach speed a near point may have */
-} cpoint;
+    double mu_s, mu_k, e, depth;
+} ccold;
 
 typedef struct impulse_scratch {
     int body_cap, point_cap;
@@ -94,6 +101,7 @@ typedef struct impulse_scratch {
     int *level, *uf, *adj_start, *adj, *queue;
     uint8_t *drift;
     cpoint *sorted;              /* the contact points in level order                               */
+    ccold *cold;                 /* their other data, same order                                    */
     int *count;                  /* MAX_LEVEL + 2 counters of the level sort                        */
     imp_contact_hit *hits; int hit_count, hit_cap; /* collisions of the last step, one per pair        */
     int *man_ab, *man_order; int man_cap;          /* per manifold: its two bodies; the live ones       */
@@ -104,7 +112,7 @@ void impulse_free(imp_world *w)
     impulse_scratch *s = w->imp;
     if (!s) return;
     free(s->v), free(s->w), free(s->vp), free(s->wp), free(s->Iinv), free(s->im), free(s->level), free(s->uf);
-    free(s->adj_start), free(s->adj), free(s->queue), free(s->drift), free(s->sorted), free(s->count), free(s->hits), free(s->man_ab), free(s->man_order);
+    free(s->adj_start), free(s->adj), free(s->queue), free(s->drift), free(s->sorted), free(s->cold), free(s->count), free(s->hits), free(s->man_ab), free(s->man_order);
     free(s);
     w->imp = NULL;
 }
@@ -126,7 +134,7 @@ static void scratch_points(impulse_scratch *s, int n)
 {
     if (n <= s->point_cap) return;
     int c = n * 3 / 2 + 64;
-    s->sorted = ids_grow(s->sorted, sizeof(cpoint), c);
+    s->sorted = ids_grow(s->sorted, sizeof(cpoint), c), s->cold = ids_grow(s->cold, sizeof(ccold), c);
     s->adj = ids_grow(s->adj, sizeof(int), 2 * c);
     s->point_cap = c;
 }
@@ -169,17 +177,20 @@ static inline void row_apply(imp_vec3 *v, imp_vec3 *w, const cpoint *c, const cr
     if (mb) v[c->b] = v3_mad(v[c->b], d, -j * c->imb), w[c->b] = v3_mad(w[c->b], r->ib, -j);
 }
 
-static inline double row_k(const crow *r, int ma, int mb) { return ma && mb ? r->k : ma ? r->ka : r->kb; }
+static inline double row_k(const cpoint *c, const ccold *cc, int r, int ma, int mb)
+{
+    return ma && mb ? c->row[r].k : ma ? cc->ka[r] : cc->kb[r];
+}
 
 /* one point of a contact sweep: friction in the cone of the present normal impulse, then the normal
  * impulse that stops the approach. ma, mb: which sides answer (shock propagation: the upper one only) */
-static void solve_point(impulse_scratch *s, cpoint *c, int ma, int mb)
+static void solve_point(impulse_scratch *s, cpoint *c, const ccold *cc, int ma, int mb)
 {
     imp_vec3 *v = s->v, *w = s->w;
     /* friction: accumulated (jt1, jt2) clamped to the disc of radius mu jn */
     double o1 = c->jt1, o2 = c->jt2;
-    double j1 = o1 - row_k(&c->row[1], ma, mb) * row_vel(v, w, c, &c->row[1], c->t1);
-    double j2 = o2 - row_k(&c->row[2], ma, mb) * row_vel(v, w, c, &c->row[2], c->t2);
+    double j1 = o1 - row_k(c, cc, 1, ma, mb) * row_vel(v, w, c, &c->row[1], c->t1);
+    double j2 = o2 - row_k(c, cc, 2, ma, mb) * row_vel(v, w, c, &c->row[2], c->t2);
     double lim = c->mu * c->jn, len2 = j1 * j1 + j2 * j2;
     if (len2 > lim * lim) {
         double f = lim / sqrt(len2);
@@ -190,7 +201,7 @@ static void solve_point(impulse_scratch *s, cpoint *c, int ma, int mb)
     row_apply(v, w, c, &c->row[2], c->t2, j2 - o2, ma, mb);
     /* normal: accumulated jn >= 0, target n . dv = 0; a gap (depth < 0) may close in this step, no more */
     double vn = row_vel(v, w, c, &c->row[0], c->n);
-    double jn = c->jn - row_k(&c->row[0], ma, mb) * (vn + c->gap);
+    double jn = c->jn - row_k(c, cc, 0, ma, mb) * (vn + c->gap);
     if (jn < 0) jn = 0;
     row_apply(v, w, c, &c->row[0], c->n, jn - c->jn, ma, mb);
     c->jn = jn;
@@ -346,17 +357,20 @@ int impulse_step(imp_world *w, double h)
         imp_vec3 ax = fabs(nn.x) < 0.57 ? v3(1, 0, 0) : fabs(nn.y) < 0.57 ? v3(0, 1, 0) : v3(0, 0, 1);
         imp_vec3 t1 = v3_normalize(v3_cross(nn, ax)), t2 = v3_cross(nn, t1);
         for (int k = 0; k < ct->count; k++) {
-            cpoint *c = &P[s->count[key]++];
+            int idx = s->count[key]++;
+            cpoint *c = &P[idx];
+            ccold *cc = &s->cold[idx];
             np++;
-            c->a = a, c->b = b, c->man = m, c->k = k, c->key = key;
+            c->a = a, c->b = b, cc->man = m, cc->k = k, cc->key = key;
             c->n = nn, c->t1 = t1, c->t2 = t2;
             /* the midpoint of the two surfaces */
             imp_vec3 p = v3_add(ct->points[k], v3_scale(nn, 0.5 * ct->depth[k]));
-            c->ra = a < n ? v3_sub(p, v3_load(w->bstate + BODY_DIM * a)) : p;
-            c->rb = b < n ? v3_sub(p, v3_load(w->bstate + BODY_DIM * b)) : p;
-            c->depth = ct->depth[k];
+            cc->ra = a < n ? v3_sub(p, v3_load(w->bstate + BODY_DIM * a)) : p;
+            cc->rb = b < n ? v3_sub(p, v3_load(w->bstate + BODY_DIM * b)) : p;
+            cc->depth = ct->depth[k];
             c->gap = ct->depth[k] < 0 ? -ct->depth[k] / h : 0;
-            c->mu_k = sqrt(mu_a * mu_b), c->mu_s = sqrt(ms_a * ms_b), c->e = fmax(e_a, e_b);
+            c->bias = BETA * fmax(ct->depth[k] - SLOP, 0) / h;
+            cc->mu_k = sqrt(mu_a * mu_b), cc->mu_s = sqrt(ms_a * ms_b), cc->e = fmax(e_a, e_b);
             c->jn = ct->normal_impulse[k];
             c->jp = 0;
             imp_vec3 jt = ct->tangent_impulse[k];
@@ -367,18 +381,18 @@ int impulse_step(imp_world *w, double h)
     /* the rows of every point: lever arms, angular responses, effective masses (the derivation above) */
     for (int q = 0; q < np; q++) {
         cpoint *c = &P[q];
+        ccold *cc = &s->cold[q];
         c->ima = s->im[c->a], c->imb = s->im[c->b];
         const imp_vec3 dirs[3] = {c->n, c->t1, c->t2};
         for (int r = 0; r < 3; r++) {
             crow *R = &c->row[r];
-            R->ca = v3_cross(c->ra, dirs[r]), R->cb = v3_cross(c->rb, dirs[r]);
+            R->ca = v3_cross(cc->ra, dirs[r]), R->cb = v3_cross(cc->rb, dirs[r]);
             R->ia = m3_mul_v(s->Iinv[c->a], R->ca), R->ib = m3_mul_v(s->Iinv[c->b], R->cb);
             double ka = c->ima + v3_dot(R->ca, R->ia), kb = c->imb + v3_dot(R->cb, R->ib);
             R->k = ka + kb > 0 ? 1 / (ka + kb) : 0;
-            R->ka = ka > 0 ? 1 / ka : 0;
-            R->kb = kb > 0 ? 1 / kb : 0;
+            cc->ka[r] = ka > 0 ? 1 / ka : 0;
+            cc->kb[r] = kb > 0 ? 1 / kb : 0;
         }
-        c->kn = c->row[0].k;
     }
 
     /* ---- 1. collisions (Guendelman et al.): sweeps over the points; a point that approaches,
@@ -391,12 +405,13 @@ int impulse_step(imp_world *w, double h)
         bool any = false;
         for (int q = 0; q < np; q++) {
             cpoint *c = &P[q];
-            if (c->depth < 0) continue;
+            const ccold *cc = &s->cold[q];
+            if (cc->depth < 0) continue;
             double vn = row_vel(s->v, s->w, c, &c->row[0], c->n);
             if (!(vn < -REST_SPEED || (c->jp > 0 && vn < -1e-9))) continue;
-            imp_contact *ct = &col->prev_mans[c->man].c;
+            imp_contact *ct = &col->prev_mans[cc->man].c;
             if (-vn > ct->impact_speed) ct->impact_speed = -vn;
-            double dj = -(1 + c->e) * vn * c->kn;
+            double dj = -(1 + cc->e) * vn * c->row[0].k;
             row_apply(s->v, s->w, c, &c->row[0], c->n, dj, 1, 1);
             ct->impact += dj;
             c->jp = 1;
@@ -422,7 +437,7 @@ int impulse_step(imp_world *w, double h)
     for (int q = 0; q < np; q++) {
         cpoint *c = &P[q];
         double v1 = row_vel(s->v, s->w, c, &c->row[1], c->t1), v2 = row_vel(s->v, s->w, c, &c->row[2], c->t2);
-        c->mu = v1 * v1 + v2 * v2 < STICK_SPEED * STICK_SPEED ? c->mu_s : c->mu_k;
+        c->mu = v1 * v1 + v2 * v2 < STICK_SPEED * STICK_SPEED ? s->cold[q].mu_s : s->cold[q].mu_k;
     }
 
     /* ---- 2. velocities: the forces of the bodies in contact (the others go through the ODE) ---- */
@@ -444,17 +459,17 @@ int impulse_step(imp_world *w, double h)
         row_apply(s->v, s->w, c, &c->row[2], c->t2, c->jt2, 1, 1);
     }
     for (int it = 0; it < w->vel_iterations; it++)
-        for (int q = 0; q < np; q++) solve_point(s, &P[q], 1, 1);
+        for (int q = 0; q < np; q++) solve_point(s, &P[q], NULL, 1, 1);
     /* shock propagation: level by level, each level against the levels below held fixed */
     for (int lo = 0; lo < np;) {
         int hi = lo;
-        while (hi < np && P[hi].key == P[lo].key) hi++;
+        while (hi < np && s->cold[hi].key == s->cold[lo].key) hi++;
         for (int pass = 0; pass < SHOCK_PASSES; pass++)
             for (int q = lo; q < hi; q++) {
                 cpoint *c = &P[q];
                 int la = s->level[c->a], lb = s->level[c->b];
-                if (la == lb || la == MAX_LEVEL || lb == MAX_LEVEL) solve_point(s, c, 1, 1);
-                else solve_point(s, c, la > lb, lb > la);
+                if (la == lb || la == MAX_LEVEL || lb == MAX_LEVEL) solve_point(s, c, NULL, 1, 1);
+                else solve_point(s, c, &s->cold[q], la > lb, lb > la);
             }
         lo = hi;
     }
@@ -464,9 +479,8 @@ int impulse_step(imp_world *w, double h)
     for (int it = 0; it < w->pos_iterations; it++)
         for (int q = 0; q < np; q++) {
             cpoint *c = &P[q];
-            double target = BETA * fmax(c->depth - SLOP, 0) / h;
             double vn = row_vel(s->vp, s->wp, c, &c->row[0], c->n);
-            double jp = fmax(c->jp + c->kn * (target - vn), 0);
+            double jp = fmax(c->jp + c->row[0].k * (c->bias - vn), 0);
             row_apply(s->vp, s->wp, c, &c->row[0], c->n, jp - c->jp, 1, 1);
             c->jp = jp;
         }
@@ -474,9 +488,9 @@ int impulse_step(imp_world *w, double h)
     /* the impulses go back to the manifolds: warm start for next step, and what scripts read */
     for (int q = 0; q < np; q++) {
         cpoint *c = &P[q];
-        imp_contact *ct = &col->prev_mans[c->man].c;
-        ct->normal_impulse[c->k] = c->jn;
-        ct->tangent_impulse[c->k] = v3_add(v3_scale(c->t1, c->jt1), v3_scale(c->t2, c->jt2));
+        imp_contact *ct = &col->prev_mans[s->cold[q].man].c;
+        ct->normal_impulse[s->cold[q].k] = c->jn;
+        ct->tangent_impulse[s->cold[q].k] = v3_add(v3_scale(c->t1, c->jt1), v3_scale(c->t2, c->jt2));
     }
 
     /* velocities back into the state: P = M v, L = I(t) omega */
