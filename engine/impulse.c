@@ -183,28 +183,40 @@ static inline double row_k(const cpoint *c, const ccold *cc, int r, int ma, int 
 }
 
 /* one point of a contact sweep: friction in the cone of the present normal impulse, then the normal
- * impulse that stops the approach. ma, mb: which sides answer (shock propagation: the upper one only) */
+ * impulse that stops the approach. ma, mb: which sides answer (shock propagation: the upper one only).
+ * The two bodies' velocities are held in locals for the three rows and stored once. */
 static void solve_point(impulse_scratch *s, cpoint *c, const ccold *cc, int ma, int mb)
 {
-    imp_vec3 *v = s->v, *w = s->w;
+    const int a = c->a, b = c->b;
+    imp_vec3 va = s->v[a], wa = s->w[a], vb = s->v[b], wb = s->w[b];
+    const double sa = ma ? c->ima : 0, sb = mb ? c->imb : 0, fa = ma ? 1 : 0, fb = mb ? 1 : 0;
+#define ROW_VEL(r, d) (v3_dot(d, v3_sub(va, vb)) + v3_dot(c->row[r].ca, wa) - v3_dot(c->row[r].cb, wb))
+#define ROW_APPLY(r, d, j)                                                              \
+    do {                                                                                \
+        va = v3_mad(va, d, (j) * sa), wa = v3_mad(wa, c->row[r].ia, (j) * fa);          \
+        vb = v3_mad(vb, d, -(j) * sb), wb = v3_mad(wb, c->row[r].ib, -(j) * fb);        \
+    } while (0)
     /* friction: accumulated (jt1, jt2) clamped to the disc of radius mu jn */
     double o1 = c->jt1, o2 = c->jt2;
-    double j1 = o1 - row_k(c, cc, 1, ma, mb) * row_vel(v, w, c, &c->row[1], c->t1);
-    double j2 = o2 - row_k(c, cc, 2, ma, mb) * row_vel(v, w, c, &c->row[2], c->t2);
+    double j1 = o1 - row_k(c, cc, 1, ma, mb) * ROW_VEL(1, c->t1);
+    double j2 = o2 - row_k(c, cc, 2, ma, mb) * ROW_VEL(2, c->t2);
     double lim = c->mu * c->jn, len2 = j1 * j1 + j2 * j2;
     if (len2 > lim * lim) {
         double f = lim / sqrt(len2);
         j1 *= f, j2 *= f;
     }
     c->jt1 = j1, c->jt2 = j2;
-    row_apply(v, w, c, &c->row[1], c->t1, j1 - o1, ma, mb);
-    row_apply(v, w, c, &c->row[2], c->t2, j2 - o2, ma, mb);
+    ROW_APPLY(1, c->t1, j1 - o1);
+    ROW_APPLY(2, c->t2, j2 - o2);
     /* normal: accumulated jn >= 0, target n . dv = 0; a gap (depth < 0) may close in this step, no more */
-    double vn = row_vel(v, w, c, &c->row[0], c->n);
-    double jn = c->jn - row_k(c, cc, 0, ma, mb) * (vn + c->gap);
+    double jn = c->jn - row_k(c, cc, 0, ma, mb) * (ROW_VEL(0, c->n) + c->gap);
     if (jn < 0) jn = 0;
-    row_apply(v, w, c, &c->row[0], c->n, jn - c->jn, ma, mb);
+    ROW_APPLY(0, c->n, jn - c->jn);
     c->jn = jn;
+#undef ROW_VEL
+#undef ROW_APPLY
+    if (ma) s->v[a] = va, s->w[a] = wa;
+    if (mb) s->v[b] = vb, s->w[b] = wb;
 }
 
 static void project_planar(imp_vec3 *v, imp_vec3 *w) { v->z = 0, w->x = 0, w->y = 0; }
