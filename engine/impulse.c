@@ -185,7 +185,7 @@ static inline double row_k(const cpoint *c, const ccold *cc, int r, int ma, int 
 /* one point of a contact sweep: friction in the cone of the present normal impulse, then the normal
  * impulse that stops the approach. ma, mb: which sides answer (shock propagation: the upper one only).
  * The two bodies' velocities are held in locals for the three rows and stored once. */
-static void solve_point(impulse_scratch *s, cpoint *c, const ccold *cc, int ma, int mb)
+static double solve_point(impulse_scratch *s, cpoint *c, const ccold *cc, int ma, int mb)
 {
     const int a = c->a, b = c->b;
     imp_vec3 va = s->v[a], wa = s->w[a], vb = s->v[b], wb = s->w[b];
@@ -211,12 +211,14 @@ static void solve_point(impulse_scratch *s, cpoint *c, const ccold *cc, int ma, 
     /* normal: accumulated jn >= 0, target n . dv = 0; a gap (depth < 0) may close in this step, no more */
     double jn = c->jn - row_k(c, cc, 0, ma, mb) * (ROW_VEL(0, c->n) + c->gap);
     if (jn < 0) jn = 0;
+    double change = fabs(jn - c->jn) + fabs(j1 - o1) + fabs(j2 - o2);
     ROW_APPLY(0, c->n, jn - c->jn);
     c->jn = jn;
 #undef ROW_VEL
 #undef ROW_APPLY
     if (ma) s->v[a] = va, s->w[a] = wa;
     if (mb) s->v[b] = vb, s->w[b] = wb;
+    return change; /* how much the impulses moved (the sweeps stop when nothing does) */
 }
 
 static void project_planar(imp_vec3 *v, imp_vec3 *w) { v->z = 0, w->x = 0, w->y = 0; }
@@ -470,8 +472,12 @@ int impulse_step(imp_world *w, double h)
         row_apply(s->v, s->w, c, &c->row[1], c->t1, c->jt1, 1, 1);
         row_apply(s->v, s->w, c, &c->row[2], c->t2, c->jt2, 1, 1);
     }
-    for (int it = 0; it < w->vel_iterations; it++)
-        for (int q = 0; q < np; q++) solve_point(s, &P[q], NULL, 1, 1);
+    /* the sweeps; a sweep that moves the impulses by less than 1e-9 of their size ends them early */
+    for (int it = 0; it < w->vel_iterations; it++) {
+        double change = 0, size = 0;
+        for (int q = 0; q < np; q++) change += solve_point(s, &P[q], NULL, 1, 1), size += P[q].jn;
+        if (change <= 1e-9 * size) break;
+    }
     /* shock propagation: level by level, each level against the levels below held fixed */
     for (int lo = 0; lo < np;) {
         int hi = lo;
@@ -488,7 +494,9 @@ int impulse_step(imp_world *w, double h)
     /* (joint pre-stabilization joins the level loop above, S1: after the contacts of each level) */
 
     /* split impulses: pseudo velocities that remove the penetration beyond the slop */
-    for (int it = 0; it < w->pos_iterations; it++)
+    bool pushing = false;
+    for (int q = 0; q < np && !pushing; q++) pushing = P[q].bias > 0;
+    for (int it = 0; it < w->pos_iterations && pushing; it++)
         for (int q = 0; q < np; q++) {
             cpoint *c = &P[q];
             double vn = row_vel(s->vp, s->wp, c, &c->row[0], c->n);
