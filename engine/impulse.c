@@ -64,6 +64,7 @@
 #define SLEEP_SPEED 0.05      /* m/s and rad/s                                                      */
 #define SLEEP_TIME 0.5        /* s                                                                  */
 #define MAX_LEVEL 1023
+#define CONVERGED 1e-6       /* a sweep that changes the impulses by less than this fraction ends them */
 
 /* one row of a contact point along a direction d: the lever arms crossed with d, their images under
  * the inverse inertias (the angular velocity a unit impulse along d gives), and the effective mass */
@@ -472,23 +473,27 @@ int impulse_step(imp_world *w, double h)
         row_apply(s->v, s->w, c, &c->row[1], c->t1, c->jt1, 1, 1);
         row_apply(s->v, s->w, c, &c->row[2], c->t2, c->jt2, 1, 1);
     }
-    /* the sweeps; a sweep that moves the impulses by less than 1e-9 of their size ends them early */
+    /* the sweeps; a sweep that moves the impulses by less than CONVERGED of their size ends them early */
     for (int it = 0; it < w->vel_iterations; it++) {
         double change = 0, size = 0;
         for (int q = 0; q < np; q++) change += solve_point(s, &P[q], NULL, 1, 1), size += P[q].jn;
-        if (change <= 1e-9 * size) break;
+        if (change <= CONVERGED * size) break;
     }
     /* shock propagation: level by level, each level against the levels below held fixed */
     for (int lo = 0; lo < np;) {
         int hi = lo;
         while (hi < np && s->cold[hi].key == s->cold[lo].key) hi++;
-        for (int pass = 0; pass < SHOCK_PASSES; pass++)
+        for (int pass = 0; pass < SHOCK_PASSES; pass++) {
+            double change = 0, size = 0;
             for (int q = lo; q < hi; q++) {
                 cpoint *c = &P[q];
                 int la = s->level[c->a], lb = s->level[c->b];
-                if (la == lb || la == MAX_LEVEL || lb == MAX_LEVEL) solve_point(s, c, NULL, 1, 1);
-                else solve_point(s, c, &s->cold[q], la > lb, lb > la);
+                if (la == lb || la == MAX_LEVEL || lb == MAX_LEVEL) change += solve_point(s, c, NULL, 1, 1);
+                else change += solve_point(s, c, &s->cold[q], la > lb, lb > la);
+                size += c->jn;
             }
+            if (change <= CONVERGED * size) break; /* this level holds */
+        }
         lo = hi;
     }
     /* (joint pre-stabilization joins the level loop above, S1: after the contacts of each level) */
