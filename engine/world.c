@@ -8,7 +8,9 @@
  *                 collide   (impacts inside the step: restitution, friction, no tunnelling; then,
  *                            where constrained particles touch or hit, positions and velocities
  *                            projected back onto the constraints, tinkertoy.c)
- *     bodies:     integrate (the world's ODE solver on the body store, body.c)
+ *     bodies:     contact response (world.contact, impulse.c: S1's collisions -> velocities ->
+ *                 contacts level by level with shock propagation -> positions; bodies touching
+ *                 nothing integrate with the world's ODE solver, body.c), then bullets swept
  *     collide:    broadphase -> narrowphase -> contacts + begin/end events (contact.c); run after
  *                 the bodies moved, so the contacts a script reads describe the state it sees
  *     finish:     NaN guard (a particle or body that went non-finite is put back and reported)
