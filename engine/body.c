@@ -160,6 +160,7 @@ imp_id imp_body_create(imp_world *w, const imp_body_def *def)
         imp_body_destroy(w, id);
         return none;
     }
+    b->bullet = def->bullet, b->asleep = 0, b->sleep_time = 0;
     double *X = w->bstate + BODY_DIM * i;
     imp_quat q = quat_normalize(def->orientation);
     imp_mat3 R = quat_to_m3(q);
@@ -288,6 +289,7 @@ static void refresh_shapes(imp_world *w, int i)
 void imp_body_set_position(imp_world *w, imp_id id, imp_vec3 origin)
 {
     BODY_OR();
+    w->bodies[i].asleep = 0, w->bodies[i].sleep_time = 0; /* touched by the script: awake */
     double *X = w->bstate + BODY_DIM * i;
     v3_store(X, v3_add(origin, quat_rotate(state_q(X), w->bodies[i].com)));
     refresh_shapes(w, i);
@@ -297,6 +299,7 @@ void imp_body_set_position(imp_world *w, imp_id id, imp_vec3 origin)
 void imp_body_set_orientation(imp_world *w, imp_id id, imp_quat q)
 {
     BODY_OR();
+    w->bodies[i].asleep = 0, w->bodies[i].sleep_time = 0; /* touched by the script: awake */
     double *X = w->bstate + BODY_DIM * i;
     body *b = &w->bodies[i];
     imp_vec3 origin = imp_body_position(w, id);
@@ -311,6 +314,7 @@ void imp_body_set_orientation(imp_world *w, imp_id id, imp_quat q)
 void imp_body_set_velocity(imp_world *w, imp_id id, imp_vec3 v)
 {
     BODY_OR();
+    w->bodies[i].asleep = 0, w->bodies[i].sleep_time = 0; /* touched by the script: awake */
     body *b = &w->bodies[i];
     if (b->motion == IMP_DYNAMIC) v3_store(w->bstate + BODY_DIM * i + 7, v3_scale(v, b->mass));
     else if (b->motion == IMP_KINEMATIC) b->kin_v = v;
@@ -319,6 +323,7 @@ void imp_body_set_velocity(imp_world *w, imp_id id, imp_vec3 v)
 void imp_body_set_angular_velocity(imp_world *w, imp_id id, imp_vec3 omega)
 {
     BODY_OR();
+    w->bodies[i].asleep = 0, w->bodies[i].sleep_time = 0; /* touched by the script: awake */
     body *b = &w->bodies[i];
     double *X = w->bstate + BODY_DIM * i;
     if (b->motion == IMP_DYNAMIC) v3_store(X + 10, m3_mul_v(m3_rotate_tensor(quat_to_m3(state_q(X)), b->Ibody), omega));
@@ -374,6 +379,7 @@ void imp_body_apply_torque(imp_world *w, imp_id id, imp_vec3 tau) { BODY_OR(); w
 void imp_body_apply_impulse(imp_world *w, imp_id id, imp_vec3 j, imp_vec3 at)
 {
     BODY_OR();
+    w->bodies[i].asleep = 0, w->bodies[i].sleep_time = 0; /* touched by the script: awake */
     if (w->bodies[i].motion != IMP_DYNAMIC) return;
     double *X = w->bstate + BODY_DIM * i;
     v3_accum(X + 7, j);
@@ -432,6 +438,7 @@ void bodies_free(imp_world *w)
     free(w->bodies), free(w->bstate), free(w->shapes), free(w->bstate0);
     imp_ode_solver_free(&w->body_solver);
     contacts_free(w);
+    impulse_free(w);
 }
 
 /* ---- the bodies as an ODE system -------------------------------------------------------------------- */
@@ -477,8 +484,13 @@ static int bodies_deriv(void *ctx, double t, const double *X, double *dX)
         } else {
             v = v3_scale(v3_load(x + 7), b->inv_mass);
             omega = omega_of(b, x);
-            v3_store(d + 7, v3_add(b->force, v3_sub(v3_scale(g, b->mass), v3_scale(v, kd))));
-            v3_store(d + 10, b->torque);
+            if (w->body_drift && w->body_drift[i]) {
+                /* the impulse mode already applied this body's forces (S1: velocities, then positions) */
+                memset(d + 7, 0, 6 * sizeof(double));
+            } else {
+                v3_store(d + 7, v3_add(b->force, v3_sub(v3_scale(g, b->mass), v3_scale(v, kd))));
+                v3_store(d + 10, b->torque);
+            }
         }
         v3_store(d, v);
         /* dq/dt = 1/2 [0, omega] q */
@@ -497,4 +509,33 @@ imp_ode_system imp_body_ode(imp_world *w)
 {
     imp_ode_system sys = {BODY_DIM * w->body_ids.count, w, bodies_get_state, bodies_set_state, bodies_deriv};
     return sys;
+}
+
+/* ---- impulse-mode properties of bodies (the solver is in impulse.c) ----------------------------------- */
+bool imp_body_asleep(const imp_world *w, imp_id id) { BODY_OR(false); return w->bodies[i].asleep; }
+void imp_body_wake(imp_world *w, imp_id id) { BODY_OR(); w->bodies[i].asleep = 0, w->bodies[i].sleep_time = 0; }
+bool imp_body_bullet(const imp_world *w, imp_id id) { BODY_OR(false); return w->bodies[i].bullet; }
+void imp_body_set_bullet(imp_world *w, imp_id id, bool on) { BODY_OR(); w->bodies[i].bullet = on; }
+
+void imp_body_shape_material(const imp_world *w, imp_id id, int index, double *friction, double *static_friction, double *restitution)
+{
+    BODY_OR();
+    const body *b = &w->bodies[i];
+    if (index < 0 || index >= b->nshapes) return;
+    const shape *s = &w->shapes[w->shape_ids.slot_dense[b->shapes[index]]];
+    *friction = s->friction, *static_friction = s->static_friction >= 0 ? s->static_friction : s->friction;
+    *restitution = s->restitution;
+}
+
+void imp_body_set_material(imp_world *w, imp_id id, int index, double friction, double static_friction, double restitution)
+{
+    BODY_OR();
+    const body *b = &w->bodies[i];
+    for (int k = 0; k < b->nshapes; k++) {
+        if (index >= 0 && k != index) continue;
+        shape *s = &w->shapes[w->shape_ids.slot_dense[b->shapes[k]]];
+        if (friction >= 0) s->friction = friction;
+        if (static_friction >= 0) s->static_friction = static_friction;
+        if (restitution >= 0) s->restitution = restitution;
+    }
 }

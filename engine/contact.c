@@ -55,6 +55,14 @@ static bool key_static(const imp_world *w, uint32_t key)
     return w->bodies[bodies_dense(w, sh->body)].motion == IMP_FIXED;
 }
 
+/* a side that did not move in the step: a collider, a static body or a sleeping one (impulse.c) */
+static bool key_resting(const imp_world *w, uint32_t key)
+{
+    if (key & COLLIDER_KEY) return true;
+    const body *b = &w->bodies[bodies_dense(w, w->shapes[w->shape_ids.slot_dense[key]].body)];
+    return b->motion == IMP_FIXED || b->asleep;
+}
+
 static void push_event(imp_contact_side **list, int *count, int *cap, imp_contact_side a, imp_contact_side b)
 {
     grow((void **)list, cap, 2 * (*count + 1), sizeof(imp_contact_side));
@@ -62,12 +70,23 @@ static void push_event(imp_contact_side **list, int *count, int *cap, imp_contac
     (*count)++;
 }
 
+/* an end event carries the normal impulse of the pair's last solved step (contact + collision) */
+static void end_event(collision_state *c, const manifold *om)
+{
+    double j = om->c.impact;
+    for (int k = 0; k < om->c.count; k++) j += om->c.normal_impulse[k];
+    grow((void **)&c->end_impulse, &c->end_val_cap, c->end_count + 1, sizeof(double));
+    c->end_impulse[c->end_count] = j;
+    push_event(&c->end, &c->end_count, &c->end_cap, om->c.a, om->c.b);
+}
+
 void contacts_update(imp_world *w)
 {
     collision_state *c = &w->col;
     for (int s = 0; s < w->shape_ids.count; s++) {
         shape *sh = &w->shapes[s];
-        if (w->bodies[bodies_dense(w, sh->body)].motion != IMP_FIXED || sh->type == IMP_SHAPE_PLANE) shape_update(w, sh);
+        const body *b = &w->bodies[bodies_dense(w, sh->body)];
+        if ((b->motion != IMP_FIXED && !b->asleep) || sh->type == IMP_SHAPE_PLANE) shape_update(w, sh);
     }
     bp_find_pairs(w);
     grow((void **)&c->pairs, &c->pair_cap, c->cand_count, sizeof(pair));
@@ -78,10 +97,7 @@ void contacts_update(imp_world *w)
         pair *p = &c->pairs[k];
         p->key = c->cand[k].key, p->a = c->cand[k].a, p->b = c->cand[k].b;
         while (j < c->prev_count && c->prev[j].key < p->key) {
-            if (c->prev[j].man >= 0) {
-                const imp_contact *oc = &c->prev_mans[c->prev[j].man].c;
-                push_event(&c->end, &c->end_count, &c->end_cap, oc->a, oc->b);
-            }
+            if (c->prev[j].man >= 0) end_event(c, &c->prev_mans[c->prev[j].man]);
             j++;
         }
         const pair *old = (j < c->prev_count && c->prev[j].key == p->key) ? &c->prev[j++] : NULL;
@@ -97,28 +113,42 @@ void contacts_update(imp_world *w)
         p->man = -1;
         if (c->man_count == c->man_cap) grow((void **)&c->mans, &c->man_cap, c->man_count + 1, sizeof(manifold));
         manifold *m = &c->mans[c->man_count];
+        if (om && key_resting(w, p->a) && key_resting(w, p->b)) {
+            /* neither side moved (static or asleep): last step's manifold still holds, impulses and all */
+            *m = *om;
+            m->c.age++;
+            p->man = c->man_count++;
+            continue;
+        }
         int n = np_collide(&ga, &gb, &m->c, &p->witness);
         if (n > 0) {
             p->man = c->man_count++;
             m->c.a = contacts_side(w, p->a), m->c.b = contacts_side(w, p->b);
             m->c.age = om ? om->c.age + 1 : 0;
+            m->c.impact = om ? om->c.impact : 0;
+            m->c.impact_speed = om ? om->c.impact_speed : 0;
             for (int i = 0; i < n; i++) {
                 m->local[i] = m3_mul_tv(ga.R, v3_sub(m->c.points[i], ga.p));
                 uint32_t id = 0;
+                m->c.normal_impulse[i] = 0, m->c.tangent_impulse[i] = v3(0, 0, 0);
                 for (int q = 0; om && q < om->c.count && !id; q++) {
                     imp_vec3 d = v3_sub(om->local[q], m->local[i]);
-                    if (v3_dot(d, d) < POINT_MATCH * POINT_MATCH) id = om->c.point_id[q];
+                    if (v3_dot(d, d) < POINT_MATCH * POINT_MATCH) {
+                        id = om->c.point_id[q]; /* the solver's impulses follow the point (warm start) */
+                        m->c.normal_impulse[i] = om->c.normal_impulse[q], m->c.tangent_impulse[i] = om->c.tangent_impulse[q];
+                    }
                 }
                 m->c.point_id[i] = id ? id : ++c->next_point_id;
             }
-            if (!om) push_event(&c->begin, &c->begin_count, &c->begin_cap, m->c.a, m->c.b);
-        } else if (om) push_event(&c->end, &c->end_count, &c->end_cap, om->c.a, om->c.b);
+            if (!om) {
+                grow((void **)&c->begin_speed, &c->begin_val_cap, c->begin_count + 1, sizeof(double));
+                c->begin_speed[c->begin_count] = impulse_approach_speed(w, &m->c);
+                push_event(&c->begin, &c->begin_count, &c->begin_cap, m->c.a, m->c.b);
+            }
+        } else if (om) end_event(c, om);
     }
     for (; j < c->prev_count; j++)
-        if (c->prev[j].man >= 0) {
-            const imp_contact *oc = &c->prev_mans[c->prev[j].man].c;
-            push_event(&c->end, &c->end_count, &c->end_cap, oc->a, oc->b);
-        }
+        if (c->prev[j].man >= 0) end_event(c, &c->prev_mans[c->prev[j].man]);
     /* this step's pairs and manifolds become the persistent ones */
     pair *t = c->prev; c->prev = c->pairs; c->pairs = t;
     int tc = c->prev_cap; c->prev_cap = c->pair_cap; c->pair_cap = tc;
@@ -139,7 +169,7 @@ void imp_world_collide(imp_world *w)
 void contacts_free(imp_world *w)
 {
     collision_state *c = &w->col;
-    free(c->cand), free(c->cand_tmp), free(c->radix), free(c->order), free(c->boxes), free(c->cells), free(c->cells_tmp), free(c->pairs), free(c->prev), free(c->mans), free(c->prev_mans), free(c->begin), free(c->end);
+    free(c->cand), free(c->cand_tmp), free(c->radix), free(c->order), free(c->boxes), free(c->cells), free(c->cells_tmp), free(c->pairs), free(c->prev), free(c->mans), free(c->prev_mans), free(c->begin), free(c->end), free(c->begin_speed), free(c->end_impulse);
     for (int a = 0; a < 3; a++) free(c->ends[a]);
     free(c->set), free(c->dead);
     memset(c, 0, sizeof *c);
@@ -161,6 +191,8 @@ void imp_world_end_event(const imp_world *w, int i, imp_contact_side *a, imp_con
 {
     *a = w->col.end[2 * i], *b = w->col.end[2 * i + 1];
 }
+double imp_world_begin_speed(const imp_world *w, int i) { return i >= 0 && i < w->col.begin_count ? w->col.begin_speed[i] : 0; }
+double imp_world_end_impulse(const imp_world *w, int i) { return i >= 0 && i < w->col.end_count ? w->col.end_impulse[i] : 0; }
 int imp_world_pair_count(const imp_world *w) { return w->col.prev_count; }
 /* the sides of a pair are filled in only for touching pairs during the step; the others are named
  * here from their keys, if their shapes still exist */

@@ -391,6 +391,9 @@ typedef struct imp_shape_def {
     imp_vec3 normal;         /* plane: n . p = offset in the body frame                          */
     double offset;
     double density;          /* kg/m^3, default 1000                                             */
+    /* contact material (impulse.c): Coulomb coefficients while sliding (friction, default 0.5) and
+     * while sticking (static_friction; < 0, the default, means equal to friction); restitution, 0..1 */
+    double friction, static_friction, restitution;
 } imp_shape_def;
 
 typedef struct imp_body_def {
@@ -403,6 +406,7 @@ typedef struct imp_body_def {
     float color[4];
     const imp_shape_def *shapes;
     int shape_count;
+    bool bullet;             /* continuous collision against static shapes (impulse.c)           */
 } imp_body_def;
 
 imp_shape_def imp_shape_def_default(imp_shape_type type);
@@ -478,6 +482,32 @@ imp_shape_info imp_body_shape(const imp_world *w, imp_id body, int index);
  * in the shape frame and inertia about it. Returns false for a def that has no volume. */
 bool imp_shape_mass(const imp_shape_def *def, double *mass, imp_vec3 *center, imp_mat3 *inertia);
 
+/* ---- contact response (engine/impulse.c) --------------------------------------------------------------
+ * How bodies answer their contacts. IMPULSE (default): S1's step order, after Guendelman, Bridson and
+ * Fedkiw 2003: collisions with restitution, integrate velocities, contacts level by level in the
+ * contact graph with shock propagation, integrate positions. QP: the resting-contact LCP (another
+ * branch); not built here, choosing it falls back to IMPULSE. NONE: contacts are detected and reported,
+ * bodies pass through each other (collision-detection benchmarks, sensors). */
+typedef enum imp_contact_mode { IMP_CONTACT_IMPULSE, IMP_CONTACT_QP, IMP_CONTACT_NONE } imp_contact_mode;
+void imp_world_set_contact_mode(imp_world *w, imp_contact_mode m);
+imp_contact_mode imp_world_contact_mode(const imp_world *w);
+/* planar mode: bodies move in the x-y plane and turn about z only (velocities projected each step) */
+void imp_world_set_planar(imp_world *w, bool planar);
+bool imp_world_planar(const imp_world *w);
+/* solver settings: velocity iterations (default 10), position (split-impulse) iterations (default 4) */
+void imp_world_set_iterations(imp_world *w, int velocity, int position);
+void imp_world_iterations(const imp_world *w, int *velocity, int *position);
+/* sleeping: an island of touching bodies all slower than 5 cm/s and 0.05 rad/s for 0.5 s sleeps */
+void imp_world_set_sleeping(imp_world *w, bool on);
+bool imp_world_sleeping(const imp_world *w);
+bool imp_body_asleep(const imp_world *w, imp_id id);
+void imp_body_wake(imp_world *w, imp_id id);
+bool imp_body_bullet(const imp_world *w, imp_id id);
+void imp_body_set_bullet(imp_world *w, imp_id id, bool on);
+/* shape materials: friction (kinetic), static friction, restitution of shape `index` of a body */
+void imp_body_shape_material(const imp_world *w, imp_id id, int index, double *friction, double *static_friction, double *restitution);
+void imp_body_set_material(imp_world *w, imp_id id, int index, double friction, double static_friction, double restitution);
+
 /* ---- collision detection (engine/broadphase.c, narrowphase.c, contact.c) ------------------------------ */
 
 /* SAP: incremental sweep and prune on three axes (S0 7.2.2, default); GRID: a hash grid;
@@ -502,6 +532,12 @@ typedef struct imp_contact {
     int age;                             /* steps this pair has been touching                      */
     bool edge;                           /* edge/edge (one point): ea on A, eb on B, unit, with     */
     imp_vec3 ea, eb;                     /* normal = ea x eb / |ea x eb| (S0's edge/edge convention) */
+    /* impulses the contact solver applied at each point in the last step (N s, +n on A), carried
+     * from step to step with the point ids (warm starting); impact: the collision-phase part */
+    double normal_impulse[IMP_MANIFOLD_MAX];
+    imp_vec3 tangent_impulse[IMP_MANIFOLD_MAX];
+    double impact;                       /* sum of the collision (restitution) impulses, N s        */
+    double impact_speed;                 /* approach speed that collision met, m/s                  */
 } imp_contact;
 
 /* touching pairs after the last step; the pointer stays valid until the next step or collide */
@@ -512,6 +548,19 @@ int imp_world_begin_count(const imp_world *w);
 int imp_world_end_count(const imp_world *w);
 void imp_world_begin_event(const imp_world *w, int i, imp_contact_side *a, imp_contact_side *b);
 void imp_world_end_event(const imp_world *w, int i, imp_contact_side *a, imp_contact_side *b);
+/* what the events carried (impulse.c): a begin event's approach speed at its deepest point (m/s, >= 0),
+ * an end event's normal impulse in the pair's last solved step (N s) */
+double imp_world_begin_speed(const imp_world *w, int i);
+double imp_world_end_impulse(const imp_world *w, int i);
+/* collisions the impulse mode resolved in the last step (restitution stage): one per pair */
+typedef struct imp_contact_hit {
+    imp_contact_side a, b;
+    imp_vec3 point, normal;   /* a point of the pair and its normal (from B to A)                  */
+    double impulse;           /* total normal collision impulse on A, N s                           */
+    double speed;             /* the fastest approach speed it met, m/s                            */
+} imp_contact_hit;
+int imp_world_hit_count(const imp_world *w);
+const imp_contact_hit *imp_world_hit(const imp_world *w, int i);
 /* broad-phase pairs of the last step (after filtering), as body/shape sides */
 int imp_world_pair_count(const imp_world *w);
 void imp_world_pair(const imp_world *w, int i, imp_contact_side *a, imp_contact_side *b);

@@ -122,6 +122,7 @@ typedef struct shape {
     hull *hull;
     mesh *mesh;
     double mass, volume;
+    double friction, static_friction, restitution; /* contact material (impulse.c); static < 0: as friction */
     imp_vec3 center;      /* centre of mass, shape frame           */
     imp_mat3 inertia;     /* about it, shape frame                 */
     /* world placement: written by the collide stage (shape_update) */
@@ -137,6 +138,8 @@ typedef struct body {
     imp_vec3 force, torque;     /* accumulators, cleared after each step               */
     imp_vec3 kin_v, kin_w;      /* kinematic bodies: the velocities the script set     */
     uint8_t motion;             /* imp_motion                                          */
+    uint8_t bullet, asleep;     /* continuous collision; sleeping (impulse.c)          */
+    float sleep_time;           /* seconds it has been slow enough to sleep            */
     uint32_t group, mask;
     float color[4];
     uint32_t *shapes;           /* shape slots                                         */
@@ -200,6 +203,7 @@ typedef struct collision_state {
     manifold *mans; int man_count, man_cap;
     manifold *prev_mans; int prev_man_count, prev_man_cap;
     imp_contact_side *begin, *end; int begin_count, end_count, begin_cap, end_cap; /* 2 sides per event */
+    double *begin_speed, *end_impulse; int begin_val_cap, end_val_cap; /* what each event carried */
     uint32_t next_point_id;
 } collision_state;
 
@@ -231,6 +235,13 @@ bool bp_can_collide(const imp_world *w, const shape *a, const shape *b);
  * witness: in/out cached separating axis for polytope pairs */
 int np_collide(const geom *a, const geom *b, imp_contact *c, int32_t *witness);
 bool np_order(imp_shape_type a, imp_shape_type b); /* true when (a, b) must be swapped */
+/* impulse.c: the impulse contact mode (S1's step order); returns nonzero when it did the step */
+int impulse_step(imp_world *w, double dt);
+void impulse_bullets(imp_world *w, const double *X0); /* continuous collision of bullets after the step */
+/* query.c: the first hit of the segment on a static shape or collider */
+bool query_ray_static(const imp_world *w, imp_vec3 from, imp_vec3 to, imp_ray_hit *hit);
+void impulse_free(imp_world *w);
+double impulse_approach_speed(const imp_world *w, const imp_contact *c); /* at its deepest point, >= 0 */
 /* contact.c */
 void contacts_update(imp_world *w);
 void contacts_free(imp_world *w);
@@ -263,6 +274,12 @@ struct imp_world {
     double *bstate0; int bstate0_cap;
     collision_state col;
     double collide_ms, bodies_ms;
+    /* contact response (impulse.c) */
+    imp_contact_mode contact_mode;
+    bool planar, sleeping;
+    int vel_iterations, pos_iterations;
+    const uint8_t *body_drift; /* while integrating positions: per dense body, 1 = forces already applied */
+    struct impulse_scratch *imp;
 
     imp_ode_solver solver;
     particle_range range;

@@ -47,6 +47,8 @@
 
 #include "internal.h"
 
+#define NP_KEEP 0.005 /* m: near-touching points kept in a touching face manifold (face_points) */
+
 /* a manifold while it is built: up to NP_MAX points, reduced to IMP_MANIFOLD_MAX at the end */
 #define NP_MAX 16
 typedef struct np_man {
@@ -677,9 +679,14 @@ static int clip_polygon(const imp_vec3 *in, int n, imp_vec3 s, double sd, imp_ve
 static int face_points(const imp_vec3 *poly_pts, int n, imp_vec3 nr, double dr, bool ref_is_a, np_man *c)
 {
     c->normal = ref_is_a ? v3_scale(nr, -1) : nr;
+    /* points up to NP_KEEP above the reference face join a manifold that touches: a box tilted by a
+     * hair keeps its 4 corners (the contact solver lets such a gap close, and no more), so resting
+     * stacks do not rock between 3-point manifolds */
+    double dmin = INFINITY;
+    for (int i = 0; i < n; i++) dmin = fmin(dmin, v3_dot(nr, poly_pts[i]) - dr);
     for (int i = 0; i < n; i++) {
         double dist = v3_dot(nr, poly_pts[i]) - dr;
-        if (dist > 0) continue;
+        if (dist > 0 && !(dmin <= 0 && dist <= NP_KEEP)) continue;
         add_point(c, ref_is_a ? v3_mad(poly_pts[i], nr, -dist) : poly_pts[i], -dist);
     }
     return c->count;
@@ -852,7 +859,7 @@ static int vs_plane(const geom *A, const geom *B, np_man *c)
         for (int i = 0; i < P.nv; i++) {
             imp_vec3 q = pv(&P, i);
             double dist = v3_dot(n, q) - B->offset;
-            if (dist <= 0) add_point(c, q, -dist);
+            if (dist <= 0 || dist <= NP_KEEP) add_point(c, q, -dist); /* lo <= offset: it touches */
         }
         break;
     }

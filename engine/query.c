@@ -155,7 +155,7 @@ static bool ray_geom(const geom *g, imp_vec3 o, imp_vec3 d, double *t, imp_vec3 
     }
 }
 
-bool imp_world_raycast(const imp_world *w, imp_vec3 from, imp_vec3 to, imp_ray_hit *hit)
+static bool raycast(const imp_world *w, imp_vec3 from, imp_vec3 to, imp_ray_hit *hit, bool static_only)
 {
     imp_vec3 d = v3_sub(to, from);
     double best = INFINITY;
@@ -163,6 +163,7 @@ bool imp_world_raycast(const imp_world *w, imp_vec3 from, imp_vec3 to, imp_ray_h
     for (int k = 0; k < ns + nc; k++) {
         geom g;
         uint32_t key;
+        if (k < ns && static_only && w->bodies[bodies_dense(w, w->shapes[k].body)].motion != IMP_FIXED) continue;
         if (k < ns) {
             shape_geom(&w->shapes[k], &g);
             key = w->shape_ids.dense_slot[k];
@@ -183,6 +184,9 @@ bool imp_world_raycast(const imp_world *w, imp_vec3 from, imp_vec3 to, imp_ray_h
     }
     return best <= 1;
 }
+
+bool imp_world_raycast(const imp_world *w, imp_vec3 from, imp_vec3 to, imp_ray_hit *hit) { return raycast(w, from, to, hit, false); }
+bool query_ray_static(const imp_world *w, imp_vec3 from, imp_vec3 to, imp_ray_hit *hit) { return raycast(w, from, to, hit, true); }
 
 static bool point_in(const geom *g, imp_vec3 p)
 {

@@ -22,6 +22,9 @@ imp_shape_def imp_shape_def_default(imp_shape_type type)
     d.half = v3(0.5, 0.5, 0.5);
     d.normal = v3(0, 1, 0);
     d.density = 1000;
+    d.friction = 0.5;
+    d.static_friction = -1;
+    d.restitution = 0;
     return d;
 }
 
@@ -145,6 +148,9 @@ bool shape_build(imp_world *w, shape *s, const imp_shape_def *def)
     s->half = def->half;
     s->normal = v3_normalize(def->normal);
     s->offset = def->offset;
+    s->friction = def->friction >= 0 && isfinite(def->friction) ? def->friction : 0.5;
+    s->static_friction = def->static_friction >= 0 && isfinite(def->static_friction) ? def->static_friction : -1; /* -1: as friction */
+    s->restitution = def->restitution >= 0 && isfinite(def->restitution) ? def->restitution : 0;
     switch (def->type) {
     case IMP_SHAPE_SPHERE:
     case IMP_SHAPE_CAPSULE:

@@ -9,7 +9,9 @@
  *                 collide   (impacts inside the step: restitution, friction, no tunnelling; then,
  *                            where constrained particles touch or hit, positions and velocities
  *                            projected back onto the constraints, tinkertoy.c)
- *     bodies:     integrate (the world's ODE solver on the body store, body.c)
+ *     bodies:     contact response (world.contact, impulse.c: S1's collisions -> velocities ->
+ *                 contacts level by level with shock propagation -> positions; bodies touching
+ *                 nothing integrate with the world's ODE solver, body.c), then bullets swept
  *     collide:    broadphase -> narrowphase -> contacts + begin/end events (contact.c); run after
  *                 the bodies moved, so the contacts a script reads describe the state it sees
  *     finish:     NaN guard (a particle or body that went non-finite is put back and reported)
@@ -46,6 +48,9 @@ imp_world *imp_world_create(const imp_world_def *def)
     imp_ode_solver_init(&w->solver, w->def.integrator);
     w->solver.tolerance = w->def.tolerance;
     imp_ode_solver_init(&w->body_solver, w->def.integrator);
+    w->contact_mode = IMP_CONTACT_IMPULSE;
+    w->vel_iterations = 10, w->pos_iterations = 4;
+    w->sleeping = true;
     return w;
 }
 
@@ -129,8 +134,13 @@ static int step_bodies(imp_world *w, double dt, imp_profile *prof)
     if (n) memcpy(w->bstate0, w->bstate, BODY_DIM * sizeof(double) * (size_t)n);
     w->body_solver.method = w->def.integrator;
     w->body_solver.tolerance = w->def.tolerance;
-    imp_ode_system sys = imp_body_ode(w);
-    imp_ode_advance(&sys, &w->body_solver, w->time, dt);
+    /* contact response: the mode does collisions, velocities, contacts and positions (impulse.c);
+     * a world with no contacts to answer integrates its bodies with the ODE solver as before */
+    if (!impulse_step(w, dt)) {
+        imp_ode_system sys = imp_body_ode(w);
+        imp_ode_advance(&sys, &w->body_solver, w->time, dt);
+    }
+    impulse_bullets(w, w->bstate0);
     bodies_clear_accumulators(w);
     prof->bodies = now_ms() - t0;
     t0 = now_ms();
@@ -257,3 +267,21 @@ double imp_world_potential_energy(const imp_world *w)
     }
     return e + forces_spring_energy(w) + bodies_potential_energy(w);
 }
+
+/* contact response settings (the solver is impulse.c) */
+void imp_world_set_contact_mode(imp_world *w, imp_contact_mode m) { w->contact_mode = m; }
+imp_contact_mode imp_world_contact_mode(const imp_world *w) { return w->contact_mode; }
+void imp_world_set_planar(imp_world *w, bool planar) { w->planar = planar; }
+bool imp_world_planar(const imp_world *w) { return w->planar; }
+void imp_world_set_iterations(imp_world *w, int velocity, int position)
+{
+    if (velocity >= 1 && velocity <= 1000) w->vel_iterations = velocity;
+    if (position >= 0 && position <= 1000) w->pos_iterations = position;
+}
+void imp_world_iterations(const imp_world *w, int *velocity, int *position) { *velocity = w->vel_iterations, *position = w->pos_iterations; }
+void imp_world_set_sleeping(imp_world *w, bool on)
+{
+    w->sleeping = on;
+    if (!on) for (int i = 0; i < w->body_ids.count; i++) w->bodies[i].asleep = 0, w->bodies[i].sleep_time = 0;
+}
+bool imp_world_sleeping(const imp_world *w) { return w->sleeping; }

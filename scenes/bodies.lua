@@ -1,5 +1,5 @@
--- scenes/bodies.lua: rigid bodies of every shape falling through each other (no contact response
--- yet: contacts are detected and drawn, F2 toggles contact points and normals).
+-- scenes/bodies.lua: rigid bodies of every shape falling onto each other and the ground, resting with
+-- friction (impulse contact); contacts are drawn, F2 toggles contact points and normals.
 local impetus = require "impetus"
 local quat = impetus.quat
 

@@ -257,13 +257,14 @@ describe("large meshes", function()
 end)
 
 describe("persistent contacts and events", function()
-  it("a falling sphere begins touching the ground, keeps its point id, and ends when it has passed", function()
+  it("a falling sphere begins touching the ground, keeps its point id while it rests, and ends when lifted", function()
     local w = impetus.world { gravity = { 0, -1, 0 } }
-    -- a thin static box (a plane is a half-space: a body below it is still inside it)
+    w.sleeping = false
     local ground = w:body { static = true, position = { 0, -0.05, 0 }, shapes = { { type = "box", size = { 10, 0.1, 10 } } } }
     local s = w:sphere { radius = 0.5, position = { 0, 0.6, 0 } }
     local began, ended, ids = nil, nil, {}
     for i = 1, 240 do
+      if i == 200 then s.position = { 0, 2, 0 } end -- lifted by hand: the pair ends
       w:step(1 / 60)
       local ev = w:contact_events()
       if #ev.begin > 0 then
@@ -274,13 +275,11 @@ describe("persistent contacts and events", function()
       end
       if #ev["end"] > 0 then ended = i end
       local cs = w:contacts()
-      -- while it touches the top face (once its centre is inside, the bottom face takes over)
       if #cs == 1 and cs[1].normal[2] > 0 then ids[#ids + 1] = cs[1].points[1].id end
     end
     assert.is_truthy(began)
-    assert.is_truthy(ended)
-    assert.is_true(ended > began)
-    assert.is_true(#ids > 3)
+    assert.are.equal(200, ended)
+    assert.is_true(#ids > 100)
     for k = 2, #ids do assert.are.equal(ids[1], ids[k], "the point keeps its id") end
   end)
 
@@ -540,9 +539,14 @@ describe("every pair of shapes", function()
             -- A is above B: the normal from B to A points up
             assert.is_true(up * c.normal[2] > 0, what .. string.format(": normal (%.3f, %.3f, %.3f)", c.normal[1], c.normal[2], c.normal[3]))
             helpers.near(c.normal[1] ^ 2 + c.normal[2] ^ 2 + c.normal[3] ^ 2, 1, 1e-9, what .. " |n|")
+            -- the deepest point just touches; face manifolds also keep corners up to 5 mm above the
+            -- face (negative depth) so that a resting box keeps its 4 points
+            local top = -1
             for _, p in ipairs(c.points) do
-              assert.is_true(p.depth >= -1e-12 and p.depth < 1e-3, what .. ": depth at first touch " .. p.depth)
+              top = math.max(top, p.depth)
+              assert.is_true(p.depth >= -0.005 - 1e-12 and p.depth < 1e-3, what .. ": depth at first touch " .. p.depth)
             end
+            assert.is_true(top >= -1e-12, what .. ": deepest point at first touch " .. top)
             -- 2 cm deeper: a penetration of at most a few cm along the normal
             c = at(lo - 0.02)[1]
             local deepest = 0

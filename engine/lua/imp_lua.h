@@ -81,6 +81,9 @@ int impl_open_ode(lua_State *L);
 /* rigid bodies (lua_body.c) and collision queries (lua_query.c) */
 void impl_open_body(lua_State *L);
 void impl_open_query(lua_State *L);
+void impl_open_impulse(lua_State *L);
+/* friction, static_friction, restitution fields of a definition table into a shape def (lua_impulse.c) */
+void impl_read_material(lua_State *L, int idx, const char *fn, imp_shape_def *s);
 int impl_open_quat(lua_State *L);
 imp_quat impl_toquat(lua_State *L, int idx, const char *what); /* {w, x, y, z}, normalized */
 void impl_pushquat(lua_State *L, imp_quat q);

@@ -157,6 +157,7 @@ static void read_shape(lua_State *L, int idx, const char *fn, imp_shape_def *s, 
     default: break;
     }
     s->density = positive(L, idx, fn, "density", s->density);
+    impl_read_material(L, idx, fn, s);
     if (local_pose) {
         s->position = impl_field_vec3(L, idx, fn, "position", v3(0, 0, 0));
         s->orientation = field_orientation(L, idx, fn);
@@ -179,6 +180,7 @@ static void read_body(lua_State *L, int idx, const char *fn, imp_body_def *d)
         luaL_error(L, "%s: fields 'group' and 'mask' must be integers in 0 .. 2^32-1 (bit sets)", fn);
     d->group = (uint32_t)g, d->mask = (uint32_t)m;
     impl_field_color(L, idx, fn, "color", d->color);
+    d->bullet = impl_field_bool(L, idx, fn, "bullet", 0);
 }
 
 static int create(lua_State *L, lworld *lw, const char *fn, imp_body_def *d)
@@ -190,7 +192,7 @@ static int create(lua_State *L, lworld *lw, const char *fn, imp_body_def *d)
 }
 
 #define BODY_KEYS "position", "orientation", "axis", "angle", "velocity", "angular_velocity", "static", "kinematic", \
-                  "mass", "density", "color", "group", "mask"
+                  "mass", "density", "color", "group", "mask", "friction", "static_friction", "restitution", "bullet"
 
 static int make_single(lua_State *L, const char *fn, imp_shape_type type, const char *const *keys)
 {
@@ -229,7 +231,7 @@ static int world_hull(lua_State *L)
 static int world_mesh(lua_State *L)
 {
     static const char *const keys[] = {"position", "orientation", "axis", "angle", "static", "color", "group", "mask",
-                                       "vertices", "triangles", NULL};
+                                       "vertices", "triangles", "friction", "static_friction", "restitution", NULL};
     return make_single(L, "world:mesh", IMP_SHAPE_MESH, keys);
 }
 
@@ -249,13 +251,16 @@ static int world_body(lua_State *L)
     if (n < 1 || n > 4096) return luaL_error(L, "%s: field 'shapes' must list 1 to 4096 shapes", fn);
     imp_shape_def *defs = lua_newuserdatauv(L, sizeof(imp_shape_def) * (size_t)n, 0);
     double density = impl_field_number(L, 2, fn, "density", 1000);
+    imp_shape_def material = imp_shape_def_default(IMP_SHAPE_BOX);
+    impl_read_material(L, 2, fn, &material); /* the body's material is every shape's default */
     for (int i = 0; i < n; i++) {
         char sfn[64];
         snprintf(sfn, sizeof sfn, "world:body: shapes[%d]", i + 1);
         if (lua_rawgeti(L, shapes_idx, i + 1) != LUA_TTABLE) return luaL_error(L, "%s must be a table", sfn);
         int si = lua_gettop(L);
         static const char *const skeys[] = {"type", "position", "orientation", "axis", "angle", "density", "radius", "length",
-                                            "size", "half", "points", "vertices", "triangles", "normal", "point", NULL};
+                                            "size", "half", "points", "vertices", "triangles", "normal", "point",
+                                            "friction", "static_friction", "restitution", NULL};
         impl_check_keys(L, si, sfn, skeys);
         lua_getfield(L, si, "type");
         const char *t = lua_tostring(L, -1);
@@ -266,6 +271,8 @@ static int world_body(lua_State *L)
         lua_pop(L, 1);
         defs[i] = imp_shape_def_default((imp_shape_type)type);
         defs[i].density = density;
+        defs[i].friction = material.friction, defs[i].static_friction = material.static_friction;
+        defs[i].restitution = material.restitution;
         read_shape(L, si, sfn, &defs[i], true); /* leaves its buffers on the stack, under the table */
         lua_pushvalue(L, si);
         lua_remove(L, si);

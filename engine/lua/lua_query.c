@@ -34,6 +34,8 @@ static int world_contacts(lua_State *L)
         push_side_into(L, 1, -1, "b", "shape_b", c->b);
         impl_pushvec3(L, c->normal), lua_setfield(L, -2, "normal");
         lua_pushinteger(L, c->age), lua_setfield(L, -2, "age");
+        lua_pushnumber(L, c->impact), lua_setfield(L, -2, "impact");
+        lua_pushnumber(L, c->impact_speed), lua_setfield(L, -2, "impact_speed");
         if (c->edge) {
             lua_createtable(L, 0, 2);
             impl_pushvec3(L, c->ea), lua_setfield(L, -2, "a");
@@ -46,6 +48,8 @@ static int world_contacts(lua_State *L)
             impl_pushvec3(L, c->points[k]), lua_setfield(L, -2, "point");
             lua_pushnumber(L, c->depth[k]), lua_setfield(L, -2, "depth");
             lua_pushinteger(L, c->point_id[k]), lua_setfield(L, -2, "id");
+            lua_pushnumber(L, c->normal_impulse[k]), lua_setfield(L, -2, "impulse");
+            impl_pushvec3(L, c->tangent_impulse[k]), lua_setfield(L, -2, "friction");
             lua_rawseti(L, -2, k + 1);
         }
         lua_setfield(L, -2, "points");
@@ -54,28 +58,44 @@ static int world_contacts(lua_State *L)
     return 1;
 }
 
-static void push_events(lua_State *L, int n, void (*get)(const imp_world *, int, imp_contact_side *, imp_contact_side *), imp_world *w)
+static void push_events(lua_State *L, int n, void (*get)(const imp_world *, int, imp_contact_side *, imp_contact_side *), imp_world *w,
+                        double (*value)(const imp_world *, int), const char *key)
 {
     lua_createtable(L, n, 0);
     for (int i = 0; i < n; i++) {
         imp_contact_side a, b;
         get(w, i, &a, &b);
-        lua_createtable(L, 0, 4);
+        lua_createtable(L, 0, 5);
         push_side_into(L, 1, -1, "a", "shape_a", a);
         push_side_into(L, 1, -1, "b", "shape_b", b);
+        lua_pushnumber(L, value(w, i)), lua_setfield(L, -2, key);
         lua_rawseti(L, -2, i + 1);
     }
 }
 
-/* world:contact_events() -> {begin = {{a, b, shape_a, shape_b}...}, ["end"] = {...}} of the last step */
+/* world:contact_events() -> {begin = {{a, b, shape_a, shape_b, speed}...}, ["end"] = {... impulse}, hit = {{a, b, ..., point, normal, impulse, speed}}} of the last step */
 static int world_contact_events(lua_State *L)
 {
     lworld *lw = impl_checkworld(L, 1);
     lua_createtable(L, 0, 2);
-    push_events(L, imp_world_begin_count(lw->w), imp_world_begin_event, lw->w);
+    push_events(L, imp_world_begin_count(lw->w), imp_world_begin_event, lw->w, imp_world_begin_speed, "speed");
     lua_setfield(L, -2, "begin");
-    push_events(L, imp_world_end_count(lw->w), imp_world_end_event, lw->w);
+    push_events(L, imp_world_end_count(lw->w), imp_world_end_event, lw->w, imp_world_end_impulse, "impulse");
     lua_setfield(L, -2, "end");
+    int nh = imp_world_hit_count(lw->w);
+    lua_createtable(L, nh, 0);
+    for (int i = 0; i < nh; i++) {
+        const imp_contact_hit *h = imp_world_hit(lw->w, i);
+        lua_createtable(L, 0, 8);
+        push_side_into(L, 1, -1, "a", "shape_a", h->a);
+        push_side_into(L, 1, -1, "b", "shape_b", h->b);
+        impl_pushvec3(L, h->point), lua_setfield(L, -2, "point");
+        impl_pushvec3(L, h->normal), lua_setfield(L, -2, "normal");
+        lua_pushnumber(L, h->impulse), lua_setfield(L, -2, "impulse");
+        lua_pushnumber(L, h->speed), lua_setfield(L, -2, "speed");
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "hit");
     return 1;
 }
 

@@ -1,5 +1,5 @@
 -- scenes/bench/hulls_1k.lua: broad + narrow phase for 1,000 convex hulls of 24 points each, packed in a
--- 10 x 10 x 10 block so that neighbours overlap, drifting without gravity (no contact response yet).
+-- 10 x 10 x 10 block so that neighbours overlap, drifting without gravity and contact response (world.contact = "none").
 -- Run: ./impetus bench scenes/bench/hulls_1k.lua
 local impetus = require "impetus"
 local quat = impetus.quat
@@ -9,6 +9,7 @@ return {
   camera = { eye = { 18, 14, 20 }, target = { 4.5, 4, 4.5 } },
   setup = function(world)
     world.gravity = { 0, 0, 0 }
+    world.contact = "none" -- detection only
     math.randomseed(3)
     for l = 0, 9 do
       for i = 0, 9 do

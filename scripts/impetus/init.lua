@@ -15,4 +15,9 @@ function impetus.world(def) return core.world(def) end
 -- impetus.runner(path, opts): a scene with its world, stepping and hot reload, without a window
 function impetus.runner(path, opts) return require("impetus.runner").new(path, opts) end
 
+-- impetus.on_contact(body, fn(self, other, e)): per-body contact callbacks after each step (contacts.lua)
+local contacts = require "impetus.contacts"
+impetus.on_contact = contacts.on_contact
+impetus.dispatch_contacts = contacts.dispatch
+
 return impetus

@@ -170,6 +170,12 @@ function Runner:step()
     return false
   end
   if stepped == false then self.warning = warning end
+  -- per-body on_contact callbacks: after the step, never inside it
+  local cok, cerr = guard.call("on_contact", require("impetus.contacts").dispatch, self.world)
+  if not cok then
+    self:fail(cerr)
+    return false
+  end
   return true
 end
 

@@ -1,0 +1,319 @@
+-- impulse contact mode (engine/impulse.c): S1's step order with friction, restitution, warm starting,
+-- shock propagation, sleeping, bullets and the planar mode. Every test asserts physics as numbers.
+local impetus = require "impetus"
+local helpers = require "spec.support.helpers"
+local quat = impetus.quat
+local dt = 1 / 60
+local g = 9.81
+
+local function speed(v) return math.sqrt(v[1] ^ 2 + v[2] ^ 2 + v[3] ^ 2) end
+
+-- a static incline at angle th (about z, rising to +x... its surface normal n) and a body resting on it
+local function incline(th, mu_ground)
+  local w = impetus.world {}
+  w.sleeping = false
+  w:box { static = true, size = { 40, 1, 4 }, axis = { 0, 0, 1 }, angle = th, friction = mu_ground }
+  return w, { -math.sin(th), math.cos(th), 0 }
+end
+
+-- acceleration along the slope between t = 0.5 s and t = 1.5 s
+local function slope_accel(w, b)
+  for _ = 1, 30 do w:step(dt) end
+  local s0, t0 = speed(b.velocity), w.time
+  for _ = 1, 60 do w:step(dt) end
+  return (speed(b.velocity) - s0) / (w.time - t0)
+end
+
+describe("impulse contact", function()
+  it("is the default contact mode; qp is refused clearly in this build", function()
+    local w = impetus.world {}
+    assert.are.equal("impulse", w.contact)
+    local ok, err = pcall(function() w.contact = "qp" end)
+    assert.is_false(ok)
+    assert.truthy(err:find("world.contact", 1, true))
+    ok, err = pcall(function() w.contact = "soft" end)
+    assert.is_false(ok)
+    assert.truthy(err:find("\"impulse\", \"qp\" or \"none\"", 1, true))
+    -- "none": contacts are reported, bodies fall through
+    w.contact = "none"
+    w:plane {}
+    local b = w:sphere { radius = 0.5, position = { 0, 0.4, 0 } }
+    for _ = 1, 30 do w:step(dt) end
+    assert.are.equal(1, #w:contacts())
+    assert.is_true(b.position[2] < -0.5)
+  end)
+
+  it("bounces a ball to e^2 h0 (restitution, the larger of the pair)", function()
+    for _, e in ipairs { 0.5, 0.8 } do
+      local w = impetus.world {}
+      w:plane { restitution = 0 }
+      local b = w:sphere { radius = 0.1, position = { 0, 2.1, 0 }, restitution = e }
+      local top, up = 0, false
+      for _ = 1, 240 do
+        w:step(dt)
+        if b.velocity[2] > 0 then up = true end
+        if up then top = math.max(top, b.position[2] - 0.1) end
+        if up and b.velocity[2] < 0 and b.position[2] - 0.1 < top - 0.01 then break end
+      end
+      -- discrete impact (up to one step inside the ground, gravity during that step): within 10 %
+      helpers.near(top, e * e * 2, 0.1 * e * e * 2, "rebound height for e = " .. e)
+    end
+  end)
+
+  it("passes the momentum along a row of touching equal balls (e = 1)", function()
+    local w = impetus.world { gravity = { 0, 0, 0 } }
+    local balls = {}
+    for i = 1, 5 do balls[i] = w:sphere { radius = 0.5, position = { i - 1, 0, 0 }, restitution = 1, friction = 0 } end
+    w:collide() -- the touching pairs are known before the first step
+    balls[1].velocity = { 2, 0, 0 }
+    w:step(dt)
+    for i = 1, 4 do helpers.near(balls[i].velocity[1], 0, 1e-6, "ball " .. i) end
+    helpers.near(balls[5].velocity[1], 2, 1e-6, "last ball")
+    local p = 0
+    for i = 1, 5 do p = p + balls[i].momentum[1] end
+    helpers.near(p, 2 * balls[1].mass, 1e-6, "momentum")
+  end)
+
+  it("keeps a box on an incline below tan(theta) = mu and slides it at g (sin - mu cos) above", function()
+    local mu = 0.5 -- tan(theta) = mu at 26.6 degrees
+    for _, deg in ipairs { 15, 25, 30, 40 } do
+      local th = math.rad(deg)
+      local w, n = incline(th, mu)
+      local b = w:box { size = { 1, 1, 1 }, axis = { 0, 0, 1 }, angle = th, position = { n[1], n[2], 0 }, friction = mu }
+      local a = slope_accel(w, b)
+      local expect = math.max(0, g * (math.sin(th) - mu * math.cos(th)))
+      helpers.near(a, expect, 0.01 * g, deg .. " degrees")
+      if expect == 0 then helpers.near(speed(b.velocity), 0, 1e-3, deg .. " degrees: sticks") end
+    end
+  end)
+
+  it("uses the static coefficient while sticking and the kinetic one while sliding", function()
+    local th = math.rad(30) -- tan = 0.577: held by mu_s = 0.7, and once pushed it slides on mu_k = 0.3
+    local w, n = incline(th, 1)
+    local b = w:box { size = { 1, 1, 1 }, axis = { 0, 0, 1 }, angle = th, position = { n[1], n[2], 0 },
+                      friction = 0.3 ^ 2, static_friction = 0.7 ^ 2 } -- geometric mean with the ground's 1
+    w:collide() -- touching from the start: it never slid
+    helpers.near(b.friction, 0.09, 1e-12, "friction")
+    helpers.near(slope_accel(w, b), 0, 1e-3, "sticks")
+    b.velocity = { -math.cos(th) * 0.5, -math.sin(th) * 0.5, 0 }
+    helpers.near(slope_accel(w, b), g * (math.sin(th) - 0.3 * math.cos(th)), 0.01 * g, "slides")
+  end)
+
+  it("rolls a ball down an incline at 5/7 g sin(theta)", function()
+    local th = math.rad(20)
+    local w, n = incline(th, 0.8)
+    local b = w:sphere { radius = 0.3, position = { 0.8 * n[1], 0.8 * n[2], 0 }, friction = 0.8 }
+    helpers.near(slope_accel(w, b), 5 / 7 * g * math.sin(th), 0.005 * g, "rolling")
+    -- rolling without slipping: omega r = v
+    helpers.near(speed(b.angular_velocity) * 0.3, speed(b.velocity), 0.005 * speed(b.velocity), "omega r = v")
+  end)
+
+  it("keeps a stack of 10 boxes at rest: drift under 1 mm over 10 s", function()
+    local w = impetus.world {}
+    w.sleeping = false
+    w:plane {}
+    local bs = {}
+    for i = 1, 10 do bs[i] = w:box { size = { 1, 1, 1 }, position = { 0, i - 0.5, 0 }, friction = 0.6 } end
+    for _ = 1, 60 do w:step(dt) end
+    local p0 = {}
+    for i = 1, 10 do p0[i] = bs[i].position end
+    for _ = 1, 600 do w:step(dt) end
+    for i = 1, 10 do
+      local p = bs[i].position
+      local d = math.sqrt((p[1] - p0[i][1]) ^ 2 + (p[2] - p0[i][2]) ^ 2 + (p[3] - p0[i][3]) ^ 2)
+      assert.is_true(d < 1e-3, "box " .. i .. " drifted " .. d .. " m")
+    end
+    -- and it settled where it was put: the top box within 2 cm of 9.5 m, no sideways slide
+    helpers.near(bs[10].position[2], 9.5, 0.02, "top height")
+    helpers.near(bs[10].position[1], 0, 0.01, "top x")
+  end)
+
+  it("stands a pyramid with a base of 20 for 1000 steps (top drops < 3 cm, no box slides > 3 cm)", function()
+    local w = impetus.world {}
+    w.sleeping = false
+    w:plane {}
+    local bs, p0 = {}, {}
+    for row = 0, 19 do
+      for k = 0, 19 - row do
+        local b = w:box { size = { 1, 1, 1 }, position = { k - (19 - row) / 2, row + 0.5, 0 }, friction = 0.6 }
+        bs[#bs + 1] = b
+        p0[#p0 + 1] = b.position
+      end
+    end
+    assert.are.equal(210, #bs)
+    for _ = 1, 1000 do w:step(dt) end
+    local top = bs[#bs]
+    assert.is_true(p0[#bs][2] - top.position[2] < 0.03, "top dropped " .. (p0[#bs][2] - top.position[2]))
+    for i, b in ipairs(bs) do
+      local p = b.position
+      local side = math.sqrt((p[1] - p0[i][1]) ^ 2 + (p[3] - p0[i][3]) ^ 2)
+      assert.is_true(side < 0.03, "box " .. i .. " slid " .. side)
+    end
+  end)
+
+  it("lets nothing through the ground at 100 m/s: a plane, and a thin box for a bullet", function()
+    local w = impetus.world {}
+    w:plane {}
+    local b = w:sphere { radius = 0.1, position = { 0, 2, 0 }, velocity = { 0, -100, 0 } }
+    local lowest = math.huge
+    for _ = 1, 120 do w:step(dt); lowest = math.min(lowest, b.position[2]) end
+    assert.is_true(b.position[2] > 0, "above the plane at the end: " .. b.position[2])
+    local w2 = impetus.world {}
+    w2:body { static = true, position = { 0, -0.05, 0 }, shapes = { { type = "box", size = { 10, 0.1, 10 } } } }
+    local s = w2:sphere { radius = 0.1, position = { 0, 2, 0 }, velocity = { 0, -100, 0 }, bullet = true }
+    for _ = 1, 120 do
+      w2:step(dt)
+      assert.is_true(s.position[2] > -0.05, "the bullet went through the ground: y = " .. s.position[2])
+    end
+    helpers.near(s.position[2], 0.1, 0.02, "the bullet rests on the ground")
+  end)
+
+  it("puts a resting island to sleep and wakes it when touched", function()
+    local w = impetus.world {}
+    w:plane {}
+    local a = w:box { size = { 1, 1, 1 }, position = { 0, 0.5, 0 } }
+    local b = w:box { size = { 1, 1, 1 }, position = { 0, 1.5, 0 } }
+    for _ = 1, 240 do w:step(dt) end
+    assert.is_true(a.asleep and b.asleep, "asleep")
+    local y = b.position[2]
+    for _ = 1, 60 do w:step(dt) end
+    assert.are.equal(y, b.position[2])
+    b:apply_impulse({ 0, 0, 1000 }, b.position)
+    w:step(dt)
+    assert.is_false(b.asleep)
+    assert.is_true(math.abs(b.velocity[3]) > 0.05)
+  end)
+
+  it("pushes dynamic bodies with a kinematic one", function()
+    local w = impetus.world {}
+    w:plane {}
+    local k = w:box { kinematic = true, size = { 1, 1, 1 }, position = { -1.2, 0.5, 0 }, velocity = { 1, 0, 0 } }
+    local b = w:box { size = { 1, 1, 1 }, position = { 0, 0.5, 0 } }
+    for _ = 1, 90 do w:step(dt) end
+    assert.is_true(b.position[1] > k.position[1] + 0.95, "ahead of the pusher")
+    helpers.near(b.position[1] - k.position[1], 1, 0.02, "pushed along")
+  end)
+
+  it("planar mode keeps motion in the x-y plane and rotation about z", function()
+    local w = impetus.world { gravity = { 0, -9.81, 1 } }
+    w.planar = true
+    w:plane {}
+    local b = w:box { size = { 1, 1, 1 }, position = { 0, 2, 0 }, axis = { 0, 0, 1 }, angle = 0.3, angular_velocity = { 3, 2, 1 } }
+    for _ = 1, 120 do
+      w:step(dt)
+      local v, om = b.velocity, b.angular_velocity
+      assert.are.equal(0, v[3])
+      assert.are.equal(0, om[1]); assert.are.equal(0, om[2])
+    end
+    helpers.near(b.position[3], 0, 1e-12, "z")
+  end)
+end)
+
+describe("contact events with impulses", function()
+  it("report the approach speed at begin, the collision impulse as a hit, the last impulse at end", function()
+    local w = impetus.world {}
+    w:plane { restitution = 0 }
+    local b = w:sphere { radius = 0.1, position = { 0, 1.1, 0 }, restitution = 0.5 }
+    local m = b.mass
+    local begin_speed, hit, ended
+    for _ = 1, 120 do
+      w:step(dt)
+      local ev = w:contact_events()
+      if #ev.begin > 0 and not begin_speed then begin_speed = ev.begin[1].speed end
+      if #ev.hit > 0 and not hit then hit = ev.hit[1] end
+      if #ev["end"] > 0 and not ended then ended = ev["end"][1] end
+    end
+    -- it falls 1 m: v = sqrt(2 g h) = 4.43 m/s, within a step of gravity
+    helpers.near(begin_speed, math.sqrt(2 * g), g * dt, "approach speed at begin")
+    assert.are.equal(b, hit.a)
+    helpers.near(hit.speed, math.sqrt(2 * g), 2 * g * dt, "hit speed")
+    helpers.near(hit.impulse, m * 1.5 * hit.speed, 1e-9 * m, "j = (1 + e) m v against the ground")
+    helpers.near(hit.normal[2], 1, 1e-12, "normal")
+    assert.is_truthy(ended, "it bounced off")
+    -- it left the ground in a step that needed no impulse: the pair's last impulse is zero
+    helpers.near(ended.impulse, 0, 1e-12, "impulse at end")
+  end)
+
+  it("calls a body's on_contact after the step with the kind, impulse and a normal towards it", function()
+    local w = impetus.world {}
+    local ground = w:body { static = true, shapes = { { type = "plane" } } }
+    local b = w:box { size = { 0.2, 0.2, 0.2 }, position = { 0, 0.6, 0 } }
+    local seen = {}
+    impetus.on_contact(ground, function(self, other, e)
+      assert.is_false(w.locked)
+      seen[#seen + 1] = { who = "ground", kind = e.kind, other = other, n = e.normal and e.normal[2], impulse = e.impulse }
+    end)
+    impetus.on_contact(b, function(self, other, e)
+      seen[#seen + 1] = { who = "box", kind = e.kind, other = other, n = e.normal and e.normal[2], impulse = e.impulse, speed = e.speed }
+    end)
+    for _ = 1, 60 do
+      w:step(dt)
+      impetus.dispatch_contacts(w)
+    end
+    local kinds = {}
+    for _, s in ipairs(seen) do kinds[s.who .. ":" .. s.kind] = s end
+    assert.is_truthy(kinds["box:begin"])
+    assert.are.equal(ground, kinds["box:begin"].other)
+    assert.are.equal(b, kinds["ground:begin"].other)
+    assert.is_true(kinds["box:begin"].speed > 2, "approach speed")
+    -- a hit: the normal points towards whoever is told, the impulse is the pair's
+    assert.are.equal(1, kinds["box:hit"].n)
+    assert.are.equal(-1, kinds["ground:hit"].n)
+    assert.is_true(kinds["box:hit"].impulse > 0)
+    assert.are.equal(kinds["box:hit"].impulse, kinds["ground:hit"].impulse)
+    local ok, err = pcall(impetus.on_contact, 5, function() end)
+    assert.is_false(ok)
+    assert.truthy(err:find("impetus.on_contact: argument 1", 1, true))
+  end)
+end)
+
+describe("impulse-mode errors", function()
+  it("name the function and the argument", function()
+    local w = impetus.world {}
+    local function err_of(f) local ok, e = pcall(f); assert.is_false(ok); return e end
+    assert.truthy(err_of(function() w:box { restitution = 2 } end):find("world:box: field 'restitution' must be a number in 0 .. 1", 1, true))
+    assert.truthy(err_of(function() w:sphere { friction = -1 } end):find("world:sphere: field 'friction'", 1, true))
+    assert.truthy(err_of(function() w:box { friction = "x" } end):find("world:box", 1, true))
+    assert.truthy(err_of(function() w:body { shapes = { { type = "box", static_friction = -2 } } } end):find("shapes[1]: field 'static_friction'", 1, true))
+    local b = w:box {}
+    assert.truthy(err_of(function() b.restitution = 1.5 end):find("body.restitution must be a number in 0 .. 1", 1, true))
+    assert.truthy(err_of(function() b.bullet = 1 end):find("boolean", 1, true))
+    assert.truthy(err_of(function() w.velocity_iterations = 0 end):find("world.velocity_iterations must be in 1 .. 1000", 1, true))
+    assert.truthy(err_of(function() w.position_iterations = -1 end):find("world.position_iterations", 1, true))
+    assert.truthy(err_of(function() w.planar = "yes" end):find("boolean", 1, true))
+    assert.truthy(err_of(function() w.contact = {} end):find("string", 1, true))
+    b.friction = 0.25
+    assert.are.equal(0.25, b.friction)
+    assert.are.equal(0.25, b.static_friction, "static follows friction when not set")
+    b.static_friction = 0.75
+    assert.are.equal(0.75, b.static_friction)
+    b:destroy()
+    assert.truthy(err_of(function() return b.friction end):find("stale", 1, true))
+  end)
+end)
+
+describe("on_contact in a scene", function()
+  it("runs after each fixed step of the runner, for bodies the script keeps no reference to", function()
+    local dir = helpers.tmpdir()
+    helpers.write(dir .. "/scene.lua", [[
+      local impetus = require "impetus"
+      hits = 0
+      return {
+        setup = function(world)
+          world:plane { restitution = 0 } -- (a Collider's default restitution is 0.5)
+          impetus.on_contact(world:sphere { radius = 0.2, position = { 0, 1, 0 } }, function(self, other, e)
+            assert(not world.locked)
+            if e.kind == "begin" then hits = hits + 1 end
+          end)
+        end,
+      }
+    ]])
+    local r = impetus.runner(dir .. "/scene.lua")
+    r:start()
+    collectgarbage("collect")
+    collectgarbage("collect")
+    for _ = 1, 60 do r:step() end
+    assert.is_nil(r.error)
+    assert.are.equal(1, r.env.hits)
+  end)
+end)
