@@ -64,6 +64,14 @@ describe("particle", function()
     assert.are.equal("hello", w:particles()[1].data.tag)
   end)
 
+  it("keeps its data table when no script holds the handle", function()
+    local w = impetus.world()
+    w:particle {}.data.tag = "kept"
+    collectgarbage()
+    collectgarbage()
+    assert.are.equal("kept", w:particles()[1].data.tag)
+  end)
+
   it("refuses wrong arguments, naming them", function()
     local w = impetus.world()
     assert.matches("field 'mass' must be > 0", err_of(function() w:particle { mass = 0 } end))

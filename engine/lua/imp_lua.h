@@ -67,6 +67,7 @@ void impl_add_world_methods(lua_State *L, const luaL_Reg *fns); /* world:particl
 lhandle *impl_pushhandle(lua_State *L, int world_idx, const char *type, imp_id id);
 lhandle *impl_checkhandle(lua_State *L, int idx, const char *type, bool (*valid)(const imp_world *, imp_id));
 lcallback *impl_callback_new(lua_State *L, lworld *lw, int fn_idx); /* keeps the function at fn_idx */
+int impl_push_data(lua_State *L, int idx); /* handle.data of the handle at idx, kept by its world */
 void impl_callback_release(void *user); /* frees an lcallback and its registry ref */
 lworld *impl_handle_unlocked(lua_State *L, lhandle *h, const char *what); /* refuses changes during a step */
 int impl_callback_failed(lworld *lw, lua_State *L); /* keeps the error on top of L; returns 1 */

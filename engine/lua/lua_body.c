@@ -421,13 +421,7 @@ static int g_color(lua_State *L)
 static int g_data(lua_State *L)
 {
     luaL_checkudata(L, 1, IMPL_BODY);
-    if (lua_getiuservalue(L, 1, 2) != LUA_TTABLE) {
-        lua_pop(L, 1);
-        lua_newtable(L);
-        lua_pushvalue(L, -1);
-        lua_setiuservalue(L, 1, 2);
-    }
-    return 1;
+    return impl_push_data(L, 1);
 }
 
 static int s_position(lua_State *L) { lhandle *h = B(L); imp_body_set_position(impl_handle_unlocked(L, h, "body.position")->w, h->id, impl_tovec3(L, 2, "body.position")); return 0; }

@@ -89,17 +89,11 @@ static int g_color(lua_State *L)
     return 1;
 }
 static int g_id(lua_State *L) { lhandle *h = P(L); lua_pushinteger(L, h->id.index); return 1; }
-/* particle.data: a table of the script's own, kept with the handle */
+/* particle.data: a table of the script's own, kept by the world */
 static int g_data(lua_State *L)
 {
     luaL_checkudata(L, 1, IMPL_PARTICLE);
-    if (lua_getiuservalue(L, 1, 2) != LUA_TTABLE) {
-        lua_pop(L, 1);
-        lua_newtable(L);
-        lua_pushvalue(L, -1);
-        lua_setiuservalue(L, 1, 2);
-    }
-    return 1;
+    return impl_push_data(L, 1);
 }
 
 /* a curve particle's position and velocity follow its coordinate u (lua_constraint.c) */

@@ -44,6 +44,33 @@ lhandle *impl_checkhandle(lua_State *L, int idx, const char *type, bool (*valid)
     return h;
 }
 
+/* handle.data: a table of the script's own for the object at idx. It lives in the world (keyed like
+ * the handle cache), not in the handle, so it survives the handle being collected and found again. */
+int impl_push_data(lua_State *L, int idx)
+{
+    idx = lua_absindex(L, idx);
+    lhandle *h = lua_touserdata(L, idx);
+    const char *type = "?";
+    if (lua_getmetatable(L, idx)) {
+        lua_getfield(L, -1, "__name");
+        type = lua_tostring(L, -1) ? lua_tostring(L, -1) : "?";
+        lua_pop(L, 2);
+    }
+    lua_getiuservalue(L, idx, 1);           /* the world */
+    lua_getiuservalue(L, -1, 2);            /* its data tables */
+    lua_pushfstring(L, "%s:%d:%d", type, (int)h->id.index, (int)h->id.generation);
+    if (lua_rawget(L, -2) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushfstring(L, "%s:%d:%d", type, (int)h->id.index, (int)h->id.generation);
+        lua_pushvalue(L, -2);
+        lua_rawset(L, -4);
+    }
+    lua_replace(L, -3);
+    lua_pop(L, 1);
+    return 1;
+}
+
 /* ---- callbacks -------------------------------------------------------------------------------------- */
 
 lcallback *impl_callback_new(lua_State *L, lworld *lw, int fn_idx)
@@ -119,7 +146,7 @@ static int world_new(lua_State *L)
         if (def.drag < 0) luaL_error(L, "impetus.world: field 'drag' must be >= 0");
         if (!(def.tolerance > 0)) luaL_error(L, "impetus.world: field 'tolerance' must be > 0");
     }
-    lworld *lw = lua_newuserdatauv(L, sizeof *lw, 1);
+    lworld *lw = lua_newuserdatauv(L, sizeof *lw, 2);
     lw->w = NULL;
     lw->L = NULL;
     lw->error_ref = LUA_NOREF;
@@ -130,6 +157,8 @@ static int world_new(lua_State *L)
     lua_setfield(L, -2, "__mode");
     lua_setmetatable(L, -2);
     lua_setiuservalue(L, -2, 1);
+    lua_newtable(L); /* the scripts' data tables of objects (handle.data), strong */
+    lua_setiuservalue(L, -2, 2);
     lw->w = imp_world_create(&def);
     if (!lw->w) return luaL_error(L, "impetus.world: out of memory");
     lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
