@@ -524,4 +524,22 @@ int imp_world_query_point(const imp_world *w, imp_vec3 p, imp_contact_side *out,
 int imp_world_overlap(imp_world *w, const imp_shape_def *def, imp_vec3 position, imp_quat orientation,
                       imp_contact_side *out, int max);
 
+/* ---- contact forces by complementarity (engine/lcp.c, engine/contact_qp.c) ------------------------ */
+
+/* the LCP w = A f + b, f >= 0, w >= 0, f.w = 0 (rows neq..n-1), w = 0 with f free (rows 0..neq-1);
+ * A (n x n row-major) symmetric positive semidefinite. Pivoting (Dantzig, Baraff 1994). Never fails
+ * with NaN: on an infeasible row it leaves that row out and says so in the status. */
+typedef enum imp_lcp_status { IMP_LCP_OK = 0, IMP_LCP_INFEASIBLE = 1, IMP_LCP_MAX_PIVOTS = 2 } imp_lcp_status;
+typedef struct imp_lcp_info { int status, pivots, clamped; } imp_lcp_info;
+typedef struct imp_lcp_work { double *mem; int *set; int cap; } imp_lcp_work; /* zero-initialise; reused */
+int imp_lcp_solve(int n, int neq, const double *A, const double *b, double *f, double *w,
+                  imp_lcp_info *info, imp_lcp_work *ws);
+void imp_lcp_work_free(imp_lcp_work *ws);
+
+/* how a world's rigid bodies respond to contact: IMPULSE (default), or QP, the exact contact forces
+ * of S0/S2 (an LCP in every derivative evaluation, simultaneous collision impulses) */
+typedef enum imp_contact_mode { IMP_CONTACT_IMPULSE, IMP_CONTACT_QP } imp_contact_mode;
+void imp_world_set_contact_mode(imp_world *w, imp_contact_mode m);
+imp_contact_mode imp_world_contact_mode(const imp_world *w);
+
 #endif

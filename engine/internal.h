@@ -263,6 +263,8 @@ struct imp_world {
     double *bstate0; int bstate0_cap;
     collision_state col;
     double collide_ms, bodies_ms;
+    imp_contact_mode contact_mode;  /* rigid-body contact response (world.contact)                  */
+    struct qp_state *qp;            /* QP mode's contacts and scratch (contact_qp.c); NULL until used */
 
     imp_ode_solver solver;
     particle_range range;

@@ -69,6 +69,8 @@ int luaopen_impetus_core(lua_State *L)
     lua_setfield(L, -2, "quat");
     impl_open_ode(L);
     lua_setfield(L, -2, "ode");
+    impl_open_lcp(L);
+    lua_setfield(L, -2, "lcp");
     lua_pushliteral(L, "0.1.0");
     lua_setfield(L, -2, "version");
     return 1;
