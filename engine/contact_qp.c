@@ -1,8 +1,478 @@
-/* contact_qp.c: world.contact = "qp", exact contact forces (S0 sections 8-9 and appendix D, S2, S4). */
+/* contact_qp.c: world.contact = "qp", exact contact forces and simultaneous collision impulses
+ * (S0 sections 8-9 and appendix D; S2 sections 5 and 8; S4).
+ *
+ * SIGN CONVENTION (GUIDE.md trap 1): S0's. For contact i between bodies A and B, with unit normal n_i
+ * pointing out of B towards A (trap 2) and separation d_i = n_i . (p_A - p_B),
+ *
+ *     d''  = A f + b,     f >= 0,   d'' >= 0,   f . d'' = 0
+ *
+ * f_i is the magnitude of the force +f_i n_i on A and -f_i n_i on B at the contact point; b is d''
+ * with every contact force zero (external forces and velocity terms only).
+ *
+ * A (derived as J M^-1 J^T). A unit force at contact j acts on body X = A_j with sigma = +1 and on
+ * X = B_j with sigma = -1: linear force sigma n_j and torque (p_j - x_X) x sigma n_j (S4's four-case
+ * sign table; S0's compute_aij keeps the torque of the B side positive, trap 3, which is wrong). It
+ * changes X's acceleration by  sigma n_j / m_X  and its angular acceleration by
+ * sigma I_X^-1 (r_jX x n_j), so the acceleration of the point p_i of X changes by
+ *     sigma [ n_j / m_X + (I_X^-1 (r_jX x n_j)) x r_iX ].
+ * d_i'' takes n_i . (point acceleration on A_i - on B_i). With the rows J_iX = sigma_iX (n_i, r_iX x n_i):
+ *     A_ij = sum over bodies X of both contacts  J_iX . M_X^-1 J_jX^T
+ *          = sum sigma_iX sigma_jX [ n_i.n_j / m_X + (r_iX x n_i) . I_X^-1 (r_jX x n_j) ]
+ * (using a . (u x r) = (r x a) . u), symmetric and positive semidefinite by construction.
+ *
+ * b (S0 appendix D, compute_b_vector, and S4). With F, tau the external force and torque, the point
+ * acceleration of body X at r = p - x is  F/m + alpha x r + omega x (omega x r),  where
+ * alpha = I^-1 (tau + L x omega) (from dL/dt = tau and L = I omega: I omega' = tau - omega x L).
+ * Differentiating d = n . (p_A - p_B) twice, with the velocity terms kept as S0 keeps them:
+ *     b_i = n . (a_A(p_A) - a_B(p_B)) + 2 ndot . (v_A(p_A) - v_B(p_B))
+ * vertex/face: n is a face normal of B, fixed in B: ndot = omega_B x n.
+ * edge/edge:   n = ea x eb / |ea x eb|, ea turning with A, eb with B: with z = ea' x eb + ea x eb'
+ *              (ea' = omega_A x ea, eb' = omega_B x eb), ndot = (z - (z.n) n) / |ea x eb|
+ *              (S0's compute_ndot, which the text garbles: trap 4).
+ *
+ * Extra acceleration (S4). Integrating d'' = 0 leaves whatever normal velocity d' and separation d
+ * a resting contact had, and they drift; S4 asks for the acceleration that cancels the normal
+ * velocity over one step h, a = -d'/h. The solve enforces
+ *     d'' + d'/h + d/(4 h^2) >= 0
+ * i.e. b_i += d'_i/h + d_i/(4 h^2): a critically damped return to d = 0, d' = 0 (both roots of
+ * s^2 + s/h + 1/(4h^2) are -1/(2h), well inside RK4's stability region). At exact rest (d = d' = 0)
+ * the extra terms vanish and the forces are the exact ones. The query functions (imp_qp_system,
+ * imp_qp_solve) use the exact b without them.
+ *
+ * Classification (documented threshold IMP_QP_RESTING_SPEED): at the start of a step each contact
+ * point has relative normal velocity d'. d' < -threshold: colliding; |d'| <= threshold: resting;
+ * d' > threshold: separating (left out, unless it still penetrates: d < 0). Colliding and resting contacts get simultaneous impulses
+ * (S2 section 8): with v+ = A j + v-,
+ *     v+_i >= -e_i v-_i,   j >= 0,   j_i (v+_i + e_i v-_i) = 0
+ * i.e. the LCP w = A j + (1 + e_i) v-_i (e_i = restitution for colliding, 0 for resting contacts).
+ * After that the contacts with d' <= threshold form the resting set that every derivative
+ * evaluation of the step solves for (GUIDE trap 9: after the external forces are in place). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 
+#define IMP_QP_RESTING_SPEED 0.05 /* m/s: |d'| below this is resting contact */
+
+typedef struct qp_contact {
+    int ka, kb;             /* dense body index of A and B for kinematics, -1: a fixed collider    */
+    imp_vec3 la, lb;        /* the contact point on A / on B: body frame (about the centre of mass), or world */
+    imp_vec3 ln;            /* the normal: in B's body frame when kb >= 0, else world               */
+    imp_vec3 lea, leb;      /* edge/edge: ea in A's frame, eb in B's (or world)                     */
+    bool edge;
+    imp_id ida, idb;        /* body ids (null for colliders)                                        */
+    /* evaluated at the current state */
+    imp_vec3 p, pb, n, ndot, ra, rb;  /* p: the point on A (force application), pb on B; r = p - x */
+    double d, dd;           /* separation and its rate d'                                            */
+    double force;           /* last solve: force magnitude (or impulse)                             */
+    double accel;           /* last solve: d''                                                      */
+} qp_contact;
+
+typedef struct qp_body {
+    imp_vec3 x, v, w, a, alpha, L;
+    imp_mat3 R, Iinv;
+    double im;              /* 1/m, 0 unless dynamic                                                */
+    bool dyn;
+} qp_body;
+
+struct qp_state {
+    qp_contact *c; int count, cap;
+    qp_body *b; int bcap;
+    double *A, *bv, *f, *wv; int acap;
+    double *dx; int dxcap;  /* a body derivative for the queries                                    */
+    imp_lcp_work lcp;
+    imp_lcp_info info;
+    double h;               /* the step being integrated (extra acceleration)                       */
+    double restitution;
+    bool querying;          /* in a query: the body derivative leaves the contact forces out        */
+    long solves;
+};
+
+static struct qp_state *qp_get(imp_world *w)
+{
+    if (!w->qp) {
+        w->qp = calloc(1, sizeof *w->qp);
+        if (!w->qp) abort();
+        w->qp->h = 1.0 / 60;
+    }
+    return w->qp;
+}
+
+void qp_free(imp_world *w)
+{
+    if (!w->qp) return;
+    free(w->qp->dx);
+    free(w->qp->c), free(w->qp->b), free(w->qp->A), free(w->qp->bv), free(w->qp->f), free(w->qp->wv);
+    imp_lcp_work_free(&w->qp->lcp);
+    free(w->qp);
+    w->qp = NULL;
+}
+
 void imp_world_set_contact_mode(imp_world *w, imp_contact_mode m) { w->contact_mode = m; }
 imp_contact_mode imp_world_contact_mode(const imp_world *w) { return w->contact_mode; }
+void imp_world_set_restitution(imp_world *w, double e) { qp_get(w)->restitution = e; }
+double imp_world_restitution(const imp_world *w) { return w->qp ? w->qp->restitution : 0; }
+
+static void qp_reserve(struct qp_state *q, int nc, int nb)
+{
+    if (nc > q->cap) {
+        int cap = q->cap ? q->cap : 16;
+        while (cap < nc) cap *= 2;
+        q->c = ids_grow(q->c, sizeof(qp_contact), cap);
+        q->cap = cap;
+    }
+    if (nc > q->acap) {
+        int cap = q->acap ? q->acap : 16;
+        while (cap < nc) cap *= 2;
+        free(q->A), free(q->bv), free(q->f), free(q->wv);
+        q->A = ids_grow(NULL, sizeof(double), cap * cap);
+        q->bv = ids_grow(NULL, sizeof(double), cap);
+        q->f = ids_grow(NULL, sizeof(double), cap);
+        q->wv = ids_grow(NULL, sizeof(double), cap);
+        q->acap = cap;
+    }
+    if (nb > q->dxcap) {
+        int cap = q->dxcap ? q->dxcap : 16;
+        while (cap < nb) cap *= 2;
+        free(q->dx);
+        q->dx = ids_grow(NULL, BODY_DIM * sizeof(double), cap);
+        q->dxcap = cap;
+    }
+    if (nb > q->bcap) {
+        int cap = q->bcap ? q->bcap : 16;
+        while (cap < nb) cap *= 2;
+        q->b = ids_grow(q->b, sizeof(qp_body), cap);
+        q->bcap = cap;
+    }
+}
+
+/* kinematics of every body at state X, and the accelerations its forces give: dX holds the body
+ * derivative with the external forces (dP/dt = F, dL/dt = tau), or NULL for none */
+static void qp_bodies(imp_world *w, const double *X, const double *dX)
+{
+    struct qp_state *q = w->qp;
+    for (int i = 0; i < w->body_ids.count; i++) {
+        const body *bd = &w->bodies[i];
+        const double *s = X + BODY_DIM * i;
+        qp_body *k = &q->b[i];
+        imp_quat qq = quat_normalize(quat(s[3], s[4], s[5], s[6]));
+        k->x = v3_load(s);
+        k->R = quat_to_m3(qq);
+        k->dyn = bd->motion == IMP_DYNAMIC;
+        k->a = k->alpha = v3(0, 0, 0);
+        if (k->dyn) {
+            k->im = bd->inv_mass;
+            k->Iinv = m3_rotate_tensor(k->R, bd->Ibody_inv);
+            k->L = v3_load(s + 10);
+            k->v = v3_scale(v3_load(s + 7), k->im);
+            k->w = m3_mul_v(k->Iinv, k->L);
+            if (dX) {
+                const double *d = dX + BODY_DIM * i;
+                k->a = v3_scale(v3_load(d + 7), k->im);
+                k->alpha = m3_mul_v(k->Iinv, v3_add(v3_load(d + 10), v3_cross(k->L, k->w)));
+            }
+        } else {
+            k->im = 0;
+            k->Iinv = (imp_mat3){{{0}}};
+            k->L = v3(0, 0, 0);
+            k->v = bd->motion == IMP_KINEMATIC ? bd->kin_v : v3(0, 0, 0);
+            k->w = bd->motion == IMP_KINEMATIC ? bd->kin_w : v3(0, 0, 0);
+        }
+    }
+}
+
+static imp_vec3 point_vel(const qp_body *k, imp_vec3 r) { return v3_add(k->v, v3_cross(k->w, r)); }
+static imp_vec3 point_acc(const qp_body *k, imp_vec3 r)
+{
+    return v3_add(k->a, v3_add(v3_cross(k->alpha, r), v3_cross(k->w, v3_cross(k->w, r))));
+}
+
+/* place contact c at the current body kinematics: points, normal, ndot, d, d' */
+static void qp_place(const struct qp_state *q, qp_contact *c)
+{
+    static const qp_body fixed = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0},
+                                  {{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}, {{{0}}}, 0, false};
+    const qp_body *A = c->ka >= 0 ? &q->b[c->ka] : &fixed, *B = c->kb >= 0 ? &q->b[c->kb] : &fixed;
+    c->p = v3_add(A->x, m3_mul_v(A->R, c->la));
+    c->pb = v3_add(B->x, m3_mul_v(B->R, c->lb));
+    if (c->edge) {
+        imp_vec3 ea = m3_mul_v(A->R, c->lea), eb = m3_mul_v(B->R, c->leb);
+        imp_vec3 e = v3_cross(ea, eb);
+        double l = v3_len(e);
+        if (l > 1e-12) {
+            c->n = v3_scale(e, 1.0 / l);
+            imp_vec3 z = v3_add(v3_cross(v3_cross(A->w, ea), eb), v3_cross(ea, v3_cross(B->w, eb)));
+            c->ndot = v3_scale(v3_sub(z, v3_scale(c->n, v3_dot(z, c->n))), 1.0 / l);
+        } else { /* the edges turned parallel inside the step: keep the last normal */
+            c->ndot = v3(0, 0, 0);
+        }
+    } else {
+        c->n = m3_mul_v(B->R, c->ln);
+        c->ndot = v3_cross(B->w, c->n);
+    }
+    c->ra = v3_sub(c->p, A->x);
+    c->rb = v3_sub(c->p, B->x);
+    c->d = v3_dot(c->n, v3_sub(c->p, c->pb));
+    c->dd = v3_dot(c->n, v3_sub(point_vel(A, c->ra), point_vel(B, v3_sub(c->pb, B->x))));
+}
+
+/* the contacts of the current manifolds, every point, at the current state */
+static int qp_gather(imp_world *w)
+{
+    struct qp_state *q = qp_get(w);
+    int total = 0;
+    for (int m = 0; m < w->col.prev_man_count; m++) total += w->col.prev_mans[m].c.count;
+    qp_reserve(q, total, w->body_ids.count);
+    qp_bodies(w, w->bstate, NULL);
+    q->count = 0;
+    for (int m = 0; m < w->col.prev_man_count; m++) {
+        const imp_contact *mc = &w->col.prev_mans[m].c;
+        int ka = imp_id_is_null(mc->a.body) ? -1 : ids_lookup(&w->body_ids, mc->a.body);
+        int kb = imp_id_is_null(mc->b.body) ? -1 : ids_lookup(&w->body_ids, mc->b.body);
+        bool dyn = (ka >= 0 && q->b[ka].dyn) || (kb >= 0 && q->b[kb].dyn);
+        if (!dyn) continue;
+        for (int k = 0; k < mc->count; k++) {
+            qp_contact *c = &q->c[q->count++];
+            memset(c, 0, sizeof *c);
+            c->ka = ka, c->kb = kb;
+            c->ida = mc->a.body, c->idb = mc->b.body;
+            imp_vec3 pa = mc->points[k], pb = v3_add(pa, v3_scale(mc->normal, mc->depth[k]));
+            c->la = ka >= 0 ? m3_mul_tv(q->b[ka].R, v3_sub(pa, q->b[ka].x)) : pa;
+            c->lb = kb >= 0 ? m3_mul_tv(q->b[kb].R, v3_sub(pb, q->b[kb].x)) : pb;
+            c->ln = kb >= 0 ? m3_mul_tv(q->b[kb].R, mc->normal) : mc->normal;
+            c->edge = mc->edge;
+            if (mc->edge) {
+                c->lea = ka >= 0 ? m3_mul_tv(q->b[ka].R, mc->ea) : mc->ea;
+                c->leb = kb >= 0 ? m3_mul_tv(q->b[kb].R, mc->eb) : mc->eb;
+            }
+            qp_place(q, c);
+        }
+    }
+    return q->count;
+}
+
+/* A (n x n) over the contacts [0, n), from the placed contacts: A_ij = sum J_iX M_X^-1 J_jX^T */
+static void qp_amatrix(const struct qp_state *q, int n, double *A)
+{
+    for (int i = 0; i < n; i++) {
+        const qp_contact *ci = &q->c[i];
+        for (int j = i; j < n; j++) {
+            const qp_contact *cj = &q->c[j];
+            double s = 0;
+            for (int si = 0; si < 2; si++) {
+                int X = si ? ci->kb : ci->ka;
+                if (X < 0 || !q->b[X].dyn) continue;
+                imp_vec3 ri = si ? ci->rb : ci->ra;
+                double sgi = si ? -1 : 1;
+                for (int sj = 0; sj < 2; sj++) {
+                    int Y = sj ? cj->kb : cj->ka;
+                    if (Y != X) continue;
+                    imp_vec3 rj = sj ? cj->rb : cj->ra;
+                    double sgj = sj ? -1 : 1;
+                    const qp_body *k = &q->b[X];
+                    imp_vec3 ti = v3_cross(ri, ci->n), tj = v3_cross(rj, cj->n);
+                    s += sgi * sgj * (k->im * v3_dot(ci->n, cj->n) + v3_dot(ti, m3_mul_v(k->Iinv, tj)));
+                }
+            }
+            A[(size_t)i * n + j] = A[(size_t)j * n + i] = s;
+        }
+    }
+}
+
+/* b: d'' of each contact with no contact force (exact; the extra acceleration is added by the caller) */
+static void qp_bvector(const struct qp_state *q, int n, double *b)
+{
+    static const qp_body fixed = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0},
+                                  {{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}, {{{0}}}, 0, false};
+    for (int i = 0; i < n; i++) {
+        const qp_contact *c = &q->c[i];
+        const qp_body *A = c->ka >= 0 ? &q->b[c->ka] : &fixed, *B = c->kb >= 0 ? &q->b[c->kb] : &fixed;
+        imp_vec3 rbp = v3_sub(c->pb, B->x);
+        imp_vec3 acc = v3_sub(point_acc(A, c->ra), point_acc(B, rbp));
+        imp_vec3 vel = v3_sub(point_vel(A, c->ra), point_vel(B, rbp));
+        b[i] = v3_dot(c->n, acc) + 2 * v3_dot(c->ndot, vel);
+    }
+}
+
+/* add f_i n_i at p_i to A's force and torque, the opposite to B's, into the body derivative dX */
+static void qp_apply(imp_world *w, int n, const double *f, double *dX)
+{
+    struct qp_state *q = w->qp;
+    for (int i = 0; i < n; i++) {
+        const qp_contact *c = &q->c[i];
+        if (f[i] == 0) continue;
+        imp_vec3 F = v3_scale(c->n, f[i]);
+        if (c->ka >= 0 && q->b[c->ka].dyn) {
+            v3_accum(dX + BODY_DIM * c->ka + 7, F);
+            v3_accum(dX + BODY_DIM * c->ka + 10, v3_cross(c->ra, F));
+        }
+        if (c->kb >= 0 && q->b[c->kb].dyn) {
+            v3_accum(dX + BODY_DIM * c->kb + 7, v3_scale(F, -1));
+            v3_accum(dX + BODY_DIM * c->kb + 10, v3_cross(c->rb, v3_scale(F, -1)));
+        }
+    }
+}
+
+/* the body derivative with external forces only, at the store's state, into scratch dX */
+static void qp_external(imp_world *w, double *dX)
+{
+    struct qp_state *q = qp_get(w);
+    imp_ode_system sys = imp_body_ode(w);
+    q->querying = true;
+    sys.deriv(sys.ctx, w->time, w->bstate, dX);
+    q->querying = false;
+}
+
+/* ---- inside every derivative evaluation ------------------------------------------------------------ */
+
+/* dX holds the derivative with the external forces; add the resting contact forces of the step's
+ * contact set at state X */
+int qp_deriv(imp_world *w, const double *X, double *dX)
+{
+    struct qp_state *q = w->qp;
+    if (!q || q->querying || q->count == 0) return 0;
+    const int n = q->count;
+    qp_bodies(w, X, dX);
+    for (int i = 0; i < n; i++) qp_place(q, &q->c[i]);
+    qp_amatrix(q, n, q->A);
+    qp_bvector(q, n, q->bv);
+    const double h = q->h;
+    for (int i = 0; i < n; i++) q->bv[i] += q->c[i].dd / h + q->c[i].d / (4 * h * h); /* S4's extra acceleration */
+    imp_lcp_solve(n, 0, q->A, q->bv, q->f, q->wv, &q->info, &q->lcp);
+    q->solves++;
+    for (int i = 0; i < n; i++) q->c[i].force = q->f[i], q->c[i].accel = q->wv[i];
+    qp_apply(w, n, q->f, dX);
+    return 0;
+}
+
+/* ---- collisions: simultaneous impulses (S2 section 8) ---------------------------------------------- */
+
+/* solve and apply the impulses over contacts [0, n) that are placed at the store's state; e_i is
+ * `e` for contacts with d' < -threshold and 0 for the others. Returns the LCP status. */
+static int qp_impulses(imp_world *w, int n, double e, double threshold)
+{
+    struct qp_state *q = w->qp;
+    qp_amatrix(q, n, q->A);
+    for (int i = 0; i < n; i++) {
+        double vm = q->c[i].dd;
+        q->bv[i] = (1 + (vm < -threshold ? e : 0)) * vm;
+    }
+    imp_lcp_solve(n, 0, q->A, q->bv, q->f, q->wv, &q->info, &q->lcp);
+    for (int i = 0; i < n; i++) {
+        qp_contact *c = &q->c[i];
+        c->force = q->f[i];
+        if (q->f[i] == 0) continue;
+        imp_vec3 J = v3_scale(c->n, q->f[i]);
+        if (c->ka >= 0 && q->b[c->ka].dyn) {
+            double *s = w->bstate + BODY_DIM * c->ka;
+            v3_accum(s + 7, J), v3_accum(s + 10, v3_cross(c->ra, J));
+        }
+        if (c->kb >= 0 && q->b[c->kb].dyn) {
+            double *s = w->bstate + BODY_DIM * c->kb;
+            v3_accum(s + 7, v3_scale(J, -1)), v3_accum(s + 10, v3_cross(c->rb, v3_scale(J, -1)));
+        }
+    }
+    /* the velocities after, for the caller */
+    qp_bodies(w, w->bstate, NULL);
+    for (int i = 0; i < n; i++) qp_place(q, &q->c[i]);
+    return q->info.status;
+}
+
+/* leave out the separating contacts: d' > hi, unless they still penetrate (d < 0), where the
+ * extra acceleration is what pushes them apart and must stay in the solve until d >= 0 */
+static int qp_filter(struct qp_state *q, double hi)
+{
+    int k = 0;
+    for (int i = 0; i < q->count; i++)
+        if (q->c[i].dd <= hi || q->c[i].d < 0) q->c[k++] = q->c[i];
+    q->count = k;
+    return k;
+}
+
+/* start of a step in QP mode: gather the contacts, resolve the colliding ones with simultaneous
+ * impulses, and keep the resting set for the derivative evaluations of the step */
+void qp_begin_step(imp_world *w, double h)
+{
+    struct qp_state *q = qp_get(w);
+    q->h = h;
+    qp_gather(w);
+    qp_filter(q, IMP_QP_RESTING_SPEED); /* separating contacts are left out */
+    bool colliding = false;
+    for (int i = 0; i < q->count; i++) colliding = colliding || q->c[i].dd < -IMP_QP_RESTING_SPEED;
+    if (colliding) {
+        qp_impulses(w, q->count, q->restitution, IMP_QP_RESTING_SPEED);
+        qp_filter(q, IMP_QP_RESTING_SPEED); /* bounced contacts now separate */
+    }
+}
+
+/* ---- queries --------------------------------------------------------------------------------------- */
+
+int imp_qp_gather(imp_world *w) { return qp_gather(w); }
+int imp_qp_count(const imp_world *w) { return w->qp ? w->qp->count : 0; }
+
+void imp_qp_contact(const imp_world *w, int i, imp_qp_contact_info *out)
+{
+    const qp_contact *c = &w->qp->c[i];
+    out->a = c->ida, out->b = c->idb;
+    out->point = c->p, out->normal = c->n;
+    out->separation = c->d, out->velocity = c->dd;
+    out->force = c->force, out->acceleration = c->accel;
+    out->edge = c->edge;
+}
+
+/* A and the exact b at the store's state for the gathered contacts; A n x n row-major */
+void imp_qp_system(imp_world *w, double *A, double *b)
+{
+    struct qp_state *q = qp_get(w);
+    int n = q->count;
+    qp_reserve(q, n, w->body_ids.count);
+    double *dX = q->dx;
+    qp_external(w, dX);
+    qp_bodies(w, w->bstate, dX);
+    for (int i = 0; i < n; i++) qp_place(q, &q->c[i]);
+    qp_amatrix(q, n, A);
+    qp_bvector(q, n, b);
+}
+
+/* d'' of the gathered contacts when contact forces f act (an independent path to A f + b: the
+ * forces go into the bodies' F and tau, the bodies' accelerations follow, and d'' is measured) */
+void imp_qp_accelerations(imp_world *w, const double *f, double *dd)
+{
+    struct qp_state *q = qp_get(w);
+    int n = q->count;
+    qp_reserve(q, n, w->body_ids.count);
+    double *dX = q->dx;
+    qp_external(w, dX);
+    qp_bodies(w, w->bstate, NULL);
+    for (int i = 0; i < n; i++) qp_place(q, &q->c[i]);
+    qp_apply(w, n, f, dX);
+    qp_bodies(w, w->bstate, dX);
+    qp_bvector(q, n, dd); /* with the contact forces inside the bodies' accelerations */
+}
+
+/* the exact contact forces at the store's state for the gathered contacts; stores force and d'' */
+int imp_qp_solve(imp_world *w, imp_lcp_info *info)
+{
+    struct qp_state *q = qp_get(w);
+    int n = q->count;
+    if (n == 0) { if (info) memset(info, 0, sizeof *info); return 0; }
+    imp_qp_system(w, q->A, q->bv);
+    int st = imp_lcp_solve(n, 0, q->A, q->bv, q->f, q->wv, &q->info, &q->lcp);
+    for (int i = 0; i < n; i++) q->c[i].force = q->f[i], q->c[i].accel = q->wv[i];
+    if (info) *info = q->info;
+    return st;
+}
+
+/* simultaneous collision impulses over the gathered contacts that approach or rest (d' <= threshold),
+ * restitution e; applied to the bodies. The gathered set keeps only those contacts. */
+int imp_qp_collide(imp_world *w, double e, imp_lcp_info *info)
+{
+    struct qp_state *q = qp_get(w);
+    qp_bodies(w, w->bstate, NULL);
+    for (int i = 0; i < q->count; i++) qp_place(q, &q->c[i]);
+    qp_filter(q, IMP_QP_RESTING_SPEED);
+    int st = q->count ? qp_impulses(w, q->count, e, IMP_QP_RESTING_SPEED) : 0;
+    if (info) *info = q->info;
+    return st;
+}

@@ -541,5 +541,27 @@ void imp_lcp_work_free(imp_lcp_work *ws);
 typedef enum imp_contact_mode { IMP_CONTACT_IMPULSE, IMP_CONTACT_QP } imp_contact_mode;
 void imp_world_set_contact_mode(imp_world *w, imp_contact_mode m);
 imp_contact_mode imp_world_contact_mode(const imp_world *w);
+void imp_world_set_restitution(imp_world *w, double e); /* QP mode's coefficient of restitution (default 0) */
+double imp_world_restitution(const imp_world *w);
+
+/* the QP mode's contacts, for scripts and specs. imp_qp_gather collects every point of the current
+ * manifolds that touches a dynamic body and places it at the current state; the others work on that
+ * set: A and the exact b of d'' = A f + b (A: n x n row-major), d'' for given forces f (through the
+ * bodies' accelerations: an independent check of A and b), the exact forces (LCP), and the
+ * simultaneous collision impulses (S2 section 8), applied to the bodies. */
+typedef struct imp_qp_contact_info {
+    imp_id a, b;              /* bodies (null: a collider)                                     */
+    imp_vec3 point, normal;   /* point on A; normal out of B towards A                         */
+    double separation, velocity; /* d and d'                                                   */
+    double force, acceleration;  /* the last solve: force (or impulse) magnitude, and d''      */
+    bool edge;
+} imp_qp_contact_info;
+int imp_qp_gather(imp_world *w);
+int imp_qp_count(const imp_world *w);
+void imp_qp_contact(const imp_world *w, int i, imp_qp_contact_info *out);
+void imp_qp_system(imp_world *w, double *A, double *b);
+void imp_qp_accelerations(imp_world *w, const double *f, double *dd);
+int imp_qp_solve(imp_world *w, imp_lcp_info *info);
+int imp_qp_collide(imp_world *w, double e, imp_lcp_info *info);
 
 #endif

@@ -291,6 +291,11 @@ int pcollide_touching(const imp_world *w, int i, imp_vec3 *normals, int max);
 
 void world_set_error(imp_world *w, const char *fmt, ...);
 
+/* contact_qp.c: world.contact = "qp" */
+void qp_begin_step(imp_world *w, double h);            /* impulses, then the step's resting set     */
+int qp_deriv(imp_world *w, const double *X, double *dX); /* adds the resting contact forces to dX   */
+void qp_free(imp_world *w);
+
 /* tinkertoy.c: constrained dynamics. When tinker_active, the whole store is one ODE whose state is
  * [x | v | u | udot]; particles_deriv places the curve particles on their curves, adds the
  * constraint forces after the applied and contact forces, and gives the curve particles' u''. */

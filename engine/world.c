@@ -65,6 +65,7 @@ void imp_world_destroy(imp_world *w)
     free(w->state0), free(w->force);
     imp_ode_solver_free(&w->solver);
     bodies_free(w);
+    qp_free(w);
     free(w);
 }
 
@@ -126,6 +127,7 @@ static int step_bodies(imp_world *w, double dt, imp_profile *prof)
     if (n) memcpy(w->bstate0, w->bstate, BODY_DIM * sizeof(double) * (size_t)n);
     w->body_solver.method = w->def.integrator;
     w->body_solver.tolerance = w->def.tolerance;
+    if (w->contact_mode == IMP_CONTACT_QP) qp_begin_step(w, dt); /* contact_qp.c */
     imp_ode_system sys = imp_body_ode(w);
     imp_ode_advance(&sys, &w->body_solver, w->time, dt);
     bodies_clear_accumulators(w);

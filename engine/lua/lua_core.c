@@ -65,6 +65,7 @@ int luaopen_impetus_core(lua_State *L)
     impl_open_constraint(L);
     impl_open_body(L);
     impl_open_query(L);
+    impl_open_qp(L);
     impl_open_quat(L);
     lua_setfield(L, -2, "quat");
     impl_open_ode(L);
