@@ -33,10 +33,11 @@
  * Extra acceleration (S4). Integrating d'' = 0 leaves whatever normal velocity d' and separation d
  * a resting contact had, and they drift; S4 asks for the acceleration that cancels the normal
  * velocity over one step h, a = -d'/h. The solve enforces
- *     d'' + d'/h + d/(4 h^2) >= 0
- * i.e. b_i += d'_i/h + d_i/(4 h^2): a critically damped return to d = 0, d' = 0 (both roots of
- * s^2 + s/h + 1/(4h^2) are -1/(2h), well inside RK4's stability region). At exact rest (d = d' = 0)
- * the extra terms vanish and the forces are the exact ones. The query functions (imp_qp_system,
+ *     d'' + d'/h + (d + slop)/(4 h^2) >= 0
+ * i.e. b_i += d'_i/h + (d_i + slop)/(4 h^2): a critically damped return to d = -slop, d' = 0 (roots of
+ * s^2 + s/h + 1/(4h^2) are -1/(2h), well inside RK4's stability region). At rest (d = -slop,
+ * d' = 0) the extra terms vanish and the forces are the exact ones; slop = IMP_QP_SLOP = 10 um keeps
+ * resting faces touching in the narrow phase's eyes. The query functions (imp_qp_system,
  * imp_qp_solve) use the exact b without them.
  *
  * Classification (documented threshold IMP_QP_RESTING_SPEED): at the start of a step each contact
@@ -54,6 +55,9 @@
 #include "internal.h"
 
 #define IMP_QP_RESTING_SPEED 0.05 /* m/s: |d'| below this is resting contact */
+/* m: resting contacts settle at this depth, not at d = 0 exactly, so that round-off (a tilt of
+ * 1e-17 rad) cannot make the narrow phase drop a corner of a face contact for a step */
+#define IMP_QP_SLOP 1e-5
 
 typedef struct qp_contact {
     int ka, kb;             /* dense body index of A and B for kinematics, -1: a fixed collider    */
@@ -338,7 +342,8 @@ int qp_deriv(imp_world *w, const double *X, double *dX)
     qp_amatrix(q, n, q->A);
     qp_bvector(q, n, q->bv);
     const double h = q->h;
-    for (int i = 0; i < n; i++) q->bv[i] += q->c[i].dd / h + q->c[i].d / (4 * h * h); /* S4's extra acceleration */
+    for (int i = 0; i < n; i++) /* S4's extra acceleration, towards d = -IMP_QP_SLOP */
+        q->bv[i] += q->c[i].dd / h + (q->c[i].d + IMP_QP_SLOP) / (4 * h * h);
     imp_lcp_solve(n, 0, q->A, q->bv, q->f, q->wv, &q->info, &q->lcp);
     q->solves++;
     for (int i = 0; i < n; i++) q->c[i].force = q->f[i], q->c[i].accel = q->wv[i];

@@ -530,7 +530,7 @@ int imp_world_overlap(imp_world *w, const imp_shape_def *def, imp_vec3 position,
  * A (n x n row-major) symmetric positive semidefinite. Pivoting (Dantzig, Baraff 1994). Never fails
  * with NaN: on an infeasible row it leaves that row out and says so in the status. */
 typedef enum imp_lcp_status { IMP_LCP_OK = 0, IMP_LCP_INFEASIBLE = 1, IMP_LCP_MAX_PIVOTS = 2 } imp_lcp_status;
-typedef struct imp_lcp_info { int status, pivots, clamped; } imp_lcp_info;
+typedef struct imp_lcp_info { int status, pivots, clamped; bool regularized; } imp_lcp_info;
 typedef struct imp_lcp_work { double *mem; int *set; int cap; } imp_lcp_work; /* zero-initialise; reused */
 int imp_lcp_solve(int n, int neq, const double *A, const double *b, double *f, double *w,
                   imp_lcp_info *info, imp_lcp_work *ws);

@@ -127,7 +127,7 @@ static int lcp_run(int n, int neq, const double *A, const double *b, double *f, 
 {
     memset(info, 0, sizeof *info);
     lcp s = {n, neq, 0, A, ws->mem, ws->mem + (size_t)ws->cap * ws->cap, ws->set, ws->set + ws->cap,
-             ws->set + 2 * ws->cap, ws->set + 3 * ws->cap, 1e-11, reg};
+             ws->set + 2 * ws->cap, ws->set + 3 * ws->cap, 1e-10, reg};
     double *df = s.D + ws->cap, *dw = df + ws->cap, *z = dw + ws->cap, *r = z + ws->cap, *x = r + ws->cap;
     double bmax = 0, amax = 0;
     for (int i = 0; i < n; i++) {
@@ -151,7 +151,9 @@ static int lcp_run(int n, int neq, const double *A, const double *b, double *f, 
             if (!eq && w[d] >= -eps) continue;
             /* drive w_d to 0 */
             for (;;) {
-                if (eq && fabs(w[d]) <= eps) {
+                if ((eq && fabs(w[d]) <= eps) || (!eq && w[d] >= -eps)) {
+                    /* w_d reached 0 together with another row's bound (a tie): d joins C */
+                    w[d] = 0;
                     lcp_append(&s, d, z);
                     break;
                 }
@@ -171,7 +173,10 @@ static int lcp_run(int n, int neq, const double *A, const double *b, double *f, 
                 /* largest admissible step */
                 double step = INFINITY;
                 int block = -1;
-                if (dw[d] * w[d] < 0 && fabs(dw[d]) > dtiny) step = -w[d] / dw[d], block = d;
+                /* dw_d = dir * (Schur complement of A_CC in A_{C+d}); when it vanishes (d depends on
+                 * C, the factor's own test) d cannot block: the step moves along a null direction */
+                double schur_tol = s.tol * fmax(fabs(AIJ(&s, d, d)) + reg, dtiny);
+                if (dw[d] * w[d] < 0 && fabs(dw[d]) > schur_tol) step = -w[d] / dw[d], block = d;
                 for (int k = 0; k < s.m; k++) {
                     int i = s.cidx[k];
                     if (i < neq || df[i] >= -1e-15) continue;
@@ -234,6 +239,13 @@ static int lcp_run(int n, int neq, const double *A, const double *b, double *f, 
     return info->status;
 }
 
+/* Exact first (reg = 0). Near-singular A (redundant contacts turned by round-off, a box on a box
+ * tilted by 1e-13 rad) is ill-conditioned rather than singular, and its exact solution may hold
+ * internal forces of 1e14 that cancel: "valid" and useless. Such a result (a row left infeasible,
+ * or a force beyond 1e6 n |b|max / (smallest diagonal)) is solved again as A + eps I, positive
+ * definite, where Dantzig's method always succeeds and the forces stay bounded as eps -> 0 (the
+ * regularized solution tends to the least-norm one); w is then off by at most eps f
+ * (eps = 1e-12, 1e-9, 1e-6 of the largest diagonal, in turn). */
 int imp_lcp_solve(int n, int neq, const double *A, const double *b, double *f, double *w,
                   imp_lcp_info *info, imp_lcp_work *ws)
 {
@@ -244,5 +256,31 @@ int imp_lcp_solve(int n, int neq, const double *A, const double *b, double *f, d
     if (neq < 0) neq = 0;
     if (neq > n) neq = n;
     lcp_reserve(ws, n);
-    return lcp_run(n, neq, A, b, f, w, info, ws, 0);
+    double amax = 0, amin = INFINITY, bmax = 0;
+    for (int i = 0; i < n; i++) {
+        double a = fabs(A[(size_t)i * n + i]);
+        amax = fmax(amax, a);
+        if (a > 0) amin = fmin(amin, a);
+        bmax = fmax(bmax, fabs(b[i]));
+    }
+    if (amax == 0) amax = amin = 1;
+    const double fbound = 1e6 * n * (bmax > 0 ? bmax : 1) / amin;
+    static const double regs[] = {0, 1e-12, 1e-9, 1e-6};
+    int pivots = 0;
+    bool done = false;
+    for (int k = 0; k < 4 && !done; k++) {
+        lcp_run(n, neq, A, b, f, w, info, ws, regs[k] * amax);
+        pivots += info->pivots;
+        double fm = 0, viol = 0; /* w is A f + b of the true A here (lcp_run's tidy) */
+        for (int i = 0; i < n; i++) fm = fmax(fm, fabs(f[i]));
+        for (int i = 0; i < n; i++) viol = fmax(viol, i < neq ? fabs(w[i]) : -w[i]);
+        info->regularized = k > 0;
+        done = info->status == IMP_LCP_OK && fm <= fbound && viol <= 1e-6 * (bmax > 0 ? bmax : 1);
+    }
+    if (!done) { /* truly infeasible: the exact attempt, with its status */
+        lcp_run(n, neq, A, b, f, w, info, ws, 0);
+        pivots += info->pivots;
+    }
+    info->pivots = pivots;
+    return info->status;
 }

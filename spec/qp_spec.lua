@@ -1,0 +1,264 @@
+-- world.contact = "qp": exact contact forces (S0 8-9 and appendix D, S2, S4) and simultaneous collisions.
+local impetus = require "impetus"
+local helpers = require "helpers"
+local near = helpers.near
+local g = 9.81
+
+local function qp_world(opts)
+  local w = impetus.world(opts or {})
+  w.contact = "qp"
+  return w
+end
+
+local function ground(w, normal)
+  return w:body { static = true, shapes = { { type = "plane", normal = normal } } }
+end
+
+local function sum_forces(cs)
+  local s = 0
+  for _, c in ipairs(cs) do s = s + c.force end
+  return s
+end
+
+describe("world.contact", function()
+  it("is \"impulse\" by default, \"qp\" when set, and refuses anything else", function()
+    local w = impetus.world {}
+    assert.are.equal("impulse", w.contact)
+    w.contact = "qp"
+    assert.are.equal("qp", w.contact)
+    assert.has_error(function() w.contact = "exact" end, 'world.contact: must be "impulse" or "qp" (got exact)')
+    assert.has_error(function() w.restitution = 2 end, "world.restitution: must be a number in [0, 1]")
+  end)
+end)
+
+describe("resting contact forces", function()
+  it("a box resting on the floor: four coplanar contacts, forces sum to M g, d'' = 0", function()
+    local w = qp_world()
+    ground(w)
+    w:box { size = { 2, 1, 1 }, position = { 0, 0.5, 0 }, mass = 3 }
+    w:collide()
+    local cs, info = w:solve_contacts()
+    assert.are.equal(4, #cs)
+    assert.are.equal("ok", info.status)
+    near(sum_forces(cs), 3 * g, 1e-9, "sum of the contact forces")
+    for _, c in ipairs(cs) do
+      assert(c.force >= 0)
+      near(c.acceleration, 0, 1e-9, "d''")
+    end
+  end)
+
+  it("a box resting on the floor stays at rest: zero accelerations over 2 s of RK4 steps", function()
+    local w = qp_world()
+    ground(w)
+    local b = w:box { size = { 2, 1, 1 }, position = { 0, 0.5, 0 }, mass = 3 }
+    w:collide()
+    for _ = 1, 120 do w:step(1 / 60) end
+    near(b.position[2], 0.5 - 1e-5, 1e-9, "height (resting contacts settle 10 um deep)")
+    near(b.velocity[2], 0, 1e-9, "vertical velocity")
+    near(b.angular_velocity[1] + b.angular_velocity[3], 0, 1e-9, "angular velocity")
+  end)
+
+  it("a box on a box (redundant contacts): the lower carries both weights, the upper its own", function()
+    local w = qp_world()
+    ground(w)
+    local lower = w:box { size = { 1, 1, 1 }, position = { 0, 0.5, 0 }, mass = 2 }
+    local upper = w:box { size = { 1, 1, 1 }, position = { 0, 1.5, 0 }, mass = 1 }
+    w:collide()
+    local cs, info = w:solve_contacts()
+    assert.are.equal("ok", info.status)
+    local floor, between = 0, 0
+    for _, c in ipairs(cs) do
+      assert(c.force == c.force, "no NaN")
+      if c.b == nil or c.b == lower and c.a == upper or c.a == lower and c.b == upper then end
+      if (c.a == upper or c.b == upper) then between = between + c.force else floor = floor + c.force end
+      near(c.acceleration, 0, 1e-9, "d''")
+    end
+    near(between, 1 * g, 1e-9, "force between the boxes")
+    near(floor, 3 * g, 1e-9, "force on the floor")
+    for _ = 1, 60 do w:step(1 / 60) end
+    for _ = 1, 300 do w:step(1 / 60) end
+    near(upper.position[2], 1.5 - 2e-5, 1e-8, "upper box height after 6 s (two contacts 10 um deep)")
+    near(upper.position[1], 0, 1e-9, "upper box sideways")
+  end)
+
+  for _, deg in ipairs({ 10, 30 }) do
+    it("a mass on a frictionless incline of " .. deg .. " degrees: contact force m g cos(theta), sliding at g sin(theta)", function()
+      local th = math.rad(deg)
+      local n = { -math.sin(th), math.cos(th), 0 }
+      local w = qp_world()
+      ground(w, n)
+      local m = 2
+      local b = w:box { size = { 1, 1, 1 }, position = { 0.499999 * n[1], 0.499999 * n[2], 0 }, axis = { 0, 0, 1 }, angle = th, mass = m }
+      w:collide()
+      local cs = w:solve_contacts()
+      assert.are.equal(4, #cs)
+      near(sum_forces(cs), m * g * math.cos(th), 1e-9, "normal force")
+      -- slide for 0.5 s: distance along the slope 1/2 g sin(theta) t^2, no lift-off or sinking
+      for _ = 1, 30 do w:step(1 / 60) end
+      local p = b.position
+      local along = -(p[1] * math.cos(th) + p[2] * math.sin(th))
+      local off = p[1] * n[1] + p[2] * n[2]
+      near(along, 0.5 * g * math.sin(th) * 0.25, 1e-6, "distance down the slope")
+      near(off, 0.5 - 1e-5, 1e-6, "height above the slope (10 um deep)")
+    end)
+  end
+
+  it("wind lifting a block: a force above M g leaves every contact force zero", function()
+    local w = qp_world()
+    ground(w)
+    local b = w:box { size = { 1, 1, 1 }, position = { 0, 0.5, 0 }, mass = 1 }
+    w:collide()
+    b:apply_force({ 0, 1.5 * g, 0 })
+    local cs = w:solve_contacts()
+    assert.are.equal(4, #cs)
+    for _, c in ipairs(cs) do
+      assert.are.equal(0, c.force)
+      assert(c.acceleration > 0, "the contacts separate")
+    end
+  end)
+
+  it("S4's 1 x 3 block standing upright rests: no corner impacts, no rocking", function()
+    local w = qp_world()
+    w.restitution = 0.5
+    ground(w)
+    local b = w:box { size = { 1, 3, 1 }, position = { 0, 1.5, 0 }, mass = 1 }
+    w:collide()
+    local worst_w, worst_y = 0, 0
+    for _ = 1, 300 do
+      w:step(1 / 60)
+      local om = b.angular_velocity
+      worst_w = math.max(worst_w, math.abs(om[1]), math.abs(om[2]), math.abs(om[3]))
+      worst_y = math.max(worst_y, math.abs(b.position[2] - (1.5 - 1e-5)))
+    end
+    assert(worst_w < 1e-9, "angular velocity " .. worst_w)
+    assert(worst_y < 1e-5 + 1e-9, "height error " .. worst_y)
+  end)
+
+  it("a dropped box comes to rest on the floor, pushed back to touching", function()
+    local w = qp_world()
+    ground(w)
+    local b = w:box { size = { 1, 1, 1 }, position = { 0, 1, 0 }, mass = 1 }
+    for _ = 1, 120 do w:step(1 / 60) end
+    near(b.position[2], 0.5 - 1e-5, 1e-4, "height after 2 s")
+    near(b.velocity[2], 0, 1e-3, "velocity after 2 s")
+  end)
+end)
+
+describe("the A matrix and b vector", function()
+  -- a tilted box leaning on a box, spinning: vertex/face contacts on two dynamic bodies
+  local function scene()
+    local w = qp_world()
+    ground(w)
+    w:box { size = { 2, 1, 2 }, position = { 0, 0.5, 0 }, mass = 5, angular_velocity = { 0, 0.3, 0 } }
+    w:box { size = { 1, 1, 1 }, position = { 0.2, 1.45, 0.1 }, axis = { 1, 0.3, 0.2 }, angle = 0.4, mass = 1,
+      velocity = { 0.1, 0, 0 }, angular_velocity = { 0.5, -0.2, 0.7 } }
+    w:collide()
+    return w
+  end
+
+  it("is symmetric positive semidefinite", function()
+    local w = scene()
+    local A, b, cs = w:contact_system()
+    assert(#cs >= 5, "contacts: " .. #cs)
+    local n = #cs
+    for i = 1, n do
+      for j = 1, n do near(A[i][j], A[j][i], 1e-14, "A symmetric") end
+    end
+    -- x^T A x >= 0 for many x, and the Cholesky-like elimination never meets a negative pivot
+    local seed = 7
+    for _ = 1, 200 do
+      local x = {}
+      for i = 1, n do seed = (seed * 1103515245 + 12345) % 2147483648; x[i] = seed / 2147483648 - 0.5 end
+      local q = 0
+      for i = 1, n do for j = 1, n do q = q + x[i] * A[i][j] * x[j] end end
+      assert(q >= -1e-12, "x^T A x = " .. q)
+    end
+  end)
+
+  it("equals the finite differences of d'' with respect to f, and b = d''(f = 0)", function()
+    local w = scene()
+    local A, b, cs = w:contact_system()
+    local n = #cs
+    local f0 = {}
+    for i = 1, n do f0[i] = 0 end
+    local d0 = w:contact_accelerations(f0)
+    for i = 1, n do near(d0[i], b[i], 1e-12, "b") end
+    for j = 1, n do
+      local f = {}
+      for i = 1, n do f[i] = (i == j) and 1e-3 or 0 end
+      local d1 = w:contact_accelerations(f)
+      for i = 1, n do near((d1[i] - d0[i]) / 1e-3, A[i][j], 1e-9, ("A[%d][%d]"):format(i, j)) end
+    end
+  end)
+
+  it("A for two boxes stacked is S4's: 1/m_a + 1/m_b + (r x n) terms, coupling between the pair's points", function()
+    local w = qp_world { gravity = { 0, 0, 0 } }
+    ground(w)
+    w:box { size = { 1, 1, 1 }, position = { 0, 0.5, 0 }, mass = 2 }
+    w:collide()
+    local A = w:contact_system()
+    -- a unit cube of mass 2: I = m/6 = 1/3; corner r = (+-1/2, -1/2, +-1/2), n = y:
+    -- r x n = (-r_z... ) -> A_ij = 1/m + (r_i x n).(r_j x n) / I = 1/2 + 3 (x_i x_j + z_i z_j)
+    local _, _, cs = w:contact_system()
+    for i = 1, 4 do
+      for j = 1, 4 do
+        local pi, pj = cs[i].point, cs[j].point
+        near(A[i][j], 0.5 + 3 * (pi[1] * pj[1] + pi[3] * pj[3]), 1e-12, "A entry")
+      end
+    end
+  end)
+end)
+
+describe("simultaneous collisions (S2 section 8)", function()
+  local r = 0.5
+  it("Fig. 11: three equal balls, e = 1: (-v/3, 2v/3, 2v/3), momentum and energy conserved", function()
+    local w = qp_world { gravity = { 0, 0, 0 } }
+    local v = 3
+    local a = w:sphere { radius = r, position = { 0, 0, 0 }, velocity = { v, 0, 0 }, mass = 1 }
+    local b = w:sphere { radius = r, position = { 2 * r, 0, 0 }, mass = 1 }
+    local c = w:sphere { radius = r, position = { 4 * r, 0, 0 }, mass = 1 }
+    w:collide()
+    local e0 = w:kinetic_energy()
+    local cs, info = w:resolve_collisions(1)
+    assert.are.equal("ok", info.status)
+    assert.are.equal(2, #cs)
+    near(a.velocity[1], -v / 3, 1e-12, "ball 1")
+    near(b.velocity[1], 2 * v / 3, 1e-12, "ball 2")
+    near(c.velocity[1], 2 * v / 3, 1e-12, "ball 3")
+    near(w:kinetic_energy(), e0, 1e-12, "kinetic energy")
+  end)
+
+  it("Fig. 12: a heavy ball on a light ball on the floor, inelastic: both at rest after one solve", function()
+    local w = qp_world()
+    ground(w)
+    local light = w:sphere { radius = r, position = { 0, r, 0 }, mass = 1 }
+    local heavy = w:sphere { radius = r, position = { 0, 3 * r, 0 }, mass = 9, velocity = { 0, -2, 0 } }
+    w:collide()
+    local cs = w:resolve_collisions(0)
+    assert.are.equal(2, #cs)
+    near(heavy.velocity[2], 0, 1e-12, "heavy ball")
+    near(light.velocity[2], 0, 1e-12, "light ball")
+    -- the impulses: the floor takes the heavy ball's momentum
+    local total = 0
+    for _, c in ipairs(cs) do total = math.max(total, c.impulse) end
+    near(total, 18, 1e-12, "floor impulse")
+  end)
+
+  it("Fig. 13: A struck from below by C is pushed away from B: zero impulse between A and B", function()
+    local w = qp_world { gravity = { 0, 0, 0 } }
+    local A = w:sphere { radius = r, position = { 0, 0, 0 }, mass = 1 }
+    local B = w:sphere { radius = r, position = { -2 * r, 0, 0 }, mass = 1 }
+    local s = math.rad(20) -- C clear of B
+    local C = w:sphere { radius = r, position = { -2 * r * math.sin(s), -2 * r * math.cos(s), 0 }, mass = 1,
+      velocity = { 0, 2, 0 } }
+    w:collide()
+    local cs = w:resolve_collisions(0.5)
+    assert.are.equal(2, #cs)
+    for _, c in ipairs(cs) do
+      local ab = (c.a == A and c.b == B) or (c.a == B and c.b == A)
+      if ab then assert.are.equal(0, c.impulse) else assert(c.impulse > 0) end
+    end
+    assert(A.velocity[1] > 0, "A moves away from B")
+    near(B.velocity[1], 0, 1e-15, "B untouched")
+  end)
+end)
