@@ -91,6 +91,7 @@ struct qp_state {
     double restitution;
     bool querying;          /* in a query: the body derivative leaves the contact forces out        */
     long solves;
+    long impacts;           /* times of impact found (regula falsi)                                */
 };
 
 static struct qp_state *qp_get(imp_world *w)
@@ -481,3 +482,97 @@ int imp_qp_collide(imp_world *w, double e, imp_lcp_info *info)
     if (info) *info = q->info;
     return st;
 }
+
+/* ---- the step in QP mode, with time of impact (S2, S0 section 8) ----------------------------------- */
+
+/* deepest penetration among the current manifolds' points that touch a dynamic body */
+static double qp_max_depth(const imp_world *w)
+{
+    double m = -INFINITY;
+    for (int k = 0; k < w->col.prev_man_count; k++) {
+        const imp_contact *mc = &w->col.prev_mans[k].c;
+        int ka = imp_id_is_null(mc->a.body) ? -1 : ids_lookup(&w->body_ids, mc->a.body);
+        int kb = imp_id_is_null(mc->b.body) ? -1 : ids_lookup(&w->body_ids, mc->b.body);
+        bool dyn = (ka >= 0 && w->bodies[ka].motion == IMP_DYNAMIC) || (kb >= 0 && w->bodies[kb].motion == IMP_DYNAMIC);
+        if (!dyn) continue;
+        for (int i = 0; i < mc->count; i++) m = fmax(m, mc->depth[i]);
+    }
+    return m;
+}
+
+static void qp_save(imp_world *w, double *X) { memcpy(X, w->bstate, sizeof(double) * BODY_DIM * (size_t)w->body_ids.count); }
+static void qp_restore(imp_world *w, const double *X)
+{
+    memcpy(w->bstate, X, sizeof(double) * BODY_DIM * (size_t)w->body_ids.count);
+}
+
+/* One step of length dt in QP mode:
+ *
+ *   loop (at most IMP_QP_MAX_IMPACTS times):
+ *     impulses for colliding contacts, the resting set (qp_begin_step)
+ *     integrate the remaining time with the contact forces in every evaluation
+ *     collide; if the deepest new penetration exceeds the allowance, find the time of impact by
+ *     regula falsi on the penetration depth (S2: g(t) = depth(t) - target, with the Illinois
+ *     modification so that one end cannot stick), re-integrate to it, and go round again
+ *
+ * The allowance is the depth the step started with plus IMP_QP_TOI_DEPTH (resting contacts sit
+ * IMP_QP_SLOP deep and may be corrected, that is not an impact). The impact is placed where the
+ * depth is between half the allowance and the allowance over the start depth. Contacts are updated at
+ * every trial state (begin/end events of the last update are the ones reported). */
+#define IMP_QP_TOI_DEPTH 2e-3 /* m: penetration a step may end with before it is cut at the impact */
+#define IMP_QP_MAX_IMPACTS 4
+#define IMP_QP_TOI_ITERS 12
+
+int qp_step(imp_world *w, imp_ode_solver *solver, double dt)
+{
+    struct qp_state *q = qp_get(w);
+    const int nb = w->body_ids.count;
+    if (nb > q->dxcap) qp_reserve(q, 0, nb);
+    double t = w->time, left = dt;
+    for (int impact = 0; impact <= IMP_QP_MAX_IMPACTS && left > 0; impact++) {
+        double d0 = fmax(qp_max_depth(w), 0);
+        qp_begin_step(w, left);
+        double *X0 = q->dx; /* the state after the impulses */
+        qp_save(w, X0);
+        imp_ode_system sys = imp_body_ode(w);
+        int rc = imp_ode_advance(&sys, solver, t, left);
+        if (rc) return rc;
+        contacts_update(w);
+        const double allow = d0 + IMP_QP_TOI_DEPTH;
+        double g1 = qp_max_depth(w) - allow;
+        if (!(g1 > 0) || impact == IMP_QP_MAX_IMPACTS) break;
+        /* regula falsi on g(s) = depth(s) - (allow - IMP_QP_TOI_DEPTH / 2), s in [0, left] */
+        const double target = allow - 0.5 * IMP_QP_TOI_DEPTH;
+        double lo = 0, glo = d0 - target, hi = left, ghi = g1 + 0.5 * IMP_QP_TOI_DEPTH;
+        double s = left;
+        int side = 0;
+        for (int it = 0; it < IMP_QP_TOI_ITERS; it++) {
+            s = (ghi != glo) ? lo + (hi - lo) * (-glo) / (ghi - glo) : 0.5 * (lo + hi);
+            if (!(s > lo && s < hi)) s = 0.5 * (lo + hi);
+            qp_restore(w, X0);
+            q->h = s; /* the resting set gathered at X0 stays */
+            sys = imp_body_ode(w);
+            if ((rc = imp_ode_advance(&sys, solver, t, s))) return rc;
+            contacts_update(w);
+            double gs = qp_max_depth(w) - target;
+            if (fabs(gs) <= 0.5 * IMP_QP_TOI_DEPTH) break; /* depth within [allow - TOI, allow] */
+            if (gs > 0) {
+                hi = s, ghi = gs;
+                if (side == 1) glo *= 0.5; /* Illinois */
+                side = 1;
+            } else {
+                lo = s, glo = gs;
+                if (side == -1) ghi *= 0.5;
+                side = -1;
+            }
+        }
+        q->impacts++;
+        t += s;
+        left -= s;
+        if (left < 1e-9 * dt) break;
+    }
+    return 0;
+}
+
+long imp_qp_impacts(const imp_world *w) { return w->qp ? w->qp->impacts : 0; }
+long imp_qp_solves(const imp_world *w) { return w->qp ? w->qp->solves : 0; }

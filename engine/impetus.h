@@ -563,5 +563,7 @@ void imp_qp_system(imp_world *w, double *A, double *b);
 void imp_qp_accelerations(imp_world *w, const double *f, double *dd);
 int imp_qp_solve(imp_world *w, imp_lcp_info *info);
 int imp_qp_collide(imp_world *w, double e, imp_lcp_info *info);
+long imp_qp_impacts(const imp_world *w); /* times of impact found by the QP mode's steps so far */
+long imp_qp_solves(const imp_world *w);  /* resting-contact LCPs solved so far (one per derivative evaluation) */
 
 #endif

@@ -295,6 +295,7 @@ void world_set_error(imp_world *w, const char *fmt, ...);
 void qp_begin_step(imp_world *w, double h);            /* impulses, then the step's resting set     */
 int qp_deriv(imp_world *w, const double *X, double *dX); /* adds the resting contact forces to dX   */
 void qp_free(imp_world *w);
+int qp_step(imp_world *w, imp_ode_solver *solver, double dt); /* integrate + collide, cut at impacts */
 
 /* tinkertoy.c: constrained dynamics. When tinker_active, the whole store is one ODE whose state is
  * [x | v | u | udot]; particles_deriv places the curve particles on their curves, adds the

@@ -127,14 +127,20 @@ static int step_bodies(imp_world *w, double dt, imp_profile *prof)
     if (n) memcpy(w->bstate0, w->bstate, BODY_DIM * sizeof(double) * (size_t)n);
     w->body_solver.method = w->def.integrator;
     w->body_solver.tolerance = w->def.tolerance;
-    if (w->contact_mode == IMP_CONTACT_QP) qp_begin_step(w, dt); /* contact_qp.c */
-    imp_ode_system sys = imp_body_ode(w);
-    imp_ode_advance(&sys, &w->body_solver, w->time, dt);
-    bodies_clear_accumulators(w);
-    prof->bodies = now_ms() - t0;
-    t0 = now_ms();
-    contacts_update(w);
-    prof->contacts = now_ms() - t0;
+    if (w->contact_mode == IMP_CONTACT_QP) { /* contact_qp.c: integrate and collide, cut at impacts */
+        qp_step(w, &w->body_solver, dt);
+        bodies_clear_accumulators(w);
+        prof->bodies = now_ms() - t0;
+        prof->contacts = 0;
+    } else {
+        imp_ode_system sys = imp_body_ode(w);
+        imp_ode_advance(&sys, &w->body_solver, w->time, dt);
+        bodies_clear_accumulators(w);
+        prof->bodies = now_ms() - t0;
+        t0 = now_ms();
+        contacts_update(w);
+        prof->contacts = now_ms() - t0;
+    }
     prof->pairs = w->col.prev_count;
     prof->manifolds = w->col.prev_man_count;
     return 0;

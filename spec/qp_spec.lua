@@ -144,6 +144,27 @@ describe("resting contact forces", function()
   end)
 end)
 
+describe("colliding contact: time of impact by regula falsi", function()
+  it("a box dropped with e = 0.5 rebounds at half its impact speed, never more than 2 mm deep", function()
+    local w = qp_world()
+    w.restitution = 0.5
+    ground(w)
+    local b = w:box { size = { 1, 1, 1 }, position = { 0, 2, 0 }, mass = 1 }
+    local v_in, v_out, lowest = 0, nil, 10
+    for _ = 1, 60 do
+      local v = b.velocity[2]
+      w:step(1 / 60)
+      lowest = math.min(lowest, b.position[2])
+      if not v_out and b.velocity[2] > 0 then v_in, v_out = v, b.velocity[2] end
+    end
+    assert(v_out, "it bounced")
+    assert(w:contact_stats().impacts >= 1, "the step was cut at the impact")
+    -- impact speed sqrt(2 g 1.5) = 5.42 m/s; the rebound loses a fraction of a step of gravity
+    assert(v_out <= 0.5 * math.sqrt(2 * g * 1.5) + 1e-9 and v_out >= 0.5 * math.sqrt(2 * g * 1.5) - g / 60, "rebound speed " .. v_out)
+    assert(lowest > 0.5 - 2.5e-3, "deepest " .. (0.5 - lowest) .. " m")
+  end)
+end)
+
 describe("the A matrix and b vector", function()
   -- a tilted box leaning on a box, spinning: vertex/face contacts on two dynamic bodies
   local function scene()

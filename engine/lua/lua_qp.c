@@ -6,6 +6,7 @@
  *   world:contact_accelerations(f) d'' of those contacts when forces f act (through the bodies)
  *   world:solve_contacts()        contacts with their exact forces and d'', info
  *   world:resolve_collisions([e]) simultaneous collision impulses (S2 section 8), applied; contacts, info
+ *   world:contact_stats()         {impacts (times of impact found), solves (resting LCPs)}
  * A contact is {a, b (bodies, nil for a collider), point, normal, separation, velocity, force,
  * acceleration, edge}; info is {status, pivots, clamped}. */
 #include <math.h>
@@ -109,6 +110,15 @@ static int world_resolve_collisions(lua_State *L)
     return 2;
 }
 
+static int world_contact_stats(lua_State *L)
+{
+    imp_world *w = impl_checkworld(L, 1)->w;
+    lua_createtable(L, 0, 2);
+    lua_pushinteger(L, imp_qp_impacts(w)), lua_setfield(L, -2, "impacts");
+    lua_pushinteger(L, imp_qp_solves(w)), lua_setfield(L, -2, "solves");
+    return 1;
+}
+
 static int get_contact(lua_State *L)
 {
     lua_pushstring(L, imp_world_contact_mode(impl_checkworld(L, 1)->w) == IMP_CONTACT_QP ? "qp" : "impulse");
@@ -149,7 +159,8 @@ void impl_open_qp(lua_State *L)
 {
     static const luaL_Reg world_fns[] = {
         {"contact_system", world_contact_system}, {"contact_accelerations", world_contact_accelerations},
-        {"solve_contacts", world_solve_contacts}, {"resolve_collisions", world_resolve_collisions}, {NULL, NULL}};
+        {"solve_contacts", world_solve_contacts}, {"resolve_collisions", world_resolve_collisions},
+        {"contact_stats", world_contact_stats}, {NULL, NULL}};
     impl_add_world_methods(L, world_fns);
     add_accessor(L, "getters", "contact", get_contact);
     add_accessor(L, "setters", "contact", set_contact);
