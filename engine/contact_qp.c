@@ -89,6 +89,10 @@ struct qp_state {
     imp_lcp_info info;
     double h;               /* the step being integrated (extra acceleration)                       */
     double restitution;
+    double friction;        /* Coulomb coefficient mu of every QP contact (world.friction, default 0) */
+    double *At, *An, *bt, *g; int tcap; /* friction rows: A_tt (2n x 2n), A_tn (2n x n), b_t, forces */
+    imp_vec3 *t1, *t2;      /* tangent basis per contact                                            */
+    bool warm;              /* g holds the last evaluation's friction forces of this contact set      */
     bool querying;          /* in a query: the body derivative leaves the contact forces out        */
     long solves;
     long impacts;           /* times of impact found (regula falsi)                                */
@@ -108,6 +112,7 @@ void qp_free(imp_world *w)
 {
     if (!w->qp) return;
     free(w->qp->dx);
+    free(w->qp->At), free(w->qp->An), free(w->qp->bt), free(w->qp->g), free(w->qp->t1), free(w->qp->t2);
     free(w->qp->c), free(w->qp->b), free(w->qp->A), free(w->qp->bv), free(w->qp->f), free(w->qp->wv);
     imp_lcp_work_free(&w->qp->lcp);
     free(w->qp);
@@ -118,6 +123,8 @@ void imp_world_set_contact_mode(imp_world *w, imp_contact_mode m) { w->contact_m
 imp_contact_mode imp_world_contact_mode(const imp_world *w) { return w->contact_mode; }
 void imp_world_set_restitution(imp_world *w, double e) { qp_get(w)->restitution = e; }
 double imp_world_restitution(const imp_world *w) { return w->qp ? w->qp->restitution : 0; }
+void imp_world_set_friction(imp_world *w, double mu) { qp_get(w)->friction = mu; }
+double imp_world_friction(const imp_world *w) { return w->qp ? w->qp->friction : 0; }
 
 static void qp_reserve(struct qp_state *q, int nc, int nb)
 {
@@ -231,6 +238,7 @@ static int qp_gather(imp_world *w)
     qp_reserve(q, total, w->body_ids.count);
     qp_bodies(w, w->bstate, NULL);
     q->count = 0;
+    q->warm = false;
     for (int m = 0; m < w->col.prev_man_count; m++) {
         const imp_contact *mc = &w->col.prev_mans[m].c;
         int ka = imp_id_is_null(mc->a.body) ? -1 : ids_lookup(&w->body_ids, mc->a.body);
@@ -329,6 +337,114 @@ static void qp_external(imp_world *w, double *dX)
     q->querying = false;
 }
 
+/* ---- friction (a friction-cone approximation) ------------------------------------------------------ *
+ * Each resting contact also carries a tangential force g = g1 t1 + g2 t2 (t1, t2 an orthonormal basis
+ * of the contact plane), with Coulomb's cone |g| <= mu f. The rows couple through the same kernel as
+ * A: for a row of direction u at contact i and one of direction u' at contact j,
+ *     K = sum over shared bodies X of sigma sigma' [ u.u' / m_X + (r_iX x u) . I_X^-1 (r_jX x u') ]
+ * The tangential relative acceleration is a_t = A_tt g + A_tn f + b_t, b_t as b with t for n (the
+ * turning of the basis, tdot, is left out). Friction is asked to stop the sliding within the step:
+ * a_t + v_t/h = 0 (S4's extra acceleration, tangentially), limited to the cone. The coupled problem
+ * is not an LCP with a symmetric PSD matrix; it is solved by alternation, as a fixed point: the
+ * normal LCP (pivoting, exact) with the friction forces as known external forces, then the
+ * tangential forces by projected Gauss-Seidel sweeps, each 2-vector projected onto the disc of
+ * radius mu f_i (the cone, not the box), four rounds of 20 sweeps, warm-started from the last
+ * evaluation's forces (the contact set is fixed over a step). Sticking contacts get the force that holds
+ * them; sliding ones mu f against the slip. Frictionless (mu = 0) skips all of it and stays exact. */
+static double qp_kernel(const struct qp_state *q, const qp_contact *ci, imp_vec3 ui, const qp_contact *cj, imp_vec3 uj)
+{
+    double s = 0;
+    for (int si = 0; si < 2; si++) {
+        int X = si ? ci->kb : ci->ka;
+        if (X < 0 || !q->b[X].dyn) continue;
+        imp_vec3 ri = si ? ci->rb : ci->ra;
+        for (int sj = 0; sj < 2; sj++) {
+            if ((sj ? cj->kb : cj->ka) != X) continue;
+            imp_vec3 rj = sj ? cj->rb : cj->ra;
+            const qp_body *k = &q->b[X];
+            double sg = (si ? -1 : 1) * (sj ? -1 : 1);
+            s += sg * (k->im * v3_dot(ui, uj) + v3_dot(v3_cross(ri, ui), m3_mul_v(k->Iinv, v3_cross(rj, uj))));
+        }
+    }
+    return s;
+}
+
+static void qp_friction_reserve(struct qp_state *q, int n)
+{
+    if (n <= q->tcap) return;
+    int cap = q->tcap ? q->tcap : 16;
+    while (cap < n) cap *= 2;
+    free(q->At), free(q->An), free(q->bt), free(q->g), free(q->t1), free(q->t2);
+    q->warm = false;
+    q->At = ids_grow(NULL, sizeof(double), 4 * cap * cap);
+    q->An = ids_grow(NULL, sizeof(double), 2 * cap * cap);
+    q->bt = ids_grow(NULL, sizeof(double), 3 * cap); /* b_t (2 per contact), then the normal b */
+    q->g = ids_grow(NULL, sizeof(double), 2 * cap);
+    q->t1 = ids_grow(NULL, sizeof(imp_vec3), cap);
+    q->t2 = ids_grow(NULL, sizeof(imp_vec3), cap);
+    q->tcap = cap;
+}
+
+/* normal forces f (and d'' in wv) and friction g for the placed contacts; bn: b with the extra terms */
+static void qp_solve_friction(struct qp_state *q, int n, const double *bn)
+{
+    static const qp_body fixed = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0},
+                                  {{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}, {{{0}}}, 0, false};
+    const double mu = q->friction, h = q->h;
+    qp_friction_reserve(q, n);
+    double *bw = q->bt + 2 * q->tcap; /* b of the normal LCP with the friction forces in */
+    for (int i = 0; i < n; i++) {
+        const qp_contact *c = &q->c[i];
+        imp_vec3 t = fabs(c->n.x) < 0.57 ? v3(1, 0, 0) : v3(0, 1, 0);
+        q->t1[i] = v3_normalize(v3_cross(c->n, t));
+        q->t2[i] = v3_cross(c->n, q->t1[i]);
+        const qp_body *A = c->ka >= 0 ? &q->b[c->ka] : &fixed, *B = c->kb >= 0 ? &q->b[c->kb] : &fixed;
+        imp_vec3 rbp = v3_sub(c->pb, B->x);
+        imp_vec3 acc = v3_sub(point_acc(A, c->ra), point_acc(B, rbp));
+        imp_vec3 vel = v3_sub(point_vel(A, c->ra), point_vel(B, rbp));
+        q->bt[2 * i] = v3_dot(q->t1[i], acc) + v3_dot(q->t1[i], vel) / h;
+        q->bt[2 * i + 1] = v3_dot(q->t2[i], acc) + v3_dot(q->t2[i], vel) / h;
+        if (!q->warm) q->g[2 * i] = q->g[2 * i + 1] = 0; /* else: the last evaluation's forces */
+    }
+    q->warm = true;
+    const int m = 2 * n;
+    for (int r = 0; r < m; r++) {
+        const qp_contact *cr = &q->c[r / 2];
+        imp_vec3 ur = (r & 1) ? q->t2[r / 2] : q->t1[r / 2];
+        for (int k = r; k < m; k++) {
+            imp_vec3 uk = (k & 1) ? q->t2[k / 2] : q->t1[k / 2];
+            q->At[(size_t)r * m + k] = q->At[(size_t)k * m + r] = qp_kernel(q, cr, ur, &q->c[k / 2], uk);
+        }
+        for (int j = 0; j < n; j++) q->An[(size_t)r * n + j] = qp_kernel(q, cr, ur, &q->c[j], q->c[j].n);
+    }
+    for (int round = 0; round < 4; round++) {
+        /* normal forces with the friction forces known: b_n + A_nt g (A_nt = A_tn^T) */
+        for (int i = 0; i < n; i++) {
+            double v = bn[i];
+            for (int r = 0; r < m; r++) v += q->An[(size_t)r * n + i] * q->g[r];
+            bw[i] = v;
+        }
+        imp_lcp_solve(n, 0, q->A, bw, q->f, q->wv, &q->info, &q->lcp);
+        /* tangential: projected Gauss-Seidel on A_tt g + A_tn f + b_t = 0, |g_i| <= mu f_i */
+        for (int sweep = 0; sweep < 20; sweep++) {
+            for (int i = 0; i < n; i++) {
+                for (int k = 0; k < 2; k++) {
+                    int r = 2 * i + k;
+                    double res = q->bt[r], diag = q->At[(size_t)r * m + r];
+                    for (int j = 0; j < n; j++) res += q->An[(size_t)r * n + j] * q->f[j];
+                    for (int c = 0; c < m; c++) res += q->At[(size_t)r * m + c] * q->g[c];
+                    if (diag > 0) q->g[r] -= res / diag;
+                }
+                double lim = mu * q->f[i], gl = hypot(q->g[2 * i], q->g[2 * i + 1]);
+                if (gl > lim) {
+                    double sc = gl > 0 ? lim / gl : 0;
+                    q->g[2 * i] *= sc, q->g[2 * i + 1] *= sc;
+                }
+            }
+        }
+    }
+}
+
 /* ---- inside every derivative evaluation ------------------------------------------------------------ */
 
 /* dX holds the derivative with the external forces; add the resting contact forces of the step's
@@ -345,7 +461,23 @@ int qp_deriv(imp_world *w, const double *X, double *dX)
     const double h = q->h;
     for (int i = 0; i < n; i++) /* S4's extra acceleration, towards d = -IMP_QP_SLOP */
         q->bv[i] += q->c[i].dd / h + (q->c[i].d + IMP_QP_SLOP) / (4 * h * h);
-    imp_lcp_solve(n, 0, q->A, q->bv, q->f, q->wv, &q->info, &q->lcp);
+    if (q->friction > 0) {
+        qp_solve_friction(q, n, q->bv);
+        for (int i = 0; i < n; i++) {
+            const qp_contact *c = &q->c[i];
+            imp_vec3 G = v3_add(v3_scale(q->t1[i], q->g[2 * i]), v3_scale(q->t2[i], q->g[2 * i + 1]));
+            if (c->ka >= 0 && q->b[c->ka].dyn) {
+                v3_accum(dX + BODY_DIM * c->ka + 7, G);
+                v3_accum(dX + BODY_DIM * c->ka + 10, v3_cross(c->ra, G));
+            }
+            if (c->kb >= 0 && q->b[c->kb].dyn) {
+                v3_accum(dX + BODY_DIM * c->kb + 7, v3_scale(G, -1));
+                v3_accum(dX + BODY_DIM * c->kb + 10, v3_cross(c->rb, v3_scale(G, -1)));
+            }
+        }
+    } else {
+        imp_lcp_solve(n, 0, q->A, q->bv, q->f, q->wv, &q->info, &q->lcp);
+    }
     q->solves++;
     for (int i = 0; i < n; i++) q->c[i].force = q->f[i], q->c[i].accel = q->wv[i];
     qp_apply(w, n, q->f, dX);
@@ -392,6 +524,7 @@ static int qp_filter(struct qp_state *q, double hi)
     int k = 0;
     for (int i = 0; i < q->count; i++)
         if (q->c[i].dd <= hi || q->c[i].d < 0) q->c[k++] = q->c[i];
+    if (k != q->count) q->warm = false;
     q->count = k;
     return k;
 }

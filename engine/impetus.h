@@ -543,6 +543,8 @@ void imp_world_set_contact_mode(imp_world *w, imp_contact_mode m);
 imp_contact_mode imp_world_contact_mode(const imp_world *w);
 void imp_world_set_restitution(imp_world *w, double e); /* QP mode's coefficient of restitution (default 0) */
 double imp_world_restitution(const imp_world *w);
+void imp_world_set_friction(imp_world *w, double mu); /* QP mode's Coulomb coefficient (default 0: frictionless, exact) */
+double imp_world_friction(const imp_world *w);
 
 /* the QP mode's contacts, for scripts and specs. imp_qp_gather collects every point of the current
  * manifolds that touches a dynamic body and places it at the current state; the others work on that

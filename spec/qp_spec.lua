@@ -144,6 +144,36 @@ describe("resting contact forces", function()
   end)
 end)
 
+describe("Coulomb friction (world.friction, the cone approximation)", function()
+  local function incline(mu, deg)
+    local th = math.rad(deg)
+    local n = { -math.sin(th), math.cos(th), 0 }
+    local w = qp_world()
+    w.friction = mu
+    ground(w, n)
+    local b = w:box { size = { 1, 1, 1 }, position = { 0.499999 * n[1], 0.499999 * n[2], 0 }, axis = { 0, 0, 1 }, angle = th, mass = 2 }
+    w:collide()
+    for _ = 1, 60 do w:step(1 / 60) end
+    local p = b.position
+    return -(p[1] * math.cos(th) + p[2] * math.sin(th)), th
+  end
+
+  it("mu = 0.2 on 30 degrees: slides at g (sin - mu cos), the kinetic friction exactly mu m g cos", function()
+    local along, th = incline(0.2, 30)
+    near(along, 0.5 * g * (math.sin(th) - 0.2 * math.cos(th)), 1e-5, "distance after 1 s")
+  end)
+
+  it("mu = 0.8 > tan 30 degrees: static friction holds it (creep under 2 mm in 1 s)", function()
+    local along = incline(0.8, 30)
+    assert(math.abs(along) < 2e-3, "moved " .. along .. " m")
+  end)
+
+  it("is refused outside [0, 100]", function()
+    local w = qp_world()
+    assert.has_error(function() w.friction = -1 end, "world.friction: must be a number in [0, 100]")
+  end)
+end)
+
 describe("colliding contact: time of impact by regula falsi", function()
   it("a box dropped with e = 0.5 rebounds at half its impact speed, never more than 2 mm deep", function()
     local w = qp_world()

@@ -2,6 +2,7 @@
  *
  *   world.contact                 "impulse" (default) or "qp"
  *   world.restitution             the QP mode's coefficient of restitution (default 0)
+ *   world.friction                the QP mode's Coulomb coefficient (default 0: frictionless)
  *   world:contact_system()        A (rows), b, contacts: d'' = A f + b for every contact point now
  *   world:contact_accelerations(f) d'' of those contacts when forces f act (through the bodies)
  *   world:solve_contacts()        contacts with their exact forces and d'', info
@@ -146,6 +147,17 @@ static int set_restitution(lua_State *L)
     return 0;
 }
 
+static int get_friction(lua_State *L) { lua_pushnumber(L, imp_world_friction(impl_checkworld(L, 1)->w)); return 1; }
+static int set_friction(lua_State *L)
+{
+    imp_world *w = impl_checkunlocked(L, 1, "world.friction")->w;
+    int ok;
+    double mu = lua_tonumberx(L, 2, &ok);
+    if (!ok || !(mu >= 0 && mu <= 100)) return luaL_error(L, "world.friction: must be a number in [0, 100]");
+    imp_world_set_friction(w, mu);
+    return 0;
+}
+
 static void add_accessor(lua_State *L, const char *table, const char *key, lua_CFunction fn)
 {
     luaL_getmetatable(L, IMPL_WORLD);
@@ -166,4 +178,6 @@ void impl_open_qp(lua_State *L)
     add_accessor(L, "setters", "contact", set_contact);
     add_accessor(L, "getters", "restitution", get_restitution);
     add_accessor(L, "setters", "restitution", set_restitution);
+    add_accessor(L, "getters", "friction", get_friction);
+    add_accessor(L, "setters", "friction", set_friction);
 }
