@@ -45,7 +45,8 @@
  * d' > threshold: separating (left out, unless it still penetrates: d < 0). Colliding and resting contacts get simultaneous impulses
  * (S2 section 8): with v+ = A j + v-,
  *     v+_i >= -e_i v-_i,   j >= 0,   j_i (v+_i + e_i v-_i) = 0
- * i.e. the LCP w = A j + (1 + e_i) v-_i (e_i = restitution for colliding, 0 for resting contacts).
+ * i.e. the LCP w = A j + (1 + e_i) v-_i (e_i = restitution for colliding, 0 for resting contacts and
+ * for impacts slower than IMP_QP_BOUNCE_SPEED, 0.5 m/s, so that resting contact cannot chatter).
  * After that the contacts with d' <= threshold form the resting set that every derivative
  * evaluation of the step solves for (GUIDE trap 9: after the external forces are in place). */
 #include <math.h>
@@ -58,6 +59,9 @@
 /* m: resting contacts settle at this depth, not at d = 0 exactly, so that round-off (a tilt of
  * 1e-17 rad) cannot make the narrow phase drop a corner of a face contact for a step */
 #define IMP_QP_SLOP 1e-5
+/* m/s: impacts slower than this are inelastic (e = 0): a resting contact re-established after a step
+ * of free fall (g h = 0.16 m/s at 60 Hz) must not bounce forever (S4's chattering) */
+#define IMP_QP_BOUNCE_SPEED 0.5
 
 typedef struct qp_contact {
     int ka, kb;             /* dense body index of A and B for kinematics, -1: a fixed collider    */
@@ -487,14 +491,14 @@ int qp_deriv(imp_world *w, const double *X, double *dX)
 /* ---- collisions: simultaneous impulses (S2 section 8) ---------------------------------------------- */
 
 /* solve and apply the impulses over contacts [0, n) that are placed at the store's state; e_i is
- * `e` for contacts with d' < -threshold and 0 for the others. Returns the LCP status. */
-static int qp_impulses(imp_world *w, int n, double e, double threshold)
+ * `e` for contacts with d' < -bounce and 0 for the others. Returns the LCP status. */
+static int qp_impulses(imp_world *w, int n, double e, double bounce)
 {
     struct qp_state *q = w->qp;
     qp_amatrix(q, n, q->A);
     for (int i = 0; i < n; i++) {
         double vm = q->c[i].dd;
-        q->bv[i] = (1 + (vm < -threshold ? e : 0)) * vm;
+        q->bv[i] = (1 + (vm < -bounce ? e : 0)) * vm;
     }
     imp_lcp_solve(n, 0, q->A, q->bv, q->f, q->wv, &q->info, &q->lcp);
     for (int i = 0; i < n; i++) {
@@ -540,7 +544,7 @@ void qp_begin_step(imp_world *w, double h)
     bool colliding = false;
     for (int i = 0; i < q->count; i++) colliding = colliding || q->c[i].dd < -IMP_QP_RESTING_SPEED;
     if (colliding) {
-        qp_impulses(w, q->count, q->restitution, IMP_QP_RESTING_SPEED);
+        qp_impulses(w, q->count, q->restitution, IMP_QP_BOUNCE_SPEED);
         qp_filter(q, IMP_QP_RESTING_SPEED); /* bounced contacts now separate */
     }
 }
@@ -611,7 +615,7 @@ int imp_qp_collide(imp_world *w, double e, imp_lcp_info *info)
     qp_bodies(w, w->bstate, NULL);
     for (int i = 0; i < q->count; i++) qp_place(q, &q->c[i]);
     qp_filter(q, IMP_QP_RESTING_SPEED);
-    int st = q->count ? qp_impulses(w, q->count, e, IMP_QP_RESTING_SPEED) : 0;
+    int st = q->count ? qp_impulses(w, q->count, e, IMP_QP_BOUNCE_SPEED) : 0;
     if (info) *info = q->info;
     return st;
 }
@@ -661,6 +665,7 @@ int qp_step(imp_world *w, imp_ode_solver *solver, double dt)
     struct qp_state *q = qp_get(w);
     const int nb = w->body_ids.count;
     if (nb > q->dxcap) qp_reserve(q, 0, nb);
+    if (w->steps == 0) contacts_update(w); /* the first step: contacts of the initial state */
     double t = w->time, left = dt;
     for (int impact = 0; impact <= IMP_QP_MAX_IMPACTS && left > 0; impact++) {
         double d0 = fmax(qp_max_depth(w), 0);
