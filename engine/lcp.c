@@ -92,16 +92,17 @@ static void lcp_append(lcp *s, int j, double *z)
     s->m = m + 1;
 }
 
-/* rebuild the factor after a row left C (keeps the order of the others) */
+/* rebuild the factor after a row left C: the rows before it keep their L rows (L D L^T of a leading
+ * block does not depend on what follows); the rows after it are appended again, O((m - k) m^2) */
 static void lcp_refactor(lcp *s, double *z)
 {
-    int m = s->m, k = 0;
-    for (int i = 0; i < m; i++)
-        if (s->set[s->cidx[i]] == SET_C) s->cidx[k++] = s->cidx[i];
-    int *keep = s->keep;
-    memcpy(keep, s->cidx, sizeof(int) * (size_t)k);
-    s->m = 0;
-    for (int i = 0; i < k; i++) lcp_append(s, keep[i], z);
+    int m = s->m, first = 0;
+    while (first < m && s->set[s->cidx[first]] == SET_C) first++;
+    int k = 0;
+    for (int i = first; i < m; i++)
+        if (s->set[s->cidx[i]] == SET_C) s->keep[k++] = s->cidx[i];
+    s->m = first;
+    for (int i = 0; i < k; i++) lcp_append(s, s->keep[i], z);
 }
 
 /* x = A_CC^+ r for the consistent system (zero pivots give zero components); r, x length m */
@@ -115,10 +116,12 @@ static void lcp_solve_cc(const lcp *s, const double *r, double *x)
         x[k] = v;
     }
     for (int k = 0; k < m; k++) x[k] = s->D[k] != 0 ? x[k] / s->D[k] : 0;
+    /* L^T x = z, by columns of L^T (= rows of L, contiguous): once x_k is final, take it out of
+     * the rows above */
     for (int k = m - 1; k >= 0; k--) {
-        double v = x[k];
-        for (int p = k + 1; p < m; p++) v -= s->L[(size_t)p * s->n + k] * x[p];
-        x[k] = s->D[k] != 0 ? v : 0;
+        if (s->D[k] == 0) x[k] = 0;
+        const double *lk = s->L + (size_t)k * s->n, xk = x[k];
+        for (int p = 0; p < k; p++) x[p] -= lk[p] * xk;
     }
 }
 
@@ -163,12 +166,16 @@ static int lcp_run(int n, int neq, const double *A, const double *b, double *f, 
                 for (int i = 0; i < n; i++) df[i] = 0;
                 for (int k = 0; k < s.m; k++) df[s.cidx[k]] = x[k];
                 df[d] = dir;
-                /* dw = A df over the nonzero columns (C and d) */
-                for (int i = 0; i < n; i++) {
-                    const double *Ai = A + (size_t)i * n;
-                    double v = dir * Ai[d] + reg * df[i];
-                    for (int k = 0; k < s.m; k++) v += Ai[s.cidx[k]] * x[k];
-                    dw[i] = v;
+                /* dw = A df over the nonzero columns (C and d); A is symmetric, so column j is row j:
+                 * dw = sum_j df_j A_j., contiguous rows (axpy) */
+                {
+                    const double *Ad = A + (size_t)d * n;
+                    for (int i = 0; i < n; i++) dw[i] = dir * Ad[i] + reg * df[i];
+                    for (int k = 0; k < s.m; k++) {
+                        const double *Aj = A + (size_t)s.cidx[k] * n, xk = x[k];
+                        if (xk == 0) continue;
+                        for (int i = 0; i < n; i++) dw[i] += Aj[i] * xk;
+                    }
                 }
                 /* largest admissible step */
                 double step = INFINITY;

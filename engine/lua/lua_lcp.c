@@ -3,7 +3,7 @@
  *   lcp.solve(A, b [, neq]) -> f, w, info
  *       A: n rows of n numbers (symmetric positive semidefinite), b: n numbers; the first neq rows
  *       are equality rows (w = 0, f free). f and w are lists with w = A f + b, f >= 0, w >= 0,
- *       f_i w_i = 0; info = {status = "ok" | "infeasible" | "max_pivots", pivots, clamped}. */
+ *       f_i w_i = 0; info = {status = "ok" | "infeasible" | "max_pivots", pivots, clamped, regularized}. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -56,6 +56,7 @@ static int lcp_solve(lua_State *L)
     lua_pushstring(L, names[info.status]), lua_setfield(L, -2, "status");
     lua_pushinteger(L, info.pivots), lua_setfield(L, -2, "pivots");
     lua_pushinteger(L, info.clamped), lua_setfield(L, -2, "clamped");
+    lua_pushboolean(L, info.regularized), lua_setfield(L, -2, "regularized");
     return 3;
 }
 
