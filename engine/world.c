@@ -8,7 +8,9 @@
  *                 collide   (impacts inside the step: restitution, friction, no tunnelling; then,
  *                            where constrained particles touch or hit, positions and velocities
  *                            projected back onto the constraints, tinkertoy.c)
- *     bodies:     integrate (the world's ODE solver on the body store, body.c)
+ *     bodies:     integrate (the world's ODE solver on the body store, body.c); with world.contact =
+ *                 "qp" (contact_qp.c): collision impulses first, the resting contact forces inside
+ *                 every derivative evaluation, the step cut at each time of impact
  *     collide:    broadphase -> narrowphase -> contacts + begin/end events (contact.c); run after
  *                 the bodies moved, so the contacts a script reads describe the state it sees
  *     finish:     NaN guard (a particle or body that went non-finite is put back and reported)
