@@ -552,6 +552,17 @@ void qp_begin_step(imp_world *w, double h)
 /* ---- queries --------------------------------------------------------------------------------------- */
 
 int imp_qp_gather(imp_world *w) { return qp_gather(w); }
+
+/* the gathered contacts' material points (fixed in A and in B) and normals placed again at the
+ * current state, without a new collision pass: d(t) and d'(t) of the same points (specs
+ * differentiate them in time to check b) */
+void imp_qp_replace(imp_world *w)
+{
+    struct qp_state *q = qp_get(w);
+    qp_reserve(q, q->count, w->body_ids.count);
+    qp_bodies(w, w->bstate, NULL);
+    for (int i = 0; i < q->count; i++) qp_place(q, &q->c[i]);
+}
 int imp_qp_count(const imp_world *w) { return w->qp ? w->qp->count : 0; }
 
 void imp_qp_contact(const imp_world *w, int i, imp_qp_contact_info *out)

@@ -560,6 +560,7 @@ typedef struct imp_qp_contact_info {
 } imp_qp_contact_info;
 int imp_qp_gather(imp_world *w);
 int imp_qp_count(const imp_world *w);
+void imp_qp_replace(imp_world *w); /* the gathered contacts' material points placed at the current state */
 void imp_qp_contact(const imp_world *w, int i, imp_qp_contact_info *out);
 void imp_qp_system(imp_world *w, double *A, double *b);
 void imp_qp_accelerations(imp_world *w, const double *f, double *dd);

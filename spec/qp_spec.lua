@@ -242,6 +242,48 @@ describe("the A matrix and b vector", function()
     end
   end)
 
+  -- b against the motion itself: the material contact points and normal of each contact, followed
+  -- through a short free flight, give d(h) = d + h d' + h^2/2 d'' + O(h^3); Richardson on two step
+  -- sizes leaves O(h^2). Both bodies move and spin, so the ndot terms and omega x (omega x r) count.
+  local function b_by_flight(edge, h)
+    local quat = impetus.quat
+    local w = impetus.world {} -- contact "impulse": free flight on this branch
+    if edge then -- two boxes edge on edge: the top edge of one (along z) across the bottom edge of the other (along x)
+      local s2 = math.sqrt(2) / 2
+      w:box { size = { 1, 1, 1 }, position = { 0, 0, 0 }, axis = { 0, 0, 1 }, angle = math.pi / 4, mass = 2,
+        velocity = { 0.3, -0.2, 0.1 }, angular_velocity = { 0.4, 0.9, -0.6 } }
+      w:box { size = { 1, 1, 1 }, position = { 0, 2 * s2 - 1e-9, 0 }, axis = { 1, 0, 0 }, angle = math.pi / 4, mass = 1,
+        velocity = { -0.1, 0.5, 0.2 }, angular_velocity = { -0.7, 0.3, 1.1 } }
+    else -- a tilted box with one corner on the top face of a spinning box
+      w:box { size = { 2, 1, 2 }, position = { 0, 0.5, 0 }, mass = 5, velocity = { 0.2, 0.1, 0 }, angular_velocity = { 0.3, 0.8, -0.4 } }
+      local q = quat.from_axis_angle({ 1, 0.3, 0.2 }, 0.4)
+      local low = math.huge
+      for _, c in ipairs({ { -1, -1, -1 }, { 1, -1, -1 }, { -1, 1, -1 }, { 1, 1, -1 }, { -1, -1, 1 }, { 1, -1, 1 }, { -1, 1, 1 }, { 1, 1, 1 } }) do
+        low = math.min(low, quat.rotate(q, { 0.5 * c[1], 0.5 * c[2], 0.5 * c[3] })[2])
+      end
+      w:box { size = { 1, 1, 1 }, position = { 0.1, 1 - low - 1e-9, 0.2 }, orientation = q, mass = 1,
+        velocity = { 0.1, -0.3, 0.05 }, angular_velocity = { 0.5, -0.2, 0.7 } }
+    end
+    w:collide()
+    local _, b, cs = w:contact_system()
+    local d0, v0 = w:contact_separations()
+    w:step(h)
+    local d1 = w:contact_separations()
+    local fd = {}
+    for i = 1, #cs do fd[i] = 2 * (d1[i] - d0[i] - h * v0[i]) / h ^ 2 end
+    return b, fd, cs
+  end
+
+  for _, edge in ipairs({ false, true }) do
+    it("b is d'' of the moving contact (" .. (edge and "edge/edge" or "vertex/face") .. "): the ndot terms checked against the motion", function()
+      local b, f1, cs = b_by_flight(edge, 2e-3)
+      local _, f2 = b_by_flight(edge, 1e-3)
+      assert.are.equal(1, #cs)
+      assert.are.equal(edge, cs[1].edge)
+      near(b[1], 2 * f2[1] - f1[1], 1e-4 * (1 + math.abs(b[1])), "b")
+    end)
+  end
+
   it("A for two boxes stacked is S4's: 1/m_a + 1/m_b + (r x n) terms, coupling between the pair's points", function()
     local w = qp_world { gravity = { 0, 0, 0 } }
     ground(w)

@@ -7,6 +7,8 @@
  *   world:contact_accelerations(f) d'' of those contacts when forces f act (through the bodies)
  *   world:solve_contacts()        contacts with their exact forces and d'', info
  *   world:resolve_collisions([e]) simultaneous collision impulses (S2 section 8), applied; contacts, info
+ *   world:contact_separations()   d, d' of the contacts of the last contact_system/solve, their material
+ *                                 points placed at the current state (no new collision pass)
  *   world:contact_stats()         {impacts (times of impact found), solves (resting LCPs)}
  * A contact is {a, b (bodies, nil for a collider), point, normal, separation, velocity, force,
  * acceleration, edge}; info is {status, pivots, clamped}. */
@@ -85,6 +87,22 @@ static int world_contact_accelerations(lua_State *L)
     lua_createtable(L, n, 0);
     for (int i = 0; i < n; i++) lua_pushnumber(L, dd[i]), lua_rawseti(L, -2, i + 1);
     return 1;
+}
+
+static int world_contact_separations(lua_State *L)
+{
+    imp_world *w = impl_checkunlocked(L, 1, "world:contact_separations")->w;
+    imp_qp_replace(w);
+    int n = imp_qp_count(w);
+    lua_createtable(L, n, 0);
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        imp_qp_contact_info c;
+        imp_qp_contact(w, i, &c);
+        lua_pushnumber(L, c.separation), lua_rawseti(L, -3, i + 1);
+        lua_pushnumber(L, c.velocity), lua_rawseti(L, -2, i + 1);
+    }
+    return 2;
 }
 
 static int world_solve_contacts(lua_State *L)
@@ -172,7 +190,7 @@ void impl_open_qp(lua_State *L)
     static const luaL_Reg world_fns[] = {
         {"contact_system", world_contact_system}, {"contact_accelerations", world_contact_accelerations},
         {"solve_contacts", world_solve_contacts}, {"resolve_collisions", world_resolve_collisions},
-        {"contact_stats", world_contact_stats}, {NULL, NULL}};
+        {"contact_stats", world_contact_stats}, {"contact_separations", world_contact_separations}, {NULL, NULL}};
     impl_add_world_methods(L, world_fns);
     add_accessor(L, "getters", "contact", get_contact);
     add_accessor(L, "setters", "contact", set_contact);
