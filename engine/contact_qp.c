@@ -94,8 +94,13 @@ struct qp_state {
     double h;               /* the step being integrated (extra acceleration)                       */
     double restitution;
     double friction;        /* Coulomb coefficient mu of every QP contact (world.friction, default 0) */
-    double *At, *An, *bt, *g; int tcap; /* friction rows: A_tt (2n x 2n), A_tn (2n x n), b_t, forces */
-    imp_vec3 *t1, *t2;      /* tangent basis per contact                                            */
+    double *At, *An, *bt; int tcap; /* friction rows of one island: A_tt (2n x 2n), A_tn (2n x n), b_t */
+    double *g; imp_vec3 *t1, *t2; int gcap; /* friction forces and tangent basis, per contact      */
+    /* islands (contacts grouped by the dynamic bodies they connect), contacts sorted by island */
+    qp_contact *c2; int c2cap; /* the sort's other buffer                                           */
+    int *par, *cnt; int parcap; /* union-find parents and counting-sort counters, per body        */
+    int *isl; int iscap, nisl;  /* island k is contacts [isl[k], isl[k+1])                         */
+    bool too_big;           /* an island exceeded IMP_QP_MAX_ISLAND this step                        */
     bool warm;              /* g holds the last evaluation's friction forces of this contact set      */
     bool querying;          /* in a query: the body derivative leaves the contact forces out        */
     long solves;
@@ -117,6 +122,7 @@ void qp_free(imp_world *w)
     if (!w->qp) return;
     free(w->qp->dx);
     free(w->qp->At), free(w->qp->An), free(w->qp->bt), free(w->qp->g), free(w->qp->t1), free(w->qp->t2);
+    free(w->qp->c2), free(w->qp->par), free(w->qp->cnt), free(w->qp->isl);
     free(w->qp->c), free(w->qp->b), free(w->qp->A), free(w->qp->bv), free(w->qp->f), free(w->qp->wv);
     imp_lcp_work_free(&w->qp->lcp);
     free(w->qp);
@@ -136,17 +142,9 @@ static void qp_reserve(struct qp_state *q, int nc, int nb)
         int cap = q->cap ? q->cap : 16;
         while (cap < nc) cap *= 2;
         q->c = ids_grow(q->c, sizeof(qp_contact), cap);
+        q->c2 = ids_grow(q->c2, sizeof(qp_contact), cap);
+        q->isl = ids_grow(q->isl, sizeof(int), cap + 1);
         q->cap = cap;
-    }
-    if (nc > q->acap) {
-        int cap = q->acap ? q->acap : 16;
-        while (cap < nc) cap *= 2;
-        free(q->A), free(q->bv), free(q->f), free(q->wv);
-        q->A = ids_grow(NULL, sizeof(double), cap * cap);
-        q->bv = ids_grow(NULL, sizeof(double), cap);
-        q->f = ids_grow(NULL, sizeof(double), cap);
-        q->wv = ids_grow(NULL, sizeof(double), cap);
-        q->acap = cap;
     }
     if (nb > q->dxcap) {
         int cap = q->dxcap ? q->dxcap : 16;
@@ -159,8 +157,95 @@ static void qp_reserve(struct qp_state *q, int nc, int nb)
         int cap = q->bcap ? q->bcap : 16;
         while (cap < nb) cap *= 2;
         q->b = ids_grow(q->b, sizeof(qp_body), cap);
+        q->par = ids_grow(q->par, sizeof(int), cap + 1);
+        q->cnt = ids_grow(q->cnt, sizeof(int), cap + 2);
         q->bcap = cap;
     }
+}
+
+/* the LCP's matrix and vectors for systems of up to n rows (one island) */
+static void qp_reserve_system(struct qp_state *q, int n)
+{
+    if (n <= q->acap) return;
+    int cap = q->acap ? q->acap : 16;
+    while (cap < n) cap *= 2;
+    free(q->A), free(q->bv), free(q->f), free(q->wv);
+    q->A = ids_grow(NULL, sizeof(double), (size_t)cap * cap);
+    q->bv = ids_grow(NULL, sizeof(double), cap);
+    q->f = ids_grow(NULL, sizeof(double), cap);
+    q->wv = ids_grow(NULL, sizeof(double), cap);
+    q->acap = cap;
+}
+
+/* Islands. Contacts only couple through the dynamic bodies they share (A_ij = 0 otherwise), so the
+ * LCP splits into independent problems, one per connected group: union-find over the bodies, then a
+ * counting sort of the contacts by their group. An island of more than IMP_QP_MAX_ISLAND contacts
+ * (a pile of thousands of boxes: A would need n^2 doubles) is not solved: its bodies get no contact
+ * force and the world reports it. */
+#define IMP_QP_MAX_ISLAND 4096
+
+static int qp_root(int *par, int i)
+{
+    while (par[i] != i) par[i] = par[par[i]], i = par[i];
+    return i;
+}
+
+static void qp_islands(imp_world *w)
+{
+    struct qp_state *q = w->qp;
+    const int nb = w->body_ids.count, n = q->count;
+    q->nisl = 0;
+    q->too_big = false;
+    if (n == 0) return;
+    for (int i = 0; i < nb; i++) q->par[i] = i;
+    for (int i = 0; i < n; i++) {
+        const qp_contact *c = &q->c[i];
+        bool da = c->ka >= 0 && q->b[c->ka].dyn, db = c->kb >= 0 && q->b[c->kb].dyn;
+        if (da && db) {
+            int ra = qp_root(q->par, c->ka), rb = qp_root(q->par, c->kb);
+            if (ra != rb) q->par[ra] = rb;
+        }
+    }
+    memset(q->cnt, 0, sizeof(int) * (size_t)(nb + 1));
+    for (int i = 0; i < n; i++) {
+        const qp_contact *c = &q->c[i];
+        int k = qp_root(q->par, (c->ka >= 0 && q->b[c->ka].dyn) ? c->ka : c->kb);
+        q->cnt[k + 1]++;
+    }
+    for (int k = 0; k < nb; k++) q->cnt[k + 1] += q->cnt[k];
+    q->nisl = 0;
+    int biggest = 0;
+    for (int k = 0; k < nb; k++) {
+        int sz = q->cnt[k + 1] - q->cnt[k];
+        if (sz) q->isl[q->nisl++] = q->cnt[k], biggest = sz > biggest ? sz : biggest;
+    }
+    q->isl[q->nisl] = n;
+    for (int i = 0; i < n; i++) {
+        const qp_contact *c = &q->c[i];
+        int k = qp_root(q->par, (c->ka >= 0 && q->b[c->ka].dyn) ? c->ka : c->kb);
+        q->c2[q->cnt[k]++] = *c;
+    }
+    qp_contact *t = q->c; q->c = q->c2; q->c2 = t;
+    q->too_big = biggest > IMP_QP_MAX_ISLAND;
+    qp_reserve_system(q, biggest < IMP_QP_MAX_ISLAND ? biggest : IMP_QP_MAX_ISLAND);
+}
+
+/* island k as the contact list [0, n): q->c (and the friction arrays) offset to its first contact;
+ * qp_island_end puts them back */
+static int qp_island_begin(struct qp_state *q, int k)
+{
+    int lo = q->isl[k], n = q->isl[k + 1] - lo;
+    if (n > IMP_QP_MAX_ISLAND) return 0;
+    q->c += lo;
+    if (q->g) q->g += 2 * lo, q->t1 += lo, q->t2 += lo;
+    return n;
+}
+
+static void qp_island_end(struct qp_state *q, int k)
+{
+    int lo = q->isl[k];
+    q->c -= lo;
+    if (q->g) q->g -= 2 * lo, q->t1 -= lo, q->t2 -= lo;
 }
 
 /* kinematics of every body at state X, and the accelerations its forces give: dX holds the body
@@ -378,15 +463,24 @@ static void qp_friction_reserve(struct qp_state *q, int n)
     if (n <= q->tcap) return;
     int cap = q->tcap ? q->tcap : 16;
     while (cap < n) cap *= 2;
-    free(q->At), free(q->An), free(q->bt), free(q->g), free(q->t1), free(q->t2);
+    free(q->At), free(q->An), free(q->bt);
+    q->At = ids_grow(NULL, sizeof(double), 4 * (size_t)cap * cap);
+    q->An = ids_grow(NULL, sizeof(double), 2 * (size_t)cap * cap);
+    q->bt = ids_grow(NULL, sizeof(double), 3 * (size_t)cap); /* b_t (2 per contact), then the normal b */
+    q->tcap = cap;
+}
+
+static void qp_friction_reserve_contacts(struct qp_state *q, int n)
+{
+    if (n <= q->gcap) return;
+    int cap = q->gcap ? q->gcap : 16;
+    while (cap < n) cap *= 2;
+    free(q->g), free(q->t1), free(q->t2);
     q->warm = false;
-    q->At = ids_grow(NULL, sizeof(double), 4 * cap * cap);
-    q->An = ids_grow(NULL, sizeof(double), 2 * cap * cap);
-    q->bt = ids_grow(NULL, sizeof(double), 3 * cap); /* b_t (2 per contact), then the normal b */
-    q->g = ids_grow(NULL, sizeof(double), 2 * cap);
+    q->g = ids_grow(NULL, sizeof(double), 2 * (size_t)cap);
     q->t1 = ids_grow(NULL, sizeof(imp_vec3), cap);
     q->t2 = ids_grow(NULL, sizeof(imp_vec3), cap);
-    q->tcap = cap;
+    q->gcap = cap;
 }
 
 /* normal forces f (and d'' in wv) and friction g for the placed contacts; bn: b with the extra terms */
@@ -457,34 +551,39 @@ int qp_deriv(imp_world *w, const double *X, double *dX)
 {
     struct qp_state *q = w->qp;
     if (!q || q->querying || q->count == 0) return 0;
-    const int n = q->count;
     qp_bodies(w, X, dX);
-    for (int i = 0; i < n; i++) qp_place(q, &q->c[i]);
-    qp_amatrix(q, n, q->A);
-    qp_bvector(q, n, q->bv);
+    for (int i = 0; i < q->count; i++) qp_place(q, &q->c[i]);
+    if (q->friction > 0) qp_friction_reserve_contacts(q, q->count);
     const double h = q->h;
-    for (int i = 0; i < n; i++) /* S4's extra acceleration, towards d = -IMP_QP_SLOP */
-        q->bv[i] += q->c[i].dd / h + (q->c[i].d + IMP_QP_SLOP) / (4 * h * h);
-    if (q->friction > 0) {
-        qp_solve_friction(q, n, q->bv);
-        for (int i = 0; i < n; i++) {
-            const qp_contact *c = &q->c[i];
-            imp_vec3 G = v3_add(v3_scale(q->t1[i], q->g[2 * i]), v3_scale(q->t2[i], q->g[2 * i + 1]));
-            if (c->ka >= 0 && q->b[c->ka].dyn) {
-                v3_accum(dX + BODY_DIM * c->ka + 7, G);
-                v3_accum(dX + BODY_DIM * c->ka + 10, v3_cross(c->ra, G));
+    for (int k = 0; k < q->nisl; k++) {
+        const int n = qp_island_begin(q, k);
+        if (!n) continue;
+        qp_amatrix(q, n, q->A);
+        qp_bvector(q, n, q->bv);
+        for (int i = 0; i < n; i++) /* S4's extra acceleration, towards d = -IMP_QP_SLOP */
+            q->bv[i] += q->c[i].dd / h + (q->c[i].d + IMP_QP_SLOP) / (4 * h * h);
+        if (q->friction > 0) {
+            qp_solve_friction(q, n, q->bv);
+            for (int i = 0; i < n; i++) {
+                const qp_contact *c = &q->c[i];
+                imp_vec3 G = v3_add(v3_scale(q->t1[i], q->g[2 * i]), v3_scale(q->t2[i], q->g[2 * i + 1]));
+                if (c->ka >= 0 && q->b[c->ka].dyn) {
+                    v3_accum(dX + BODY_DIM * c->ka + 7, G);
+                    v3_accum(dX + BODY_DIM * c->ka + 10, v3_cross(c->ra, G));
+                }
+                if (c->kb >= 0 && q->b[c->kb].dyn) {
+                    v3_accum(dX + BODY_DIM * c->kb + 7, v3_scale(G, -1));
+                    v3_accum(dX + BODY_DIM * c->kb + 10, v3_cross(c->rb, v3_scale(G, -1)));
+                }
             }
-            if (c->kb >= 0 && q->b[c->kb].dyn) {
-                v3_accum(dX + BODY_DIM * c->kb + 7, v3_scale(G, -1));
-                v3_accum(dX + BODY_DIM * c->kb + 10, v3_cross(c->rb, v3_scale(G, -1)));
-            }
+        } else {
+            imp_lcp_solve(n, 0, q->A, q->bv, q->f, q->wv, &q->info, &q->lcp);
         }
-    } else {
-        imp_lcp_solve(n, 0, q->A, q->bv, q->f, q->wv, &q->info, &q->lcp);
+        q->solves++;
+        for (int i = 0; i < n; i++) q->c[i].force = q->f[i], q->c[i].accel = q->wv[i];
+        qp_apply(w, n, q->f, dX);
+        qp_island_end(q, k);
     }
-    q->solves++;
-    for (int i = 0; i < n; i++) q->c[i].force = q->f[i], q->c[i].accel = q->wv[i];
-    qp_apply(w, n, q->f, dX);
     return 0;
 }
 
@@ -492,33 +591,41 @@ int qp_deriv(imp_world *w, const double *X, double *dX)
 
 /* solve and apply the impulses over contacts [0, n) that are placed at the store's state; e_i is
  * `e` for contacts with d' < -bounce and 0 for the others. Returns the LCP status. */
-static int qp_impulses(imp_world *w, int n, double e, double bounce)
+static int qp_impulses(imp_world *w, double e, double bounce)
 {
     struct qp_state *q = w->qp;
-    qp_amatrix(q, n, q->A);
-    for (int i = 0; i < n; i++) {
-        double vm = q->c[i].dd;
-        q->bv[i] = (1 + (vm < -bounce ? e : 0)) * vm;
-    }
-    imp_lcp_solve(n, 0, q->A, q->bv, q->f, q->wv, &q->info, &q->lcp);
-    for (int i = 0; i < n; i++) {
-        qp_contact *c = &q->c[i];
-        c->force = q->f[i];
-        if (q->f[i] == 0) continue;
-        imp_vec3 J = v3_scale(c->n, q->f[i]);
-        if (c->ka >= 0 && q->b[c->ka].dyn) {
-            double *s = w->bstate + BODY_DIM * c->ka;
-            v3_accum(s + 7, J), v3_accum(s + 10, v3_cross(c->ra, J));
+    int status = 0;
+    qp_islands(w);
+    for (int k = 0; k < q->nisl; k++) {
+        const int n = qp_island_begin(q, k);
+        if (!n) continue;
+        qp_amatrix(q, n, q->A);
+        for (int i = 0; i < n; i++) {
+            double vm = q->c[i].dd;
+            q->bv[i] = (1 + (vm < -bounce ? e : 0)) * vm;
         }
-        if (c->kb >= 0 && q->b[c->kb].dyn) {
-            double *s = w->bstate + BODY_DIM * c->kb;
-            v3_accum(s + 7, v3_scale(J, -1)), v3_accum(s + 10, v3_cross(c->rb, v3_scale(J, -1)));
+        if (imp_lcp_solve(n, 0, q->A, q->bv, q->f, q->wv, &q->info, &q->lcp)) status = q->info.status;
+        for (int i = 0; i < n; i++) {
+            qp_contact *c = &q->c[i];
+            c->force = q->f[i];
+            if (q->f[i] == 0) continue;
+            imp_vec3 J = v3_scale(c->n, q->f[i]);
+            if (c->ka >= 0 && q->b[c->ka].dyn) {
+                double *s = w->bstate + BODY_DIM * c->ka;
+                v3_accum(s + 7, J), v3_accum(s + 10, v3_cross(c->ra, J));
+            }
+            if (c->kb >= 0 && q->b[c->kb].dyn) {
+                double *s = w->bstate + BODY_DIM * c->kb;
+                v3_accum(s + 7, v3_scale(J, -1)), v3_accum(s + 10, v3_cross(c->rb, v3_scale(J, -1)));
+            }
         }
+        qp_island_end(q, k);
     }
     /* the velocities after, for the caller */
     qp_bodies(w, w->bstate, NULL);
-    for (int i = 0; i < n; i++) qp_place(q, &q->c[i]);
-    return q->info.status;
+    for (int i = 0; i < q->count; i++) qp_place(q, &q->c[i]);
+    q->info.status = status;
+    return status;
 }
 
 /* leave out the separating contacts: d' > hi, unless they still penetrate (d < 0), where the
@@ -544,9 +651,13 @@ void qp_begin_step(imp_world *w, double h)
     bool colliding = false;
     for (int i = 0; i < q->count; i++) colliding = colliding || q->c[i].dd < -IMP_QP_RESTING_SPEED;
     if (colliding) {
-        qp_impulses(w, q->count, q->restitution, IMP_QP_BOUNCE_SPEED);
+        qp_impulses(w, q->restitution, IMP_QP_BOUNCE_SPEED);
         qp_filter(q, IMP_QP_RESTING_SPEED); /* bounced contacts now separate */
     }
+    qp_islands(w);
+    if (q->too_big)
+        world_set_error(w, "contact \"qp\": a group of more than %d touching contact points gets no contact "
+                           "forces (use the impulse mode for piles)", IMP_QP_MAX_ISLAND);
 }
 
 /* ---- queries --------------------------------------------------------------------------------------- */
@@ -611,9 +722,23 @@ int imp_qp_solve(imp_world *w, imp_lcp_info *info)
     struct qp_state *q = qp_get(w);
     int n = q->count;
     if (n == 0) { if (info) memset(info, 0, sizeof *info); return 0; }
-    imp_qp_system(w, q->A, q->bv);
-    int st = imp_lcp_solve(n, 0, q->A, q->bv, q->f, q->wv, &q->info, &q->lcp);
-    for (int i = 0; i < n; i++) q->c[i].force = q->f[i], q->c[i].accel = q->wv[i];
+    qp_reserve(q, n, w->body_ids.count);
+    double *dX = q->dx;
+    qp_external(w, dX);
+    qp_bodies(w, w->bstate, dX);
+    for (int i = 0; i < n; i++) qp_place(q, &q->c[i]);
+    qp_islands(w);
+    int st = 0;
+    for (int k = 0; k < q->nisl; k++) {
+        const int m = qp_island_begin(q, k);
+        if (!m) continue;
+        qp_amatrix(q, m, q->A);
+        qp_bvector(q, m, q->bv);
+        if (imp_lcp_solve(m, 0, q->A, q->bv, q->f, q->wv, &q->info, &q->lcp)) st = q->info.status;
+        for (int i = 0; i < m; i++) q->c[i].force = q->f[i], q->c[i].accel = q->wv[i];
+        qp_island_end(q, k);
+    }
+    q->info.status = st;
     if (info) *info = q->info;
     return st;
 }
@@ -626,7 +751,7 @@ int imp_qp_collide(imp_world *w, double e, imp_lcp_info *info)
     qp_bodies(w, w->bstate, NULL);
     for (int i = 0; i < q->count; i++) qp_place(q, &q->c[i]);
     qp_filter(q, IMP_QP_RESTING_SPEED);
-    int st = q->count ? qp_impulses(w, q->count, e, IMP_QP_BOUNCE_SPEED) : 0;
+    int st = q->count ? qp_impulses(w, e, IMP_QP_BOUNCE_SPEED) : 0;
     if (info) *info = q->info;
     return st;
 }
