@@ -69,6 +69,7 @@ typedef struct qp_contact {
     imp_vec3 ln;            /* the normal: in B's body frame when kb >= 0, else world               */
     imp_vec3 lea, leb;      /* edge/edge: ea in A's frame, eb in B's (or world)                     */
     bool edge;
+    bool eq;                /* a joint row: equality (w = 0, f free), ln a fixed world direction   */
     imp_id ida, idb;        /* body ids (null for colliders)                                        */
     /* evaluated at the current state */
     imp_vec3 p, pb, n, ndot, ra, rb;  /* p: the point on A (force application), pb on B; r = p - x */
@@ -101,6 +102,9 @@ struct qp_state {
     int *par, *cnt; int parcap; /* union-find parents and counting-sort counters, per body        */
     int *isl; int iscap, nisl;  /* island k is contacts [isl[k], isl[k+1])                         */
     bool too_big;           /* an island exceeded IMP_QP_MAX_ISLAND this step                        */
+    int *isl_neq;           /* joint rows at the head of each island                                 */
+    int cur_neq;            /* those of the island being solved                                      */
+    struct qp_joint { imp_id a, b; imp_vec3 la, lb; bool live; } *joints; int nj, jcap;
     bool warm;              /* g holds the last evaluation's friction forces of this contact set      */
     bool querying;          /* in a query: the body derivative leaves the contact forces out        */
     long solves;
@@ -122,7 +126,7 @@ void qp_free(imp_world *w)
     if (!w->qp) return;
     free(w->qp->dx);
     free(w->qp->At), free(w->qp->An), free(w->qp->bt), free(w->qp->g), free(w->qp->t1), free(w->qp->t2);
-    free(w->qp->c2), free(w->qp->par), free(w->qp->cnt), free(w->qp->isl);
+    free(w->qp->c2), free(w->qp->par), free(w->qp->cnt), free(w->qp->isl), free(w->qp->isl_neq), free(w->qp->joints);
     free(w->qp->c), free(w->qp->b), free(w->qp->A), free(w->qp->bv), free(w->qp->f), free(w->qp->wv);
     imp_lcp_work_free(&w->qp->lcp);
     free(w->qp);
@@ -144,6 +148,7 @@ static void qp_reserve(struct qp_state *q, int nc, int nb)
         q->c = ids_grow(q->c, sizeof(qp_contact), cap);
         q->c2 = ids_grow(q->c2, sizeof(qp_contact), cap);
         q->isl = ids_grow(q->isl, sizeof(int), cap + 1);
+        q->isl_neq = ids_grow(q->isl_neq, sizeof(int), cap + 1);
         q->cap = cap;
     }
     if (nb > q->dxcap) {
@@ -225,7 +230,15 @@ static void qp_islands(imp_world *w)
         int k = qp_root(q->par, (c->ka >= 0 && q->b[c->ka].dyn) ? c->ka : c->kb);
         q->c2[q->cnt[k]++] = *c;
     }
-    qp_contact *t = q->c; q->c = q->c2; q->c2 = t;
+    /* within each island the joint rows first (the LCP's equality rows lead) */
+    for (int k = 0; k < q->nisl; k++) {
+        int lo = q->isl[k], hi = q->isl[k + 1], o = lo;
+        for (int i = lo; i < hi; i++)
+            if (q->c2[i].eq) q->c[o++] = q->c2[i];
+        q->isl_neq[k] = o - lo;
+        for (int i = lo; i < hi; i++)
+            if (!q->c2[i].eq) q->c[o++] = q->c2[i];
+    }
     q->too_big = biggest > IMP_QP_MAX_ISLAND;
     qp_reserve_system(q, biggest < IMP_QP_MAX_ISLAND ? biggest : IMP_QP_MAX_ISLAND);
 }
@@ -236,6 +249,7 @@ static int qp_island_begin(struct qp_state *q, int k)
 {
     int lo = q->isl[k], n = q->isl[k + 1] - lo;
     if (n > IMP_QP_MAX_ISLAND) return 0;
+    q->cur_neq = q->isl_neq[k];
     q->c += lo;
     if (q->g) q->g += 2 * lo, q->t1 += lo, q->t2 += lo;
     return n;
@@ -297,7 +311,10 @@ static void qp_place(const struct qp_state *q, qp_contact *c)
     const qp_body *A = c->ka >= 0 ? &q->b[c->ka] : &fixed, *B = c->kb >= 0 ? &q->b[c->kb] : &fixed;
     c->p = v3_add(A->x, m3_mul_v(A->R, c->la));
     c->pb = v3_add(B->x, m3_mul_v(B->R, c->lb));
-    if (c->edge) {
+    if (c->eq) {
+        c->n = c->ln;
+        c->ndot = v3(0, 0, 0);
+    } else if (c->edge) {
         imp_vec3 ea = m3_mul_v(A->R, c->lea), eb = m3_mul_v(B->R, c->leb);
         imp_vec3 e = v3_cross(ea, eb);
         double l = v3_len(e);
@@ -322,7 +339,7 @@ static void qp_place(const struct qp_state *q, qp_contact *c)
 static int qp_gather(imp_world *w)
 {
     struct qp_state *q = qp_get(w);
-    int total = 0;
+    int total = 3 * q->nj;
     for (int m = 0; m < w->col.prev_man_count; m++) total += w->col.prev_mans[m].c.count;
     qp_reserve(q, total, w->body_ids.count);
     qp_bodies(w, w->bstate, NULL);
@@ -351,7 +368,56 @@ static int qp_gather(imp_world *w)
             qp_place(q, c);
         }
     }
+    /* joints: three equality rows each, along the world axes: the anchor on A and the anchor on B
+     * (or the world point) keep together, d = e_k . (p_A - p_B) = 0 with d'' = 0 */
+    for (int k = 0; k < q->nj; k++) {
+        const struct qp_joint *jt = &q->joints[k];
+        if (!jt->live) continue;
+        int ka = ids_lookup(&w->body_ids, jt->a);
+        int kb = imp_id_is_null(jt->b) ? -1 : ids_lookup(&w->body_ids, jt->b);
+        if (ka < 0 || (!imp_id_is_null(jt->b) && kb < 0)) continue; /* a body was destroyed */
+        if (!q->b[ka].dyn && (kb < 0 || !q->b[kb].dyn)) continue;
+        for (int axis = 0; axis < 3; axis++) {
+            qp_contact *c = &q->c[q->count++];
+            memset(c, 0, sizeof *c);
+            c->ka = ka, c->kb = kb, c->ida = jt->a, c->idb = jt->b;
+            c->la = jt->la, c->lb = jt->lb;
+            c->ln = v3(axis == 0, axis == 1, axis == 2);
+            c->eq = true;
+            qp_place(q, c);
+        }
+    }
     return q->count;
+}
+
+int imp_qp_joint(imp_world *w, imp_id a, imp_id b, imp_vec3 point)
+{
+    struct qp_state *q = qp_get(w);
+    int ka = ids_lookup(&w->body_ids, a);
+    int kb = imp_id_is_null(b) ? -1 : ids_lookup(&w->body_ids, b);
+    if (ka < 0 || (!imp_id_is_null(b) && kb < 0)) return -1;
+    if (q->nj == q->jcap) {
+        q->jcap = q->jcap ? 2 * q->jcap : 8;
+        q->joints = ids_grow(q->joints, sizeof *q->joints, q->jcap);
+    }
+    const double *XA = w->bstate + BODY_DIM * ka;
+    imp_mat3 RA = quat_to_m3(quat_normalize(quat(XA[3], XA[4], XA[5], XA[6])));
+    struct qp_joint *jt = &q->joints[q->nj];
+    jt->a = a, jt->b = b, jt->live = true;
+    jt->la = m3_mul_tv(RA, v3_sub(point, v3_load(XA)));
+    if (kb >= 0) {
+        const double *XB = w->bstate + BODY_DIM * kb;
+        imp_mat3 RB = quat_to_m3(quat_normalize(quat(XB[3], XB[4], XB[5], XB[6])));
+        jt->lb = m3_mul_tv(RB, v3_sub(point, v3_load(XB)));
+    } else {
+        jt->lb = point;
+    }
+    return q->nj++;
+}
+
+void imp_qp_joint_remove(imp_world *w, int k)
+{
+    if (w->qp && k >= 0 && k < w->qp->nj) w->qp->joints[k].live = false;
 }
 
 /* A (n x n) over the contacts [0, n), from the placed contacts: A_ij = sum J_iX M_X^-1 J_jX^T */
@@ -522,7 +588,7 @@ static void qp_solve_friction(struct qp_state *q, int n, const double *bn)
             for (int r = 0; r < m; r++) v += q->An[(size_t)r * n + i] * q->g[r];
             bw[i] = v;
         }
-        imp_lcp_solve(n, 0, q->A, bw, q->f, q->wv, &q->info, &q->lcp);
+        imp_lcp_solve(n, q->cur_neq, q->A, bw, q->f, q->wv, &q->info, &q->lcp);
         /* tangential: projected Gauss-Seidel on A_tt g + A_tn f + b_t = 0, |g_i| <= mu f_i */
         for (int sweep = 0; sweep < 20; sweep++) {
             for (int i = 0; i < n; i++) {
@@ -533,7 +599,7 @@ static void qp_solve_friction(struct qp_state *q, int n, const double *bn)
                     for (int c = 0; c < m; c++) res += q->At[(size_t)r * m + c] * q->g[c];
                     if (diag > 0) q->g[r] -= res / diag;
                 }
-                double lim = mu * q->f[i], gl = hypot(q->g[2 * i], q->g[2 * i + 1]);
+                double lim = q->c[i].eq ? 0 : mu * q->f[i], gl = hypot(q->g[2 * i], q->g[2 * i + 1]);
                 if (gl > lim) {
                     double sc = gl > 0 ? lim / gl : 0;
                     q->g[2 * i] *= sc, q->g[2 * i + 1] *= sc;
@@ -560,8 +626,8 @@ int qp_deriv(imp_world *w, const double *X, double *dX)
         if (!n) continue;
         qp_amatrix(q, n, q->A);
         qp_bvector(q, n, q->bv);
-        for (int i = 0; i < n; i++) /* S4's extra acceleration, towards d = -IMP_QP_SLOP */
-            q->bv[i] += q->c[i].dd / h + (q->c[i].d + IMP_QP_SLOP) / (4 * h * h);
+        for (int i = 0; i < n; i++) /* S4's extra acceleration, towards d = -IMP_QP_SLOP (joints: 0) */
+            q->bv[i] += q->c[i].dd / h + (q->c[i].d + (q->c[i].eq ? 0 : IMP_QP_SLOP)) / (4 * h * h);
         if (q->friction > 0) {
             qp_solve_friction(q, n, q->bv);
             for (int i = 0; i < n; i++) {
@@ -577,7 +643,7 @@ int qp_deriv(imp_world *w, const double *X, double *dX)
                 }
             }
         } else {
-            imp_lcp_solve(n, 0, q->A, q->bv, q->f, q->wv, &q->info, &q->lcp);
+            imp_lcp_solve(n, q->cur_neq, q->A, q->bv, q->f, q->wv, &q->info, &q->lcp);
         }
         q->solves++;
         for (int i = 0; i < n; i++) q->c[i].force = q->f[i], q->c[i].accel = q->wv[i];
@@ -602,9 +668,9 @@ static int qp_impulses(imp_world *w, double e, double bounce)
         qp_amatrix(q, n, q->A);
         for (int i = 0; i < n; i++) {
             double vm = q->c[i].dd;
-            q->bv[i] = (1 + (vm < -bounce ? e : 0)) * vm;
+            q->bv[i] = (1 + (vm < -bounce && !q->c[i].eq ? e : 0)) * vm; /* joints: v+ = 0 */
         }
-        if (imp_lcp_solve(n, 0, q->A, q->bv, q->f, q->wv, &q->info, &q->lcp)) status = q->info.status;
+        if (imp_lcp_solve(n, q->cur_neq, q->A, q->bv, q->f, q->wv, &q->info, &q->lcp)) status = q->info.status;
         for (int i = 0; i < n; i++) {
             qp_contact *c = &q->c[i];
             c->force = q->f[i];
@@ -634,7 +700,7 @@ static int qp_filter(struct qp_state *q, double hi)
 {
     int k = 0;
     for (int i = 0; i < q->count; i++)
-        if (q->c[i].dd <= hi || q->c[i].d < 0) q->c[k++] = q->c[i];
+        if (q->c[i].eq || q->c[i].dd <= hi || q->c[i].d < 0) q->c[k++] = q->c[i];
     if (k != q->count) q->warm = false;
     q->count = k;
     return k;
@@ -649,7 +715,8 @@ void qp_begin_step(imp_world *w, double h)
     qp_gather(w);
     qp_filter(q, IMP_QP_RESTING_SPEED); /* separating contacts are left out */
     bool colliding = false;
-    for (int i = 0; i < q->count; i++) colliding = colliding || q->c[i].dd < -IMP_QP_RESTING_SPEED;
+    for (int i = 0; i < q->count; i++) /* joints drifting apart in velocity are projected back too */
+        colliding = colliding || q->c[i].dd < -IMP_QP_RESTING_SPEED || (q->c[i].eq && q->c[i].dd > IMP_QP_RESTING_SPEED);
     if (colliding) {
         qp_impulses(w, q->restitution, IMP_QP_BOUNCE_SPEED);
         qp_filter(q, IMP_QP_RESTING_SPEED); /* bounced contacts now separate */
@@ -684,6 +751,7 @@ void imp_qp_contact(const imp_world *w, int i, imp_qp_contact_info *out)
     out->separation = c->d, out->velocity = c->dd;
     out->force = c->force, out->acceleration = c->accel;
     out->edge = c->edge;
+    out->joint = c->eq;
 }
 
 /* A and the exact b at the store's state for the gathered contacts; A n x n row-major */
@@ -734,7 +802,7 @@ int imp_qp_solve(imp_world *w, imp_lcp_info *info)
         if (!m) continue;
         qp_amatrix(q, m, q->A);
         qp_bvector(q, m, q->bv);
-        if (imp_lcp_solve(m, 0, q->A, q->bv, q->f, q->wv, &q->info, &q->lcp)) st = q->info.status;
+        if (imp_lcp_solve(m, q->cur_neq, q->A, q->bv, q->f, q->wv, &q->info, &q->lcp)) st = q->info.status;
         for (int i = 0; i < m; i++) q->c[i].force = q->f[i], q->c[i].accel = q->wv[i];
         qp_island_end(q, k);
     }

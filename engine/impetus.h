@@ -557,6 +557,7 @@ typedef struct imp_qp_contact_info {
     double separation, velocity; /* d and d'                                                   */
     double force, acceleration;  /* the last solve: force (or impulse) magnitude, and d''      */
     bool edge;
+    bool joint;               /* a joint's equality row (normal = a world axis, force signed)  */
 } imp_qp_contact_info;
 int imp_qp_gather(imp_world *w);
 int imp_qp_count(const imp_world *w);
@@ -566,6 +567,10 @@ void imp_qp_system(imp_world *w, double *A, double *b);
 void imp_qp_accelerations(imp_world *w, const double *f, double *dd);
 int imp_qp_solve(imp_world *w, imp_lcp_info *info);
 int imp_qp_collide(imp_world *w, double e, imp_lcp_info *info);
+/* a ball joint of the QP mode: the point (world, now) stays common to bodies a and b (b null: the
+ * world); three equality rows of the LCP (S2: holonomic constraints). Returns its index, or -1 */
+int imp_qp_joint(imp_world *w, imp_id a, imp_id b, imp_vec3 point);
+void imp_qp_joint_remove(imp_world *w, int k);
 long imp_qp_impacts(const imp_world *w); /* times of impact found by the QP mode's steps so far */
 long imp_qp_solves(const imp_world *w);  /* resting-contact LCPs solved so far (one per derivative evaluation) */
 

@@ -9,6 +9,8 @@
  *   world:resolve_collisions([e]) simultaneous collision impulses (S2 section 8), applied; contacts, info
  *   world:contact_separations()   d, d' of the contacts of the last contact_system/solve, their material
  *                                 points placed at the current state (no new collision pass)
+ *   world:joint{a, b, point}      a ball joint of the QP mode (three equality rows); returns its index
+ *   world:remove_joint(index)
  *   world:contact_stats()         {impacts (times of impact found), solves (resting LCPs)}
  * A contact is {a, b (bodies, nil for a collider), point, normal, separation, velocity, force,
  * acceleration, edge}; info is {status, pivots, clamped}. */
@@ -36,6 +38,7 @@ static void push_contacts(lua_State *L, imp_world *w, const char *force_key)
             lua_pushnumber(L, c.acceleration), lua_setfield(L, -2, "acceleration");
         }
         lua_pushboolean(L, c.edge), lua_setfield(L, -2, "edge");
+        if (c.joint) lua_pushboolean(L, 1), lua_setfield(L, -2, "joint");
         lua_rawseti(L, -2, i + 1);
     }
 }
@@ -138,6 +141,38 @@ static int world_contact_stats(lua_State *L)
     return 1;
 }
 
+/* world:joint{a = body, b = body (optional: the world), point = {x, y, z}} -> index */
+static int world_joint(lua_State *L)
+{
+    const char *fn = "world:joint";
+    imp_world *w = impl_checkunlocked(L, 1, fn)->w;
+    luaL_checktype(L, 2, LUA_TTABLE);
+    static const char *const keys[] = {"a", "b", "point", NULL};
+    impl_check_keys(L, 2, fn, keys);
+    lua_getfield(L, 2, "a");
+    if (lua_isnil(L, -1)) return luaL_error(L, "%s: field 'a' (a body) is required", fn);
+    imp_id a = impl_checkhandle(L, lua_gettop(L), IMPL_BODY, imp_body_valid)->id;
+    imp_id b = {0, 0};
+    lua_getfield(L, 2, "b");
+    if (!lua_isnil(L, -1)) b = impl_checkhandle(L, lua_gettop(L), IMPL_BODY, imp_body_valid)->id;
+    if (imp_id_is_null(a)) return luaL_error(L, "%s: field 'a' must be a body", fn);
+    if (!imp_id_is_null(b) && a.index == b.index) return luaL_error(L, "%s: fields 'a' and 'b' must be two bodies", fn);
+    lua_getfield(L, 2, "point");
+    if (lua_isnil(L, -1)) return luaL_error(L, "%s: field 'point' is required", fn);
+    imp_vec3 p = impl_tovec3(L, lua_gettop(L), "world:joint: field 'point'");
+    int k = imp_qp_joint(w, a, b, p);
+    if (k < 0) return luaL_error(L, "%s: stale body handle", fn);
+    lua_pushinteger(L, k + 1);
+    return 1;
+}
+
+static int world_remove_joint(lua_State *L)
+{
+    imp_world *w = impl_checkunlocked(L, 1, "world:remove_joint")->w;
+    imp_qp_joint_remove(w, (int)luaL_checkinteger(L, 2) - 1);
+    return 0;
+}
+
 static int get_contact(lua_State *L)
 {
     lua_pushstring(L, imp_world_contact_mode(impl_checkworld(L, 1)->w) == IMP_CONTACT_QP ? "qp" : "impulse");
@@ -190,7 +225,8 @@ void impl_open_qp(lua_State *L)
     static const luaL_Reg world_fns[] = {
         {"contact_system", world_contact_system}, {"contact_accelerations", world_contact_accelerations},
         {"solve_contacts", world_solve_contacts}, {"resolve_collisions", world_resolve_collisions},
-        {"contact_stats", world_contact_stats}, {"contact_separations", world_contact_separations}, {NULL, NULL}};
+        {"contact_stats", world_contact_stats}, {"contact_separations", world_contact_separations},
+        {"joint", world_joint}, {"remove_joint", world_remove_joint}, {NULL, NULL}};
     impl_add_world_methods(L, world_fns);
     add_accessor(L, "getters", "contact", get_contact);
     add_accessor(L, "setters", "contact", set_contact);
