@@ -105,6 +105,7 @@ struct qp_state {
     int *isl_neq;           /* joint rows at the head of each island                                 */
     int cur_neq;            /* those of the island being solved                                      */
     struct qp_joint { imp_id a, b; imp_vec3 la, lb; bool live; } *joints; int nj, jcap;
+    struct qp_pair_depth { uint64_t key; } *pd; int npd, pdcap; /* pairs touching at the start (TOI) */
     bool warm;              /* g holds the last evaluation's friction forces of this contact set      */
     bool querying;          /* in a query: the body derivative leaves the contact forces out        */
     long solves;
@@ -126,7 +127,7 @@ void qp_free(imp_world *w)
     if (!w->qp) return;
     free(w->qp->dx);
     free(w->qp->At), free(w->qp->An), free(w->qp->bt), free(w->qp->g), free(w->qp->t1), free(w->qp->t2);
-    free(w->qp->c2), free(w->qp->par), free(w->qp->cnt), free(w->qp->isl), free(w->qp->isl_neq), free(w->qp->joints);
+    free(w->qp->c2), free(w->qp->par), free(w->qp->cnt), free(w->qp->isl), free(w->qp->isl_neq), free(w->qp->joints), free(w->qp->pd);
     free(w->qp->c), free(w->qp->b), free(w->qp->A), free(w->qp->bv), free(w->qp->f), free(w->qp->wv);
     imp_lcp_work_free(&w->qp->lcp);
     free(w->qp);
@@ -568,9 +569,7 @@ static void qp_solve_friction(struct qp_state *q, int n, const double *bn)
         imp_vec3 vel = v3_sub(point_vel(A, c->ra), point_vel(B, rbp));
         q->bt[2 * i] = v3_dot(q->t1[i], acc) + v3_dot(q->t1[i], vel) / h;
         q->bt[2 * i + 1] = v3_dot(q->t2[i], acc) + v3_dot(q->t2[i], vel) / h;
-        if (!q->warm) q->g[2 * i] = q->g[2 * i + 1] = 0; /* else: the last evaluation's forces */
     }
-    q->warm = true;
     const int m = 2 * n;
     for (int r = 0; r < m; r++) {
         const qp_contact *cr = &q->c[r / 2];
@@ -619,7 +618,11 @@ int qp_deriv(imp_world *w, const double *X, double *dX)
     if (!q || q->querying || q->count == 0) return 0;
     qp_bodies(w, X, dX);
     for (int i = 0; i < q->count; i++) qp_place(q, &q->c[i]);
-    if (q->friction > 0) qp_friction_reserve_contacts(q, q->count);
+    if (q->friction > 0) {
+        qp_friction_reserve_contacts(q, q->count);
+        if (!q->warm) memset(q->g, 0, sizeof(double) * 2 * (size_t)q->count); /* else: the last evaluation's */
+        q->warm = true;
+    }
     const double h = q->h;
     for (int k = 0; k < q->nisl; k++) {
         const int n = qp_island_begin(q, k);
@@ -826,16 +829,60 @@ int imp_qp_collide(imp_world *w, double e, imp_lcp_info *info)
 
 /* ---- the step in QP mode, with time of impact (S2, S0 section 8) ----------------------------------- */
 
-/* deepest penetration among the current manifolds' points that touch a dynamic body */
+/* a manifold's pair as one number (bodies or colliders of both sides; shapes of one body pair share it) */
+static uint64_t qp_pair_key(const imp_contact *mc)
+{
+    uint32_t a = imp_id_is_null(mc->a.body) ? 0x80000000u | mc->a.collider.index : mc->a.body.index;
+    uint32_t b = imp_id_is_null(mc->b.body) ? 0x80000000u | mc->b.collider.index : mc->b.body.index;
+    return (uint64_t)a << 32 | b;
+}
+
+static bool qp_dynamic_pair(const imp_world *w, const imp_contact *mc)
+{
+    int ka = imp_id_is_null(mc->a.body) ? -1 : ids_lookup(&w->body_ids, mc->a.body);
+    int kb = imp_id_is_null(mc->b.body) ? -1 : ids_lookup(&w->body_ids, mc->b.body);
+    return (ka >= 0 && w->bodies[ka].motion == IMP_DYNAMIC) || (kb >= 0 && w->bodies[kb].motion == IMP_DYNAMIC);
+}
+
+static int qp_cmp_key(const void *x, const void *y)
+{
+    const struct qp_pair_depth *a = x, *b = y;
+    return a->key < b->key ? -1 : a->key > b->key;
+}
+
+/* remember the pairs touching at the start of a (sub)step, sorted */
+static void qp_depths_record(imp_world *w)
+{
+    struct qp_state *q = w->qp;
+    int m = w->col.prev_man_count;
+    if (m > q->pdcap) {
+        q->pdcap = m + m / 2 + 16;
+        q->pd = ids_grow(q->pd, sizeof *q->pd, q->pdcap);
+    }
+    q->npd = 0;
+    for (int k = 0; k < m; k++) q->pd[q->npd++].key = qp_pair_key(&w->col.prev_mans[k].c);
+    if (q->npd > 1) qsort(q->pd, (size_t)q->npd, sizeof *q->pd, qp_cmp_key);
+}
+
+/* the deepest point of the pairs that were not touching at the start of the (sub)step: an impact
+ * inside the step is a new pair found penetrating (a new corner of a pair that already touched, a
+ * rocking box, is not seen: the resting solve's extra acceleration pushes it out). Pairs that touched
+ * at the start are the resting solve's (their depth is held by the extra acceleration); a deep pair being pushed out, or a
+ * resting pile compressing, cannot hide a new impact or waste the impact budget */
 static double qp_max_depth(const imp_world *w)
 {
+    const struct qp_state *q = w->qp;
     double m = -INFINITY;
     for (int k = 0; k < w->col.prev_man_count; k++) {
         const imp_contact *mc = &w->col.prev_mans[k].c;
-        int ka = imp_id_is_null(mc->a.body) ? -1 : ids_lookup(&w->body_ids, mc->a.body);
-        int kb = imp_id_is_null(mc->b.body) ? -1 : ids_lookup(&w->body_ids, mc->b.body);
-        bool dyn = (ka >= 0 && w->bodies[ka].motion == IMP_DYNAMIC) || (kb >= 0 && w->bodies[kb].motion == IMP_DYNAMIC);
-        if (!dyn) continue;
+        if (!qp_dynamic_pair(w, mc)) continue;
+        struct qp_pair_depth want = {qp_pair_key(mc)};
+        int lo = 0, hi = q->npd;
+        while (lo < hi) {
+            int mid = (lo + hi) / 2;
+            if (qp_cmp_key(&q->pd[mid], &want) < 0) lo = mid + 1; else hi = mid;
+        }
+        if (lo < q->npd && qp_cmp_key(&q->pd[lo], &want) == 0) continue; /* touching at the start: the LCP's */
         for (int i = 0; i < mc->count; i++) m = fmax(m, mc->depth[i]);
     }
     return m;
@@ -856,12 +903,12 @@ static void qp_restore(imp_world *w, const double *X)
  *     regula falsi on the penetration depth (S2: g(t) = depth(t) - target, with the Illinois
  *     modification so that one end cannot stick), re-integrate to it, and go round again
  *
- * The allowance is the depth the step started with plus IMP_QP_TOI_DEPTH (resting contacts sit
- * IMP_QP_SLOP deep and may be corrected, that is not an impact). The impact is placed where the
+ * Depth is measured over the pairs that were not touching when the (sub)step began (qp_max_depth);
+ * the allowance is IMP_QP_TOI_DEPTH. The impact is placed where the
  * depth is between half the allowance and the allowance over the start depth. Contacts are updated at
  * every trial state (begin/end events of the last update are the ones reported). */
 #define IMP_QP_TOI_DEPTH 2e-3 /* m: penetration a step may end with before it is cut at the impact */
-#define IMP_QP_MAX_IMPACTS 4
+#define IMP_QP_MAX_IMPACTS 16
 #define IMP_QP_TOI_ITERS 12
 
 int qp_step(imp_world *w, imp_ode_solver *solver, double dt)
@@ -872,8 +919,10 @@ int qp_step(imp_world *w, imp_ode_solver *solver, double dt)
     if (w->steps == 0) contacts_update(w); /* the first step: contacts of the initial state */
     double t = w->time, left = dt;
     for (int impact = 0; impact <= IMP_QP_MAX_IMPACTS && left > 0; impact++) {
-        double d0 = fmax(qp_max_depth(w), 0);
-        qp_begin_step(w, left);
+        qp_depths_record(w);
+        const double d0 = 0; /* depths are measured as growth over each pair's start depth */
+        qp_begin_step(w, dt); /* the extra acceleration acts over the world's step, not a sub-step:
+                               * d/(4 h^2) with a sliver of a step would be needlessly stiff */
         double *X0 = q->dx; /* the state after the impulses */
         qp_save(w, X0);
         imp_ode_system sys = imp_body_ode(w);
@@ -891,8 +940,7 @@ int qp_step(imp_world *w, imp_ode_solver *solver, double dt)
         for (int it = 0; it < IMP_QP_TOI_ITERS; it++) {
             s = (ghi != glo) ? lo + (hi - lo) * (-glo) / (ghi - glo) : 0.5 * (lo + hi);
             if (!(s > lo && s < hi)) s = 0.5 * (lo + hi);
-            qp_restore(w, X0);
-            q->h = s; /* the resting set gathered at X0 stays */
+            qp_restore(w, X0); /* the resting set gathered at X0 stays */
             sys = imp_body_ode(w);
             if ((rc = imp_ode_advance(&sys, solver, t, s))) return rc;
             contacts_update(w);
