@@ -358,7 +358,7 @@ describe("the A matrix and b vector", function()
     end)
   end
 
-  it("A for two boxes stacked is S4's: 1/m_a + 1/m_b + (r x n) terms, coupling between the pair's points", function()
+  it("A for a box on the floor is S4's: A_ij = 1/m + (r_i x n) . I^-1 (r_j x n), every pair of corners coupled", function()
     local w = qp_world { gravity = { 0, 0, 0 } }
     ground(w)
     w:box { size = { 1, 1, 1 }, position = { 0, 0.5, 0 }, mass = 2 }
