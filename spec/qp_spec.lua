@@ -241,6 +241,32 @@ describe("colliding contact: time of impact by regula falsi", function()
   end)
 end)
 
+describe("S2's stack of bricks", function()
+  local function stack(overhang)
+    local w = qp_world()
+    w.friction = 0.5
+    ground(w)
+    local top
+    for i = 0, 6 do
+      top = w:box { size = { 1.6, 0.4, 0.8 }, position = { i * overhang, 0.2 + 0.4 * i, 0 }, mass = 2 }
+    end
+    local y0 = top.position[2]
+    for _ = 1, 120 do assert(w:step(1 / 60)) end
+    return top.position[2] - y0, top
+  end
+
+  it("balanced (each brick 0.1 m past the one below): rests, the top brick within 1 mm", function()
+    local dy, top = stack(0.1)
+    assert(math.abs(dy) < 1e-3, "top brick moved " .. dy)
+    assert(math.abs(top.position[1] - 0.6) < 1e-3, "sideways " .. top.position[1])
+  end)
+
+  it("overbalanced (0.3 m: the centre of mass above the first brick passes its edge): topples", function()
+    local dy = stack(0.3)
+    assert(dy < -0.5, "top brick fell only " .. dy)
+  end)
+end)
+
 describe("a heap of 20 boxes (degenerate contacts of every kind)", function()
   it("falls, collides and settles with friction: never NaN, never through the floor", function()
     local quat = impetus.quat
