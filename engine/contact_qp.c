@@ -107,6 +107,7 @@ struct qp_state {
     struct qp_joint { imp_id a, b; imp_vec3 la, lb; bool live; } *joints; int nj, jcap;
     struct qp_pair_depth { uint64_t key; } *pd; int npd, pdcap; /* pairs touching at the start (TOI) */
     bool warm;              /* g holds the last evaluation's friction forces of this contact set      */
+    uint64_t sig;           /* the step's contact list, for the warm start across steps              */
     bool querying;          /* in a query: the body derivative leaves the contact forces out        */
     long solves;
     long impacts;           /* times of impact found (regula falsi)                                */
@@ -505,7 +506,7 @@ static void qp_external(imp_world *w, double *dX)
  * normal LCP (pivoting, exact) with the friction forces as known external forces, then the
  * tangential forces by projected Gauss-Seidel sweeps, each 2-vector projected onto the disc of
  * radius mu f_i (the cone, not the box), four rounds of 20 sweeps, warm-started from the last
- * evaluation's forces (the contact set is fixed over a step). Sticking contacts get the force that holds
+ * evaluation's forces (the contact set is fixed over a step, and kept across steps while unchanged). Sticking contacts get the force that holds
  * them; sliding ones mu f against the slip. Frictionless (mu = 0) skips all of it and stays exact. */
 static double qp_kernel(const struct qp_state *q, const qp_contact *ci, imp_vec3 ui, const qp_contact *cj, imp_vec3 uj)
 {
@@ -725,6 +726,15 @@ void qp_begin_step(imp_world *w, double h)
         qp_filter(q, IMP_QP_RESTING_SPEED); /* bounced contacts now separate */
     }
     qp_islands(w);
+    /* friction warm start across steps: the same contacts in the same order (ids of both sides per
+     * point, after the island sort) keep last step's friction forces as the first guess */
+    uint64_t sig = 1469598103934665603ull ^ (uint64_t)q->count;
+    for (int i = 0; i < q->count; i++) {
+        sig = (sig ^ q->c[i].ida.index) * 1099511628211ull;
+        sig = (sig ^ q->c[i].idb.index ^ ((uint64_t)q->c[i].eq << 40)) * 1099511628211ull;
+    }
+    q->warm = sig == q->sig && q->gcap >= q->count;
+    q->sig = sig;
     if (q->too_big)
         world_set_error(w, "contact \"qp\": a group of more than %d touching contact points gets no contact "
                            "forces (use the impulse mode for piles)", IMP_QP_MAX_ISLAND);

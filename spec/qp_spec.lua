@@ -163,9 +163,9 @@ describe("Coulomb friction (world.friction, the cone approximation)", function()
     near(along, 0.5 * g * (math.sin(th) - 0.2 * math.cos(th)), 1e-5, "distance after 1 s")
   end)
 
-  it("mu = 0.8 > tan 30 degrees: static friction holds it (creep under 2 mm in 1 s)", function()
+  it("mu = 0.8 > tan 30 degrees: static friction holds it (creep under 0.5 mm in 1 s)", function()
     local along = incline(0.8, 30)
-    assert(math.abs(along) < 2e-3, "moved " .. along .. " m")
+    assert(math.abs(along) < 5e-4, "moved " .. along .. " m")
   end)
 
   it("is refused outside [0, 100]", function()
