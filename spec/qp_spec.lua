@@ -211,6 +211,22 @@ describe("joints as equality rows (world:joint)", function()
     near(w:energy(), e0, 1e-4, "energy")
   end)
 
+  it("a fixed joint (a weld, 9 rows of rank 6) holds a cantilever still and carries a box set on it", function()
+    local w = qp_world()
+    local beam = w:box { size = { 2, 0.2, 0.2 }, position = { 1, 2, 0 }, mass = 1 }
+    w:joint { a = beam, point = { 0, 2, 0 }, fixed = true }
+    local cs, info = w:solve_contacts()
+    assert.are.equal(9, #cs)
+    assert.are.equal("ok", info.status)
+    local F = { 0, 0, 0 }
+    for _, c in ipairs(cs) do for k = 1, 3 do F[k] = F[k] + c.force * c.normal[k] end end
+    near(F[2], g, 1e-9, "the weld carries the beam")
+    local box = w:box { size = { 0.5, 0.5, 0.5 }, position = { 1.9, 2.35, 0 }, mass = 1 }
+    for _ = 1, 300 do assert(w:step(1 / 60)) end
+    near(beam.position[1], 1, 1e-6, "beam x"); near(beam.position[2], 2, 1e-6, "beam y")
+    near(box.position[2], 2.35 - 1e-5, 1e-6, "the box rests on the beam's end")
+  end)
+
   it("refuses bad arguments", function()
     local w, b = pendulum()
     assert.has_error(function() w:joint { a = b } end, "world:joint: field 'point' is required")

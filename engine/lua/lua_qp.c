@@ -147,7 +147,7 @@ static int world_joint(lua_State *L)
     const char *fn = "world:joint";
     imp_world *w = impl_checkunlocked(L, 1, fn)->w;
     luaL_checktype(L, 2, LUA_TTABLE);
-    static const char *const keys[] = {"a", "b", "point", NULL};
+    static const char *const keys[] = {"a", "b", "point", "fixed", NULL};
     impl_check_keys(L, 2, fn, keys);
     lua_getfield(L, 2, "a");
     if (lua_isnil(L, -1)) return luaL_error(L, "%s: field 'a' (a body) is required", fn);
@@ -160,8 +160,14 @@ static int world_joint(lua_State *L)
     lua_getfield(L, 2, "point");
     if (lua_isnil(L, -1)) return luaL_error(L, "%s: field 'point' is required", fn);
     imp_vec3 p = impl_tovec3(L, lua_gettop(L), "world:joint: field 'point'");
+    bool fixed = impl_field_bool(L, 2, fn, "fixed", 0);
     int k = imp_qp_joint(w, a, b, p);
     if (k < 0) return luaL_error(L, "%s: stale body handle", fn);
+    if (fixed) { /* a weld: three ball joints at non-collinear points (9 rows of rank 6: the solver
+                  * takes the redundancy like any degenerate contact set) */
+        imp_qp_joint(w, a, b, (imp_vec3){p.x + 1, p.y, p.z});
+        imp_qp_joint(w, a, b, (imp_vec3){p.x, p.y + 1, p.z});
+    }
     lua_pushinteger(L, k + 1);
     return 1;
 }
@@ -169,7 +175,9 @@ static int world_joint(lua_State *L)
 static int world_remove_joint(lua_State *L)
 {
     imp_world *w = impl_checkunlocked(L, 1, "world:remove_joint")->w;
-    imp_qp_joint_remove(w, (int)luaL_checkinteger(L, 2) - 1);
+    int k = (int)luaL_checkinteger(L, 2) - 1;
+    imp_qp_joint_remove(w, k);
+    if (lua_toboolean(L, 3)) imp_qp_joint_remove(w, k + 1), imp_qp_joint_remove(w, k + 2); /* a fixed joint's */
     return 0;
 }
 
