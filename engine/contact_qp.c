@@ -25,7 +25,10 @@
  * alpha = I^-1 (tau + L x omega) (from dL/dt = tau and L = I omega: I omega' = tau - omega x L).
  * Differentiating d = n . (p_A - p_B) twice, with the velocity terms kept as S0 keeps them:
  *     b_i = n . (a_A(p_A) - a_B(p_B)) + 2 ndot . (v_A(p_A) - v_B(p_B))
- * vertex/face: n is a face normal of B, fixed in B: ndot = omega_B x n.
+ * vertex/face: n is a face normal of B, fixed in B: ndot = omega_B x n. (The manifolds do not say
+ *              whose face was the reference; when it was A's, n really turns with A. The term
+ *              2 ndot . (v_A - v_B) differs by 2 ((omega_A - omega_B) x n) . (v_A - v_B), which
+ *              vanishes at resting contact, where v_A = v_B at the point.)
  * edge/edge:   n = ea x eb / |ea x eb|, ea turning with A, eb with B: with z = ea' x eb + ea x eb'
  *              (ea' = omega_A x ea, eb' = omega_B x eb), ndot = (z - (z.n) n) / |ea x eb|
  *              (S0's compute_ndot, which the text garbles: trap 4).
@@ -42,8 +45,8 @@
  *
  * Classification (documented threshold IMP_QP_RESTING_SPEED): at the start of a step each contact
  * point has relative normal velocity d'. d' < -threshold: colliding; |d'| <= threshold: resting;
- * d' > threshold: separating (left out, unless it still penetrates: d < 0). Colliding and resting contacts get simultaneous impulses
- * (S2 section 8): with v+ = A j + v-,
+ * d' > threshold: separating (left out, unless it still penetrates: d < 0). Colliding and resting
+ * contacts get simultaneous impulses (S2 section 8): with v+ = A j + v-,
  *     v+_i >= -e_i v-_i,   j >= 0,   j_i (v+_i + e_i v-_i) = 0
  * i.e. the LCP w = A j + (1 + e_i) v-_i (e_i = restitution for colliding, 0 for resting contacts and
  * for impacts slower than IMP_QP_BOUNCE_SPEED, 0.5 m/s, so that resting contact cannot chatter).

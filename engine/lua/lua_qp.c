@@ -13,7 +13,7 @@
  *   world:remove_joint(index)
  *   world:contact_stats()         {impacts (times of impact found), solves (resting LCPs)}
  * A contact is {a, b (bodies, nil for a collider), point, normal, separation, velocity, force,
- * acceleration, edge}; info is {status, pivots, clamped}. */
+ * acceleration, edge, joint}; info is {status, pivots, clamped, regularized}. */
 #include <math.h>
 #include <string.h>
 
@@ -50,6 +50,7 @@ static void push_info(lua_State *L, const imp_lcp_info *info)
     lua_pushstring(L, names[info->status]), lua_setfield(L, -2, "status");
     lua_pushinteger(L, info->pivots), lua_setfield(L, -2, "pivots");
     lua_pushinteger(L, info->clamped), lua_setfield(L, -2, "clamped");
+    lua_pushboolean(L, info->regularized), lua_setfield(L, -2, "regularized");
 }
 
 static int world_contact_system(lua_State *L)
