@@ -497,6 +497,8 @@ static int bodies_deriv(void *ctx, double t, const double *X, double *dX)
         imp_quat dq = quat_mul(quat(0, omega.x, omega.y, omega.z), q);
         d[3] = 0.5 * dq.w, d[4] = 0.5 * dq.x, d[5] = 0.5 * dq.y, d[6] = 0.5 * dq.z;
     }
+    /* QP contact mode: the resting contact forces, with the external forces in place (trap 9) */
+    if (w->contact_mode == IMP_CONTACT_QP) return qp_deriv(w, X, dX);
     return 0;
 }
 

@@ -688,4 +688,52 @@ int imp_cloth_count(const imp_world *w); /* cloth and hair objects */
 /* object i (0 <= i < count); the arrays are valid until the world changes */
 imp_mesh_view imp_cloth_mesh(imp_world *w, int i);
 
+/* ---- contact forces by complementarity (engine/lcp.c, engine/contact_qp.c) ------------------------ */
+
+/* the LCP w = A f + b, f >= 0, w >= 0, f.w = 0 (rows neq..n-1), w = 0 with f free (rows 0..neq-1);
+ * A (n x n row-major) symmetric positive semidefinite. Pivoting (Dantzig, Baraff 1994). Never fails
+ * with NaN: on an infeasible row it leaves that row out and says so in the status. */
+typedef enum imp_lcp_status { IMP_LCP_OK = 0, IMP_LCP_INFEASIBLE = 1, IMP_LCP_MAX_PIVOTS = 2 } imp_lcp_status;
+typedef struct imp_lcp_info { int status, pivots, clamped; bool regularized; } imp_lcp_info;
+typedef struct imp_lcp_work { double *mem; int *set; int cap; } imp_lcp_work; /* zero-initialise; reused */
+int imp_lcp_solve(int n, int neq, const double *A, const double *b, double *f, double *w,
+                  imp_lcp_info *info, imp_lcp_work *ws);
+void imp_lcp_work_free(imp_lcp_work *ws);
+
+/* world.contact = IMP_CONTACT_QP (the contact mode enum is declared with the impulse mode above):
+ * the exact contact forces of S0/S2 (an LCP in every derivative evaluation, simultaneous collision
+ * impulses) */
+void imp_world_set_restitution(imp_world *w, double e); /* QP mode's coefficient of restitution (default 0) */
+double imp_world_restitution(const imp_world *w);
+void imp_world_set_friction(imp_world *w, double mu); /* QP mode's Coulomb coefficient (default 0: frictionless, exact) */
+double imp_world_friction(const imp_world *w);
+
+/* the QP mode's contacts, for scripts and specs. imp_qp_gather collects every point of the current
+ * manifolds that touches a dynamic body and places it at the current state; the others work on that
+ * set: A and the exact b of d'' = A f + b (A: n x n row-major), d'' for given forces f (through the
+ * bodies' accelerations: an independent check of A and b), the exact forces (LCP), and the
+ * simultaneous collision impulses (S2 section 8), applied to the bodies. */
+typedef struct imp_qp_contact_info {
+    imp_id a, b;              /* bodies (null: a collider)                                     */
+    imp_vec3 point, normal;   /* point on A; normal out of B towards A                         */
+    double separation, velocity; /* d and d'                                                   */
+    double force, acceleration;  /* the last solve: force (or impulse) magnitude, and d''      */
+    bool edge;
+    bool joint;               /* a joint's equality row (normal = a world axis, force signed)  */
+} imp_qp_contact_info;
+int imp_qp_gather(imp_world *w);
+int imp_qp_count(const imp_world *w);
+void imp_qp_replace(imp_world *w); /* the gathered contacts' material points placed at the current state */
+void imp_qp_contact(const imp_world *w, int i, imp_qp_contact_info *out);
+void imp_qp_system(imp_world *w, double *A, double *b);
+void imp_qp_accelerations(imp_world *w, const double *f, double *dd);
+int imp_qp_solve(imp_world *w, imp_lcp_info *info);
+int imp_qp_collide(imp_world *w, double e, imp_lcp_info *info);
+/* a ball joint of the QP mode: the point (world, now) stays common to bodies a and b (b null: the
+ * world); three equality rows of the LCP (S2: holonomic constraints). Returns its index, or -1 */
+int imp_qp_joint(imp_world *w, imp_id a, imp_id b, imp_vec3 point);
+void imp_qp_joint_remove(imp_world *w, int k);
+long imp_qp_impacts(const imp_world *w); /* times of impact found by the QP mode's steps so far */
+long imp_qp_solves(const imp_world *w);  /* resting-contact LCPs solved so far (one per derivative evaluation) */
+
 #endif

@@ -280,6 +280,7 @@ struct imp_world {
     int vel_iterations, pos_iterations;
     const uint8_t *body_drift; /* while integrating positions: per dense body, 1 = forces already applied */
     struct impulse_scratch *imp;
+    struct qp_state *qp;            /* QP mode's contacts and scratch (contact_qp.c); NULL until used */
 
     imp_ode_solver solver;
     particle_range range;
@@ -310,6 +311,12 @@ int pcollide_contact_row(const imp_world *w, int k, const double *x, imp_vec3 *n
 int pcollide_touching(const imp_world *w, int i, imp_vec3 *normals, int max);
 
 void world_set_error(imp_world *w, const char *fmt, ...);
+
+/* contact_qp.c: world.contact = "qp" */
+void qp_begin_step(imp_world *w, double h);            /* impulses, then the step's resting set     */
+int qp_deriv(imp_world *w, const double *X, double *dX); /* adds the resting contact forces to dX   */
+void qp_free(imp_world *w);
+int qp_step(imp_world *w, imp_ode_solver *solver, double dt); /* integrate + collide, cut at impacts */
 
 /* tinkertoy.c: constrained dynamics. When tinker_active, the whole store is one ODE whose state is
  * [x | v | u | udot]; particles_deriv places the curve particles on their curves, adds the

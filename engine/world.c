@@ -12,6 +12,8 @@
  *     bodies:     contact response (world.contact, impulse.c: S1's collisions -> velocities ->
  *                 contacts level by level with shock propagation -> positions; bodies touching
  *                 nothing integrate with the world's ODE solver, body.c), then bullets swept
+ *                 (world.contact = "qp", contact_qp.c: collision impulses first, the resting contact
+ *                 forces inside every derivative evaluation, the step cut at each time of impact)
  *     collide:    broadphase -> narrowphase -> contacts + begin/end events (contact.c); run after
  *                 the bodies moved, so the contacts a script reads describe the state it sees
  *     finish:     NaN guard (a particle or body that went non-finite is put back and reported)
@@ -73,6 +75,7 @@ void imp_world_destroy(imp_world *w)
     bodies_free(w);
     implicit_free(w);
     cloth_free(w);
+    qp_free(w);
     free(w);
 }
 
@@ -134,18 +137,25 @@ static int step_bodies(imp_world *w, double dt, imp_profile *prof)
     if (n) memcpy(w->bstate0, w->bstate, BODY_DIM * sizeof(double) * (size_t)n);
     w->body_solver.method = w->def.integrator;
     w->body_solver.tolerance = w->def.tolerance;
-    /* contact response: the mode does collisions, velocities, contacts and positions (impulse.c);
-     * a world with no contacts to answer integrates its bodies with the ODE solver as before */
-    if (!impulse_step(w, dt)) {
-        imp_ode_system sys = imp_body_ode(w);
-        imp_ode_advance(&sys, &w->body_solver, w->time, dt);
+    if (w->contact_mode == IMP_CONTACT_QP) { /* contact_qp.c: integrate and collide, cut at impacts */
+        qp_step(w, &w->body_solver, dt);
+        bodies_clear_accumulators(w);
+        prof->bodies = now_ms() - t0;
+        prof->contacts = 0;
+    } else {
+        /* contact response: the mode does collisions, velocities, contacts and positions (impulse.c);
+         * a world with no contacts to answer integrates its bodies with the ODE solver as before */
+        if (!impulse_step(w, dt)) {
+            imp_ode_system sys = imp_body_ode(w);
+            imp_ode_advance(&sys, &w->body_solver, w->time, dt);
+        }
+        impulse_bullets(w, w->bstate0);
+        bodies_clear_accumulators(w);
+        prof->bodies = now_ms() - t0;
+        t0 = now_ms();
+        contacts_update(w);
+        prof->contacts = now_ms() - t0;
     }
-    impulse_bullets(w, w->bstate0);
-    bodies_clear_accumulators(w);
-    prof->bodies = now_ms() - t0;
-    t0 = now_ms();
-    contacts_update(w);
-    prof->contacts = now_ms() - t0;
     prof->pairs = w->col.prev_count;
     prof->manifolds = w->col.prev_man_count;
     return 0;

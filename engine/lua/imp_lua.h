@@ -86,6 +86,8 @@ void impl_open_impulse(lua_State *L);
 /* friction, static_friction, restitution fields of a definition table into a shape def (lua_impulse.c) */
 void impl_read_material(lua_State *L, int idx, const char *fn, imp_shape_def *s);
 int impl_open_quat(lua_State *L);
+int impl_open_lcp(lua_State *L);   /* lua_lcp.c: impetus.lcp */
+void impl_open_qp(lua_State *L);   /* lua_qp.c: world.contact and the exact-contact queries */
 imp_quat impl_toquat(lua_State *L, int idx, const char *what); /* {w, x, y, z}, normalized */
 void impl_pushquat(lua_State *L, imp_quat q);
 /* world:sphere{...} / world:box{...} without static = true: dynamic rigid bodies */

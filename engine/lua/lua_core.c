@@ -66,11 +66,14 @@ int luaopen_impetus_core(lua_State *L)
     impl_open_body(L);
     impl_open_query(L);
     impl_open_impulse(L);
+    impl_open_qp(L);
     impl_open_quat(L);
     lua_setfield(L, -2, "quat");
     impl_open_cloth(L);
     impl_open_ode(L);
     lua_setfield(L, -2, "ode");
+    impl_open_lcp(L);
+    lua_setfield(L, -2, "lcp");
     lua_pushliteral(L, "0.1.0");
     lua_setfield(L, -2, "version");
     return 1;

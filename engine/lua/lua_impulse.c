@@ -34,7 +34,7 @@ static int set_contact(lua_State *L)
     const char *s = luaL_checkstring(L, 2);
     if (!strcmp(s, "impulse")) imp_world_set_contact_mode(lw->w, IMP_CONTACT_IMPULSE);
     else if (!strcmp(s, "none")) imp_world_set_contact_mode(lw->w, IMP_CONTACT_NONE);
-    else if (!strcmp(s, "qp")) return luaL_error(L, "world.contact: \"qp\" (the LCP contact mode) is not in this build yet; use \"impulse\"");
+    else if (!strcmp(s, "qp")) imp_world_set_contact_mode(lw->w, IMP_CONTACT_QP);
     else return luaL_error(L, "world.contact must be \"impulse\", \"qp\" or \"none\" (got \"%s\")", s);
     return 0;
 }

@@ -4,6 +4,7 @@ local core = require "impetus.core"
 
 local impetus = {
   core = core,
+  lcp = core.lcp,          -- impetus.lcp.solve(A, b [, neq]): the pivoting LCP solver
   ode = core.ode,          -- impetus.ode.step / solve / adapt_factor / order
   quat = core.quat,        -- impetus.quat.from_axis_angle / to_matrix / from_matrix / mul / rotate
   version = core.version,

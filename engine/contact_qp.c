@@ -1,0 +1,984 @@
+/* contact_qp.c: world.contact = "qp", exact contact forces and simultaneous collision impulses
+ * (S0 sections 8-9 and appendix D; S2 sections 5 and 8; S4).
+ *
+ * SIGN CONVENTION (GUIDE.md trap 1): S0's. For contact i between bodies A and B, with unit normal n_i
+ * pointing out of B towards A (trap 2) and separation d_i = n_i . (p_A - p_B),
+ *
+ *     d''  = A f + b,     f >= 0,   d'' >= 0,   f . d'' = 0
+ *
+ * f_i is the magnitude of the force +f_i n_i on A and -f_i n_i on B at the contact point; b is d''
+ * with every contact force zero (external forces and velocity terms only).
+ *
+ * A (derived as J M^-1 J^T). A unit force at contact j acts on body X = A_j with sigma = +1 and on
+ * X = B_j with sigma = -1: linear force sigma n_j and torque (p_j - x_X) x sigma n_j (S4's four-case
+ * sign table; S0's compute_aij keeps the torque of the B side positive, trap 3, which is wrong). It
+ * changes X's acceleration by  sigma n_j / m_X  and its angular acceleration by
+ * sigma I_X^-1 (r_jX x n_j), so the acceleration of the point p_i of X changes by
+ *     sigma [ n_j / m_X + (I_X^-1 (r_jX x n_j)) x r_iX ].
+ * d_i'' takes n_i . (point acceleration on A_i - on B_i). With the rows J_iX = sigma_iX (n_i, r_iX x n_i):
+ *     A_ij = sum over bodies X of both contacts  J_iX . M_X^-1 J_jX^T
+ *          = sum sigma_iX sigma_jX [ n_i.n_j / m_X + (r_iX x n_i) . I_X^-1 (r_jX x n_j) ]
+ * (using a . (u x r) = (r x a) . u), symmetric and positive semidefinite by construction.
+ *
+ * b (S0 appendix D, compute_b_vector, and S4). With F, tau the external force and torque, the point
+ * acceleration of body X at r = p - x is  F/m + alpha x r + omega x (omega x r),  where
+ * alpha = I^-1 (tau + L x omega) (from dL/dt = tau and L = I omega: I omega' = tau - omega x L).
+ * Differentiating d = n . (p_A - p_B) twice, with the velocity terms kept as S0 keeps them:
+ *     b_i = n . (a_A(p_A) - a_B(p_B)) + 2 ndot . (v_A(p_A) - v_B(p_B))
+ * vertex/face: n is a face normal of B, fixed in B: ndot = omega_B x n. (The manifolds do not say
+ *              whose face was the reference; when it was A's, n really turns with A. The term
+ *              2 ndot . (v_A - v_B) differs by 2 ((omega_A - omega_B) x n) . (v_A - v_B), which
+ *              vanishes at resting contact, where v_A = v_B at the point.)
+ * edge/edge:   n = ea x eb / |ea x eb|, ea turning with A, eb with B: with z = ea' x eb + ea x eb'
+ *              (ea' = omega_A x ea, eb' = omega_B x eb), ndot = (z - (z.n) n) / |ea x eb|
+ *              (S0's compute_ndot, which the text garbles: trap 4).
+ *
+ * Extra acceleration (S4). Integrating d'' = 0 leaves whatever normal velocity d' and separation d
+ * a resting contact had, and they drift; S4 asks for the acceleration that cancels the normal
+ * velocity over one step h, a = -d'/h. The solve enforces
+ *     d'' + d'/h + (d + slop)/(4 h^2) >= 0
+ * i.e. b_i += d'_i/h + (d_i + slop)/(4 h^2): a critically damped return to d = -slop, d' = 0 (roots of
+ * s^2 + s/h + 1/(4h^2) are -1/(2h), well inside RK4's stability region). At rest (d = -slop,
+ * d' = 0) the extra terms vanish and the forces are the exact ones; slop = IMP_QP_SLOP = 10 um keeps
+ * resting faces touching in the narrow phase's eyes. The query functions (imp_qp_system,
+ * imp_qp_solve) use the exact b without them.
+ *
+ * Classification (documented threshold IMP_QP_RESTING_SPEED): at the start of a step each contact
+ * point has relative normal velocity d'. d' < -threshold: colliding; |d'| <= threshold: resting;
+ * d' > threshold: separating (left out, unless it still penetrates: d < 0). Colliding and resting
+ * contacts get simultaneous impulses (S2 section 8): with v+ = A j + v-,
+ *     v+_i >= -e_i v-_i,   j >= 0,   j_i (v+_i + e_i v-_i) = 0
+ * i.e. the LCP w = A j + (1 + e_i) v-_i (e_i = restitution for colliding, 0 for resting contacts and
+ * for impacts slower than IMP_QP_BOUNCE_SPEED, 0.5 m/s, so that resting contact cannot chatter).
+ * After that the contacts with d' <= threshold form the resting set that every derivative
+ * evaluation of the step solves for (GUIDE trap 9: after the external forces are in place). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define IMP_QP_RESTING_SPEED 0.05 /* m/s: |d'| below this is resting contact */
+/* m: resting contacts settle at this depth, not at d = 0 exactly, so that round-off (a tilt of
+ * 1e-17 rad) cannot make the narrow phase drop a corner of a face contact for a step */
+#define IMP_QP_SLOP 1e-5
+/* m/s: impacts slower than this are inelastic (e = 0): a resting contact re-established after a step
+ * of free fall (g h = 0.16 m/s at 60 Hz) must not bounce forever (S4's chattering) */
+#define IMP_QP_BOUNCE_SPEED 0.5
+
+typedef struct qp_contact {
+    int ka, kb;             /* dense body index of A and B for kinematics, -1: a fixed collider    */
+    imp_vec3 la, lb;        /* the contact point on A / on B: body frame (about the centre of mass), or world */
+    imp_vec3 ln;            /* the normal: in B's body frame when kb >= 0, else world               */
+    imp_vec3 lea, leb;      /* edge/edge: ea in A's frame, eb in B's (or world)                     */
+    bool edge;
+    bool eq;                /* a joint row: equality (w = 0, f free), ln a fixed world direction   */
+    imp_id ida, idb;        /* body ids (null for colliders)                                        */
+    /* evaluated at the current state */
+    imp_vec3 p, pb, n, ndot, ra, rb;  /* p: the point on A (force application), pb on B; r = p - x */
+    double d, dd;           /* separation and its rate d'                                            */
+    double force;           /* last solve: force magnitude (or impulse)                             */
+    double accel;           /* last solve: d''                                                      */
+} qp_contact;
+
+typedef struct qp_body {
+    imp_vec3 x, v, w, a, alpha, L;
+    imp_mat3 R, Iinv;
+    double im;              /* 1/m, 0 unless dynamic                                                */
+    bool dyn;
+} qp_body;
+
+struct qp_state {
+    qp_contact *c; int count, cap;
+    qp_body *b; int bcap;
+    double *A, *bv, *f, *wv; int acap;
+    double *dx; int dxcap;  /* a body derivative for the queries                                    */
+    imp_lcp_work lcp;
+    imp_lcp_info info;
+    double h;               /* the step being integrated (extra acceleration)                       */
+    double restitution;
+    double friction;        /* Coulomb coefficient mu of every QP contact (world.friction, default 0) */
+    double *At, *An, *bt; int tcap; /* friction rows of one island: A_tt (2n x 2n), A_tn (2n x n), b_t */
+    double *g; imp_vec3 *t1, *t2; int gcap; /* friction forces and tangent basis, per contact      */
+    /* islands (contacts grouped by the dynamic bodies they connect), contacts sorted by island */
+    qp_contact *c2; int c2cap; /* the sort's other buffer                                           */
+    int *par, *cnt; int parcap; /* union-find parents and counting-sort counters, per body        */
+    int *isl; int iscap, nisl;  /* island k is contacts [isl[k], isl[k+1])                         */
+    bool too_big;           /* an island exceeded IMP_QP_MAX_ISLAND this step                        */
+    int *isl_neq;           /* joint rows at the head of each island                                 */
+    int cur_neq;            /* those of the island being solved                                      */
+    struct qp_joint { imp_id a, b; imp_vec3 la, lb; bool live; } *joints; int nj, jcap;
+    struct qp_pair_depth { uint64_t key; } *pd; int npd, pdcap; /* pairs touching at the start (TOI) */
+    bool warm;              /* g holds the last evaluation's friction forces of this contact set      */
+    uint64_t sig;           /* the step's contact list, for the warm start across steps              */
+    bool querying;          /* in a query: the body derivative leaves the contact forces out        */
+    long solves;
+    long impacts;           /* times of impact found (regula falsi)                                */
+};
+
+static struct qp_state *qp_get(imp_world *w)
+{
+    if (!w->qp) {
+        w->qp = calloc(1, sizeof *w->qp);
+        if (!w->qp) abort();
+        w->qp->h = 1.0 / 60;
+    }
+    return w->qp;
+}
+
+void qp_free(imp_world *w)
+{
+    if (!w->qp) return;
+    free(w->qp->dx);
+    free(w->qp->At), free(w->qp->An), free(w->qp->bt), free(w->qp->g), free(w->qp->t1), free(w->qp->t2);
+    free(w->qp->c2), free(w->qp->par), free(w->qp->cnt), free(w->qp->isl), free(w->qp->isl_neq), free(w->qp->joints), free(w->qp->pd);
+    free(w->qp->c), free(w->qp->b), free(w->qp->A), free(w->qp->bv), free(w->qp->f), free(w->qp->wv);
+    imp_lcp_work_free(&w->qp->lcp);
+    free(w->qp);
+    w->qp = NULL;
+}
+
+void imp_world_set_restitution(imp_world *w, double e) { qp_get(w)->restitution = e; }
+double imp_world_restitution(const imp_world *w) { return w->qp ? w->qp->restitution : 0; }
+void imp_world_set_friction(imp_world *w, double mu) { qp_get(w)->friction = mu; }
+double imp_world_friction(const imp_world *w) { return w->qp ? w->qp->friction : 0; }
+
+static void qp_reserve(struct qp_state *q, int nc, int nb)
+{
+    if (nc > q->cap) {
+        int cap = q->cap ? q->cap : 16;
+        while (cap < nc) cap *= 2;
+        q->c = ids_grow(q->c, sizeof(qp_contact), cap);
+        q->c2 = ids_grow(q->c2, sizeof(qp_contact), cap);
+        q->isl = ids_grow(q->isl, sizeof(int), cap + 1);
+        q->isl_neq = ids_grow(q->isl_neq, sizeof(int), cap + 1);
+        q->cap = cap;
+    }
+    if (nb > q->dxcap) {
+        int cap = q->dxcap ? q->dxcap : 16;
+        while (cap < nb) cap *= 2;
+        free(q->dx);
+        q->dx = ids_grow(NULL, BODY_DIM * sizeof(double), cap);
+        q->dxcap = cap;
+    }
+    if (nb > q->bcap) {
+        int cap = q->bcap ? q->bcap : 16;
+        while (cap < nb) cap *= 2;
+        q->b = ids_grow(q->b, sizeof(qp_body), cap);
+        q->par = ids_grow(q->par, sizeof(int), cap + 1);
+        q->cnt = ids_grow(q->cnt, sizeof(int), cap + 2);
+        q->bcap = cap;
+    }
+}
+
+/* the LCP's matrix and vectors for systems of up to n rows (one island) */
+static void qp_reserve_system(struct qp_state *q, int n)
+{
+    if (n <= q->acap) return;
+    int cap = q->acap ? q->acap : 16;
+    while (cap < n) cap *= 2;
+    free(q->A), free(q->bv), free(q->f), free(q->wv);
+    q->A = ids_grow(NULL, sizeof(double), (size_t)cap * cap);
+    q->bv = ids_grow(NULL, sizeof(double), cap);
+    q->f = ids_grow(NULL, sizeof(double), cap);
+    q->wv = ids_grow(NULL, sizeof(double), cap);
+    q->acap = cap;
+}
+
+/* Islands. Contacts only couple through the dynamic bodies they share (A_ij = 0 otherwise), so the
+ * LCP splits into independent problems, one per connected group: union-find over the bodies, then a
+ * counting sort of the contacts by their group. An island of more than IMP_QP_MAX_ISLAND contacts
+ * (a pile of thousands of boxes: A would need n^2 doubles) is not solved: its bodies get no contact
+ * force and the world reports it. */
+#define IMP_QP_MAX_ISLAND 4096
+
+static int qp_root(int *par, int i)
+{
+    while (par[i] != i) par[i] = par[par[i]], i = par[i];
+    return i;
+}
+
+static void qp_islands(imp_world *w)
+{
+    struct qp_state *q = w->qp;
+    const int nb = w->body_ids.count, n = q->count;
+    q->nisl = 0;
+    q->too_big = false;
+    if (n == 0) return;
+    for (int i = 0; i < nb; i++) q->par[i] = i;
+    for (int i = 0; i < n; i++) {
+        const qp_contact *c = &q->c[i];
+        bool da = c->ka >= 0 && q->b[c->ka].dyn, db = c->kb >= 0 && q->b[c->kb].dyn;
+        if (da && db) {
+            int ra = qp_root(q->par, c->ka), rb = qp_root(q->par, c->kb);
+            if (ra != rb) q->par[ra] = rb;
+        }
+    }
+    memset(q->cnt, 0, sizeof(int) * (size_t)(nb + 1));
+    for (int i = 0; i < n; i++) {
+        const qp_contact *c = &q->c[i];
+        int k = qp_root(q->par, (c->ka >= 0 && q->b[c->ka].dyn) ? c->ka : c->kb);
+        q->cnt[k + 1]++;
+    }
+    for (int k = 0; k < nb; k++) q->cnt[k + 1] += q->cnt[k];
+    q->nisl = 0;
+    int biggest = 0;
+    for (int k = 0; k < nb; k++) {
+        int sz = q->cnt[k + 1] - q->cnt[k];
+        if (sz) q->isl[q->nisl++] = q->cnt[k], biggest = sz > biggest ? sz : biggest;
+    }
+    q->isl[q->nisl] = n;
+    for (int i = 0; i < n; i++) {
+        const qp_contact *c = &q->c[i];
+        int k = qp_root(q->par, (c->ka >= 0 && q->b[c->ka].dyn) ? c->ka : c->kb);
+        q->c2[q->cnt[k]++] = *c;
+    }
+    /* within each island the joint rows first (the LCP's equality rows lead) */
+    for (int k = 0; k < q->nisl; k++) {
+        int lo = q->isl[k], hi = q->isl[k + 1], o = lo;
+        for (int i = lo; i < hi; i++)
+            if (q->c2[i].eq) q->c[o++] = q->c2[i];
+        q->isl_neq[k] = o - lo;
+        for (int i = lo; i < hi; i++)
+            if (!q->c2[i].eq) q->c[o++] = q->c2[i];
+    }
+    q->too_big = biggest > IMP_QP_MAX_ISLAND;
+    qp_reserve_system(q, biggest < IMP_QP_MAX_ISLAND ? biggest : IMP_QP_MAX_ISLAND);
+}
+
+/* island k as the contact list [0, n): q->c (and the friction arrays) offset to its first contact;
+ * qp_island_end puts them back */
+static int qp_island_begin(struct qp_state *q, int k)
+{
+    int lo = q->isl[k], n = q->isl[k + 1] - lo;
+    if (n > IMP_QP_MAX_ISLAND) return 0;
+    q->cur_neq = q->isl_neq[k];
+    q->c += lo;
+    if (q->g) q->g += 2 * lo, q->t1 += lo, q->t2 += lo;
+    return n;
+}
+
+static void qp_island_end(struct qp_state *q, int k)
+{
+    int lo = q->isl[k];
+    q->c -= lo;
+    if (q->g) q->g -= 2 * lo, q->t1 -= lo, q->t2 -= lo;
+}
+
+/* kinematics of every body at state X, and the accelerations its forces give: dX holds the body
+ * derivative with the external forces (dP/dt = F, dL/dt = tau), or NULL for none */
+static void qp_bodies(imp_world *w, const double *X, const double *dX)
+{
+    struct qp_state *q = w->qp;
+    for (int i = 0; i < w->body_ids.count; i++) {
+        const body *bd = &w->bodies[i];
+        const double *s = X + BODY_DIM * i;
+        qp_body *k = &q->b[i];
+        imp_quat qq = quat_normalize(quat(s[3], s[4], s[5], s[6]));
+        k->x = v3_load(s);
+        k->R = quat_to_m3(qq);
+        k->dyn = bd->motion == IMP_DYNAMIC;
+        k->a = k->alpha = v3(0, 0, 0);
+        if (k->dyn) {
+            k->im = bd->inv_mass;
+            k->Iinv = m3_rotate_tensor(k->R, bd->Ibody_inv);
+            k->L = v3_load(s + 10);
+            k->v = v3_scale(v3_load(s + 7), k->im);
+            k->w = m3_mul_v(k->Iinv, k->L);
+            if (dX) {
+                const double *d = dX + BODY_DIM * i;
+                k->a = v3_scale(v3_load(d + 7), k->im);
+                k->alpha = m3_mul_v(k->Iinv, v3_add(v3_load(d + 10), v3_cross(k->L, k->w)));
+            }
+        } else {
+            k->im = 0;
+            k->Iinv = (imp_mat3){{{0}}};
+            k->L = v3(0, 0, 0);
+            k->v = bd->motion == IMP_KINEMATIC ? bd->kin_v : v3(0, 0, 0);
+            k->w = bd->motion == IMP_KINEMATIC ? bd->kin_w : v3(0, 0, 0);
+        }
+    }
+}
+
+static imp_vec3 point_vel(const qp_body *k, imp_vec3 r) { return v3_add(k->v, v3_cross(k->w, r)); }
+static imp_vec3 point_acc(const qp_body *k, imp_vec3 r)
+{
+    return v3_add(k->a, v3_add(v3_cross(k->alpha, r), v3_cross(k->w, v3_cross(k->w, r))));
+}
+
+/* place contact c at the current body kinematics: points, normal, ndot, d, d' */
+static void qp_place(const struct qp_state *q, qp_contact *c)
+{
+    static const qp_body fixed = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0},
+                                  {{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}, {{{0}}}, 0, false};
+    const qp_body *A = c->ka >= 0 ? &q->b[c->ka] : &fixed, *B = c->kb >= 0 ? &q->b[c->kb] : &fixed;
+    c->p = v3_add(A->x, m3_mul_v(A->R, c->la));
+    c->pb = v3_add(B->x, m3_mul_v(B->R, c->lb));
+    if (c->eq) {
+        c->n = c->ln;
+        c->ndot = v3(0, 0, 0);
+    } else if (c->edge) {
+        imp_vec3 ea = m3_mul_v(A->R, c->lea), eb = m3_mul_v(B->R, c->leb);
+        imp_vec3 e = v3_cross(ea, eb);
+        double l = v3_len(e);
+        if (l > 1e-12) {
+            c->n = v3_scale(e, 1.0 / l);
+            imp_vec3 z = v3_add(v3_cross(v3_cross(A->w, ea), eb), v3_cross(ea, v3_cross(B->w, eb)));
+            c->ndot = v3_scale(v3_sub(z, v3_scale(c->n, v3_dot(z, c->n))), 1.0 / l);
+        } else { /* the edges turned parallel inside the step: keep the last normal */
+            c->ndot = v3(0, 0, 0);
+        }
+    } else {
+        c->n = m3_mul_v(B->R, c->ln);
+        c->ndot = v3_cross(B->w, c->n);
+    }
+    c->ra = v3_sub(c->p, A->x);
+    c->rb = v3_sub(c->p, B->x);
+    c->d = v3_dot(c->n, v3_sub(c->p, c->pb));
+    c->dd = v3_dot(c->n, v3_sub(point_vel(A, c->ra), point_vel(B, v3_sub(c->pb, B->x))));
+}
+
+#define QP_SEPARATED 1e-4 /* m: a manifold point farther apart than this is not a contact */
+
+/* the contacts of the current manifolds, every touching point, at the current state */
+static int qp_gather(imp_world *w)
+{
+    struct qp_state *q = qp_get(w);
+    int total = 3 * q->nj;
+    for (int m = 0; m < w->col.prev_man_count; m++) total += w->col.prev_mans[m].c.count;
+    qp_reserve(q, total, w->body_ids.count);
+    qp_bodies(w, w->bstate, NULL);
+    q->count = 0;
+    q->warm = false;
+    for (int m = 0; m < w->col.prev_man_count; m++) {
+        const imp_contact *mc = &w->col.prev_mans[m].c;
+        int ka = imp_id_is_null(mc->a.body) ? -1 : ids_lookup(&w->body_ids, mc->a.body);
+        int kb = imp_id_is_null(mc->b.body) ? -1 : ids_lookup(&w->body_ids, mc->b.body);
+        bool dyn = (ka >= 0 && q->b[ka].dyn) || (kb >= 0 && q->b[kb].dyn);
+        if (!dyn) continue;
+        for (int k = 0; k < mc->count; k++) {
+            /* the impulse mode's manifolds keep face corners a few mm above the face (negative
+             * depth) to steady its stacks; S0's contacts are the touching points only */
+            if (mc->depth[k] < -QP_SEPARATED) continue;
+            qp_contact *c = &q->c[q->count++];
+            memset(c, 0, sizeof *c);
+            c->ka = ka, c->kb = kb;
+            c->ida = mc->a.body, c->idb = mc->b.body;
+            imp_vec3 pa = mc->points[k], pb = v3_add(pa, v3_scale(mc->normal, mc->depth[k]));
+            c->la = ka >= 0 ? m3_mul_tv(q->b[ka].R, v3_sub(pa, q->b[ka].x)) : pa;
+            c->lb = kb >= 0 ? m3_mul_tv(q->b[kb].R, v3_sub(pb, q->b[kb].x)) : pb;
+            c->ln = kb >= 0 ? m3_mul_tv(q->b[kb].R, mc->normal) : mc->normal;
+            c->edge = mc->edge;
+            if (mc->edge) {
+                c->lea = ka >= 0 ? m3_mul_tv(q->b[ka].R, mc->ea) : mc->ea;
+                c->leb = kb >= 0 ? m3_mul_tv(q->b[kb].R, mc->eb) : mc->eb;
+            }
+            qp_place(q, c);
+        }
+    }
+    /* joints: three equality rows each, along the world axes: the anchor on A and the anchor on B
+     * (or the world point) keep together, d = e_k . (p_A - p_B) = 0 with d'' = 0 */
+    for (int k = 0; k < q->nj; k++) {
+        const struct qp_joint *jt = &q->joints[k];
+        if (!jt->live) continue;
+        int ka = ids_lookup(&w->body_ids, jt->a);
+        int kb = imp_id_is_null(jt->b) ? -1 : ids_lookup(&w->body_ids, jt->b);
+        if (ka < 0 || (!imp_id_is_null(jt->b) && kb < 0)) continue; /* a body was destroyed */
+        if (!q->b[ka].dyn && (kb < 0 || !q->b[kb].dyn)) continue;
+        for (int axis = 0; axis < 3; axis++) {
+            qp_contact *c = &q->c[q->count++];
+            memset(c, 0, sizeof *c);
+            c->ka = ka, c->kb = kb, c->ida = jt->a, c->idb = jt->b;
+            c->la = jt->la, c->lb = jt->lb;
+            c->ln = v3(axis == 0, axis == 1, axis == 2);
+            c->eq = true;
+            qp_place(q, c);
+        }
+    }
+    return q->count;
+}
+
+int imp_qp_joint(imp_world *w, imp_id a, imp_id b, imp_vec3 point)
+{
+    struct qp_state *q = qp_get(w);
+    int ka = ids_lookup(&w->body_ids, a);
+    int kb = imp_id_is_null(b) ? -1 : ids_lookup(&w->body_ids, b);
+    if (ka < 0 || (!imp_id_is_null(b) && kb < 0)) return -1;
+    if (q->nj == q->jcap) {
+        q->jcap = q->jcap ? 2 * q->jcap : 8;
+        q->joints = ids_grow(q->joints, sizeof *q->joints, q->jcap);
+    }
+    const double *XA = w->bstate + BODY_DIM * ka;
+    imp_mat3 RA = quat_to_m3(quat_normalize(quat(XA[3], XA[4], XA[5], XA[6])));
+    struct qp_joint *jt = &q->joints[q->nj];
+    jt->a = a, jt->b = b, jt->live = true;
+    jt->la = m3_mul_tv(RA, v3_sub(point, v3_load(XA)));
+    if (kb >= 0) {
+        const double *XB = w->bstate + BODY_DIM * kb;
+        imp_mat3 RB = quat_to_m3(quat_normalize(quat(XB[3], XB[4], XB[5], XB[6])));
+        jt->lb = m3_mul_tv(RB, v3_sub(point, v3_load(XB)));
+    } else {
+        jt->lb = point;
+    }
+    return q->nj++;
+}
+
+void imp_qp_joint_remove(imp_world *w, int k)
+{
+    if (w->qp && k >= 0 && k < w->qp->nj) w->qp->joints[k].live = false;
+}
+
+/* A (n x n) over the contacts [0, n), from the placed contacts: A_ij = sum J_iX M_X^-1 J_jX^T */
+static void qp_amatrix(const struct qp_state *q, int n, double *A)
+{
+    for (int i = 0; i < n; i++) {
+        const qp_contact *ci = &q->c[i];
+        for (int j = i; j < n; j++) {
+            const qp_contact *cj = &q->c[j];
+            double s = 0;
+            for (int si = 0; si < 2; si++) {
+                int X = si ? ci->kb : ci->ka;
+                if (X < 0 || !q->b[X].dyn) continue;
+                imp_vec3 ri = si ? ci->rb : ci->ra;
+                double sgi = si ? -1 : 1;
+                for (int sj = 0; sj < 2; sj++) {
+                    int Y = sj ? cj->kb : cj->ka;
+                    if (Y != X) continue;
+                    imp_vec3 rj = sj ? cj->rb : cj->ra;
+                    double sgj = sj ? -1 : 1;
+                    const qp_body *k = &q->b[X];
+                    imp_vec3 ti = v3_cross(ri, ci->n), tj = v3_cross(rj, cj->n);
+                    s += sgi * sgj * (k->im * v3_dot(ci->n, cj->n) + v3_dot(ti, m3_mul_v(k->Iinv, tj)));
+                }
+            }
+            A[(size_t)i * n + j] = A[(size_t)j * n + i] = s;
+        }
+    }
+}
+
+/* b: d'' of each contact with no contact force (exact; the extra acceleration is added by the caller) */
+static void qp_bvector(const struct qp_state *q, int n, double *b)
+{
+    static const qp_body fixed = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0},
+                                  {{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}, {{{0}}}, 0, false};
+    for (int i = 0; i < n; i++) {
+        const qp_contact *c = &q->c[i];
+        const qp_body *A = c->ka >= 0 ? &q->b[c->ka] : &fixed, *B = c->kb >= 0 ? &q->b[c->kb] : &fixed;
+        imp_vec3 rbp = v3_sub(c->pb, B->x);
+        imp_vec3 acc = v3_sub(point_acc(A, c->ra), point_acc(B, rbp));
+        imp_vec3 vel = v3_sub(point_vel(A, c->ra), point_vel(B, rbp));
+        b[i] = v3_dot(c->n, acc) + 2 * v3_dot(c->ndot, vel);
+    }
+}
+
+/* add f_i n_i at p_i to A's force and torque, the opposite to B's, into the body derivative dX */
+static void qp_apply(imp_world *w, int n, const double *f, double *dX)
+{
+    struct qp_state *q = w->qp;
+    for (int i = 0; i < n; i++) {
+        const qp_contact *c = &q->c[i];
+        if (f[i] == 0) continue;
+        imp_vec3 F = v3_scale(c->n, f[i]);
+        if (c->ka >= 0 && q->b[c->ka].dyn) {
+            v3_accum(dX + BODY_DIM * c->ka + 7, F);
+            v3_accum(dX + BODY_DIM * c->ka + 10, v3_cross(c->ra, F));
+        }
+        if (c->kb >= 0 && q->b[c->kb].dyn) {
+            v3_accum(dX + BODY_DIM * c->kb + 7, v3_scale(F, -1));
+            v3_accum(dX + BODY_DIM * c->kb + 10, v3_cross(c->rb, v3_scale(F, -1)));
+        }
+    }
+}
+
+/* the body derivative with external forces only, at the store's state, into scratch dX */
+static void qp_external(imp_world *w, double *dX)
+{
+    struct qp_state *q = qp_get(w);
+    imp_ode_system sys = imp_body_ode(w);
+    q->querying = true;
+    sys.deriv(sys.ctx, w->time, w->bstate, dX);
+    q->querying = false;
+}
+
+/* ---- friction (a friction-cone approximation) ------------------------------------------------------ *
+ * Each resting contact also carries a tangential force g = g1 t1 + g2 t2 (t1, t2 an orthonormal basis
+ * of the contact plane), with Coulomb's cone |g| <= mu f. The rows couple through the same kernel as
+ * A: for a row of direction u at contact i and one of direction u' at contact j,
+ *     K = sum over shared bodies X of sigma sigma' [ u.u' / m_X + (r_iX x u) . I_X^-1 (r_jX x u') ]
+ * The tangential relative acceleration is a_t = A_tt g + A_tn f + b_t, b_t as b with t for n (the
+ * turning of the basis, tdot, is left out). Friction is asked to stop the sliding within the step:
+ * a_t + v_t/h = 0 (S4's extra acceleration, tangentially), limited to the cone. The coupled problem
+ * is not an LCP with a symmetric PSD matrix; it is solved by alternation, as a fixed point: the
+ * normal LCP (pivoting, exact) with the friction forces as known external forces, then the
+ * tangential forces by projected Gauss-Seidel sweeps, each 2-vector projected onto the disc of
+ * radius mu f_i (the cone, not the box), four rounds of 20 sweeps, warm-started from the last
+ * evaluation's forces (the contact set is fixed over a step, and kept across steps while unchanged). Sticking contacts get the force that holds
+ * them; sliding ones mu f against the slip. Frictionless (mu = 0) skips all of it and stays exact. */
+static double qp_kernel(const struct qp_state *q, const qp_contact *ci, imp_vec3 ui, const qp_contact *cj, imp_vec3 uj)
+{
+    double s = 0;
+    for (int si = 0; si < 2; si++) {
+        int X = si ? ci->kb : ci->ka;
+        if (X < 0 || !q->b[X].dyn) continue;
+        imp_vec3 ri = si ? ci->rb : ci->ra;
+        for (int sj = 0; sj < 2; sj++) {
+            if ((sj ? cj->kb : cj->ka) != X) continue;
+            imp_vec3 rj = sj ? cj->rb : cj->ra;
+            const qp_body *k = &q->b[X];
+            double sg = (si ? -1 : 1) * (sj ? -1 : 1);
+            s += sg * (k->im * v3_dot(ui, uj) + v3_dot(v3_cross(ri, ui), m3_mul_v(k->Iinv, v3_cross(rj, uj))));
+        }
+    }
+    return s;
+}
+
+static void qp_friction_reserve(struct qp_state *q, int n)
+{
+    if (n <= q->tcap) return;
+    int cap = q->tcap ? q->tcap : 16;
+    while (cap < n) cap *= 2;
+    free(q->At), free(q->An), free(q->bt);
+    q->At = ids_grow(NULL, sizeof(double), 4 * (size_t)cap * cap);
+    q->An = ids_grow(NULL, sizeof(double), 2 * (size_t)cap * cap);
+    q->bt = ids_grow(NULL, sizeof(double), 3 * (size_t)cap); /* b_t (2 per contact), then the normal b */
+    q->tcap = cap;
+}
+
+static void qp_friction_reserve_contacts(struct qp_state *q, int n)
+{
+    if (n <= q->gcap) return;
+    int cap = q->gcap ? q->gcap : 16;
+    while (cap < n) cap *= 2;
+    free(q->g), free(q->t1), free(q->t2);
+    q->warm = false;
+    q->g = ids_grow(NULL, sizeof(double), 2 * (size_t)cap);
+    q->t1 = ids_grow(NULL, sizeof(imp_vec3), cap);
+    q->t2 = ids_grow(NULL, sizeof(imp_vec3), cap);
+    q->gcap = cap;
+}
+
+/* normal forces f (and d'' in wv) and friction g for the placed contacts; bn: b with the extra terms */
+static void qp_solve_friction(struct qp_state *q, int n, const double *bn)
+{
+    static const qp_body fixed = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0},
+                                  {{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}, {{{0}}}, 0, false};
+    const double mu = q->friction, h = q->h;
+    qp_friction_reserve(q, n);
+    double *bw = q->bt + 2 * q->tcap; /* b of the normal LCP with the friction forces in */
+    for (int i = 0; i < n; i++) {
+        const qp_contact *c = &q->c[i];
+        imp_vec3 t = fabs(c->n.x) < 0.57 ? v3(1, 0, 0) : v3(0, 1, 0);
+        q->t1[i] = v3_normalize(v3_cross(c->n, t));
+        q->t2[i] = v3_cross(c->n, q->t1[i]);
+        const qp_body *A = c->ka >= 0 ? &q->b[c->ka] : &fixed, *B = c->kb >= 0 ? &q->b[c->kb] : &fixed;
+        imp_vec3 rbp = v3_sub(c->pb, B->x);
+        imp_vec3 acc = v3_sub(point_acc(A, c->ra), point_acc(B, rbp));
+        imp_vec3 vel = v3_sub(point_vel(A, c->ra), point_vel(B, rbp));
+        q->bt[2 * i] = v3_dot(q->t1[i], acc) + v3_dot(q->t1[i], vel) / h;
+        q->bt[2 * i + 1] = v3_dot(q->t2[i], acc) + v3_dot(q->t2[i], vel) / h;
+    }
+    const int m = 2 * n;
+    for (int r = 0; r < m; r++) {
+        const qp_contact *cr = &q->c[r / 2];
+        imp_vec3 ur = (r & 1) ? q->t2[r / 2] : q->t1[r / 2];
+        for (int k = r; k < m; k++) {
+            imp_vec3 uk = (k & 1) ? q->t2[k / 2] : q->t1[k / 2];
+            q->At[(size_t)r * m + k] = q->At[(size_t)k * m + r] = qp_kernel(q, cr, ur, &q->c[k / 2], uk);
+        }
+        for (int j = 0; j < n; j++) q->An[(size_t)r * n + j] = qp_kernel(q, cr, ur, &q->c[j], q->c[j].n);
+    }
+    for (int round = 0; round < 4; round++) {
+        /* normal forces with the friction forces known: b_n + A_nt g (A_nt = A_tn^T) */
+        for (int i = 0; i < n; i++) {
+            double v = bn[i];
+            for (int r = 0; r < m; r++) v += q->An[(size_t)r * n + i] * q->g[r];
+            bw[i] = v;
+        }
+        imp_lcp_solve(n, q->cur_neq, q->A, bw, q->f, q->wv, &q->info, &q->lcp);
+        /* tangential: projected Gauss-Seidel on A_tt g + A_tn f + b_t = 0, |g_i| <= mu f_i */
+        for (int sweep = 0; sweep < 20; sweep++) {
+            for (int i = 0; i < n; i++) {
+                for (int k = 0; k < 2; k++) {
+                    int r = 2 * i + k;
+                    double res = q->bt[r], diag = q->At[(size_t)r * m + r];
+                    for (int j = 0; j < n; j++) res += q->An[(size_t)r * n + j] * q->f[j];
+                    for (int c = 0; c < m; c++) res += q->At[(size_t)r * m + c] * q->g[c];
+                    if (diag > 0) q->g[r] -= res / diag;
+                }
+                double lim = q->c[i].eq ? 0 : mu * q->f[i], gl = hypot(q->g[2 * i], q->g[2 * i + 1]);
+                if (gl > lim) {
+                    double sc = gl > 0 ? lim / gl : 0;
+                    q->g[2 * i] *= sc, q->g[2 * i + 1] *= sc;
+                }
+            }
+        }
+    }
+}
+
+/* ---- inside every derivative evaluation ------------------------------------------------------------ */
+
+/* dX holds the derivative with the external forces; add the resting contact forces of the step's
+ * contact set at state X */
+int qp_deriv(imp_world *w, const double *X, double *dX)
+{
+    struct qp_state *q = w->qp;
+    if (!q || q->querying || q->count == 0) return 0;
+    qp_bodies(w, X, dX);
+    for (int i = 0; i < q->count; i++) qp_place(q, &q->c[i]);
+    if (q->friction > 0) {
+        qp_friction_reserve_contacts(q, q->count);
+        if (!q->warm) memset(q->g, 0, sizeof(double) * 2 * (size_t)q->count); /* else: the last evaluation's */
+        q->warm = true;
+    }
+    const double h = q->h;
+    for (int k = 0; k < q->nisl; k++) {
+        const int n = qp_island_begin(q, k);
+        if (!n) continue;
+        qp_amatrix(q, n, q->A);
+        qp_bvector(q, n, q->bv);
+        for (int i = 0; i < n; i++) /* S4's extra acceleration, towards d = -IMP_QP_SLOP (joints: 0) */
+            q->bv[i] += q->c[i].dd / h + (q->c[i].d + (q->c[i].eq ? 0 : IMP_QP_SLOP)) / (4 * h * h);
+        if (q->friction > 0) {
+            qp_solve_friction(q, n, q->bv);
+            for (int i = 0; i < n; i++) {
+                const qp_contact *c = &q->c[i];
+                imp_vec3 G = v3_add(v3_scale(q->t1[i], q->g[2 * i]), v3_scale(q->t2[i], q->g[2 * i + 1]));
+                if (c->ka >= 0 && q->b[c->ka].dyn) {
+                    v3_accum(dX + BODY_DIM * c->ka + 7, G);
+                    v3_accum(dX + BODY_DIM * c->ka + 10, v3_cross(c->ra, G));
+                }
+                if (c->kb >= 0 && q->b[c->kb].dyn) {
+                    v3_accum(dX + BODY_DIM * c->kb + 7, v3_scale(G, -1));
+                    v3_accum(dX + BODY_DIM * c->kb + 10, v3_cross(c->rb, v3_scale(G, -1)));
+                }
+            }
+        } else {
+            imp_lcp_solve(n, q->cur_neq, q->A, q->bv, q->f, q->wv, &q->info, &q->lcp);
+        }
+        q->solves++;
+        for (int i = 0; i < n; i++) q->c[i].force = q->f[i], q->c[i].accel = q->wv[i];
+        qp_apply(w, n, q->f, dX);
+        qp_island_end(q, k);
+    }
+    return 0;
+}
+
+/* ---- collisions: simultaneous impulses (S2 section 8) ---------------------------------------------- */
+
+/* solve and apply the impulses over contacts [0, n) that are placed at the store's state; e_i is
+ * `e` for contacts with d' < -bounce and 0 for the others. Returns the LCP status. */
+static int qp_impulses(imp_world *w, double e, double bounce)
+{
+    struct qp_state *q = w->qp;
+    int status = 0;
+    qp_islands(w);
+    for (int k = 0; k < q->nisl; k++) {
+        const int n = qp_island_begin(q, k);
+        if (!n) continue;
+        qp_amatrix(q, n, q->A);
+        for (int i = 0; i < n; i++) {
+            double vm = q->c[i].dd;
+            q->bv[i] = (1 + (vm < -bounce && !q->c[i].eq ? e : 0)) * vm; /* joints: v+ = 0 */
+        }
+        if (imp_lcp_solve(n, q->cur_neq, q->A, q->bv, q->f, q->wv, &q->info, &q->lcp)) status = q->info.status;
+        for (int i = 0; i < n; i++) {
+            qp_contact *c = &q->c[i];
+            c->force = q->f[i];
+            if (q->f[i] == 0) continue;
+            imp_vec3 J = v3_scale(c->n, q->f[i]);
+            if (c->ka >= 0 && q->b[c->ka].dyn) {
+                double *s = w->bstate + BODY_DIM * c->ka;
+                v3_accum(s + 7, J), v3_accum(s + 10, v3_cross(c->ra, J));
+            }
+            if (c->kb >= 0 && q->b[c->kb].dyn) {
+                double *s = w->bstate + BODY_DIM * c->kb;
+                v3_accum(s + 7, v3_scale(J, -1)), v3_accum(s + 10, v3_cross(c->rb, v3_scale(J, -1)));
+            }
+        }
+        qp_island_end(q, k);
+    }
+    /* the velocities after, for the caller */
+    qp_bodies(w, w->bstate, NULL);
+    for (int i = 0; i < q->count; i++) qp_place(q, &q->c[i]);
+    q->info.status = status;
+    return status;
+}
+
+/* leave out the separating contacts: d' > hi, unless they still penetrate (d < 0), where the
+ * extra acceleration is what pushes them apart and must stay in the solve until d >= 0 */
+static int qp_filter(struct qp_state *q, double hi)
+{
+    int k = 0;
+    for (int i = 0; i < q->count; i++)
+        if (q->c[i].eq || q->c[i].dd <= hi || q->c[i].d < 0) q->c[k++] = q->c[i];
+    if (k != q->count) q->warm = false;
+    q->count = k;
+    return k;
+}
+
+/* start of a step in QP mode: gather the contacts, resolve the colliding ones with simultaneous
+ * impulses, and keep the resting set for the derivative evaluations of the step */
+void qp_begin_step(imp_world *w, double h)
+{
+    struct qp_state *q = qp_get(w);
+    q->h = h;
+    qp_gather(w);
+    qp_filter(q, IMP_QP_RESTING_SPEED); /* separating contacts are left out */
+    bool colliding = false;
+    for (int i = 0; i < q->count; i++) /* joints drifting apart in velocity are projected back too */
+        colliding = colliding || q->c[i].dd < -IMP_QP_RESTING_SPEED || (q->c[i].eq && q->c[i].dd > IMP_QP_RESTING_SPEED);
+    if (colliding) {
+        qp_impulses(w, q->restitution, IMP_QP_BOUNCE_SPEED);
+        qp_filter(q, IMP_QP_RESTING_SPEED); /* bounced contacts now separate */
+    }
+    qp_islands(w);
+    /* friction warm start across steps: the same contacts in the same order (ids of both sides per
+     * point, after the island sort) keep last step's friction forces as the first guess */
+    uint64_t sig = 1469598103934665603ull ^ (uint64_t)q->count;
+    for (int i = 0; i < q->count; i++) {
+        sig = (sig ^ q->c[i].ida.index) * 1099511628211ull;
+        sig = (sig ^ q->c[i].idb.index ^ ((uint64_t)q->c[i].eq << 40)) * 1099511628211ull;
+    }
+    q->warm = sig == q->sig && q->gcap >= q->count;
+    q->sig = sig;
+    if (q->too_big)
+        world_set_error(w, "contact \"qp\": a group of more than %d touching contact points gets no contact "
+                           "forces (use the impulse mode for piles)", IMP_QP_MAX_ISLAND);
+}
+
+/* ---- queries --------------------------------------------------------------------------------------- */
+
+int imp_qp_gather(imp_world *w) { return qp_gather(w); }
+
+/* the gathered contacts' material points (fixed in A and in B) and normals placed again at the
+ * current state, without a new collision pass: d(t) and d'(t) of the same points (specs
+ * differentiate them in time to check b) */
+void imp_qp_replace(imp_world *w)
+{
+    struct qp_state *q = qp_get(w);
+    qp_reserve(q, q->count, w->body_ids.count);
+    qp_bodies(w, w->bstate, NULL);
+    for (int i = 0; i < q->count; i++) qp_place(q, &q->c[i]);
+}
+int imp_qp_count(const imp_world *w) { return w->qp ? w->qp->count : 0; }
+
+void imp_qp_contact(const imp_world *w, int i, imp_qp_contact_info *out)
+{
+    const qp_contact *c = &w->qp->c[i];
+    out->a = c->ida, out->b = c->idb;
+    out->point = c->p, out->normal = c->n;
+    out->separation = c->d, out->velocity = c->dd;
+    out->force = c->force, out->acceleration = c->accel;
+    out->edge = c->edge;
+    out->joint = c->eq;
+}
+
+/* A and the exact b at the store's state for the gathered contacts; A n x n row-major */
+void imp_qp_system(imp_world *w, double *A, double *b)
+{
+    struct qp_state *q = qp_get(w);
+    int n = q->count;
+    qp_reserve(q, n, w->body_ids.count);
+    double *dX = q->dx;
+    qp_external(w, dX);
+    qp_bodies(w, w->bstate, dX);
+    for (int i = 0; i < n; i++) qp_place(q, &q->c[i]);
+    qp_amatrix(q, n, A);
+    qp_bvector(q, n, b);
+}
+
+/* d'' of the gathered contacts when contact forces f act (an independent path to A f + b: the
+ * forces go into the bodies' F and tau, the bodies' accelerations follow, and d'' is measured) */
+void imp_qp_accelerations(imp_world *w, const double *f, double *dd)
+{
+    struct qp_state *q = qp_get(w);
+    int n = q->count;
+    qp_reserve(q, n, w->body_ids.count);
+    double *dX = q->dx;
+    qp_external(w, dX);
+    qp_bodies(w, w->bstate, NULL);
+    for (int i = 0; i < n; i++) qp_place(q, &q->c[i]);
+    qp_apply(w, n, f, dX);
+    qp_bodies(w, w->bstate, dX);
+    qp_bvector(q, n, dd); /* with the contact forces inside the bodies' accelerations */
+}
+
+/* the exact contact forces at the store's state for the gathered contacts; stores force and d'' */
+int imp_qp_solve(imp_world *w, imp_lcp_info *info)
+{
+    struct qp_state *q = qp_get(w);
+    int n = q->count;
+    if (n == 0) { if (info) memset(info, 0, sizeof *info); return 0; }
+    qp_reserve(q, n, w->body_ids.count);
+    double *dX = q->dx;
+    qp_external(w, dX);
+    qp_bodies(w, w->bstate, dX);
+    for (int i = 0; i < n; i++) qp_place(q, &q->c[i]);
+    qp_islands(w);
+    int st = 0;
+    for (int k = 0; k < q->nisl; k++) {
+        const int m = qp_island_begin(q, k);
+        if (!m) continue;
+        qp_amatrix(q, m, q->A);
+        qp_bvector(q, m, q->bv);
+        if (imp_lcp_solve(m, q->cur_neq, q->A, q->bv, q->f, q->wv, &q->info, &q->lcp)) st = q->info.status;
+        for (int i = 0; i < m; i++) q->c[i].force = q->f[i], q->c[i].accel = q->wv[i];
+        qp_island_end(q, k);
+    }
+    q->info.status = st;
+    if (info) *info = q->info;
+    return st;
+}
+
+/* simultaneous collision impulses over the gathered contacts that approach or rest (d' <= threshold),
+ * restitution e; applied to the bodies. The gathered set keeps only those contacts. */
+int imp_qp_collide(imp_world *w, double e, imp_lcp_info *info)
+{
+    struct qp_state *q = qp_get(w);
+    qp_bodies(w, w->bstate, NULL);
+    for (int i = 0; i < q->count; i++) qp_place(q, &q->c[i]);
+    qp_filter(q, IMP_QP_RESTING_SPEED);
+    int st = q->count ? qp_impulses(w, e, IMP_QP_BOUNCE_SPEED) : 0;
+    if (info) *info = q->info;
+    return st;
+}
+
+/* ---- the step in QP mode, with time of impact (S2, S0 section 8) ----------------------------------- */
+
+/* a manifold's pair as one number (bodies or colliders of both sides; shapes of one body pair share it) */
+static uint64_t qp_pair_key(const imp_contact *mc)
+{
+    uint32_t a = imp_id_is_null(mc->a.body) ? 0x80000000u | mc->a.collider.index : mc->a.body.index;
+    uint32_t b = imp_id_is_null(mc->b.body) ? 0x80000000u | mc->b.collider.index : mc->b.body.index;
+    return (uint64_t)a << 32 | b;
+}
+
+static bool qp_dynamic_pair(const imp_world *w, const imp_contact *mc)
+{
+    int ka = imp_id_is_null(mc->a.body) ? -1 : ids_lookup(&w->body_ids, mc->a.body);
+    int kb = imp_id_is_null(mc->b.body) ? -1 : ids_lookup(&w->body_ids, mc->b.body);
+    return (ka >= 0 && w->bodies[ka].motion == IMP_DYNAMIC) || (kb >= 0 && w->bodies[kb].motion == IMP_DYNAMIC);
+}
+
+static int qp_cmp_key(const void *x, const void *y)
+{
+    const struct qp_pair_depth *a = x, *b = y;
+    return a->key < b->key ? -1 : a->key > b->key;
+}
+
+/* remember the pairs touching at the start of a (sub)step, sorted */
+static void qp_depths_record(imp_world *w)
+{
+    struct qp_state *q = w->qp;
+    int m = w->col.prev_man_count;
+    if (m > q->pdcap) {
+        q->pdcap = m + m / 2 + 16;
+        q->pd = ids_grow(q->pd, sizeof *q->pd, q->pdcap);
+    }
+    q->npd = 0;
+    for (int k = 0; k < m; k++) q->pd[q->npd++].key = qp_pair_key(&w->col.prev_mans[k].c);
+    if (q->npd > 1) qsort(q->pd, (size_t)q->npd, sizeof *q->pd, qp_cmp_key);
+}
+
+/* the deepest point of the pairs that were not touching at the start of the (sub)step: an impact
+ * inside the step is a new pair found penetrating (a new corner of a pair that already touched, a
+ * rocking box, is not seen: the resting solve's extra acceleration pushes it out). Pairs that touched
+ * at the start are the resting solve's (their depth is held by the extra acceleration); a deep pair being pushed out, or a
+ * resting pile compressing, cannot hide a new impact or waste the impact budget */
+static double qp_max_depth(const imp_world *w)
+{
+    const struct qp_state *q = w->qp;
+    double m = -INFINITY;
+    for (int k = 0; k < w->col.prev_man_count; k++) {
+        const imp_contact *mc = &w->col.prev_mans[k].c;
+        if (!qp_dynamic_pair(w, mc)) continue;
+        struct qp_pair_depth want = {qp_pair_key(mc)};
+        int lo = 0, hi = q->npd;
+        while (lo < hi) {
+            int mid = (lo + hi) / 2;
+            if (qp_cmp_key(&q->pd[mid], &want) < 0) lo = mid + 1; else hi = mid;
+        }
+        if (lo < q->npd && qp_cmp_key(&q->pd[lo], &want) == 0) continue; /* touching at the start: the LCP's */
+        for (int i = 0; i < mc->count; i++) m = fmax(m, mc->depth[i]);
+    }
+    return m;
+}
+
+static void qp_save(imp_world *w, double *X) { memcpy(X, w->bstate, sizeof(double) * BODY_DIM * (size_t)w->body_ids.count); }
+static void qp_restore(imp_world *w, const double *X)
+{
+    memcpy(w->bstate, X, sizeof(double) * BODY_DIM * (size_t)w->body_ids.count);
+}
+
+/* One step of length dt in QP mode:
+ *
+ *   loop (at most IMP_QP_MAX_IMPACTS times):
+ *     impulses for colliding contacts, the resting set (qp_begin_step)
+ *     integrate the remaining time with the contact forces in every evaluation
+ *     collide; if the deepest new penetration exceeds the allowance, find the time of impact by
+ *     regula falsi on the penetration depth (S2: g(t) = depth(t) - target, with the Illinois
+ *     modification so that one end cannot stick), re-integrate to it, and go round again
+ *
+ * Depth is measured over the pairs that were not touching when the (sub)step began (qp_max_depth);
+ * the allowance is IMP_QP_TOI_DEPTH. The impact is placed where the
+ * depth is between half the allowance and the allowance over the start depth. Contacts are updated at
+ * every trial state (begin/end events of the last update are the ones reported). */
+#define IMP_QP_TOI_DEPTH 2e-3 /* m: penetration a step may end with before it is cut at the impact */
+#define IMP_QP_MAX_IMPACTS 16
+#define IMP_QP_TOI_ITERS 12
+
+int qp_step(imp_world *w, imp_ode_solver *solver, double dt)
+{
+    struct qp_state *q = qp_get(w);
+    const int nb = w->body_ids.count;
+    if (nb > q->dxcap) qp_reserve(q, 0, nb);
+    if (w->steps == 0) contacts_update(w); /* the first step: contacts of the initial state */
+    double t = w->time, left = dt;
+    for (int impact = 0; impact <= IMP_QP_MAX_IMPACTS && left > 0; impact++) {
+        qp_depths_record(w);
+        const double d0 = 0; /* depths are measured as growth over each pair's start depth */
+        qp_begin_step(w, dt); /* the extra acceleration acts over the world's step, not a sub-step:
+                               * d/(4 h^2) with a sliver of a step would be needlessly stiff */
+        double *X0 = q->dx; /* the state after the impulses */
+        qp_save(w, X0);
+        imp_ode_system sys = imp_body_ode(w);
+        int rc = imp_ode_advance(&sys, solver, t, left);
+        if (rc) return rc;
+        contacts_update(w);
+        const double allow = d0 + IMP_QP_TOI_DEPTH;
+        double g1 = qp_max_depth(w) - allow;
+        if (!(g1 > 0) || impact == IMP_QP_MAX_IMPACTS) break;
+        /* regula falsi on g(s) = depth(s) - (allow - IMP_QP_TOI_DEPTH / 2), s in [0, left] */
+        const double target = allow - 0.5 * IMP_QP_TOI_DEPTH;
+        double lo = 0, glo = d0 - target, hi = left, ghi = g1 + 0.5 * IMP_QP_TOI_DEPTH;
+        double s = left;
+        int side = 0;
+        for (int it = 0; it < IMP_QP_TOI_ITERS; it++) {
+            s = (ghi != glo) ? lo + (hi - lo) * (-glo) / (ghi - glo) : 0.5 * (lo + hi);
+            if (!(s > lo && s < hi)) s = 0.5 * (lo + hi);
+            qp_restore(w, X0); /* the resting set gathered at X0 stays */
+            sys = imp_body_ode(w);
+            if ((rc = imp_ode_advance(&sys, solver, t, s))) return rc;
+            contacts_update(w);
+            double gs = qp_max_depth(w) - target;
+            if (fabs(gs) <= 0.5 * IMP_QP_TOI_DEPTH) break; /* depth within [allow - TOI, allow] */
+            if (gs > 0) {
+                hi = s, ghi = gs;
+                if (side == 1) glo *= 0.5; /* Illinois */
+                side = 1;
+            } else {
+                lo = s, glo = gs;
+                if (side == -1) ghi *= 0.5;
+                side = -1;
+            }
+        }
+        q->impacts++;
+        t += s;
+        left -= s;
+        if (left < 1e-9 * dt) break;
+    }
+    return 0;
+}
+
+long imp_qp_impacts(const imp_world *w) { return w->qp ? w->qp->impacts : 0; }
+long imp_qp_solves(const imp_world *w) { return w->qp ? w->qp->solves : 0; }

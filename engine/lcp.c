@@ -1,0 +1,293 @@
+/* lcp.c: a pivoting solver for the linear complementarity problem of contact (Dantzig's method in
+ * the form of Baraff, "Fast contact force computation for nonpenetrating rigid bodies", 1994).
+ *
+ * Problem (sign convention used throughout impetus, S0's): given A (n x n, symmetric positive
+ * semidefinite) and b, find f with
+ *
+ *     w = A f + b,    f >= 0,   w >= 0,   f_i w_i = 0          (rows neq .. n-1)
+ *     w_i = 0, f_i free                                        (rows 0 .. neq-1: equality rows)
+ *
+ * Method. Two index sets: C (clamped, w_i = 0, f_i may change) and NC (f_i = 0, w_i >= 0). Rows
+ * not yet visited are in neither. Start at f = 0, w = b. Each row d with w_d < 0 is driven to zero
+ * in turn: increase f_d along the direction df with df_d = 1, df_NC = 0 and df_C chosen so the
+ * clamped rows keep w_C = 0:
+ *
+ *     A_CC df_C = -A_Cd,        dw = A df
+ *
+ * Take the largest step s that keeps every invariant (f_C >= 0, w_NC >= 0, w_d <= 0); the row that
+ * blocks moves set (C -> NC when its f reaches 0, NC -> C when its w reaches 0), or, when w_d
+ * reaches 0, d joins C and the next row is taken. Baraff proves w_d rises monotonically and that
+ * the loop ends for PSD A. Equality rows are driven first, in both directions, and never leave C.
+ *
+ * Degenerate (redundant) contacts: for PSD A, A_Cd lies in the range of A_CC (any column block of
+ * a PSD matrix [[A_CC, a], [a^T, alpha]] has a in range(A_CC)), so A_CC df_C = -A_Cd is consistent
+ * even when A_CC is singular. A_CC is kept as an LDL^T factor built one row at a time; a pivot that
+ * vanishes (relative to the row's diagonal) is recorded as zero, and the solve sets that component
+ * to 0: a valid solution of the consistent system. So four coplanar contacts under a box give one
+ * of the many valid force sets, never a failure or a NaN. When nothing bounds the step (the problem
+ * is infeasible along d), the row is left out (status IMP_LCP_INFEASIBLE) and the others go on.
+ *
+ * Cost: adding a row to the factor is O(m^2) (m = |C|), removing one refactors, O(m^3); each pivot
+ * also costs O(n m) for dw. Storage comes from a workspace that grows and is reused. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+enum { SET_NONE = 0, SET_C = 1, SET_NC = 2, SET_OUT = 3 };
+
+static void lcp_reserve(imp_lcp_work *ws, int n)
+{
+    if (n <= ws->cap) return;
+    int cap = ws->cap ? ws->cap : 16;
+    while (cap < n) cap *= 2;
+    free(ws->mem);
+    free(ws->set);
+    /* L (cap x cap), D, cidx-as-double-free: df, dw, z, rhs */
+    ws->mem = ids_grow(NULL, sizeof(double), cap * cap + 6 * cap);
+    ws->set = ids_grow(NULL, sizeof(int), 4 * cap);
+    ws->cap = cap;
+}
+
+void imp_lcp_work_free(imp_lcp_work *ws)
+{
+    free(ws->mem), free(ws->set);
+    memset(ws, 0, sizeof *ws);
+}
+
+typedef struct lcp {
+    int n, neq, m;          /* m = |C|                                   */
+    const double *A;
+    double *L, *D;          /* L: m x m rows of length n (row stride n)  */
+    int *set, *cidx, *cpos; /* set per row; C members in factor order; cpos: row -> position in C */
+    int *keep;              /* scratch for refactoring                   */
+    double tol;             /* pivot threshold (relative)                */
+    double reg;             /* diagonal added to A (0, or the retry's regularization) */
+} lcp;
+
+#define AIJ(s, i, j) ((s)->A[(size_t)(i) * (size_t)(s)->n + (size_t)(j)])
+
+/* append row j to the factor of A_CC: L z = A_Cj (forward), l = D^-1 z, pivot = A_jj - z . l */
+static void lcp_append(lcp *s, int j, double *z)
+{
+    const int m = s->m;
+    double *lrow = s->L + (size_t)m * s->n;
+    double piv = AIJ(s, j, j) + s->reg;
+    for (int k = 0; k < m; k++) {
+        const double *lk = s->L + (size_t)k * s->n;
+        double v = AIJ(s, s->cidx[k], j);
+        for (int p = 0; p < k; p++) v -= lk[p] * z[p];
+        z[k] = v;
+    }
+    for (int k = 0; k < m; k++) {
+        lrow[k] = s->D[k] != 0 ? z[k] / s->D[k] : 0;
+        piv -= z[k] * lrow[k];
+    }
+    double scale = fabs(AIJ(s, j, j));
+    s->D[m] = piv > s->tol * (scale > 0 ? scale : 1) ? piv : 0;
+    s->cidx[m] = j;
+    s->cpos[j] = m;
+    s->set[j] = SET_C;
+    s->m = m + 1;
+}
+
+/* rebuild the factor after a row left C: the rows before it keep their L rows (L D L^T of a leading
+ * block does not depend on what follows); the rows after it are appended again, O((m - k) m^2) */
+static void lcp_refactor(lcp *s, double *z)
+{
+    int m = s->m, first = 0;
+    while (first < m && s->set[s->cidx[first]] == SET_C) first++;
+    int k = 0;
+    for (int i = first; i < m; i++)
+        if (s->set[s->cidx[i]] == SET_C) s->keep[k++] = s->cidx[i];
+    s->m = first;
+    for (int i = 0; i < k; i++) lcp_append(s, s->keep[i], z);
+}
+
+/* x = A_CC^+ r for the consistent system (zero pivots give zero components); r, x length m */
+static void lcp_solve_cc(const lcp *s, const double *r, double *x)
+{
+    const int m = s->m;
+    for (int k = 0; k < m; k++) {
+        const double *lk = s->L + (size_t)k * s->n;
+        double v = r[k];
+        for (int p = 0; p < k; p++) v -= lk[p] * x[p];
+        x[k] = v;
+    }
+    for (int k = 0; k < m; k++) x[k] = s->D[k] != 0 ? x[k] / s->D[k] : 0;
+    /* L^T x = z, by columns of L^T (= rows of L, contiguous): once x_k is final, take it out of
+     * the rows above */
+    for (int k = m - 1; k >= 0; k--) {
+        if (s->D[k] == 0) x[k] = 0;
+        const double *lk = s->L + (size_t)k * s->n, xk = x[k];
+        for (int p = 0; p < k; p++) x[p] -= lk[p] * xk;
+    }
+}
+
+static int lcp_run(int n, int neq, const double *A, const double *b, double *f, double *w,
+                   imp_lcp_info *info, imp_lcp_work *ws, double reg)
+{
+    memset(info, 0, sizeof *info);
+    lcp s = {n, neq, 0, A, ws->mem, ws->mem + (size_t)ws->cap * ws->cap, ws->set, ws->set + ws->cap,
+             ws->set + 2 * ws->cap, ws->set + 3 * ws->cap, 1e-10, reg};
+    double *df = s.D + ws->cap, *dw = df + ws->cap, *z = dw + ws->cap, *r = z + ws->cap, *x = r + ws->cap;
+    double bmax = 0, amax = 0;
+    for (int i = 0; i < n; i++) {
+        f[i] = 0, w[i] = b[i], s.set[i] = SET_NONE;
+        bmax = fmax(bmax, fabs(b[i]));
+        amax = fmax(amax, fabs(AIJ(&s, i, i)));
+    }
+    /* a row counts as satisfied when w_d >= -eps; eps is relative to the data */
+    const double eps = 1e-13 * bmax;
+    const double dtiny = 1e-14 * (amax > 0 ? amax : 1);
+    const int max_pivots = 20 * n + 100;
+    int pivots = 0;
+
+    /* pass 0: the equality rows; then sweep the rows until none has w_d < 0 (rows not yet in C or NC
+     * are unprotected: a row passed over with w_d >= 0 may go negative while others are driven) */
+    for (int pass = 0, again = 1; pass < 2 || again; pass++) {
+        again = 0;
+        for (int d = 0; d < n; d++) {
+            bool eq = d < neq;
+            if ((pass == 0) != eq || s.set[d] != SET_NONE) continue;
+            if (!eq && w[d] >= -eps) continue;
+            /* drive w_d to 0 */
+            for (;;) {
+                if ((eq && fabs(w[d]) <= eps) || (!eq && w[d] >= -eps)) {
+                    /* w_d reached 0 together with another row's bound (a tie): d joins C */
+                    w[d] = 0;
+                    lcp_append(&s, d, z);
+                    break;
+                }
+                double dir = (eq && w[d] > 0) ? -1.0 : 1.0; /* equality rows may pull */
+                for (int k = 0; k < s.m; k++) r[k] = -dir * AIJ(&s, s.cidx[k], d);
+                lcp_solve_cc(&s, r, x);
+                for (int i = 0; i < n; i++) df[i] = 0;
+                for (int k = 0; k < s.m; k++) df[s.cidx[k]] = x[k];
+                df[d] = dir;
+                /* dw = A df over the nonzero columns (C and d); A is symmetric, so column j is row j:
+                 * dw = sum_j df_j A_j., contiguous rows (axpy) */
+                {
+                    const double *Ad = A + (size_t)d * n;
+                    for (int i = 0; i < n; i++) dw[i] = dir * Ad[i] + reg * df[i];
+                    for (int k = 0; k < s.m; k++) {
+                        const double *Aj = A + (size_t)s.cidx[k] * n, xk = x[k];
+                        if (xk == 0) continue;
+                        for (int i = 0; i < n; i++) dw[i] += Aj[i] * xk;
+                    }
+                }
+                /* largest admissible step */
+                double step = INFINITY;
+                int block = -1;
+                /* dw_d = dir * (Schur complement of A_CC in A_{C+d}); when it vanishes (d depends on
+                 * C, the factor's own test) d cannot block: the step moves along a null direction */
+                double schur_tol = s.tol * fmax(fabs(AIJ(&s, d, d)) + reg, dtiny);
+                if (dw[d] * w[d] < 0 && fabs(dw[d]) > schur_tol) step = -w[d] / dw[d], block = d;
+                for (int k = 0; k < s.m; k++) {
+                    int i = s.cidx[k];
+                    if (i < neq || df[i] >= -1e-15) continue;
+                    double si = fmax(0, -f[i] / df[i]);
+                    if (si < step) step = si, block = i;
+                }
+                for (int i = neq; i < n; i++) {
+                    if (s.set[i] != SET_NC || dw[i] >= -dtiny) continue;
+                    double si = fmax(0, -w[i] / dw[i]);
+                    if (si < step) step = si, block = i;
+                }
+                if (block < 0 || ++pivots > max_pivots) {
+                    /* infeasible along d (or out of pivots): leave d out, keep the rest valid */
+                    info->status = block < 0 ? IMP_LCP_INFEASIBLE : IMP_LCP_MAX_PIVOTS;
+                    s.set[d] = SET_OUT;
+                    break;
+                }
+                for (int i = 0; i < n; i++) {
+                    if (df[i] != 0) f[i] += step * df[i];
+                    w[i] += step * dw[i];
+                }
+                if (block == d) {
+                    w[d] = 0;
+                    lcp_append(&s, d, z);
+                    if (pass > 0) again = 1;
+                    break;
+                }
+                if (s.set[block] == SET_C) {
+                    f[block] = 0;
+                    s.set[block] = SET_NC;
+                    lcp_refactor(&s, z);
+                } else {
+                    w[block] = 0;
+                    lcp_append(&s, block, z);
+                }
+            }
+            if (pivots > max_pivots) break;
+        }
+    }
+    /* tidy: clamp round-off, and give w exactly as A f + b */
+    for (int i = neq; i < n; i++)
+        if (f[i] < 0 || !isfinite(f[i])) f[i] = 0;
+    for (int i = 0; i < neq; i++)
+        if (!isfinite(f[i])) f[i] = 0;
+    for (int i = 0; i < n; i++) {
+        const double *Ai = A + (size_t)i * n;
+        double v = b[i];
+        for (int j = 0; j < n; j++) v += Ai[j] * f[j];
+        w[i] = v;
+    }
+    /* a row left out for want of a direction may still end satisfied (round-off): judge the result */
+    if (info->status == IMP_LCP_INFEASIBLE) {
+        double worst = 0;
+        for (int i = neq; i < n; i++) worst = fmax(worst, -w[i]);
+        for (int i = 0; i < neq; i++) worst = fmax(worst, fabs(w[i]));
+        if (worst <= 1e-10 * (bmax + amax)) info->status = IMP_LCP_OK;
+    }
+    info->pivots = pivots;
+    info->clamped = s.m;
+    return info->status;
+}
+
+/* Exact first (reg = 0). Near-singular A (redundant contacts turned by round-off, a box on a box
+ * tilted by 1e-13 rad) is ill-conditioned rather than singular, and its exact solution may hold
+ * internal forces of 1e14 that cancel: "valid" and useless. Such a result (a row left infeasible,
+ * or a force beyond 1e6 n |b|max / (smallest diagonal)) is solved again as A + eps I, positive
+ * definite, where Dantzig's method always succeeds and the forces stay bounded as eps -> 0 (the
+ * regularized solution tends to the least-norm one); w is then off by at most eps f
+ * (eps = 1e-12, 1e-9, 1e-6 of the largest diagonal, in turn). */
+int imp_lcp_solve(int n, int neq, const double *A, const double *b, double *f, double *w,
+                  imp_lcp_info *info, imp_lcp_work *ws)
+{
+    imp_lcp_info dummy;
+    if (!info) info = &dummy;
+    memset(info, 0, sizeof *info);
+    if (n <= 0) return 0;
+    if (neq < 0) neq = 0;
+    if (neq > n) neq = n;
+    lcp_reserve(ws, n);
+    double amax = 0, amin = INFINITY, bmax = 0;
+    for (int i = 0; i < n; i++) {
+        double a = fabs(A[(size_t)i * n + i]);
+        amax = fmax(amax, a);
+        if (a > 0) amin = fmin(amin, a);
+        bmax = fmax(bmax, fabs(b[i]));
+    }
+    if (amax == 0) amax = amin = 1;
+    const double fbound = 1e6 * n * (bmax > 0 ? bmax : 1) / amin;
+    static const double regs[] = {0, 1e-12, 1e-9, 1e-6};
+    int pivots = 0;
+    bool done = false;
+    for (int k = 0; k < 4 && !done; k++) {
+        lcp_run(n, neq, A, b, f, w, info, ws, regs[k] * amax);
+        pivots += info->pivots;
+        double fm = 0, viol = 0; /* w is A f + b of the true A here (lcp_run's tidy) */
+        for (int i = 0; i < n; i++) fm = fmax(fm, fabs(f[i]));
+        for (int i = 0; i < n; i++) viol = fmax(viol, i < neq ? fabs(w[i]) : -w[i]);
+        info->regularized = k > 0;
+        done = info->status == IMP_LCP_OK && fm <= fbound && viol <= 1e-6 * (bmax > 0 ? bmax : 1);
+    }
+    if (!done) { /* truly infeasible: the exact attempt, with its status */
+        lcp_run(n, neq, A, b, f, w, info, ws, 0);
+        pivots += info->pivots;
+    }
+    info->pivots = pivots;
+    return info->status;
+}

@@ -1,0 +1,474 @@
+-- world.contact = "qp": exact contact forces (S0 8-9 and appendix D, S2, S4) and simultaneous collisions.
+local impetus = require "impetus"
+local helpers = require "helpers"
+local near = helpers.near
+local g = 9.81
+
+local function qp_world(opts)
+  local w = impetus.world(opts or {})
+  w.contact = "qp"
+  return w
+end
+
+local function ground(w, normal)
+  return w:body { static = true, shapes = { { type = "plane", normal = normal } } }
+end
+
+local function sum_forces(cs)
+  local s = 0
+  for _, c in ipairs(cs) do s = s + c.force end
+  return s
+end
+
+describe("world.contact", function()
+  it("is \"impulse\" by default, \"qp\" when set, and refuses anything else", function()
+    local w = impetus.world {}
+    assert.are.equal("impulse", w.contact)
+    w.contact = "qp"
+    assert.are.equal("qp", w.contact)
+    assert.has_error(function() w.contact = "exact" end, 'world.contact must be "impulse", "qp" or "none" (got "exact")')
+    assert.has_error(function() w.restitution = 2 end, "world.restitution: must be a number in [0, 1]")
+  end)
+end)
+
+describe("resting contact forces", function()
+  it("a box resting on the floor: four coplanar contacts, forces sum to M g, d'' = 0", function()
+    local w = qp_world()
+    ground(w)
+    w:box { size = { 2, 1, 1 }, position = { 0, 0.5, 0 }, mass = 3 }
+    w:collide()
+    local cs, info = w:solve_contacts()
+    assert.are.equal(4, #cs)
+    assert.are.equal("ok", info.status)
+    near(sum_forces(cs), 3 * g, 1e-9, "sum of the contact forces")
+    for _, c in ipairs(cs) do
+      assert(c.force >= 0)
+      near(c.acceleration, 0, 1e-9, "d''")
+    end
+  end)
+
+  it("a box resting on the floor stays at rest: zero accelerations over 2 s of RK4 steps", function()
+    local w = qp_world()
+    ground(w)
+    local b = w:box { size = { 2, 1, 1 }, position = { 0, 0.5, 0 }, mass = 3 }
+    w:collide()
+    for _ = 1, 120 do w:step(1 / 60) end
+    near(b.position[2], 0.5 - 1e-5, 1e-9, "height (resting contacts settle 10 um deep)")
+    near(b.velocity[2], 0, 1e-9, "vertical velocity")
+    near(b.angular_velocity[1] + b.angular_velocity[3], 0, 1e-9, "angular velocity")
+  end)
+
+  it("a box on a box (redundant contacts): the lower carries both weights, the upper its own", function()
+    local w = qp_world()
+    ground(w)
+    local lower = w:box { size = { 1, 1, 1 }, position = { 0, 0.5, 0 }, mass = 2 }
+    local upper = w:box { size = { 1, 1, 1 }, position = { 0, 1.5, 0 }, mass = 1 }
+    w:collide()
+    local cs, info = w:solve_contacts()
+    assert.are.equal("ok", info.status)
+    local floor, between = 0, 0
+    for _, c in ipairs(cs) do
+      assert(c.force == c.force, "no NaN")
+      if c.b == nil or c.b == lower and c.a == upper or c.a == lower and c.b == upper then end
+      if (c.a == upper or c.b == upper) then between = between + c.force else floor = floor + c.force end
+      near(c.acceleration, 0, 1e-9, "d''")
+    end
+    near(between, 1 * g, 1e-9, "force between the boxes")
+    near(floor, 3 * g, 1e-9, "force on the floor")
+    for _ = 1, 60 do w:step(1 / 60) end
+    for _ = 1, 300 do w:step(1 / 60) end
+    near(upper.position[2], 1.5 - 2e-5, 1e-8, "upper box height after 6 s (two contacts 10 um deep)")
+    near(upper.position[1], 0, 1e-9, "upper box sideways")
+  end)
+
+  for _, deg in ipairs({ 10, 30 }) do
+    it("a mass on a frictionless incline of " .. deg .. " degrees: contact force m g cos(theta), sliding at g sin(theta)", function()
+      local th = math.rad(deg)
+      local n = { -math.sin(th), math.cos(th), 0 }
+      local w = qp_world()
+      ground(w, n)
+      local m = 2
+      local b = w:box { size = { 1, 1, 1 }, position = { 0.499999 * n[1], 0.499999 * n[2], 0 }, axis = { 0, 0, 1 }, angle = th, mass = m }
+      w:collide()
+      local cs = w:solve_contacts()
+      assert.are.equal(4, #cs)
+      near(sum_forces(cs), m * g * math.cos(th), 1e-9, "normal force")
+      -- slide for 0.5 s: distance along the slope 1/2 g sin(theta) t^2, no lift-off or sinking
+      for _ = 1, 30 do w:step(1 / 60) end
+      local p = b.position
+      local along = -(p[1] * math.cos(th) + p[2] * math.sin(th))
+      local off = p[1] * n[1] + p[2] * n[2]
+      near(along, 0.5 * g * math.sin(th) * 0.25, 1e-6, "distance down the slope")
+      near(off, 0.5 - 1e-5, 1e-6, "height above the slope (10 um deep)")
+    end)
+  end
+
+  it("wind lifting a block: a force above M g leaves every contact force zero", function()
+    local w = qp_world()
+    ground(w)
+    local b = w:box { size = { 1, 1, 1 }, position = { 0, 0.5, 0 }, mass = 1 }
+    w:collide()
+    b:apply_force({ 0, 1.5 * g, 0 })
+    local cs = w:solve_contacts()
+    assert.are.equal(4, #cs)
+    for _, c in ipairs(cs) do
+      assert.are.equal(0, c.force)
+      assert(c.acceleration > 0, "the contacts separate")
+    end
+  end)
+
+  it("S4's 1 x 3 block standing upright rests: no corner impacts, no rocking", function()
+    local w = qp_world()
+    w.restitution = 0.5
+    ground(w)
+    local b = w:box { size = { 1, 3, 1 }, position = { 0, 1.5, 0 }, mass = 1 }
+    w:collide()
+    local worst_w, worst_y = 0, 0
+    for _ = 1, 300 do
+      w:step(1 / 60)
+      local om = b.angular_velocity
+      worst_w = math.max(worst_w, math.abs(om[1]), math.abs(om[2]), math.abs(om[3]))
+      worst_y = math.max(worst_y, math.abs(b.position[2] - (1.5 - 1e-5)))
+    end
+    assert(worst_w < 1e-9, "angular velocity " .. worst_w)
+    assert(worst_y < 1e-5 + 1e-9, "height error " .. worst_y)
+  end)
+
+  it("a dropped box comes to rest on the floor, pushed back to touching", function()
+    local w = qp_world()
+    ground(w)
+    local b = w:box { size = { 1, 1, 1 }, position = { 0, 1, 0 }, mass = 1 }
+    for _ = 1, 120 do w:step(1 / 60) end
+    near(b.position[2], 0.5 - 1e-5, 1e-4, "height after 2 s")
+    near(b.velocity[2], 0, 1e-3, "velocity after 2 s")
+  end)
+end)
+
+describe("Coulomb friction (world.friction, the cone approximation)", function()
+  local function incline(mu, deg)
+    local th = math.rad(deg)
+    local n = { -math.sin(th), math.cos(th), 0 }
+    local w = qp_world()
+    w.friction = mu
+    ground(w, n)
+    local b = w:box { size = { 1, 1, 1 }, position = { 0.499999 * n[1], 0.499999 * n[2], 0 }, axis = { 0, 0, 1 }, angle = th, mass = 2 }
+    w:collide()
+    for _ = 1, 60 do w:step(1 / 60) end
+    local p = b.position
+    return -(p[1] * math.cos(th) + p[2] * math.sin(th)), th
+  end
+
+  it("mu = 0.2 on 30 degrees: slides at g (sin - mu cos), the kinetic friction exactly mu m g cos", function()
+    local along, th = incline(0.2, 30)
+    near(along, 0.5 * g * (math.sin(th) - 0.2 * math.cos(th)), 1e-5, "distance after 1 s")
+  end)
+
+  it("mu = 0.8 > tan 30 degrees: static friction holds it (creep under 0.5 mm in 1 s)", function()
+    local along = incline(0.8, 30)
+    assert(math.abs(along) < 5e-4, "moved " .. along .. " m")
+  end)
+
+  it("is refused outside [0, 100]", function()
+    local w = qp_world()
+    assert.has_error(function() w.friction = -1 end, "world.friction: must be a number in [0, 100]")
+  end)
+end)
+
+describe("joints as equality rows (world:joint)", function()
+  local function pendulum()
+    local w = qp_world()
+    local b = w:box { size = { 0.2, 1, 0.2 }, position = { 0, 1.5, 0 }, mass = 2 }
+    w:joint { a = b, point = { 0, 2, 0 } }
+    return w, b
+  end
+
+  it("a box hanging from a ball joint: the joint force is M g, straight up", function()
+    local w = pendulum()
+    local cs, info = w:solve_contacts()
+    assert.are.equal("ok", info.status)
+    assert.are.equal(3, #cs)
+    local F = { 0, 0, 0 }
+    for _, c in ipairs(cs) do
+      assert.is_true(c.joint)
+      for k = 1, 3 do F[k] = F[k] + c.force * c.normal[k] end
+      near(c.acceleration, 0, 1e-12, "joint row d''")
+    end
+    near(F[1], 0, 1e-12, "Fx"); near(F[2], 2 * g, 1e-12, "Fy"); near(F[3], 0, 1e-12, "Fz")
+  end)
+
+  it("swinging for 5 s (RK4, 60 Hz): the anchor stays within 1e-5 m, energy within 1e-4 J", function()
+    local w, b = pendulum()
+    b.angular_velocity = { 0, 0, 3 }
+    b.velocity = { 1.5, 0, 0 } -- the anchor at rest: v = -omega x r
+    local e0, worst = w:energy(), 0
+    for _ = 1, 300 do
+      w:step(1 / 60)
+      local R, p = b.rotation, b.position
+      local top = { p[1] + 0.5 * R[1][2], p[2] + 0.5 * R[2][2], p[3] + 0.5 * R[3][2] }
+      worst = math.max(worst, math.sqrt(top[1] ^ 2 + (top[2] - 2) ^ 2 + top[3] ^ 2))
+    end
+    assert(worst < 1e-5, "anchor error " .. worst)
+    near(w:energy(), e0, 1e-4, "energy")
+  end)
+
+  it("a fixed joint (a weld, 9 rows of rank 6) holds a cantilever still and carries a box set on it", function()
+    local w = qp_world()
+    local beam = w:box { size = { 2, 0.2, 0.2 }, position = { 1, 2, 0 }, mass = 1 }
+    w:joint { a = beam, point = { 0, 2, 0 }, fixed = true }
+    local cs, info = w:solve_contacts()
+    assert.are.equal(9, #cs)
+    assert.are.equal("ok", info.status)
+    local F = { 0, 0, 0 }
+    for _, c in ipairs(cs) do for k = 1, 3 do F[k] = F[k] + c.force * c.normal[k] end end
+    near(F[2], g, 1e-9, "the weld carries the beam")
+    local box = w:box { size = { 0.5, 0.5, 0.5 }, position = { 1.9, 2.35, 0 }, mass = 1 }
+    for _ = 1, 300 do assert(w:step(1 / 60)) end
+    near(beam.position[1], 1, 1e-6, "beam x"); near(beam.position[2], 2, 1e-6, "beam y")
+    near(box.position[2], 2.35 - 1e-5, 1e-6, "the box rests on the beam's end")
+  end)
+
+  it("refuses bad arguments", function()
+    local w, b = pendulum()
+    assert.has_error(function() w:joint { a = b } end, "world:joint: field 'point' is required")
+    assert.has_error(function() w:joint { a = b, b = b, point = { 0, 0, 0 } } end, "world:joint: fields 'a' and 'b' must be two bodies")
+    assert.has_error(function() w:joint { point = { 0, 0, 0 } } end, "world:joint: field 'a' (a body) is required")
+    assert.has_error(function() w:joint { a = b, point = { 0, 0, 0 }, c = 1 } end)
+  end)
+end)
+
+describe("colliding contact: time of impact by regula falsi", function()
+  it("a box dropped with e = 0.5 rebounds at half its impact speed, never more than 2 mm deep", function()
+    local w = qp_world()
+    w.restitution = 0.5
+    ground(w)
+    local b = w:box { size = { 1, 1, 1 }, position = { 0, 2, 0 }, mass = 1 }
+    local v_in, v_out, lowest = 0, nil, 10
+    for _ = 1, 60 do
+      local v = b.velocity[2]
+      w:step(1 / 60)
+      lowest = math.min(lowest, b.position[2])
+      if not v_out and b.velocity[2] > 0 then v_in, v_out = v, b.velocity[2] end
+    end
+    assert(v_out, "it bounced")
+    assert(w:contact_stats().impacts >= 1, "the step was cut at the impact")
+    -- impact speed sqrt(2 g 1.5) = 5.42 m/s; the rebound loses a fraction of a step of gravity
+    assert(v_out <= 0.5 * math.sqrt(2 * g * 1.5) + 1e-9 and v_out >= 0.5 * math.sqrt(2 * g * 1.5) - g / 60, "rebound speed " .. v_out)
+    assert(lowest > 0.5 - 2.5e-3, "deepest " .. (0.5 - lowest) .. " m")
+  end)
+end)
+
+describe("S2's stack of bricks", function()
+  local function stack(overhang)
+    local w = qp_world()
+    w.friction = 0.5
+    ground(w)
+    local top
+    for i = 0, 6 do
+      top = w:box { size = { 1.6, 0.4, 0.8 }, position = { i * overhang, 0.2 + 0.4 * i, 0 }, mass = 2 }
+    end
+    local y0 = top.position[2]
+    for _ = 1, 120 do assert(w:step(1 / 60)) end
+    return top.position[2] - y0, top
+  end
+
+  it("balanced (each brick 0.1 m past the one below): rests, the top brick within 1 mm", function()
+    local dy, top = stack(0.1)
+    assert(math.abs(dy) < 1e-3, "top brick moved " .. dy)
+    assert(math.abs(top.position[1] - 0.6) < 1e-3, "sideways " .. top.position[1])
+  end)
+
+  it("overbalanced (0.3 m: the centre of mass above the first brick passes its edge): topples", function()
+    local dy = stack(0.3)
+    assert(dy < -0.5, "top brick fell only " .. dy)
+  end)
+end)
+
+describe("a heap of 20 boxes (degenerate contacts of every kind)", function()
+  it("falls, collides and settles with friction: never NaN, never through the floor", function()
+    local quat = impetus.quat
+    local w = qp_world()
+    w.friction, w.restitution = 0.4, 0.2
+    ground(w)
+    local seed = 3
+    local function rnd() seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648 end
+    local bs = {}
+    for i = 1, 20 do
+      bs[i] = w:box { size = { 0.6 + 0.4 * rnd(), 0.3 + 0.3 * rnd(), 0.5 + 0.3 * rnd() }, position = { rnd() - 0.5, 0.5 + 0.7 * i, rnd() - 0.5 },
+        orientation = quat.from_axis_angle({ rnd() - 0.5, rnd() - 0.5, rnd() - 0.5 }, 3 * rnd()), mass = 0.5 + rnd() }
+    end
+    local lowest = math.huge
+    for i = 1, 240 do
+      local ok, msg = w:step(1 / 60)
+      assert(ok, msg)
+      for _, b in ipairs(bs) do lowest = math.min(lowest, b:aabb()[2]) end
+    end
+    -- a new corner of a pair that already touched is not cut by the time of impact (README): a few cm
+    assert(lowest > -0.08, "deepest " .. lowest)
+    local ke = 0
+    for _, b in ipairs(bs) do ke = ke + b:kinetic_energy() end
+    assert(ke < 1, "kinetic energy after 4 s " .. ke)
+    assert(w:contact_stats().impacts > 20, "impacts were cut")
+  end)
+end)
+
+describe("the A matrix and b vector", function()
+  -- a tilted box leaning on a box, spinning: vertex/face contacts on two dynamic bodies
+  local function scene()
+    local w = qp_world()
+    ground(w)
+    w:box { size = { 2, 1, 2 }, position = { 0, 0.5, 0 }, mass = 5, angular_velocity = { 0, 0.3, 0 } }
+    w:box { size = { 1, 1, 1 }, position = { 0.2, 1.45, 0.1 }, axis = { 1, 0.3, 0.2 }, angle = 0.4, mass = 1,
+      velocity = { 0.1, 0, 0 }, angular_velocity = { 0.5, -0.2, 0.7 } }
+    w:collide()
+    return w
+  end
+
+  it("is symmetric positive semidefinite", function()
+    local w = scene()
+    local A, b, cs = w:contact_system()
+    assert(#cs >= 5, "contacts: " .. #cs)
+    local n = #cs
+    for i = 1, n do
+      for j = 1, n do near(A[i][j], A[j][i], 1e-14, "A symmetric") end
+    end
+    -- x^T A x >= 0 for many x, and the Cholesky-like elimination never meets a negative pivot
+    local seed = 7
+    for _ = 1, 200 do
+      local x = {}
+      for i = 1, n do seed = (seed * 1103515245 + 12345) % 2147483648; x[i] = seed / 2147483648 - 0.5 end
+      local q = 0
+      for i = 1, n do for j = 1, n do q = q + x[i] * A[i][j] * x[j] end end
+      assert(q >= -1e-12, "x^T A x = " .. q)
+    end
+  end)
+
+  it("equals the finite differences of d'' with respect to f, and b = d''(f = 0)", function()
+    local w = scene()
+    local A, b, cs = w:contact_system()
+    local n = #cs
+    local f0 = {}
+    for i = 1, n do f0[i] = 0 end
+    local d0 = w:contact_accelerations(f0)
+    for i = 1, n do near(d0[i], b[i], 1e-12, "b") end
+    for j = 1, n do
+      local f = {}
+      for i = 1, n do f[i] = (i == j) and 1e-3 or 0 end
+      local d1 = w:contact_accelerations(f)
+      for i = 1, n do near((d1[i] - d0[i]) / 1e-3, A[i][j], 1e-9, ("A[%d][%d]"):format(i, j)) end
+    end
+  end)
+
+  -- b against the motion itself: the material contact points and normal of each contact, followed
+  -- through a short free flight, give d(h) = d + h d' + h^2/2 d'' + O(h^3); Richardson on two step
+  -- sizes leaves O(h^2). Both bodies move and spin, so the ndot terms and omega x (omega x r) count.
+  local function b_by_flight(edge, h)
+    local quat = impetus.quat
+    local w = impetus.world {}
+    w.contact = "none" -- contacts detected, no response: free flight
+    if edge then -- two boxes edge on edge: the top edge of one (along z) across the bottom edge of the other (along x)
+      local s2 = math.sqrt(2) / 2
+      w:box { size = { 1, 1, 1 }, position = { 0, 0, 0 }, axis = { 0, 0, 1 }, angle = math.pi / 4, mass = 2,
+        velocity = { 0.3, -0.2, 0.1 }, angular_velocity = { 0.4, 0.9, -0.6 } }
+      w:box { size = { 1, 1, 1 }, position = { 0, 2 * s2 - 1e-9, 0 }, axis = { 1, 0, 0 }, angle = math.pi / 4, mass = 1,
+        velocity = { -0.1, 0.5, 0.2 }, angular_velocity = { -0.7, 0.3, 1.1 } }
+    else -- a tilted box with one corner on the top face of a spinning box
+      w:box { size = { 2, 1, 2 }, position = { 0, 0.5, 0 }, mass = 5, velocity = { 0.2, 0.1, 0 }, angular_velocity = { 0.3, 0.8, -0.4 } }
+      local q = quat.from_axis_angle({ 1, 0.3, 0.2 }, 0.4)
+      local low = math.huge
+      for _, c in ipairs({ { -1, -1, -1 }, { 1, -1, -1 }, { -1, 1, -1 }, { 1, 1, -1 }, { -1, -1, 1 }, { 1, -1, 1 }, { -1, 1, 1 }, { 1, 1, 1 } }) do
+        low = math.min(low, quat.rotate(q, { 0.5 * c[1], 0.5 * c[2], 0.5 * c[3] })[2])
+      end
+      w:box { size = { 1, 1, 1 }, position = { 0.1, 1 - low - 1e-9, 0.2 }, orientation = q, mass = 1,
+        velocity = { 0.1, -0.3, 0.05 }, angular_velocity = { 0.5, -0.2, 0.7 } }
+    end
+    w:collide()
+    local _, b, cs = w:contact_system()
+    local d0, v0 = w:contact_separations()
+    w:step(h)
+    local d1 = w:contact_separations()
+    local fd = {}
+    for i = 1, #cs do fd[i] = 2 * (d1[i] - d0[i] - h * v0[i]) / h ^ 2 end
+    return b, fd, cs
+  end
+
+  for _, edge in ipairs({ false, true }) do
+    it("b is d'' of the moving contact (" .. (edge and "edge/edge" or "vertex/face") .. "): the ndot terms checked against the motion", function()
+      local b, f1, cs = b_by_flight(edge, 2e-3)
+      local _, f2 = b_by_flight(edge, 1e-3)
+      assert.are.equal(1, #cs)
+      assert.are.equal(edge, cs[1].edge)
+      near(b[1], 2 * f2[1] - f1[1], 1e-4 * (1 + math.abs(b[1])), "b")
+    end)
+  end
+
+  it("A for a box on the floor is S4's: A_ij = 1/m + (r_i x n) . I^-1 (r_j x n), every pair of corners coupled", function()
+    local w = qp_world { gravity = { 0, 0, 0 } }
+    ground(w)
+    w:box { size = { 1, 1, 1 }, position = { 0, 0.5, 0 }, mass = 2 }
+    w:collide()
+    local A = w:contact_system()
+    -- a unit cube of mass 2: I = m/6 = 1/3; corner r = (+-1/2, -1/2, +-1/2), n = y:
+    -- r x n = (-r_z... ) -> A_ij = 1/m + (r_i x n).(r_j x n) / I = 1/2 + 3 (x_i x_j + z_i z_j)
+    local _, _, cs = w:contact_system()
+    for i = 1, 4 do
+      for j = 1, 4 do
+        local pi, pj = cs[i].point, cs[j].point
+        near(A[i][j], 0.5 + 3 * (pi[1] * pj[1] + pi[3] * pj[3]), 1e-12, "A entry")
+      end
+    end
+  end)
+end)
+
+describe("simultaneous collisions (S2 section 8)", function()
+  local r = 0.5
+  it("Fig. 11: three equal balls, e = 1: (-v/3, 2v/3, 2v/3), momentum and energy conserved", function()
+    local w = qp_world { gravity = { 0, 0, 0 } }
+    local v = 3
+    local a = w:sphere { radius = r, position = { 0, 0, 0 }, velocity = { v, 0, 0 }, mass = 1 }
+    local b = w:sphere { radius = r, position = { 2 * r, 0, 0 }, mass = 1 }
+    local c = w:sphere { radius = r, position = { 4 * r, 0, 0 }, mass = 1 }
+    w:collide()
+    local e0 = w:kinetic_energy()
+    local cs, info = w:resolve_collisions(1)
+    assert.are.equal("ok", info.status)
+    assert.are.equal(2, #cs)
+    near(a.velocity[1], -v / 3, 1e-12, "ball 1")
+    near(b.velocity[1], 2 * v / 3, 1e-12, "ball 2")
+    near(c.velocity[1], 2 * v / 3, 1e-12, "ball 3")
+    near(w:kinetic_energy(), e0, 1e-12, "kinetic energy")
+  end)
+
+  it("Fig. 12: a heavy ball on a light ball on the floor, inelastic: both at rest after one solve", function()
+    local w = qp_world()
+    ground(w)
+    local light = w:sphere { radius = r, position = { 0, r, 0 }, mass = 1 }
+    local heavy = w:sphere { radius = r, position = { 0, 3 * r, 0 }, mass = 9, velocity = { 0, -2, 0 } }
+    w:collide()
+    local cs = w:resolve_collisions(0)
+    assert.are.equal(2, #cs)
+    near(heavy.velocity[2], 0, 1e-12, "heavy ball")
+    near(light.velocity[2], 0, 1e-12, "light ball")
+    -- the impulses: the floor takes the heavy ball's momentum
+    local total = 0
+    for _, c in ipairs(cs) do total = math.max(total, c.impulse) end
+    near(total, 18, 1e-12, "floor impulse")
+  end)
+
+  it("Fig. 13: A struck from below by C is pushed away from B: zero impulse between A and B", function()
+    local w = qp_world { gravity = { 0, 0, 0 } }
+    local A = w:sphere { radius = r, position = { 0, 0, 0 }, mass = 1 }
+    local B = w:sphere { radius = r, position = { -2 * r, 0, 0 }, mass = 1 }
+    local s = math.rad(20) -- C clear of B
+    local C = w:sphere { radius = r, position = { -2 * r * math.sin(s), -2 * r * math.cos(s), 0 }, mass = 1,
+      velocity = { 0, 2, 0 } }
+    w:collide()
+    local cs = w:resolve_collisions(0.5)
+    assert.are.equal(2, #cs)
+    for _, c in ipairs(cs) do
+      local ab = (c.a == A and c.b == B) or (c.a == B and c.b == A)
+      if ab then assert.are.equal(0, c.impulse) else assert(c.impulse > 0) end
+    end
+    assert(A.velocity[1] > 0, "A moves away from B")
+    near(B.velocity[1], 0, 1e-15, "B untouched")
+  end)
+end)
