@@ -488,6 +488,28 @@ typedef struct sat_result {
 } sat_result;
 
 /* the separating axis search over every face and edge-pair axis; false when an axis separates */
+/* the cached witness, then the face normals of A and of B: false as soon as one separates (the
+ * witness then names it); else the deepest face of each in r, edges not yet measured */
+static bool sat_faces(const poly *A, const poly *B, int32_t *witness, sat_result *r, bool edge_pairs)
+{
+    imp_vec3 axis;
+    if (witness && *witness >= 0 && axis_sep(A, B, *witness, &axis) > 0) return false; /* still separated */
+    r->face_a = r->face_b = r->edge = -INFINITY;
+    r->fa = r->fb = r->ei = r->ej = 0;
+    r->edge_pairs = edge_pairs;
+    for (int f = 0; f < A->nf; f++) {
+        double s = axis_sep(A, B, witness_encode(AX_FACE_A, f, 0), &axis);
+        if (s > 0) { if (witness) *witness = witness_encode(AX_FACE_A, f, 0); return false; }
+        if (s > r->face_a) r->face_a = s, r->fa = f;
+    }
+    for (int f = 0; f < B->nf; f++) {
+        double s = axis_sep(A, B, witness_encode(AX_FACE_B, f, 0), &axis);
+        if (s > 0) { if (witness) *witness = witness_encode(AX_FACE_B, f, 0); return false; }
+        if (s > r->face_b) r->face_b = s, r->fb = f;
+    }
+    return true;
+}
+
 /* The separating axis search with Gauss-map pruning (Gregorius, GDC 2013). On the unit sphere each
  * face is a point (its normal) and each edge the arc between its two faces' normals; an edge pair
  * of A and B can only give a separating axis if A's arc and the arc of B's negated normals cross
@@ -501,20 +523,7 @@ enum { GAUSS_MAX = 256, GAUSS_EDGES = 512 };
 static bool sat_gauss(const poly *A, const poly *B, int32_t *witness, sat_result *r)
 {
     imp_vec3 axis;
-    if (witness && *witness >= 0 && axis_sep(A, B, *witness, &axis) > 0) return false; /* still separated */
-    r->face_a = r->face_b = r->edge = -INFINITY;
-    r->fa = r->fb = r->ei = r->ej = 0;
-    r->edge_pairs = true;
-    for (int f = 0; f < A->nf; f++) {
-        double s = axis_sep(A, B, witness_encode(AX_FACE_A, f, 0), &axis);
-        if (s > 0) { if (witness) *witness = witness_encode(AX_FACE_A, f, 0); return false; }
-        if (s > r->face_a) r->face_a = s, r->fa = f;
-    }
-    for (int f = 0; f < B->nf; f++) {
-        double s = axis_sep(A, B, witness_encode(AX_FACE_B, f, 0), &axis);
-        if (s > 0) { if (witness) *witness = witness_encode(AX_FACE_B, f, 0); return false; }
-        if (s > r->face_b) r->face_b = s, r->fb = f;
-    }
+    if (!sat_faces(A, B, witness, r, true)) return false;
     /* world normals of A's faces, and for each edge of B its two arc ends (negated normals) and
      * their cross product, laid out contiguously for the inner loop */
     imp_vec3 na[GAUSS_MAX], nb[GAUSS_MAX], bc[GAUSS_EDGES], bd[GAUSS_EDGES], bdxc[GAUSS_EDGES];
@@ -553,20 +562,7 @@ static bool sat_gauss(const poly *A, const poly *B, int32_t *witness, sat_result
 static bool sat_generic(const poly *A, const poly *B, int32_t *witness, sat_result *r)
 {
     imp_vec3 axis;
-    if (witness && *witness >= 0 && axis_sep(A, B, *witness, &axis) > 0) return false; /* still separated */
-    r->face_a = r->face_b = r->edge = -INFINITY;
-    r->fa = r->fb = r->ei = r->ej = 0;
-    r->edge_pairs = false;
-    for (int f = 0; f < A->nf; f++) {
-        double s = axis_sep(A, B, witness_encode(AX_FACE_A, f, 0), &axis);
-        if (s > 0) { if (witness) *witness = witness_encode(AX_FACE_A, f, 0); return false; }
-        if (s > r->face_a) r->face_a = s, r->fa = f;
-    }
-    for (int f = 0; f < B->nf; f++) {
-        double s = axis_sep(A, B, witness_encode(AX_FACE_B, f, 0), &axis);
-        if (s > 0) { if (witness) *witness = witness_encode(AX_FACE_B, f, 0); return false; }
-        if (s > r->face_b) r->face_b = s, r->fb = f;
-    }
+    if (!sat_faces(A, B, witness, r, false)) return false;
     for (int i = 0; i < A->ndir; i++)
         for (int j = 0; j < B->ndir; j++) {
             double s = axis_sep(A, B, witness_encode(AX_EDGE, i, j), &axis);
