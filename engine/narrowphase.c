@@ -487,7 +487,6 @@ typedef struct sat_result {
     bool edge_pairs;    /* ei, ej are edges (sat_gauss), not edge directions */
 } sat_result;
 
-/* the separating axis search over every face and edge-pair axis; false when an axis separates */
 /* the cached witness, then the face normals of A and of B: false as soon as one separates (the
  * witness then names it); else the deepest face of each in r, edges not yet measured */
 static bool sat_faces(const poly *A, const poly *B, int32_t *witness, sat_result *r, bool edge_pairs)
@@ -510,6 +509,7 @@ static bool sat_faces(const poly *A, const poly *B, int32_t *witness, sat_result
     return true;
 }
 
+/* the separating axis search over every face and edge-pair axis; false when an axis separates */
 /* The separating axis search with Gauss-map pruning (Gregorius, GDC 2013). On the unit sphere each
  * face is a point (its normal) and each edge the arc between its two faces' normals; an edge pair
  * of A and B can only give a separating axis if A's arc and the arc of B's negated normals cross
