@@ -619,6 +619,8 @@ void joints_positions(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *v
         imp_quat q = quat_advance(quat_normalize(quat(X0[3], X0[4], X0[5], X0[6])), v3_add(om[i], wp[i]), h);
         X[3] = q.w, X[4] = q.x, X[5] = q.y, X[6] = q.z;
         Iinv[i] = m3_rotate_tensor(quat_to_m3(q), w->bodies[i].Ibody_inv);
+        const body *bd = &w->bodies[i];
+        for (int k = 0; k < bd->nshapes; k++) shape_update(w, &w->shapes[w->shape_ids.slot_dense[bd->shapes[k]]]);
     }
     joints_post_stabilize(w, v, om, Iinv, im, n);
     for (int i = 0; i < n; i++) {
