@@ -508,7 +508,7 @@ int impulse_step(imp_world *w, double h)
         }
         lo = hi;
     }
-    /* (joint pre-stabilization joins the level loop above, S1: after the contacts of each level) */
+    /* (S1 puts joint pre-stabilization in the level loop above, after each level's contacts; it runs below, once, for now) */
 
     /* split impulses: pseudo velocities that remove the penetration beyond the slop */
     bool pushing = false;

@@ -130,6 +130,33 @@ describe("joints (impulse mode, S1)", function()
     w:step(dt)
   end)
 
+  it("Newton's cradle on point joints passes the swing through the row", function()
+    local w = impetus.world {}
+    w.sleeping = false
+    local R, LEN, balls, joints = 0.15, 1.5, {}, {}
+    for i = 1, 5 do
+      local px = (i - 3) * 2 * R
+      local a = i == 1 and -0.6 or 0
+      balls[i] = w:sphere { radius = R, position = { px + LEN * math.sin(a), 2 - LEN * math.cos(a), 0 }, density = 7800,
+        restitution = 1, friction = 0 }
+      joints[i] = w:joint { type = "point", a = balls[i], anchor = { px, 2, 0 } }
+    end
+    local y1 = balls[1].position[2]
+    local v1, top5, gap = 0, -math.huge, 0
+    for s = 1, 90 do
+      w:step(dt)
+      if s <= 36 then v1 = math.max(v1, balls[1].velocity[1]) end
+      top5 = math.max(top5, balls[5].position[2])
+      for _, j in ipairs(joints) do gap = math.max(gap, j.gap) end
+    end
+    assert(gap < 1e-6, "cradle joint gap " .. gap)
+    -- ball 5 rises to (nearly) the height ball 1 fell from, never above it; ball 1 is left (nearly) still
+    local rise = y1 - 0.5
+    assert(top5 - 0.5 > 0.8 * rise, string.format("ball 5 rose %.3f m of %.3f", top5 - 0.5, rise))
+    assert(top5 <= y1 + 1e-3, string.format("ball 5 rose above the start: %.4f > %.4f", top5, y1))
+    assert(v1 > 2, "ball 1 swung at " .. v1)
+  end)
+
   it("refuses bad definitions with clear errors naming the field", function()
     local w = impetus.world {}
     local a = w:box { size = { 1, 1, 1 } }
