@@ -19,16 +19,15 @@
  * c_a = R(q_a) la is its offset now and R(theta) the rotation by the vector theta. Newton on the three
  * equations f(j) = p_a(j) - p_b(j) = 0: j <- j - J^-1 f with J = df/dj. Differentiating the rotation
  * at the predicted offset c'_a = R(h omega_a) c_a by the rule d(R(theta) c) = dtheta x c' (the first
- * term of S1's appendix derivative; exact when omega and dtheta are parallel, the dominant case, and the
- * Newton iteration keeps converging on the exact f since f itself is evaluated exactly):
- *     J = h [ (1/M_a + 1/M_b) 1 - [c'_a]x I_a^-1 [r_a]x - [c'_b]x I_b^-1 [r_b]x ]
+ * with the left Jacobian J_l of S1's appendix, below: d(R(theta) c) = (J_l(theta) dtheta) x c'):
+ *     J = h [ (1/M_a + 1/M_b) 1 - [c'_a]x J_l,a I_a^-1 [r_a]x - [c'_b]x J_l,b I_b^-1 [r_b]x ]
  * The iteration stops when |f| < tol (tightening over the sweeps, S1 section IV).
  *
  * Pre-stabilization, hinge axis (S1 eq. 6). An angular impulse tau (A: +tau, B: -tau) turns the predicted
  * axes a_a = R(h omega_a) R(q_a) ua and a_b likewise; the hinge wants e = a_a x a_b = 0 (three
  * equations of rank two). With d a_a = dtheta_a x a_a, dtheta_a = h I_a^-1 dtau, dtheta_b = -h I_b^-1 dtau:
- *     de = (dtheta_a x a_a) x a_b + a_a x (dtheta_b x a_b)
- *        = h ([a_b]x [a_a]x I_a^-1 + [a_a]x [a_b]x I_b^-1) dtau = J dtau
+ *     de = (dtheta_a x a_a) x a_b + a_a x (dtheta_b x a_b)       (dtheta through J_l as above)
+ *        = h ([a_b]x [a_a]x J_l,a I_a^-1 + [a_a]x [a_b]x J_l,b I_b^-1) dtau = J dtau
  * solved in the least-squares sense (S1's normal equations): (J^T J + eps) dtau = -J^T e.
  * An angular impulse moves the articulation points again, so each sweep does position then axis, and
  * the sweeps over all joints repeat (Gauss-Seidel) until every joint holds; the last word is always a
@@ -65,6 +64,7 @@ struct joint_set {
     joint *j;
     int cap;
     uint8_t *jointed;
+    imp_vec3 *sv, *sw; /* velocities saved at the global solve's start (restored if it made things worse) */
     int body_cap;
     uint64_t *pairs; /* sorted (lo << 32 | hi) dense body pairs joined this step: no contact between them */
     int npairs, pair_cap;
@@ -79,7 +79,7 @@ void joints_free(imp_world *w)
     struct joint_set *js = w->joints;
     if (!js) return;
     ids_free(&js->ids);
-    free(js->j), free(js->jointed), free(js->pairs), free(js->G), free(js->rhs), free(js->row_off), free(js->piv), free(js->pred), free(js);
+    free(js->j), free(js->jointed), free(js->sv), free(js->sw), free(js->pairs), free(js->G), free(js->rhs), free(js->row_off), free(js->piv), free(js->pred), free(js);
     w->joints = NULL;
 }
 
@@ -230,6 +230,8 @@ int joints_prepare(imp_world *w, int n)
     if (n > js->body_cap) {
         js->body_cap = n * 3 / 2 + 16;
         js->jointed = ids_grow(js->jointed, 1, js->body_cap);
+        js->sv = ids_grow(js->sv, sizeof(imp_vec3), js->body_cap);
+        js->sw = ids_grow(js->sw, sizeof(imp_vec3), js->body_cap);
     }
     memset(js->jointed, 0, (size_t)n);
     if (js->ids.count > js->pair_cap) {
@@ -330,6 +332,19 @@ void joints_post_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_ma
     }
 }
 
+/* S1's appendix derivative of the rotation: with R' = exp(theta) R (theta = h omega), a change dtheta of
+ * theta turns R' by J_l(theta) dtheta, the left Jacobian of SO(3):
+ *     J_l = 1 + (1 - cos t) / t^2 [theta]x + (t - sin t) / t^3 [theta]x^2,   t = |theta|
+ * (series 1/2 - t^2/24 and 1/6 - t^2/120 as t -> 0), so d(R' c) = (J_l dtheta) x R' c. */
+static imp_mat3 left_jac(imp_vec3 th)
+{
+    double t = v3_len(th), t2 = t * t;
+    double c1 = t < 1e-4 ? 0.5 - t2 / 24 : (1 - cos(t)) / t2;
+    double c2 = t < 1e-4 ? 1.0 / 6 - t2 / 120 : (t - sin(t)) / (t2 * t);
+    imp_mat3 K = skew(th);
+    return m3_add(m3_identity(), m3_add(m3_scale(K, c1), m3_scale(m3_mul(K, K), c2)));
+}
+
 /* the predicted world point and axis of one side: x + h v + R(h omega) c, R(h omega) a */
 static void predict(const imp_world *w, int i, int n, imp_vec3 l, imp_vec3 u, imp_vec3 v, imp_vec3 om, double h,
                     imp_vec3 *p, imp_vec3 *c, imp_vec3 *a)
@@ -354,10 +369,16 @@ static double solve_point(imp_world *w, const joint *jt, imp_vec3 *v, imp_vec3 *
     imp_vec3 xa = a < n ? v3_load(w->bstate + BODY_DIM * a) : v3(0, 0, 0);
     imp_vec3 xb = b < n ? v3_load(w->bstate + BODY_DIM * b) : v3(0, 0, 0);
     double err = 0, first = -1;
+    imp_vec3 last = v3(0, 0, 0), lra = last, lrb = last;
     for (int it = 0; it < NEWTON_ITERS; it++) {
         predict(w, a, n, jt->la, jt->ua, v3_add(v[a], vp[a]), v3_add(om[a], wp[a]), h, &pa, &ca, &aa);
         predict(w, b, n, jt->lb, jt->ub, v3_add(v[b], vp[b]), v3_add(om[b], wp[b]), h, &pb, &cb, &ab);
         imp_vec3 f = v3_sub(pa, pb);
+        if (first >= 0 && v3_len(f) > err) { /* diverging: undo the last step and leave it to the global solve */
+            v[a] = v3_mad(v[a], last, -im[a]), om[a] = v3_sub(om[a], m3_mul_v(Iinv[a], v3_cross(lra, last)));
+            v[b] = v3_mad(v[b], last, im[b]), om[b] = v3_add(om[b], m3_mul_v(Iinv[b], v3_cross(lrb, last)));
+            break;
+        }
         err = v3_len(f);
         if (first < 0) first = err;
         if (err < tol) break;
@@ -367,12 +388,14 @@ static double solve_point(imp_world *w, const joint *jt, imp_vec3 *v, imp_vec3 *
         side_now(w, b, n, jt->lb, jt->ub, &mb, &nb, &yb);
         imp_vec3 m = v3_scale(v3_add(v3_add(xa, ma), b < n ? v3_add(xb, mb) : mb), 0.5);
         imp_vec3 ra = v3_sub(m, xa), rb = v3_sub(m, xb);
+        imp_mat3 La = left_jac(v3_scale(v3_add(om[a], wp[a]), h)), Lb = left_jac(v3_scale(v3_add(om[b], wp[b]), h));
         imp_mat3 J = m3_add(m3_diag(im[a] + im[b], im[a] + im[b], im[a] + im[b]),
-                            m3_add(m3_scale(m3_mul(skew(ca), m3_mul(Iinv[a], skew(ra))), -1),
-                                   m3_scale(m3_mul(skew(cb), m3_mul(Iinv[b], skew(rb))), -1)));
+                            m3_add(m3_scale(m3_mul(skew(ca), m3_mul(La, m3_mul(Iinv[a], skew(ra)))), -1),
+                                   m3_scale(m3_mul(skew(cb), m3_mul(Lb, m3_mul(Iinv[b], skew(rb)))), -1)));
         J = m3_scale(J, h);
         if (!(fabs(m3_det(J)) > 1e-300)) break;
         imp_vec3 j = v3_scale(m3_mul_v(m3_inverse(J), f), -1);
+        last = j, lra = ra, lrb = rb;
         v[a] = v3_mad(v[a], j, im[a]), om[a] = v3_add(om[a], m3_mul_v(Iinv[a], v3_cross(ra, j)));
         v[b] = v3_mad(v[b], j, -im[b]), om[b] = v3_sub(om[b], m3_mul_v(Iinv[b], v3_cross(rb, j)));
     }
@@ -393,7 +416,9 @@ static double solve_axis(imp_world *w, const joint *jt, imp_vec3 *om, const imp_
         err = v3_len(e);
         if (first < 0) first = err;
         if (err < tol) break;
-        imp_mat3 J = m3_scale(m3_add(m3_mul(m3_mul(skew(ab), skew(aa)), Iinv[a]), m3_mul(m3_mul(skew(aa), skew(ab)), Iinv[b])), h);
+        imp_mat3 La = left_jac(v3_scale(v3_add(om[a], wp[a]), h)), Lb = left_jac(v3_scale(v3_add(om[b], wp[b]), h));
+        imp_mat3 J = m3_scale(m3_add(m3_mul(m3_mul(skew(ab), skew(aa)), m3_mul(La, Iinv[a])),
+                                     m3_mul(m3_mul(skew(aa), skew(ab)), m3_mul(Lb, Iinv[b]))), h);
         imp_mat3 JT = m3_transpose(J), N = m3_mul(JT, J);
         double tr = N.m[0][0] + N.m[1][1] + N.m[2][2];
         if (!(tr > 1e-300)) break;
@@ -413,7 +438,7 @@ static double solve_axis(imp_world *w, const joint *jt, imp_vec3 *om, const imp_
  * tau = s1 t1 + s2 t2 across the predicted axis (2); equations are each joint's predicted gap
  * p_a - p_b (3) and, for a hinge, t1.(a_a x a_b), t2.(a_a x a_b) (2). A column's unit impulse changes
  * body X (an end of joint l, sign sl = +1 for A, -1 for B) by
- *     dv_X = sl h^0 M_X^-1 d (linear only),  dtheta_X = h I_X^-1 sl ([r_lX]x d | T_l s)
+ *     dv_X = sl M_X^-1 d (linear only),  dtheta_X = J_l,X h I_X^-1 sl ([r_lX]x d | T_l s)
  * and a row of joint k with X as an end (sign sk) changes by
  *     gap:  sk (h M_X^-1 dv-part - [c'_kX]x dtheta_X)
  *     axis: T_k^T D_kX dtheta_X,  D_kA = [a_b]x [a_a]x,  D_kB = -[a_a]x [a_b]x   (as in solve_axis)
@@ -462,8 +487,64 @@ static int lu_solve(double *G, double *b, int *piv, int m)
 
 struct jpred {
     imp_vec3 ca, cb, aa, ab, ra, rb, t1, t2;
+    imp_mat3 La, Lb; /* J_l(h omega) of the two sides */
 };
 typedef struct jpred jpred;
+
+/* the residuals (into out, negated) and, with P, the predicted frames the Jacobian needs; returns the
+ * largest error, and its squared 2-norm in *norm2 */
+static double residual(imp_world *w, const imp_vec3 *v, const imp_vec3 *om, const imp_vec3 *vp, const imp_vec3 *wp,
+                       int n, double h, jpred *P, double *out, double *norm2)
+{
+    struct joint_set *js = w->joints;
+    double worst = 0, sum = 0;
+    for (int k = 0; k < js->ids.count; k++) {
+        const joint *jt = &js->j[k];
+        int o = js->row_off[k];
+        if (o < 0) continue;
+        jpred tmp, *q = P ? &P[k] : &tmp;
+        imp_vec3 pa, pb, na, nb, ya, yb, ma, mb;
+        predict(w, jt->ia, n, jt->la, jt->ua, v3_add(v[jt->ia], vp[jt->ia]), v3_add(om[jt->ia], wp[jt->ia]), h, &pa, &q->ca, &q->aa);
+        predict(w, jt->ib, n, jt->lb, jt->ub, v3_add(v[jt->ib], vp[jt->ib]), v3_add(om[jt->ib], wp[jt->ib]), h, &pb, &q->cb, &q->ab);
+        if (P) {
+            q->La = left_jac(v3_scale(v3_add(om[jt->ia], wp[jt->ia]), h));
+            q->Lb = left_jac(v3_scale(v3_add(om[jt->ib], wp[jt->ib]), h));
+            side_now(w, jt->ia, n, jt->la, jt->ua, &ma, &na, &ya);
+            side_now(w, jt->ib, n, jt->lb, jt->ub, &mb, &nb, &yb);
+            imp_vec3 mid = v3_scale(v3_add(v3_add(ya, ma), jt->ib < n ? v3_add(yb, mb) : mb), 0.5);
+            q->ra = v3_sub(mid, ya), q->rb = v3_sub(mid, yb);
+        }
+        imp_vec3 g = v3_sub(pa, pb);
+        out[o] = -g.x, out[o + 1] = -g.y, out[o + 2] = -g.z;
+        worst = fmax(worst, v3_len(g)), sum += v3_dot(g, g);
+        if (jt->type == IMP_JOINT_HINGE) {
+            basis_of(q->aa, &q->t1, &q->t2);
+            imp_vec3 e = v3_cross(q->aa, q->ab);
+            out[o + 3] = -v3_dot(q->t1, e), out[o + 4] = -v3_dot(q->t2, e);
+            worst = fmax(worst, v3_len(e)), sum += v3_dot(e, e);
+        }
+    }
+    *norm2 = sum;
+    return worst;
+}
+
+/* velocities += alpha times the Newton step dx (impulses per joint, P's lever arms and bases) */
+static void apply_step(const struct joint_set *js, imp_vec3 *v, imp_vec3 *om, const imp_mat3 *Iinv, const double *im,
+                       const jpred *P, const double *dx, double alpha)
+{
+    for (int l = 0; l < js->ids.count; l++) {
+        const joint *jl = &js->j[l];
+        int ol = js->row_off[l];
+        if (ol < 0) continue;
+        const jpred *ql = &P[l];
+        imp_vec3 dj = v3_scale(v3(dx[ol], dx[ol + 1], dx[ol + 2]), alpha);
+        imp_vec3 tau = v3(0, 0, 0);
+        if (jl->type == IMP_JOINT_HINGE) tau = v3_scale(v3_add(v3_scale(ql->t1, dx[ol + 3]), v3_scale(ql->t2, dx[ol + 4])), alpha);
+        int a = jl->ia, b = jl->ib;
+        v[a] = v3_mad(v[a], dj, im[a]), om[a] = v3_add(om[a], m3_mul_v(Iinv[a], v3_add(v3_cross(ql->ra, dj), tau)));
+        v[b] = v3_mad(v[b], dj, -im[b]), om[b] = v3_sub(om[b], m3_mul_v(Iinv[b], v3_add(v3_cross(ql->rb, dj), tau)));
+    }
+}
 
 static double global_newton(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp, const imp_vec3 *wp,
                             const imp_mat3 *Iinv, const double *im, int n, double h, jpred *P)
@@ -482,32 +563,13 @@ static double global_newton(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_v
         js->g_cap = m * m + 64;
         js->G = ids_grow(js->G, sizeof(double), js->g_cap);
     }
-    double worst = 0;
+    double *dx = js->rhs + 5 * js->r_cap, *trial = dx + 5 * js->r_cap; /* rhs holds 3 blocks */
+    double worst = 0, norm2 = 0, start = -1;
+    for (int i = 0; i < n; i++)
+        if (js->jointed[i]) js->sv[i] = v[i], js->sw[i] = om[i];
     for (int it = 0; it < NEWTON_ITERS; it++) {
-        /* predicted frames, residuals */
-        worst = 0;
-        for (int k = 0; k < nj; k++) {
-            const joint *jt = &js->j[k];
-            int o = js->row_off[k];
-            if (o < 0) continue;
-            jpred *q = &P[k];
-            imp_vec3 pa, pb, na, nb, ya, yb, ma, mb;
-            predict(w, jt->ia, n, jt->la, jt->ua, v3_add(v[jt->ia], vp[jt->ia]), v3_add(om[jt->ia], wp[jt->ia]), h, &pa, &q->ca, &q->aa);
-            predict(w, jt->ib, n, jt->lb, jt->ub, v3_add(v[jt->ib], vp[jt->ib]), v3_add(om[jt->ib], wp[jt->ib]), h, &pb, &q->cb, &q->ab);
-            side_now(w, jt->ia, n, jt->la, jt->ua, &ma, &na, &ya);
-            side_now(w, jt->ib, n, jt->lb, jt->ub, &mb, &nb, &yb);
-            imp_vec3 mid = v3_scale(v3_add(v3_add(ya, ma), jt->ib < n ? v3_add(yb, mb) : mb), 0.5);
-            q->ra = v3_sub(mid, ya), q->rb = v3_sub(mid, yb);
-            imp_vec3 g = v3_sub(pa, pb);
-            js->rhs[o] = -g.x, js->rhs[o + 1] = -g.y, js->rhs[o + 2] = -g.z;
-            worst = fmax(worst, v3_len(g));
-            if (jt->type == IMP_JOINT_HINGE) {
-                basis_of(q->aa, &q->t1, &q->t2);
-                imp_vec3 e = v3_cross(q->aa, q->ab);
-                js->rhs[o + 3] = -v3_dot(q->t1, e), js->rhs[o + 4] = -v3_dot(q->t2, e);
-                worst = fmax(worst, v3_len(e));
-            }
-        }
+        worst = residual(w, v, om, vp, wp, n, h, P, js->rhs, &norm2);
+        if (start < 0) start = norm2;
         if (worst < FINAL_TOL) break;
         memset(js->G, 0, sizeof(double) * (size_t)m * m);
         /* the Jacobian, block by block: rows of joint k, columns of joint l, through shared bodies */
@@ -539,7 +601,7 @@ static double global_newton(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_v
                             } else {
                                 ang = v3_scale(c == 3 ? ql->t1 : ql->t2, sl);
                             }
-                            imp_vec3 dth = v3_scale(m3_mul_v(Iinv[X], ang), h);
+                            imp_vec3 dth = m3_mul_v(ek ? qk->Lb : qk->La, v3_scale(m3_mul_v(Iinv[X], ang), h));
                             imp_vec3 dp = v3_add(v3_scale(lin, h * im[X]), v3_cross(dth, ck));
                             double *col = js->G + (size_t)ok * m + ol + c;
                             col[0] += sk * dp.x, col[m] += sk * dp.y, col[2 * (size_t)m] += sk * dp.z;
@@ -553,18 +615,22 @@ static double global_newton(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_v
             }
         }
         if (!lu_solve(js->G, js->rhs, js->piv, m)) break;
-        for (int l = 0; l < nj; l++) {
-            const joint *jl = &js->j[l];
-            int ol = js->row_off[l];
-            if (ol < 0) continue;
-            const jpred *ql = &P[l];
-            imp_vec3 dj = v3(js->rhs[ol], js->rhs[ol + 1], js->rhs[ol + 2]);
-            imp_vec3 tau = v3(0, 0, 0);
-            if (jl->type == IMP_JOINT_HINGE) tau = v3_add(v3_scale(ql->t1, js->rhs[ol + 3]), v3_scale(ql->t2, js->rhs[ol + 4]));
-            int a = jl->ia, b = jl->ib;
-            v[a] = v3_mad(v[a], dj, im[a]), om[a] = v3_add(om[a], m3_mul_v(Iinv[a], v3_add(v3_cross(ql->ra, dj), tau)));
-            v[b] = v3_mad(v[b], dj, -im[b]), om[b] = v3_sub(om[b], m3_mul_v(Iinv[b], v3_add(v3_cross(ql->rb, dj), tau)));
+        memcpy(dx, js->rhs, sizeof(double) * (size_t)m);
+        /* backtracking line search on |f|^2: near a straightened chain the system is nearly singular and a
+         * full Newton step can overshoot; halve it until the residual drops (undoing by -alpha) */
+        double alpha = 1, applied = 0;
+        for (int ls = 0; ls < 12; ls++) {
+            apply_step(js, v, om, Iinv, im, P, dx, alpha - applied);
+            applied = alpha;
+            double n2;
+            residual(w, v, om, vp, wp, n, h, NULL, trial, &n2);
+            if (n2 < (1 - 1e-4 * alpha) * norm2) break;
+            alpha *= 0.5;
         }
+    }
+    if (!(norm2 <= start)) { /* no joint solution near (a whipping chain at a coarse step): keep the sweeps' */
+        for (int i = 0; i < n; i++)
+            if (js->jointed[i]) v[i] = js->sv[i], om[i] = js->sw[i];
     }
     return worst;
 }
@@ -598,7 +664,7 @@ void joints_pre_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec
     const int nj = js->ids.count;
     if (nj > js->r_cap) {
         js->r_cap = nj * 3 / 2 + 16;
-        js->rhs = ids_grow(js->rhs, 5 * sizeof(double), js->r_cap);
+        js->rhs = ids_grow(js->rhs, 15 * sizeof(double), js->r_cap); /* rhs, step, trial residual */
         js->piv = ids_grow(js->piv, 5 * sizeof(int), js->r_cap);
         js->row_off = ids_grow(js->row_off, sizeof(int), js->r_cap);
         js->pred = ids_grow(js->pred, sizeof(jpred), js->r_cap);
