@@ -439,6 +439,7 @@ void bodies_free(imp_world *w)
     imp_ode_solver_free(&w->body_solver);
     contacts_free(w);
     impulse_free(w);
+    joints_free(w);
 }
 
 /* ---- the bodies as an ODE system -------------------------------------------------------------------- */

@@ -733,6 +733,24 @@ int imp_qp_collide(imp_world *w, double e, imp_lcp_info *info);
  * world); three equality rows of the LCP (S2: holonomic constraints). Returns its index, or -1 */
 int imp_qp_joint(imp_world *w, imp_id a, imp_id b, imp_vec3 point);
 void imp_qp_joint_remove(imp_world *w, int k);
+
+/* joints of the impulse mode (joint.c, S1): articulation point (anchor, world, now) and for a hinge a
+ * world axis now, fixed in both bodies from then on; b null: the static world. Create returns the null
+ * id for stale bodies, a == b, non-finite input or a zero hinge axis. */
+typedef enum imp_joint_type { IMP_JOINT_POINT, IMP_JOINT_HINGE } imp_joint_type;
+typedef struct imp_joint_def {
+    imp_joint_type type;
+    imp_id a, b;
+    imp_vec3 anchor, axis;
+} imp_joint_def;
+imp_id imp_joint_create(imp_world *w, const imp_joint_def *d);
+void imp_joint_destroy(imp_world *w, imp_id id);
+bool imp_joint_valid(const imp_world *w, imp_id id);
+bool imp_joint_bodies_live(const imp_world *w, imp_id id); /* false once a body of it was destroyed */
+imp_joint_type imp_joint_kind(const imp_world *w, imp_id id);
+/* gap: distance of the two articulation points now; axis_error: |a_a x a_b| of a hinge (0 otherwise) */
+int imp_joint_errors(const imp_world *w, imp_id id, double *gap, double *axis_error);
+int imp_world_joint_count(const imp_world *w);
 long imp_qp_impacts(const imp_world *w); /* times of impact found by the QP mode's steps so far */
 long imp_qp_solves(const imp_world *w);  /* resting-contact LCPs solved so far (one per derivative evaluation) */
 

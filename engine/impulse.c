@@ -243,6 +243,9 @@ int impulse_step(imp_world *w, double h)
     scratch_points(s, np_max);
     const imp_vec3 g = w->def.gravity;
 
+    const int njoints = joints_prepare(w, n); /* jointed bodies are awake and take every stage (S1) */
+    const uint8_t *jointed = joints_jointed(w);
+
     /* ---- load the bodies: velocities and world inverse inertia; the static world is index n ---- */
     for (int i = 0; i < n; i++) {
         body *b = &w->bodies[i];
@@ -302,6 +305,7 @@ int impulse_step(imp_world *w, double h)
     for (int m = 0; m < nm; m++) {
         int a = s->man_ab[2 * m], b = s->man_ab[2 * m + 1];
         if (s->im[a] == 0 && s->im[b] == 0) continue;
+        if (njoints && a < n && b < n && joints_connected(w, a, b)) continue; /* joined bodies do not touch */
         s->man_order[live++] = m;
         if (s->im[a] > 0) s->drift[a] = 1;
         if (s->im[b] > 0) s->drift[b] = 1;
@@ -315,9 +319,11 @@ int impulse_step(imp_world *w, double h)
         /* nothing to answer: the ODE integrates every awake body; sleeping ones stay */
         bool any_asleep = false;
         for (int i = 0; i < n; i++) any_asleep = any_asleep || w->bodies[i].asleep;
-        if (!any_asleep && !w->planar) return 0;
+        if (!any_asleep && !w->planar && !njoints) return 0;
         for (int i = 0; i < n; i++) s->drift[i] = w->bodies[i].asleep;
     }
+    if (njoints)
+        for (int i = 0; i < n; i++) s->drift[i] = s->drift[i] || (jointed[i] && s->im[i] > 0);
     if (w->planar) /* every awake body takes the velocity stage, where its velocities are projected */
         for (int i = 0; i < n; i++) s->drift[i] = s->drift[i] || s->im[i] > 0;
     for (int i = 0; i < n + 1; i++) s->adj_start[i + 1] += s->adj_start[i];
@@ -448,6 +454,9 @@ int impulse_step(imp_world *w, double h)
         hit->impulse = ct->impact, hit->speed = ct->impact_speed;
     }
 
+    /* S1: velocity post-stabilization of the joints after the collisions */
+    if (njoints) joints_post_stabilize(w, s->v, s->w, s->Iinv, s->im, n);
+
     /* static or kinetic: is the point sliding after the collisions, before gravity acts this step */
     for (int q = 0; q < np; q++) {
         cpoint *c = &P[q];
@@ -463,6 +472,9 @@ int impulse_step(imp_world *w, double h)
         s->w[i] = v3_add(s->w[i], m3_mul_v(s->Iinv[i], v3_scale(b->torque, h)));
         if (w->planar) project_planar(&s->v[i], &s->w[i]);
     }
+
+    /* S1: and after the velocity update */
+    if (njoints) joints_post_stabilize(w, s->v, s->w, s->Iinv, s->im, n);
 
     /* ---- 3. contacts: static or kinetic friction, warm start, sweeps in level order, shock ---- */
     for (int q = 0; q < np; q++) {
@@ -496,7 +508,7 @@ int impulse_step(imp_world *w, double h)
         }
         lo = hi;
     }
-    /* (joint pre-stabilization joins the level loop above, S1: after the contacts of each level) */
+    /* (S1 puts joint pre-stabilization in the level loop above, after each level's contacts; it runs below, once, for now) */
 
     /* split impulses: pseudo velocities that remove the penetration beyond the slop */
     bool pushing = false;
@@ -509,6 +521,11 @@ int impulse_step(imp_world *w, double h)
             row_apply(s->vp, s->wp, c, &c->row[0], c->n, jp - c->jp, 1, 1);
             c->jp = jp;
         }
+
+    /* S1 section IV: joint pre-stabilization, after the contacts (all levels together, not yet level by
+     * level): impulses that make the predicted joint frames (after the position update below, split
+     * impulses included) satisfy every joint */
+    if (njoints) joints_pre_stabilize(w, s->v, s->w, s->vp, s->wp, s->Iinv, s->im, n, h);
 
     /* the impulses go back to the manifolds: warm start for next step, and what scripts read */
     for (int q = 0; q < np; q++) {
@@ -555,6 +572,10 @@ int impulse_step(imp_world *w, double h)
         v3_store(X + 10, m3_mul_v(m3_rotate_tensor(quat_to_m3(q), w->bodies[i].Ibody), om));
     }
 
+    /* jointed bodies: x' = x + h v, q' = exp(h omega) q exactly as pre-stabilization predicted, then
+     * velocity post-stabilization after the position update (S1 section VI) */
+    if (njoints) joints_positions(w, s->v, s->w, s->vp, s->wp, s->Iinv, s->im, n, h);
+
     /* ---- sleeping: an island whose bodies have all been slow for SLEEP_TIME sleeps ---- */
     if (w->sleeping) {
         for (int i = 0; i < n; i++) {
@@ -562,7 +583,7 @@ int impulse_step(imp_world *w, double h)
             if (b->motion != IMP_DYNAMIC || b->asleep) continue;
             const double *X = w->bstate + BODY_DIM * i;
             imp_vec3 v = v3_scale(v3_load(X + 7), b->inv_mass), om = m3_mul_v(s->Iinv[i], v3_load(X + 10));
-            if (s->drift[i] && v3_len(v) < SLEEP_SPEED && v3_len(om) < SLEEP_SPEED) b->sleep_time += (float)h;
+            if (s->drift[i] && !(jointed && jointed[i]) && v3_len(v) < SLEEP_SPEED && v3_len(om) < SLEEP_SPEED) b->sleep_time += (float)h;
             else b->sleep_time = 0;
         }
         /* the island's least sleep time, kept at its root in s->level (reused) */

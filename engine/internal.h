@@ -280,6 +280,7 @@ struct imp_world {
     int vel_iterations, pos_iterations;
     const uint8_t *body_drift; /* while integrating positions: per dense body, 1 = forces already applied */
     struct impulse_scratch *imp;
+    struct joint_set *joints; /* joint.c: the impulse mode's joints */
     struct qp_state *qp;            /* QP mode's contacts and scratch (contact_qp.c); NULL until used */
 
     imp_ode_solver solver;
@@ -357,5 +358,16 @@ double cloth_energy(const imp_world *w);
 void cloth_particle_removed(imp_world *w, uint32_t slot);
 int cloth_object_count(const imp_world *w);
 void cloth_free(imp_world *w);
+
+/* joint.c: the impulse mode's joints (S1); called from impulse.c's step */
+void joints_free(imp_world *w);
+int joints_prepare(imp_world *w, int n);
+const uint8_t *joints_jointed(const imp_world *w);
+bool joints_connected(const imp_world *w, int a, int b);
+void joints_post_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_mat3 *Iinv, const double *im, int n);
+void joints_pre_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp, const imp_vec3 *wp,
+                          const imp_mat3 *Iinv, const double *im, int n, double h);
+void joints_positions(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp, const imp_vec3 *wp,
+                      imp_mat3 *Iinv, const double *im, int n, double h);
 
 #endif

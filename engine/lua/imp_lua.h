@@ -87,6 +87,8 @@ void impl_open_impulse(lua_State *L);
 void impl_read_material(lua_State *L, int idx, const char *fn, imp_shape_def *s);
 int impl_open_quat(lua_State *L);
 int impl_open_lcp(lua_State *L);   /* lua_lcp.c: impetus.lcp */
+void impl_open_joint(lua_State *L); /* lua_joint.c: the impulse mode's Joint type */
+int impl_world_joint_impulse(lua_State *L); /* world:joint{type = ...} */
 void impl_open_qp(lua_State *L);   /* lua_qp.c: world.contact and the exact-contact queries */
 imp_quat impl_toquat(lua_State *L, int idx, const char *what); /* {w, x, y, z}, normalized */
 void impl_pushquat(lua_State *L, imp_quat q);

@@ -10,6 +10,7 @@
  *   world:contact_separations()   d, d' of the contacts of the last contact_system/solve, their material
  *                                 points placed at the current state (no new collision pass)
  *   world:joint{a, b, point}      a ball joint of the QP mode (three equality rows); returns its index
+ *                                 (world:joint{type = ...} is the impulse mode's Joint: lua_joint.c)
  *   world:remove_joint(index)
  *   world:contact_stats()         {impacts (times of impact found), solves (resting LCPs)}
  * A contact is {a, b (bodies, nil for a collider), point, normal, separation, velocity, force,
@@ -148,6 +149,8 @@ static int world_joint(lua_State *L)
     const char *fn = "world:joint";
     imp_world *w = impl_checkunlocked(L, 1, fn)->w;
     luaL_checktype(L, 2, LUA_TTABLE);
+    if (lua_getfield(L, 2, "type") != LUA_TNIL) return impl_world_joint_impulse(L); /* lua_joint.c */
+    lua_pop(L, 1);
     static const char *const keys[] = {"a", "b", "point", "fixed", NULL};
     impl_check_keys(L, 2, fn, keys);
     lua_getfield(L, 2, "a");
