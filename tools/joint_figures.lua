@@ -1,0 +1,49 @@
+-- tools/joint_figures.lua: the joint figures of README.md ("Joints (impulse mode, S1)"), reproduced.
+--   LUA_PATH='scripts/?.lua;scripts/?/init.lua;;' LUA_CPATH='build/release/lib/?.so;;' lua5.4 tools/joint_figures.lua
+-- Prints, for each chain, the largest joint gap over the run and the median wall time per step.
+local impetus = require "impetus"
+local clock = impetus.core.clock
+
+-- n links hanging from the world, laid out horizontally: boxes 1 m x 0.2 x 0.2, or capsules 0.4 m long
+local function chain(n, shape, dt_steps)
+  local w = impetus.world {}
+  w.sleeping = false
+  local prev, joints = nil, {}
+  local len = shape == "box" and 1 or 0.4
+  for i = 1, n do
+    local x = (i - 0.5) * len
+    local b = shape == "box" and w:box { size = { 1, 0.2, 0.2 }, position = { x, 10, 0 }, density = 100 }
+      or w:capsule { radius = 0.05, length = len - 0.1, position = { x, 10, 0 }, axis = { 0, 0, 1 },
+        angle = math.pi / 2, density = 100 }
+    joints[i] = w:joint { type = "point", a = b, b = prev, anchor = { (i - 1) * len, 10, 0 } }
+    prev = b
+  end
+  return w, joints
+end
+
+local function run(label, n, shape, dt, steps)
+  local w, joints = chain(n, shape)
+  local worst, times = 0, {}
+  for s = 1, steps do
+    local t0 = clock()
+    w:step(dt)
+    times[s] = (clock() - t0) * 1e3
+    for _, j in ipairs(joints) do
+      local gap = j.gap
+      if gap ~= gap or gap > worst then worst = gap end
+    end
+    if worst ~= worst or worst > 1 then
+      print(string.format("%-40s blew up at step %d (gap %.3g m)", label, s, worst))
+      return
+    end
+  end
+  table.sort(times)
+  print(string.format("%-40s largest gap %.3g m over %d steps, %.3f ms/step (median)", label, worst, steps,
+    times[(#times + 1) // 2]))
+end
+
+run("5 box links, dt 1/60", 5, "box", 1 / 60, 10000)
+run("5 capsule links, dt 1/60", 5, "capsule", 1 / 60, 2000)
+run("5 capsule links, dt 1/120", 5, "capsule", 1 / 120, 10000)
+run("50 capsule links, dt 1/240", 50, "capsule", 1 / 240, 2000)
+run("50 capsule links, dt 1/60", 50, "capsule", 1 / 60, 200)
