@@ -764,6 +764,24 @@ static void reserve(imp_world *w, tinker *t, int extra)
     }
 }
 
+/* J and Jdot of every constraint's rows (0..mc) at (x, v), with room for jcap entries (the callers add
+ * contact rows after them); nonzero when a script constraint failed */
+static int constraints_jacobians(imp_world *w, tinker *t, int jcap, int mc, const double *x, const double *v)
+{
+    if (t->J.cap < jcap) {
+        t->J.cap = t->Jdot.cap = jcap;
+        t->J.e = ids_grow(t->J.e, sizeof(jentry), jcap);
+        t->Jdot.e = ids_grow(t->Jdot.e, sizeof(jentry), jcap);
+    }
+    jmat_clear(&t->J, mc);
+    jmat_clear(&t->Jdot, mc);
+    t->j_valid = false;
+    for (int k = 0, row = 0; k < t->ids.count; row += t->c[k].rows, k++)
+        if (constraint_eval(w, t, &t->c[k], row, x, v)) return 1;
+    t->j_valid = true;
+    return 0;
+}
+
 /* Resting contact of constrained particles. particle_collide.c cancels the pushing part of the
  * applied force at a resting contact, but the constraint forces come after it and could push the
  * particle into the surface (a chain on the floor, pulled by its rods), which the collision pass
@@ -824,18 +842,7 @@ int tinker_constraint_forces(imp_world *w, const double *x, const double *v, dou
     }
 
     /* assemble C, J, Jdot: each constraint its own rows, then the resting contacts' rows */
-    const int jcap = t->j_entries + w->contact_count;
-    if (t->J.cap < jcap) {
-        t->J.cap = t->Jdot.cap = jcap;
-        t->J.e = ids_grow(t->J.e, sizeof(jentry), jcap);
-        t->Jdot.e = ids_grow(t->Jdot.e, sizeof(jentry), jcap);
-    }
-    jmat_clear(&t->J, mc);
-    jmat_clear(&t->Jdot, mc);
-    t->j_valid = false;
-    for (int k = 0, row = 0; k < t->ids.count; row += t->c[k].rows, k++)
-        if (constraint_eval(w, t, &t->c[k], row, x, v)) return IMP_ERR_CALLBACK;
-    t->j_valid = true;
+    if (constraints_jacobians(w, t, t->j_entries + w->contact_count, mc, x, v)) return IMP_ERR_CALLBACK;
     const int ncontact = contact_rows(w, t, mc, x), m = mc + ncontact;
     t->J.rows = t->Jdot.rows = m;
     if (ncontact != t->ncontact || t->contact_step != w->steps) {
@@ -993,18 +1000,8 @@ static void apply_impulse(imp_world *w, tinker *t, const double *mu)
  * (t->touch[0..nt)), the diagonal, the rows nobody can answer, the preconditioner */
 static int projection_assemble(imp_world *w, tinker *t, int nt, cg_problem *prob)
 {
-    const int mc = t->rows, m = mc + nt, jcap = t->j_entries + nt;
-    if (t->J.cap < jcap) {
-        t->J.cap = t->Jdot.cap = jcap;
-        t->J.e = ids_grow(t->J.e, sizeof(jentry), jcap);
-        t->Jdot.e = ids_grow(t->Jdot.e, sizeof(jentry), jcap);
-    }
-    jmat_clear(&t->J, mc);
-    jmat_clear(&t->Jdot, mc);
-    t->j_valid = false;
-    for (int k = 0, row = 0; k < t->ids.count; row += t->c[k].rows, k++)
-        if (constraint_eval(w, t, &t->c[k], row, w->p.x, w->p.v)) return IMP_ERR_CALLBACK;
-    t->j_valid = true;
+    const int mc = t->rows, m = mc + nt;
+    if (constraints_jacobians(w, t, t->j_entries + nt, mc, w->p.x, w->p.v)) return IMP_ERR_CALLBACK;
     for (int k = 0; k < nt; k++) jpush(&t->J, mc + k, t->touch[k].p, t->touch[k].n);
     t->J.rows = m;
     memset(t->diag, 0, sizeof(double) * (size_t)m);

@@ -981,14 +981,14 @@ void rnd_capsule(const float xform[12], float radius, float half_height, const f
     rnd_triangles(SIDES * 2, pos, nrm, rgba);
 }
 
-/* queue one line segment drawn over the solids, not hidden by them (debug views) */
-void rnd_line_xray(const float a[3], const float b[3], const float rgba[4])
+/* append one segment (two vertices: position, colour) to a line batch */
+static void push_line(FloatArray *batch, const float a[3], const float b[3], const float rgba[4])
 {
     if (!a || !b)
         return;
     if (!rgba)
         rgba = default_line;
-    float *out = farray_push(&R.xlines, 2 * LINE_VFLOATS);
+    float *out = farray_push(batch, 2 * LINE_VFLOATS);
     if (!out)
         return;
     memcpy(out, a, 3 * sizeof(float));
@@ -997,21 +997,11 @@ void rnd_line_xray(const float a[3], const float b[3], const float rgba[4])
     memcpy(out + 10, rgba, 4 * sizeof(float));
 }
 
+/* queue one line segment drawn over the solids, not hidden by them (debug views) */
+void rnd_line_xray(const float a[3], const float b[3], const float rgba[4]) { push_line(&R.xlines, a, b, rgba); }
+
 /* queue one line segment */
-void rnd_line(const float a[3], const float b[3], const float rgba[4])
-{
-    if (!a || !b)
-        return;
-    if (!rgba)
-        rgba = default_line;
-    float *out = farray_push(&R.lines, 2 * LINE_VFLOATS);
-    if (!out)
-        return;
-    memcpy(out, a, 3 * sizeof(float));
-    memcpy(out + 3, rgba, 4 * sizeof(float));
-    memcpy(out + 7, b, 3 * sizeof(float));
-    memcpy(out + 10, rgba, 4 * sizeof(float));
-}
+void rnd_line(const float a[3], const float b[3], const float rgba[4]) { push_line(&R.lines, a, b, rgba); }
 
 /* queue a ground grid; its lines are generated at rnd_end_frame, once the camera mode is known */
 void rnd_grid(float half_extent, float spacing, float height)
