@@ -320,8 +320,10 @@ int impulse_step(imp_world *w, double h)
         bool any_asleep = false;
         for (int i = 0; i < n; i++) any_asleep = any_asleep || w->bodies[i].asleep;
         if (!any_asleep && !w->planar && !njoints) return 0;
-        for (int i = 0; i < n; i++) s->drift[i] = w->bodies[i].asleep;
     }
+    /* sleeping bodies are held too (their momenta are zero): otherwise the ODE solver would let them fall
+     * g h^2 / 2 a step while other contacts in the world are live */
+    for (int i = 0; i < n; i++) s->drift[i] = s->drift[i] || w->bodies[i].asleep;
     if (njoints)
         for (int i = 0; i < n; i++) s->drift[i] = s->drift[i] || (jointed[i] && s->im[i] > 0);
     if (w->planar) /* every awake body takes the velocity stage, where its velocities are projected */
