@@ -25,10 +25,11 @@
  * alpha = I^-1 (tau + L x omega) (from dL/dt = tau and L = I omega: I omega' = tau - omega x L).
  * Differentiating d = n . (p_A - p_B) twice, with the velocity terms kept as S0 keeps them:
  *     b_i = n . (a_A(p_A) - a_B(p_B)) + 2 ndot . (v_A(p_A) - v_B(p_B))
- * vertex/face: n is a face normal of B, fixed in B: ndot = omega_B x n. (The manifolds do not say
- *              whose face was the reference; when it was A's, n really turns with A. The term
- *              2 ndot . (v_A - v_B) differs by 2 ((omega_A - omega_B) x n) . (v_A - v_B), which
- *              vanishes at resting contact, where v_A = v_B at the point.)
+ * vertex/face: n is a face normal of B, fixed in B: ndot = omega_B x n; or, when the manifold says
+ *              the face was A's (imp_contact.face_a: a vertex of B on a face of A), fixed in A:
+ *              ndot = omega_A x n. (Taking B's rotation for A's face is harmless at rest, where
+ *              v_A = v_B at the point, but not in a tumbling heap: the material points then
+ *              separate along the wrong normal while the bodies interpenetrate.)
  * edge/edge:   n = ea x eb / |ea x eb|, ea turning with A, eb with B: with z = ea' x eb + ea x eb'
  *              (ea' = omega_A x ea, eb' = omega_B x eb), ndot = (z - (z.n) n) / |ea x eb|
  *              (S0's compute_ndot, which the text garbles: trap 4).
@@ -69,11 +70,13 @@
 typedef struct qp_contact {
     int ka, kb;             /* dense body index of A and B for kinematics, -1: a fixed collider    */
     imp_vec3 la, lb;        /* the contact point on A / on B: body frame (about the centre of mass), or world */
-    imp_vec3 ln;            /* the normal: in B's body frame when kb >= 0, else world               */
+    imp_vec3 ln;            /* the normal: in its face owner's body frame (B's, or A's when face_a), or world */
     imp_vec3 lea, leb;      /* edge/edge: ea in A's frame, eb in B's (or world)                     */
     bool edge;
+    bool face_a;            /* vertex/face on A's face: n turns with A                              */
     bool eq;                /* a joint row: equality (w = 0, f free), ln a fixed world direction   */
     imp_id ida, idb;        /* body ids (null for colliders)                                        */
+    uint64_t key;           /* the manifold's pair (qp_pair_key; 0 for joint rows)                   */
     /* evaluated at the current state */
     imp_vec3 p, pb, n, ndot, ra, rb;  /* p: the point on A (force application), pb on B; r = p - x */
     double d, dd;           /* separation and its rate d'                                            */
@@ -108,7 +111,8 @@ struct qp_state {
     int *isl_neq;           /* joint rows at the head of each island                                 */
     int cur_neq;            /* those of the island being solved                                      */
     struct qp_joint { imp_id a, b; imp_vec3 la, lb; bool live; } *joints; int nj, jcap;
-    struct qp_pair_depth { uint64_t key; } *pd; int npd, pdcap; /* pairs touching at the start (TOI) */
+    /* the resting set's points at the start of a (sub)step, sorted by pair (time of impact) */
+    struct qp_start_point { uint64_t key; int ka, kb, idx; imp_vec3 la, lb; double pen, now; } *pd; int npd, pdcap;
     bool warm;              /* g holds the last evaluation's friction forces of this contact set      */
     uint64_t sig;           /* the step's contact list, for the warm start across steps              */
     bool querying;          /* in a query: the body derivative leaves the contact forces out        */
@@ -329,13 +333,23 @@ static void qp_place(const struct qp_state *q, qp_contact *c)
             c->ndot = v3(0, 0, 0);
         }
     } else {
-        c->n = m3_mul_v(B->R, c->ln);
-        c->ndot = v3_cross(B->w, c->n);
+        const qp_body *F = c->face_a ? A : B; /* the face's owner */
+        c->n = m3_mul_v(F->R, c->ln);
+        c->ndot = v3_cross(F->w, c->n);
     }
     c->ra = v3_sub(c->p, A->x);
     c->rb = v3_sub(c->p, B->x);
     c->d = v3_dot(c->n, v3_sub(c->p, c->pb));
     c->dd = v3_dot(c->n, v3_sub(point_vel(A, c->ra), point_vel(B, v3_sub(c->pb, B->x))));
+}
+
+/* a manifold's pair as one number (bodies or colliders of both sides, in either order; shapes of one
+ * body pair share it) */
+static uint64_t qp_pair_key(const imp_contact *mc)
+{
+    uint32_t a = imp_id_is_null(mc->a.body) ? 0x80000000u | mc->a.collider.index : mc->a.body.index;
+    uint32_t b = imp_id_is_null(mc->b.body) ? 0x80000000u | mc->b.collider.index : mc->b.body.index;
+    return a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
 }
 
 #define QP_SEPARATED 1e-4 /* m: a manifold point farther apart than this is not a contact */
@@ -364,10 +378,12 @@ static int qp_gather(imp_world *w)
             memset(c, 0, sizeof *c);
             c->ka = ka, c->kb = kb;
             c->ida = mc->a.body, c->idb = mc->b.body;
+            c->key = qp_pair_key(mc);
             imp_vec3 pa = mc->points[k], pb = v3_add(pa, v3_scale(mc->normal, mc->depth[k]));
             c->la = ka >= 0 ? m3_mul_tv(q->b[ka].R, v3_sub(pa, q->b[ka].x)) : pa;
             c->lb = kb >= 0 ? m3_mul_tv(q->b[kb].R, v3_sub(pb, q->b[kb].x)) : pb;
-            c->ln = kb >= 0 ? m3_mul_tv(q->b[kb].R, mc->normal) : mc->normal;
+            c->face_a = mc->face_a && ka >= 0;
+            c->ln = c->face_a ? m3_mul_tv(q->b[ka].R, mc->normal) : kb >= 0 ? m3_mul_tv(q->b[kb].R, mc->normal) : mc->normal;
             c->edge = mc->edge;
             if (mc->edge) {
                 c->lea = ka >= 0 ? m3_mul_tv(q->b[ka].R, mc->ea) : mc->ea;
@@ -845,14 +861,6 @@ int imp_qp_collide(imp_world *w, double e, imp_lcp_info *info)
 
 /* ---- the step in QP mode, with time of impact (S2, S0 section 8) ----------------------------------- */
 
-/* a manifold's pair as one number (bodies or colliders of both sides; shapes of one body pair share it) */
-static uint64_t qp_pair_key(const imp_contact *mc)
-{
-    uint32_t a = imp_id_is_null(mc->a.body) ? 0x80000000u | mc->a.collider.index : mc->a.body.index;
-    uint32_t b = imp_id_is_null(mc->b.body) ? 0x80000000u | mc->b.collider.index : mc->b.body.index;
-    return (uint64_t)a << 32 | b;
-}
-
 static bool qp_dynamic_pair(const imp_world *w, const imp_contact *mc)
 {
     int ka = imp_id_is_null(mc->a.body) ? -1 : ids_lookup(&w->body_ids, mc->a.body);
@@ -862,44 +870,92 @@ static bool qp_dynamic_pair(const imp_world *w, const imp_contact *mc)
 
 static int qp_cmp_key(const void *x, const void *y)
 {
-    const struct qp_pair_depth *a = x, *b = y;
+    const struct qp_start_point *a = x, *b = y;
     return a->key < b->key ? -1 : a->key > b->key;
 }
 
-/* remember the pairs touching at the start of a (sub)step, sorted */
+/* Time of impact: which penetration is an impact. The resting set of a (sub)step is held by the LCP
+ * (d'' >= 0 with the extra acceleration), so its points cannot be the step's impacts; any other point
+ * found penetrating at a trial state is, whether its pair is new or already touched at the start (a
+ * box rocking onto a further corner, an edge swinging onto a face). The manifolds are rebuilt at
+ * every trial state and their point ids renumbered, so points are matched by position on the bodies:
+ * a trial point is one of the resting set's when it lies within IMP_QP_SAME_POINT of a start point of
+ * the same pair, in A's body frame (a corner of A, wherever it slides on B) or in B's (a corner of B
+ * under A). A clipped point that slides in both frames (an edge crossing an edge, a rolling sphere's
+ * point) is new, but it stays at its pair's start penetration: the depth that counts is the growth
+ * over the deepest start penetration of the pair's resting points, max(0, -d), so sliding and rolling
+ * contacts, and a deep pair being pushed out, cannot be taken for impacts. */
+#define IMP_QP_SAME_POINT 0.01 /* m: a corner of a body moves farther than this from another corner */
+
+/* remember the resting set's points in both body frames, sorted by pair (after qp_begin_step) */
 static void qp_depths_record(imp_world *w)
 {
     struct qp_state *q = w->qp;
-    int m = w->col.prev_man_count;
-    if (m > q->pdcap) {
-        q->pdcap = m + m / 2 + 16;
+    if (q->count > q->pdcap) {
+        q->pdcap = q->count + q->count / 2 + 16;
         q->pd = ids_grow(q->pd, sizeof *q->pd, q->pdcap);
     }
     q->npd = 0;
-    for (int k = 0; k < m; k++) q->pd[q->npd++].key = qp_pair_key(&w->col.prev_mans[k].c);
+    for (int i = 0; i < q->count; i++) {
+        const qp_contact *c = &q->c[i];
+        if (c->eq) continue;
+        q->pd[q->npd++] = (struct qp_start_point){c->key, c->ka, c->kb, i, c->la, c->lb, fmax(0, -c->d), 0};
+    }
     if (q->npd > 1) qsort(q->pd, (size_t)q->npd, sizeof *q->pd, qp_cmp_key);
 }
 
-/* the deepest point of the pairs that were not touching at the start of the (sub)step: an impact
- * inside the step is a new pair found penetrating (a new corner of a pair that already touched, a
- * rocking box, is not seen: the resting solve's extra acceleration pushes it out). Pairs that touched
- * at the start are the resting solve's (their depth is held by the extra acceleration); a deep pair being pushed out, or a
- * resting pile compressing, cannot hide a new impact or waste the impact budget */
-static double qp_max_depth(const imp_world *w)
+/* a point in body k's frame at the store's state (k < 0: the world) */
+static imp_vec3 qp_body_frame(const imp_world *w, int k, imp_vec3 p)
 {
-    const struct qp_state *q = w->qp;
-    double m = -INFINITY;
+    if (k < 0) return p;
+    const double *s = w->bstate + BODY_DIM * k;
+    imp_mat3 R = quat_to_m3(quat_normalize(quat(s[3], s[4], s[5], s[6])));
+    return m3_mul_tv(R, v3_sub(p, v3_load(s)));
+}
+
+/* the largest penetration growth of a point not in the start's resting set (0 when none) */
+static double qp_max_depth(imp_world *w)
+{
+    struct qp_state *q = w->qp;
+    const double tol2 = IMP_QP_SAME_POINT * IMP_QP_SAME_POINT;
+    double m = 0;
+    /* the resting points' own penetrations now (their material points placed at the trial state) */
+    qp_bodies(w, w->bstate, NULL);
+    for (int j = 0; j < q->npd; j++) {
+        qp_contact c = q->c[q->pd[j].idx];
+        qp_place(q, &c);
+        q->pd[j].now = -c.d;
+    }
     for (int k = 0; k < w->col.prev_man_count; k++) {
         const imp_contact *mc = &w->col.prev_mans[k].c;
         if (!qp_dynamic_pair(w, mc)) continue;
-        struct qp_pair_depth want = {qp_pair_key(mc)};
+        struct qp_start_point want = {.key = qp_pair_key(mc)};
         int lo = 0, hi = q->npd;
         while (lo < hi) {
             int mid = (lo + hi) / 2;
             if (qp_cmp_key(&q->pd[mid], &want) < 0) lo = mid + 1; else hi = mid;
         }
-        if (lo < q->npd && qp_cmp_key(&q->pd[lo], &want) == 0) continue; /* touching at the start: the LCP's */
-        for (int i = 0; i < mc->count; i++) m = fmax(m, mc->depth[i]);
+        int end = lo;
+        double base = 0;
+        while (end < q->npd && q->pd[end].key == want.key) base = fmax(base, q->pd[end++].pen);
+        for (int i = 0; i < mc->count; i++) {
+            if (mc->depth[i] - base <= m) continue;
+            bool old = false;
+            double seen = -INFINITY;
+            if (end > lo) {
+                /* the start's A and B sides (the pair may come back with its sides swapped) */
+                int ka = q->pd[lo].ka, kb = q->pd[lo].kb;
+                int ta = imp_id_is_null(mc->a.body) ? -1 : ids_lookup(&w->body_ids, mc->a.body);
+                imp_vec3 on_a = mc->points[i], on_b = v3_add(on_a, v3_scale(mc->normal, mc->depth[i]));
+                if (ta != ka) { imp_vec3 t = on_a; on_a = on_b, on_b = t; }
+                imp_vec3 pa = qp_body_frame(w, ka, on_a), pb = qp_body_frame(w, kb, on_b);
+                for (int j = lo; j < end; j++)
+                    if (v3_dot(v3_sub(pa, q->pd[j].la), v3_sub(pa, q->pd[j].la)) < tol2 ||
+                        v3_dot(v3_sub(pb, q->pd[j].lb), v3_sub(pb, q->pd[j].lb)) < tol2)
+                        old = true, seen = fmax(seen, q->pd[j].now);
+            }
+            m = fmax(m, mc->depth[i] - (old ? seen : base));
+        }
     }
     return m;
 }
@@ -919,12 +975,14 @@ static void qp_restore(imp_world *w, const double *X)
  *     regula falsi on the penetration depth (S2: g(t) = depth(t) - target, with the Illinois
  *     modification so that one end cannot stick), re-integrate to it, and go round again
  *
- * Depth is measured over the pairs that were not touching when the (sub)step began (qp_max_depth);
- * the allowance is IMP_QP_TOI_DEPTH. The impact is placed where the
- * depth is between half the allowance and the allowance over the start depth. Contacts are updated at
- * every trial state (begin/end events of the last update are the ones reported). */
+ * Depth is the new penetration: any point the (sub)step's resting set does not hold (qp_max_depth);
+ * the allowance is IMP_QP_TOI_DEPTH. The impact is placed where that depth is between a quarter of
+ * the allowance and the allowance: deep enough that the narrow phase reports the touching point (a
+ * cut at a depth of 1e-6, where round-off in another pair's growth is the maximum, would resolve
+ * nothing and repeat, Zeno-like), shallow enough to be a contact. Contacts are updated at every
+ * trial state (begin/end events of the last update are the ones reported). */
 #define IMP_QP_TOI_DEPTH 2e-3 /* m: penetration a step may end with before it is cut at the impact */
-#define IMP_QP_MAX_IMPACTS 16
+#define IMP_QP_MAX_IMPACTS 32
 #define IMP_QP_TOI_ITERS 12
 
 int qp_step(imp_world *w, imp_ode_solver *solver, double dt)
@@ -935,10 +993,10 @@ int qp_step(imp_world *w, imp_ode_solver *solver, double dt)
     if (w->steps == 0) contacts_update(w); /* the first step: contacts of the initial state */
     double t = w->time, left = dt;
     for (int impact = 0; impact <= IMP_QP_MAX_IMPACTS && left > 0; impact++) {
-        qp_depths_record(w);
         const double d0 = 0; /* depths are measured as growth over each pair's start depth */
         qp_begin_step(w, dt); /* the extra acceleration acts over the world's step, not a sub-step:
                                * d/(4 h^2) with a sliver of a step would be needlessly stiff */
+        qp_depths_record(w);  /* the resting set: every other penetration is an impact */
         double *X0 = q->dx; /* the state after the impulses */
         qp_save(w, X0);
         imp_ode_system sys = imp_body_ode(w);
@@ -949,8 +1007,8 @@ int qp_step(imp_world *w, imp_ode_solver *solver, double dt)
         double g1 = qp_max_depth(w) - allow;
         if (!(g1 > 0) || impact == IMP_QP_MAX_IMPACTS) break;
         /* regula falsi on g(s) = depth(s) - (allow - IMP_QP_TOI_DEPTH / 2), s in [0, left] */
-        const double target = allow - 0.5 * IMP_QP_TOI_DEPTH;
-        double lo = 0, glo = d0 - target, hi = left, ghi = g1 + 0.5 * IMP_QP_TOI_DEPTH;
+        const double target = allow - 0.375 * IMP_QP_TOI_DEPTH;
+        double lo = 0, glo = d0 - target, hi = left, ghi = g1 + allow - target;
         double s = left;
         int side = 0;
         for (int it = 0; it < IMP_QP_TOI_ITERS; it++) {
@@ -960,8 +1018,8 @@ int qp_step(imp_world *w, imp_ode_solver *solver, double dt)
             sys = imp_body_ode(w);
             if ((rc = imp_ode_advance(&sys, solver, t, s))) return rc;
             contacts_update(w);
-            double gs = qp_max_depth(w) - target;
-            if (fabs(gs) <= 0.5 * IMP_QP_TOI_DEPTH) break; /* depth within [allow - TOI, allow] */
+            double ms = qp_max_depth(w), gs = ms - target;
+            if (fabs(gs) <= 0.375 * IMP_QP_TOI_DEPTH) break; /* depth within [allow / 4, allow] */
             if (gs > 0) {
                 hi = s, ghi = gs;
                 if (side == 1) glo *= 0.5; /* Illinois */

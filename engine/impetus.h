@@ -532,6 +532,8 @@ typedef struct imp_contact {
     int age;                             /* steps this pair has been touching                      */
     bool edge;                           /* edge/edge (one point): ea on A, eb on B, unit, with     */
     imp_vec3 ea, eb;                     /* normal = ea x eb / |ea x eb| (S0's edge/edge convention) */
+    bool face_a;                         /* not edge/edge: the normal is A's face normal (reversed), it
+                                          * turns with A; otherwise B's (face, plane, triangle, core)  */
     /* impulses the contact solver applied at each point in the last step (N s, +n on A), carried
      * from step to step with the point ids (warm starting); impact: the collision-phase part */
     double normal_impulse[IMP_MANIFOLD_MAX];
