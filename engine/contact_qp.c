@@ -81,6 +81,7 @@ typedef struct qp_contact {
     imp_vec3 p, pb, n, ndot, ra, rb;  /* p: the point on A (force application), pb on B; r = p - x */
     double d, dd;           /* separation and its rate d'                                            */
     double force;           /* last solve: force magnitude (or impulse)                             */
+    imp_vec3 tforce;        /* last solve: friction force (or impulse) on A                         */
     double accel;           /* last solve: d''                                                      */
 } qp_contact;
 
@@ -103,6 +104,7 @@ struct qp_state {
     double friction;        /* Coulomb coefficient mu of every QP contact (world.friction, default 0) */
     double *At, *An, *bt; int tcap; /* friction rows of one island: A_tt (2n x 2n), A_tn (2n x n), b_t */
     double *g; imp_vec3 *t1, *t2; int gcap; /* friction forces and tangent basis, per contact      */
+    double *gi;             /* the collision impulses' friction (kept apart from g's warm start)     */
     /* islands (contacts grouped by the dynamic bodies they connect), contacts sorted by island */
     qp_contact *c2; int c2cap; /* the sort's other buffer                                           */
     int *par, *cnt; int parcap; /* union-find parents and counting-sort counters, per body        */
@@ -134,7 +136,7 @@ void qp_free(imp_world *w)
 {
     if (!w->qp) return;
     free(w->qp->dx);
-    free(w->qp->At), free(w->qp->An), free(w->qp->bt), free(w->qp->g), free(w->qp->t1), free(w->qp->t2);
+    free(w->qp->At), free(w->qp->An), free(w->qp->bt), free(w->qp->g), free(w->qp->gi), free(w->qp->t1), free(w->qp->t2);
     free(w->qp->c2), free(w->qp->par), free(w->qp->cnt), free(w->qp->isl), free(w->qp->isl_neq), free(w->qp->joints), free(w->qp->pd);
     free(w->qp->c), free(w->qp->b), free(w->qp->A), free(w->qp->bv), free(w->qp->f), free(w->qp->wv);
     imp_lcp_work_free(&w->qp->lcp);
@@ -258,7 +260,7 @@ static int qp_island_begin(struct qp_state *q, int k)
     if (n > IMP_QP_MAX_ISLAND) return 0;
     q->cur_neq = q->isl_neq[k];
     q->c += lo;
-    if (q->g) q->g += 2 * lo, q->t1 += lo, q->t2 += lo;
+    if (q->g) q->g += 2 * lo, q->gi += 2 * lo, q->t1 += lo, q->t2 += lo;
     return n;
 }
 
@@ -266,7 +268,7 @@ static void qp_island_end(struct qp_state *q, int k)
 {
     int lo = q->isl[k];
     q->c -= lo;
-    if (q->g) q->g -= 2 * lo, q->t1 -= lo, q->t2 -= lo;
+    if (q->g) q->g -= 2 * lo, q->gi -= 2 * lo, q->t1 -= lo, q->t2 -= lo;
 }
 
 /* kinematics of every body at state X, and the accelerations its forces give: dX holds the body
@@ -565,22 +567,24 @@ static void qp_friction_reserve_contacts(struct qp_state *q, int n)
     if (n <= q->gcap) return;
     int cap = q->gcap ? q->gcap : 16;
     while (cap < n) cap *= 2;
-    free(q->g), free(q->t1), free(q->t2);
+    free(q->g), free(q->gi), free(q->t1), free(q->t2);
     q->warm = false;
     q->g = ids_grow(NULL, sizeof(double), 2 * (size_t)cap);
+    q->gi = ids_grow(NULL, sizeof(double), 2 * (size_t)cap);
     q->t1 = ids_grow(NULL, sizeof(imp_vec3), cap);
     q->t2 = ids_grow(NULL, sizeof(imp_vec3), cap);
     q->gcap = cap;
 }
 
-/* normal forces f (and d'' in wv) and friction g for the placed contacts; bn: b with the extra terms */
-static void qp_solve_friction(struct qp_state *q, int n, const double *bn)
+/* the tangent basis of each placed contact, and b_t: with impulse false the tangential relative
+ * acceleration plus v_t / h (forces: stop the slip within the step), with impulse true the
+ * tangential relative velocity v_t (collision impulses: the velocity change that stops it) */
+static void qp_friction_rows(struct qp_state *q, int n, bool impulse)
 {
     static const qp_body fixed = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0},
                                   {{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}, {{{0}}}, 0, false};
-    const double mu = q->friction, h = q->h;
+    const double h = q->h;
     qp_friction_reserve(q, n);
-    double *bw = q->bt + 2 * q->tcap; /* b of the normal LCP with the friction forces in */
     for (int i = 0; i < n; i++) {
         const qp_contact *c = &q->c[i];
         imp_vec3 t = fabs(c->n.x) < 0.57 ? v3(1, 0, 0) : v3(0, 1, 0);
@@ -588,11 +592,23 @@ static void qp_solve_friction(struct qp_state *q, int n, const double *bn)
         q->t2[i] = v3_cross(c->n, q->t1[i]);
         const qp_body *A = c->ka >= 0 ? &q->b[c->ka] : &fixed, *B = c->kb >= 0 ? &q->b[c->kb] : &fixed;
         imp_vec3 rbp = v3_sub(c->pb, B->x);
-        imp_vec3 acc = v3_sub(point_acc(A, c->ra), point_acc(B, rbp));
         imp_vec3 vel = v3_sub(point_vel(A, c->ra), point_vel(B, rbp));
-        q->bt[2 * i] = v3_dot(q->t1[i], acc) + v3_dot(q->t1[i], vel) / h;
-        q->bt[2 * i + 1] = v3_dot(q->t2[i], acc) + v3_dot(q->t2[i], vel) / h;
+        imp_vec3 acc = impulse ? v3(0, 0, 0) : v3_sub(point_acc(A, c->ra), point_acc(B, rbp));
+        double s = impulse ? 1 : 1 / h;
+        q->bt[2 * i] = v3_dot(q->t1[i], acc) + s * v3_dot(q->t1[i], vel);
+        q->bt[2 * i + 1] = v3_dot(q->t2[i], acc) + s * v3_dot(q->t2[i], vel);
     }
+}
+
+/* normal forces (or impulses) f, with w = A f + bn in wv, and friction g for the placed contacts,
+ * q->bt filled by qp_friction_rows; g holds the first guess. Forces and impulses are the same
+ * problem: at the velocity level b_n = (1 + e) v_n- and b_t = v_t-, and the rows' kernel is the same
+ * J M^-1 J^T. */
+#define QP_FRICTION_ROUNDS 3 /* normal LCP + tangential sweeps, then the final normal LCP */
+static void qp_solve_friction(struct qp_state *q, int n, const double *bn, double *g)
+{
+    const double mu = q->friction;
+    double *bw = q->bt + 2 * q->tcap; /* b of the normal LCP with the friction forces in */
     const int m = 2 * n;
     for (int r = 0; r < m; r++) {
         const qp_contact *cr = &q->c[r / 2];
@@ -603,14 +619,17 @@ static void qp_solve_friction(struct qp_state *q, int n, const double *bn)
         }
         for (int j = 0; j < n; j++) q->An[(size_t)r * n + j] = qp_kernel(q, cr, ur, &q->c[j], q->c[j].n);
     }
-    for (int round = 0; round < 4; round++) {
+    for (int round = 0;; round++) {
         /* normal forces with the friction forces known: b_n + A_nt g (A_nt = A_tn^T) */
         for (int i = 0; i < n; i++) {
             double v = bn[i];
-            for (int r = 0; r < m; r++) v += q->An[(size_t)r * n + i] * q->g[r];
+            for (int r = 0; r < m; r++) v += q->An[(size_t)r * n + i] * g[r];
             bw[i] = v;
         }
         imp_lcp_solve(n, q->cur_neq, q->A, bw, q->f, q->wv, &q->info, &q->lcp);
+        /* the last word is the normal LCP's: d'' >= 0 holds exactly with the friction forces applied
+         * (the friction may then exceed the cone by what the last normal solve took away) */
+        if (round == QP_FRICTION_ROUNDS) break;
         /* tangential: projected Gauss-Seidel on A_tt g + A_tn f + b_t = 0, |g_i| <= mu f_i */
         for (int sweep = 0; sweep < 20; sweep++) {
             for (int i = 0; i < n; i++) {
@@ -618,13 +637,13 @@ static void qp_solve_friction(struct qp_state *q, int n, const double *bn)
                     int r = 2 * i + k;
                     double res = q->bt[r], diag = q->At[(size_t)r * m + r];
                     for (int j = 0; j < n; j++) res += q->An[(size_t)r * n + j] * q->f[j];
-                    for (int c = 0; c < m; c++) res += q->At[(size_t)r * m + c] * q->g[c];
-                    if (diag > 0) q->g[r] -= res / diag;
+                    for (int c = 0; c < m; c++) res += q->At[(size_t)r * m + c] * g[c];
+                    if (diag > 0) g[r] -= res / diag;
                 }
-                double lim = q->c[i].eq ? 0 : mu * q->f[i], gl = hypot(q->g[2 * i], q->g[2 * i + 1]);
+                double lim = q->c[i].eq ? 0 : mu * q->f[i], gl = hypot(g[2 * i], g[2 * i + 1]);
                 if (gl > lim) {
                     double sc = gl > 0 ? lim / gl : 0;
-                    q->g[2 * i] *= sc, q->g[2 * i + 1] *= sc;
+                    g[2 * i] *= sc, g[2 * i + 1] *= sc;
                 }
             }
         }
@@ -655,10 +674,12 @@ int qp_deriv(imp_world *w, const double *X, double *dX)
         for (int i = 0; i < n; i++) /* S4's extra acceleration, towards d = -IMP_QP_SLOP (joints: 0) */
             q->bv[i] += q->c[i].dd / h + (q->c[i].d + (q->c[i].eq ? 0 : IMP_QP_SLOP)) / (4 * h * h);
         if (q->friction > 0) {
-            qp_solve_friction(q, n, q->bv);
+            qp_friction_rows(q, n, false);
+            qp_solve_friction(q, n, q->bv, q->g);
             for (int i = 0; i < n; i++) {
                 const qp_contact *c = &q->c[i];
                 imp_vec3 G = v3_add(v3_scale(q->t1[i], q->g[2 * i]), v3_scale(q->t2[i], q->g[2 * i + 1]));
+                q->c[i].tforce = G;
                 if (c->ka >= 0 && q->b[c->ka].dyn) {
                     v3_accum(dX + BODY_DIM * c->ka + 7, G);
                     v3_accum(dX + BODY_DIM * c->ka + 10, v3_cross(c->ra, G));
@@ -687,6 +708,7 @@ static int qp_impulses(imp_world *w, double e, double bounce)
 {
     struct qp_state *q = w->qp;
     int status = 0;
+    if (q->friction > 0) qp_friction_reserve_contacts(q, q->count);
     qp_islands(w);
     for (int k = 0; k < q->nisl; k++) {
         const int n = qp_island_begin(q, k);
@@ -696,12 +718,21 @@ static int qp_impulses(imp_world *w, double e, double bounce)
             double vm = q->c[i].dd;
             q->bv[i] = (1 + (vm < -bounce && !q->c[i].eq ? e : 0)) * vm; /* joints: v+ = 0 */
         }
-        if (imp_lcp_solve(n, q->cur_neq, q->A, q->bv, q->f, q->wv, &q->info, &q->lcp)) status = q->info.status;
+        if (q->friction > 0) {
+            memset(q->gi, 0, sizeof(double) * 2 * (size_t)n);
+            qp_friction_rows(q, n, true);
+            qp_solve_friction(q, n, q->bv, q->gi);
+            if (q->info.status) status = q->info.status;
+        } else if (imp_lcp_solve(n, q->cur_neq, q->A, q->bv, q->f, q->wv, &q->info, &q->lcp)) {
+            status = q->info.status;
+        }
         for (int i = 0; i < n; i++) {
             qp_contact *c = &q->c[i];
             c->force = q->f[i];
-            if (q->f[i] == 0) continue;
             imp_vec3 J = v3_scale(c->n, q->f[i]);
+            c->tforce = q->friction > 0 ? v3_add(v3_scale(q->t1[i], q->gi[2 * i]), v3_scale(q->t2[i], q->gi[2 * i + 1])) : v3(0, 0, 0);
+            J = v3_add(J, c->tforce);
+            if (J.x == 0 && J.y == 0 && J.z == 0) continue;
             if (c->ka >= 0 && q->b[c->ka].dyn) {
                 double *s = w->bstate + BODY_DIM * c->ka;
                 v3_accum(s + 7, J), v3_accum(s + 10, v3_cross(c->ra, J));
@@ -785,6 +816,7 @@ void imp_qp_contact(const imp_world *w, int i, imp_qp_contact_info *out)
     out->point = c->p, out->normal = c->n;
     out->separation = c->d, out->velocity = c->dd;
     out->force = c->force, out->acceleration = c->accel;
+    out->friction = c->tforce;
     out->edge = c->edge;
     out->joint = c->eq;
 }
@@ -838,7 +870,7 @@ int imp_qp_solve(imp_world *w, imp_lcp_info *info)
         qp_amatrix(q, m, q->A);
         qp_bvector(q, m, q->bv);
         if (imp_lcp_solve(m, q->cur_neq, q->A, q->bv, q->f, q->wv, &q->info, &q->lcp)) st = q->info.status;
-        for (int i = 0; i < m; i++) q->c[i].force = q->f[i], q->c[i].accel = q->wv[i];
+        for (int i = 0; i < m; i++) q->c[i].force = q->f[i], q->c[i].accel = q->wv[i], q->c[i].tforce = v3(0, 0, 0);
         qp_island_end(q, k);
     }
     q->info.status = st;
@@ -981,7 +1013,7 @@ static void qp_restore(imp_world *w, const double *X)
  * cut at a depth of 1e-6, where round-off in another pair's growth is the maximum, would resolve
  * nothing and repeat, Zeno-like), shallow enough to be a contact. Contacts are updated at every
  * trial state (begin/end events of the last update are the ones reported). */
-#define IMP_QP_TOI_DEPTH 2e-3 /* m: penetration a step may end with before it is cut at the impact */
+#define IMP_QP_TOI_DEPTH 1e-3 /* m: penetration a step may end with before it is cut at the impact */
 #define IMP_QP_MAX_IMPACTS 32
 #define IMP_QP_TOI_ITERS 12
 

@@ -720,6 +720,7 @@ typedef struct imp_qp_contact_info {
     imp_vec3 point, normal;   /* point on A; normal out of B towards A                         */
     double separation, velocity; /* d and d'                                                   */
     double force, acceleration;  /* the last solve: force (or impulse) magnitude, and d''      */
+    imp_vec3 friction;        /* the last solve's friction force (or impulse) on A, tangential  */
     bool edge;
     bool joint;               /* a joint's equality row (normal = a world axis, force signed)  */
 } imp_qp_contact_info;

@@ -14,7 +14,7 @@
  *   world:remove_joint(index)
  *   world:contact_stats()         {impacts (times of impact found), solves (resting LCPs)}
  * A contact is {a, b (bodies, nil for a collider), point, normal, separation, velocity, force,
- * acceleration, edge, joint}; info is {status, pivots, clamped, regularized}. */
+ * acceleration, friction, edge, joint}; info is {status, pivots, clamped, regularized}. */
 #include <math.h>
 #include <string.h>
 
@@ -37,6 +37,7 @@ static void push_contacts(lua_State *L, imp_world *w, const char *force_key)
         if (force_key) {
             lua_pushnumber(L, c.force), lua_setfield(L, -2, force_key);
             lua_pushnumber(L, c.acceleration), lua_setfield(L, -2, "acceleration");
+            impl_pushvec3(L, c.friction), lua_setfield(L, -2, "friction");
         }
         lua_pushboolean(L, c.edge), lua_setfield(L, -2, "edge");
         if (c.joint) lua_pushboolean(L, 1), lua_setfield(L, -2, "joint");
