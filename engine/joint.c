@@ -188,6 +188,33 @@ int imp_joint_errors(const imp_world *w, imp_id id, double *gap, double *axis_er
     return 1;
 }
 
+int joints_count(const imp_world *w) { return w->joints ? w->joints->ids.count : 0; }
+
+int joints_rows(const imp_world *w, int k, joint_row out[6])
+{
+    if (!w->joints || k < 0 || k >= w->joints->ids.count) return 0;
+    joint jt = w->joints->j[k];
+    const int n = w->body_ids.count;
+    if (!joint_bodies(w, &jt, n)) return 0;
+    imp_vec3 pa, pb, aa, ab;
+    joint_frame(w, &jt, n, &pa, &pb, &aa, &ab);
+    int m = 0;
+    for (int c = 0; c < 3; c++) {
+        joint_row *r = &out[m++];
+        r->a = jt.a, r->b = jt.b, r->pa = pa, r->pb = pb, r->angular = false;
+        r->dir = v3(c == 0, c == 1, c == 2);
+    }
+    if (jt.type == IMP_JOINT_HINGE) { /* the relative spin across the axis */
+        imp_vec3 ref = fabs(aa.x) < 0.57 ? v3(1, 0, 0) : fabs(aa.y) < 0.57 ? v3(0, 1, 0) : v3(0, 0, 1);
+        imp_vec3 t1 = v3_normalize(v3_cross(aa, ref)), t2 = v3_cross(aa, t1);
+        for (int c = 0; c < 2; c++) {
+            joint_row *r = &out[m++];
+            r->a = jt.a, r->b = jt.b, r->pa = pa, r->pb = pb, r->angular = true, r->dir = c ? t2 : t1;
+        }
+    }
+    return m;
+}
+
 imp_joint_type imp_joint_kind(const imp_world *w, imp_id id)
 {
     return imp_joint_valid(w, id) ? w->joints->j[ids_lookup(&w->joints->ids, id)].type : IMP_JOINT_POINT;
