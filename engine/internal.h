@@ -364,7 +364,9 @@ void joints_free(imp_world *w);
 int joints_prepare(imp_world *w, int n);
 const uint8_t *joints_jointed(const imp_world *w);
 bool joints_connected(const imp_world *w, int a, int b);
-void joints_post_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_mat3 *Iinv, const double *im, int n);
+void joints_post_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_mat3 *Iinv, const double *im, int n, double h,
+                           bool motors);
+int joints_pairs(const imp_world *w, const uint64_t **pairs); /* the dense body pairs joined (sorted lo << 32 | hi) */
 void joints_pre_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp, const imp_vec3 *wp,
                           const imp_mat3 *Iinv, const double *im, int n, double h);
 void joints_positions(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp, const imp_vec3 *wp,
