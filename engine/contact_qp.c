@@ -76,7 +76,9 @@ typedef struct qp_contact {
     imp_vec3 lea, leb;      /* edge/edge: ea in A's frame, eb in B's (or world)                     */
     bool edge;
     bool face_a;            /* vertex/face on A's face: n turns with A                              */
-    bool eq;                /* a joint row: equality (w = 0, f free), ln a fixed world direction   */
+    bool eq;                /* a joint row: equality (w = 0, f free); ln a world direction, or B's  */
+    bool in_b;              /* a joint row whose direction is fixed in B (ln in B's frame)          */
+    bool angular;           /* a joint row on the relative angular velocity along n (no point)      */
     imp_id ida, idb;        /* body ids (null for colliders)                                        */
     uint64_t key;           /* the manifold's pair (qp_pair_key; 0 for joint rows)                   */
     /* evaluated at the current state */
@@ -333,8 +335,8 @@ static void qp_place(const struct qp_state *q, qp_contact *c)
     c->p = v3_add(A->x, m3_mul_v(A->R, c->la));
     c->pb = v3_add(B->x, m3_mul_v(B->R, c->lb));
     if (c->eq) {
-        c->n = c->ln;
-        c->ndot = v3(0, 0, 0);
+        c->n = c->in_b ? m3_mul_v(B->R, c->ln) : c->ln;
+        c->ndot = c->in_b ? v3_cross(B->w, c->n) : v3(0, 0, 0);
     } else if (c->edge) {
         imp_vec3 ea = m3_mul_v(A->R, c->lea), eb = m3_mul_v(B->R, c->leb);
         imp_vec3 e = v3_cross(ea, eb);
@@ -353,8 +355,24 @@ static void qp_place(const struct qp_state *q, qp_contact *c)
     }
     c->ra = v3_sub(c->p, A->x);
     c->rb = v3_sub(c->p, B->x);
-    c->d = v3_dot(c->n, v3_sub(c->p, c->pb));
-    c->dd = v3_dot(c->n, v3_sub(point_vel(A, c->ra), point_vel(B, v3_sub(c->pb, B->x))));
+    if (c->angular) { /* no position error is known for an angular row: velocity feedback only */
+        c->d = 0;
+        c->dd = v3_dot(c->n, v3_sub(A->w, B->w));
+    } else if (c->eq) { /* B's point coincident with A's: a prismatic joint's points slide apart */
+        c->d = v3_dot(c->n, v3_sub(c->p, c->pb));
+        c->dd = v3_dot(c->n, v3_sub(point_vel(A, c->ra), point_vel(B, c->rb)));
+    } else {
+        c->d = v3_dot(c->n, v3_sub(c->p, c->pb));
+        c->dd = v3_dot(c->n, v3_sub(point_vel(A, c->ra), point_vel(B, v3_sub(c->pb, B->x))));
+    }
+}
+
+/* a row's Jacobian on one side (side 0: A, 1: B; the sign sigma is the caller's) for direction u:
+ * a point row (contact, linear joint row) (u, r x u), an angular row (0, u) */
+static void qp_jac(const qp_contact *c, imp_vec3 u, int side, imp_vec3 *lin, imp_vec3 *ang)
+{
+    if (c->angular) *lin = v3(0, 0, 0), *ang = u;
+    else *lin = u, *ang = v3_cross(side ? c->rb : c->ra, u);
 }
 
 /* a manifold's pair as one number (bodies or colliders of both sides, in either order; shapes of one
@@ -372,10 +390,12 @@ static uint64_t qp_pair_key(const imp_contact *mc)
 static int qp_gather(imp_world *w)
 {
     struct qp_state *q = qp_get(w);
-    int total = 3 * q->nj;
+    const int njt = joints_count(w);
+    int total = 3 * q->nj + 6 * njt;
     for (int m = 0; m < w->col.prev_man_count; m++) total += w->col.prev_mans[m].c.count;
     qp_reserve(q, total, w->body_ids.count);
     qp_bodies(w, w->bstate, NULL);
+    if (njt) joints_prepare(w, w->body_ids.count); /* which body pairs are joined (no contact between them) */
     q->count = 0;
     q->warm = false;
     for (int m = 0; m < w->col.prev_man_count; m++) {
@@ -384,6 +404,7 @@ static int qp_gather(imp_world *w)
         int kb = imp_id_is_null(mc->b.body) ? -1 : ids_lookup(&w->body_ids, mc->b.body);
         bool dyn = (ka >= 0 && q->b[ka].dyn) || (kb >= 0 && q->b[kb].dyn);
         if (!dyn) continue;
+        if (njt && ka >= 0 && kb >= 0 && joints_connected(w, ka, kb)) continue; /* S1: joined bodies do not touch */
         for (int k = 0; k < mc->count; k++) {
             /* the impulse mode's manifolds keep face corners a few mm above the face (negative
              * depth) to steady its stacks; S0's contacts are the touching points only */
@@ -425,6 +446,32 @@ static int qp_gather(imp_world *w)
             qp_place(q, c);
         }
     }
+    /* the joints of world:joint{type = ...} (joint.c): each constrained direction an equality row.
+     * A linear row keeps the articulation points together along dir (fixed in B, turning with it: a
+     * prismatic joint's points slide apart along the free axis, the row's d'' is taken at B's point
+     * coincident with A's, as for S0's vertex/face contact: b = n . (a_A - a_B) + 2 ndot . (v_A - v_B));
+     * an angular row keeps n . (omega_A - omega_B) = 0, d/dt of it = n . (alpha_A - alpha_B) + ndot .
+     * (omega_A - omega_B) is its b (ndot = omega_B x n), and its Jacobian is (0, +-n). */
+    for (int k = 0; k < njt; k++) {
+        joint_row rows[6];
+        int m = joints_rows(w, k, rows);
+        for (int r = 0; r < m; r++) {
+            const joint_row *jr = &rows[r];
+            int ka = ids_lookup(&w->body_ids, jr->a);
+            int kb = imp_id_is_null(jr->b) ? -1 : ids_lookup(&w->body_ids, jr->b);
+            if (ka < 0 || (!imp_id_is_null(jr->b) && kb < 0)) continue;
+            if (!q->b[ka].dyn && (kb < 0 || !q->b[kb].dyn)) continue;
+            qp_contact *c = &q->c[q->count++];
+            memset(c, 0, sizeof *c);
+            c->ka = ka, c->kb = kb, c->ida = jr->a, c->idb = jr->b;
+            c->la = m3_mul_tv(q->b[ka].R, v3_sub(jr->pa, q->b[ka].x));
+            c->lb = kb >= 0 ? m3_mul_tv(q->b[kb].R, v3_sub(jr->pb, q->b[kb].x)) : jr->pb;
+            c->ln = kb >= 0 ? m3_mul_tv(q->b[kb].R, jr->dir) : jr->dir;
+            c->eq = c->in_b = true;
+            c->angular = jr->angular;
+            qp_place(q, c);
+        }
+    }
     return q->count;
 }
 
@@ -458,6 +505,28 @@ void imp_qp_joint_remove(imp_world *w, int k)
     if (w->qp && k >= 0 && k < w->qp->nj) w->qp->joints[k].live = false;
 }
 
+/* K(row i along ui, row j along uj) = sum over shared bodies X of sigma sigma' J_iX M_X^-1 J_jX^T (A's
+ * kernel, also for the friction rows and the angular joint rows) */
+static double qp_kernel(const struct qp_state *q, const qp_contact *ci, imp_vec3 ui, const qp_contact *cj, imp_vec3 uj)
+{
+    double s = 0;
+    for (int si = 0; si < 2; si++) {
+        int X = si ? ci->kb : ci->ka;
+        if (X < 0 || !q->b[X].dyn) continue;
+        imp_vec3 li, ai;
+        qp_jac(ci, ui, si, &li, &ai);
+        for (int sj = 0; sj < 2; sj++) {
+            if ((sj ? cj->kb : cj->ka) != X) continue;
+            imp_vec3 lj, aj;
+            qp_jac(cj, uj, sj, &lj, &aj);
+            const qp_body *k = &q->b[X];
+            double sg = (si ? -1 : 1) * (sj ? -1 : 1);
+            s += sg * (k->im * v3_dot(li, lj) + v3_dot(ai, m3_mul_v(k->Iinv, aj)));
+        }
+    }
+    return s;
+}
+
 /* A (n x n) over the contacts [0, n), from the placed contacts: A_ij = sum J_iX M_X^-1 J_jX^T */
 static void qp_amatrix(const struct qp_state *q, int n, double *A)
 {
@@ -465,6 +534,10 @@ static void qp_amatrix(const struct qp_state *q, int n, double *A)
         const qp_contact *ci = &q->c[i];
         for (int j = i; j < n; j++) {
             const qp_contact *cj = &q->c[j];
+            if (ci->angular || cj->angular) {
+                A[(size_t)i * n + j] = A[(size_t)j * n + i] = qp_kernel(q, ci, ci->n, cj, cj->n);
+                continue;
+            }
             double s = 0;
             for (int si = 0; si < 2; si++) {
                 int X = si ? ci->kb : ci->ka;
@@ -494,7 +567,11 @@ static void qp_bvector(const struct qp_state *q, int n, double *b)
     for (int i = 0; i < n; i++) {
         const qp_contact *c = &q->c[i];
         const qp_body *A = c->ka >= 0 ? &q->b[c->ka] : &fixed, *B = c->kb >= 0 ? &q->b[c->kb] : &fixed;
-        imp_vec3 rbp = v3_sub(c->pb, B->x);
+        if (c->angular) { /* d/dt (n . (omega_A - omega_B)) */
+            b[i] = v3_dot(c->n, v3_sub(A->alpha, B->alpha)) + v3_dot(c->ndot, v3_sub(A->w, B->w));
+            continue;
+        }
+        imp_vec3 rbp = c->eq ? c->rb : v3_sub(c->pb, B->x); /* joints: B's point coincident with A's */
         imp_vec3 acc = v3_sub(point_acc(A, c->ra), point_acc(B, rbp));
         imp_vec3 vel = v3_sub(point_vel(A, c->ra), point_vel(B, rbp));
         b[i] = v3_dot(c->n, acc) + 2 * v3_dot(c->ndot, vel);
@@ -508,14 +585,16 @@ static void qp_apply(imp_world *w, int n, const double *f, double *dX)
     for (int i = 0; i < n; i++) {
         const qp_contact *c = &q->c[i];
         if (f[i] == 0) continue;
-        imp_vec3 F = v3_scale(c->n, f[i]);
+        imp_vec3 lin, ang;
         if (c->ka >= 0 && q->b[c->ka].dyn) {
-            v3_accum(dX + BODY_DIM * c->ka + 7, F);
-            v3_accum(dX + BODY_DIM * c->ka + 10, v3_cross(c->ra, F));
+            qp_jac(c, c->n, 0, &lin, &ang);
+            v3_accum(dX + BODY_DIM * c->ka + 7, v3_scale(lin, f[i]));
+            v3_accum(dX + BODY_DIM * c->ka + 10, v3_scale(ang, f[i]));
         }
         if (c->kb >= 0 && q->b[c->kb].dyn) {
-            v3_accum(dX + BODY_DIM * c->kb + 7, v3_scale(F, -1));
-            v3_accum(dX + BODY_DIM * c->kb + 10, v3_cross(c->rb, v3_scale(F, -1)));
+            qp_jac(c, c->n, 1, &lin, &ang);
+            v3_accum(dX + BODY_DIM * c->kb + 7, v3_scale(lin, -f[i]));
+            v3_accum(dX + BODY_DIM * c->kb + 10, v3_scale(ang, -f[i]));
         }
     }
 }
@@ -544,24 +623,6 @@ static void qp_external(imp_world *w, double *dX)
  * radius mu f_i (the cone, not the box), four rounds of 20 sweeps, warm-started from the last
  * evaluation's forces (the contact set is fixed over a step, and kept across steps while unchanged). Sticking contacts get the force that holds
  * them; sliding ones mu f against the slip. Frictionless (mu = 0) skips all of it and stays exact. */
-static double qp_kernel(const struct qp_state *q, const qp_contact *ci, imp_vec3 ui, const qp_contact *cj, imp_vec3 uj)
-{
-    double s = 0;
-    for (int si = 0; si < 2; si++) {
-        int X = si ? ci->kb : ci->ka;
-        if (X < 0 || !q->b[X].dyn) continue;
-        imp_vec3 ri = si ? ci->rb : ci->ra;
-        for (int sj = 0; sj < 2; sj++) {
-            if ((sj ? cj->kb : cj->ka) != X) continue;
-            imp_vec3 rj = sj ? cj->rb : cj->ra;
-            const qp_body *k = &q->b[X];
-            double sg = (si ? -1 : 1) * (sj ? -1 : 1);
-            s += sg * (k->im * v3_dot(ui, uj) + v3_dot(v3_cross(ri, ui), m3_mul_v(k->Iinv, v3_cross(rj, uj))));
-        }
-    }
-    return s;
-}
-
 static void qp_friction_reserve(struct qp_state *q, int n)
 {
     if (n <= q->tcap) return;
@@ -678,22 +739,28 @@ static void qp_solve_friction(struct qp_state *q, int n, const double *bn, doubl
 static double qp_row_w(const struct qp_state *q, const qp_contact *c, imp_vec3 u)
 {
     double s = 0;
-    if (c->ka >= 0 && q->b[c->ka].dyn) s += v3_dot(u, q->dv[c->ka]) + v3_dot(v3_cross(c->ra, u), q->dw[c->ka]);
-    if (c->kb >= 0 && q->b[c->kb].dyn) s -= v3_dot(u, q->dv[c->kb]) + v3_dot(v3_cross(c->rb, u), q->dw[c->kb]);
+    for (int side = 0; side < 2; side++) {
+        int X = side ? c->kb : c->ka;
+        if (X < 0 || !q->b[X].dyn) continue;
+        imp_vec3 lin, ang;
+        qp_jac(c, u, side, &lin, &ang);
+        double v = v3_dot(lin, q->dv[X]) + v3_dot(ang, q->dw[X]);
+        s += side ? -v : v;
+    }
     return s;
 }
 
 static void qp_row_push(struct qp_state *q, const qp_contact *c, imp_vec3 u, double df)
 {
-    if (c->ka >= 0 && q->b[c->ka].dyn) {
-        const qp_body *k = &q->b[c->ka];
-        q->dv[c->ka] = v3_add(q->dv[c->ka], v3_scale(u, df * k->im));
-        q->dw[c->ka] = v3_add(q->dw[c->ka], v3_scale(m3_mul_v(k->Iinv, v3_cross(c->ra, u)), df));
-    }
-    if (c->kb >= 0 && q->b[c->kb].dyn) {
-        const qp_body *k = &q->b[c->kb];
-        q->dv[c->kb] = v3_sub(q->dv[c->kb], v3_scale(u, df * k->im));
-        q->dw[c->kb] = v3_sub(q->dw[c->kb], v3_scale(m3_mul_v(k->Iinv, v3_cross(c->rb, u)), df));
+    for (int side = 0; side < 2; side++) {
+        int X = side ? c->kb : c->ka;
+        if (X < 0 || !q->b[X].dyn) continue;
+        const qp_body *k = &q->b[X];
+        imp_vec3 lin, ang;
+        qp_jac(c, u, side, &lin, &ang);
+        double sdf = side ? -df : df;
+        q->dv[X] = v3_add(q->dv[X], v3_scale(lin, sdf * k->im));
+        q->dw[X] = v3_add(q->dw[X], v3_scale(m3_mul_v(k->Iinv, ang), sdf));
     }
 }
 
@@ -857,17 +924,18 @@ static int qp_impulses(imp_world *w, double e, double bounce)
         for (int i = 0; i < n; i++) {
             qp_contact *c = &q->c[i];
             c->force = q->f[i];
-            imp_vec3 J = v3_scale(c->n, q->f[i]);
-            c->tforce = q->friction > 0 ? v3_add(v3_scale(q->t1[i], q->gi[2 * i]), v3_scale(q->t2[i], q->gi[2 * i + 1])) : v3(0, 0, 0);
-            J = v3_add(J, c->tforce);
-            if (J.x == 0 && J.y == 0 && J.z == 0) continue;
-            if (c->ka >= 0 && q->b[c->ka].dyn) {
-                double *s = w->bstate + BODY_DIM * c->ka;
-                v3_accum(s + 7, J), v3_accum(s + 10, v3_cross(c->ra, J));
-            }
-            if (c->kb >= 0 && q->b[c->kb].dyn) {
-                double *s = w->bstate + BODY_DIM * c->kb;
-                v3_accum(s + 7, v3_scale(J, -1)), v3_accum(s + 10, v3_cross(c->rb, v3_scale(J, -1)));
+            /* the normal row's impulse f (lin, ang) per side, and the friction impulse at the point */
+            c->tforce = q->friction > 0 && !c->eq ? v3_add(v3_scale(q->t1[i], q->gi[2 * i]), v3_scale(q->t2[i], q->gi[2 * i + 1])) : v3(0, 0, 0);
+            for (int side = 0; side < 2; side++) {
+                int X = side ? c->kb : c->ka;
+                if (X < 0 || !q->b[X].dyn) continue;
+                imp_vec3 lin, ang;
+                qp_jac(c, c->n, side, &lin, &ang);
+                double sg = side ? -q->f[i] : q->f[i];
+                imp_vec3 T = side ? v3_scale(c->tforce, -1) : c->tforce;
+                double *s = w->bstate + BODY_DIM * X;
+                v3_accum(s + 7, v3_add(v3_scale(lin, sg), T));
+                v3_accum(s + 10, v3_add(v3_scale(ang, sg), v3_cross(side ? c->rb : c->ra, T)));
             }
         }
         qp_island_end(q, k);

@@ -175,9 +175,10 @@ describe("joints (impulse mode, S1)", function()
     assert.truthy(err { type = "hinge", a = a, anchor = { 0, 0, 0 }, axis = { 0, 0, 0 } }:find("non-zero", 1, true))
     assert.truthy(err { type = "rigid", a = a, anchor = { 0, 0, 0 }, axis = { 0, 0, 1 } }:find("field 'axis' is not used", 1, true))
     assert.truthy(err { type = "point", a = a, anchor = { 0, 0, 0 }, colour = 1 }:find("colour", 1, true))
-    -- the QP mode keeps its own joints; a typed joint there is refused with the reason
+    -- the QP mode takes typed joints as equality rows (qp_spec), but not their limits and motors
     w.contact = "qp"
-    assert.truthy(err { type = "point", a = a, anchor = { 0, 0, 0 } }:find("impulse mode", 1, true))
+    assert.truthy(err { type = "hinge", a = a, anchor = { 0, 0, 0 }, axis = { 0, 0, 1 }, limits = { -1, 1 } }:find("field 'limits' is not supported", 1, true))
+    assert.truthy(err { type = "hinge", a = a, anchor = { 0, 0, 0 }, axis = { 0, 0, 1 }, motor = { speed = 1, max = 1 } }:find("field 'motor' is not supported", 1, true))
     assert.are.equal(1, w:joint { a = a, point = { 0, 0, 0 } })
     -- the handle describes itself
     w.contact = "impulse"

@@ -236,6 +236,84 @@ describe("joints as equality rows (world:joint)", function()
   end)
 end)
 
+describe("typed joints (world:joint{type = ...}) as equality rows", function()
+  -- joint.c gives each joint's constrained directions (joints_rows); the QP mode solves them with the
+  -- contacts: a linear row keeps the articulation points together along its direction (fixed in B),
+  -- an angular row the relative angular velocity along its direction
+  it("a hinge pendulum on a tilted axis swings 5 s (RK4, 60 Hz): anchor and axis within 3e-5, energy within 1e-3 J", function()
+    local s = 1 / math.sqrt(2)
+    local w = qp_world()
+    local b = w:box { size = { 1, 0.2, 0.3 }, position = { 0.5, 2, 0 }, mass = 2 }
+    local j = w:joint { type = "hinge", a = b, anchor = { 0, 2, 0 }, axis = { 0, s, s } }
+    -- spinning about the axis, the anchor at rest: v = omega x (x - anchor); gravity has torque off the
+    -- axis, which the two angular rows must hold
+    b.angular_velocity = { 0, 2, 2 }
+    b.velocity = { 0, 1, -1 }
+    local cs = w:solve_contacts()
+    assert.are.equal(5, #cs) -- three linear rows, two angular
+    local e0, anchor, axis = w:energy(), 0, 0
+    for _ = 1, 300 do
+      assert(w:step(1 / 60))
+      local R, p = b.rotation, b.position
+      local end_ = { p[1] - 0.5 * R[1][1], p[2] - 0.5 * R[2][1], p[3] - 0.5 * R[3][1] }
+      anchor = math.max(anchor, math.sqrt(end_[1] ^ 2 + (end_[2] - 2) ^ 2 + end_[3] ^ 2))
+      local c = (R[2][2] + R[2][3]) * s * s + (R[3][2] + R[3][3]) * s * s -- the body's axis . the world's
+      axis = math.max(axis, math.sqrt(math.max(0, 1 - c * c)))
+    end
+    assert(anchor < 3e-5, "anchor moved " .. anchor)
+    assert(axis < 3e-5, "axis turned " .. axis)
+    assert(j.axis_error < 3e-5 and j.gap < 3e-5, "joint.c's own measures")
+    near(w:energy(), e0, 1e-3, "energy")
+  end)
+
+  for _, deg in ipairs { 0, 30, 60 } do
+    it(("a prismatic joint at %d degrees from the vertical slides at g cos(angle), without turning"):format(deg), function()
+      local a = math.rad(deg)
+      local w = qp_world()
+      local ax = { math.sin(a), -math.cos(a), 0 }
+      local b = w:box { size = { 0.3, 0.3, 0.3 }, position = { 0, 2, 0 }, mass = 2, orientation = impetus.quat.from_axis_angle({ 1, 1, 0 }, 0.4) }
+      local j = w:joint { type = "prismatic", a = b, anchor = { 0, 2, 0 }, axis = ax }
+      for _ = 1, 60 do assert(w:step(1 / 60)) end
+      local p = b.position
+      local along = p[1] * ax[1] + (p[2] - 2) * ax[2]
+      near(along, 0.5 * g * math.cos(a), 1e-9, "distance along the axis after 1 s")
+      near(j.position, along, 1e-12, "joint.position")
+      local off = math.sqrt((p[1] - along * ax[1]) ^ 2 + (p[2] - 2 - along * ax[2]) ^ 2 + p[3] ^ 2)
+      assert(off < 1e-9, "off the axis " .. off)
+      local om = b.angular_velocity
+      assert(math.abs(om[1]) + math.abs(om[2]) + math.abs(om[3]) < 1e-9, "turning")
+    end)
+  end
+
+  it("a bead on a spinning rod (hinge to the world, prismatic on the rod): energy and angular momentum kept, no contact between the two", function()
+    local w = qp_world { gravity = { 0, 0, 0 } }
+    local rod = w:box { size = { 4, 0.1, 0.1 }, position = { 0, 0, 0 }, mass = 1 }
+    local bead = w:box { size = { 0.2, 0.2, 0.2 }, position = { 0.5, 0, 0 }, mass = 0.5 } -- overlaps the rod
+    w:joint { type = "hinge", a = rod, anchor = { 0, 0, 0 }, axis = { 0, 0, 1 } }
+    local j = w:joint { type = "prismatic", a = bead, b = rod, anchor = { 0.5, 0, 0 }, axis = { 1, 0, 0 } }
+    rod.angular_velocity, bead.angular_velocity, bead.velocity = { 0, 0, 2 }, { 0, 0, 2 }, { 0, 1, 0 }
+    w:collide()
+    for _, c in ipairs(w:solve_contacts()) do assert(c.joint, "a contact between joined bodies") end
+    local function Lz()
+      local s = rod.angular_momentum[3] + bead.angular_momentum[3]
+      for _, b in ipairs { rod, bead } do
+        local p, v = b.position, b.velocity
+        s = s + b.mass * (p[1] * v[2] - p[2] * v[1])
+      end
+      return s
+    end
+    local e0, L0, worst = w:energy(), Lz(), 0
+    for _ = 1, 60 do
+      assert(w:step(1 / 60))
+      worst = math.max(worst, j.gap, j.axis_error)
+    end
+    assert(j.position > 0.5, "the bead flew outwards: " .. j.position)
+    near(w:energy(), e0, 2e-5, "energy")
+    near(Lz(), L0, 1e-6, "angular momentum")
+    assert(worst < 2e-5, "joint error " .. worst)
+  end)
+end)
+
 describe("colliding contact: time of impact by regula falsi", function()
   it("a box dropped with e = 0.5 rebounds at half its impact speed, never more than 2 mm deep", function()
     local w = qp_world()

@@ -9,7 +9,9 @@
  *   joint.type, joint.a, joint.b, joint.gap, joint.axis_error, joint.angle, joint.position, joint.speed,
  *   joint.limits (get/set, nil removes), joint.motor (get/set, nil removes)
  *
- * world:joint without `type` is the QP mode's {a, b, point, fixed} (lua_qp.c), which returns an index. */
+ * world:joint without `type` is the QP mode's {a, b, point, fixed} (lua_qp.c), which returns an index.
+ * In world.contact = "qp" a typed joint is taken by the QP mode's LCP as equality rows (contact_qp.c);
+ * limits and motors are refused there. */
 #include <string.h>
 
 #include "imp_lua.h"
@@ -62,8 +64,9 @@ int impl_world_joint_impulse(lua_State *L)
     imp_world *w = lw->w;
     static const char *const keys[] = {"type", "a", "b", "anchor", "axis", "limits", "motor", NULL};
     impl_check_keys(L, 2, fn, keys);
-    if (imp_world_contact_mode(w) == IMP_CONTACT_QP)
-        return luaL_error(L, "%s: joints with a 'type' belong to the impulse mode; in world.contact = \"qp\" use world:joint{a, b, point}", fn);
+    /* world.contact = "qp" takes the joint's constrained directions as equality rows of its LCP
+     * (contact_qp.c); limits and motors are the impulse mode's alone */
+    const bool qp = imp_world_contact_mode(w) == IMP_CONTACT_QP;
     imp_joint_def d;
     memset(&d, 0, sizeof d);
     lua_getfield(L, 2, "type");
@@ -99,8 +102,10 @@ int impl_world_joint_impulse(lua_State *L)
         return luaL_error(L, "%s: a %s joint needs field 'axis' (a world direction {x, y, z})", fn, TYPE_NAMES[k]);
     }
     lua_getfield(L, 2, "limits");
+    if (qp && !lua_isnil(L, -1)) return luaL_error(L, "%s: field 'limits' is not supported in world.contact = \"qp\" (the impulse mode's)", fn);
     if (!lua_isnil(L, -1)) read_limits(L, lua_gettop(L), d.type, fn, &d.lo, &d.hi), d.has_limits = true;
     lua_getfield(L, 2, "motor");
+    if (qp && !lua_isnil(L, -1)) return luaL_error(L, "%s: field 'motor' is not supported in world.contact = \"qp\" (the impulse mode's)", fn);
     if (!lua_isnil(L, -1)) read_motor(L, lua_gettop(L), d.type, fn, &d.speed, &d.max), d.has_motor = true;
     imp_id id = imp_joint_create(w, &d);
     if (imp_id_is_null(id)) {
