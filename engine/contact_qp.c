@@ -67,7 +67,7 @@
  * of free fall (g h = 0.16 m/s at 60 Hz) must not bounce forever (S4's chattering) */
 #define IMP_QP_BOUNCE_SPEED 0.5
 
-#define IMP_QP_DENSE_MAX 1024 /* rows: larger islands are solved by projected Gauss-Seidel (qp_pgs) */
+#define IMP_QP_DENSE_MAX 256 /* rows: larger islands are solved by projected Gauss-Seidel (qp_pgs) */
 
 typedef struct qp_contact {
     int ka, kb;             /* dense body index of A and B for kinematics, -1: a fixed collider    */
@@ -212,8 +212,9 @@ static void qp_reserve_system(struct qp_state *q, int n)
  * counting sort of the contacts by their group. An island of more than dense_max rows
  * (world.qp_dense_max, default IMP_QP_DENSE_MAX) is solved by the fallback, projected Gauss-Seidel
  * without A (qp_pgs below): valid forces, complementarity only to the sweeps' tolerance. The dense
- * solver needs n^2 doubles and O(n^3) time: 14 ms for 400 rows, some 0.25 s for 1024, 14 s a step
- * for a 1,100-box pile at 4,096; the fallback takes that pile in 0.23 s a step. */
+ * solver needs n^2 doubles and O(n^3) time (8 ms for 400 rows): scenes/bench/qp_block.lua, 1,100
+ * boxes side by side, takes 1.8 s a step with groups up to 1,024 rows dense, 0.22 s at 256, 0.14 s
+ * with all of them on the fallback. */
 
 static int qp_root(int *par, int i)
 {
