@@ -494,6 +494,40 @@ describe("the A matrix and b vector", function()
     end
   end)
 
+  it("with typed joints' rows (linear and angular): symmetric, and the finite differences of d''", function()
+    local s2 = 1 / math.sqrt(2)
+    local w = qp_world()
+    ground(w)
+    local arm = w:box { size = { 1, 0.2, 0.3 }, position = { 0.5, 2, 0 }, mass = 2, angular_velocity = { 0, 1.2, 0.7 } }
+    local slider = w:box { size = { 0.3, 0.3, 0.3 }, position = { 0.8, 2, 0 }, mass = 0.5, velocity = { 0.3, 0.2, -0.1 } }
+    w:joint { type = "hinge", a = arm, anchor = { 0, 2, 0 }, axis = { 0, s2, s2 } }
+    w:joint { type = "prismatic", a = slider, b = arm, anchor = { 0.8, 2, 0 }, axis = { 1, 0, 0 } }
+    local box = w:box { size = { 1, 1, 1 }, position = { 3, 0.5, 0 }, mass = 1, angular_velocity = { 0.2, 0.1, 0 } }
+    w:collide()
+    local A, b, cs = w:contact_system()
+    local n = #cs
+    assert.are.equal(14, n) -- 5 + 5 joint rows, 4 corners
+    for i = 1, n do
+      for j = 1, n do near(A[i][j], A[j][i], 1e-14, "A symmetric") end
+    end
+    local f0 = {}
+    for i = 1, n do f0[i] = 0 end
+    local d0 = w:contact_accelerations(f0)
+    for j = 1, n do
+      local f = {}
+      for i = 1, n do f[i] = (i == j) and 1e-3 or 0 end
+      local d1 = w:contact_accelerations(f)
+      for i = 1, n do near((d1[i] - d0[i]) / 1e-3, A[i][j], 1e-9, ("A[%d][%d]"):format(i, j)) end
+    end
+    -- the solved rows hold: every joint row's d'' = 0 and the box rests
+    local sol, info = w:solve_contacts()
+    assert.are.equal("ok", info.status)
+    for _, c in ipairs(sol) do
+      if c.joint then near(c.acceleration, 0, 1e-9, "joint row d''") else assert(c.acceleration > -1e-9) end
+    end
+    near(box.position[2], 0.5, 0, "the box untouched by the query")
+  end)
+
   -- b against the motion itself: the material contact points and normal of each contact, followed
   -- through a short free flight, give d(h) = d + h d' + h^2/2 d'' + O(h^3); Richardson on two step
   -- sizes leaves O(h^2). Both bodies move and spin, so the ndot terms and omega x (omega x r) count.
