@@ -51,8 +51,14 @@
  *     v+_i >= -e_i v-_i,   j >= 0,   j_i (v+_i + e_i v-_i) = 0
  * i.e. the LCP w = A j + (1 + e_i) v-_i (e_i = restitution for colliding, 0 for resting contacts and
  * for impacts slower than IMP_QP_BOUNCE_SPEED, 0.5 m/s, so that resting contact cannot chatter).
- * After that the contacts with d' <= threshold form the resting set that every derivative
- * evaluation of the step solves for (GUIDE trap 9: after the external forces are in place). */
+ * With world.friction > 0 the impulses carry Coulomb friction, solved like the resting forces'
+ * (qp_solve_friction: the normal LCP alternated with tangential impulses that stop the slip, within
+ * mu j_n). After that the contacts with d' <= threshold form the resting set that every derivative
+ * evaluation of the step solves for (GUIDE trap 9: after the external forces are in place).
+ *
+ * Joints (equality rows, w = 0 with f free): the QP mode's own ball joints (world:joint{a, b, point},
+ * three rows along the world axes) and every joint.c joint's constrained directions (joints_rows):
+ * linear rows, Jacobian (n, r x n) as a contact's, and angular rows, Jacobian (0, n); see qp_gather. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
