@@ -85,6 +85,9 @@ typedef struct qp_contact {
     bool eq;                /* a joint row: equality (w = 0, f free); ln a world direction, or B's  */
     bool in_b;              /* a joint row whose direction is fixed in B (ln in B's frame)          */
     bool angular;           /* a joint row on the relative angular velocity along n (no point)      */
+    int ang_ref;            /* an angular row's position error: 0 none, 2 the free axis (lea in A's
+                             * frame, leb in B's must stay parallel), 3 the relative rotation q0     */
+    imp_quat q0;            /* ang_ref 3: A's orientation relative to B's when the joint was first seen */
     imp_id ida, idb;        /* body ids (null for colliders)                                        */
     uint64_t key;           /* the manifold's pair (qp_pair_key; 0 for joint rows)                   */
     /* evaluated at the current state */
@@ -96,6 +99,7 @@ typedef struct qp_contact {
 } qp_contact;
 
 typedef struct qp_body {
+    imp_quat q;
     imp_vec3 x, v, w, a, alpha, L;
     imp_mat3 R, Iinv;
     double im;              /* 1/m, 0 unless dynamic                                                */
@@ -127,6 +131,9 @@ struct qp_state {
     int *isl_neq;           /* joint rows at the head of each island                                 */
     int cur_neq;            /* those of the island being solved                                      */
     struct qp_joint { imp_id a, b; imp_vec3 la, lb; bool live; } *joints; int nj, jcap;
+    /* joint.c joints' angular references, by dense joint index, re-recorded when the entry no longer
+     * names the same joint (bodies and A's articulation point) */
+    struct qp_jref { imp_id a, b; imp_vec3 la; int nang; imp_vec3 aa, ab; imp_quat q0; } *jref; int njref;
     /* the resting set's points at the start of a (sub)step, sorted by pair (time of impact) */
     struct qp_start_point { uint64_t key; int ka, kb, idx; imp_vec3 la, lb; double pen, now; } *pd; int npd, pdcap;
     bool warm;              /* g holds the last evaluation's friction forces of this contact set      */
@@ -152,7 +159,7 @@ void qp_free(imp_world *w)
     if (!w->qp) return;
     free(w->qp->dx);
     free(w->qp->At), free(w->qp->An), free(w->qp->bt), free(w->qp->g), free(w->qp->gi), free(w->qp->t1), free(w->qp->t2);
-    free(w->qp->c2), free(w->qp->par), free(w->qp->cnt), free(w->qp->isl), free(w->qp->isl_neq), free(w->qp->joints), free(w->qp->pd);
+    free(w->qp->c2), free(w->qp->par), free(w->qp->cnt), free(w->qp->isl), free(w->qp->isl_neq), free(w->qp->joints), free(w->qp->pd), free(w->qp->jref);
     free(w->qp->c), free(w->qp->b), free(w->qp->A), free(w->qp->bv), free(w->qp->f), free(w->qp->wv);
     free(w->qp->dv), free(w->qp->dw), free(w->qp->pbt);
     imp_lcp_work_free(&w->qp->lcp);
@@ -303,6 +310,7 @@ static void qp_bodies(imp_world *w, const double *X, const double *dX)
         qp_body *k = &q->b[i];
         imp_quat qq = quat_normalize(quat(s[3], s[4], s[5], s[6]));
         k->x = v3_load(s);
+        k->q = qq;
         k->R = quat_to_m3(qq);
         k->dyn = bd->motion == IMP_DYNAMIC;
         k->a = k->alpha = v3(0, 0, 0);
@@ -336,7 +344,7 @@ static imp_vec3 point_acc(const qp_body *k, imp_vec3 r)
 /* place contact c at the current body kinematics: points, normal, ndot, d, d' */
 static void qp_place(const struct qp_state *q, qp_contact *c)
 {
-    static const qp_body fixed = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0},
+    static const qp_body fixed = {{1, 0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0},
                                   {{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}, {{{0}}}, 0, false};
     const qp_body *A = c->ka >= 0 ? &q->b[c->ka] : &fixed, *B = c->kb >= 0 ? &q->b[c->kb] : &fixed;
     c->p = v3_add(A->x, m3_mul_v(A->R, c->la));
@@ -362,8 +370,23 @@ static void qp_place(const struct qp_state *q, qp_contact *c)
     }
     c->ra = v3_sub(c->p, A->x);
     c->rb = v3_sub(c->p, B->x);
-    if (c->angular) { /* no position error is known for an angular row: velocity feedback only */
-        c->d = 0;
+    if (c->angular) {
+        /* the position error along n, rotation of A away from where the joint holds it relative to B
+         * (theta, with d theta / dt = omega_A - omega_B to first order, so d' is dd below):
+         * ang_ref 2 (hinge, twist, planar: one free axis), the axis a fixed in A and in B:
+         *     a_A = a_B + theta x a_B  ->  a_B x a_A = theta - (theta . a_B) a_B,  d = n . (a_B x a_A)
+         * (n is normal to the axis); ang_ref 3 (rigid, prismatic): q_A = exp(theta) q_B q0, so
+         *     exp(theta) = q_A conj(q0) conj(q_B),  theta = 2 sgn(w) vec(.)  (one hemisphere) */
+        if (c->ang_ref == 2) {
+            imp_vec3 aa = m3_mul_v(A->R, c->lea), ab = m3_mul_v(B->R, c->leb);
+            c->d = v3_dot(c->n, v3_cross(ab, aa));
+        } else if (c->ang_ref == 3) {
+            imp_quat e = quat_mul(quat_mul(A->q, quat_conj(c->q0)), quat_conj(B->q));
+            double sg = e.w < 0 ? -2 : 2;
+            c->d = v3_dot(c->n, v3(sg * e.x, sg * e.y, sg * e.z));
+        } else {
+            c->d = 0;
+        }
         c->dd = v3_dot(c->n, v3_sub(A->w, B->w));
     } else if (c->eq) { /* B's point coincident with A's: a prismatic joint's points slide apart */
         c->d = v3_dot(c->n, v3_sub(c->p, c->pb));
@@ -459,9 +482,36 @@ static int qp_gather(imp_world *w)
      * coincident with A's, as for S0's vertex/face contact: b = n . (a_A - a_B) + 2 ndot . (v_A - v_B));
      * an angular row keeps n . (omega_A - omega_B) = 0, d/dt of it = n . (alpha_A - alpha_B) + ndot .
      * (omega_A - omega_B) is its b (ndot = omega_B x n), and its Jacobian is (0, +-n). */
+    if (njt > q->njref) {
+        q->jref = ids_grow(q->jref, sizeof *q->jref, njt);
+        memset(q->jref + q->njref, 0, sizeof *q->jref * (size_t)(njt - q->njref));
+        q->njref = njt;
+    }
     for (int k = 0; k < njt; k++) {
         joint_row rows[6];
         int m = joints_rows(w, k, rows);
+        struct qp_jref *ref = &q->jref[k];
+        if (m > 0) { /* the angular reference: kept while it is the same joint, else taken now */
+            int ka = ids_lookup(&w->body_ids, rows[0].a);
+            int kb = imp_id_is_null(rows[0].b) ? -1 : ids_lookup(&w->body_ids, rows[0].b);
+            if (ka >= 0 && (kb >= 0 || imp_id_is_null(rows[0].b))) {
+                imp_vec3 la = m3_mul_tv(q->b[ka].R, v3_sub(rows[0].pa, q->b[ka].x));
+                imp_quat qb = kb >= 0 ? q->b[kb].q : quat_identity();
+                imp_mat3 RB = kb >= 0 ? q->b[kb].R : quat_to_m3(quat_identity());
+                int nang = 0;
+                imp_vec3 u[6];
+                for (int r = 0; r < m; r++) if (rows[r].angular) u[nang++] = rows[r].dir;
+                bool same = ref->nang == nang && ref->a.index == rows[0].a.index && ref->a.generation == rows[0].a.generation &&
+                            ref->b.index == rows[0].b.index && ref->b.generation == rows[0].b.generation &&
+                            v3_len(v3_sub(ref->la, la)) < 1e-6;
+                if (!same) {
+                    ref->a = rows[0].a, ref->b = rows[0].b, ref->la = la, ref->nang = nang;
+                    ref->q0 = quat_mul(quat_conj(qb), q->b[ka].q);
+                    imp_vec3 ax = nang == 2 ? v3_normalize(v3_cross(u[0], u[1])) : v3(0, 0, 0);
+                    ref->aa = m3_mul_tv(q->b[ka].R, ax), ref->ab = m3_mul_tv(RB, ax);
+                }
+            }
+        }
         for (int r = 0; r < m; r++) {
             const joint_row *jr = &rows[r];
             int ka = ids_lookup(&w->body_ids, jr->a);
@@ -476,6 +526,10 @@ static int qp_gather(imp_world *w)
             c->ln = kb >= 0 ? m3_mul_tv(q->b[kb].R, jr->dir) : jr->dir;
             c->eq = c->in_b = true;
             c->angular = jr->angular;
+            if (c->angular && (ref->nang == 2 || ref->nang == 3)) {
+                c->ang_ref = ref->nang;
+                c->lea = ref->aa, c->leb = ref->ab, c->q0 = ref->q0;
+            }
             qp_place(q, c);
         }
     }
@@ -569,7 +623,7 @@ static void qp_amatrix(const struct qp_state *q, int n, double *A)
 /* b: d'' of each contact with no contact force (exact; the extra acceleration is added by the caller) */
 static void qp_bvector(const struct qp_state *q, int n, double *b)
 {
-    static const qp_body fixed = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0},
+    static const qp_body fixed = {{1, 0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0},
                                   {{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}, {{{0}}}, 0, false};
     for (int i = 0; i < n; i++) {
         const qp_contact *c = &q->c[i];
@@ -661,7 +715,7 @@ static void qp_friction_reserve_contacts(struct qp_state *q, int n)
  * tangential relative velocity v_t (collision impulses: the velocity change that stops it) */
 static void qp_friction_rows(struct qp_state *q, int n, bool impulse, double *bt)
 {
-    static const qp_body fixed = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0},
+    static const qp_body fixed = {{1, 0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0},
                                   {{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}, {{{0}}}, 0, false};
     const double h = q->h;
     for (int i = 0; i < n; i++) {
