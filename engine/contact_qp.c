@@ -1034,6 +1034,7 @@ void qp_begin_step(imp_world *w, double h)
     if (colliding) {
         qp_impulses(w, q->restitution, IMP_QP_BOUNCE_SPEED);
         qp_filter(q, IMP_QP_RESTING_SPEED); /* bounced contacts now separate */
+        for (int i = 0; i < q->count; i++) q->c[i].force = 0; /* impulses are no first guess for forces */
     }
     qp_islands(w);
     /* friction warm start across steps: the same contacts in the same order (ids of both sides per
