@@ -1170,7 +1170,10 @@ static int qp_cmp_key(const void *x, const void *y)
  * under A). A clipped point that slides in both frames (an edge crossing an edge, a rolling sphere's
  * point) is new, but it stays at its pair's start penetration: the depth that counts is the growth
  * over the deepest start penetration of the pair's resting points, max(0, -d), so sliding and rolling
- * contacts, and a deep pair being pushed out, cannot be taken for impacts. */
+ * contacts, and a deep pair being pushed out, cannot be taken for impacts. A matched point counts by
+ * its depth beyond its resting point's own penetration now (the material points placed at the trial
+ * state; zero once that point separated): the manifold may see a depth the LCP's material point does
+ * not (a vertex slid off the face it rested on). */
 #define IMP_QP_SAME_POINT 0.01 /* m: a corner of a body moves farther than this from another corner */
 
 /* remember the resting set's points in both body frames, sorted by pair (after qp_begin_step) */
@@ -1225,9 +1228,9 @@ static double qp_max_depth(imp_world *w)
         double base = 0;
         while (end < q->npd && q->pd[end].key == want.key) base = fmax(base, q->pd[end++].pen);
         for (int i = 0; i < mc->count; i++) {
-            if (mc->depth[i] - base <= m) continue;
+            if (mc->depth[i] <= m) continue; /* growth is at most the depth */
             bool old = false;
-            double seen = -INFINITY;
+            double seen = 0; /* what the resting set holds of it (a separated resting point: nothing) */
             if (end > lo) {
                 /* the start's A and B sides (the pair may come back with its sides swapped) */
                 int ka = q->pd[lo].ka, kb = q->pd[lo].kb;
