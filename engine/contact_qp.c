@@ -1215,9 +1215,13 @@ static double qp_max_depth(imp_world *w)
         qp_place(q, &c);
         q->pd[j].now = -c.d;
     }
+    const bool joined = joints_count(w) > 0; /* joints_prepare ran in this step's gather */
     for (int k = 0; k < w->col.prev_man_count; k++) {
         const imp_contact *mc = &w->col.prev_mans[k].c;
         if (!qp_dynamic_pair(w, mc)) continue;
+        if (joined && !imp_id_is_null(mc->a.body) && !imp_id_is_null(mc->b.body) &&
+            joints_connected(w, ids_lookup(&w->body_ids, mc->a.body), ids_lookup(&w->body_ids, mc->b.body)))
+            continue; /* joined bodies do not touch */
         struct qp_start_point want = {.key = qp_pair_key(mc)};
         int lo = 0, hi = q->npd;
         while (lo < hi) {
