@@ -9,7 +9,7 @@ local joints = {}
 
 return {
   title = "Joints as equality rows (qp)",
-  camera = { eye = { 0, 3, 11 }, target = { 0, 1.5, 0 } },
+  camera = { eye = { 0, 3.5, 8 }, target = { 0, 1.8, 0 } },
   debug = { contacts = true },
   setup = function(world)
     world.contact = "qp"
@@ -32,10 +32,20 @@ return {
     rod.angular_velocity, bead.angular_velocity, bead.velocity = { 0, 2, 0 }, { 0, 2, 0 }, { 0, 0, -0.6 }
   end,
   draw = function(world, gfx)
-    local s = ""
-    for i, j in ipairs(joints) do
-      if j:valid() then s = s .. string.format("%s: gap %.1e m, axis %.1e   ", j.type, j.gap, j.axis_error) end
+    -- the joints: the pendulum's anchor and axis, the slider's rail, the spinning rod's axle
+    local white, rail = { 1, 1, 1, 0.9 }, { 0.9, 0.9, 0.5, 0.9 }
+    gfx.sphere({ -4, 3, 0 }, 0.05, white)
+    gfx.line({ -4, 3 - 0.6 * s2, -0.6 * s2 }, { -4, 3 + 0.6 * s2, 0.6 * s2 }, white)
+    local a = math.rad(30)
+    gfx.line({ -0.6 - 0.5 * math.sin(a), 3 + 0.5 * math.cos(a), 0 }, { -0.6 + 3 * math.sin(a), 3 - 3 * math.cos(a), 0 }, rail)
+    gfx.line({ 3.5, 0, 0 }, { 3.5, 2.2, 0 }, white)
+    local y = 80
+    for _, j in ipairs(joints) do
+      if j:valid() then
+        gfx.text(10, y, string.format("%-9s gap %.1e m   axis error %.1e", j.type, j.gap, j.axis_error), { 1, 1, 1, 0.85 })
+        y = y + gfx.line_height()
+      end
     end
-    gfx.text(10, 80, s .. string.format("impacts %d", world:contact_stats().impacts), { 1, 1, 1, 0.85 })
+    gfx.text(10, y, string.format("impacts %d", world:contact_stats().impacts), { 1, 1, 1, 0.85 })
   end,
 }
