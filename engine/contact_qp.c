@@ -1174,7 +1174,7 @@ static int qp_cmp_key(const void *x, const void *y)
  * its depth beyond its resting point's own penetration now (the material points placed at the trial
  * state; zero once that point separated): the manifold may see a depth the LCP's material point does
  * not (a vertex slid off the face it rested on). */
-#define IMP_QP_SAME_POINT 0.01 /* m: a corner of a body moves farther than this from another corner */
+#define IMP_QP_SAME_POINT 0.01 /* m: manifold points this close on a body are one point (its corners are farther apart) */
 
 /* remember the resting set's points in both body frames, sorted by pair (after qp_begin_step) */
 static void qp_depths_record(imp_world *w)
