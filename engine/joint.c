@@ -68,14 +68,8 @@
  * and a new q is kept in the hemisphere of the old one. No allocation per step: tables grow and are kept. */
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 #include "internal.h"
-#include <time.h>
-static double T_fact; static long N_fact;
-static double T_eval, T_post, T_pre, T_sweep, T_proj; static long N_eval, N_steps;
-static double now_ms(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1e3 + t.tv_nsec * 1e-6; }
-static void report(void) { if (N_steps) fprintf(stderr, "per step: pre %.4f (sweeps %.4f proj %.4f) post %.4f eval %.4f (%.1f) fact %.4f (%.1f) ms\n", T_pre/N_steps, T_sweep/N_steps, T_proj/N_steps, T_post/N_steps, T_eval/N_steps, (double)N_eval/N_steps, T_fact/N_steps, (double)N_fact/N_steps); }
 
 #define MAXR 6            /* rows per joint */
 #define PRE_SWEEPS 2      /* S1's per-joint sweeps before the global solve */
@@ -549,7 +543,6 @@ static void rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp
         /* impulse directions, now */
         imp_vec3 mid = v3_scale(v3_add(A.p, B.p), 0.5);
         imp_vec3 ra = v3_sub(mid, A.x), rb = v3_sub(mid, B.x);
-        if (pre && getenv("JPRED")) ra = A.c1, rb = B.c1;
         imp_vec3 aa = qaxis(A.F, 0), eb = qaxis(B.F, 0);
         int m = 0;
         if (ty == IMP_JOINT_PRISMATIC) {
@@ -888,9 +881,7 @@ static void mul_blk(double *C, const double *A, const double *B, int ma, int mk,
 }
 
 /* block elimination in the structure's order: D_p^-1, L_qp = K_qp D_p^-1, K_q1q2 -= L_q1p K_pq2 */
-static bool factor_impl(struct joint_set *js);
-static bool factor(struct joint_set *js) { double t0 = now_ms(); bool r = factor_impl(js); T_fact += now_ms() - t0; N_fact++; return r; }
-static bool factor_impl(struct joint_set *js)
+static bool factor(struct joint_set *js)
 {
     double T[36];
     for (int k = 0; k < js->nn; k++) {
@@ -1075,10 +1066,7 @@ int joints_pairs(const imp_world *w, const uint64_t **pairs)
 
 /* Velocity post-stabilization (S1 section V; the header's "Post-stabilization" paragraph). motors: the
  * velocity stage, where motor rows drive the free coordinate's rate with at most max h of impulse. */
-static void post_impl(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_mat3 *Iinv, const double *im, int n, double h, bool motors);
 void joints_post_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_mat3 *Iinv, const double *im, int n, double h, bool motors)
-{ double t0 = now_ms(); post_impl(w, v, om, Iinv, im, n, h, motors); T_post += now_ms() - t0; }
-static void post_impl(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_mat3 *Iinv, const double *im, int n, double h, bool motors)
 {
     struct joint_set *js = w->joints;
     if (!js || !js->ids.count) return;
@@ -1129,7 +1117,7 @@ static void post_impl(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_mat3 *I
 static double eval_all(imp_world *w, int n, const imp_mat3 *Iinv, const double *im, double h, double *n2)
 {
     struct joint_set *js = w->joints;
-    double worst = 0, sum = 0, t0 = now_ms(); N_eval++;
+    double worst = 0, sum = 0;
     js->cache_on = true, js->stamp++;
     for (int p = 0; p < js->nn; p++) {
         jrows *R = &js->rows[p];
@@ -1140,7 +1128,6 @@ static double eval_all(imp_world *w, int n, const imp_mat3 *Iinv, const double *
     }
     *n2 = sum;
     js->cache_on = false;
-    T_eval += now_ms() - t0;
     return worst == worst ? worst : INFINITY;
 }
 
@@ -1216,17 +1203,6 @@ static double project(imp_world *w, int n, const imp_mat3 *Iinv, const double *i
         for (int i = 0; i <= n; i++) js->tv[i] = js->sv[i], js->tw[i] = js->sw[i];
         for (int p = 0; p < js->nn; p++) apply_node(js, p, js->sol + 6 * p, 1, js->tv, js->tw, NULL, NULL, n);
         for (int i = 0; i <= n; i++) js->tv[i] = v3_sub(js->tv[i], js->pv[i]), js->tw[i] = v3_sub(js->tw[i], js->pw[i]);
-        if (getenv("JFD")) {
-            double e2, mx = 0, mw = 0;
-            for (int i = 0; i < n; i++) mx = fmax(mx, v3_len(js->tv[i])), mw = fmax(mw, v3_len(js->tw[i]));
-            static imp_vec3 cv[4096], cw[4096];
-            for (int i = 0; i <= n; i++) cv[i] = js->pv[i], cw[i] = js->pw[i];
-            for (int i = 0; i <= n; i++) js->pv[i] = v3_mad(js->pv[i], js->tv[i], 1e-6), js->pw[i] = v3_mad(js->pw[i], js->tw[i], 1e-6);
-            eval_all(w, n, Iinv, im, h, &e2);
-            for (int i = 0; i <= n; i++) js->pv[i] = cv[i], js->pw[i] = cw[i];
-            fprintf(stderr, "    proj dir deriv %.4f (want -1) |dv| %.3g |dw| %.3g mu %.3g\n", (sqrt(e2) - sqrt(n2)) / (1e-6 * sqrt(n2)), mx, mw, mu);
-            eval_all(w, n, Iinv, im, h, &e2);
-        }
         double t2 = n2, tw = worst, at = 0;
         bool ok = false;
         for (int ls = 0; ls < 3 && !ok; ls++) {
@@ -1243,7 +1219,6 @@ static double project(imp_world *w, int n, const imp_mat3 *Iinv, const double *i
             if (mu > 1e6) break;
             continue;
         }
-        if (getenv("JDBG")) fprintf(stderr, "    proj it %d |F| %.3g -> %.3g (alpha %.3g mu %.3g)\n", it, sqrt(n2), sqrt(t2), at, mu);
         mu = at == 1 ? fmax(mu * 0.1, 1e-9) : mu;
         n2 = t2, worst = tw;
     }
@@ -1251,13 +1226,7 @@ static double project(imp_world *w, int n, const imp_mat3 *Iinv, const double *i
 }
 
 /* Pre-stabilization (S1 section IV; the header's paragraph): S1's sweeps, then the global damped Newton */
-static void pre_impl(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp, const imp_vec3 *wp,
-                          const imp_mat3 *Iinv, const double *im, int n, double h)
-;
 void joints_pre_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp, const imp_vec3 *wp,
-                          const imp_mat3 *Iinv, const double *im, int n, double h)
-{ static int reg; if (!reg) reg = 1, atexit(report); N_steps++; double t0 = now_ms(); pre_impl(w, v, om, vp, wp, Iinv, im, n, h); T_pre += now_ms() - t0; }
-static void pre_impl(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp, const imp_vec3 *wp,
                           const imp_mat3 *Iinv, const double *im, int n, double h)
 {
     struct joint_set *js = w->joints;
@@ -1294,14 +1263,11 @@ static void pre_impl(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp
      * kept only when they lower |F| over all joints (the state before them is saved) */
     double tol = 1e-4, b2 = 0, a2 = 0;
     if (!warm) {
-    double ts = now_ms();
     eval_all(w, n, Iinv, im, h, &b2);
     for (int i = 0; i <= n; i++) js->sv[i] = js->pv[i], js->sw[i] = js->pw[i], js->tv[i] = v[i], js->tw[i] = om[i];
     for (int sweep = 0; sweep < PRE_SWEEPS; sweep++, tol *= 0.01)
         for (int kk = 0; kk < js->nn; kk++) solve_one(w, sweep & 1 ? js->nn - 1 - kk : kk, n, Iinv, im, h, tol, v, om);
     eval_all(w, n, Iinv, im, h, &a2);
-    T_sweep += now_ms() - ts;
-    if (getenv("JDBG")) fprintf(stderr, "  sweeps |F| %.3g -> %.3g\n", sqrt(b2), sqrt(a2));
     if (!(a2 <= b2)) {
         for (int i = 0; i <= n; i++) js->pv[i] = js->sv[i], js->pw[i] = js->sw[i], v[i] = js->tv[i], om[i] = js->tw[i];
         for (int p = 0; p < js->nn; p++) js->j[js->nodes[p]].acc_lin = js->j[js->nodes[p]].acc_ang = v3(0, 0, 0);
@@ -1318,7 +1284,7 @@ static void pre_impl(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp
     js->keep = 0;
     double n2, worst = eval_all(w, n, Iinv, im, h, &n2), mu = 1e-9;
     int fails = 0;
-    for (int it = 0; it < (getenv("JPROJONLY") ? 0 : NEWTON_ITERS) && worst > FINAL_TOL && fails < 2; it++) {
+    for (int it = 0; it < NEWTON_ITERS && worst > FINAL_TOL && fails < 2; it++) {
         for (int p = 0; p < js->nn; p++)
             for (int r = 0; r < js->rows[p].m; r++) js->rhs[6 * p + r] = -js->rows[p].f[r];
         assemble(js, n, mu);
@@ -1327,14 +1293,6 @@ static void pre_impl(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp
             continue;
         }
         solve(js);
-        if (getenv("JFD") && 0) {
-            double e2;
-            for (int p = 0; p < js->nn; p++) apply_node(js, p, js->sol + 6 * p, 1e-5, js->pv, js->pw, v, om, n);
-            eval_all(w, n, Iinv, im, h, &e2);
-            for (int p = 0; p < js->nn; p++) apply_node(js, p, js->sol + 6 * p, -1e-5, js->pv, js->pw, v, om, n);
-            double e3; eval_all(w, n, Iinv, im, h, &e3);
-            fprintf(stderr, "  dir deriv %.4f (want -1), back %.3g vs %.3g\n", (sqrt(e2) - sqrt(n2)) / (1e-5 * sqrt(n2)), sqrt(e3), sqrt(n2));
-        }
         /* backtracking on |F|^2: accept the first of alpha = 1, 1/2, 1/4 that lowers it, else undo and
          * damp harder (a near-singular system: a whipping chain at a coarse step) */
         double alpha = 1, applied = 0, t2 = n2, tw = worst;
@@ -1345,7 +1303,6 @@ static void pre_impl(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp
             tw = eval_all(w, n, Iinv, im, h, &t2);
             ok = t2 < (1 - 1e-4 * alpha) * n2;
         }
-        if (getenv("JDBG")) fprintf(stderr, "  it %d |F| %.3g -> %.3g ok %d alpha %.3g mu %.3g\n", it, sqrt(n2), sqrt(t2), ok, applied, mu);
         if (ok) {
             n2 = t2, worst = tw;
             mu = applied == 1 ? fmax(mu * 0.1, 1e-9) : mu * 10;
@@ -1357,18 +1314,14 @@ static void pre_impl(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp
         }
     }
     js->warm_ok = worst < 1e-6;
-    if (worst > 1e-8 && !getenv("JNOPROJ")) {
-        double tp = now_ms();
+    if (worst > 1e-8) {
         double pw = project(w, n, Iinv, im, h, worst);
         /* still far (a joint broken open by an earlier failure): aim at part of the way, as a
          * continuation, so the next steps close it instead of one violent step that cannot */
         for (js->keep = 0.5; pw > 1e-6 && js->keep < 0.9; js->keep = 1 - 0.5 * (1 - js->keep)) {
             pw = project(w, n, Iinv, im, h, pw);
-            if (getenv("JDBG")) fprintf(stderr, "  keep %.3g: %.3g\n", js->keep, pw);
         }
         js->keep = 0;
-        T_proj += now_ms() - tp;
-        if (getenv("JDBG")) fprintf(stderr, "  projection: %.3g -> %.3g\n", worst, pw);
         for (int i = 0; i < n; i++)
             if (js->jointed[i] && im[i] > 0) v[i] = v3_sub(js->pv[i], vp[i]), om[i] = v3_sub(js->pw[i], wp[i]);
     }
