@@ -79,7 +79,7 @@
 #define SWEEP_ITERS 1
 #endif
 #define NEWTON_ITERS 16
-#define FINAL_TOL 1e-10   /* m, and rad */
+#define FINAL_TOL 1e-9    /* m, and rad */
 #define LIMIT_SLOP 1e-7   /* a coordinate this close to its bound is at the limit (post-stabilization) */
 #define ACTIVE_PASSES 6
 
@@ -92,7 +92,6 @@ typedef struct joint {
     double lo, hi;          /* hinge/twist rad, prismatic m; point: hi = swing half angle */
     double speed, max;      /* motor                                                     */
     double angle;           /* hinge/twist: the unwrapped angle at the end of the last step */
-    imp_vec3 acc_lin, acc_ang; /* pre-stabilization impulse of this step (world), the next one's warm start */
     int ia, ib;             /* dense body indices of this step; the world is n           */
     int node;               /* index in the solver's node list, -1 when inactive         */
 } joint;
@@ -149,7 +148,6 @@ struct joint_set {
     imp_vec3 *tv, *tw;                     /* the projection's iterate                          */
     double cache_h;                        /* the step of the cached predictions                */
     int bcap, ncap, scap;                  /* capacities: bodies, nodes, U entries            */
-    bool warm_ok;                          /* the last pre-stabilization converged: warm start */
     imp_quat *bq1; imp_mat3 *bHL;          /* per-body predictions, valid while the body's velocity is unchanged: */
     unsigned *bver, *bseen, *bepoch, epoch; /* bseen == bver and bepoch == epoch                                  */
     double keep;                           /* pre: the fraction of the error now left as the target (0: S1) */
@@ -943,8 +941,7 @@ static void solve(struct joint_set *js)
     }
 }
 
-/* velocities += alpha * sum_r lam_r W g_r of node p (lam: 6 per node); with v2 (pre-stabilization)
- * also into v2, om2, and the joint's impulse of this step */
+/* velocities += alpha * sum_r lam_r W g_r of node p (lam: 6 per node); with v2 also into v2, om2 */
 static void apply_node(struct joint_set *js, int p, const double *lam, double alpha, imp_vec3 *v, imp_vec3 *om, imp_vec3 *v2, imp_vec3 *om2, int n)
 {
     const jrows *R = &js->rows[p];
@@ -953,9 +950,7 @@ static void apply_node(struct joint_set *js, int p, const double *lam, double al
     for (int r = 0; r < R->m; r++) {
         double l = alpha * lam[r];
         if (l == 0) continue;
-        const double *a = R->wA[r], *b = R->wB[r], *g = R->gA[r];
-        if (v2 && R->ang[r]) jt->acc_ang = v3_add(jt->acc_ang, v3(l * g[3], l * g[4], l * g[5]));
-        else if (v2) jt->acc_lin = v3_add(jt->acc_lin, v3(l * g[0], l * g[1], l * g[2]));
+        const double *a = R->wA[r], *b = R->wB[r];
         dva = v3_add(dva, v3(l * a[0], l * a[1], l * a[2])), dwa = v3_add(dwa, v3(l * a[3], l * a[4], l * a[5]));
         dvb = v3_add(dvb, v3(l * b[0], l * b[1], l * b[2])), dwb = v3_add(dwb, v3(l * b[3], l * b[4], l * b[5]));
     }
@@ -1243,44 +1238,42 @@ void joints_pre_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec
     collect_nodes(w, n, im);
     if (!js->nn) return;
     for (int i = 0; i <= n; i++) js->pv[i] = v3_add(v[i], vp[i]), js->pw[i] = v3_add(om[i], wp[i]);
-    js->epoch++, js->cache_h = h;
-    /* S1's sweeps (when there is no warm start: the first step, or after a step that did not converge),
-     * kept only when they lower |F| over all joints (the state before them is saved) */
-    double tol = 1e-4, b2 = 0, a2 = 0;
-    if (PRE_SWEEPS) {
-    eval_all(w, n, Iinv, im, h, &b2);
-    for (int i = 0; i <= n; i++) js->sv[i] = js->pv[i], js->sw[i] = js->pw[i], js->tv[i] = v[i], js->tw[i] = om[i];
-    for (int sweep = 0; sweep < PRE_SWEEPS; sweep++, tol *= 0.01)
-        for (int kk = 0; kk < js->nn; kk++) solve_one(w, sweep & 1 ? js->nn - 1 - kk : kk, n, Iinv, im, h, tol, v, om);
-    eval_all(w, n, Iinv, im, h, &a2);
-    if (!(a2 <= b2)) {
-        for (int i = 0; i <= n; i++) js->pv[i] = js->sv[i], js->pw[i] = js->sw[i], v[i] = js->tv[i], om[i] = js->tw[i];
-        js->epoch++;
-        for (int p = 0; p < js->nn; p++) js->j[js->nodes[p]].acc_lin = js->j[js->nodes[p]].acc_ang = v3(0, 0, 0);
+    js->epoch++, js->cache_h = h, js->keep = 0;
+    /* impulse directions and active limit rows (fixed through the global solve), then |F| */
+    for (int p = 0; p < js->nn; p++) rows_build(w, &js->j[js->nodes[p]], &js->rows[p], n, js->pv, js->pw, Iinv, im, h, true, true, false);
+    double n2, worst = eval_all(w, n, Iinv, im, h, &n2);
+    /* S1's sweeps: each joint's own Newton in turn, the tolerance tightening from sweep to sweep; kept
+     * only when they lower |F| over all joints (the state before them is saved) */
+    if (PRE_SWEEPS && worst > FINAL_TOL) {
+        double tol = 1e-4, a2;
+        for (int i = 0; i <= n; i++) js->sv[i] = js->pv[i], js->sw[i] = js->pw[i], js->tv[i] = v[i], js->tw[i] = om[i];
+        for (int sweep = 0; sweep < PRE_SWEEPS; sweep++, tol *= 0.01)
+            for (int kk = 0; kk < js->nn; kk++) solve_one(w, sweep & 1 ? js->nn - 1 - kk : kk, n, Iinv, im, h, tol, v, om);
+        for (int p = 0; p < js->nn; p++) rows_build(w, &js->j[js->nodes[p]], &js->rows[p], n, js->pv, js->pw, Iinv, im, h, true, true, false);
+        double wa = eval_all(w, n, Iinv, im, h, &a2);
+        if (a2 <= n2) {
+            n2 = a2, worst = wa;
+        } else {
+            for (int i = 0; i <= n; i++) js->pv[i] = js->sv[i], js->pw[i] = js->sw[i], v[i] = js->tv[i], om[i] = js->tw[i];
+            js->epoch++;
+            for (int p = 0; p < js->nn; p++) rows_build(w, &js->j[js->nodes[p]], &js->rows[p], n, js->pv, js->pw, Iinv, im, h, true, true, false);
+            worst = eval_all(w, n, Iinv, im, h, &n2);
+        }
     }
-    }
-    /* the global solve: impulse directions and limit rows fixed from here; the errors now (e0) */
-    for (int p = 0; p < js->nn; p++) {
-        jrows *R = &js->rows[p];
-        rows_build(w, &js->j[js->nodes[p]], R, n, js->pv, js->pw, Iinv, im, 0, true, true, false);
-        rows_build(w, &js->j[js->nodes[p]], R, n, js->pv, js->pw, Iinv, im, 0, true, false, false);
-        memcpy(R->e0, R->f, sizeof R->e0);
-        rows_build(w, &js->j[js->nodes[p]], R, n, js->pv, js->pw, Iinv, im, h, true, true, false);
-    }
-    js->keep = 0;
-    double n2, worst = eval_all(w, n, Iinv, im, h, &n2), mu = 1e-9;
+    /* the global Newton on every row at once: the sparse solve, Levenberg-Marquardt damping mu, and a
+     * backtracking line search (alpha = 1, 1/2, 1/4) on |F|^2; a step that lowers nothing is undone and
+     * damped harder, and two such end it (then the projection below takes over) */
+    double mu = 1e-9;
     int fails = 0;
     for (int it = 0; it < NEWTON_ITERS && worst > FINAL_TOL && fails < 2; it++) {
         for (int p = 0; p < js->nn; p++)
             for (int r = 0; r < js->rows[p].m; r++) js->rhs[6 * p + r] = -js->rows[p].f[r];
         assemble(js, n, mu);
         if (!factor(js)) {
-            mu = mu * 100 + 1e-6;
+            mu = mu * 100 + 1e-6, fails++;
             continue;
         }
         solve(js);
-        /* backtracking on |F|^2: accept the first of alpha = 1, 1/2, 1/4 that lowers it, else undo and
-         * damp harder (a near-singular system: a whipping chain at a coarse step) */
         double alpha = 1, applied = 0, t2 = n2, tw = worst;
         bool ok = false;
         for (int ls = 0; ls < 3 && !ok; ls++, alpha *= 0.5) {
@@ -1295,18 +1288,20 @@ void joints_pre_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec
         } else {
             for (int p = 0; p < js->nn; p++) apply_node(js, p, js->sol + 6 * p, -applied, js->pv, js->pw, v, om, n);
             worst = eval_all(w, n, Iinv, im, h, &n2);
-            mu = mu * 100 + 1e-6;
-            fails++;
+            mu = mu * 100 + 1e-6, fails++;
         }
     }
-    js->warm_ok = worst < 1e-6;
     if (worst > 1e-8) {
+        /* the errors now (the prediction with h = 0) for the continuation below */
+        for (int p = 0; p < js->nn; p++) {
+            jrows *R = &js->rows[p];
+            rows_build(w, &js->j[js->nodes[p]], R, n, js->pv, js->pw, Iinv, im, 0, true, false, false);
+            memcpy(R->e0, R->f, sizeof R->e0);
+        }
         double pw = project(w, n, Iinv, im, h, worst);
         /* still far (a joint broken open by an earlier failure): aim at part of the way, as a
          * continuation, so the next steps close it instead of one violent step that cannot */
-        for (js->keep = 0.5; pw > 1e-6 && js->keep < 0.9; js->keep = 1 - 0.5 * (1 - js->keep)) {
-            pw = project(w, n, Iinv, im, h, pw);
-        }
+        for (js->keep = 0.5; pw > 1e-6 && js->keep < 0.9; js->keep = 1 - 0.5 * (1 - js->keep)) pw = project(w, n, Iinv, im, h, pw);
         js->keep = 0;
         for (int i = 0; i < n; i++)
             if (js->jointed[i] && im[i] > 0) v[i] = v3_sub(js->pv[i], vp[i]), om[i] = v3_sub(js->pw[i], wp[i]);
