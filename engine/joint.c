@@ -1013,9 +1013,11 @@ int joints_prepare(imp_world *w, int n)
             continue;
         }
         live++;
-        if (jt->ib < n) {
+        {
             uint64_t lo = (uint64_t)(jt->ia < jt->ib ? jt->ia : jt->ib), hi = (uint64_t)(jt->ia < jt->ib ? jt->ib : jt->ia);
-            js->pairs[js->npairs++] = lo << 32 | hi;
+            js->pairs[js->npairs++] = lo << 32 | hi; /* the world is n */
+        }
+        if (jt->ib < n) {
             if (w->bodies[jt->ia].motion == IMP_DYNAMIC && w->bodies[jt->ib].motion == IMP_DYNAMIC) {
                 int ra = jt->ia, rb = jt->ib;
                 while (js->uf[ra] != ra) ra = js->uf[ra] = js->uf[js->uf[ra]];
@@ -1143,19 +1145,20 @@ static double eval_all(imp_world *w, int n, const imp_mat3 *Iinv, const double *
 }
 
 /* one joint's Newton solve alone (S1 section IV's per-joint iteration) to tol */
-static void solve_one(imp_world *w, int p, int n, const imp_mat3 *Iinv, const double *im, double h, double tol, imp_vec3 *v, imp_vec3 *om)
+static void solve_one(imp_world *w, int p, int n, const imp_mat3 *Iinv, const double *im, double h, double tol, int iters,
+                      imp_vec3 *pv, imp_vec3 *pw, imp_vec3 *v, imp_vec3 *om)
 {
     struct joint_set *js = w->joints;
     jrows *R = &js->rows[p];
     joint *jt = &js->j[js->nodes[p]];
-    rows_build(w, jt, R, n, js->pv, js->pw, Iinv, im, h, true, true, false);
+    rows_build(w, jt, R, n, pv, pw, Iinv, im, h, true, true, false);
     double last = INFINITY, lam[6] = {0};
-    for (int it = 0; it < SWEEP_ITERS; it++) {
-        rows_build(w, jt, R, n, js->pv, js->pw, Iinv, im, h, true, false, false);
+    for (int it = 0; it < iters; it++) {
+        rows_build(w, jt, R, n, pv, pw, Iinv, im, h, true, false, false);
         double worst = 0, D[36];
         for (int r = 0; r < R->m; r++) worst = fmax(worst, fabs(R->f[r]));
         if (!(worst < last)) { /* this joint's Newton does not converge from here: undo its last step */
-            apply_node(js, p, lam, -1, js->pv, js->pw, v, om, n);
+            apply_node(js, p, lam, -1, pv, pw, v, om, n);
             return;
         }
         if (!(worst >= tol)) return;
@@ -1170,7 +1173,33 @@ static void solve_one(imp_world *w, int p, int n, const imp_mat3 *Iinv, const do
             for (int c = 0; c < R->m; c++) s -= D[6 * r + c] * R->f[c];
             lam[r] = s;
         }
-        apply_node(js, p, lam, 1, js->pv, js->pw, v, om, n);
+        apply_node(js, p, lam, 1, pv, pw, v, om, n);
+    }
+}
+
+/* S1 section VI: pre-stabilization inside the contact stage. After the contacts of contact-graph level
+ * lo (a sweep's points are in level order; joints are edges of that graph too), the joints whose higher
+ * body is at a level in [lo, hi) (the world and static bodies are level 0) take one Newton step of their
+ * own (solve_one), on
+ * the velocities as they are (the split impulses come later). Joints with a body outside the contact
+ * graph wait for the global solve after shock propagation, which is S1's final articulation-only sweep
+ * (S1 lets joints be left out of shock propagation; here they are, and that sweep is exact). */
+void joints_contacts_begin(imp_world *w, int n, const double *im)
+{
+    if (w->joints && w->joints->ids.count) collect_nodes(w, n, im);
+}
+
+void joints_level(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_mat3 *Iinv, const double *im, int n, double h,
+                  int lo, int hi, const int *blevel, int outside)
+{
+    struct joint_set *js = w->joints;
+    if (!js || !js->ids.count) return;
+    for (int p = 0; p < js->nn; p++) {
+        const joint *jt = &js->j[js->nodes[p]];
+        int la = jt->ia < n ? blevel[jt->ia] : 0, lb = jt->ib < n ? blevel[jt->ib] : 0;
+        int l = la > lb ? la : lb;
+        if (la < 0 || lb < 0 || la >= outside || lb >= outside || l < lo || l >= hi) continue;
+        solve_one(w, p, n, Iinv, im, h, FINAL_TOL, 1, v, om, NULL, NULL);
     }
 }
 
@@ -1257,7 +1286,7 @@ void joints_pre_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec
         double tol = 1e-4, a2;
         for (int i = 0; i <= n; i++) js->sv[i] = js->pv[i], js->sw[i] = js->pw[i], js->tv[i] = v[i], js->tw[i] = om[i];
         for (int sweep = 0; sweep < PRE_SWEEPS; sweep++, tol *= 0.01)
-            for (int kk = 0; kk < js->nn; kk++) solve_one(w, sweep & 1 ? js->nn - 1 - kk : kk, n, Iinv, im, h, tol, v, om);
+            for (int kk = 0; kk < js->nn; kk++) solve_one(w, sweep & 1 ? js->nn - 1 - kk : kk, n, Iinv, im, h, tol, SWEEP_ITERS, js->pv, js->pw, v, om);
         for (int p = 0; p < js->nn; p++) rows_build(w, &js->j[js->nodes[p]], &js->rows[p], n, js->pv, js->pw, Iinv, im, h, true, true, false);
         double wa = eval_all(w, n, Iinv, im, h, &a2);
         if (a2 <= n2) {

@@ -513,3 +513,34 @@ describe("joints under churn", function()
     end
   end)
 end)
+
+describe("joints with contacts (S1 section VI)", function()
+  it("a hinged pair resting on the ground settles, joints held level by level with the contacts", function()
+    local w = impetus.world {}
+    w.sleeping = false
+    w:box { size = { 20, 1, 20 }, position = { 0, -0.5, 0 }, static = true }
+    local a = w:box { size = { 1, 0.4, 1 }, position = { -0.5, 0.2, 0 } }
+    local b = w:box { size = { 1, 0.4, 1 }, position = { 0.5, 0.2, 0 } }
+    local j = w:joint { type = "hinge", a = b, b = a, anchor = { 0, 0.4, 0 }, axis = { 0, 0, 1 } }
+    -- and a welded stack: c on the ground, d welded on top of it, pushed sideways
+    local c = w:box { size = { 1, 1, 1 }, position = { 5, 0.5, 0 } }
+    local d = w:box { size = { 0.5, 0.5, 0.5 }, position = { 5, 1.25, 0 } }
+    local weld = w:joint { type = "rigid", a = d, b = c, anchor = { 5, 1, 0 } }
+    d.velocity = { 1, 0, 0 }
+    for _ = 1, 240 do
+      w:step(1 / 60)
+      assert(j.gap < 1e-6 and j.axis_error < 1e-6, "hinge " .. j.gap)
+      assert(weld.gap < 1e-6 and weld.axis_error < 1e-6, "weld " .. weld.gap .. " " .. weld.axis_error)
+    end
+    for _, body in ipairs { a, b, c, d } do
+      local v, om = body.velocity, body.angular_velocity
+      assert(math.sqrt(v[1] ^ 2 + v[2] ^ 2 + v[3] ^ 2) < 1e-3, "still moving")
+      assert(math.sqrt(om[1] ^ 2 + om[2] ^ 2 + om[3] ^ 2) < 1e-3, "still turning")
+    end
+    -- resting on the ground (within the 2 mm contact slop), not sunk, not tipped
+    assert(math.abs(a.position[2] - 0.2) < 3e-3 and math.abs(b.position[2] - 0.2) < 3e-3, "pair height")
+    assert(math.abs(c.position[2] - 0.5) < 3e-3, "stack base height " .. c.position[2])
+    assert(math.abs(d.position[2] - 1.25) < 3e-3, "welded top height " .. d.position[2])
+    assert(math.abs(j.angle) < 1e-3, "the hinge folded: " .. j.angle)
+  end)
+end)
