@@ -1144,6 +1144,20 @@ static double eval_all(imp_world *w, int n, const imp_mat3 *Iinv, const double *
     return worst == worst ? worst : INFINITY;
 }
 
+/* rows of every node from scratch (impulse directions, active limits) with their residuals, as eval_all */
+static double build_all(imp_world *w, int n, const imp_mat3 *Iinv, const double *im, double h, double *n2)
+{
+    struct joint_set *js = w->joints;
+    double worst = 0, sum = 0;
+    for (int p = 0; p < js->nn; p++) {
+        jrows *R = &js->rows[p];
+        rows_build(w, &js->j[js->nodes[p]], R, n, js->pv, js->pw, Iinv, im, h, true, true, false);
+        for (int r = 0; r < R->m; r++) worst = fmax(worst, fabs(R->f[r])), sum += R->f[r] * R->f[r];
+    }
+    *n2 = sum;
+    return worst == worst ? worst : INFINITY;
+}
+
 /* one joint's Newton solve alone (S1 section IV's per-joint iteration) to tol */
 static void solve_one(imp_world *w, int p, int n, const imp_mat3 *Iinv, const double *im, double h, double tol, int iters,
                       imp_vec3 *pv, imp_vec3 *pw, imp_vec3 *v, imp_vec3 *om)
@@ -1154,7 +1168,7 @@ static void solve_one(imp_world *w, int p, int n, const imp_mat3 *Iinv, const do
     rows_build(w, jt, R, n, pv, pw, Iinv, im, h, true, true, false);
     double last = INFINITY, lam[6] = {0};
     for (int it = 0; it < iters; it++) {
-        rows_build(w, jt, R, n, pv, pw, Iinv, im, h, true, false, false);
+        if (it) rows_build(w, jt, R, n, pv, pw, Iinv, im, h, true, false, false); /* the first build has them */
         double worst = 0, D[36];
         for (int r = 0; r < R->m; r++) worst = fmax(worst, fabs(R->f[r]));
         if (!(worst < last)) { /* this joint's Newton does not converge from here: undo its last step */
@@ -1277,9 +1291,8 @@ void joints_pre_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec
     if (!js->nn) return;
     for (int i = 0; i <= n; i++) js->pv[i] = v3_add(v[i], vp[i]), js->pw[i] = v3_add(om[i], wp[i]);
     js->epoch++, js->cache_h = h, js->keep = 0;
-    /* impulse directions and active limit rows (fixed through the global solve), then |F| */
-    for (int p = 0; p < js->nn; p++) rows_build(w, &js->j[js->nodes[p]], &js->rows[p], n, js->pv, js->pw, Iinv, im, h, true, true, false);
-    double n2, worst = eval_all(w, n, Iinv, im, h, &n2);
+    /* impulse directions and active limit rows (fixed through the global solve), with the residuals */
+    double n2, worst = build_all(w, n, Iinv, im, h, &n2);
     /* S1's sweeps: each joint's own Newton in turn, the tolerance tightening from sweep to sweep; kept
      * only when they lower |F| over all joints (the state before them is saved) */
     if (PRE_SWEEPS && worst > FINAL_TOL) {
@@ -1287,15 +1300,13 @@ void joints_pre_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec
         for (int i = 0; i <= n; i++) js->sv[i] = js->pv[i], js->sw[i] = js->pw[i], js->tv[i] = v[i], js->tw[i] = om[i];
         for (int sweep = 0; sweep < PRE_SWEEPS; sweep++, tol *= 0.01)
             for (int kk = 0; kk < js->nn; kk++) solve_one(w, sweep & 1 ? js->nn - 1 - kk : kk, n, Iinv, im, h, tol, SWEEP_ITERS, js->pv, js->pw, v, om);
-        for (int p = 0; p < js->nn; p++) rows_build(w, &js->j[js->nodes[p]], &js->rows[p], n, js->pv, js->pw, Iinv, im, h, true, true, false);
-        double wa = eval_all(w, n, Iinv, im, h, &a2);
+        double wa = build_all(w, n, Iinv, im, h, &a2);
         if (a2 <= n2) {
             n2 = a2, worst = wa;
         } else {
             for (int i = 0; i <= n; i++) js->pv[i] = js->sv[i], js->pw[i] = js->sw[i], v[i] = js->tv[i], om[i] = js->tw[i];
             js->epoch++;
-            for (int p = 0; p < js->nn; p++) rows_build(w, &js->j[js->nodes[p]], &js->rows[p], n, js->pv, js->pw, Iinv, im, h, true, true, false);
-            worst = eval_all(w, n, Iinv, im, h, &n2);
+            worst = build_all(w, n, Iinv, im, h, &n2);
         }
     }
     /* the global Newton on every row at once: the sparse solve, Levenberg-Marquardt damping mu, and a
