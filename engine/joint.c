@@ -110,7 +110,7 @@ typedef struct jside {
     int i;                  /* dense body, n for the world */
     bool dyn;               /* moves (inverse mass > 0)    */
     imp_vec3 x, c, p;       /* centre, offset, articulation point (now)         */
-    imp_quat F;             /* frame now (world)                                */
+    imp_quat F, q;          /* frame now (world), body orientation now          */
     imp_vec3 c1, p1;        /* predicted offset and point                       */
     imp_quat F1;            /* predicted frame                                  */
     imp_mat3 HL;            /* h J_l(h omega): d omega -> dtheta of the prediction */
@@ -130,6 +130,7 @@ typedef struct jrows {
     bool ang[MAXR];                  /* an angular row                                           */
     double e0[MAXR];                 /* pre: the row's error now (the prediction with h = 0)      */
     bool fixed[MAXR];
+    jside sA, sB;                    /* the two sides now (kept through a stage)                 */
 } jrows;
 
 enum { ROW_EQ, ROW_LIMIT, ROW_MOTOR };
@@ -346,27 +347,36 @@ static void predict_rotation(imp_quat q, imp_vec3 om, double h, imp_quat *q1, im
 static imp_vec3 qaxis(imp_quat F, int k) { return quat_rotate(F, v3(k == 0, k == 1, k == 2)); }
 
 /* side X of a joint now; with v, om (not NULL) also its prediction h ahead */
+static void side_pred(const imp_world *w, imp_vec3 l, imp_quat f, const imp_vec3 *v, const imp_vec3 *om, double h, jside *s);
+
 static void side_eval(const imp_world *w, int i, int n, imp_vec3 l, imp_quat f, const double *im, const imp_vec3 *v,
                       const imp_vec3 *om, double h, jside *s)
 {
     s->i = i;
     if (i >= n) {
-        s->dyn = false, s->x = v3(0, 0, 0), s->c = s->c1 = s->p = s->p1 = l, s->F = s->F1 = f;
+        s->dyn = false, s->x = v3(0, 0, 0), s->c = s->c1 = s->p = s->p1 = l, s->F = s->F1 = f, s->q = quat_identity();
         s->HL = (imp_mat3){{{0}}};
         return;
     }
     s->dyn = im && im[i] > 0;
     const double *X = w->bstate + BODY_DIM * i;
-    imp_quat q = quat_of(X);
-    s->x = v3_load(X), s->c = quat_rotate(q, l), s->p = v3_add(s->x, s->c), s->F = quat_mul(q, f);
-    if (!v) return;
+    s->q = quat_of(X);
+    s->x = v3_load(X), s->c = quat_rotate(s->q, l), s->p = v3_add(s->x, s->c), s->F = quat_mul(s->q, f);
+    if (v) side_pred(w, l, f, v, om, h, s);
+}
+
+/* the prediction of a side whose state now (x, q) is in s */
+static void side_pred(const imp_world *w, imp_vec3 l, imp_quat f, const imp_vec3 *v, const imp_vec3 *om, double h, jside *s)
+{
+    const int i = s->i;
+    if (i >= w->body_ids.count) return; /* the world: set by side_eval */
     struct joint_set *js = w->joints;
     imp_quat q1;
     bool cache = js->bcap > i && h == js->cache_h && v == js->pv; /* pre-stabilization's predictions */
     if (cache && js->bepoch[i] == js->epoch && js->bseen[i] == js->bver[i]) { /* shared by the body's joints */
         q1 = js->bq1[i], s->HL = js->bHL[i];
     } else {
-        predict_rotation(q, om[i], h, &q1, &s->HL);
+        predict_rotation(s->q, om[i], h, &q1, &s->HL);
         if (!s->dyn) s->HL = (imp_mat3){{{0}}};
         if (cache) js->bq1[i] = q1, js->bHL[i] = s->HL, js->bseen[i] = js->bver[i], js->bepoch[i] = js->epoch;
     }
@@ -546,8 +556,14 @@ static void rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp
                        const imp_mat3 *Iinv, const double *im, double h, bool pre, bool first, bool motor)
 {
     jside A, B;
-    side_eval(w, jt->ia, n, jt->la, jt->fa, im, pre ? v : NULL, om, h, &A);
-    side_eval(w, jt->ib, n, jt->lb, jt->fb, im, pre ? v : NULL, om, h, &B);
+    if (first || !pre) { /* the state now: kept in R for the later builds of the same stage */
+        side_eval(w, jt->ia, n, jt->la, jt->fa, im, NULL, NULL, h, &A);
+        side_eval(w, jt->ib, n, jt->lb, jt->fb, im, NULL, NULL, h, &B);
+        R->sA = A, R->sB = B;
+    } else {
+        A = R->sA, B = R->sB;
+    }
+    if (pre) side_pred(w, jt->la, jt->fa, v, om, h, &A), side_pred(w, jt->lb, jt->fb, v, om, h, &B);
     const imp_joint_type ty = jt->type;
     if (first) {
         /* impulse directions, now */
