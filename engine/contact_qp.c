@@ -25,10 +25,11 @@
  * alpha = I^-1 (tau + L x omega) (from dL/dt = tau and L = I omega: I omega' = tau - omega x L).
  * Differentiating d = n . (p_A - p_B) twice, with the velocity terms kept as S0 keeps them:
  *     b_i = n . (a_A(p_A) - a_B(p_B)) + 2 ndot . (v_A(p_A) - v_B(p_B))
- * vertex/face: n is a face normal of B, fixed in B: ndot = omega_B x n. (The manifolds do not say
- *              whose face was the reference; when it was A's, n really turns with A. The term
- *              2 ndot . (v_A - v_B) differs by 2 ((omega_A - omega_B) x n) . (v_A - v_B), which
- *              vanishes at resting contact, where v_A = v_B at the point.)
+ * vertex/face: n is a face normal of B, fixed in B: ndot = omega_B x n; or, when the manifold says
+ *              the face was A's (imp_contact.face_a: a vertex of B on a face of A), fixed in A:
+ *              ndot = omega_A x n. (Taking B's rotation for A's face is harmless at rest, where
+ *              v_A = v_B at the point, but not in a tumbling heap: the material points then
+ *              separate along the wrong normal while the bodies interpenetrate.)
  * edge/edge:   n = ea x eb / |ea x eb|, ea turning with A, eb with B: with z = ea' x eb + ea x eb'
  *              (ea' = omega_A x ea, eb' = omega_B x eb), ndot = (z - (z.n) n) / |ea x eb|
  *              (S0's compute_ndot, which the text garbles: trap 4).
@@ -50,8 +51,14 @@
  *     v+_i >= -e_i v-_i,   j >= 0,   j_i (v+_i + e_i v-_i) = 0
  * i.e. the LCP w = A j + (1 + e_i) v-_i (e_i = restitution for colliding, 0 for resting contacts and
  * for impacts slower than IMP_QP_BOUNCE_SPEED, 0.5 m/s, so that resting contact cannot chatter).
- * After that the contacts with d' <= threshold form the resting set that every derivative
- * evaluation of the step solves for (GUIDE trap 9: after the external forces are in place). */
+ * With world.friction > 0 the impulses carry Coulomb friction, solved like the resting forces'
+ * (qp_solve_friction: the normal LCP alternated with tangential impulses that stop the slip, within
+ * mu j_n). After that the contacts with d' <= threshold form the resting set that every derivative
+ * evaluation of the step solves for (GUIDE trap 9: after the external forces are in place).
+ *
+ * Joints (equality rows, w = 0 with f free): the QP mode's own ball joints (world:joint{a, b, point},
+ * three rows along the world axes) and every joint.c joint's constrained directions (joints_rows):
+ * linear rows, Jacobian (n, r x n) as a contact's, and angular rows, Jacobian (0, n); see qp_gather. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,22 +73,33 @@
  * of free fall (g h = 0.16 m/s at 60 Hz) must not bounce forever (S4's chattering) */
 #define IMP_QP_BOUNCE_SPEED 0.5
 
+#define IMP_QP_DENSE_MAX 256 /* rows: larger islands are solved by projected Gauss-Seidel (qp_pgs) */
+
 typedef struct qp_contact {
     int ka, kb;             /* dense body index of A and B for kinematics, -1: a fixed collider    */
     imp_vec3 la, lb;        /* the contact point on A / on B: body frame (about the centre of mass), or world */
-    imp_vec3 ln;            /* the normal: in B's body frame when kb >= 0, else world               */
+    imp_vec3 ln;            /* the normal: in its face owner's body frame (B's, or A's when face_a), or world */
     imp_vec3 lea, leb;      /* edge/edge: ea in A's frame, eb in B's (or world)                     */
     bool edge;
-    bool eq;                /* a joint row: equality (w = 0, f free), ln a fixed world direction   */
+    bool face_a;            /* vertex/face on A's face: n turns with A                              */
+    bool eq;                /* a joint row: equality (w = 0, f free); ln a world direction, or B's  */
+    bool in_b;              /* a joint row whose direction is fixed in B (ln in B's frame)          */
+    bool angular;           /* a joint row on the relative angular velocity along n (no point)      */
+    int ang_ref;            /* an angular row's position error: 0 none, 2 the free axis (lea in A's
+                             * frame, leb in B's must stay parallel), 3 the relative rotation q0     */
+    imp_quat q0;            /* ang_ref 3: A's orientation relative to B's when the joint was first seen */
     imp_id ida, idb;        /* body ids (null for colliders)                                        */
+    uint64_t key;           /* the manifold's pair (qp_pair_key; 0 for joint rows)                   */
     /* evaluated at the current state */
     imp_vec3 p, pb, n, ndot, ra, rb;  /* p: the point on A (force application), pb on B; r = p - x */
     double d, dd;           /* separation and its rate d'                                            */
     double force;           /* last solve: force magnitude (or impulse)                             */
+    imp_vec3 tforce;        /* last solve: friction force (or impulse) on A                         */
     double accel;           /* last solve: d''                                                      */
 } qp_contact;
 
 typedef struct qp_body {
+    imp_quat q;
     imp_vec3 x, v, w, a, alpha, L;
     imp_mat3 R, Iinv;
     double im;              /* 1/m, 0 unless dynamic                                                */
@@ -91,7 +109,12 @@ typedef struct qp_body {
 struct qp_state {
     qp_contact *c; int count, cap;
     qp_body *b; int bcap;
-    double *A, *bv, *f, *wv; int acap;
+    double *A; long Acap;   /* the dense LCP matrix of one island (up to dense_max rows)             */
+    double *bv, *f, *wv; int acap; /* one island's vectors (any size)                               */
+    int dense_max;          /* islands up to this many rows: the pivoting LCP; larger: PGS         */
+    imp_vec3 *dv, *dw; int dvcap; /* PGS: each body's velocity (or acceleration) change so far      */
+    double *pbt; int pbtcap; /* PGS: b_t of an island                                               */
+    long pgs;               /* islands solved by the fallback                                        */
     double *dx; int dxcap;  /* a body derivative for the queries                                    */
     imp_lcp_work lcp;
     imp_lcp_info info;
@@ -100,15 +123,19 @@ struct qp_state {
     double friction;        /* Coulomb coefficient mu of every QP contact (world.friction, default 0) */
     double *At, *An, *bt; int tcap; /* friction rows of one island: A_tt (2n x 2n), A_tn (2n x n), b_t */
     double *g; imp_vec3 *t1, *t2; int gcap; /* friction forces and tangent basis, per contact      */
+    double *gi;             /* the collision impulses' friction (kept apart from g's warm start)     */
     /* islands (contacts grouped by the dynamic bodies they connect), contacts sorted by island */
     qp_contact *c2; int c2cap; /* the sort's other buffer                                           */
     int *par, *cnt; int parcap; /* union-find parents and counting-sort counters, per body        */
     int *isl; int iscap, nisl;  /* island k is contacts [isl[k], isl[k+1])                         */
-    bool too_big;           /* an island exceeded IMP_QP_MAX_ISLAND this step                        */
     int *isl_neq;           /* joint rows at the head of each island                                 */
     int cur_neq;            /* those of the island being solved                                      */
     struct qp_joint { imp_id a, b; imp_vec3 la, lb; bool live; } *joints; int nj, jcap;
-    struct qp_pair_depth { uint64_t key; } *pd; int npd, pdcap; /* pairs touching at the start (TOI) */
+    /* joint.c joints' angular references, by dense joint index, re-recorded when the entry no longer
+     * names the same joint (bodies and A's articulation point) */
+    struct qp_jref { imp_id a, b; imp_vec3 la; int nang; imp_vec3 aa, ab; imp_quat q0; } *jref; int njref;
+    /* the resting set's points at the start of a (sub)step, sorted by pair (time of impact) */
+    struct qp_start_point { uint64_t key; int ka, kb, idx; imp_vec3 la, lb; double pen, now; } *pd; int npd, pdcap;
     bool warm;              /* g holds the last evaluation's friction forces of this contact set      */
     uint64_t sig;           /* the step's contact list, for the warm start across steps              */
     bool querying;          /* in a query: the body derivative leaves the contact forces out        */
@@ -122,6 +149,7 @@ static struct qp_state *qp_get(imp_world *w)
         w->qp = calloc(1, sizeof *w->qp);
         if (!w->qp) abort();
         w->qp->h = 1.0 / 60;
+        w->qp->dense_max = IMP_QP_DENSE_MAX;
     }
     return w->qp;
 }
@@ -130,9 +158,10 @@ void qp_free(imp_world *w)
 {
     if (!w->qp) return;
     free(w->qp->dx);
-    free(w->qp->At), free(w->qp->An), free(w->qp->bt), free(w->qp->g), free(w->qp->t1), free(w->qp->t2);
-    free(w->qp->c2), free(w->qp->par), free(w->qp->cnt), free(w->qp->isl), free(w->qp->isl_neq), free(w->qp->joints), free(w->qp->pd);
+    free(w->qp->At), free(w->qp->An), free(w->qp->bt), free(w->qp->g), free(w->qp->gi), free(w->qp->t1), free(w->qp->t2);
+    free(w->qp->c2), free(w->qp->par), free(w->qp->cnt), free(w->qp->isl), free(w->qp->isl_neq), free(w->qp->joints), free(w->qp->pd), free(w->qp->jref);
     free(w->qp->c), free(w->qp->b), free(w->qp->A), free(w->qp->bv), free(w->qp->f), free(w->qp->wv);
+    free(w->qp->dv), free(w->qp->dw), free(w->qp->pbt);
     imp_lcp_work_free(&w->qp->lcp);
     free(w->qp);
     w->qp = NULL;
@@ -171,26 +200,34 @@ static void qp_reserve(struct qp_state *q, int nc, int nb)
     }
 }
 
-/* the LCP's matrix and vectors for systems of up to n rows (one island) */
+/* the LCP's vectors for islands of up to n rows, and its matrix for up to min(n, dense_max) */
 static void qp_reserve_system(struct qp_state *q, int n)
 {
-    if (n <= q->acap) return;
-    int cap = q->acap ? q->acap : 16;
-    while (cap < n) cap *= 2;
-    free(q->A), free(q->bv), free(q->f), free(q->wv);
-    q->A = ids_grow(NULL, sizeof(double), (size_t)cap * cap);
-    q->bv = ids_grow(NULL, sizeof(double), cap);
-    q->f = ids_grow(NULL, sizeof(double), cap);
-    q->wv = ids_grow(NULL, sizeof(double), cap);
-    q->acap = cap;
+    if (n > q->acap) {
+        int cap = q->acap ? q->acap : 16;
+        while (cap < n) cap *= 2;
+        free(q->bv), free(q->f), free(q->wv);
+        q->bv = ids_grow(NULL, sizeof(double), cap);
+        q->f = ids_grow(NULL, sizeof(double), cap);
+        q->wv = ids_grow(NULL, sizeof(double), cap);
+        q->acap = cap;
+    }
+    long m = n < q->dense_max ? n : q->dense_max;
+    if (m * m > q->Acap) {
+        free(q->A);
+        q->A = ids_grow(NULL, sizeof(double), (size_t)(m * m));
+        q->Acap = m * m;
+    }
 }
 
 /* Islands. Contacts only couple through the dynamic bodies they share (A_ij = 0 otherwise), so the
  * LCP splits into independent problems, one per connected group: union-find over the bodies, then a
- * counting sort of the contacts by their group. An island of more than IMP_QP_MAX_ISLAND contacts
- * (a pile of thousands of boxes: A would need n^2 doubles) is not solved: its bodies get no contact
- * force and the world reports it. */
-#define IMP_QP_MAX_ISLAND 4096
+ * counting sort of the contacts by their group. An island of more than dense_max rows
+ * (world.qp_dense_max, default IMP_QP_DENSE_MAX) is solved by the fallback, projected Gauss-Seidel
+ * without A (qp_pgs below): valid forces, complementarity only to the sweeps' tolerance. The dense
+ * solver needs n^2 doubles and O(n^3) time (8 ms for 400 rows): scenes/bench/qp_block.lua, 1,100
+ * boxes side by side, takes 1.8 s a step with groups up to 1,024 rows dense, 0.22 s at 256, 0.14 s
+ * with all of them on the fallback. */
 
 static int qp_root(int *par, int i)
 {
@@ -203,7 +240,6 @@ static void qp_islands(imp_world *w)
     struct qp_state *q = w->qp;
     const int nb = w->body_ids.count, n = q->count;
     q->nisl = 0;
-    q->too_big = false;
     if (n == 0) return;
     for (int i = 0; i < nb; i++) q->par[i] = i;
     for (int i = 0; i < n; i++) {
@@ -242,8 +278,7 @@ static void qp_islands(imp_world *w)
         for (int i = lo; i < hi; i++)
             if (!q->c2[i].eq) q->c[o++] = q->c2[i];
     }
-    q->too_big = biggest > IMP_QP_MAX_ISLAND;
-    qp_reserve_system(q, biggest < IMP_QP_MAX_ISLAND ? biggest : IMP_QP_MAX_ISLAND);
+    qp_reserve_system(q, biggest);
 }
 
 /* island k as the contact list [0, n): q->c (and the friction arrays) offset to its first contact;
@@ -251,10 +286,9 @@ static void qp_islands(imp_world *w)
 static int qp_island_begin(struct qp_state *q, int k)
 {
     int lo = q->isl[k], n = q->isl[k + 1] - lo;
-    if (n > IMP_QP_MAX_ISLAND) return 0;
     q->cur_neq = q->isl_neq[k];
     q->c += lo;
-    if (q->g) q->g += 2 * lo, q->t1 += lo, q->t2 += lo;
+    if (q->g) q->g += 2 * lo, q->gi += 2 * lo, q->t1 += lo, q->t2 += lo;
     return n;
 }
 
@@ -262,7 +296,7 @@ static void qp_island_end(struct qp_state *q, int k)
 {
     int lo = q->isl[k];
     q->c -= lo;
-    if (q->g) q->g -= 2 * lo, q->t1 -= lo, q->t2 -= lo;
+    if (q->g) q->g -= 2 * lo, q->gi -= 2 * lo, q->t1 -= lo, q->t2 -= lo;
 }
 
 /* kinematics of every body at state X, and the accelerations its forces give: dX holds the body
@@ -276,6 +310,7 @@ static void qp_bodies(imp_world *w, const double *X, const double *dX)
         qp_body *k = &q->b[i];
         imp_quat qq = quat_normalize(quat(s[3], s[4], s[5], s[6]));
         k->x = v3_load(s);
+        k->q = qq;
         k->R = quat_to_m3(qq);
         k->dyn = bd->motion == IMP_DYNAMIC;
         k->a = k->alpha = v3(0, 0, 0);
@@ -309,14 +344,14 @@ static imp_vec3 point_acc(const qp_body *k, imp_vec3 r)
 /* place contact c at the current body kinematics: points, normal, ndot, d, d' */
 static void qp_place(const struct qp_state *q, qp_contact *c)
 {
-    static const qp_body fixed = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0},
+    static const qp_body fixed = {{1, 0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0},
                                   {{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}, {{{0}}}, 0, false};
     const qp_body *A = c->ka >= 0 ? &q->b[c->ka] : &fixed, *B = c->kb >= 0 ? &q->b[c->kb] : &fixed;
     c->p = v3_add(A->x, m3_mul_v(A->R, c->la));
     c->pb = v3_add(B->x, m3_mul_v(B->R, c->lb));
     if (c->eq) {
-        c->n = c->ln;
-        c->ndot = v3(0, 0, 0);
+        c->n = c->in_b ? m3_mul_v(B->R, c->ln) : c->ln;
+        c->ndot = c->in_b ? v3_cross(B->w, c->n) : v3(0, 0, 0);
     } else if (c->edge) {
         imp_vec3 ea = m3_mul_v(A->R, c->lea), eb = m3_mul_v(B->R, c->leb);
         imp_vec3 e = v3_cross(ea, eb);
@@ -329,13 +364,54 @@ static void qp_place(const struct qp_state *q, qp_contact *c)
             c->ndot = v3(0, 0, 0);
         }
     } else {
-        c->n = m3_mul_v(B->R, c->ln);
-        c->ndot = v3_cross(B->w, c->n);
+        const qp_body *F = c->face_a ? A : B; /* the face's owner */
+        c->n = m3_mul_v(F->R, c->ln);
+        c->ndot = v3_cross(F->w, c->n);
     }
     c->ra = v3_sub(c->p, A->x);
     c->rb = v3_sub(c->p, B->x);
-    c->d = v3_dot(c->n, v3_sub(c->p, c->pb));
-    c->dd = v3_dot(c->n, v3_sub(point_vel(A, c->ra), point_vel(B, v3_sub(c->pb, B->x))));
+    if (c->angular) {
+        /* the position error along n, rotation of A away from where the joint holds it relative to B
+         * (theta, with d theta / dt = omega_A - omega_B to first order, so d' is dd below):
+         * ang_ref 2 (hinge, twist, planar: one free axis), the axis a fixed in A and in B:
+         *     a_A = a_B + theta x a_B  ->  a_B x a_A = theta - (theta . a_B) a_B,  d = n . (a_B x a_A)
+         * (n is normal to the axis); ang_ref 3 (rigid, prismatic): q_A = exp(theta) q_B q0, so
+         *     exp(theta) = q_A conj(q0) conj(q_B),  theta = 2 sgn(w) vec(.)  (one hemisphere) */
+        if (c->ang_ref == 2) {
+            imp_vec3 aa = m3_mul_v(A->R, c->lea), ab = m3_mul_v(B->R, c->leb);
+            c->d = v3_dot(c->n, v3_cross(ab, aa));
+        } else if (c->ang_ref == 3) {
+            imp_quat e = quat_mul(quat_mul(A->q, quat_conj(c->q0)), quat_conj(B->q));
+            double sg = e.w < 0 ? -2 : 2;
+            c->d = v3_dot(c->n, v3(sg * e.x, sg * e.y, sg * e.z));
+        } else {
+            c->d = 0;
+        }
+        c->dd = v3_dot(c->n, v3_sub(A->w, B->w));
+    } else if (c->eq) { /* B's point coincident with A's: a prismatic joint's points slide apart */
+        c->d = v3_dot(c->n, v3_sub(c->p, c->pb));
+        c->dd = v3_dot(c->n, v3_sub(point_vel(A, c->ra), point_vel(B, c->rb)));
+    } else {
+        c->d = v3_dot(c->n, v3_sub(c->p, c->pb));
+        c->dd = v3_dot(c->n, v3_sub(point_vel(A, c->ra), point_vel(B, v3_sub(c->pb, B->x))));
+    }
+}
+
+/* a row's Jacobian on one side (side 0: A, 1: B; the sign sigma is the caller's) for direction u:
+ * a point row (contact, linear joint row) (u, r x u), an angular row (0, u) */
+static void qp_jac(const qp_contact *c, imp_vec3 u, int side, imp_vec3 *lin, imp_vec3 *ang)
+{
+    if (c->angular) *lin = v3(0, 0, 0), *ang = u;
+    else *lin = u, *ang = v3_cross(side ? c->rb : c->ra, u);
+}
+
+/* a manifold's pair as one number (bodies or colliders of both sides, in either order; shapes of one
+ * body pair share it) */
+static uint64_t qp_pair_key(const imp_contact *mc)
+{
+    uint32_t a = imp_id_is_null(mc->a.body) ? 0x80000000u | mc->a.collider.index : mc->a.body.index;
+    uint32_t b = imp_id_is_null(mc->b.body) ? 0x80000000u | mc->b.collider.index : mc->b.body.index;
+    return a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
 }
 
 #define QP_SEPARATED 1e-4 /* m: a manifold point farther apart than this is not a contact */
@@ -344,10 +420,12 @@ static void qp_place(const struct qp_state *q, qp_contact *c)
 static int qp_gather(imp_world *w)
 {
     struct qp_state *q = qp_get(w);
-    int total = 3 * q->nj;
+    const int njt = joints_count(w);
+    int total = 3 * q->nj + 6 * njt;
     for (int m = 0; m < w->col.prev_man_count; m++) total += w->col.prev_mans[m].c.count;
     qp_reserve(q, total, w->body_ids.count);
     qp_bodies(w, w->bstate, NULL);
+    if (njt) joints_prepare(w, w->body_ids.count); /* which body pairs are joined (no contact between them) */
     q->count = 0;
     q->warm = false;
     for (int m = 0; m < w->col.prev_man_count; m++) {
@@ -356,6 +434,7 @@ static int qp_gather(imp_world *w)
         int kb = imp_id_is_null(mc->b.body) ? -1 : ids_lookup(&w->body_ids, mc->b.body);
         bool dyn = (ka >= 0 && q->b[ka].dyn) || (kb >= 0 && q->b[kb].dyn);
         if (!dyn) continue;
+        if (njt && ka >= 0 && kb >= 0 && joints_connected(w, ka, kb)) continue; /* S1: joined bodies do not touch */
         for (int k = 0; k < mc->count; k++) {
             /* the impulse mode's manifolds keep face corners a few mm above the face (negative
              * depth) to steady its stacks; S0's contacts are the touching points only */
@@ -364,10 +443,12 @@ static int qp_gather(imp_world *w)
             memset(c, 0, sizeof *c);
             c->ka = ka, c->kb = kb;
             c->ida = mc->a.body, c->idb = mc->b.body;
+            c->key = qp_pair_key(mc);
             imp_vec3 pa = mc->points[k], pb = v3_add(pa, v3_scale(mc->normal, mc->depth[k]));
             c->la = ka >= 0 ? m3_mul_tv(q->b[ka].R, v3_sub(pa, q->b[ka].x)) : pa;
             c->lb = kb >= 0 ? m3_mul_tv(q->b[kb].R, v3_sub(pb, q->b[kb].x)) : pb;
-            c->ln = kb >= 0 ? m3_mul_tv(q->b[kb].R, mc->normal) : mc->normal;
+            c->face_a = mc->face_a && ka >= 0;
+            c->ln = c->face_a ? m3_mul_tv(q->b[ka].R, mc->normal) : kb >= 0 ? m3_mul_tv(q->b[kb].R, mc->normal) : mc->normal;
             c->edge = mc->edge;
             if (mc->edge) {
                 c->lea = ka >= 0 ? m3_mul_tv(q->b[ka].R, mc->ea) : mc->ea;
@@ -392,6 +473,63 @@ static int qp_gather(imp_world *w)
             c->la = jt->la, c->lb = jt->lb;
             c->ln = v3(axis == 0, axis == 1, axis == 2);
             c->eq = true;
+            qp_place(q, c);
+        }
+    }
+    /* the joints of world:joint{type = ...} (joint.c): each constrained direction an equality row.
+     * A linear row keeps the articulation points together along dir (fixed in B, turning with it: a
+     * prismatic joint's points slide apart along the free axis, the row's d'' is taken at B's point
+     * coincident with A's, as for S0's vertex/face contact: b = n . (a_A - a_B) + 2 ndot . (v_A - v_B));
+     * an angular row keeps n . (omega_A - omega_B) = 0, d/dt of it = n . (alpha_A - alpha_B) + ndot .
+     * (omega_A - omega_B) is its b (ndot = omega_B x n), and its Jacobian is (0, +-n). */
+    if (njt > q->njref) {
+        q->jref = ids_grow(q->jref, sizeof *q->jref, njt);
+        memset(q->jref + q->njref, 0, sizeof *q->jref * (size_t)(njt - q->njref));
+        q->njref = njt;
+    }
+    for (int k = 0; k < njt; k++) {
+        joint_row rows[6];
+        int m = joints_rows(w, k, rows);
+        struct qp_jref *ref = &q->jref[k];
+        if (m > 0) { /* the angular reference: kept while it is the same joint, else taken now */
+            int ka = ids_lookup(&w->body_ids, rows[0].a);
+            int kb = imp_id_is_null(rows[0].b) ? -1 : ids_lookup(&w->body_ids, rows[0].b);
+            if (ka >= 0 && (kb >= 0 || imp_id_is_null(rows[0].b))) {
+                imp_vec3 la = m3_mul_tv(q->b[ka].R, v3_sub(rows[0].pa, q->b[ka].x));
+                imp_quat qb = kb >= 0 ? q->b[kb].q : quat_identity();
+                imp_mat3 RB = kb >= 0 ? q->b[kb].R : quat_to_m3(quat_identity());
+                int nang = 0;
+                imp_vec3 u[6];
+                for (int r = 0; r < m; r++) if (rows[r].angular) u[nang++] = rows[r].dir;
+                bool same = ref->nang == nang && ref->a.index == rows[0].a.index && ref->a.generation == rows[0].a.generation &&
+                            ref->b.index == rows[0].b.index && ref->b.generation == rows[0].b.generation &&
+                            v3_len(v3_sub(ref->la, la)) < 1e-6;
+                if (!same) {
+                    ref->a = rows[0].a, ref->b = rows[0].b, ref->la = la, ref->nang = nang;
+                    ref->q0 = quat_mul(quat_conj(qb), q->b[ka].q);
+                    imp_vec3 ax = nang == 2 ? v3_normalize(v3_cross(u[0], u[1])) : v3(0, 0, 0);
+                    ref->aa = m3_mul_tv(q->b[ka].R, ax), ref->ab = m3_mul_tv(RB, ax);
+                }
+            }
+        }
+        for (int r = 0; r < m; r++) {
+            const joint_row *jr = &rows[r];
+            int ka = ids_lookup(&w->body_ids, jr->a);
+            int kb = imp_id_is_null(jr->b) ? -1 : ids_lookup(&w->body_ids, jr->b);
+            if (ka < 0 || (!imp_id_is_null(jr->b) && kb < 0)) continue;
+            if (!q->b[ka].dyn && (kb < 0 || !q->b[kb].dyn)) continue;
+            qp_contact *c = &q->c[q->count++];
+            memset(c, 0, sizeof *c);
+            c->ka = ka, c->kb = kb, c->ida = jr->a, c->idb = jr->b;
+            c->la = m3_mul_tv(q->b[ka].R, v3_sub(jr->pa, q->b[ka].x));
+            c->lb = kb >= 0 ? m3_mul_tv(q->b[kb].R, v3_sub(jr->pb, q->b[kb].x)) : jr->pb;
+            c->ln = kb >= 0 ? m3_mul_tv(q->b[kb].R, jr->dir) : jr->dir;
+            c->eq = c->in_b = true;
+            c->angular = jr->angular;
+            if (c->angular && (ref->nang == 2 || ref->nang == 3)) {
+                c->ang_ref = ref->nang;
+                c->lea = ref->aa, c->leb = ref->ab, c->q0 = ref->q0;
+            }
             qp_place(q, c);
         }
     }
@@ -428,6 +566,28 @@ void imp_qp_joint_remove(imp_world *w, int k)
     if (w->qp && k >= 0 && k < w->qp->nj) w->qp->joints[k].live = false;
 }
 
+/* K(row i along ui, row j along uj) = sum over shared bodies X of sigma sigma' J_iX M_X^-1 J_jX^T (A's
+ * kernel, also for the friction rows and the angular joint rows) */
+static double qp_kernel(const struct qp_state *q, const qp_contact *ci, imp_vec3 ui, const qp_contact *cj, imp_vec3 uj)
+{
+    double s = 0;
+    for (int si = 0; si < 2; si++) {
+        int X = si ? ci->kb : ci->ka;
+        if (X < 0 || !q->b[X].dyn) continue;
+        imp_vec3 li, ai;
+        qp_jac(ci, ui, si, &li, &ai);
+        for (int sj = 0; sj < 2; sj++) {
+            if ((sj ? cj->kb : cj->ka) != X) continue;
+            imp_vec3 lj, aj;
+            qp_jac(cj, uj, sj, &lj, &aj);
+            const qp_body *k = &q->b[X];
+            double sg = (si ? -1 : 1) * (sj ? -1 : 1);
+            s += sg * (k->im * v3_dot(li, lj) + v3_dot(ai, m3_mul_v(k->Iinv, aj)));
+        }
+    }
+    return s;
+}
+
 /* A (n x n) over the contacts [0, n), from the placed contacts: A_ij = sum J_iX M_X^-1 J_jX^T */
 static void qp_amatrix(const struct qp_state *q, int n, double *A)
 {
@@ -435,6 +595,10 @@ static void qp_amatrix(const struct qp_state *q, int n, double *A)
         const qp_contact *ci = &q->c[i];
         for (int j = i; j < n; j++) {
             const qp_contact *cj = &q->c[j];
+            if (ci->angular || cj->angular) {
+                A[(size_t)i * n + j] = A[(size_t)j * n + i] = qp_kernel(q, ci, ci->n, cj, cj->n);
+                continue;
+            }
             double s = 0;
             for (int si = 0; si < 2; si++) {
                 int X = si ? ci->kb : ci->ka;
@@ -459,12 +623,16 @@ static void qp_amatrix(const struct qp_state *q, int n, double *A)
 /* b: d'' of each contact with no contact force (exact; the extra acceleration is added by the caller) */
 static void qp_bvector(const struct qp_state *q, int n, double *b)
 {
-    static const qp_body fixed = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0},
+    static const qp_body fixed = {{1, 0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0},
                                   {{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}, {{{0}}}, 0, false};
     for (int i = 0; i < n; i++) {
         const qp_contact *c = &q->c[i];
         const qp_body *A = c->ka >= 0 ? &q->b[c->ka] : &fixed, *B = c->kb >= 0 ? &q->b[c->kb] : &fixed;
-        imp_vec3 rbp = v3_sub(c->pb, B->x);
+        if (c->angular) { /* d/dt (n . (omega_A - omega_B)) */
+            b[i] = v3_dot(c->n, v3_sub(A->alpha, B->alpha)) + v3_dot(c->ndot, v3_sub(A->w, B->w));
+            continue;
+        }
+        imp_vec3 rbp = c->eq ? c->rb : v3_sub(c->pb, B->x); /* joints: B's point coincident with A's */
         imp_vec3 acc = v3_sub(point_acc(A, c->ra), point_acc(B, rbp));
         imp_vec3 vel = v3_sub(point_vel(A, c->ra), point_vel(B, rbp));
         b[i] = v3_dot(c->n, acc) + 2 * v3_dot(c->ndot, vel);
@@ -478,14 +646,16 @@ static void qp_apply(imp_world *w, int n, const double *f, double *dX)
     for (int i = 0; i < n; i++) {
         const qp_contact *c = &q->c[i];
         if (f[i] == 0) continue;
-        imp_vec3 F = v3_scale(c->n, f[i]);
+        imp_vec3 lin, ang;
         if (c->ka >= 0 && q->b[c->ka].dyn) {
-            v3_accum(dX + BODY_DIM * c->ka + 7, F);
-            v3_accum(dX + BODY_DIM * c->ka + 10, v3_cross(c->ra, F));
+            qp_jac(c, c->n, 0, &lin, &ang);
+            v3_accum(dX + BODY_DIM * c->ka + 7, v3_scale(lin, f[i]));
+            v3_accum(dX + BODY_DIM * c->ka + 10, v3_scale(ang, f[i]));
         }
         if (c->kb >= 0 && q->b[c->kb].dyn) {
-            v3_accum(dX + BODY_DIM * c->kb + 7, v3_scale(F, -1));
-            v3_accum(dX + BODY_DIM * c->kb + 10, v3_cross(c->rb, v3_scale(F, -1)));
+            qp_jac(c, c->n, 1, &lin, &ang);
+            v3_accum(dX + BODY_DIM * c->kb + 7, v3_scale(lin, -f[i]));
+            v3_accum(dX + BODY_DIM * c->kb + 10, v3_scale(ang, -f[i]));
         }
     }
 }
@@ -514,24 +684,6 @@ static void qp_external(imp_world *w, double *dX)
  * radius mu f_i (the cone, not the box), four rounds of 20 sweeps, warm-started from the last
  * evaluation's forces (the contact set is fixed over a step, and kept across steps while unchanged). Sticking contacts get the force that holds
  * them; sliding ones mu f against the slip. Frictionless (mu = 0) skips all of it and stays exact. */
-static double qp_kernel(const struct qp_state *q, const qp_contact *ci, imp_vec3 ui, const qp_contact *cj, imp_vec3 uj)
-{
-    double s = 0;
-    for (int si = 0; si < 2; si++) {
-        int X = si ? ci->kb : ci->ka;
-        if (X < 0 || !q->b[X].dyn) continue;
-        imp_vec3 ri = si ? ci->rb : ci->ra;
-        for (int sj = 0; sj < 2; sj++) {
-            if ((sj ? cj->kb : cj->ka) != X) continue;
-            imp_vec3 rj = sj ? cj->rb : cj->ra;
-            const qp_body *k = &q->b[X];
-            double sg = (si ? -1 : 1) * (sj ? -1 : 1);
-            s += sg * (k->im * v3_dot(ui, uj) + v3_dot(v3_cross(ri, ui), m3_mul_v(k->Iinv, v3_cross(rj, uj))));
-        }
-    }
-    return s;
-}
-
 static void qp_friction_reserve(struct qp_state *q, int n)
 {
     if (n <= q->tcap) return;
@@ -549,22 +701,23 @@ static void qp_friction_reserve_contacts(struct qp_state *q, int n)
     if (n <= q->gcap) return;
     int cap = q->gcap ? q->gcap : 16;
     while (cap < n) cap *= 2;
-    free(q->g), free(q->t1), free(q->t2);
+    free(q->g), free(q->gi), free(q->t1), free(q->t2);
     q->warm = false;
     q->g = ids_grow(NULL, sizeof(double), 2 * (size_t)cap);
+    q->gi = ids_grow(NULL, sizeof(double), 2 * (size_t)cap);
     q->t1 = ids_grow(NULL, sizeof(imp_vec3), cap);
     q->t2 = ids_grow(NULL, sizeof(imp_vec3), cap);
     q->gcap = cap;
 }
 
-/* normal forces f (and d'' in wv) and friction g for the placed contacts; bn: b with the extra terms */
-static void qp_solve_friction(struct qp_state *q, int n, const double *bn)
+/* the tangent basis of each placed contact, and b_t: with impulse false the tangential relative
+ * acceleration plus v_t / h (forces: stop the slip within the step), with impulse true the
+ * tangential relative velocity v_t (collision impulses: the velocity change that stops it) */
+static void qp_friction_rows(struct qp_state *q, int n, bool impulse, double *bt)
 {
-    static const qp_body fixed = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0},
+    static const qp_body fixed = {{1, 0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0},
                                   {{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}, {{{0}}}, 0, false};
-    const double mu = q->friction, h = q->h;
-    qp_friction_reserve(q, n);
-    double *bw = q->bt + 2 * q->tcap; /* b of the normal LCP with the friction forces in */
+    const double h = q->h;
     for (int i = 0; i < n; i++) {
         const qp_contact *c = &q->c[i];
         imp_vec3 t = fabs(c->n.x) < 0.57 ? v3(1, 0, 0) : v3(0, 1, 0);
@@ -572,11 +725,23 @@ static void qp_solve_friction(struct qp_state *q, int n, const double *bn)
         q->t2[i] = v3_cross(c->n, q->t1[i]);
         const qp_body *A = c->ka >= 0 ? &q->b[c->ka] : &fixed, *B = c->kb >= 0 ? &q->b[c->kb] : &fixed;
         imp_vec3 rbp = v3_sub(c->pb, B->x);
-        imp_vec3 acc = v3_sub(point_acc(A, c->ra), point_acc(B, rbp));
         imp_vec3 vel = v3_sub(point_vel(A, c->ra), point_vel(B, rbp));
-        q->bt[2 * i] = v3_dot(q->t1[i], acc) + v3_dot(q->t1[i], vel) / h;
-        q->bt[2 * i + 1] = v3_dot(q->t2[i], acc) + v3_dot(q->t2[i], vel) / h;
+        imp_vec3 acc = impulse ? v3(0, 0, 0) : v3_sub(point_acc(A, c->ra), point_acc(B, rbp));
+        double s = impulse ? 1 : 1 / h;
+        bt[2 * i] = v3_dot(q->t1[i], acc) + s * v3_dot(q->t1[i], vel);
+        bt[2 * i + 1] = v3_dot(q->t2[i], acc) + s * v3_dot(q->t2[i], vel);
     }
+}
+
+/* normal forces (or impulses) f, with w = A f + bn in wv, and friction g for the placed contacts,
+ * q->bt filled by qp_friction_rows; g holds the first guess. Forces and impulses are the same
+ * problem: at the velocity level b_n = (1 + e) v_n- and b_t = v_t-, and the rows' kernel is the same
+ * J M^-1 J^T. */
+#define QP_FRICTION_ROUNDS 3 /* normal LCP + tangential sweeps, then the final normal LCP */
+static void qp_solve_friction(struct qp_state *q, int n, const double *bn, double *g)
+{
+    const double mu = q->friction;
+    double *bw = q->bt + 2 * q->tcap; /* b of the normal LCP with the friction forces in */
     const int m = 2 * n;
     for (int r = 0; r < m; r++) {
         const qp_contact *cr = &q->c[r / 2];
@@ -587,14 +752,17 @@ static void qp_solve_friction(struct qp_state *q, int n, const double *bn)
         }
         for (int j = 0; j < n; j++) q->An[(size_t)r * n + j] = qp_kernel(q, cr, ur, &q->c[j], q->c[j].n);
     }
-    for (int round = 0; round < 4; round++) {
+    for (int round = 0;; round++) {
         /* normal forces with the friction forces known: b_n + A_nt g (A_nt = A_tn^T) */
         for (int i = 0; i < n; i++) {
             double v = bn[i];
-            for (int r = 0; r < m; r++) v += q->An[(size_t)r * n + i] * q->g[r];
+            for (int r = 0; r < m; r++) v += q->An[(size_t)r * n + i] * g[r];
             bw[i] = v;
         }
         imp_lcp_solve(n, q->cur_neq, q->A, bw, q->f, q->wv, &q->info, &q->lcp);
+        /* the last word is the normal LCP's: d'' >= 0 holds exactly with the friction forces applied
+         * (the friction may then exceed the cone by what the last normal solve took away) */
+        if (round == QP_FRICTION_ROUNDS) break;
         /* tangential: projected Gauss-Seidel on A_tt g + A_tn f + b_t = 0, |g_i| <= mu f_i */
         for (int sweep = 0; sweep < 20; sweep++) {
             for (int i = 0; i < n; i++) {
@@ -602,17 +770,153 @@ static void qp_solve_friction(struct qp_state *q, int n, const double *bn)
                     int r = 2 * i + k;
                     double res = q->bt[r], diag = q->At[(size_t)r * m + r];
                     for (int j = 0; j < n; j++) res += q->An[(size_t)r * n + j] * q->f[j];
-                    for (int c = 0; c < m; c++) res += q->At[(size_t)r * m + c] * q->g[c];
-                    if (diag > 0) q->g[r] -= res / diag;
+                    for (int c = 0; c < m; c++) res += q->At[(size_t)r * m + c] * g[c];
+                    if (diag > 0) g[r] -= res / diag;
                 }
-                double lim = q->c[i].eq ? 0 : mu * q->f[i], gl = hypot(q->g[2 * i], q->g[2 * i + 1]);
+                double lim = q->c[i].eq ? 0 : mu * q->f[i], gl = hypot(g[2 * i], g[2 * i + 1]);
                 if (gl > lim) {
                     double sc = gl > 0 ? lim / gl : 0;
-                    q->g[2 * i] *= sc, q->g[2 * i + 1] *= sc;
+                    g[2 * i] *= sc, g[2 * i + 1] *= sc;
                 }
             }
         }
     }
+}
+
+/* ---- the fallback for islands too big for a dense A: projected Gauss-Seidel ------------------------ *
+ * The same problem, w = A f + b with f >= 0, w >= 0, f w = 0 (equality rows: w = 0, f free), and the
+ * friction rows |g_i| <= mu f_i, solved row by row without forming A. Each body X keeps the change
+ * its contact forces have made so far to its velocity (or acceleration): dv_X = sum sigma f u / m_X,
+ * dw_X = sum sigma f I_X^-1 (r_X x u). A row's w is then its b plus J_i (dv, dw):
+ *     w_i = b_i + sum over its two bodies sigma (u . dv_X + (r_X x u) . dw_X)
+ * and its diagonal A_ii = sum 1/m_X + (r_X x u) . I_X^-1 (r_X x u) (the kernel of A, qp_kernel).
+ * One Gauss-Seidel step sets w_i to zero, f_i -= w_i / A_ii, then projects (f_i >= 0; g_i onto the
+ * disc of radius mu f_i) and pushes the change into dv, dw. Sweeps run until no force changes by more
+ * than IMP_QP_PGS_TOL of the largest, at most IMP_QP_PGS_SWEEPS. Not exact like the pivoting solver:
+ * the forces are valid (projected), complementarity holds to the sweeps' convergence. */
+#define IMP_QP_PGS_SWEEPS 200
+#define IMP_QP_PGS_TOL 1e-6
+
+static double qp_row_w(const struct qp_state *q, const qp_contact *c, imp_vec3 u)
+{
+    double s = 0;
+    for (int side = 0; side < 2; side++) {
+        int X = side ? c->kb : c->ka;
+        if (X < 0 || !q->b[X].dyn) continue;
+        imp_vec3 lin, ang;
+        qp_jac(c, u, side, &lin, &ang);
+        double v = v3_dot(lin, q->dv[X]) + v3_dot(ang, q->dw[X]);
+        s += side ? -v : v;
+    }
+    return s;
+}
+
+static void qp_row_push(struct qp_state *q, const qp_contact *c, imp_vec3 u, double df)
+{
+    for (int side = 0; side < 2; side++) {
+        int X = side ? c->kb : c->ka;
+        if (X < 0 || !q->b[X].dyn) continue;
+        const qp_body *k = &q->b[X];
+        imp_vec3 lin, ang;
+        qp_jac(c, u, side, &lin, &ang);
+        double sdf = side ? -df : df;
+        q->dv[X] = v3_add(q->dv[X], v3_scale(lin, sdf * k->im));
+        q->dw[X] = v3_add(q->dw[X], v3_scale(m3_mul_v(k->Iinv, ang), sdf));
+    }
+}
+
+/* f (first guess in, solution out), w = A f + bn in wv; with g: the friction rows too, b_t in bt */
+static void qp_pgs(struct qp_state *q, int nb, int n, const double *bn, double *f, double *wv, double *g, const double *bt)
+{
+    if (nb > q->dvcap) {
+        q->dvcap = nb + nb / 2 + 16;
+        q->dv = ids_grow(q->dv, sizeof(imp_vec3), q->dvcap);
+        q->dw = ids_grow(q->dw, sizeof(imp_vec3), q->dvcap);
+    }
+    /* only the island's bodies are touched: zero them, then push the first guess in */
+    for (int i = 0; i < n; i++) {
+        const qp_contact *c = &q->c[i];
+        if (c->ka >= 0) q->dv[c->ka] = q->dw[c->ka] = v3(0, 0, 0);
+        if (c->kb >= 0) q->dv[c->kb] = q->dw[c->kb] = v3(0, 0, 0);
+    }
+    for (int i = 0; i < n; i++) {
+        const qp_contact *c = &q->c[i];
+        if (!c->eq && f[i] < 0) f[i] = 0;
+        qp_row_push(q, c, c->n, f[i]);
+        if (g) qp_row_push(q, c, q->t1[i], g[2 * i]), qp_row_push(q, c, q->t2[i], g[2 * i + 1]);
+    }
+    const double mu = q->friction;
+    int sweep = 0;
+    for (; sweep < IMP_QP_PGS_SWEEPS; sweep++) {
+        double change = 0, big = 0;
+        for (int i = 0; i < n; i++) {
+            const qp_contact *c = &q->c[i];
+            double d = qp_kernel(q, c, c->n, c, c->n);
+            if (d > 0) {
+                double fn = f[i] - (bn[i] + qp_row_w(q, c, c->n)) / d;
+                if (!c->eq && fn < 0) fn = 0;
+                if (fn != f[i]) qp_row_push(q, c, c->n, fn - f[i]);
+                change = fmax(change, fabs(fn - f[i])), big = fmax(big, fabs(fn));
+                f[i] = fn;
+            }
+            if (!g) continue;
+            double old[2] = {g[2 * i], g[2 * i + 1]};
+            for (int k = 0; k < 2; k++) {
+                imp_vec3 u = k ? q->t2[i] : q->t1[i];
+                double dt = qp_kernel(q, c, u, c, u);
+                if (!(dt > 0)) continue;
+                double dg = -(bt[2 * i + k] + qp_row_w(q, c, u)) / dt;
+                g[2 * i + k] += dg;
+                qp_row_push(q, c, u, dg);
+            }
+            double lim = c->eq ? 0 : mu * f[i], gl = hypot(g[2 * i], g[2 * i + 1]);
+            if (gl > lim) { /* onto the disc, and the bodies follow */
+                double sc = gl > 0 ? lim / gl : 0, g0 = g[2 * i], g1 = g[2 * i + 1];
+                g[2 * i] *= sc, g[2 * i + 1] *= sc;
+                qp_row_push(q, c, q->t1[i], g[2 * i] - g0);
+                qp_row_push(q, c, q->t2[i], g[2 * i + 1] - g1);
+            }
+            change = fmax(change, fmax(fabs(g[2 * i] - old[0]), fabs(g[2 * i + 1] - old[1])));
+        }
+        if (change <= IMP_QP_PGS_TOL * big) break;
+    }
+    int clamped = 0;
+    for (int i = 0; i < n; i++) {
+        wv[i] = bn[i] + qp_row_w(q, &q->c[i], q->c[i].n);
+        clamped += f[i] != 0;
+    }
+    q->info = (imp_lcp_info){0, sweep, clamped, false};
+    q->pgs++;
+}
+
+/* one island's contacts [0, n) placed: normal forces (or impulses) into q->f, w into q->wv, and with
+ * friction the tangential ones into g (first guess in). bn: the normal rows' b. impulse: velocity
+ * level (b_t = v_t) rather than acceleration level (b_t = a_t + v_t / h). Dense pivoting LCP up to
+ * dense_max rows, projected Gauss-Seidel above. Returns the LCP status. */
+static int qp_island_solve(imp_world *w, int n, const double *bn, double *g, bool impulse)
+{
+    struct qp_state *q = w->qp;
+    if (n > q->dense_max) {
+        double *bt = NULL;
+        if (g) {
+            if (2 * n > q->pbtcap) {
+                q->pbtcap = 2 * n + n + 16;
+                free(q->pbt);
+                q->pbt = ids_grow(NULL, sizeof(double), q->pbtcap);
+            }
+            bt = q->pbt;
+            qp_friction_rows(q, n, impulse, bt);
+        }
+        for (int i = 0; i < n; i++) q->f[i] = impulse ? 0 : q->c[i].force; /* a step's evaluations: warm */
+        qp_pgs(q, w->body_ids.count, n, bn, q->f, q->wv, g, bt);
+        return 0;
+    }
+    qp_amatrix(q, n, q->A);
+    if (!g) return imp_lcp_solve(n, q->cur_neq, q->A, bn, q->f, q->wv, &q->info, &q->lcp);
+    qp_friction_reserve(q, n);
+    qp_friction_rows(q, n, impulse, q->bt);
+    qp_solve_friction(q, n, bn, g);
+    return q->info.status;
 }
 
 /* ---- inside every derivative evaluation ------------------------------------------------------------ */
@@ -633,16 +937,15 @@ int qp_deriv(imp_world *w, const double *X, double *dX)
     const double h = q->h;
     for (int k = 0; k < q->nisl; k++) {
         const int n = qp_island_begin(q, k);
-        if (!n) continue;
-        qp_amatrix(q, n, q->A);
         qp_bvector(q, n, q->bv);
         for (int i = 0; i < n; i++) /* S4's extra acceleration, towards d = -IMP_QP_SLOP (joints: 0) */
             q->bv[i] += q->c[i].dd / h + (q->c[i].d + (q->c[i].eq ? 0 : IMP_QP_SLOP)) / (4 * h * h);
+        qp_island_solve(w, n, q->bv, q->friction > 0 ? q->g : NULL, false);
         if (q->friction > 0) {
-            qp_solve_friction(q, n, q->bv);
             for (int i = 0; i < n; i++) {
                 const qp_contact *c = &q->c[i];
                 imp_vec3 G = v3_add(v3_scale(q->t1[i], q->g[2 * i]), v3_scale(q->t2[i], q->g[2 * i + 1]));
+                q->c[i].tforce = G;
                 if (c->ka >= 0 && q->b[c->ka].dyn) {
                     v3_accum(dX + BODY_DIM * c->ka + 7, G);
                     v3_accum(dX + BODY_DIM * c->ka + 10, v3_cross(c->ra, G));
@@ -652,8 +955,6 @@ int qp_deriv(imp_world *w, const double *X, double *dX)
                     v3_accum(dX + BODY_DIM * c->kb + 10, v3_cross(c->rb, v3_scale(G, -1)));
                 }
             }
-        } else {
-            imp_lcp_solve(n, q->cur_neq, q->A, q->bv, q->f, q->wv, &q->info, &q->lcp);
         }
         q->solves++;
         for (int i = 0; i < n; i++) q->c[i].force = q->f[i], q->c[i].accel = q->wv[i];
@@ -671,28 +972,31 @@ static int qp_impulses(imp_world *w, double e, double bounce)
 {
     struct qp_state *q = w->qp;
     int status = 0;
+    if (q->friction > 0) qp_friction_reserve_contacts(q, q->count);
     qp_islands(w);
     for (int k = 0; k < q->nisl; k++) {
         const int n = qp_island_begin(q, k);
-        if (!n) continue;
-        qp_amatrix(q, n, q->A);
         for (int i = 0; i < n; i++) {
             double vm = q->c[i].dd;
             q->bv[i] = (1 + (vm < -bounce && !q->c[i].eq ? e : 0)) * vm; /* joints: v+ = 0 */
         }
-        if (imp_lcp_solve(n, q->cur_neq, q->A, q->bv, q->f, q->wv, &q->info, &q->lcp)) status = q->info.status;
+        if (q->friction > 0) memset(q->gi, 0, sizeof(double) * 2 * (size_t)n);
+        if (qp_island_solve(w, n, q->bv, q->friction > 0 ? q->gi : NULL, true)) status = q->info.status;
         for (int i = 0; i < n; i++) {
             qp_contact *c = &q->c[i];
             c->force = q->f[i];
-            if (q->f[i] == 0) continue;
-            imp_vec3 J = v3_scale(c->n, q->f[i]);
-            if (c->ka >= 0 && q->b[c->ka].dyn) {
-                double *s = w->bstate + BODY_DIM * c->ka;
-                v3_accum(s + 7, J), v3_accum(s + 10, v3_cross(c->ra, J));
-            }
-            if (c->kb >= 0 && q->b[c->kb].dyn) {
-                double *s = w->bstate + BODY_DIM * c->kb;
-                v3_accum(s + 7, v3_scale(J, -1)), v3_accum(s + 10, v3_cross(c->rb, v3_scale(J, -1)));
+            /* the normal row's impulse f (lin, ang) per side, and the friction impulse at the point */
+            c->tforce = q->friction > 0 && !c->eq ? v3_add(v3_scale(q->t1[i], q->gi[2 * i]), v3_scale(q->t2[i], q->gi[2 * i + 1])) : v3(0, 0, 0);
+            for (int side = 0; side < 2; side++) {
+                int X = side ? c->kb : c->ka;
+                if (X < 0 || !q->b[X].dyn) continue;
+                imp_vec3 lin, ang;
+                qp_jac(c, c->n, side, &lin, &ang);
+                double sg = side ? -q->f[i] : q->f[i];
+                imp_vec3 T = side ? v3_scale(c->tforce, -1) : c->tforce;
+                double *s = w->bstate + BODY_DIM * X;
+                v3_accum(s + 7, v3_add(v3_scale(lin, sg), T));
+                v3_accum(s + 10, v3_add(v3_scale(ang, sg), v3_cross(side ? c->rb : c->ra, T)));
             }
         }
         qp_island_end(q, k);
@@ -730,6 +1034,7 @@ void qp_begin_step(imp_world *w, double h)
     if (colliding) {
         qp_impulses(w, q->restitution, IMP_QP_BOUNCE_SPEED);
         qp_filter(q, IMP_QP_RESTING_SPEED); /* bounced contacts now separate */
+        for (int i = 0; i < q->count; i++) q->c[i].force = 0; /* impulses are no first guess for forces */
     }
     qp_islands(w);
     /* friction warm start across steps: the same contacts in the same order (ids of both sides per
@@ -741,9 +1046,6 @@ void qp_begin_step(imp_world *w, double h)
     }
     q->warm = sig == q->sig && q->gcap >= q->count;
     q->sig = sig;
-    if (q->too_big)
-        world_set_error(w, "contact \"qp\": a group of more than %d touching contact points gets no contact "
-                           "forces (use the impulse mode for piles)", IMP_QP_MAX_ISLAND);
 }
 
 /* ---- queries --------------------------------------------------------------------------------------- */
@@ -769,6 +1071,7 @@ void imp_qp_contact(const imp_world *w, int i, imp_qp_contact_info *out)
     out->point = c->p, out->normal = c->n;
     out->separation = c->d, out->velocity = c->dd;
     out->force = c->force, out->acceleration = c->accel;
+    out->friction = c->tforce;
     out->edge = c->edge;
     out->joint = c->eq;
 }
@@ -818,11 +1121,10 @@ int imp_qp_solve(imp_world *w, imp_lcp_info *info)
     int st = 0;
     for (int k = 0; k < q->nisl; k++) {
         const int m = qp_island_begin(q, k);
-        if (!m) continue;
-        qp_amatrix(q, m, q->A);
         qp_bvector(q, m, q->bv);
-        if (imp_lcp_solve(m, q->cur_neq, q->A, q->bv, q->f, q->wv, &q->info, &q->lcp)) st = q->info.status;
-        for (int i = 0; i < m; i++) q->c[i].force = q->f[i], q->c[i].accel = q->wv[i];
+        for (int i = 0; i < m; i++) q->c[i].force = 0;
+        if (qp_island_solve(w, m, q->bv, NULL, false)) st = q->info.status;
+        for (int i = 0; i < m; i++) q->c[i].force = q->f[i], q->c[i].accel = q->wv[i], q->c[i].tforce = v3(0, 0, 0);
         qp_island_end(q, k);
     }
     q->info.status = st;
@@ -845,14 +1147,6 @@ int imp_qp_collide(imp_world *w, double e, imp_lcp_info *info)
 
 /* ---- the step in QP mode, with time of impact (S2, S0 section 8) ----------------------------------- */
 
-/* a manifold's pair as one number (bodies or colliders of both sides; shapes of one body pair share it) */
-static uint64_t qp_pair_key(const imp_contact *mc)
-{
-    uint32_t a = imp_id_is_null(mc->a.body) ? 0x80000000u | mc->a.collider.index : mc->a.body.index;
-    uint32_t b = imp_id_is_null(mc->b.body) ? 0x80000000u | mc->b.collider.index : mc->b.body.index;
-    return (uint64_t)a << 32 | b;
-}
-
 static bool qp_dynamic_pair(const imp_world *w, const imp_contact *mc)
 {
     int ka = imp_id_is_null(mc->a.body) ? -1 : ids_lookup(&w->body_ids, mc->a.body);
@@ -862,44 +1156,99 @@ static bool qp_dynamic_pair(const imp_world *w, const imp_contact *mc)
 
 static int qp_cmp_key(const void *x, const void *y)
 {
-    const struct qp_pair_depth *a = x, *b = y;
+    const struct qp_start_point *a = x, *b = y;
     return a->key < b->key ? -1 : a->key > b->key;
 }
 
-/* remember the pairs touching at the start of a (sub)step, sorted */
+/* Time of impact: which penetration is an impact. The resting set of a (sub)step is held by the LCP
+ * (d'' >= 0 with the extra acceleration), so its points cannot be the step's impacts; any other point
+ * found penetrating at a trial state is, whether its pair is new or already touched at the start (a
+ * box rocking onto a further corner, an edge swinging onto a face). The manifolds are rebuilt at
+ * every trial state and their point ids renumbered, so points are matched by position on the bodies:
+ * a trial point is one of the resting set's when it lies within IMP_QP_SAME_POINT of a start point of
+ * the same pair, in A's body frame (a corner of A, wherever it slides on B) or in B's (a corner of B
+ * under A). A clipped point that slides in both frames (an edge crossing an edge, a rolling sphere's
+ * point) is new, but it stays at its pair's start penetration: the depth that counts is the growth
+ * over the deepest start penetration of the pair's resting points, max(0, -d), so sliding and rolling
+ * contacts, and a deep pair being pushed out, cannot be taken for impacts. A matched point counts by
+ * its depth beyond its resting point's own penetration now (the material points placed at the trial
+ * state; zero once that point separated): the manifold may see a depth the LCP's material point does
+ * not (a vertex slid off the face it rested on). */
+#define IMP_QP_SAME_POINT 0.01 /* m: manifold points this close on a body are one point (its corners are farther apart) */
+
+/* remember the resting set's points in both body frames, sorted by pair (after qp_begin_step) */
 static void qp_depths_record(imp_world *w)
 {
     struct qp_state *q = w->qp;
-    int m = w->col.prev_man_count;
-    if (m > q->pdcap) {
-        q->pdcap = m + m / 2 + 16;
+    if (q->count > q->pdcap) {
+        q->pdcap = q->count + q->count / 2 + 16;
         q->pd = ids_grow(q->pd, sizeof *q->pd, q->pdcap);
     }
     q->npd = 0;
-    for (int k = 0; k < m; k++) q->pd[q->npd++].key = qp_pair_key(&w->col.prev_mans[k].c);
+    for (int i = 0; i < q->count; i++) {
+        const qp_contact *c = &q->c[i];
+        if (c->eq) continue;
+        q->pd[q->npd++] = (struct qp_start_point){c->key, c->ka, c->kb, i, c->la, c->lb, fmax(0, -c->d), 0};
+    }
     if (q->npd > 1) qsort(q->pd, (size_t)q->npd, sizeof *q->pd, qp_cmp_key);
 }
 
-/* the deepest point of the pairs that were not touching at the start of the (sub)step: an impact
- * inside the step is a new pair found penetrating (a new corner of a pair that already touched, a
- * rocking box, is not seen: the resting solve's extra acceleration pushes it out). Pairs that touched
- * at the start are the resting solve's (their depth is held by the extra acceleration); a deep pair being pushed out, or a
- * resting pile compressing, cannot hide a new impact or waste the impact budget */
-static double qp_max_depth(const imp_world *w)
+/* a point in body k's frame at the store's state (k < 0: the world) */
+static imp_vec3 qp_body_frame(const imp_world *w, int k, imp_vec3 p)
 {
-    const struct qp_state *q = w->qp;
-    double m = -INFINITY;
+    if (k < 0) return p;
+    const double *s = w->bstate + BODY_DIM * k;
+    imp_mat3 R = quat_to_m3(quat_normalize(quat(s[3], s[4], s[5], s[6])));
+    return m3_mul_tv(R, v3_sub(p, v3_load(s)));
+}
+
+/* the largest penetration growth of a point not in the start's resting set (0 when none) */
+static double qp_max_depth(imp_world *w)
+{
+    struct qp_state *q = w->qp;
+    const double tol2 = IMP_QP_SAME_POINT * IMP_QP_SAME_POINT;
+    double m = 0;
+    /* the resting points' own penetrations now (their material points placed at the trial state) */
+    qp_bodies(w, w->bstate, NULL);
+    for (int j = 0; j < q->npd; j++) {
+        qp_contact c = q->c[q->pd[j].idx];
+        qp_place(q, &c);
+        q->pd[j].now = -c.d;
+    }
+    const bool joined = joints_count(w) > 0; /* joints_prepare ran in this step's gather */
     for (int k = 0; k < w->col.prev_man_count; k++) {
         const imp_contact *mc = &w->col.prev_mans[k].c;
         if (!qp_dynamic_pair(w, mc)) continue;
-        struct qp_pair_depth want = {qp_pair_key(mc)};
+        if (joined && !imp_id_is_null(mc->a.body) && !imp_id_is_null(mc->b.body) &&
+            joints_connected(w, ids_lookup(&w->body_ids, mc->a.body), ids_lookup(&w->body_ids, mc->b.body)))
+            continue; /* joined bodies do not touch */
+        struct qp_start_point want = {.key = qp_pair_key(mc)};
         int lo = 0, hi = q->npd;
         while (lo < hi) {
             int mid = (lo + hi) / 2;
             if (qp_cmp_key(&q->pd[mid], &want) < 0) lo = mid + 1; else hi = mid;
         }
-        if (lo < q->npd && qp_cmp_key(&q->pd[lo], &want) == 0) continue; /* touching at the start: the LCP's */
-        for (int i = 0; i < mc->count; i++) m = fmax(m, mc->depth[i]);
+        int end = lo;
+        double base = 0;
+        while (end < q->npd && q->pd[end].key == want.key) base = fmax(base, q->pd[end++].pen);
+        for (int i = 0; i < mc->count; i++) {
+            if (mc->depth[i] <= m) continue; /* growth is at most the depth */
+            bool old = false;
+            double seen = 0; /* what the resting set holds of it (a separated resting point: nothing) */
+            if (end > lo) {
+                /* the start's A and B sides (the pair may come back with its sides swapped) */
+                int ka = q->pd[lo].ka, kb = q->pd[lo].kb;
+                int ta = imp_id_is_null(mc->a.body) ? -1 : ids_lookup(&w->body_ids, mc->a.body);
+                imp_vec3 on_a = mc->points[i], on_b = v3_add(on_a, v3_scale(mc->normal, mc->depth[i]));
+                if (ta != ka) { imp_vec3 t = on_a; on_a = on_b, on_b = t; }
+                imp_vec3 pa = qp_body_frame(w, ka, on_a), pb = qp_body_frame(w, kb, on_b);
+                for (int j = lo; j < end; j++)
+                    if (v3_dot(v3_sub(pa, q->pd[j].la), v3_sub(pa, q->pd[j].la)) < tol2 ||
+                        v3_dot(v3_sub(pb, q->pd[j].lb), v3_sub(pb, q->pd[j].lb)) < tol2)
+                        old = true, seen = fmax(seen, q->pd[j].now);
+            }
+            m = fmax(m, mc->depth[i] - (old ? seen : base));
+        }
     }
     return m;
 }
@@ -919,12 +1268,14 @@ static void qp_restore(imp_world *w, const double *X)
  *     regula falsi on the penetration depth (S2: g(t) = depth(t) - target, with the Illinois
  *     modification so that one end cannot stick), re-integrate to it, and go round again
  *
- * Depth is measured over the pairs that were not touching when the (sub)step began (qp_max_depth);
- * the allowance is IMP_QP_TOI_DEPTH. The impact is placed where the
- * depth is between half the allowance and the allowance over the start depth. Contacts are updated at
- * every trial state (begin/end events of the last update are the ones reported). */
-#define IMP_QP_TOI_DEPTH 2e-3 /* m: penetration a step may end with before it is cut at the impact */
-#define IMP_QP_MAX_IMPACTS 16
+ * Depth is the new penetration: any point the (sub)step's resting set does not hold (qp_max_depth);
+ * the allowance is IMP_QP_TOI_DEPTH. The impact is placed where that depth is between a quarter of
+ * the allowance and the allowance: deep enough that the narrow phase reports the touching point (a
+ * cut at a depth of 1e-6, where round-off in another pair's growth is the maximum, would resolve
+ * nothing and repeat, Zeno-like), shallow enough to be a contact. Contacts are updated at every
+ * trial state (begin/end events of the last update are the ones reported). */
+#define IMP_QP_TOI_DEPTH 1e-3 /* m: penetration a step may end with before it is cut at the impact */
+#define IMP_QP_MAX_IMPACTS 32
 #define IMP_QP_TOI_ITERS 12
 
 int qp_step(imp_world *w, imp_ode_solver *solver, double dt)
@@ -935,10 +1286,10 @@ int qp_step(imp_world *w, imp_ode_solver *solver, double dt)
     if (w->steps == 0) contacts_update(w); /* the first step: contacts of the initial state */
     double t = w->time, left = dt;
     for (int impact = 0; impact <= IMP_QP_MAX_IMPACTS && left > 0; impact++) {
-        qp_depths_record(w);
         const double d0 = 0; /* depths are measured as growth over each pair's start depth */
         qp_begin_step(w, dt); /* the extra acceleration acts over the world's step, not a sub-step:
                                * d/(4 h^2) with a sliver of a step would be needlessly stiff */
+        qp_depths_record(w);  /* the resting set: every other penetration is an impact */
         double *X0 = q->dx; /* the state after the impulses */
         qp_save(w, X0);
         imp_ode_system sys = imp_body_ode(w);
@@ -949,8 +1300,8 @@ int qp_step(imp_world *w, imp_ode_solver *solver, double dt)
         double g1 = qp_max_depth(w) - allow;
         if (!(g1 > 0) || impact == IMP_QP_MAX_IMPACTS) break;
         /* regula falsi on g(s) = depth(s) - (allow - IMP_QP_TOI_DEPTH / 2), s in [0, left] */
-        const double target = allow - 0.5 * IMP_QP_TOI_DEPTH;
-        double lo = 0, glo = d0 - target, hi = left, ghi = g1 + 0.5 * IMP_QP_TOI_DEPTH;
+        const double target = allow - 0.375 * IMP_QP_TOI_DEPTH;
+        double lo = 0, glo = d0 - target, hi = left, ghi = g1 + allow - target;
         double s = left;
         int side = 0;
         for (int it = 0; it < IMP_QP_TOI_ITERS; it++) {
@@ -960,8 +1311,8 @@ int qp_step(imp_world *w, imp_ode_solver *solver, double dt)
             sys = imp_body_ode(w);
             if ((rc = imp_ode_advance(&sys, solver, t, s))) return rc;
             contacts_update(w);
-            double gs = qp_max_depth(w) - target;
-            if (fabs(gs) <= 0.5 * IMP_QP_TOI_DEPTH) break; /* depth within [allow - TOI, allow] */
+            double ms = qp_max_depth(w), gs = ms - target;
+            if (fabs(gs) <= 0.375 * IMP_QP_TOI_DEPTH) break; /* depth within [allow / 4, allow] */
             if (gs > 0) {
                 hi = s, ghi = gs;
                 if (side == 1) glo *= 0.5; /* Illinois */
@@ -982,3 +1333,6 @@ int qp_step(imp_world *w, imp_ode_solver *solver, double dt)
 
 long imp_qp_impacts(const imp_world *w) { return w->qp ? w->qp->impacts : 0; }
 long imp_qp_solves(const imp_world *w) { return w->qp ? w->qp->solves : 0; }
+long imp_qp_fallbacks(const imp_world *w) { return w->qp ? w->qp->pgs : 0; }
+void imp_qp_set_dense_max(imp_world *w, int n) { qp_get(w)->dense_max = n; }
+int imp_qp_dense_max(const imp_world *w) { return w->qp ? w->qp->dense_max : IMP_QP_DENSE_MAX; }

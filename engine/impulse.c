@@ -99,7 +99,7 @@ typedef struct impulse_scratch {
     imp_vec3 *v, *w, *vp, *wp;   /* n + 1 entries: the last one is the static world                  */
     imp_mat3 *Iinv;
     double *im;
-    int *level, *uf, *adj_start, *adj, *queue;
+    int *level, *uf, *adj_start, *adj, *queue, adj_cap;
     uint8_t *drift;
     cpoint *sorted;              /* the contact points in level order                               */
     ccold *cold;                 /* their other data, same order                                    */
@@ -136,7 +136,7 @@ static void scratch_points(impulse_scratch *s, int n)
     if (n <= s->point_cap) return;
     int c = n * 3 / 2 + 64;
     s->sorted = ids_grow(s->sorted, sizeof(cpoint), c), s->cold = ids_grow(s->cold, sizeof(ccold), c);
-    s->adj = ids_grow(s->adj, sizeof(int), 2 * c);
+    if (2 * c > s->adj_cap) s->adj_cap = 2 * c, s->adj = ids_grow(s->adj, sizeof(int), 2 * c);
     s->point_cap = c;
 }
 
@@ -328,10 +328,29 @@ int impulse_step(imp_world *w, double h)
         for (int i = 0; i < n; i++) s->drift[i] = s->drift[i] || (jointed[i] && s->im[i] > 0);
     if (w->planar) /* every awake body takes the velocity stage, where its velocities are projected */
         for (int i = 0; i < n; i++) s->drift[i] = s->drift[i] || s->im[i] > 0;
+    /* joints are edges of the contact graph too (S1 section VI: articulated bodies take their levels
+     * from what they hang on and rest on) */
+    const uint64_t *jpairs = NULL;
+    int njp = njoints ? joints_pairs(w, &jpairs) : 0;
+    for (int k = 0; k < njp; k++) {
+        int a = (int)(jpairs[k] >> 32), b = (int)(jpairs[k] & 0xffffffffu);
+        if (s->im[a] == 0 && s->im[b] == 0) continue;
+        s->adj_start[a + 1]++, s->adj_start[b + 1]++;
+    }
+    if (2 * (live + njp) > s->adj_cap) {
+        s->adj_cap = 2 * (live + njp) * 3 / 2 + 64;
+        s->adj = ids_grow(s->adj, sizeof(int), s->adj_cap);
+    }
     for (int i = 0; i < n + 1; i++) s->adj_start[i + 1] += s->adj_start[i];
     for (int i = 0; i <= n; i++) s->queue[i] = s->adj_start[i]; /* fill cursors */
     for (int l = 0; l < live; l++) {
         int m = s->man_order[l], a = s->man_ab[2 * m], b = s->man_ab[2 * m + 1];
+        s->adj[s->queue[a]++] = b;
+        s->adj[s->queue[b]++] = a;
+    }
+    for (int k = 0; k < njp; k++) {
+        int a = (int)(jpairs[k] >> 32), b = (int)(jpairs[k] & 0xffffffffu);
+        if (s->im[a] == 0 && s->im[b] == 0) continue;
         s->adj[s->queue[a]++] = b;
         s->adj[s->queue[b]++] = a;
     }
@@ -456,8 +475,9 @@ int impulse_step(imp_world *w, double h)
         hit->impulse = ct->impact, hit->speed = ct->impact_speed;
     }
 
-    /* S1: velocity post-stabilization of the joints after the collisions */
-    if (njoints) joints_post_stabilize(w, s->v, s->w, s->Iinv, s->im, n);
+    /* S1: velocity post-stabilization of the joints after the collisions (none: the velocities are
+     * those post-stabilized at the end of the last step, and the next call follows) */
+    if (njoints && s->hit_count) joints_post_stabilize(w, s->v, s->w, s->Iinv, s->im, n, h, false);
 
     /* static or kinetic: is the point sliding after the collisions, before gravity acts this step */
     for (int q = 0; q < np; q++) {
@@ -475,8 +495,8 @@ int impulse_step(imp_world *w, double h)
         if (w->planar) project_planar(&s->v[i], &s->w[i]);
     }
 
-    /* S1: and after the velocity update */
-    if (njoints) joints_post_stabilize(w, s->v, s->w, s->Iinv, s->im, n);
+    /* S1: and after the velocity update (with the joint motors) */
+    if (njoints) joints_post_stabilize(w, s->v, s->w, s->Iinv, s->im, n, h, true);
 
     /* ---- 3. contacts: static or kinetic friction, warm start, sweeps in level order, shock ---- */
     for (int q = 0; q < np; q++) {
@@ -487,10 +507,19 @@ int impulse_step(imp_world *w, double h)
         row_apply(s->v, s->w, c, &c->row[1], c->t1, c->jt1, 1, 1);
         row_apply(s->v, s->w, c, &c->row[2], c->t2, c->jt2, 1, 1);
     }
-    /* the sweeps; a sweep that moves the impulses by less than CONVERGED of their size ends them early */
+    /* the sweeps; a sweep that moves the impulses by less than CONVERGED of their size ends them early.
+     * S1 section VI: after each level's contacts, the joints between that level and the ones below */
+    bool level_joints = njoints && np;
+    if (level_joints) joints_contacts_begin(w, n, s->im);
     for (int it = 0; it < w->vel_iterations; it++) {
         double change = 0, size = 0;
-        for (int q = 0; q < np; q++) change += solve_point(s, &P[q], NULL, 1, 1), size += P[q].jn;
+        for (int q = 0; q < np; q++) {
+            change += solve_point(s, &P[q], NULL, 1, 1), size += P[q].jn;
+            /* the joints of this level and of the levels up to the next contact's (all above, after the last) */
+            if (level_joints && (q + 1 == np || s->cold[q + 1].key != s->cold[q].key))
+                joints_level(w, s->v, s->w, s->Iinv, s->im, n, h, s->cold[q].key, q + 1 == np ? MAX_LEVEL : s->cold[q + 1].key,
+                             s->level, MAX_LEVEL);
+        }
         if (change <= CONVERGED * size) break;
     }
     /* shock propagation: level by level, each level against the levels below held fixed */
@@ -510,7 +539,8 @@ int impulse_step(imp_world *w, double h)
         }
         lo = hi;
     }
-    /* (S1 puts joint pre-stabilization in the level loop above, after each level's contacts; it runs below, once, for now) */
+    /* (S1 lets the joints sit out shock propagation; the global pre-stabilization below is its final
+     * articulation-only sweep) */
 
     /* split impulses: pseudo velocities that remove the penetration beyond the slop */
     bool pushing = false;
@@ -585,8 +615,19 @@ int impulse_step(imp_world *w, double h)
             if (b->motion != IMP_DYNAMIC || b->asleep) continue;
             const double *X = w->bstate + BODY_DIM * i;
             imp_vec3 v = v3_scale(v3_load(X + 7), b->inv_mass), om = m3_mul_v(s->Iinv[i], v3_load(X + 10));
-            if (s->drift[i] && !(jointed && jointed[i]) && v3_len(v) < SLEEP_SPEED && v3_len(om) < SLEEP_SPEED) b->sleep_time += (float)h;
+            if (s->drift[i] && v3_len(v) < SLEEP_SPEED && v3_len(om) < SLEEP_SPEED) b->sleep_time += (float)h;
             else b->sleep_time = 0;
+        }
+        /* bodies joined by joints are one island: they sleep together (and joint.c wakes them together) */
+        if (njoints) {
+            const uint64_t *pairs;
+            int np_j = joints_pairs(w, &pairs);
+            for (int k = 0; k < np_j; k++) {
+                int a = (int)(pairs[k] >> 32), b = (int)(pairs[k] & 0xffffffffu);
+                if (s->im[a] == 0 || s->im[b] == 0) continue;
+                int ra = uf_find(s->uf, a), rb = uf_find(s->uf, b);
+                if (ra != rb) s->uf[ra] = rb;
+            }
         }
         /* the island's least sleep time, kept at its root in s->level (reused) */
         for (int i = 0; i < n; i++) s->level[i] = 1 << 30;

@@ -27,8 +27,8 @@
  * of the many valid force sets, never a failure or a NaN. When nothing bounds the step (the problem
  * is infeasible along d), the row is left out (status IMP_LCP_INFEASIBLE) and the others go on.
  *
- * Cost: adding a row to the factor is O(m^2) (m = |C|), removing one refactors, O(m^3); each pivot
- * also costs O(n m) for dw. Storage comes from a workspace that grows and is reused. */
+ * Cost: adding a row to the factor is O(m^2) (m = |C|), removing one is a rank-one update,
+ * O((m - r)^2) for position r (lcp_remove); each pivot also costs O(n m) for dw. Storage comes from a workspace that grows and is reused. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,17 +92,61 @@ static void lcp_append(lcp *s, int j, double *z)
     s->m = m + 1;
 }
 
-/* rebuild the factor after a row left C: the rows before it keep their L rows (L D L^T of a leading
- * block does not depend on what follows); the rows after it are appended again, O((m - k) m^2) */
+/* Remove the row that left C from the factor, by a rank-one update rather than a rebuild.
+ * Derivation: split the factor at the leaving position r,
+ *     A_CC = [L11 0 0; l1^T 1 0; L31 l3 L33] diag(D1, d_r, D3) [...]^T
+ * Deleting row and column r of A_CC leaves the blocks 11, 13, 33; the rows before r keep their L
+ * rows (L D L^T of a leading block does not depend on what follows), and the trailing block must
+ * satisfy  L33' D3' L33'^T = L33 D3 L33^T + d_r l3 l3^T : a rank-one update of an LDL^T factor
+ * (Gill, Golub, Murray and Saunders 1974, method C1). With alpha = d_r, z = l3, for each trailing row
+ * j in order:  p = z_j,  d_j' = d_j + alpha p^2,  beta = alpha p / d_j',  alpha = alpha d_j / d_j',
+ * and for the rows i below it  z_i -= p L_ij,  L_ij += beta z_i. O((m - r)^2) instead of the
+ * rebuild's O((m - r) m^2). Zero pivots (dependent rows, L column zero): d_j' = alpha p^2 is the row's
+ * true pivot once r is gone; below the factor's threshold it stays zero (the tiny alpha p^2 dropped,
+ * as lcp_append would judge it). Then the storage closes up: rows after r move up one, and their
+ * entries after column r move left one. */
+static void lcp_remove(lcp *s, int r)
+{
+    const int m = s->m;
+    const size_t st = (size_t)s->n;
+    double alpha = s->D[r];
+    /* z = l3, kept in the column r entries of the trailing rows as they are updated */
+    for (int j = r + 1; j < m && alpha != 0; j++) {
+        double *lj = s->L + (size_t)j * st;
+        const double p = lj[r], dj = s->D[j];
+        if (p == 0) continue; /* alpha and this row unchanged */
+        const double dn = dj + alpha * p * p;
+        const int cj = s->cidx[j];
+        const double scale = fabs(AIJ(s, cj, cj));
+        if (dj == 0 && !(dn > s->tol * (scale > 0 ? scale : 1))) continue; /* stays a zero pivot */
+        const double beta = alpha * p / dn;
+        alpha = alpha * dj / dn;
+        s->D[j] = dn;
+        for (int i = j + 1; i < m; i++) {
+            double *li = s->L + (size_t)i * st;
+            li[r] -= p * li[j];
+            li[j] += beta * li[r];
+        }
+    }
+    for (int j = r + 1; j < m; j++) {
+        const double *from = s->L + (size_t)j * st;
+        double *to = s->L + (size_t)(j - 1) * st;
+        for (int p = 0; p < r; p++) to[p] = from[p];
+        for (int p = r + 1; p < j; p++) to[p - 1] = from[p];
+        s->D[j - 1] = s->D[j];
+        s->cidx[j - 1] = s->cidx[j];
+        s->cpos[s->cidx[j - 1]] = j - 1;
+    }
+    s->m = m - 1;
+}
+
+/* the row that left C (set to NC) taken out of the factor */
 static void lcp_refactor(lcp *s, double *z)
 {
-    int m = s->m, first = 0;
-    while (first < m && s->set[s->cidx[first]] == SET_C) first++;
-    int k = 0;
-    for (int i = first; i < m; i++)
-        if (s->set[s->cidx[i]] == SET_C) s->keep[k++] = s->cidx[i];
-    s->m = first;
-    for (int i = 0; i < k; i++) lcp_append(s, s->keep[i], z);
+    (void)z;
+    int r = 0;
+    while (r < s->m && s->set[s->cidx[r]] == SET_C) r++;
+    if (r < s->m) lcp_remove(s, r);
 }
 
 /* x = A_CC^+ r for the consistent system (zero pivots give zero components); r, x length m */
@@ -171,10 +215,25 @@ static int lcp_run(int n, int neq, const double *A, const double *b, double *f, 
                 {
                     const double *Ad = A + (size_t)d * n;
                     for (int i = 0; i < n; i++) dw[i] = dir * Ad[i] + reg * df[i];
-                    for (int k = 0; k < s.m; k++) {
-                        const double *Aj = A + (size_t)s.cidx[k] * n, xk = x[k];
-                        if (xk == 0) continue;
-                        for (int i = 0; i < n; i++) dw[i] += Aj[i] * xk;
+                    /* four rows of A per pass over dw: a quarter of dw's loads and stores */
+                    int k = 0, cols[4], nc = 0;
+                    double xs[4];
+                    for (;;) {
+                        nc = 0;
+                        for (; k < s.m && nc < 4; k++)
+                            if (x[k] != 0) cols[nc] = s.cidx[k], xs[nc++] = x[k];
+                        if (nc == 0) break;
+                        if (nc == 4) {
+                            const double *A0 = A + (size_t)cols[0] * n, *A1 = A + (size_t)cols[1] * n;
+                            const double *A2 = A + (size_t)cols[2] * n, *A3 = A + (size_t)cols[3] * n;
+                            const double x0 = xs[0], x1 = xs[1], x2 = xs[2], x3 = xs[3];
+                            for (int i = 0; i < n; i++) dw[i] += A0[i] * x0 + A1[i] * x1 + A2[i] * x2 + A3[i] * x3;
+                        } else {
+                            for (int c = 0; c < nc; c++) {
+                                const double *Aj = A + (size_t)cols[c] * n, xk = xs[c];
+                                for (int i = 0; i < n; i++) dw[i] += Aj[i] * xk;
+                            }
+                        }
                     }
                 }
                 /* largest admissible step */

@@ -55,6 +55,7 @@ typedef struct np_man {
     imp_vec3 normal;
     bool edge;            /* an edge/edge contact: ea, eb are its edges' unit directions */
     imp_vec3 ea, eb;
+    bool face_a;          /* a face contact on A's face: -normal is A's face normal, turning with A */
     int count;
     imp_vec3 points[NP_MAX];
     double depth[NP_MAX];
@@ -675,6 +676,7 @@ static int clip_polygon(const imp_vec3 *in, int n, imp_vec3 s, double sd, imp_ve
 static int face_points(const imp_vec3 *poly_pts, int n, imp_vec3 nr, double dr, bool ref_is_a, np_man *c)
 {
     c->normal = ref_is_a ? v3_scale(nr, -1) : nr;
+    c->face_a = ref_is_a;
     /* points up to NP_KEEP above the reference face join a manifold that touches: a box tilted by a
      * hair keeps its 4 corners (the contact solver lets such a gap close, and no more), so resting
      * stacks do not rock between 3-point manifolds */
@@ -971,12 +973,13 @@ static int np_dispatch(const geom *A, const geom *B, np_man *c, int32_t *witness
 int np_collide(const geom *A, const geom *B, imp_contact *out, int32_t *witness)
 {
     np_man m;
-    m.edge = false;
+    m.edge = m.face_a = false;
     m.normal = v3(0, 1, 0);
     np_dispatch(A, B, &m, witness);
     reduce4(&m);
     out->normal = m.normal;
     out->edge = m.edge && m.count == 1;
+    out->face_a = m.face_a && !out->edge;
     out->ea = m.ea, out->eb = m.eb;
     out->count = m.count;
     for (int i = 0; i < m.count; i++) out->points[i] = m.points[i], out->depth[i] = m.depth[i];

@@ -12,9 +12,10 @@
  *   world:joint{a, b, point}      a ball joint of the QP mode (three equality rows); returns its index
  *                                 (world:joint{type = ...} is the impulse mode's Joint: lua_joint.c)
  *   world:remove_joint(index)
- *   world:contact_stats()         {impacts (times of impact found), solves (resting LCPs)}
+ *   world.qp_dense_max            islands of up to this many rows: the dense pivoting LCP; above: PGS
+ *   world:contact_stats()         {impacts (times of impact found), solves (resting LCPs), fallbacks (PGS islands)}
  * A contact is {a, b (bodies, nil for a collider), point, normal, separation, velocity, force,
- * acceleration, edge, joint}; info is {status, pivots, clamped, regularized}. */
+ * acceleration, friction, edge, joint}; info is {status, pivots, clamped, regularized}. */
 #include <math.h>
 #include <string.h>
 
@@ -37,6 +38,7 @@ static void push_contacts(lua_State *L, imp_world *w, const char *force_key)
         if (force_key) {
             lua_pushnumber(L, c.force), lua_setfield(L, -2, force_key);
             lua_pushnumber(L, c.acceleration), lua_setfield(L, -2, "acceleration");
+            impl_pushvec3(L, c.friction), lua_setfield(L, -2, "friction");
         }
         lua_pushboolean(L, c.edge), lua_setfield(L, -2, "edge");
         if (c.joint) lua_pushboolean(L, 1), lua_setfield(L, -2, "joint");
@@ -137,9 +139,10 @@ static int world_resolve_collisions(lua_State *L)
 static int world_contact_stats(lua_State *L)
 {
     imp_world *w = impl_checkworld(L, 1)->w;
-    lua_createtable(L, 0, 2);
+    lua_createtable(L, 0, 3);
     lua_pushinteger(L, imp_qp_impacts(w)), lua_setfield(L, -2, "impacts");
     lua_pushinteger(L, imp_qp_solves(w)), lua_setfield(L, -2, "solves");
+    lua_pushinteger(L, imp_qp_fallbacks(w)), lua_setfield(L, -2, "fallbacks");
     return 1;
 }
 
@@ -207,6 +210,17 @@ static int set_friction(lua_State *L)
     return 0;
 }
 
+static int get_dense_max(lua_State *L) { lua_pushinteger(L, imp_qp_dense_max(impl_checkworld(L, 1)->w)); return 1; }
+static int set_dense_max(lua_State *L)
+{
+    imp_world *w = impl_checkunlocked(L, 1, "world.qp_dense_max")->w;
+    int ok;
+    lua_Integer n = lua_tointegerx(L, 2, &ok);
+    if (!ok || n < 0 || n > 100000) return luaL_error(L, "world.qp_dense_max: must be an integer in [0, 100000]");
+    imp_qp_set_dense_max(w, (int)n);
+    return 0;
+}
+
 static void add_accessor(lua_State *L, const char *table, const char *key, lua_CFunction fn)
 {
     luaL_getmetatable(L, IMPL_WORLD);
@@ -229,4 +243,6 @@ void impl_open_qp(lua_State *L)
     add_accessor(L, "setters", "restitution", set_restitution);
     add_accessor(L, "getters", "friction", get_friction);
     add_accessor(L, "setters", "friction", set_friction);
+    add_accessor(L, "getters", "qp_dense_max", get_dense_max);
+    add_accessor(L, "setters", "qp_dense_max", set_dense_max);
 }
