@@ -341,12 +341,14 @@ static imp_vec3 point_acc(const qp_body *k, imp_vec3 r)
     return v3_add(k->a, v3_add(v3_cross(k->alpha, r), v3_cross(k->w, v3_cross(k->w, r))));
 }
 
+/* the static world (Colliders, and joints to the world) as a body: at rest in the world frame */
+static const qp_body QP_FIXED = {{1, 0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0},
+                                 {{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}, {{{0}}}, 0, false};
+
 /* place contact c at the current body kinematics: points, normal, ndot, d, d' */
 static void qp_place(const struct qp_state *q, qp_contact *c)
 {
-    static const qp_body fixed = {{1, 0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0},
-                                  {{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}, {{{0}}}, 0, false};
-    const qp_body *A = c->ka >= 0 ? &q->b[c->ka] : &fixed, *B = c->kb >= 0 ? &q->b[c->kb] : &fixed;
+    const qp_body *A = c->ka >= 0 ? &q->b[c->ka] : &QP_FIXED, *B = c->kb >= 0 ? &q->b[c->kb] : &QP_FIXED;
     c->p = v3_add(A->x, m3_mul_v(A->R, c->la));
     c->pb = v3_add(B->x, m3_mul_v(B->R, c->lb));
     if (c->eq) {
@@ -388,7 +390,7 @@ static void qp_place(const struct qp_state *q, qp_contact *c)
             c->d = 0;
         }
         c->dd = v3_dot(c->n, v3_sub(A->w, B->w));
-    } else if (c->eq) { /* B's point coincident with A's: a prismatic joint's points slide apart */
+    } else if (c->in_b) { /* B's point coincident with A's: a prismatic joint's points slide apart */
         c->d = v3_dot(c->n, v3_sub(c->p, c->pb));
         c->dd = v3_dot(c->n, v3_sub(point_vel(A, c->ra), point_vel(B, c->rb)));
     } else {
@@ -447,8 +449,8 @@ static int qp_gather(imp_world *w)
             imp_vec3 pa = mc->points[k], pb = v3_add(pa, v3_scale(mc->normal, mc->depth[k]));
             c->la = ka >= 0 ? m3_mul_tv(q->b[ka].R, v3_sub(pa, q->b[ka].x)) : pa;
             c->lb = kb >= 0 ? m3_mul_tv(q->b[kb].R, v3_sub(pb, q->b[kb].x)) : pb;
-            c->face_a = mc->face_a && ka >= 0;
-            c->ln = c->face_a ? m3_mul_tv(q->b[ka].R, mc->normal) : kb >= 0 ? m3_mul_tv(q->b[kb].R, mc->normal) : mc->normal;
+            c->face_a = mc->face_a; /* a Collider on side A has R = I and omega = 0 (qp_place's fixed body) */
+            c->ln = c->face_a ? (ka >= 0 ? m3_mul_tv(q->b[ka].R, mc->normal) : mc->normal) : kb >= 0 ? m3_mul_tv(q->b[kb].R, mc->normal) : mc->normal;
             c->edge = mc->edge;
             if (mc->edge) {
                 c->lea = ka >= 0 ? m3_mul_tv(q->b[ka].R, mc->ea) : mc->ea;
@@ -623,16 +625,14 @@ static void qp_amatrix(const struct qp_state *q, int n, double *A)
 /* b: d'' of each contact with no contact force (exact; the extra acceleration is added by the caller) */
 static void qp_bvector(const struct qp_state *q, int n, double *b)
 {
-    static const qp_body fixed = {{1, 0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0},
-                                  {{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}, {{{0}}}, 0, false};
     for (int i = 0; i < n; i++) {
         const qp_contact *c = &q->c[i];
-        const qp_body *A = c->ka >= 0 ? &q->b[c->ka] : &fixed, *B = c->kb >= 0 ? &q->b[c->kb] : &fixed;
+        const qp_body *A = c->ka >= 0 ? &q->b[c->ka] : &QP_FIXED, *B = c->kb >= 0 ? &q->b[c->kb] : &QP_FIXED;
         if (c->angular) { /* d/dt (n . (omega_A - omega_B)) */
             b[i] = v3_dot(c->n, v3_sub(A->alpha, B->alpha)) + v3_dot(c->ndot, v3_sub(A->w, B->w));
             continue;
         }
-        imp_vec3 rbp = c->eq ? c->rb : v3_sub(c->pb, B->x); /* joints: B's point coincident with A's */
+        imp_vec3 rbp = c->in_b ? c->rb : v3_sub(c->pb, B->x); /* rows fixed in B: B's point coincident with A's */
         imp_vec3 acc = v3_sub(point_acc(A, c->ra), point_acc(B, rbp));
         imp_vec3 vel = v3_sub(point_vel(A, c->ra), point_vel(B, rbp));
         b[i] = v3_dot(c->n, acc) + 2 * v3_dot(c->ndot, vel);
@@ -681,9 +681,10 @@ static void qp_external(imp_world *w, double *dX)
  * is not an LCP with a symmetric PSD matrix; it is solved by alternation, as a fixed point: the
  * normal LCP (pivoting, exact) with the friction forces as known external forces, then the
  * tangential forces by projected Gauss-Seidel sweeps, each 2-vector projected onto the disc of
- * radius mu f_i (the cone, not the box), four rounds of 20 sweeps, warm-started from the last
- * evaluation's forces (the contact set is fixed over a step, and kept across steps while unchanged). Sticking contacts get the force that holds
- * them; sliding ones mu f against the slip. Frictionless (mu = 0) skips all of it and stays exact. */
+ * radius mu f_i (the cone, not the box), QP_FRICTION_ROUNDS rounds of 20 sweeps and a final normal
+ * LCP, warm-started from the last evaluation's forces (the contact set is fixed over a step, and kept
+ * across steps while unchanged). Sticking contacts get the force that holds them; sliding ones mu f
+ * against the slip. Frictionless (mu = 0) skips all of it and stays exact. */
 static void qp_friction_reserve(struct qp_state *q, int n)
 {
     if (n <= q->tcap) return;
@@ -715,15 +716,13 @@ static void qp_friction_reserve_contacts(struct qp_state *q, int n)
  * tangential relative velocity v_t (collision impulses: the velocity change that stops it) */
 static void qp_friction_rows(struct qp_state *q, int n, bool impulse, double *bt)
 {
-    static const qp_body fixed = {{1, 0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0},
-                                  {{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}, {{{0}}}, 0, false};
     const double h = q->h;
     for (int i = 0; i < n; i++) {
         const qp_contact *c = &q->c[i];
         imp_vec3 t = fabs(c->n.x) < 0.57 ? v3(1, 0, 0) : v3(0, 1, 0);
         q->t1[i] = v3_normalize(v3_cross(c->n, t));
         q->t2[i] = v3_cross(c->n, q->t1[i]);
-        const qp_body *A = c->ka >= 0 ? &q->b[c->ka] : &fixed, *B = c->kb >= 0 ? &q->b[c->kb] : &fixed;
+        const qp_body *A = c->ka >= 0 ? &q->b[c->ka] : &QP_FIXED, *B = c->kb >= 0 ? &q->b[c->kb] : &QP_FIXED;
         imp_vec3 rbp = v3_sub(c->pb, B->x);
         imp_vec3 vel = v3_sub(point_vel(A, c->ra), point_vel(B, rbp));
         imp_vec3 acc = impulse ? v3(0, 0, 0) : v3_sub(point_acc(A, c->ra), point_acc(B, rbp));
@@ -885,7 +884,8 @@ static void qp_pgs(struct qp_state *q, int nb, int n, const double *bn, double *
         wv[i] = bn[i] + qp_row_w(q, &q->c[i], q->c[i].n);
         clamped += f[i] != 0;
     }
-    q->info = (imp_lcp_info){0, sweep, clamped, false};
+    /* out of sweeps before the changes settled: reported like a pivoting solve that ran out */
+    q->info = (imp_lcp_info){sweep < IMP_QP_PGS_SWEEPS ? IMP_LCP_OK : IMP_LCP_MAX_PIVOTS, sweep, clamped, false};
     q->pgs++;
 }
 
@@ -909,7 +909,7 @@ static int qp_island_solve(imp_world *w, int n, const double *bn, double *g, boo
         }
         for (int i = 0; i < n; i++) q->f[i] = impulse ? 0 : q->c[i].force; /* a step's evaluations: warm */
         qp_pgs(q, w->body_ids.count, n, bn, q->f, q->wv, g, bt);
-        return 0;
+        return q->info.status;
     }
     qp_amatrix(q, n, q->A);
     if (!g) return imp_lcp_solve(n, q->cur_neq, q->A, bn, q->f, q->wv, &q->info, &q->lcp);
@@ -1286,7 +1286,6 @@ int qp_step(imp_world *w, imp_ode_solver *solver, double dt)
     if (w->steps == 0) contacts_update(w); /* the first step: contacts of the initial state */
     double t = w->time, left = dt;
     for (int impact = 0; impact <= IMP_QP_MAX_IMPACTS && left > 0; impact++) {
-        const double d0 = 0; /* depths are measured as growth over each pair's start depth */
         qp_begin_step(w, dt); /* the extra acceleration acts over the world's step, not a sub-step:
                                * d/(4 h^2) with a sliver of a step would be needlessly stiff */
         qp_depths_record(w);  /* the resting set: every other penetration is an impact */
@@ -1296,12 +1295,12 @@ int qp_step(imp_world *w, imp_ode_solver *solver, double dt)
         int rc = imp_ode_advance(&sys, solver, t, left);
         if (rc) return rc;
         contacts_update(w);
-        const double allow = d0 + IMP_QP_TOI_DEPTH;
+        const double allow = IMP_QP_TOI_DEPTH; /* depths are growth over each pair's start depth */
         double g1 = qp_max_depth(w) - allow;
         if (!(g1 > 0) || impact == IMP_QP_MAX_IMPACTS) break;
-        /* regula falsi on g(s) = depth(s) - (allow - IMP_QP_TOI_DEPTH / 2), s in [0, left] */
+        /* regula falsi on g(s) = depth(s) - target, target = allow - 3/8 IMP_QP_TOI_DEPTH, s in [0, left] */
         const double target = allow - 0.375 * IMP_QP_TOI_DEPTH;
-        double lo = 0, glo = d0 - target, hi = left, ghi = g1 + allow - target;
+        double lo = 0, glo = -target, hi = left, ghi = g1 + allow - target;
         double s = left;
         int side = 0;
         for (int it = 0; it < IMP_QP_TOI_ITERS; it++) {
@@ -1334,5 +1333,5 @@ int qp_step(imp_world *w, imp_ode_solver *solver, double dt)
 long imp_qp_impacts(const imp_world *w) { return w->qp ? w->qp->impacts : 0; }
 long imp_qp_solves(const imp_world *w) { return w->qp ? w->qp->solves : 0; }
 long imp_qp_fallbacks(const imp_world *w) { return w->qp ? w->qp->pgs : 0; }
-void imp_qp_set_dense_max(imp_world *w, int n) { qp_get(w)->dense_max = n; }
+void imp_qp_set_dense_max(imp_world *w, int n) { qp_get(w)->dense_max = n < 0 ? 0 : n > IMP_QP_DENSE_LIMIT ? IMP_QP_DENSE_LIMIT : n; }
 int imp_qp_dense_max(const imp_world *w) { return w->qp ? w->qp->dense_max : IMP_QP_DENSE_MAX; }

@@ -6,9 +6,10 @@
 
 #define NO_SLOT UINT32_MAX
 
-void *ids_grow(void *p, size_t elem, int cap)
+void *ids_grow(void *p, size_t elem, size_t cap)
 {
-    void *q = realloc(p, elem * (size_t)(cap > 0 ? cap : 1));
+    if (cap == 0) cap = 1;
+    void *q = cap > SIZE_MAX / elem ? NULL : realloc(p, elem * cap);
     if (!q) {
         fprintf(stderr, "impetus: out of memory\n");
         abort();

@@ -778,9 +778,10 @@ bool imp_joint_motor(const imp_world *w, imp_id id, double *speed, double *max);
 int imp_world_joint_count(const imp_world *w);
 long imp_qp_impacts(const imp_world *w); /* times of impact found by the QP mode's steps so far */
 long imp_qp_solves(const imp_world *w);  /* resting-contact LCPs solved so far (one per derivative evaluation) */
-long imp_qp_fallbacks(const imp_world *w); /* islands solved by projected Gauss-Seidel (over dense_max rows) */
+long imp_qp_fallbacks(const imp_world *w); /* projected Gauss-Seidel solves (islands over dense_max rows) */
 /* islands of up to n contact rows get the dense pivoting LCP, larger ones the PGS fallback (default 256) */
-void imp_qp_set_dense_max(imp_world *w, int n);
+#define IMP_QP_DENSE_LIMIT 4096 /* the largest dense_max: its matrix and the friction blocks are O(rows^2) doubles */
+void imp_qp_set_dense_max(imp_world *w, int n); /* clamped to [0, IMP_QP_DENSE_LIMIT] */
 int imp_qp_dense_max(const imp_world *w);
 
 #endif

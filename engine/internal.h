@@ -21,7 +21,7 @@ int ids_lookup(const idtable *t, imp_id id);     /* dense index, or -1 for a sta
 int ids_remove(idtable *t, imp_id id);
 imp_id ids_of(const idtable *t, int dense);      /* the id of a dense entry                  */
 void ids_free(idtable *t);
-void *ids_grow(void *p, size_t elem, int cap);   /* realloc or abort on out-of-memory         */
+void *ids_grow(void *p, size_t elem, size_t cap); /* realloc or abort on out-of-memory         */
 
 /* ---- particles ------------------------------------------------------------------------------------ */
 typedef struct particle_store {

@@ -45,8 +45,8 @@ static void lcp_reserve(imp_lcp_work *ws, int n)
     free(ws->mem);
     free(ws->set);
     /* L (cap x cap), D, cidx-as-double-free: df, dw, z, rhs */
-    ws->mem = ids_grow(NULL, sizeof(double), cap * cap + 6 * cap);
-    ws->set = ids_grow(NULL, sizeof(int), 4 * cap);
+    ws->mem = ids_grow(NULL, sizeof(double), (size_t)cap * cap + 6 * (size_t)cap);
+    ws->set = ids_grow(NULL, sizeof(int), 3 * (size_t)cap);
     ws->cap = cap;
 }
 
@@ -61,7 +61,6 @@ typedef struct lcp {
     const double *A;
     double *L, *D;          /* L: m x m rows of length n (row stride n)  */
     int *set, *cidx, *cpos; /* set per row; C members in factor order; cpos: row -> position in C */
-    int *keep;              /* scratch for refactoring                   */
     double tol;             /* pivot threshold (relative)                */
     double reg;             /* diagonal added to A (0, or the retry's regularization) */
 } lcp;
@@ -100,8 +99,8 @@ static void lcp_append(lcp *s, int j, double *z)
  * satisfy  L33' D3' L33'^T = L33 D3 L33^T + d_r l3 l3^T : a rank-one update of an LDL^T factor
  * (Gill, Golub, Murray and Saunders 1974, method C1). With alpha = d_r, z = l3, for each trailing row
  * j in order:  p = z_j,  d_j' = d_j + alpha p^2,  beta = alpha p / d_j',  alpha = alpha d_j / d_j',
- * and for the rows i below it  z_i -= p L_ij,  L_ij += beta z_i. O((m - r)^2) instead of the
- * rebuild's O((m - r) m^2). Zero pivots (dependent rows, L column zero): d_j' = alpha p^2 is the row's
+ * and for the rows i below it  z_i -= p L_ij,  L_ij += beta z_i. O((m - r)^2), plus O((m - r) r) to close
+ * up the storage, instead of the rebuild's O((m - r) m^2). Zero pivots (dependent rows, L column zero): d_j' = alpha p^2 is the row's
  * true pivot once r is gone; below the factor's threshold it stays zero (the tiny alpha p^2 dropped,
  * as lcp_append would judge it). Then the storage closes up: rows after r move up one, and their
  * entries after column r move left one. */
@@ -141,9 +140,8 @@ static void lcp_remove(lcp *s, int r)
 }
 
 /* the row that left C (set to NC) taken out of the factor */
-static void lcp_refactor(lcp *s, double *z)
+static void lcp_refactor(lcp *s)
 {
-    (void)z;
     int r = 0;
     while (r < s->m && s->set[s->cidx[r]] == SET_C) r++;
     if (r < s->m) lcp_remove(s, r);
@@ -174,7 +172,7 @@ static int lcp_run(int n, int neq, const double *A, const double *b, double *f, 
 {
     memset(info, 0, sizeof *info);
     lcp s = {n, neq, 0, A, ws->mem, ws->mem + (size_t)ws->cap * ws->cap, ws->set, ws->set + ws->cap,
-             ws->set + 2 * ws->cap, ws->set + 3 * ws->cap, 1e-10, reg};
+             ws->set + 2 * ws->cap, 1e-10, reg};
     double *df = s.D + ws->cap, *dw = df + ws->cap, *z = dw + ws->cap, *r = z + ws->cap, *x = r + ws->cap;
     double bmax = 0, amax = 0;
     for (int i = 0; i < n; i++) {
@@ -273,7 +271,7 @@ static int lcp_run(int n, int neq, const double *A, const double *b, double *f, 
                 if (s.set[block] == SET_C) {
                     f[block] = 0;
                     s.set[block] = SET_NC;
-                    lcp_refactor(&s, z);
+                    lcp_refactor(&s);
                 } else {
                     w[block] = 0;
                     lcp_append(&s, block, z);

@@ -216,7 +216,7 @@ static int set_dense_max(lua_State *L)
     imp_world *w = impl_checkunlocked(L, 1, "world.qp_dense_max")->w;
     int ok;
     lua_Integer n = lua_tointegerx(L, 2, &ok);
-    if (!ok || n < 0 || n > 100000) return luaL_error(L, "world.qp_dense_max: must be an integer in [0, 100000]");
+    if (!ok || n < 0 || n > IMP_QP_DENSE_LIMIT) return luaL_error(L, "world.qp_dense_max: must be an integer in [0, %d]", IMP_QP_DENSE_LIMIT);
     imp_qp_set_dense_max(w, (int)n);
     return 0;
 }
