@@ -102,7 +102,6 @@ typedef struct joint {
     double speed, max;      /* motor                                                     */
     double angle;           /* hinge/twist: the unwrapped angle at the end of the last step */
     int ia, ib;             /* dense body indices of this step; the world is n           */
-    int node;               /* index in the solver's node list, -1 when inactive         */
 } joint;
 
 /* a side of a joint: now (x, body rotation q, offset c, frame F) and predicted */
@@ -125,11 +124,10 @@ typedef struct jrows {
     double wA[MAXR][6], wB[MAXR][6]; /* W g: the velocity change per unit multiplier             */
     double cA[MAXR][6], cB[MAXR][6]; /* d row / d (v, omega) of A, B                             */
     double lo[MAXR], hi[MAXR];       /* post: multiplier bounds                                  */
-    double lam[MAXR];
     double lim_target;               /* pre: the bound a limit row drives its coordinate to      */
     bool ang[MAXR];                  /* an angular row                                           */
     double e0[MAXR];                 /* pre: the row's error now (the prediction with h = 0)      */
-    bool fixed[MAXR];
+    bool fixed[MAXR];                /* post: held at a bound by the active set                  */
     jside sA, sB;                    /* the two sides now (kept through a stage)                 */
 } jrows;
 
@@ -627,7 +625,7 @@ static void rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp
             imp_vec3 wa = A.dyn ? m3_mul_v(Iinv[A.i], v3(ga[3], ga[4], ga[5])) : v3(0, 0, 0);
             imp_vec3 wb = B.dyn ? m3_mul_v(Iinv[B.i], v3(gb[3], gb[4], gb[5])) : v3(0, 0, 0);
             set6(R->wA[r], la, wa), set6(R->wB[r], lb, wb);
-            R->fixed[r] = false, R->lam[r] = 0;
+            R->fixed[r] = false;
         }
     }
     if (!pre && !v) return; /* directions only (joints_rows) */
@@ -802,10 +800,9 @@ static void collect_nodes(imp_world *w, int n, const double *im)
     js->nn = 0;
     for (int k = 0; k < nj; k++) {
         joint *jt = &js->j[k];
-        jt->node = -1;
         if (jt->ia < 0 || jt->ib < 0) continue;
         if (!((jt->ia < n && im[jt->ia] > 0) || (jt->ib < n && im[jt->ib] > 0))) continue;
-        jt->node = js->nn, js->nodes[js->nn++] = k;
+        js->nodes[js->nn++] = k;
     }
     solver_structure(js, n, im);
 }
