@@ -147,7 +147,7 @@ struct joint_set {
     jrows *rows;
     imp_vec3 *sv, *sw;                     /* saved velocities (best state of the Newton solve) */
     int *bstart, *bjoint;                  /* body -> incident nodes (CSR)                    */
-    uint64_t topo;                         /* hash of the structure below                     */
+    int *tends, tn;                        /* the moving ends the structure below was built for */
     int *order, *pos, *ustart, *unb;       /* elimination order, position; U(p) lists (CSR)  */
     int ucap;
     double *Dinv, *bU, *bL, *rhs, *sol;    /* blocks: per node 36; per U entry 36 each       */
@@ -175,7 +175,7 @@ void joints_free(imp_world *w)
     if (!js) return;
     ids_free(&js->ids);
     free(js->j), free(js->jointed), free(js->pairs), free(js->uf), free(js->nodes), free(js->rows), free(js->sv), free(js->sw);
-    free(js->bstart), free(js->bjoint), free(js->order), free(js->pos), free(js->ustart), free(js->unb);
+    free(js->bstart), free(js->bjoint), free(js->tends), free(js->order), free(js->pos), free(js->ustart), free(js->unb);
     free(js->Dinv), free(js->bU), free(js->bL), free(js->rhs), free(js->sol), free(js->adjn), free(js->pv), free(js->pw), free(js->tv), free(js->tw), free(js->bq1), free(js->bHL), free(js->bver), free(js->bseen), free(js->bepoch);
     free(js);
     w->joints = NULL;
@@ -697,8 +697,6 @@ static void rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp
 
 /* ---- the sparse block solve (the header's last paragraph) ------------------------------------------ */
 
-static uint64_t fnv(uint64_t h, uint64_t x) { return (h ^ x) * 1099511628211ull; }
-
 
 /* body -> incident nodes (CSR over the dynamic sides), and the elimination structure when the joint
  * graph changed: a minimum-degree order (leaves first on a tree) and each node's later neighbours U(p) */
@@ -706,24 +704,26 @@ static void solver_structure(struct joint_set *js, int n, const double *im)
 {
     const int nn = js->nn;
     memset(js->bstart, 0, sizeof(int) * (size_t)(n + 2));
-    uint64_t h = fnv(1469598103934665603ull, (uint64_t)nn);
+    /* the moving ends of every node, compared with those the structure was built for */
+    bool same = js->order && js->tn == nn;
     for (int p = 0; p < nn; p++) {
         const joint *jt = &js->j[js->nodes[p]];
         int ends[2] = {jt->ia, jt->ib};
-        for (int e = 0; e < 2; e++)
-            if (ends[e] < n && im[ends[e]] > 0) js->bstart[ends[e] + 1]++, h = fnv(h, (uint64_t)ends[e] << 20 | (uint64_t)p);
+        for (int e = 0; e < 2; e++) {
+            int x = ends[e] < n && im[ends[e]] > 0 ? ends[e] : -1;
+            if (x >= 0) js->bstart[x + 1]++;
+            same = same && js->tends[2 * p + e] == x;
+            js->tends[2 * p + e] = x;
+        }
     }
+    js->tn = nn;
     for (int i = 0; i < n; i++) js->bstart[i + 1] += js->bstart[i];
     int *cur = js->adjn;
     for (int i = 0; i <= n; i++) cur[i] = js->bstart[i];
-    for (int p = 0; p < nn; p++) {
-        const joint *jt = &js->j[js->nodes[p]];
-        int ends[2] = {jt->ia, jt->ib};
+    for (int p = 0; p < nn; p++)
         for (int e = 0; e < 2; e++)
-            if (ends[e] < n && im[ends[e]] > 0) js->bjoint[cur[ends[e]]++] = p;
-    }
-    if (h == js->topo && js->order) return;
-    js->topo = h;
+            if (js->tends[2 * p + e] >= 0) js->bjoint[cur[js->tends[2 * p + e]]++] = p;
+    if (same) return;
     /* symbolic elimination: adjacency lists of the node graph (allocated only here, on a change) */
     int **adj = calloc((size_t)nn + 1, sizeof(int *));
     int *deg = calloc((size_t)nn + 1, sizeof(int)), *acap = calloc((size_t)nn + 1, sizeof(int));
@@ -781,6 +781,7 @@ static void collect_nodes(imp_world *w, int n, const double *im)
         int c = js->ncap = nj * 3 / 2 + 16;
         js->nodes = ids_grow(js->nodes, sizeof(int), c), js->rows = ids_grow(js->rows, sizeof(jrows), c);
         js->bjoint = ids_grow(js->bjoint, sizeof(int), 2 * c), js->order = ids_grow(js->order, sizeof(int), c);
+        js->tends = ids_grow(js->tends, sizeof(int), 2 * c), js->tn = -1;
         js->pos = ids_grow(js->pos, sizeof(int), c), js->ustart = ids_grow(js->ustart, sizeof(int), c + 1);
         js->Dinv = ids_grow(js->Dinv, 36 * sizeof(double), c), js->rhs = ids_grow(js->rhs, 6 * sizeof(double), c);
         js->sol = ids_grow(js->sol, 6 * sizeof(double), c);
