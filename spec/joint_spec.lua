@@ -324,6 +324,17 @@ describe("joint types, limits and motors (impulse mode, S1)", function()
     assert(math.abs(j.speed - 2) < 1e-6, "motor speed later " .. j.speed)
     assert(math.abs(j.angle - 2 * 61 / 60) < 1e-6, "angle " .. j.angle)
     assert.are.same({ speed = 2, max = 100 }, j.motor)
+    -- a motor against a limit: held there; reversed, it drives the joint off the limit to the other one
+    local disc = w:sphere { radius = 0.5, position = { 0, 8, 0 }, density = 10 }
+    local jl = w:joint { type = "hinge", a = disc, anchor = { 0, 8, 0 }, axis = { 0, 0, 1 }, limits = { 0, 0.5 },
+      motor = { speed = -1, max = 100 } }
+    for _ = 1, 30 do w:step(1 / 60) end
+    assert(math.abs(jl.angle) < 1e-6 and math.abs(jl.speed) < 1e-6, "held at the limit: " .. jl.angle)
+    jl.motor = { speed = 1, max = 100 }
+    for _ = 1, 15 do w:step(1 / 60) end
+    assert(math.abs(jl.angle - 0.25) < 1e-6 and math.abs(jl.speed - 1) < 1e-6, "driven off the limit: " .. jl.angle)
+    for _ = 1, 30 do w:step(1 / 60) end
+    assert(math.abs(jl.angle - 0.5) < 1e-6, "stopped at the upper limit: " .. jl.angle)
     -- a rod on a horizontal hinge at one end, motor pushing up with max torque below m g L/2:
     -- from rest it falls with angular acceleration (max - m g L / 2) / I_pivot
     local L, m, tau = 1, 2, 3
