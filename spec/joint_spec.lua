@@ -526,6 +526,22 @@ describe("joints under churn", function()
 end)
 
 describe("joints with contacts (S1 section VI)", function()
+  it("40 pendulums on one hub crowd together under it and the joints hold", function()
+    local w = impetus.world {}
+    w.sleeping = false
+    local hub = w:sphere { radius = 0.5, position = { 0, 10, 0 } }
+    local js = { w:joint { type = "point", a = hub, anchor = { 0, 10, 0 } } }
+    for i = 1, 40 do
+      local a = 2 * math.pi * i / 40
+      local b = w:box { size = { 0.2, 0.2, 0.2 }, position = { 2 * math.cos(a), 10, 2 * math.sin(a) } }
+      js[#js + 1] = w:joint { type = "point", a = b, b = hub, anchor = { 0.5 * math.cos(a), 10, 0.5 * math.sin(a) } }
+    end
+    for _ = 1, 300 do -- the 40 boxes swing down onto a 0.5 m circle (3.1 m round, 8 m of boxes): they collide
+      w:step(1 / 60)
+      for _, j in ipairs(js) do assert(j.gap < 1e-6, "gap " .. j.gap) end
+    end
+  end)
+
   it("a hinged pair resting on the ground settles, joints held level by level with the contacts", function()
     local w = impetus.world {}
     w.sleeping = false
