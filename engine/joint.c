@@ -21,7 +21,7 @@
  *   joints_positions        the position update of jointed bodies, exactly the prediction:
  *                           x' = x + h v, q' = exp(h omega) q (omega held), then post-stabilization
  *
- * Rows. Every joint is a list of m <= 6 rows (the constrained directions of its type, plus a limit row
+ * Rows. Every joint is a list of m <= 7 rows (the constrained directions of its type, plus a limit row
  * while the limit is met, plus a motor row in the velocity stage). Row r has an impulse direction on each
  * side, the 6-vectors g_A = (d, r_A x d) and g_B = -(d, r_B x d) of a linear impulse along d at the
  * midpoint of the two articulation points now (S1: lever arms r = midpoint - x), or g = +-(0, d) of an
@@ -80,7 +80,8 @@
 
 #include "internal.h"
 
-#define MAXR 6            /* rows per joint */
+#define MAXR 7            /* rows per joint: a hinge, twist or slider at its limit with a motor has 7 */
+#define BS (MAXR * MAXR)  /* a block's storage (row stride MAXR) */
 #ifndef PRE_SWEEPS
 #define PRE_SWEEPS 1      /* S1's per-joint sweeps before the global solve */
 #endif
@@ -102,7 +103,6 @@ typedef struct joint {
     double speed, max;      /* motor                                                     */
     double angle;           /* hinge/twist: the unwrapped angle at the end of the last step */
     int ia, ib;             /* dense body indices of this step; the world is n           */
-    int node;               /* index in the solver's node list, -1 when inactive         */
 } joint;
 
 /* a side of a joint: now (x, body rotation q, offset c, frame F) and predicted */
@@ -125,11 +125,10 @@ typedef struct jrows {
     double wA[MAXR][6], wB[MAXR][6]; /* W g: the velocity change per unit multiplier             */
     double cA[MAXR][6], cB[MAXR][6]; /* d row / d (v, omega) of A, B                             */
     double lo[MAXR], hi[MAXR];       /* post: multiplier bounds                                  */
-    double lam[MAXR];
     double lim_target;               /* pre: the bound a limit row drives its coordinate to      */
     bool ang[MAXR];                  /* an angular row                                           */
     double e0[MAXR];                 /* pre: the row's error now (the prediction with h = 0)      */
-    bool fixed[MAXR];
+    bool fixed[MAXR];                /* post: held at a bound by the active set                  */
     jside sA, sB;                    /* the two sides now (kept through a stage)                 */
 } jrows;
 
@@ -149,10 +148,10 @@ struct joint_set {
     jrows *rows;
     imp_vec3 *sv, *sw;                     /* saved velocities (best state of the Newton solve) */
     int *bstart, *bjoint;                  /* body -> incident nodes (CSR)                    */
-    uint64_t topo;                         /* hash of the structure below                     */
+    int *tends, tn;                        /* the moving ends the structure below was built for */
     int *order, *pos, *ustart, *unb;       /* elimination order, position; U(p) lists (CSR)  */
     int ucap;
-    double *Dinv, *bU, *bL, *rhs, *sol;    /* blocks: per node 36; per U entry 36 each       */
+    double *Dinv, *bU, *bL, *rhs, *sol;    /* blocks: per node BS; per U entry BS each; MAXR per node */
     int *adjn;                             /* fill cursors                                    */
     imp_vec3 *pv, *pw;                     /* predicted velocities v + v_p, omega + omega_p    */
     imp_vec3 *tv, *tw;                     /* the projection's iterate                          */
@@ -177,7 +176,7 @@ void joints_free(imp_world *w)
     if (!js) return;
     ids_free(&js->ids);
     free(js->j), free(js->jointed), free(js->pairs), free(js->uf), free(js->nodes), free(js->rows), free(js->sv), free(js->sw);
-    free(js->bstart), free(js->bjoint), free(js->order), free(js->pos), free(js->ustart), free(js->unb);
+    free(js->bstart), free(js->bjoint), free(js->tends), free(js->order), free(js->pos), free(js->ustart), free(js->unb);
     free(js->Dinv), free(js->bU), free(js->bL), free(js->rhs), free(js->sol), free(js->adjn), free(js->pv), free(js->pw), free(js->tv), free(js->tw), free(js->bq1), free(js->bHL), free(js->bver), free(js->bseen), free(js->bepoch);
     free(js);
     w->joints = NULL;
@@ -627,7 +626,7 @@ static void rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp
             imp_vec3 wa = A.dyn ? m3_mul_v(Iinv[A.i], v3(ga[3], ga[4], ga[5])) : v3(0, 0, 0);
             imp_vec3 wb = B.dyn ? m3_mul_v(Iinv[B.i], v3(gb[3], gb[4], gb[5])) : v3(0, 0, 0);
             set6(R->wA[r], la, wa), set6(R->wB[r], lb, wb);
-            R->fixed[r] = false, R->lam[r] = 0;
+            R->fixed[r] = false;
         }
     }
     if (!pre && !v) return; /* directions only (joints_rows) */
@@ -699,8 +698,6 @@ static void rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp
 
 /* ---- the sparse block solve (the header's last paragraph) ------------------------------------------ */
 
-static uint64_t fnv(uint64_t h, uint64_t x) { return (h ^ x) * 1099511628211ull; }
-
 
 /* body -> incident nodes (CSR over the dynamic sides), and the elimination structure when the joint
  * graph changed: a minimum-degree order (leaves first on a tree) and each node's later neighbours U(p) */
@@ -708,24 +705,26 @@ static void solver_structure(struct joint_set *js, int n, const double *im)
 {
     const int nn = js->nn;
     memset(js->bstart, 0, sizeof(int) * (size_t)(n + 2));
-    uint64_t h = fnv(1469598103934665603ull, (uint64_t)nn);
+    /* the moving ends of every node, compared with those the structure was built for */
+    bool same = js->order && js->tn == nn;
     for (int p = 0; p < nn; p++) {
         const joint *jt = &js->j[js->nodes[p]];
         int ends[2] = {jt->ia, jt->ib};
-        for (int e = 0; e < 2; e++)
-            if (ends[e] < n && im[ends[e]] > 0) js->bstart[ends[e] + 1]++, h = fnv(h, (uint64_t)ends[e] << 20 | (uint64_t)p);
+        for (int e = 0; e < 2; e++) {
+            int x = ends[e] < n && im[ends[e]] > 0 ? ends[e] : -1;
+            if (x >= 0) js->bstart[x + 1]++;
+            same = same && js->tends[2 * p + e] == x;
+            js->tends[2 * p + e] = x;
+        }
     }
+    js->tn = nn;
     for (int i = 0; i < n; i++) js->bstart[i + 1] += js->bstart[i];
     int *cur = js->adjn;
     for (int i = 0; i <= n; i++) cur[i] = js->bstart[i];
-    for (int p = 0; p < nn; p++) {
-        const joint *jt = &js->j[js->nodes[p]];
-        int ends[2] = {jt->ia, jt->ib};
+    for (int p = 0; p < nn; p++)
         for (int e = 0; e < 2; e++)
-            if (ends[e] < n && im[ends[e]] > 0) js->bjoint[cur[ends[e]]++] = p;
-    }
-    if (h == js->topo && js->order) return;
-    js->topo = h;
+            if (js->tends[2 * p + e] >= 0) js->bjoint[cur[js->tends[2 * p + e]]++] = p;
+    if (same) return;
     /* symbolic elimination: adjacency lists of the node graph (allocated only here, on a change) */
     int **adj = calloc((size_t)nn + 1, sizeof(int *));
     int *deg = calloc((size_t)nn + 1, sizeof(int)), *acap = calloc((size_t)nn + 1, sizeof(int));
@@ -769,8 +768,8 @@ static void solver_structure(struct joint_set *js, int n, const double *im)
     js->ustart[nn] = nu;
     if (nu + 1 > js->scap) {
         js->scap = nu * 3 / 2 + 16;
-        js->bU = ids_grow(js->bU, 36 * sizeof(double), js->scap);
-        js->bL = ids_grow(js->bL, 36 * sizeof(double), js->scap);
+        js->bU = ids_grow(js->bU, BS * sizeof(double), js->scap);
+        js->bL = ids_grow(js->bL, BS * sizeof(double), js->scap);
     }
 }
 
@@ -783,9 +782,10 @@ static void collect_nodes(imp_world *w, int n, const double *im)
         int c = js->ncap = nj * 3 / 2 + 16;
         js->nodes = ids_grow(js->nodes, sizeof(int), c), js->rows = ids_grow(js->rows, sizeof(jrows), c);
         js->bjoint = ids_grow(js->bjoint, sizeof(int), 2 * c), js->order = ids_grow(js->order, sizeof(int), c);
+        js->tends = ids_grow(js->tends, sizeof(int), 2 * c), js->tn = -1;
         js->pos = ids_grow(js->pos, sizeof(int), c), js->ustart = ids_grow(js->ustart, sizeof(int), c + 1);
-        js->Dinv = ids_grow(js->Dinv, 36 * sizeof(double), c), js->rhs = ids_grow(js->rhs, 6 * sizeof(double), c);
-        js->sol = ids_grow(js->sol, 6 * sizeof(double), c);
+        js->Dinv = ids_grow(js->Dinv, BS * sizeof(double), c), js->rhs = ids_grow(js->rhs, MAXR * sizeof(double), c);
+        js->sol = ids_grow(js->sol, MAXR * sizeof(double), c);
     }
     if (n + 2 > js->bcap) {
         int c = js->bcap = n * 3 / 2 + 16;
@@ -802,10 +802,9 @@ static void collect_nodes(imp_world *w, int n, const double *im)
     js->nn = 0;
     for (int k = 0; k < nj; k++) {
         joint *jt = &js->j[k];
-        jt->node = -1;
         if (jt->ia < 0 || jt->ib < 0) continue;
         if (!((jt->ia < n && im[jt->ia] > 0) || (jt->ib < n && im[jt->ib] > 0))) continue;
-        jt->node = js->nn, js->nodes[js->nn++] = k;
+        js->nodes[js->nn++] = k;
     }
     solver_structure(js, n, im);
 }
@@ -814,10 +813,10 @@ static double *blk(struct joint_set *js, int p, int q)
 {
     if (js->pos[p] < js->pos[q]) {
         for (int e = js->ustart[js->pos[p]]; e < js->ustart[js->pos[p] + 1]; e++)
-            if (js->unb[e] == q) return js->bU + 36 * (size_t)e;
+            if (js->unb[e] == q) return js->bU + BS * (size_t)e;
     } else {
         for (int e = js->ustart[js->pos[q]]; e < js->ustart[js->pos[q] + 1]; e++)
-            if (js->unb[e] == p) return js->bL + 36 * (size_t)e;
+            if (js->unb[e] == p) return js->bL + BS * (size_t)e;
     }
     return NULL; /* not reached: every edge is in the structure */
 }
@@ -832,17 +831,17 @@ static double dot6(const double *a, const double *b)
 static void assemble(struct joint_set *js, int n, double mu)
 {
     const int nn = js->nn;
-    memset(js->Dinv, 0, 36 * sizeof(double) * (size_t)nn);
+    memset(js->Dinv, 0, BS * sizeof(double) * (size_t)nn);
     int nu = js->ustart[nn];
-    memset(js->bU, 0, 36 * sizeof(double) * (size_t)nu), memset(js->bL, 0, 36 * sizeof(double) * (size_t)nu);
+    memset(js->bU, 0, BS * sizeof(double) * (size_t)nu), memset(js->bL, 0, BS * sizeof(double) * (size_t)nu);
     for (int p = 0; p < nn; p++) {
         const jrows *R = &js->rows[p];
-        double *D = js->Dinv + 36 * (size_t)p;
+        double *D = js->Dinv + BS * (size_t)p;
         for (int r = 0; r < R->m; r++)
-            for (int c = 0; c < R->m; c++) D[6 * r + c] = dot6(R->cA[r], R->wA[c]) + dot6(R->cB[r], R->wB[c]);
+            for (int c = 0; c < R->m; c++) D[MAXR * r + c] = dot6(R->cA[r], R->wA[c]) + dot6(R->cB[r], R->wB[c]);
         for (int r = 0; r < R->m; r++) {
-            if (R->fixed[r]) D[6 * r + r] = 1;
-            D[6 * r + r] += (mu + 1e-10) * fabs(D[6 * r + r]) + 1e-300;
+            if (R->fixed[r]) D[MAXR * r + r] = 1;
+            D[MAXR * r + r] += (mu + 1e-10) * fabs(D[MAXR * r + r]) + 1e-300;
         }
     }
     /* off-diagonal blocks through each shared moving body */
@@ -857,41 +856,41 @@ static void assemble(struct joint_set *js, int n, double mu)
                 double(*wq)[6] = jq->ia == i ? (double(*)[6])Rq->wA : (double(*)[6])Rq->wB;
                 double *K = blk(js, p, q);
                 for (int r = 0; r < Rp->m; r++)
-                    for (int c = 0; c < Rq->m; c++) K[6 * r + c] += dot6(cp[r], wq[c]);
+                    for (int c = 0; c < Rq->m; c++) K[MAXR * r + c] += dot6(cp[r], wq[c]);
             }
 }
 
 /* in-place inverse of the m x m block A (stride 6), Gauss-Jordan with partial pivoting */
 static bool inv_block(double *A, int m)
 {
-    int piv[6];
+    int piv[MAXR];
     for (int c = 0; c < m; c++) {
         int p = c;
         for (int r = c + 1; r < m; r++)
-            if (fabs(A[6 * r + c]) > fabs(A[6 * p + c])) p = r;
-        if (!(fabs(A[6 * p + c]) > 1e-300)) return false;
+            if (fabs(A[MAXR * r + c]) > fabs(A[MAXR * p + c])) p = r;
+        if (!(fabs(A[MAXR * p + c]) > 1e-300)) return false;
         piv[c] = p;
         if (p != c)
             for (int k = 0; k < m; k++) {
-                double t = A[6 * c + k];
-                A[6 * c + k] = A[6 * p + k], A[6 * p + k] = t;
+                double t = A[MAXR * c + k];
+                A[MAXR * c + k] = A[MAXR * p + k], A[MAXR * p + k] = t;
             }
-        double d = 1 / A[6 * c + c];
-        A[6 * c + c] = 1;
-        for (int k = 0; k < m; k++) A[6 * c + k] *= d;
+        double d = 1 / A[MAXR * c + c];
+        A[MAXR * c + c] = 1;
+        for (int k = 0; k < m; k++) A[MAXR * c + k] *= d;
         for (int r = 0; r < m; r++) {
             if (r == c) continue;
-            double f = A[6 * r + c];
+            double f = A[MAXR * r + c];
             if (f == 0) continue;
-            A[6 * r + c] = 0;
-            for (int k = 0; k < m; k++) A[6 * r + k] -= f * A[6 * c + k];
+            A[MAXR * r + c] = 0;
+            for (int k = 0; k < m; k++) A[MAXR * r + k] -= f * A[MAXR * c + k];
         }
     }
     for (int c = m - 1; c >= 0; c--) /* undo the row swaps as column swaps */
         if (piv[c] != c)
             for (int r = 0; r < m; r++) {
-                double t = A[6 * r + c];
-                A[6 * r + c] = A[6 * r + piv[c]], A[6 * r + piv[c]] = t;
+                double t = A[MAXR * r + c];
+                A[MAXR * r + c] = A[MAXR * r + piv[c]], A[MAXR * r + piv[c]] = t;
             }
     return true;
 }
@@ -902,31 +901,31 @@ static void mul_blk(double *C, const double *A, const double *B, int ma, int mk,
     for (int r = 0; r < ma; r++)
         for (int c = 0; c < mb; c++) {
             double s = 0;
-            for (int k = 0; k < mk; k++) s += A[6 * r + k] * B[6 * k + c];
-            if (sub) C[6 * r + c] -= s;
-            else C[6 * r + c] = s;
+            for (int k = 0; k < mk; k++) s += A[MAXR * r + k] * B[MAXR * k + c];
+            if (sub) C[MAXR * r + c] -= s;
+            else C[MAXR * r + c] = s;
         }
 }
 
 /* block elimination in the structure's order: D_p^-1, L_qp = K_qp D_p^-1, K_q1q2 -= L_q1p K_pq2 */
 static bool factor(struct joint_set *js)
 {
-    double T[36];
+    double T[BS];
     for (int k = 0; k < js->nn; k++) {
         int p = js->order[k], mp = js->rows[p].m;
-        double *D = js->Dinv + 36 * (size_t)p;
+        double *D = js->Dinv + BS * (size_t)p;
         if (!inv_block(D, mp)) return false;
         for (int e = js->ustart[k]; e < js->ustart[k + 1]; e++) {
             int q = js->unb[e];
-            double *L = js->bL + 36 * (size_t)e;
+            double *L = js->bL + BS * (size_t)e;
             mul_blk(T, L, D, js->rows[q].m, mp, mp, false);
             memcpy(L, T, sizeof T);
         }
         for (int e1 = js->ustart[k]; e1 < js->ustart[k + 1]; e1++)
             for (int e2 = js->ustart[k]; e2 < js->ustart[k + 1]; e2++) {
                 int q1 = js->unb[e1], q2 = js->unb[e2];
-                double *K = q1 == q2 ? js->Dinv + 36 * (size_t)q1 : blk(js, q1, q2);
-                mul_blk(K, js->bL + 36 * (size_t)e1, js->bU + 36 * (size_t)e2, js->rows[q1].m, mp, js->rows[q2].m, true);
+                double *K = q1 == q2 ? js->Dinv + BS * (size_t)q1 : blk(js, q1, q2);
+                mul_blk(K, js->bL + BS * (size_t)e1, js->bU + BS * (size_t)e2, js->rows[q1].m, mp, js->rows[q2].m, true);
             }
     }
     return true;
@@ -937,30 +936,30 @@ static void solve(struct joint_set *js)
 {
     for (int k = 0; k < js->nn; k++) {
         int p = js->order[k], mp = js->rows[p].m;
-        const double *bp = js->rhs + 6 * (size_t)p;
+        const double *bp = js->rhs + MAXR * (size_t)p;
         for (int e = js->ustart[k]; e < js->ustart[k + 1]; e++) {
             int q = js->unb[e];
-            const double *L = js->bL + 36 * (size_t)e;
-            double *bq = js->rhs + 6 * (size_t)q;
+            const double *L = js->bL + BS * (size_t)e;
+            double *bq = js->rhs + MAXR * (size_t)q;
             for (int r = 0; r < js->rows[q].m; r++)
-                for (int c = 0; c < mp; c++) bq[r] -= L[6 * r + c] * bp[c];
+                for (int c = 0; c < mp; c++) bq[r] -= L[MAXR * r + c] * bp[c];
         }
     }
     for (int k = js->nn - 1; k >= 0; k--) {
         int p = js->order[k], mp = js->rows[p].m;
-        double t[6];
-        memcpy(t, js->rhs + 6 * (size_t)p, sizeof t);
+        double t[MAXR];
+        memcpy(t, js->rhs + MAXR * (size_t)p, sizeof t);
         for (int e = js->ustart[k]; e < js->ustart[k + 1]; e++) {
             int q = js->unb[e];
-            const double *U = js->bU + 36 * (size_t)e, *xq = js->sol + 6 * (size_t)q;
+            const double *U = js->bU + BS * (size_t)e, *xq = js->sol + MAXR * (size_t)q;
             for (int r = 0; r < mp; r++)
-                for (int c = 0; c < js->rows[q].m; c++) t[r] -= U[6 * r + c] * xq[c];
+                for (int c = 0; c < js->rows[q].m; c++) t[r] -= U[MAXR * r + c] * xq[c];
         }
-        const double *D = js->Dinv + 36 * (size_t)p;
-        double *x = js->sol + 6 * (size_t)p;
+        const double *D = js->Dinv + BS * (size_t)p;
+        double *x = js->sol + MAXR * (size_t)p;
         for (int r = 0; r < mp; r++) {
             double s = 0;
-            for (int c = 0; c < mp; c++) s += D[6 * r + c] * t[c];
+            for (int c = 0; c < mp; c++) s += D[MAXR * r + c] * t[c];
             x[r] = s;
         }
     }
@@ -1110,21 +1109,31 @@ void joints_post_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_ma
             jrows *R = &js->rows[p];
             if (pass) rows_build(w, &js->j[js->nodes[p]], R, n, v, om, Iinv, im, h, false, false, motors);
             for (int r = 0; r < R->m; r++) {
-                js->rhs[6 * p + r] = R->fixed[r] ? 0 : R->f[r];
+                js->rhs[MAXR * p + r] = R->fixed[r] ? 0 : R->f[r];
                 if (R->fixed[r]) memset(R->cA[r], 0, sizeof R->cA[r]), memset(R->cB[r], 0, sizeof R->cB[r]);
             }
         }
         assemble(js, n, 0);
         if (!factor(js)) return;
         solve(js);
-        /* multipliers out of bounds are fixed at the bound and applied; the rest is solved again */
-        bool clamped = false;
+        /* multipliers out of bounds are fixed at the bound and applied; the rest is solved again. Limit
+         * rows that pull (the joint leaves the limit) are released first, and motors clamped only in a
+         * pass that released none: a motor driving a joint off its limit must not be clamped against
+         * the limit row it conflicts with */
+        bool release = false, clamped = false;
+        for (int p = 0; p < js->nn && !release; p++)
+            for (int r = 0; r < js->rows[p].m; r++) {
+                const jrows *R = &js->rows[p];
+                double l = js->sol[MAXR * p + r];
+                release = release || (R->kind[r] == ROW_LIMIT && !R->fixed[r] && !(l >= R->lo[r] && l <= R->hi[r]));
+            }
         for (int p = 0; p < js->nn; p++) {
             jrows *R = &js->rows[p];
-            double lam[6] = {0};
+            double lam[MAXR] = {0};
             for (int r = 0; r < R->m; r++) {
-                double l = js->sol[6 * p + r];
+                double l = js->sol[MAXR * p + r];
                 if (R->fixed[r] || (l >= R->lo[r] && l <= R->hi[r])) continue;
+                if (release && R->kind[r] != ROW_LIMIT) continue;
                 lam[r] = l < R->lo[r] ? R->lo[r] : R->hi[r];
                 R->fixed[r] = true, clamped = true;
             }
@@ -1133,9 +1142,9 @@ void joints_post_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_ma
         if (clamped && pass + 1 < ACTIVE_PASSES) continue;
         for (int p = 0; p < js->nn; p++) {
             jrows *R = &js->rows[p];
-            double lam[6] = {0};
+            double lam[MAXR] = {0};
             for (int r = 0; r < R->m; r++) {
-                double l = js->sol[6 * p + r];
+                double l = js->sol[MAXR * p + r];
                 if (!R->fixed[r]) lam[r] = l < R->lo[r] ? R->lo[r] : l > R->hi[r] ? R->hi[r] : l;
             }
             apply_node(js, p, lam, 1, v, om, NULL, NULL, n);
@@ -1182,10 +1191,10 @@ static void solve_one(imp_world *w, int p, int n, const imp_mat3 *Iinv, const do
     jrows *R = &js->rows[p];
     joint *jt = &js->j[js->nodes[p]];
     rows_build(w, jt, R, n, pv, pw, Iinv, im, h, true, true, false);
-    double last = INFINITY, lam[6] = {0};
+    double last = INFINITY, lam[MAXR] = {0};
     for (int it = 0; it < iters; it++) {
         if (it) rows_build(w, jt, R, n, pv, pw, Iinv, im, h, true, false, false); /* the first build has them */
-        double worst = 0, D[36];
+        double worst = 0, D[BS];
         for (int r = 0; r < R->m; r++) worst = fmax(worst, fabs(R->f[r]));
         if (!(worst < last)) { /* this joint's Newton does not converge from here: undo its last step */
             apply_node(js, p, lam, -1, pv, pw, v, om, n);
@@ -1194,13 +1203,13 @@ static void solve_one(imp_world *w, int p, int n, const imp_mat3 *Iinv, const do
         if (!(worst >= tol)) return;
         last = worst;
         for (int r = 0; r < R->m; r++) {
-            for (int c = 0; c < R->m; c++) D[6 * r + c] = dot6(R->cA[r], R->wA[c]) + dot6(R->cB[r], R->wB[c]);
-            D[6 * r + r] += 1e-10 * fabs(D[6 * r + r]) + 1e-300;
+            for (int c = 0; c < R->m; c++) D[MAXR * r + c] = dot6(R->cA[r], R->wA[c]) + dot6(R->cB[r], R->wB[c]);
+            D[MAXR * r + r] += 1e-10 * fabs(D[MAXR * r + r]) + 1e-300;
         }
         if (!inv_block(D, R->m)) return;
         for (int r = 0; r < R->m; r++) {
             double s = 0;
-            for (int c = 0; c < R->m; c++) s -= D[6 * r + c] * R->f[c];
+            for (int c = 0; c < R->m; c++) s -= D[MAXR * r + c] * R->f[c];
             lam[r] = s;
         }
         apply_node(js, p, lam, 1, pv, pw, v, om, n);
@@ -1229,7 +1238,10 @@ void joints_level(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_mat3 *Iinv,
         int la = jt->ia < n ? blevel[jt->ia] : 0, lb = jt->ib < n ? blevel[jt->ib] : 0;
         int l = la > lb ? la : lb;
         if (la < 0 || lb < 0 || la >= outside || lb >= outside || l < lo || l >= hi) continue;
-        solve_one(w, p, n, Iinv, im, h, FINAL_TOL, 1, v, om, NULL, NULL);
+        /* two iterations: the second first checks the first (undone if this joint's error grew: with
+         * contacts pushing its bodies an unchecked step can run away, measured on 100 pendulums
+         * crowding under one hub) */
+        solve_one(w, p, n, Iinv, im, h, FINAL_TOL, 2, v, om, NULL, NULL);
     }
 }
 
@@ -1257,7 +1269,7 @@ static double project(imp_world *w, int n, const imp_mat3 *Iinv, const double *i
             imp_vec3 dvb = db ? v3_sub(js->pv[b], js->sv[b]) : v3(0, 0, 0), dwb = db ? v3_sub(js->pw[b], js->sw[b]) : v3(0, 0, 0);
             double xa[6] = {dva.x, dva.y, dva.z, dwa.x, dwa.y, dwa.z}, xb[6] = {dvb.x, dvb.y, dvb.z, dwb.x, dwb.y, dwb.z};
             for (int r = 0; r < R->m; r++) {
-                js->rhs[6 * p + r] = dot6(R->cA[r], xa) + dot6(R->cB[r], xb) - R->f[r];
+                js->rhs[MAXR * p + r] = dot6(R->cA[r], xa) + dot6(R->cB[r], xb) - R->f[r];
                 for (int k = 0; k < 6; k++) R->gA[r][k] = R->cA[r][k] / h, R->gB[r][k] = R->cB[r][k] / h;
                 const double *ga = R->gA[r], *gb = R->gB[r];
                 imp_vec3 la = v3_scale(v3(ga[0], ga[1], ga[2]), da ? im[a] : 0), lb = v3_scale(v3(gb[0], gb[1], gb[2]), db ? im[b] : 0);
@@ -1271,7 +1283,7 @@ static double project(imp_world *w, int n, const imp_mat3 *Iinv, const double *i
         solve(js);
         /* the new V = V0 + W C^T mu into tv, tw; then the step d = V - V_k */
         for (int i = 0; i <= n; i++) js->tv[i] = js->sv[i], js->tw[i] = js->sw[i];
-        for (int p = 0; p < js->nn; p++) apply_node(js, p, js->sol + 6 * p, 1, js->tv, js->tw, NULL, NULL, n);
+        for (int p = 0; p < js->nn; p++) apply_node(js, p, js->sol + MAXR * p, 1, js->tv, js->tw, NULL, NULL, n);
         for (int i = 0; i <= n; i++) js->tv[i] = v3_sub(js->tv[i], js->pv[i]), js->tw[i] = v3_sub(js->tw[i], js->pw[i]);
         double t2 = n2, tw = worst, at = 0;
         bool ok = false;
@@ -1332,7 +1344,7 @@ void joints_pre_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec
     int fails = 0;
     for (int it = 0; it < NEWTON_ITERS && worst > FINAL_TOL && fails < 2; it++) {
         for (int p = 0; p < js->nn; p++)
-            for (int r = 0; r < js->rows[p].m; r++) js->rhs[6 * p + r] = -js->rows[p].f[r];
+            for (int r = 0; r < js->rows[p].m; r++) js->rhs[MAXR * p + r] = -js->rows[p].f[r];
         assemble(js, n, mu);
         if (!factor(js)) {
             mu = mu * 100 + 1e-6, fails++;
@@ -1342,7 +1354,7 @@ void joints_pre_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec
         double alpha = 1, applied = 0, t2 = n2, tw = worst;
         bool ok = false;
         for (int ls = 0; ls < 3 && !ok; ls++, alpha *= 0.5) {
-            for (int p = 0; p < js->nn; p++) apply_node(js, p, js->sol + 6 * p, alpha - applied, js->pv, js->pw, v, om, n);
+            for (int p = 0; p < js->nn; p++) apply_node(js, p, js->sol + MAXR * p, alpha - applied, js->pv, js->pw, v, om, n);
             applied = alpha;
             tw = eval_all(w, n, Iinv, im, h, &t2);
             ok = t2 < (1 - 1e-4 * alpha) * n2;
@@ -1351,7 +1363,7 @@ void joints_pre_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec
             n2 = t2, worst = tw;
             mu = applied == 1 ? fmax(mu * 0.1, 1e-9) : mu * 10;
         } else {
-            for (int p = 0; p < js->nn; p++) apply_node(js, p, js->sol + 6 * p, -applied, js->pv, js->pw, v, om, n);
+            for (int p = 0; p < js->nn; p++) apply_node(js, p, js->sol + MAXR * p, -applied, js->pv, js->pw, v, om, n);
             worst = eval_all(w, n, Iinv, im, h, &n2);
             mu = mu * 100 + 1e-6, fails++;
         }
