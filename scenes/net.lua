@@ -1,0 +1,97 @@
+-- scenes/net.lua: a net of rigid bodies catching boxes (after S1 Fig. 2, a lattice of rigid bodies full of
+-- closed loops). Each knot is one rigid body, a cross of two capsules; ball joints join the tips of
+-- neighbouring crosses, so every square of four knots is a closed loop. The net hangs like a sling between
+-- two bars: the knots at both ends of every row along x are joined to the world. It is built already
+-- sagging: the rows along x lie on a circular arc whose chords are exactly one knot long (the rows along z
+-- are straight), so every joint starts closed.
+-- Keys: B drops a box, M drops five.
+local NX, NZ, H, R = 8, 7, 0.36, 0.035 -- knots along x and z, knot pitch (m), arm radius
+local SPAN_FRACTION, HEIGHT = 0.85, 2.6
+local joints, boxes, drops = {}, {}, 0
+
+-- NX + 1 points on an arc through (-D/2, HEIGHT) and (D/2, HEIGHT), D = SPAN_FRACTION NX H, with chords of
+-- length H: 2 R sin(phi) = D and 2 R sin(phi / NX) = H, bisection on the half angle phi
+local function arc_points()
+  local D = SPAN_FRACTION * NX * H
+  local lo, hi = 1e-6, math.pi / 2
+  for _ = 1, 100 do
+    local phi = 0.5 * (lo + hi)
+    if D / math.sin(phi) * math.sin(phi / NX) > H then hi = phi else lo = phi end
+  end
+  local phi = 0.5 * (lo + hi)
+  local rad = D / (2 * math.sin(phi))
+  local cy = HEIGHT + rad * math.cos(phi)
+  local pts = {}
+  for k = 0, NX do
+    local a = -phi + 2 * phi * k / NX
+    pts[k + 1] = { rad * math.sin(a), cy - rad * math.cos(a) }
+  end
+  return pts
+end
+
+local function drop_box(world)
+  drops = drops + 1
+  local s = 0.45 + 0.1 * (drops % 3)
+  boxes[#boxes + 1] = world:box { size = { s, s * 0.8, s }, density = 250, friction = 0.6,
+    position = { 0.5 * (((drops * 0.618) % 1) - 0.5) * NX * H, HEIGHT + 2.5, 0.4 * (((drops * 0.382) % 1) - 0.5) * NZ * H },
+    axis = { 1, 1, 0.3 }, angle = 0.7 * drops, color = { 0.3 + 0.15 * (drops % 4), 0.55, 0.85 } }
+end
+
+return {
+  title = "A net of rigid bodies catching boxes (S1 Fig. 2)",
+  camera = { eye = { 3.2, 4.2, 4.6 }, target = { 0, 1.6, 0 } },
+  setup = function(world)
+    joints, boxes, drops = {}, {}, 0
+    world.sleeping = true
+    world:plane { friction = 0.6, restitution = 0 }
+    local pts = arc_points()
+    local arm = H - 2 * R - 0.02 -- capsule core: the two arms end 1 cm short of the joint points
+    local along_x = { math.cos(-math.pi / 4), 0, 0, math.sin(-math.pi / 4) } -- local y onto x
+    local along_z = { math.cos(math.pi / 4), math.sin(math.pi / 4), 0, 0 }   -- local y onto z
+    local knots = {}
+    for k = 1, NX do
+      local a, b = pts[k], pts[k + 1]
+      local ang = math.atan(b[2] - a[2], b[1] - a[1])
+      knots[k] = {}
+      for j = 1, NZ do
+        local z = (j - (NZ + 1) / 2) * H
+        knots[k][j] = world:body { position = { (a[1] + b[1]) / 2, (a[2] + b[2]) / 2, z }, axis = { 0, 0, 1 }, angle = ang,
+          density = 600, friction = 0.8, color = { 0.85, 0.8, 0.6 },
+          shapes = { { type = "capsule", radius = R, length = arm, orientation = along_x },
+                     { type = "capsule", radius = R, length = arm, orientation = along_z } } }
+      end
+    end
+    -- along x: knot k's +x tip is knot k + 1's -x tip (pts[k + 1]); the row's two ends to the world
+    for j = 1, NZ do
+      local z = (j - (NZ + 1) / 2) * H
+      for k = 1, NX + 1 do
+        joints[#joints + 1] = world:joint { type = "point", a = knots[k] and knots[k][j] or knots[k - 1][j],
+          b = knots[k] and knots[k - 1] and knots[k - 1][j] or nil, anchor = { pts[k][1], pts[k][2], z } }
+      end
+    end
+    -- along z: neighbouring knots of a column share the tip between them
+    for k = 1, NX do
+      local c = { (pts[k][1] + pts[k + 1][1]) / 2, (pts[k][2] + pts[k + 1][2]) / 2 }
+      for j = 1, NZ - 1 do
+        joints[#joints + 1] = world:joint { type = "point", a = knots[k][j + 1], b = knots[k][j],
+          anchor = { c[1], c[2], (j + 0.5 - (NZ + 1) / 2) * H } }
+      end
+    end
+    -- the two bars the net hangs from
+    for _, p in ipairs { pts[1], pts[NX + 1] } do
+      world:box { static = true, size = { 0.1, 0.1, NZ * H + 0.4 }, position = { p[1] + (p[1] < 0 and -0.06 or 0.06), p[2], 0 } }
+    end
+    for _ = 1, 3 do drop_box(world) end
+  end,
+  keypressed = function(world, key)
+    if key == "b" then drop_box(world)
+    elseif key == "m" then for _ = 1, 5 do drop_box(world) end end
+  end,
+  draw = function(world, gfx)
+    local gap = 0
+    for _, j in ipairs(joints) do gap = math.max(gap, j.gap) end
+    local _, h = gfx.size()
+    gfx.text(16, h - 30, string.format("%d knots, %d joints, %d boxes   largest joint gap %.1e m   B: drop a box   M: five",
+      NX * NZ, #joints, #boxes, gap), { 0.9, 0.9, 0.9, 1 })
+  end,
+}
