@@ -734,22 +734,44 @@ int imp_qp_collide(imp_world *w, double e, imp_lcp_info *info);
 int imp_qp_joint(imp_world *w, imp_id a, imp_id b, imp_vec3 point);
 void imp_qp_joint_remove(imp_world *w, int k);
 
-/* joints of the impulse mode (joint.c, S1): articulation point (anchor, world, now) and for a hinge a
- * world axis now, fixed in both bodies from then on; b null: the static world. Create returns the null
- * id for stale bodies, a == b, non-finite input or a zero hinge axis. */
-typedef enum imp_joint_type { IMP_JOINT_POINT, IMP_JOINT_HINGE } imp_joint_type;
+/* joints of the impulse mode (joint.c, S1). Each joint keeps a frame in A and one in B (b null: the
+ * static world): origin the articulation point (anchor, world, now), x axis the joint axis (world,
+ * now); both frames coincide at creation. Types (what the joint allows of A's frame relative to B's):
+ *   point      origin common, any rotation          hinge, twist  origin common, rotation about the axis
+ *   rigid      origin common, rotation as created   prismatic     rotation as created, slide along the axis
+ *   planar     origin in B's plane (normal = axis), rotation about the normal
+ * Limits: hinge/twist angle [lo, hi] (rad from the creation pose), prismatic slide [lo, hi] (m), point
+ * swing cone (hi = half angle, rad, about the axis). Motors (hinge/twist/prismatic): a target relative
+ * speed (rad/s, m/s) reached with at most `max` torque (N m) or force (N). Create returns the null id
+ * for stale bodies, a == b, non-finite input or a zero axis where one is needed. */
+typedef enum imp_joint_type {
+    IMP_JOINT_POINT, IMP_JOINT_HINGE, IMP_JOINT_TWIST, IMP_JOINT_RIGID, IMP_JOINT_PRISMATIC, IMP_JOINT_PLANAR
+} imp_joint_type;
 typedef struct imp_joint_def {
     imp_joint_type type;
     imp_id a, b;
     imp_vec3 anchor, axis;
+    bool has_axis;               /* false: the default axis (twist: A's centre to B's; point: anchor to A's centre) */
+    bool has_limits; double lo, hi;
+    bool has_motor; double speed, max;
 } imp_joint_def;
 imp_id imp_joint_create(imp_world *w, const imp_joint_def *d);
 void imp_joint_destroy(imp_world *w, imp_id id);
 bool imp_joint_valid(const imp_world *w, imp_id id);
 bool imp_joint_bodies_live(const imp_world *w, imp_id id); /* false once a body of it was destroyed */
 imp_joint_type imp_joint_kind(const imp_world *w, imp_id id);
-/* gap: distance of the two articulation points now; axis_error: |a_a x a_b| of a hinge (0 otherwise) */
+bool imp_joint_ends(const imp_world *w, imp_id id, imp_id *a, imp_id *b); /* its bodies (b null: the world) */
+/* gap: distance of the two articulation points now in the constrained directions (m); axis_error: the
+ * orientation error in the constrained directions (rad-like: |a_a x a_b| of a hinge, the rotation angle
+ * of a rigid or prismatic joint, 0 for a point joint) */
 int imp_joint_errors(const imp_world *w, imp_id id, double *gap, double *axis_error);
+/* the free coordinate now: hinge/twist angle (rad since creation, unwrapped), prismatic slide (m since
+ * creation); and its rate. Returns 0 for the other types */
+int imp_joint_coordinate(const imp_world *w, imp_id id, double *value, double *speed);
+void imp_joint_set_limits(imp_world *w, imp_id id, bool on, double lo, double hi);
+bool imp_joint_limits(const imp_world *w, imp_id id, double *lo, double *hi);
+void imp_joint_set_motor(imp_world *w, imp_id id, bool on, double speed, double max);
+bool imp_joint_motor(const imp_world *w, imp_id id, double *speed, double *max);
 int imp_world_joint_count(const imp_world *w);
 long imp_qp_impacts(const imp_world *w); /* times of impact found by the QP mode's steps so far */
 long imp_qp_solves(const imp_world *w);  /* resting-contact LCPs solved so far (one per derivative evaluation) */

@@ -455,7 +455,7 @@ int impulse_step(imp_world *w, double h)
     }
 
     /* S1: velocity post-stabilization of the joints after the collisions */
-    if (njoints) joints_post_stabilize(w, s->v, s->w, s->Iinv, s->im, n);
+    if (njoints) joints_post_stabilize(w, s->v, s->w, s->Iinv, s->im, n, h, false);
 
     /* static or kinetic: is the point sliding after the collisions, before gravity acts this step */
     for (int q = 0; q < np; q++) {
@@ -473,8 +473,8 @@ int impulse_step(imp_world *w, double h)
         if (w->planar) project_planar(&s->v[i], &s->w[i]);
     }
 
-    /* S1: and after the velocity update */
-    if (njoints) joints_post_stabilize(w, s->v, s->w, s->Iinv, s->im, n);
+    /* S1: and after the velocity update (with the joint motors) */
+    if (njoints) joints_post_stabilize(w, s->v, s->w, s->Iinv, s->im, n, h, true);
 
     /* ---- 3. contacts: static or kinetic friction, warm start, sweeps in level order, shock ---- */
     for (int q = 0; q < np; q++) {

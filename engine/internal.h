@@ -364,10 +364,19 @@ void joints_free(imp_world *w);
 int joints_prepare(imp_world *w, int n);
 const uint8_t *joints_jointed(const imp_world *w);
 bool joints_connected(const imp_world *w, int a, int b);
-void joints_post_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_mat3 *Iinv, const double *im, int n);
+void joints_post_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_mat3 *Iinv, const double *im, int n, double h,
+                           bool motors);
+int joints_pairs(const imp_world *w, const uint64_t **pairs); /* the dense body pairs joined (sorted lo << 32 | hi) */
 void joints_pre_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp, const imp_vec3 *wp,
                           const imp_mat3 *Iinv, const double *im, int n, double h);
 void joints_positions(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp, const imp_vec3 *wp,
                       imp_mat3 *Iinv, const double *im, int n, double h);
+/* the constrained directions of joint k (dense index 0..count-1) now, in world coordinates, for the QP
+ * mode's equality rows: returns the number of rows written (<= 6; 0 for a joint whose body is gone). A
+ * row is linear (relative velocity of the two articulation points pa, pb along dir) or angular
+ * (relative angular velocity along dir); b is the null id for the static world (pb then a world point) */
+typedef struct joint_row { imp_id a, b; imp_vec3 pa, pb; imp_vec3 dir; bool angular; } joint_row;
+int joints_rows(const imp_world *w, int k, joint_row out[6]);
+int joints_count(const imp_world *w);
 
 #endif

@@ -1,85 +1,176 @@
 /* joint.c: articulated rigid bodies in the impulse contact mode, after Weinstein, Teran and Fedkiw
- * (S1). A joint joins body A and body B (or the static world) at an articulation point fixed in each
- * body (la, lb: body frames; the world frame when B is the world). Kinds so far: "point" (ball: the two
- * articulation points coincide) and "hinge" (point, and a unit axis fixed in each body stays common).
+ * (S1). A joint joins body A and body B (or the static world) and keeps a frame in each (S1 section
+ * III): an articulation point (la, lb: body frames; world frame when B is the world) and an orientation
+ * (fa, fb: the joint frame's axes in the body; x is the joint axis). At creation the two frames
+ * coincide; the joint state is A's frame relative to B's, and each type is a projection of that state
+ * to the allowed set (S1's black-box joint models):
+ *   point      origin common, rotation free        (+ limit: swing of the axis inside a cone)
+ *   hinge      origin common, rotation about x     (+ limit: angle about x in [lo, hi])
+ *   twist      as hinge (S1 Fig. 9: the axis through the two faces; default A's centre -> B's centre)
+ *   rigid      origin common, rotation as created
+ *   prismatic  rotation as created, origin on B's x line (+ limit: slide along x in [lo, hi])
+ *   planar     origin in B's plane normal to x, rotation about x only (S1's fridge magnet)
  *
  * The step (impulse.c, S1 section VI) calls in:
- *   joints_prepare          which bodies are jointed; they are awake and take the impulse stages
- *   joints_post_stabilize   velocities (S1 section V): after collisions and after the velocity update
- *   joints_pre_stabilize    positions (S1 section IV, eqs. 4-6): after the contacts, impulses that make
- *                           the PREDICTED joint frame (positions after the position update with the
- *                           velocities as they are) satisfy the joint, so the joint never drifts
+ *   joints_prepare          which bodies are jointed, their sleeping islands, the pairs that do not touch
+ *   joints_post_stabilize   velocities (S1 section V): after collisions, after the velocity update (there
+ *                           with the motors) and after the position update
+ *   joints_pre_stabilize    positions (S1 section IV, eqs. 4-6): impulses that make the PREDICTED joint
+ *                           state (positions after the position update with the velocities as they are)
+ *                           allowed, so the joints never drift
  *   joints_positions        the position update of jointed bodies, exactly the prediction:
- *                           x' = x + h v, q' = exp(h omega) q (omega held), then post-stabilization again
+ *                           x' = x + h v, q' = exp(h omega) q (omega held), then post-stabilization
  *
- * Pre-stabilization, point joint (S1 eq. 5). A linear impulse j at the midpoint m of the two articulation
- * points (lever arms r_a = m - x_a, r_b = m - x_b) on A and -j on B changes the velocities to
- *     v_a(j) = v_a + j / M_a,   omega_a(j) = omega_a + I_a^-1 (r_a x j)   (B: -j)
- * and the predicted articulation point to p_a(j) = x_a + h v_a(j) + R(h omega_a(j)) c_a, where
- * c_a = R(q_a) la is its offset now and R(theta) the rotation by the vector theta. Newton on the three
- * equations f(j) = p_a(j) - p_b(j) = 0: j <- j - J^-1 f with J = df/dj. Differentiating the rotation
- * at the predicted offset c'_a = R(h omega_a) c_a by the rule d(R(theta) c) = dtheta x c' (the first
- * with the left Jacobian J_l of S1's appendix, below: d(R(theta) c) = (J_l(theta) dtheta) x c'):
- *     J = h [ (1/M_a + 1/M_b) 1 - [c'_a]x J_l,a I_a^-1 [r_a]x - [c'_b]x J_l,b I_b^-1 [r_b]x ]
- * The iteration stops when |f| < tol (tightening over the sweeps, S1 section IV).
+ * Rows. Every joint is a list of m <= 6 rows (the constrained directions of its type, plus a limit row
+ * while the limit is met, plus a motor row in the velocity stage). Row r has an impulse direction on each
+ * side, the 6-vectors g_A = (d, r_A x d) and g_B = -(d, r_B x d) of a linear impulse along d at the
+ * midpoint of the two articulation points now (S1: lever arms r = midpoint - x), or g = +-(0, d) of an
+ * angular impulse. A multiplier lambda_r changes the velocities (v, omega) of side X by W_X g_X lambda_r,
+ * W = diag(1/M, I^-1).
  *
- * Pre-stabilization, hinge axis (S1 eq. 6). An angular impulse tau (A: +tau, B: -tau) turns the predicted
- * axes a_a = R(h omega_a) R(q_a) ua and a_b likewise; the hinge wants e = a_a x a_b = 0 (three
- * equations of rank two). With d a_a = dtheta_a x a_a, dtheta_a = h I_a^-1 dtau, dtheta_b = -h I_b^-1 dtau:
- *     de = (dtheta_a x a_a) x a_b + a_a x (dtheta_b x a_b)       (dtheta through J_l as above)
- *        = h ([a_b]x [a_a]x J_l,a I_a^-1 + [a_a]x [a_b]x J_l,b I_b^-1) dtau = J dtau
- * solved in the least-squares sense (S1's normal equations): (J^T J + eps) dtau = -J^T e.
- * An angular impulse moves the articulation points again, so each sweep does position, axis, position;
- * the sweeps over all joints (Gauss-Seidel, alternating direction) tighten the tolerance from 1e-4, and
- * a global Newton iteration on every joint equation at once (global_newton, below) finishes to 1e-10.
+ * Post-stabilization (velocities, S1 section V) solves K lambda = -(u - target), u_r = g_A.V_A + g_B.V_B
+ * the relative velocity of row r, K = J W J^T (symmetric: the rows are their own impulse directions, S0's
+ * collision matrix for a point joint). Limit rows are one-sided (only velocity that moves further past
+ * the limit is removed: lambda >= 0 at lo, <= 0 at hi) and motor rows boxed (|lambda| <= max h): a row
+ * whose multiplier leaves its bounds is fixed at the bound and the rest solved again (an active set).
  *
- * Post-stabilization (S1 section V): the relative velocity of the articulation points,
- * u = (v_a + omega_a x c_a) - (v_b + omega_b x c_b), is removed by j = -K^-1 u with
- * K = (1/M_a + 1/M_b) 1 - [c_a]x I_a^-1 [c_a]x - [c_b]x I_b^-1 [c_b]x (S0's collision matrix); a hinge
- * also removes the relative angular velocity across its axis: tau in the plane normal to the axis a
- * with P (omega_a - omega_b + (I_a^-1 + I_b^-1) tau) = 0, P = 1 - a a^T (a 2x2 system in that plane).
+ * Pre-stabilization (positions, S1 section IV). The predicted articulation point of side X is
+ *     p'_X = x_X + h v_X + c'_X,   c'_X = R(h omega_X) c_X,   c_X = R(q_X) l_X (its offset now)
+ * and its predicted frame F'_X = exp(h omega_X) q_X f_X. A row's residual f_r(lambda) is the predicted
+ * joint error in its direction; Newton on all rows: (dF/dlambda) dlambda = -F with dF/dlambda = C W G,
+ * C the derivative of the residual with respect to each side's (v, omega). By S1's appendix, a change
+ * d omega turns the predicted rotation by dtheta = h J_l(h omega) d omega, J_l the left Jacobian of SO(3)
+ * (left_jac, below), and d(R c) = dtheta x c', so
+ *     point row t.(p'_A - p'_B):   C_A = ( h t,  (h J_l,A)^T (c'_A x t) ),   C_B = -( h t, (h J_l,B)^T (c'_B x t) )
+ * (a direction t' fixed in B, prismatic and planar, adds g.(dtheta_B x t') = dtheta_B.(t' x g), g the
+ * predicted gap); an orientation row with de = rho_A.dtheta_A + rho_B.dtheta_B has C_X = (0, (h J_l,X)^T rho_X):
+ *     hinge/twist/planar, e = t.(a'_A x a'_B) (S1 eq. 6, in the plane normal to the axis):
+ *         rho_A = a'_A x (a'_B x t),   rho_B = a'_B x (t x a'_A)
+ *     rigid/prismatic, e = 2 sgn(w) vec(q_e), q_e = F'_A conj(F'_B) = (w, v), one hemisphere (GUIDE trap 8):
+ *         rho_A = sgn(w) (w e_i + v x e_i),   rho_B = -sgn(w) (w e_i - v x e_i)
+ *     hinge angle theta = 2 atan2(x, w) of conj(F'_B) F'_A (unwrapped):  rho_A = a, rho_B = -a
+ *     point swing phi = angle(a'_A, a'_B), n = a'_A x a'_B / |.|:        rho_A = -n, rho_B = n
+ * A limit is part of the projection: when the predicted coordinate is past [lo, hi] its row drives it
+ * to the bound. Newton steps are solved by the sparse solve below, with Levenberg-Marquardt damping
+ * (K + mu diag K) and a backtracking line search on |F|^2; the best state seen is kept, so a solve is
+ * never worse than its start. Before it, S1's own per-joint Newton sweeps (each joint's m x m block
+ * alone, the tolerance tightening across sweeps) bring it near.
  *
- * Quaternions (GUIDE trap 8): exp(theta/2) uses sin(t/2)/t with its series near t = 0, and a new q is
- * kept in the hemisphere of the old one. No allocation per step: the tables grow with the world. */
+ * The sparse solve. K has one block per joint (m x m) and a block K_kl = sum_X C_kX W_X G_lX for joints k,
+ * l that share a moving body X. Block Gaussian elimination in a minimum-degree order of this joint graph
+ * (Baraff 1996, "Linear-time dynamics using Lagrange multipliers": a chain or tree, leaves first, makes
+ * no fill and costs O(joints)); a loop (four-bar, net) fills in only the cliques its eliminations make.
+ * The order and fill are found once per joint topology and kept. Diagonal blocks are inverted densely
+ * (Gauss-Jordan with partial pivoting); a tiny relative shift keeps redundant rows (a planar loop of
+ * hinges) solvable in the least-squares sense.
+ *
+ * Quaternions (GUIDE trap 8): exp(theta/2) uses sin(t/2)/t with its series near t = 0, J_l its series,
+ * and a new q is kept in the hemisphere of the old one. No allocation per step: tables grow and are kept. */
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 
 #include "internal.h"
+#include <time.h>
+static double T_fact; static long N_fact;
+static double T_eval, T_post, T_pre, T_sweep, T_proj; static long N_eval, N_steps;
+static double now_ms(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1e3 + t.tv_nsec * 1e-6; }
+static void report(void) { if (N_steps) fprintf(stderr, "per step: pre %.4f (sweeps %.4f proj %.4f) post %.4f eval %.4f (%.1f) fact %.4f (%.1f) ms\n", T_pre/N_steps, T_sweep/N_steps, T_proj/N_steps, T_post/N_steps, T_eval/N_steps, (double)N_eval/N_steps, T_fact/N_steps, (double)N_fact/N_steps); }
 
-#define PRE_SWEEPS 8 /* S1's sweeps; the global Newton below finishes */
-#define NEWTON_ITERS 20
-#define POST_SWEEPS 8
-#define FINAL_TOL 1e-10 /* m, and rad for the axis */
+#define MAXR 6            /* rows per joint */
+#define PRE_SWEEPS 2      /* S1's per-joint sweeps before the global solve */
+#define SWEEP_ITERS 3
+#define NEWTON_ITERS 16
+#define FINAL_TOL 1e-10   /* m, and rad */
+#define LIMIT_SLOP 1e-7   /* a coordinate this close to its bound is at the limit (post-stabilization) */
+#define ACTIVE_PASSES 6
 
 typedef struct joint {
     imp_joint_type type;
-    imp_id a, b;      /* b null: the static world                                 */
-    imp_vec3 la, lb;  /* articulation point in A's frame, in B's (or the world's) */
-    imp_vec3 ua, ub;  /* hinge axis, likewise                                     */
-    int ia, ib;       /* dense body indices of this step; the world is n          */
+    imp_id a, b;            /* b null: the static world                                  */
+    imp_vec3 la, lb;        /* articulation point in A's frame, in B's (or the world's)  */
+    imp_quat fa, fb;        /* the joint frame (x = axis) in A's frame, in B's            */
+    bool has_limits, has_motor, woke;
+    double lo, hi;          /* hinge/twist rad, prismatic m; point: hi = swing half angle */
+    double speed, max;      /* motor                                                     */
+    double angle;           /* hinge/twist: the unwrapped angle at the end of the last step */
+    imp_vec3 acc_lin, acc_ang; /* pre-stabilization impulse of this step (world), the next one's warm start */
+    int ia, ib;             /* dense body indices of this step; the world is n           */
+    int node;               /* index in the solver's node list, -1 when inactive         */
 } joint;
+
+/* a side of a joint: now (x, body rotation q, offset c, frame F) and predicted */
+typedef struct jside {
+    int i;                  /* dense body, n for the world */
+    bool dyn;               /* moves (inverse mass > 0)    */
+    imp_vec3 x, c, p;       /* centre, offset, articulation point (now)         */
+    imp_quat F;             /* frame now (world)                                */
+    imp_vec3 c1, p1;        /* predicted offset and point                       */
+    imp_quat F1;            /* predicted frame                                  */
+    imp_mat3 HL;            /* h J_l(h omega): d omega -> dtheta of the prediction */
+} jside;
+
+/* the rows of one active joint in one stage */
+typedef struct jrows {
+    int m;
+    int kind[MAXR];                  /* ROW_* */
+    double f[MAXR];                  /* residual (pre) or right-hand side -(u - target) (post) */
+    double gA[MAXR][6], gB[MAXR][6]; /* impulse per unit multiplier on A, B: (linear, angular)   */
+    double wA[MAXR][6], wB[MAXR][6]; /* W g: the velocity change per unit multiplier             */
+    double cA[MAXR][6], cB[MAXR][6]; /* d row / d (v, omega) of A, B                             */
+    double lo[MAXR], hi[MAXR];       /* post: multiplier bounds                                  */
+    double lam[MAXR];
+    double lim_target;               /* pre: the bound a limit row drives its coordinate to      */
+    bool ang[MAXR];                  /* an angular row                                           */
+    double e0[MAXR];                 /* pre: the row's error now (the prediction with h = 0)      */
+    bool fixed[MAXR];
+} jrows;
+
+enum { ROW_EQ, ROW_LIMIT, ROW_MOTOR };
 
 struct joint_set {
     idtable ids;
     joint *j;
     int cap;
     uint8_t *jointed;
-    imp_vec3 *sv, *sw; /* velocities saved at the global solve's start (restored if it made things worse) */
     int body_cap;
     uint64_t *pairs; /* sorted (lo << 32 | hi) dense body pairs joined this step: no contact between them */
     int npairs, pair_cap;
-    double *G, *rhs;  /* the global Newton system (dense, rows x rows) */
-    int *row_off, *piv;
-    struct jpred *pred;
-    int g_cap, r_cap;
+    int *uf;         /* body union-find of the joint islands (sleeping) */
+    /* the solver: active joints (nodes), their rows, the elimination structure */
+    int *nodes, nn, node_cap;
+    jrows *rows;
+    imp_vec3 *sv, *sw;                     /* saved velocities (best state of the Newton solve) */
+    int *bstart, *bjoint;                  /* body -> incident nodes (CSR)                    */
+    uint64_t topo;                         /* hash of the structure below                     */
+    int *order, *pos, *ustart, *unb;       /* elimination order, position; U(p) lists (CSR)  */
+    int ucap;
+    double *Dinv, *bU, *bL, *rhs, *sol;    /* blocks: per node 36; per U entry 36 each       */
+    int *adjn;                             /* fill cursors                                    */
+    imp_vec3 *pv, *pw;                     /* predicted velocities v + v_p, omega + omega_p    */
+    imp_vec3 *tv, *tw;                     /* the projection's iterate                          */
+    int bcap, ncap, scap;                  /* capacities: bodies, nodes, U entries            */
+    bool warm_ok;                          /* the last pre-stabilization converged: warm start */
+    double keep;                           /* pre: the fraction of the error now left as the target (0: S1) */
 };
+
+/* grow p to hold need elements of size elem when *cap is short (no allocation in a steady step) */
+static void *cgrow(void *p, size_t elem, int *cap, int need)
+{
+    if (need <= *cap) return p;
+    *cap = need * 3 / 2 + 16;
+    return ids_grow(p, elem, *cap);
+}
 
 void joints_free(imp_world *w)
 {
     struct joint_set *js = w->joints;
     if (!js) return;
     ids_free(&js->ids);
-    free(js->j), free(js->jointed), free(js->sv), free(js->sw), free(js->pairs), free(js->G), free(js->rhs), free(js->row_off), free(js->piv), free(js->pred), free(js);
+    free(js->j), free(js->jointed), free(js->pairs), free(js->uf), free(js->nodes), free(js->rows), free(js->sv), free(js->sw);
+    free(js->bstart), free(js->bjoint), free(js->order), free(js->pos), free(js->ustart), free(js->unb);
+    free(js->Dinv), free(js->bU), free(js->bL), free(js->rhs), free(js->sol), free(js->adjn), free(js->pv), free(js->pw), free(js->tv), free(js->tw);
+    free(js);
     w->joints = NULL;
 }
 
@@ -92,7 +183,29 @@ static struct joint_set *jset(imp_world *w)
     return w->joints;
 }
 
-static imp_mat3 rot_of(const double *X) { return quat_to_m3(quat_normalize(quat(X[3], X[4], X[5], X[6]))); }
+static imp_quat quat_of(const double *X) { return quat_normalize(quat(X[3], X[4], X[5], X[6])); }
+
+/* a unit quaternion whose rotation takes x to the unit vector a */
+static imp_quat frame_from_axis(imp_vec3 a)
+{
+    imp_vec3 ref = fabs(a.x) < 0.57 ? v3(1, 0, 0) : fabs(a.y) < 0.57 ? v3(0, 1, 0) : v3(0, 0, 1);
+    imp_vec3 y = v3_normalize(v3_cross(ref, a)), z = v3_cross(a, y);
+    imp_mat3 m = {{{a.x, y.x, z.x}, {a.y, y.y, z.y}, {a.z, y.z, z.z}}};
+    return quat_normalize(quat_from_m3(m));
+}
+
+static void wake(imp_world *w, imp_id id)
+{
+    int k = imp_id_is_null(id) ? -1 : ids_lookup(&w->body_ids, id);
+    if (k >= 0 && w->bodies[k].motion == IMP_DYNAMIC) w->bodies[k].asleep = 0, w->bodies[k].sleep_time = 0;
+}
+
+static joint *jget(const imp_world *w, imp_id id)
+{
+    if (!w->joints) return NULL;
+    int k = ids_lookup(&w->joints->ids, id);
+    return k < 0 ? NULL : &w->joints->j[k];
+}
 
 imp_id imp_joint_create(imp_world *w, const imp_joint_def *d)
 {
@@ -100,12 +213,22 @@ imp_id imp_joint_create(imp_world *w, const imp_joint_def *d)
     int ka = ids_lookup(&w->body_ids, d->a);
     int kb = imp_id_is_null(d->b) ? -1 : ids_lookup(&w->body_ids, d->b);
     if (ka < 0 || (!imp_id_is_null(d->b) && kb < 0) || ka == kb) return none;
-    if (!v3_finite(d->anchor) || !v3_finite(d->axis)) return none;
+    if ((int)d->type < 0 || d->type > IMP_JOINT_PLANAR) return none;
+    if (!v3_finite(d->anchor) || (d->has_axis && !v3_finite(d->axis))) return none;
+    const double *XA = w->bstate + BODY_DIM * ka;
+    const double *XB = kb >= 0 ? w->bstate + BODY_DIM * kb : NULL;
     imp_vec3 axis = d->axis;
-    if (d->type == IMP_JOINT_HINGE) {
-        if (!(v3_len(axis) > 1e-12)) return none;
-        axis = v3_normalize(axis);
+    if (!d->has_axis) { /* twist: the line through the two centres (S1 Fig. 9); point: anchor to A's centre */
+        axis = d->type == IMP_JOINT_TWIST ? v3_sub(XB ? v3_load(XB) : d->anchor, v3_load(XA)) : v3_sub(v3_load(XA), d->anchor);
+        if (!(v3_len(axis) > 1e-12)) {
+            if (d->type == IMP_JOINT_TWIST) return none;
+            axis = v3(0, 1, 0);
+        }
     }
+    if (!(v3_len(axis) > 1e-12)) return none;
+    if (d->has_limits && !(d->lo <= d->hi && isfinite(d->lo) && isfinite(d->hi))) return none;
+    if (d->has_motor && !(isfinite(d->speed) && d->max >= 0 && isfinite(d->max))) return none;
+    axis = v3_normalize(axis);
     struct joint_set *js = jset(w);
     imp_id id = ids_alloc(&js->ids);
     if (js->ids.count > js->cap) {
@@ -115,36 +238,39 @@ imp_id imp_joint_create(imp_world *w, const imp_joint_def *d)
     joint *jt = &js->j[js->ids.count - 1];
     memset(jt, 0, sizeof *jt);
     jt->type = d->type, jt->a = d->a, jt->b = d->b;
-    const double *XA = w->bstate + BODY_DIM * ka;
-    imp_mat3 RA = rot_of(XA);
-    jt->la = m3_mul_tv(RA, v3_sub(d->anchor, v3_load(XA)));
-    jt->ua = m3_mul_tv(RA, axis);
-    if (kb >= 0) {
-        const double *XB = w->bstate + BODY_DIM * kb;
-        imp_mat3 RB = rot_of(XB);
-        jt->lb = m3_mul_tv(RB, v3_sub(d->anchor, v3_load(XB)));
-        jt->ub = m3_mul_tv(RB, axis);
+    imp_quat F = frame_from_axis(axis);
+    imp_quat qa = quat_of(XA);
+    jt->la = quat_rotate(quat_conj(qa), v3_sub(d->anchor, v3_load(XA)));
+    jt->fa = quat_normalize(quat_mul(quat_conj(qa), F));
+    if (XB) {
+        imp_quat qb = quat_of(XB);
+        jt->lb = quat_rotate(quat_conj(qb), v3_sub(d->anchor, v3_load(XB)));
+        jt->fb = quat_normalize(quat_mul(quat_conj(qb), F));
     } else {
-        jt->lb = d->anchor, jt->ub = axis;
+        jt->lb = d->anchor, jt->fb = F;
     }
+    jt->has_limits = d->has_limits, jt->lo = d->lo, jt->hi = d->hi;
+    jt->has_motor = d->has_motor, jt->speed = d->speed, jt->max = d->max;
+    wake(w, d->a), wake(w, d->b);
     return id;
 }
 
-bool imp_joint_valid(const imp_world *w, imp_id id)
-{
-    return w->joints && ids_lookup(&w->joints->ids, id) >= 0;
-}
+bool imp_joint_valid(const imp_world *w, imp_id id) { return jget(w, id) != NULL; }
 
 void imp_joint_destroy(imp_world *w, imp_id id)
 {
     struct joint_set *js = w->joints;
     if (!js) return;
+    joint *jt = jget(w, id);
+    if (!jt) return;
+    wake(w, jt->a), wake(w, jt->b); /* the partners feel the joint go */
     int d = ids_remove(&js->ids, id);
     if (d < 0) return;
     js->j[d] = js->j[js->ids.count];
 }
 
 int imp_world_joint_count(const imp_world *w) { return w->joints ? w->joints->ids.count : 0; }
+int joints_count(const imp_world *w) { return imp_world_joint_count(w); }
 
 /* a joint is live while both its bodies are; a destroyed body leaves its joints inert */
 static bool joint_bodies(const imp_world *w, joint *jt, int n)
@@ -156,44 +282,27 @@ static bool joint_bodies(const imp_world *w, joint *jt, int n)
 
 bool imp_joint_bodies_live(const imp_world *w, imp_id id)
 {
-    if (!imp_joint_valid(w, id)) return false;
-    joint jt = w->joints->j[ids_lookup(&w->joints->ids, id)];
+    joint *p = jget(w, id);
+    if (!p) return false;
+    joint jt = *p;
     return joint_bodies(w, &jt, w->body_ids.count);
-}
-
-/* world articulation points and axes of a joint now */
-static void joint_frame(const imp_world *w, const joint *jt, int n, imp_vec3 *pa, imp_vec3 *pb, imp_vec3 *aa, imp_vec3 *ab)
-{
-    const double *XA = w->bstate + BODY_DIM * jt->ia;
-    imp_mat3 RA = rot_of(XA);
-    *pa = v3_add(v3_load(XA), m3_mul_v(RA, jt->la)), *aa = m3_mul_v(RA, jt->ua);
-    if (jt->ib < n) {
-        const double *XB = w->bstate + BODY_DIM * jt->ib;
-        imp_mat3 RB = rot_of(XB);
-        *pb = v3_add(v3_load(XB), m3_mul_v(RB, jt->lb)), *ab = m3_mul_v(RB, jt->ub);
-    } else {
-        *pb = jt->lb, *ab = jt->ub;
-    }
-}
-
-int imp_joint_errors(const imp_world *w, imp_id id, double *gap, double *axis_error)
-{
-    if (!imp_joint_valid(w, id)) return 0;
-    joint jt = w->joints->j[ids_lookup(&w->joints->ids, id)];
-    if (!joint_bodies(w, &jt, w->body_ids.count)) return 0;
-    imp_vec3 pa, pb, aa, ab;
-    joint_frame(w, &jt, w->body_ids.count, &pa, &pb, &aa, &ab);
-    *gap = v3_len(v3_sub(pa, pb));
-    *axis_error = jt.type == IMP_JOINT_HINGE ? v3_len(v3_cross(aa, ab)) : 0;
-    return 1;
 }
 
 imp_joint_type imp_joint_kind(const imp_world *w, imp_id id)
 {
-    return imp_joint_valid(w, id) ? w->joints->j[ids_lookup(&w->joints->ids, id)].type : IMP_JOINT_POINT;
+    joint *p = jget(w, id);
+    return p ? p->type : IMP_JOINT_POINT;
 }
 
-/* ---- the step -------------------------------------------------------------------------------------- */
+bool imp_joint_ends(const imp_world *w, imp_id id, imp_id *a, imp_id *b)
+{
+    joint *p = jget(w, id);
+    if (!p) return false;
+    *a = p->a, *b = p->b;
+    return true;
+}
+
+/* ---- geometry ------------------------------------------------------------------------------------ */
 
 static imp_mat3 skew(imp_vec3 v)
 {
@@ -217,11 +326,649 @@ static imp_quat quat_advance(imp_quat q, imp_vec3 om, double h)
     return r;
 }
 
+/* S1's appendix derivative of the rotation: with R' = exp(theta) R (theta = h omega), a change dtheta of
+ * theta turns R' by J_l(theta) dtheta, the left Jacobian of SO(3):
+ *     J_l = 1 + (1 - cos t) / t^2 [theta]x + (t - sin t) / t^3 [theta]x^2,   t = |theta|
+ * (series 1/2 - t^2/24 and 1/6 - t^2/120 as t -> 0, robust as |omega| -> 0), so d(R' c) = (J_l dtheta) x R' c. */
+static imp_mat3 left_jac(imp_vec3 th)
+{
+    double t = v3_len(th), t2 = t * t;
+    double c1 = t < 1e-4 ? 0.5 - t2 / 24 : (1 - cos(t)) / t2;
+    double c2 = t < 1e-4 ? 1.0 / 6 - t2 / 120 : (t - sin(t)) / (t2 * t);
+    imp_mat3 K = skew(th);
+    return m3_add(m3_identity(), m3_add(m3_scale(K, c1), m3_scale(m3_mul(K, K), c2)));
+}
+
+static imp_vec3 qaxis(imp_quat F, int k) { return quat_rotate(F, v3(k == 0, k == 1, k == 2)); }
+
+/* side X of a joint now; with v, om (not NULL) also its prediction h ahead */
+static void side_eval(const imp_world *w, int i, int n, imp_vec3 l, imp_quat f, const double *im, const imp_vec3 *v,
+                      const imp_vec3 *om, double h, jside *s)
+{
+    s->i = i;
+    if (i >= n) {
+        s->dyn = false, s->x = v3(0, 0, 0), s->c = s->c1 = s->p = s->p1 = l, s->F = s->F1 = f;
+        s->HL = (imp_mat3){{{0}}};
+        return;
+    }
+    s->dyn = im && im[i] > 0;
+    const double *X = w->bstate + BODY_DIM * i;
+    imp_quat q = quat_of(X);
+    s->x = v3_load(X), s->c = quat_rotate(q, l), s->p = v3_add(s->x, s->c), s->F = quat_mul(q, f);
+    if (!v) return;
+    imp_quat q1 = quat_advance(q, om[i], h);
+    s->c1 = quat_rotate(q1, l), s->p1 = v3_add(v3_add(s->x, v3_scale(v[i], h)), s->c1), s->F1 = quat_mul(q1, f);
+    s->HL = s->dyn ? m3_scale(left_jac(v3_scale(om[i], h)), h) : (imp_mat3){{{0}}};
+}
+
+/* the hinge angle of frame A relative to frame B about x, unwrapped to the turn nearest `near` */
+static double rel_angle(imp_quat FA, imp_quat FB, double near)
+{
+    imp_quat r = quat_mul(quat_conj(FB), FA);
+    double a = 2 * atan2(r.x, r.w);
+    double k = floor((near - a) / (2 * M_PI) + 0.5);
+    return a + 2 * M_PI * k;
+}
+
+/* the orientation error quaternion F_A conj(F_B) in the hemisphere w >= 0 */
+static imp_quat qerr(imp_quat FA, imp_quat FB)
+{
+    imp_quat e = quat_mul(FA, quat_conj(FB));
+    return e.w < 0 ? quat(-e.w, -e.x, -e.y, -e.z) : e;
+}
+
+static void basis_of(imp_vec3 a, imp_vec3 *t1, imp_vec3 *t2)
+{
+    imp_vec3 ref = fabs(a.x) < 0.57 ? v3(1, 0, 0) : fabs(a.y) < 0.57 ? v3(0, 1, 0) : v3(0, 0, 1);
+    *t1 = v3_normalize(v3_cross(a, ref)), *t2 = v3_cross(a, *t1);
+}
+
+static bool has_coordinate(imp_joint_type t) { return t == IMP_JOINT_HINGE || t == IMP_JOINT_TWIST || t == IMP_JOINT_PRISMATIC; }
+static bool angular_free(imp_joint_type t) { return t == IMP_JOINT_HINGE || t == IMP_JOINT_TWIST; }
+
+/* joint errors now (see impetus.h) */
+static void errors_now(const imp_world *w, const joint *jt, int n, double *gap, double *ax)
+{
+    jside A, B;
+    side_eval(w, jt->ia, n, jt->la, jt->fa, NULL, NULL, NULL, 0, &A);
+    side_eval(w, jt->ib, n, jt->lb, jt->fb, NULL, NULL, NULL, 0, &B);
+    imp_vec3 g = v3_sub(A.p, B.p), e = qaxis(B.F, 0);
+    switch (jt->type) {
+    case IMP_JOINT_PRISMATIC: *gap = v3_len(v3_sub(g, v3_scale(e, v3_dot(g, e)))); break;
+    case IMP_JOINT_PLANAR: *gap = fabs(v3_dot(g, e)); break;
+    default: *gap = v3_len(g);
+    }
+    if (jt->type == IMP_JOINT_RIGID || jt->type == IMP_JOINT_PRISMATIC) {
+        imp_quat q = qerr(A.F, B.F);
+        *ax = 2 * atan2(sqrt(q.x * q.x + q.y * q.y + q.z * q.z), q.w);
+    } else if (jt->type == IMP_JOINT_POINT) {
+        *ax = 0;
+    } else {
+        *ax = v3_len(v3_cross(qaxis(A.F, 0), e));
+    }
+}
+
+int imp_joint_errors(const imp_world *w, imp_id id, double *gap, double *axis_error)
+{
+    joint *p = jget(w, id);
+    if (!p) return 0;
+    joint jt = *p;
+    if (!joint_bodies(w, &jt, w->body_ids.count)) return 0;
+    errors_now(w, &jt, w->body_ids.count, gap, axis_error);
+    return 1;
+}
+
+static imp_vec3 body_v(const imp_world *w, int i, int n)
+{
+    if (i >= n) return v3(0, 0, 0);
+    return v3_scale(v3_load(w->bstate + BODY_DIM * i + 7), w->bodies[i].inv_mass);
+}
+
+static imp_vec3 body_w(const imp_world *w, int i, int n)
+{
+    if (i >= n) return v3(0, 0, 0);
+    const double *X = w->bstate + BODY_DIM * i;
+    return m3_mul_v(m3_rotate_tensor(quat_to_m3(quat_of(X)), w->bodies[i].Ibody_inv), v3_load(X + 10));
+}
+
+int imp_joint_coordinate(const imp_world *w, imp_id id, double *value, double *speed)
+{
+    joint *p = jget(w, id);
+    if (!p || !has_coordinate(p->type)) return 0;
+    joint jt = *p;
+    const int n = w->body_ids.count;
+    if (!joint_bodies(w, &jt, n)) return 0;
+    jside A, B;
+    side_eval(w, jt.ia, n, jt.la, jt.fa, NULL, NULL, NULL, 0, &A);
+    side_eval(w, jt.ib, n, jt.lb, jt.fb, NULL, NULL, NULL, 0, &B);
+    imp_vec3 e = qaxis(B.F, 0);
+    imp_vec3 va = body_v(w, jt.ia, n), wa = body_w(w, jt.ia, n), vb = body_v(w, jt.ib, n), wb = body_w(w, jt.ib, n);
+    if (angular_free(jt.type)) {
+        *value = rel_angle(A.F, B.F, jt.angle);
+        *speed = v3_dot(e, v3_sub(wa, wb));
+    } else {
+        imp_vec3 g = v3_sub(A.p, B.p);
+        *value = v3_dot(g, e);
+        imp_vec3 u = v3_sub(v3_add(va, v3_cross(wa, A.c)), v3_add(vb, v3_cross(wb, jt.ib < n ? B.c : v3(0, 0, 0))));
+        *speed = v3_dot(u, e) + v3_dot(g, v3_cross(wb, e));
+    }
+    return 1;
+}
+
+void imp_joint_set_limits(imp_world *w, imp_id id, bool on, double lo, double hi)
+{
+    joint *p = jget(w, id);
+    if (!p) return;
+    if (on && !(lo <= hi && isfinite(lo) && isfinite(hi))) return;
+    p->has_limits = on, p->lo = lo, p->hi = hi;
+    wake(w, p->a), wake(w, p->b);
+}
+
+bool imp_joint_limits(const imp_world *w, imp_id id, double *lo, double *hi)
+{
+    joint *p = jget(w, id);
+    if (!p || !p->has_limits) return false;
+    *lo = p->lo, *hi = p->hi;
+    return true;
+}
+
+void imp_joint_set_motor(imp_world *w, imp_id id, bool on, double speed, double max)
+{
+    joint *p = jget(w, id);
+    if (!p) return;
+    if (on && !(isfinite(speed) && max >= 0 && isfinite(max))) return;
+    p->has_motor = on, p->speed = speed, p->max = max;
+    wake(w, p->a), wake(w, p->b);
+}
+
+bool imp_joint_motor(const imp_world *w, imp_id id, double *speed, double *max)
+{
+    joint *p = jget(w, id);
+    if (!p || !p->has_motor) return false;
+    *speed = p->speed, *max = p->max;
+    return true;
+}
+
+/* ---- rows ----------------------------------------------------------------------------------------- */
+
+/* the impulse directions of the rows (now): linear d at the midpoint, or angular d */
+static void row_lin(jrows *R, int r, imp_vec3 d, imp_vec3 ra, imp_vec3 rb)
+{
+    imp_vec3 ta = v3_cross(ra, d), tb = v3_cross(rb, d);
+    double *a = R->gA[r], *b = R->gB[r];
+    a[0] = d.x, a[1] = d.y, a[2] = d.z, a[3] = ta.x, a[4] = ta.y, a[5] = ta.z;
+    R->ang[r] = false;
+    b[0] = -d.x, b[1] = -d.y, b[2] = -d.z, b[3] = -tb.x, b[4] = -tb.y, b[5] = -tb.z;
+}
+
+static void row_ang(jrows *R, int r, imp_vec3 d)
+{
+    double *a = R->gA[r], *b = R->gB[r];
+    a[0] = a[1] = a[2] = 0, a[3] = d.x, a[4] = d.y, a[5] = d.z;
+    R->ang[r] = true;
+    b[0] = b[1] = b[2] = 0, b[3] = -d.x, b[4] = -d.y, b[5] = -d.z;
+}
+
+static void set6(double *o, imp_vec3 l, imp_vec3 a) { o[0] = l.x, o[1] = l.y, o[2] = l.z, o[3] = a.x, o[4] = a.y, o[5] = a.z; }
+
+/* derivative of a predicted point row t.(p'_A - p'_B) (t fixed) into C; tb: t is B's, g the predicted gap */
+static void deriv_point(jrows *R, int r, imp_vec3 t, const jside *A, const jside *B, bool tb, imp_vec3 g, double h)
+{
+    set6(R->cA[r], v3_scale(t, h), m3_mul_tv(A->HL, v3_cross(A->c1, t)));
+    imp_vec3 angb = v3_scale(m3_mul_tv(B->HL, v3_cross(B->c1, t)), -1);
+    if (tb) angb = v3_add(angb, m3_mul_tv(B->HL, v3_cross(t, g)));
+    set6(R->cB[r], v3_scale(t, -h), angb);
+}
+
+static void deriv_ang(jrows *R, int r, imp_vec3 rho_a, imp_vec3 rho_b, const jside *A, const jside *B)
+{
+    set6(R->cA[r], v3(0, 0, 0), m3_mul_tv(A->HL, rho_a));
+    set6(R->cB[r], v3(0, 0, 0), m3_mul_tv(B->HL, rho_b));
+}
+
+/* Build the rows of joint jt.
+ *   pre:  residuals f and derivatives C at the prediction from (v, om); with `first` also the impulse
+ *         directions G and which limit rows are active (kept through the Newton iteration)
+ *   post: impulse directions G, bounds, and f = target - u at velocities (v, om); motor rows if `motor` */
+static void rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp_vec3 *v, const imp_vec3 *om,
+                       const imp_mat3 *Iinv, const double *im, double h, bool pre, bool first, bool motor)
+{
+    jside A, B;
+    side_eval(w, jt->ia, n, jt->la, jt->fa, im, v, om, h, &A);
+    side_eval(w, jt->ib, n, jt->lb, jt->fb, im, v, om, h, &B);
+    const imp_joint_type ty = jt->type;
+    if (first || !pre) {
+        /* impulse directions, now */
+        imp_vec3 mid = v3_scale(v3_add(A.p, B.p), 0.5);
+        imp_vec3 ra = v3_sub(mid, A.x), rb = v3_sub(mid, B.x);
+        if (pre && getenv("JPRED")) ra = A.c1, rb = B.c1;
+        imp_vec3 aa = qaxis(A.F, 0), eb = qaxis(B.F, 0);
+        int m = 0;
+        if (ty == IMP_JOINT_PRISMATIC) {
+            row_lin(R, m++, qaxis(B.F, 1), ra, rb), row_lin(R, m++, qaxis(B.F, 2), ra, rb);
+        } else if (ty == IMP_JOINT_PLANAR) {
+            row_lin(R, m++, eb, ra, rb);
+        } else {
+            for (int c = 0; c < 3; c++) row_lin(R, m++, v3(c == 0, c == 1, c == 2), ra, rb);
+        }
+        if (ty == IMP_JOINT_HINGE || ty == IMP_JOINT_TWIST || ty == IMP_JOINT_PLANAR) {
+            imp_vec3 t1, t2;
+            basis_of(aa, &t1, &t2);
+            row_ang(R, m++, t1), row_ang(R, m++, t2);
+        } else if (ty == IMP_JOINT_RIGID || ty == IMP_JOINT_PRISMATIC) {
+            for (int c = 0; c < 3; c++) row_ang(R, m++, v3(c == 0, c == 1, c == 2));
+        }
+        for (int r = 0; r < m; r++) R->kind[r] = ROW_EQ, R->lo[r] = -INFINITY, R->hi[r] = INFINITY;
+        /* the limit row: active in pre-stabilization when the prediction is past a bound, in
+         * post-stabilization when the coordinate now is at a bound */
+        if (jt->has_limits && (angular_free(ty) || ty == IMP_JOINT_PRISMATIC || ty == IMP_JOINT_POINT)) {
+            double x, bound = 0, side = 0;
+            const imp_quat FA = pre ? A.F1 : A.F, FB = pre ? B.F1 : B.F;
+            imp_vec3 dir;
+            if (angular_free(ty)) {
+                x = rel_angle(FA, FB, jt->angle), dir = eb;
+            } else if (ty == IMP_JOINT_PRISMATIC) {
+                x = v3_dot(v3_sub(pre ? A.p1 : A.p, pre ? B.p1 : B.p), qaxis(FB, 0)), dir = eb;
+            } else { /* swing: phi = angle(a_A, a_B), a "hi" limit; row direction -n so that u = phi dot */
+                imp_vec3 a1 = qaxis(FA, 0), b1 = qaxis(FB, 0), cr = v3_cross(aa, eb);
+                x = atan2(v3_len(v3_cross(a1, b1)), v3_dot(a1, b1));
+                dir = v3_len(cr) > 1e-12 ? v3_scale(v3_normalize(cr), -1) : v3(0, 0, 0);
+            }
+            double lo = ty == IMP_JOINT_POINT ? -INFINITY : jt->lo, hi = jt->hi, slop = pre ? 0 : LIMIT_SLOP;
+            if (x < lo + slop) bound = lo, side = 1;
+            else if (x > hi - slop) bound = hi, side = -1;
+            if (side != 0 && v3_len(dir) > 0) {
+                if (ty == IMP_JOINT_PRISMATIC) row_lin(R, m, dir, ra, rb);
+                else row_ang(R, m, dir);
+                R->kind[m] = ROW_LIMIT;
+                R->lo[m] = side > 0 ? 0 : -INFINITY, R->hi[m] = side > 0 ? INFINITY : 0;
+                R->lim_target = bound;
+                m++;
+            }
+        }
+        if (!pre && motor && jt->has_motor && has_coordinate(ty) && m < MAXR) {
+            if (ty == IMP_JOINT_PRISMATIC) row_lin(R, m, eb, ra, rb);
+            else row_ang(R, m, eb);
+            R->kind[m] = ROW_MOTOR, R->lo[m] = -jt->max * h, R->hi[m] = jt->max * h;
+            m++;
+        }
+        R->m = m;
+        /* W g */
+        for (int r = 0; r < m; r++) {
+            const double *ga = R->gA[r], *gb = R->gB[r];
+            imp_vec3 la = v3_scale(v3(ga[0], ga[1], ga[2]), A.dyn ? im[A.i] : 0), lb = v3_scale(v3(gb[0], gb[1], gb[2]), B.dyn ? im[B.i] : 0);
+            imp_vec3 wa = A.dyn ? m3_mul_v(Iinv[A.i], v3(ga[3], ga[4], ga[5])) : v3(0, 0, 0);
+            imp_vec3 wb = B.dyn ? m3_mul_v(Iinv[B.i], v3(gb[3], gb[4], gb[5])) : v3(0, 0, 0);
+            set6(R->wA[r], la, wa), set6(R->wB[r], lb, wb);
+            R->fixed[r] = false, R->lam[r] = 0;
+        }
+    }
+    if (!pre && !v) return; /* directions only (joints_rows) */
+    if (!pre) {
+        /* velocity rows: C = G, right-hand side target - u */
+        imp_vec3 va = A.i < n ? v[A.i] : v3(0, 0, 0), wa = A.i < n ? om[A.i] : v3(0, 0, 0);
+        imp_vec3 vb = B.i < n ? v[B.i] : v3(0, 0, 0), wb = B.i < n ? om[B.i] : v3(0, 0, 0);
+        for (int r = 0; r < R->m; r++) {
+            memcpy(R->cA[r], R->gA[r], sizeof R->cA[r]), memcpy(R->cB[r], R->gB[r], sizeof R->cB[r]);
+            const double *a = R->gA[r], *b = R->gB[r];
+            double u = a[0] * va.x + a[1] * va.y + a[2] * va.z + a[3] * wa.x + a[4] * wa.y + a[5] * wa.z +
+                       b[0] * vb.x + b[1] * vb.y + b[2] * vb.z + b[3] * wb.x + b[4] * wb.y + b[5] * wb.z;
+            R->f[r] = (R->kind[r] == ROW_MOTOR ? jt->speed : 0) - u;
+        }
+        return;
+    }
+    /* predicted residuals and their derivatives (the header's table) */
+    imp_vec3 g = v3_sub(A.p1, B.p1);
+    imp_vec3 a1 = qaxis(A.F1, 0), b1 = qaxis(B.F1, 0);
+    int m = 0;
+    if (ty == IMP_JOINT_PRISMATIC || ty == IMP_JOINT_PLANAR) {
+        for (int k = ty == IMP_JOINT_PLANAR ? 0 : 1; k <= (ty == IMP_JOINT_PLANAR ? 0 : 2); k++) {
+            imp_vec3 t = qaxis(B.F1, k);
+            R->f[m] = v3_dot(g, t);
+            deriv_point(R, m++, t, &A, &B, jt->ib < n, g, h);
+        }
+    } else {
+        for (int c = 0; c < 3; c++) {
+            imp_vec3 t = v3(c == 0, c == 1, c == 2);
+            R->f[m] = v3_dot(g, t);
+            deriv_point(R, m++, t, &A, &B, false, g, h);
+        }
+    }
+    if (ty == IMP_JOINT_HINGE || ty == IMP_JOINT_TWIST || ty == IMP_JOINT_PLANAR) {
+        imp_vec3 e = v3_cross(a1, b1), t[2];
+        basis_of(a1, &t[0], &t[1]);
+        for (int k = 0; k < 2; k++) {
+            R->f[m] = v3_dot(t[k], e);
+            deriv_ang(R, m++, v3_cross(a1, v3_cross(b1, t[k])), v3_cross(b1, v3_cross(t[k], a1)), &A, &B);
+        }
+    } else if (ty == IMP_JOINT_RIGID || ty == IMP_JOINT_PRISMATIC) {
+        imp_quat q = quat_mul(A.F1, quat_conj(B.F1));
+        double sg = q.w < 0 ? -1 : 1;
+        imp_vec3 vq = v3(q.x, q.y, q.z);
+        for (int c = 0; c < 3; c++) {
+            imp_vec3 ei = v3(c == 0, c == 1, c == 2);
+            R->f[m] = 2 * sg * v3_dot(vq, ei);
+            imp_vec3 vx = v3_cross(vq, ei);
+            deriv_ang(R, m++, v3_scale(v3_add(v3_scale(ei, q.w), vx), sg), v3_scale(v3_sub(v3_scale(ei, q.w), vx), -sg), &A, &B);
+        }
+    }
+    if (m < R->m && R->kind[m] == ROW_LIMIT) { /* the residual past the bound kept from the first build */
+        double target = R->lim_target;
+        if (angular_free(ty)) {
+            R->f[m] = rel_angle(A.F1, B.F1, jt->angle) - target;
+            deriv_ang(R, m, b1, v3_scale(b1, -1), &A, &B);
+        } else if (ty == IMP_JOINT_PRISMATIC) {
+            R->f[m] = v3_dot(g, b1) - target;
+            deriv_point(R, m, b1, &A, &B, jt->ib < n, g, h);
+        } else {
+            imp_vec3 cr = v3_cross(a1, b1);
+            double s = v3_len(cr);
+            R->f[m] = atan2(s, v3_dot(a1, b1)) - target;
+            imp_vec3 nn = s > 1e-12 ? v3_scale(cr, 1 / s) : v3(0, 0, 0);
+            deriv_ang(R, m, v3_scale(nn, -1), nn, &A, &B);
+        }
+    }
+}
+
+/* ---- the sparse block solve (the header's last paragraph) ------------------------------------------ */
+
+static uint64_t fnv(uint64_t h, uint64_t x) { return (h ^ x) * 1099511628211ull; }
+
+
+/* body -> incident nodes (CSR over the dynamic sides), and the elimination structure when the joint
+ * graph changed: a minimum-degree order (leaves first on a tree) and each node's later neighbours U(p) */
+static void solver_structure(struct joint_set *js, int n, const double *im)
+{
+    const int nn = js->nn;
+    memset(js->bstart, 0, sizeof(int) * (size_t)(n + 2));
+    uint64_t h = fnv(1469598103934665603ull, (uint64_t)nn);
+    for (int p = 0; p < nn; p++) {
+        const joint *jt = &js->j[js->nodes[p]];
+        int ends[2] = {jt->ia, jt->ib};
+        for (int e = 0; e < 2; e++)
+            if (ends[e] < n && im[ends[e]] > 0) js->bstart[ends[e] + 1]++, h = fnv(h, (uint64_t)ends[e] << 20 | (uint64_t)p);
+    }
+    for (int i = 0; i < n; i++) js->bstart[i + 1] += js->bstart[i];
+    int *cur = js->adjn;
+    for (int i = 0; i <= n; i++) cur[i] = js->bstart[i];
+    for (int p = 0; p < nn; p++) {
+        const joint *jt = &js->j[js->nodes[p]];
+        int ends[2] = {jt->ia, jt->ib};
+        for (int e = 0; e < 2; e++)
+            if (ends[e] < n && im[ends[e]] > 0) js->bjoint[cur[ends[e]]++] = p;
+    }
+    if (h == js->topo && js->order) return;
+    js->topo = h;
+    /* symbolic elimination: adjacency lists of the node graph (allocated only here, on a change) */
+    int **adj = calloc((size_t)nn + 1, sizeof(int *));
+    int *deg = calloc((size_t)nn + 1, sizeof(int)), *acap = calloc((size_t)nn + 1, sizeof(int));
+    uint8_t *gone = calloc((size_t)nn + 1, 1);
+    if (!adj || !deg || !acap || !gone) abort();
+#define ADD_EDGE(P, Q)                                                                                  \
+    do {                                                                                                \
+        int p_ = (P), q_ = (Q), k_;                                                                     \
+        for (k_ = 0; k_ < deg[p_] && adj[p_][k_] != q_; k_++) {}                                        \
+        if (k_ == deg[p_]) {                                                                            \
+            if (deg[p_] == acap[p_]) acap[p_] = acap[p_] * 2 + 4, adj[p_] = ids_grow(adj[p_], sizeof(int), acap[p_]); \
+            adj[p_][deg[p_]++] = q_;                                                                    \
+        }                                                                                               \
+    } while (0)
+    for (int i = 0; i < n; i++)
+        for (int a = js->bstart[i]; a < js->bstart[i + 1]; a++)
+            for (int b = js->bstart[i]; b < js->bstart[i + 1]; b++)
+                if (a != b) ADD_EDGE(js->bjoint[a], js->bjoint[b]);
+    int nu = 0;
+    for (int k = 0; k < nn; k++) {
+        int p = -1;
+        for (int q = 0; q < nn; q++)
+            if (!gone[q] && (p < 0 || deg[q] < deg[p])) p = q;
+        gone[p] = 1, js->order[k] = p, js->pos[p] = k, js->ustart[k] = nu;
+        js->unb = cgrow(js->unb, sizeof(int), &js->ucap, nu + deg[p] + 1);
+        for (int a = 0; a < deg[p]; a++) js->unb[nu + a] = adj[p][a];
+        /* the neighbours of p become a clique (fill), and forget p */
+        for (int a = 0; a < deg[p]; a++) {
+            int q = adj[p][a];
+            for (int k2 = 0; k2 < deg[q]; k2++)
+                if (adj[q][k2] == p) adj[q][k2] = adj[q][--deg[q]];
+            for (int b = 0; b < deg[p]; b++)
+                if (b != a) ADD_EDGE(q, adj[p][b]);
+        }
+        nu += deg[p];
+        deg[p] = 0;
+    }
+#undef ADD_EDGE
+    for (int q = 0; q < nn; q++) free(adj[q]);
+    free(adj), free(deg), free(acap), free(gone);
+    js->ustart[nn] = nu;
+    if (nu + 1 > js->scap) {
+        js->scap = nu * 3 / 2 + 16;
+        js->bU = ids_grow(js->bU, 36 * sizeof(double), js->scap);
+        js->bL = ids_grow(js->bL, 36 * sizeof(double), js->scap);
+    }
+}
+
+/* the active joints of a stage: live, a moving side, and (with rows) at least one row */
+static void collect_nodes(imp_world *w, int n, const double *im)
+{
+    struct joint_set *js = w->joints;
+    const int nj = js->ids.count;
+    if (nj + 1 > js->ncap) {
+        int c = js->ncap = nj * 3 / 2 + 16;
+        js->nodes = ids_grow(js->nodes, sizeof(int), c), js->rows = ids_grow(js->rows, sizeof(jrows), c);
+        js->bjoint = ids_grow(js->bjoint, sizeof(int), 2 * c), js->order = ids_grow(js->order, sizeof(int), c);
+        js->pos = ids_grow(js->pos, sizeof(int), c), js->ustart = ids_grow(js->ustart, sizeof(int), c + 1);
+        js->Dinv = ids_grow(js->Dinv, 36 * sizeof(double), c), js->rhs = ids_grow(js->rhs, 6 * sizeof(double), c);
+        js->sol = ids_grow(js->sol, 6 * sizeof(double), c);
+    }
+    if (n + 2 > js->bcap) {
+        int c = js->bcap = n * 3 / 2 + 16;
+        js->bstart = ids_grow(js->bstart, sizeof(int), c), js->adjn = ids_grow(js->adjn, sizeof(int), c);
+        js->pv = ids_grow(js->pv, sizeof(imp_vec3), c), js->pw = ids_grow(js->pw, sizeof(imp_vec3), c);
+        js->sv = ids_grow(js->sv, sizeof(imp_vec3), c), js->sw = ids_grow(js->sw, sizeof(imp_vec3), c);
+        js->tv = ids_grow(js->tv, sizeof(imp_vec3), c), js->tw = ids_grow(js->tw, sizeof(imp_vec3), c);
+    }
+    js->nn = 0;
+    for (int k = 0; k < nj; k++) {
+        joint *jt = &js->j[k];
+        jt->node = -1;
+        if (jt->ia < 0 || jt->ib < 0) continue;
+        if (!((jt->ia < n && im[jt->ia] > 0) || (jt->ib < n && im[jt->ib] > 0))) continue;
+        jt->node = js->nn, js->nodes[js->nn++] = k;
+    }
+    solver_structure(js, n, im);
+}
+
+static double *blk(struct joint_set *js, int p, int q)
+{
+    if (js->pos[p] < js->pos[q]) {
+        for (int e = js->ustart[js->pos[p]]; e < js->ustart[js->pos[p] + 1]; e++)
+            if (js->unb[e] == q) return js->bU + 36 * (size_t)e;
+    } else {
+        for (int e = js->ustart[js->pos[q]]; e < js->ustart[js->pos[q] + 1]; e++)
+            if (js->unb[e] == p) return js->bL + 36 * (size_t)e;
+    }
+    return NULL; /* not reached: every edge is in the structure */
+}
+
+static double dot6(const double *a, const double *b)
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
+}
+
+/* K = C W G by blocks into the structure; the diagonal gets the Levenberg-Marquardt shift mu diag K
+ * and a tiny one for redundant rows; fixed rows (C zeroed) get a unit diagonal */
+static void assemble(struct joint_set *js, int n, double mu)
+{
+    const int nn = js->nn;
+    memset(js->Dinv, 0, 36 * sizeof(double) * (size_t)nn);
+    int nu = js->ustart[nn];
+    memset(js->bU, 0, 36 * sizeof(double) * (size_t)nu), memset(js->bL, 0, 36 * sizeof(double) * (size_t)nu);
+    for (int p = 0; p < nn; p++) {
+        const jrows *R = &js->rows[p];
+        double *D = js->Dinv + 36 * (size_t)p;
+        for (int r = 0; r < R->m; r++)
+            for (int c = 0; c < R->m; c++) D[6 * r + c] = dot6(R->cA[r], R->wA[c]) + dot6(R->cB[r], R->wB[c]);
+        for (int r = 0; r < R->m; r++) {
+            if (R->fixed[r]) D[6 * r + r] = 1;
+            D[6 * r + r] += (mu + 1e-10) * fabs(D[6 * r + r]) + 1e-300;
+        }
+    }
+    /* off-diagonal blocks through each shared moving body */
+    for (int i = 0; i < n; i++)
+        for (int a = js->bstart[i]; a < js->bstart[i + 1]; a++)
+            for (int b = js->bstart[i]; b < js->bstart[i + 1]; b++) {
+                int p = js->bjoint[a], q = js->bjoint[b];
+                if (p == q) continue;
+                const jrows *Rp = &js->rows[p], *Rq = &js->rows[q];
+                const joint *jp = &js->j[js->nodes[p]], *jq = &js->j[js->nodes[q]];
+                double(*cp)[6] = jp->ia == i ? (double(*)[6])Rp->cA : (double(*)[6])Rp->cB;
+                double(*wq)[6] = jq->ia == i ? (double(*)[6])Rq->wA : (double(*)[6])Rq->wB;
+                double *K = blk(js, p, q);
+                for (int r = 0; r < Rp->m; r++)
+                    for (int c = 0; c < Rq->m; c++) K[6 * r + c] += dot6(cp[r], wq[c]);
+            }
+}
+
+/* in-place inverse of the m x m block A (stride 6), Gauss-Jordan with partial pivoting */
+static bool inv_block(double *A, int m)
+{
+    int piv[6];
+    for (int c = 0; c < m; c++) {
+        int p = c;
+        for (int r = c + 1; r < m; r++)
+            if (fabs(A[6 * r + c]) > fabs(A[6 * p + c])) p = r;
+        if (!(fabs(A[6 * p + c]) > 1e-300)) return false;
+        piv[c] = p;
+        if (p != c)
+            for (int k = 0; k < m; k++) {
+                double t = A[6 * c + k];
+                A[6 * c + k] = A[6 * p + k], A[6 * p + k] = t;
+            }
+        double d = 1 / A[6 * c + c];
+        A[6 * c + c] = 1;
+        for (int k = 0; k < m; k++) A[6 * c + k] *= d;
+        for (int r = 0; r < m; r++) {
+            if (r == c) continue;
+            double f = A[6 * r + c];
+            if (f == 0) continue;
+            A[6 * r + c] = 0;
+            for (int k = 0; k < m; k++) A[6 * r + k] -= f * A[6 * c + k];
+        }
+    }
+    for (int c = m - 1; c >= 0; c--) /* undo the row swaps as column swaps */
+        if (piv[c] != c)
+            for (int r = 0; r < m; r++) {
+                double t = A[6 * r + c];
+                A[6 * r + c] = A[6 * r + piv[c]], A[6 * r + piv[c]] = t;
+            }
+    return true;
+}
+
+/* C = A (ma x mk) B (mk x mb), all stride 6; sub: C -= instead */
+static void mul_blk(double *C, const double *A, const double *B, int ma, int mk, int mb, bool sub)
+{
+    for (int r = 0; r < ma; r++)
+        for (int c = 0; c < mb; c++) {
+            double s = 0;
+            for (int k = 0; k < mk; k++) s += A[6 * r + k] * B[6 * k + c];
+            if (sub) C[6 * r + c] -= s;
+            else C[6 * r + c] = s;
+        }
+}
+
+/* block elimination in the structure's order: D_p^-1, L_qp = K_qp D_p^-1, K_q1q2 -= L_q1p K_pq2 */
+static bool factor_impl(struct joint_set *js);
+static bool factor(struct joint_set *js) { double t0 = now_ms(); bool r = factor_impl(js); T_fact += now_ms() - t0; N_fact++; return r; }
+static bool factor_impl(struct joint_set *js)
+{
+    double T[36];
+    for (int k = 0; k < js->nn; k++) {
+        int p = js->order[k], mp = js->rows[p].m;
+        double *D = js->Dinv + 36 * (size_t)p;
+        if (!inv_block(D, mp)) return false;
+        for (int e = js->ustart[k]; e < js->ustart[k + 1]; e++) {
+            int q = js->unb[e];
+            double *L = js->bL + 36 * (size_t)e;
+            mul_blk(T, L, D, js->rows[q].m, mp, mp, false);
+            memcpy(L, T, sizeof T);
+        }
+        for (int e1 = js->ustart[k]; e1 < js->ustart[k + 1]; e1++)
+            for (int e2 = js->ustart[k]; e2 < js->ustart[k + 1]; e2++) {
+                int q1 = js->unb[e1], q2 = js->unb[e2];
+                double *K = q1 == q2 ? js->Dinv + 36 * (size_t)q1 : blk(js, q1, q2);
+                mul_blk(K, js->bL + 36 * (size_t)e1, js->bU + 36 * (size_t)e2, js->rows[q1].m, mp, js->rows[q2].m, true);
+            }
+    }
+    return true;
+}
+
+/* solve K x = rhs with the factors (rhs is overwritten; x into sol) */
+static void solve(struct joint_set *js)
+{
+    for (int k = 0; k < js->nn; k++) {
+        int p = js->order[k], mp = js->rows[p].m;
+        const double *bp = js->rhs + 6 * (size_t)p;
+        for (int e = js->ustart[k]; e < js->ustart[k + 1]; e++) {
+            int q = js->unb[e];
+            const double *L = js->bL + 36 * (size_t)e;
+            double *bq = js->rhs + 6 * (size_t)q;
+            for (int r = 0; r < js->rows[q].m; r++)
+                for (int c = 0; c < mp; c++) bq[r] -= L[6 * r + c] * bp[c];
+        }
+    }
+    for (int k = js->nn - 1; k >= 0; k--) {
+        int p = js->order[k], mp = js->rows[p].m;
+        double t[6];
+        memcpy(t, js->rhs + 6 * (size_t)p, sizeof t);
+        for (int e = js->ustart[k]; e < js->ustart[k + 1]; e++) {
+            int q = js->unb[e];
+            const double *U = js->bU + 36 * (size_t)e, *xq = js->sol + 6 * (size_t)q;
+            for (int r = 0; r < mp; r++)
+                for (int c = 0; c < js->rows[q].m; c++) t[r] -= U[6 * r + c] * xq[c];
+        }
+        const double *D = js->Dinv + 36 * (size_t)p;
+        double *x = js->sol + 6 * (size_t)p;
+        for (int r = 0; r < mp; r++) {
+            double s = 0;
+            for (int c = 0; c < mp; c++) s += D[6 * r + c] * t[c];
+            x[r] = s;
+        }
+    }
+}
+
+/* velocities += alpha * sum_r lam_r W g_r of node p (lam: 6 per node); with v2 (pre-stabilization)
+ * also into v2, om2, and the joint's impulse of this step */
+static void apply_node(struct joint_set *js, int p, const double *lam, double alpha, imp_vec3 *v, imp_vec3 *om, imp_vec3 *v2, imp_vec3 *om2, int n)
+{
+    const jrows *R = &js->rows[p];
+    joint *jt = &js->j[js->nodes[p]];
+    imp_vec3 dva = v3(0, 0, 0), dwa = dva, dvb = dva, dwb = dva;
+    for (int r = 0; r < R->m; r++) {
+        double l = alpha * lam[r];
+        if (l == 0) continue;
+        const double *a = R->wA[r], *b = R->wB[r], *g = R->gA[r];
+        if (v2 && R->ang[r]) jt->acc_ang = v3_add(jt->acc_ang, v3(l * g[3], l * g[4], l * g[5]));
+        else if (v2) jt->acc_lin = v3_add(jt->acc_lin, v3(l * g[0], l * g[1], l * g[2]));
+        dva = v3_add(dva, v3(l * a[0], l * a[1], l * a[2])), dwa = v3_add(dwa, v3(l * a[3], l * a[4], l * a[5]));
+        dvb = v3_add(dvb, v3(l * b[0], l * b[1], l * b[2])), dwb = v3_add(dwb, v3(l * b[3], l * b[4], l * b[5]));
+    }
+    if (jt->ia < n) {
+        v[jt->ia] = v3_add(v[jt->ia], dva), om[jt->ia] = v3_add(om[jt->ia], dwa);
+        if (v2) v2[jt->ia] = v3_add(v2[jt->ia], dva), om2[jt->ia] = v3_add(om2[jt->ia], dwa);
+    }
+    if (jt->ib < n) {
+        v[jt->ib] = v3_add(v[jt->ib], dvb), om[jt->ib] = v3_add(om[jt->ib], dwb);
+        if (v2) v2[jt->ib] = v3_add(v2[jt->ib], dvb), om2[jt->ib] = v3_add(om2[jt->ib], dwb);
+    }
+}
+
 static int cmp_u64(const void *x, const void *y)
 {
     uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
     return a < b ? -1 : a > b;
 }
+
+/* ---- the stages -------------------------------------------------------------------------------------- */
 
 int joints_prepare(imp_world *w, int n)
 {
@@ -230,8 +977,7 @@ int joints_prepare(imp_world *w, int n)
     if (n > js->body_cap) {
         js->body_cap = n * 3 / 2 + 16;
         js->jointed = ids_grow(js->jointed, 1, js->body_cap);
-        js->sv = ids_grow(js->sv, sizeof(imp_vec3), js->body_cap);
-        js->sw = ids_grow(js->sw, sizeof(imp_vec3), js->body_cap);
+        js->uf = ids_grow(js->uf, sizeof(int), js->body_cap);
     }
     memset(js->jointed, 0, (size_t)n);
     if (js->ids.count > js->pair_cap) {
@@ -239,23 +985,54 @@ int joints_prepare(imp_world *w, int n)
         js->pairs = ids_grow(js->pairs, sizeof(uint64_t), js->pair_cap);
     }
     js->npairs = 0;
+    for (int i = 0; i < n; i++) js->uf[i] = i;
     int live = 0;
     for (int k = 0; k < js->ids.count; k++) {
         joint *jt = &js->j[k];
-        if (!joint_bodies(w, jt, n)) continue;
+        if (!joint_bodies(w, jt, n)) {
+            if (!jt->woke) { /* a body of it was destroyed: the partner wakes, once */
+                jt->woke = true;
+                if (jt->ia >= 0 && jt->ia < n) w->bodies[jt->ia].asleep = 0, w->bodies[jt->ia].sleep_time = 0;
+                if (jt->ib >= 0 && jt->ib < n) w->bodies[jt->ib].asleep = 0, w->bodies[jt->ib].sleep_time = 0;
+            }
+            continue;
+        }
         live++;
         if (jt->ib < n) {
             uint64_t lo = (uint64_t)(jt->ia < jt->ib ? jt->ia : jt->ib), hi = (uint64_t)(jt->ia < jt->ib ? jt->ib : jt->ia);
             js->pairs[js->npairs++] = lo << 32 | hi;
+            if (w->bodies[jt->ia].motion == IMP_DYNAMIC && w->bodies[jt->ib].motion == IMP_DYNAMIC) {
+                int ra = jt->ia, rb = jt->ib;
+                while (js->uf[ra] != ra) ra = js->uf[ra] = js->uf[js->uf[ra]];
+                while (js->uf[rb] != rb) rb = js->uf[rb] = js->uf[js->uf[rb]];
+                if (ra != rb) js->uf[ra] = rb;
+            }
         }
+    }
+    /* a joint island sleeps and wakes as one: any awake member wakes the rest */
+    for (int k = 0; k < js->ids.count; k++) {
+        const joint *jt = &js->j[k];
+        if (jt->ia < 0 || jt->ib < 0) continue;
         int ends[2] = {jt->ia, jt->ib};
-        for (int e = 0; e < 2; e++) {
-            if (ends[e] >= n) continue;
-            body *b = &w->bodies[ends[e]];
-            if (b->motion != IMP_DYNAMIC) continue;
-            js->jointed[ends[e]] = 1;
-            b->asleep = 0, b->sleep_time = 0; /* jointed bodies do not sleep (yet) */
-        }
+        for (int e = 0; e < 2; e++)
+            if (ends[e] < n && w->bodies[ends[e]].motion == IMP_DYNAMIC && !w->bodies[ends[e]].asleep) {
+                int r = ends[e];
+                while (js->uf[r] != r) r = js->uf[r];
+                js->jointed[r] = 2; /* the root marks an awake island */
+            }
+    }
+    for (int i = 0; i < n; i++) {
+        int r = i;
+        while (js->uf[r] != r) r = js->uf[r];
+        if (js->jointed[r] == 2 && w->bodies[i].asleep) w->bodies[i].asleep = 0, w->bodies[i].sleep_time = 0;
+    }
+    memset(js->jointed, 0, (size_t)n);
+    for (int k = 0; k < js->ids.count; k++) {
+        const joint *jt = &js->j[k];
+        if (jt->ia < 0 || jt->ib < 0) continue;
+        int ends[2] = {jt->ia, jt->ib};
+        for (int e = 0; e < 2; e++)
+            if (ends[e] < n && w->bodies[ends[e]].motion == IMP_DYNAMIC && !w->bodies[ends[e]].asleep) js->jointed[ends[e]] = 1;
     }
     qsort(js->pairs, (size_t)js->npairs, sizeof(uint64_t), cmp_u64);
     return live;
@@ -278,398 +1055,305 @@ bool joints_connected(const imp_world *w, int a, int b)
 
 const uint8_t *joints_jointed(const imp_world *w) { return w->joints && w->joints->ids.count ? w->joints->jointed : NULL; }
 
-/* the world offset now of a joint side's articulation point and its axis (the world side: the point) */
-static void side_now(const imp_world *w, int i, int n, imp_vec3 l, imp_vec3 u, imp_vec3 *c, imp_vec3 *a, imp_vec3 *x)
+int joints_pairs(const imp_world *w, const uint64_t **pairs)
 {
-    if (i >= n) {
-        *x = v3(0, 0, 0), *c = l, *a = u;
-        return;
-    }
-    const double *X = w->bstate + BODY_DIM * i;
-    imp_mat3 R = rot_of(X);
-    *x = v3_load(X), *c = m3_mul_v(R, l), *a = m3_mul_v(R, u);
+    if (!w->joints) return 0;
+    *pairs = w->joints->pairs;
+    return w->joints->npairs;
 }
 
-void joints_post_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_mat3 *Iinv, const double *im, int n)
+/* Velocity post-stabilization (S1 section V; the header's "Post-stabilization" paragraph). motors: the
+ * velocity stage, where motor rows drive the free coordinate's rate with at most max h of impulse. */
+static void post_impl(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_mat3 *Iinv, const double *im, int n, double h, bool motors);
+void joints_post_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_mat3 *Iinv, const double *im, int n, double h, bool motors)
+{ double t0 = now_ms(); post_impl(w, v, om, Iinv, im, n, h, motors); T_post += now_ms() - t0; }
+static void post_impl(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_mat3 *Iinv, const double *im, int n, double h, bool motors)
 {
     struct joint_set *js = w->joints;
-    if (!js) return;
-    for (int sweep = 0; sweep < POST_SWEEPS; sweep++) {
-        for (int k = 0; k < js->ids.count; k++) {
-            joint *jt = &js->j[k];
-            if (jt->ia < 0 || jt->ib < 0) continue;
+    if (!js || !js->ids.count) return;
+    collect_nodes(w, n, im);
+    if (!js->nn) return;
+    for (int p = 0; p < js->nn; p++)
+        rows_build(w, &js->j[js->nodes[p]], &js->rows[p], n, v, om, Iinv, im, h, false, true, motors);
+    for (int pass = 0; pass < ACTIVE_PASSES; pass++) {
+        for (int p = 0; p < js->nn; p++) {
+            jrows *R = &js->rows[p];
+            if (pass) rows_build(w, &js->j[js->nodes[p]], R, n, v, om, Iinv, im, h, false, false, motors);
+            for (int r = 0; r < R->m; r++) {
+                js->rhs[6 * p + r] = R->fixed[r] ? 0 : R->f[r];
+                if (R->fixed[r]) memset(R->cA[r], 0, sizeof R->cA[r]), memset(R->cB[r], 0, sizeof R->cB[r]);
+            }
+        }
+        assemble(js, n, 0);
+        if (!factor(js)) return;
+        solve(js);
+        /* multipliers out of bounds are fixed at the bound and applied; the rest is solved again */
+        bool clamped = false;
+        for (int p = 0; p < js->nn; p++) {
+            jrows *R = &js->rows[p];
+            double lam[6] = {0};
+            for (int r = 0; r < R->m; r++) {
+                double l = js->sol[6 * p + r];
+                if (R->fixed[r] || (l >= R->lo[r] && l <= R->hi[r])) continue;
+                lam[r] = l < R->lo[r] ? R->lo[r] : R->hi[r];
+                R->fixed[r] = true, clamped = true;
+            }
+            apply_node(js, p, lam, 1, v, om, NULL, NULL, n);
+        }
+        if (clamped && pass + 1 < ACTIVE_PASSES) continue;
+        for (int p = 0; p < js->nn; p++) {
+            jrows *R = &js->rows[p];
+            double lam[6] = {0};
+            for (int r = 0; r < R->m; r++) {
+                double l = js->sol[6 * p + r];
+                if (!R->fixed[r]) lam[r] = l < R->lo[r] ? R->lo[r] : l > R->hi[r] ? R->hi[r] : l;
+            }
+            apply_node(js, p, lam, 1, v, om, NULL, NULL, n);
+        }
+        break;
+    }
+}
+
+/* the predicted residuals of every node at the velocities pv, pw; returns the largest, |F|^2 in *n2 */
+static double eval_all(imp_world *w, int n, const imp_mat3 *Iinv, const double *im, double h, double *n2)
+{
+    struct joint_set *js = w->joints;
+    double worst = 0, sum = 0, t0 = now_ms(); N_eval++;
+    for (int p = 0; p < js->nn; p++) {
+        jrows *R = &js->rows[p];
+        rows_build(w, &js->j[js->nodes[p]], R, n, js->pv, js->pw, Iinv, im, h, true, false, false);
+        if (js->keep > 0)
+            for (int r = 0; r < R->m; r++) R->f[r] -= js->keep * R->e0[r];
+        for (int r = 0; r < R->m; r++) worst = fmax(worst, fabs(R->f[r])), sum += R->f[r] * R->f[r];
+    }
+    *n2 = sum;
+    T_eval += now_ms() - t0;
+    return worst == worst ? worst : INFINITY;
+}
+
+/* one joint's Newton solve alone (S1 section IV's per-joint iteration) to tol */
+static void solve_one(imp_world *w, int p, int n, const imp_mat3 *Iinv, const double *im, double h, double tol, imp_vec3 *v, imp_vec3 *om)
+{
+    struct joint_set *js = w->joints;
+    jrows *R = &js->rows[p];
+    joint *jt = &js->j[js->nodes[p]];
+    rows_build(w, jt, R, n, js->pv, js->pw, Iinv, im, h, true, true, false);
+    double last = INFINITY, lam[6];
+    for (int it = 0; it < SWEEP_ITERS; it++) {
+        rows_build(w, jt, R, n, js->pv, js->pw, Iinv, im, h, true, false, false);
+        double worst = 0, D[36];
+        for (int r = 0; r < R->m; r++) worst = fmax(worst, fabs(R->f[r]));
+        if (!(worst < last)) { /* this joint's Newton does not converge from here: undo its last step */
+            apply_node(js, p, lam, -1, js->pv, js->pw, v, om, n);
+            return;
+        }
+        if (!(worst >= tol)) return;
+        last = worst;
+        for (int r = 0; r < R->m; r++) {
+            for (int c = 0; c < R->m; c++) D[6 * r + c] = dot6(R->cA[r], R->wA[c]) + dot6(R->cB[r], R->wB[c]);
+            D[6 * r + r] += 1e-10 * fabs(D[6 * r + r]) + 1e-300;
+        }
+        if (!inv_block(D, R->m)) return;
+        for (int r = 0; r < R->m; r++) {
+            double s = 0;
+            for (int c = 0; c < R->m; c++) s -= D[6 * r + c] * R->f[c];
+            lam[r] = s;
+        }
+        apply_node(js, p, lam, 1, js->pv, js->pw, v, om, n);
+    }
+}
+
+/* The fallback when S1's Newton stalls (no solution near: with the impulse directions G fixed at time n
+ * the predicted constraints need not be reachable, which happens on long taut chains at coarse steps):
+ * the projection of the velocities V0 onto the set F(V) = 0 closest in the mass metric,
+ *     min 1/2 |V - V0|_M^2  subject to  F(V) = 0,
+ * which always has a solution. Gauss-Newton: linearize F at V_k, F + C (V - V_k) = 0, so
+ * V = V0 + W C^T mu with (C W C^T) mu = C (V_k - V0) - F: the same sparse solve with G = C^T / h (the
+ * impulse of a point row is then t at the predicted articulation point, turned by J_l^T). A line search
+ * on |F|^2 between V_k and the new V keeps every iterate no worse than the last. */
+static double project(imp_world *w, int n, const imp_mat3 *Iinv, const double *im, double h, double worst)
+{
+    struct joint_set *js = w->joints;
+    double n2, mu = 1e-9;
+    worst = eval_all(w, n, Iinv, im, h, &n2);
+    for (int i = 0; i <= n; i++) js->sv[i] = js->pv[i], js->sw[i] = js->pw[i];
+    for (int it = 0; it < 2 * NEWTON_ITERS && worst > FINAL_TOL; it++) {
+        for (int p = 0; p < js->nn; p++) {
+            jrows *R = &js->rows[p];
+            const joint *jt = &js->j[js->nodes[p]];
             const int a = jt->ia, b = jt->ib;
-            if (im[a] == 0 && im[b] == 0) continue;
-            imp_vec3 ca, cb, aa, ab, xa, xb;
-            side_now(w, a, n, jt->la, jt->ua, &ca, &aa, &xa);
-            side_now(w, b, n, jt->lb, jt->ub, &cb, &ab, &xb);
-            if (b >= n) cb = v3(0, 0, 0);
-            imp_vec3 u = v3_sub(v3_add(v[a], v3_cross(om[a], ca)), v3_add(v[b], v3_cross(om[b], cb)));
-            imp_mat3 K = m3_add(m3_diag(im[a] + im[b], im[a] + im[b], im[a] + im[b]),
-                                m3_add(m3_scale(m3_mul(skew(ca), m3_mul(Iinv[a], skew(ca))), -1),
-                                       m3_scale(m3_mul(skew(cb), m3_mul(Iinv[b], skew(cb))), -1)));
-            if (!(fabs(m3_det(K)) > 1e-300)) continue;
-            imp_vec3 j = v3_scale(m3_mul_v(m3_inverse(K), u), -1);
-            v[a] = v3_mad(v[a], j, im[a]), om[a] = v3_add(om[a], m3_mul_v(Iinv[a], v3_cross(ca, j)));
-            v[b] = v3_mad(v[b], j, -im[b]), om[b] = v3_sub(om[b], m3_mul_v(Iinv[b], v3_cross(cb, j)));
-            if (jt->type != IMP_JOINT_HINGE) continue;
-            /* the relative spin across the axis: tau = s1 t1 + s2 t2 with t_i . (dw + Isum tau) = 0 */
-            imp_vec3 ax = aa;
-            imp_vec3 ref = fabs(ax.x) < 0.57 ? v3(1, 0, 0) : fabs(ax.y) < 0.57 ? v3(0, 1, 0) : v3(0, 0, 1);
-            imp_vec3 t1 = v3_normalize(v3_cross(ax, ref)), t2 = v3_cross(ax, t1);
-            imp_mat3 Is = m3_add(Iinv[a], Iinv[b]);
-            imp_vec3 dw = v3_sub(om[a], om[b]);
-            imp_vec3 I1 = m3_mul_v(Is, t1), I2 = m3_mul_v(Is, t2);
-            double k11 = v3_dot(t1, I1), k12 = v3_dot(t1, I2), k21 = v3_dot(t2, I1), k22 = v3_dot(t2, I2);
-            double det = k11 * k22 - k12 * k21;
-            if (!(fabs(det) > 1e-300)) continue;
-            double r1 = -v3_dot(t1, dw), r2 = -v3_dot(t2, dw);
-            double s1 = (k22 * r1 - k12 * r2) / det, s2 = (k11 * r2 - k21 * r1) / det;
-            imp_vec3 tau = v3_add(v3_scale(t1, s1), v3_scale(t2, s2));
-            om[a] = v3_add(om[a], m3_mul_v(Iinv[a], tau));
-            om[b] = v3_sub(om[b], m3_mul_v(Iinv[b], tau));
-        }
-    }
-}
-
-/* S1's appendix derivative of the rotation: with R' = exp(theta) R (theta = h omega), a change dtheta of
- * theta turns R' by J_l(theta) dtheta, the left Jacobian of SO(3):
- *     J_l = 1 + (1 - cos t) / t^2 [theta]x + (t - sin t) / t^3 [theta]x^2,   t = |theta|
- * (series 1/2 - t^2/24 and 1/6 - t^2/120 as t -> 0), so d(R' c) = (J_l dtheta) x R' c. */
-static imp_mat3 left_jac(imp_vec3 th)
-{
-    double t = v3_len(th), t2 = t * t;
-    double c1 = t < 1e-4 ? 0.5 - t2 / 24 : (1 - cos(t)) / t2;
-    double c2 = t < 1e-4 ? 1.0 / 6 - t2 / 120 : (t - sin(t)) / (t2 * t);
-    imp_mat3 K = skew(th);
-    return m3_add(m3_identity(), m3_add(m3_scale(K, c1), m3_scale(m3_mul(K, K), c2)));
-}
-
-/* the predicted world point and axis of one side: x + h v + R(h omega) c, R(h omega) a */
-static void predict(const imp_world *w, int i, int n, imp_vec3 l, imp_vec3 u, imp_vec3 v, imp_vec3 om, double h,
-                    imp_vec3 *p, imp_vec3 *c, imp_vec3 *a)
-{
-    if (i >= n) {
-        *p = l, *c = v3(0, 0, 0), *a = u;
-        return;
-    }
-    const double *X = w->bstate + BODY_DIM * i;
-    imp_quat q = quat_advance(quat_normalize(quat(X[3], X[4], X[5], X[6])), om, h);
-    imp_mat3 R = quat_to_m3(q);
-    *c = m3_mul_v(R, l), *a = m3_mul_v(R, u);
-    *p = v3_add(v3_add(v3_load(X), v3_scale(v, h)), *c);
-}
-
-/* one joint's Newton solve of the position equation to tol; returns the error after it */
-static double solve_point(imp_world *w, const joint *jt, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp, const imp_vec3 *wp,
-                          const imp_mat3 *Iinv, const double *im, int n, double h, double tol)
-{
-    const int a = jt->ia, b = jt->ib;
-    imp_vec3 pa, pb, ca, cb, aa, ab;
-    imp_vec3 xa = a < n ? v3_load(w->bstate + BODY_DIM * a) : v3(0, 0, 0);
-    imp_vec3 xb = b < n ? v3_load(w->bstate + BODY_DIM * b) : v3(0, 0, 0);
-    double err = 0, first = -1;
-    imp_vec3 last = v3(0, 0, 0), lra = last, lrb = last;
-    for (int it = 0; it < NEWTON_ITERS; it++) {
-        predict(w, a, n, jt->la, jt->ua, v3_add(v[a], vp[a]), v3_add(om[a], wp[a]), h, &pa, &ca, &aa);
-        predict(w, b, n, jt->lb, jt->ub, v3_add(v[b], vp[b]), v3_add(om[b], wp[b]), h, &pb, &cb, &ab);
-        imp_vec3 f = v3_sub(pa, pb);
-        if (first >= 0 && v3_len(f) > err) { /* diverging: undo the last step and leave it to the global solve */
-            v[a] = v3_mad(v[a], last, -im[a]), om[a] = v3_sub(om[a], m3_mul_v(Iinv[a], v3_cross(lra, last)));
-            v[b] = v3_mad(v[b], last, im[b]), om[b] = v3_add(om[b], m3_mul_v(Iinv[b], v3_cross(lrb, last)));
-            break;
-        }
-        err = v3_len(f);
-        if (first < 0) first = err;
-        if (err < tol) break;
-        /* the impulse acts at the midpoint of the two articulation points now */
-        imp_vec3 ma, mb, na, nb, ya, yb;
-        side_now(w, a, n, jt->la, jt->ua, &ma, &na, &ya);
-        side_now(w, b, n, jt->lb, jt->ub, &mb, &nb, &yb);
-        imp_vec3 m = v3_scale(v3_add(v3_add(xa, ma), b < n ? v3_add(xb, mb) : mb), 0.5);
-        imp_vec3 ra = v3_sub(m, xa), rb = v3_sub(m, xb);
-        imp_mat3 La = left_jac(v3_scale(v3_add(om[a], wp[a]), h)), Lb = left_jac(v3_scale(v3_add(om[b], wp[b]), h));
-        imp_mat3 J = m3_add(m3_diag(im[a] + im[b], im[a] + im[b], im[a] + im[b]),
-                            m3_add(m3_scale(m3_mul(skew(ca), m3_mul(La, m3_mul(Iinv[a], skew(ra)))), -1),
-                                   m3_scale(m3_mul(skew(cb), m3_mul(Lb, m3_mul(Iinv[b], skew(rb)))), -1)));
-        J = m3_scale(J, h);
-        if (!(fabs(m3_det(J)) > 1e-300)) break;
-        imp_vec3 j = v3_scale(m3_mul_v(m3_inverse(J), f), -1);
-        last = j, lra = ra, lrb = rb;
-        v[a] = v3_mad(v[a], j, im[a]), om[a] = v3_add(om[a], m3_mul_v(Iinv[a], v3_cross(ra, j)));
-        v[b] = v3_mad(v[b], j, -im[b]), om[b] = v3_sub(om[b], m3_mul_v(Iinv[b], v3_cross(rb, j)));
-    }
-    return first; /* the error this visit found (the sweeps end when no visit finds any) */
-}
-
-/* one hinge's Newton solve of the orientation equation (normal equations); returns the error after it */
-static double solve_axis(imp_world *w, const joint *jt, imp_vec3 *om, const imp_vec3 *wp, const imp_mat3 *Iinv, int n, double h, double tol)
-{
-    const int a = jt->ia, b = jt->ib;
-    double err = 0, first = -1;
-    for (int it = 0; it < NEWTON_ITERS; it++) {
-        imp_vec3 pa, pb, ca, cb, aa, ab;
-        imp_vec3 zero = v3(0, 0, 0);
-        predict(w, a, n, jt->la, jt->ua, zero, v3_add(om[a], wp[a]), h, &pa, &ca, &aa);
-        predict(w, b, n, jt->lb, jt->ub, zero, v3_add(om[b], wp[b]), h, &pb, &cb, &ab);
-        imp_vec3 e = v3_cross(aa, ab);
-        err = v3_len(e);
-        if (first < 0) first = err;
-        if (err < tol) break;
-        imp_mat3 La = left_jac(v3_scale(v3_add(om[a], wp[a]), h)), Lb = left_jac(v3_scale(v3_add(om[b], wp[b]), h));
-        imp_mat3 J = m3_scale(m3_add(m3_mul(m3_mul(skew(ab), skew(aa)), m3_mul(La, Iinv[a])),
-                                     m3_mul(m3_mul(skew(aa), skew(ab)), m3_mul(Lb, Iinv[b]))), h);
-        imp_mat3 JT = m3_transpose(J), N = m3_mul(JT, J);
-        double tr = N.m[0][0] + N.m[1][1] + N.m[2][2];
-        if (!(tr > 1e-300)) break;
-        N = m3_add(N, m3_diag(1e-12 * tr, 1e-12 * tr, 1e-12 * tr));
-        imp_vec3 tau = v3_scale(m3_mul_v(m3_inverse(N), m3_mul_v(JT, e)), -1);
-        om[a] = v3_add(om[a], m3_mul_v(Iinv[a], tau));
-        om[b] = v3_sub(om[b], m3_mul_v(Iinv[b], tau));
-    }
-    return first;
-}
-
-
-/* ---- the global Newton finish ----------------------------------------------------------------------
- * S1's sweeps solve one joint at a time; along a chain of equal links that Gauss-Seidel converges
- * slowly (about x0.9 per sweep), so after the sweeps a Newton iteration on ALL joint equations at once
- * finishes the job: unknowns are each joint's linear impulse (3) and, for a hinge, its angular impulse
- * tau = s1 t1 + s2 t2 across the predicted axis (2); equations are each joint's predicted gap
- * p_a - p_b (3) and, for a hinge, t1.(a_a x a_b), t2.(a_a x a_b) (2). A column's unit impulse changes
- * body X (an end of joint l, sign sl = +1 for A, -1 for B) by
- *     dv_X = sl M_X^-1 d (linear only),  dtheta_X = J_l,X h I_X^-1 sl ([r_lX]x d | T_l s)
- * and a row of joint k with X as an end (sign sk) changes by
- *     gap:  sk (h M_X^-1 dv-part - [c'_kX]x dtheta_X)
- *     axis: T_k^T D_kX dtheta_X,  D_kA = [a_b]x [a_a]x,  D_kB = -[a_a]x [a_b]x   (as in solve_axis)
- * The dense system (rows = 3 per point joint, 5 per hinge) is solved by LU with partial pivoting. */
-static int jrows(const joint *jt) { return jt->type == IMP_JOINT_HINGE ? 5 : 3; }
-
-static void basis_of(imp_vec3 a, imp_vec3 *t1, imp_vec3 *t2)
-{
-    imp_vec3 ref = fabs(a.x) < 0.57 ? v3(1, 0, 0) : fabs(a.y) < 0.57 ? v3(0, 1, 0) : v3(0, 0, 1);
-    *t1 = v3_normalize(v3_cross(a, ref)), *t2 = v3_cross(a, *t1);
-}
-
-/* LU with partial pivoting of the m x m matrix G (row major), solving G x = b in place of b */
-static int lu_solve(double *G, double *b, int *piv, int m)
-{
-    for (int c = 0; c < m; c++) {
-        int p = c;
-        for (int r = c + 1; r < m; r++)
-            if (fabs(G[(size_t)r * m + c]) > fabs(G[(size_t)p * m + c])) p = r;
-        if (!(fabs(G[(size_t)p * m + c]) > 1e-300)) return 0;
-        piv[c] = p;
-        if (p != c) {
-            for (int k = 0; k < m; k++) {
-                double t = G[(size_t)c * m + k];
-                G[(size_t)c * m + k] = G[(size_t)p * m + k], G[(size_t)p * m + k] = t;
-            }
-            double t = b[c];
-            b[c] = b[p], b[p] = t;
-        }
-        double d = G[(size_t)c * m + c];
-        for (int r = c + 1; r < m; r++) {
-            double f = G[(size_t)r * m + c] / d;
-            if (f == 0) continue;
-            G[(size_t)r * m + c] = f;
-            for (int k = c + 1; k < m; k++) G[(size_t)r * m + k] -= f * G[(size_t)c * m + k];
-            b[r] -= f * b[c];
-        }
-    }
-    for (int r = m - 1; r >= 0; r--) {
-        double x = b[r];
-        for (int k = r + 1; k < m; k++) x -= G[(size_t)r * m + k] * b[k];
-        b[r] = x / G[(size_t)r * m + r];
-    }
-    return 1;
-}
-
-struct jpred {
-    imp_vec3 ca, cb, aa, ab, ra, rb, t1, t2;
-    imp_mat3 La, Lb; /* J_l(h omega) of the two sides */
-};
-typedef struct jpred jpred;
-
-/* the residuals (into out, negated) and, with P, the predicted frames the Jacobian needs; returns the
- * largest error, and its squared 2-norm in *norm2 */
-static double residual(imp_world *w, const imp_vec3 *v, const imp_vec3 *om, const imp_vec3 *vp, const imp_vec3 *wp,
-                       int n, double h, jpred *P, double *out, double *norm2)
-{
-    struct joint_set *js = w->joints;
-    double worst = 0, sum = 0;
-    for (int k = 0; k < js->ids.count; k++) {
-        const joint *jt = &js->j[k];
-        int o = js->row_off[k];
-        if (o < 0) continue;
-        jpred tmp, *q = P ? &P[k] : &tmp;
-        imp_vec3 pa, pb, na, nb, ya, yb, ma, mb;
-        predict(w, jt->ia, n, jt->la, jt->ua, v3_add(v[jt->ia], vp[jt->ia]), v3_add(om[jt->ia], wp[jt->ia]), h, &pa, &q->ca, &q->aa);
-        predict(w, jt->ib, n, jt->lb, jt->ub, v3_add(v[jt->ib], vp[jt->ib]), v3_add(om[jt->ib], wp[jt->ib]), h, &pb, &q->cb, &q->ab);
-        if (P) {
-            q->La = left_jac(v3_scale(v3_add(om[jt->ia], wp[jt->ia]), h));
-            q->Lb = left_jac(v3_scale(v3_add(om[jt->ib], wp[jt->ib]), h));
-            side_now(w, jt->ia, n, jt->la, jt->ua, &ma, &na, &ya);
-            side_now(w, jt->ib, n, jt->lb, jt->ub, &mb, &nb, &yb);
-            imp_vec3 mid = v3_scale(v3_add(v3_add(ya, ma), jt->ib < n ? v3_add(yb, mb) : mb), 0.5);
-            q->ra = v3_sub(mid, ya), q->rb = v3_sub(mid, yb);
-        }
-        imp_vec3 g = v3_sub(pa, pb);
-        out[o] = -g.x, out[o + 1] = -g.y, out[o + 2] = -g.z;
-        worst = fmax(worst, v3_len(g)), sum += v3_dot(g, g);
-        if (jt->type == IMP_JOINT_HINGE) {
-            basis_of(q->aa, &q->t1, &q->t2);
-            imp_vec3 e = v3_cross(q->aa, q->ab);
-            out[o + 3] = -v3_dot(q->t1, e), out[o + 4] = -v3_dot(q->t2, e);
-            worst = fmax(worst, v3_len(e)), sum += v3_dot(e, e);
-        }
-    }
-    *norm2 = sum;
-    return worst;
-}
-
-/* velocities += alpha times the Newton step dx (impulses per joint, P's lever arms and bases) */
-static void apply_step(const struct joint_set *js, imp_vec3 *v, imp_vec3 *om, const imp_mat3 *Iinv, const double *im,
-                       const jpred *P, const double *dx, double alpha)
-{
-    for (int l = 0; l < js->ids.count; l++) {
-        const joint *jl = &js->j[l];
-        int ol = js->row_off[l];
-        if (ol < 0) continue;
-        const jpred *ql = &P[l];
-        imp_vec3 dj = v3_scale(v3(dx[ol], dx[ol + 1], dx[ol + 2]), alpha);
-        imp_vec3 tau = v3(0, 0, 0);
-        if (jl->type == IMP_JOINT_HINGE) tau = v3_scale(v3_add(v3_scale(ql->t1, dx[ol + 3]), v3_scale(ql->t2, dx[ol + 4])), alpha);
-        int a = jl->ia, b = jl->ib;
-        v[a] = v3_mad(v[a], dj, im[a]), om[a] = v3_add(om[a], m3_mul_v(Iinv[a], v3_add(v3_cross(ql->ra, dj), tau)));
-        v[b] = v3_mad(v[b], dj, -im[b]), om[b] = v3_sub(om[b], m3_mul_v(Iinv[b], v3_add(v3_cross(ql->rb, dj), tau)));
-    }
-}
-
-static double global_newton(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp, const imp_vec3 *wp,
-                            const imp_mat3 *Iinv, const double *im, int n, double h, jpred *P)
-{
-    struct joint_set *js = w->joints;
-    const int nj = js->ids.count;
-    int m = 0;
-    for (int k = 0; k < nj; k++) {
-        const joint *jt = &js->j[k];
-        js->row_off[k] = -1;
-        if (jt->ia < 0 || jt->ib < 0 || (im[jt->ia] == 0 && im[jt->ib] == 0)) continue;
-        js->row_off[k] = m, m += jrows(jt);
-    }
-    if (!m) return 0;
-    if ((size_t)m * m > (size_t)js->g_cap) {
-        js->g_cap = m * m + 64;
-        js->G = ids_grow(js->G, sizeof(double), js->g_cap);
-    }
-    double *dx = js->rhs + 5 * js->r_cap, *trial = dx + 5 * js->r_cap; /* rhs holds 3 blocks */
-    double worst = 0, norm2 = 0, start = -1;
-    for (int i = 0; i < n; i++)
-        if (js->jointed[i]) js->sv[i] = v[i], js->sw[i] = om[i];
-    for (int it = 0; it < NEWTON_ITERS; it++) {
-        worst = residual(w, v, om, vp, wp, n, h, P, js->rhs, &norm2);
-        if (start < 0) start = norm2;
-        if (worst < FINAL_TOL) break;
-        memset(js->G, 0, sizeof(double) * (size_t)m * m);
-        /* the Jacobian, block by block: rows of joint k, columns of joint l, through shared bodies */
-        for (int k = 0; k < nj; k++) {
-            const joint *jk = &js->j[k];
-            int ok = js->row_off[k];
-            if (ok < 0) continue;
-            const jpred *qk = &P[k];
-            for (int l = 0; l < nj; l++) {
-                const joint *jl = &js->j[l];
-                int ol = js->row_off[l];
-                if (ol < 0) continue;
-                const jpred *ql = &P[l];
-                const int kx[2] = {jk->ia, jk->ib}, lx[2] = {jl->ia, jl->ib};
-                for (int ek = 0; ek < 2; ek++)
-                    for (int el = 0; el < 2; el++) {
-                        int X = kx[ek];
-                        if (X >= n || X != lx[el] || im[X] == 0) continue;
-                        double sk = ek ? -1 : 1, sl = el ? -1 : 1;
-                        imp_vec3 ck = ek ? qk->cb : qk->ca, rl = el ? ql->rb : ql->ra;
-                        /* columns: 3 linear, then (hinge) 2 angular; per column the linear and angular
-                         * impulse it puts on X */
-                        int ncol = jrows(jl);
-                        for (int c = 0; c < ncol; c++) {
-                            imp_vec3 lin = v3(0, 0, 0), ang;
-                            if (c < 3) {
-                                imp_vec3 d = v3(c == 0, c == 1, c == 2);
-                                lin = v3_scale(d, sl), ang = v3_scale(v3_cross(rl, d), sl);
-                            } else {
-                                ang = v3_scale(c == 3 ? ql->t1 : ql->t2, sl);
-                            }
-                            imp_vec3 dth = m3_mul_v(ek ? qk->Lb : qk->La, v3_scale(m3_mul_v(Iinv[X], ang), h));
-                            imp_vec3 dp = v3_add(v3_scale(lin, h * im[X]), v3_cross(dth, ck));
-                            double *col = js->G + (size_t)ok * m + ol + c;
-                            col[0] += sk * dp.x, col[m] += sk * dp.y, col[2 * (size_t)m] += sk * dp.z;
-                            if (jk->type == IMP_JOINT_HINGE) {
-                                imp_vec3 de = ek ? v3_scale(v3_cross(qk->aa, v3_cross(dth, qk->ab)), 1)
-                                                 : v3_cross(v3_cross(dth, qk->aa), qk->ab);
-                                col[3 * (size_t)m] += v3_dot(qk->t1, de), col[4 * (size_t)m] += v3_dot(qk->t2, de);
-                            }
-                        }
-                    }
+            bool da = a < n && im[a] > 0, db = b < n && im[b] > 0;
+            imp_vec3 dva = da ? v3_sub(js->pv[a], js->sv[a]) : v3(0, 0, 0), dwa = da ? v3_sub(js->pw[a], js->sw[a]) : v3(0, 0, 0);
+            imp_vec3 dvb = db ? v3_sub(js->pv[b], js->sv[b]) : v3(0, 0, 0), dwb = db ? v3_sub(js->pw[b], js->sw[b]) : v3(0, 0, 0);
+            double xa[6] = {dva.x, dva.y, dva.z, dwa.x, dwa.y, dwa.z}, xb[6] = {dvb.x, dvb.y, dvb.z, dwb.x, dwb.y, dwb.z};
+            for (int r = 0; r < R->m; r++) {
+                js->rhs[6 * p + r] = dot6(R->cA[r], xa) + dot6(R->cB[r], xb) - R->f[r];
+                for (int k = 0; k < 6; k++) R->gA[r][k] = R->cA[r][k] / h, R->gB[r][k] = R->cB[r][k] / h;
+                const double *ga = R->gA[r], *gb = R->gB[r];
+                imp_vec3 la = v3_scale(v3(ga[0], ga[1], ga[2]), da ? im[a] : 0), lb = v3_scale(v3(gb[0], gb[1], gb[2]), db ? im[b] : 0);
+                imp_vec3 wa = da ? m3_mul_v(Iinv[a], v3(ga[3], ga[4], ga[5])) : v3(0, 0, 0);
+                imp_vec3 wb = db ? m3_mul_v(Iinv[b], v3(gb[3], gb[4], gb[5])) : v3(0, 0, 0);
+                set6(R->wA[r], la, wa), set6(R->wB[r], lb, wb);
             }
         }
-        if (!lu_solve(js->G, js->rhs, js->piv, m)) break;
-        memcpy(dx, js->rhs, sizeof(double) * (size_t)m);
-        /* backtracking line search on |f|^2: near a straightened chain the system is nearly singular and a
-         * full Newton step can overshoot; halve it until the residual drops (undoing by -alpha) */
-        double alpha = 1, applied = 0;
-        for (int ls = 0; ls < 12; ls++) {
-            apply_step(js, v, om, Iinv, im, P, dx, alpha - applied);
-            applied = alpha;
-            double n2;
-            residual(w, v, om, vp, wp, n, h, NULL, trial, &n2);
-            if (n2 < (1 - 1e-4 * alpha) * norm2) break;
-            alpha *= 0.5;
+        assemble(js, n, mu);
+        if (!factor(js)) break;
+        solve(js);
+        /* the new V = V0 + W C^T mu into tv, tw; then the step d = V - V_k */
+        for (int i = 0; i <= n; i++) js->tv[i] = js->sv[i], js->tw[i] = js->sw[i];
+        for (int p = 0; p < js->nn; p++) apply_node(js, p, js->sol + 6 * p, 1, js->tv, js->tw, NULL, NULL, n);
+        for (int i = 0; i <= n; i++) js->tv[i] = v3_sub(js->tv[i], js->pv[i]), js->tw[i] = v3_sub(js->tw[i], js->pw[i]);
+        if (getenv("JFD")) {
+            double e2, mx = 0, mw = 0;
+            for (int i = 0; i < n; i++) mx = fmax(mx, v3_len(js->tv[i])), mw = fmax(mw, v3_len(js->tw[i]));
+            static imp_vec3 cv[4096], cw[4096];
+            for (int i = 0; i <= n; i++) cv[i] = js->pv[i], cw[i] = js->pw[i];
+            for (int i = 0; i <= n; i++) js->pv[i] = v3_mad(js->pv[i], js->tv[i], 1e-6), js->pw[i] = v3_mad(js->pw[i], js->tw[i], 1e-6);
+            eval_all(w, n, Iinv, im, h, &e2);
+            for (int i = 0; i <= n; i++) js->pv[i] = cv[i], js->pw[i] = cw[i];
+            fprintf(stderr, "    proj dir deriv %.4f (want -1) |dv| %.3g |dw| %.3g mu %.3g\n", (sqrt(e2) - sqrt(n2)) / (1e-6 * sqrt(n2)), mx, mw, mu);
+            eval_all(w, n, Iinv, im, h, &e2);
         }
-    }
-    if (!(norm2 <= start)) { /* no joint solution near (a whipping chain at a coarse step): keep the sweeps' */
-        for (int i = 0; i < n; i++)
-            if (js->jointed[i]) v[i] = js->sv[i], om[i] = js->sw[i];
+        double t2 = n2, tw = worst, at = 0;
+        bool ok = false;
+        for (int ls = 0; ls < 3 && !ok; ls++) {
+            double alpha = ls == 0 ? 1 : ls == 1 ? 0.5 : 0.25;
+            for (int i = 0; i <= n; i++) js->pv[i] = v3_mad(js->pv[i], js->tv[i], alpha - at), js->pw[i] = v3_mad(js->pw[i], js->tw[i], alpha - at);
+            at = alpha;
+            tw = eval_all(w, n, Iinv, im, h, &t2);
+            ok = t2 < n2;
+        }
+        if (!ok) { /* back to V_k, and damp harder (Levenberg-Marquardt: a shorter step, closer to the gradient) */
+            for (int i = 0; i <= n; i++) js->pv[i] = v3_mad(js->pv[i], js->tv[i], -at), js->pw[i] = v3_mad(js->pw[i], js->tw[i], -at);
+            worst = eval_all(w, n, Iinv, im, h, &n2);
+            mu = mu * 10 + 1e-4;
+            if (mu > 1e6) break;
+            continue;
+        }
+        if (getenv("JDBG")) fprintf(stderr, "    proj it %d |F| %.3g -> %.3g (alpha %.3g mu %.3g)\n", it, sqrt(n2), sqrt(t2), at, mu);
+        mu = at == 1 ? fmax(mu * 0.1, 1e-9) : mu;
+        n2 = t2, worst = tw;
     }
     return worst;
 }
 
+/* Pre-stabilization (S1 section IV; the header's paragraph): S1's sweeps, then the global damped Newton */
+static void pre_impl(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp, const imp_vec3 *wp,
+                          const imp_mat3 *Iinv, const double *im, int n, double h)
+;
 void joints_pre_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp, const imp_vec3 *wp,
+                          const imp_mat3 *Iinv, const double *im, int n, double h)
+{ static int reg; if (!reg) reg = 1, atexit(report); N_steps++; double t0 = now_ms(); pre_impl(w, v, om, vp, wp, Iinv, im, n, h); T_pre += now_ms() - t0; }
+static void pre_impl(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp, const imp_vec3 *wp,
                           const imp_mat3 *Iinv, const double *im, int n, double h)
 {
     struct joint_set *js = w->joints;
-    if (!js) return;
-    double tol = 1e-4; /* tightening over the sweeps (S1 section IV) */
-    for (int sweep = 0; sweep < PRE_SWEEPS; sweep++) {
-        double worst = 0;
-        for (int kk = 0; kk < js->ids.count; kk++) {
-            /* symmetric Gauss-Seidel: forward and backward sweeps alternate (a chain converges in far
-             * fewer sweeps than always forward) */
-            int k = sweep & 1 ? js->ids.count - 1 - kk : kk;
-            joint *jt = &js->j[k];
-            if (jt->ia < 0 || jt->ib < 0 || (im[jt->ia] == 0 && im[jt->ib] == 0)) continue;
-            double e = solve_point(w, jt, v, om, vp, wp, Iinv, im, n, h, tol);
-            if (jt->type == IMP_JOINT_HINGE) {
-                double ea = solve_axis(w, jt, om, wp, Iinv, n, h, tol);
-                solve_point(w, jt, v, om, vp, wp, Iinv, im, n, h, tol);
-                e = fmax(e, ea);
-            }
-            worst = fmax(worst, e);
+    if (!js || !js->ids.count) return;
+    collect_nodes(w, n, im);
+    if (!js->nn) return;
+    for (int i = 0; i <= n; i++) js->pv[i] = v3_add(v[i], vp[i]), js->pw[i] = v3_add(om[i], wp[i]);
+    /* warm start: last step's impulse of each joint, projected on this step's rows (a loaded chain
+     * carries its tension from step to step; Newton then only corrects the change). Only after a step
+     * that converged, and undone when it does not lower |F| */
+    double n2_cold, n2_warm;
+    for (int p = 0; p < js->nn; p++) {
+        joint *jt = &js->j[js->nodes[p]];
+        jrows *R = &js->rows[p];
+        rows_build(w, jt, R, n, js->pv, js->pw, Iinv, im, h, true, true, false);
+        double *lam = js->sol + 6 * p;
+        for (int r = 0; r < R->m; r++) {
+            const double *g = R->gA[r];
+            imp_vec3 L = jt->acc_lin, T = jt->acc_ang;
+            lam[r] = !js->warm_ok ? 0 : R->ang[r] ? g[3] * T.x + g[4] * T.y + g[5] * T.z : g[0] * L.x + g[1] * L.y + g[2] * L.z;
         }
-        if (worst < FINAL_TOL && tol <= FINAL_TOL) return;
-        tol = fmax(FINAL_TOL, tol * 0.1);
+        jt->acc_lin = jt->acc_ang = v3(0, 0, 0);
     }
-    /* the global Newton finish (scratch grows with the joint count, kept) */
-    const int nj = js->ids.count;
-    if (nj > js->r_cap) {
-        js->r_cap = nj * 3 / 2 + 16;
-        js->rhs = ids_grow(js->rhs, 15 * sizeof(double), js->r_cap); /* rhs, step, trial residual */
-        js->piv = ids_grow(js->piv, 5 * sizeof(int), js->r_cap);
-        js->row_off = ids_grow(js->row_off, sizeof(int), js->r_cap);
-        js->pred = ids_grow(js->pred, sizeof(jpred), js->r_cap);
+    if (js->warm_ok) {
+        eval_all(w, n, Iinv, im, h, &n2_cold);
+        for (int p = 0; p < js->nn; p++) apply_node(js, p, js->sol + 6 * p, 1, js->pv, js->pw, v, om, n);
+        eval_all(w, n, Iinv, im, h, &n2_warm);
+        if (!(n2_warm < n2_cold))
+            for (int p = 0; p < js->nn; p++) apply_node(js, p, js->sol + 6 * p, -1, js->pv, js->pw, v, om, n);
     }
-    global_newton(w, v, om, vp, wp, Iinv, im, n, h, js->pred);
+    /* S1's sweeps, kept only when they lower |F| over all joints (the state before them is saved) */
+    double tol = 1e-4, b2, a2;
+    double ts = now_ms();
+    eval_all(w, n, Iinv, im, h, &b2);
+    for (int i = 0; i <= n; i++) js->sv[i] = js->pv[i], js->sw[i] = js->pw[i], js->tv[i] = v[i], js->tw[i] = om[i];
+    for (int sweep = 0; sweep < PRE_SWEEPS; sweep++, tol *= 0.01)
+        for (int kk = 0; kk < js->nn; kk++) solve_one(w, sweep & 1 ? js->nn - 1 - kk : kk, n, Iinv, im, h, tol, v, om);
+    eval_all(w, n, Iinv, im, h, &a2);
+    T_sweep += now_ms() - ts;
+    if (getenv("JDBG")) fprintf(stderr, "  sweeps |F| %.3g -> %.3g\n", sqrt(b2), sqrt(a2));
+    if (!(a2 <= b2)) {
+        for (int i = 0; i <= n; i++) js->pv[i] = js->sv[i], js->pw[i] = js->sw[i], v[i] = js->tv[i], om[i] = js->tw[i];
+        for (int p = 0; p < js->nn; p++) js->j[js->nodes[p]].acc_lin = js->j[js->nodes[p]].acc_ang = v3(0, 0, 0);
+    }
+    /* the global solve: impulse directions and limit rows fixed from here; the errors now (e0) */
+    for (int p = 0; p < js->nn; p++) {
+        jrows *R = &js->rows[p];
+        rows_build(w, &js->j[js->nodes[p]], R, n, js->pv, js->pw, Iinv, im, 0, true, true, false);
+        rows_build(w, &js->j[js->nodes[p]], R, n, js->pv, js->pw, Iinv, im, 0, true, false, false);
+        memcpy(R->e0, R->f, sizeof R->e0);
+        rows_build(w, &js->j[js->nodes[p]], R, n, js->pv, js->pw, Iinv, im, h, true, true, false);
+    }
+    js->keep = 0;
+    double n2, worst = eval_all(w, n, Iinv, im, h, &n2), mu = 1e-9;
+    int fails = 0;
+    for (int it = 0; it < (getenv("JPROJONLY") ? 0 : NEWTON_ITERS) && worst > FINAL_TOL && fails < 2; it++) {
+        for (int p = 0; p < js->nn; p++)
+            for (int r = 0; r < js->rows[p].m; r++) js->rhs[6 * p + r] = -js->rows[p].f[r];
+        assemble(js, n, mu);
+        if (!factor(js)) {
+            mu = mu * 100 + 1e-6;
+            continue;
+        }
+        solve(js);
+        if (getenv("JFD") && 0) {
+            double e2;
+            for (int p = 0; p < js->nn; p++) apply_node(js, p, js->sol + 6 * p, 1e-5, js->pv, js->pw, v, om, n);
+            eval_all(w, n, Iinv, im, h, &e2);
+            for (int p = 0; p < js->nn; p++) apply_node(js, p, js->sol + 6 * p, -1e-5, js->pv, js->pw, v, om, n);
+            double e3; eval_all(w, n, Iinv, im, h, &e3);
+            fprintf(stderr, "  dir deriv %.4f (want -1), back %.3g vs %.3g\n", (sqrt(e2) - sqrt(n2)) / (1e-5 * sqrt(n2)), sqrt(e3), sqrt(n2));
+        }
+        /* backtracking on |F|^2: accept the first of alpha = 1, 1/2, 1/4 that lowers it, else undo and
+         * damp harder (a near-singular system: a whipping chain at a coarse step) */
+        double alpha = 1, applied = 0, t2 = n2, tw = worst;
+        bool ok = false;
+        for (int ls = 0; ls < 3 && !ok; ls++, alpha *= 0.5) {
+            for (int p = 0; p < js->nn; p++) apply_node(js, p, js->sol + 6 * p, alpha - applied, js->pv, js->pw, v, om, n);
+            applied = alpha;
+            tw = eval_all(w, n, Iinv, im, h, &t2);
+            ok = t2 < (1 - 1e-4 * alpha) * n2;
+        }
+        if (getenv("JDBG")) fprintf(stderr, "  it %d |F| %.3g -> %.3g ok %d alpha %.3g mu %.3g\n", it, sqrt(n2), sqrt(t2), ok, applied, mu);
+        if (ok) {
+            n2 = t2, worst = tw;
+            mu = applied == 1 ? fmax(mu * 0.1, 1e-9) : mu * 10;
+        } else {
+            for (int p = 0; p < js->nn; p++) apply_node(js, p, js->sol + 6 * p, -applied, js->pv, js->pw, v, om, n);
+            worst = eval_all(w, n, Iinv, im, h, &n2);
+            mu = mu * 100 + 1e-6;
+            fails++;
+        }
+    }
+    js->warm_ok = worst < 1e-6;
+    if (worst > 1e-8 && !getenv("JNOPROJ")) {
+        double tp = now_ms();
+        double pw = project(w, n, Iinv, im, h, worst);
+        /* still far (a joint broken open by an earlier failure): aim at part of the way, as a
+         * continuation, so the next steps close it instead of one violent step that cannot */
+        for (js->keep = 0.5; pw > 1e-6 && js->keep < 0.9; js->keep = 1 - 0.5 * (1 - js->keep)) {
+            pw = project(w, n, Iinv, im, h, pw);
+            if (getenv("JDBG")) fprintf(stderr, "  keep %.3g: %.3g\n", js->keep, pw);
+        }
+        js->keep = 0;
+        T_proj += now_ms() - tp;
+        if (getenv("JDBG")) fprintf(stderr, "  projection: %.3g -> %.3g\n", worst, pw);
+        for (int i = 0; i < n; i++)
+            if (js->jointed[i] && im[i] > 0) v[i] = v3_sub(js->pv[i], vp[i]), om[i] = v3_sub(js->pw[i], wp[i]);
+    }
 }
 
 void joints_positions(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp, const imp_vec3 *wp,
@@ -688,12 +1372,42 @@ void joints_positions(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *v
         const body *bd = &w->bodies[i];
         for (int k = 0; k < bd->nshapes; k++) shape_update(w, &w->shapes[w->shape_ids.slot_dense[bd->shapes[k]]]);
     }
-    joints_post_stabilize(w, v, om, Iinv, im, n);
+    joints_post_stabilize(w, v, om, Iinv, im, n, h, false);
     for (int i = 0; i < n; i++) {
         if (!js->jointed[i] || im[i] == 0) continue;
         double *X = w->bstate + BODY_DIM * i;
-        imp_mat3 R = rot_of(X);
+        imp_mat3 R = quat_to_m3(quat_of(X));
         v3_store(X + 7, v3_scale(v[i], w->bodies[i].mass));
         v3_store(X + 10, m3_mul_v(m3_rotate_tensor(R, w->bodies[i].Ibody), om[i]));
     }
+    /* the hinge angles, unwrapped turn by turn */
+    for (int k = 0; k < js->ids.count; k++) {
+        joint *jt = &js->j[k];
+        if (jt->ia < 0 || jt->ib < 0 || !angular_free(jt->type)) continue;
+        jside A, B;
+        side_eval(w, jt->ia, n, jt->la, jt->fa, NULL, NULL, NULL, 0, &A);
+        side_eval(w, jt->ib, n, jt->lb, jt->fb, NULL, NULL, NULL, 0, &B);
+        jt->angle = rel_angle(A.F, B.F, jt->angle);
+    }
+}
+
+int joints_rows(const imp_world *w, int k, joint_row out[6])
+{
+    if (!w->joints || k < 0 || k >= w->joints->ids.count) return 0;
+    joint jt = w->joints->j[k];
+    const int n = w->body_ids.count;
+    if (!joint_bodies(w, &jt, n)) return 0;
+    jt.has_limits = false;
+    jrows R;
+    rows_build(w, &jt, &R, n, NULL, NULL, NULL, NULL, 0, false, true, false);
+    jside A, B;
+    side_eval(w, jt.ia, n, jt.la, jt.fa, NULL, NULL, NULL, 0, &A);
+    side_eval(w, jt.ib, n, jt.lb, jt.fb, NULL, NULL, NULL, 0, &B);
+    for (int r = 0; r < R.m; r++) {
+        const double *g = R.gA[r];
+        bool ang = g[0] == 0 && g[1] == 0 && g[2] == 0;
+        out[r].a = jt.a, out[r].b = jt.b, out[r].pa = A.p, out[r].pb = B.p, out[r].angular = ang;
+        out[r].dir = ang ? v3(g[3], g[4], g[5]) : v3(g[0], g[1], g[2]);
+    }
+    return R.m;
 }

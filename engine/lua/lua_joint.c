@@ -1,10 +1,13 @@
 /* lua_joint.c: the impulse mode's joints (engine/joint.c, S1) for scripts.
  *
- *   world:joint{type = "point" | "hinge", a = body, b = body or nil (the world),
- *               anchor = {x, y, z} (world point now), axis = {x, y, z} (hinge: world axis now)} -> Joint
+ *   world:joint{type = "point" | "hinge" | "twist" | "rigid" | "prismatic" | "planar", a = body,
+ *               b = body or nil (the world), anchor = {x, y, z} (world point now),
+ *               axis = {x, y, z} (world direction now: hinge/twist/prismatic axis, planar normal, point
+ *               swing-cone axis), limits = {lo, hi} (hinge/twist rad, prismatic m) or {swing = rad} (point),
+ *               motor = {speed = s, max = m} (hinge/twist/prismatic)} -> Joint
  *   joint:destroy(), joint:valid()
- *   joint.type, joint.a, joint.b, joint.gap (m: distance of the two articulation points now),
- *   joint.axis_error (hinge: |a_a x a_b|, the sine of the angle between the two bodies' axes)
+ *   joint.type, joint.a, joint.b, joint.gap, joint.axis_error, joint.angle, joint.position, joint.speed,
+ *   joint.limits (get/set, nil removes), joint.motor (get/set, nil removes)
  *
  * world:joint without `type` is the QP mode's {a, b, point, fixed} (lua_qp.c), which returns an index. */
 #include <string.h>
@@ -13,26 +16,62 @@
 
 #define IMPL_JOINT "impetus.Joint"
 
-static const char *const TYPE_NAMES[] = {"point", "hinge", NULL};
+static const char *const TYPE_NAMES[] = {"point", "hinge", "twist", "rigid", "prismatic", "planar", NULL};
+#define TYPE_LIST "\"point\", \"hinge\", \"twist\", \"rigid\", \"prismatic\" or \"planar\""
+
+static bool limited_type(imp_joint_type t) { return t == IMP_JOINT_HINGE || t == IMP_JOINT_TWIST || t == IMP_JOINT_PRISMATIC; }
+
+/* limits at idx: {lo, hi} (hinge/twist/prismatic) or {swing = rad} (point); fn names the field */
+static void read_limits(lua_State *L, int idx, imp_joint_type t, const char *fn, double *lo, double *hi)
+{
+    if (t == IMP_JOINT_POINT) {
+        if (!lua_istable(L, idx)) luaL_error(L, "%s: field 'limits' of a point joint must be {swing = angle}", fn);
+        lua_getfield(L, idx, "swing");
+        int ok;
+        double sw = lua_tonumberx(L, -1, &ok);
+        lua_pop(L, 1);
+        if (!ok || !(sw > 0) || !(sw <= M_PI)) luaL_error(L, "%s: field 'limits' of a point joint must be {swing = angle} with 0 < swing <= pi", fn);
+        *lo = 0, *hi = sw;
+        return;
+    }
+    if (!limited_type(t)) luaL_error(L, "%s: field 'limits' is for hinge, twist, prismatic and point joints", fn);
+    if (!lua_istable(L, idx)) luaL_error(L, "%s: field 'limits' must be {lo, hi} with lo <= hi", fn);
+    lua_rawgeti(L, idx, 1), lua_rawgeti(L, idx, 2);
+    int ok1, ok2;
+    *lo = lua_tonumberx(L, -2, &ok1), *hi = lua_tonumberx(L, -1, &ok2);
+    lua_pop(L, 2);
+    if (!ok1 || !ok2 || !isfinite(*lo) || !isfinite(*hi) || !(*lo <= *hi)) luaL_error(L, "%s: field 'limits' must be {lo, hi} with lo <= hi", fn);
+}
+
+static void read_motor(lua_State *L, int idx, imp_joint_type t, const char *fn, double *speed, double *max)
+{
+    if (!limited_type(t)) luaL_error(L, "%s: field 'motor' is for hinge, twist and prismatic joints", fn);
+    if (!lua_istable(L, idx)) luaL_error(L, "%s: field 'motor' must be {speed = s, max = m} with max >= 0", fn);
+    lua_getfield(L, idx, "speed"), lua_getfield(L, idx, "max");
+    int ok1, ok2;
+    *speed = lua_tonumberx(L, -2, &ok1), *max = lua_tonumberx(L, -1, &ok2);
+    lua_pop(L, 2);
+    if (!ok1 || !ok2 || !isfinite(*speed) || !isfinite(*max) || !(*max >= 0))
+        luaL_error(L, "%s: field 'motor' must be {speed = s, max = m} with max >= 0", fn);
+}
 
 int impl_world_joint_impulse(lua_State *L)
 {
     const char *fn = "world:joint";
     lworld *lw = impl_checkunlocked(L, 1, fn);
     imp_world *w = lw->w;
-    static const char *const keys[] = {"type", "a", "b", "anchor", "axis", NULL};
+    static const char *const keys[] = {"type", "a", "b", "anchor", "axis", "limits", "motor", NULL};
     impl_check_keys(L, 2, fn, keys);
     if (imp_world_contact_mode(w) == IMP_CONTACT_QP)
         return luaL_error(L, "%s: joints with a 'type' belong to the impulse mode; in world.contact = \"qp\" use world:joint{a, b, point}", fn);
     imp_joint_def d;
     memset(&d, 0, sizeof d);
     lua_getfield(L, 2, "type");
-    if (lua_type(L, -1) != LUA_TSTRING) return luaL_error(L, "%s: field 'type' must be \"point\" or \"hinge\"", fn);
+    if (lua_type(L, -1) != LUA_TSTRING) return luaL_error(L, "%s: field 'type' must be " TYPE_LIST, fn);
     const char *t = lua_tostring(L, -1);
     int k = 0;
     while (TYPE_NAMES[k] && strcmp(TYPE_NAMES[k], t)) k++;
-    if (!TYPE_NAMES[k])
-        return luaL_error(L, "%s: field 'type' must be \"point\" or \"hinge\" (got \"%s\"; rigid, prismatic and the others are not built yet)", fn, t);
+    if (!TYPE_NAMES[k]) return luaL_error(L, "%s: field 'type' must be " TYPE_LIST " (got \"%s\")", fn, t);
     d.type = (imp_joint_type)k;
     lua_getfield(L, 2, "a");
     if (lua_isnil(L, -1)) return luaL_error(L, "%s: field 'a' (a body) is required", fn);
@@ -50,15 +89,25 @@ int impl_world_joint_impulse(lua_State *L)
     d.anchor = impl_tovec3(L, lua_gettop(L), "world:joint: field 'anchor'");
     if (!v3_finite(d.anchor)) return luaL_error(L, "%s: field 'anchor' must be finite", fn);
     lua_getfield(L, 2, "axis");
-    if (d.type == IMP_JOINT_HINGE) {
-        if (lua_isnil(L, -1)) return luaL_error(L, "%s: a hinge needs field 'axis' (a world direction {x, y, z})", fn);
+    bool needs_axis = d.type == IMP_JOINT_HINGE || d.type == IMP_JOINT_PRISMATIC || d.type == IMP_JOINT_PLANAR;
+    if (!lua_isnil(L, -1)) {
+        if (d.type == IMP_JOINT_RIGID) return luaL_error(L, "%s: field 'axis' is not used by a rigid joint", fn);
         d.axis = impl_tovec3(L, lua_gettop(L), "world:joint: field 'axis'");
         if (!v3_finite(d.axis) || !(v3_len(d.axis) > 1e-9)) return luaL_error(L, "%s: field 'axis' must be a finite non-zero vector", fn);
-    } else if (!lua_isnil(L, -1)) {
-        return luaL_error(L, "%s: field 'axis' is for hinges only", fn);
+        d.has_axis = true;
+    } else if (needs_axis) {
+        return luaL_error(L, "%s: a %s joint needs field 'axis' (a world direction {x, y, z})", fn, TYPE_NAMES[k]);
     }
+    lua_getfield(L, 2, "limits");
+    if (!lua_isnil(L, -1)) read_limits(L, lua_gettop(L), d.type, fn, &d.lo, &d.hi), d.has_limits = true;
+    lua_getfield(L, 2, "motor");
+    if (!lua_isnil(L, -1)) read_motor(L, lua_gettop(L), d.type, fn, &d.speed, &d.max), d.has_motor = true;
     imp_id id = imp_joint_create(w, &d);
-    if (imp_id_is_null(id)) return luaL_error(L, "%s: could not create the joint (stale body?)", fn);
+    if (imp_id_is_null(id)) {
+        if (d.type == IMP_JOINT_TWIST && !d.has_axis)
+            return luaL_error(L, "%s: a twist joint without field 'axis' takes the line between the two centres, and they coincide", fn);
+        return luaL_error(L, "%s: could not create the joint (stale body?)", fn);
+    }
     impl_pushhandle(L, 1, IMPL_JOINT, id);
     return 1;
 }
@@ -106,11 +155,95 @@ static int g_errors(lua_State *L, int which)
 static int g_gap(lua_State *L) { return g_errors(L, 0); }
 static int g_axis_error(lua_State *L) { return g_errors(L, 1); }
 
+/* the free coordinate: angle (hinge/twist), position (prismatic); speed of either; nil for other types */
+static int g_coord(lua_State *L, int which)
+{
+    lhandle *h = J(L);
+    imp_joint_type t = imp_joint_kind(h->lw->w, h->id);
+    double x = 0, s = 0;
+    bool angular = t == IMP_JOINT_HINGE || t == IMP_JOINT_TWIST;
+    if ((which == 0 && !angular) || (which == 1 && t != IMP_JOINT_PRISMATIC) || !imp_joint_coordinate(h->lw->w, h->id, &x, &s)) {
+        if (!imp_joint_bodies_live(h->lw->w, h->id)) return luaL_error(L, "joint: a body of this joint was destroyed");
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_pushnumber(L, which == 2 ? s : x);
+    return 1;
+}
+static int g_angle(lua_State *L) { return g_coord(L, 0); }
+static int g_position(lua_State *L) { return g_coord(L, 1); }
+static int g_speed(lua_State *L) { return g_coord(L, 2); }
+
+static int push_body(lua_State *L, bool a)
+{
+    lhandle *h = J(L);
+    imp_id ia, ib;
+    imp_joint_ends(h->lw->w, h->id, &ia, &ib);
+    imp_id id = a ? ia : ib;
+    if (imp_id_is_null(id) || !imp_body_valid(h->lw->w, id)) return lua_pushnil(L), 1;
+    lua_getiuservalue(L, 1, 1); /* the world */
+    impl_pushhandle(L, lua_gettop(L), IMPL_BODY, id);
+    return 1;
+}
+static int g_a(lua_State *L) { return push_body(L, true); }
+static int g_b(lua_State *L) { return push_body(L, false); }
+
+static int g_limits(lua_State *L)
+{
+    lhandle *h = J(L);
+    double lo, hi;
+    if (!imp_joint_limits(h->lw->w, h->id, &lo, &hi)) return lua_pushnil(L), 1;
+    lua_createtable(L, 2, 1);
+    if (imp_joint_kind(h->lw->w, h->id) == IMP_JOINT_POINT) {
+        lua_pushnumber(L, hi), lua_setfield(L, -2, "swing");
+    } else {
+        lua_pushnumber(L, lo), lua_rawseti(L, -2, 1);
+        lua_pushnumber(L, hi), lua_rawseti(L, -2, 2);
+    }
+    return 1;
+}
+
+static int s_limits(lua_State *L)
+{
+    lhandle *h = J(L);
+    imp_world *w = impl_handle_unlocked(L, h, "joint.limits")->w;
+    if (lua_isnil(L, 2)) return imp_joint_set_limits(w, h->id, false, 0, 0), 0;
+    double lo, hi;
+    read_limits(L, 2, imp_joint_kind(w, h->id), "joint.limits", &lo, &hi);
+    imp_joint_set_limits(w, h->id, true, lo, hi);
+    return 0;
+}
+
+static int g_motor(lua_State *L)
+{
+    lhandle *h = J(L);
+    double s, m;
+    if (!imp_joint_motor(h->lw->w, h->id, &s, &m)) return lua_pushnil(L), 1;
+    lua_createtable(L, 0, 2);
+    lua_pushnumber(L, s), lua_setfield(L, -2, "speed");
+    lua_pushnumber(L, m), lua_setfield(L, -2, "max");
+    return 1;
+}
+
+static int s_motor(lua_State *L)
+{
+    lhandle *h = J(L);
+    imp_world *w = impl_handle_unlocked(L, h, "joint.motor")->w;
+    if (lua_isnil(L, 2)) return imp_joint_set_motor(w, h->id, false, 0, 0), 0;
+    double s, m;
+    read_motor(L, 2, imp_joint_kind(w, h->id), "joint.motor", &s, &m);
+    imp_joint_set_motor(w, h->id, true, s, m);
+    return 0;
+}
+
 void impl_open_joint(lua_State *L)
 {
     static const luaL_Reg meta[] = {{"__tostring", j_tostring}, {NULL, NULL}};
     static const luaL_Reg methods[] = {{"destroy", j_destroy}, {"valid", j_valid}, {NULL, NULL}};
-    static const luaL_Reg getters[] = {{"type", g_type}, {"gap", g_gap}, {"axis_error", g_axis_error}, {NULL, NULL}};
+    static const luaL_Reg getters[] = {{"type", g_type}, {"gap", g_gap}, {"axis_error", g_axis_error}, {"angle", g_angle},
+                                       {"position", g_position}, {"speed", g_speed}, {"limits", g_limits}, {"motor", g_motor},
+                                       {"a", g_a}, {"b", g_b}, {NULL, NULL}};
+    static const luaL_Reg setters[] = {{"limits", s_limits}, {"motor", s_motor}, {NULL, NULL}};
     impl_register_type(L, IMPL_JOINT, meta, methods);
-    impl_set_accessors(L, IMPL_JOINT, getters, NULL);
+    impl_set_accessors(L, IMPL_JOINT, getters, setters);
 }
