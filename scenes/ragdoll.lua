@@ -1,15 +1,11 @@
 -- scenes/ragdoll.lua: ragdolls tumbling down a flight of stairs (S1's articulated bodies with contact).
 -- Each doll has ten bodies: a box torso, a sphere head and capsule limbs; ball (point) joints at the neck,
--- shoulders and hips, hinges at the elbows and knees. Joints are held by pre-stabilization while the dolls
+-- shoulders and hips with swing cones, hinges at the elbows and knees with angle limits (they bend one way). Joints are held by pre-stabilization while the dolls
 -- hit the steps and each other (parts that share a joint do not collide; the others do).
 -- Keys: D drops another doll at the top; K kicks every doll down the stairs.
 local impetus = require "impetus"
 
 local dolls, joints = {}, {}
--- elbows and knees: "hinge" is the doll as designed; the pre-rewrite joint solver diverges on a hinge below
--- two ball joints (measured: a sphere pinned by a ball joint, an arm on a ball joint, a forearm on a hinge blows
--- up within 5 steps), so until the robust solver lands they are ball joints too
-local ELBOW_KNEE = "point"
 local STEPS, RISE, RUN = 8, 0.25, 0.5
 
 -- the parts of a standing doll, with its feet at the origin and facing +z: {name, shape, centre, size}
@@ -25,17 +21,20 @@ local PARTS = {
   { "thigh_r", "capsule", { 0.1, 0.69, 0 }, { 0.07, 0.26 }, 1.0 },
   { "shin_r", "capsule", { 0.1, 0.28, 0 }, { 0.06, 0.26 }, 1.0 },
 }
--- {type, a, b, anchor, axis}: shoulders and hips are balls; elbows and knees hinge about the doll's x axis
+-- {type, a, b, anchor, axis, limits}. Neck, shoulders and hips are balls whose swing stays inside a cone
+-- about `axis`; elbows and knees hinge about the doll's x axis. A hinge's angle is a's turn relative to b
+-- about the axis, so a forearm swinging forward (+z, the way the doll faces) turns by a negative angle
+-- (the elbow bends to -2.4 rad, not past straight) and a shin swinging back by a positive one (the knee).
 local JOINTS = {
-  { "point", "head", "torso", { 0, 1.53, 0 } },
-  { "point", "arm_l", "torso", { -0.25, 1.45, 0 } },
-  { "point", "arm_r", "torso", { 0.25, 1.45, 0 } },
-  { "hinge", "fore_l", "arm_l", { -0.25, 1.145, 0 }, { 1, 0, 0 } },
-  { "hinge", "fore_r", "arm_r", { 0.25, 1.145, 0 }, { 1, 0, 0 } },
-  { "point", "thigh_l", "torso", { -0.1, 0.89, 0 } },
-  { "point", "thigh_r", "torso", { 0.1, 0.89, 0 } },
-  { "hinge", "shin_l", "thigh_l", { -0.1, 0.485, 0 }, { 1, 0, 0 } },
-  { "hinge", "shin_r", "thigh_r", { 0.1, 0.485, 0 }, { 1, 0, 0 } },
+  { "point", "head", "torso", { 0, 1.53, 0 }, { 0, 1, 0 }, { swing = 0.7 } },
+  { "point", "arm_l", "torso", { -0.25, 1.45, 0 }, { 0, -1, 0 }, { swing = 2.2 } },
+  { "point", "arm_r", "torso", { 0.25, 1.45, 0 }, { 0, -1, 0 }, { swing = 2.2 } },
+  { "hinge", "fore_l", "arm_l", { -0.25, 1.145, 0 }, { 1, 0, 0 }, { -2.4, 0 } },
+  { "hinge", "fore_r", "arm_r", { 0.25, 1.145, 0 }, { 1, 0, 0 }, { -2.4, 0 } },
+  { "point", "thigh_l", "torso", { -0.1, 0.89, 0 }, { 0, -1, 0 }, { swing = 1.5 } },
+  { "point", "thigh_r", "torso", { 0.1, 0.89, 0 }, { 0, -1, 0 }, { swing = 1.5 } },
+  { "hinge", "shin_l", "thigh_l", { -0.1, 0.485, 0 }, { 1, 0, 0 }, { 0, 2.4 } },
+  { "hinge", "shin_r", "thigh_r", { 0.1, 0.485, 0 }, { 1, 0, 0 }, { 0, 2.4 } },
 }
 
 -- a doll placed at `at`, turned by the unit quaternion q, moving with velocity v
@@ -62,9 +61,8 @@ local function ragdoll(world, at, q, v, color)
     end
   end
   for _, j in ipairs(JOINTS) do
-    local kind = j[1] == "hinge" and ELBOW_KNEE or j[1]
-    joints[#joints + 1] = world:joint { type = kind, a = body[j[2]], b = body[j[3]], anchor = place(j[4]),
-                                        axis = kind == "hinge" and rot(q, j[5]) or nil }
+    joints[#joints + 1] = world:joint { type = j[1], a = body[j[2]], b = body[j[3]], anchor = place(j[4]),
+                                        axis = rot(q, j[5]), limits = j[6] }
   end
   dolls[#dolls + 1] = body
   return body
