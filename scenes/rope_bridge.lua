@@ -5,7 +5,7 @@
 -- for loops). The bridge is built already sagging on a circular arc whose chords are exactly a link or a
 -- plank long, so every joint starts closed. Boxes fall on it.
 -- Keys: B drops a box, M drops five at once.
-local N, PITCH, PLANK, WIDTH, SPAN_FRACTION = 14, 0.2, 0.26, 1.1, 0.9
+local N, PITCH, PLANK, WIDTH, SPAN_FRACTION = 14, 0.2, 0.26, 1.5, 0.9
 local HEIGHT = 3
 local joints, boxes, drops = {}, {}, 0
 
@@ -45,8 +45,8 @@ local function drop_box(world)
   drops = drops + 1
   local s = 0.25 + 0.1 * (drops % 3)
   local x = ((drops * 0.37) % 1 - 0.5) * 3.5
-  boxes[#boxes + 1] = world:box { size = { s, s, s }, position = { x, HEIGHT + 3 + 0.5 * (drops % 4), 0.25 * ((drops % 5) - 2) },
-    axis = { 0.3, 1, 0.2 }, angle = drops, density = 400, friction = 0.6,
+  boxes[#boxes + 1] = world:box { size = { s, s, s }, position = { x, HEIGHT + 1.2 + 0.4 * (drops % 4), 0.12 * ((drops % 5) - 2) },
+    axis = { 0.3, 1, 0.2 }, angle = drops, density = 400, friction = 0.9,
     color = { 0.85, 0.45 + 0.1 * (drops % 4), 0.25 } }
 end
 
@@ -72,8 +72,8 @@ return {
     for k = 1, N do
       local a, b = pts[2 * k], pts[2 * k + 1]
       local ang = math.atan(b[2] - a[2], b[1] - a[1])
-      planks[k] = world:box { size = { PLANK + 0.06, 0.06, WIDTH - 0.1 },
-        position = { (a[1] + b[1]) / 2 + 0.04 * math.sin(ang), (a[2] + b[2]) / 2 - 0.04 * math.cos(ang), 0 },
+      planks[k] = world:box { size = { PLANK + 0.06, 0.1, WIDTH - 0.1 },
+        position = { (a[1] + b[1]) / 2 + 0.05 * math.sin(ang), (a[2] + b[2]) / 2 - 0.05 * math.cos(ang), 0 },
         axis = { 0, 0, 1 }, angle = ang, density = 500, friction = 0.7, color = { 0.55, 0.38, 0.22 } }
     end
     -- rope link k joins plank k - 1's end to plank k's start (the world at the two ends), on both sides
