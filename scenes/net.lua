@@ -1,7 +1,8 @@
 -- scenes/net.lua: a net of rigid bodies catching boxes (after S1 Fig. 2, a lattice of rigid bodies full of
 -- closed loops). Each knot is one rigid body, a cross of two capsules; ball joints join the tips of
 -- neighbouring crosses, so every square of four knots is a closed loop. The net hangs like a sling between
--- two bars: the knots at both ends of every row along x are joined to the world. It is built already
+-- two bars: the knots at both ends of every row along x are joined to the world by hinges about z (ball
+-- joints there would let the whole sling swing sideways about the bars like a hammock). It is built already
 -- sagging: the rows along x lie on a circular arc whose chords are exactly one knot long (the rows along z
 -- are straight), so every joint starts closed.
 -- Keys: B drops a box, M drops five.
@@ -61,12 +62,14 @@ return {
                      { type = "capsule", radius = R, length = arm, orientation = along_z } } }
       end
     end
-    -- along x: knot k's +x tip is knot k + 1's -x tip (pts[k + 1]); the row's two ends to the world
+    -- along x: knot k's -x tip is knot k - 1's +x tip (pts[k]); the row's two ends to the world
     for j = 1, NZ do
       local z = (j - (NZ + 1) / 2) * H
       for k = 1, NX + 1 do
-        joints[#joints + 1] = world:joint { type = "point", a = knots[k] and knots[k][j] or knots[k - 1][j],
-          b = knots[k] and knots[k - 1] and knots[k - 1][j] or nil, anchor = { pts[k][1], pts[k][2], z } }
+        local to_world = k == 1 or k == NX + 1
+        joints[#joints + 1] = world:joint { type = to_world and "hinge" or "point",
+          a = knots[k] and knots[k][j] or knots[k - 1][j], b = not to_world and knots[k - 1][j] or nil,
+          anchor = { pts[k][1], pts[k][2], z }, axis = to_world and { 0, 0, 1 } or nil }
       end
     end
     -- along z: neighbouring knots of a column share the tip between them
