@@ -454,8 +454,9 @@ int impulse_step(imp_world *w, double h)
         hit->impulse = ct->impact, hit->speed = ct->impact_speed;
     }
 
-    /* S1: velocity post-stabilization of the joints after the collisions */
-    if (njoints) joints_post_stabilize(w, s->v, s->w, s->Iinv, s->im, n, h, false);
+    /* S1: velocity post-stabilization of the joints after the collisions (none: the velocities are
+     * those post-stabilized at the end of the last step, and the next call follows) */
+    if (njoints && s->hit_count) joints_post_stabilize(w, s->v, s->w, s->Iinv, s->im, n, h, false);
 
     /* static or kinetic: is the point sliding after the collisions, before gravity acts this step */
     for (int q = 0; q < np; q++) {
@@ -583,8 +584,19 @@ int impulse_step(imp_world *w, double h)
             if (b->motion != IMP_DYNAMIC || b->asleep) continue;
             const double *X = w->bstate + BODY_DIM * i;
             imp_vec3 v = v3_scale(v3_load(X + 7), b->inv_mass), om = m3_mul_v(s->Iinv[i], v3_load(X + 10));
-            if (s->drift[i] && !(jointed && jointed[i]) && v3_len(v) < SLEEP_SPEED && v3_len(om) < SLEEP_SPEED) b->sleep_time += (float)h;
+            if (s->drift[i] && v3_len(v) < SLEEP_SPEED && v3_len(om) < SLEEP_SPEED) b->sleep_time += (float)h;
             else b->sleep_time = 0;
+        }
+        /* bodies joined by joints are one island: they sleep together (and joint.c wakes them together) */
+        if (njoints) {
+            const uint64_t *pairs;
+            int np_j = joints_pairs(w, &pairs);
+            for (int k = 0; k < np_j; k++) {
+                int a = (int)(pairs[k] >> 32), b = (int)(pairs[k] & 0xffffffffu);
+                if (s->im[a] == 0 || s->im[b] == 0) continue;
+                int ra = uf_find(s->uf, a), rb = uf_find(s->uf, b);
+                if (ra != rb) s->uf[ra] = rb;
+            }
         }
         /* the island's least sleep time, kept at its root in s->level (reused) */
         for (int i = 0; i < n; i++) s->level[i] = 1 << 30;

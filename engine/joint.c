@@ -151,6 +151,7 @@ struct joint_set {
     imp_vec3 *tv, *tw;                     /* the projection's iterate                          */
     int bcap, ncap, scap;                  /* capacities: bodies, nodes, U entries            */
     bool warm_ok;                          /* the last pre-stabilization converged: warm start */
+    imp_quat *bq1; imp_mat3 *bHL; int *bstamp, stamp; bool cache_on; /* per-body predictions of one eval_all */
     double keep;                           /* pre: the fraction of the error now left as the target (0: S1) */
 };
 
@@ -169,7 +170,7 @@ void joints_free(imp_world *w)
     ids_free(&js->ids);
     free(js->j), free(js->jointed), free(js->pairs), free(js->uf), free(js->nodes), free(js->rows), free(js->sv), free(js->sw);
     free(js->bstart), free(js->bjoint), free(js->order), free(js->pos), free(js->ustart), free(js->unb);
-    free(js->Dinv), free(js->bU), free(js->bL), free(js->rhs), free(js->sol), free(js->adjn), free(js->pv), free(js->pw), free(js->tv), free(js->tw);
+    free(js->Dinv), free(js->bU), free(js->bL), free(js->rhs), free(js->sol), free(js->adjn), free(js->pv), free(js->pw), free(js->tv), free(js->tw), free(js->bq1), free(js->bHL), free(js->bstamp);
     free(js);
     w->joints = NULL;
 }
@@ -356,9 +357,16 @@ static void side_eval(const imp_world *w, int i, int n, imp_vec3 l, imp_quat f, 
     imp_quat q = quat_of(X);
     s->x = v3_load(X), s->c = quat_rotate(q, l), s->p = v3_add(s->x, s->c), s->F = quat_mul(q, f);
     if (!v) return;
-    imp_quat q1 = quat_advance(q, om[i], h);
+    struct joint_set *js = w->joints;
+    imp_quat q1;
+    if (js->cache_on && js->bstamp[i] == js->stamp) { /* the body's prediction, shared by its joints */
+        q1 = js->bq1[i], s->HL = js->bHL[i];
+    } else {
+        q1 = quat_advance(q, om[i], h);
+        s->HL = s->dyn ? m3_scale(left_jac(v3_scale(om[i], h)), h) : (imp_mat3){{{0}}};
+        if (js->cache_on) js->bq1[i] = q1, js->bHL[i] = s->HL, js->bstamp[i] = js->stamp;
+    }
     s->c1 = quat_rotate(q1, l), s->p1 = v3_add(v3_add(s->x, v3_scale(v[i], h)), s->c1), s->F1 = quat_mul(q1, f);
-    s->HL = s->dyn ? m3_scale(left_jac(v3_scale(om[i], h)), h) : (imp_mat3){{{0}}};
 }
 
 /* the hinge angle of frame A relative to frame B about x, unwrapped to the turn nearest `near` */
@@ -534,10 +542,10 @@ static void rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp
                        const imp_mat3 *Iinv, const double *im, double h, bool pre, bool first, bool motor)
 {
     jside A, B;
-    side_eval(w, jt->ia, n, jt->la, jt->fa, im, v, om, h, &A);
-    side_eval(w, jt->ib, n, jt->lb, jt->fb, im, v, om, h, &B);
+    side_eval(w, jt->ia, n, jt->la, jt->fa, im, pre ? v : NULL, om, h, &A);
+    side_eval(w, jt->ib, n, jt->lb, jt->fb, im, pre ? v : NULL, om, h, &B);
     const imp_joint_type ty = jt->type;
-    if (first || !pre) {
+    if (first) {
         /* impulse directions, now */
         imp_vec3 mid = v3_scale(v3_add(A.p, B.p), 0.5);
         imp_vec3 ra = v3_sub(mid, A.x), rb = v3_sub(mid, B.x);
@@ -766,6 +774,9 @@ static void collect_nodes(imp_world *w, int n, const double *im)
         js->pv = ids_grow(js->pv, sizeof(imp_vec3), c), js->pw = ids_grow(js->pw, sizeof(imp_vec3), c);
         js->sv = ids_grow(js->sv, sizeof(imp_vec3), c), js->sw = ids_grow(js->sw, sizeof(imp_vec3), c);
         js->tv = ids_grow(js->tv, sizeof(imp_vec3), c), js->tw = ids_grow(js->tw, sizeof(imp_vec3), c);
+        js->bq1 = ids_grow(js->bq1, sizeof(imp_quat), c), js->bHL = ids_grow(js->bHL, sizeof(imp_mat3), c);
+        js->bstamp = ids_grow(js->bstamp, sizeof(int), c);
+        memset(js->bstamp, 0, sizeof(int) * (size_t)c), js->stamp = 0;
     }
     js->nn = 0;
     for (int k = 0; k < nj; k++) {
@@ -1119,6 +1130,7 @@ static double eval_all(imp_world *w, int n, const imp_mat3 *Iinv, const double *
 {
     struct joint_set *js = w->joints;
     double worst = 0, sum = 0, t0 = now_ms(); N_eval++;
+    js->cache_on = true, js->stamp++;
     for (int p = 0; p < js->nn; p++) {
         jrows *R = &js->rows[p];
         rows_build(w, &js->j[js->nodes[p]], R, n, js->pv, js->pw, Iinv, im, h, true, false, false);
@@ -1127,6 +1139,7 @@ static double eval_all(imp_world *w, int n, const imp_mat3 *Iinv, const double *
         for (int r = 0; r < R->m; r++) worst = fmax(worst, fabs(R->f[r])), sum += R->f[r] * R->f[r];
     }
     *n2 = sum;
+    js->cache_on = false;
     T_eval += now_ms() - t0;
     return worst == worst ? worst : INFINITY;
 }
@@ -1255,7 +1268,6 @@ static void pre_impl(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp
     /* warm start: last step's impulse of each joint, projected on this step's rows (a loaded chain
      * carries its tension from step to step; Newton then only corrects the change). Only after a step
      * that converged, and undone when it does not lower |F| */
-    double n2_cold, n2_warm;
     for (int p = 0; p < js->nn; p++) {
         joint *jt = &js->j[js->nodes[p]];
         jrows *R = &js->rows[p];
@@ -1268,15 +1280,20 @@ static void pre_impl(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp
         }
         jt->acc_lin = jt->acc_ang = v3(0, 0, 0);
     }
+    bool warm = false;
     if (js->warm_ok) {
+        double n2_cold, n2_warm;
         eval_all(w, n, Iinv, im, h, &n2_cold);
         for (int p = 0; p < js->nn; p++) apply_node(js, p, js->sol + 6 * p, 1, js->pv, js->pw, v, om, n);
         eval_all(w, n, Iinv, im, h, &n2_warm);
-        if (!(n2_warm < n2_cold))
+        warm = n2_warm < n2_cold;
+        if (!warm)
             for (int p = 0; p < js->nn; p++) apply_node(js, p, js->sol + 6 * p, -1, js->pv, js->pw, v, om, n);
     }
-    /* S1's sweeps, kept only when they lower |F| over all joints (the state before them is saved) */
-    double tol = 1e-4, b2, a2;
+    /* S1's sweeps (when there is no warm start: the first step, or after a step that did not converge),
+     * kept only when they lower |F| over all joints (the state before them is saved) */
+    double tol = 1e-4, b2 = 0, a2 = 0;
+    if (!warm) {
     double ts = now_ms();
     eval_all(w, n, Iinv, im, h, &b2);
     for (int i = 0; i <= n; i++) js->sv[i] = js->pv[i], js->sw[i] = js->pw[i], js->tv[i] = v[i], js->tw[i] = om[i];
@@ -1288,6 +1305,7 @@ static void pre_impl(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp
     if (!(a2 <= b2)) {
         for (int i = 0; i <= n; i++) js->pv[i] = js->sv[i], js->pw[i] = js->sw[i], v[i] = js->tv[i], om[i] = js->tw[i];
         for (int p = 0; p < js->nn; p++) js->j[js->nodes[p]].acc_lin = js->j[js->nodes[p]].acc_ang = v3(0, 0, 0);
+    }
     }
     /* the global solve: impulse directions and limit rows fixed from here; the errors now (e0) */
     for (int p = 0; p < js->nn; p++) {

@@ -186,3 +186,285 @@ describe("joints (impulse mode, S1)", function()
     assert.truthy(tostring(j):find("hinge", 1, true))
   end)
 end)
+
+-- joint frames (S1 section III): each type projects the joint state to its allowed set
+describe("joint types, limits and motors (impulse mode, S1)", function()
+  local function world()
+    local w = impetus.world {}
+    w.sleeping = false
+    return w
+  end
+  local function vlen(a) return math.sqrt(a[1] ^ 2 + a[2] ^ 2 + a[3] ^ 2) end
+
+  -- two boxes in series from the world, both joints of one type, kicked out of the allowed motion
+  local function pair(kind, axis)
+    local w = world()
+    local a = w:box { size = { 1, 0.2, 0.2 }, position = { 0.5, 5, 0 }, density = 100 }
+    local b = w:box { size = { 1, 0.2, 0.2 }, position = { 1.5, 5, 0 }, density = 100 }
+    local j1 = w:joint { type = kind, a = a, anchor = { 0, 5, 0 }, axis = axis }
+    local j2 = w:joint { type = kind, a = b, b = a, anchor = { 1, 5, 0 }, axis = axis }
+    a.velocity, a.angular_velocity = { 0.3, 1, 2 }, { 1, 2, 3 }
+    b.velocity, b.angular_velocity = { -1, 0.5, 1 }, { -2, 1, 0.5 }
+    return w, a, b, j1, j2
+  end
+
+  for _, case in ipairs {
+    { "point" }, { "hinge", { 0, 0, 1 } }, { "twist", { 1, 0, 0 } }, { "rigid" },
+    { "prismatic", { 1, 0, 0 } }, { "planar", { 0, 0, 1 } },
+  } do
+    it(case[1] .. " joints keep their constraint to 1e-6 over 3000 steps while the bodies move", function()
+      local w, a, b, j1, j2 = pair(case[1], case[2])
+      local gap, ax, moved = 0, 0, 0
+      local p0 = b.position
+      for _ = 1, 3000 do
+        w:step(1 / 60)
+        for _, j in ipairs { j1, j2 } do gap = math.max(gap, j.gap); ax = math.max(ax, j.axis_error) end
+        local p = b.position
+        moved = math.max(moved, vlen { p[1] - p0[1], p[2] - p0[2], p[3] - p0[3] }, math.abs(j2.angle or 0))
+      end
+      assert(gap < 1e-6, case[1] .. " gap " .. gap)
+      assert(ax < 1e-6, case[1] .. " orientation error " .. ax)
+      if case[1] ~= "rigid" then assert(moved > 0.05, case[1] .. " did not move: " .. moved) end
+      if case[1] == "rigid" then -- welded to the world: nothing moves after the first step
+        assert(vlen(b.velocity) < 1e-6 and vlen(b.angular_velocity) < 1e-6, "rigid still moving")
+      end
+      if case[1] == "hinge" or case[1] == "planar" then -- rotation about z only, motion in the plane z = 0
+        local wb = b.angular_velocity
+        assert(math.abs(wb[1]) < 1e-6 and math.abs(wb[2]) < 1e-6, "spin across the axis")
+        assert(math.abs(b.position[3]) < 1e-6 + math.abs(p0[3]), "left the plane")
+      end
+    end)
+  end
+
+  it("a twist joint takes the line through the two centres as its axis by default", function()
+    local w = world()
+    local a = w:box { size = { 1, 1, 1 }, position = { 0, 5, 0 } }
+    w:joint { type = "rigid", a = a, anchor = { 0, 5, 0 } }
+    local b = w:box { size = { 1, 1, 1 }, position = { 0, 3.9, 0 } }
+    local j = w:joint { type = "twist", a = b, b = a, anchor = { 0, 4.45, 0 } }
+    b.angular_velocity = { 1, 2, 0.5 }
+    for _ = 1, 60 do w:step(1 / 60) end
+    -- only the spin about y (the centres' line) survives
+    local om = b.angular_velocity
+    assert(math.abs(om[1]) < 1e-6 and math.abs(om[3]) < 1e-6, "spin across the axis")
+    assert(math.abs(om[2]) > 0.1, "the twist about the axis was removed")
+    assert(j.gap < 1e-6 and j.axis_error < 1e-6)
+  end)
+
+  it("a prismatic joint slides freely along its axis with acceleration g cos(angle)", function()
+    local w = world()
+    local alpha = 0.6 -- axis angle from the vertical
+    local b = w:box { size = { 0.3, 0.3, 0.3 }, position = { 0, 5, 0 } }
+    local j = w:joint { type = "prismatic", a = b, anchor = { 0, 5, 0 }, axis = { math.sin(alpha), -math.cos(alpha), 0 } }
+    local h, n = 1 / 60, 120
+    for _ = 1, n do w:step(h) end
+    local want = g * math.cos(alpha) * n * h
+    assert(math.abs(j.speed - want) < 1e-6 * want, string.format("speed %.9g want %.9g", j.speed, want))
+    -- symplectic Euler: s_n = h^2 a n (n + 1) / 2 along the axis
+    local s = g * math.cos(alpha) * h * h * n * (n + 1) / 2
+    assert(math.abs(j.position - s) < 1e-6 * s, string.format("position %.9g want %.9g", j.position, s))
+    assert(j.gap < 1e-6 and j.axis_error < 1e-6)
+  end)
+
+  it("a hinge limit holds the angle in [lo, hi]", function()
+    local w = world()
+    local rod = w:box { size = { 1, 0.1, 0.1 }, position = { 0.5, 5, 0 }, density = 100 }
+    local j = w:joint { type = "hinge", a = rod, anchor = { 0, 5, 0 }, axis = { 0, 0, 1 }, limits = { -0.5, 0.3 } }
+    local lo, hi = math.huge, -math.huge
+    for _ = 1, 600 do
+      w:step(1 / 60)
+      lo, hi = math.min(lo, j.angle), math.max(hi, j.angle)
+      assert(j.gap < 1e-6 and j.axis_error < 1e-6)
+    end
+    assert(lo >= -0.5 - 1e-3, "below the limit: " .. lo)
+    assert(hi <= 0.3 + 1e-3, "above the limit: " .. hi)
+    assert(lo < -0.5 + 1e-3, "never reached the lower limit: " .. lo) -- gravity swings it down onto it
+    -- at rest on the limit after the bounce dies out
+    assert(math.abs(j.speed) < 1e-3, "still moving at the limit: " .. j.speed)
+    -- limits can be read, changed and removed
+    assert.are.same({ -0.5, 0.3 }, j.limits)
+    j.limits = nil
+    for _ = 1, 30 do w:step(1 / 60) end
+    assert(j.angle < -0.6, "limit removed, the rod falls further: " .. j.angle)
+    local ok, e = pcall(function() j.limits = { 1, 0 } end)
+    assert.is_false(ok)
+    assert.truthy(e:find("lo <= hi", 1, true))
+  end)
+
+  it("a prismatic limit and a point joint's swing cone hold", function()
+    local w = world()
+    local b = w:box { size = { 0.3, 0.3, 0.3 }, position = { 0, 5, 0 } }
+    local j = w:joint { type = "prismatic", a = b, anchor = { 0, 5, 0 }, axis = { 0, -1, 0 }, limits = { -0.1, 0.4 } }
+    local top = -math.huge
+    for _ = 1, 120 do w:step(1 / 60); top = math.max(top, j.position) end
+    assert(top <= 0.4 + 1e-3 and top > 0.4 - 1e-3, "slide limit " .. top)
+    local rod = w:box { size = { 0.1, 1, 0.1 }, position = { 3, 4.5, 0 }, density = 100 }
+    local cone = w:joint { type = "point", a = rod, anchor = { 3, 5, 0 }, limits = { swing = 0.4 } }
+    rod.velocity = { 3, 0, 1 }
+    local worst = 0
+    for _ = 1, 300 do
+      w:step(1 / 60)
+      local p = rod.position -- the rod's axis from the anchor: the swing angle from straight down
+      local d = { p[1] - 3, p[2] - 5, p[3] }
+      worst = math.max(worst, math.acos(-d[2] / vlen(d)))
+    end
+    assert(worst <= 0.4 + 1e-3, "swing " .. worst)
+    assert(worst > 0.39, "never reached the cone " .. worst)
+    assert(cone.gap < 1e-6)
+    assert.are.equal(0.4, cone.limits.swing)
+  end)
+
+  it("a motor with enough torque reaches its speed; a weak one cannot lift its load", function()
+    local w = world()
+    local wheel = w:sphere { radius = 0.5, position = { 0, 5, 0 }, density = 10 }
+    local j = w:joint { type = "hinge", a = wheel, anchor = { 0, 5, 0 }, axis = { 0, 0, 1 }, motor = { speed = 2, max = 100 } }
+    w:step(1 / 60)
+    assert(math.abs(j.speed - 2) < 1e-6, "motor speed " .. j.speed)
+    for _ = 1, 60 do w:step(1 / 60) end
+    assert(math.abs(j.speed - 2) < 1e-6, "motor speed later " .. j.speed)
+    assert(math.abs(j.angle - 2 * 61 / 60) < 1e-6, "angle " .. j.angle)
+    assert.are.same({ speed = 2, max = 100 }, j.motor)
+    -- a rod on a horizontal hinge at one end, motor pushing up with max torque below m g L/2:
+    -- from rest it falls with angular acceleration (max - m g L / 2) / I_pivot
+    local L, m, tau = 1, 2, 3
+    local rod = w:box { size = { L, 0.1, 0.1 }, position = { 5 + L / 2, 5, 0 }, mass = m }
+    local jm = w:joint { type = "hinge", a = rod, anchor = { 5, 5, 0 }, axis = { 0, 0, 1 }, motor = { speed = 5, max = tau } }
+    local I = m * (L * L + 0.01) / 12 + m * (L / 2) ^ 2
+    local h = 1 / 240
+    w:step(h)
+    local want = h * (tau - m * g * L / 2) / I
+    assert(want < 0)
+    assert(math.abs(jm.speed - want) < 1e-6 * math.abs(want), string.format("speed %.9g want %.9g", jm.speed, want))
+    for _ = 1, 60 do w:step(h) end
+    assert(jm.angle < -0.05, "the weak motor lifted the rod: " .. jm.angle)
+    jm.motor = nil
+    assert.is_nil(jm.motor)
+    local ok, e = pcall(function() jm.motor = { speed = 1, max = -1 } end)
+    assert.is_false(ok)
+    assert.truthy(e:find("max >= 0", 1, true))
+  end)
+
+  it("a closed four-bar linkage keeps its loop closed and moves with one degree of freedom", function()
+    local w = world()
+    -- ground A0 = (0, 0), B0 = (2, 0); crank A0-A1 (length 1), coupler A1-B1, rocker B0-B1 (length 1.5)
+    local A0, B0, A1, B1 = { 0, 5 }, { 2, 5 }, { 0, 6 }, { 2, 6.5 }
+    local function link(p, q)
+      local dx, dy = q[1] - p[1], q[2] - p[2]
+      local len = math.sqrt(dx * dx + dy * dy)
+      return w:box { size = { len, 0.1, 0.1 }, position = { (p[1] + q[1]) / 2, (p[2] + q[2]) / 2, 0 }, axis = { 0, 0, 1 },
+        angle = math.atan(dy, dx), density = 100 }, len
+    end
+    local crank, l1 = link(A0, A1)
+    local coupler, l2 = link(A1, B1)
+    local rocker, l3 = link(B0, B1)
+    local z = { 0, 0, 1 }
+    local js = {
+      w:joint { type = "hinge", a = crank, anchor = { A0[1], A0[2], 0 }, axis = z },
+      w:joint { type = "hinge", a = coupler, b = crank, anchor = { A1[1], A1[2], 0 }, axis = z },
+      w:joint { type = "hinge", a = rocker, b = coupler, anchor = { B1[1], B1[2], 0 }, axis = z },
+      w:joint { type = "hinge", a = rocker, anchor = { B0[1], B0[2], 0 }, axis = z },
+    }
+    local function energy()
+      local e = 0
+      for _, b in ipairs { crank, coupler, rocker } do e = e + b:kinetic_energy() + b.mass * g * b.position[2] end
+      return e
+    end
+    local e0, top, late, amin, amax = energy(), -math.huge, 0, math.huge, -math.huge
+    local scale = (crank.mass + coupler.mass + rocker.mass) * g -- J per metre of height: the swing's energy scale
+    for s = 1, 2000 do
+      w:step(1 / 60)
+      if s > 1500 then late = late + (energy() - e0) / 500 end
+      for _, j in ipairs(js) do assert(j.gap < 1e-6 and j.axis_error < 1e-6, "loop open: " .. j.gap) end
+      top = math.max(top, energy() - e0)
+      -- one degree of freedom: the rocker tip B1 is where the crank angle puts it (circle intersection)
+      local a = js[1].angle + math.pi / 2
+      local ax, ay = A0[1] + l1 * math.cos(a), A0[2] + l1 * math.sin(a)
+      local dx, dy = B0[1] - ax, B0[2] - ay
+      local d = math.sqrt(dx * dx + dy * dy)
+      local along = (l2 * l2 - l3 * l3 + d * d) / (2 * d)
+      local off = math.sqrt(math.max(0, l2 * l2 - along * along))
+      local mx, my = ax + along * dx / d, ay + along * dy / d
+      local c1 = { mx - off * dy / d, my + off * dx / d }
+      local c2 = { mx + off * dy / d, my - off * dx / d }
+      local rp, rq = rocker.position, B0
+      local tip = { 2 * rp[1] - rq[1], 2 * rp[2] - rq[2] } -- the rocker's far end
+      local err = math.min(math.sqrt((tip[1] - c1[1]) ^ 2 + (tip[2] - c1[2]) ^ 2), math.sqrt((tip[1] - c2[1]) ^ 2 + (tip[2] - c2[2]) ^ 2))
+      assert(err < 1e-5, "rocker off the one-DOF path by " .. err)
+      amin, amax = math.min(amin, js[1].angle), math.max(amax, js[1].angle)
+      assert(math.abs(crank.position[3]) < 1e-9 and math.abs(rocker.position[3]) < 1e-9)
+    end
+    assert(amax - amin > 0.5, "the linkage hardly moved: " .. (amax - amin))
+    -- no energy gain: bounded fluctuation (S1's stagger is not exactly conservative), no upward drift
+    assert(top < 0.05 * scale, "energy rose by " .. top)
+    assert(late < 0.01 * scale, "late mean energy gain " .. late)
+  end)
+
+  it("the 50-link capsule chain released horizontal at dt 1/60 survives 1000 steps with gaps below 1 cm", function()
+    local w = world()
+    local prev, joints = nil, {}
+    for i = 1, 50 do
+      local b = w:capsule { radius = 0.05, length = 0.3, position = { (i - 0.5) * 0.4, 10, 0 }, axis = { 0, 0, 1 },
+        angle = math.pi / 2, density = 100 }
+      joints[i] = w:joint { type = "point", a = b, b = prev, anchor = { (i - 1) * 0.4, 10, 0 } }
+      prev = b
+    end
+    local worst = 0
+    for _ = 1, 1000 do
+      w:step(1 / 60)
+      for _, j in ipairs(joints) do
+        local gp = j.gap
+        assert(gp == gp, "NaN gap")
+        worst = math.max(worst, gp)
+      end
+    end
+    assert(worst < 0.01, "largest gap " .. worst)
+  end)
+
+  it("jointed bodies sleep as one island and wake together", function()
+    local w = impetus.world {}
+    local a = w:box { size = { 0.2, 1, 0.2 }, position = { 0, 4.5, 0 } }
+    local b = w:box { size = { 0.2, 1, 0.2 }, position = { 0, 3.5, 0 } }
+    w:joint { type = "point", a = a, anchor = { 0, 5, 0 } }
+    local j = w:joint { type = "hinge", a = b, b = a, anchor = { 0, 4, 0 }, axis = { 0, 0, 1 } }
+    for _ = 1, 120 do w:step(1 / 60) end
+    assert.is_true(a.asleep and b.asleep, "a hanging chain at rest sleeps")
+    assert(j.gap < 1e-6)
+    b.velocity = { 0.01, 0, 0 } -- a (slow) push on one wakes both at the next step
+    w:step(1 / 60)
+    assert.is_false(a.asleep)
+    assert.is_false(b.asleep)
+    for _ = 1, 600 do w:step(1 / 60) end
+    assert.is_true(a.asleep and b.asleep, "asleep again")
+    j:destroy() -- destroying a joint wakes its partners
+    assert.is_false(b.asleep)
+    w:step(1 / 60)
+    assert(b.position[2] < 3.5, "b falls once its joint is gone")
+  end)
+
+  it("joint handles report their bodies and refuse bad limits and motors", function()
+    local w = world()
+    local a = w:box { size = { 1, 1, 1 } }
+    local b = w:box { size = { 1, 1, 1 }, position = { 1, 0, 0 } }
+    local j = w:joint { type = "hinge", a = a, b = b, anchor = { 0.5, 0, 0 }, axis = { 0, 1, 0 } }
+    assert.are.equal(a, j.a)
+    assert.are.equal(b, j.b)
+    assert.is_nil(w:joint { type = "point", a = a, anchor = { 0, 0, 0 } }.b)
+    local function err(def)
+      local ok, e = pcall(function() return w:joint(def) end)
+      assert.is_false(ok)
+      return e
+    end
+    assert.truthy(err { type = "hinge", a = a, anchor = { 0, 0, 0 }, axis = { 0, 1, 0 }, limits = { 1, 0 } }
+      :find("field 'limits' must be {lo, hi} with lo <= hi", 1, true))
+    assert.truthy(err { type = "rigid", a = a, anchor = { 0, 0, 0 }, limits = { 0, 1 } }:find("field 'limits'", 1, true))
+    assert.truthy(err { type = "point", a = a, anchor = { 0, 0, 0 }, limits = { swing = -1 } }:find("swing", 1, true))
+    assert.truthy(err { type = "planar", a = a, anchor = { 0, 0, 0 }, axis = { 0, 1, 0 }, motor = { speed = 1, max = 1 } }
+      :find("field 'motor'", 1, true))
+    assert.truthy(err { type = "prismatic", a = a, anchor = { 0, 0, 0 }, axis = { 0, 1, 0 }, motor = { speed = 0 / 0, max = 1 } }
+      :find("field 'motor'", 1, true))
+    assert.truthy(err { type = "prismatic", a = a, anchor = { 0, 0, 0 } }:find("field 'axis'", 1, true))
+    assert.truthy(err { type = "twist", a = a, b = b, anchor = { 0, 0, 0 }, limits = "x" }:find("field 'limits'", 1, true))
+    assert.is_nil(j.position) -- a hinge has an angle, not a slide
+    assert.are.equal(0, j.angle)
+  end)
+end)
