@@ -68,18 +68,16 @@
  * and a new q is kept in the hemisphere of the old one. No allocation per step: tables grow and are kept. */
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 #include "internal.h"
-#include <time.h>
-static double T_fact; static long N_fact;
-static double T_eval, T_post, T_pre, T_sweep, T_proj; static long N_eval, N_steps;
-static double now_ms(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1e3 + t.tv_nsec * 1e-6; }
-static void report(void) { if (N_steps) fprintf(stderr, "per step: pre %.4f (sweeps %.4f proj %.4f) post %.4f eval %.4f (%.1f) fact %.4f (%.1f) ms\n", T_pre/N_steps, T_sweep/N_steps, T_proj/N_steps, T_post/N_steps, T_eval/N_steps, (double)N_eval/N_steps, T_fact/N_steps, (double)N_fact/N_steps); }
 
 #define MAXR 6            /* rows per joint */
-#define PRE_SWEEPS 2      /* S1's per-joint sweeps before the global solve */
-#define SWEEP_ITERS 3
+#ifndef PRE_SWEEPS
+#define PRE_SWEEPS 1      /* S1's per-joint sweeps before the global solve */
+#endif
+#ifndef SWEEP_ITERS
+#define SWEEP_ITERS 1
+#endif
 #define NEWTON_ITERS 16
 #define FINAL_TOL 1e-10   /* m, and rad */
 #define LIMIT_SLOP 1e-7   /* a coordinate this close to its bound is at the limit (post-stabilization) */
@@ -149,9 +147,11 @@ struct joint_set {
     int *adjn;                             /* fill cursors                                    */
     imp_vec3 *pv, *pw;                     /* predicted velocities v + v_p, omega + omega_p    */
     imp_vec3 *tv, *tw;                     /* the projection's iterate                          */
+    double cache_h;                        /* the step of the cached predictions                */
     int bcap, ncap, scap;                  /* capacities: bodies, nodes, U entries            */
     bool warm_ok;                          /* the last pre-stabilization converged: warm start */
-    imp_quat *bq1; imp_mat3 *bHL; int *bstamp, stamp; bool cache_on; /* per-body predictions of one eval_all */
+    imp_quat *bq1; imp_mat3 *bHL;          /* per-body predictions, valid while the body's velocity is unchanged: */
+    unsigned *bver, *bseen, *bepoch, epoch; /* bseen == bver and bepoch == epoch                                  */
     double keep;                           /* pre: the fraction of the error now left as the target (0: S1) */
 };
 
@@ -170,7 +170,7 @@ void joints_free(imp_world *w)
     ids_free(&js->ids);
     free(js->j), free(js->jointed), free(js->pairs), free(js->uf), free(js->nodes), free(js->rows), free(js->sv), free(js->sw);
     free(js->bstart), free(js->bjoint), free(js->order), free(js->pos), free(js->ustart), free(js->unb);
-    free(js->Dinv), free(js->bU), free(js->bL), free(js->rhs), free(js->sol), free(js->adjn), free(js->pv), free(js->pw), free(js->tv), free(js->tw), free(js->bq1), free(js->bHL), free(js->bstamp);
+    free(js->Dinv), free(js->bU), free(js->bL), free(js->rhs), free(js->sol), free(js->adjn), free(js->pv), free(js->pw), free(js->tv), free(js->tw), free(js->bq1), free(js->bHL), free(js->bver), free(js->bseen), free(js->bepoch);
     free(js);
     w->joints = NULL;
 }
@@ -311,33 +311,29 @@ static imp_mat3 skew(imp_vec3 v)
     return m;
 }
 
-/* exp of the rotation vector t as a unit quaternion: (cos |t|/2, sin(|t|/2) t/|t|), series near 0 */
-static imp_quat quat_exp(imp_vec3 t)
-{
-    double a = v3_len(t);
-    double s = a < 1e-4 ? 0.5 - a * a / 48 : sin(0.5 * a) / a;
-    return quat(cos(0.5 * a), s * t.x, s * t.y, s * t.z);
-}
-
-/* q' = exp(h omega) q, normalized, in the hemisphere of q */
-static imp_quat quat_advance(imp_quat q, imp_vec3 om, double h)
-{
-    imp_quat r = quat_normalize(quat_mul(quat_exp(v3_scale(om, h)), q));
-    if (r.w * q.w + r.x * q.x + r.y * q.y + r.z * q.z < 0) r = quat(-r.w, -r.x, -r.y, -r.z);
-    return r;
-}
-
 /* S1's appendix derivative of the rotation: with R' = exp(theta) R (theta = h omega), a change dtheta of
  * theta turns R' by J_l(theta) dtheta, the left Jacobian of SO(3):
  *     J_l = 1 + (1 - cos t) / t^2 [theta]x + (t - sin t) / t^3 [theta]x^2,   t = |theta|
- * (series 1/2 - t^2/24 and 1/6 - t^2/120 as t -> 0, robust as |omega| -> 0), so d(R' c) = (J_l dtheta) x R' c. */
-static imp_mat3 left_jac(imp_vec3 th)
+ * (series 1/2 - t^2/24 and 1/6 - t^2/120 as t -> 0, robust as |omega| -> 0), so d(R' c) = (J_l dtheta) x R' c.
+ * predict_rotation returns the predicted rotation q1 = exp(h omega) q (in q's hemisphere) and
+ * HL = h J_l(h omega) together: one sincos of the half angle serves both (sin t = 2 s c,
+ * 1 - cos t = 2 s^2; exp(theta/2) = (c, s theta / t)). */
+static void predict_rotation(imp_quat q, imp_vec3 om, double h, imp_quat *q1, imp_mat3 *HL)
 {
-    double t = v3_len(th), t2 = t * t;
-    double c1 = t < 1e-4 ? 0.5 - t2 / 24 : (1 - cos(t)) / t2;
-    double c2 = t < 1e-4 ? 1.0 / 6 - t2 / 120 : (t - sin(t)) / (t2 * t);
+    imp_vec3 th = v3_scale(om, h);
+    double t = v3_len(th), t2 = t * t, ex, c1, c2, cw;
+    if (t < 1e-4) {
+        ex = 0.5 - t2 / 48, cw = cos(0.5 * t), c1 = 0.5 - t2 / 24, c2 = 1.0 / 6 - t2 / 120;
+    } else {
+        double sh = sin(0.5 * t), ch = cos(0.5 * t);
+        ex = sh / t, cw = ch, c1 = 2 * sh * sh / t2, c2 = (t - 2 * sh * ch) / (t2 * t);
+    }
+    imp_quat e = quat(cw, ex * th.x, ex * th.y, ex * th.z);
+    imp_quat r = quat_normalize(quat_mul(e, q));
+    if (r.w * q.w + r.x * q.x + r.y * q.y + r.z * q.z < 0) r = quat(-r.w, -r.x, -r.y, -r.z);
+    *q1 = r;
     imp_mat3 K = skew(th);
-    return m3_add(m3_identity(), m3_add(m3_scale(K, c1), m3_scale(m3_mul(K, K), c2)));
+    *HL = m3_scale(m3_add(m3_identity(), m3_add(m3_scale(K, c1), m3_scale(m3_mul(K, K), c2))), h);
 }
 
 static imp_vec3 qaxis(imp_quat F, int k) { return quat_rotate(F, v3(k == 0, k == 1, k == 2)); }
@@ -359,12 +355,13 @@ static void side_eval(const imp_world *w, int i, int n, imp_vec3 l, imp_quat f, 
     if (!v) return;
     struct joint_set *js = w->joints;
     imp_quat q1;
-    if (js->cache_on && js->bstamp[i] == js->stamp) { /* the body's prediction, shared by its joints */
+    bool cache = js->bcap > i && h == js->cache_h && v == js->pv; /* pre-stabilization's predictions */
+    if (cache && js->bepoch[i] == js->epoch && js->bseen[i] == js->bver[i]) { /* shared by the body's joints */
         q1 = js->bq1[i], s->HL = js->bHL[i];
     } else {
-        q1 = quat_advance(q, om[i], h);
-        s->HL = s->dyn ? m3_scale(left_jac(v3_scale(om[i], h)), h) : (imp_mat3){{{0}}};
-        if (js->cache_on) js->bq1[i] = q1, js->bHL[i] = s->HL, js->bstamp[i] = js->stamp;
+        predict_rotation(q, om[i], h, &q1, &s->HL);
+        if (!s->dyn) s->HL = (imp_mat3){{{0}}};
+        if (cache) js->bq1[i] = q1, js->bHL[i] = s->HL, js->bseen[i] = js->bver[i], js->bepoch[i] = js->epoch;
     }
     s->c1 = quat_rotate(q1, l), s->p1 = v3_add(v3_add(s->x, v3_scale(v[i], h)), s->c1), s->F1 = quat_mul(q1, f);
 }
@@ -549,7 +546,6 @@ static void rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp
         /* impulse directions, now */
         imp_vec3 mid = v3_scale(v3_add(A.p, B.p), 0.5);
         imp_vec3 ra = v3_sub(mid, A.x), rb = v3_sub(mid, B.x);
-        if (pre && getenv("JPRED")) ra = A.c1, rb = B.c1;
         imp_vec3 aa = qaxis(A.F, 0), eb = qaxis(B.F, 0);
         int m = 0;
         if (ty == IMP_JOINT_PRISMATIC) {
@@ -775,8 +771,10 @@ static void collect_nodes(imp_world *w, int n, const double *im)
         js->sv = ids_grow(js->sv, sizeof(imp_vec3), c), js->sw = ids_grow(js->sw, sizeof(imp_vec3), c);
         js->tv = ids_grow(js->tv, sizeof(imp_vec3), c), js->tw = ids_grow(js->tw, sizeof(imp_vec3), c);
         js->bq1 = ids_grow(js->bq1, sizeof(imp_quat), c), js->bHL = ids_grow(js->bHL, sizeof(imp_mat3), c);
-        js->bstamp = ids_grow(js->bstamp, sizeof(int), c);
-        memset(js->bstamp, 0, sizeof(int) * (size_t)c), js->stamp = 0;
+        js->bver = ids_grow(js->bver, sizeof(unsigned), c), js->bseen = ids_grow(js->bseen, sizeof(unsigned), c);
+        js->bepoch = ids_grow(js->bepoch, sizeof(unsigned), c);
+        memset(js->bepoch, 0, sizeof(unsigned) * (size_t)c), js->epoch = 1;
+        memset(js->bver, 0, sizeof(unsigned) * (size_t)c), memset(js->bseen, 0, sizeof(unsigned) * (size_t)c);
     }
     js->nn = 0;
     for (int k = 0; k < nj; k++) {
@@ -888,9 +886,7 @@ static void mul_blk(double *C, const double *A, const double *B, int ma, int mk,
 }
 
 /* block elimination in the structure's order: D_p^-1, L_qp = K_qp D_p^-1, K_q1q2 -= L_q1p K_pq2 */
-static bool factor_impl(struct joint_set *js);
-static bool factor(struct joint_set *js) { double t0 = now_ms(); bool r = factor_impl(js); T_fact += now_ms() - t0; N_fact++; return r; }
-static bool factor_impl(struct joint_set *js)
+static bool factor(struct joint_set *js)
 {
     double T[36];
     for (int k = 0; k < js->nn; k++) {
@@ -962,6 +958,10 @@ static void apply_node(struct joint_set *js, int p, const double *lam, double al
         else if (v2) jt->acc_lin = v3_add(jt->acc_lin, v3(l * g[0], l * g[1], l * g[2]));
         dva = v3_add(dva, v3(l * a[0], l * a[1], l * a[2])), dwa = v3_add(dwa, v3(l * a[3], l * a[4], l * a[5]));
         dvb = v3_add(dvb, v3(l * b[0], l * b[1], l * b[2])), dwb = v3_add(dwb, v3(l * b[3], l * b[4], l * b[5]));
+    }
+    if (v2 || v == js->pv) {
+        if (jt->ia < n) js->bver[jt->ia]++;
+        if (jt->ib < n) js->bver[jt->ib]++;
     }
     if (jt->ia < n) {
         v[jt->ia] = v3_add(v[jt->ia], dva), om[jt->ia] = v3_add(om[jt->ia], dwa);
@@ -1075,10 +1075,7 @@ int joints_pairs(const imp_world *w, const uint64_t **pairs)
 
 /* Velocity post-stabilization (S1 section V; the header's "Post-stabilization" paragraph). motors: the
  * velocity stage, where motor rows drive the free coordinate's rate with at most max h of impulse. */
-static void post_impl(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_mat3 *Iinv, const double *im, int n, double h, bool motors);
 void joints_post_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_mat3 *Iinv, const double *im, int n, double h, bool motors)
-{ double t0 = now_ms(); post_impl(w, v, om, Iinv, im, n, h, motors); T_post += now_ms() - t0; }
-static void post_impl(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_mat3 *Iinv, const double *im, int n, double h, bool motors)
 {
     struct joint_set *js = w->joints;
     if (!js || !js->ids.count) return;
@@ -1129,8 +1126,7 @@ static void post_impl(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_mat3 *I
 static double eval_all(imp_world *w, int n, const imp_mat3 *Iinv, const double *im, double h, double *n2)
 {
     struct joint_set *js = w->joints;
-    double worst = 0, sum = 0, t0 = now_ms(); N_eval++;
-    js->cache_on = true, js->stamp++;
+    double worst = 0, sum = 0;
     for (int p = 0; p < js->nn; p++) {
         jrows *R = &js->rows[p];
         rows_build(w, &js->j[js->nodes[p]], R, n, js->pv, js->pw, Iinv, im, h, true, false, false);
@@ -1139,8 +1135,6 @@ static double eval_all(imp_world *w, int n, const imp_mat3 *Iinv, const double *
         for (int r = 0; r < R->m; r++) worst = fmax(worst, fabs(R->f[r])), sum += R->f[r] * R->f[r];
     }
     *n2 = sum;
-    js->cache_on = false;
-    T_eval += now_ms() - t0;
     return worst == worst ? worst : INFINITY;
 }
 
@@ -1151,7 +1145,7 @@ static void solve_one(imp_world *w, int p, int n, const imp_mat3 *Iinv, const do
     jrows *R = &js->rows[p];
     joint *jt = &js->j[js->nodes[p]];
     rows_build(w, jt, R, n, js->pv, js->pw, Iinv, im, h, true, true, false);
-    double last = INFINITY, lam[6];
+    double last = INFINITY, lam[6] = {0};
     for (int it = 0; it < SWEEP_ITERS; it++) {
         rows_build(w, jt, R, n, js->pv, js->pw, Iinv, im, h, true, false, false);
         double worst = 0, D[36];
@@ -1216,34 +1210,24 @@ static double project(imp_world *w, int n, const imp_mat3 *Iinv, const double *i
         for (int i = 0; i <= n; i++) js->tv[i] = js->sv[i], js->tw[i] = js->sw[i];
         for (int p = 0; p < js->nn; p++) apply_node(js, p, js->sol + 6 * p, 1, js->tv, js->tw, NULL, NULL, n);
         for (int i = 0; i <= n; i++) js->tv[i] = v3_sub(js->tv[i], js->pv[i]), js->tw[i] = v3_sub(js->tw[i], js->pw[i]);
-        if (getenv("JFD")) {
-            double e2, mx = 0, mw = 0;
-            for (int i = 0; i < n; i++) mx = fmax(mx, v3_len(js->tv[i])), mw = fmax(mw, v3_len(js->tw[i]));
-            static imp_vec3 cv[4096], cw[4096];
-            for (int i = 0; i <= n; i++) cv[i] = js->pv[i], cw[i] = js->pw[i];
-            for (int i = 0; i <= n; i++) js->pv[i] = v3_mad(js->pv[i], js->tv[i], 1e-6), js->pw[i] = v3_mad(js->pw[i], js->tw[i], 1e-6);
-            eval_all(w, n, Iinv, im, h, &e2);
-            for (int i = 0; i <= n; i++) js->pv[i] = cv[i], js->pw[i] = cw[i];
-            fprintf(stderr, "    proj dir deriv %.4f (want -1) |dv| %.3g |dw| %.3g mu %.3g\n", (sqrt(e2) - sqrt(n2)) / (1e-6 * sqrt(n2)), mx, mw, mu);
-            eval_all(w, n, Iinv, im, h, &e2);
-        }
         double t2 = n2, tw = worst, at = 0;
         bool ok = false;
         for (int ls = 0; ls < 3 && !ok; ls++) {
             double alpha = ls == 0 ? 1 : ls == 1 ? 0.5 : 0.25;
             for (int i = 0; i <= n; i++) js->pv[i] = v3_mad(js->pv[i], js->tv[i], alpha - at), js->pw[i] = v3_mad(js->pw[i], js->tw[i], alpha - at);
+            js->epoch++;
             at = alpha;
             tw = eval_all(w, n, Iinv, im, h, &t2);
             ok = t2 < n2;
         }
         if (!ok) { /* back to V_k, and damp harder (Levenberg-Marquardt: a shorter step, closer to the gradient) */
             for (int i = 0; i <= n; i++) js->pv[i] = v3_mad(js->pv[i], js->tv[i], -at), js->pw[i] = v3_mad(js->pw[i], js->tw[i], -at);
+            js->epoch++;
             worst = eval_all(w, n, Iinv, im, h, &n2);
             mu = mu * 10 + 1e-4;
             if (mu > 1e6) break;
             continue;
         }
-        if (getenv("JDBG")) fprintf(stderr, "    proj it %d |F| %.3g -> %.3g (alpha %.3g mu %.3g)\n", it, sqrt(n2), sqrt(t2), at, mu);
         mu = at == 1 ? fmax(mu * 0.1, 1e-9) : mu;
         n2 = t2, worst = tw;
     }
@@ -1251,13 +1235,7 @@ static double project(imp_world *w, int n, const imp_mat3 *Iinv, const double *i
 }
 
 /* Pre-stabilization (S1 section IV; the header's paragraph): S1's sweeps, then the global damped Newton */
-static void pre_impl(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp, const imp_vec3 *wp,
-                          const imp_mat3 *Iinv, const double *im, int n, double h)
-;
 void joints_pre_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp, const imp_vec3 *wp,
-                          const imp_mat3 *Iinv, const double *im, int n, double h)
-{ static int reg; if (!reg) reg = 1, atexit(report); N_steps++; double t0 = now_ms(); pre_impl(w, v, om, vp, wp, Iinv, im, n, h); T_pre += now_ms() - t0; }
-static void pre_impl(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp, const imp_vec3 *wp,
                           const imp_mat3 *Iinv, const double *im, int n, double h)
 {
     struct joint_set *js = w->joints;
@@ -1265,45 +1243,19 @@ static void pre_impl(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp
     collect_nodes(w, n, im);
     if (!js->nn) return;
     for (int i = 0; i <= n; i++) js->pv[i] = v3_add(v[i], vp[i]), js->pw[i] = v3_add(om[i], wp[i]);
-    /* warm start: last step's impulse of each joint, projected on this step's rows (a loaded chain
-     * carries its tension from step to step; Newton then only corrects the change). Only after a step
-     * that converged, and undone when it does not lower |F| */
-    for (int p = 0; p < js->nn; p++) {
-        joint *jt = &js->j[js->nodes[p]];
-        jrows *R = &js->rows[p];
-        rows_build(w, jt, R, n, js->pv, js->pw, Iinv, im, h, true, true, false);
-        double *lam = js->sol + 6 * p;
-        for (int r = 0; r < R->m; r++) {
-            const double *g = R->gA[r];
-            imp_vec3 L = jt->acc_lin, T = jt->acc_ang;
-            lam[r] = !js->warm_ok ? 0 : R->ang[r] ? g[3] * T.x + g[4] * T.y + g[5] * T.z : g[0] * L.x + g[1] * L.y + g[2] * L.z;
-        }
-        jt->acc_lin = jt->acc_ang = v3(0, 0, 0);
-    }
-    bool warm = false;
-    if (js->warm_ok) {
-        double n2_cold, n2_warm;
-        eval_all(w, n, Iinv, im, h, &n2_cold);
-        for (int p = 0; p < js->nn; p++) apply_node(js, p, js->sol + 6 * p, 1, js->pv, js->pw, v, om, n);
-        eval_all(w, n, Iinv, im, h, &n2_warm);
-        warm = n2_warm < n2_cold;
-        if (!warm)
-            for (int p = 0; p < js->nn; p++) apply_node(js, p, js->sol + 6 * p, -1, js->pv, js->pw, v, om, n);
-    }
+    js->epoch++, js->cache_h = h;
     /* S1's sweeps (when there is no warm start: the first step, or after a step that did not converge),
      * kept only when they lower |F| over all joints (the state before them is saved) */
     double tol = 1e-4, b2 = 0, a2 = 0;
-    if (!warm) {
-    double ts = now_ms();
+    if (PRE_SWEEPS) {
     eval_all(w, n, Iinv, im, h, &b2);
     for (int i = 0; i <= n; i++) js->sv[i] = js->pv[i], js->sw[i] = js->pw[i], js->tv[i] = v[i], js->tw[i] = om[i];
     for (int sweep = 0; sweep < PRE_SWEEPS; sweep++, tol *= 0.01)
         for (int kk = 0; kk < js->nn; kk++) solve_one(w, sweep & 1 ? js->nn - 1 - kk : kk, n, Iinv, im, h, tol, v, om);
     eval_all(w, n, Iinv, im, h, &a2);
-    T_sweep += now_ms() - ts;
-    if (getenv("JDBG")) fprintf(stderr, "  sweeps |F| %.3g -> %.3g\n", sqrt(b2), sqrt(a2));
     if (!(a2 <= b2)) {
         for (int i = 0; i <= n; i++) js->pv[i] = js->sv[i], js->pw[i] = js->sw[i], v[i] = js->tv[i], om[i] = js->tw[i];
+        js->epoch++;
         for (int p = 0; p < js->nn; p++) js->j[js->nodes[p]].acc_lin = js->j[js->nodes[p]].acc_ang = v3(0, 0, 0);
     }
     }
@@ -1318,7 +1270,7 @@ static void pre_impl(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp
     js->keep = 0;
     double n2, worst = eval_all(w, n, Iinv, im, h, &n2), mu = 1e-9;
     int fails = 0;
-    for (int it = 0; it < (getenv("JPROJONLY") ? 0 : NEWTON_ITERS) && worst > FINAL_TOL && fails < 2; it++) {
+    for (int it = 0; it < NEWTON_ITERS && worst > FINAL_TOL && fails < 2; it++) {
         for (int p = 0; p < js->nn; p++)
             for (int r = 0; r < js->rows[p].m; r++) js->rhs[6 * p + r] = -js->rows[p].f[r];
         assemble(js, n, mu);
@@ -1327,14 +1279,6 @@ static void pre_impl(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp
             continue;
         }
         solve(js);
-        if (getenv("JFD") && 0) {
-            double e2;
-            for (int p = 0; p < js->nn; p++) apply_node(js, p, js->sol + 6 * p, 1e-5, js->pv, js->pw, v, om, n);
-            eval_all(w, n, Iinv, im, h, &e2);
-            for (int p = 0; p < js->nn; p++) apply_node(js, p, js->sol + 6 * p, -1e-5, js->pv, js->pw, v, om, n);
-            double e3; eval_all(w, n, Iinv, im, h, &e3);
-            fprintf(stderr, "  dir deriv %.4f (want -1), back %.3g vs %.3g\n", (sqrt(e2) - sqrt(n2)) / (1e-5 * sqrt(n2)), sqrt(e3), sqrt(n2));
-        }
         /* backtracking on |F|^2: accept the first of alpha = 1, 1/2, 1/4 that lowers it, else undo and
          * damp harder (a near-singular system: a whipping chain at a coarse step) */
         double alpha = 1, applied = 0, t2 = n2, tw = worst;
@@ -1345,7 +1289,6 @@ static void pre_impl(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp
             tw = eval_all(w, n, Iinv, im, h, &t2);
             ok = t2 < (1 - 1e-4 * alpha) * n2;
         }
-        if (getenv("JDBG")) fprintf(stderr, "  it %d |F| %.3g -> %.3g ok %d alpha %.3g mu %.3g\n", it, sqrt(n2), sqrt(t2), ok, applied, mu);
         if (ok) {
             n2 = t2, worst = tw;
             mu = applied == 1 ? fmax(mu * 0.1, 1e-9) : mu * 10;
@@ -1357,18 +1300,14 @@ static void pre_impl(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp
         }
     }
     js->warm_ok = worst < 1e-6;
-    if (worst > 1e-8 && !getenv("JNOPROJ")) {
-        double tp = now_ms();
+    if (worst > 1e-8) {
         double pw = project(w, n, Iinv, im, h, worst);
         /* still far (a joint broken open by an earlier failure): aim at part of the way, as a
          * continuation, so the next steps close it instead of one violent step that cannot */
         for (js->keep = 0.5; pw > 1e-6 && js->keep < 0.9; js->keep = 1 - 0.5 * (1 - js->keep)) {
             pw = project(w, n, Iinv, im, h, pw);
-            if (getenv("JDBG")) fprintf(stderr, "  keep %.3g: %.3g\n", js->keep, pw);
         }
         js->keep = 0;
-        T_proj += now_ms() - tp;
-        if (getenv("JDBG")) fprintf(stderr, "  projection: %.3g -> %.3g\n", worst, pw);
         for (int i = 0; i < n; i++)
             if (js->jointed[i] && im[i] > 0) v[i] = v3_sub(js->pv[i], vp[i]), om[i] = v3_sub(js->pw[i], wp[i]);
     }
@@ -1384,7 +1323,9 @@ void joints_positions(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *v
         const double *X0 = w->bstate0 + BODY_DIM * i;
         double *X = w->bstate + BODY_DIM * i;
         v3_store(X, v3_add(v3_load(X0), v3_scale(v3_add(v[i], vp[i]), h)));
-        imp_quat q = quat_advance(quat_normalize(quat(X0[3], X0[4], X0[5], X0[6])), v3_add(om[i], wp[i]), h);
+        imp_quat q;
+        imp_mat3 unused;
+        predict_rotation(quat_normalize(quat(X0[3], X0[4], X0[5], X0[6])), v3_add(om[i], wp[i]), h, &q, &unused);
         X[3] = q.w, X[4] = q.x, X[5] = q.y, X[6] = q.z;
         Iinv[i] = m3_rotate_tensor(quat_to_m3(q), w->bodies[i].Ibody_inv);
         const body *bd = &w->bodies[i];
