@@ -31,7 +31,7 @@ end
 -- coupler A-B (b), rocker O4-B (c), four hinges about z. d, a, b, c = 1, 0.3, 1, 0.8 is a Grashof
 -- crank-rocker (s + l = 1.3 <= p + q = 1.8): the crank can turn all the way round.
 local FB = { d = 1.0, a = 0.3, b = 1.0, c = 0.8, Y = 5 }
-local function four_bar(theta2)
+local function four_bar(theta2, motor)
   local w = impetus.world {}
   w.sleeping = false
   local O2, O4 = { 0, FB.Y }, { FB.d, FB.Y }
@@ -45,7 +45,7 @@ local function four_bar(theta2)
   local crank, coupler, rocker = link(O2, A), link(A, B), link(O4, B)
   local z = { 0, 0, 1 }
   local joints = {
-    w:joint { type = "hinge", a = crank, anchor = { O2[1], O2[2], 0 }, axis = z },
+    w:joint { type = "hinge", a = crank, anchor = { O2[1], O2[2], 0 }, axis = z, motor = motor },
     w:joint { type = "hinge", a = coupler, b = crank, anchor = { A[1], A[2], 0 }, axis = z },
     w:joint { type = "hinge", a = rocker, b = coupler, anchor = { B[1], B[2], 0 }, axis = z },
     w:joint { type = "hinge", a = rocker, anchor = { O4[1], O4[2], 0 }, axis = z },
@@ -72,6 +72,25 @@ local function energy(links)
   local e = 0
   for _, b in ipairs(links) do e = e + b:kinetic_energy() + b.mass * g * b.position[2] end
   return e
+end
+
+-- the largest difference between the coupler's and rocker's angles and the closed form given the crank's
+-- angle; prev carries the last B (the assembly branch) between calls
+local function four_bar_error(m, prev)
+  local t2 = angle_z(m.crank)
+  local A = { m.O2[1] + FB.a * math.cos(t2), m.O2[2] + FB.a * math.sin(t2) }
+  local B = circles(A, FB.b, m.O4, FB.c, prev.B or m.B)
+  prev.B = B
+  local t3 = math.atan(B[2] - A[2], B[1] - A[1])
+  local t4 = math.atan(B[2] - m.O4[2], B[1] - m.O4[1])
+  return math.max(math.abs(wrap(angle_z(m.coupler) - t3)), math.abs(wrap(angle_z(m.rocker) - t4))), t2
+end
+
+-- the angle between two bodies' local x axes (the links below are laid along x)
+local function x_angle(a, b)
+  local Ra, Rb = a.rotation, b.rotation
+  local d = Ra[1][1] * Rb[1][1] + Ra[2][1] * Rb[2][1] + Ra[3][1] * Rb[3][1]
+  return math.acos(math.max(-1, math.min(1, d)))
 end
 
 describe("articulated bodies (S1)", function()
@@ -104,6 +123,73 @@ describe("articulated bodies (S1)", function()
     assert(err < 1e-4, string.format("coupler/rocker off the closed form by %.3g rad", err))
     -- it really moved: released from 1.2 rad under gravity the crank swings through more than a radian
     assert(hi - lo > 1, string.format("crank range only %.3g rad", hi - lo))
+  end)
+
+  it("a motor on the crank turns the closed four-bar at its speed, and the loop follows the closed form", function()
+    -- the motor's target is the crank's spin relative to the world about +z: 3 rad/s, plenty of torque
+    local w, m = four_bar(1.2, { speed = 3, max = 2000 })
+    local prev, err, gap, turned, last = {}, 0, 0, 0, angle_z(m.crank)
+    for s = 1, 300 do
+      assert(w:step(dt))
+      for _, j in ipairs(m.joints) do gap = math.max(gap, j.gap) end
+      local e, t2 = four_bar_error(m, prev)
+      err = math.max(err, e)
+      turned = turned + wrap(t2 - last)
+      last = t2
+      -- a motor with torque to spare holds its speed from the first step on, whatever the loop's inertia
+      -- does (a lone motored link holds it to 1e-9 rad/s)
+      local om = m.crank.angular_velocity[3]
+      assert(math.abs(om - 3) < 1e-3, string.format("step %d: crank at %.9g rad/s", s, om))
+      assert(math.abs(m.joints[1].speed - om) < 1e-9, "joint.speed " .. m.joints[1].speed)
+    end
+    -- 5 s at 3 rad/s: the crank turned 15 rad (2.4 turns)
+    assert(math.abs(turned - 15) < 5e-3, "crank turned " .. turned .. " rad")
+    assert(gap < 1e-6, string.format("loop closure: largest joint gap %.3g m", gap))
+    assert(err < 1e-4, string.format("coupler/rocker off the closed form by %.3g rad", err))
+  end)
+
+  it("hinge limits and swing cones hold in a falling chain", function()
+    -- a 3-link box chain released horizontal: link 1 on a free hinge to the world, link 2 on a hinge to
+    -- link 1 limited to [-0.3, 0.3], link 3 on a ball joint to link 2 whose axis may swing 0.4 rad
+    local w = impetus.world {}
+    w.sleeping = false
+    local l = {}
+    for i = 1, 3 do l[i] = w:box { size = { 1, 0.1, 0.1 }, position = { i - 0.5, 10, 0 }, density = 500 } end
+    local z = { 0, 0, 1 }
+    local j1 = w:joint { type = "hinge", a = l[1], anchor = { 0, 10, 0 }, axis = z }
+    local j2 = w:joint { type = "hinge", a = l[2], b = l[1], anchor = { 1, 10, 0 }, axis = z, limits = { -0.3, 0.3 } }
+    local j3 = w:joint { type = "point", a = l[3], b = l[2], anchor = { 2, 10, 0 }, axis = { 1, 0, 0 }, limits = { swing = 0.4 } }
+    l[3].angular_velocity = { 0, 3, 0 } -- and a twist out of the plane for the cone
+    local lo, hi, swing, gap = 0, 0, 0, 0
+    for _ = 1, 600 do
+      assert(w:step(dt))
+      -- the hinge angle, from the bodies (not from joint.angle): link 2's turn relative to link 1 about z
+      local rel = wrap(angle_z(l[2]) - angle_z(l[1]))
+      assert(math.abs(rel - j2.angle) < 1e-6, string.format("joint.angle %.9g, bodies %.9g", j2.angle, rel))
+      lo, hi = math.min(lo, rel), math.max(hi, rel)
+      swing = math.max(swing, x_angle(l[3], l[2]))
+      gap = math.max(gap, j1.gap, j2.gap, j3.gap)
+    end
+    assert(lo >= -0.3 - 1e-3 and hi <= 0.3 + 1e-3, string.format("hinge angle left [-0.3, 0.3]: %.5f .. %.5f", lo, hi))
+    assert(lo < -0.29 or hi > 0.29, "the swing never reached the limit: " .. lo .. " .. " .. hi)
+    assert(swing <= 0.4 + 1e-3, string.format("swing cone exceeded: %.5f rad", swing))
+    assert(swing > 0.39, "the cone was never reached: " .. swing)
+    assert(gap < 1e-6, "joint gap " .. gap)
+  end)
+
+  it("a box rests on a plate welded to the world as on the ground", function()
+    -- a 64 kg box set down on a 6.3 kg plate held by a rigid joint: the plate cannot move, so the box
+    -- must stop on it (like on a static body), not sink through it
+    local w = impetus.world {}
+    w.sleeping = false
+    local plate = w:box { size = { 0.3, 0.07, 0.3 }, position = { 0, 2, 0 } }
+    local weld = w:joint { type = "rigid", a = plate, anchor = { 0, 2, 0 } }
+    local box = w:box { size = { 0.4, 0.4, 0.4 }, position = { 0.05, 2.24, 0.05 } }
+    for _ = 1, 120 do assert(w:step(dt)) end
+    assert(weld.gap < 1e-6)
+    -- at rest on the plate's top face (y = 2.035): the centre 0.2 m above it, less a few mm of slop
+    local y = box.position[2]
+    assert(y > 2.235 - 0.005 and y < 2.235 + 0.001, string.format("box centre at %.4f m, rest at 2.235", y))
   end)
 
   it("a point-joint pendulum chain keeps its gaps below 1e-6 m for 10,000 steps, and they do not grow", function()
