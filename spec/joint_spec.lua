@@ -468,3 +468,48 @@ describe("joint types, limits and motors (impulse mode, S1)", function()
     assert.are.equal(0, j.angle)
   end)
 end)
+
+describe("joints under churn", function()
+  it("joints of every type created and destroyed at random, with their bodies, never crash or go NaN", function()
+    math.randomseed(7)
+    local w = impetus.world {}
+    local bodies, joints = {}, {}
+    local kinds = { "point", "hinge", "twist", "rigid", "prismatic", "planar" }
+    local ground = w:box { size = { 20, 1, 20 }, position = { 0, -0.5, 0 }, static = true }
+    assert(ground)
+    for step = 1, 400 do
+      if #bodies < 12 or math.random() < 0.3 then
+        local p = { math.random() * 4 - 2, 1 + math.random() * 3, math.random() * 4 - 2 }
+        local b = math.random() < 0.5 and w:box { size = { 0.3, 0.2, 0.4 }, position = p }
+          or w:capsule { radius = 0.1, length = 0.3, position = p }
+        if math.random() < 0.1 then b.kinematic = true; b.velocity = { 0.1, 0, 0 } end
+        bodies[#bodies + 1] = b
+      end
+      if math.random() < 0.5 and #bodies >= 2 then
+        local a, b = bodies[math.random(#bodies)], bodies[math.random(#bodies)]
+        if a ~= b and a:valid() and b:valid() then
+          local kind = kinds[math.random(#kinds)]
+          local def = { type = kind, a = a, b = math.random() < 0.2 and nil or b, anchor = a.position }
+          if kind ~= "rigid" and (kind ~= "point" or math.random() < 0.5) then def.axis = { math.random() - 0.5, math.random() + 0.1, math.random() - 0.5 } end
+          if (kind == "hinge" or kind == "twist" or kind == "prismatic") and math.random() < 0.5 then def.limits = { -math.random(), math.random() } end
+          if (kind == "hinge" or kind == "twist" or kind == "prismatic") and math.random() < 0.5 then def.motor = { speed = math.random() * 4 - 2, max = math.random() * 5 } end
+          if kind == "point" and math.random() < 0.3 then def.limits = { swing = 0.2 + math.random() } end
+          local ok, j = pcall(function() return w:joint(def) end)
+          if ok then joints[#joints + 1] = j end
+        end
+      end
+      if math.random() < 0.1 and #joints > 0 then table.remove(joints, math.random(#joints)):destroy() end
+      if math.random() < 0.05 and #bodies > 0 then table.remove(bodies, math.random(#bodies)):destroy() end
+      w:step(1 / 60)
+      for _, b in ipairs(bodies) do
+        if b:valid() then
+          local p = b.position
+          assert(p[1] == p[1] and p[2] == p[2] and p[3] == p[3], "NaN position at step " .. step)
+        end
+      end
+      for _, j in ipairs(joints) do
+        if j:valid() then local gp = j.gap; assert(gp == gp, "NaN gap") end
+      end
+    end
+  end)
+end)

@@ -45,5 +45,6 @@ end
 run("5 box links, dt 1/60", 5, "box", 1 / 60, 10000)
 run("5 capsule links, dt 1/60", 5, "capsule", 1 / 60, 2000)
 run("5 capsule links, dt 1/120", 5, "capsule", 1 / 120, 10000)
-run("50 capsule links, dt 1/240", 50, "capsule", 1 / 240, 2000)
-run("50 capsule links, dt 1/60", 50, "capsule", 1 / 60, 200)
+run("50 capsule links, dt 1/240", 50, "capsule", 1 / 240, 4000)
+run("50 capsule links, dt 1/60", 50, "capsule", 1 / 60, 1000)
+run("50 capsule links, dt 1/60, 10000 steps", 50, "capsule", 1 / 60, 10000)
