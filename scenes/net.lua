@@ -12,7 +12,7 @@
 -- Keys: B drops a box, M drops five.
 local NX, NZ, H, R = 6, 5, 0.36, 0.11 -- knots along x and z, knot pitch (m), knot radius
 local KNOT_DENSITY, BOX_DENSITY = 3000, 100
-local SPAN_FRACTION, HEIGHT = 0.85, 2.6
+local SPAN_FRACTION, HEIGHT = 0.75, 2.6
 local joints, boxes, drops, knots, ends = {}, {}, 0, {}, {}
 
 -- NX + 1 points on an arc through (-D/2, HEIGHT) and (D/2, HEIGHT), D = SPAN_FRACTION NX H, with chords of
@@ -37,7 +37,7 @@ end
 
 local function drop_box(world)
   drops = drops + 1
-  local s = 0.45 + 0.1 * (drops % 3)
+  local s = 0.32 + 0.07 * (drops % 3)
   boxes[#boxes + 1] = world:box { size = { s, s * 0.8, s }, density = BOX_DENSITY, friction = 0.6,
     position = { 0.5 * (((drops * 0.618) % 1) - 0.5) * NX * H, HEIGHT + 2.5, 0.25 * (((drops * 0.382) % 1) - 0.5) * NZ * H },
     axis = { 1, 1, 0.3 }, angle = 0.7 * drops, color = { 0.3 + 0.15 * (drops % 4), 0.55, 0.85 } }
@@ -45,7 +45,7 @@ end
 
 return {
   title = "A net of rigid bodies catching boxes (S1 Fig. 2)",
-  camera = { eye = { 2.6, 3.8, 3.6 }, target = { 0, 1.9, 0 } },
+  camera = { eye = { 1.9, 3.4, 2.8 }, target = { 0, 1.9, 0 } },
   setup = function(world)
     joints, boxes, drops, knots, ends = {}, {}, 0, {}, {}
     -- sleeping off: in this build a sleeping body sinks through the ground while any other contact in the

@@ -150,7 +150,7 @@ end
 
 return {
   title = "Tank on hinged treads driven by gears (S1 Figs. 4, 7)",
-  camera = { eye = { 6, 5, 9 }, target = { 1, 0.5, 0 } },
+  camera = { eye = { 3.5, 3.6, 7.5 }, target = { 2, 0.4, 0 } },
   setup = function(world)
     held, autopilot = {}, true
     world.sleeping = false
