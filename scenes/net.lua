@@ -6,7 +6,7 @@
 -- joints there would let the whole sling swing sideways about the bars like a hammock). It is built already
 -- sagging: the rows along x lie on a circular arc whose chords are exactly one knot long (the rows along z
 -- are straight), so every joint starts closed.
--- The knots are heavy (3000 kg/m^3, 20 kg) and the boxes light (100 kg/m^3): measured, light knots let
+-- The knots are heavy (3000 kg/m^3, 17 kg) and the boxes light (100 kg/m^3): measured, light knots let
 -- heavy boxes through (the contacts of jointed bodies are solved before pre-stabilization, not with it:
 -- README, Joints), and capsule crosses in place of balls let boxes tunnel between thin arms.
 -- Keys: B drops a box, M drops five.

@@ -1,7 +1,7 @@
 -- scenes/tank.lua: a tank on hinged treads driven by gears (S1 Figs. 4 and 7, section VII). A box hull
--- carries three gears on each side on hinges about its z axis; each tread is one closed loop of 28 box
--- links on hinges, wrapped around the front and back gears. The middle gear is passive (a road wheel: it
--- touches the tread only through contact). As in S1, the front and back gears hold the tread by attachment
+-- carries three gears on each side turning about its z axis; each tread is one closed loop of 28 box
+-- links on hinges, wrapped around the front and back gears. The middle gear is passive, on a twist joint
+-- as in S1 (a road wheel: it touches the tread only through contact). As in S1, the front and back gears hold the tread by attachment
 -- joints that the script makes and unmakes every step by proximity: a link whose centre lies on the gear's
 -- arc is joined to the gear by a ball joint where it is, and a link next to an unattached one is released,
 -- so the links leave the gear where the tread runs off it. The player drives the motors of the front and
@@ -60,8 +60,9 @@ local function build(world, at)
       local gear = world:sphere { radius = RT - 0.06, position = P(x, 0, z), density = 2000, friction = 0.9,
         color = g == 2 and { 0.5, 0.5, 0.5 } or { 0.75, 0.6, 0.2 } }
       -- the front and back gears carry motors (speed set every step by the drive); the middle one is passive
-      local j = world:joint { type = "hinge", a = gear, b = t.hull, anchor = P(x, 0, z), axis = { 0, 0, 1 },
-        motor = g ~= 2 and { speed = 0, max = TORQUE } or nil }
+      -- (S1: "the middle gear ... is passively connected to the tank with a simple twist joint")
+      local j = world:joint { type = g == 2 and "twist" or "hinge", a = gear, b = t.hull, anchor = P(x, 0, z),
+        axis = { 0, 0, 1 }, motor = g ~= 2 and { speed = 0, max = TORQUE } or nil }
       t.joints[#t.joints + 1] = j
       t.gears[s][g], t.axles[s][g] = gear, j
     end
