@@ -13,7 +13,9 @@
 local NX, NZ, H, R = 6, 5, 0.36, 0.11 -- knots along x and z, knot pitch (m), knot radius
 local KNOT_DENSITY, BOX_DENSITY = 3000, 100
 local SPAN_FRACTION, HEIGHT = 0.75, 2.6
-local joints, boxes, drops, knots, ends = {}, {}, 0, {}, {}
+-- the scene's state in a global table, so that a hot reload (which re-runs this file) keeps it
+net_scene = net_scene or { joints = {}, boxes = {}, drops = 0, knots = {}, ends = {} }
+local S = net_scene
 
 -- NX + 1 points on an arc through (-D/2, HEIGHT) and (D/2, HEIGHT), D = SPAN_FRACTION NX H, with chords of
 -- length H: 2 R sin(phi) = D and 2 R sin(phi / NX) = H, bisection on the half angle phi
@@ -36,18 +38,18 @@ local function arc_points()
 end
 
 local function drop_box(world)
-  drops = drops + 1
-  local s = 0.32 + 0.07 * (drops % 3)
-  boxes[#boxes + 1] = world:box { size = { s, s * 0.8, s }, density = BOX_DENSITY, friction = 0.6,
-    position = { 0.5 * (((drops * 0.618) % 1) - 0.5) * NX * H, HEIGHT + 2.5, 0.25 * (((drops * 0.382) % 1) - 0.5) * NZ * H },
-    axis = { 1, 1, 0.3 }, angle = 0.7 * drops, color = { 0.3 + 0.15 * (drops % 4), 0.55, 0.85 } }
+  S.drops = S.drops + 1
+  local s = 0.32 + 0.07 * (S.drops % 3)
+  S.boxes[#S.boxes + 1] = world:box { size = { s, s * 0.8, s }, density = BOX_DENSITY, friction = 0.6,
+    position = { 0.5 * (((S.drops * 0.618) % 1) - 0.5) * NX * H, HEIGHT + 2.5, 0.25 * (((S.drops * 0.382) % 1) - 0.5) * NZ * H },
+    axis = { 1, 1, 0.3 }, angle = 0.7 * S.drops, color = { 0.3 + 0.15 * (S.drops % 4), 0.55, 0.85 } }
 end
 
 return {
   title = "A net of rigid bodies catching boxes (S1 Fig. 2)",
   camera = { eye = { 1.9, 3.4, 2.8 }, target = { 0, 1.9, 0 } },
   setup = function(world)
-    joints, boxes, drops, knots, ends = {}, {}, 0, {}, {}
+    S.joints, S.boxes, S.drops, S.knots, S.ends = {}, {}, 0, {}, {}
     -- sleeping off: in this build a sleeping body sinks through the ground while any other contact in the
     -- world is live (impulse.c integrates it freely; spec/impulse_spec.lua has the case)
     world.sleeping = false
@@ -56,10 +58,10 @@ return {
     for k = 1, NX do
       local a, b = pts[k], pts[k + 1]
       local ang = math.atan(b[2] - a[2], b[1] - a[1])
-      knots[k] = {}
+      S.knots[k] = {}
       for j = 1, NZ do
         local z = (j - (NZ + 1) / 2) * H
-        knots[k][j] = world:sphere { position = { (a[1] + b[1]) / 2, (a[2] + b[2]) / 2, z }, axis = { 0, 0, 1 }, angle = ang,
+        S.knots[k][j] = world:sphere { position = { (a[1] + b[1]) / 2, (a[2] + b[2]) / 2, z }, axis = { 0, 0, 1 }, angle = ang,
           radius = R, density = KNOT_DENSITY, friction = 0.8, color = { 0.85, 0.8, 0.6 } }
       end
     end
@@ -68,8 +70,8 @@ return {
       local z = (j - (NZ + 1) / 2) * H
       for k = 1, NX + 1 do
         local to_world = k == 1 or k == NX + 1
-        joints[#joints + 1] = world:joint { type = to_world and "hinge" or "point",
-          a = knots[k] and knots[k][j] or knots[k - 1][j], b = not to_world and knots[k - 1][j] or nil,
+        S.joints[#S.joints + 1] = world:joint { type = to_world and "hinge" or "point",
+          a = S.knots[k] and S.knots[k][j] or S.knots[k - 1][j], b = not to_world and S.knots[k - 1][j] or nil,
           anchor = { pts[k][1], pts[k][2], z }, axis = to_world and { 0, 0, 1 } or nil }
       end
     end
@@ -77,13 +79,13 @@ return {
     for k = 1, NX do
       local c = { (pts[k][1] + pts[k + 1][1]) / 2, (pts[k][2] + pts[k + 1][2]) / 2 }
       for j = 1, NZ - 1 do
-        joints[#joints + 1] = world:joint { type = "point", a = knots[k][j + 1], b = knots[k][j],
+        S.joints[#S.joints + 1] = world:joint { type = "point", a = S.knots[k][j + 1], b = S.knots[k][j],
           anchor = { c[1], c[2], (j + 0.5 - (NZ + 1) / 2) * H } }
       end
     end
     for j = 1, NZ do
       local z = (j - (NZ + 1) / 2) * H
-      ends[j] = { { pts[1][1], pts[1][2], z }, { pts[NX + 1][1], pts[NX + 1][2], z } }
+      S.ends[j] = { { pts[1][1], pts[1][2], z }, { pts[NX + 1][1], pts[NX + 1][2], z } }
     end
     -- the two bars the net hangs from
     for _, p in ipairs { pts[1], pts[NX + 1] } do
@@ -100,19 +102,19 @@ return {
     local c = { 0.75, 0.7, 0.5, 1 }
     for k = 1, NX do
       for j = 1, NZ do
-        local p = knots[k][j].position
-        if k < NX then gfx.line(p, knots[k + 1][j].position, c) end
-        if j < NZ then gfx.line(p, knots[k][j + 1].position, c) end
+        local p = S.knots[k][j].position
+        if k < NX then gfx.line(p, S.knots[k + 1][j].position, c) end
+        if j < NZ then gfx.line(p, S.knots[k][j + 1].position, c) end
       end
     end
     for j = 1, NZ do
-      gfx.line(ends[j][1], knots[1][j].position, c)
-      gfx.line(ends[j][2], knots[NX][j].position, c)
+      gfx.line(S.ends[j][1], S.knots[1][j].position, c)
+      gfx.line(S.ends[j][2], S.knots[NX][j].position, c)
     end
     local gap = 0
-    for _, j in ipairs(joints) do gap = math.max(gap, j.gap) end
+    for _, j in ipairs(S.joints) do gap = math.max(gap, j.gap) end
     local _, h = gfx.size()
     gfx.text(16, h - 30, string.format("%d knots, %d joints, %d boxes   largest joint gap %.1e m   B: drop a box   M: five",
-      NX * NZ, #joints, #boxes, gap), { 0.9, 0.9, 0.9, 1 })
+      NX * NZ, #S.joints, #S.boxes, gap), { 0.9, 0.9, 0.9, 1 })
   end,
 }

@@ -5,7 +5,9 @@
 -- Keys: D drops another doll at the top; K kicks every doll down the stairs.
 local impetus = require "impetus"
 
-local dolls, joints = {}, {}
+-- the scene's state in a global table, so that a hot reload (which re-runs this file) keeps it
+ragdoll_scene = ragdoll_scene or { dolls = {}, joints = {} }
+local S = ragdoll_scene
 local STEPS, RISE, RUN = 8, 0.25, 0.5
 
 -- the parts of a standing doll, with its feet at the origin and facing +z: {name, shape, centre, size}
@@ -61,10 +63,10 @@ local function ragdoll(world, at, q, v, color)
     end
   end
   for _, j in ipairs(JOINTS) do
-    joints[#joints + 1] = world:joint { type = j[1], a = body[j[2]], b = body[j[3]], anchor = place(j[4]),
+    S.joints[#S.joints + 1] = world:joint { type = j[1], a = body[j[2]], b = body[j[3]], anchor = place(j[4]),
                                         axis = rot(q, j[5]), limits = j[6] }
   end
-  dolls[#dolls + 1] = body
+  S.dolls[#S.dolls + 1] = body
   return body
 end
 
@@ -83,7 +85,7 @@ return {
   title = "Ragdolls on stairs (point joints and hinges, S1)",
   camera = { eye = { 6.5, 3.2, 6.5 }, target = { 2.0, 1.0, 0 } },
   setup = function(world)
-    dolls, joints = {}, {}
+    S.dolls, S.joints = {}, {}
     -- sleeping off: in this build a sleeping body sinks through the ground while any other contact in the
     -- world is live (impulse.c integrates it freely; spec/impulse_spec.lua has the case)
     world.sleeping = false
@@ -97,9 +99,9 @@ return {
     for k = 1, 3 do drop(world, k) end
   end,
   keypressed = function(world, key)
-    if key == "d" then drop(world, #dolls + 1)
+    if key == "d" then drop(world, #S.dolls + 1)
     elseif key == "k" then
-      for _, d in ipairs(dolls) do
+      for _, d in ipairs(S.dolls) do
         for _, b in pairs(d) do
           if b:valid() then local v = b.velocity b.velocity = { v[1] + 2.5, v[2] + 2, v[3] } end
         end
@@ -108,9 +110,9 @@ return {
   end,
   draw = function(world, gfx)
     local gap = 0
-    for _, j in ipairs(joints) do if j:valid() then gap = math.max(gap, j.gap) end end
+    for _, j in ipairs(S.joints) do if j:valid() then gap = math.max(gap, j.gap) end end
     local _, h = gfx.size()
     gfx.text(16, h - 30, string.format("%d dolls, %d joints   largest joint gap %.1e m   D: drop a doll   K: kick",
-      #dolls, #joints, gap), { 0.9, 0.9, 0.9, 1 })
+      #S.dolls, #S.joints, gap), { 0.9, 0.9, 0.9, 1 })
   end,
 }

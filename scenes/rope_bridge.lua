@@ -7,7 +7,9 @@
 -- Keys: B drops a box, M drops five at once.
 local N, PITCH, PLANK, WIDTH, SPAN_FRACTION = 14, 0.2, 0.26, 1.5, 0.9
 local HEIGHT = 3
-local joints, boxes, drops = {}, {}, 0
+-- the scene's state in a global table, so that a hot reload (which re-runs this file) keeps it
+bridge_scene = bridge_scene or { joints = {}, boxes = {}, drops = 0 }
+local S = bridge_scene
 
 -- the points of a sagging arc through two anchors D = SPAN_FRACTION x (the chain's length) apart at height
 -- HEIGHT, whose chords are, in turn, a rope link (PITCH) and a plank (PLANK): N planks, N + 1 links.
@@ -42,19 +44,19 @@ local function arc_points()
 end
 
 local function drop_box(world)
-  drops = drops + 1
-  local s = 0.25 + 0.1 * (drops % 3)
-  local x = ((drops * 0.37) % 1 - 0.5) * 3.5
-  boxes[#boxes + 1] = world:box { size = { s, s, s }, position = { x, HEIGHT + 1.2 + 0.4 * (drops % 4), 0.12 * ((drops % 5) - 2) },
-    axis = { 0.3, 1, 0.2 }, angle = drops, density = 400, friction = 0.9,
-    color = { 0.85, 0.45 + 0.1 * (drops % 4), 0.25 } }
+  S.drops = S.drops + 1
+  local s = 0.25 + 0.1 * (S.drops % 3)
+  local x = ((S.drops * 0.37) % 1 - 0.5) * 3.5
+  S.boxes[#S.boxes + 1] = world:box { size = { s, s, s }, position = { x, HEIGHT + 1.2 + 0.4 * (S.drops % 4), 0.12 * ((S.drops % 5) - 2) },
+    axis = { 0.3, 1, 0.2 }, angle = S.drops, density = 400, friction = 0.9,
+    color = { 0.85, 0.45 + 0.1 * (S.drops % 4), 0.25 } }
 end
 
 return {
   title = "Rope bridge of closed loops (S1 Fig. 3)",
   camera = { eye = { 2.8, 4.2, 5.2 }, target = { 0, 2.2, 0 } },
   setup = function(world)
-    joints, boxes, drops = {}, {}, 0
+    S.joints, S.boxes, S.drops = {}, {}, 0
     -- sleeping off: in this build a sleeping body sinks through the ground while any other contact in the
     -- world is live (impulse.c integrates it freely; spec/impulse_spec.lua has the case)
     world.sleeping = false
@@ -85,8 +87,8 @@ return {
         local link = world:capsule { radius = 0.03, length = PITCH - 0.08, position = { (a[1] + b[1]) / 2, (a[2] + b[2]) / 2, z },
           axis = { 0, 0, 1 }, angle = math.atan(b[2] - a[2], b[1] - a[1]) - math.pi / 2, density = 600,
           color = { 0.8, 0.75, 0.55 } }
-        joints[#joints + 1] = world:joint { type = "point", a = link, b = planks[k - 1], anchor = { a[1], a[2], z } }
-        joints[#joints + 1] = world:joint { type = "point", a = link, b = planks[k], anchor = { b[1], b[2], z } }
+        S.joints[#S.joints + 1] = world:joint { type = "point", a = link, b = planks[k - 1], anchor = { a[1], a[2], z } }
+        S.joints[#S.joints + 1] = world:joint { type = "point", a = link, b = planks[k], anchor = { b[1], b[2], z } }
       end
     end
     for _ = 1, 4 do drop_box(world) end
@@ -97,9 +99,9 @@ return {
   end,
   draw = function(world, gfx)
     local gap = 0
-    for _, j in ipairs(joints) do gap = math.max(gap, j.gap) end
+    for _, j in ipairs(S.joints) do gap = math.max(gap, j.gap) end
     local _, h = gfx.size()
     gfx.text(16, h - 30, string.format("%d planks, %d joints, %d boxes   largest joint gap %.1e m   B: drop a box   M: five",
-      N, #joints, #boxes, gap), { 0.9, 0.9, 0.9, 1 })
+      N, #S.joints, #S.boxes, gap), { 0.9, 0.9, 0.9, 1 })
   end,
 }

@@ -19,7 +19,10 @@ local AXLE = RT + 0.06                          -- gear axle height above the gr
 local SPEED, TURN = 2.0, 1.4                    -- tread speeds (m/s) for driving and for turning
 local TORQUE = 600                              -- the largest drive torque per gear motor (N m)
 
-local tank, held, autopilot = nil, {}, true
+-- the scene's state lives in a global table: a hot reload re-runs this file (new locals) but keeps the
+-- globals it set, so the tank it drives and the keys held survive the reload
+tank_scene = tank_scene or { held = {}, autopilot = true }
+local S = tank_scene
 
 -- the masses: a light hull (80 kg/m^3 box, ~90 kg with the turret) on heavy treads (5000 kg/m^3 links,
 -- 28 x 4 kg a side) and gears (2000 kg/m^3, ~150 kg each). Measured: with a 480 kg hull the joints let the
@@ -129,9 +132,9 @@ end
 -- about the axle is driven to `speed` with at most TORQUE), from the held keys. With no key held the
 -- motors hold the gears still: a parked tank's brake.
 local function drive(t, time)
-  local fwd = ((held.w or held.up) and 1 or 0) - ((held.s or held.down) and 1 or 0)
-  local turn = ((held.a or held.left) and 1 or 0) - ((held.d or held.right) and 1 or 0)
-  if autopilot then
+  local fwd = ((S.held.w or S.held.up) and 1 or 0) - ((S.held.s or S.held.down) and 1 or 0)
+  local turn = ((S.held.a or S.held.left) and 1 or 0) - ((S.held.d or S.held.right) and 1 or 0)
+  if S.autopilot then
     local total = 0
     for _, p in ipairs(PROGRAM) do total = total + p[1] end
     local tt = time % total
@@ -153,7 +156,7 @@ return {
   title = "Tank on hinged treads driven by gears (S1 Figs. 4, 7)",
   camera = { eye = { 3.5, 3.6, 7.5 }, target = { 2, 0.4, 0 } },
   setup = function(world)
-    held, autopilot = {}, true
+    S.held, S.autopilot = {}, true
     world.sleeping = false
     world:plane { friction = 0.9, restitution = 0 }
     -- something to drive over and into: a low ramp, a plank bump, a stack of crates
@@ -165,29 +168,29 @@ return {
           color = { 0.7, 0.5, 0.3 } }
       end
     end
-    tank = build(world, { 0, 0, 0 })
+    S.tank = build(world, { 0, 0, 0 })
   end,
   update = function(world, dt)
-    if not tank then return end
-    update_attachments(world, tank)
-    drive(tank, world.time)
+    if not S.tank then return end
+    update_attachments(world, S.tank)
+    drive(S.tank, world.time)
   end,
   keypressed = function(world, key)
-    held[key] = true
+    S.held[key] = true
     local k = key
     if k == "w" or k == "a" or k == "s" or k == "d" or k == "up" or k == "down" or k == "left" or k == "right" then
-      autopilot = false
+      S.autopilot = false
     end
   end,
-  keyreleased = function(world, key) held[key] = nil end,
+  keyreleased = function(world, key) S.held[key] = nil end,
   draw = function(world, gfx)
-    if not tank then return end
+    if not S.tank then return end
     local gap, n = 0, 0
-    for _, j in ipairs(tank.joints) do if j:valid() then gap = math.max(gap, j.gap) end end
-    for s = 1, 2 do for _, att in pairs(tank.attach[s]) do for _ in pairs(att) do n = n + 1 end end end
+    for _, j in ipairs(S.tank.joints) do if j:valid() then gap = math.max(gap, j.gap) end end
+    for s = 1, 2 do for _, att in pairs(S.tank.attach[s]) do for _ in pairs(att) do n = n + 1 end end end
     local _, h = gfx.size()
     gfx.text(16, h - 30, string.format("%d attachment joints   largest joint gap %.1e m   %s", n, gap,
-      autopilot and "autopilot: hold W/A/S/D or the arrows to drive" or "hold W/A/S/D or the arrows to drive"),
+      S.autopilot and "autopilot: hold W/A/S/D or the arrows to drive" or "hold W/A/S/D or the arrows to drive"),
       { 0.9, 0.9, 0.9, 1 })
   end,
 }
