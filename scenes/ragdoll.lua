@@ -83,7 +83,7 @@ end
 
 return {
   title = "Ragdolls on stairs (point joints and hinges, S1)",
-  camera = { eye = { 6.5, 3.2, 6.5 }, target = { 2.0, 1.0, 0 } },
+  camera = { eye = { 6.5, 4.8, 4.8 }, target = { 2.2, 0.6, -0.4 } },
   setup = function(world)
     S.dolls, S.joints = {}, {}
     -- sleeping off: in this build a sleeping body sinks through the ground while any other contact in the
