@@ -62,35 +62,66 @@ describe("articulated bodies (S1)", function()
     assert(err < 1e-4, string.format("coupler/rocker off the closed form by %.3g rad", err))
   end)
 
-  -- PENDING on the joint core: the swing cone is overshot by 0.02 rad in the step it is first met (README,
-  -- Joints: "A swing cone is overshot for a step"); turn pending back into it once that is fixed
-  pending("hinge limits and swing cones hold in a falling chain", function()
-    -- a 3-link box chain released horizontal: link 1 on a free hinge to the world, link 2 on a hinge to
-    -- link 1 limited to [-0.3, 0.3], link 3 on a ball joint to link 2 whose axis may swing 0.4 rad
+  -- a 3-link box chain released horizontal: link 1 on a free hinge to the world, link 2 on a hinge to link 1
+  -- limited to [-0.3, 0.3], link 3 on a ball joint to link 2 whose axis may swing 0.4 rad inside a cone
+  local function limited_chain()
     local w = impetus.world {}
     w.sleeping = false
     local l = {}
     for i = 1, 3 do l[i] = w:box { size = { 1, 0.1, 0.1 }, position = { i - 0.5, 10, 0 }, density = 500 } end
     local z = { 0, 0, 1 }
-    local j1 = w:joint { type = "hinge", a = l[1], anchor = { 0, 10, 0 }, axis = z }
-    local j2 = w:joint { type = "hinge", a = l[2], b = l[1], anchor = { 1, 10, 0 }, axis = z, limits = { -0.3, 0.3 } }
-    local j3 = w:joint { type = "point", a = l[3], b = l[2], anchor = { 2, 10, 0 }, axis = { 1, 0, 0 }, limits = { swing = 0.4 } }
+    local js = {
+      w:joint { type = "hinge", a = l[1], anchor = { 0, 10, 0 }, axis = z },
+      w:joint { type = "hinge", a = l[2], b = l[1], anchor = { 1, 10, 0 }, axis = z, limits = { -0.3, 0.3 } },
+      w:joint { type = "point", a = l[3], b = l[2], anchor = { 2, 10, 0 }, axis = { 1, 0, 0 }, limits = { swing = 0.4 } },
+    }
     l[3].angular_velocity = { 0, 3, 0 } -- and a twist out of the plane for the cone
-    local lo, hi, swing, gap = 0, 0, 0, 0
+    return w, l, js
+  end
+
+  it("a hinge limit holds in a falling chain", function()
+    local w, l, js = limited_chain()
+    local lo, hi, gap = 0, 0, 0
     for _ = 1, 600 do
       assert(w:step(dt))
       -- the hinge angle, from the bodies (not from joint.angle): link 2's turn relative to link 1 about z
       local rel = wrap(angle_z(l[2]) - angle_z(l[1]))
-      assert(math.abs(rel - j2.angle) < 1e-6, string.format("joint.angle %.9g, bodies %.9g", j2.angle, rel))
+      assert(math.abs(rel - js[2].angle) < 1e-6, string.format("joint.angle %.9g, bodies %.9g", js[2].angle, rel))
       lo, hi = math.min(lo, rel), math.max(hi, rel)
-      swing = math.max(swing, x_angle(l[3], l[2]))
-      gap = math.max(gap, j1.gap, j2.gap, j3.gap)
+      for _, j in ipairs(js) do gap = math.max(gap, j.gap) end
     end
     assert(lo >= -0.3 - 1e-3 and hi <= 0.3 + 1e-3, string.format("hinge angle left [-0.3, 0.3]: %.5f .. %.5f", lo, hi))
     assert(lo < -0.29 or hi > 0.29, "the swing never reached the limit: " .. lo .. " .. " .. hi)
+    assert(gap < 1e-6, "joint gap " .. gap)
+  end)
+
+  -- PENDING on the joint core: the swing cone is overshot by 0.02 rad in the step it is first met (README,
+  -- Joints: "A swing cone is overshot for a step"); turn pending back into it once that is fixed
+  pending("a swing cone holds in a falling chain", function()
+    local w, l = limited_chain()
+    local swing = 0
+    for _ = 1, 600 do
+      assert(w:step(dt))
+      swing = math.max(swing, x_angle(l[3], l[2]))
+    end
     assert(swing <= 0.4 + 1e-3, string.format("swing cone exceeded: %.5f rad", swing))
     assert(swing > 0.39, "the cone was never reached: " .. swing)
-    assert(gap < 1e-6, "joint gap " .. gap)
+  end)
+
+  -- PENDING on the joint core: the shoulder runs at 1.83 .. 2.11 rad/s (motors act in the velocity stage
+  -- only; README, Joints); turn pending back into it once the motor holds after the position update too
+  pending("a motor on an arm's shoulder holds its speed while the forearm swings", function()
+    local w = impetus.world {}
+    w.sleeping = false
+    local l1 = w:box { size = { 1, 0.1, 0.1 }, position = { 0.5, 5, 0 }, density = 500 }
+    local l2 = w:box { size = { 1, 0.1, 0.1 }, position = { 1.5, 5, 0 }, density = 500 }
+    local shoulder = w:joint { type = "hinge", a = l1, anchor = { 0, 5, 0 }, axis = { 0, 0, 1 }, motor = { speed = 2, max = 5000 } }
+    w:joint { type = "hinge", a = l2, b = l1, anchor = { 1, 5, 0 }, axis = { 0, 0, 1 } }
+    for s = 1, 300 do
+      assert(w:step(dt))
+      assert(math.abs(shoulder.speed - 2) < 1e-3, string.format("step %d: shoulder at %.6f rad/s", s, shoulder.speed))
+      assert(math.abs(l1.angular_velocity[3] - 2) < 1e-3, "link 1 at " .. l1.angular_velocity[3])
+    end
   end)
 
   -- PENDING on the joint core: the box sinks through the welded plate (README, Joints: "Contacts on jointed

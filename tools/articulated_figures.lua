@@ -40,6 +40,22 @@ do
   print(string.format("four-bar with a crank motor (3 rad/s, 2000 N m), 300 steps: crank speed %.4f .. %.4f rad/s", lo, hi))
 end
 
+-- a 2-link arm with a motor on the shoulder: 2 rad/s, 5000 N m
+do
+  local w = impetus.world {}
+  w.sleeping = false
+  local l1 = w:box { size = { 1, 0.1, 0.1 }, position = { 0.5, 5, 0 }, density = 500 }
+  local l2 = w:box { size = { 1, 0.1, 0.1 }, position = { 1.5, 5, 0 }, density = 500 }
+  local shoulder = w:joint { type = "hinge", a = l1, anchor = { 0, 5, 0 }, axis = { 0, 0, 1 }, motor = { speed = 2, max = 5000 } }
+  w:joint { type = "hinge", a = l2, b = l1, anchor = { 1, 5, 0 }, axis = { 0, 0, 1 } }
+  local lo, hi = math.huge, -math.huge
+  for _ = 1, 300 do
+    w:step(dt)
+    lo, hi = math.min(lo, shoulder.speed), math.max(hi, shoulder.speed)
+  end
+  print(string.format("2-link arm with a shoulder motor (2 rad/s, 5000 N m), 300 steps: shoulder speed %.4f .. %.4f rad/s", lo, hi))
+end
+
 -- a 5-link point chain, 10,000 steps: the largest gap of each 1000
 do
   local w, _, joints = mech.box_chain(5)
