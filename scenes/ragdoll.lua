@@ -108,6 +108,7 @@ return {
       end
     end
   end,
+  ragdoll = ragdoll, -- the doll builder itself, for specs (spec/articulated_spec.lua drops one on the ground)
   draw = function(world, gfx)
     local gap = 0
     for _, j in ipairs(S.joints) do if j:valid() then gap = math.max(gap, j.gap) end end
