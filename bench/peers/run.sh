@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# bench/peers/run.sh [--sleep]: impetus, ODE and Bullet on the same scenes, side by side, with ratios.
-# Needs libode-dev and libbullet-dev (the build is skipped with a message when they are missing).
+# bench/peers/run.sh [--sleep] [pile|pyramid|chain|chain240]: impetus, ODE and Bullet on the same scenes, side
+# by side, with ratios (all scenes without a name). Needs libode-dev and libbullet-dev (the build is skipped
+# with a message when they are missing).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
@@ -14,6 +15,23 @@ for scene in pile pyramid; do
   imp=$(echo "$out" | awk -v s="$scene:" '$1 == "impetus" && $2 == s {print $3}')
   ode=$(echo "$out" | awk -v s="$scene:" '$1 == "ode" && $2 == s {print $3}')
   bul=$(echo "$out" | awk -v s="$scene:" '$1 == "bullet" && $2 == s {print $3}')
+  [ -n "$imp" ] || continue
   awk -v s="$scene" -v i="$imp" -v o="$ode" -v b="$bul" \
     'BEGIN { printf "%-8s ODE / impetus = %.2f   Bullet / impetus = %.2f   (> 1: impetus is faster)\n", s, o / i, b / i }'
+done
+# the chains: ms/step and the largest joint gap of each engine in one table; the bar is a gap below ODE's
+# direct solver's at no more than twice ODE QuickStep's time
+for scene in chain chain240; do
+  echo "$out" | awk -v s="$scene:" '$2 == s' | grep -q . || continue
+  echo "$out" | awk -v s="$scene:" '
+    $2 == s { e[++n] = $1; ms[$1] = $3; gap[$1] = $6; blew[$1] = ($0 ~ /blew up/) ? $NF : "-"
+             over[$1] = match($0, /from step [0-9]+/) ? substr($0, RSTART + 10, RLENGTH - 10) : "-" }
+    END {
+      printf "%-10s %-10s %10s %12s %14s %14s\n", substr(s, 1, length(s) - 1), "engine", "ms/step", "max gap (m)", "gap > 1 cm at", "blew up at"
+      for (i = 1; i <= n; i++) printf "%-10s %-10s %10s %12s %14s %14s\n", "", e[i], ms[e[i]], gap[e[i]], over[e[i]], blew[e[i]]
+      q = ms["ode_quick"]; d = gap["ode_direct"]; g = gap["impetus"]; t = ms["impetus"]
+      ok = (g != "inf" && (d == "inf" || g + 0 < d + 0) && t + 0 <= 2 * q)
+      printf "%-10s impetus / ODE QuickStep time = %.2f; bar (gap below ODE direct, time within 2x of QuickStep): %s\n",
+        "", t / q, ok ? "met" : "not met"
+    }'
 done

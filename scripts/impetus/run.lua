@@ -262,6 +262,8 @@ function App:event(e)
       self.gfx.debug { [name] = not self.gfx.debug()[name] }
     end
     if r.world and not r.error then r:call("keypressed", r.world, k) end
+  elseif e.type == "keyup" then
+    if r.world and not r.error then r:call("keyreleased", r.world, e.key) end
   elseif e.type == "mousedown" then
     self.button = e.button
     if e.button == 1 and r.world and not r.error and not r.world.locked then

@@ -1,7 +1,7 @@
 -- runner: one scene, its world, the fixed-step clock and hot reload. No window here: the host's
 -- run loop (run.lua) and the specs both drive a runner.
 --
--- A scene file returns a table: title, setup(world), update(world, dt), keypressed(world, key),
+-- A scene file returns a table: title, setup(world), update(world, dt), keypressed(world, key), keyreleased(world, key),
 -- draw(world, gfx), on_reload(world), and settings: dt (fixed step, default 1/60), camera,
 -- background, grid. Saving the file (or a module it required from its own folder) re-executes it
 -- and swaps the handlers without touching the world.
