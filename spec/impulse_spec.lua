@@ -235,9 +235,7 @@ describe("contact events with impulses", function()
     helpers.near(ended.impulse, 0, 1e-12, "impulse at end")
   end)
 
-  -- PENDING on impulse.c: the sleeping box free-falls through the ground (README, "Known bug" under Sleeping);
-  -- turn pending back into it once sleeping bodies are held whatever else is live
-  pending("a sleeping body stays where it fell asleep while other contacts in the world are live", function()
+  it("a sleeping body stays where it fell asleep while other contacts in the world are live", function()
     -- a box at rest on the ground falls asleep; a ball kept sliding elsewhere keeps its own contact live.
     -- The sleeping box must not move (found by scenes/rope_bridge.lua: boxes that fell off the bridge sank
     -- through the ground once asleep, 1.4 mm a step, while the bridge's contacts were live)
