@@ -349,6 +349,17 @@ describe("typed joints (world:joint{type = ...}) as equality rows", function()
     near(Lz(), L0, 1e-6, "angular momentum")
     assert(worst < 2e-5, "joint error " .. worst)
   end)
+
+  it("refuses limits and motors (the impulse mode's) at creation and through the setters", function()
+    local w = qp_world()
+    local arm = w:box { size = { 1, 0.1, 0.1 }, position = { 0.5, 2, 0 } }
+    assert.has_error(function() w:joint { type = "hinge", a = arm, anchor = { 0, 2, 0 }, axis = { 0, 0, 1 }, limits = { -1, 1 } } end)
+    local j = w:joint { type = "hinge", a = arm, anchor = { 0, 2, 0 }, axis = { 0, 0, 1 } }
+    assert.has_error(function() j.limits = { -1, 1 } end, 'joint.limits: not supported in world.contact = "qp" (the impulse mode\'s)')
+    assert.has_error(function() j.motor = { speed = 1, max = 10 } end, 'joint.motor: not supported in world.contact = "qp" (the impulse mode\'s)')
+    j.limits, j.motor = nil, nil -- removing is fine
+    assert.is_nil(j.limits)
+  end)
 end)
 
 describe("colliding contact: time of impact by regula falsi", function()

@@ -213,6 +213,8 @@ static int s_limits(lua_State *L)
     lhandle *h = J(L);
     imp_world *w = impl_handle_unlocked(L, h, "joint.limits")->w;
     if (lua_isnil(L, 2)) return imp_joint_set_limits(w, h->id, false, 0, 0), 0;
+    if (imp_world_contact_mode(w) == IMP_CONTACT_QP)
+        return luaL_error(L, "joint.limits: not supported in world.contact = \"qp\" (the impulse mode's)");
     double lo, hi;
     read_limits(L, 2, imp_joint_kind(w, h->id), "joint.limits", &lo, &hi);
     imp_joint_set_limits(w, h->id, true, lo, hi);
@@ -235,6 +237,8 @@ static int s_motor(lua_State *L)
     lhandle *h = J(L);
     imp_world *w = impl_handle_unlocked(L, h, "joint.motor")->w;
     if (lua_isnil(L, 2)) return imp_joint_set_motor(w, h->id, false, 0, 0), 0;
+    if (imp_world_contact_mode(w) == IMP_CONTACT_QP)
+        return luaL_error(L, "joint.motor: not supported in world.contact = \"qp\" (the impulse mode's)");
     double s, m;
     read_motor(L, 2, imp_joint_kind(w, h->id), "joint.motor", &s, &m);
     imp_joint_set_motor(w, h->id, true, s, m);
