@@ -1,12 +1,15 @@
 -- scenes/rope_bridge.lua: a rope bridge of closed loops (after S1 Fig. 3). Two ropes of capsule links hang
 -- between four posts, and the planks are links of both ropes: each plank is joined by ball joints to the
 -- rope links before and after it on both sides, so a plank, the two links beside it and the next plank
--- form a closed loop of four bodies (14 planks: 13 loops inside, 60 joints; S1 needs no special treatment
--- for loops). The bridge is built already sagging on a circular arc whose chords are exactly a link or a
--- plank long, so every joint starts closed. Boxes fall on it.
+-- form a closed loop of four bodies. Two hand ropes above hang from the posts too, and a vertical
+-- suspender joins every plank's end to them: loops between the ropes and the bridge itself. 14 planks,
+-- 106 bodies and 148 ball joints (S1's bridge had 102 bodies; S1 needs no special treatment for loops).
+-- The bridge is built already sagging on a circular arc whose chords are exactly a link or a plank long
+-- (the hand ropes on the same arc, higher up), so every joint starts closed. Boxes fall on it. The bridge's
+-- parts collide with the boxes and the ground only (collision groups), not with each other.
 -- Keys: B drops a box, M drops five at once.
 local N, PITCH, PLANK, WIDTH, SPAN_FRACTION = 14, 0.2, 0.26, 1.5, 0.9
-local HEIGHT = 3
+local HEIGHT, RAIL = 3, 0.8 -- the deck's anchors' height; the hand ropes' height above the deck
 -- the scene's state in a global table, so that a hot reload (which re-runs this file) keeps it
 bridge_scene = bridge_scene or { joints = {}, boxes = {}, drops = 0 }
 local S = bridge_scene
@@ -67,7 +70,7 @@ return {
     for _, p in ipairs { first, last } do
       for _, z in ipairs { -WIDTH / 2, WIDTH / 2 } do
         local px = p[1] + (p[1] < 0 and -0.12 or 0.12)
-        world:box { static = true, size = { 0.16, HEIGHT + 0.3, 0.16 }, position = { px, (HEIGHT + 0.3) / 2, z },
+        world:box { static = true, size = { 0.16, HEIGHT + RAIL + 0.1, 0.16 }, position = { px, (HEIGHT + RAIL + 0.1) / 2, z },
           friction = 0.6 }
       end
     end
@@ -78,7 +81,7 @@ return {
       local ang = math.atan(b[2] - a[2], b[1] - a[1])
       planks[k] = world:box { size = { PLANK + 0.06, 0.1, WIDTH - 0.1 },
         position = { (a[1] + b[1]) / 2 + 0.05 * math.sin(ang), (a[2] + b[2]) / 2 - 0.05 * math.cos(ang), 0 },
-        axis = { 0, 0, 1 }, angle = ang, density = 500, friction = 0.7, color = { 0.55, 0.38, 0.22 } }
+        axis = { 0, 0, 1 }, angle = ang, density = 500, friction = 0.7, color = { 0.55, 0.38, 0.22 }, group = 4, mask = 1 }
     end
     -- rope link k joins plank k - 1's end to plank k's start (the world at the two ends), on both sides
     for _, z in ipairs { -WIDTH / 2, WIDTH / 2 } do
@@ -86,9 +89,33 @@ return {
         local a, b = pts[2 * k - 1], pts[2 * k]
         local link = world:capsule { radius = 0.03, length = PITCH - 0.08, position = { (a[1] + b[1]) / 2, (a[2] + b[2]) / 2, z },
           axis = { 0, 0, 1 }, angle = math.atan(b[2] - a[2], b[1] - a[1]) - math.pi / 2, density = 600,
-          color = { 0.8, 0.75, 0.55 } }
+          color = { 0.8, 0.75, 0.55 }, group = 2, mask = 1 }
         S.joints[#S.joints + 1] = world:joint { type = "point", a = link, b = planks[k - 1], anchor = { a[1], a[2], z } }
         S.joints[#S.joints + 1] = world:joint { type = "point", a = link, b = planks[k], anchor = { b[1], b[2], z } }
+      end
+    end
+    -- hand ropes RAIL above the deck ropes, from one plank's end to the next (the world at both ends), and a
+    -- vertical suspender from every plank's end up to them: loops between the ropes and the bridge itself
+    -- (S1 Fig. 3). Node k is plank k's end (point 2k + 1); nodes 0 and N + 1 are the anchors.
+    local function node(k) return k == 0 and pts[1] or k == N + 1 and pts[#pts] or pts[2 * k + 1] end
+    for _, z in ipairs { -WIDTH / 2, WIDTH / 2 } do
+      local prev
+      for k = 1, N + 1 do
+        local a, b = node(k - 1), node(k)
+        local len = math.sqrt((b[1] - a[1]) ^ 2 + (b[2] - a[2]) ^ 2)
+        local link = world:capsule { radius = 0.025, length = len - 0.07, position = { (a[1] + b[1]) / 2, (a[2] + b[2]) / 2 + RAIL, z },
+          axis = { 0, 0, 1 }, angle = math.atan(b[2] - a[2], b[1] - a[1]) - math.pi / 2, density = 600,
+          color = { 0.8, 0.75, 0.55 }, group = 2, mask = 1 }
+        S.joints[#S.joints + 1] = world:joint { type = "point", a = link, b = prev, anchor = { a[1], a[2] + RAIL, z } }
+        if k == N + 1 then
+          S.joints[#S.joints + 1] = world:joint { type = "point", a = link, anchor = { b[1], b[2] + RAIL, z } }
+        else
+          local hanger = world:capsule { radius = 0.02, length = RAIL - 0.16, position = { b[1], b[2] + RAIL / 2, z },
+            density = 600, color = { 0.75, 0.7, 0.5 }, group = 2, mask = 1 }
+          S.joints[#S.joints + 1] = world:joint { type = "point", a = hanger, b = planks[k], anchor = { b[1], b[2], z } }
+          S.joints[#S.joints + 1] = world:joint { type = "point", a = hanger, b = link, anchor = { b[1], b[2] + RAIL, z } }
+        end
+        prev = link
       end
     end
     for _ = 1, 4 do drop_box(world) end
