@@ -103,6 +103,7 @@ typedef struct joint {
     double speed, max;      /* motor                                                     */
     double angle;           /* hinge/twist: the unwrapped angle at the end of the last step */
     double motor_used;      /* the motor's impulse so far in this step (|.| <= max h over the step) */
+    bool motor_sat;         /* the motor ran out of max h in this step's velocity stages          */
     int ia, ib;             /* dense body indices of this step; the world is n           */
 } joint;
 
@@ -127,6 +128,7 @@ typedef struct jrows {
     double cA[MAXR][6], cB[MAXR][6]; /* d row / d (v, omega) of A, B                             */
     double lo[MAXR], hi[MAXR];       /* post: multiplier bounds                                  */
     double lim_target;               /* pre: the bound a limit row drives its coordinate to      */
+    double mot_target;               /* pre: the coordinate a motor row drives it to (now + h speed) */
     bool ang[MAXR];                  /* an angular row                                           */
     double e0[MAXR];                 /* pre: the row's error now (the prediction with h = 0)      */
     bool fixed[MAXR];                /* post: held at a bound by the active set                  */
@@ -615,6 +617,17 @@ static void rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp
                 m++;
             }
         }
+        /* the motor in pre-stabilization: while it has torque to spare (it was not clamped in the
+         * velocity stages) and no limit row is active, the predicted coordinate is the one now plus
+         * h speed, so the position update turns the joint at the motor's speed exactly, whatever the
+         * curvature of the other joints' paths asks of the velocities */
+        if (pre && jt->has_motor && !jt->motor_sat && has_coordinate(ty) && m < MAXR && (m == 0 || R->kind[m - 1] != ROW_LIMIT)) {
+            if (ty == IMP_JOINT_PRISMATIC) row_lin(R, m, eb, ra, rb), R->mot_target = v3_dot(v3_sub(A.p, B.p), eb);
+            else row_ang(R, m, eb), R->mot_target = rel_angle(A.F, B.F, jt->angle);
+            R->mot_target += h * jt->speed;
+            R->kind[m] = ROW_MOTOR, R->lo[m] = -INFINITY, R->hi[m] = INFINITY;
+            m++;
+        }
         if (!pre && motor && jt->has_motor && has_coordinate(ty) && m < MAXR) {
             if (ty == IMP_JOINT_PRISMATIC) row_lin(R, m, eb, ra, rb);
             else row_ang(R, m, eb);
@@ -696,6 +709,16 @@ static void rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp
             R->f[m] = atan2(s, v3_dot(a1, b1)) - target;
             imp_vec3 nn = s > 1e-12 ? v3_scale(cr, 1 / s) : v3(0, 0, 0);
             deriv_ang(R, m, v3_scale(nn, -1), nn, &A, &B);
+        }
+        m++;
+    }
+    if (m < R->m && R->kind[m] == ROW_MOTOR) { /* the coordinate against now + h speed (as the limit row) */
+        if (angular_free(ty)) {
+            R->f[m] = rel_angle(A.F1, B.F1, R->mot_target) - R->mot_target;
+            deriv_ang(R, m, b1, v3_scale(b1, -1), &A, &B);
+        } else {
+            R->f[m] = v3_dot(g, b1) - R->mot_target;
+            deriv_point(R, m, b1, &A, &B, jt->ib < n, g, h);
         }
     }
 }
@@ -1023,7 +1046,7 @@ int joints_prepare(imp_world *w, int n)
     int live = 0;
     for (int k = 0; k < js->ids.count; k++) {
         joint *jt = &js->j[k];
-        jt->motor_used = 0; /* a new step */
+        jt->motor_used = 0, jt->motor_sat = false; /* a new step */
         if (!joint_bodies(w, jt, n)) {
             if (!jt->woke) { /* a body of it was destroyed: the partner wakes, once */
                 jt->woke = true;
@@ -1141,7 +1164,7 @@ void joints_post_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_ma
                 if (release && R->kind[r] != ROW_LIMIT) continue;
                 lam[r] = l < R->lo[r] ? R->lo[r] : R->hi[r];
                 R->fixed[r] = true, clamped = true;
-                if (R->kind[r] == ROW_MOTOR) js->j[js->nodes[p]].motor_used += lam[r];
+                if (R->kind[r] == ROW_MOTOR) js->j[js->nodes[p]].motor_used += lam[r], js->j[js->nodes[p]].motor_sat = true;
             }
             apply_node(js, p, lam, 1, v, om, NULL, NULL, n);
         }
@@ -1291,6 +1314,7 @@ static void vel_node(struct joint_set *js, int p, imp_vec3 *v, imp_vec3 *om, int
             if (t >= R->lo[r] && t <= R->hi[r]) continue;
             held[r] = true, any = true;
             lam[r] = (t < R->lo[r] ? R->lo[r] : R->hi[r]) - acc[r];
+            if (R->kind[r] == ROW_MOTOR) jt->motor_sat = true;
         }
         if (!any) break;
         /* the free rows again, with the held ones' multipliers fixed: K_ff lam_f = rhs_f - K_fh lam_h */
@@ -1461,6 +1485,8 @@ void joints_pre_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec
             jrows *R = &js->rows[p];
             rows_build(w, &js->j[js->nodes[p]], R, n, js->pv, js->pw, Iinv, im, 0, true, false, false);
             memcpy(R->e0, R->f, sizeof R->e0);
+            for (int r = 0; r < R->m; r++)
+                if (R->kind[r] == ROW_MOTOR) R->e0[r] = 0; /* a motor's target is a motion, not an error */
         }
         double pw = project(w, n, Iinv, im, h, worst);
         /* still far (a joint broken open by an earlier failure): aim at part of the way, as a
@@ -1490,7 +1516,7 @@ void joints_positions(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *v
         const body *bd = &w->bodies[i];
         for (int k = 0; k < bd->nshapes; k++) shape_update(w, &w->shapes[w->shape_ids.slot_dense[bd->shapes[k]]]);
     }
-    joints_post_stabilize(w, v, om, Iinv, im, n, h, false);
+    joints_post_stabilize(w, v, om, Iinv, im, n, h, true); /* with the motors (what is left of max h) */
     for (int i = 0; i < n; i++) {
         if (!js->jointed[i] || im[i] == 0) continue;
         double *X = w->bstate + BODY_DIM * i;
