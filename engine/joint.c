@@ -104,6 +104,8 @@ typedef struct joint {
     double angle;           /* hinge/twist: the unwrapped angle at the end of the last step */
     double motor_used;      /* the motor's impulse so far in this step (|.| <= max h over the step) */
     bool motor_sat;         /* the motor ran out of max h in this step's velocity stages          */
+    int pre_side;           /* pre-stabilization: the limit met in this step (+1 lo, -1 hi, 0 none) */
+    double pre_bound;       /* ... and its bound: a limit once met stays a row for the stage     */
     int ia, ib;             /* dense body indices of this step; the world is n           */
 } joint;
 
@@ -608,6 +610,11 @@ static void rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp
             double lo = ty == IMP_JOINT_POINT ? -INFINITY : jt->lo, hi = jt->hi, slop = pre ? 0 : LIMIT_SLOP;
             if (x < lo + slop) bound = lo, side = 1;
             else if (x > hi - slop) bound = hi, side = -1;
+            /* in pre-stabilization a limit met at any prediction of the stage stays active to its end:
+             * otherwise a solve that brought the prediction back to the bound would drop the row, and
+             * the next (the global Newton, without it) carry the coordinate past the bound again */
+            if (pre && side != 0) jt->pre_side = (int)side, jt->pre_bound = bound;
+            else if (pre && jt->pre_side) side = jt->pre_side, bound = jt->pre_bound;
             if (side != 0 && v3_len(dir) > 0) {
                 if (ty == IMP_JOINT_PRISMATIC) row_lin(R, m, dir, ra, rb);
                 else row_ang(R, m, dir);
@@ -1430,6 +1437,7 @@ void joints_pre_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec
     if (!js->nn) return;
     for (int i = 0; i <= n; i++) js->pv[i] = v3_add(v[i], vp[i]), js->pw[i] = v3_add(om[i], wp[i]);
     js->epoch++, js->cache_h = h, js->keep = 0;
+    for (int p = 0; p < js->nn; p++) js->j[js->nodes[p]].pre_side = 0;
     /* impulse directions and active limit rows (fixed through the global solve), with the residuals */
     double n2, worst = build_all(w, n, Iinv, im, h, &n2);
     /* S1's sweeps: each joint's own Newton in turn, the tolerance tightening from sweep to sweep; kept
@@ -1453,31 +1461,45 @@ void joints_pre_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec
      * damped harder, and two such end it (then the projection below takes over) */
     double mu = 1e-9;
     int fails = 0;
-    for (int it = 0; it < NEWTON_ITERS && worst > FINAL_TOL && fails < 2; it++) {
+    for (int round = 0; round < 3; round++) {
+        for (int it = 0; it < NEWTON_ITERS && worst > FINAL_TOL && fails < 2; it++) {
+            for (int p = 0; p < js->nn; p++)
+                for (int r = 0; r < js->rows[p].m; r++) js->rhs[MAXR * p + r] = -js->rows[p].f[r];
+            assemble(js, n, mu);
+            if (!factor(js)) {
+                mu = mu * 100 + 1e-6, fails++;
+                continue;
+            }
+            solve(js);
+            double alpha = 1, applied = 0, t2 = n2, tw = worst;
+            bool ok = false;
+            for (int ls = 0; ls < 3 && !ok; ls++, alpha *= 0.5) {
+                for (int p = 0; p < js->nn; p++) apply_node(js, p, js->sol + MAXR * p, alpha - applied, js->pv, js->pw, v, om, n);
+                applied = alpha;
+                tw = eval_all(w, n, Iinv, im, h, &t2);
+                ok = t2 < (1 - 1e-4 * alpha) * n2;
+            }
+            if (ok) {
+                n2 = t2, worst = tw;
+                mu = applied == 1 ? fmax(mu * 0.1, 1e-9) : mu * 10;
+            } else {
+                for (int p = 0; p < js->nn; p++) apply_node(js, p, js->sol + MAXR * p, -applied, js->pv, js->pw, v, om, n);
+                worst = eval_all(w, n, Iinv, im, h, &n2);
+                mu = mu * 100 + 1e-6, fails++;
+            }
+        }
+        /* a limit the solve carried its coordinate past (not met at the first prediction): its row joins
+         * (the impulse directions are those of now, unchanged) and the Newton goes on */
+        bool limits = false;
+        for (int p = 0; p < js->nn && !limits; p++) limits = js->j[js->nodes[p]].has_limits;
+        if (!limits || fails >= 2) break;
+        int lim0 = 0, lim1 = 0;
         for (int p = 0; p < js->nn; p++)
-            for (int r = 0; r < js->rows[p].m; r++) js->rhs[MAXR * p + r] = -js->rows[p].f[r];
-        assemble(js, n, mu);
-        if (!factor(js)) {
-            mu = mu * 100 + 1e-6, fails++;
-            continue;
-        }
-        solve(js);
-        double alpha = 1, applied = 0, t2 = n2, tw = worst;
-        bool ok = false;
-        for (int ls = 0; ls < 3 && !ok; ls++, alpha *= 0.5) {
-            for (int p = 0; p < js->nn; p++) apply_node(js, p, js->sol + MAXR * p, alpha - applied, js->pv, js->pw, v, om, n);
-            applied = alpha;
-            tw = eval_all(w, n, Iinv, im, h, &t2);
-            ok = t2 < (1 - 1e-4 * alpha) * n2;
-        }
-        if (ok) {
-            n2 = t2, worst = tw;
-            mu = applied == 1 ? fmax(mu * 0.1, 1e-9) : mu * 10;
-        } else {
-            for (int p = 0; p < js->nn; p++) apply_node(js, p, js->sol + MAXR * p, -applied, js->pv, js->pw, v, om, n);
-            worst = eval_all(w, n, Iinv, im, h, &n2);
-            mu = mu * 100 + 1e-6, fails++;
-        }
+            for (int r = 0; r < js->rows[p].m; r++) lim0 += js->rows[p].kind[r] == ROW_LIMIT;
+        worst = build_all(w, n, Iinv, im, h, &n2);
+        for (int p = 0; p < js->nn; p++)
+            for (int r = 0; r < js->rows[p].m; r++) lim1 += js->rows[p].kind[r] == ROW_LIMIT;
+        if (lim1 == lim0) break;
     }
     if (worst > 1e-8) {
         /* the errors now (the prediction with h = 0) for the continuation below */
