@@ -315,12 +315,6 @@ bool imp_joint_ends(const imp_world *w, imp_id id, imp_id *a, imp_id *b)
 
 /* ---- geometry ------------------------------------------------------------------------------------ */
 
-static imp_mat3 skew(imp_vec3 v)
-{
-    imp_mat3 m = {{{0, -v.z, v.y}, {v.z, 0, -v.x}, {-v.y, v.x, 0}}};
-    return m;
-}
-
 /* S1's appendix derivative of the rotation: with R' = exp(theta) R (theta = h omega), a change dtheta of
  * theta turns R' by J_l(theta) dtheta, the left Jacobian of SO(3):
  *     J_l = 1 + (1 - cos t) / t^2 [theta]x + (t - sin t) / t^3 [theta]x^2,   t = |theta|
@@ -342,8 +336,11 @@ static void predict_rotation(imp_quat q, imp_vec3 om, double h, imp_quat *q1, im
     imp_quat r = quat_normalize(quat_mul(e, q));
     if (r.w * q.w + r.x * q.x + r.y * q.y + r.z * q.z < 0) r = quat(-r.w, -r.x, -r.y, -r.z);
     *q1 = r;
-    imp_mat3 K = skew(th);
-    *HL = m3_scale(m3_add(m3_identity(), m3_add(m3_scale(K, c1), m3_scale(m3_mul(K, K), c2))), h);
+    /* [theta]x^2 = theta theta^T - t^2 1, so h J_l = h ((1 - c2 t^2) 1 + c1 [theta]x + c2 theta theta^T) */
+    const double d = h * (1 - c2 * t2), a = h * c1, b = h * c2;
+    const double xx = b * th.x * th.x, yy = b * th.y * th.y, zz = b * th.z * th.z;
+    const double xy = b * th.x * th.y, xz = b * th.x * th.z, yz = b * th.y * th.z;
+    *HL = (imp_mat3){{{d + xx, xy - a * th.z, xz + a * th.y}, {xy + a * th.z, d + yy, yz - a * th.x}, {xz - a * th.y, yz + a * th.x, d + zz}}};
 }
 
 static imp_vec3 qaxis(imp_quat F, int k) { return quat_rotate(F, v3(k == 0, k == 1, k == 2)); }
@@ -829,6 +826,19 @@ static double dot6(const double *a, const double *b)
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
 }
 
+/* K += C W G of one side: K_rc += c_r . w_c for mr x mc rows */
+static inline __attribute__((always_inline)) void cw_m(double *K, const double (*c)[6], const double (*wg)[6], int mr, int mc)
+{
+    for (int r = 0; r < mr; r++)
+        for (int k = 0; k < mc; k++) K[MAXR * r + k] += dot6(c[r], wg[k]);
+}
+
+static void cw(double *K, const double (*c)[6], const double (*wg)[6], int mr, int mc)
+{
+    if (mr == 3 && mc == 3) cw_m(K, c, wg, 3, 3); /* point joints: unrolled (see the fixed-size kernels below) */
+    else cw_m(K, c, wg, mr, mc);
+}
+
 /* K = C W G by blocks into the structure; the diagonal gets the Levenberg-Marquardt shift mu diag K
  * and a tiny one for redundant rows; fixed rows (C zeroed) get a unit diagonal */
 static void assemble(struct joint_set *js, int n, double mu)
@@ -840,8 +850,8 @@ static void assemble(struct joint_set *js, int n, double mu)
     for (int p = 0; p < nn; p++) {
         const jrows *R = &js->rows[p];
         double *D = js->Dinv + BS * (size_t)p;
-        for (int r = 0; r < R->m; r++)
-            for (int c = 0; c < R->m; c++) D[MAXR * r + c] = dot6(R->cA[r], R->wA[c]) + dot6(R->cB[r], R->wB[c]);
+        if (R->sA.dyn) cw(D, (const double(*)[6])R->cA, (const double(*)[6])R->wA, R->m, R->m);
+        if (R->sB.dyn) cw(D, (const double(*)[6])R->cB, (const double(*)[6])R->wB, R->m, R->m);
         for (int r = 0; r < R->m; r++) {
             if (R->fixed[r]) D[MAXR * r + r] = 1;
             D[MAXR * r + r] += (mu + 1e-10) * fabs(D[MAXR * r + r]) + 1e-300;
@@ -855,16 +865,18 @@ static void assemble(struct joint_set *js, int n, double mu)
                 if (p == q) continue;
                 const jrows *Rp = &js->rows[p], *Rq = &js->rows[q];
                 const joint *jp = &js->j[js->nodes[p]], *jq = &js->j[js->nodes[q]];
-                double(*cp)[6] = jp->ia == i ? (double(*)[6])Rp->cA : (double(*)[6])Rp->cB;
-                double(*wq)[6] = jq->ia == i ? (double(*)[6])Rq->wA : (double(*)[6])Rq->wB;
-                double *K = blk(js, p, q);
-                for (int r = 0; r < Rp->m; r++)
-                    for (int c = 0; c < Rq->m; c++) K[MAXR * r + c] += dot6(cp[r], wq[c]);
+                const double(*cp)[6] = jp->ia == i ? (const double(*)[6])Rp->cA : (const double(*)[6])Rp->cB;
+                const double(*wq)[6] = jq->ia == i ? (const double(*)[6])Rq->wA : (const double(*)[6])Rq->wB;
+                cw(blk(js, p, q), cp, wq, Rp->m, Rq->m);
             }
 }
 
-/* in-place inverse of the m x m block A (stride 6), Gauss-Jordan with partial pivoting */
-static bool inv_block(double *A, int m)
+/* Fixed-size kernels: each block routine below is written once for any m and inlined into a dispatcher
+ * that calls it with the literal 3 when the blocks are 3 x 3 (point joints, the common case), so the
+ * compiler unrolls the loops for that size; any other size takes the general loops. */
+
+/* in-place inverse of the m x m block A (stride MAXR), Gauss-Jordan with partial pivoting */
+static inline __attribute__((always_inline)) bool inv_block_m(double *A, int m)
 {
     int piv[MAXR];
     for (int c = 0; c < m; c++) {
@@ -898,8 +910,10 @@ static bool inv_block(double *A, int m)
     return true;
 }
 
-/* C = A (ma x mk) B (mk x mb), all stride 6; sub: C -= instead */
-static void mul_blk(double *C, const double *A, const double *B, int ma, int mk, int mb, bool sub)
+static bool inv_block(double *A, int m) { return m == 3 ? inv_block_m(A, 3) : inv_block_m(A, m); }
+
+/* C = A (ma x mk) B (mk x mb), all stride MAXR; sub: C -= instead */
+static inline __attribute__((always_inline)) void mul_blk_m(double *C, const double *A, const double *B, int ma, int mk, int mb, bool sub)
 {
     for (int r = 0; r < ma; r++)
         for (int c = 0; c < mb; c++) {
@@ -908,6 +922,16 @@ static void mul_blk(double *C, const double *A, const double *B, int ma, int mk,
             if (sub) C[MAXR * r + c] -= s;
             else C[MAXR * r + c] = s;
         }
+}
+
+static void mul_blk(double *C, const double *A, const double *B, int ma, int mk, int mb, bool sub)
+{
+    if (ma == 3 && mk == 3 && mb == 3) {
+        if (sub) mul_blk_m(C, A, B, 3, 3, 3, true);
+        else mul_blk_m(C, A, B, 3, 3, 3, false);
+    } else {
+        mul_blk_m(C, A, B, ma, mk, mb, sub);
+    }
 }
 
 /* block elimination in the structure's order: D_p^-1, L_qp = K_qp D_p^-1, K_q1q2 -= L_q1p K_pq2 */
@@ -1172,28 +1196,31 @@ static double eval_all(imp_world *w, int n, const imp_mat3 *Iinv, const double *
     return worst == worst ? worst : INFINITY;
 }
 
-/* rows of every node from scratch (impulse directions, active limits) with their residuals, as eval_all */
-static double build_all(imp_world *w, int n, const imp_mat3 *Iinv, const double *im, double h, double *n2)
+/* rows of every node from scratch (impulse directions, active limits) with their residuals, as eval_all;
+ * all false: only the joints with limits (whose limit rows may come or go with the prediction) */
+static double build_all(imp_world *w, int n, const imp_mat3 *Iinv, const double *im, double h, double *n2, bool all)
 {
     struct joint_set *js = w->joints;
     double worst = 0, sum = 0;
     for (int p = 0; p < js->nn; p++) {
         jrows *R = &js->rows[p];
-        rows_build(w, &js->j[js->nodes[p]], R, n, js->pv, js->pw, Iinv, im, h, true, true, false);
+        joint *jt = &js->j[js->nodes[p]];
+        rows_build(w, jt, R, n, js->pv, js->pw, Iinv, im, h, true, all || jt->has_limits, false);
         for (int r = 0; r < R->m; r++) worst = fmax(worst, fabs(R->f[r])), sum += R->f[r] * R->f[r];
     }
     *n2 = sum;
     return worst == worst ? worst : INFINITY;
 }
 
-/* one joint's Newton solve alone (S1 section IV's per-joint iteration) to tol */
+/* one joint's Newton solve alone (S1 section IV's per-joint iteration) to tol; fresh: build its impulse
+ * directions now (else they are those of the stage's build, valid while no limit row can come or go) */
 static void solve_one(imp_world *w, int p, int n, const imp_mat3 *Iinv, const double *im, double h, double tol, int iters,
-                      imp_vec3 *pv, imp_vec3 *pw, imp_vec3 *v, imp_vec3 *om)
+                      imp_vec3 *pv, imp_vec3 *pw, imp_vec3 *v, imp_vec3 *om, bool fresh)
 {
     struct joint_set *js = w->joints;
     jrows *R = &js->rows[p];
     joint *jt = &js->j[js->nodes[p]];
-    rows_build(w, jt, R, n, pv, pw, Iinv, im, h, true, true, false);
+    rows_build(w, jt, R, n, pv, pw, Iinv, im, h, true, fresh || jt->has_limits, false);
     double last = INFINITY, lam[MAXR] = {0};
     for (int it = 0; it < iters; it++) {
         if (it) rows_build(w, jt, R, n, pv, pw, Iinv, im, h, true, false, false); /* the first build has them */
@@ -1244,7 +1271,7 @@ void joints_level(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_mat3 *Iinv,
         /* two iterations: the second first checks the first (undone if this joint's error grew: with
          * contacts pushing its bodies an unchecked step can run away, measured on 100 pendulums
          * crowding under one hub) */
-        solve_one(w, p, n, Iinv, im, h, FINAL_TOL, 2, v, om, NULL, NULL);
+        solve_one(w, p, n, Iinv, im, h, FINAL_TOL, 2, v, om, NULL, NULL, true);
     }
 }
 
@@ -1321,21 +1348,21 @@ void joints_pre_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec
     for (int i = 0; i <= n; i++) js->pv[i] = v3_add(v[i], vp[i]), js->pw[i] = v3_add(om[i], wp[i]);
     js->epoch++, js->cache_h = h, js->keep = 0;
     /* impulse directions and active limit rows (fixed through the global solve), with the residuals */
-    double n2, worst = build_all(w, n, Iinv, im, h, &n2);
+    double n2, worst = build_all(w, n, Iinv, im, h, &n2, true);
     /* S1's sweeps: each joint's own Newton in turn, the tolerance tightening from sweep to sweep; kept
      * only when they lower |F| over all joints (the state before them is saved) */
     if (PRE_SWEEPS && worst > FINAL_TOL) {
         double tol = 1e-4, a2;
         for (int i = 0; i <= n; i++) js->sv[i] = js->pv[i], js->sw[i] = js->pw[i], js->tv[i] = v[i], js->tw[i] = om[i];
         for (int sweep = 0; sweep < PRE_SWEEPS; sweep++, tol *= 0.01)
-            for (int kk = 0; kk < js->nn; kk++) solve_one(w, sweep & 1 ? js->nn - 1 - kk : kk, n, Iinv, im, h, tol, SWEEP_ITERS, js->pv, js->pw, v, om);
-        double wa = build_all(w, n, Iinv, im, h, &a2);
+            for (int kk = 0; kk < js->nn; kk++) solve_one(w, sweep & 1 ? js->nn - 1 - kk : kk, n, Iinv, im, h, tol, SWEEP_ITERS, js->pv, js->pw, v, om, false);
+        double wa = build_all(w, n, Iinv, im, h, &a2, false);
         if (a2 <= n2) {
             n2 = a2, worst = wa;
         } else {
             for (int i = 0; i <= n; i++) js->pv[i] = js->sv[i], js->pw[i] = js->sw[i], v[i] = js->tv[i], om[i] = js->tw[i];
             js->epoch++;
-            worst = build_all(w, n, Iinv, im, h, &n2);
+            worst = build_all(w, n, Iinv, im, h, &n2, false);
         }
     }
     /* the global Newton on every row at once: the sparse solve and a backtracking line search (alpha = 1,
