@@ -137,7 +137,7 @@ typedef struct jrows {
     bool ang[MAXR];                  /* an angular row                                           */
     double e0[MAXR];                 /* pre: the row's error now (the prediction with h = 0)      */
     bool fixed[MAXR];                /* post: held at a bound by the active set                  */
-    bool refresh;                    /* pre: directions only, at the prediction (the fallback)   */
+    bool refresh;                    /* pre: directions at the prediction (the fallback)         */
     jside sA, sB;                    /* the two sides now (kept through a stage)                 */
 } jrows;
 
@@ -169,6 +169,10 @@ struct joint_set {
     imp_quat *bq1; imp_mat3 *bHL;          /* per-body predictions, valid while the body's velocity is unchanged: */
     unsigned *bver, *bseen, *bepoch, epoch; /* bseen == bver and bepoch == epoch                                  */
     double keep;                           /* pre: the fraction of the error now left as the target (0: S1) */
+    /* post-stabilization's factors of K kept for the next post-stabilization while its rows are the same */
+    double *ksnap; int ksnap_cap;          /* per node: m, then G and W g of its rows              */
+    unsigned sgen, ksgen;                  /* structure generation now / of the kept factors      */
+    bool kvalid;                           /* Dinv, bU, bL hold the factors of the kept rows      */
 };
 
 /* grow p to hold need elements of size elem when *cap is short (no allocation in a steady step) */
@@ -186,7 +190,7 @@ void joints_free(imp_world *w)
     ids_free(&js->ids);
     free(js->j), free(js->jointed), free(js->pairs), free(js->uf), free(js->nodes), free(js->rows), free(js->sv), free(js->sw);
     free(js->bstart), free(js->bjoint), free(js->tends), free(js->order), free(js->pos), free(js->ustart), free(js->unb);
-    free(js->Dinv), free(js->bU), free(js->bL), free(js->rhs), free(js->sol), free(js->adjn), free(js->pv), free(js->pw), free(js->tv), free(js->tw), free(js->bq1), free(js->bHL), free(js->bver), free(js->bseen), free(js->bepoch);
+    free(js->Dinv), free(js->bU), free(js->bL), free(js->rhs), free(js->sol), free(js->adjn), free(js->pv), free(js->pw), free(js->tv), free(js->tw), free(js->bq1), free(js->bHL), free(js->bver), free(js->bseen), free(js->bepoch), free(js->ksnap);
     free(js);
     w->joints = NULL;
 }
@@ -645,7 +649,6 @@ static void rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp
             set6(R->wA[r], la, wa), set6(R->wB[r], lb, wb);
             R->fixed[r] = false;
         }
-        if (fresh) return;
     }
     if (!pre && !v) return; /* directions only (joints_rows) */
     if (!pre) {
@@ -736,6 +739,7 @@ static void solver_structure(struct joint_set *js, int n, const double *im)
         }
     }
     js->tn = nn;
+    if (!same) js->sgen++;
     for (int i = 0; i < n; i++) js->bstart[i + 1] += js->bstart[i];
     int *cur = js->adjn;
     for (int i = 0; i <= n; i++) cur[i] = js->bstart[i];
@@ -862,6 +866,7 @@ static void cw(double *K, const double (*c)[6], const double (*wg)[6], int mr, i
 static void assemble(struct joint_set *js, int n, double mu)
 {
     const int nn = js->nn;
+    js->kvalid = false;
     memset(js->Dinv, 0, BS * sizeof(double) * (size_t)nn);
     int nu = js->ustart[nn];
     memset(js->bU, 0, BS * sizeof(double) * (size_t)nu), memset(js->bL, 0, BS * sizeof(double) * (size_t)nu);
@@ -1139,6 +1144,47 @@ int joints_pairs(const imp_world *w, const uint64_t **pairs)
     return w->joints->npairs;
 }
 
+/* The factors of K reused. K = J W J^T depends on the rows' directions G and W G only, and these depend
+ * on the positions alone: the post-stabilization after the position update and the next step's (after
+ * the velocity update, when no motor row is active, or after collisions) see the same positions, so the
+ * second solves with the first one's factors. The rows are compared exactly (G and W G of every row,
+ * a few thousand numbers for 50 joints, against an assembly and factorization), so anything that moved
+ * a body, changed a mass, a limit or the joints in between makes a fresh factorization. */
+static void keep_post_factors(struct joint_set *js)
+{
+    int need = 0;
+    for (int p = 0; p < js->nn; p++) need += 1 + 24 * js->rows[p].m;
+    js->ksnap = cgrow(js->ksnap, sizeof(double), &js->ksnap_cap, need);
+    double *o = js->ksnap;
+    for (int p = 0; p < js->nn; p++) {
+        const jrows *R = &js->rows[p];
+        *o++ = R->m;
+        for (int r = 0; r < R->m; r++) {
+            memcpy(o, R->gA[r], 6 * sizeof(double)), memcpy(o + 6, R->gB[r], 6 * sizeof(double));
+            memcpy(o + 12, R->wA[r], 6 * sizeof(double)), memcpy(o + 18, R->wB[r], 6 * sizeof(double));
+            o += 24;
+        }
+    }
+    js->kvalid = true, js->ksgen = js->sgen;
+}
+
+static bool post_factors_kept(const struct joint_set *js)
+{
+    if (!js->kvalid || js->ksgen != js->sgen) return false;
+    const double *o = js->ksnap;
+    for (int p = 0; p < js->nn; p++) {
+        const jrows *R = &js->rows[p];
+        if (*o++ != R->m) return false;
+        for (int r = 0; r < R->m; r++) {
+            if (memcmp(o, R->gA[r], 6 * sizeof(double)) || memcmp(o + 6, R->gB[r], 6 * sizeof(double)) ||
+                memcmp(o + 12, R->wA[r], 6 * sizeof(double)) || memcmp(o + 18, R->wB[r], 6 * sizeof(double)))
+                return false;
+            o += 24;
+        }
+    }
+    return true;
+}
+
 /* Velocity post-stabilization (S1 section V; the header's "Post-stabilization" paragraph). motors: the
  * velocity stage, where motor rows drive the free coordinate's rate with at most max h of impulse. */
 void joints_post_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_mat3 *Iinv, const double *im, int n, double h, bool motors)
@@ -1158,8 +1204,11 @@ void joints_post_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_ma
                 if (R->fixed[r]) memset(R->cA[r], 0, sizeof R->cA[r]), memset(R->cB[r], 0, sizeof R->cB[r]);
             }
         }
-        assemble(js, n, 0);
-        if (!factor(js)) return;
+        if (pass || !post_factors_kept(js)) {
+            assemble(js, n, 0);
+            if (!factor(js)) return;
+            if (!pass) keep_post_factors(js);
+        }
         solve(js);
         /* multipliers out of bounds are fixed at the bound and applied; the rest is solved again. Limit
          * rows that pull (the joint leaves the limit) are released first, and motors clamped only in a
@@ -1198,14 +1247,17 @@ void joints_post_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_ma
     }
 }
 
-/* the predicted residuals of every node at the velocities pv, pw; returns the largest, |F|^2 in *n2 */
-static double eval_all(imp_world *w, int n, const imp_mat3 *Iinv, const double *im, double h, double *n2)
+/* the predicted residuals of every node at the velocities pv, pw (refresh: with S1's directions rebuilt
+ * at the prediction, the fallback's); returns the largest, |F|^2 in *n2 */
+static double eval_all(imp_world *w, int n, const imp_mat3 *Iinv, const double *im, double h, double *n2, bool refresh)
 {
     struct joint_set *js = w->joints;
     double worst = 0, sum = 0;
     for (int p = 0; p < js->nn; p++) {
         jrows *R = &js->rows[p];
-        rows_build(w, &js->j[js->nodes[p]], R, n, js->pv, js->pw, Iinv, im, h, true, false, false);
+        R->refresh = refresh;
+        rows_build(w, &js->j[js->nodes[p]], R, n, js->pv, js->pw, Iinv, im, h, true, refresh, false);
+        R->refresh = false;
         if (js->keep > 0)
             for (int r = 0; r < R->m; r++) R->f[r] -= js->keep * R->e0[r];
         for (int r = 0; r < R->m; r++) worst = fmax(worst, fabs(R->f[r])), sum += R->f[r] * R->f[r];
@@ -1308,15 +1360,10 @@ static double project(imp_world *w, int n, const imp_mat3 *Iinv, const double *i
 {
     struct joint_set *js = w->joints;
     double n2, mu = 1e-9;
-    worst = eval_all(w, n, Iinv, im, h, &n2);
+    worst = eval_all(w, n, Iinv, im, h, &n2, true);
     for (int it = 0; it < 2 * NEWTON_ITERS && worst > FINAL_TOL; it++) {
-        for (int p = 0; p < js->nn; p++) {
-            jrows *R = &js->rows[p];
-            R->refresh = true;
-            rows_build(w, &js->j[js->nodes[p]], R, n, js->pv, js->pw, Iinv, im, h, true, true, false);
-            R->refresh = false;
-            for (int r = 0; r < R->m; r++) js->rhs[MAXR * p + r] = -R->f[r];
-        }
+        for (int p = 0; p < js->nn; p++)
+            for (int r = 0; r < js->rows[p].m; r++) js->rhs[MAXR * p + r] = -js->rows[p].f[r];
         assemble(js, n, mu);
         if (!factor(js)) break;
         solve(js);
@@ -1330,13 +1377,13 @@ static double project(imp_world *w, int n, const imp_mat3 *Iinv, const double *i
             for (int i = 0; i <= n; i++) js->pv[i] = v3_mad(js->pv[i], js->tv[i], alpha - at), js->pw[i] = v3_mad(js->pw[i], js->tw[i], alpha - at);
             js->epoch++;
             at = alpha;
-            tw = eval_all(w, n, Iinv, im, h, &t2);
+            tw = eval_all(w, n, Iinv, im, h, &t2, true);
             ok = t2 < n2;
         }
         if (!ok) { /* back to V_k, and damp harder (Levenberg-Marquardt: a shorter step, closer to the gradient) */
             for (int i = 0; i <= n; i++) js->pv[i] = v3_mad(js->pv[i], js->tv[i], -at), js->pw[i] = v3_mad(js->pw[i], js->tw[i], -at);
             js->epoch++;
-            worst = eval_all(w, n, Iinv, im, h, &n2);
+            worst = eval_all(w, n, Iinv, im, h, &n2, true);
             mu = mu * 10 + 1e-4;
             if (mu > 1e6) break;
             continue;
@@ -1397,7 +1444,7 @@ void joints_pre_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec
         for (int ls = 0; ls < 3 && !ok; ls++, alpha *= 0.5) {
             for (int p = 0; p < js->nn; p++) apply_node(js, p, js->sol + MAXR * p, alpha - applied, js->pv, js->pw, v, om, n);
             applied = alpha;
-            tw = eval_all(w, n, Iinv, im, h, &t2);
+            tw = eval_all(w, n, Iinv, im, h, &t2, false);
             ok = t2 < (1 - 1e-4 * alpha) * n2;
         }
         if (ok) {
@@ -1405,7 +1452,7 @@ void joints_pre_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec
             if (applied < 1 || tw > STALL_RATIO * last_w) break; /* not Newton's quadratic pace: project */
         } else {
             for (int p = 0; p < js->nn; p++) apply_node(js, p, js->sol + MAXR * p, -applied, js->pv, js->pw, v, om, n);
-            worst = eval_all(w, n, Iinv, im, h, &n2);
+            worst = eval_all(w, n, Iinv, im, h, &n2, false);
             break;
         }
     }
@@ -1440,7 +1487,8 @@ void joints_positions(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *v
         imp_mat3 unused;
         predict_rotation(quat_normalize(quat(X0[3], X0[4], X0[5], X0[6])), v3_add(om[i], wp[i]), h, &q, &unused);
         X[3] = q.w, X[4] = q.x, X[5] = q.y, X[6] = q.z;
-        Iinv[i] = m3_rotate_tensor(quat_to_m3(q), w->bodies[i].Ibody_inv);
+        /* as impulse_step loads it next step (bit for bit: the kept post-stabilization factors) */
+        Iinv[i] = m3_rotate_tensor(quat_to_m3(quat_normalize(quat(X[3], X[4], X[5], X[6]))), w->bodies[i].Ibody_inv);
         const body *bd = &w->bodies[i];
         for (int k = 0; k < bd->nshapes; k++) shape_update(w, &w->shapes[w->shape_ids.slot_dense[bd->shapes[k]]]);
     }
