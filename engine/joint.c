@@ -99,7 +99,7 @@
 #define FINAL_TOL 1e-9    /* m, and rad */
 #define LIMIT_SLOP 1e-7   /* a coordinate this close to its bound is at the limit (post-stabilization) */
 #define ACTIVE_PASSES 6
-#define STALL_RATIO 0.2   /* a global Newton step that leaves more than this of the residual stalls */
+#define STALL_RATIO 0.1   /* a global Newton step that leaves more than this of the residual stalls */
 
 typedef struct joint {
     imp_joint_type type;
@@ -574,6 +574,7 @@ static void rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp
     }
     if (pre) side_pred(w, jt->la, jt->fa, v, om, h, &A), side_pred(w, jt->lb, jt->fb, v, om, h, &B);
     const imp_joint_type ty = jt->type;
+    const bool frames = ty != IMP_JOINT_POINT || jt->has_limits; /* a plain ball joint needs no axes */
     if (first) {
         /* impulse directions, now; refreshed: with the predicted offsets and frames (each body's
          * predicted articulation point less its h v, so the two lever arms still meet at one point) */
@@ -581,7 +582,7 @@ static void rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp
         const imp_quat FAd = fresh ? A.F1 : A.F, FBd = fresh ? B.F1 : B.F;
         imp_vec3 mid = fresh ? v3_scale(v3_add(v3_add(A.x, A.c1), v3_add(B.x, B.c1)), 0.5) : v3_scale(v3_add(A.p, B.p), 0.5);
         imp_vec3 ra = v3_sub(mid, A.x), rb = v3_sub(mid, B.x);
-        imp_vec3 aa = qaxis(FAd, 0), eb = qaxis(FBd, 0);
+        imp_vec3 aa = frames ? qaxis(FAd, 0) : v3(0, 0, 0), eb = frames ? qaxis(FBd, 0) : v3(0, 0, 0);
         int m = 0;
         if (ty == IMP_JOINT_PRISMATIC) {
             row_lin(R, m++, qaxis(FBd, 1), ra, rb), row_lin(R, m++, qaxis(FBd, 2), ra, rb);
@@ -666,7 +667,7 @@ static void rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp
     }
     /* predicted residuals and their derivatives (the header's table) */
     imp_vec3 g = v3_sub(A.p1, B.p1);
-    imp_vec3 a1 = qaxis(A.F1, 0), b1 = qaxis(B.F1, 0);
+    imp_vec3 a1 = frames ? qaxis(A.F1, 0) : v3(0, 0, 0), b1 = frames ? qaxis(B.F1, 0) : v3(0, 0, 0);
     int m = 0;
     if (ty == IMP_JOINT_PRISMATIC || ty == IMP_JOINT_PLANAR) {
         for (int k = ty == IMP_JOINT_PLANAR ? 0 : 1; k <= (ty == IMP_JOINT_PLANAR ? 0 : 2); k++) {
