@@ -564,24 +564,21 @@ static void deriv_ang(jrows *R, int r, imp_vec3 rho_a, imp_vec3 rho_b, const jsi
 static void rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp_vec3 *v, const imp_vec3 *om,
                        const imp_mat3 *Iinv, const double *im, double h, bool pre, bool first, bool motor)
 {
-    jside A, B;
-    if (first || !pre) { /* the state now: kept in R for the later builds of the same stage */
-        side_eval(w, jt->ia, n, jt->la, jt->fa, im, NULL, NULL, h, &A);
-        side_eval(w, jt->ib, n, jt->lb, jt->fb, im, NULL, NULL, h, &B);
-        R->sA = A, R->sB = B;
-    } else {
-        A = R->sA, B = R->sB;
+    jside *A = &R->sA, *B = &R->sB; /* the state now, kept in R for the later builds of the same stage */
+    if (first || !pre) {
+        side_eval(w, jt->ia, n, jt->la, jt->fa, im, NULL, NULL, h, A);
+        side_eval(w, jt->ib, n, jt->lb, jt->fb, im, NULL, NULL, h, B);
     }
-    if (pre) side_pred(w, jt->la, jt->fa, v, om, h, &A), side_pred(w, jt->lb, jt->fb, v, om, h, &B);
+    if (pre) side_pred(w, jt->la, jt->fa, v, om, h, A), side_pred(w, jt->lb, jt->fb, v, om, h, B);
     const imp_joint_type ty = jt->type;
     const bool frames = ty != IMP_JOINT_POINT || jt->has_limits; /* a plain ball joint needs no axes */
     if (first) {
         /* impulse directions, now; refreshed: with the predicted offsets and frames (each body's
          * predicted articulation point less its h v, so the two lever arms still meet at one point) */
         const bool fresh = pre && R->refresh;
-        const imp_quat FAd = fresh ? A.F1 : A.F, FBd = fresh ? B.F1 : B.F;
-        imp_vec3 mid = fresh ? v3_scale(v3_add(v3_add(A.x, A.c1), v3_add(B.x, B.c1)), 0.5) : v3_scale(v3_add(A.p, B.p), 0.5);
-        imp_vec3 ra = v3_sub(mid, A.x), rb = v3_sub(mid, B.x);
+        const imp_quat FAd = fresh ? A->F1 : A->F, FBd = fresh ? B->F1 : B->F;
+        imp_vec3 mid = fresh ? v3_scale(v3_add(v3_add(A->x, A->c1), v3_add(B->x, B->c1)), 0.5) : v3_scale(v3_add(A->p, B->p), 0.5);
+        imp_vec3 ra = v3_sub(mid, A->x), rb = v3_sub(mid, B->x);
         imp_vec3 aa = frames ? qaxis(FAd, 0) : v3(0, 0, 0), eb = frames ? qaxis(FBd, 0) : v3(0, 0, 0);
         int m = 0;
         if (ty == IMP_JOINT_PRISMATIC) {
@@ -611,12 +608,12 @@ static void rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp
             }
         } else if (jt->has_limits && (angular_free(ty) || ty == IMP_JOINT_PRISMATIC || ty == IMP_JOINT_POINT)) {
             double x, bound = 0, side = 0;
-            const imp_quat FA = pre ? A.F1 : A.F, FB = pre ? B.F1 : B.F;
+            const imp_quat FA = pre ? A->F1 : A->F, FB = pre ? B->F1 : B->F;
             imp_vec3 dir;
             if (angular_free(ty)) {
                 x = rel_angle(FA, FB, jt->angle), dir = eb;
             } else if (ty == IMP_JOINT_PRISMATIC) {
-                x = v3_dot(v3_sub(pre ? A.p1 : A.p, pre ? B.p1 : B.p), qaxis(FB, 0)), dir = eb;
+                x = v3_dot(v3_sub(pre ? A->p1 : A->p, pre ? B->p1 : B->p), qaxis(FB, 0)), dir = eb;
             } else { /* swing: phi = angle(a_A, a_B), a "hi" limit; row direction -n so that u = phi dot */
                 imp_vec3 a1 = qaxis(FA, 0), b1 = qaxis(FB, 0), cr = v3_cross(aa, eb);
                 x = atan2(v3_len(v3_cross(a1, b1)), v3_dot(a1, b1));
@@ -644,9 +641,9 @@ static void rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp
         /* W g */
         for (int r = 0; r < m; r++) {
             const double *ga = R->gA[r], *gb = R->gB[r];
-            imp_vec3 la = v3_scale(v3(ga[0], ga[1], ga[2]), A.dyn ? im[A.i] : 0), lb = v3_scale(v3(gb[0], gb[1], gb[2]), B.dyn ? im[B.i] : 0);
-            imp_vec3 wa = A.dyn ? m3_mul_v(Iinv[A.i], v3(ga[3], ga[4], ga[5])) : v3(0, 0, 0);
-            imp_vec3 wb = B.dyn ? m3_mul_v(Iinv[B.i], v3(gb[3], gb[4], gb[5])) : v3(0, 0, 0);
+            imp_vec3 la = v3_scale(v3(ga[0], ga[1], ga[2]), A->dyn ? im[A->i] : 0), lb = v3_scale(v3(gb[0], gb[1], gb[2]), B->dyn ? im[B->i] : 0);
+            imp_vec3 wa = A->dyn ? m3_mul_v(Iinv[A->i], v3(ga[3], ga[4], ga[5])) : v3(0, 0, 0);
+            imp_vec3 wb = B->dyn ? m3_mul_v(Iinv[B->i], v3(gb[3], gb[4], gb[5])) : v3(0, 0, 0);
             set6(R->wA[r], la, wa), set6(R->wB[r], lb, wb);
             R->fixed[r] = false;
         }
@@ -654,8 +651,8 @@ static void rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp
     if (!pre && !v) return; /* directions only (joints_rows) */
     if (!pre) {
         /* velocity rows: C = G, right-hand side target - u */
-        imp_vec3 va = A.i < n ? v[A.i] : v3(0, 0, 0), wa = A.i < n ? om[A.i] : v3(0, 0, 0);
-        imp_vec3 vb = B.i < n ? v[B.i] : v3(0, 0, 0), wb = B.i < n ? om[B.i] : v3(0, 0, 0);
+        imp_vec3 va = A->i < n ? v[A->i] : v3(0, 0, 0), wa = A->i < n ? om[A->i] : v3(0, 0, 0);
+        imp_vec3 vb = B->i < n ? v[B->i] : v3(0, 0, 0), wb = B->i < n ? om[B->i] : v3(0, 0, 0);
         for (int r = 0; r < R->m; r++) {
             memcpy(R->cA[r], R->gA[r], sizeof R->cA[r]), memcpy(R->cB[r], R->gB[r], sizeof R->cB[r]);
             const double *a = R->gA[r], *b = R->gB[r];
@@ -666,20 +663,20 @@ static void rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp
         return;
     }
     /* predicted residuals and their derivatives (the header's table) */
-    imp_vec3 g = v3_sub(A.p1, B.p1);
-    imp_vec3 a1 = frames ? qaxis(A.F1, 0) : v3(0, 0, 0), b1 = frames ? qaxis(B.F1, 0) : v3(0, 0, 0);
+    imp_vec3 g = v3_sub(A->p1, B->p1);
+    imp_vec3 a1 = frames ? qaxis(A->F1, 0) : v3(0, 0, 0), b1 = frames ? qaxis(B->F1, 0) : v3(0, 0, 0);
     int m = 0;
     if (ty == IMP_JOINT_PRISMATIC || ty == IMP_JOINT_PLANAR) {
         for (int k = ty == IMP_JOINT_PLANAR ? 0 : 1; k <= (ty == IMP_JOINT_PLANAR ? 0 : 2); k++) {
-            imp_vec3 t = qaxis(B.F1, k);
+            imp_vec3 t = qaxis(B->F1, k);
             R->f[m] = v3_dot(g, t);
-            deriv_point(R, m++, t, &A, &B, jt->ib < n, g, h);
+            deriv_point(R, m++, t, A, B, jt->ib < n, g, h);
         }
     } else {
         for (int c = 0; c < 3; c++) {
             imp_vec3 t = v3(c == 0, c == 1, c == 2);
             R->f[m] = v3_dot(g, t);
-            deriv_point(R, m++, t, &A, &B, false, g, h);
+            deriv_point(R, m++, t, A, B, false, g, h);
         }
     }
     if (ty == IMP_JOINT_HINGE || ty == IMP_JOINT_TWIST || ty == IMP_JOINT_PLANAR) {
@@ -687,33 +684,33 @@ static void rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp
         basis_of(a1, &t[0], &t[1]);
         for (int k = 0; k < 2; k++) {
             R->f[m] = v3_dot(t[k], e);
-            deriv_ang(R, m++, v3_cross(a1, v3_cross(b1, t[k])), v3_cross(b1, v3_cross(t[k], a1)), &A, &B);
+            deriv_ang(R, m++, v3_cross(a1, v3_cross(b1, t[k])), v3_cross(b1, v3_cross(t[k], a1)), A, B);
         }
     } else if (ty == IMP_JOINT_RIGID || ty == IMP_JOINT_PRISMATIC) {
-        imp_quat q = quat_mul(A.F1, quat_conj(B.F1));
+        imp_quat q = quat_mul(A->F1, quat_conj(B->F1));
         double sg = q.w < 0 ? -1 : 1;
         imp_vec3 vq = v3(q.x, q.y, q.z);
         for (int c = 0; c < 3; c++) {
             imp_vec3 ei = v3(c == 0, c == 1, c == 2);
             R->f[m] = 2 * sg * v3_dot(vq, ei);
             imp_vec3 vx = v3_cross(vq, ei);
-            deriv_ang(R, m++, v3_scale(v3_add(v3_scale(ei, q.w), vx), sg), v3_scale(v3_sub(v3_scale(ei, q.w), vx), -sg), &A, &B);
+            deriv_ang(R, m++, v3_scale(v3_add(v3_scale(ei, q.w), vx), sg), v3_scale(v3_sub(v3_scale(ei, q.w), vx), -sg), A, B);
         }
     }
     if (m < R->m && R->kind[m] == ROW_LIMIT) { /* the residual past the bound kept from the first build */
         double target = R->lim_target;
         if (angular_free(ty)) {
-            R->f[m] = rel_angle(A.F1, B.F1, jt->angle) - target;
-            deriv_ang(R, m, b1, v3_scale(b1, -1), &A, &B);
+            R->f[m] = rel_angle(A->F1, B->F1, jt->angle) - target;
+            deriv_ang(R, m, b1, v3_scale(b1, -1), A, B);
         } else if (ty == IMP_JOINT_PRISMATIC) {
             R->f[m] = v3_dot(g, b1) - target;
-            deriv_point(R, m, b1, &A, &B, jt->ib < n, g, h);
+            deriv_point(R, m, b1, A, B, jt->ib < n, g, h);
         } else {
             imp_vec3 cr = v3_cross(a1, b1);
             double s = v3_len(cr);
             R->f[m] = atan2(s, v3_dot(a1, b1)) - target;
             imp_vec3 nn = s > 1e-12 ? v3_scale(cr, 1 / s) : v3(0, 0, 0);
-            deriv_ang(R, m, v3_scale(nn, -1), nn, &A, &B);
+            deriv_ang(R, m, v3_scale(nn, -1), nn, A, B);
         }
     }
 }
