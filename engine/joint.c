@@ -173,6 +173,7 @@ struct joint_set {
     double *ksnap; int ksnap_cap;          /* per node: m, then G and W g of its rows              */
     unsigned sgen, ksgen;                  /* structure generation now / of the kept factors      */
     bool kvalid;                           /* Dinv, bU, bL hold the factors of the kept rows      */
+    imp_quat *bqraw, *bqn; imp_mat3 *bR;   /* per body: state quaternion seen, normalized, as a matrix */
 };
 
 /* grow p to hold need elements of size elem when *cap is short (no allocation in a steady step) */
@@ -190,7 +191,7 @@ void joints_free(imp_world *w)
     ids_free(&js->ids);
     free(js->j), free(js->jointed), free(js->pairs), free(js->uf), free(js->nodes), free(js->rows), free(js->sv), free(js->sw);
     free(js->bstart), free(js->bjoint), free(js->tends), free(js->order), free(js->pos), free(js->ustart), free(js->unb);
-    free(js->Dinv), free(js->bU), free(js->bL), free(js->rhs), free(js->sol), free(js->adjn), free(js->pv), free(js->pw), free(js->tv), free(js->tw), free(js->bq1), free(js->bHL), free(js->bver), free(js->bseen), free(js->bepoch), free(js->ksnap);
+    free(js->Dinv), free(js->bU), free(js->bL), free(js->rhs), free(js->sol), free(js->adjn), free(js->pv), free(js->pw), free(js->tv), free(js->tw), free(js->bq1), free(js->bHL), free(js->bver), free(js->bseen), free(js->bepoch), free(js->ksnap), free(js->bqraw), free(js->bqn), free(js->bR);
     free(js);
     w->joints = NULL;
 }
@@ -369,8 +370,18 @@ static void side_eval(const imp_world *w, int i, int n, imp_vec3 l, imp_quat f, 
     }
     s->dyn = im && im[i] > 0;
     const double *X = w->bstate + BODY_DIM * i;
-    s->q = quat_of(X);
-    s->x = v3_load(X), s->c = quat_rotate(s->q, l), s->p = v3_add(s->x, s->c), s->F = quat_mul(s->q, f);
+    struct joint_set *js = w->joints;
+    imp_mat3 Rq;
+    if (js && js->bcap > i) { /* the body's normalized rotation, kept while its state quaternion is the same */
+        if (memcmp(&js->bqraw[i], X + 3, sizeof(imp_quat))) {
+            memcpy(&js->bqraw[i], X + 3, sizeof(imp_quat));
+            js->bqn[i] = quat_of(X), js->bR[i] = quat_to_m3(js->bqn[i]);
+        }
+        s->q = js->bqn[i], Rq = js->bR[i];
+    } else {
+        s->q = quat_of(X), Rq = quat_to_m3(s->q);
+    }
+    s->x = v3_load(X), s->c = m3_mul_v(Rq, l), s->p = v3_add(s->x, s->c), s->F = quat_mul(s->q, f);
     if (v) side_pred(w, l, f, v, om, h, s);
 }
 
@@ -816,6 +827,10 @@ static void collect_nodes(imp_world *w, int n, const double *im)
         js->bq1 = ids_grow(js->bq1, sizeof(imp_quat), c), js->bHL = ids_grow(js->bHL, sizeof(imp_mat3), c);
         js->bver = ids_grow(js->bver, sizeof(unsigned), c), js->bseen = ids_grow(js->bseen, sizeof(unsigned), c);
         js->bepoch = ids_grow(js->bepoch, sizeof(unsigned), c);
+        js->bqraw = ids_grow(js->bqraw, sizeof(imp_quat), c), js->bqn = ids_grow(js->bqn, sizeof(imp_quat), c);
+        js->bR = ids_grow(js->bR, sizeof(imp_mat3), c);
+        memset(js->bqraw, 0xff, sizeof(imp_quat) * (size_t)c); /* (a NaN pattern: never a live body's state) */
+        for (int i = 0; i < c; i++) js->bqn[i] = quat_identity(), js->bR[i] = m3_identity();
         memset(js->bepoch, 0, sizeof(unsigned) * (size_t)c), js->epoch = 1;
         memset(js->bver, 0, sizeof(unsigned) * (size_t)c), memset(js->bseen, 0, sizeof(unsigned) * (size_t)c);
     }
