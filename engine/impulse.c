@@ -508,24 +508,34 @@ int impulse_step(imp_world *w, double h)
         row_apply(s->v, s->w, c, &c->row[2], c->t2, c->jt2, 1, 1);
     }
     /* the sweeps; a sweep that moves the impulses by less than CONVERGED of their size ends them early.
-     * S1 section VI: after each level's contacts, the joints between that level and the ones below */
+     * S1 section VI: the joints are velocity rows of the sweeps (joint.c, joints_contacts_begin), each
+     * level's after that level's contacts: before the contacts of level k, the joints of the levels
+     * below k not yet visited; after the last contact, the rest (those above it and those outside the
+     * graph) */
     bool level_joints = njoints && np;
-    if (level_joints) joints_contacts_begin(w, n, s->im);
+    if (level_joints) joints_contacts_begin(w, s->v, s->w, s->Iinv, s->im, n, h);
     for (int it = 0; it < w->vel_iterations; it++) {
         double change = 0, size = 0;
+        int done = 0;
         for (int q = 0; q < np; q++) {
+            if (level_joints && (q == 0 || s->cold[q].key != s->cold[q - 1].key))
+                joints_level(w, s->v, s->w, n, done, s->cold[q].key, s->level), done = s->cold[q].key;
             change += solve_point(s, &P[q], NULL, 1, 1), size += P[q].jn;
-            /* the joints of this level and of the levels up to the next contact's (all above, after the last) */
-            if (level_joints && (q + 1 == np || s->cold[q + 1].key != s->cold[q].key))
-                joints_level(w, s->v, s->w, s->Iinv, s->im, n, h, s->cold[q].key, q + 1 == np ? MAX_LEVEL : s->cold[q + 1].key,
-                             s->level, MAX_LEVEL);
         }
+        if (level_joints) joints_level(w, s->v, s->w, n, done, MAX_LEVEL + 1, s->level);
         if (change <= CONVERGED * size) break;
     }
-    /* shock propagation: level by level, each level against the levels below held fixed */
+    /* shock propagation: level by level, each level against the levels below held fixed; the joints of
+     * the levels below a level's contacts first (both their bodies answer, as S1 asks: a joint to the
+     * world or a static body then holds its body as fixed as the world for the levels above) */
+    int jdone = 0;
     for (int lo = 0; lo < np;) {
         int hi = lo;
         while (hi < np && s->cold[hi].key == s->cold[lo].key) hi++;
+        if (level_joints) {
+            for (int pass = 0; pass < SHOCK_PASSES; pass++) joints_level(w, s->v, s->w, n, jdone, s->cold[lo].key, s->level);
+            jdone = s->cold[lo].key;
+        }
         for (int pass = 0; pass < SHOCK_PASSES; pass++) {
             double change = 0, size = 0;
             for (int q = lo; q < hi; q++) {
@@ -539,8 +549,9 @@ int impulse_step(imp_world *w, double h)
         }
         lo = hi;
     }
-    /* (S1 lets the joints sit out shock propagation; the global pre-stabilization below is its final
-     * articulation-only sweep) */
+    if (level_joints)
+        for (int pass = 0; pass < SHOCK_PASSES; pass++) joints_level(w, s->v, s->w, n, jdone, MAX_LEVEL + 1, s->level);
+    /* (the global pre-stabilization below is S1's final articulation-only sweep) */
 
     /* split impulses: pseudo velocities that remove the penetration beyond the slop */
     bool pushing = false;

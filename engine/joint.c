@@ -110,6 +110,10 @@ typedef struct joint {
     double lo, hi;          /* hinge/twist rad, prismatic m; point: hi = swing half angle */
     double speed, max;      /* motor                                                     */
     double angle;           /* hinge/twist: the unwrapped angle at the end of the last step */
+    double motor_used;      /* the motor's impulse so far in this step (|.| <= max h over the step) */
+    bool motor_sat;         /* the motor ran out of max h in this step's velocity stages          */
+    int pre_side;           /* pre-stabilization: the limit met in this step (+1 lo, -1 hi, 0 none) */
+    double pre_bound;       /* ... and its bound: a limit once met stays a row for the stage     */
     int ia, ib;             /* dense body indices of this step; the world is n           */
 } joint;
 
@@ -134,6 +138,7 @@ typedef struct jrows {
     double cA[MAXR][6], cB[MAXR][6]; /* d row / d (v, omega) of A, B                             */
     double lo[MAXR], hi[MAXR];       /* post: multiplier bounds                                  */
     double lim_target;               /* pre: the bound a limit row drives its coordinate to      */
+    double mot_target;               /* pre: the coordinate a motor row drives it to (now + h speed) */
     bool ang[MAXR];                  /* an angular row                                           */
     double e0[MAXR];                 /* pre: the row's error now (the prediction with h = 0)      */
     bool fixed[MAXR];                /* post: held at a bound by the active set                  */
@@ -174,6 +179,7 @@ struct joint_set {
     unsigned sgen, ksgen;                  /* structure generation now / of the kept factors      */
     bool kvalid;                           /* Dinv, bU, bL hold the factors of the kept rows      */
     imp_quat *bqraw, *bqn; imp_mat3 *bR;   /* per body: state quaternion seen, normalized, as a matrix */
+    double *vK, *vKi, *vacc; int vcap;     /* the contact stage's velocity rows: K, K^-1 per node, accumulated multipliers */
 };
 
 /* grow p to hold need elements of size elem when *cap is short (no allocation in a steady step) */
@@ -192,6 +198,7 @@ void joints_free(imp_world *w)
     free(js->j), free(js->jointed), free(js->pairs), free(js->uf), free(js->nodes), free(js->rows), free(js->sv), free(js->sw);
     free(js->bstart), free(js->bjoint), free(js->tends), free(js->order), free(js->pos), free(js->ustart), free(js->unb);
     free(js->Dinv), free(js->bU), free(js->bL), free(js->rhs), free(js->sol), free(js->adjn), free(js->pv), free(js->pw), free(js->tv), free(js->tw), free(js->bq1), free(js->bHL), free(js->bver), free(js->bseen), free(js->bepoch), free(js->ksnap), free(js->bqraw), free(js->bqn), free(js->bR);
+    free(js->vK), free(js->vKi), free(js->vacc);
     free(js);
     w->joints = NULL;
 }
@@ -633,6 +640,11 @@ static void rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp
             double lo = ty == IMP_JOINT_POINT ? -INFINITY : jt->lo, hi = jt->hi, slop = pre ? 0 : LIMIT_SLOP;
             if (x < lo + slop) bound = lo, side = 1;
             else if (x > hi - slop) bound = hi, side = -1;
+            /* in pre-stabilization a limit met at any prediction of the stage stays active to its end:
+             * otherwise a solve that brought the prediction back to the bound would drop the row, and
+             * the next (the global Newton, without it) carry the coordinate past the bound again */
+            if (pre && side != 0) jt->pre_side = (int)side, jt->pre_bound = bound;
+            else if (pre && jt->pre_side) side = jt->pre_side, bound = jt->pre_bound;
             if (side != 0 && v3_len(dir) > 0) {
                 if (ty == IMP_JOINT_PRISMATIC) row_lin(R, m, dir, ra, rb);
                 else row_ang(R, m, dir);
@@ -642,10 +654,22 @@ static void rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp
                 m++;
             }
         }
+        /* the motor in pre-stabilization: while it has torque to spare (it was not clamped in the
+         * velocity stages) and no limit row is active, the predicted coordinate is the one now plus
+         * h speed, so the position update turns the joint at the motor's speed exactly, whatever the
+         * curvature of the other joints' paths asks of the velocities */
+        if (pre && jt->has_motor && !jt->motor_sat && has_coordinate(ty) && m < MAXR && (m == 0 || R->kind[m - 1] != ROW_LIMIT)) {
+            if (ty == IMP_JOINT_PRISMATIC) row_lin(R, m, eb, ra, rb), R->mot_target = v3_dot(v3_sub(A->p, B->p), eb);
+            else row_ang(R, m, eb), R->mot_target = rel_angle(A->F, B->F, jt->angle);
+            R->mot_target += h * jt->speed;
+            R->kind[m] = ROW_MOTOR, R->lo[m] = -INFINITY, R->hi[m] = INFINITY;
+            m++;
+        }
         if (!pre && motor && jt->has_motor && has_coordinate(ty) && m < MAXR) {
             if (ty == IMP_JOINT_PRISMATIC) row_lin(R, m, eb, ra, rb);
             else row_ang(R, m, eb);
-            R->kind[m] = ROW_MOTOR, R->lo[m] = -jt->max * h, R->hi[m] = jt->max * h;
+            /* boxed by what is left of this step's max h (the motor acts in several stages) */
+            R->kind[m] = ROW_MOTOR, R->lo[m] = fmin(-jt->max * h - jt->motor_used, 0), R->hi[m] = fmax(jt->max * h - jt->motor_used, 0);
             m++;
         }
         R->m = m;
@@ -722,6 +746,16 @@ static void rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp
             R->f[m] = atan2(s, v3_dot(a1, b1)) - target;
             imp_vec3 nn = s > 1e-12 ? v3_scale(cr, 1 / s) : v3(0, 0, 0);
             deriv_ang(R, m, v3_scale(nn, -1), nn, A, B);
+        }
+        m++;
+    }
+    if (m < R->m && R->kind[m] == ROW_MOTOR) { /* the coordinate against now + h speed (as the limit row) */
+        if (angular_free(ty)) {
+            R->f[m] = rel_angle(A->F1, B->F1, R->mot_target) - R->mot_target;
+            deriv_ang(R, m, b1, v3_scale(b1, -1), A, B);
+        } else {
+            R->f[m] = v3_dot(g, b1) - R->mot_target;
+            deriv_point(R, m, b1, A, B, jt->ib < n, g, h);
         }
     }
 }
@@ -1082,6 +1116,7 @@ int joints_prepare(imp_world *w, int n)
     int live = 0;
     for (int k = 0; k < js->ids.count; k++) {
         joint *jt = &js->j[k];
+        jt->motor_used = 0, jt->motor_sat = false; /* a new step */
         if (!joint_bodies(w, jt, n)) {
             if (!jt->woke) { /* a body of it was destroyed: the partner wakes, once */
                 jt->woke = true;
@@ -1243,6 +1278,7 @@ void joints_post_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_ma
                 if (release && R->kind[r] != ROW_LIMIT) continue;
                 lam[r] = l < R->lo[r] ? R->lo[r] : R->hi[r];
                 R->fixed[r] = true, clamped = true;
+                if (R->kind[r] == ROW_MOTOR) js->j[js->nodes[p]].motor_used += lam[r], js->j[js->nodes[p]].motor_sat = true;
             }
             apply_node(js, p, lam, 1, v, om, NULL, NULL, n);
         }
@@ -1253,6 +1289,7 @@ void joints_post_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_ma
             for (int r = 0; r < R->m; r++) {
                 double l = js->sol[MAXR * p + r];
                 if (!R->fixed[r]) lam[r] = l < R->lo[r] ? R->lo[r] : l > R->hi[r] ? R->hi[r] : l;
+                if (R->kind[r] == ROW_MOTOR) js->j[js->nodes[p]].motor_used += lam[r];
             }
             apply_node(js, p, lam, 1, v, om, NULL, NULL, n);
         }
@@ -1329,20 +1366,105 @@ static void solve_one(imp_world *w, int p, int n, const imp_mat3 *Iinv, const do
     }
 }
 
-/* S1 section VI: pre-stabilization inside the contact stage. After the contacts of contact-graph level
- * lo (a sweep's points are in level order; joints are edges of that graph too), the joints whose higher
- * body is at a level in [lo, hi) (the world and static bodies are level 0) take one Newton step of their
- * own (solve_one), on
- * the velocities as they are (the split impulses come later). Joints with a body outside the contact
- * graph wait for the global solve after shock propagation, which is S1's final articulation-only sweep
- * (S1 lets joints be left out of shock propagation; here they are, and that sweep is exact). */
-void joints_contacts_begin(imp_world *w, int n, const double *im)
+/* S1 section VI: the joints inside the contact stage. S1 processes each level's articulation constraints
+ * after that level's contacts, so that a contact under a jointed body feels what hangs on it or holds
+ * it. Here a joint takes part in the contact sweeps (and in shock propagation) as a block of velocity
+ * rows, the rows of post-stabilization at the positions now: after the contacts of the levels below
+ * and of its own (its level is its higher body's; the world and static bodies are level 0), each joint
+ * in turn applies the multipliers dlambda that make its rows' relative velocities their targets,
+ *     K dlambda = target - u,   K = G W G^T (the joint's own m x m block),
+ * with the multipliers accumulated over the stage: a limit row is one-sided (its accumulated impulse
+ * only pushes away from the bound) and a motor row boxed by what is left of max h this step. A row whose
+ * accumulated multiplier would leave its bounds is held at the bound and the others solved again (an
+ * active set on the block, at most one pass per bounded row). The block solve is the exact velocity
+ * projection of the two bodies onto the joint's rows in the mass metric, so it only removes kinetic
+ * energy and a sweep can never run away; the relative velocities it leaves (zero across the joint now)
+ * are the first-order part of the pre-stabilization that follows shock propagation, which removes the
+ * rest (the O(h^2 omega^2) of the bodies' curved paths and any error of the positions now) exactly.
+ * In shock propagation a joint's two bodies both answer (S1: "we remove the infinite inertia aspect of
+ * the shock propagation algorithm only when computing the impulses due to articulation"); a joint to the
+ * world or to a static body is then exact, so a body welded to the world is as fixed as the world for
+ * the contacts of the levels above it. */
+void joints_contacts_begin(imp_world *w, const imp_vec3 *v, const imp_vec3 *om, const imp_mat3 *Iinv, const double *im, int n, double h)
 {
-    if (w->joints && w->joints->ids.count) collect_nodes(w, n, im);
+    struct joint_set *js = w->joints;
+    if (!js || !js->ids.count) return;
+    collect_nodes(w, n, im);
+    if (js->nn > js->vcap) {
+        js->vcap = js->nn * 3 / 2 + 16;
+        js->vK = ids_grow(js->vK, BS * sizeof(double), js->vcap), js->vKi = ids_grow(js->vKi, BS * sizeof(double), js->vcap);
+        js->vacc = ids_grow(js->vacc, MAXR * sizeof(double), js->vcap);
+    }
+    for (int p = 0; p < js->nn; p++) {
+        jrows *R = &js->rows[p];
+        rows_build(w, &js->j[js->nodes[p]], R, n, v, om, Iinv, im, h, false, true, true);
+        double *K = js->vK + BS * (size_t)p, *Ki = js->vKi + BS * (size_t)p;
+        for (int r = 0; r < R->m; r++)
+            for (int c = 0; c < R->m; c++) K[MAXR * r + c] = dot6(R->gA[r], R->wA[c]) + dot6(R->gB[r], R->wB[c]);
+        memcpy(Ki, K, BS * sizeof(double));
+        for (int r = 0; r < R->m; r++) Ki[MAXR * r + r] += 1e-10 * fabs(Ki[MAXR * r + r]) + 1e-300;
+        if (!inv_block(Ki, R->m)) R->m = 0; /* no moving side left in any row: nothing to do */
+        memset(js->vacc + MAXR * (size_t)p, 0, MAXR * sizeof(double));
+    }
 }
 
-void joints_level(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_mat3 *Iinv, const double *im, int n, double h,
-                  int lo, int hi, const int *blevel, int outside)
+/* one joint's block of velocity rows (the comment above) */
+static void vel_node(struct joint_set *js, int p, imp_vec3 *v, imp_vec3 *om, int n)
+{
+    jrows *R = &js->rows[p];
+    joint *jt = &js->j[js->nodes[p]];
+    const int m = R->m;
+    if (!m) return;
+    const imp_vec3 va = v[jt->ia], wa = om[jt->ia], vb = v[jt->ib], wb = om[jt->ib]; /* index n: the world, at rest */
+    const double xa[6] = {va.x, va.y, va.z, wa.x, wa.y, wa.z}, xb[6] = {vb.x, vb.y, vb.z, wb.x, wb.y, wb.z};
+    double rhs[MAXR], lam[MAXR], *acc = js->vacc + MAXR * (size_t)p;
+    const double *K = js->vK + BS * (size_t)p, *Ki = js->vKi + BS * (size_t)p;
+    for (int r = 0; r < m; r++) rhs[r] = (R->kind[r] == ROW_MOTOR ? jt->speed : 0) - dot6(R->gA[r], xa) - dot6(R->gB[r], xb);
+    bool held[MAXR] = {false};
+    for (int r = 0; r < m; r++) {
+        double s = 0;
+        for (int c = 0; c < m; c++) s += Ki[MAXR * r + c] * rhs[c];
+        lam[r] = s;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        bool any = false;
+        for (int r = 0; r < m; r++) {
+            if (held[r] || R->kind[r] == ROW_EQ) continue;
+            double t = acc[r] + lam[r];
+            if (t >= R->lo[r] && t <= R->hi[r]) continue;
+            held[r] = true, any = true;
+            lam[r] = (t < R->lo[r] ? R->lo[r] : R->hi[r]) - acc[r];
+            if (R->kind[r] == ROW_MOTOR) jt->motor_sat = true;
+        }
+        if (!any) break;
+        /* the free rows again, with the held ones' multipliers fixed: K_ff lam_f = rhs_f - K_fh lam_h */
+        int f[MAXR], nf = 0;
+        double D[BS], b[MAXR];
+        for (int r = 0; r < m; r++)
+            if (!held[r]) f[nf++] = r;
+        for (int i = 0; i < nf; i++) {
+            b[i] = rhs[f[i]];
+            for (int c = 0; c < m; c++)
+                if (held[c]) b[i] -= K[MAXR * f[i] + c] * lam[c];
+            for (int k = 0; k < nf; k++) D[MAXR * i + k] = K[MAXR * f[i] + f[k]];
+            D[MAXR * i + i] += 1e-10 * fabs(D[MAXR * i + i]) + 1e-300;
+        }
+        if (nf && !inv_block(D, nf)) return;
+        for (int i = 0; i < nf; i++) {
+            double s = 0;
+            for (int k = 0; k < nf; k++) s += D[MAXR * i + k] * b[k];
+            lam[f[i]] = s;
+        }
+    }
+    for (int r = 0; r < m; r++) {
+        if (R->kind[r] != ROW_EQ) lam[r] = fmin(fmax(acc[r] + lam[r], R->lo[r]), R->hi[r]) - acc[r];
+        acc[r] += lam[r];
+        if (R->kind[r] == ROW_MOTOR) jt->motor_used += lam[r];
+    }
+    apply_node(js, p, lam, 1, v, om, NULL, NULL, n);
+}
+
+void joints_level(imp_world *w, imp_vec3 *v, imp_vec3 *om, int n, int lo, int hi, const int *blevel)
 {
     struct joint_set *js = w->joints;
     if (!js || !js->ids.count) return;
@@ -1350,11 +1472,7 @@ void joints_level(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_mat3 *Iinv,
         const joint *jt = &js->j[js->nodes[p]];
         int la = jt->ia < n ? blevel[jt->ia] : 0, lb = jt->ib < n ? blevel[jt->ib] : 0;
         int l = la > lb ? la : lb;
-        if (la < 0 || lb < 0 || la >= outside || lb >= outside || l < lo || l >= hi) continue;
-        /* two iterations: the second first checks the first (undone if this joint's error grew: with
-         * contacts pushing its bodies an unchecked step can run away, measured on 100 pendulums
-         * crowding under one hub) */
-        solve_one(w, p, n, Iinv, im, h, FINAL_TOL, 2, v, om, NULL, NULL, true);
+        if (l >= lo && l < hi) vel_node(js, p, v, om, n);
     }
 }
 
@@ -1417,6 +1535,7 @@ void joints_pre_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec
     if (!js->nn) return;
     for (int i = 0; i <= n; i++) js->pv[i] = v3_add(v[i], vp[i]), js->pw[i] = v3_add(om[i], wp[i]);
     js->epoch++, js->cache_h = h, js->keep = 0;
+    for (int p = 0; p < js->nn; p++) js->j[js->nodes[p]].pre_side = 0;
     /* impulse directions and active limit rows (fixed through the global solve), with the residuals */
     double n2, worst = build_all(w, n, Iinv, im, h, &n2, true);
     /* S1's sweeps: each joint's own Newton in turn, the tolerance tightening from sweep to sweep; kept
@@ -1443,31 +1562,45 @@ void joints_pre_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec
      * at once (waiting for the damped retries cost as much as the rest of the step on a whipping chain) */
     double mu = 1e-9;
     int fails = 0;
-    for (int it = 0; it < NEWTON_ITERS && worst > FINAL_TOL && fails < 2; it++) {
+    for (int round = 0; round < 3; round++) {
+        for (int it = 0; it < NEWTON_ITERS && worst > FINAL_TOL && fails < 2; it++) {
+            for (int p = 0; p < js->nn; p++)
+                for (int r = 0; r < js->rows[p].m; r++) js->rhs[MAXR * p + r] = -js->rows[p].f[r];
+            assemble(js, n, mu);
+            if (!factor(js)) {
+                mu = mu * 100 + 1e-6, fails++;
+                continue;
+            }
+            solve(js);
+            double alpha = 1, applied = 0, t2 = n2, tw = worst, last_w = worst;
+            bool ok = false;
+            for (int ls = 0; ls < 3 && !ok; ls++, alpha *= 0.5) {
+                for (int p = 0; p < js->nn; p++) apply_node(js, p, js->sol + MAXR * p, alpha - applied, js->pv, js->pw, v, om, n);
+                applied = alpha;
+                tw = eval_all(w, n, Iinv, im, h, &t2, false);
+                ok = t2 < (1 - 1e-4 * alpha) * n2;
+            }
+            if (ok) {
+                n2 = t2, worst = tw;
+                if (applied < 1 || tw > STALL_RATIO * last_w) break; /* not Newton's quadratic pace: project */
+            } else {
+                for (int p = 0; p < js->nn; p++) apply_node(js, p, js->sol + MAXR * p, -applied, js->pv, js->pw, v, om, n);
+                worst = eval_all(w, n, Iinv, im, h, &n2, false);
+                break;
+            }
+        }
+        /* a limit the solve carried its coordinate past (not met at the first prediction): its row joins
+         * (the impulse directions are those of now, unchanged) and the Newton goes on */
+        bool limits = false;
+        for (int p = 0; p < js->nn && !limits; p++) limits = js->j[js->nodes[p]].has_limits;
+        if (!limits || fails >= 2) break;
+        int lim0 = 0, lim1 = 0;
         for (int p = 0; p < js->nn; p++)
-            for (int r = 0; r < js->rows[p].m; r++) js->rhs[MAXR * p + r] = -js->rows[p].f[r];
-        assemble(js, n, mu);
-        if (!factor(js)) {
-            mu = mu * 100 + 1e-6, fails++;
-            continue;
-        }
-        solve(js);
-        double alpha = 1, applied = 0, t2 = n2, tw = worst, last_w = worst;
-        bool ok = false;
-        for (int ls = 0; ls < 3 && !ok; ls++, alpha *= 0.5) {
-            for (int p = 0; p < js->nn; p++) apply_node(js, p, js->sol + MAXR * p, alpha - applied, js->pv, js->pw, v, om, n);
-            applied = alpha;
-            tw = eval_all(w, n, Iinv, im, h, &t2, false);
-            ok = t2 < (1 - 1e-4 * alpha) * n2;
-        }
-        if (ok) {
-            n2 = t2, worst = tw;
-            if (applied < 1 || tw > STALL_RATIO * last_w) break; /* not Newton's quadratic pace: project */
-        } else {
-            for (int p = 0; p < js->nn; p++) apply_node(js, p, js->sol + MAXR * p, -applied, js->pv, js->pw, v, om, n);
-            worst = eval_all(w, n, Iinv, im, h, &n2, false);
-            break;
-        }
+            for (int r = 0; r < js->rows[p].m; r++) lim0 += js->rows[p].kind[r] == ROW_LIMIT;
+        worst = build_all(w, n, Iinv, im, h, &n2, false);
+        for (int p = 0; p < js->nn; p++)
+            for (int r = 0; r < js->rows[p].m; r++) lim1 += js->rows[p].kind[r] == ROW_LIMIT;
+        if (lim1 == lim0) break;
     }
     if (worst > 1e-8) {
         /* the errors now (the prediction with h = 0) for the continuation below */
@@ -1475,6 +1608,8 @@ void joints_pre_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec
             jrows *R = &js->rows[p];
             rows_build(w, &js->j[js->nodes[p]], R, n, js->pv, js->pw, Iinv, im, 0, true, false, false);
             memcpy(R->e0, R->f, sizeof R->e0);
+            for (int r = 0; r < R->m; r++)
+                if (R->kind[r] == ROW_MOTOR) R->e0[r] = 0; /* a motor's target is a motion, not an error */
         }
         double pw = project(w, n, Iinv, im, h, worst);
         /* still far (a joint broken open by an earlier failure): aim at part of the way, as a
@@ -1505,7 +1640,7 @@ void joints_positions(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *v
         const body *bd = &w->bodies[i];
         for (int k = 0; k < bd->nshapes; k++) shape_update(w, &w->shapes[w->shape_ids.slot_dense[bd->shapes[k]]]);
     }
-    joints_post_stabilize(w, v, om, Iinv, im, n, h, false);
+    joints_post_stabilize(w, v, om, Iinv, im, n, h, true); /* with the motors (what is left of max h) */
     for (int i = 0; i < n; i++) {
         if (!js->jointed[i] || im[i] == 0) continue;
         double *X = w->bstate + BODY_DIM * i;
