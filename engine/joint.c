@@ -347,8 +347,8 @@ static void predict_rotation(imp_quat q, imp_vec3 om, double h, imp_quat *q1, im
     if (t < 1e-4) {
         ex = 0.5 - t2 / 48, cw = cos(0.5 * t), c1 = 0.5 - t2 / 24, c2 = 1.0 / 6 - t2 / 120;
     } else {
-        double sh = sin(0.5 * t), ch = cos(0.5 * t);
-        ex = sh / t, cw = ch, c1 = 2 * sh * sh / t2, c2 = (t - 2 * sh * ch) / (t2 * t);
+        double sh = sin(0.5 * t), ch = cos(0.5 * t), it = 1 / t;
+        ex = sh * it, cw = ch, c1 = 2 * sh * sh * it * it, c2 = (t - 2 * sh * ch) * it * it * it;
     }
     imp_quat e = quat(cw, ex * th.x, ex * th.y, ex * th.z);
     imp_quat r = quat_normalize(quat_mul(e, q));
@@ -980,7 +980,24 @@ static inline __attribute__((always_inline)) bool inv_block_m(double *A, int m)
     return true;
 }
 
-static bool inv_block(double *A, int m) { return m == 3 ? inv_block_m(A, 3) : inv_block_m(A, m); }
+/* 3 x 3: the adjugate over the determinant, A^-1 = adj(A) / det A (9 cofactors, one division), when
+ * |det A| is well above the rounding of its terms (1e-8 of the product of the rows' norms, i.e. a
+ * condition number below ~1e8); nearer singular blocks take the pivoted elimination */
+static bool inv_block(double *A, int m)
+{
+    if (m != 3) return inv_block_m(A, m);
+    const double a = A[0], b = A[1], c = A[2], d = A[MAXR], e = A[MAXR + 1], f = A[MAXR + 2];
+    const double g = A[2 * MAXR], hh = A[2 * MAXR + 1], i = A[2 * MAXR + 2];
+    const double c00 = e * i - f * hh, c01 = f * g - d * i, c02 = d * hh - e * g;
+    const double det = a * c00 + b * c01 + c * c02;
+    const double n0 = a * a + b * b + c * c, n1 = d * d + e * e + f * f, n2 = g * g + hh * hh + i * i;
+    if (!(det * det > 1e-16 * n0 * n1 * n2)) return inv_block_m(A, 3);
+    const double s = 1 / det;
+    A[0] = c00 * s, A[1] = (c * hh - b * i) * s, A[2] = (b * f - c * e) * s;
+    A[MAXR] = c01 * s, A[MAXR + 1] = (a * i - c * g) * s, A[MAXR + 2] = (c * d - a * f) * s;
+    A[2 * MAXR] = c02 * s, A[2 * MAXR + 1] = (b * g - a * hh) * s, A[2 * MAXR + 2] = (a * e - b * d) * s;
+    return true;
+}
 
 /* C = A (ma x mk) B (mk x mb), all stride MAXR; sub: C -= instead */
 static inline __attribute__((always_inline)) void mul_blk_m(double *C, const double *A, const double *B, int ma, int mk, int mb, bool sub)
@@ -1029,6 +1046,19 @@ static bool factor(struct joint_set *js)
 }
 
 /* solve K x = rhs with the factors (rhs is overwritten; x into sol) */
+/* y -= A x (ma x mb block, stride MAXR) */
+static inline __attribute__((always_inline)) void mv_sub_m(double *y, const double *A, const double *x, int ma, int mb)
+{
+    for (int r = 0; r < ma; r++)
+        for (int c = 0; c < mb; c++) y[r] -= A[MAXR * r + c] * x[c];
+}
+
+static void mv_sub(double *y, const double *A, const double *x, int ma, int mb)
+{
+    if (ma == 3 && mb == 3) mv_sub_m(y, A, x, 3, 3);
+    else mv_sub_m(y, A, x, ma, mb);
+}
+
 static void solve(struct joint_set *js)
 {
     for (int k = 0; k < js->nn; k++) {
@@ -1036,10 +1066,7 @@ static void solve(struct joint_set *js)
         const double *bp = js->rhs + MAXR * (size_t)p;
         for (int e = js->ustart[k]; e < js->ustart[k + 1]; e++) {
             int q = js->unb[e];
-            const double *L = js->bL + BS * (size_t)e;
-            double *bq = js->rhs + MAXR * (size_t)q;
-            for (int r = 0; r < js->rows[q].m; r++)
-                for (int c = 0; c < mp; c++) bq[r] -= L[MAXR * r + c] * bp[c];
+            mv_sub(js->rhs + MAXR * (size_t)q, js->bL + BS * (size_t)e, bp, js->rows[q].m, mp);
         }
     }
     for (int k = js->nn - 1; k >= 0; k--) {
@@ -1048,17 +1075,13 @@ static void solve(struct joint_set *js)
         memcpy(t, js->rhs + MAXR * (size_t)p, sizeof t);
         for (int e = js->ustart[k]; e < js->ustart[k + 1]; e++) {
             int q = js->unb[e];
-            const double *U = js->bU + BS * (size_t)e, *xq = js->sol + MAXR * (size_t)q;
-            for (int r = 0; r < mp; r++)
-                for (int c = 0; c < js->rows[q].m; c++) t[r] -= U[MAXR * r + c] * xq[c];
+            mv_sub(t, js->bU + BS * (size_t)e, js->sol + MAXR * (size_t)q, mp, js->rows[q].m);
         }
         const double *D = js->Dinv + BS * (size_t)p;
         double *x = js->sol + MAXR * (size_t)p;
-        for (int r = 0; r < mp; r++) {
-            double s = 0;
-            for (int c = 0; c < mp; c++) s += D[MAXR * r + c] * t[c];
-            x[r] = s;
-        }
+        for (int r = 0; r < mp; r++) x[r] = 0;
+        mv_sub(x, D, t, mp, mp);
+        for (int r = 0; r < mp; r++) x[r] = -x[r];
     }
 }
 
