@@ -347,8 +347,8 @@ static void predict_rotation(imp_quat q, imp_vec3 om, double h, imp_quat *q1, im
     if (t < 1e-4) {
         ex = 0.5 - t2 / 48, cw = cos(0.5 * t), c1 = 0.5 - t2 / 24, c2 = 1.0 / 6 - t2 / 120;
     } else {
-        double sh = sin(0.5 * t), ch = cos(0.5 * t), it = 1 / t;
-        ex = sh * it, cw = ch, c1 = 2 * sh * sh * it * it, c2 = (t - 2 * sh * ch) * it * it * it;
+        double sh = sin(0.5 * t), ch = cos(0.5 * t);
+        ex = sh / t, cw = ch, c1 = 2 * sh * sh / t2, c2 = (t - 2 * sh * ch) / (t2 * t);
     }
     imp_quat e = quat(cw, ex * th.x, ex * th.y, ex * th.z);
     imp_quat r = quat_normalize(quat_mul(e, q));
@@ -980,24 +980,7 @@ static inline __attribute__((always_inline)) bool inv_block_m(double *A, int m)
     return true;
 }
 
-/* 3 x 3: the adjugate over the determinant, A^-1 = adj(A) / det A (9 cofactors, one division), when
- * |det A| is well above the rounding of its terms (1e-8 of the product of the rows' norms, i.e. a
- * condition number below ~1e8); nearer singular blocks take the pivoted elimination */
-static bool inv_block(double *A, int m)
-{
-    if (m != 3) return inv_block_m(A, m);
-    const double a = A[0], b = A[1], c = A[2], d = A[MAXR], e = A[MAXR + 1], f = A[MAXR + 2];
-    const double g = A[2 * MAXR], hh = A[2 * MAXR + 1], i = A[2 * MAXR + 2];
-    const double c00 = e * i - f * hh, c01 = f * g - d * i, c02 = d * hh - e * g;
-    const double det = a * c00 + b * c01 + c * c02;
-    const double n0 = a * a + b * b + c * c, n1 = d * d + e * e + f * f, n2 = g * g + hh * hh + i * i;
-    if (!(det * det > 1e-16 * n0 * n1 * n2)) return inv_block_m(A, 3);
-    const double s = 1 / det;
-    A[0] = c00 * s, A[1] = (c * hh - b * i) * s, A[2] = (b * f - c * e) * s;
-    A[MAXR] = c01 * s, A[MAXR + 1] = (a * i - c * g) * s, A[MAXR + 2] = (c * d - a * f) * s;
-    A[2 * MAXR] = c02 * s, A[2 * MAXR + 1] = (b * g - a * hh) * s, A[2 * MAXR + 2] = (a * e - b * d) * s;
-    return true;
-}
+static bool inv_block(double *A, int m) { return m == 3 ? inv_block_m(A, 3) : inv_block_m(A, m); }
 
 /* C = A (ma x mk) B (mk x mb), all stride MAXR; sub: C -= instead */
 static inline __attribute__((always_inline)) void mul_blk_m(double *C, const double *A, const double *B, int ma, int mk, int mb, bool sub)
