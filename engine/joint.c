@@ -64,13 +64,15 @@
  *   3. When it stalls (S1's impulse directions G are fixed at time n, and on a long taut chain whipping
  *      at a coarse step the predicted constraints can be out of their reach: measured, a 50-link chain
  *      at dt 1/60), and it is handed over at the first sign (a rejected or shortened step, or one that
- *      keeps more than STALL_RATIO of the residual), the fallback (project, below): the same Newton with
- *      S1's directions rebuilt at every iterate from the predicted offsets and frames (still one point
- *      per joint, so momentum is kept), which converges quadratically where a solution exists; and if a
- *      joint was already broken open, a continuation that closes part of the gap now and the rest in
- *      the next steps. (Refreshing the directions from the first iteration on needs fewer iterations
- *      still, but measured, it lets a 3-link chain gain energy and a colliding 50-link chain open 3 cm:
- *      S1's directions now are kept wherever they reach.)
+ *      keeps more than STALL_RATIO of the residual), the fallback (project, below): Newton whose
+ *      directions are the constraint normals at each iterate (Gauss-Newton, the smallest correction in
+ *      the mass metric each iteration), quadratic where a solution exists; and if a joint was already
+ *      broken open, a continuation that closes part of the gap now and the rest in the next steps. Its
+ *      impulses are not a pair through one point, so a step it solves does not keep angular momentum
+ *      exactly (measured: a free 20-link chain whipped in 3D at 1/60, fallback in nearly every step,
+ *      lost 15 % of its angular momentum over 600 steps; linear momentum is kept). S1's directions
+ *      rebuilt at the prediction (one point per joint, momentum kept) were tried as the fallback: they
+ *      stall too (that chain blew up at step 223, the articulated net at step 81).
  * The sparse solve. K has one block per joint (m x m) and a block K_kl = sum_X C_kX W_X G_lX for joints k,
  * l that share a moving body X. Block Gaussian elimination in a minimum-degree order of this joint graph
  * (Baraff 1996, "Linear-time dynamics using Lagrange multipliers": a chain or tree, leaves first, makes
@@ -143,7 +145,6 @@ typedef struct jrows {
     bool ang[MAXR];                  /* an angular row                                           */
     double e0[MAXR];                 /* pre: the row's error now (the prediction with h = 0)      */
     bool fixed[MAXR];                /* post: held at a bound by the active set                  */
-    bool refresh;                    /* pre: directions at the prediction (the fallback)         */
     jside sA, sB;                    /* the two sides now (kept through a stage)                 */
 } jrows;
 
@@ -594,11 +595,9 @@ static void rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp
     const imp_joint_type ty = jt->type;
     const bool frames = ty != IMP_JOINT_POINT || jt->has_limits; /* a plain ball joint needs no axes */
     if (first) {
-        /* impulse directions, now; refreshed: with the predicted offsets and frames (each body's
-         * predicted articulation point less its h v, so the two lever arms still meet at one point) */
-        const bool fresh = pre && R->refresh;
-        const imp_quat FAd = fresh ? A->F1 : A->F, FBd = fresh ? B->F1 : B->F;
-        imp_vec3 mid = fresh ? v3_scale(v3_add(v3_add(A->x, A->c1), v3_add(B->x, B->c1)), 0.5) : v3_scale(v3_add(A->p, B->p), 0.5);
+        /* impulse directions, now */
+        const imp_quat FAd = A->F, FBd = B->F;
+        imp_vec3 mid = v3_scale(v3_add(A->p, B->p), 0.5);
         imp_vec3 ra = v3_sub(mid, A->x), rb = v3_sub(mid, B->x);
         imp_vec3 aa = frames ? qaxis(FAd, 0) : v3(0, 0, 0), eb = frames ? qaxis(FBd, 0) : v3(0, 0, 0);
         int m = 0;
@@ -618,16 +617,8 @@ static void rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp
         }
         for (int r = 0; r < m; r++) R->kind[r] = ROW_EQ, R->lo[r] = -INFINITY, R->hi[r] = INFINITY;
         /* the limit row: active in pre-stabilization when the prediction is past a bound, in
-         * post-stabilization when the coordinate now is at a bound; a refresh keeps the set */
-        if (fresh) {
-            if (m < R->m && R->kind[m] == ROW_LIMIT) {
-                imp_vec3 cr = v3_cross(aa, eb);
-                if (ty == IMP_JOINT_PRISMATIC) row_lin(R, m, eb, ra, rb);
-                else if (angular_free(ty)) row_ang(R, m, eb);
-                else if (v3_len(cr) > 1e-12) row_ang(R, m, v3_scale(v3_normalize(cr), -1));
-                m++;
-            }
-        } else if (jt->has_limits && (angular_free(ty) || ty == IMP_JOINT_PRISMATIC || ty == IMP_JOINT_POINT)) {
+         * post-stabilization when the coordinate now is at a bound */
+        if (jt->has_limits && (angular_free(ty) || ty == IMP_JOINT_PRISMATIC || ty == IMP_JOINT_POINT)) {
             double x, bound = 0, side = 0;
             const imp_quat FA = pre ? A->F1 : A->F, FB = pre ? B->F1 : B->F;
             imp_vec3 dir;
@@ -1317,17 +1308,14 @@ void joints_post_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_ma
     }
 }
 
-/* the predicted residuals of every node at the velocities pv, pw (refresh: with S1's directions rebuilt
- * at the prediction, the fallback's); returns the largest, |F|^2 in *n2 */
-static double eval_all(imp_world *w, int n, const imp_mat3 *Iinv, const double *im, double h, double *n2, bool refresh)
+/* the predicted residuals of every node at the velocities pv, pw; returns the largest, |F|^2 in *n2 */
+static double eval_all(imp_world *w, int n, const imp_mat3 *Iinv, const double *im, double h, double *n2)
 {
     struct joint_set *js = w->joints;
     double worst = 0, sum = 0;
     for (int p = 0; p < js->nn; p++) {
         jrows *R = &js->rows[p];
-        R->refresh = refresh;
-        rows_build(w, &js->j[js->nodes[p]], R, n, js->pv, js->pw, Iinv, im, h, true, refresh, false);
-        R->refresh = false;
+        rows_build(w, &js->j[js->nodes[p]], R, n, js->pv, js->pw, Iinv, im, h, true, false, false);
         if (js->keep > 0)
             for (int r = 0; r < R->m; r++) R->f[r] -= js->keep * R->e0[r];
         for (int r = 0; r < R->m; r++) worst = fmax(worst, fabs(R->f[r])), sum += R->f[r] * R->f[r];
@@ -1498,27 +1486,49 @@ void joints_level(imp_world *w, imp_vec3 *v, imp_vec3 *om, int n, int lo, int hi
 
 /* The fallback when S1's Newton stalls (no solution near: with the impulse directions G fixed at time n
  * the predicted constraints need not be reachable, which happens on long taut chains at coarse steps):
- * the same Newton with the directions refreshed at every iterate V_k: S1's rows built from the predicted
- * offsets c'_X and frames F'_X instead of those now (the linear rows at one point, mid = the mean of
- * x_X + c'_X, so each pair of impulses still conserves linear and angular momentum), then
- *     V_{k+1} = V_k + W G_k dlambda,   (C_k W G_k) dlambda = -F(V_k),
- * which zeroes the linearization at V_k exactly: quadratic convergence for any G_k that keeps C_k W G_k
- * regular, and G_k turns with the prediction, so the constraints stay in reach (measured, 50 capsule
- * links at 1/60: 2-4 iterations to 1e-9 m; the Gauss-Newton projection of V_0 that was the fallback
- * before crept at a ratio of ~0.5 an iteration and needed 10-20). A line search on |F|^2 keeps every
- * iterate no worse than the last. */
+ * Newton whose directions follow the iterate. At V_k the rows' derivatives C (dF/dV) give G = C^T / h
+ * (rows_normals), and the smallest step in the mass metric that zeroes the linearization,
+ *     min 1/2 |dV|_M^2  subject to  F(V_k) + C dV = 0   =>   dV = W C^T mu,  (C W C^T) mu = -F(V_k),
+ * is the same sparse solve. This converges quadratically where a solution exists (measured, 50 capsule
+ * links at 1/60: 2-4 iterations to 1e-9 m, where the Gauss-Newton projection of V_0 that was the
+ * fallback before, rhs C (V_k - V_0) - F, crept at a ratio of ~0.5 an iteration and needed 10-20); its
+ * limit is the mass-metric projection of V_0 to first order. A line search on |F|^2 keeps every iterate
+ * no worse than the last, and a rejected step raises the Levenberg-Marquardt damping. */
+/* the constraint normals as directions, G = C^T / h (the impulse of a point row is then t at the
+ * predicted articulation point, turned by J_l^T), with W G: then K = C W C^T / h is symmetric positive
+ * semidefinite and every Newton step a descent direction of |F|^2 (Gauss-Newton: the smallest step in the
+ * mass metric that zeroes the linearization) */
+static void rows_normals(struct joint_set *js, int n, const imp_mat3 *Iinv, const double *im, double h)
+{
+    for (int p = 0; p < js->nn; p++) {
+        jrows *R = &js->rows[p];
+        const joint *jt = &js->j[js->nodes[p]];
+        const int a = jt->ia, b = jt->ib;
+        bool da = a < n && im[a] > 0, db = b < n && im[b] > 0;
+        for (int r = 0; r < R->m; r++) {
+            for (int k = 0; k < 6; k++) R->gA[r][k] = R->cA[r][k] / h, R->gB[r][k] = R->cB[r][k] / h;
+            const double *ga = R->gA[r], *gb = R->gB[r];
+            imp_vec3 la = v3_scale(v3(ga[0], ga[1], ga[2]), da ? im[a] : 0), lb = v3_scale(v3(gb[0], gb[1], gb[2]), db ? im[b] : 0);
+            imp_vec3 wa = da ? m3_mul_v(Iinv[a], v3(ga[3], ga[4], ga[5])) : v3(0, 0, 0);
+            imp_vec3 wb = db ? m3_mul_v(Iinv[b], v3(gb[3], gb[4], gb[5])) : v3(0, 0, 0);
+            set6(R->wA[r], la, wa), set6(R->wB[r], lb, wb);
+        }
+    }
+}
+
 static double project(imp_world *w, int n, const imp_mat3 *Iinv, const double *im, double h, double worst)
 {
     struct joint_set *js = w->joints;
     double n2, mu = 1e-9;
-    worst = eval_all(w, n, Iinv, im, h, &n2, true);
+    worst = eval_all(w, n, Iinv, im, h, &n2);
     for (int it = 0; it < 2 * NEWTON_ITERS && worst > FINAL_TOL; it++) {
+        rows_normals(js, n, Iinv, im, h);
         for (int p = 0; p < js->nn; p++)
             for (int r = 0; r < js->rows[p].m; r++) js->rhs[MAXR * p + r] = -js->rows[p].f[r];
         assemble(js, n, mu);
         if (!factor(js)) break;
         solve(js);
-        /* the step dV = W C^T mu into tv, tw */
+        /* the step dV = W G dlambda into tv, tw */
         for (int i = 0; i <= n; i++) js->tv[i] = js->tw[i] = v3(0, 0, 0);
         for (int p = 0; p < js->nn; p++) apply_node(js, p, js->sol + MAXR * p, 1, js->tv, js->tw, NULL, NULL, n);
         double t2 = n2, tw = worst, at = 0;
@@ -1528,13 +1538,13 @@ static double project(imp_world *w, int n, const imp_mat3 *Iinv, const double *i
             for (int i = 0; i <= n; i++) js->pv[i] = v3_mad(js->pv[i], js->tv[i], alpha - at), js->pw[i] = v3_mad(js->pw[i], js->tw[i], alpha - at);
             js->epoch++;
             at = alpha;
-            tw = eval_all(w, n, Iinv, im, h, &t2, true);
+            tw = eval_all(w, n, Iinv, im, h, &t2);
             ok = t2 < n2;
         }
         if (!ok) { /* back to V_k, and damp harder (Levenberg-Marquardt: a shorter step, closer to the gradient) */
             for (int i = 0; i <= n; i++) js->pv[i] = v3_mad(js->pv[i], js->tv[i], -at), js->pw[i] = v3_mad(js->pw[i], js->tw[i], -at);
             js->epoch++;
-            worst = eval_all(w, n, Iinv, im, h, &n2, true);
+            worst = eval_all(w, n, Iinv, im, h, &n2);
             mu = mu * 10 + 1e-4;
             if (mu > 1e6) break;
             continue;
@@ -1600,7 +1610,7 @@ void joints_pre_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec
             for (int ls = 0; ls < 3 && !ok; ls++, alpha *= 0.5) {
                 for (int p = 0; p < js->nn; p++) apply_node(js, p, js->sol + MAXR * p, alpha - applied, js->pv, js->pw, v, om, n);
                 applied = alpha;
-                tw = eval_all(w, n, Iinv, im, h, &t2, false);
+                tw = eval_all(w, n, Iinv, im, h, &t2);
                 ok = t2 < (1 - 1e-4 * alpha) * n2;
             }
             if (ok) {
@@ -1609,7 +1619,7 @@ void joints_pre_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec
                 else if (applied < 1 || tw > STALL_RATIO * last_w) break; /* not Newton's quadratic pace: project */
             } else {
                 for (int p = 0; p < js->nn; p++) apply_node(js, p, js->sol + MAXR * p, -applied, js->pv, js->pw, v, om, n);
-                worst = eval_all(w, n, Iinv, im, h, &n2, false);
+                worst = eval_all(w, n, Iinv, im, h, &n2);
                 if (!js->loops) break;
                 mu = mu * 100 + 1e-6, fails++; /* closed loops: damped retries before the fallback */
             }
