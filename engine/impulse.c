@@ -595,9 +595,17 @@ int impulse_step(imp_world *w, double h)
     }
 
     /* ---- 4. positions: the ODE solver with P and L held for the bodies in contact ---- */
+    /* (skipped when it would move nothing that is kept: every body static, asleep with its momenta
+     * zeroed above, or jointed, whose position update joints_positions makes from the start of the
+     * step; measured, the ODE pass was 4 % of a 50-link chain's step) */
+    bool ode = !njoints;
+    for (int i = 0; i < n && !ode; i++) {
+        const body *b = &w->bodies[i];
+        ode = b->motion == IMP_KINEMATIC || (b->motion == IMP_DYNAMIC && !b->asleep && !(jointed[i] && s->im[i] > 0));
+    }
     w->body_drift = s->drift;
     imp_ode_system sys = imp_body_ode(w);
-    imp_ode_advance(&sys, &w->body_solver, w->time, h);
+    if (ode) imp_ode_advance(&sys, &w->body_solver, w->time, h);
     w->body_drift = NULL;
     for (int i = 0; i < n; i++) {
         if (!s->drift[i] || s->im[i] == 0) continue;
