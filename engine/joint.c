@@ -175,6 +175,7 @@ struct joint_set {
     imp_vec3 *tv, *tw;                     /* the projection's iterate                          */
     double cache_h;                        /* the step of the cached predictions                */
     int bcap, ncap, scap;                  /* capacities: bodies, nodes, U entries            */
+    imp_mat3 *bR1;                         /* the predicted rotation as a matrix (with bq1)       */
     imp_quat *bq1; imp_mat3 *bHL;          /* per-body predictions, valid while the body's velocity is unchanged: */
     unsigned *bver, *bseen, *bepoch, epoch; /* bseen == bver and bepoch == epoch                                  */
     double keep;                           /* pre: the fraction of the error now left as the target (0: S1) */
@@ -203,7 +204,7 @@ void joints_free(imp_world *w)
     ids_free(&js->ids);
     free(js->j), free(js->jointed), free(js->pairs), free(js->uf), free(js->lf), free(js->nodes), free(js->rows), free(js->sv), free(js->sw);
     free(js->bstart), free(js->bjoint), free(js->tends), free(js->order), free(js->pos), free(js->ustart), free(js->unb);
-    free(js->Dinv), free(js->bU), free(js->bL), free(js->rhs), free(js->sol), free(js->adjn), free(js->pv), free(js->pw), free(js->tv), free(js->tw), free(js->bq1), free(js->bHL), free(js->bver), free(js->bseen), free(js->bepoch), free(js->ksnap), free(js->bqraw), free(js->bqn), free(js->bR);
+    free(js->Dinv), free(js->bU), free(js->bL), free(js->rhs), free(js->sol), free(js->adjn), free(js->pv), free(js->pw), free(js->tv), free(js->tw), free(js->bq1), free(js->bHL), free(js->bver), free(js->bseen), free(js->bepoch), free(js->ksnap), free(js->bqraw), free(js->bR1), free(js->bqn), free(js->bR);
     free(js->vK), free(js->vKi), free(js->vacc), free(js->rhs0);
     free(js);
     w->joints = NULL;
@@ -405,15 +406,17 @@ static void side_pred(const imp_world *w, imp_vec3 l, imp_quat f, const imp_vec3
     if (i >= w->body_ids.count) return; /* the world: set by side_eval */
     struct joint_set *js = w->joints;
     imp_quat q1;
+    imp_mat3 R1;
     bool cache = js->bcap > i && h == js->cache_h && v == js->pv; /* pre-stabilization's predictions */
     if (cache && js->bepoch[i] == js->epoch && js->bseen[i] == js->bver[i]) { /* shared by the body's joints */
-        q1 = js->bq1[i], s->HL = js->bHL[i];
+        q1 = js->bq1[i], s->HL = js->bHL[i], R1 = js->bR1[i];
     } else {
         predict_rotation(s->q, om[i], h, &q1, &s->HL);
         if (!s->dyn) s->HL = (imp_mat3){{{0}}};
-        if (cache) js->bq1[i] = q1, js->bHL[i] = s->HL, js->bseen[i] = js->bver[i], js->bepoch[i] = js->epoch;
+        R1 = quat_to_m3(q1);
+        if (cache) js->bq1[i] = q1, js->bHL[i] = s->HL, js->bR1[i] = R1, js->bseen[i] = js->bver[i], js->bepoch[i] = js->epoch;
     }
-    s->c1 = quat_rotate(q1, l), s->p1 = v3_add(v3_add(s->x, v3_scale(v[i], h)), s->c1), s->F1 = quat_mul(q1, f);
+    s->c1 = m3_mul_v(R1, l), s->p1 = v3_add(v3_add(s->x, v3_scale(v[i], h)), s->c1), s->F1 = quat_mul(q1, f);
 }
 
 /* the hinge angle of frame A relative to frame B about x, unwrapped to the turn nearest `near` */
@@ -859,7 +862,7 @@ static void collect_nodes(imp_world *w, int n, const double *im)
         js->bver = ids_grow(js->bver, sizeof(unsigned), c), js->bseen = ids_grow(js->bseen, sizeof(unsigned), c);
         js->bepoch = ids_grow(js->bepoch, sizeof(unsigned), c);
         js->bqraw = ids_grow(js->bqraw, sizeof(imp_quat), c), js->bqn = ids_grow(js->bqn, sizeof(imp_quat), c);
-        js->bR = ids_grow(js->bR, sizeof(imp_mat3), c);
+        js->bR = ids_grow(js->bR, sizeof(imp_mat3), c), js->bR1 = ids_grow(js->bR1, sizeof(imp_mat3), c);
         memset(js->bqraw, 0xff, sizeof(imp_quat) * (size_t)c); /* (a NaN pattern: never a live body's state) */
         for (int i = 0; i < c; i++) js->bqn[i] = quat_identity(), js->bR[i] = m3_identity();
         memset(js->bepoch, 0, sizeof(unsigned) * (size_t)c), js->epoch = 1;
