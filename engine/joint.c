@@ -13,8 +13,11 @@
  *
  * The step (impulse.c, S1 section VI) calls in:
  *   joints_prepare          which bodies are jointed, their sleeping islands, the pairs that do not touch
- *   joints_post_stabilize   velocities (S1 section V): after collisions, after the velocity update (there
- *                           with the motors) and after the position update
+ *   joints_post_stabilize   velocities (S1 section V): after collisions, after the velocity update and
+ *                           after the position update (these two with the motors)
+ *   joints_contacts_begin, joints_level
+ *                           the joints inside the contact sweeps and shock propagation, level by level,
+ *                           as blocks of velocity rows (see the comment over joints_contacts_begin)
  *   joints_pre_stabilize    positions (S1 section IV, eqs. 4-6): impulses that make the PREDICTED joint
  *                           state (positions after the position update with the velocities as they are)
  *                           allowed, so the joints never drift
@@ -22,7 +25,7 @@
  *                           x' = x + h v, q' = exp(h omega) q (omega held), then post-stabilization
  *
  * Rows. Every joint is a list of m <= 7 rows (the constrained directions of its type, plus a limit row
- * while the limit is met, plus a motor row in the velocity stage). Row r has an impulse direction on each
+ * while the limit is met, plus a motor row). Row r has an impulse direction on each
  * side, the 6-vectors g_A = (d, r_A x d) and g_B = -(d, r_B x d) of a linear impulse along d at the
  * midpoint of the two articulation points now (S1: lever arms r = midpoint - x), or g = +-(0, d) of an
  * angular impulse. A multiplier lambda_r changes the velocities (v, omega) of side X by W_X g_X lambda_r,
@@ -31,8 +34,10 @@
  * Post-stabilization (velocities, S1 section V) solves K lambda = -(u - target), u_r = g_A.V_A + g_B.V_B
  * the relative velocity of row r, K = J W J^T (symmetric: the rows are their own impulse directions, S0's
  * collision matrix for a point joint). Limit rows are one-sided (only velocity that moves further past
- * the limit is removed: lambda >= 0 at lo, <= 0 at hi) and motor rows boxed (|lambda| <= max h): a row
+ * the limit is removed: lambda >= 0 at lo, <= 0 at hi) and motor rows boxed by what is left of max h in
+ * this step (motor_used: the motor's impulses of all the stages of a step stay within |.| <= max h): a row
  * whose multiplier leaves its bounds is fixed at the bound and the rest solved again (an active set).
+ * Each linear solve is checked (post_solve).
  *
  * Pre-stabilization (positions, S1 section IV). The predicted articulation point of side X is
  *     p'_X = x_X + h v_X + c'_X,   c'_X = R(h omega_X) c_X,   c_X = R(q_X) l_X (its offset now)
@@ -51,7 +56,13 @@
  *     hinge angle theta = 2 atan2(x, w) of conj(F'_B) F'_A (unwrapped):  rho_A = a, rho_B = -a
  *     point swing phi = angle(a'_A, a'_B), n = a'_A x a'_B / |.|:        rho_A = -n, rho_B = n
  * A limit is part of the projection: when the predicted coordinate is past [lo, hi] its row drives it
- * to the bound. The solve, in order:
+ * to the bound; once met at any prediction of the stage the row stays to its end (pre_side), and a limit
+ * the Newton carried past joins it after it converged and the Newton goes on (at most 3 rounds). A motor
+ * that was not clamped in this step's velocity stages, with no limit row active, is a row too: the
+ * predicted coordinate (hinge angle theta as above, rho_A = a, rho_B = -a; slide t.g' along B's axis) is
+ * the one now plus h speed, so the position update moves the joint at the motor's speed exactly (without
+ * it the corrections of a loop changed a motored crank's rate by up to 2 % in the position update). The
+ * solve, in order:
  *   1. S1's sweeps: each joint's own Newton (its m x m block alone) in turn, the tolerance tightening
  *      from 1e-4 across sweeps; kept only if they lower |F| over all joints. One sweep runs when the
  *      joints close a loop (through bodies or the world; joints_prepare finds them), and not on open
