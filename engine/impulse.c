@@ -5,9 +5,11 @@
  *
  *   1. collisions    impulses with restitution on the approaching contacts, a few sweeps
  *   2. velocities    v += h (g + F/M), omega += h I^-1 tau, for the bodies that touch something
- *   3. contacts      (and, later, joint pre-stabilization) level by level in the contact graph:
- *                    sequential impulses with Coulomb friction, warm started, then one sweep of shock
- *                    propagation (each level solved against the levels below as if they were fixed)
+ *   3. contacts      and joints level by level in the contact graph: sequential impulses with
+ *                    Coulomb friction, warm started, the joints as blocks of velocity rows after each
+ *                    level's contacts (joint.c), then one sweep of shock propagation (each level solved
+ *                    against the levels below as if they were fixed; both bodies of a joint answer),
+ *                    then the joints' pre-stabilization
  *   4. positions     the world's ODE solver moves x and q with the new velocities (P and L held:
  *                    a rigid body's free rotation stays exact), plus the split-impulse correction
  *
