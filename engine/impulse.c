@@ -521,10 +521,10 @@ int impulse_step(imp_world *w, double h)
         int done = 0;
         for (int q = 0; q < np; q++) {
             if (level_joints && (q == 0 || s->cold[q].key != s->cold[q - 1].key))
-                joints_level(w, s->v, s->w, n, done, s->cold[q].key, s->level), done = s->cold[q].key;
+                joints_level(w, s->v, s->w, n, done, s->cold[q].key, s->level, false), done = s->cold[q].key;
             change += solve_point(s, &P[q], NULL, 1, 1), size += P[q].jn;
         }
-        if (level_joints) joints_level(w, s->v, s->w, n, done, MAX_LEVEL + 1, s->level);
+        if (level_joints) joints_level(w, s->v, s->w, n, done, MAX_LEVEL + 1, s->level, false);
         if (change <= CONVERGED * size) break;
     }
     /* shock propagation: level by level, each level against the levels below held fixed; the joints of
@@ -535,7 +535,7 @@ int impulse_step(imp_world *w, double h)
         int hi = lo;
         while (hi < np && s->cold[hi].key == s->cold[lo].key) hi++;
         if (level_joints) {
-            for (int pass = 0; pass < SHOCK_PASSES; pass++) joints_level(w, s->v, s->w, n, jdone, s->cold[lo].key, s->level);
+            for (int pass = 0; pass < SHOCK_PASSES; pass++) joints_level(w, s->v, s->w, n, jdone, s->cold[lo].key, s->level, true);
             jdone = s->cold[lo].key;
         }
         for (int pass = 0; pass < SHOCK_PASSES; pass++) {
@@ -552,7 +552,7 @@ int impulse_step(imp_world *w, double h)
         lo = hi;
     }
     if (level_joints)
-        for (int pass = 0; pass < SHOCK_PASSES; pass++) joints_level(w, s->v, s->w, n, jdone, MAX_LEVEL + 1, s->level);
+        for (int pass = 0; pass < SHOCK_PASSES; pass++) joints_level(w, s->v, s->w, n, jdone, MAX_LEVEL + 1, s->level, true);
     /* (the global pre-stabilization below is S1's final articulation-only sweep) */
 
     /* split impulses: pseudo velocities that remove the penetration beyond the slop */
