@@ -13,8 +13,11 @@
  *
  * The step (impulse.c, S1 section VI) calls in:
  *   joints_prepare          which bodies are jointed, their sleeping islands, the pairs that do not touch
- *   joints_post_stabilize   velocities (S1 section V): after collisions, after the velocity update (there
- *                           with the motors) and after the position update
+ *   joints_post_stabilize   velocities (S1 section V): after collisions, after the velocity update and
+ *                           after the position update (these two with the motors)
+ *   joints_contacts_begin, joints_level
+ *                           the joints inside the contact sweeps and shock propagation, level by level,
+ *                           as blocks of velocity rows (see the comment over joints_contacts_begin)
  *   joints_pre_stabilize    positions (S1 section IV, eqs. 4-6): impulses that make the PREDICTED joint
  *                           state (positions after the position update with the velocities as they are)
  *                           allowed, so the joints never drift
@@ -22,7 +25,7 @@
  *                           x' = x + h v, q' = exp(h omega) q (omega held), then post-stabilization
  *
  * Rows. Every joint is a list of m <= 7 rows (the constrained directions of its type, plus a limit row
- * while the limit is met, plus a motor row in the velocity stage). Row r has an impulse direction on each
+ * while the limit is met, plus a motor row). Row r has an impulse direction on each
  * side, the 6-vectors g_A = (d, r_A x d) and g_B = -(d, r_B x d) of a linear impulse along d at the
  * midpoint of the two articulation points now (S1: lever arms r = midpoint - x), or g = +-(0, d) of an
  * angular impulse. A multiplier lambda_r changes the velocities (v, omega) of side X by W_X g_X lambda_r,
@@ -31,8 +34,10 @@
  * Post-stabilization (velocities, S1 section V) solves K lambda = -(u - target), u_r = g_A.V_A + g_B.V_B
  * the relative velocity of row r, K = J W J^T (symmetric: the rows are their own impulse directions, S0's
  * collision matrix for a point joint). Limit rows are one-sided (only velocity that moves further past
- * the limit is removed: lambda >= 0 at lo, <= 0 at hi) and motor rows boxed (|lambda| <= max h): a row
+ * the limit is removed: lambda >= 0 at lo, <= 0 at hi) and motor rows boxed by what is left of max h in
+ * this step (motor_used: the motor's impulses of all the stages of a step stay within |.| <= max h): a row
  * whose multiplier leaves its bounds is fixed at the bound and the rest solved again (an active set).
+ * Each linear solve is checked (post_solve).
  *
  * Pre-stabilization (positions, S1 section IV). The predicted articulation point of side X is
  *     p'_X = x_X + h v_X + c'_X,   c'_X = R(h omega_X) c_X,   c_X = R(q_X) l_X (its offset now)
@@ -51,7 +56,13 @@
  *     hinge angle theta = 2 atan2(x, w) of conj(F'_B) F'_A (unwrapped):  rho_A = a, rho_B = -a
  *     point swing phi = angle(a'_A, a'_B), n = a'_A x a'_B / |.|:        rho_A = -n, rho_B = n
  * A limit is part of the projection: when the predicted coordinate is past [lo, hi] its row drives it
- * to the bound. The solve, in order:
+ * to the bound; once met at any prediction of the stage the row stays to its end (pre_side), and a limit
+ * the Newton carried past joins it after it converged and the Newton goes on (at most 3 rounds). A motor
+ * that was not clamped in this step's velocity stages, with no limit row active, is a row too: the
+ * predicted coordinate (hinge angle theta as above, rho_A = a, rho_B = -a; slide t.g' along B's axis) is
+ * the one now plus h speed, so the position update moves the joint at the motor's speed exactly (without
+ * it the corrections of a loop changed a motored crank's rate by up to 2 % in the position update). The
+ * solve, in order:
  *   1. S1's sweeps: each joint's own Newton (its m x m block alone) in turn, the tolerance tightening
  *      from 1e-4 across sweeps; kept only if they lower |F| over all joints. One sweep runs when the
  *      joints close a loop (through bodies or the world; joints_prepare finds them), and not on open
@@ -179,10 +190,12 @@ struct joint_set {
     imp_quat *bq1; imp_mat3 *bHL;          /* per-body predictions, valid while the body's velocity is unchanged: */
     unsigned *bver, *bseen, *bepoch, epoch; /* bseen == bver and bepoch == epoch                                  */
     double keep;                           /* pre: the fraction of the error now left as the target (0: S1) */
+    double *rhs0;                          /* post: the right-hand side kept for the check of the solve */
     /* post-stabilization's factors of K kept for the next post-stabilization while its rows are the same */
     double *ksnap; int ksnap_cap;          /* per node: m, then G and W g of its rows              */
     unsigned sgen, ksgen;                  /* structure generation now / of the kept factors      */
     bool kvalid;                           /* Dinv, bU, bL hold the factors of the kept rows      */
+    double kmu;                            /* ... factored with this shift (post_solve)           */
     imp_quat *bqraw, *bqn; imp_mat3 *bR;   /* per body: state quaternion seen, normalized, as a matrix */
     double *vK, *vKi, *vacc; int vcap;     /* the contact stage's velocity rows: K, K^-1 per node, accumulated multipliers */
 };
@@ -203,7 +216,7 @@ void joints_free(imp_world *w)
     free(js->j), free(js->jointed), free(js->pairs), free(js->uf), free(js->lf), free(js->nodes), free(js->rows), free(js->sv), free(js->sw);
     free(js->bstart), free(js->bjoint), free(js->tends), free(js->order), free(js->pos), free(js->ustart), free(js->unb);
     free(js->Dinv), free(js->bU), free(js->bL), free(js->rhs), free(js->sol), free(js->adjn), free(js->pv), free(js->pw), free(js->tv), free(js->tw), free(js->bq1), free(js->bHL), free(js->bver), free(js->bseen), free(js->bepoch), free(js->ksnap), free(js->bqraw), free(js->bR1), free(js->bqn), free(js->bR);
-    free(js->vK), free(js->vKi), free(js->vacc);
+    free(js->vK), free(js->vKi), free(js->vacc), free(js->rhs0);
     free(js);
     w->joints = NULL;
 }
@@ -847,6 +860,7 @@ static void collect_nodes(imp_world *w, int n, const double *im)
         js->tends = ids_grow(js->tends, sizeof(int), 2 * c), js->tn = -1;
         js->pos = ids_grow(js->pos, sizeof(int), c), js->ustart = ids_grow(js->ustart, sizeof(int), c + 1);
         js->Dinv = ids_grow(js->Dinv, BS * sizeof(double), c), js->rhs = ids_grow(js->rhs, MAXR * sizeof(double), c);
+        js->rhs0 = ids_grow(js->rhs0, MAXR * sizeof(double), c);
         js->sol = ids_grow(js->sol, MAXR * sizeof(double), c);
     }
     if (n + 2 > js->bcap) {
@@ -1247,6 +1261,52 @@ static bool post_factors_kept(const struct joint_set *js)
     return true;
 }
 
+/* The linear solve of post-stabilization, K lambda = rhs (rows as built, fixed rows with C zeroed), checked.
+ * K is singular where rows are redundant (closed loops: a planar four-bar has 20 rows on 18 degrees of
+ * freedom, a net or a tread attached to its gears many more), and rhs is consistent (u = G V), so with a
+ * small diagonal shift eps diag K the solution is the least-squares one (and rows that are nearly, not
+ * exactly, dependent, such as a sagging net's, are left a little unsatisfied instead of taking huge
+ * multipliers). But block elimination of a nearly singular K loses digits at every nearly singular pivot
+ * (its L blocks grow like 1/sqrt(eps)), and with several of them in a row the computed lambda can be
+ * garbage whose impulses are not in the null space: measured, the net of scenes/net.lua (197 rows on 180
+ * degrees of freedom) with eps = 1e-10 once got multipliers of 5e7 from relative velocities of 0.16 m/s,
+ * and its knots 9 m/s out of a velocity projection, which can only remove kinetic energy. So the solve is
+ * checked where it is cheap: the velocity change of the multipliers, dV = W G^T lambda, must give
+ * G dV = rhs on every free row to 1e-3 of the largest |rhs| (+ 1e-9); that failed solve missed by 20 %,
+ * ordinary ones by 1e-6. If not, the shift grows by 1000 (eps = 1e-9, 1e-6, 1e-3) and the solve is done
+ * again: a softer projection rather than a violent one. first: the active set's first pass, whose
+ * factors may be the kept ones (above) and are kept. */
+static bool post_solve(struct joint_set *js, int n, bool first)
+{
+    double big = 0;
+    for (int p = 0; p < js->nn; p++)
+        for (int r = 0; r < js->rows[p].m; r++) big = fmax(big, fabs(js->rhs[MAXR * p + r]));
+    memcpy(js->rhs0, js->rhs, sizeof(double) * MAXR * (size_t)js->nn); /* solve overwrites rhs */
+    bool kept = first && post_factors_kept(js);
+    for (double mu = kept ? js->kmu : 1e-9; mu < 1e-2; mu *= 1000, kept = false) {
+        memcpy(js->rhs, js->rhs0, sizeof(double) * MAXR * (size_t)js->nn);
+        if (!kept) {
+            assemble(js, n, mu);
+            if (!factor(js)) return false;
+            if (first) keep_post_factors(js), js->kmu = mu;
+        }
+        solve(js);
+        for (int i = 0; i <= n; i++) js->tv[i] = js->tw[i] = v3(0, 0, 0);
+        for (int p = 0; p < js->nn; p++) apply_node(js, p, js->sol + MAXR * p, 1, js->tv, js->tw, NULL, NULL, n);
+        double worst = 0;
+        for (int p = 0; p < js->nn; p++) {
+            const jrows *R = &js->rows[p];
+            const joint *jt = &js->j[js->nodes[p]];
+            const imp_vec3 va = js->tv[jt->ia], wa = js->tw[jt->ia], vb = js->tv[jt->ib], wb = js->tw[jt->ib];
+            const double xa[6] = {va.x, va.y, va.z, wa.x, wa.y, wa.z}, xb[6] = {vb.x, vb.y, vb.z, wb.x, wb.y, wb.z};
+            for (int r = 0; r < R->m; r++)
+                if (!R->fixed[r]) worst = fmax(worst, fabs(dot6(R->gA[r], xa) + dot6(R->gB[r], xb) - js->rhs0[MAXR * p + r]));
+        }
+        if (worst <= 1e-3 * big + 1e-9) break;
+    }
+    return true;
+}
+
 /* Velocity post-stabilization (S1 section V; the header's "Post-stabilization" paragraph). motors: the
  * velocity stage, where motor rows drive the free coordinate's rate with at most max h of impulse. */
 void joints_post_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_mat3 *Iinv, const double *im, int n, double h, bool motors)
@@ -1266,12 +1326,7 @@ void joints_post_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_ma
                 if (R->fixed[r]) memset(R->cA[r], 0, sizeof R->cA[r]), memset(R->cB[r], 0, sizeof R->cB[r]);
             }
         }
-        if (pass || !post_factors_kept(js)) {
-            assemble(js, n, 0);
-            if (!factor(js)) return;
-            if (!pass) keep_post_factors(js);
-        }
-        solve(js);
+        if (!post_solve(js, n, pass == 0)) return;
         /* multipliers out of bounds are fixed at the bound and applied; the rest is solved again. Limit
          * rows that pull (the joint leaves the limit) are released first, and motors clamped only in a
          * pass that released none: a motor driving a joint off its limit must not be clamped against
