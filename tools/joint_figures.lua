@@ -58,3 +58,18 @@ for k = 0, 9 do
   lo, hi = math.min(lo, g), math.max(hi, g)
 end
 print(string.format("perturbed starts: largest gaps between %.3g and %.3g m", lo, hi))
+
+-- the energy S1's post-stabilization takes out of the 50-link chain over the same 16.7 s at 1/60 and 1/240
+-- (its fall from horizontal releases M g L / 2)
+for _, run_dt in ipairs { { 1 / 60, 1000 }, { 1 / 240, 4000 } } do
+  local w = chain(50, "capsule")
+  local bodies = w:bodies()
+  local function energy()
+    local e = 0
+    for _, b in ipairs(bodies) do e = e + b:kinetic_energy() + b.mass * 9.81 * b.position[2] end
+    return e
+  end
+  local e0 = energy()
+  for _ = 1, run_dt[2] do w:step(run_dt[1]) end
+  print(string.format("50 capsule links, dt 1/%d, %d steps: energy lost %.0f J", math.floor(1 / run_dt[1] + 0.5), run_dt[2], e0 - energy()))
+end
