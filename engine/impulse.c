@@ -558,7 +558,7 @@ int impulse_step(imp_world *w, double h)
     /* split impulses: pseudo velocities that remove the penetration beyond the slop */
     bool pushing = false;
     for (int q = 0; q < np && !pushing; q++) pushing = P[q].bias > 0;
-    for (int it = 0; it < w->pos_iterations && pushing; it++)
+    for (int it = 0; it < w->pos_iterations && pushing; it++) {
         for (int q = 0; q < np; q++) {
             cpoint *c = &P[q];
             double vn = row_vel(s->vp, s->wp, c, &c->row[0], c->n);
@@ -566,6 +566,10 @@ int impulse_step(imp_world *w, double h)
             row_apply(s->vp, s->wp, c, &c->row[0], c->n, jp - c->jp, 1, 1);
             c->jp = jp;
         }
+        /* the joints' rows on the pseudo velocities too: a jointed body pushed out of the ground takes
+         * its partners along, instead of a displacement pre-stabilization would take back */
+        if (level_joints) joints_split(w, s->vp, s->wp, n);
+    }
 
     /* S1 section IV: joint pre-stabilization, after the contacts (all levels together, not yet level by
      * level): impulses that make the predicted joint frames (after the position update below, split

@@ -372,6 +372,7 @@ int joints_pairs(const imp_world *w, const uint64_t **pairs); /* dense body pair
 void joints_contacts_begin(imp_world *w, const imp_vec3 *v, const imp_vec3 *om, const imp_mat3 *Iinv, const double *im, int n,
                            double h);
 void joints_level(imp_world *w, imp_vec3 *v, imp_vec3 *om, int n, int lo, int hi, const int *blevel, bool shock);
+void joints_split(imp_world *w, imp_vec3 *vp, imp_vec3 *wp, int n);
 void joints_pre_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp, const imp_vec3 *wp,
                           const imp_mat3 *Iinv, const double *im, int n, double h);
 void joints_positions(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp, const imp_vec3 *wp,
