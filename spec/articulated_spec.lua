@@ -157,8 +157,8 @@ describe("articulated bodies (S1)", function()
       deepest = math.max(deepest, 0.5 - base.position[2])
       assert(weld.gap < 1e-6 and weld.axis_error < 1e-6, "weld " .. weld.gap)
     end
-    -- the top's push rocks the base, which lands back 8 mm deep at worst (a landing at 0.25 m/s, measured),
-    -- and it rests within the contact slop (2 mm) and a little
+    -- the top's push rocks the base, which lands back 6-8 mm deep at worst (a landing at 0.25 m/s,
+    -- measured), and it rests within the contact slop (2 mm) and a little (measured 1.0 mm)
     assert(deepest < 0.01, string.format("the base sank %.4f m into the floor", deepest))
     assert(0.5 - base.position[2] < 3e-3, string.format("the base rests %.4f m deep", 0.5 - base.position[2]))
     local v = base.velocity
