@@ -138,23 +138,26 @@ static void push_pair(collision_state *c, uint32_t ka, uint32_t kb)
     p->a = ka, p->b = kb;
 }
 
-/* LSD radix sort of the candidates by key, 16 bits a pass; passes over digits that are the same for
- * every key are skipped (slot numbers are small, so usually only 2 of the 4 passes run). The same
- * routine sorts the grid's (cell hash, box) entries, as keys with a zero payload. */
+/* LSD radix sort of the candidates by key; passes over digits that are the same for every key are
+ * skipped (slot numbers are small, so usually only a few passes run). A pass costs O(n + 2^bits): 16-bit
+ * digits for many keys, 8-bit digits for fewer than 4096, where clearing and summing 2^16 counters
+ * would cost more than the keys (a 50-body scene spent a sixth of its step there). The same routine
+ * sorts the grid's (cell hash, box) entries, as keys with a zero payload. */
 static void radix_sort(collision_state *c, struct bp_cand *a, struct bp_cand *tmp, int n, struct bp_cand **sorted)
 {
     uint64_t all_or = 0, all_and = ~(uint64_t)0;
     for (int i = 0; i < n; i++) all_or |= a[i].key, all_and &= a[i].key;
     if (!c->radix) c->radix = ids_grow(NULL, sizeof(int), 1 << 16);
     int *count = c->radix;
-    for (int pass = 0; pass < 4; pass++) {
-        const int shift = 16 * pass;
-        if ((((all_or ^ all_and) >> shift) & 0xffff) == 0) continue; /* this digit never varies */
-        memset(count, 0, sizeof(int) << 16);
-        for (int i = 0; i < n; i++) count[(a[i].key >> shift) & 0xffff]++;
+    const int bits = n < 4096 ? 8 : 16, digits = 1 << bits;
+    const uint64_t mask = (uint64_t)digits - 1;
+    for (int shift = 0; shift < 64; shift += bits) {
+        if ((((all_or ^ all_and) >> shift) & mask) == 0) continue; /* this digit never varies */
+        memset(count, 0, sizeof(int) * (size_t)digits);
+        for (int i = 0; i < n; i++) count[(a[i].key >> shift) & mask]++;
         int sum = 0;
-        for (int d = 0; d < (1 << 16); d++) { int t = count[d]; count[d] = sum; sum += t; }
-        for (int i = 0; i < n; i++) tmp[count[(a[i].key >> shift) & 0xffff]++] = a[i];
+        for (int d = 0; d < digits; d++) { int t = count[d]; count[d] = sum; sum += t; }
+        for (int i = 0; i < n; i++) tmp[count[(a[i].key >> shift) & mask]++] = a[i];
         struct bp_cand *t = a; a = tmp; tmp = t;
     }
     *sorted = a;

@@ -369,9 +369,10 @@ void joints_post_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_ma
 int joints_pairs(const imp_world *w, const uint64_t **pairs); /* dense body pairs joined (sorted lo << 32 | hi; the world is n) */
 /* S1 section VI: joints processed level by level with the contacts (blevel: contact-graph level per
  * dense body; `outside` or more: not in the graph) */
-void joints_contacts_begin(imp_world *w, int n, const double *im);
-void joints_level(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_mat3 *Iinv, const double *im, int n, double h,
-                  int lo, int hi, const int *blevel, int outside);
+void joints_contacts_begin(imp_world *w, const imp_vec3 *v, const imp_vec3 *om, const imp_mat3 *Iinv, const double *im, int n,
+                           double h);
+void joints_level(imp_world *w, imp_vec3 *v, imp_vec3 *om, int n, int lo, int hi, const int *blevel, bool shock);
+void joints_split(imp_world *w, imp_vec3 *vp, imp_vec3 *wp, int n);
 void joints_pre_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp, const imp_vec3 *wp,
                           const imp_mat3 *Iinv, const double *im, int n, double h);
 void joints_positions(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp, const imp_vec3 *wp,

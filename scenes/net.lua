@@ -50,9 +50,6 @@ return {
   camera = { eye = { 1.9, 3.4, 2.8 }, target = { 0, 1.9, 0 } },
   setup = function(world)
     S.joints, S.boxes, S.drops, S.knots, S.ends = {}, {}, 0, {}, {}
-    -- sleeping off: in this build a sleeping body sinks through the ground while any other contact in the
-    -- world is live (impulse.c integrates it freely; spec/impulse_spec.lua has the case)
-    world.sleeping = false
     world:plane { friction = 0.6, restitution = 0 }
     local pts = arc_points()
     for k = 1, NX do

@@ -86,9 +86,6 @@ return {
   camera = { eye = { 6.5, 4.8, 4.8 }, target = { 2.2, 0.6, -0.4 } },
   setup = function(world)
     S.dolls, S.joints = {}, {}
-    -- sleeping off: in this build a sleeping body sinks through the ground while any other contact in the
-    -- world is live (impulse.c integrates it freely; spec/impulse_spec.lua has the case)
-    world.sleeping = false
     world:plane { friction = 0.6, restitution = 0 }
     -- the flight: step i's top is (STEPS - i + 1) RISE high, RUN deep along +x, 3 m wide
     for i = 1, STEPS do

@@ -60,9 +60,6 @@ return {
   camera = { eye = { 2.8, 4.2, 5.2 }, target = { 0, 2.2, 0 } },
   setup = function(world)
     S.joints, S.boxes, S.drops = {}, {}, 0
-    -- sleeping off: in this build a sleeping body sinks through the ground while any other contact in the
-    -- world is live (impulse.c integrates it freely; spec/impulse_spec.lua has the case)
-    world.sleeping = false
     world:plane { friction = 0.6, restitution = 0 }
     local pts = arc_points()
     local first, last = pts[1], pts[#pts]

@@ -432,6 +432,44 @@ describe("joint types, limits and motors (impulse mode, S1)", function()
     assert(worst < 0.01, "largest gap " .. worst)
   end)
 
+  it("a free 20-link chain spun and whipped in 3D at dt 1/60 holds its joints to 1e-6 m and keeps its momentum", function()
+    -- no gravity, no world joint: the tips turn ~0.5 rad a step, where S1's directions now cannot reach
+    -- the predicted constraints and the fallback (Newton along the constraint normals) solves nearly
+    -- every step (measured: 597 of 600). Its impulses are equal and opposite pairs, so P stays what it
+    -- was (L does not: they are not through one point; measured, it loses 15 % here, see joint.c).
+    -- S1's directions rebuilt at the prediction as the fallback blew this chain up at step 223.
+    local w = impetus.world { gravity = { 0, 0, 0 } }
+    w.sleeping = false
+    local links, joints, prev = {}, {}, nil
+    for i = 1, 20 do
+      local b = w:capsule { radius = 0.05, length = 0.3, position = { (i - 0.5) * 0.4, 0, 0 }, axis = { 0, 0, 1 },
+        angle = math.pi / 2, density = 1000, group = 2, mask = 1 }
+      if prev then joints[#joints + 1] = w:joint { type = "point", a = b, b = prev, anchor = { (i - 1) * 0.4, 0, 0 } } end
+      links[i], prev = b, b
+    end
+    for i, b in ipairs(links) do b.velocity = { 0, (i - 10.5) * 0.4 * 6 + (i % 3) * 2, 0.1 * (i % 2) } end
+    local function totals()
+      local P = { 0, 0, 0 }
+      for _, b in ipairs(links) do
+        local p = b.momentum
+        for k = 1, 3 do P[k] = P[k] + p[k] end
+      end
+      return P
+    end
+    local P0 = totals()
+    local worst = 0
+    for _ = 1, 600 do
+      assert(w:step(dt))
+      for _, j in ipairs(joints) do worst = math.max(worst, j.gap) end
+    end
+    local P1 = totals()
+    local pn = math.sqrt(P0[1] ^ 2 + P0[2] ^ 2 + P0[3] ^ 2)
+    for k = 1, 3 do
+      assert(math.abs(P1[k] - P0[k]) < 1e-10 * pn, string.format("P[%d] %.17g -> %.17g", k, P0[k], P1[k]))
+    end
+    assert(worst < 1e-6, "largest gap " .. worst)
+  end)
+
   it("jointed bodies sleep as one island and wake together", function()
     local w = impetus.world {}
     local a = w:box { size = { 0.2, 1, 0.2 }, position = { 0, 4.5, 0 } }

@@ -31,13 +31,16 @@ end
 -- the same with a motor on the crank: 3 rad/s, 2000 N m
 do
   local w, m = mech.four_bar(1.2, { speed = 3, max = 2000 })
-  local lo, hi = math.huge, -math.huge
+  local lo, hi, turned, last = math.huge, -math.huge, 0, mech.angle_z(m.crank)
   for _ = 1, 300 do
     w:step(dt)
     local om = m.crank.angular_velocity[3]
     lo, hi = math.min(lo, om), math.max(hi, om)
+    local t = mech.angle_z(m.crank)
+    turned, last = turned + mech.wrap(t - last), t
   end
-  print(string.format("four-bar with a crank motor (3 rad/s, 2000 N m), 300 steps: crank speed %.4f .. %.4f rad/s", lo, hi))
+  print(string.format("four-bar with a crank motor (3 rad/s, 2000 N m), 300 steps: crank speed %.9f .. %.9f rad/s, " ..
+    "turned %.9f rad (15 at the speed)", lo, hi, turned))
 end
 
 -- a 2-link arm with a motor on the shoulder: 2 rad/s, 5000 N m
@@ -53,7 +56,7 @@ do
     w:step(dt)
     lo, hi = math.min(lo, shoulder.speed), math.max(hi, shoulder.speed)
   end
-  print(string.format("2-link arm with a shoulder motor (2 rad/s, 5000 N m), 300 steps: shoulder speed %.4f .. %.4f rad/s", lo, hi))
+  print(string.format("2-link arm with a shoulder motor (2 rad/s, 5000 N m), 300 steps: shoulder speed %.9f .. %.9f rad/s", lo, hi))
 end
 
 -- a 5-link point chain, 10,000 steps: the largest gap of each 1000
@@ -118,15 +121,39 @@ do
   local plate = w:box { size = { 0.3, 0.07, 0.3 }, position = { 0, 2, 0 } }
   w:joint { type = "rigid", a = plate, anchor = { 0, 2, 0 } }
   local box = w:box { size = { 0.4, 0.4, 0.4 }, position = { 0.05, 2.24, 0.05 } }
-  local deepest = 0
-  for _ = 1, 20 do
+  local deepest, y20 = 0, 0
+  for s = 1, 120 do
     w:step(dt)
     for _, c in ipairs(w:contacts()) do
       for _, p in ipairs(c.points) do deepest = math.max(deepest, p.depth) end
     end
+    if s == 20 then y20 = box.position[2] end
   end
-  print(string.format("box on a welded plate: after 20 steps its centre is at %.4f m (rest 2.235), contact depth %.3f m",
-    box.position[2], deepest))
+  print(string.format("box on a welded plate: its centre at %.4f m after 20 steps, %.4f m after 120 (rest 2.235), " ..
+    "deepest contact %.4f m", y20, box.position[2], deepest))
+end
+
+-- one doll of scenes/ragdoll.lua dropped 2.8 m onto a dead floor (the spec's case): the largest energy above E0
+do
+  local scene = dofile("scenes/ragdoll.lua")
+  local w = impetus.world {}
+  w.sleeping = false
+  w:plane { friction = 0.6, restitution = 0 }
+  local q = impetus.quat.from_axis_angle({ 0, 0, 1 }, -math.pi / 2 + 0.4)
+  local doll = scene.ragdoll(w, { 0, 2.8, 0 }, q, { 1.5, 0, 0 }, { 1, 1, 1 })
+  local parts, M = {}, 0
+  for _, b in pairs(doll) do parts[#parts + 1] = b; M = M + b.mass end
+  local e0, top, vmax = mech.energy(parts), -math.huge, 0
+  for _ = 1, 600 do
+    w:step(dt)
+    top = math.max(top, mech.energy(parts) - e0)
+    for _, b in ipairs(parts) do
+      local v = b.velocity
+      vmax = math.max(vmax, math.sqrt(v[1] ^ 2 + v[2] ^ 2 + v[3] ^ 2))
+    end
+  end
+  print(string.format("a doll dropped 2.8 m on a dead floor, 600 steps: largest energy above E0 %.3g J (M g h = %.0f J), " ..
+    "fastest part %.2f m/s, lost %.0f J by the end", top, M * g * 2.8, vmax, e0 - mech.energy(parts)))
 end
 
 -- a sleeping box while a ball elsewhere keeps sliding (a live contact)
@@ -153,6 +180,8 @@ for _, name in ipairs { "ragdoll", "rope_bridge", "net", "tank" } do
     r:step()
     times[s] = (clock() - t0) * 1e3
   end
-  print(string.format("scenes/%s.lua: %d bodies, %.3f ms/step (median of 600)%s", name, r.world.body_count, median(times),
-    r.error and ("  error: " .. r.error) or ""))
+  local asleep = 0
+  for _, b in ipairs(r.world:bodies()) do if b.asleep then asleep = asleep + 1 end end
+  print(string.format("scenes/%s.lua: %d bodies (%d asleep after 600 steps), %.3f ms/step (median of 600)%s", name,
+    r.world.body_count, asleep, median(times), r.error and ("  error: " .. r.error) or ""))
 end

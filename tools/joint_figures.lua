@@ -5,15 +5,15 @@ local impetus = require "impetus"
 local clock = impetus.core.clock
 
 -- n links hanging from the world, laid out horizontally: boxes 1 m x 0.2 x 0.2, or capsules 0.4 m long
-local function chain(n, shape, dt_steps)
+local function chain(n, shape, eps)
   local w = impetus.world {}
   w.sleeping = false
   local prev, joints = nil, {}
   local len = shape == "box" and 1 or 0.4
   for i = 1, n do
-    local x = (i - 0.5) * len
-    local b = shape == "box" and w:box { size = { 1, 0.2, 0.2 }, position = { x, 10, 0 }, density = 100 }
-      or w:capsule { radius = 0.05, length = len - 0.1, position = { x, 10, 0 }, axis = { 0, 0, 1 },
+    local x, y = (i - 0.5) * len, 10 + i * (eps or 0) -- eps: link i raised by i eps (a perturbed start)
+    local b = shape == "box" and w:box { size = { 1, 0.2, 0.2 }, position = { x, y, 0 }, density = 100 }
+      or w:capsule { radius = 0.05, length = len - 0.1, position = { x, y, 0 }, axis = { 0, 0, 1 },
         angle = math.pi / 2, density = 100 }
     joints[i] = w:joint { type = "point", a = b, b = prev, anchor = { (i - 1) * len, 10, 0 } }
     prev = b
@@ -21,8 +21,8 @@ local function chain(n, shape, dt_steps)
   return w, joints
 end
 
-local function run(label, n, shape, dt, steps)
-  local w, joints = chain(n, shape)
+local function run(label, n, shape, dt, steps, eps)
+  local w, joints = chain(n, shape, eps)
   local worst, times = 0, {}
   for s = 1, steps do
     local t0 = clock()
@@ -34,12 +34,13 @@ local function run(label, n, shape, dt, steps)
     end
     if worst ~= worst or worst > 1 then
       print(string.format("%-40s blew up at step %d (gap %.3g m)", label, s, worst))
-      return
+      return math.huge
     end
   end
   table.sort(times)
   print(string.format("%-40s largest gap %.3g m over %d steps, %.3f ms/step (median)", label, worst, steps,
     times[(#times + 1) // 2]))
+  return worst
 end
 
 run("5 box links, dt 1/60", 5, "box", 1 / 60, 10000)
@@ -48,3 +49,27 @@ run("5 capsule links, dt 1/120", 5, "capsule", 1 / 120, 10000)
 run("50 capsule links, dt 1/240", 50, "capsule", 1 / 240, 4000)
 run("50 capsule links, dt 1/60", 50, "capsule", 1 / 60, 1000)
 run("50 capsule links, dt 1/60, 10000 steps", 50, "capsule", 1 / 60, 10000)
+
+-- the spread of the chaotic 50-link run at 1/60 over perturbed starts: eps = 1e-12 ... 1e-5 m, 10 runs
+local lo, hi = math.huge, 0
+for k = 0, 9 do
+  local eps = 10 ^ (-12 + 7 * k / 9)
+  local g = run(string.format("50 capsule links, dt 1/60, eps %.1e", eps), 50, "capsule", 1 / 60, 1000, eps)
+  lo, hi = math.min(lo, g), math.max(hi, g)
+end
+print(string.format("perturbed starts: largest gaps between %.3g and %.3g m", lo, hi))
+
+-- the energy S1's post-stabilization takes out of the 50-link chain over the same 16.7 s at 1/60 and 1/240
+-- (its fall from horizontal releases M g L / 2)
+for _, run_dt in ipairs { { 1 / 60, 1000 }, { 1 / 240, 4000 } } do
+  local w = chain(50, "capsule")
+  local bodies = w:bodies()
+  local function energy()
+    local e = 0
+    for _, b in ipairs(bodies) do e = e + b:kinetic_energy() + b.mass * 9.81 * b.position[2] end
+    return e
+  end
+  local e0 = energy()
+  for _ = 1, run_dt[2] do w:step(run_dt[1]) end
+  print(string.format("50 capsule links, dt 1/%d, %d steps: energy lost %.0f J", math.floor(1 / run_dt[1] + 0.5), run_dt[2], e0 - energy()))
+end
