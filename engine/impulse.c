@@ -571,9 +571,9 @@ int impulse_step(imp_world *w, double h)
         if (level_joints) joints_split(w, s->vp, s->wp, n);
     }
 
-    /* S1 section IV: joint pre-stabilization, after the contacts (all levels together, not yet level by
-     * level): impulses that make the predicted joint frames (after the position update below, split
-     * impulses included) satisfy every joint */
+    /* S1 section IV: joint pre-stabilization of every joint at once, after the contacts (whose level
+     * loop above gave each level's joints their velocity rows): impulses that make the predicted joint
+     * frames (after the position update below, split impulses included) satisfy every joint */
     if (njoints) joints_pre_stabilize(w, s->v, s->w, s->vp, s->wp, s->Iinv, s->im, n, h);
 
     /* the impulses go back to the manifolds: warm start for next step, and what scripts read */

@@ -53,13 +53,14 @@
  *         rho_A = a'_A x (a'_B x t),   rho_B = a'_B x (t x a'_A)
  *     rigid/prismatic, e = 2 sgn(w) vec(q_e), q_e = F'_A conj(F'_B) = (w, v), one hemisphere (GUIDE trap 8):
  *         rho_A = sgn(w) (w e_i + v x e_i),   rho_B = -sgn(w) (w e_i - v x e_i)
- *     hinge angle theta = 2 atan2(x, w) of conj(F'_B) F'_A (unwrapped):  rho_A = a, rho_B = -a
+ *     hinge angle theta = 2 atan2(x, w) of conj(F'_B) F'_A (unwrapped):  rho_A = b, rho_B = -b
+ *         (b B's predicted axis: theta dot = b.(omega_A - omega_B))
  *     point swing phi = angle(a'_A, a'_B), n = a'_A x a'_B / |.|:        rho_A = -n, rho_B = n
  * A limit is part of the projection: when the predicted coordinate is past [lo, hi] its row drives it
  * to the bound; once met at any prediction of the stage the row stays to its end (pre_side), and a limit
  * the Newton carried past joins it after it converged and the Newton goes on (at most 3 rounds). A motor
  * that was not clamped in this step's velocity stages, with no limit row active, is a row too: the
- * predicted coordinate (hinge angle theta as above, rho_A = a, rho_B = -a; slide t.g' along B's axis) is
+ * predicted coordinate (hinge angle theta as above, rho_A = b, rho_B = -b; slide t.g' along B's axis) is
  * the one now plus h speed, so the position update moves the joint at the motor's speed exactly (without
  * it the corrections of a loop changed a motored crank's rate by up to 2 % in the position update). The
  * solve, in order:
@@ -112,6 +113,7 @@
 #define NEWTON_ITERS 16
 #define FINAL_TOL 1e-9    /* m, and rad */
 #define LIMIT_SLOP 1e-7   /* a coordinate this close to its bound is at the limit (post-stabilization) */
+#define LIMIT_REACH 0.25  /* rad or m: a limit far from the coordinate now is approached by this much a step */
 #define ACTIVE_PASSES 6
 #define STALL_RATIO 0.1   /* a global Newton step that leaves more than this of the residual stalls */
 
@@ -130,6 +132,10 @@ typedef struct joint {
     double pre_bound;       /* ... and its bound: a limit once met stays a row for the stage     */
     int ia, ib;             /* dense body indices of this step; the world is n           */
 } joint;
+
+static bool limits_ok(imp_joint_type t, double lo, double hi);
+/* a motor: |speed| <= IMP_JOINT_MAX_COORD (rad/s or m/s), 0 <= max <= IMP_JOINT_MAX_FORCE */
+static bool motor_ok(double speed, double max) { return fabs(speed) <= IMP_JOINT_MAX_COORD && max >= 0 && max <= IMP_JOINT_MAX_FORCE; }
 
 /* a side of a joint: now (x, body rotation q, offset c, frame F) and predicted */
 typedef struct jside {
@@ -272,9 +278,10 @@ imp_id imp_joint_create(imp_world *w, const imp_joint_def *d)
             axis = v3(0, 1, 0);
         }
     }
-    if (!(v3_len(axis) > 1e-12)) return none;
-    if (d->has_limits && !(d->lo <= d->hi && isfinite(d->lo) && isfinite(d->hi))) return none;
-    if (d->has_motor && !(isfinite(d->speed) && d->max >= 0 && isfinite(d->max))) return none;
+    if (!(v3_len(axis) > 1e-12) || !isfinite(v3_len(axis))) return none; /* |axis| may overflow */
+    if (!(v3_len(d->anchor) <= IMP_JOINT_MAX_COORD)) return none;
+    if (d->has_limits && !limits_ok(d->type, d->lo, d->hi)) return none;
+    if (d->has_motor && !motor_ok(d->speed, d->max)) return none;
     axis = v3_normalize(axis);
     struct joint_set *js = jset(w);
     imp_id id = ids_alloc(&js->ids);
@@ -455,6 +462,25 @@ static void basis_of(imp_vec3 a, imp_vec3 *t1, imp_vec3 *t2)
 static bool has_coordinate(imp_joint_type t) { return t == IMP_JOINT_HINGE || t == IMP_JOINT_TWIST || t == IMP_JOINT_PRISMATIC; }
 static bool angular_free(imp_joint_type t) { return t == IMP_JOINT_HINGE || t == IMP_JOINT_TWIST; }
 
+/* limits a joint of type t can take: lo <= hi within IMP_JOINT_MAX_COORD; a point joint's swing cone
+ * 0 < hi <= pi */
+static bool limits_ok(imp_joint_type t, double lo, double hi)
+{
+    if (!(fabs(lo) <= IMP_JOINT_MAX_COORD && fabs(hi) <= IMP_JOINT_MAX_COORD && lo <= hi)) return false;
+    return t != IMP_JOINT_POINT || (hi > 0 && hi <= M_PI);
+}
+
+/* a limited joint's coordinate at frames FA, FB and articulation points pA, pB: the angle about the axis
+ * (hinge, twist; unwrapped near the last one), the slide along B's axis (prismatic), or the swing of A's
+ * axis from B's (point) */
+static double limit_coord(const joint *jt, imp_joint_type ty, imp_quat FA, imp_quat FB, imp_vec3 pA, imp_vec3 pB)
+{
+    if (angular_free(ty)) return rel_angle(FA, FB, jt->angle);
+    if (ty == IMP_JOINT_PRISMATIC) return v3_dot(v3_sub(pA, pB), qaxis(FB, 0));
+    imp_vec3 a1 = qaxis(FA, 0), b1 = qaxis(FB, 0);
+    return atan2(v3_len(v3_cross(a1, b1)), v3_dot(a1, b1));
+}
+
 /* joint errors now (see impetus.h) */
 static void errors_now(const imp_world *w, const joint *jt, int n, double *gap, double *ax)
 {
@@ -528,7 +554,7 @@ void imp_joint_set_limits(imp_world *w, imp_id id, bool on, double lo, double hi
 {
     joint *p = jget(w, id);
     if (!p) return;
-    if (on && !(lo <= hi && isfinite(lo) && isfinite(hi))) return;
+    if (on && !limits_ok(p->type, lo, hi)) return;
     p->has_limits = on, p->lo = lo, p->hi = hi;
     wake(w, p->a), wake(w, p->b);
 }
@@ -545,7 +571,7 @@ void imp_joint_set_motor(imp_world *w, imp_id id, bool on, double speed, double 
 {
     joint *p = jget(w, id);
     if (!p) return;
-    if (on && !(isfinite(speed) && max >= 0 && isfinite(max))) return;
+    if (on && !motor_ok(speed, max)) return;
     p->has_motor = on, p->speed = speed, p->max = max;
     wake(w, p->a), wake(w, p->b);
 }
@@ -635,17 +661,13 @@ static void rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp
         /* the limit row: active in pre-stabilization when the prediction is past a bound, in
          * post-stabilization when the coordinate now is at a bound */
         if (jt->has_limits && (angular_free(ty) || ty == IMP_JOINT_PRISMATIC || ty == IMP_JOINT_POINT)) {
-            double x, bound = 0, side = 0;
-            const imp_quat FA = pre ? A->F1 : A->F, FB = pre ? B->F1 : B->F;
-            imp_vec3 dir;
-            if (angular_free(ty)) {
-                x = rel_angle(FA, FB, jt->angle), dir = eb;
-            } else if (ty == IMP_JOINT_PRISMATIC) {
-                x = v3_dot(v3_sub(pre ? A->p1 : A->p, pre ? B->p1 : B->p), qaxis(FB, 0)), dir = eb;
-            } else { /* swing: phi = angle(a_A, a_B), a "hi" limit; row direction -n so that u = phi dot */
-                imp_vec3 a1 = qaxis(FA, 0), b1 = qaxis(FB, 0), cr = v3_cross(aa, eb);
-                x = atan2(v3_len(v3_cross(a1, b1)), v3_dot(a1, b1));
-                dir = v3_len(cr) > 1e-12 ? v3_scale(v3_normalize(cr), -1) : v3(0, 0, 0);
+            double bound = 0, side = 0;
+            const double x = pre ? limit_coord(jt, ty, A->F1, B->F1, A->p1, B->p1) : limit_coord(jt, ty, A->F, B->F, A->p, B->p);
+            imp_vec3 dir = eb;
+            if (ty == IMP_JOINT_POINT) { /* swing: phi = angle(a_A, a_B), a "hi" limit; row direction -n so that u = phi dot */
+                imp_vec3 cr = v3_cross(aa, eb);
+                if (!(v3_len(cr) > 1e-12)) cr = v3_cross(aa, fabs(aa.x) < 0.6 ? v3(1, 0, 0) : v3(0, 1, 0)); /* antiparallel: any normal */
+                dir = v3_scale(v3_normalize(cr), -1);
             }
             double lo = ty == IMP_JOINT_POINT ? -INFINITY : jt->lo, hi = jt->hi, slop = pre ? 0 : LIMIT_SLOP;
             if (x < lo + slop) bound = lo, side = 1;
@@ -660,7 +682,10 @@ static void rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp
                 else row_ang(R, m, dir);
                 R->kind[m] = ROW_LIMIT;
                 R->lo[m] = side > 0 ? 0 : -INFINITY, R->hi[m] = side > 0 ? INFINITY : 0;
-                R->lim_target = bound;
+                /* a bound far from the coordinate now (limits set away from the pose) is approached by at
+                 * most LIMIT_REACH a step: exp(h omega) cannot turn more than pi in one step */
+                const double now = pre ? limit_coord(jt, ty, A->F, B->F, A->p, B->p) : x;
+                R->lim_target = fmin(fmax(bound, now - LIMIT_REACH), now + LIMIT_REACH);
                 m++;
             }
         }
@@ -1018,7 +1043,7 @@ static void mul_blk(double *C, const double *A, const double *B, int ma, int mk,
 /* block elimination in the structure's order: D_p^-1, L_qp = K_qp D_p^-1, K_q1q2 -= L_q1p K_pq2 */
 static bool factor(struct joint_set *js)
 {
-    double T[BS];
+    double T[BS] = {0};
     for (int k = 0; k < js->nn; k++) {
         int p = js->order[k], mp = js->rows[p].m;
         double *D = js->Dinv + BS * (size_t)p;
@@ -1155,7 +1180,7 @@ int joints_prepare(imp_world *w, int n)
             int rb = jt->ib < n && w->bodies[jt->ib].motion == IMP_DYNAMIC ? jt->ib : n;
             while (js->lf[ra] != ra) ra = js->lf[ra] = js->lf[js->lf[ra]];
             while (js->lf[rb] != rb) rb = js->lf[rb] = js->lf[js->lf[rb]];
-            if (ra == rb) js->loops = true;
+            if (ra == rb) js->loops = js->loops || ra != n; /* no dynamic end: an inert joint, no loop */
             else js->lf[ra] = rb;
         }
         if (jt->ib < n) {
@@ -1502,7 +1527,10 @@ static void vel_node(struct joint_set *js, int p, imp_vec3 *v, imp_vec3 *om, int
             for (int c = 0; c < m; c++) K1[MAXR * r + c] = dot6(g[r], wg[c]);
         memcpy(K1i, K1, sizeof K1);
         for (int r = 0; r < m; r++) K1i[MAXR * r + r] += 1e-10 * fabs(K1i[MAXR * r + r]) + 1e-300;
-        if (!inv_block(K1i, m)) return;
+        if (!inv_block(K1i, m)) { /* the moving side cannot answer alone: both do, as without hold */
+            vel_node(js, p, v, om, n, 0);
+            return;
+        }
         K = K1, Ki = K1i;
     }
     for (int r = 0; r < m; r++) rhs[r] = (R->kind[r] == ROW_MOTOR ? jt->speed : 0) - dot6(R->gA[r], xa) - dot6(R->gB[r], xb);

@@ -514,8 +514,31 @@ describe("joint types, limits and motors (impulse mode, S1)", function()
       :find("field 'motor'", 1, true))
     assert.truthy(err { type = "prismatic", a = a, anchor = { 0, 0, 0 } }:find("field 'axis'", 1, true))
     assert.truthy(err { type = "twist", a = a, b = b, anchor = { 0, 0, 0 }, limits = "x" }:find("field 'limits'", 1, true))
+    -- finite but huge numbers (|axis| overflows, a motor that would make the state non-finite) are refused
+    assert.truthy(err { type = "hinge", a = a, anchor = { 0, 0, 0 }, axis = { 0, 0, 1e200 } }:find("field 'axis'", 1, true))
+    assert.truthy(err { type = "point", a = a, anchor = { 1e300, 0, 0 } }:find("field 'anchor'", 1, true))
+    assert.truthy(err { type = "hinge", a = a, anchor = { 0, 0, 0 }, axis = { 0, 1, 0 }, motor = { speed = 1e300, max = 1e300 } }
+      :find("field 'motor'", 1, true))
+    assert.truthy(err { type = "hinge", a = a, anchor = { 0, 0, 0 }, axis = { 0, 1, 0 }, limits = { 1e300, 1e300 } }
+      :find("field 'limits'", 1, true))
+    assert.has_error(function() j.limits = { -1e300, 0 } end)
     assert.is_nil(j.position) -- a hinge has an angle, not a slide
     assert.are.equal(0, j.angle)
+  end)
+
+  it("a limit range away from the pose is reached at most 0.25 rad a step, without opening the joint", function()
+    local w = world()
+    w.gravity = { 0, 0, 0 }
+    local arm = w:box { size = { 1, 0.1, 0.1 }, position = { 0.5, 0, 0 } }
+    local j = w:joint { type = "hinge", a = arm, anchor = { 0, 0, 0 }, axis = { 0, 0, 1 }, limits = { 20, 21 } }
+    local last, worst = 0, 0
+    for _ = 1, 120 do
+      assert(w:step(1 / 60))
+      assert(j.angle - last <= 0.25 + 1e-9, "turned " .. (j.angle - last) .. " rad in a step")
+      last, worst = j.angle, math.max(worst, j.gap)
+    end
+    assert(worst < 1e-6, "gap " .. worst)
+    assert(j.angle >= 20 - 1e-3 and j.angle <= 21 + 1e-3, "the angle came into its range: " .. j.angle)
   end)
 end)
 

@@ -42,7 +42,8 @@ static void read_limits(lua_State *L, int idx, imp_joint_type t, const char *fn,
     int ok1, ok2;
     *lo = lua_tonumberx(L, -2, &ok1), *hi = lua_tonumberx(L, -1, &ok2);
     lua_pop(L, 2);
-    if (!ok1 || !ok2 || !isfinite(*lo) || !isfinite(*hi) || !(*lo <= *hi)) luaL_error(L, "%s: field 'limits' must be {lo, hi} with lo <= hi", fn);
+    if (!ok1 || !ok2 || !(fabs(*lo) <= IMP_JOINT_MAX_COORD && fabs(*hi) <= IMP_JOINT_MAX_COORD) || !(*lo <= *hi))
+        luaL_error(L, "%s: field 'limits' must be {lo, hi} with lo <= hi, both within +-1e6", fn);
 }
 
 static void read_motor(lua_State *L, int idx, imp_joint_type t, const char *fn, double *speed, double *max)
@@ -53,8 +54,8 @@ static void read_motor(lua_State *L, int idx, imp_joint_type t, const char *fn, 
     int ok1, ok2;
     *speed = lua_tonumberx(L, -2, &ok1), *max = lua_tonumberx(L, -1, &ok2);
     lua_pop(L, 2);
-    if (!ok1 || !ok2 || !isfinite(*speed) || !isfinite(*max) || !(*max >= 0))
-        luaL_error(L, "%s: field 'motor' must be {speed = s, max = m} with max >= 0", fn);
+    if (!ok1 || !ok2 || !(fabs(*speed) <= IMP_JOINT_MAX_COORD) || !(*max >= 0 && *max <= IMP_JOINT_MAX_FORCE))
+        luaL_error(L, "%s: field 'motor' must be {speed = s, max = m} with |s| <= 1e6 and max >= 0, <= 1e12", fn);
 }
 
 int impl_world_joint_impulse(lua_State *L)
@@ -90,13 +91,13 @@ int impl_world_joint_impulse(lua_State *L)
     lua_getfield(L, 2, "anchor");
     if (lua_isnil(L, -1)) return luaL_error(L, "%s: field 'anchor' (a world point {x, y, z}) is required", fn);
     d.anchor = impl_tovec3(L, lua_gettop(L), "world:joint: field 'anchor'");
-    if (!v3_finite(d.anchor)) return luaL_error(L, "%s: field 'anchor' must be finite", fn);
+    if (!(v3_len(d.anchor) <= IMP_JOINT_MAX_COORD)) return luaL_error(L, "%s: field 'anchor' must be a point within 1e6 m of the origin", fn);
     lua_getfield(L, 2, "axis");
     bool needs_axis = d.type == IMP_JOINT_HINGE || d.type == IMP_JOINT_PRISMATIC || d.type == IMP_JOINT_PLANAR;
     if (!lua_isnil(L, -1)) {
         if (d.type == IMP_JOINT_RIGID) return luaL_error(L, "%s: field 'axis' is not used by a rigid joint", fn);
         d.axis = impl_tovec3(L, lua_gettop(L), "world:joint: field 'axis'");
-        if (!v3_finite(d.axis) || !(v3_len(d.axis) > 1e-9)) return luaL_error(L, "%s: field 'axis' must be a finite non-zero vector", fn);
+        if (!(v3_len(d.axis) > 1e-9) || !isfinite(v3_len(d.axis))) return luaL_error(L, "%s: field 'axis' must be a finite non-zero vector", fn);
         d.has_axis = true;
     } else if (needs_axis) {
         return luaL_error(L, "%s: a %s joint needs field 'axis' (a world direction {x, y, z})", fn, TYPE_NAMES[k]);
