@@ -87,7 +87,7 @@ typedef struct qp_contact {
     bool angular;           /* a joint row on the relative angular velocity along n (no point)      */
     int ang_ref;            /* an angular row's position error: 0 none, 2 the free axis (lea in A's
                              * frame, leb in B's must stay parallel), 3 the relative rotation q0     */
-    imp_quat q0;            /* ang_ref 3: A's orientation relative to B's when the joint was first seen */
+    imp_quat q0;            /* ang_ref 3: A's orientation relative to B's when held (joint.c's frames) */
     imp_id ida, idb;        /* body ids (null for colliders)                                        */
     uint64_t key;           /* the manifold's pair (qp_pair_key; 0 for joint rows)                   */
     /* evaluated at the current state */
@@ -133,7 +133,6 @@ struct qp_state {
     struct qp_joint { imp_id a, b; imp_vec3 la, lb; bool live; } *joints; int nj, jcap;
     /* joint.c joints' angular references, by dense joint index, re-recorded when the entry no longer
      * names the same joint (bodies and A's articulation point) */
-    struct qp_jref { imp_id a, b; imp_vec3 la; int nang; imp_vec3 aa, ab; imp_quat q0; } *jref; int njref;
     /* the resting set's points at the start of a (sub)step, sorted by pair (time of impact) */
     struct qp_start_point { uint64_t key; int ka, kb, idx; imp_vec3 la, lb; double pen, now; } *pd; int npd, pdcap;
     bool warm;              /* g holds the last evaluation's friction forces of this contact set      */
@@ -159,7 +158,7 @@ void qp_free(imp_world *w)
     if (!w->qp) return;
     free(w->qp->dx);
     free(w->qp->At), free(w->qp->An), free(w->qp->bt), free(w->qp->g), free(w->qp->gi), free(w->qp->t1), free(w->qp->t2);
-    free(w->qp->c2), free(w->qp->par), free(w->qp->cnt), free(w->qp->isl), free(w->qp->isl_neq), free(w->qp->joints), free(w->qp->pd), free(w->qp->jref);
+    free(w->qp->c2), free(w->qp->par), free(w->qp->cnt), free(w->qp->isl), free(w->qp->isl_neq), free(w->qp->joints), free(w->qp->pd);
     free(w->qp->c), free(w->qp->b), free(w->qp->A), free(w->qp->bv), free(w->qp->f), free(w->qp->wv);
     free(w->qp->dv), free(w->qp->dw), free(w->qp->pbt);
     imp_lcp_work_free(&w->qp->lcp);
@@ -484,36 +483,11 @@ static int qp_gather(imp_world *w)
      * coincident with A's, as for S0's vertex/face contact: b = n . (a_A - a_B) + 2 ndot . (v_A - v_B));
      * an angular row keeps n . (omega_A - omega_B) = 0, d/dt of it = n . (alpha_A - alpha_B) + ndot .
      * (omega_A - omega_B) is its b (ndot = omega_B x n), and its Jacobian is (0, +-n). */
-    if (njt > q->njref) {
-        q->jref = ids_grow(q->jref, sizeof *q->jref, njt);
-        memset(q->jref + q->njref, 0, sizeof *q->jref * (size_t)(njt - q->njref));
-        q->njref = njt;
-    }
     for (int k = 0; k < njt; k++) {
         joint_row rows[6];
         int m = joints_rows(w, k, rows);
-        struct qp_jref *ref = &q->jref[k];
-        if (m > 0) { /* the angular reference: kept while it is the same joint, else taken now */
-            int ka = ids_lookup(&w->body_ids, rows[0].a);
-            int kb = imp_id_is_null(rows[0].b) ? -1 : ids_lookup(&w->body_ids, rows[0].b);
-            if (ka >= 0 && (kb >= 0 || imp_id_is_null(rows[0].b))) {
-                imp_vec3 la = m3_mul_tv(q->b[ka].R, v3_sub(rows[0].pa, q->b[ka].x));
-                imp_quat qb = kb >= 0 ? q->b[kb].q : quat_identity();
-                imp_mat3 RB = kb >= 0 ? q->b[kb].R : quat_to_m3(quat_identity());
-                int nang = 0;
-                imp_vec3 u[6];
-                for (int r = 0; r < m; r++) if (rows[r].angular) u[nang++] = rows[r].dir;
-                bool same = ref->nang == nang && ref->a.index == rows[0].a.index && ref->a.generation == rows[0].a.generation &&
-                            ref->b.index == rows[0].b.index && ref->b.generation == rows[0].b.generation &&
-                            v3_len(v3_sub(ref->la, la)) < 1e-6;
-                if (!same) {
-                    ref->a = rows[0].a, ref->b = rows[0].b, ref->la = la, ref->nang = nang;
-                    ref->q0 = quat_mul(quat_conj(qb), q->b[ka].q);
-                    imp_vec3 ax = nang == 2 ? v3_normalize(v3_cross(u[0], u[1])) : v3(0, 0, 0);
-                    ref->aa = m3_mul_tv(q->b[ka].R, ax), ref->ab = m3_mul_tv(RB, ax);
-                }
-            }
-        }
+        int nang = 0;
+        for (int r = 0; r < m; r++) nang += rows[r].angular;
         for (int r = 0; r < m; r++) {
             const joint_row *jr = &rows[r];
             int ka = ids_lookup(&w->body_ids, jr->a);
@@ -528,9 +502,12 @@ static int qp_gather(imp_world *w)
             c->ln = kb >= 0 ? m3_mul_tv(q->b[kb].R, jr->dir) : jr->dir;
             c->eq = c->in_b = true;
             c->angular = jr->angular;
-            if (c->angular && (ref->nang == 2 || ref->nang == 3)) {
-                c->ang_ref = ref->nang;
-                c->lea = ref->aa, c->leb = ref->ab, c->q0 = ref->q0;
+            if (c->angular && (nang == 2 || nang == 3)) {
+                /* the position error from joint.c's frames: the free axis x in each body (2 rows), or
+                 * the relative orientation q0 = fb conj(fa) with which q_A fa = q_B fb (3 rows) */
+                c->ang_ref = nang;
+                c->lea = quat_rotate(jr->fa, v3(1, 0, 0)), c->leb = quat_rotate(jr->fb, v3(1, 0, 0));
+                c->q0 = quat_mul(jr->fb, quat_conj(jr->fa));
             }
             qp_place(q, c);
         }

@@ -381,7 +381,14 @@ void joints_positions(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *v
  * mode's equality rows: returns the number of rows written (<= 6; 0 for a joint whose body is gone). A
  * row is linear (relative velocity of the two articulation points pa, pb along dir) or angular
  * (relative angular velocity along dir); b is the null id for the static world (pb then a world point) */
-typedef struct joint_row { imp_id a, b; imp_vec3 pa, pb; imp_vec3 dir; bool angular; } joint_row;
+typedef struct joint_row {
+    imp_id a, b;
+    imp_vec3 pa, pb;   /* the articulation points now (world)                                     */
+    imp_vec3 dir;      /* the row's direction now (world)                                         */
+    bool angular;
+    imp_quat fa, fb;   /* the joint frame (x = axis) in A's body frame, in B's (the world's): aligned at
+                          creation, so they give the rows' position errors (the frames agree when held) */
+} joint_row;
 int joints_rows(const imp_world *w, int k, joint_row out[6]);
 int joints_count(const imp_world *w);
 

@@ -1882,6 +1882,7 @@ int joints_rows(const imp_world *w, int k, joint_row out[6])
         const double *g = R.gA[r];
         bool ang = g[0] == 0 && g[1] == 0 && g[2] == 0;
         out[r].a = jt.a, out[r].b = jt.b, out[r].pa = A.p, out[r].pb = B.p, out[r].angular = ang;
+        out[r].fa = jt.fa, out[r].fb = jt.fb;
         out[r].dir = ang ? v3(g[3], g[4], g[5]) : v3(g[0], g[1], g[2]);
     }
     return R.m;
