@@ -25,9 +25,9 @@ tank_scene = tank_scene or { held = {}, autopilot = true }
 local S = tank_scene
 
 -- the masses: a light hull (80 kg/m^3 box, ~90 kg with the turret) on heavy treads (5000 kg/m^3 links,
--- 28 x 4 kg a side) and gears (2000 kg/m^3, ~150 kg each). Measured: with a 480 kg hull the joints let the
--- gears sink through the tread links and the links into the ground (the contacts of jointed bodies are
--- solved before, not with, pre-stabilization: README, Joints), and the tank barely moved.
+-- 28 x 4 kg a side) and gears (2000 kg/m^3, ~150 kg each). Measured, before the joints took part in the
+-- contact sweeps (README, Joints): with a 480 kg hull the gears sank through the tread links and the links
+-- into the ground, and the tank barely moved; with them, a 480 kg hull leaves the links ~1 cm deep.
 
 -- a demo drive until the player takes over: {seconds, forward, turn}
 local PROGRAM = { { 1, 0, 0 }, { 3, 1, 0 }, { 2.5, 0, 1 }, { 2.5, 1, 0 }, { 2.5, 0, -1 }, { 2, -1, 0 } }
