@@ -4,20 +4,8 @@ local impetus = require "impetus"
 local dt = 1 / 60
 local g = 9.81
 
--- a chain of n box links (1 m x 0.2 x 0.2) hanging from the world at (0, y0, 0), laid out horizontally
-local function chain(n, kind)
-  local w = impetus.world {}
-  w.sleeping = false
-  local links, joints, prev = {}, {}, nil
-  for i = 1, n do
-    local b = w:box { size = { 1, 0.2, 0.2 }, position = { i - 0.5, 10, 0 }, density = 100 }
-    links[i] = b
-    joints[i] = w:joint { type = kind or "point", a = b, b = prev, anchor = { i - 1, 10, 0 },
-      axis = kind == "hinge" and { 0, 0, 1 } or nil }
-    prev = b
-  end
-  return w, links, joints
-end
+-- a chain of n box links (1 m x 0.2 x 0.2, 4 kg) hanging from the world at (0, 10, 0), laid out along +x
+local function chain(n, kind) return require("mechanisms").box_chain(n, kind, 100) end
 
 local function energy(links)
   local e = 0

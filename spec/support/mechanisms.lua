@@ -53,13 +53,14 @@ function M.four_bar(theta2, motor)
   return w, { crank = crank, coupler = coupler, rocker = rocker, joints = joints, B = B, O2 = O2, O4 = O4 }
 end
 
--- a chain of n box links (1 m x 0.2 x 0.2, 20 kg) hanging from the world at (0, 10, 0), laid out along +x
-function M.box_chain(n, kind)
+-- a chain of n box links (1 m x 0.2 x 0.2; density 500 unless given: 20 kg) hanging from the world at
+-- (0, 10, 0), laid out along +x; kind "point" (default) or "hinge" (about z)
+function M.box_chain(n, kind, density)
   local w = impetus.world {}
   w.sleeping = false
   local links, joints, prev = {}, {}, nil
   for i = 1, n do
-    local b = w:box { size = { 1, 0.2, 0.2 }, position = { i - 0.5, 10, 0 }, density = 500 }
+    local b = w:box { size = { 1, 0.2, 0.2 }, position = { i - 0.5, 10, 0 }, density = density or 500 }
     links[i] = b
     joints[i] = w:joint { type = kind or "point", a = b, b = prev, anchor = { i - 1, 10, 0 },
       axis = kind == "hinge" and { 0, 0, 1 } or nil }
