@@ -8,7 +8,8 @@
  *   3. contacts      and joints level by level in the contact graph: sequential impulses with
  *                    Coulomb friction, warm started, the joints as blocks of velocity rows after each
  *                    level's contacts (joint.c), then one sweep of shock propagation (each level solved
- *                    against the levels below as if they were fixed; both bodies of a joint answer),
+ *                    against the levels below as if they were fixed; a joint between two levels holds
+ *                    its lower body while that takes energy from the upper one, else both answer),
  *                    then the joints' pre-stabilization
  *   4. positions     the world's ODE solver moves x and q with the new velocities (P and L held:
  *                    a rigid body's free rotation stays exact), plus the split-impulse correction
@@ -528,8 +529,9 @@ int impulse_step(imp_world *w, double h)
         if (change <= CONVERGED * size) break;
     }
     /* shock propagation: level by level, each level against the levels below held fixed; the joints of
-     * the levels below a level's contacts first (both their bodies answer, as S1 asks: a joint to the
-     * world or a static body then holds its body as fixed as the world for the levels above) */
+     * the levels below a level's contacts first (joint.c's vel_node: the lower body held while that
+     * takes energy from the upper one, else both answer as S1 asks; a joint to the world or a static body
+     * then holds its body as fixed as the world for the levels above) */
     int jdone = 0;
     for (int lo = 0; lo < np;) {
         int hi = lo;
