@@ -932,7 +932,7 @@ static double dot6(const double *a, const double *b)
 }
 
 /* K += C W G of one side: K_rc += c_r . w_c for mr x mc rows */
-static inline __attribute__((always_inline)) void cw_m(double *K, const double (*c)[6], const double (*wg)[6], int mr, int mc)
+static inline __attribute__((always_inline)) void cw_m(double *restrict K, const double (*restrict c)[6], const double (*restrict wg)[6], int mr, int mc)
 {
     for (int r = 0; r < mr; r++)
         for (int k = 0; k < mc; k++) K[MAXR * r + k] += dot6(c[r], wg[k]);
@@ -1019,7 +1019,7 @@ static inline __attribute__((always_inline)) bool inv_block_m(double *A, int m)
 static bool inv_block(double *A, int m) { return m == 3 ? inv_block_m(A, 3) : inv_block_m(A, m); }
 
 /* C = A (ma x mk) B (mk x mb), all stride MAXR; sub: C -= instead */
-static inline __attribute__((always_inline)) void mul_blk_m(double *C, const double *A, const double *B, int ma, int mk, int mb, bool sub)
+static inline __attribute__((always_inline)) void mul_blk_m(double *restrict C, const double *restrict A, const double *restrict B, int ma, int mk, int mb, bool sub)
 {
     for (int r = 0; r < ma; r++)
         for (int c = 0; c < mb; c++) {
@@ -1066,7 +1066,7 @@ static bool factor(struct joint_set *js)
 
 /* solve K x = rhs with the factors (rhs is overwritten; x into sol) */
 /* y -= A x (ma x mb block, stride MAXR) */
-static inline __attribute__((always_inline)) void mv_sub_m(double *y, const double *A, const double *x, int ma, int mb)
+static inline __attribute__((always_inline)) void mv_sub_m(double *restrict y, const double *restrict A, const double *restrict x, int ma, int mb)
 {
     for (int r = 0; r < ma; r++)
         for (int c = 0; c < mb; c++) y[r] -= A[MAXR * r + c] * x[c];
@@ -1688,11 +1688,11 @@ static void rows_normals(struct joint_set *js, int n, const imp_mat3 *Iinv, cons
     }
 }
 
-static double project(imp_world *w, int n, const imp_mat3 *Iinv, const double *im, double h, double worst)
+static double project(imp_world *w, int n, const imp_mat3 *Iinv, const double *im, double h, double worst, double n2)
 {
     struct joint_set *js = w->joints;
-    double n2, mu = 1e-9;
-    worst = eval_all(w, n, Iinv, im, h, &n2);
+    double mu = 1e-9;
+    if (n2 < 0) worst = eval_all(w, n, Iinv, im, h, &n2); /* else the rows hold the residuals at V, with C */
     for (int it = 0; it < 2 * NEWTON_ITERS && worst > FINAL_TOL; it++) {
         rows_normals(js, n, Iinv, im, h);
         for (int p = 0; p < js->nn; p++)
@@ -1810,18 +1810,22 @@ void joints_pre_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec
         if (lim1 == lim0) break;
     }
     if (worst > 1e-8) {
-        /* the errors now (the prediction with h = 0) for the continuation below */
+        /* the errors now (the prediction with h = 0) for the continuation below, built in a scratch copy
+         * of the row (what a residual build reads: the sides now, the rows and their targets), so the
+         * rows keep the residuals and derivatives of the Newton's last iterate, where the fallback starts */
         for (int p = 0; p < js->nn; p++) {
-            jrows *R = &js->rows[p];
-            rows_build(w, &js->j[js->nodes[p]], R, n, js->pv, js->pw, Iinv, im, 0, true, false, false);
-            memcpy(R->e0, R->f, sizeof R->e0);
+            jrows *R = &js->rows[p], T;
+            T.m = R->m, T.lim_target = R->lim_target, T.mot_target = R->mot_target, T.sA = R->sA, T.sB = R->sB;
+            memcpy(T.kind, R->kind, sizeof T.kind);
+            rows_build(w, &js->j[js->nodes[p]], &T, n, js->pv, js->pw, Iinv, im, 0, true, false, false);
+            memcpy(R->e0, T.f, sizeof R->e0);
             for (int r = 0; r < R->m; r++)
                 if (R->kind[r] == ROW_MOTOR) R->e0[r] = 0; /* a motor's target is a motion, not an error */
         }
-        double pw = project(w, n, Iinv, im, h, worst);
+        double pw = project(w, n, Iinv, im, h, worst, n2);
         /* still far (a joint broken open by an earlier failure): aim at part of the way, as a
          * continuation, so the next steps close it instead of one violent step that cannot */
-        for (js->keep = 0.5; pw > 1e-6 && js->keep < 0.9; js->keep = 1 - 0.5 * (1 - js->keep)) pw = project(w, n, Iinv, im, h, pw);
+        for (js->keep = 0.5; pw > 1e-6 && js->keep < 0.9; js->keep = 1 - 0.5 * (1 - js->keep)) pw = project(w, n, Iinv, im, h, pw, -1);
         js->keep = 0;
         for (int i = 0; i < n; i++)
             if (js->jointed[i] && im[i] > 0) v[i] = v3_sub(js->pv[i], vp[i]), om[i] = v3_sub(js->pw[i], wp[i]);
