@@ -163,6 +163,7 @@ typedef struct jrows {
     double e0[MAXR];                 /* pre: the row's error now (the prediction with h = 0)      */
     bool fixed[MAXR];                /* post: held at a bound by the active set                  */
     jside sA, sB;                    /* the two sides now (kept through a stage)                 */
+    bool dpend;                      /* pre: C not yet built for f (a plain point's trial; deriv_all) */
 } jrows;
 
 enum { ROW_EQ, ROW_LIMIT, ROW_MOTOR };
@@ -196,6 +197,7 @@ struct joint_set {
     imp_quat *bq1; imp_mat3 *bHL;          /* per-body predictions, valid while the body's velocity is unchanged: */
     unsigned *bver, *bseen, *bepoch, epoch; /* bseen == bver and bepoch == epoch                                  */
     double keep;                           /* pre: the fraction of the error now left as the target (0: S1) */
+    bool trial;                            /* pre: a line search's trial (eval_trial): plain points defer C */
     double *rhs0;                          /* post: the right-hand side kept for the check of the solve */
     /* post-stabilization's factors of K kept for the next post-stabilization while its rows are the same */
     double *ksnap; int ksnap_cap;          /* per node: m, then G and W g of its rows              */
@@ -733,6 +735,7 @@ static void rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp
         return;
     }
     /* predicted residuals and their derivatives (the header's table) */
+    R->dpend = false;
     imp_vec3 g = v3_sub(A->p1, B->p1);
     imp_vec3 a1 = frames ? qaxis(A->F1, 0) : v3(0, 0, 0), b1 = frames ? qaxis(B->F1, 0) : v3(0, 0, 0);
     int m = 0;
@@ -743,11 +746,16 @@ static void rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp
             deriv_point(R, m++, t, A, B, jt->ib < n, g, h);
         }
     } else {
+        /* a plain ball joint in a line search's trial: the residuals only, its C when a step needs it
+         * (deriv_all: the same numbers from the same sides) */
+        const bool defer = ty == IMP_JOINT_POINT && R->m == 3 && w->joints && w->joints->trial;
         for (int c = 0; c < 3; c++) {
             imp_vec3 t = v3(c == 0, c == 1, c == 2);
             R->f[m] = v3_dot(g, t);
-            deriv_point(R, m++, t, A, B, false, g, h);
+            if (defer) m++;
+            else deriv_point(R, m++, t, A, B, false, g, h);
         }
+        R->dpend = defer;
     }
     if (ty == IMP_JOINT_HINGE || ty == IMP_JOINT_TWIST || ty == IMP_JOINT_PLANAR) {
         imp_vec3 e = v3_cross(a1, b1), t[2];
@@ -1407,6 +1415,29 @@ static double eval_all(imp_world *w, int n, const imp_mat3 *Iinv, const double *
     return worst == worst ? worst : INFINITY;
 }
 
+/* eval_all for a line search's trial, which is often rejected (or ends the iteration): plain ball
+ * joints leave their derivatives to deriv_all */
+static double eval_trial(imp_world *w, int n, const imp_mat3 *Iinv, const double *im, double h, double *n2)
+{
+    w->joints->trial = true;
+    double worst = eval_all(w, n, Iinv, im, h, n2);
+    w->joints->trial = false;
+    return worst;
+}
+
+/* the derivatives eval_trial left out, at the same prediction (the sides kept in the rows) */
+static void deriv_all(struct joint_set *js, double h)
+{
+    for (int p = 0; p < js->nn; p++) {
+        jrows *R = &js->rows[p];
+        if (!R->dpend) continue;
+        const jside *A = &R->sA, *B = &R->sB;
+        imp_vec3 g = v3_sub(A->p1, B->p1);
+        for (int c = 0; c < 3; c++) deriv_point(R, c, v3(c == 0, c == 1, c == 2), A, B, false, g, h);
+        R->dpend = false;
+    }
+}
+
 /* rows of every node from scratch (impulse directions, active limits) with their residuals, as eval_all;
  * all false: only the joints with limits (whose limit rows may come or go with the prediction) */
 static double build_all(imp_world *w, int n, const imp_mat3 *Iinv, const double *im, double h, double *n2, bool all)
@@ -1694,6 +1725,7 @@ static double project(imp_world *w, int n, const imp_mat3 *Iinv, const double *i
     double mu = 1e-9;
     if (n2 < 0) worst = eval_all(w, n, Iinv, im, h, &n2); /* else the rows hold the residuals at V, with C */
     for (int it = 0; it < 2 * NEWTON_ITERS && worst > FINAL_TOL; it++) {
+        deriv_all(js, h);
         rows_normals(js, n, Iinv, im, h);
         for (int p = 0; p < js->nn; p++)
             for (int r = 0; r < js->rows[p].m; r++) js->rhs[MAXR * p + r] = -js->rows[p].f[r];
@@ -1710,7 +1742,7 @@ static double project(imp_world *w, int n, const imp_mat3 *Iinv, const double *i
             for (int i = 0; i <= n; i++) js->pv[i] = v3_mad(js->pv[i], js->tv[i], alpha - at), js->pw[i] = v3_mad(js->pw[i], js->tw[i], alpha - at);
             js->epoch++;
             at = alpha;
-            tw = eval_all(w, n, Iinv, im, h, &t2);
+            tw = eval_trial(w, n, Iinv, im, h, &t2);
             ok = t2 < n2;
         }
         if (!ok) { /* back to V_k, and damp harder (Levenberg-Marquardt: a shorter step, closer to the gradient) */
@@ -1769,6 +1801,7 @@ void joints_pre_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec
     int fails = 0;
     for (int round = 0; round < 3; round++) {
         for (int it = 0; it < NEWTON_ITERS && worst > FINAL_TOL && fails < 2; it++) {
+            deriv_all(js, h);
             for (int p = 0; p < js->nn; p++)
                 for (int r = 0; r < js->rows[p].m; r++) js->rhs[MAXR * p + r] = -js->rows[p].f[r];
             assemble(js, n, mu);
@@ -1782,7 +1815,7 @@ void joints_pre_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec
             for (int ls = 0; ls < 3 && !ok; ls++, alpha *= 0.5) {
                 for (int p = 0; p < js->nn; p++) apply_node(js, p, js->sol + MAXR * p, alpha - applied, js->pv, js->pw, v, om, n);
                 applied = alpha;
-                tw = eval_all(w, n, Iinv, im, h, &t2);
+                tw = eval_trial(w, n, Iinv, im, h, &t2);
                 ok = t2 < (1 - 1e-4 * alpha) * n2;
             }
             if (ok) {
