@@ -586,6 +586,9 @@ bool imp_joint_motor(const imp_world *w, imp_id id, double *speed, double *max)
     return true;
 }
 
+/* fmax(a, b) for a that is not NaN (a NaN b leaves a, as fmax does), inlined in the residual loops */
+static inline double fmax_num(double a, double b) { return b > a ? b : a; }
+
 /* ---- rows ----------------------------------------------------------------------------------------- */
 
 /* the impulse directions of the rows (now): linear d at the midpoint, or angular d */
@@ -1313,7 +1316,7 @@ static bool post_solve(struct joint_set *js, int n, bool first)
 {
     double big = 0;
     for (int p = 0; p < js->nn; p++)
-        for (int r = 0; r < js->rows[p].m; r++) big = fmax(big, fabs(js->rhs[MAXR * p + r]));
+        for (int r = 0; r < js->rows[p].m; r++) big = fmax_num(big, fabs(js->rhs[MAXR * p + r]));
     memcpy(js->rhs0, js->rhs, sizeof(double) * MAXR * (size_t)js->nn); /* solve overwrites rhs */
     bool kept = first && post_factors_kept(js);
     for (double mu = kept ? js->kmu : 1e-9; mu < 1e-2; mu *= 1000, kept = false) {
@@ -1333,7 +1336,7 @@ static bool post_solve(struct joint_set *js, int n, bool first)
             const imp_vec3 va = js->tv[jt->ia], wa = js->tw[jt->ia], vb = js->tv[jt->ib], wb = js->tw[jt->ib];
             const double xa[6] = {va.x, va.y, va.z, wa.x, wa.y, wa.z}, xb[6] = {vb.x, vb.y, vb.z, wb.x, wb.y, wb.z};
             for (int r = 0; r < R->m; r++)
-                if (!R->fixed[r]) worst = fmax(worst, fabs(dot6(R->gA[r], xa) + dot6(R->gB[r], xb) - js->rhs0[MAXR * p + r]));
+                if (!R->fixed[r]) worst = fmax_num(worst, fabs(dot6(R->gA[r], xa) + dot6(R->gB[r], xb) - js->rhs0[MAXR * p + r]));
         }
         if (worst <= 1e-3 * big + 1e-9) break;
     }
@@ -1409,7 +1412,7 @@ static double eval_all(imp_world *w, int n, const imp_mat3 *Iinv, const double *
         rows_build(w, &js->j[js->nodes[p]], R, n, js->pv, js->pw, Iinv, im, h, true, false, false);
         if (js->keep > 0)
             for (int r = 0; r < R->m; r++) R->f[r] -= js->keep * R->e0[r];
-        for (int r = 0; r < R->m; r++) worst = fmax(worst, fabs(R->f[r])), sum += R->f[r] * R->f[r];
+        for (int r = 0; r < R->m; r++) worst = fmax_num(worst, fabs(R->f[r])), sum += R->f[r] * R->f[r];
     }
     *n2 = sum;
     return worst == worst ? worst : INFINITY;
@@ -1448,7 +1451,7 @@ static double build_all(imp_world *w, int n, const imp_mat3 *Iinv, const double 
         jrows *R = &js->rows[p];
         joint *jt = &js->j[js->nodes[p]];
         rows_build(w, jt, R, n, js->pv, js->pw, Iinv, im, h, true, all || jt->has_limits, false);
-        for (int r = 0; r < R->m; r++) worst = fmax(worst, fabs(R->f[r])), sum += R->f[r] * R->f[r];
+        for (int r = 0; r < R->m; r++) worst = fmax_num(worst, fabs(R->f[r])), sum += R->f[r] * R->f[r];
     }
     *n2 = sum;
     return worst == worst ? worst : INFINITY;
@@ -1467,7 +1470,7 @@ static void solve_one(imp_world *w, int p, int n, const imp_mat3 *Iinv, const do
     for (int it = 0; it < iters; it++) {
         if (it) rows_build(w, jt, R, n, pv, pw, Iinv, im, h, true, false, false); /* the first build has them */
         double worst = 0, D[BS];
-        for (int r = 0; r < R->m; r++) worst = fmax(worst, fabs(R->f[r]));
+        for (int r = 0; r < R->m; r++) worst = fmax_num(worst, fabs(R->f[r]));
         if (!(worst < last)) { /* this joint's Newton does not converge from here: undo its last step */
             apply_node(js, p, lam, -1, pv, pw, v, om, n);
             return;
