@@ -949,9 +949,25 @@ static inline __attribute__((always_inline)) void cw_m(double *restrict K, const
         for (int k = 0; k < mc; k++) K[MAXR * r + k] += dot6(c[r], wg[k]);
 }
 
+/* the 3 x 3 case (point joints) with W G transposed, so that a row's three sums run side by side (each
+ * summed in dot6's order: the same numbers) */
+static inline __attribute__((always_inline)) void cw_3(double *restrict K, const double (*restrict c)[6], const double (*restrict wg)[6])
+{
+    double t[6][3];
+    for (int j = 0; j < 6; j++)
+        for (int k = 0; k < 3; k++) t[j][k] = wg[k][j];
+    for (int r = 0; r < 3; r++) {
+        double s[3];
+        for (int k = 0; k < 3; k++) s[k] = c[r][0] * t[0][k];
+        for (int j = 1; j < 6; j++)
+            for (int k = 0; k < 3; k++) s[k] += c[r][j] * t[j][k];
+        for (int k = 0; k < 3; k++) K[MAXR * r + k] += s[k];
+    }
+}
+
 static void cw(double *K, const double (*c)[6], const double (*wg)[6], int mr, int mc)
 {
-    if (mr == 3 && mc == 3) cw_m(K, c, wg, 3, 3); /* point joints: unrolled (see the fixed-size kernels below) */
+    if (mr == 3 && mc == 3) cw_3(K, c, wg); /* point joints (see the fixed-size kernels below) */
     else cw_m(K, c, wg, mr, mc);
 }
 
