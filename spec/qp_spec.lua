@@ -412,29 +412,7 @@ end)
 describe("a heap of 20 boxes (degenerate contacts of every kind)", function()
   for _, dense in ipairs { 256, 0 } do
   it(("falls, collides and settles with friction%s: never NaN, every impact cut within a few mm"):format(dense == 0 and " (every group on the Gauss-Seidel fallback)" or ""), function()
-    local quat = impetus.quat
-    local w = qp_world()
-    w.friction, w.restitution = 0.4, 0.2
-    w.qp_dense_max = dense
-    ground(w)
-    local seed = 3
-    local function rnd() seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648 end
-    local bs = {}
-    for i = 1, 20 do
-      bs[i] = w:box { size = { 0.6 + 0.4 * rnd(), 0.3 + 0.3 * rnd(), 0.5 + 0.3 * rnd() }, position = { rnd() - 0.5, 0.5 + 0.7 * i, rnd() - 0.5 },
-        orientation = quat.from_axis_angle({ rnd() - 0.5, rnd() - 0.5, rnd() - 0.5 }, 3 * rnd()), mass = 0.5 + rnd() }
-    end
-    local lowest, deepest = math.huge, 0
-    for i = 1, 300 do
-      local ok, msg = w:step(1 / 60)
-      assert(ok, msg)
-      for _, b in ipairs(bs) do lowest = math.min(lowest, b:aabb()[2]) end
-      -- every pair's depth, box on box and box on floor, after the step; pairs that overlap from
-      -- the start (the boxes are placed overlapping) and never let go are left out
-      for _, c in ipairs(w:contacts()) do
-        if c.age < i - 1 then for _, p in ipairs(c.points) do deepest = math.max(deepest, p.depth) end end
-      end
-    end
+    local w, bs, lowest, deepest = require("qp_heap")(3, dense)
     -- the time of impact cuts at 0.25-1 mm of new penetration; new corners of an already touching
     -- pair (a box rocking onto the next corner) are cut too, several corners of one landing add up
     assert(lowest > -0.003, "through the floor " .. lowest)
