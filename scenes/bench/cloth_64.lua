@@ -1,15 +1,4 @@
--- scenes/bench/cloth_64.lua: a 64 x 64 cloth (4,096 particles) held by its two top corners,
--- released flat and swinging (Baraff and Witkin's demonstration), implicit at dt = 1/60.
--- 1 m square, 0.3 kg, stretch 2000 N/m, shear 50 N/m, bend 2e-4 N m; CG tolerance 1e-2.
+-- scenes/bench/cloth_64.lua: scenes/bench/cloth_32.lua at 64 x 64 (4,096 particles).
 -- Run: ./impetus bench scenes/bench/cloth_64.lua
-local N = 64
-return {
-  title = "64 x 64 cloth, implicit",
-  dt = 1 / 60,
-  camera = { eye = { 1.8, 1.6, 2.2 }, target = { 0, 1.3, 0 } },
-  setup = function(world)
-    world.integrator = "implicit"
-    world:cloth { rows = N, cols = N, size = 1, normal = { 0, 1, 0 }, position = { 0, 2, 0 }, pin = "top_corners",
-      mass = 0.3, stretch = 2000, shear = 50, bend = 2e-4, damping = 0.01 }
-  end,
-}
+local base = dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "./") .. "cloth_32.lua")
+return base.cloth_scene(64)
