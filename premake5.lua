@@ -55,8 +55,8 @@ workspace "impetus"
     defines { "DEBUG" }
   filter { "configurations:Release" }
     optimize "Speed"
+    symbols "On" -- unstripped, so profilers and backtraces name every function
     defines { "NDEBUG" }
-    buildoptions { "-g" }
   filter { "configurations:Sanitize" }
     symbols "On"
     buildoptions { "-O1", "-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-fno-sanitize-recover=undefined" }

@@ -597,6 +597,7 @@ int impulse_step(imp_world *w, double h)
         }
         if (w->planar) project_planar(&s->v[i], &s->w[i]), project_planar(&s->vp[i], &s->wp[i]);
         if (!s->drift[i] && !w->planar) continue;
+        if (njoints && jointed[i] && s->im[i] > 0) continue; /* joints_positions writes its whole state */
         imp_mat3 R = quat_to_m3(quat_normalize(quat(X[3], X[4], X[5], X[6])));
         v3_store(X + 7, v3_scale(s->v[i], b->mass));
         v3_store(X + 10, m3_mul_v(m3_rotate_tensor(R, b->Ibody), s->w[i]));
@@ -616,7 +617,7 @@ int impulse_step(imp_world *w, double h)
     if (ode) imp_ode_advance(&sys, &w->body_solver, w->time, h);
     w->body_drift = NULL;
     for (int i = 0; i < n; i++) {
-        if (!s->drift[i] || s->im[i] == 0) continue;
+        if (!s->drift[i] || s->im[i] == 0 || (njoints && jointed[i])) continue; /* jointed: joints_positions */
         double *X = w->bstate + BODY_DIM * i;
         /* the split impulses' displacement: x += h v_p, q += h/2 [0, w_p] q */
         v3_accum(X, v3_scale(s->vp[i], h));
@@ -671,6 +672,9 @@ int impulse_step(imp_world *w, double h)
             if (s->level[uf_find(s->uf, i)] >= (int)(SLEEP_TIME * 1000)) {
                 b->asleep = 1;
                 memset(w->bstate + BODY_DIM * i + 7, 0, 6 * sizeof(double));
+                /* the end of the step's contact update passes sleeping bodies by: their shapes follow
+                 * this step's position update here */
+                for (int k = 0; k < b->nshapes; k++) shape_update(w, &w->shapes[w->shape_ids.slot_dense[b->shapes[k]]]);
             }
         }
     }

@@ -196,6 +196,7 @@ struct joint_set {
     imp_mat3 *bR1;                         /* the predicted rotation as a matrix (with bq1)       */
     imp_quat *bq1; imp_mat3 *bHL;          /* per-body predictions, valid while the body's velocity is unchanged: */
     unsigned *bver, *bseen, *bepoch, epoch; /* bseen == bver and bepoch == epoch                                  */
+    double pre_h;                          /* pre-stabilization ran this step with this h (pv, pw valid) */
     double keep;                           /* pre: the fraction of the error now left as the target (0: S1) */
     bool trial;                            /* pre: a line search's trial (eval_trial): plain points defer C */
     double *rhs0;                          /* post: the right-hand side kept for the check of the solve */
@@ -1181,7 +1182,7 @@ int joints_prepare(imp_world *w, int n)
         js->pair_cap = js->ids.count * 3 / 2 + 16;
         js->pairs = ids_grow(js->pairs, sizeof(uint64_t), js->pair_cap);
     }
-    js->npairs = 0;
+    js->npairs = 0, js->pre_h = 0;
     for (int i = 0; i < n; i++) js->uf[i] = i;
     for (int i = 0; i <= n; i++) js->lf[i] = i;
     js->loops = false;
@@ -1882,6 +1883,7 @@ void joints_pre_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec
         for (int i = 0; i < n; i++)
             if (js->jointed[i] && im[i] > 0) v[i] = v3_sub(js->pv[i], vp[i]), om[i] = v3_sub(js->pw[i], wp[i]);
     }
+    js->pre_h = h; /* pv, pw hold the predicted velocities of this step (joints_positions) */
 }
 
 void joints_positions(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp, const imp_vec3 *wp,
@@ -1889,25 +1891,37 @@ void joints_positions(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *v
 {
     struct joint_set *js = w->joints;
     if (!js || !js->ids.count) return;
+    /* the predicted velocities pre-stabilization converged on (v + v_p there, up to rounding) and, where
+     * its last evaluation was at them, its predicted rotations: the positions are exactly the
+     * prediction whose joint errors it made < 1e-9 */
+    const bool pre = js->pre_h == h && js->bcap > n;
     for (int i = 0; i < n; i++) {
         if (!js->jointed[i] || im[i] == 0) continue;
         const double *X0 = w->bstate0 + BODY_DIM * i;
         double *X = w->bstate + BODY_DIM * i;
-        v3_store(X, v3_add(v3_load(X0), v3_scale(v3_add(v[i], vp[i]), h)));
+        const imp_vec3 vv = pre ? js->pv[i] : v3_add(v[i], vp[i]), ww = pre ? js->pw[i] : v3_add(om[i], wp[i]);
+        v3_store(X, v3_add(v3_load(X0), v3_scale(vv, h)));
         imp_quat q;
-        imp_mat3 unused;
-        predict_rotation(quat_normalize(quat(X0[3], X0[4], X0[5], X0[6])), v3_add(om[i], wp[i]), h, &q, &unused);
+        if (pre && js->bepoch[i] == js->epoch && js->bseen[i] == js->bver[i] && !memcmp(&js->bqraw[i], X0 + 3, sizeof(imp_quat))) {
+            q = js->bq1[i];
+        } else {
+            imp_mat3 unused;
+            predict_rotation(quat_normalize(quat(X0[3], X0[4], X0[5], X0[6])), ww, h, &q, &unused);
+        }
         X[3] = q.w, X[4] = q.x, X[5] = q.y, X[6] = q.z;
-        /* as impulse_step loads it next step (bit for bit: the kept post-stabilization factors) */
-        Iinv[i] = m3_rotate_tensor(quat_to_m3(quat_normalize(quat(X[3], X[4], X[5], X[6]))), w->bodies[i].Ibody_inv);
-        const body *bd = &w->bodies[i];
-        for (int k = 0; k < bd->nshapes; k++) shape_update(w, &w->shapes[w->shape_ids.slot_dense[bd->shapes[k]]]);
-    }
+        /* as impulse_step loads it next step (bit for bit: the kept post-stabilization factors), and as
+         * side_eval would find it */
+        const imp_quat qn = quat_normalize(q);
+        const imp_mat3 R = quat_to_m3(qn);
+        Iinv[i] = m3_rotate_tensor(R, w->bodies[i].Ibody_inv);
+        if (js->bcap > i) memcpy(&js->bqraw[i], X + 3, sizeof(imp_quat)), js->bqn[i] = qn, js->bR[i] = R;
+    } /* (the shapes follow in the step's contact update, or as the body falls asleep: impulse.c) */
+    js->pre_h = 0;
     joints_post_stabilize(w, v, om, Iinv, im, n, h, true); /* with the motors (what is left of max h) */
     for (int i = 0; i < n; i++) {
         if (!js->jointed[i] || im[i] == 0) continue;
         double *X = w->bstate + BODY_DIM * i;
-        imp_mat3 R = quat_to_m3(quat_of(X));
+        const imp_mat3 R = js->bcap > i ? js->bR[i] : quat_to_m3(quat_of(X));
         v3_store(X + 7, v3_scale(v[i], w->bodies[i].mass));
         v3_store(X + 10, m3_mul_v(m3_rotate_tensor(R, w->bodies[i].Ibody), om[i]));
     }
