@@ -164,6 +164,7 @@ typedef struct jrows {
     bool fixed[MAXR];                /* post: held at a bound by the active set                  */
     jside sA, sB;                    /* the two sides now (kept through a stage)                 */
     bool dpend;                      /* pre: C not yet built for f (a plain point's trial; deriv_all) */
+    bool axes;                       /* rows 0-2 are linear along x, y, z (the cw_axes kernel)      */
 } jrows;
 
 enum { ROW_EQ, ROW_LIMIT, ROW_MOTOR };
@@ -656,6 +657,7 @@ static void rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp
         } else {
             for (int c = 0; c < 3; c++) row_lin(R, m++, v3(c == 0, c == 1, c == 2), ra, rb);
         }
+        R->axes = ty != IMP_JOINT_PRISMATIC && ty != IMP_JOINT_PLANAR;
         if (ty == IMP_JOINT_HINGE || ty == IMP_JOINT_TWIST || ty == IMP_JOINT_PLANAR) {
             imp_vec3 t1, t2;
             basis_of(aa, &t1, &t2);
@@ -966,10 +968,35 @@ static inline __attribute__((always_inline)) void cw_3(double *restrict K, const
     }
 }
 
-static void cw(double *K, const double (*c)[6], const double (*wg)[6], int mr, int mc)
+/* two point joints' blocks (axes: both have the three rows along x, y, z first): the linear parts of c_r
+ * (h e_r, or -h e_r, or zero) and of W g_k (1/m e_k) meet only where r = k, so a row's sum is that one
+ * product and the three angular ones (dot6's order, whose other terms are exact zeros: the same numbers) */
+static inline __attribute__((always_inline)) void cw_axes(double *restrict K, const double (*restrict c)[6], const double (*restrict wg)[6])
 {
-    if (mr == 3 && mc == 3) cw_3(K, c, wg); /* point joints (see the fixed-size kernels below) */
-    else cw_m(K, c, wg, mr, mc);
+    for (int r = 0; r < 3; r++)
+        for (int k = 0; k < 3; k++) {
+            double s = r == k ? c[r][r] * wg[k][k] : 0;
+            K[MAXR * r + k] += s + c[r][3] * wg[k][3] + c[r][4] * wg[k][4] + c[r][5] * wg[k][5];
+        }
+}
+
+static void cw(double *K, const double (*c)[6], const double (*wg)[6], int mr, int mc, bool axes)
+{
+    if (mr == 3 && mc == 3) { /* point joints (see the fixed-size kernels below) */
+        if (axes) cw_axes(K, c, wg);
+        else cw_3(K, c, wg);
+    } else {
+        cw_m(K, c, wg, mr, mc);
+    }
+}
+
+static inline void zero_blk(double *A, int mr, int mc)
+{
+    if (mr == 3 && mc == 3) { /* point joints: nine stores, not three library calls */
+        A[0] = A[1] = A[2] = 0, A[MAXR] = A[MAXR + 1] = A[MAXR + 2] = 0, A[2 * MAXR] = A[2 * MAXR + 1] = A[2 * MAXR + 2] = 0;
+        return;
+    }
+    for (int r = 0; r < mr; r++) memset(A + MAXR * r, 0, sizeof(double) * (size_t)mc);
 }
 
 /* K = C W G by blocks into the structure; the diagonal gets the Levenberg-Marquardt shift mu diag K
@@ -978,14 +1005,20 @@ static void assemble(struct joint_set *js, int n, double mu)
 {
     const int nn = js->nn;
     js->kvalid = false;
-    memset(js->Dinv, 0, BS * sizeof(double) * (size_t)nn);
-    int nu = js->ustart[nn];
-    memset(js->bU, 0, BS * sizeof(double) * (size_t)nu), memset(js->bL, 0, BS * sizeof(double) * (size_t)nu);
+    /* zero the blocks' used m x m parts (the rest of their MAXR x MAXR storage is never read) */
+    for (int k = 0; k < nn; k++) {
+        const int p = js->order[k], mp = js->rows[p].m;
+        zero_blk(js->Dinv + BS * (size_t)p, mp, mp);
+        for (int e = js->ustart[k]; e < js->ustart[k + 1]; e++) {
+            const int mq = js->rows[js->unb[e]].m;
+            zero_blk(js->bU + BS * (size_t)e, mp, mq), zero_blk(js->bL + BS * (size_t)e, mq, mp);
+        }
+    }
     for (int p = 0; p < nn; p++) {
         const jrows *R = &js->rows[p];
         double *D = js->Dinv + BS * (size_t)p;
-        if (R->sA.dyn) cw(D, (const double(*)[6])R->cA, (const double(*)[6])R->wA, R->m, R->m);
-        if (R->sB.dyn) cw(D, (const double(*)[6])R->cB, (const double(*)[6])R->wB, R->m, R->m);
+        if (R->sA.dyn) cw(D, (const double(*)[6])R->cA, (const double(*)[6])R->wA, R->m, R->m, R->axes);
+        if (R->sB.dyn) cw(D, (const double(*)[6])R->cB, (const double(*)[6])R->wB, R->m, R->m, R->axes);
         for (int r = 0; r < R->m; r++) {
             if (R->fixed[r]) D[MAXR * r + r] = 1;
             D[MAXR * r + r] += (mu + 1e-10) * fabs(D[MAXR * r + r]) + 1e-300;
@@ -1001,7 +1034,7 @@ static void assemble(struct joint_set *js, int n, double mu)
                 const joint *jp = &js->j[js->nodes[p]], *jq = &js->j[js->nodes[q]];
                 const double(*cp)[6] = jp->ia == i ? (const double(*)[6])Rp->cA : (const double(*)[6])Rp->cB;
                 const double(*wq)[6] = jq->ia == i ? (const double(*)[6])Rq->wA : (const double(*)[6])Rq->wB;
-                cw(blk(js, p, q), cp, wq, Rp->m, Rq->m);
+                cw(blk(js, p, q), cp, wq, Rp->m, Rq->m, Rp->axes && Rq->axes);
             }
 }
 
