@@ -180,6 +180,7 @@ struct joint_set {
     int *uf;         /* body union-find of the joint islands (sleeping) */
     int *lf;         /* body union-find with everything that does not move as one node: closed loops */
     bool loops;      /* the joints close a loop (through bodies or the world): S1's sweeps run    */
+    bool sound;      /* post: K is positive definite by construction (no check of the solve)      */
     /* the solver: active joints (nodes), their rows, the elimination structure */
     int *nodes, nn, node_cap;
     jrows *rows;
@@ -392,11 +393,8 @@ static void predict_rotation(imp_quat q, imp_vec3 om, double h, imp_quat *q1, im
 
 static imp_vec3 qaxis(imp_quat F, int k) { return quat_rotate(F, v3(k == 0, k == 1, k == 2)); }
 
-/* side X of a joint now; with v, om (not NULL) also its prediction h ahead */
-static void side_pred(const imp_world *w, imp_vec3 l, imp_quat f, const imp_vec3 *v, const imp_vec3 *om, double h, jside *s);
-
-static void side_eval(const imp_world *w, int i, int n, imp_vec3 l, imp_quat f, const double *im, const imp_vec3 *v,
-                      const imp_vec3 *om, double h, jside *s)
+/* side X of a joint now (its frame F only with frame: a plain ball joint needs no axes) */
+static void side_eval(const imp_world *w, int i, int n, imp_vec3 l, imp_quat f, const double *im, bool frame, jside *s)
 {
     s->i = i;
     if (i >= n) {
@@ -417,12 +415,12 @@ static void side_eval(const imp_world *w, int i, int n, imp_vec3 l, imp_quat f, 
     } else {
         s->q = quat_of(X), Rq = quat_to_m3(s->q);
     }
-    s->x = v3_load(X), s->c = m3_mul_v(Rq, l), s->p = v3_add(s->x, s->c), s->F = quat_mul(s->q, f);
-    if (v) side_pred(w, l, f, v, om, h, s);
+    s->x = v3_load(X), s->c = m3_mul_v(Rq, l), s->p = v3_add(s->x, s->c);
+    if (frame) s->F = quat_mul(s->q, f);
 }
 
-/* the prediction of a side whose state now (x, q) is in s */
-static void side_pred(const imp_world *w, imp_vec3 l, imp_quat f, const imp_vec3 *v, const imp_vec3 *om, double h, jside *s)
+/* the prediction of a side whose state now (x, q) is in s (its frame F1 only with frame) */
+static void side_pred(const imp_world *w, imp_vec3 l, imp_quat f, const imp_vec3 *v, const imp_vec3 *om, double h, bool frame, jside *s)
 {
     const int i = s->i;
     if (i >= w->body_ids.count) return; /* the world: set by side_eval */
@@ -438,7 +436,8 @@ static void side_pred(const imp_world *w, imp_vec3 l, imp_quat f, const imp_vec3
         R1 = quat_to_m3(q1);
         if (cache) js->bq1[i] = q1, js->bHL[i] = s->HL, js->bR1[i] = R1, js->bseen[i] = js->bver[i], js->bepoch[i] = js->epoch;
     }
-    s->c1 = m3_mul_v(R1, l), s->p1 = v3_add(v3_add(s->x, v3_scale(v[i], h)), s->c1), s->F1 = quat_mul(q1, f);
+    s->c1 = m3_mul_v(R1, l), s->p1 = v3_add(v3_add(s->x, v3_scale(v[i], h)), s->c1);
+    if (frame) s->F1 = quat_mul(q1, f);
 }
 
 /* the hinge angle of frame A relative to frame B about x, unwrapped to the turn nearest `near` */
@@ -489,8 +488,8 @@ static double limit_coord(const joint *jt, imp_joint_type ty, imp_quat FA, imp_q
 static void errors_now(const imp_world *w, const joint *jt, int n, double *gap, double *ax)
 {
     jside A, B;
-    side_eval(w, jt->ia, n, jt->la, jt->fa, NULL, NULL, NULL, 0, &A);
-    side_eval(w, jt->ib, n, jt->lb, jt->fb, NULL, NULL, NULL, 0, &B);
+    side_eval(w, jt->ia, n, jt->la, jt->fa, NULL, true, &A);
+    side_eval(w, jt->ib, n, jt->lb, jt->fb, NULL, true, &B);
     imp_vec3 g = v3_sub(A.p, B.p), e = qaxis(B.F, 0);
     switch (jt->type) {
     case IMP_JOINT_PRISMATIC: *gap = v3_len(v3_sub(g, v3_scale(e, v3_dot(g, e)))); break;
@@ -538,8 +537,8 @@ int imp_joint_coordinate(const imp_world *w, imp_id id, double *value, double *s
     const int n = w->body_ids.count;
     if (!joint_bodies(w, &jt, n)) return 0;
     jside A, B;
-    side_eval(w, jt.ia, n, jt.la, jt.fa, NULL, NULL, NULL, 0, &A);
-    side_eval(w, jt.ib, n, jt.lb, jt.fb, NULL, NULL, NULL, 0, &B);
+    side_eval(w, jt.ia, n, jt.la, jt.fa, NULL, true, &A);
+    side_eval(w, jt.ib, n, jt.lb, jt.fb, NULL, true, &B);
     imp_vec3 e = qaxis(B.F, 0);
     imp_vec3 va = body_v(w, jt.ia, n), wa = body_w(w, jt.ia, n), vb = body_v(w, jt.ib, n), wb = body_w(w, jt.ib, n);
     if (angular_free(jt.type)) {
@@ -636,22 +635,21 @@ static void rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp
                        const imp_mat3 *Iinv, const double *im, double h, bool pre, bool first, bool motor)
 {
     jside *A = &R->sA, *B = &R->sB; /* the state now, kept in R for the later builds of the same stage */
-    if (first || !pre) {
-        side_eval(w, jt->ia, n, jt->la, jt->fa, im, NULL, NULL, h, A);
-        side_eval(w, jt->ib, n, jt->lb, jt->fb, im, NULL, NULL, h, B);
-    }
-    if (pre) side_pred(w, jt->la, jt->fa, v, om, h, A), side_pred(w, jt->lb, jt->fb, v, om, h, B);
     const imp_joint_type ty = jt->type;
     const bool frames = ty != IMP_JOINT_POINT || jt->has_limits; /* a plain ball joint needs no axes */
+    if (first || !pre) {
+        side_eval(w, jt->ia, n, jt->la, jt->fa, im, frames, A);
+        side_eval(w, jt->ib, n, jt->lb, jt->fb, im, frames, B);
+    }
+    if (pre) side_pred(w, jt->la, jt->fa, v, om, h, frames, A), side_pred(w, jt->lb, jt->fb, v, om, h, frames, B);
     if (first) {
         /* impulse directions, now */
-        const imp_quat FAd = A->F, FBd = B->F;
         imp_vec3 mid = v3_scale(v3_add(A->p, B->p), 0.5);
         imp_vec3 ra = v3_sub(mid, A->x), rb = v3_sub(mid, B->x);
-        imp_vec3 aa = frames ? qaxis(FAd, 0) : v3(0, 0, 0), eb = frames ? qaxis(FBd, 0) : v3(0, 0, 0);
+        imp_vec3 aa = frames ? qaxis(A->F, 0) : v3(0, 0, 0), eb = frames ? qaxis(B->F, 0) : v3(0, 0, 0);
         int m = 0;
         if (ty == IMP_JOINT_PRISMATIC) {
-            row_lin(R, m++, qaxis(FBd, 1), ra, rb), row_lin(R, m++, qaxis(FBd, 2), ra, rb);
+            row_lin(R, m++, qaxis(B->F, 1), ra, rb), row_lin(R, m++, qaxis(B->F, 2), ra, rb);
         } else if (ty == IMP_JOINT_PLANAR) {
             row_lin(R, m++, eb, ra, rb);
         } else {
@@ -1360,8 +1358,9 @@ static bool post_factors_kept(const struct joint_set *js)
  * checked where it is cheap: the velocity change of the multipliers, dV = W G^T lambda, must give
  * G dV = rhs on every free row to 1e-3 of the largest |rhs| (+ 1e-9); that failed solve missed by 20 %,
  * ordinary ones by 1e-6. If not, the shift grows by 1000 (eps = 1e-9, 1e-6, 1e-3) and the solve is done
- * again: a softer projection rather than a violent one. first: the active set's first pass, whose
- * factors may be the kept ones (above) and are kept. */
+ * again: a softer projection rather than a violent one (not where K is positive definite by
+ * construction: js->sound, joints_post_stabilize). first: the active set's first pass, whose factors may
+ * be the kept ones (above) and are kept. */
 static bool post_solve(struct joint_set *js, int n, bool first)
 {
     double big = 0;
@@ -1369,6 +1368,7 @@ static bool post_solve(struct joint_set *js, int n, bool first)
         for (int r = 0; r < js->rows[p].m; r++) big = fmax_num(big, fabs(js->rhs[MAXR * p + r]));
     memcpy(js->rhs0, js->rhs, sizeof(double) * MAXR * (size_t)js->nn); /* solve overwrites rhs */
     bool kept = first && post_factors_kept(js);
+    const bool sound = js->sound;
     for (double mu = kept ? js->kmu : 1e-9; mu < 1e-2; mu *= 1000, kept = false) {
         memcpy(js->rhs, js->rhs0, sizeof(double) * MAXR * (size_t)js->nn);
         if (!kept) {
@@ -1377,6 +1377,7 @@ static bool post_solve(struct joint_set *js, int n, bool first)
             if (first) keep_post_factors(js), js->kmu = mu;
         }
         solve(js);
+        if (sound) break;
         for (int i = 0; i <= n; i++) js->tv[i] = js->tw[i] = v3(0, 0, 0);
         for (int p = 0; p < js->nn; p++) apply_node(js, p, js->sol + MAXR * p, 1, js->tv, js->tw, NULL, NULL, n);
         double worst = 0;
@@ -1403,6 +1404,18 @@ void joints_post_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_ma
     if (!js->nn) return;
     for (int p = 0; p < js->nn; p++)
         rows_build(w, &js->j[js->nodes[p]], &js->rows[p], n, v, om, Iinv, im, h, false, true, motors);
+    /* post_solve's check is left out where K cannot be nearly singular: ball joints (three linear rows
+     * each) that close no loop, between bodies that move (1/m > 0) or do not move at all, have rows of
+     * full rank (root each tree at the world or any body: each joint's child body takes its three rows
+     * through 1/m times the identity, block-triangular), so K is positive definite */
+    js->sound = !js->loops;
+    for (int p = 0; p < js->nn && js->sound; p++) {
+        const jrows *R = &js->rows[p];
+        const jside *S[2] = {&R->sA, &R->sB};
+        js->sound = R->axes && R->m == 3;
+        for (int k = 0; k < 2; k++)
+            js->sound = js->sound && (S[k]->dyn || S[k]->i >= n || w->bodies[S[k]->i].motion != IMP_DYNAMIC);
+    }
     for (int pass = 0; pass < ACTIVE_PASSES; pass++) {
         for (int p = 0; p < js->nn; p++) {
             jrows *R = &js->rows[p];
@@ -1963,8 +1976,8 @@ void joints_positions(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *v
         joint *jt = &js->j[k];
         if (jt->ia < 0 || jt->ib < 0 || !angular_free(jt->type)) continue;
         jside A, B;
-        side_eval(w, jt->ia, n, jt->la, jt->fa, NULL, NULL, NULL, 0, &A);
-        side_eval(w, jt->ib, n, jt->lb, jt->fb, NULL, NULL, NULL, 0, &B);
+        side_eval(w, jt->ia, n, jt->la, jt->fa, NULL, true, &A);
+        side_eval(w, jt->ib, n, jt->lb, jt->fb, NULL, true, &B);
         jt->angle = rel_angle(A.F, B.F, jt->angle);
     }
 }
@@ -1979,8 +1992,8 @@ int joints_rows(const imp_world *w, int k, joint_row out[6])
     jrows R;
     rows_build(w, &jt, &R, n, NULL, NULL, NULL, NULL, 0, false, true, false);
     jside A, B;
-    side_eval(w, jt.ia, n, jt.la, jt.fa, NULL, NULL, NULL, 0, &A);
-    side_eval(w, jt.ib, n, jt.lb, jt.fb, NULL, NULL, NULL, 0, &B);
+    side_eval(w, jt.ia, n, jt.la, jt.fa, NULL, true, &A);
+    side_eval(w, jt.ib, n, jt.lb, jt.fb, NULL, true, &B);
     for (int r = 0; r < R.m; r++) {
         const double *g = R.gA[r];
         bool ang = g[0] == 0 && g[1] == 0 && g[2] == 0;
