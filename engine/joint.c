@@ -1909,10 +1909,13 @@ void joints_pre_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec
         if (lim1 == lim0) break;
     }
     if (worst > 1e-8) {
-        /* the errors now (the prediction with h = 0) for the continuation below, built in a scratch copy
-         * of the row (what a residual build reads: the sides now, the rows and their targets), so the
-         * rows keep the residuals and derivatives of the Newton's last iterate, where the fallback starts */
-        for (int p = 0; p < js->nn; p++) {
+        double pw = project(w, n, Iinv, im, h, worst, n2);
+        /* still far (a joint broken open by an earlier failure): aim at part of the way, as a
+         * continuation, so the next steps close it instead of one violent step that cannot. The errors
+         * now (the prediction with h = 0) are built in a scratch copy of the row (what a residual build
+         * reads: the sides now, the rows and their targets), so the rows keep the residuals and
+         * derivatives of the last iterate, where the continuation starts */
+        for (int p = 0; p < js->nn && pw > 1e-6; p++) {
             jrows *R = &js->rows[p], T;
             T.m = R->m, T.lim_target = R->lim_target, T.mot_target = R->mot_target, T.sA = R->sA, T.sB = R->sB;
             memcpy(T.kind, R->kind, sizeof T.kind);
@@ -1921,9 +1924,6 @@ void joints_pre_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec
             for (int r = 0; r < R->m; r++)
                 if (R->kind[r] == ROW_MOTOR) R->e0[r] = 0; /* a motor's target is a motion, not an error */
         }
-        double pw = project(w, n, Iinv, im, h, worst, n2);
-        /* still far (a joint broken open by an earlier failure): aim at part of the way, as a
-         * continuation, so the next steps close it instead of one violent step that cannot */
         for (js->keep = 0.5; pw > 1e-6 && js->keep < 0.9; js->keep = 1 - 0.5 * (1 - js->keep)) pw = project(w, n, Iinv, im, h, pw, -1);
         js->keep = 0;
         for (int i = 0; i < n; i++)
