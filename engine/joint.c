@@ -93,6 +93,16 @@
  * only allocation, when joints or their bodies change) and kept. Diagonal blocks are inverted densely
  * (Gauss-Jordan with partial pivoting); a tiny relative shift keeps redundant rows (a planar loop of
  * hinges) solvable in the least-squares sense.
+ * Hubs. The k joints of one body are a clique of this graph, O(k^3) a solve (100 pendulums on one hub:
+ * 18 ms a step). A body with HUB_MIN or more joints is therefore a node of its own (Baraff's body-and-joint
+ * graph, for that body alone): its unknown is its velocity change u = W_X sum_k G_kX^T lambda_k, its row
+ *     u - W_X sum_k G_kX^T lambda_k = 0        (an identity block, and -(W G)^T blocks to its joints),
+ * and each of its joints reads C_kX u instead of blocks with the others. Eliminated in this order: the
+ * joints with a moving side that is no hub (their blocks without the hub's part are invertible; the
+ * spokes of a star are leaves), then the hubs, then the joints whose moving sides are all hubs (a hub's
+ * joint to the world, or between two hubs), whose blocks the hubs' eliminations complete. The same
+ * lambda as the dense blocks (measured: two joined hubs of 10 spokes each tumbling for 600 steps agree
+ * with their dense solve to 7 digits); 100 pendulums on a hub 0.18 ms a step, 300 0.6 ms.
  *
  * Quaternions (GUIDE trap 8): exp(theta/2) uses sin(t/2)/t with its series near t = 0, J_l its series,
  * and a new q is kept in the hemisphere of the old one. No allocation per step otherwise: tables grow
@@ -116,6 +126,7 @@
 #define LIMIT_REACH 0.25  /* rad or m: a limit far from the coordinate now is approached by this much a step */
 #define ACTIVE_PASSES 6
 #define STALL_RATIO 0.1   /* a global Newton step that leaves more than this of the residual stalls */
+#define HUB_MIN 8         /* a body with this many joints is a node of the sparse solve (the header) */
 
 typedef struct joint {
     imp_joint_type type;
@@ -188,6 +199,8 @@ struct joint_set {
     int *bstart, *bjoint;                  /* body -> incident nodes (CSR)                    */
     int *tends, tn;                        /* the moving ends the structure below was built for */
     int *order, *pos, *ustart, *unb;       /* elimination order, position; U(p) lists (CSR)  */
+    int nh, nt, tcap;                      /* hub nodes (bodies, after the nn joints), all nodes, capacity */
+    int *hubs, *hubn, *msz;                /* hub -> body, body -> its node (-1: none), node sizes */
     int ucap;
     double *Dinv, *bU, *bL, *rhs, *sol;    /* blocks: per node BS; per U entry BS each; MAXR per node */
     int *adjn;                             /* fill cursors                                    */
@@ -226,7 +239,7 @@ void joints_free(imp_world *w)
     ids_free(&js->ids);
     free(js->j), free(js->jointed), free(js->pairs), free(js->uf), free(js->lf), free(js->nodes), free(js->rows), free(js->sv), free(js->sw);
     free(js->bstart), free(js->bjoint), free(js->tends), free(js->order), free(js->pos), free(js->ustart), free(js->unb);
-    free(js->Dinv), free(js->bU), free(js->bL), free(js->rhs), free(js->sol), free(js->adjn), free(js->pv), free(js->pw), free(js->tv), free(js->tw), free(js->bq1), free(js->bHL), free(js->bver), free(js->bseen), free(js->bepoch), free(js->ksnap), free(js->bqraw), free(js->bR1), free(js->bqn), free(js->bR);
+    free(js->Dinv), free(js->bU), free(js->bL), free(js->rhs), free(js->sol), free(js->adjn), free(js->pv), free(js->pw), free(js->tv), free(js->tw), free(js->bq1), free(js->bHL), free(js->bver), free(js->bseen), free(js->bepoch), free(js->ksnap), free(js->bqraw), free(js->bR1), free(js->bqn), free(js->bR), free(js->hubs), free(js->hubn), free(js->msz);
     free(js->vK), free(js->vKi), free(js->vacc), free(js->rhs0);
     free(js);
     w->joints = NULL;
@@ -811,7 +824,9 @@ static void rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp
 
 
 /* body -> incident nodes (CSR over the dynamic sides), and the elimination structure when the joint
- * graph changed: a minimum-degree order (leaves first on a tree) and each node's later neighbours U(p) */
+ * graph changed: the hub bodies (HUB_MIN or more joints), a minimum-degree order (leaves first on a
+ * tree; the joints with a moving side that is no hub, then the hubs, then the rest) and each node's later
+ * neighbours U(p) */
 static void solver_structure(struct joint_set *js, int n, const double *im)
 {
     const int nn = js->nn;
@@ -837,11 +852,25 @@ static void solver_structure(struct joint_set *js, int n, const double *im)
         for (int e = 0; e < 2; e++)
             if (js->tends[2 * p + e] >= 0) js->bjoint[cur[js->tends[2 * p + e]]++] = p;
     if (same) return;
-    /* symbolic elimination: adjacency lists of the node graph (allocated only here, on a change) */
-    int **adj = calloc((size_t)nn + 1, sizeof(int *));
-    int *deg = calloc((size_t)nn + 1, sizeof(int)), *acap = calloc((size_t)nn + 1, sizeof(int));
-    uint8_t *gone = calloc((size_t)nn + 1, 1);
-    if (!adj || !deg || !acap || !gone) abort();
+    js->nh = 0;
+    for (int i = 0; i < n; i++) {
+        js->hubn[i] = -1;
+        if (js->bstart[i + 1] - js->bstart[i] >= HUB_MIN) js->hubn[i] = nn + js->nh, js->hubs[js->nh++] = i;
+    }
+    const int nt = js->nt = nn + js->nh;
+    /* symbolic elimination: adjacency lists of the node graph (allocated only here, on a change); rank:
+     * 0 a joint with a moving side that is no hub, 1 a hub, 2 a joint whose moving sides are all hubs */
+    int **adj = calloc((size_t)nt + 1, sizeof(int *));
+    int *deg = calloc((size_t)nt + 1, sizeof(int)), *acap = calloc((size_t)nt + 1, sizeof(int));
+    uint8_t *gone = calloc((size_t)nt + 1, 1), *rank = calloc((size_t)nt + 1, 1);
+    if (!adj || !deg || !acap || !gone || !rank) abort();
+    for (int p = 0; p < nt; p++) {
+        rank[p] = p < nn ? 2 : 1;
+        for (int e = 0; e < 2 && p < nn; e++) {
+            const int x = js->tends[2 * p + e];
+            if (x >= 0 && js->hubn[x] < 0) rank[p] = 0;
+        }
+    }
 #define ADD_EDGE(P, Q)                                                                                  \
     do {                                                                                                \
         int p_ = (P), q_ = (Q), k_;                                                                     \
@@ -852,14 +881,20 @@ static void solver_structure(struct joint_set *js, int n, const double *im)
         }                                                                                               \
     } while (0)
     for (int i = 0; i < n; i++)
-        for (int a = js->bstart[i]; a < js->bstart[i + 1]; a++)
+        for (int a = js->bstart[i]; a < js->bstart[i + 1]; a++) {
+            if (js->hubn[i] >= 0) { /* a hub: an edge from each of its joints to its own node */
+                ADD_EDGE(js->bjoint[a], js->hubn[i]);
+                ADD_EDGE(js->hubn[i], js->bjoint[a]);
+                continue;
+            }
             for (int b = js->bstart[i]; b < js->bstart[i + 1]; b++)
                 if (a != b) ADD_EDGE(js->bjoint[a], js->bjoint[b]);
+        }
     int nu = 0;
-    for (int k = 0; k < nn; k++) {
+    for (int k = 0; k < nt; k++) {
         int p = -1;
-        for (int q = 0; q < nn; q++)
-            if (!gone[q] && (p < 0 || deg[q] < deg[p])) p = q;
+        for (int q = 0; q < nt; q++)
+            if (!gone[q] && (p < 0 || rank[q] < rank[p] || (rank[q] == rank[p] && deg[q] < deg[p]))) p = q;
         gone[p] = 1, js->order[k] = p, js->pos[p] = k, js->ustart[k] = nu;
         js->unb = cgrow(js->unb, sizeof(int), &js->ucap, nu + deg[p] + 1);
         for (int a = 0; a < deg[p]; a++) js->unb[nu + a] = adj[p][a];
@@ -875,9 +910,9 @@ static void solver_structure(struct joint_set *js, int n, const double *im)
         deg[p] = 0;
     }
 #undef ADD_EDGE
-    for (int q = 0; q < nn; q++) free(adj[q]);
-    free(adj), free(deg), free(acap), free(gone);
-    js->ustart[nn] = nu;
+    for (int q = 0; q < nt; q++) free(adj[q]);
+    free(adj), free(deg), free(acap), free(gone), free(rank);
+    js->ustart[nt] = nu;
     if (nu + 1 > js->scap) {
         js->scap = nu * 3 / 2 + 16;
         js->bU = ids_grow(js->bU, BS * sizeof(double), js->scap);
@@ -893,8 +928,12 @@ static void collect_nodes(imp_world *w, int n, const double *im)
     if (nj + 1 > js->ncap) {
         int c = js->ncap = nj * 3 / 2 + 16;
         js->nodes = ids_grow(js->nodes, sizeof(int), c), js->rows = ids_grow(js->rows, sizeof(jrows), c);
-        js->bjoint = ids_grow(js->bjoint, sizeof(int), 2 * c), js->order = ids_grow(js->order, sizeof(int), c);
+        js->bjoint = ids_grow(js->bjoint, sizeof(int), 2 * c);
         js->tends = ids_grow(js->tends, sizeof(int), 2 * c), js->tn = -1;
+    }
+    if (nj + n + 1 > js->tcap) { /* the solver's nodes: the joints and the hub bodies */
+        int c = js->tcap = (nj + n) * 3 / 2 + 16;
+        js->order = ids_grow(js->order, sizeof(int), c), js->msz = ids_grow(js->msz, sizeof(int), c);
         js->pos = ids_grow(js->pos, sizeof(int), c), js->ustart = ids_grow(js->ustart, sizeof(int), c + 1);
         js->Dinv = ids_grow(js->Dinv, BS * sizeof(double), c), js->rhs = ids_grow(js->rhs, MAXR * sizeof(double), c);
         js->rhs0 = ids_grow(js->rhs0, MAXR * sizeof(double), c);
@@ -911,6 +950,8 @@ static void collect_nodes(imp_world *w, int n, const double *im)
         js->bepoch = ids_grow(js->bepoch, sizeof(unsigned), c);
         js->bqraw = ids_grow(js->bqraw, sizeof(imp_quat), c), js->bqn = ids_grow(js->bqn, sizeof(imp_quat), c);
         js->bR = ids_grow(js->bR, sizeof(imp_mat3), c), js->bR1 = ids_grow(js->bR1, sizeof(imp_mat3), c);
+        js->hubs = ids_grow(js->hubs, sizeof(int), c), js->hubn = ids_grow(js->hubn, sizeof(int), c);
+        js->tn = -1; /* (hubn is set by the structure) */
         memset(js->bqraw, 0xff, sizeof(imp_quat) * (size_t)c); /* (a NaN pattern: never a live body's state) */
         for (int i = 0; i < c; i++) js->bqn[i] = quat_identity(), js->bR[i] = m3_identity();
         memset(js->bepoch, 0, sizeof(unsigned) * (size_t)c), js->epoch = 1;
@@ -997,34 +1038,54 @@ static inline void zero_blk(double *A, int mr, int mc)
     for (int r = 0; r < mr; r++) memset(A + MAXR * r, 0, sizeof(double) * (size_t)mc);
 }
 
+/* a joint's side on a hub body h (the header's last paragraph): its block row gets C_X (m x 6), the
+ * hub's row -(W G_X)^T (6 x m), and hd the side's share of the joint's diagonal (for the shifts) */
+static void hub_side(struct joint_set *js, int p, int h, const double (*c)[6], const double (*wg)[6], int m, double *hd)
+{
+    double *Kph = blk(js, p, h), *Khp = blk(js, h, p);
+    for (int r = 0; r < m; r++) {
+        for (int k = 0; k < 6; k++) Kph[MAXR * r + k] += c[r][k], Khp[MAXR * k + r] -= wg[r][k];
+        hd[r] += dot6(c[r], wg[r]);
+    }
+}
+
 /* K = C W G by blocks into the structure; the diagonal gets the Levenberg-Marquardt shift mu diag K
- * and a tiny one for redundant rows; fixed rows (C zeroed) get a unit diagonal */
+ * and a tiny one for redundant rows; fixed rows (C zeroed) get a unit diagonal. A hub body's joints meet
+ * at its node instead of in blocks of their own: its unknown is its velocity change u = W sum G^T lambda
+ * (the row: u - W sum G^T lambda = 0, an identity block), and its joints' rows read C u */
 static void assemble(struct joint_set *js, int n, double mu)
 {
-    const int nn = js->nn;
+    const int nn = js->nn, nt = js->nt;
     js->kvalid = false;
-    /* zero the blocks' used m x m parts (the rest of their MAXR x MAXR storage is never read) */
-    for (int k = 0; k < nn; k++) {
-        const int p = js->order[k], mp = js->rows[p].m;
+    for (int p = 0; p < nt; p++) js->msz[p] = p < nn ? js->rows[p].m : 6;
+    /* zero the blocks' used parts (the rest of their MAXR x MAXR storage is never read) */
+    for (int k = 0; k < nt; k++) {
+        const int p = js->order[k], mp = js->msz[p];
         zero_blk(js->Dinv + BS * (size_t)p, mp, mp);
         for (int e = js->ustart[k]; e < js->ustart[k + 1]; e++) {
-            const int mq = js->rows[js->unb[e]].m;
+            const int mq = js->msz[js->unb[e]];
             zero_blk(js->bU + BS * (size_t)e, mp, mq), zero_blk(js->bL + BS * (size_t)e, mq, mp);
         }
     }
     for (int p = 0; p < nn; p++) {
         const jrows *R = &js->rows[p];
-        double *D = js->Dinv + BS * (size_t)p;
-        if (R->sA.dyn) cw(D, (const double(*)[6])R->cA, (const double(*)[6])R->wA, R->m, R->m, R->axes);
-        if (R->sB.dyn) cw(D, (const double(*)[6])R->cB, (const double(*)[6])R->wB, R->m, R->m, R->axes);
+        const joint *jt = &js->j[js->nodes[p]];
+        double *D = js->Dinv + BS * (size_t)p, hd[MAXR] = {0};
+        const int ha = R->sA.dyn ? js->hubn[jt->ia] : -1, hb = R->sB.dyn ? js->hubn[jt->ib] : -1;
+        if (ha >= 0) hub_side(js, p, ha, (const double(*)[6])R->cA, (const double(*)[6])R->wA, R->m, hd);
+        else if (R->sA.dyn) cw(D, (const double(*)[6])R->cA, (const double(*)[6])R->wA, R->m, R->m, R->axes);
+        if (hb >= 0) hub_side(js, p, hb, (const double(*)[6])R->cB, (const double(*)[6])R->wB, R->m, hd);
+        else if (R->sB.dyn) cw(D, (const double(*)[6])R->cB, (const double(*)[6])R->wB, R->m, R->m, R->axes);
         for (int r = 0; r < R->m; r++) {
             if (R->fixed[r]) D[MAXR * r + r] = 1;
-            D[MAXR * r + r] += (mu + 1e-10) * fabs(D[MAXR * r + r]) + 1e-300;
+            D[MAXR * r + r] += (mu + 1e-10) * fabs(D[MAXR * r + r] + hd[r]) + 1e-300;
         }
     }
-    /* off-diagonal blocks through each shared moving body */
+    for (int p = nn; p < nt; p++)
+        for (int r = 0; r < 6; r++) js->Dinv[BS * (size_t)p + MAXR * r + r] = 1;
+    /* off-diagonal blocks through each shared moving body that is no hub */
     for (int i = 0; i < n; i++)
-        for (int a = js->bstart[i]; a < js->bstart[i + 1]; a++)
+        for (int a = js->bstart[i]; a < js->bstart[i + 1] && js->hubn[i] < 0; a++)
             for (int b = js->bstart[i]; b < js->bstart[i + 1]; b++) {
                 int p = js->bjoint[a], q = js->bjoint[b];
                 if (p == q) continue;
@@ -1103,21 +1164,21 @@ static void mul_blk(double *C, const double *A, const double *B, int ma, int mk,
 static bool factor(struct joint_set *js)
 {
     double T[BS] = {0};
-    for (int k = 0; k < js->nn; k++) {
-        int p = js->order[k], mp = js->rows[p].m;
+    for (int k = 0; k < js->nt; k++) {
+        int p = js->order[k], mp = js->msz[p];
         double *D = js->Dinv + BS * (size_t)p;
         if (!inv_block(D, mp)) return false;
         for (int e = js->ustart[k]; e < js->ustart[k + 1]; e++) {
             int q = js->unb[e];
             double *L = js->bL + BS * (size_t)e;
-            mul_blk(T, L, D, js->rows[q].m, mp, mp, false);
+            mul_blk(T, L, D, js->msz[q], mp, mp, false);
             memcpy(L, T, sizeof T);
         }
         for (int e1 = js->ustart[k]; e1 < js->ustart[k + 1]; e1++)
             for (int e2 = js->ustart[k]; e2 < js->ustart[k + 1]; e2++) {
                 int q1 = js->unb[e1], q2 = js->unb[e2];
                 double *K = q1 == q2 ? js->Dinv + BS * (size_t)q1 : blk(js, q1, q2);
-                mul_blk(K, js->bL + BS * (size_t)e1, js->bU + BS * (size_t)e2, js->rows[q1].m, mp, js->rows[q2].m, true);
+                mul_blk(K, js->bL + BS * (size_t)e1, js->bU + BS * (size_t)e2, js->msz[q1], mp, js->msz[q2], true);
             }
     }
     return true;
@@ -1139,21 +1200,22 @@ static void mv_sub(double *y, const double *A, const double *x, int ma, int mb)
 
 static void solve(struct joint_set *js)
 {
-    for (int k = 0; k < js->nn; k++) {
-        int p = js->order[k], mp = js->rows[p].m;
+    for (int p = js->nn; p < js->nt; p++) memset(js->rhs + MAXR * (size_t)p, 0, 6 * sizeof(double)); /* hubs */
+    for (int k = 0; k < js->nt; k++) {
+        int p = js->order[k], mp = js->msz[p];
         const double *bp = js->rhs + MAXR * (size_t)p;
         for (int e = js->ustart[k]; e < js->ustart[k + 1]; e++) {
             int q = js->unb[e];
-            mv_sub(js->rhs + MAXR * (size_t)q, js->bL + BS * (size_t)e, bp, js->rows[q].m, mp);
+            mv_sub(js->rhs + MAXR * (size_t)q, js->bL + BS * (size_t)e, bp, js->msz[q], mp);
         }
     }
-    for (int k = js->nn - 1; k >= 0; k--) {
-        int p = js->order[k], mp = js->rows[p].m;
+    for (int k = js->nt - 1; k >= 0; k--) {
+        int p = js->order[k], mp = js->msz[p];
         double t[MAXR];
         memcpy(t, js->rhs + MAXR * (size_t)p, sizeof t);
         for (int e = js->ustart[k]; e < js->ustart[k + 1]; e++) {
             int q = js->unb[e];
-            mv_sub(t, js->bU + BS * (size_t)e, js->sol + MAXR * (size_t)q, mp, js->rows[q].m);
+            mv_sub(t, js->bU + BS * (size_t)e, js->sol + MAXR * (size_t)q, mp, js->msz[q]);
         }
         const double *D = js->Dinv + BS * (size_t)p;
         double *x = js->sol + MAXR * (size_t)p;

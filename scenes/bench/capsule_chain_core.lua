@@ -22,6 +22,6 @@ return {
   draw = function(world, gfx)
     local gap = 0
     for _, j in ipairs(joints) do gap = math.max(gap, j.gap) end
-    gfx.text(16, 16, string.format("largest joint gap now %.1e m", gap))
+    gfx.text(10, 80, string.format("largest joint gap now %.1e m", gap))
   end,
 }
