@@ -161,6 +161,11 @@ imp_id imp_body_create(imp_world *w, const imp_body_def *def)
         return none;
     }
     b->bullet = def->bullet, b->asleep = 0, b->sleep_time = 0;
+    b->lin_damp = b->ang_damp = 0;
+    if (!imp_body_set_damping(w, id, def->linear_damping, def->angular_damping)) {
+        imp_body_destroy(w, id);
+        return none;
+    }
     double *X = w->bstate + BODY_DIM * i;
     imp_quat q = quat_normalize(def->orientation);
     imp_mat3 R = quat_to_m3(q);
@@ -489,8 +494,9 @@ static int bodies_deriv(void *ctx, double t, const double *X, double *dX)
                 /* the impulse mode already applied this body's forces (S1: velocities, then positions) */
                 memset(d + 7, 0, 6 * sizeof(double));
             } else {
-                v3_store(d + 7, v3_add(b->force, v3_sub(v3_scale(g, b->mass), v3_scale(v, kd))));
-                v3_store(d + 10, b->torque);
+                /* forces, gravity, the world's drag and the body's damping (-c P, -c L) */
+                v3_store(d + 7, v3_sub(v3_add(b->force, v3_sub(v3_scale(g, b->mass), v3_scale(v, kd))), v3_scale(v3_load(x + 7), b->lin_damp)));
+                v3_store(d + 10, v3_sub(b->torque, v3_scale(v3_load(x + 10), b->ang_damp)));
             }
         }
         v3_store(d, v);
@@ -518,6 +524,22 @@ imp_ode_system imp_body_ode(imp_world *w)
 bool imp_body_asleep(const imp_world *w, imp_id id) { BODY_OR(false); return w->bodies[i].asleep; }
 void imp_body_wake(imp_world *w, imp_id id) { BODY_OR(); w->bodies[i].asleep = 0, w->bodies[i].sleep_time = 0; }
 bool imp_body_bullet(const imp_world *w, imp_id id) { BODY_OR(false); return w->bodies[i].bullet; }
+void imp_body_damping(const imp_world *w, imp_id id, double *linear, double *angular)
+{
+    *linear = *angular = 0;
+    BODY_OR();
+    *linear = w->bodies[i].lin_damp, *angular = w->bodies[i].ang_damp;
+}
+bool imp_body_set_damping(imp_world *w, imp_id id, double linear, double angular)
+{
+    BODY_OR(false);
+    if (!(linear >= 0 && linear <= IMP_MAX_DAMPING && angular >= 0 && angular <= IMP_MAX_DAMPING)) {
+        world_set_error(w, "damping must be a number in 0 .. %g 1/s (got %g, %g)", IMP_MAX_DAMPING, linear, angular);
+        return false;
+    }
+    w->bodies[i].lin_damp = linear, w->bodies[i].ang_damp = angular;
+    return true;
+}
 void imp_body_set_bullet(imp_world *w, imp_id id, bool on) { BODY_OR(); w->bodies[i].bullet = on; }
 
 void imp_body_shape_material(const imp_world *w, imp_id id, int index, double *friction, double *static_friction, double *restitution)

@@ -407,6 +407,7 @@ typedef struct imp_body_def {
     const imp_shape_def *shapes;
     int shape_count;
     bool bullet;             /* continuous collision against static shapes (impulse.c)           */
+    double linear_damping, angular_damping; /* 1/s, >= 0 (default 0): dP/dt -= c P, dL/dt -= c L     */
 } imp_body_def;
 
 imp_shape_def imp_shape_def_default(imp_shape_type type);
@@ -504,6 +505,12 @@ bool imp_body_asleep(const imp_world *w, imp_id id);
 void imp_body_wake(imp_world *w, imp_id id);
 bool imp_body_bullet(const imp_world *w, imp_id id);
 void imp_body_set_bullet(imp_world *w, imp_id id, bool on);
+/* damping (1/s): without other forces a body's momentum decays as exp(-c t) (the ODE path); where the
+ * impulse mode updates the velocities (bodies in contact or jointed) as v / (1 + c h) a step. Values
+ * outside 0 .. IMP_MAX_DAMPING (or not finite) are refused with the world error and leave it unchanged. */
+#define IMP_MAX_DAMPING 1e6
+void imp_body_damping(const imp_world *w, imp_id id, double *linear, double *angular);
+bool imp_body_set_damping(imp_world *w, imp_id id, double linear, double angular);
 /* shape materials: friction (kinetic), static friction, restitution of shape `index` of a body */
 void imp_body_shape_material(const imp_world *w, imp_id id, int index, double *friction, double *static_friction, double *restitution);
 void imp_body_set_material(imp_world *w, imp_id id, int index, double friction, double static_friction, double restitution);

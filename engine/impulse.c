@@ -495,6 +495,9 @@ int impulse_step(imp_world *w, double h)
         const body *b = &w->bodies[i];
         s->v[i] = v3_add(s->v[i], v3_scale(v3_add(g, v3_scale(v3_sub(b->force, v3_scale(s->v[i], w->def.drag)), b->inv_mass)), h));
         s->w[i] = v3_add(s->w[i], m3_mul_v(s->Iinv[i], v3_scale(b->torque, h)));
+        /* the body's damping, implicitly (stable for any c h): dv/dt = -c v over the step */
+        if (b->lin_damp > 0) s->v[i] = v3_scale(s->v[i], 1 / (1 + b->lin_damp * h));
+        if (b->ang_damp > 0) s->w[i] = v3_scale(s->w[i], 1 / (1 + b->ang_damp * h));
         if (w->planar) project_planar(&s->v[i], &s->w[i]);
     }
 

@@ -285,6 +285,48 @@ describe("torque-free motion", function()
   end)
 end)
 
+describe("damping (body.linear_damping, body.angular_damping)", function()
+  it("makes a free body's momentum and angular momentum decay as exp(-c t), however it tumbles", function()
+    local w = impetus.world { gravity = { 0, 0, 0 }, integrator = "rk4" }
+    local b = w:box { size = { 3, 1, 0.4 }, mass = 2, velocity = { 3, -1, 2 }, angular_velocity = { 1, 2, 3 },
+      linear_damping = 0.5, angular_damping = 0.8 }
+    local P0, L0 = b.momentum, b.angular_momentum
+    for _ = 1, 480 do w:step(1 / 240) end -- 2 s
+    local P1, L1 = b.momentum, b.angular_momentum
+    for k = 1, 3 do
+      helpers.near(P1[k], P0[k] * math.exp(-0.5 * 2), 1e-9 * math.abs(P0[k]), "P[" .. k .. "]")
+      helpers.near(L1[k], L0[k] * math.exp(-0.8 * 2), 1e-9 * math.sqrt(L0[1] ^ 2 + L0[2] ^ 2 + L0[3] ^ 2), "L[" .. k .. "]")
+    end
+  end)
+
+  it("in the impulse stage (a body in contact) takes v / (1 + c h) a step: a box spinning on frictionless ground", function()
+    local w = impetus.world {}
+    w.sleeping = false
+    w:box { size = { 10, 1, 10 }, position = { 0, -0.5, 0 }, static = true, friction = 0 }
+    local b = w:box { size = { 1, 1, 1 }, position = { 0, 0.5, 0 }, angular_velocity = { 0, 4, 0 }, friction = 0, angular_damping = 2 }
+    for _ = 1, 10 do w:step(1 / 60) end -- touching from the first step
+    local om0 = b.angular_velocity[2]
+    for _ = 1, 60 do w:step(1 / 60) end
+    helpers.near(b.angular_velocity[2], om0 / (1 + 2 / 60) ^ 60, 1e-9 * om0, "omega after 60 steps")
+  end)
+
+  it("is read and set, and refused outside 0 .. 1e6 with the field's name", function()
+    local w = impetus.world {}
+    local b = w:sphere { linear_damping = 0.25 }
+    assert.are.equal(0.25, b.linear_damping)
+    assert.are.equal(0, b.angular_damping)
+    b.angular_damping = 3
+    assert.are.equal(3, b.angular_damping)
+    assert.matches("world:sphere: field 'linear_damping' must be a number in 0", err_of(function() w:sphere { linear_damping = -1 } end))
+    assert.matches("field 'angular_damping'", err_of(function() w:box { angular_damping = 0 / 0 } end))
+    assert.matches("body.linear_damping must be a number in 0", err_of(function() b.linear_damping = 1e7 end))
+    assert.matches("body.angular_damping", err_of(function() b.angular_damping = -0.5 end))
+    assert.matches("number expected", err_of(function() b.angular_damping = "x" end))
+    assert.are.equal(0.25, b.linear_damping) -- nothing changed
+    assert.are.equal(3, b.angular_damping)
+  end)
+end)
+
 describe("quaternions", function()
   it("round-trip through rotation matrices (q and -q are the same rotation)", function()
     math.randomseed(3)

@@ -181,6 +181,12 @@ static void read_body(lua_State *L, int idx, const char *fn, imp_body_def *d)
     d->group = (uint32_t)g, d->mask = (uint32_t)m;
     impl_field_color(L, idx, fn, "color", d->color);
     d->bullet = impl_field_bool(L, idx, fn, "bullet", 0);
+    d->linear_damping = impl_field_number(L, idx, fn, "linear_damping", 0);
+    d->angular_damping = impl_field_number(L, idx, fn, "angular_damping", 0);
+    if (!(d->linear_damping >= 0 && d->linear_damping <= IMP_MAX_DAMPING))
+        luaL_error(L, "%s: field 'linear_damping' must be a number in 0 .. 1e6 (1/s)", fn);
+    if (!(d->angular_damping >= 0 && d->angular_damping <= IMP_MAX_DAMPING))
+        luaL_error(L, "%s: field 'angular_damping' must be a number in 0 .. 1e6 (1/s)", fn);
 }
 
 static int create(lua_State *L, lworld *lw, const char *fn, imp_body_def *d)
@@ -192,7 +198,8 @@ static int create(lua_State *L, lworld *lw, const char *fn, imp_body_def *d)
 }
 
 #define BODY_KEYS "position", "orientation", "axis", "angle", "velocity", "angular_velocity", "static", "kinematic", \
-                  "mass", "density", "color", "group", "mask", "friction", "static_friction", "restitution", "bullet"
+                  "mass", "density", "color", "group", "mask", "friction", "static_friction", "restitution", "bullet", \
+                  "linear_damping", "angular_damping"
 
 static int make_single(lua_State *L, const char *fn, imp_shape_type type, const char *const *keys)
 {

@@ -107,6 +107,28 @@ static int s_bullet(lua_State *L)
     imp_body_set_bullet(h->lw->w, h->id, lua_toboolean(L, 2));
     return 0;
 }
+static int g_damping(lua_State *L, int which)
+{
+    lhandle *h = B(L);
+    double d[2];
+    imp_body_damping(h->lw->w, h->id, &d[0], &d[1]);
+    lua_pushnumber(L, d[which]);
+    return 1;
+}
+static int s_damping(lua_State *L, int which, const char *what)
+{
+    lhandle *h = B(L);
+    double v = luaL_checknumber(L, 2), d[2];
+    if (!(v >= 0 && v <= IMP_MAX_DAMPING)) return luaL_error(L, "%s must be a number in 0 .. 1e6 (1/s) (got %f)", what, v);
+    imp_body_damping(h->lw->w, h->id, &d[0], &d[1]);
+    d[which] = v;
+    imp_body_set_damping(h->lw->w, h->id, d[0], d[1]);
+    return 0;
+}
+static int g_linear_damping(lua_State *L) { return g_damping(L, 0); }
+static int g_angular_damping(lua_State *L) { return g_damping(L, 1); }
+static int s_linear_damping(lua_State *L) { return s_damping(L, 0, "body.linear_damping"); }
+static int s_angular_damping(lua_State *L) { return s_damping(L, 1, "body.angular_damping"); }
 static int g_asleep(lua_State *L) { lhandle *h = B(L); lua_pushboolean(L, imp_body_asleep(h->lw->w, h->id)); return 1; }
 static int b_wake(lua_State *L) { lhandle *h = B(L); imp_body_wake(h->lw->w, h->id); return 0; }
 
@@ -127,9 +149,11 @@ void impl_open_impulse(lua_State *L)
     add_to(L, IMPL_WORLD, "getters", wg);
     add_to(L, IMPL_WORLD, "setters", ws);
     static const luaL_Reg bg[] = {{"friction", g_friction}, {"static_friction", g_static_friction}, {"restitution", g_restitution},
-                                  {"bullet", g_bullet}, {"asleep", g_asleep}, {NULL, NULL}};
+                                  {"bullet", g_bullet}, {"asleep", g_asleep}, {"linear_damping", g_linear_damping},
+                                  {"angular_damping", g_angular_damping}, {NULL, NULL}};
     static const luaL_Reg bs[] = {{"friction", s_friction}, {"static_friction", s_static_friction}, {"restitution", s_restitution},
-                                  {"bullet", s_bullet}, {NULL, NULL}};
+                                  {"bullet", s_bullet}, {"linear_damping", s_linear_damping},
+                                  {"angular_damping", s_angular_damping}, {NULL, NULL}};
     static const luaL_Reg bm[] = {{"wake", b_wake}, {NULL, NULL}};
     add_to(L, IMPL_BODY, "getters", bg);
     add_to(L, IMPL_BODY, "setters", bs);
