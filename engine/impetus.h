@@ -407,7 +407,7 @@ typedef struct imp_body_def {
     const imp_shape_def *shapes;
     int shape_count;
     bool bullet;             /* continuous collision against static shapes (impulse.c)           */
-    double linear_damping, angular_damping; /* 1/s, >= 0 (default 0): dP/dt -= c P, dL/dt -= c L     */
+    double linear_damping, angular_damping; /* 1/s, >= 0 (default 0): P, L decay as exp(-c t)          */
 } imp_body_def;
 
 imp_shape_def imp_shape_def_default(imp_shape_type type);
@@ -505,9 +505,11 @@ bool imp_body_asleep(const imp_world *w, imp_id id);
 void imp_body_wake(imp_world *w, imp_id id);
 bool imp_body_bullet(const imp_world *w, imp_id id);
 void imp_body_set_bullet(imp_world *w, imp_id id, bool on);
-/* damping (1/s): without other forces a body's momentum decays as exp(-c t) (the ODE path); where the
- * impulse mode updates the velocities (bodies in contact or jointed) as v / (1 + c h) a step. Values
- * outside 0 .. IMP_MAX_DAMPING (or not finite) are refused with the world error and leave it unchanged. */
+/* damping (1/s) of a dynamic body: its momenta are multiplied by exp(-c h) after each step's integration
+ * (exactly exp(-c t) without other forces, stable for any c h); where the impulse mode updates the
+ * velocities (bodies in contact or jointed) by v / (1 + c h) in that update instead. Values outside
+ * 0 .. IMP_MAX_DAMPING (or not finite) are refused with the world error and leave it unchanged; static
+ * and kinematic bodies keep theirs for when they become dynamic. */
 #define IMP_MAX_DAMPING 1e6
 void imp_body_damping(const imp_world *w, imp_id id, double *linear, double *angular);
 bool imp_body_set_damping(imp_world *w, imp_id id, double linear, double angular);
@@ -779,6 +781,8 @@ bool imp_joint_ends(const imp_world *w, imp_id id, imp_id *a, imp_id *b); /* its
  * orientation error in the constrained directions (rad-like: |a_a x a_b| of a hinge, the rotation angle
  * of a rigid or prismatic joint, 0 for a point joint) */
 int imp_joint_errors(const imp_world *w, imp_id id, double *gap, double *axis_error);
+/* bodies with 8 or more joints that the last step's joint solve took as nodes of their own (hubs) */
+int imp_joint_hub_count(const imp_world *w);
 /* the free coordinate now: hinge/twist angle (rad since creation, unwrapped), prismatic slide (m since
  * creation); and its rate. Returns 0 for the other types */
 int imp_joint_coordinate(const imp_world *w, imp_id id, double *value, double *speed);

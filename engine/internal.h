@@ -211,6 +211,7 @@ typedef struct collision_state {
 /* body.c */
 int bodies_dense(const imp_world *w, uint32_t slot);
 void bodies_clear_accumulators(imp_world *w);
+void bodies_damp(imp_world *w, double h, const uint8_t *skip); /* P, L *= exp(-c h) (body.c) */
 int bodies_nan_guard(imp_world *w, const double *x0);
 double bodies_kinetic_energy(const imp_world *w);
 double bodies_potential_energy(const imp_world *w);

@@ -153,9 +153,9 @@ typedef struct jside {
     int i;                  /* dense body, n for the world */
     bool dyn;               /* moves (inverse mass > 0)    */
     imp_vec3 x, c, p;       /* centre, offset, articulation point (now)         */
-    imp_quat F, q;          /* frame now (world), body orientation now          */
+    imp_quat F, q;          /* frame now (world; unset for a plain ball joint), body orientation now */
     imp_vec3 c1, p1;        /* predicted offset and point                       */
-    imp_quat F1;            /* predicted frame                                  */
+    imp_quat F1;            /* predicted frame (unset for a plain ball joint)   */
     imp_mat3 HL;            /* h J_l(h omega): d omega -> dtheta of the prediction */
 } jside;
 
@@ -192,7 +192,8 @@ struct joint_set {
     int *lf;         /* body union-find with everything that does not move as one node: closed loops */
     bool loops;      /* the joints close a loop (through bodies or the world): S1's sweeps run    */
     bool sound;      /* post: K is positive definite by construction (no check of the solve)      */
-    /* the solver: active joints (nodes), their rows, the elimination structure */
+    /* the solver: active joints (nodes 0 .. nn-1; hub bodies are nodes nn .. nt-1), their rows, the
+     * elimination structure */
     int *nodes, nn, node_cap;
     jrows *rows;
     imp_vec3 *sv, *sw;                     /* saved velocities (best state of the Newton solve) */
@@ -200,14 +201,14 @@ struct joint_set {
     int *tends, tn;                        /* the moving ends the structure below was built for */
     int *order, *pos, *ustart, *unb;       /* elimination order, position; U(p) lists (CSR)  */
     int nh, nt, tcap;                      /* hub nodes (bodies, after the nn joints), all nodes, capacity */
-    int *hubs, *hubn, *msz;                /* hub -> body, body -> its node (-1: none), node sizes */
+    int *hubn, *msz;                       /* body -> its hub node (-1: none), node sizes (assemble) */
     int ucap;
     double *Dinv, *bU, *bL, *rhs, *sol;    /* blocks: per node BS; per U entry BS each; MAXR per node */
     int *adjn;                             /* fill cursors                                    */
     imp_vec3 *pv, *pw;                     /* predicted velocities v + v_p, omega + omega_p    */
     imp_vec3 *tv, *tw;                     /* the projection's iterate                          */
     double cache_h;                        /* the step of the cached predictions                */
-    int bcap, ncap, scap;                  /* capacities: bodies, nodes, U entries            */
+    int bcap, ncap, scap;                  /* capacities: bodies, joint nodes, U entries (tcap: all nodes) */
     imp_mat3 *bR1;                         /* the predicted rotation as a matrix (with bq1)       */
     imp_quat *bq1; imp_mat3 *bHL;          /* per-body predictions, valid while the body's velocity is unchanged: */
     unsigned *bver, *bseen, *bepoch, epoch; /* bseen == bver and bepoch == epoch                                  */
@@ -239,7 +240,7 @@ void joints_free(imp_world *w)
     ids_free(&js->ids);
     free(js->j), free(js->jointed), free(js->pairs), free(js->uf), free(js->lf), free(js->nodes), free(js->rows), free(js->sv), free(js->sw);
     free(js->bstart), free(js->bjoint), free(js->tends), free(js->order), free(js->pos), free(js->ustart), free(js->unb);
-    free(js->Dinv), free(js->bU), free(js->bL), free(js->rhs), free(js->sol), free(js->adjn), free(js->pv), free(js->pw), free(js->tv), free(js->tw), free(js->bq1), free(js->bHL), free(js->bver), free(js->bseen), free(js->bepoch), free(js->ksnap), free(js->bqraw), free(js->bR1), free(js->bqn), free(js->bR), free(js->hubs), free(js->hubn), free(js->msz);
+    free(js->Dinv), free(js->bU), free(js->bL), free(js->rhs), free(js->sol), free(js->adjn), free(js->pv), free(js->pw), free(js->tv), free(js->tw), free(js->bq1), free(js->bHL), free(js->bver), free(js->bseen), free(js->bepoch), free(js->ksnap), free(js->bqraw), free(js->bR1), free(js->bqn), free(js->bR), free(js->hubn), free(js->msz);
     free(js->vK), free(js->vKi), free(js->vacc), free(js->rhs0);
     free(js);
     w->joints = NULL;
@@ -518,6 +519,8 @@ static void errors_now(const imp_world *w, const joint *jt, int n, double *gap, 
         *ax = v3_len(v3_cross(qaxis(A.F, 0), e));
     }
 }
+
+int imp_joint_hub_count(const imp_world *w) { return w->joints && w->joints->ids.count ? w->joints->nh : 0; }
 
 int imp_joint_errors(const imp_world *w, imp_id id, double *gap, double *axis_error)
 {
@@ -855,7 +858,7 @@ static void solver_structure(struct joint_set *js, int n, const double *im)
     js->nh = 0;
     for (int i = 0; i < n; i++) {
         js->hubn[i] = -1;
-        if (js->bstart[i + 1] - js->bstart[i] >= HUB_MIN) js->hubn[i] = nn + js->nh, js->hubs[js->nh++] = i;
+        if (js->bstart[i + 1] - js->bstart[i] >= HUB_MIN) js->hubn[i] = nn + js->nh++;
     }
     const int nt = js->nt = nn + js->nh;
     /* symbolic elimination: adjacency lists of the node graph (allocated only here, on a change); rank:
@@ -950,7 +953,7 @@ static void collect_nodes(imp_world *w, int n, const double *im)
         js->bepoch = ids_grow(js->bepoch, sizeof(unsigned), c);
         js->bqraw = ids_grow(js->bqraw, sizeof(imp_quat), c), js->bqn = ids_grow(js->bqn, sizeof(imp_quat), c);
         js->bR = ids_grow(js->bR, sizeof(imp_mat3), c), js->bR1 = ids_grow(js->bR1, sizeof(imp_mat3), c);
-        js->hubs = ids_grow(js->hubs, sizeof(int), c), js->hubn = ids_grow(js->hubn, sizeof(int), c);
+        js->hubn = ids_grow(js->hubn, sizeof(int), c);
         js->tn = -1; /* (hubn is set by the structure) */
         memset(js->bqraw, 0xff, sizeof(imp_quat) * (size_t)c); /* (a NaN pattern: never a live body's state) */
         for (int i = 0; i < c; i++) js->bqn[i] = quat_identity(), js->bR[i] = m3_identity();
@@ -2002,7 +2005,7 @@ void joints_positions(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *v
     /* the predicted velocities pre-stabilization converged on (v + v_p there, up to rounding) and, where
      * its last evaluation was at them, its predicted rotations: the positions are exactly the
      * prediction whose joint errors it made < 1e-9 */
-    const bool pre = js->pre_h == h && js->bcap > n;
+    const bool pre = js->pre_h == h && js->bcap > n && !w->planar; /* (planar: impulse.c projects v, v_p after) */
     for (int i = 0; i < n; i++) {
         if (!js->jointed[i] || im[i] == 0) continue;
         const double *X0 = w->bstate0 + BODY_DIM * i;

@@ -139,15 +139,17 @@ static int step_bodies(imp_world *w, double dt, imp_profile *prof)
     w->body_solver.tolerance = w->def.tolerance;
     if (w->contact_mode == IMP_CONTACT_QP) { /* contact_qp.c: integrate and collide, cut at impacts */
         qp_step(w, &w->body_solver, dt);
+        bodies_damp(w, dt, NULL);
         bodies_clear_accumulators(w);
         prof->bodies = now_ms() - t0;
         prof->contacts = 0;
     } else {
         /* contact response: the mode does collisions, velocities, contacts and positions (impulse.c);
          * a world with no contacts to answer integrates its bodies with the ODE solver as before */
-        if (!impulse_step(w, dt)) {
+        if (!impulse_step(w, dt)) { /* (impulse_step damps the bodies it steps) */
             imp_ode_system sys = imp_body_ode(w);
             imp_ode_advance(&sys, &w->body_solver, w->time, dt);
+            bodies_damp(w, dt, NULL);
         }
         impulse_bullets(w, w->bstate0);
         bodies_clear_accumulators(w);

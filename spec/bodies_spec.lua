@@ -299,6 +299,35 @@ describe("damping (body.linear_damping, body.angular_damping)", function()
     end
   end)
 
+  it("is stable for any c h under every explicit solver (exp(-c h) a step, not a force in the derivative)", function()
+    for _, method in ipairs { "euler", "midpoint", "rk4" } do
+      local w = impetus.world { gravity = { 0, 0, 0 }, integrator = method }
+      local b = w:box { size = { 1, 1, 1 }, velocity = { 2, 0, 0 }, angular_velocity = { 0, 0, 3 }, linear_damping = 1000,
+        angular_damping = 200 }
+      for _ = 1, 5 do w:step(1 / 60) end
+      helpers.near(b.velocity[1], 2 * math.exp(-1000 * 5 / 60), 1e-30, method .. " v")
+      helpers.near(b.angular_velocity[3], 3 * math.exp(-200 * 5 / 60), 1e-9 * 3 * math.exp(-200 * 5 / 60), method .. " omega")
+    end
+  end)
+
+  it("slows a jointed pendulum's swing: its energy falls step by step", function()
+    local w = impetus.world {}
+    w.sleeping = false
+    local bob = w:box { size = { 0.2, 0.2, 0.2 }, position = { 1, 2, 0 }, angular_damping = 1, linear_damping = 0.5 }
+    local j = w:joint { type = "hinge", a = bob, anchor = { 0, 2, 0 }, axis = { 0, 0, 1 } }
+    local function energy() return bob:kinetic_energy() + bob.mass * 9.81 * bob.position[2] end
+    local e0, last = energy(), energy()
+    for _ = 1, 300 do
+      w:step(1 / 60)
+      local e = energy()
+      assert(e <= last + 1e-9, "energy rose " .. last .. " -> " .. e)
+      last = e
+    end
+    assert(j.gap < 1e-6, "gap " .. j.gap)
+    -- after 5 s of damping the swing is nearly gone: the bob hangs within a few cm of the bottom (y = 1)
+    assert(bob.position[2] < 1.05 and e0 - last > 0.9 * bob.mass * 9.81 * 1, "still swinging: y " .. bob.position[2])
+  end)
+
   it("in the impulse stage (a body in contact) takes v / (1 + c h) a step: a box spinning on frictionless ground", function()
     local w = impetus.world {}
     w.sleeping = false

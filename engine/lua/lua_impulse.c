@@ -129,6 +129,12 @@ static int g_linear_damping(lua_State *L) { return g_damping(L, 0); }
 static int g_angular_damping(lua_State *L) { return g_damping(L, 1); }
 static int s_linear_damping(lua_State *L) { return s_damping(L, 0, "body.linear_damping"); }
 static int s_angular_damping(lua_State *L) { return s_damping(L, 1, "body.angular_damping"); }
+static int get_joint_hubs(lua_State *L)
+{
+    lworld *lw = impl_checkworld(L, 1);
+    lua_pushinteger(L, imp_joint_hub_count(lw->w));
+    return 1;
+}
 static int g_asleep(lua_State *L) { lhandle *h = B(L); lua_pushboolean(L, imp_body_asleep(h->lw->w, h->id)); return 1; }
 static int b_wake(lua_State *L) { lhandle *h = B(L); imp_body_wake(h->lw->w, h->id); return 0; }
 
@@ -142,7 +148,7 @@ static void add_to(lua_State *L, const char *type, const char *which, const luaL
 
 void impl_open_impulse(lua_State *L)
 {
-    static const luaL_Reg wg[] = {{"contact", get_contact}, {"planar", get_planar}, {"sleeping", get_sleeping},
+    static const luaL_Reg wg[] = {{"contact", get_contact}, {"planar", get_planar}, {"sleeping", get_sleeping}, {"joint_hubs", get_joint_hubs},
                                   {"velocity_iterations", get_viter}, {"position_iterations", get_piter}, {NULL, NULL}};
     static const luaL_Reg ws[] = {{"contact", set_contact}, {"planar", set_planar}, {"sleeping", set_sleeping},
                                   {"velocity_iterations", set_viter}, {"position_iterations", set_piter}, {NULL, NULL}};
