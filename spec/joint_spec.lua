@@ -530,6 +530,26 @@ describe("joint types, limits and motors (impulse mode, S1)", function()
   end)
 end)
 
+-- churn helpers: random limits and motors on a joint definition (each with probability p), and no NaN
+-- in any live body or joint after a step
+local function random_extras(def, kind, p)
+  local coordinate = kind == "hinge" or kind == "twist" or kind == "prismatic"
+  if coordinate and math.random() < p then def.limits = { -math.random(), math.random() } end
+  if coordinate and math.random() < p then def.motor = { speed = math.random() * 4 - 2, max = math.random() * 5 } end
+end
+
+local function assert_finite(step, bodies, joints)
+  for _, b in ipairs(bodies) do
+    if b:valid() then
+      local p = b.position
+      assert(p[1] == p[1] and p[2] == p[2] and p[3] == p[3], "NaN position at step " .. step)
+    end
+  end
+  for _, j in ipairs(joints) do
+    if j:valid() then local gp = j.gap; assert(gp == gp, "NaN gap") end
+  end
+end
+
 describe("joints under churn", function()
   it("joints of every type created and destroyed at random, with their bodies, never crash or go NaN", function()
     math.randomseed(7)
@@ -552,8 +572,7 @@ describe("joints under churn", function()
           local kind = kinds[math.random(#kinds)]
           local def = { type = kind, a = a, b = math.random() < 0.2 and nil or b, anchor = a.position }
           if kind ~= "rigid" and (kind ~= "point" or math.random() < 0.5) then def.axis = { math.random() - 0.5, math.random() + 0.1, math.random() - 0.5 } end
-          if (kind == "hinge" or kind == "twist" or kind == "prismatic") and math.random() < 0.5 then def.limits = { -math.random(), math.random() } end
-          if (kind == "hinge" or kind == "twist" or kind == "prismatic") and math.random() < 0.5 then def.motor = { speed = math.random() * 4 - 2, max = math.random() * 5 } end
+          random_extras(def, kind, 0.5)
           if kind == "point" and math.random() < 0.3 then def.limits = { swing = 0.2 + math.random() } end
           local ok, j = pcall(function() return w:joint(def) end)
           if ok then joints[#joints + 1] = j end
@@ -562,15 +581,7 @@ describe("joints under churn", function()
       if math.random() < 0.1 and #joints > 0 then table.remove(joints, math.random(#joints)):destroy() end
       if math.random() < 0.05 and #bodies > 0 then table.remove(bodies, math.random(#bodies)):destroy() end
       w:step(1 / 60)
-      for _, b in ipairs(bodies) do
-        if b:valid() then
-          local p = b.position
-          assert(p[1] == p[1] and p[2] == p[2] and p[3] == p[3], "NaN position at step " .. step)
-        end
-      end
-      for _, j in ipairs(joints) do
-        if j:valid() then local gp = j.gap; assert(gp == gp, "NaN gap") end
-      end
+      assert_finite(step, bodies, joints)
     end
   end)
 end)
@@ -601,8 +612,7 @@ describe("hub bodies (a body with 8 or more joints is a node of the sparse solve
           local kind = kinds[math.random(#kinds)]
           local def = { type = kind, a = b, b = math.random() < 0.1 and nil or hb, anchor = b.position }
           if kind ~= "rigid" and kind ~= "point" then def.axis = { math.random() - 0.5, math.random() + 0.1, math.random() - 0.5 } end
-          if (kind == "hinge" or kind == "twist" or kind == "prismatic") and math.random() < 0.4 then def.limits = { -math.random(), math.random() } end
-          if (kind == "hinge" or kind == "twist" or kind == "prismatic") and math.random() < 0.4 then def.motor = { speed = math.random() * 4 - 2, max = math.random() * 5 } end
+          random_extras(def, kind, 0.4)
           local ok, j = pcall(function() return w:joint(def) end)
           if ok then joints[#joints + 1] = j end
         end
@@ -615,15 +625,7 @@ describe("hub bodies (a body with 8 or more joints is a node of the sparse solve
       for _, j in ipairs(joints) do if j:valid() then live = live + 1 end end
       most = math.max(most, live)
       w:step(1 / 60)
-      for _, b in ipairs(bodies) do
-        if b:valid() then
-          local p = b.position
-          assert(p[1] == p[1] and p[2] == p[2] and p[3] == p[3], "NaN position at step " .. step)
-        end
-      end
-      for _, j in ipairs(joints) do
-        if j:valid() then local gp = j.gap; assert(gp == gp, "NaN gap") end
-      end
+      assert_finite(step, bodies, joints)
     end
     assert(most >= 30, "the hubs never gathered many joints: " .. most)
   end)
