@@ -122,6 +122,42 @@ static void blk_skew(double *m, imp_vec3 a, double s) /* m += s [a]x, [a]x y = a
     m[6] += -s * a.y, m[7] += s * a.x;
 }
 
+/* the shear angle theta = acos(c) between the unit warps ph, qh (lengths lp, lq), c clamped and
+ * s = sin(theta) kept >= 1e-9, with dtheta = d1 dc, dc/dw_u = Gp = (qh - c ph)/lp, dc/dw_v = Gq =
+ * (ph - c qh)/lq, and d2 = d2theta/dc2 */
+typedef struct shear_angle {
+    double theta, c, s, d1, d2;
+    imp_vec3 Gp, Gq;
+} shear_angle;
+
+static shear_angle shear_of(imp_vec3 ph, imp_vec3 qh, double lp, double lq)
+{
+    shear_angle a;
+    double c = v3_dot(ph, qh);
+    a.c = c = c > 1 ? 1 : c < -1 ? -1 : c;
+    double s = sqrt(1 - c * c);
+    a.s = s = s < 1e-9 ? 1e-9 : s;
+    a.theta = acos(c), a.d1 = -1 / s, a.d2 = -c / (s * s * s);
+    a.Gp = v3_scale(v3_mad(qh, ph, -c), 1 / lp), a.Gq = v3_scale(v3_mad(ph, qh, -c), 1 / lq);
+    return a;
+}
+
+/* k d2theta over (w_u, w_v) = k (d1 d2c + d2 dc dc^T), added to its 3 x 3 blocks Huu, Huv, Hvv */
+static void shear_hessian(const shear_angle *a, imp_vec3 ph, imp_vec3 qh, double lp, double lq, double k, double *Huu,
+                          double *Huv, double *Hvv)
+{
+    const double d1 = a->d1, d2 = a->d2, c = a->c;
+    blk_outer(Huu, ph, ph, k * d1 * 3 * c / (lp * lp)), blk_outer(Huu, ph, qh, -k * d1 / (lp * lp));
+    blk_outer(Huu, qh, ph, -k * d1 / (lp * lp)), blk_diag(Huu, -k * d1 * c / (lp * lp));
+    blk_outer(Huu, a->Gp, a->Gp, k * d2);
+    blk_outer(Hvv, qh, qh, k * d1 * 3 * c / (lq * lq)), blk_outer(Hvv, ph, qh, -k * d1 / (lq * lq));
+    blk_outer(Hvv, qh, ph, -k * d1 / (lq * lq)), blk_diag(Hvv, -k * d1 * c / (lq * lq));
+    blk_outer(Hvv, a->Gq, a->Gq, k * d2);
+    blk_diag(Huv, k * d1 / (lp * lq)), blk_outer(Huv, ph, ph, -k * d1 / (lp * lq));
+    blk_outer(Huv, qh, qh, -k * d1 / (lp * lq)), blk_outer(Huv, ph, qh, k * d1 * c / (lp * lq));
+    blk_outer(Huv, a->Gp, a->Gq, k * d2);
+}
+
 static void blk_mul(const double *a, const double *b, double *out)
 {
     for (int r = 0; r < 3; r++)
@@ -220,33 +256,13 @@ static void tri_eval(asm_ctx *a, const cobj *o, const ctri *t)
     /* shear: the deviation of the angle between w_u and w_v from its rest value */
     const double ksh = o->shear * t->area;
     if (ksh > 0) {
-        double c = v3_dot(ph, qh);
-        c = c > 1 ? 1 : c < -1 ? -1 : c;
-        double s = sqrt(1 - c * c);
-        if (s < 1e-9) s = 1e-9;
-        const double C = acos(c) - t->theta0, d1 = -1 / s;
-        imp_vec3 Gp = v3_scale(v3_mad(qh, ph, -c), 1 / lp), Gq = v3_scale(v3_mad(ph, qh, -c), 1 / lq);
-        for (int i = 0; i < 3; i++) v3_store(g + 3 * i, v3_scale(v3_add(v3_scale(Gp, t->au[i]), v3_scale(Gq, t->av[i])), d1));
+        const shear_angle sa = shear_of(ph, qh, lp, lq);
+        const double C = sa.theta - t->theta0;
+        for (int i = 0; i < 3; i++) v3_store(g + 3 * i, v3_scale(v3_add(v3_scale(sa.Gp, t->au[i]), v3_scale(sa.Gq, t->av[i])), sa.d1));
         bool wantH = asm_wants_hessian(a, C, false);
         if (wantH) {
-            const double d2 = -c / (s * s * s);
             double Hpp[9] = {0}, Hpq[9] = {0}, Hqq[9] = {0}, Hqp[9];
-            /* d2theta = d1 * d2c + d2 * dc dc^T */
-            blk_outer(Hpp, ph, ph, d1 * 3 * c / (lp * lp));
-            blk_outer(Hpp, ph, qh, -d1 / (lp * lp));
-            blk_outer(Hpp, qh, ph, -d1 / (lp * lp));
-            blk_diag(Hpp, -d1 * c / (lp * lp));
-            blk_outer(Hpp, Gp, Gp, d2);
-            blk_outer(Hqq, qh, qh, d1 * 3 * c / (lq * lq));
-            blk_outer(Hqq, ph, qh, -d1 / (lq * lq));
-            blk_outer(Hqq, qh, ph, -d1 / (lq * lq));
-            blk_diag(Hqq, -d1 * c / (lq * lq));
-            blk_outer(Hqq, Gq, Gq, d2);
-            blk_diag(Hpq, d1 / (lp * lq));
-            blk_outer(Hpq, ph, ph, -d1 / (lp * lq));
-            blk_outer(Hpq, qh, qh, -d1 / (lp * lq));
-            blk_outer(Hpq, ph, qh, d1 * c / (lp * lq));
-            blk_outer(Hpq, Gp, Gq, d2);
+            shear_hessian(&sa, ph, qh, lp, lq, 1, Hpp, Hpq, Hqq);
             for (int r = 0; r < 3; r++)
                 for (int cc = 0; cc < 3; cc++) Hqp[3 * r + cc] = Hpq[3 * cc + r];
             for (int i = 0; i < 3; i++)
@@ -305,29 +321,14 @@ static void tri_eval_matrix(asm_ctx *a, const cobj *o, const ctri *t)
     }
     const double ksh = o->shear * t->area, kdsh = o->damping * ksh;
     if (ksh > 0) {
-        double c = v3_dot(ph, qh);
-        c = c > 1 ? 1 : c < -1 ? -1 : c;
-        double s = sqrt(1 - c * c);
-        if (s < 1e-9) s = 1e-9;
-        const double C = acos(c) - t->theta0, d1 = -1 / s;
+        const shear_angle sa = shear_of(ph, qh, lp, lq);
+        const double C = sa.theta - t->theta0, c = sa.c, d1 = sa.d1;
         imp_vec3 U = v3_scale(v3_mad(qh, ph, -c), d1 / lp), V = v3_scale(v3_mad(ph, qh, -c), d1 / lq);
         const double sf = ksh * C + kdsh * (v3_dot(U, wu_dot) + v3_dot(V, wv_dot));
         FU = v3_mad(FU, U, -sf), FV = v3_mad(FV, V, -sf);
         blk_outer(N[0], U, U, ksh), blk_outer(N[1], U, V, ksh), blk_outer(N[2], V, V, ksh);
         blk_outer(Dm[0], U, U, kdsh), blk_outer(Dm[1], U, V, kdsh), blk_outer(Dm[2], V, V, kdsh);
-        if (a->full) { /* k C d2theta over (w_u, w_v), as in tri_eval */
-            const double d2 = -c / (s * s * s), kc = ksh * C;
-            imp_vec3 Gp = v3_scale(v3_mad(qh, ph, -c), 1 / lp), Gq = v3_scale(v3_mad(ph, qh, -c), 1 / lq);
-            blk_outer(N[0], ph, ph, kc * d1 * 3 * c / (lp * lp)), blk_outer(N[0], ph, qh, -kc * d1 / (lp * lp));
-            blk_outer(N[0], qh, ph, -kc * d1 / (lp * lp)), blk_diag(N[0], -kc * d1 * c / (lp * lp));
-            blk_outer(N[0], Gp, Gp, kc * d2);
-            blk_outer(N[2], qh, qh, kc * d1 * 3 * c / (lq * lq)), blk_outer(N[2], ph, qh, -kc * d1 / (lq * lq));
-            blk_outer(N[2], qh, ph, -kc * d1 / (lq * lq)), blk_diag(N[2], -kc * d1 * c / (lq * lq));
-            blk_outer(N[2], Gq, Gq, kc * d2);
-            blk_diag(N[1], kc * d1 / (lp * lq)), blk_outer(N[1], ph, ph, -kc * d1 / (lp * lq));
-            blk_outer(N[1], qh, qh, -kc * d1 / (lp * lq)), blk_outer(N[1], ph, qh, kc * d1 * c / (lp * lq));
-            blk_outer(N[1], Gp, Gq, kc * d2);
-        }
+        if (a->full) shear_hessian(&sa, ph, qh, lp, lq, ksh * C, N[0], N[1], N[2]); /* k C d2theta, as in tri_eval */
     }
     /* forces; b += h^2 K v with K = -N: (K v)_i = -(au_i (N_UU wu' + N_UV wv') + av_i (N_VU wu' + N_VV wv')) */
     imp_vec3 KU = v3_add(blk_apply(N[0], wu_dot), blk_apply(N[1], wv_dot));

@@ -314,16 +314,9 @@ describe("articulated bodies (S1)", function()
   end)
 
   it("a ragdoll with swing cones and hinge limits dropped on the ground gains no energy", function()
-    -- one doll of scenes/ragdoll.lua (its own builder), lying forward 2.8 m up and moving at 1.5 m/s, falls
-    -- on a dead floor: gravity and the contacts may only take energy away
-    local scene = dofile("scenes/ragdoll.lua")
-    local w = impetus.world {}
-    w.sleeping = false
-    w:plane { friction = 0.6, restitution = 0 }
-    local q = impetus.quat.from_axis_angle({ 0, 0, 1 }, -math.pi / 2 + 0.4)
-    local doll = scene.ragdoll(w, { 0, 2.8, 0 }, q, { 1.5, 0, 0 }, { 1, 1, 1 })
-    local parts, M = {}, 0
-    for _, b in pairs(doll) do parts[#parts + 1] = b; M = M + b.mass end
+    -- one doll of scenes/ragdoll.lua, lying forward 2.8 m up and moving at 1.5 m/s, falls on a dead
+    -- floor: gravity and the contacts may only take energy away
+    local w, _, parts, M = require("mechanisms").dropped_ragdoll()
     local e0, top = energy(parts), -math.huge
     for _ = 1, 600 do
       assert(w:step(dt))

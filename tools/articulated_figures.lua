@@ -135,14 +135,7 @@ end
 
 -- one doll of scenes/ragdoll.lua dropped 2.8 m onto a dead floor (the spec's case): the largest energy above E0
 do
-  local scene = dofile("scenes/ragdoll.lua")
-  local w = impetus.world {}
-  w.sleeping = false
-  w:plane { friction = 0.6, restitution = 0 }
-  local q = impetus.quat.from_axis_angle({ 0, 0, 1 }, -math.pi / 2 + 0.4)
-  local doll = scene.ragdoll(w, { 0, 2.8, 0 }, q, { 1.5, 0, 0 }, { 1, 1, 1 })
-  local parts, M = {}, 0
-  for _, b in pairs(doll) do parts[#parts + 1] = b; M = M + b.mass end
+  local w, _, parts, M = mech.dropped_ragdoll()
   local e0, top, vmax = mech.energy(parts), -math.huge, 0
   for _ = 1, 600 do
     w:step(dt)

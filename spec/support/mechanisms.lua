@@ -87,6 +87,20 @@ function M.four_bar_error(m, prev)
   return math.max(math.abs(M.wrap(M.angle_z(m.coupler) - t3)), math.abs(M.wrap(M.angle_z(m.rocker) - t4))), t2
 end
 
+-- one doll of scenes/ragdoll.lua (its own builder), lying forward 2.8 m above a dead floor (friction 0.6,
+-- restitution 0) and moving at 1.5 m/s along +x: the world, the floor, the doll's parts and their mass
+function M.dropped_ragdoll()
+  local scene = dofile("scenes/ragdoll.lua")
+  local w = impetus.world {}
+  w.sleeping = false
+  local floor = w:plane { friction = 0.6, restitution = 0 }
+  local q = impetus.quat.from_axis_angle({ 0, 0, 1 }, -math.pi / 2 + 0.4)
+  local doll = scene.ragdoll(w, { 0, 2.8, 0 }, q, { 1.5, 0, 0 }, { 1, 1, 1 })
+  local parts, mass = {}, 0
+  for _, b in pairs(doll) do parts[#parts + 1] = b; mass = mass + b.mass end
+  return w, floor, parts, mass
+end
+
 -- the angle between two bodies' local x axes (the links below are laid along x)
 function M.x_angle(a, b)
   local Ra, Rb = a.rotation, b.rotation
