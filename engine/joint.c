@@ -194,7 +194,7 @@ struct joint_set {
     bool sound;      /* post: K is positive definite by construction (no check of the solve)      */
     /* the solver: active joints (nodes 0 .. nn-1; hub bodies are nodes nn .. nt-1), their rows, the
      * elimination structure */
-    int *nodes, nn, node_cap;
+    int *nodes, nn;
     jrows *rows;
     imp_vec3 *sv, *sw;                     /* saved velocities (best state of the Newton solve) */
     int *bstart, *bjoint;                  /* body -> incident nodes (CSR)                    */
@@ -2027,7 +2027,6 @@ void joints_positions(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *v
         Iinv[i] = m3_rotate_tensor(R, w->bodies[i].Ibody_inv);
         if (js->bcap > i) memcpy(&js->bqraw[i], X + 3, sizeof(imp_quat)), js->bqn[i] = qn, js->bR[i] = R;
     } /* (the shapes follow in the step's contact update, or as the body falls asleep: impulse.c) */
-    js->pre_h = 0;
     joints_post_stabilize(w, v, om, Iinv, im, n, h, true); /* with the motors (what is left of max h) */
     for (int i = 0; i < n; i++) {
         if (!js->jointed[i] || im[i] == 0) continue;

@@ -630,48 +630,13 @@ describe("hub bodies (a body with 8 or more joints is a node of the sparse solve
     assert(most >= 30, "the hubs never gathered many joints: " .. most)
   end)
 
-  -- k bobs (0.05 m cubes) on ball joints 0.5 m out on a sphere held at its centre by a ball joint to the
-  -- world, released horizontal 2 m out; no collisions. By symmetry the hub stays put and each bob is a
-  -- compound pendulum about its anchor (d = 1.5 m)
-  local function hub_star(k, h)
-    local w = impetus.world {}
-    w.sleeping = false
-    local hub = w:sphere { radius = 0.5, position = { 0, 10, 0 } }
-    local joints = { w:joint { type = "point", a = hub, anchor = { 0, 10, 0 } } }
-    local bobs = {}
-    for i = 1, k do
-      local a = 2 * math.pi * i / k
-      bobs[i] = w:box { size = { 0.05, 0.05, 0.05 }, position = { 2 * math.cos(a), 10, 2 * math.sin(a) }, group = 2, mask = 1 }
-      joints[#joints + 1] = w:joint { type = "point", a = bobs[i], b = hub, anchor = { 0.5 * math.cos(a), 10, 0.5 * math.sin(a) } }
-    end
-    -- the time the last bob first passes under its anchor (interpolated between steps)
-    local b, t, gap = bobs[k], 0, 0
-    local function radial() local p = b.position return math.sqrt(p[1] ^ 2 + p[3] ^ 2) - 0.5 end
-    for _ = 1, 2000 do
-      local r0 = radial()
-      w:step(h)
-      t = t + h
-      for _, j in ipairs(joints) do gap = math.max(gap, j.gap) end
-      local r1 = radial()
-      if r0 > 0 and r1 <= 0 then
-        local p = hub.position
-        return t - h + h * r0 / (r0 - r1), gap, math.sqrt(p[1] ^ 2 + (p[2] - 10) ^ 2 + p[3] ^ 2), b.mass, w.joint_hubs
-      end
-    end
-    error("the bob never swung down")
-  end
-
   it("40 bobs on a hub swing as 4 do (one dense block) and as the compound pendulum's elliptic integral says", function()
     local h = 1 / 240
-    local t40, gap40, drift40, m, hubs40 = hub_star(40, h)
-    local t4, gap4, _, _, hubs4 = hub_star(4, h)
+    local mech = require "mechanisms"
+    local t40, gap40, drift40, m, hubs40 = mech.hub_star(40, h)
+    local t4, gap4, _, _, hubs4 = mech.hub_star(4, h)
     assert(hubs40 == 1 and hubs4 == 0, "hub nodes " .. hubs40 .. " and " .. hubs4)
-    -- quarter period from horizontal: sqrt(I / (m g d)) K(sin 45 deg), I = m s^2 / 6 + m d^2
-    local d, s = 1.5, 0.05
-    local I = m * s * s / 6 + m * d * d
-    local x, y = 1, math.sqrt(1 - 0.5)
-    for _ = 1, 30 do x, y = (x + y) / 2, math.sqrt(x * y) end
-    local tq = math.sqrt(I / (m * g * d)) * math.pi / (2 * x)
+    local tq = mech.hub_star_quarter(m)
     assert(math.abs(t40 - t4) < 1e-9, string.format("hub node %.12f s vs dense block %.12f s", t40, t4))
     assert(math.abs(t40 / tq - 1) < 5e-3, string.format("quarter period %.6f s, elliptic integral %.6f s", t40, tq)) -- measured -0.29 %
     assert(gap40 < 1e-6 and gap4 < 1e-6, "gaps " .. gap40 .. " " .. gap4)

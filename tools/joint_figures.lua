@@ -1,5 +1,5 @@
 -- tools/joint_figures.lua: the joint figures of README.md ("Joints (impulse mode, S1)"), reproduced.
---   LUA_PATH='scripts/?.lua;scripts/?/init.lua;;' LUA_CPATH='build/release/lib/?.so;;' lua5.4 tools/joint_figures.lua
+--   LUA_PATH='scripts/?.lua;scripts/?/init.lua;spec/support/?.lua;;' LUA_CPATH='build/release/lib/?.so;;' lua5.4 tools/joint_figures.lua
 -- Prints, for each chain, the largest joint gap over the run and the median wall time per step.
 local impetus = require "impetus"
 local clock = impetus.core.clock
@@ -72,4 +72,15 @@ for _, run_dt in ipairs { { 1 / 60, 1000 }, { 1 / 240, 4000 } } do
   local e0 = energy()
   for _ = 1, run_dt[2] do w:step(run_dt[1]) end
   print(string.format("50 capsule links, dt 1/%d, %d steps: energy lost %.0f J", math.floor(1 / run_dt[1] + 0.5), run_dt[2], e0 - energy()))
+end
+
+-- hubs (a body with 8 or more joints is a node of its own): 40 bobs on a hub against 4 (one dense block) and
+-- the compound pendulum's quarter period, at dt 1/240
+do
+  local mech = require "mechanisms"
+  local t40, gap40, _, m, hubs = mech.hub_star(40, 1 / 240)
+  local t4 = mech.hub_star(4, 1 / 240)
+  local tq = mech.hub_star_quarter(m)
+  print(string.format("40 bobs on a hub (%d hub node): quarter period %.6f s, 4 bobs %.6f s (|difference| %.1e s), " ..
+    "elliptic integral %.6f s (%+.2f %%), largest gap %.1e m", hubs, t40, t4, math.abs(t40 - t4), tq, 100 * (t40 / tq - 1), gap40))
 end

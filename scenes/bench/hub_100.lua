@@ -2,11 +2,12 @@
 -- that hangs from the world by its centre, released horizontal 2 m out; no collisions between them. The
 -- sphere is a hub node of joint.c's sparse solve (a body with 8 or more joints), so a step costs O(joints)
 -- instead of the O(k^3) of the k joints' dense block.
--- Run: ./impetus bench scenes/bench/hub_100.lua --steps 600   (the largest gap is drawn)
-local K = 100
+-- Run: ./impetus bench scenes/bench/hub_100.lua --steps 600   (the largest gap is drawn);
+-- HUB_PENDULUMS=300 ./impetus bench scenes/bench/hub_100.lua: another count
+local K = math.tointeger(tonumber(os.getenv("HUB_PENDULUMS") or "")) or 100
 local joints = {}
 return {
-  title = "100 pendulums on one hub",
+  title = K .. " pendulums on one hub",
   dt = 1 / 60,
   camera = { eye = { 0, 10.5, 5 }, target = { 0, 9, 0 } },
   setup = function(world)

@@ -101,6 +101,48 @@ function M.dropped_ragdoll()
   return w, floor, parts, mass
 end
 
+-- k bobs (0.05 m cubes) on ball joints 0.5 m out on a sphere held at its centre by a ball joint to the
+-- world, released horizontal 2 m out; no collisions. By symmetry the hub stays put and each bob is a
+-- compound pendulum about its anchor (d = 1.5 m). Steps of h until the last bob first passes under its
+-- anchor: that time (interpolated between steps), the largest joint gap, how far the hub moved, a bob's
+-- mass and the hubs the joint solve saw (world.joint_hubs)
+function M.hub_star(k, h)
+  local w = impetus.world {}
+  w.sleeping = false
+  local hub = w:sphere { radius = 0.5, position = { 0, 10, 0 } }
+  local joints = { w:joint { type = "point", a = hub, anchor = { 0, 10, 0 } } }
+  local bobs = {}
+  for i = 1, k do
+    local a = 2 * math.pi * i / k
+    bobs[i] = w:box { size = { 0.05, 0.05, 0.05 }, position = { 2 * math.cos(a), 10, 2 * math.sin(a) }, group = 2, mask = 1 }
+    joints[#joints + 1] = w:joint { type = "point", a = bobs[i], b = hub, anchor = { 0.5 * math.cos(a), 10, 0.5 * math.sin(a) } }
+  end
+  local b, t, gap = bobs[k], 0, 0
+  local function radial() local p = b.position return math.sqrt(p[1] ^ 2 + p[3] ^ 2) - 0.5 end
+  for _ = 1, 2000 do
+    local r0 = radial()
+    w:step(h)
+    t = t + h
+    for _, j in ipairs(joints) do gap = math.max(gap, j.gap) end
+    local r1 = radial()
+    if r0 > 0 and r1 <= 0 then
+      local p = hub.position
+      return t - h + h * r0 / (r0 - r1), gap, math.sqrt(p[1] ^ 2 + (p[2] - 10) ^ 2 + p[3] ^ 2), b.mass, w.joint_hubs
+    end
+  end
+  error("the bob never swung down")
+end
+
+-- hub_star's quarter period from horizontal, sqrt(I / (m g d)) K(sin 45 deg), I = m s^2 / 6 + m d^2 (K by
+-- the arithmetic-geometric mean)
+function M.hub_star_quarter(m)
+  local d, s = 1.5, 0.05
+  local I = m * s * s / 6 + m * d * d
+  local x, y = 1, math.sqrt(1 - 0.5)
+  for _ = 1, 30 do x, y = (x + y) / 2, math.sqrt(x * y) end
+  return math.sqrt(I / (m * g * d)) * math.pi / (2 * x)
+end
+
 -- the angle between two bodies' local x axes (the links below are laid along x)
 function M.x_angle(a, b)
   local Ra, Rb = a.rotation, b.rotation
