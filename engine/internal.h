@@ -31,6 +31,7 @@ typedef struct particle_store {
     double *mass, *inv_mass, *radius;
     uint8_t *motion;    /* imp_motion                                          */
     float *color;       /* 4 per particle                                      */
+    uint64_t topology;  /* bumped when particles or force objects come or go  */
 } particle_store;
 
 typedef struct spring {
@@ -51,6 +52,20 @@ typedef struct field {
 typedef struct collider {
     imp_collider_def def;
 } collider;
+
+/* the force objects (forces.c) */
+typedef struct force_store {
+    idtable spring_ids;   spring *springs;     int spring_cap;
+    idtable behavior_ids; behavior *behaviors; int behavior_cap;
+    idtable field_ids;    field *fields;       int field_cap;
+} force_store;
+
+/* the static colliders particles (and bodies) meet (particle_collide.c) */
+typedef struct collider_store {
+    idtable ids;
+    collider *collider;
+    int cap;
+} collider_store;
 
 /* the particles the ODE solver is stepping: [first, first + count) of the dense arrays, and the
  * resting contacts among them, [contact_lo, contact_hi) */
@@ -73,6 +88,12 @@ typedef struct phit {
     int particle;
     imp_vec3 normal;
 } phit;
+
+/* the particles' resting contacts of this step and the impacts of its collision pass (particle_collide.c) */
+typedef struct particle_contacts {
+    pcontact *contact; int count, cap;
+    phit *hit; int hit_count, hit_cap;
+} particle_contacts;
 
 /* ---- rigid bodies, shapes, collision (body.c, shape.c, hull.c, broadphase.c, narrowphase.c, contact.c) */
 
@@ -149,6 +170,21 @@ typedef struct body {
 
 #define BODY_DIM 13 /* x(3) q(4) P(3) L(3) */
 
+/* the body store: bodies dense by id, and their state vectors side by side (body.c) */
+typedef struct body_store {
+    idtable ids;
+    body *body;
+    double *state;        /* BODY_DIM per body: what the ODE solvers step */
+    int cap;
+} body_store;
+
+/* the shape store: every body's shapes, dense by id (shape.c) */
+typedef struct shape_store {
+    idtable ids;
+    shape *shape;
+    int cap;
+} shape_store;
+
 /* world-space geometry the narrow phase works on: a body shape placed, or a particle collider */
 typedef struct geom {
     imp_shape_type type;
@@ -179,7 +215,8 @@ typedef struct manifold {
 
 struct bp_cand { uint64_t key; uint32_t a, b; }; /* a broad-phase candidate pair, or a grid entry */
 
-typedef struct collision_state {
+/* the broad phase's part (broadphase.c) */
+typedef struct broadphase {
     imp_broadphase kind;
     /* shape slots of the broad phase (everything but planes); the sort-and-sweep keeps them in
      * coherent order of their minimum on axis */
@@ -194,19 +231,21 @@ typedef struct collision_state {
     void *boxes; int boxes_cap;   /* bounds in sweep order (broadphase.c) */
     /* grid scratch: (cell hash << 32 | box) entries, radix-sorted as candidates are */
     struct bp_cand *cells, *cells_tmp; int cell_cap;
-    /* this step's candidates from the broad phase (sorted by key), then the full pairs built from
-     * them, and the persistent pairs from the last step */
+    /* this step's candidates (sorted by key) */
     struct bp_cand *cand, *cand_tmp; int cand_count, cand_cap;
     int *radix;                   /* 2^16 counters of the radix sort */
-    pair *pairs; int pair_count, pair_cap;
-    pair *prev; int prev_count, prev_cap;
-    /* this step's manifolds (touching pairs) and last step's */
-    manifold *mans; int man_count, man_cap;
-    manifold *prev_mans; int prev_man_count, prev_man_cap;
+} broadphase;
+
+/* the contact set: the pairs and manifolds after the last collide stage, and its events (contact.c) */
+typedef struct contact_set {
+    pair *pairs; int pair_count, pair_cap;                 /* the broad phase's pairs, sorted by key  */
+    manifold *manifolds; int manifold_count, manifold_cap; /* the touching ones                        */
+    pair *next_pairs; int next_pair_count, next_pair_cap;  /* built by the next update, then swapped   */
+    manifold *next_manifolds; int next_manifold_count, next_manifold_cap;
     imp_contact_side *begin, *end; int begin_count, end_count, begin_cap, end_cap; /* 2 sides per event */
     double *begin_speed, *end_impulse; int begin_val_cap, end_val_cap; /* what each event carried */
     uint32_t next_point_id;
-} collision_state;
+} contact_set;
 
 /* body.c */
 int bodies_dense(const imp_world *w, uint32_t slot);
@@ -247,39 +286,45 @@ double impulse_approach_speed(const imp_world *w, const imp_contact *c); /* at i
 /* contact.c */
 void contacts_update(imp_world *w);
 void contacts_free(imp_world *w);
+void bp_free(imp_world *w);
 imp_contact_side contacts_side(const imp_world *w, uint32_t key);
 const geom *contacts_geom(const imp_world *w, uint32_t key, geom *tmp);
 
+/* what the script chose: world.c and the bindings write it, every stage reads it */
+typedef struct world_settings {
+    imp_vec3 gravity;                 /* m/s^2 */
+    double drag;                      /* the world's viscous drag k_d: f = -k_d v */
+    imp_method integrator;
+    double tolerance;                 /* the adaptive integrator's */
+    imp_contact_mode contact_mode;    /* the rigid bodies' contact response */
+    bool planar;                      /* bodies move in the x-y plane and turn about z */
+    bool sleeping;                    /* resting islands may sleep */
+    int velocity_iterations, position_iterations; /* the impulse mode's sweeps */
+} world_settings;
+
 struct imp_world {
-    imp_world_def def;
+    world_settings settings;
     double time;
     long steps;
     bool locked;
     char error[512];
     imp_profile profile;
 
-    particle_store p;
-    idtable spring_ids;   spring *springs;     int spring_cap;
-    idtable behave_ids;   behavior *behaviors; int behave_cap;
-    idtable field_ids;    field *fields;       int field_cap;
-    idtable collider_ids; collider *colliders; int collider_cap;
-
-    pcontact *contacts; int contact_count, contact_cap;
-    phit *hits; int hit_count, hit_cap; /* impacts of the last collision pass */
+    particle_store *particles;
+    force_store *forces;
+    collider_store *colliders;
+    particle_contacts *pcontacts;
 
     struct tinker *tinker; /* constraints and curve particles (tinkertoy.c); NULL until the first one */
 
     /* rigid bodies and collision (body.c ... contact.c) */
-    idtable body_ids;  body *bodies; double *bstate; int body_cap;
-    idtable shape_ids; shape *shapes; int shape_cap;
+    body_store *bodies;
+    shape_store *shapes;
     imp_ode_solver body_solver;
     double *bstate0; int bstate0_cap;
-    collision_state col;
-    double collide_ms, bodies_ms;
+    broadphase *broadphase;
+    contact_set *contacts;
     /* contact response (impulse.c) */
-    imp_contact_mode contact_mode;
-    bool planar, sleeping;
-    int vel_iterations, pos_iterations;
     const uint8_t *body_drift; /* while integrating positions: per dense body, 1 = forces already applied */
     struct impulse_scratch *imp;
     struct joint_set *joints; /* joint.c: the impulse mode's joints */
@@ -291,7 +336,6 @@ struct imp_world {
     int scratch_cap;
 
     /* implicit integration, cloth and hair (implicit.c, cloth.c) */
-    uint64_t topology;                  /* bumped when particles or force objects come or go */
     struct implicit_state *implicit;    /* owned by implicit.c, created on first use          */
     struct cloth_store *cloth;          /* owned by cloth.c, created by the first cloth/hair  */
 };

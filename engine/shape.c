@@ -264,10 +264,10 @@ void shape_geom_bounds(geom *g)
 void shape_update(imp_world *w, shape *s)
 {
     int bi = bodies_dense(w, s->body);
-    const double *X = w->bstate + BODY_DIM * bi;
+    const double *X = w->bodies->state + BODY_DIM * bi;
     imp_quat q = quat_normalize(quat(X[3], X[4], X[5], X[6]));
     imp_mat3 R = quat_to_m3(q);
-    s->wpos = v3_add(v3_load(X), m3_mul_v(R, v3_sub(s->lpos, w->bodies[bi].com)));
+    s->wpos = v3_add(v3_load(X), m3_mul_v(R, v3_sub(s->lpos, w->bodies->body[bi].com)));
     s->wrot = m3_mul(R, quat_to_m3(s->lq));
     geom g;
     shape_geom(s, &g);
@@ -320,17 +320,17 @@ void shape_geom_from_collider(const imp_collider_def *c, geom *g)
 
 int imp_body_shape_count(const imp_world *w, imp_id id)
 {
-    int i = ids_lookup(&w->body_ids, id);
-    return i < 0 ? 0 : w->bodies[i].nshapes;
+    int i = ids_lookup(&w->bodies->ids, id);
+    return i < 0 ? 0 : w->bodies->body[i].nshapes;
 }
 
 imp_shape_info imp_body_shape(const imp_world *w, imp_id id, int index)
 {
     imp_shape_info info;
     memset(&info, 0, sizeof info);
-    int i = ids_lookup(&w->body_ids, id);
-    if (i < 0 || index < 0 || index >= w->bodies[i].nshapes) return info;
-    const shape *s = &w->shapes[w->shape_ids.slot_dense[w->bodies[i].shapes[index]]];
+    int i = ids_lookup(&w->bodies->ids, id);
+    if (i < 0 || index < 0 || index >= w->bodies->body[i].nshapes) return info;
+    const shape *s = &w->shapes->shape[w->shapes->ids.slot_dense[w->bodies->body[i].shapes[index]]];
     info.type = s->type;
     info.position = s->wpos;
     info.rotation = s->wrot;

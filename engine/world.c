@@ -46,30 +46,44 @@ imp_world *imp_world_create(const imp_world_def *def)
 {
     imp_world *w = calloc(1, sizeof *w);
     if (!w) return NULL;
-    w->def = def ? *def : imp_world_def_default();
-    imp_ode_solver_init(&w->solver, w->def.integrator);
-    w->solver.tolerance = w->def.tolerance;
-    imp_ode_solver_init(&w->body_solver, w->def.integrator);
-    w->contact_mode = IMP_CONTACT_IMPULSE;
-    w->vel_iterations = 10, w->pos_iterations = 4;
-    w->sleeping = true;
+    w->particles = calloc(1, sizeof *w->particles);
+    w->bodies = calloc(1, sizeof *w->bodies);
+    w->shapes = calloc(1, sizeof *w->shapes);
+    w->forces = calloc(1, sizeof *w->forces);
+    w->colliders = calloc(1, sizeof *w->colliders);
+    w->pcontacts = calloc(1, sizeof *w->pcontacts);
+    w->broadphase = calloc(1, sizeof *w->broadphase);
+    w->contacts = calloc(1, sizeof *w->contacts);
+    if (!w->particles || !w->bodies || !w->shapes || !w->forces || !w->colliders || !w->pcontacts || !w->broadphase || !w->contacts)
+        abort();
+    const imp_world_def d = def ? *def : imp_world_def_default();
+    w->settings.gravity = d.gravity, w->settings.drag = d.drag;
+    w->settings.integrator = d.integrator, w->settings.tolerance = d.tolerance;
+    imp_ode_solver_init(&w->solver, w->settings.integrator);
+    w->solver.tolerance = w->settings.tolerance;
+    imp_ode_solver_init(&w->body_solver, w->settings.integrator);
+    w->settings.contact_mode = IMP_CONTACT_IMPULSE;
+    w->settings.velocity_iterations = 10, w->settings.position_iterations = 4;
+    w->settings.sleeping = true;
     return w;
 }
 
 void imp_world_destroy(imp_world *w)
 {
     if (!w) return;
-    while (w->field_ids.count) imp_field_destroy(w, ids_of(&w->field_ids, w->field_ids.count - 1));
-    while (w->behave_ids.count) imp_behavior_destroy(w, ids_of(&w->behave_ids, w->behave_ids.count - 1));
+    while (w->forces->field_ids.count) imp_field_destroy(w, ids_of(&w->forces->field_ids, w->forces->field_ids.count - 1));
+    while (w->forces->behavior_ids.count) imp_behavior_destroy(w, ids_of(&w->forces->behavior_ids, w->forces->behavior_ids.count - 1));
     tinker_free(w);
-    particle_store *p = &w->p;
+    particle_store *p = w->particles;
     free(p->x), free(p->v), free(p->mass), free(p->inv_mass), free(p->radius), free(p->motion), free(p->color);
     ids_free(&p->ids);
-    ids_free(&w->spring_ids), free(w->springs);
-    ids_free(&w->behave_ids), free(w->behaviors);
-    ids_free(&w->field_ids), free(w->fields);
-    ids_free(&w->collider_ids), free(w->colliders);
-    free(w->contacts), free(w->hits);
+    free(p);
+    ids_free(&w->forces->spring_ids), free(w->forces->springs);
+    ids_free(&w->forces->behavior_ids), free(w->forces->behaviors);
+    ids_free(&w->forces->field_ids), free(w->forces->fields);
+    ids_free(&w->colliders->ids), free(w->colliders->collider);
+    free(w->pcontacts->contact), free(w->pcontacts->hit);
+    free(w->forces), free(w->colliders), free(w->pcontacts);
     free(w->state0), free(w->force);
     imp_ode_solver_free(&w->solver);
     bodies_free(w);
@@ -108,36 +122,36 @@ static void scratch_reserve(imp_world *w, int n)
 /* put back non-finite particles from the saved state; returns how many there were */
 static int nan_guard(imp_world *w, const double *x0)
 {
-    const int n = w->p.ids.count;
+    const int n = w->particles->ids.count;
     int bad = 0, first = -1;
     for (int i = 0; i < n; i++) {
-        const double *x = w->p.x + 3 * i, *v = w->p.v + 3 * i;
+        const double *x = w->particles->x + 3 * i, *v = w->particles->v + 3 * i;
         if (v3_finite(v3_load(x)) && v3_finite(v3_load(v))) continue;
         if (first < 0) first = i;
         bad++;
-        memcpy(w->p.x + 3 * i, x0 + 3 * i, 3 * sizeof(double));
-        memset(w->p.v + 3 * i, 0, 3 * sizeof(double));
+        memcpy(w->particles->x + 3 * i, x0 + 3 * i, 3 * sizeof(double));
+        memset(w->particles->v + 3 * i, 0, 3 * sizeof(double));
     }
     if (bad)
         world_set_error(w, "NaN guard: %d particle(s) went non-finite at t = %.4f s (first: particle #%u); "
-                           "they were put back and stopped", bad, w->time, ids_of(&w->p.ids, first).index);
+                           "they were put back and stopped", bad, w->time, ids_of(&w->particles->ids, first).index);
     return bad;
 }
 
 /* ---- rigid bodies: integrate, then collide ---------------------------------------------------------- */
 static int step_bodies(imp_world *w, double dt, imp_profile *prof)
 {
-    const int n = w->body_ids.count;
+    const int n = w->bodies->ids.count;
     double t0 = now_ms();
     if (n > w->bstate0_cap) {
         w->bstate0_cap = n + n / 2 + 16;
         free(w->bstate0);
         w->bstate0 = ids_grow(NULL, BODY_DIM * sizeof(double), w->bstate0_cap);
     }
-    if (n) memcpy(w->bstate0, w->bstate, BODY_DIM * sizeof(double) * (size_t)n);
-    w->body_solver.method = w->def.integrator;
-    w->body_solver.tolerance = w->def.tolerance;
-    if (w->contact_mode == IMP_CONTACT_QP) { /* contact_qp.c: integrate and collide, cut at impacts */
+    if (n) memcpy(w->bstate0, w->bodies->state, BODY_DIM * sizeof(double) * (size_t)n);
+    w->body_solver.method = w->settings.integrator;
+    w->body_solver.tolerance = w->settings.tolerance;
+    if (w->settings.contact_mode == IMP_CONTACT_QP) { /* contact_qp.c: integrate and collide, cut at impacts */
         qp_step(w, &w->body_solver, dt);
         bodies_damp(w, dt, NULL);
         bodies_clear_accumulators(w);
@@ -158,8 +172,8 @@ static int step_bodies(imp_world *w, double dt, imp_profile *prof)
         contacts_update(w);
         prof->contacts = now_ms() - t0;
     }
-    prof->pairs = w->col.prev_count;
-    prof->manifolds = w->col.prev_man_count;
+    prof->pairs = w->contacts->pair_count;
+    prof->manifolds = w->contacts->manifold_count;
     return 0;
 }
 
@@ -173,13 +187,13 @@ imp_status imp_world_step(imp_world *w, double dt)
         world_set_error(w, "step: dt must be a positive number (got %g)", dt);
         return IMP_ERR_ARG;
     }
-    if (w->def.integrator == IMP_IMPLICIT && tinker_active(w)) {
+    if (w->settings.integrator == IMP_IMPLICIT && tinker_active(w)) {
         world_set_error(w, "step: constraints and curve particles need an explicit integrator (\"rk4\", "
                            "\"midpoint\", \"euler\" or \"adaptive\"); the implicit one does not solve them");
         return IMP_ERR_ARG;
     }
     const double t_start = now_ms();
-    const int n = w->p.ids.count;
+    const int n = w->particles->ids.count;
     imp_profile prof = {0};
     w->error[0] = 0;
     w->locked = true;
@@ -190,14 +204,14 @@ imp_status imp_world_step(imp_world *w, double dt)
     pcollide_find_contacts(w);
     imp_ode_system all = particles_ode(w, 0, n);
     all.get_state(all.ctx, w->state0);
-    w->solver.method = w->def.integrator;
-    w->solver.tolerance = w->def.tolerance;
+    w->solver.method = w->settings.integrator;
+    w->solver.tolerance = w->settings.tolerance;
     long evals = w->solver.evaluations;
     int rc = 0, blocks = 0;
-    if (w->def.integrator == IMP_IMPLICIT) {
+    if (w->settings.integrator == IMP_IMPLICIT) {
         rc = implicit_step(w, w->time, dt, &prof); /* contacts filtered, friction inside */
         blocks = 1;
-    } else if (forces_separable(w) && w->def.integrator != IMP_ADAPTIVE) {
+    } else if (forces_separable(w) && w->settings.integrator != IMP_ADAPTIVE) {
         /* every particle is its own ODE: step cache-sized blocks (see particles.c) */
         for (int first = 0; first < n && !rc; first += PARTICLE_BLOCK, blocks++) {
             imp_ode_system sys = particles_ode(w, first, n - first < PARTICLE_BLOCK ? n - first : PARTICLE_BLOCK);
@@ -220,7 +234,7 @@ imp_status imp_world_step(imp_world *w, double dt)
     }
     t0 = now_ms();
     pcollide_resolve(w, w->state0, w->state0 + 3 * n, dt);
-    if (w->def.integrator != IMP_IMPLICIT) pcollide_friction_clamp(w);
+    if (w->settings.integrator != IMP_IMPLICIT) pcollide_friction_clamp(w);
     if (tinker_active(w) && tinker_after_collide(w)) {
         all = particles_ode(w, 0, n);
         all.set_state(all.ctx, w->state0); /* a constraint callback failed: undo */
@@ -249,22 +263,22 @@ bool imp_world_locked(const imp_world *w) { return w->locked; }
 double imp_world_time(const imp_world *w) { return w->time; }
 long imp_world_step_count(const imp_world *w) { return w->steps; }
 imp_profile imp_world_profile(const imp_world *w) { return w->profile; }
-imp_vec3 imp_world_gravity(const imp_world *w) { return w->def.gravity; }
-void imp_world_set_gravity(imp_world *w, imp_vec3 g) { w->def.gravity = g; }
-double imp_world_drag(const imp_world *w) { return w->def.drag; }
-void imp_world_set_drag(imp_world *w, double kd) { w->def.drag = kd; }
-imp_method imp_world_integrator(const imp_world *w) { return w->def.integrator; }
-void imp_world_set_integrator(imp_world *w, imp_method m) { w->def.integrator = m; w->solver.h = 0; }
-double imp_world_tolerance(const imp_world *w) { return w->def.tolerance; }
-void imp_world_set_tolerance(imp_world *w, double tol) { w->def.tolerance = tol; }
+imp_vec3 imp_world_gravity(const imp_world *w) { return w->settings.gravity; }
+void imp_world_set_gravity(imp_world *w, imp_vec3 g) { w->settings.gravity = g; }
+double imp_world_drag(const imp_world *w) { return w->settings.drag; }
+void imp_world_set_drag(imp_world *w, double kd) { w->settings.drag = kd; }
+imp_method imp_world_integrator(const imp_world *w) { return w->settings.integrator; }
+void imp_world_set_integrator(imp_world *w, imp_method m) { w->settings.integrator = m; w->solver.h = 0; }
+double imp_world_tolerance(const imp_world *w) { return w->settings.tolerance; }
+void imp_world_set_tolerance(imp_world *w, double tol) { w->settings.tolerance = tol; }
 
 double imp_world_kinetic_energy(const imp_world *w)
 {
     double e = 0;
-    for (int i = 0; i < w->p.ids.count; i++) {
-        if (w->p.motion[i] == IMP_FIXED) continue;
-        imp_vec3 v = v3_load(w->p.v + 3 * i);
-        e += 0.5 * w->p.mass[i] * v3_dot(v, v);
+    for (int i = 0; i < w->particles->ids.count; i++) {
+        if (w->particles->motion[i] == IMP_FIXED) continue;
+        imp_vec3 v = v3_load(w->particles->v + 3 * i);
+        e += 0.5 * w->particles->mass[i] * v3_dot(v, v);
     }
     return e + bodies_kinetic_energy(w);
 }
@@ -273,27 +287,27 @@ double imp_world_kinetic_energy(const imp_world *w)
 double imp_world_potential_energy(const imp_world *w)
 {
     double e = 0;
-    for (int i = 0; i < w->p.ids.count; i++) {
-        if (w->p.motion[i] == IMP_FIXED) continue;
-        e -= w->p.mass[i] * v3_dot(w->def.gravity, v3_load(w->p.x + 3 * i));
+    for (int i = 0; i < w->particles->ids.count; i++) {
+        if (w->particles->motion[i] == IMP_FIXED) continue;
+        e -= w->particles->mass[i] * v3_dot(w->settings.gravity, v3_load(w->particles->x + 3 * i));
     }
     return e + forces_spring_energy(w) + bodies_potential_energy(w);
 }
 
 /* contact response settings (the solver is impulse.c) */
-void imp_world_set_contact_mode(imp_world *w, imp_contact_mode m) { w->contact_mode = m; }
-imp_contact_mode imp_world_contact_mode(const imp_world *w) { return w->contact_mode; }
-void imp_world_set_planar(imp_world *w, bool planar) { w->planar = planar; }
-bool imp_world_planar(const imp_world *w) { return w->planar; }
+void imp_world_set_contact_mode(imp_world *w, imp_contact_mode m) { w->settings.contact_mode = m; }
+imp_contact_mode imp_world_contact_mode(const imp_world *w) { return w->settings.contact_mode; }
+void imp_world_set_planar(imp_world *w, bool planar) { w->settings.planar = planar; }
+bool imp_world_planar(const imp_world *w) { return w->settings.planar; }
 void imp_world_set_iterations(imp_world *w, int velocity, int position)
 {
-    if (velocity >= 1 && velocity <= 1000) w->vel_iterations = velocity;
-    if (position >= 0 && position <= 1000) w->pos_iterations = position;
+    if (velocity >= 1 && velocity <= 1000) w->settings.velocity_iterations = velocity;
+    if (position >= 0 && position <= 1000) w->settings.position_iterations = position;
 }
-void imp_world_iterations(const imp_world *w, int *velocity, int *position) { *velocity = w->vel_iterations, *position = w->pos_iterations; }
+void imp_world_iterations(const imp_world *w, int *velocity, int *position) { *velocity = w->settings.velocity_iterations, *position = w->settings.position_iterations; }
 void imp_world_set_sleeping(imp_world *w, bool on)
 {
-    w->sleeping = on;
-    if (!on) for (int i = 0; i < w->body_ids.count; i++) w->bodies[i].asleep = 0, w->bodies[i].sleep_time = 0;
+    w->settings.sleeping = on;
+    if (!on) for (int i = 0; i < w->bodies->ids.count; i++) w->bodies->body[i].asleep = 0, w->bodies->body[i].sleep_time = 0;
 }
-bool imp_world_sleeping(const imp_world *w) { return w->sleeping; }
+bool imp_world_sleeping(const imp_world *w) { return w->settings.sleeping; }
