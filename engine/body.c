@@ -60,7 +60,7 @@ int bodies_dense(const imp_world *w, uint32_t slot) { return (int)w->bodies->ids
 static void destroy_shape(imp_world *w, uint32_t slot)
 {
     imp_id sid = ids_of(&w->shapes->ids, (int)w->shapes->ids.slot_dense[slot]);
-    bp_remove(w, slot);
+    shapes_log(w->shapes, sid, true, w->shapes->shape[w->shapes->ids.slot_dense[slot]].type == IMP_SHAPE_PLANE);
     int d = ids_remove(&w->shapes->ids, sid);
     shape_free(&w->shapes->shape[d]);
     int last = w->shapes->ids.count;
@@ -114,13 +114,13 @@ imp_id imp_body_create(imp_world *w, const imp_body_def *def)
 {
     imp_id none = {0, 0};
     if (!def || def->shape_count <= 0 || !def->shapes) {
-        world_set_error(w, "a body needs at least one shape");
+        world_error(w, "a body needs at least one shape");
         return none;
     }
     for (int k = 0; k < def->shape_count; k++) {
         imp_shape_type t = def->shapes[k].type;
         if ((t == IMP_SHAPE_PLANE || t == IMP_SHAPE_MESH) && def->motion != IMP_FIXED) {
-            world_set_error(w, "plane and mesh shapes belong to static bodies only");
+            world_error(w, "plane and mesh shapes belong to static bodies only");
             return none;
         }
     }
@@ -142,8 +142,10 @@ imp_id imp_body_create(imp_world *w, const imp_body_def *def)
         s->body = id.index;
         s->index = k;
         b->shapes[b->nshapes++] = sid.index;
-        if (!shape_build(w, s, &def->shapes[k])) {
-            imp_body_destroy(w, id); /* shape_build set the error */
+        char err[200];
+        if (!shape_build(s, &def->shapes[k], err, sizeof err)) {
+            world_error(w, "%s", err);
+            imp_body_destroy(w, id);
             return none;
         }
     }
@@ -151,12 +153,12 @@ imp_id imp_body_create(imp_world *w, const imp_body_def *def)
     bool finite = isfinite(b->mass) && v3_finite(b->com);
     for (int r = 0; r < 3; r++) finite = finite && v3_finite(v3(b->Ibody.m[r][0], b->Ibody.m[r][1], b->Ibody.m[r][2]));
     if (!finite) {
-        world_set_error(w, "the body's mass properties are not finite numbers (are its shapes too large?)");
+        world_error(w, "the body's mass properties are not finite numbers (are its shapes too large?)");
         imp_body_destroy(w, id);
         return none;
     }
     if (def->motion == IMP_DYNAMIC && !(b->mass > 0)) {
-        world_set_error(w, "a dynamic body needs a positive mass (its shapes have no volume)");
+        world_error(w, "a dynamic body needs a positive mass (its shapes have no volume)");
         imp_body_destroy(w, id);
         return none;
     }
@@ -180,8 +182,9 @@ imp_id imp_body_create(imp_world *w, const imp_body_def *def)
         b->kin_w = def->angular_velocity;
     }
     for (int k = 0; k < b->nshapes; k++) {
-        shape_update(w, &w->shapes->shape[w->shapes->ids.slot_dense[b->shapes[k]]]);
-        bp_add(w, b->shapes[k]);
+        shape *sh = &w->shapes->shape[w->shapes->ids.slot_dense[b->shapes[k]]];
+        shape_place(sh, X, b->com);
+        shapes_log(w->shapes, ids_of(&w->shapes->ids, (int)w->shapes->ids.slot_dense[b->shapes[k]]), false, sh->type == IMP_SHAPE_PLANE);
     }
     return id;
 }
@@ -285,10 +288,19 @@ double bodies_potential_energy(const imp_world *w)
     return e;
 }
 
-static void refresh_shapes(imp_world *w, int i)
+/* the world pose and bounds of body i's shapes from its state */
+void bodies_place_shapes(imp_world *w, int i)
 {
-    body *b = &w->bodies->body[i];
-    for (int k = 0; k < b->nshapes; k++) shape_update(w, &w->shapes->shape[w->shapes->ids.slot_dense[b->shapes[k]]]);
+    const body *b = &w->bodies->body[i];
+    const double *X = w->bodies->state + BODY_DIM * i;
+    for (int k = 0; k < b->nshapes; k++) shape_place(&w->shapes->shape[w->shapes->ids.slot_dense[b->shapes[k]]], X, b->com);
+}
+
+/* the same for one shape */
+void bodies_place_shape(imp_world *w, shape *s)
+{
+    int i = bodies_dense(w, s->body);
+    shape_place(s, w->bodies->state + BODY_DIM * i, w->bodies->body[i].com);
 }
 
 void imp_body_set_position(imp_world *w, imp_id id, imp_vec3 origin)
@@ -297,7 +309,7 @@ void imp_body_set_position(imp_world *w, imp_id id, imp_vec3 origin)
     w->bodies->body[i].asleep = 0, w->bodies->body[i].sleep_time = 0; /* touched by the script: awake */
     double *X = w->bodies->state + BODY_DIM * i;
     v3_store(X, v3_add(origin, quat_rotate(state_q(X), w->bodies->body[i].com)));
-    refresh_shapes(w, i);
+    bodies_place_shapes(w, i);
 }
 
 /* turn about the origin: the centre of mass moves with the orientation; omega is kept, so L follows */
@@ -313,7 +325,7 @@ void imp_body_set_orientation(imp_world *w, imp_id id, imp_quat q)
     X[3] = q.w, X[4] = q.x, X[5] = q.y, X[6] = q.z;
     v3_store(X, v3_add(origin, quat_rotate(q, b->com)));
     if (b->motion == IMP_DYNAMIC) v3_store(X + 10, m3_mul_v(m3_rotate_tensor(quat_to_m3(q), b->Ibody), omega));
-    refresh_shapes(w, i);
+    bodies_place_shapes(w, i);
 }
 
 void imp_body_set_velocity(imp_world *w, imp_id id, imp_vec3 v)
@@ -436,7 +448,7 @@ int bodies_nan_guard(imp_world *w, const double *x0)
         memcpy(X, x0 + BODY_DIM * i, 7 * sizeof(double));
         memset(X + 7, 0, 6 * sizeof(double));
         w->bodies->body[i].kin_v = w->bodies->body[i].kin_w = v3(0, 0, 0);
-        refresh_shapes(w, i);
+        bodies_place_shapes(w, i);
     }
     if (bad) {
         char msg[256];
@@ -446,22 +458,6 @@ int bodies_nan_guard(imp_world *w, const double *x0)
         strncat(w->error, msg, sizeof w->error - strlen(w->error) - 1);
     }
     return bad;
-}
-
-void bodies_free(imp_world *w)
-{
-    w->broadphase->order_count = 0; /* everything goes: no need to take shapes out of the broad phase one by one */
-    w->broadphase->sap_built = 0;
-    while (w->bodies->ids.count) imp_body_destroy(w, ids_of(&w->bodies->ids, w->bodies->ids.count - 1));
-    ids_free(&w->bodies->ids), ids_free(&w->shapes->ids);
-    free(w->bodies->body), free(w->bodies->state), free(w->shapes->shape), free(w->bstate0);
-    free(w->bodies), free(w->shapes);
-    w->bodies = NULL, w->shapes = NULL;
-    imp_ode_solver_free(&w->body_solver);
-    contacts_free(w);
-    bp_free(w);
-    impulse_free(w);
-    joints_free(w);
 }
 
 /* ---- the bodies as an ODE system -------------------------------------------------------------------- */
@@ -527,7 +523,7 @@ static int bodies_deriv(void *ctx, double t, const double *X, double *dX)
 
 void imp_body_refresh_all(imp_world *w)
 {
-    for (int i = 0; i < w->bodies->ids.count; i++) refresh_shapes(w, i);
+    for (int i = 0; i < w->bodies->ids.count; i++) bodies_place_shapes(w, i);
 }
 
 imp_ode_system imp_body_ode(imp_world *w)
@@ -550,7 +546,7 @@ bool imp_body_set_damping(imp_world *w, imp_id id, double linear, double angular
 {
     BODY_OR(false);
     if (!(linear >= 0 && linear <= IMP_MAX_DAMPING && angular >= 0 && angular <= IMP_MAX_DAMPING)) {
-        world_set_error(w, "damping must be a number in 0 .. %g 1/s (got %g, %g)", IMP_MAX_DAMPING, linear, angular);
+        world_error(w, "damping must be a number in 0 .. %g 1/s (got %g, %g)", IMP_MAX_DAMPING, linear, angular);
         return false;
     }
     w->bodies->body[i].lin_damp = linear, w->bodies->body[i].ang_damp = angular;
@@ -579,4 +575,43 @@ void imp_body_set_material(imp_world *w, imp_id id, int index, double friction, 
         if (static_friction >= 0) s->static_friction = static_friction;
         if (restitution >= 0) s->restitution = restitution;
     }
+}
+
+int imp_body_shape_count(const imp_world *w, imp_id id)
+{
+    int i = ids_lookup(&w->bodies->ids, id);
+    return i < 0 ? 0 : w->bodies->body[i].nshapes;
+}
+
+imp_shape_info imp_body_shape(const imp_world *w, imp_id id, int index)
+{
+    imp_shape_info info;
+    memset(&info, 0, sizeof info);
+    int i = ids_lookup(&w->bodies->ids, id);
+    if (i < 0 || index < 0 || index >= w->bodies->body[i].nshapes) return info;
+    const shape *s = &w->shapes->shape[w->shapes->ids.slot_dense[w->bodies->body[i].shapes[index]]];
+    info.type = s->type;
+    info.position = s->wpos;
+    info.rotation = s->wrot;
+    info.radius = s->radius;
+    info.half_height = s->half_height;
+    info.half = s->half;
+    info.mass = s->mass;
+    info.volume = s->volume;
+    info.center = s->center;
+    info.inertia = s->inertia;
+    if (s->type == IMP_SHAPE_PLANE) {
+        geom g;
+        shape_geom(s, &g);
+        info.normal = g.normal, info.offset = g.offset;
+    }
+    if (s->hull) {
+        info.vertex_count = s->hull->nv, info.face_count = s->hull->nf, info.triangle_count = s->hull->ntri;
+        info.vertices = s->hull->v, info.triangles = s->hull->tris;
+    }
+    if (s->mesh) {
+        info.vertex_count = s->mesh->nv, info.triangle_count = s->mesh->nt;
+        info.vertices = s->mesh->v, info.triangles = s->mesh->tri;
+    }
+    return info;
 }

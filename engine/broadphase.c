@@ -63,11 +63,12 @@ static void ends_reserve(broadphase *c, int n)
     for (int a = 0; a < 3; a++) c->ends[a] = ids_grow(c->ends[a], sizeof(struct sap_end), c->ends_cap);
 }
 
-void bp_add(imp_world *w, uint32_t slot)
+/* a shape joins: appended to the order and, once the lists exist, at their ends (the next insertion
+ * sorts move it into place and report its overlaps on the way). live: the shape still exists (one
+ * removed again before this sync leaves with the removal that follows in the log) */
+static void bp_add(imp_world *w, uint32_t slot, bool live)
 {
     broadphase *c = w->broadphase;
-    const shape *sh = shape_at(w, slot);
-    if (sh->type == IMP_SHAPE_PLANE) return;
     if (c->order_count == c->order_cap) {
         c->order_cap = c->order_cap ? 2 * c->order_cap : 64;
         c->order = ids_grow(c->order, sizeof(uint32_t), c->order_cap);
@@ -77,7 +78,9 @@ void bp_add(imp_world *w, uint32_t slot)
         /* appended at the ends of the lists: the next insertion sorts move them into place and
          * report their overlaps on the way */
         ends_reserve(c, c->ends_count + 2);
-        const double lo[3] = {sh->lo.x, sh->lo.y, sh->lo.z}, hi[3] = {sh->hi.x, sh->hi.y, sh->hi.z};
+        const shape *sh = live ? shape_at(w, slot) : NULL;
+        const double lo[3] = {sh ? sh->lo.x : 0, sh ? sh->lo.y : 0, sh ? sh->lo.z : 0};
+        const double hi[3] = {sh ? sh->hi.x : 0, sh ? sh->hi.y : 0, sh ? sh->hi.z : 0};
         for (int a = 0; a < 3; a++) {
             c->ends[a][c->ends_count] = (struct sap_end){lo[a], slot << 1};
             c->ends[a][c->ends_count + 1] = (struct sap_end){hi[a], slot << 1 | 1};
@@ -87,7 +90,7 @@ void bp_add(imp_world *w, uint32_t slot)
     }
 }
 
-void bp_remove(imp_world *w, uint32_t slot)
+static void bp_remove(imp_world *w, uint32_t slot)
 {
     broadphase *c = w->broadphase;
     for (int k = 0; k < c->order_count; k++)
@@ -115,6 +118,18 @@ void bp_remove(imp_world *w, uint32_t slot)
         c->dead[slot] = 1;
         c->dead_any = 1;
     }
+}
+
+/* replay the shape store's log of added and removed shapes, in order */
+static void bp_sync(imp_world *w)
+{
+    shape_store *st = w->shapes;
+    for (int k = 0; k < st->change_count; k++) {
+        const shape_change *ch = &st->changes[k];
+        if (ch->removed) bp_remove(w, ch->id.index);
+        else if (!ch->plane) bp_add(w, ch->id.index, ids_lookup(&st->ids, ch->id) >= 0);
+    }
+    st->change_count = 0;
 }
 
 bool bp_can_collide(const imp_world *w, const shape *a, const shape *b)
@@ -513,6 +528,7 @@ static void hash_grid(imp_world *w, bp_box *bx, int n)
 void bp_find_pairs(imp_world *w)
 {
     broadphase *c = w->broadphase;
+    bp_sync(w);
     c->cand_count = 0;
     const int n = c->order_count;
     bp_box *bx = bp_scratch(c, n + 1);

@@ -86,7 +86,7 @@ void contacts_update(imp_world *w)
     for (int s = 0; s < w->shapes->ids.count; s++) {
         shape *sh = &w->shapes->shape[s];
         const body *b = &w->bodies->body[bodies_dense(w, sh->body)];
-        if ((b->motion != IMP_FIXED && !b->asleep) || sh->type == IMP_SHAPE_PLANE) shape_update(w, sh);
+        if ((b->motion != IMP_FIXED && !b->asleep) || sh->type == IMP_SHAPE_PLANE) bodies_place_shape(w, sh);
     }
     bp_find_pairs(w);
     const broadphase *bp = w->broadphase;

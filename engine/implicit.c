@@ -833,16 +833,16 @@ imp_status imp_world_jacobian_check(imp_world *w, double eps, imp_jacobian_repor
     memset(out, 0, sizeof *out);
     const int n = w->particles->ids.count;
     if (n > 400) {
-        world_set_error(w, "jacobian_check: at most 400 particles (the check is dense)");
+        world_error(w, "jacobian_check: at most 400 particles (the check is dense)");
         return IMP_ERR_ARG;
     }
     if (w->forces->field_ids.count) {
-        world_set_error(w, "jacobian_check: force fields have no analytic Jacobian; destroy them first");
+        world_error(w, "jacobian_check: force fields have no analytic Jacobian; destroy them first");
         return IMP_ERR_ARG;
     }
     for (int k = 0; k < w->forces->behavior_ids.count; k++)
         if (w->forces->behaviors[k].def.kind == IMP_BEHAVE_CALLBACK) {
-            world_set_error(w, "jacobian_check: \"function\" behaviours have no analytic Hessian");
+            world_error(w, "jacobian_check: \"function\" behaviours have no analytic Hessian");
             return IMP_ERR_ARG;
         }
     if (n == 0) return IMP_OK;

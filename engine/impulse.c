@@ -680,7 +680,7 @@ int impulse_step(imp_world *w, double h)
                 memset(w->bodies->state + BODY_DIM * i + 7, 0, 6 * sizeof(double));
                 /* the end of the step's contact update passes sleeping bodies by: their shapes follow
                  * this step's position update here */
-                for (int k = 0; k < b->nshapes; k++) shape_update(w, &w->shapes->shape[w->shapes->ids.slot_dense[b->shapes[k]]]);
+                bodies_place_shapes(w, i);
             }
         }
     }
@@ -715,7 +715,7 @@ void impulse_bullets(imp_world *w, const double *X0)
         if (!query_ray_static(w, x0, v3_add(x1, v3_scale(u, r)), &hit)) continue;
         if (v3_dot(hit.normal, u) >= 0) continue; /* leaving a surface */
         v3_store(X, v3_add(hit.point, v3_scale(hit.normal, r)));
-        for (int k = 0; k < b->nshapes; k++) shape_update(w, &w->shapes->shape[w->shapes->ids.slot_dense[b->shapes[k]]]);
+        bodies_place_shapes(w, i);
     }
 }
 

@@ -2,6 +2,9 @@
 #ifndef IMPETUS_INTERNAL_H
 #define IMPETUS_INTERNAL_H
 
+#include <stdarg.h>
+#include <stdio.h>
+
 #include "impetus.h"
 
 /* ---- id tables (ids.c) ------------------------------------------------------------------------------
@@ -179,10 +182,17 @@ typedef struct body_store {
 } body_store;
 
 /* the shape store: every body's shapes, dense by id (shape.c) */
+/* a shape added or removed since the broad phase last looked (it replays them in order: bp_sync) */
+typedef struct shape_change {
+    imp_id id;
+    uint8_t removed, plane;
+} shape_change;
+
 typedef struct shape_store {
     idtable ids;
     shape *shape;
     int cap;
+    shape_change *changes; int change_count, change_cap;
 } shape_store;
 
 /* world-space geometry the narrow phase works on: a body shape placed, or a particle collider */
@@ -254,22 +264,22 @@ void bodies_damp(imp_world *w, double h, const uint8_t *skip); /* P, L *= exp(-c
 int bodies_nan_guard(imp_world *w, const double *x0);
 double bodies_kinetic_energy(const imp_world *w);
 double bodies_potential_energy(const imp_world *w);
-void bodies_free(imp_world *w);
+void bodies_place_shapes(imp_world *w, int i);  /* body i's shapes placed from its state */
+void bodies_place_shape(imp_world *w, shape *s);
 /* shape.c */
-void shape_update(imp_world *w, shape *s);   /* world pose and bounds from its body */
+void shape_place(shape *s, const double *X, imp_vec3 com); /* world pose and bounds from its body's state */
+void shapes_log(shape_store *st, imp_id id, bool removed, bool plane);
 void shape_geom(const shape *s, geom *g);
 void shape_geom_from_collider(const imp_collider_def *c, geom *g);
 void shape_geom_bounds(geom *g);
 void shape_free(shape *s);
-bool shape_build(imp_world *w, shape *s, const imp_shape_def *def);
+bool shape_build(shape *s, const imp_shape_def *def, char *err, size_t errlen);
 /* hull.c */
 hull *hull_build(const double *points, int n, char *err, size_t errlen);
 void hull_free(hull *h);
 /* mass.c */
 bool mass_of_hull(const hull *h, double *volume, imp_vec3 *center, imp_mat3 *inertia_unit_density);
 /* broadphase.c */
-void bp_add(imp_world *w, uint32_t slot);
-void bp_remove(imp_world *w, uint32_t slot);
 void bp_find_pairs(imp_world *w);
 bool bp_can_collide(const imp_world *w, const shape *a, const shape *b);
 /* narrowphase.c: contacts between two geoms; returns the number of points, writes c->normal etc.
@@ -357,7 +367,6 @@ void pcollide_friction_clamp(imp_world *w);
 int pcollide_contact_row(const imp_world *w, int k, const double *x, imp_vec3 *normal, double *gap);
 int pcollide_touching(const imp_world *w, int i, imp_vec3 *normals, int max);
 
-void world_set_error(imp_world *w, const char *fmt, ...);
 
 /* contact_qp.c: world.contact = "qp" */
 void qp_begin_step(imp_world *w, double h);            /* impulses, then the step's resting set     */
@@ -437,5 +446,14 @@ typedef struct joint_row {
 } joint_row;
 int joints_rows(const imp_world *w, int k, joint_row out[6]);
 int joints_count(const imp_world *w);
+
+/* the message imp_world_error returns: why the last call failed, or what the last step reported */
+static inline void world_error(imp_world *w, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->error, sizeof w->error, fmt, ap);
+    va_end(ap);
+}
 
 #endif

@@ -230,7 +230,11 @@ int imp_world_overlap(imp_world *w, const imp_shape_def *def, imp_vec3 position,
     if (def->type == IMP_SHAPE_MESH || def->type == IMP_SHAPE_PLANE) return 0;
     shape tmp;
     memset(&tmp, 0, sizeof tmp);
-    if (!shape_build(w, &tmp, def)) return -1;
+    char err[200];
+    if (!shape_build(&tmp, def, err, sizeof err)) {
+        world_error(w, "%s", err);
+        return -1;
+    }
     tmp.wrot = m3_mul(quat_to_m3(quat_normalize(orientation)), quat_to_m3(tmp.lq));
     tmp.wpos = v3_add(position, m3_mul_v(quat_to_m3(quat_normalize(orientation)), tmp.lpos));
     geom q;

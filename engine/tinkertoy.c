@@ -1468,7 +1468,7 @@ double imp_world_constraint_error(imp_world *w)
 imp_status imp_world_solve_constraints(imp_world *w)
 {
     if (w->locked) {
-        world_set_error(w, "solve_constraints called from inside the world's own step");
+        world_error(w, "solve_constraints called from inside the world's own step");
         return IMP_ERR_LOCKED;
     }
     if (!tinker_active(w)) return IMP_OK;
@@ -1493,7 +1493,7 @@ imp_status imp_world_solve_constraints(imp_world *w)
     w->locked = false;
     w->force = force;
     if (rc) {
-        if (!w->error[0]) world_set_error(w, "a callback failed while solving the constraints");
+        if (!w->error[0]) world_error(w, "a callback failed while solving the constraints");
         return IMP_ERR_CALLBACK;
     }
     return IMP_OK;

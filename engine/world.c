@@ -86,19 +86,19 @@ void imp_world_destroy(imp_world *w)
     free(w->forces), free(w->colliders), free(w->pcontacts);
     free(w->state0), free(w->force);
     imp_ode_solver_free(&w->solver);
-    bodies_free(w);
+    while (w->bodies->ids.count) imp_body_destroy(w, ids_of(&w->bodies->ids, w->bodies->ids.count - 1));
+    ids_free(&w->bodies->ids), ids_free(&w->shapes->ids);
+    free(w->bodies->body), free(w->bodies->state), free(w->shapes->shape), free(w->shapes->changes), free(w->bstate0);
+    free(w->bodies), free(w->shapes);
+    imp_ode_solver_free(&w->body_solver);
+    contacts_free(w);
+    bp_free(w);
+    impulse_free(w);
+    joints_free(w);
     implicit_free(w);
     cloth_free(w);
     qp_free(w);
     free(w);
-}
-
-void world_set_error(imp_world *w, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(w->error, sizeof w->error, fmt, ap);
-    va_end(ap);
 }
 
 static double now_ms(void)
@@ -133,7 +133,7 @@ static int nan_guard(imp_world *w, const double *x0)
         memset(w->particles->v + 3 * i, 0, 3 * sizeof(double));
     }
     if (bad)
-        world_set_error(w, "NaN guard: %d particle(s) went non-finite at t = %.4f s (first: particle #%u); "
+        world_error(w, "NaN guard: %d particle(s) went non-finite at t = %.4f s (first: particle #%u); "
                            "they were put back and stopped", bad, w->time, ids_of(&w->particles->ids, first).index);
     return bad;
 }
@@ -180,15 +180,15 @@ static int step_bodies(imp_world *w, double dt, imp_profile *prof)
 imp_status imp_world_step(imp_world *w, double dt)
 {
     if (w->locked) {
-        world_set_error(w, "world:step called from inside the world's own step");
+        world_error(w, "world:step called from inside the world's own step");
         return IMP_ERR_LOCKED;
     }
     if (!(dt > 0) || !isfinite(dt)) {
-        world_set_error(w, "step: dt must be a positive number (got %g)", dt);
+        world_error(w, "step: dt must be a positive number (got %g)", dt);
         return IMP_ERR_ARG;
     }
     if (w->settings.integrator == IMP_IMPLICIT && tinker_active(w)) {
-        world_set_error(w, "step: constraints and curve particles need an explicit integrator (\"rk4\", "
+        world_error(w, "step: constraints and curve particles need an explicit integrator (\"rk4\", "
                            "\"midpoint\", \"euler\" or \"adaptive\"); the implicit one does not solve them");
         return IMP_ERR_ARG;
     }
@@ -229,7 +229,7 @@ imp_status imp_world_step(imp_world *w, double dt)
         all = particles_ode(w, 0, n);
         all.set_state(all.ctx, w->state0); /* undo: the world stays as it was */
         w->locked = false;
-        if (!w->error[0]) world_set_error(w, "a callback failed during the step");
+        if (!w->error[0]) world_error(w, "a callback failed during the step");
         return IMP_ERR_CALLBACK;
     }
     t0 = now_ms();
@@ -239,7 +239,7 @@ imp_status imp_world_step(imp_world *w, double dt)
         all = particles_ode(w, 0, n);
         all.set_state(all.ctx, w->state0); /* a constraint callback failed: undo */
         w->locked = false;
-        if (!w->error[0]) world_set_error(w, "a callback failed during the step");
+        if (!w->error[0]) world_error(w, "a callback failed during the step");
         return IMP_ERR_CALLBACK;
     }
     prof.collide = now_ms() - t0;
