@@ -464,14 +464,14 @@ int bodies_nan_guard(imp_world *w, const double *x0)
 
 static void bodies_get_state(void *ctx, double *X)
 {
-    imp_world *w = ctx;
+    imp_world *w = ((const body_ode *)ctx)->w;
     memcpy(X, w->bodies->state, sizeof(double) * BODY_DIM * (size_t)w->bodies->ids.count);
 }
 
 /* install the state and renormalize every q in the store (the state, not a copy) */
 static void bodies_set_state(void *ctx, const double *X)
 {
-    imp_world *w = ctx;
+    imp_world *w = ((const body_ode *)ctx)->w;
     const int n = w->bodies->ids.count;
     memcpy(w->bodies->state, X, sizeof(double) * BODY_DIM * (size_t)n);
     for (int i = 0; i < n; i++) {
@@ -484,7 +484,8 @@ static void bodies_set_state(void *ctx, const double *X)
 static int bodies_deriv(void *ctx, double t, const double *X, double *dX)
 {
     (void)t;
-    imp_world *w = ctx;
+    const body_ode *o = ctx;
+    imp_world *w = o->w;
     const imp_vec3 g = w->settings.gravity;
     const double kd = w->settings.drag;
     for (int i = 0; i < w->bodies->ids.count; i++) {
@@ -503,7 +504,7 @@ static int bodies_deriv(void *ctx, double t, const double *X, double *dX)
         } else {
             v = v3_scale(v3_load(x + 7), b->inv_mass);
             omega = omega_of(b, x);
-            if (w->body_drift && w->body_drift[i]) {
+            if (o->held && o->held[i]) {
                 /* the impulse mode already applied this body's forces (S1: velocities, then positions) */
                 memset(d + 7, 0, 6 * sizeof(double));
             } else {
@@ -516,9 +517,8 @@ static int bodies_deriv(void *ctx, double t, const double *X, double *dX)
         imp_quat dq = quat_mul(quat(0, omega.x, omega.y, omega.z), q);
         d[3] = 0.5 * dq.w, d[4] = 0.5 * dq.x, d[5] = 0.5 * dq.y, d[6] = 0.5 * dq.z;
     }
-    /* QP contact mode: the resting contact forces, with the external forces in place (trap 9) */
-    if (w->settings.contact_mode == IMP_CONTACT_QP) return qp_deriv(w, X, dX);
-    return 0;
+    /* the exact contact mode: the resting contact forces, with the external forces in place (trap 9) */
+    return o->contact_forces ? o->contact_forces(w, X, dX) : 0;
 }
 
 void imp_body_refresh_all(imp_world *w)
@@ -526,11 +526,14 @@ void imp_body_refresh_all(imp_world *w)
     for (int i = 0; i < w->bodies->ids.count; i++) bodies_place_shapes(w, i);
 }
 
-imp_ode_system imp_body_ode(imp_world *w)
+imp_ode_system bodies_ode(body_ode *o)
 {
-    imp_ode_system sys = {BODY_DIM * w->bodies->ids.count, w, bodies_get_state, bodies_set_state, bodies_deriv};
+    imp_ode_system sys = {BODY_DIM * o->w->bodies->ids.count, o, bodies_get_state, bodies_set_state, bodies_deriv};
     return sys;
 }
+
+/* the bodies with their applied forces alone */
+imp_ode_system imp_body_ode(imp_world *w) { return bodies_ode(&w->bodies->plain); }
 
 /* ---- impulse-mode properties of bodies (the solver is in impulse.c) ----------------------------------- */
 bool imp_body_asleep(const imp_world *w, imp_id id) { BODY_OR(false); return w->bodies->body[i].asleep; }

@@ -80,6 +80,28 @@ static void end_event(contact_set *c, const manifold *om)
     push_event(&c->end, &c->end_count, &c->end_cap, om->c.a, om->c.b);
 }
 
+/* velocity of a contact side at world point p: v + omega x (p - x) */
+static imp_vec3 side_point_velocity(const imp_world *w, imp_contact_side sd, imp_vec3 p)
+{
+    if (imp_id_is_null(sd.body)) return v3(0, 0, 0);
+    int i = ids_lookup(&w->bodies->ids, sd.body);
+    if (i < 0) return v3(0, 0, 0);
+    imp_vec3 x = v3_load(w->bodies->state + BODY_DIM * i);
+    return v3_add(imp_body_velocity(w, sd.body), v3_cross(imp_body_angular_velocity(w, sd.body), v3_sub(p, x)));
+}
+
+/* the approach speed of a new contact at its deepest point (>= 0): what its begin event carries */
+static double contacts_approach_speed(const imp_world *w, const imp_contact *c)
+{
+    int k = 0;
+    for (int i = 1; i < c->count; i++)
+        if (c->depth[i] > c->depth[k]) k = i;
+    if (c->count < 1) return 0;
+    imp_vec3 p = c->points[k];
+    double vn = v3_dot(c->normal, v3_sub(side_point_velocity(w, c->a, p), side_point_velocity(w, c->b, p)));
+    return vn < 0 ? -vn : 0;
+}
+
 void contacts_update(imp_world *w)
 {
     contact_set *c = w->contacts;
@@ -143,7 +165,7 @@ void contacts_update(imp_world *w)
             }
             if (!om) {
                 grow((void **)&c->begin_speed, &c->begin_val_cap, c->begin_count + 1, sizeof(double));
-                c->begin_speed[c->begin_count] = impulse_approach_speed(w, &m->c);
+                c->begin_speed[c->begin_count] = contacts_approach_speed(w, &m->c);
                 push_event(&c->begin, &c->begin_count, &c->begin_cap, m->c.a, m->c.b);
             }
         } else if (om) end_event(c, om);

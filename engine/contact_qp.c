@@ -137,7 +137,6 @@ struct qp_state {
     struct qp_start_point { uint64_t key; int ka, kb, idx; imp_vec3 la, lb; double pen, now; } *pd; int npd, pdcap;
     bool warm;              /* g holds the last evaluation's friction forces of this contact set      */
     uint64_t sig;           /* the step's contact list, for the warm start across steps              */
-    bool querying;          /* in a query: the body derivative leaves the contact forces out        */
     long solves;
     long impacts;           /* times of impact found (regula falsi)                                */
 };
@@ -640,11 +639,8 @@ static void qp_apply(imp_world *w, int n, const double *f, double *dX)
 /* the body derivative with external forces only, at the store's state, into scratch dX */
 static void qp_external(imp_world *w, double *dX)
 {
-    struct qp_state *q = qp_get(w);
     imp_ode_system sys = imp_body_ode(w);
-    q->querying = true;
     sys.deriv(sys.ctx, w->time, w->bodies->state, dX);
-    q->querying = false;
 }
 
 /* ---- friction (a friction-cone approximation) ------------------------------------------------------ *
@@ -903,7 +899,7 @@ static int qp_island_solve(imp_world *w, int n, const double *bn, double *g, boo
 int qp_deriv(imp_world *w, const double *X, double *dX)
 {
     struct qp_state *q = w->qp;
-    if (!q || q->querying || q->count == 0) return 0;
+    if (!q || q->count == 0) return 0;
     qp_bodies(w, X, dX);
     for (int i = 0; i < q->count; i++) qp_place(q, &q->c[i]);
     if (q->friction > 0) {
@@ -1261,6 +1257,7 @@ int qp_step(imp_world *w, imp_ode_solver *solver, double dt)
     const int nb = w->bodies->ids.count;
     if (nb > q->dxcap) qp_reserve(q, 0, nb);
     if (w->steps == 0) contacts_update(w); /* the first step: contacts of the initial state */
+    body_ode with_contacts = {w, NULL, qp_deriv};
     double t = w->time, left = dt;
     for (int impact = 0; impact <= IMP_QP_MAX_IMPACTS && left > 0; impact++) {
         qp_begin_step(w, dt); /* the extra acceleration acts over the world's step, not a sub-step:
@@ -1268,7 +1265,7 @@ int qp_step(imp_world *w, imp_ode_solver *solver, double dt)
         qp_depths_record(w);  /* the resting set: every other penetration is an impact */
         double *X0 = q->dx; /* the state after the impulses */
         qp_save(w, X0);
-        imp_ode_system sys = imp_body_ode(w);
+        imp_ode_system sys = bodies_ode(&with_contacts);
         int rc = imp_ode_advance(&sys, solver, t, left);
         if (rc) return rc;
         contacts_update(w);
@@ -1284,7 +1281,7 @@ int qp_step(imp_world *w, imp_ode_solver *solver, double dt)
             s = (ghi != glo) ? lo + (hi - lo) * (-glo) / (ghi - glo) : 0.5 * (lo + hi);
             if (!(s > lo && s < hi)) s = 0.5 * (lo + hi);
             qp_restore(w, X0); /* the resting set gathered at X0 stays */
-            sys = imp_body_ode(w);
+            sys = bodies_ode(&with_contacts);
             if ((rc = imp_ode_advance(&sys, solver, t, s))) return rc;
             contacts_update(w);
             double ms = qp_max_depth(w), gs = ms - target;

@@ -618,10 +618,9 @@ int impulse_step(imp_world *w, double h)
     }
 
     /* ---- 4. positions: the ODE solver with P and L held for the bodies in contact (when it runs: above) ---- */
-    w->body_drift = s->drift;
-    imp_ode_system sys = imp_body_ode(w);
+    body_ode held = {w, s->drift, NULL};
+    imp_ode_system sys = bodies_ode(&held);
     if (ode) imp_ode_advance(&sys, &w->body_solver, w->time, h), bodies_damp(w, h, s->drift); /* (drift: damped above) */
-    w->body_drift = NULL;
     for (int i = 0; i < n; i++) {
         if (!s->drift[i] || s->im[i] == 0 || (njoints && jointed[i])) continue; /* jointed: joints_positions */
         double *X = w->bodies->state + BODY_DIM * i;
@@ -724,25 +723,4 @@ const imp_contact_hit *imp_world_hit(const imp_world *w, int i)
 {
     if (!w->imp || i < 0 || i >= w->imp->hit_count) return NULL;
     return &w->imp->hits[i];
-}
-
-/* velocity of a contact side at world point p: v + omega x (p - x) */
-static imp_vec3 side_point_velocity(const imp_world *w, imp_contact_side sd, imp_vec3 p)
-{
-    if (imp_id_is_null(sd.body)) return v3(0, 0, 0);
-    int i = ids_lookup(&w->bodies->ids, sd.body);
-    if (i < 0) return v3(0, 0, 0);
-    imp_vec3 x = v3_load(w->bodies->state + BODY_DIM * i);
-    return v3_add(imp_body_velocity(w, sd.body), v3_cross(imp_body_angular_velocity(w, sd.body), v3_sub(p, x)));
-}
-
-double impulse_approach_speed(const imp_world *w, const imp_contact *c)
-{
-    int k = 0;
-    for (int i = 1; i < c->count; i++)
-        if (c->depth[i] > c->depth[k]) k = i;
-    if (c->count < 1) return 0;
-    imp_vec3 p = c->points[k];
-    double vn = v3_dot(c->normal, v3_sub(side_point_velocity(w, c->a, p), side_point_velocity(w, c->b, p)));
-    return vn < 0 ? -vn : 0;
 }

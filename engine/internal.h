@@ -173,12 +173,23 @@ typedef struct body {
 
 #define BODY_DIM 13 /* x(3) q(4) P(3) L(3) */
 
+/* The bodies as an ODE system (body.c: bodies_ode). held, when set, marks the bodies whose forces the
+ * impulse mode already applied in its velocity stage (their momenta are held through the position
+ * update); contact_forces, when set, adds the exact contact mode's resting contact forces to each
+ * derivative (contact_qp.c). */
+typedef struct body_ode {
+    imp_world *w;
+    const uint8_t *held;
+    int (*contact_forces)(imp_world *w, const double *X, double *dX);
+} body_ode;
+
 /* the body store: bodies dense by id, and their state vectors side by side (body.c) */
 typedef struct body_store {
     idtable ids;
     body *body;
     double *state;        /* BODY_DIM per body: what the ODE solvers step */
     int cap;
+    body_ode plain;       /* the system with the applied forces alone (imp_body_ode) */
 } body_store;
 
 /* the shape store: every body's shapes, dense by id (shape.c) */
@@ -264,6 +275,7 @@ void bodies_damp(imp_world *w, double h, const uint8_t *skip); /* P, L *= exp(-c
 int bodies_nan_guard(imp_world *w, const double *x0);
 double bodies_kinetic_energy(const imp_world *w);
 double bodies_potential_energy(const imp_world *w);
+imp_ode_system bodies_ode(body_ode *o);
 void bodies_place_shapes(imp_world *w, int i);  /* body i's shapes placed from its state */
 void bodies_place_shape(imp_world *w, shape *s);
 /* shape.c */
@@ -292,7 +304,6 @@ void impulse_bullets(imp_world *w, const double *X0); /* continuous collision of
 /* query.c: the first hit of the segment on a static shape or collider */
 bool query_ray_static(const imp_world *w, imp_vec3 from, imp_vec3 to, imp_ray_hit *hit);
 void impulse_free(imp_world *w);
-double impulse_approach_speed(const imp_world *w, const imp_contact *c); /* at its deepest point, >= 0 */
 /* contact.c */
 void contacts_update(imp_world *w);
 void contacts_free(imp_world *w);
@@ -335,7 +346,6 @@ struct imp_world {
     broadphase *broadphase;
     contact_set *contacts;
     /* contact response (impulse.c) */
-    const uint8_t *body_drift; /* while integrating positions: per dense body, 1 = forces already applied */
     struct impulse_scratch *imp;
     struct joint_set *joints; /* joint.c: the impulse mode's joints */
     struct qp_state *qp;            /* QP mode's contacts and scratch (contact_qp.c); NULL until used */

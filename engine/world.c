@@ -56,6 +56,7 @@ imp_world *imp_world_create(const imp_world_def *def)
     w->contacts = calloc(1, sizeof *w->contacts);
     if (!w->particles || !w->bodies || !w->shapes || !w->forces || !w->colliders || !w->pcontacts || !w->broadphase || !w->contacts)
         abort();
+    w->bodies->plain.w = w;
     const imp_world_def d = def ? *def : imp_world_def_default();
     w->settings.gravity = d.gravity, w->settings.drag = d.drag;
     w->settings.integrator = d.integrator, w->settings.tolerance = d.tolerance;
