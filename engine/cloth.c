@@ -1053,18 +1053,23 @@ bool imp_cloth_is_hair(const imp_world *w, imp_id id)
     return o && o->hair;
 }
 
-void imp_cloth_destroy(imp_world *w, imp_id id)
+/* take cloth or hair id out of the store; returns the slots of its particles (NONE where one is gone
+ * already) in a buffer the caller frees, and their count, for the caller to destroy them
+ * (imp_cloth_destroy, particle_system.c); NULL when there is no such object */
+uint32_t *cloth_remove(imp_world *w, imp_id id, int *count)
 {
     cloth_store *cs = w->cloth;
     int d = cs ? ids_lookup(&cs->ids, id) : -1;
-    if (d < 0) return;
+    if (d < 0) return NULL;
     cobj gone = cs->obj[d];
     ids_remove(&cs->ids, id);
     cs->obj[d] = cs->obj[cs->ids.count];
     w->particles->topology++;
-    for (int k = 0; k < gone.nv; k++)
-        if (gone.slot[k] != NONE) imp_particle_destroy(w, ids_of(&w->particles->ids, particles_slot_dense(w, gone.slot[k])));
+    uint32_t *slots = ids_grow(NULL, sizeof(uint32_t), gone.nv > 0 ? gone.nv : 1);
+    memcpy(slots, gone.slot, sizeof(uint32_t) * (size_t)gone.nv);
+    *count = gone.nv;
     obj_free(&gone);
+    return slots;
 }
 
 imp_id imp_cloth_particle(const imp_world *w, imp_id id, int k)

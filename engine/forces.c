@@ -280,10 +280,10 @@ static int fields_apply(imp_world *w, double t, const particle_range *r, const d
 
 /* ---- all together ----------------------------------------------------------------------------------- */
 
-/* constraints and curve particles (tinkertoy.c) and cloth and hair (cloth.c) couple particles too */
-bool forces_separable(const imp_world *w)
+/* springs, behaviours, cloth and hair act on several particles at once */
+bool forces_coupled(const imp_world *w)
 {
-    return w->forces->spring_ids.count == 0 && w->forces->behavior_ids.count == 0 && !tinker_active(w) && cloth_object_count(w) == 0;
+    return w->forces->spring_ids.count > 0 || w->forces->behavior_ids.count > 0 || cloth_object_count(w) > 0;
 }
 
 void forces_local(imp_world *w, const particle_range *r, const double *v, double *f)
@@ -306,7 +306,7 @@ int forces_fields(imp_world *w, double t, const particle_range *r, const double 
 int forces_accumulate(imp_world *w, double t, const particle_range *r, const double *x, const double *v, double *f)
 {
     forces_local(w, r, v, f);
-    if (!forces_separable(w)) {
+    if (forces_coupled(w)) {
         /* n-ary forces index the store directly: only the whole store is ever stepped here */
         springs_apply(w, x, v, f);
         int rc = behaviors_apply(w, x, v, f);
@@ -316,10 +316,9 @@ int forces_accumulate(imp_world *w, double t, const particle_range *r, const dou
     return fields_apply(w, t, r, x, v, f);
 }
 
-/* a particle is going away: remove whatever holds on to it */
+/* a particle is going away: the springs and behaviours that hold it go with it */
 void forces_particle_removed(imp_world *w, uint32_t slot)
 {
-    cloth_particle_removed(w, slot);
     for (int k = w->forces->spring_ids.count - 1; k >= 0; k--) {
         const spring *s = &w->forces->springs[k];
         if (s->a == slot || s->b == slot) imp_spring_destroy(w, ids_of(&w->forces->spring_ids, k));

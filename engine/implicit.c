@@ -736,7 +736,7 @@ int implicit_step(imp_world *w, double t, double h, imp_profile *prof)
     particle_range all = {w, 0, n, 0, w->pcontacts->count, 0};
     int rc = assemble(w, st, h, false);
     if (!rc) rc = forces_fields(w, t, &all, x, v, st->f); /* explicit: no Jacobian */
-    w->solver.evaluations++;
+    w->particle_system->solver.evaluations++;
     if (rc) return rc;
     prof->forces = clock_ms() - t_asm; /* forces and the system matrix */
 

@@ -35,6 +35,8 @@ typedef struct particle_store {
     uint8_t *motion;    /* imp_motion                                          */
     float *color;       /* 4 per particle                                      */
     uint64_t topology;  /* bumped when particles or force objects come or go  */
+    uint64_t edits;     /* bumped when a particle is removed or moved by a script: resting contacts
+                           found before are stale (particle_collide.c)                               */
 } particle_store;
 
 typedef struct spring {
@@ -68,6 +70,7 @@ typedef struct collider_store {
     idtable ids;
     collider *collider;
     int cap;
+    uint64_t edits;       /* bumped when a collider comes or goes */
 } collider_store;
 
 /* the particles the ODE solver is stepping: [first, first + count) of the dense arrays, and the
@@ -95,6 +98,7 @@ typedef struct phit {
 /* the particles' resting contacts of this step and the impacts of its collision pass (particle_collide.c) */
 typedef struct particle_contacts {
     pcontact *contact; int count, cap;
+    uint64_t particle_edits, collider_edits; /* the stores' edits when they were found */
     phit *hit; int hit_count, hit_cap;
 } particle_contacts;
 
@@ -350,10 +354,7 @@ struct imp_world {
     struct joint_set *joints; /* joint.c: the impulse mode's joints */
     struct qp_state *qp;            /* QP mode's contacts and scratch (contact_qp.c); NULL until used */
 
-    imp_ode_solver solver;
-    particle_range range;
-    double *state0, *force; /* scratch reused every step */
-    int scratch_cap;
+    struct particle_system *particle_system; /* the particle stage's solver and scratch (particle_system.c) */
 
     /* implicit integration, cloth and hair (implicit.c, cloth.c) */
     struct implicit_state *implicit;    /* owned by implicit.c, created on first use          */
@@ -362,15 +363,30 @@ struct imp_world {
 
 /* particles.c */
 int particles_slot_dense(const imp_world *w, uint32_t slot);
-imp_ode_system particles_ode(imp_world *w, int first, int count);
+void particles_remove(imp_world *w, imp_id id);
+
+/* particle_system.c: the particle stage's persistent part */
+typedef struct particle_system {
+    imp_ode_solver solver;          /* the world's ODE solver for the particles (its adaptive h carries over) */
+    double *state0; int state0_cap; /* [x | v | u | u'] at the start of the step                            */
+    double *force; int force_cap;   /* the force accumulator of one derivative evaluation, 3 per particle   */
+    double *now_X, *now_dX; int now_cap; /* imp_world_solve_constraints's state and derivative             */
+} particle_system;
+struct imp_step;
+particle_system *particle_system_create(imp_method method, double tolerance);
+void particle_system_free(particle_system *ps);
+imp_ode_system particles_ode(imp_world *w, int first, int count, particle_range *r);
+int particles_step(const struct imp_step *st);
+int particles_nan_guard(imp_world *w);
 /* forces.c: all forces on the particles of range r at state (x, v) and time t into f; the arrays
  * are indexed from the range's first particle. Springs and behaviours need the whole store. */
 int forces_accumulate(imp_world *w, double t, const particle_range *r, const double *x, const double *v, double *f);
-bool forces_separable(const imp_world *w); /* true when every force acts on one particle alone */
+bool forces_coupled(const imp_world *w); /* springs, behaviours, cloth or hair: forces that act on several particles */
 void forces_particle_removed(imp_world *w, uint32_t slot);
 double forces_spring_energy(const imp_world *w);
 /* particle_collide.c */
 void pcollide_find_contacts(imp_world *w);
+void pcollide_drop_stale(imp_world *w);
 void pcollide_contact_forces(imp_world *w, const particle_range *r, const double *x, double *f);
 void pcollide_resolve(imp_world *w, const double *x0, const double *v0, double h);
 void pcollide_friction_clamp(imp_world *w);
@@ -421,6 +437,7 @@ void implicit_free(imp_world *w);
 void cloth_forces(imp_world *w, const double *x, const double *v, double *f);
 double cloth_energy(const imp_world *w);
 void cloth_particle_removed(imp_world *w, uint32_t slot);
+uint32_t *cloth_remove(imp_world *w, imp_id id, int *count);
 int cloth_object_count(const imp_world *w);
 void cloth_free(imp_world *w);
 

@@ -29,59 +29,20 @@
 #define CONTACT_VN 1e-3    /* m/s: normal speed below which a touching particle is resting         */
 #define STICK_SPEED 1e-6   /* m/s: tangential speed below which a resting particle is stuck        */
 
-imp_collider_def imp_collider_def_default(void)
+/* resting contacts found before a script removed or moved a particle, or added or removed a collider,
+ * are stale: dense indices or surfaces moved. They are found again at the next step; until then
+ * nothing reads them. */
+static bool pcontacts_stale(const imp_world *w)
 {
-    imp_collider_def d;
-    memset(&d, 0, sizeof d);
-    d.shape = IMP_COLLIDER_PLANE;
-    d.normal = v3(0, 1, 0);
-    d.radius = 1.0;
-    d.half = v3(0.5, 0.5, 0.5);
-    d.rotation = m3_identity();
-    d.restitution = 0.5;
-    d.friction = 0.5;
-    return d;
+    return w->pcontacts->particle_edits != w->particles->edits || w->pcontacts->collider_edits != w->colliders->edits;
 }
 
-imp_id imp_collider_create(imp_world *w, const imp_collider_def *def)
+void pcollide_drop_stale(imp_world *w)
 {
-    if (w->colliders->ids.count == w->colliders->cap) {
-        w->colliders->cap = w->colliders->cap ? 2 * w->colliders->cap : 8;
-        w->colliders->collider = ids_grow(w->colliders->collider, sizeof(collider), w->colliders->cap);
-    }
-    imp_id id = ids_alloc(&w->colliders->ids);
-    collider *c = &w->colliders->collider[w->colliders->ids.count - 1];
-    c->def = *def;
-    if (def->shape == IMP_COLLIDER_PLANE) c->def.normal = v3_normalize(def->normal);
-    w->pcontacts->count = 0;
-    return id;
+    if (pcontacts_stale(w)) w->pcontacts->count = 0;
 }
 
-void imp_collider_destroy(imp_world *w, imp_id id)
-{
-    int d = ids_remove(&w->colliders->ids, id);
-    if (d >= 0) w->colliders->collider[d] = w->colliders->collider[w->colliders->ids.count];
-    w->pcontacts->count = 0;
-}
-
-void imp_collider_set(imp_world *w, imp_id id, const imp_collider_def *def)
-{
-    int d = ids_lookup(&w->colliders->ids, id);
-    if (d < 0) return;
-    w->colliders->collider[d].def = *def;
-    if (def->shape == IMP_COLLIDER_PLANE) w->colliders->collider[d].def.normal = v3_normalize(def->normal);
-}
-
-imp_collider_def imp_collider_def_of(const imp_world *w, imp_id id)
-{
-    int d = ids_lookup(&w->colliders->ids, id);
-    return d < 0 ? imp_collider_def_default() : w->colliders->collider[d].def;
-}
-
-bool imp_collider_valid(const imp_world *w, imp_id id) { return ids_lookup(&w->colliders->ids, id) >= 0; }
-int imp_collider_count(const imp_world *w) { return w->colliders->ids.count; }
-imp_collider_def imp_collider_get(const imp_world *w, int i) { return w->colliders->collider[i].def; }
-int imp_contact_count(const imp_world *w) { return w->pcontacts->count; }
+int imp_contact_count(const imp_world *w) { return pcontacts_stale(w) ? 0 : w->pcontacts->count; }
 
 /* signed distance from x to the collider's surface, and the outward normal there */
 static double collider_distance(const imp_collider_def *c, imp_vec3 x, imp_vec3 *n)
@@ -187,6 +148,8 @@ static double segment_entry(const imp_collider_def *c, imp_vec3 a, imp_vec3 b, d
 void pcollide_find_contacts(imp_world *w)
 {
     w->pcontacts->count = 0;
+    w->pcontacts->particle_edits = w->particles->edits;
+    w->pcontacts->collider_edits = w->colliders->edits;
     const int n = w->particles->ids.count, nc = w->colliders->ids.count;
     if (nc == 0) return;
     for (int i = 0; i < n; i++) {

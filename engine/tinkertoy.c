@@ -1465,36 +1465,3 @@ double imp_world_constraint_error(imp_world *w)
     return worst;
 }
 
-imp_status imp_world_solve_constraints(imp_world *w)
-{
-    if (w->locked) {
-        world_error(w, "solve_constraints called from inside the world's own step");
-        return IMP_ERR_LOCKED;
-    }
-    if (!tinker_active(w)) return IMP_OK;
-    tinker *t = w->tinker;
-    const int n = w->particles->ids.count;
-    imp_ode_system sys = particles_ode(w, 0, n);
-    if (sys.dim > t->now_cap) {
-        t->now_cap = sys.dim;
-        t->now_X = ids_grow(t->now_X, sizeof(double), sys.dim);
-        t->now_dX = ids_grow(t->now_dX, sizeof(double), sys.dim);
-    }
-    if (n + 1 > t->now_fcap) {
-        t->now_fcap = n + 1;
-        t->now_f = ids_grow(t->now_f, 3 * sizeof(double), t->now_fcap);
-    }
-    sys.get_state(sys.ctx, t->now_X);
-    double *force = w->force;
-    w->force = t->now_f;
-    w->locked = true;
-    w->error[0] = 0;
-    int rc = sys.deriv(sys.ctx, w->time, t->now_X, t->now_dX);
-    w->locked = false;
-    w->force = force;
-    if (rc) {
-        if (!w->error[0]) world_error(w, "a callback failed while solving the constraints");
-        return IMP_ERR_CALLBACK;
-    }
-    return IMP_OK;
-}

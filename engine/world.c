@@ -28,8 +28,7 @@
 #include <time.h>
 
 #include "internal.h"
-
-#define PARTICLE_BLOCK 512 /* particles per block when the system is separable: ~150 KB of stages */
+#include "step.h"
 
 imp_world_def imp_world_def_default(void)
 {
@@ -60,8 +59,7 @@ imp_world *imp_world_create(const imp_world_def *def)
     const imp_world_def d = def ? *def : imp_world_def_default();
     w->settings.gravity = d.gravity, w->settings.drag = d.drag;
     w->settings.integrator = d.integrator, w->settings.tolerance = d.tolerance;
-    imp_ode_solver_init(&w->solver, w->settings.integrator);
-    w->solver.tolerance = w->settings.tolerance;
+    w->particle_system = particle_system_create(w->settings.integrator, w->settings.tolerance);
     imp_ode_solver_init(&w->body_solver, w->settings.integrator);
     w->settings.contact_mode = IMP_CONTACT_IMPULSE;
     w->settings.velocity_iterations = 10, w->settings.position_iterations = 4;
@@ -85,8 +83,7 @@ void imp_world_destroy(imp_world *w)
     ids_free(&w->colliders->ids), free(w->colliders->collider);
     free(w->pcontacts->contact), free(w->pcontacts->hit);
     free(w->forces), free(w->colliders), free(w->pcontacts);
-    free(w->state0), free(w->force);
-    imp_ode_solver_free(&w->solver);
+    particle_system_free(w->particle_system);
     while (w->bodies->ids.count) imp_body_destroy(w, ids_of(&w->bodies->ids, w->bodies->ids.count - 1));
     ids_free(&w->bodies->ids), ids_free(&w->shapes->ids);
     free(w->bodies->body), free(w->bodies->state), free(w->shapes->shape), free(w->shapes->changes), free(w->bstate0);
@@ -102,80 +99,72 @@ void imp_world_destroy(imp_world *w)
     free(w);
 }
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
+/* ---- the stages -------------------------------------------------------------------------------------- */
 
-static void scratch_reserve(imp_world *w, int n)
+/* the bodies: the contact mode's stages (impulse.c: S1's collisions -> velocities -> contacts and
+ * joints level by level -> shock propagation -> positions, then the bullets swept; contact_qp.c:
+ * collision impulses, the resting contact forces inside every derivative evaluation, the step cut at
+ * each time of impact); bodies that touch nothing move with the world's ODE solver */
+static void bodies_step(const imp_step *s)
 {
-    if (n <= w->scratch_cap && w->state0) return;
-    int cap = w->scratch_cap ? w->scratch_cap : 64;
-    while (cap < n) cap *= 2;
-    free(w->state0), free(w->force);
-    w->state0 = ids_grow(NULL, 6 * sizeof(double), cap);
-    w->force = ids_grow(NULL, 3 * sizeof(double), cap);
-    w->scratch_cap = cap;
-}
-
-/* put back non-finite particles from the saved state; returns how many there were */
-static int nan_guard(imp_world *w, const double *x0)
-{
-    const int n = w->particles->ids.count;
-    int bad = 0, first = -1;
-    for (int i = 0; i < n; i++) {
-        const double *x = w->particles->x + 3 * i, *v = w->particles->v + 3 * i;
-        if (v3_finite(v3_load(x)) && v3_finite(v3_load(v))) continue;
-        if (first < 0) first = i;
-        bad++;
-        memcpy(w->particles->x + 3 * i, x0 + 3 * i, 3 * sizeof(double));
-        memset(w->particles->v + 3 * i, 0, 3 * sizeof(double));
+    imp_world *w = s->w;
+    const double t0 = step_clock_ms();
+    w->body_solver.method = w->settings.integrator;
+    w->body_solver.tolerance = w->settings.tolerance;
+    if (w->settings.contact_mode == IMP_CONTACT_QP) {
+        qp_step(w, &w->body_solver, s->dt);
+        bodies_damp(w, s->dt, NULL);
+    } else {
+        if (!impulse_step(w, s->dt)) { /* nothing to answer: the free bodies' ODE (impulse_step damps its own) */
+            imp_ode_system sys = imp_body_ode(w);
+            imp_ode_advance(&sys, &w->body_solver, s->t, s->dt);
+            bodies_damp(w, s->dt, NULL);
+        }
+        impulse_bullets(w, s->bodies0);
     }
-    if (bad)
-        world_error(w, "NaN guard: %d particle(s) went non-finite at t = %.4f s (first: particle #%u); "
-                           "they were put back and stopped", bad, w->time, ids_of(&w->particles->ids, first).index);
-    return bad;
+    bodies_clear_accumulators(w);
+    s->profile->bodies = step_clock_ms() - t0;
 }
 
-/* ---- rigid bodies: integrate, then collide ---------------------------------------------------------- */
-static int step_bodies(imp_world *w, double dt, imp_profile *prof)
+/* broad phase -> narrow phase -> manifolds -> begin/end events, after the bodies moved, so the
+ * contacts a script reads describe the state it sees (the exact mode collides inside its step) */
+static void contacts_step(const imp_step *s)
+{
+    imp_world *w = s->w;
+    const double t0 = step_clock_ms();
+    if (w->settings.contact_mode != IMP_CONTACT_QP) contacts_update(w);
+    s->profile->contacts = step_clock_ms() - t0;
+    s->profile->pairs = w->contacts->pair_count;
+    s->profile->manifolds = w->contacts->manifold_count;
+}
+
+/* lock the world, and keep the bodies' states at the start of the step */
+static imp_step step_begin(imp_world *w, double dt, imp_profile *profile)
 {
     const int n = w->bodies->ids.count;
-    double t0 = now_ms();
     if (n > w->bstate0_cap) {
         w->bstate0_cap = n + n / 2 + 16;
         free(w->bstate0);
         w->bstate0 = ids_grow(NULL, BODY_DIM * sizeof(double), w->bstate0_cap);
     }
     if (n) memcpy(w->bstate0, w->bodies->state, BODY_DIM * sizeof(double) * (size_t)n);
-    w->body_solver.method = w->settings.integrator;
-    w->body_solver.tolerance = w->settings.tolerance;
-    if (w->settings.contact_mode == IMP_CONTACT_QP) { /* contact_qp.c: integrate and collide, cut at impacts */
-        qp_step(w, &w->body_solver, dt);
-        bodies_damp(w, dt, NULL);
-        bodies_clear_accumulators(w);
-        prof->bodies = now_ms() - t0;
-        prof->contacts = 0;
-    } else {
-        /* contact response: the mode does collisions, velocities, contacts and positions (impulse.c);
-         * a world with no contacts to answer integrates its bodies with the ODE solver as before */
-        if (!impulse_step(w, dt)) { /* (impulse_step damps the bodies it steps) */
-            imp_ode_system sys = imp_body_ode(w);
-            imp_ode_advance(&sys, &w->body_solver, w->time, dt);
-            bodies_damp(w, dt, NULL);
-        }
-        impulse_bullets(w, w->bstate0);
-        bodies_clear_accumulators(w);
-        prof->bodies = now_ms() - t0;
-        t0 = now_ms();
-        contacts_update(w);
-        prof->contacts = now_ms() - t0;
-    }
-    prof->pairs = w->contacts->pair_count;
-    prof->manifolds = w->contacts->manifold_count;
-    return 0;
+    w->error[0] = 0;
+    w->locked = true;
+    return (imp_step){w, w->time, dt, 1 / dt, profile, w->bstate0};
+}
+
+/* the clock moves on; non-finite particles and bodies are put back and reported */
+static imp_status step_finish(const imp_step *s, double t_start)
+{
+    imp_world *w = s->w;
+    w->time += s->dt;
+    w->steps++;
+    w->locked = false;
+    int bad = particles_nan_guard(w);
+    bad += bodies_nan_guard(w, s->bodies0);
+    s->profile->total = step_clock_ms() - t_start;
+    w->profile = *s->profile;
+    return bad ? IMP_ERR_NAN : IMP_OK;
 }
 
 imp_status imp_world_step(imp_world *w, double dt)
@@ -190,73 +179,20 @@ imp_status imp_world_step(imp_world *w, double dt)
     }
     if (w->settings.integrator == IMP_IMPLICIT && tinker_active(w)) {
         world_error(w, "step: constraints and curve particles need an explicit integrator (\"rk4\", "
-                           "\"midpoint\", \"euler\" or \"adaptive\"); the implicit one does not solve them");
+                       "\"midpoint\", \"euler\" or \"adaptive\"); the implicit one does not solve them");
         return IMP_ERR_ARG;
     }
-    const double t_start = now_ms();
-    const int n = w->particles->ids.count;
-    imp_profile prof = {0};
-    w->error[0] = 0;
-    w->locked = true;
-    scratch_reserve(w, n + tinker_state_dim(w)); /* state0 holds [x | v | u | udot] */
-
-    /* particles: contacts, integrate, collide */
-    double t0 = now_ms();
-    pcollide_find_contacts(w);
-    imp_ode_system all = particles_ode(w, 0, n);
-    all.get_state(all.ctx, w->state0);
-    w->solver.method = w->settings.integrator;
-    w->solver.tolerance = w->settings.tolerance;
-    long evals = w->solver.evaluations;
-    int rc = 0, blocks = 0;
-    if (w->settings.integrator == IMP_IMPLICIT) {
-        rc = implicit_step(w, w->time, dt, &prof); /* contacts filtered, friction inside */
-        blocks = 1;
-    } else if (forces_separable(w) && w->settings.integrator != IMP_ADAPTIVE) {
-        /* every particle is its own ODE: step cache-sized blocks (see particles.c) */
-        for (int first = 0; first < n && !rc; first += PARTICLE_BLOCK, blocks++) {
-            imp_ode_system sys = particles_ode(w, first, n - first < PARTICLE_BLOCK ? n - first : PARTICLE_BLOCK);
-            rc = imp_ode_advance(&sys, &w->solver, w->time, dt);
-        }
-    } else {
-        all = particles_ode(w, 0, n);
-        rc = imp_ode_advance(&all, &w->solver, w->time, dt);
-        blocks = 1;
-    }
-    prof.evaluations = (int)((w->solver.evaluations - evals) / (blocks > 0 ? blocks : 1));
-    if (!rc && tinker_active(w)) rc = tinker_after_integrate(w, w->state0 + 6 * n);
-    prof.integrate = now_ms() - t0;
-    if (rc) {
-        all = particles_ode(w, 0, n);
-        all.set_state(all.ctx, w->state0); /* undo: the world stays as it was */
+    const double t_start = step_clock_ms();
+    imp_profile profile = {0};
+    imp_step s = step_begin(w, dt, &profile);
+    if (particles_step(&s)) { /* a callback failed: the particles are as they were, the bodies untouched */
         w->locked = false;
         if (!w->error[0]) world_error(w, "a callback failed during the step");
         return IMP_ERR_CALLBACK;
     }
-    t0 = now_ms();
-    pcollide_resolve(w, w->state0, w->state0 + 3 * n, dt);
-    if (w->settings.integrator != IMP_IMPLICIT) pcollide_friction_clamp(w);
-    if (tinker_active(w) && tinker_after_collide(w)) {
-        all = particles_ode(w, 0, n);
-        all.set_state(all.ctx, w->state0); /* a constraint callback failed: undo */
-        w->locked = false;
-        if (!w->error[0]) world_error(w, "a callback failed during the step");
-        return IMP_ERR_CALLBACK;
-    }
-    prof.collide = now_ms() - t0;
-
-    /* bodies: integrate, collide */
-    step_bodies(w, dt, &prof);
-
-    /* finish */
-    w->time += dt;
-    w->steps++;
-    w->locked = false;
-    int bad = nan_guard(w, w->state0);
-    bad += bodies_nan_guard(w, w->bstate0);
-    prof.total = now_ms() - t_start;
-    w->profile = prof;
-    return bad ? IMP_ERR_NAN : IMP_OK;
+    bodies_step(&s);
+    contacts_step(&s);
+    return step_finish(&s, t_start);
 }
 
 const char *imp_world_error(const imp_world *w) { return w->error; }
@@ -269,7 +205,7 @@ void imp_world_set_gravity(imp_world *w, imp_vec3 g) { w->settings.gravity = g; 
 double imp_world_drag(const imp_world *w) { return w->settings.drag; }
 void imp_world_set_drag(imp_world *w, double kd) { w->settings.drag = kd; }
 imp_method imp_world_integrator(const imp_world *w) { return w->settings.integrator; }
-void imp_world_set_integrator(imp_world *w, imp_method m) { w->settings.integrator = m; w->solver.h = 0; }
+void imp_world_set_integrator(imp_world *w, imp_method m) { w->settings.integrator = m; w->particle_system->solver.h = 0; }
 double imp_world_tolerance(const imp_world *w) { return w->settings.tolerance; }
 void imp_world_set_tolerance(imp_world *w, double tol) { w->settings.tolerance = tol; }
 
