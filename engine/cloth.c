@@ -51,7 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "implicit.h"
+#include "assemble.h"
 
 #define NONE UINT32_MAX
 
@@ -692,16 +692,6 @@ double cloth_energy(const imp_world *w)
     return e;
 }
 
-static void add_pair(int **pairs, int *count, int *cap, int i, int j)
-{
-    if (*count == *cap) {
-        *cap = *cap ? 2 * *cap : 1024;
-        *pairs = ids_grow(*pairs, 2 * sizeof(int), *cap);
-    }
-    (*pairs)[2 * *count] = i, (*pairs)[2 * *count + 1] = j;
-    (*count)++;
-}
-
 void cloth_pairs(imp_world *w, int **pairs, int *count, int *cap)
 {
     cloth_store *cs = w->cloth;
@@ -710,15 +700,15 @@ void cloth_pairs(imp_world *w, int **pairs, int *count, int *cap)
         refresh_dense(w, o);
         const int *d = o->dense;
         for (int t = 0; t < o->ntri; t++)
-            for (int i = 0; i < 3; i++) add_pair(pairs, count, cap, d[o->tri[t].v[i]], d[o->tri[t].v[(i + 1) % 3]]);
+            for (int i = 0; i < 3; i++) bsr3_pair(pairs, count, cap, d[o->tri[t].v[i]], d[o->tri[t].v[(i + 1) % 3]]);
         for (int e = 0; e < o->nbend; e++) /* the edge and both triangles are there: the cross pair */
-            add_pair(pairs, count, cap, d[o->bend[e].v[2]], d[o->bend[e].v[3]]);
-        for (int s = 0; s < o->nseg; s++) add_pair(pairs, count, cap, d[o->seg[s].v[0]], d[o->seg[s].v[1]]);
+            bsr3_pair(pairs, count, cap, d[o->bend[e].v[2]], d[o->bend[e].v[3]]);
+        for (int s = 0; s < o->nseg; s++) bsr3_pair(pairs, count, cap, d[o->seg[s].v[0]], d[o->seg[s].v[1]]);
         for (int j = 0; j < o->njoint; j++) {
             const int *v = o->joint[j].v;
-            add_pair(pairs, count, cap, d[v[0]], d[v[1]]);
-            add_pair(pairs, count, cap, d[v[1]], d[v[2]]);
-            add_pair(pairs, count, cap, d[v[0]], d[v[2]]);
+            bsr3_pair(pairs, count, cap, d[v[0]], d[v[1]]);
+            bsr3_pair(pairs, count, cap, d[v[1]], d[v[2]]);
+            bsr3_pair(pairs, count, cap, d[v[0]], d[v[2]]);
         }
     }
 }

@@ -16,7 +16,7 @@
  */
 #include <string.h>
 
-#include "internal.h"
+#include "assemble.h"
 
 /* ---- springs ------------------------------------------------------------------------------------ */
 
@@ -331,4 +331,151 @@ void forces_particle_removed(imp_world *w, uint32_t slot)
                 break;
             }
     }
+}
+
+/* ---- the implicit integrator's assembly (implicit.c; see assemble.h) ------------------------------------ */
+
+/* the particle pairs the springs and behaviours couple: blocks of the system matrix */
+void forces_pairs(imp_world *w, int **pairs, int *count, int *cap)
+{
+    for (int k = 0; k < w->forces->spring_ids.count; k++) {
+        const spring *s = &w->forces->springs[k];
+        if (s->b != ANCHORED) bsr3_pair(pairs, count, cap, particles_slot_dense(w, s->a), particles_slot_dense(w, s->b));
+    }
+    for (int k = 0; k < w->forces->behavior_ids.count; k++) {
+        const behavior *bh = &w->forces->behaviors[k];
+        for (int i = 0; i < bh->def.n; i++)
+            for (int j = i + 1; j < bh->def.n; j++)
+                bsr3_pair(pairs, count, cap, particles_slot_dense(w, bh->slots[i]), particles_slot_dense(w, bh->slots[j]));
+    }
+}
+
+/* each element's blocks in the matrix A built from those pairs (diag: the block index of (i, i)) */
+void forces_bind_blocks(imp_world *w, const bsr3 *A, const int *diag)
+{
+    force_store *fs = w->forces;
+    if (fs->spring_ids.count > fs->spring_blk_cap) {
+        fs->spring_blk_cap = fs->spring_ids.count;
+        fs->spring_blk = ids_grow(fs->spring_blk, 4 * sizeof(int), fs->spring_blk_cap);
+    }
+    for (int k = 0; k < fs->spring_ids.count; k++) {
+        const spring *s = &fs->springs[k];
+        int a = particles_slot_dense(w, s->a), *blk = fs->spring_blk + 4 * k;
+        if (s->b == ANCHORED) {
+            blk[0] = diag[a];
+            continue;
+        }
+        int b = particles_slot_dense(w, s->b);
+        blk[0] = diag[a], blk[1] = bsr3_find(A, a, b), blk[2] = bsr3_find(A, b, a), blk[3] = diag[b];
+    }
+    if (fs->behavior_ids.count > fs->behavior_blk_cap) {
+        fs->behavior_blk_cap = fs->behavior_ids.count;
+        fs->behavior_blk = ids_grow(fs->behavior_blk, BEHAVIOR_BLOCKS * sizeof(int), fs->behavior_blk_cap);
+    }
+    for (int k = 0; k < fs->behavior_ids.count; k++) {
+        const behavior *bh = &fs->behaviors[k];
+        int nb = bh->def.n, *blk = fs->behavior_blk + BEHAVIOR_BLOCKS * k;
+        for (int i = 0; i < nb; i++)
+            for (int j = 0; j < nb; j++)
+                blk[i * nb + j] = bsr3_find(A, particles_slot_dense(w, bh->slots[i]), particles_slot_dense(w, bh->slots[j]));
+    }
+}
+
+static void springs_assemble(imp_world *w, asm_ctx *a, bool bound)
+{
+    for (int k = 0; k < w->forces->spring_ids.count; k++) {
+        const spring *s = &w->forces->springs[k];
+        int idx[2] = {particles_slot_dense(w, s->a), 0};
+        int m = 2;
+        const double *xb;
+        if (s->b == ANCHORED) {
+            m = 1;
+            xb = &s->anchor.x;
+        } else {
+            idx[1] = particles_slot_dense(w, s->b);
+            xb = a->x + 3 * idx[1];
+        }
+        double C, g[6], H[36];
+        imp_vec3 l = v3_sub(v3_load(a->x + 3 * idx[0]), v3_load(xb));
+        if (v3_len(l) < 1e-12) continue;
+        bool hasH = asm_length_condition(a->x + 3 * idx[0], xb, s->rest, m, &C, g, H, a);
+        asm_condition(a, m, idx, bound ? w->forces->spring_blk + 4 * k : NULL, C, g, hasH ? H : NULL, true, s->ks, s->kd);
+    }
+}
+
+/* behaviours (S3 eq. 2): built-in kinds with exact Hessians; "function" behaviours give only C and
+ * its gradient, so they enter the matrix as the Gauss-Newton term -k_s g g^T */
+static int behaviors_assemble(imp_world *w, asm_ctx *a, bool bound)
+{
+    for (int k = 0; k < w->forces->behavior_ids.count; k++) {
+        const behavior *bh = &w->forces->behaviors[k];
+        const imp_behavior_def *d = &bh->def;
+        int idx[IMP_BEHAVE_MAX];
+        for (int i = 0; i < d->n; i++) idx[i] = particles_slot_dense(w, bh->slots[i]);
+        const int *blk = bound ? w->forces->behavior_blk + BEHAVIOR_BLOCKS * k : NULL;
+        double g[3 * IMP_BEHAVE_MAX] = {0}, C;
+        switch (d->kind) {
+        case IMP_BEHAVE_DISTANCE: {
+            double H[36];
+            imp_vec3 l = v3_sub(v3_load(a->x + 3 * idx[0]), v3_load(a->x + 3 * idx[1]));
+            if (v3_len(l) < 1e-12) break;
+            bool hasH = asm_length_condition(a->x + 3 * idx[0], a->x + 3 * idx[1], d->rest, 2, &C, g, H, a);
+            asm_condition(a, 2, idx, blk, C, g, hasH ? H : NULL, true, d->ks, d->kd);
+            break;
+        }
+        case IMP_BEHAVE_COINCIDE:
+        case IMP_BEHAVE_ANCHOR: {
+            /* three linear rows C_c = (x1 - x2)_c (or x1 - p): zero Hessian */
+            imp_vec3 other = d->kind == IMP_BEHAVE_ANCHOR ? d->point : v3_load(a->x + 3 * idx[1]);
+            imp_vec3 Cv = v3_sub(v3_load(a->x + 3 * idx[0]), other);
+            double Cc[3] = {Cv.x, Cv.y, Cv.z};
+            for (int c = 0; c < 3; c++) {
+                memset(g, 0, sizeof g);
+                g[c] = 1.0;
+                g[3 + c] = -1.0;
+                asm_condition(a, d->n, idx, blk, Cc[c], g, NULL, false, d->ks, d->kd);
+            }
+            break;
+        }
+        case IMP_BEHAVE_PLANE:
+            v3_store(g, d->normal);
+            asm_condition(a, 1, idx, blk, v3_dot(d->normal, v3_load(a->x + 3 * idx[0])) - d->offset, g, NULL, false,
+                          d->ks, d->kd);
+            break;
+        case IMP_BEHAVE_CALLBACK: {
+            double xs[3 * IMP_BEHAVE_MAX];
+            C = 0;
+            for (int i = 0; i < d->n; i++) memcpy(xs + 3 * i, a->x + 3 * idx[i], 3 * sizeof(double));
+            if (d->fn(d->user, d->n, xs, &C, g)) return IMP_ERR_CALLBACK;
+            if (d->n <= 4) {
+                asm_condition(a, d->n, idx, blk, C, g, NULL, false, d->ks, d->kd);
+            } else {
+                /* more than 4 particles: the force, and the matrix's Gauss-Newton term by blocks */
+                double Cdot = 0;
+                for (int i = 0; i < d->n; i++) Cdot += v3_dot(v3_load(g + 3 * i), v3_load(a->v + 3 * idx[i]));
+                double s = -(d->ks * C + d->kd * Cdot), alpha = a->h * d->kd + a->h2 * d->ks;
+                for (int i = 0; i < d->n; i++) v3_accum(a->f + 3 * idx[i], v3_scale(v3_load(g + 3 * i), s));
+                if (a->A)
+                    for (int i = 0; i < d->n; i++) {
+                        v3_accum(a->bK + 3 * idx[i], v3_scale(v3_load(g + 3 * i), -a->h2 * d->ks * Cdot));
+                        for (int j = 0; j < d->n; j++) {
+                            double *B = a->A + 9 * (size_t)blk[i * d->n + j];
+                            for (int r = 0; r < 3; r++)
+                                for (int c = 0; c < 3; c++) B[3 * r + c] += alpha * g[3 * i + r] * g[3 * j + c];
+                        }
+                    }
+            }
+            break;
+        }
+        }
+    }
+    return 0;
+}
+
+/* the springs' and behaviours' forces and, with a->A, their part of the system matrix (bound: their
+ * blocks were bound to it by forces_bind_blocks); nonzero when a behaviour callback failed */
+int forces_assemble(imp_world *w, asm_ctx *a, bool bound)
+{
+    springs_assemble(w, a, bound);
+    return behaviors_assemble(w, a, bound);
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "impetus.h"
+#include "sparse.h"
 
 /* ---- id tables (ids.c) ------------------------------------------------------------------------------
  * Objects live in dense arrays (so loops are linear); a slot table maps a stable id to the current
@@ -59,10 +60,16 @@ typedef struct collider {
 } collider;
 
 /* the force objects (forces.c) */
+#define BEHAVIOR_BLOCKS (IMP_BEHAVE_MAX * IMP_BEHAVE_MAX)
+
 typedef struct force_store {
     idtable spring_ids;   spring *springs;     int spring_cap;
     idtable behavior_ids; behavior *behaviors; int behavior_cap;
     idtable field_ids;    field *fields;       int field_cap;
+    /* their blocks in the implicit integrator's matrix (forces_bind_blocks) */
+    int *spring_blk;      /* 4 per spring: (a,a) (a,b) (b,a) (b,b); 1 when anchored */
+    int *behavior_blk;    /* BEHAVIOR_BLOCKS per behaviour                          */
+    int spring_blk_cap, behavior_blk_cap;
 } force_store;
 
 /* the static colliders particles (and bodies) meet (particle_collide.c) */
@@ -426,10 +433,8 @@ imp_vec3 pcollide_contact_normal(const imp_world *w, int k);
 void forces_local(imp_world *w, const particle_range *r, const double *v, double *f);
 int forces_fields(imp_world *w, double t, const particle_range *r, const double *x, const double *v, double *f);
 
-/* implicit.c: the world's implicit step (called by imp_world_step in place of imp_ode_advance),
- * backward Euler for a generic ODE system (called by imp_ode_step), cleanup */
+/* implicit.c: the world's implicit step (particles_step calls it in place of imp_ode_advance), cleanup */
 int implicit_step(imp_world *w, double t, double h, imp_profile *prof);
-int implicit_ode_step(const imp_ode_system *sys, imp_ode_solver *s, double *x, double t, double h);
 void implicit_free(imp_world *w);
 
 /* cloth.c: forces of cloth and hair for the explicit integrators, their elastic energy, the
@@ -482,5 +487,23 @@ static inline void world_error(imp_world *w, const char *fmt, ...)
     vsnprintf(w->error, sizeof w->error, fmt, ap);
     va_end(ap);
 }
+
+struct asm_ctx;
+/* cloth.c, for the implicit integrator: the coupled pairs of cloth and hair elements (2 ints each, dense indices) appended to
+ * *pairs (grown with ids_grow; *count pairs so far, *cap capacity); then, once the matrix is
+ * built, the block indices of every element; then the assembly */
+void cloth_pairs(imp_world *w, int **pairs, int *count, int *cap);
+/* also sorts each object's elements into groups: group c < PAR_CHUNKS holds the elements whose
+ * particles all lie in rows [split[c], split[c + 1]); group PAR_CHUNKS the others.
+ * cloth_assemble(w, a, g) does group g, or all for g = -1; groups c < PAR_CHUNKS may run at the
+ * same time (they write disjoint rows). */
+void cloth_bind_blocks(imp_world *w, const bsr3 *A, const int *split);
+void cloth_assemble(imp_world *w, struct asm_ctx *a, int group);
+
+
+/* forces.c, for the implicit integrator: the springs' and behaviours' pairs, blocks and assembly */
+void forces_pairs(imp_world *w, int **pairs, int *count, int *cap);
+void forces_bind_blocks(imp_world *w, const bsr3 *A, const int *diag);
+int forces_assemble(imp_world *w, struct asm_ctx *a, bool bound);
 
 #endif

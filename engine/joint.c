@@ -110,6 +110,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dense.h"
 #include "internal.h"
 
 #define MAXR 7            /* rows per joint: a hinge, twist or slider at its limit with a motor has 7 */
@@ -1104,42 +1105,8 @@ static void assemble(struct joint_set *js, int n, double mu)
  * that calls it with the literal 3 when the blocks are 3 x 3 (point joints, the common case), so the
  * compiler unrolls the loops for that size; any other size takes the general loops. */
 
-/* in-place inverse of the m x m block A (stride MAXR), Gauss-Jordan with partial pivoting */
-static inline __attribute__((always_inline)) bool inv_block_m(double *A, int m)
-{
-    int piv[MAXR];
-    for (int c = 0; c < m; c++) {
-        int p = c;
-        for (int r = c + 1; r < m; r++)
-            if (fabs(A[MAXR * r + c]) > fabs(A[MAXR * p + c])) p = r;
-        if (!(fabs(A[MAXR * p + c]) > 1e-300)) return false;
-        piv[c] = p;
-        if (p != c)
-            for (int k = 0; k < m; k++) {
-                double t = A[MAXR * c + k];
-                A[MAXR * c + k] = A[MAXR * p + k], A[MAXR * p + k] = t;
-            }
-        double d = 1 / A[MAXR * c + c];
-        A[MAXR * c + c] = 1;
-        for (int k = 0; k < m; k++) A[MAXR * c + k] *= d;
-        for (int r = 0; r < m; r++) {
-            if (r == c) continue;
-            double f = A[MAXR * r + c];
-            if (f == 0) continue;
-            A[MAXR * r + c] = 0;
-            for (int k = 0; k < m; k++) A[MAXR * r + k] -= f * A[MAXR * c + k];
-        }
-    }
-    for (int c = m - 1; c >= 0; c--) /* undo the row swaps as column swaps */
-        if (piv[c] != c)
-            for (int r = 0; r < m; r++) {
-                double t = A[MAXR * r + c];
-                A[MAXR * r + c] = A[MAXR * r + piv[c]], A[MAXR * r + piv[c]] = t;
-            }
-    return true;
-}
-
-static bool inv_block(double *A, int m) { return m == 3 ? inv_block_m(A, 3) : inv_block_m(A, m); }
+/* in-place inverse of the m x m block A (stride MAXR): dense.h */
+static bool inv_block(double *A, int m) { return m == 3 ? dense_invert(A, 3, MAXR) : dense_invert(A, m, MAXR); }
 
 /* C = A (ma x mk) B (mk x mb), all stride MAXR; sub: C -= instead */
 static inline __attribute__((always_inline)) void mul_blk_m(double *restrict C, const double *restrict A, const double *restrict B, int ma, int mk, int mb, bool sub)

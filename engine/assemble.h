@@ -1,5 +1,5 @@
-/* implicit.h: how force objects hand their forces and Jacobians to the implicit integrator.
- * Internal to the engine (implicit.c and cloth.c); not part of the public API.
+/* assemble.h: how force elements hand their forces and Jacobians to the implicit integrator
+ * (implicit.c): the assembly context and the element kernels (assemble.c) that forces.c and cloth.c use.
  *
  * A force element acts on m <= 4 particles. It adds its force f into a->f and, when a->A is set,
  * its part of the system matrix and right-hand side of the second-order backward Euler step
@@ -21,8 +21,8 @@
  * C > 0, so a compressed spring loses its transverse stiffness (which would make A indefinite);
  * for angle conditions never (a Gauss-Newton matrix). With full_jacobian the symmetric C H is kept
  * everywhere. In check mode (a->Kd) the complete analytic Jacobians go into dense matrices. */
-#ifndef IMPETUS_IMPLICIT_H
-#define IMPETUS_IMPLICIT_H
+#ifndef IMPETUS_ASSEMBLE_H
+#define IMPETUS_ASSEMBLE_H
 
 #include "internal.h"
 #include "parallel.h"
@@ -64,16 +64,5 @@ bool asm_length_condition(const double *xa, const double *xb, double rest, int m
  * stiffness Kx (check mode only, may equal Ks) and the damping Jacobian Dl, all 3m x 3m row-major */
 void asm_local(asm_ctx *a, int m, const int *idx, const int *blk, const double *fl, const double *Ks,
                const double *Kx, const double *Dl);
-
-/* cloth.c: the coupled pairs of cloth and hair elements (2 ints each, dense indices) appended to
- * *pairs (grown with ids_grow; *count pairs so far, *cap capacity); then, once the matrix is
- * built, the block indices of every element; then the assembly */
-void cloth_pairs(imp_world *w, int **pairs, int *count, int *cap);
-/* also sorts each object's elements into groups: group c < PAR_CHUNKS holds the elements whose
- * particles all lie in rows [split[c], split[c + 1]); group PAR_CHUNKS the others.
- * cloth_assemble(w, a, g) does group g, or all for g = -1; groups c < PAR_CHUNKS may run at the
- * same time (they write disjoint rows). */
-void cloth_bind_blocks(imp_world *w, const bsr3 *A, const int *split);
-void cloth_assemble(imp_world *w, asm_ctx *a, int group);
 
 #endif
