@@ -34,42 +34,42 @@ imp_spring_def imp_spring_def_default(void)
 
 imp_id imp_spring_create(imp_world *w, const imp_spring_def *def)
 {
-    int ia = ids_lookup(&w->p.ids, def->a);
-    int ib = imp_id_is_null(def->b) ? -1 : ids_lookup(&w->p.ids, def->b);
+    int ia = ids_lookup(&w->particles->ids, def->a);
+    int ib = imp_id_is_null(def->b) ? -1 : ids_lookup(&w->particles->ids, def->b);
     if (ia < 0 || (!imp_id_is_null(def->b) && ib < 0)) return (imp_id){0, 0};
-    if (w->spring_ids.count == w->spring_cap) {
-        w->spring_cap = w->spring_cap ? 2 * w->spring_cap : 64;
-        w->springs = ids_grow(w->springs, sizeof(spring), w->spring_cap);
+    if (w->forces->spring_ids.count == w->forces->spring_cap) {
+        w->forces->spring_cap = w->forces->spring_cap ? 2 * w->forces->spring_cap : 64;
+        w->forces->springs = ids_grow(w->forces->springs, sizeof(spring), w->forces->spring_cap);
     }
-    imp_id id = ids_alloc(&w->spring_ids);
-    w->topology++;
-    spring *s = &w->springs[w->spring_ids.count - 1];
+    imp_id id = ids_alloc(&w->forces->spring_ids);
+    w->particles->topology++;
+    spring *s = &w->forces->springs[w->forces->spring_ids.count - 1];
     s->a = def->a.index;
     s->b = ib < 0 ? ANCHORED : def->b.index;
     s->anchor = def->anchor;
     s->ks = def->ks;
     s->kd = def->kd;
-    imp_vec3 xb = ib < 0 ? def->anchor : v3_load(w->p.x + 3 * ib);
-    s->rest = def->rest >= 0 ? def->rest : v3_len(v3_sub(v3_load(w->p.x + 3 * ia), xb));
+    imp_vec3 xb = ib < 0 ? def->anchor : v3_load(w->particles->x + 3 * ib);
+    s->rest = def->rest >= 0 ? def->rest : v3_len(v3_sub(v3_load(w->particles->x + 3 * ia), xb));
     return id;
 }
 
 void imp_spring_destroy(imp_world *w, imp_id id)
 {
-    int d = ids_remove(&w->spring_ids, id);
-    if (d >= 0) w->springs[d] = w->springs[w->spring_ids.count], w->topology++;
+    int d = ids_remove(&w->forces->spring_ids, id);
+    if (d >= 0) w->forces->springs[d] = w->forces->springs[w->forces->spring_ids.count], w->particles->topology++;
 }
 
-bool imp_spring_valid(const imp_world *w, imp_id id) { return ids_lookup(&w->spring_ids, id) >= 0; }
+bool imp_spring_valid(const imp_world *w, imp_id id) { return ids_lookup(&w->forces->spring_ids, id) >= 0; }
 
 imp_spring_def imp_spring_get(const imp_world *w, imp_id id)
 {
     imp_spring_def d = imp_spring_def_default();
-    int i = ids_lookup(&w->spring_ids, id);
+    int i = ids_lookup(&w->forces->spring_ids, id);
     if (i < 0) return d;
-    const spring *s = &w->springs[i];
-    d.a = ids_of(&w->p.ids, particles_slot_dense(w, s->a));
-    if (s->b != ANCHORED) d.b = ids_of(&w->p.ids, particles_slot_dense(w, s->b));
+    const spring *s = &w->forces->springs[i];
+    d.a = ids_of(&w->particles->ids, particles_slot_dense(w, s->a));
+    if (s->b != ANCHORED) d.b = ids_of(&w->particles->ids, particles_slot_dense(w, s->b));
     d.anchor = s->anchor;
     d.ks = s->ks, d.kd = s->kd, d.rest = s->rest;
     return d;
@@ -77,28 +77,28 @@ imp_spring_def imp_spring_get(const imp_world *w, imp_id id)
 
 void imp_spring_set(imp_world *w, imp_id id, const imp_spring_def *def)
 {
-    int i = ids_lookup(&w->spring_ids, id);
+    int i = ids_lookup(&w->forces->spring_ids, id);
     if (i < 0) return;
-    spring *s = &w->springs[i];
+    spring *s = &w->forces->springs[i];
     s->anchor = def->anchor;
     s->ks = def->ks, s->kd = def->kd;
     if (def->rest >= 0) s->rest = def->rest;
 }
 
-int imp_spring_count(const imp_world *w) { return w->spring_ids.count; }
+int imp_spring_count(const imp_world *w) { return w->forces->spring_ids.count; }
 
 void imp_spring_endpoints(const imp_world *w, int i, imp_vec3 *a, imp_vec3 *b)
 {
-    const spring *s = &w->springs[i];
-    *a = v3_load(w->p.x + 3 * particles_slot_dense(w, s->a));
-    *b = s->b == ANCHORED ? s->anchor : v3_load(w->p.x + 3 * particles_slot_dense(w, s->b));
+    const spring *s = &w->forces->springs[i];
+    *a = v3_load(w->particles->x + 3 * particles_slot_dense(w, s->a));
+    *b = s->b == ANCHORED ? s->anchor : v3_load(w->particles->x + 3 * particles_slot_dense(w, s->b));
 }
 
 /* S3 eq. 1 for every spring */
 static void springs_apply(imp_world *w, const double *x, const double *v, double *f)
 {
-    for (int k = 0; k < w->spring_ids.count; k++) {
-        const spring *s = &w->springs[k];
+    for (int k = 0; k < w->forces->spring_ids.count; k++) {
+        const spring *s = &w->forces->springs[k];
         int a = particles_slot_dense(w, s->a);
         imp_vec3 xa = v3_load(x + 3 * a), va = v3_load(v + 3 * a), xb, vb;
         int b = -1;
@@ -121,11 +121,11 @@ static void springs_apply(imp_world *w, const double *x, const double *v, double
 double forces_spring_energy(const imp_world *w)
 {
     double e = 0;
-    for (int k = 0; k < w->spring_ids.count; k++) {
+    for (int k = 0; k < w->forces->spring_ids.count; k++) {
         imp_vec3 a, b;
         imp_spring_endpoints(w, k, &a, &b);
-        double s = v3_len(v3_sub(a, b)) - w->springs[k].rest;
-        e += 0.5 * w->springs[k].ks * s * s;
+        double s = v3_len(v3_sub(a, b)) - w->forces->springs[k].rest;
+        e += 0.5 * w->forces->springs[k].ks * s * s;
     }
     return e + cloth_energy(w); /* and the elastic energy of cloth and hair */
 }
@@ -150,14 +150,14 @@ imp_id imp_behavior_create(imp_world *w, const imp_behavior_def *def)
     int n = def->kind == IMP_BEHAVE_CALLBACK ? def->n : behavior_arity(def->kind);
     if (n < 1 || n > IMP_BEHAVE_MAX || (def->kind == IMP_BEHAVE_CALLBACK && !def->fn)) return (imp_id){0, 0};
     for (int i = 0; i < n; i++)
-        if (ids_lookup(&w->p.ids, def->particles[i]) < 0) return (imp_id){0, 0};
-    if (w->behave_ids.count == w->behave_cap) {
-        w->behave_cap = w->behave_cap ? 2 * w->behave_cap : 16;
-        w->behaviors = ids_grow(w->behaviors, sizeof(behavior), w->behave_cap);
+        if (ids_lookup(&w->particles->ids, def->particles[i]) < 0) return (imp_id){0, 0};
+    if (w->forces->behavior_ids.count == w->forces->behavior_cap) {
+        w->forces->behavior_cap = w->forces->behavior_cap ? 2 * w->forces->behavior_cap : 16;
+        w->forces->behaviors = ids_grow(w->forces->behaviors, sizeof(behavior), w->forces->behavior_cap);
     }
-    imp_id id = ids_alloc(&w->behave_ids);
-    w->topology++;
-    behavior *b = &w->behaviors[w->behave_ids.count - 1];
+    imp_id id = ids_alloc(&w->forces->behavior_ids);
+    w->particles->topology++;
+    behavior *b = &w->forces->behaviors[w->forces->behavior_ids.count - 1];
     b->def = *def;
     b->def.n = n;
     for (int i = 0; i < n; i++) b->slots[i] = def->particles[i].index;
@@ -166,16 +166,16 @@ imp_id imp_behavior_create(imp_world *w, const imp_behavior_def *def)
 
 void imp_behavior_destroy(imp_world *w, imp_id id)
 {
-    int d = ids_lookup(&w->behave_ids, id);
+    int d = ids_lookup(&w->forces->behavior_ids, id);
     if (d < 0) return;
-    imp_behavior_def gone = w->behaviors[d].def;
-    ids_remove(&w->behave_ids, id);
-    w->topology++;
-    w->behaviors[d] = w->behaviors[w->behave_ids.count];
+    imp_behavior_def gone = w->forces->behaviors[d].def;
+    ids_remove(&w->forces->behavior_ids, id);
+    w->particles->topology++;
+    w->forces->behaviors[d] = w->forces->behaviors[w->forces->behavior_ids.count];
     if (gone.release) gone.release(gone.user);
 }
 
-bool imp_behavior_valid(const imp_world *w, imp_id id) { return ids_lookup(&w->behave_ids, id) >= 0; }
+bool imp_behavior_valid(const imp_world *w, imp_id id) { return ids_lookup(&w->forces->behavior_ids, id) >= 0; }
 
 /* add (-ks C - kd Cdot) grad_i to particle i, for one scalar row C with gradients grad[3n] */
 static void behavior_row(double *f, const int *idx, int n, const double *v, double ks, double kd, double C,
@@ -189,8 +189,8 @@ static void behavior_row(double *f, const int *idx, int n, const double *v, doub
 
 static int behaviors_apply(imp_world *w, const double *x, const double *v, double *f)
 {
-    for (int k = 0; k < w->behave_ids.count; k++) {
-        const behavior *b = &w->behaviors[k];
+    for (int k = 0; k < w->forces->behavior_ids.count; k++) {
+        const behavior *b = &w->forces->behaviors[k];
         const imp_behavior_def *d = &b->def;
         int idx[IMP_BEHAVE_MAX];
         for (int i = 0; i < d->n; i++) idx[i] = particles_slot_dense(w, b->slots[i]);
@@ -242,32 +242,32 @@ static int behaviors_apply(imp_world *w, const double *x, const double *v, doubl
 imp_id imp_field_create(imp_world *w, const imp_field_def *def)
 {
     if (!def->fn) return (imp_id){0, 0};
-    if (w->field_ids.count == w->field_cap) {
-        w->field_cap = w->field_cap ? 2 * w->field_cap : 8;
-        w->fields = ids_grow(w->fields, sizeof(field), w->field_cap);
+    if (w->forces->field_ids.count == w->forces->field_cap) {
+        w->forces->field_cap = w->forces->field_cap ? 2 * w->forces->field_cap : 8;
+        w->forces->fields = ids_grow(w->forces->fields, sizeof(field), w->forces->field_cap);
     }
-    imp_id id = ids_alloc(&w->field_ids);
-    w->fields[w->field_ids.count - 1].def = *def;
+    imp_id id = ids_alloc(&w->forces->field_ids);
+    w->forces->fields[w->forces->field_ids.count - 1].def = *def;
     return id;
 }
 
 void imp_field_destroy(imp_world *w, imp_id id)
 {
-    int d = ids_lookup(&w->field_ids, id);
+    int d = ids_lookup(&w->forces->field_ids, id);
     if (d < 0) return;
-    field gone = w->fields[d];
-    ids_remove(&w->field_ids, id);
-    w->fields[d] = w->fields[w->field_ids.count];
+    field gone = w->forces->fields[d];
+    ids_remove(&w->forces->field_ids, id);
+    w->forces->fields[d] = w->forces->fields[w->forces->field_ids.count];
     if (gone.def.release) gone.def.release(gone.def.user);
 }
 
-bool imp_field_valid(const imp_world *w, imp_id id) { return ids_lookup(&w->field_ids, id) >= 0; }
+bool imp_field_valid(const imp_world *w, imp_id id) { return ids_lookup(&w->forces->field_ids, id) >= 0; }
 
 static int fields_apply(imp_world *w, double t, const particle_range *r, const double *x, const double *v, double *f)
 {
-    const uint8_t *motion = w->p.motion + r->first;
-    for (int k = 0; k < w->field_ids.count; k++) {
-        const imp_field_def *d = &w->fields[k].def;
+    const uint8_t *motion = w->particles->motion + r->first;
+    for (int k = 0; k < w->forces->field_ids.count; k++) {
+        const imp_field_def *d = &w->forces->fields[k].def;
         for (int i = 0; i < r->count; i++) {
             if (motion[i] != IMP_DYNAMIC && motion[i] != IMP_CURVE) continue;
             double out[3] = {0, 0, 0};
@@ -280,17 +280,17 @@ static int fields_apply(imp_world *w, double t, const particle_range *r, const d
 
 /* ---- all together ----------------------------------------------------------------------------------- */
 
-/* constraints and curve particles (tinkertoy.c) and cloth and hair (cloth.c) couple particles too */
-bool forces_separable(const imp_world *w)
+/* springs, behaviours, cloth and hair act on several particles at once */
+bool forces_coupled(const imp_world *w)
 {
-    return w->spring_ids.count == 0 && w->behave_ids.count == 0 && !tinker_active(w) && cloth_object_count(w) == 0;
+    return w->forces->spring_ids.count > 0 || w->forces->behavior_ids.count > 0 || cloth_object_count(w) > 0;
 }
 
 void forces_local(imp_world *w, const particle_range *r, const double *v, double *f)
 {
     const int n = r->count;
-    const imp_vec3 g = w->def.gravity;
-    const double kd = w->def.drag, *m = w->p.mass + r->first;
+    const imp_vec3 g = w->settings.gravity;
+    const double kd = w->settings.drag, *m = w->particles->mass + r->first;
     for (int i = 0; i < n; i++) {
         f[3 * i + 0] = m[i] * g.x - kd * v[3 * i + 0];
         f[3 * i + 1] = m[i] * g.y - kd * v[3 * i + 1];
@@ -306,7 +306,7 @@ int forces_fields(imp_world *w, double t, const particle_range *r, const double 
 int forces_accumulate(imp_world *w, double t, const particle_range *r, const double *x, const double *v, double *f)
 {
     forces_local(w, r, v, f);
-    if (!forces_separable(w)) {
+    if (forces_coupled(w)) {
         /* n-ary forces index the store directly: only the whole store is ever stepped here */
         springs_apply(w, x, v, f);
         int rc = behaviors_apply(w, x, v, f);
@@ -316,19 +316,18 @@ int forces_accumulate(imp_world *w, double t, const particle_range *r, const dou
     return fields_apply(w, t, r, x, v, f);
 }
 
-/* a particle is going away: remove whatever holds on to it */
+/* a particle is going away: the springs and behaviours that hold it go with it */
 void forces_particle_removed(imp_world *w, uint32_t slot)
 {
-    cloth_particle_removed(w, slot);
-    for (int k = w->spring_ids.count - 1; k >= 0; k--) {
-        const spring *s = &w->springs[k];
-        if (s->a == slot || s->b == slot) imp_spring_destroy(w, ids_of(&w->spring_ids, k));
+    for (int k = w->forces->spring_ids.count - 1; k >= 0; k--) {
+        const spring *s = &w->forces->springs[k];
+        if (s->a == slot || s->b == slot) imp_spring_destroy(w, ids_of(&w->forces->spring_ids, k));
     }
-    for (int k = w->behave_ids.count - 1; k >= 0; k--) {
-        const behavior *b = &w->behaviors[k];
+    for (int k = w->forces->behavior_ids.count - 1; k >= 0; k--) {
+        const behavior *b = &w->forces->behaviors[k];
         for (int i = 0; i < b->def.n; i++)
             if (b->slots[i] == slot) {
-                imp_behavior_destroy(w, ids_of(&w->behave_ids, k));
+                imp_behavior_destroy(w, ids_of(&w->forces->behavior_ids, k));
                 break;
             }
     }

@@ -255,8 +255,8 @@ bool asm_length_condition(const double *xa, const double *xb, double rest, int m
 
 static void springs_assemble(imp_world *w, implicit_state *st, asm_ctx *a)
 {
-    for (int k = 0; k < w->spring_ids.count; k++) {
-        const spring *s = &w->springs[k];
+    for (int k = 0; k < w->forces->spring_ids.count; k++) {
+        const spring *s = &w->forces->springs[k];
         int idx[2] = {particles_slot_dense(w, s->a), 0};
         int m = 2;
         const double *xb;
@@ -279,8 +279,8 @@ static void springs_assemble(imp_world *w, implicit_state *st, asm_ctx *a)
  * its gradient, so they enter the matrix as the Gauss-Newton term -k_s g g^T */
 static int behaviors_assemble(imp_world *w, implicit_state *st, asm_ctx *a)
 {
-    for (int k = 0; k < w->behave_ids.count; k++) {
-        const behavior *bh = &w->behaviors[k];
+    for (int k = 0; k < w->forces->behavior_ids.count; k++) {
+        const behavior *bh = &w->forces->behaviors[k];
         const imp_behavior_def *d = &bh->def;
         int idx[IMP_BEHAVE_MAX];
         for (int i = 0; i < d->n; i++) idx[i] = particles_slot_dense(w, bh->slots[i]);
@@ -376,14 +376,14 @@ static void reserve(implicit_state *st, int n)
 /* which blocks exist: the diagonal, and every pair of particles that share a force element */
 static void rebuild(imp_world *w, implicit_state *st)
 {
-    const int n = w->p.ids.count;
+    const int n = w->particles->ids.count;
     int count = 0;
-    for (int k = 0; k < w->spring_ids.count; k++) {
-        const spring *s = &w->springs[k];
+    for (int k = 0; k < w->forces->spring_ids.count; k++) {
+        const spring *s = &w->forces->springs[k];
         if (s->b != ANCHORED_SLOT) push_pair(st, &count, particles_slot_dense(w, s->a), particles_slot_dense(w, s->b));
     }
-    for (int k = 0; k < w->behave_ids.count; k++) {
-        const behavior *bh = &w->behaviors[k];
+    for (int k = 0; k < w->forces->behavior_ids.count; k++) {
+        const behavior *bh = &w->forces->behaviors[k];
         for (int i = 0; i < bh->def.n; i++)
             for (int j = i + 1; j < bh->def.n; j++)
                 push_pair(st, &count, particles_slot_dense(w, bh->slots[i]), particles_slot_dense(w, bh->slots[j]));
@@ -398,12 +398,12 @@ static void rebuild(imp_world *w, implicit_state *st)
     for (int i = 0; i < n; i++)
         for (int k = st->A.row_start[i]; k < st->A.row_start[i + 1]; k++) st->tpos[k] = bsr3_find(&st->A, st->A.col[k], i);
 
-    if (w->spring_ids.count > st->spring_blk_cap) {
-        st->spring_blk_cap = w->spring_ids.count;
+    if (w->forces->spring_ids.count > st->spring_blk_cap) {
+        st->spring_blk_cap = w->forces->spring_ids.count;
         st->spring_blk = ids_grow(st->spring_blk, 4 * sizeof(int), st->spring_blk_cap);
     }
-    for (int k = 0; k < w->spring_ids.count; k++) {
-        const spring *s = &w->springs[k];
+    for (int k = 0; k < w->forces->spring_ids.count; k++) {
+        const spring *s = &w->forces->springs[k];
         int a = particles_slot_dense(w, s->a), *blk = st->spring_blk + 4 * k;
         if (s->b == ANCHORED_SLOT) {
             blk[0] = st->diag[a];
@@ -412,12 +412,12 @@ static void rebuild(imp_world *w, implicit_state *st)
         int b = particles_slot_dense(w, s->b);
         blk[0] = st->diag[a], blk[1] = bsr3_find(&st->A, a, b), blk[2] = bsr3_find(&st->A, b, a), blk[3] = st->diag[b];
     }
-    if (w->behave_ids.count > st->behave_blk_cap) {
-        st->behave_blk_cap = w->behave_ids.count;
+    if (w->forces->behavior_ids.count > st->behave_blk_cap) {
+        st->behave_blk_cap = w->forces->behavior_ids.count;
         st->behave_blk = ids_grow(st->behave_blk, BEHAVE_BLOCKS * sizeof(int), st->behave_blk_cap);
     }
-    for (int k = 0; k < w->behave_ids.count; k++) {
-        const behavior *bh = &w->behaviors[k];
+    for (int k = 0; k < w->forces->behavior_ids.count; k++) {
+        const behavior *bh = &w->forces->behaviors[k];
         int nb = bh->def.n, *blk = st->behave_blk + BEHAVE_BLOCKS * k;
         for (int i = 0; i < nb; i++)
             for (int j = 0; j < nb; j++)
@@ -432,7 +432,7 @@ static void rebuild(imp_world *w, implicit_state *st)
     cloth_bind_blocks(w, &st->A, st->split);
     amg_build(&st->mg, &st->A, st->split);
     memset(st->dv, 0, 3 * sizeof(double) * (size_t)n); /* dense indices moved: no warm start */
-    st->topology = w->topology;
+    st->topology = w->particles->topology;
     st->n = n;
     st->built = true;
 }
@@ -501,17 +501,17 @@ static void matrix_mul(void *ctx, const double *x, double *y)
  * orthonormalized; three or more normals stop it). Returns whether any z is nonzero. */
 static bool filter_build(imp_world *w, implicit_state *st, const double *v0)
 {
-    const int n = w->p.ids.count;
+    const int n = w->particles->ids.count;
     st->ncons = 0;
     for (int i = 0; i < n; i++) {
-        st->ftype[i] = w->p.motion[i] == IMP_DYNAMIC ? 0 : 1;
+        st->ftype[i] = w->particles->motion[i] == IMP_DYNAMIC ? 0 : 1;
         if (st->ftype[i]) st->cons[st->ncons++] = i;
     }
     memset(st->z, 0, 3 * sizeof(double) * (size_t)n);
     bool any = false;
-    for (int k = 0; k < w->contact_count; k++) {
+    for (int k = 0; k < w->pcontacts->count; k++) {
         if (st->cactive[k] == CONTACT_OFF) continue;
-        int i = w->contacts[k].particle;
+        int i = w->pcontacts->contact[k].particle;
         if (st->ftype[i] == 1) continue;
         if (st->cactive[k] == CONTACT_STICK) { /* static friction: stop it */
             if (st->ftype[i] == 0) st->cons[st->ncons++] = i;
@@ -693,10 +693,10 @@ static void assemble_part(void *ctx, int chunk)
     memset(A->val + 9 * b0, 0, 9 * sizeof(double) * (b1 - b0));
     memset(st->bK + 3 * (size_t)lo, 0, 3 * sizeof(double) * (size_t)(hi - lo));
     particle_range r = {w, lo, hi - lo, 0, 0, 0};
-    forces_local(w, &r, w->p.v + 3 * (size_t)lo, st->f + 3 * (size_t)lo);
-    const double kd = w->def.drag, h = jb->a->h;
+    forces_local(w, &r, w->particles->v + 3 * (size_t)lo, st->f + 3 * (size_t)lo);
+    const double kd = w->settings.drag, h = jb->a->h;
     for (int i = lo; i < hi; i++) {
-        double *B = A->val + 9 * (size_t)st->diag[i], d = w->p.mass[i] + h * kd;
+        double *B = A->val + 9 * (size_t)st->diag[i], d = w->particles->mass[i] + h * kd;
         B[0] += d, B[4] += d, B[8] += d;
     }
     cloth_assemble(w, jb->a, chunk);
@@ -707,7 +707,7 @@ static void assemble_part(void *ctx, int chunk)
  * it, then the rest. generic: the cloth triangles through the generic kernel. */
 static int assemble(imp_world *w, implicit_state *st, double h, bool generic)
 {
-    asm_ctx a = {.x = w->p.x, .v = w->p.v, .f = st->f, .A = st->A.val, .bK = st->bK, .h = h, .h2 = h * h,
+    asm_ctx a = {.x = w->particles->x, .v = w->particles->v, .f = st->f, .A = st->A.val, .bK = st->bK, .h = h, .h2 = h * h,
                  .full = st->set.full_jacobian, .generic = generic};
     asm_job jb = {w, st, &a};
     par_for(assemble_part, &jb, PAR_CHUNKS);
@@ -726,17 +726,17 @@ static double clock_ms(void)
 int implicit_step(imp_world *w, double t, double h, imp_profile *prof)
 {
     implicit_state *st = state_get(w);
-    const int n = w->p.ids.count;
+    const int n = w->particles->ids.count;
     if (n == 0) return 0;
     reserve(st, n);
-    if (!st->built || st->topology != w->topology || st->n != n) rebuild(w, st);
+    if (!st->built || st->topology != w->particles->topology || st->n != n) rebuild(w, st);
     const size_t n3 = 3 * (size_t)n;
-    double *x = w->p.x, *v = w->p.v;
+    double *x = w->particles->x, *v = w->particles->v;
     const double t_asm = clock_ms();
-    particle_range all = {w, 0, n, 0, w->contact_count, 0};
+    particle_range all = {w, 0, n, 0, w->pcontacts->count, 0};
     int rc = assemble(w, st, h, false);
     if (!rc) rc = forces_fields(w, t, &all, x, v, st->f); /* explicit: no Jacobian */
-    w->solver.evaluations++;
+    w->particle_system->solver.evaluations++;
     if (rc) return rc;
     prof->forces = clock_ms() - t_asm; /* forces and the system matrix */
 
@@ -744,21 +744,21 @@ int implicit_step(imp_world *w, double t, double h, imp_profile *prof)
     for (size_t e = 0; e < n3; e++) st->b[e] = h * st->f[e] + st->bK[e];
     /* CG stops when every particle's velocity error is below tol times the largest velocity change
      * of the step, or below tol times what max(|g|, 1 m/s^2) adds in a step (a cloth at rest) */
-    for (int i = 0; i < n; i++) st->inv_m2[i] = w->p.inv_mass[i] * w->p.inv_mass[i];
-    double abs_tol = st->set.cg_tolerance * h * fmax(v3_len(w->def.gravity), 1.0);
+    for (int i = 0; i < n; i++) st->inv_m2[i] = w->particles->inv_mass[i] * w->particles->inv_mass[i];
+    double abs_tol = st->set.cg_tolerance * h * fmax(v3_len(w->settings.gravity), 1.0);
 
     /* Resting contacts hold when the force at the start of the step pushes into the surface. One
      * that is not sliding, and whose tangential force is within the friction cone, sticks: all its
      * directions are prescribed (dv = -v0), so static friction is part of the solve. */
-    if (w->contact_count > st->ccap) {
-        st->ccap = w->contact_count;
+    if (w->pcontacts->count > st->ccap) {
+        st->ccap = w->pcontacts->count;
         st->cactive = ids_grow(st->cactive, 1, st->ccap);
         st->cimpulse = ids_grow(st->cimpulse, sizeof(double), st->ccap);
     }
-    for (int k = 0; k < w->contact_count; k++) {
-        const pcontact *pc = &w->contacts[k];
+    for (int k = 0; k < w->pcontacts->count; k++) {
+        const pcontact *pc = &w->pcontacts->contact[k];
         imp_vec3 N = pcollide_contact_normal(w, k), fi = v3_load(st->f + 3 * pc->particle);
-        double fn = v3_dot(N, fi), mu = w->colliders[pc->collider].def.friction;
+        double fn = v3_dot(N, fi), mu = w->colliders->collider[pc->collider].def.friction;
         imp_vec3 ft = v3_mad(fi, N, -fn);
         st->cactive[k] = fn >= 0 ? CONTACT_OFF
                        : v3_len(pc->vt0) < STICK_SPEED && v3_len(ft) <= mu * -fn ? CONTACT_STICK : CONTACT_SLIDE;
@@ -774,13 +774,13 @@ int implicit_step(imp_world *w, double t, double h, imp_profile *prof)
         /* the constraint impulse A dv - b of each contact must push (Baraff and Witkin 5.3), and a
          * sticking one must stay inside the friction cone, |j_t| <= mu j_n, or it slides */
         bool changed = false;
-        for (int k = 0; k < w->contact_count; k++) {
+        for (int k = 0; k < w->pcontacts->count; k++) {
             st->cimpulse[k] = 0;
             if (st->cactive[k] == CONTACT_OFF) continue;
-            int i = w->contacts[k].particle;
+            int i = w->pcontacts->contact[k].particle;
             imp_vec3 N = pcollide_contact_normal(w, k);
             imp_vec3 imp = v3_sub(row_mul(&st->A, i, st->dv), v3_load(st->b + 3 * i));
-            double jn = v3_dot(N, imp), mu = w->colliders[w->contacts[k].collider].def.friction;
+            double jn = v3_dot(N, imp), mu = w->colliders->collider[w->pcontacts->contact[k].collider].def.friction;
             if (jn < 0 && pass < 2) {
                 st->cactive[k] = CONTACT_OFF;
                 changed = true;
@@ -796,15 +796,15 @@ int implicit_step(imp_world *w, double t, double h, imp_profile *prof)
     prof->cg_residual = res.residual;
 
     /* Coulomb friction on sliding contacts: the tangential impulse is at most mu times the normal one */
-    for (int k = 0; k < w->contact_count; k++) {
+    for (int k = 0; k < w->pcontacts->count; k++) {
         if (st->cactive[k] != CONTACT_SLIDE || st->cimpulse[k] <= 0) continue;
-        int i = w->contacts[k].particle;
-        if (w->p.motion[i] != IMP_DYNAMIC) continue;
-        double mu = w->colliders[w->contacts[k].collider].def.friction;
+        int i = w->pcontacts->contact[k].particle;
+        if (w->particles->motion[i] != IMP_DYNAMIC) continue;
+        double mu = w->colliders->collider[w->pcontacts->contact[k].collider].def.friction;
         imp_vec3 N = pcollide_contact_normal(w, k);
         imp_vec3 v1 = v3_add(v3_load(v + 3 * i), v3_load(st->dv + 3 * i));
         imp_vec3 vt = v3_mad(v1, N, -v3_dot(N, v1));
-        double speed = v3_len(vt), cut = mu * st->cimpulse[k] * w->p.inv_mass[i];
+        double speed = v3_len(vt), cut = mu * st->cimpulse[k] * w->particles->inv_mass[i];
         imp_vec3 dvt = speed <= cut ? vt : v3_scale(vt, cut / speed);
         v3_store(st->dv + 3 * i, v3_sub(v3_load(st->dv + 3 * i), dvt));
     }
@@ -813,7 +813,7 @@ int implicit_step(imp_world *w, double t, double h, imp_profile *prof)
     for (int i = 0; i < n; i++) {
         double *xi = x + 3 * i, *vi = v + 3 * i;
         const double *dvi = st->dv + 3 * i;
-        switch (w->p.motion[i]) {
+        switch (w->particles->motion[i]) {
         case IMP_FIXED:
             break;
         case IMP_DYNAMIC:
@@ -831,18 +831,18 @@ int implicit_step(imp_world *w, double t, double h, imp_profile *prof)
 imp_status imp_world_jacobian_check(imp_world *w, double eps, imp_jacobian_report *out)
 {
     memset(out, 0, sizeof *out);
-    const int n = w->p.ids.count;
+    const int n = w->particles->ids.count;
     if (n > 400) {
-        world_set_error(w, "jacobian_check: at most 400 particles (the check is dense)");
+        world_error(w, "jacobian_check: at most 400 particles (the check is dense)");
         return IMP_ERR_ARG;
     }
-    if (w->field_ids.count) {
-        world_set_error(w, "jacobian_check: force fields have no analytic Jacobian; destroy them first");
+    if (w->forces->field_ids.count) {
+        world_error(w, "jacobian_check: force fields have no analytic Jacobian; destroy them first");
         return IMP_ERR_ARG;
     }
-    for (int k = 0; k < w->behave_ids.count; k++)
-        if (w->behaviors[k].def.kind == IMP_BEHAVE_CALLBACK) {
-            world_set_error(w, "jacobian_check: \"function\" behaviours have no analytic Hessian");
+    for (int k = 0; k < w->forces->behavior_ids.count; k++)
+        if (w->forces->behaviors[k].def.kind == IMP_BEHAVE_CALLBACK) {
+            world_error(w, "jacobian_check: \"function\" behaviours have no analytic Hessian");
             return IMP_ERR_ARG;
         }
     if (n == 0) return IMP_OK;
@@ -852,14 +852,14 @@ imp_status imp_world_jacobian_check(imp_world *w, double eps, imp_jacobian_repor
     double *f = calloc(n3, sizeof(double)), *fp = calloc(n3, sizeof(double)), *fm = calloc(n3, sizeof(double));
     double *xs = malloc(n3 * sizeof(double)), *vs = malloc(n3 * sizeof(double));
     if (!K || !D || !f || !fp || !fm || !xs || !vs) abort();
-    memcpy(xs, w->p.x, n3 * sizeof(double));
-    memcpy(vs, w->p.v, n3 * sizeof(double));
+    memcpy(xs, w->particles->x, n3 * sizeof(double));
+    memcpy(vs, w->particles->v, n3 * sizeof(double));
     particle_range all = {w, 0, n, 0, 0, 0};
 
     /* analytic */
     asm_ctx a = {.x = xs, .v = vs, .f = f, .full = true, .Kd = K, .Dd = D, .n3 = (int)n3};
     forces_local(w, &all, vs, f);
-    for (size_t e = 0; e < n3; e++) D[e * n3 + e] -= w->def.drag;
+    for (size_t e = 0; e < n3; e++) D[e * n3 + e] -= w->settings.drag;
     springs_assemble(w, NULL, &a);
     behaviors_assemble(w, NULL, &a);
     cloth_assemble(w, &a, -1);
@@ -887,7 +887,7 @@ imp_status imp_world_jacobian_check(imp_world *w, double eps, imp_jacobian_repor
      * through the generic kernels whose Jacobians were just checked */
     implicit_state *st = state_get(w);
     reserve(st, n);
-    if (!st->built || st->topology != w->topology || st->n != n) rebuild(w, st);
+    if (!st->built || st->topology != w->particles->topology || st->n != n) rebuild(w, st);
     const double h = 1.0 / 60;
     assemble(w, st, h, false);
     size_t nv = 9 * (size_t)st->A.nnz;

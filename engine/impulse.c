@@ -147,16 +147,16 @@ static void scratch_points(impulse_scratch *s, int n)
 static int side_body(const imp_world *w, imp_contact_side sd, int n)
 {
     if (imp_id_is_null(sd.body)) return n;
-    int i = ids_lookup(&w->body_ids, sd.body);
+    int i = ids_lookup(&w->bodies->ids, sd.body);
     return i < 0 ? n : i;
 }
 
 static const shape *side_shape(const imp_world *w, imp_contact_side sd)
 {
     if (imp_id_is_null(sd.body)) return NULL;
-    int i = ids_lookup(&w->body_ids, sd.body);
-    if (i < 0 || sd.shape < 0 || sd.shape >= w->bodies[i].nshapes) return NULL;
-    return &w->shapes[w->shape_ids.slot_dense[w->bodies[i].shapes[sd.shape]]];
+    int i = ids_lookup(&w->bodies->ids, sd.body);
+    if (i < 0 || sd.shape < 0 || sd.shape >= w->bodies->body[i].nshapes) return NULL;
+    return &w->shapes->shape[w->shapes->ids.slot_dense[w->bodies->body[i].shapes[sd.shape]]];
 }
 
 static int uf_find(int *uf, int i)
@@ -229,11 +229,11 @@ static void project_planar(imp_vec3 *v, imp_vec3 *w) { v->z = 0, w->x = 0, w->y 
 
 int impulse_step(imp_world *w, double h)
 {
-    const int n = w->body_ids.count;
-    collision_state *col = &w->col;
-    const int nm = col->prev_man_count;
+    const int n = w->bodies->ids.count;
+    contact_set *col = w->contacts;
+    const int nm = col->manifold_count;
     if (w->imp) w->imp->hit_count = 0;
-    if (!n || w->contact_mode == IMP_CONTACT_NONE) return 0;
+    if (!n || w->settings.contact_mode == IMP_CONTACT_NONE) return 0;
     if (!w->imp) {
         w->imp = calloc(1, sizeof(impulse_scratch));
         if (!w->imp) abort();
@@ -242,17 +242,17 @@ int impulse_step(imp_world *w, double h)
     impulse_scratch *s = w->imp;
     scratch_bodies(s, n);
     int np_max = 0;
-    for (int m = 0; m < nm; m++) np_max += col->prev_mans[m].c.count;
+    for (int m = 0; m < nm; m++) np_max += col->manifolds[m].c.count;
     scratch_points(s, np_max);
-    const imp_vec3 g = w->def.gravity;
+    const imp_vec3 g = w->settings.gravity;
 
     const int njoints = joints_prepare(w, n); /* jointed bodies are awake and take every stage (S1) */
     const uint8_t *jointed = joints_jointed(w);
 
     /* ---- load the bodies: velocities and world inverse inertia; the static world is index n ---- */
     for (int i = 0; i < n; i++) {
-        body *b = &w->bodies[i];
-        const double *X = w->bstate + BODY_DIM * i;
+        body *b = &w->bodies->body[i];
+        const double *X = w->bodies->state + BODY_DIM * i;
         s->drift[i] = 0;
         s->uf[i] = i;
         if (b->motion == IMP_DYNAMIC && b->asleep && (v3_dot(b->force, b->force) > 0 || v3_dot(b->torque, b->torque) > 0))
@@ -282,18 +282,18 @@ int impulse_step(imp_world *w, double h)
         s->man_order = ids_grow(s->man_order, sizeof(int), s->man_cap);
     }
     for (int m = 0; m < nm; m++) {
-        imp_contact *ct = &col->prev_mans[m].c;
+        imp_contact *ct = &col->manifolds[m].c;
         ct->impact = 0, ct->impact_speed = 0;
         int a = side_body(w, ct->a, n), b = side_body(w, ct->b, n);
         s->man_ab[2 * m] = a, s->man_ab[2 * m + 1] = b;
         /* a sleeping body touched by an awake moving one (dynamic or kinematic) wakes */
         for (int side = 0; side < 2; side++) {
             int x = side ? b : a, y = side ? a : b;
-            if (x < n && y < n && w->bodies[x].motion == IMP_DYNAMIC && w->bodies[x].asleep && !w->bodies[y].asleep &&
-                (w->bodies[y].motion == IMP_KINEMATIC ? v3_len(s->v[y]) + v3_len(s->w[y]) > 0
-                                                      : w->bodies[y].motion == IMP_DYNAMIC && w->bodies[y].sleep_time < SLEEP_TIME)) {
-                body *bx = &w->bodies[x];
-                const double *X = w->bstate + BODY_DIM * x;
+            if (x < n && y < n && w->bodies->body[x].motion == IMP_DYNAMIC && w->bodies->body[x].asleep && !w->bodies->body[y].asleep &&
+                (w->bodies->body[y].motion == IMP_KINEMATIC ? v3_len(s->v[y]) + v3_len(s->w[y]) > 0
+                                                      : w->bodies->body[y].motion == IMP_DYNAMIC && w->bodies->body[y].sleep_time < SLEEP_TIME)) {
+                body *bx = &w->bodies->body[x];
+                const double *X = w->bodies->state + BODY_DIM * x;
                 bx->asleep = 0, bx->sleep_time = 0;
                 imp_mat3 R = quat_to_m3(quat_normalize(quat(X[3], X[4], X[5], X[6])));
                 s->Iinv[x] = m3_rotate_tensor(R, bx->Ibody_inv), s->im[x] = bx->inv_mass, s->level[x] = -1;
@@ -321,15 +321,15 @@ int impulse_step(imp_world *w, double h)
     if (!live) {
         /* nothing to answer: the ODE integrates every awake body; sleeping ones stay */
         bool any_asleep = false;
-        for (int i = 0; i < n; i++) any_asleep = any_asleep || w->bodies[i].asleep;
-        if (!any_asleep && !w->planar && !njoints) return 0;
+        for (int i = 0; i < n; i++) any_asleep = any_asleep || w->bodies->body[i].asleep;
+        if (!any_asleep && !w->settings.planar && !njoints) return 0;
     }
     /* sleeping bodies are held too (their momenta are zero): otherwise the ODE solver would let them fall
      * g h^2 / 2 a step while other contacts in the world are live */
-    for (int i = 0; i < n; i++) s->drift[i] = s->drift[i] || w->bodies[i].asleep;
+    for (int i = 0; i < n; i++) s->drift[i] = s->drift[i] || w->bodies->body[i].asleep;
     if (njoints)
         for (int i = 0; i < n; i++) s->drift[i] = s->drift[i] || (jointed[i] && s->im[i] > 0);
-    if (w->planar) /* every awake body takes the velocity stage, where its velocities are projected */
+    if (w->settings.planar) /* every awake body takes the velocity stage, where its velocities are projected */
         for (int i = 0; i < n; i++) s->drift[i] = s->drift[i] || s->im[i] > 0;
     /* joints are edges of the contact graph too (S1 section VI: articulated bodies take their levels
      * from what they hang on and rest on) */
@@ -376,26 +376,26 @@ int impulse_step(imp_world *w, double h)
     memset(s->count, 0, sizeof(int) * (MAX_LEVEL + 2));
     for (int l = 0; l < live; l++) {
         int m = s->man_order[l], la = s->level[s->man_ab[2 * m]], lb = s->level[s->man_ab[2 * m + 1]];
-        s->count[(la > lb ? la : lb) + 1] += col->prev_mans[m].c.count;
+        s->count[(la > lb ? la : lb) + 1] += col->manifolds[m].c.count;
     }
     for (int l = 0; l <= MAX_LEVEL; l++) s->count[l + 1] += s->count[l];
     cpoint *P = s->sorted;
     int np = 0;
     for (int l = 0; l < live; l++) {
         int m = s->man_order[l], a = s->man_ab[2 * m], b = s->man_ab[2 * m + 1];
-        const imp_contact *ct = &col->prev_mans[m].c;
+        const imp_contact *ct = &col->manifolds[m].c;
         int key = s->level[a] > s->level[b] ? s->level[a] : s->level[b];
         const shape *sa = side_shape(w, ct->a), *sb = side_shape(w, ct->b);
         double mu_a = 0.5, mu_b = 0.5, ms_a = 0.5, ms_b = 0.5, e_a = 0, e_b = 0;
         if (sa) mu_a = sa->friction, ms_a = sa->static_friction >= 0 ? sa->static_friction : mu_a, e_a = sa->restitution;
         if (sb) mu_b = sb->friction, ms_b = sb->static_friction >= 0 ? sb->static_friction : mu_b, e_b = sb->restitution;
         if (!sa && !imp_id_is_null(ct->a.collider)) {
-            int ci = ids_lookup(&w->collider_ids, ct->a.collider);
-            if (ci >= 0) mu_a = ms_a = w->colliders[ci].def.friction, e_a = w->colliders[ci].def.restitution;
+            int ci = ids_lookup(&w->colliders->ids, ct->a.collider);
+            if (ci >= 0) mu_a = ms_a = w->colliders->collider[ci].def.friction, e_a = w->colliders->collider[ci].def.restitution;
         }
         if (!sb && !imp_id_is_null(ct->b.collider)) {
-            int ci = ids_lookup(&w->collider_ids, ct->b.collider);
-            if (ci >= 0) mu_b = ms_b = w->colliders[ci].def.friction, e_b = w->colliders[ci].def.restitution;
+            int ci = ids_lookup(&w->colliders->ids, ct->b.collider);
+            if (ci >= 0) mu_b = ms_b = w->colliders->collider[ci].def.friction, e_b = w->colliders->collider[ci].def.restitution;
         }
         /* a tangent basis: t1 perpendicular to n and to the axis n is least along */
         imp_vec3 nn = ct->normal;
@@ -410,8 +410,8 @@ int impulse_step(imp_world *w, double h)
             c->n = nn, c->t1 = t1, c->t2 = t2;
             /* the midpoint of the two surfaces */
             imp_vec3 p = v3_add(ct->points[k], v3_scale(nn, 0.5 * ct->depth[k]));
-            cc->ra = a < n ? v3_sub(p, v3_load(w->bstate + BODY_DIM * a)) : p;
-            cc->rb = b < n ? v3_sub(p, v3_load(w->bstate + BODY_DIM * b)) : p;
+            cc->ra = a < n ? v3_sub(p, v3_load(w->bodies->state + BODY_DIM * a)) : p;
+            cc->rb = b < n ? v3_sub(p, v3_load(w->bodies->state + BODY_DIM * b)) : p;
             cc->depth = ct->depth[k];
             c->gap = ct->depth[k] < 0 ? -ct->depth[k] / h : 0;
             c->bias = BETA * fmax(ct->depth[k] - SLOP, 0) / h;
@@ -454,7 +454,7 @@ int impulse_step(imp_world *w, double h)
             if (cc->depth < 0) continue;
             double vn = row_vel(s->v, s->w, c, &c->row[0], c->n);
             if (!(vn < -REST_SPEED || (c->jp > 0 && vn < -1e-9))) continue;
-            imp_contact *ct = &col->prev_mans[cc->man].c;
+            imp_contact *ct = &col->manifolds[cc->man].c;
             if (-vn > ct->impact_speed) ct->impact_speed = -vn;
             double dj = -(1 + cc->e) * vn * c->row[0].k;
             row_apply(s->v, s->w, c, &c->row[0], c->n, dj, 1, 1);
@@ -467,7 +467,7 @@ int impulse_step(imp_world *w, double h)
     for (int q = 0; q < np; q++) P[q].jp = 0;
     /* the pairs that collided become this step's hit events */
     for (int m = 0; m < nm; m++) {
-        const imp_contact *ct = &col->prev_mans[m].c;
+        const imp_contact *ct = &col->manifolds[m].c;
         if (!(ct->impact > 0)) continue;
         if (s->hit_count == s->hit_cap) {
             s->hit_cap = s->hit_cap ? 2 * s->hit_cap : 64;
@@ -492,13 +492,13 @@ int impulse_step(imp_world *w, double h)
     /* ---- 2. velocities: the forces of the bodies in contact (the others go through the ODE) ---- */
     for (int i = 0; i < n; i++) {
         if (!s->drift[i] || s->im[i] == 0) continue;
-        const body *b = &w->bodies[i];
-        s->v[i] = v3_add(s->v[i], v3_scale(v3_add(g, v3_scale(v3_sub(b->force, v3_scale(s->v[i], w->def.drag)), b->inv_mass)), h));
+        const body *b = &w->bodies->body[i];
+        s->v[i] = v3_add(s->v[i], v3_scale(v3_add(g, v3_scale(v3_sub(b->force, v3_scale(s->v[i], w->settings.drag)), b->inv_mass)), h));
         s->w[i] = v3_add(s->w[i], m3_mul_v(s->Iinv[i], v3_scale(b->torque, h)));
         /* the body's damping, implicitly (stable for any c h): dv/dt = -c v over the step */
         if (b->lin_damp > 0) s->v[i] = v3_scale(s->v[i], 1 / (1 + b->lin_damp * h));
         if (b->ang_damp > 0) s->w[i] = v3_scale(s->w[i], 1 / (1 + b->ang_damp * h));
-        if (w->planar) project_planar(&s->v[i], &s->w[i]);
+        if (w->settings.planar) project_planar(&s->v[i], &s->w[i]);
     }
 
     /* S1: and after the velocity update (with the joint motors) */
@@ -520,7 +520,7 @@ int impulse_step(imp_world *w, double h)
      * graph) */
     bool level_joints = njoints && np;
     if (level_joints) joints_contacts_begin(w, s->v, s->w, s->Iinv, s->im, n, h);
-    for (int it = 0; it < w->vel_iterations; it++) {
+    for (int it = 0; it < w->settings.velocity_iterations; it++) {
         double change = 0, size = 0;
         int done = 0;
         for (int q = 0; q < np; q++) {
@@ -563,7 +563,7 @@ int impulse_step(imp_world *w, double h)
     /* split impulses: pseudo velocities that remove the penetration beyond the slop */
     bool pushing = false;
     for (int q = 0; q < np && !pushing; q++) pushing = P[q].bias > 0;
-    for (int it = 0; it < w->pos_iterations && pushing; it++) {
+    for (int it = 0; it < w->settings.position_iterations && pushing; it++) {
         for (int q = 0; q < np; q++) {
             cpoint *c = &P[q];
             double vn = row_vel(s->vp, s->wp, c, &c->row[0], c->n);
@@ -584,7 +584,7 @@ int impulse_step(imp_world *w, double h)
     /* the impulses go back to the manifolds: warm start for next step, and what scripts read */
     for (int q = 0; q < np; q++) {
         cpoint *c = &P[q];
-        imp_contact *ct = &col->prev_mans[s->cold[q].man].c;
+        imp_contact *ct = &col->manifolds[s->cold[q].man].c;
         ct->normal_impulse[s->cold[q].k] = c->jn;
         ct->tangent_impulse[s->cold[q].k] = v3_add(v3_scale(c->t1, c->jt1), v3_scale(c->t2, c->jt2));
     }
@@ -594,21 +594,21 @@ int impulse_step(imp_world *w, double h)
      * start of the step; measured, the ODE pass was 4 % of a 50-link chain's step */
     bool ode = !njoints;
     for (int i = 0; i < n && !ode; i++) {
-        const body *b = &w->bodies[i];
+        const body *b = &w->bodies->body[i];
         ode = b->motion == IMP_KINEMATIC || (b->motion == IMP_DYNAMIC && !b->asleep && !(jointed[i] && s->im[i] > 0));
     }
 
     /* velocities back into the state: P = M v, L = I(t) omega */
     for (int i = 0; i < n; i++) {
-        body *b = &w->bodies[i];
+        body *b = &w->bodies->body[i];
         if (b->motion != IMP_DYNAMIC) continue;
-        double *X = w->bstate + BODY_DIM * i;
+        double *X = w->bodies->state + BODY_DIM * i;
         if (b->asleep) {
             memset(X + 7, 0, 6 * sizeof(double));
             continue;
         }
-        if (w->planar) project_planar(&s->v[i], &s->w[i]), project_planar(&s->vp[i], &s->wp[i]);
-        if (!s->drift[i] && !w->planar) continue;
+        if (w->settings.planar) project_planar(&s->v[i], &s->w[i]), project_planar(&s->vp[i], &s->wp[i]);
+        if (!s->drift[i] && !w->settings.planar) continue;
         /* joints_positions writes a jointed body's whole state; only an ODE pass (whose adaptive error
          * estimate sees every body) reads it before */
         if (!ode && njoints && jointed[i] && s->im[i] > 0) continue;
@@ -618,13 +618,12 @@ int impulse_step(imp_world *w, double h)
     }
 
     /* ---- 4. positions: the ODE solver with P and L held for the bodies in contact (when it runs: above) ---- */
-    w->body_drift = s->drift;
-    imp_ode_system sys = imp_body_ode(w);
+    body_ode held = {w, s->drift, NULL};
+    imp_ode_system sys = bodies_ode(&held);
     if (ode) imp_ode_advance(&sys, &w->body_solver, w->time, h), bodies_damp(w, h, s->drift); /* (drift: damped above) */
-    w->body_drift = NULL;
     for (int i = 0; i < n; i++) {
         if (!s->drift[i] || s->im[i] == 0 || (njoints && jointed[i])) continue; /* jointed: joints_positions */
-        double *X = w->bstate + BODY_DIM * i;
+        double *X = w->bodies->state + BODY_DIM * i;
         /* the split impulses' displacement: x += h v_p, q += h/2 [0, w_p] q */
         v3_accum(X, v3_scale(s->vp[i], h));
         imp_vec3 wp = s->wp[i];
@@ -633,9 +632,9 @@ int impulse_step(imp_world *w, double h)
         q = quat_normalize(quat(q.w + 0.5 * h * dq.w, q.x + 0.5 * h * dq.x, q.y + 0.5 * h * dq.y, q.z + 0.5 * h * dq.z));
         /* L = I(t) omega follows the turn so omega is kept */
         imp_mat3 R0 = quat_to_m3(quat_normalize(quat(X[3], X[4], X[5], X[6])));
-        imp_vec3 om = m3_mul_v(m3_rotate_tensor(R0, w->bodies[i].Ibody_inv), v3_load(X + 10));
+        imp_vec3 om = m3_mul_v(m3_rotate_tensor(R0, w->bodies->body[i].Ibody_inv), v3_load(X + 10));
         X[3] = q.w, X[4] = q.x, X[5] = q.y, X[6] = q.z;
-        v3_store(X + 10, m3_mul_v(m3_rotate_tensor(quat_to_m3(q), w->bodies[i].Ibody), om));
+        v3_store(X + 10, m3_mul_v(m3_rotate_tensor(quat_to_m3(q), w->bodies->body[i].Ibody), om));
     }
 
     /* jointed bodies: x' = x + h v, q' = exp(h omega) q exactly as pre-stabilization predicted, then
@@ -643,11 +642,11 @@ int impulse_step(imp_world *w, double h)
     if (njoints) joints_positions(w, s->v, s->w, s->vp, s->wp, s->Iinv, s->im, n, h);
 
     /* ---- sleeping: an island whose bodies have all been slow for SLEEP_TIME sleeps ---- */
-    if (w->sleeping) {
+    if (w->settings.sleeping) {
         for (int i = 0; i < n; i++) {
-            body *b = &w->bodies[i];
+            body *b = &w->bodies->body[i];
             if (b->motion != IMP_DYNAMIC || b->asleep) continue;
-            const double *X = w->bstate + BODY_DIM * i;
+            const double *X = w->bodies->state + BODY_DIM * i;
             imp_vec3 v = v3_scale(v3_load(X + 7), b->inv_mass), om = m3_mul_v(s->Iinv[i], v3_load(X + 10));
             if (s->drift[i] && v3_len(v) < SLEEP_SPEED && v3_len(om) < SLEEP_SPEED) b->sleep_time += (float)h;
             else b->sleep_time = 0;
@@ -666,21 +665,21 @@ int impulse_step(imp_world *w, double h)
         /* the island's least sleep time, kept at its root in s->level (reused) */
         for (int i = 0; i < n; i++) s->level[i] = 1 << 30;
         for (int i = 0; i < n; i++) {
-            body *b = &w->bodies[i];
+            body *b = &w->bodies->body[i];
             if (b->motion != IMP_DYNAMIC || b->asleep) continue;
             int r = uf_find(s->uf, i);
             int ms = (int)(b->sleep_time * 1000);
             if (ms < s->level[r]) s->level[r] = ms;
         }
         for (int i = 0; i < n; i++) {
-            body *b = &w->bodies[i];
+            body *b = &w->bodies->body[i];
             if (b->motion != IMP_DYNAMIC || b->asleep || !s->drift[i]) continue;
             if (s->level[uf_find(s->uf, i)] >= (int)(SLEEP_TIME * 1000)) {
                 b->asleep = 1;
-                memset(w->bstate + BODY_DIM * i + 7, 0, 6 * sizeof(double));
+                memset(w->bodies->state + BODY_DIM * i + 7, 0, 6 * sizeof(double));
                 /* the end of the step's contact update passes sleeping bodies by: their shapes follow
                  * this step's position update here */
-                for (int k = 0; k < b->nshapes; k++) shape_update(w, &w->shapes[w->shape_ids.slot_dense[b->shapes[k]]]);
+                bodies_place_shapes(w, i);
             }
         }
     }
@@ -693,17 +692,17 @@ int impulse_step(imp_world *w, double h)
  * back at hit + r n, touching, and the next step's collision stage answers the impact (restitution). */
 void impulse_bullets(imp_world *w, const double *X0)
 {
-    for (int i = 0; i < w->body_ids.count; i++) {
-        body *b = &w->bodies[i];
+    for (int i = 0; i < w->bodies->ids.count; i++) {
+        body *b = &w->bodies->body[i];
         if (!b->bullet || b->motion != IMP_DYNAMIC || b->asleep) continue;
-        double *X = w->bstate + BODY_DIM * i;
+        double *X = w->bodies->state + BODY_DIM * i;
         imp_vec3 x0 = v3_load(X0 + BODY_DIM * i), x1 = v3_load(X);
         imp_vec3 d = v3_sub(x1, x0);
         double len = v3_len(d);
         if (!(len > 0)) continue;
         double r = INFINITY;
         for (int k = 0; k < b->nshapes; k++) {
-            const shape *sh = &w->shapes[w->shape_ids.slot_dense[b->shapes[k]]];
+            const shape *sh = &w->shapes->shape[w->shapes->ids.slot_dense[b->shapes[k]]];
             double rk = sh->type == IMP_SHAPE_SPHERE || sh->type == IMP_SHAPE_CAPSULE ? sh->radius
                       : sh->type == IMP_SHAPE_BOX ? fmin(sh->half.x, fmin(sh->half.y, sh->half.z))
                       : 0.5 * cbrt(sh->volume);
@@ -715,7 +714,7 @@ void impulse_bullets(imp_world *w, const double *X0)
         if (!query_ray_static(w, x0, v3_add(x1, v3_scale(u, r)), &hit)) continue;
         if (v3_dot(hit.normal, u) >= 0) continue; /* leaving a surface */
         v3_store(X, v3_add(hit.point, v3_scale(hit.normal, r)));
-        for (int k = 0; k < b->nshapes; k++) shape_update(w, &w->shapes[w->shape_ids.slot_dense[b->shapes[k]]]);
+        bodies_place_shapes(w, i);
     }
 }
 
@@ -724,25 +723,4 @@ const imp_contact_hit *imp_world_hit(const imp_world *w, int i)
 {
     if (!w->imp || i < 0 || i >= w->imp->hit_count) return NULL;
     return &w->imp->hits[i];
-}
-
-/* velocity of a contact side at world point p: v + omega x (p - x) */
-static imp_vec3 side_point_velocity(const imp_world *w, imp_contact_side sd, imp_vec3 p)
-{
-    if (imp_id_is_null(sd.body)) return v3(0, 0, 0);
-    int i = ids_lookup(&w->body_ids, sd.body);
-    if (i < 0) return v3(0, 0, 0);
-    imp_vec3 x = v3_load(w->bstate + BODY_DIM * i);
-    return v3_add(imp_body_velocity(w, sd.body), v3_cross(imp_body_angular_velocity(w, sd.body), v3_sub(p, x)));
-}
-
-double impulse_approach_speed(const imp_world *w, const imp_contact *c)
-{
-    int k = 0;
-    for (int i = 1; i < c->count; i++)
-        if (c->depth[i] > c->depth[k]) k = i;
-    if (c->count < 1) return 0;
-    imp_vec3 p = c->points[k];
-    double vn = v3_dot(c->normal, v3_sub(side_point_velocity(w, c->a, p), side_point_velocity(w, c->b, p)));
-    return vn < 0 ? -vn : 0;
 }

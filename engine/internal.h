@@ -2,6 +2,9 @@
 #ifndef IMPETUS_INTERNAL_H
 #define IMPETUS_INTERNAL_H
 
+#include <stdarg.h>
+#include <stdio.h>
+
 #include "impetus.h"
 
 /* ---- id tables (ids.c) ------------------------------------------------------------------------------
@@ -31,6 +34,9 @@ typedef struct particle_store {
     double *mass, *inv_mass, *radius;
     uint8_t *motion;    /* imp_motion                                          */
     float *color;       /* 4 per particle                                      */
+    uint64_t topology;  /* bumped when particles or force objects come or go  */
+    uint64_t edits;     /* bumped when a particle is removed or moved by a script: resting contacts
+                           found before are stale (particle_collide.c)                               */
 } particle_store;
 
 typedef struct spring {
@@ -51,6 +57,21 @@ typedef struct field {
 typedef struct collider {
     imp_collider_def def;
 } collider;
+
+/* the force objects (forces.c) */
+typedef struct force_store {
+    idtable spring_ids;   spring *springs;     int spring_cap;
+    idtable behavior_ids; behavior *behaviors; int behavior_cap;
+    idtable field_ids;    field *fields;       int field_cap;
+} force_store;
+
+/* the static colliders particles (and bodies) meet (particle_collide.c) */
+typedef struct collider_store {
+    idtable ids;
+    collider *collider;
+    int cap;
+    uint64_t edits;       /* bumped when a collider comes or goes */
+} collider_store;
 
 /* the particles the ODE solver is stepping: [first, first + count) of the dense arrays, and the
  * resting contacts among them, [contact_lo, contact_hi) */
@@ -73,6 +94,13 @@ typedef struct phit {
     int particle;
     imp_vec3 normal;
 } phit;
+
+/* the particles' resting contacts of this step and the impacts of its collision pass (particle_collide.c) */
+typedef struct particle_contacts {
+    pcontact *contact; int count, cap;
+    uint64_t particle_edits, collider_edits; /* the stores' edits when they were found */
+    phit *hit; int hit_count, hit_cap;
+} particle_contacts;
 
 /* ---- rigid bodies, shapes, collision (body.c, shape.c, hull.c, broadphase.c, narrowphase.c, contact.c) */
 
@@ -149,6 +177,39 @@ typedef struct body {
 
 #define BODY_DIM 13 /* x(3) q(4) P(3) L(3) */
 
+/* The bodies as an ODE system (body.c: bodies_ode). held, when set, marks the bodies whose forces the
+ * impulse mode already applied in its velocity stage (their momenta are held through the position
+ * update); contact_forces, when set, adds the exact contact mode's resting contact forces to each
+ * derivative (contact_qp.c). */
+typedef struct body_ode {
+    imp_world *w;
+    const uint8_t *held;
+    int (*contact_forces)(imp_world *w, const double *X, double *dX);
+} body_ode;
+
+/* the body store: bodies dense by id, and their state vectors side by side (body.c) */
+typedef struct body_store {
+    idtable ids;
+    body *body;
+    double *state;        /* BODY_DIM per body: what the ODE solvers step */
+    int cap;
+    body_ode plain;       /* the system with the applied forces alone (imp_body_ode) */
+} body_store;
+
+/* the shape store: every body's shapes, dense by id (shape.c) */
+/* a shape added or removed since the broad phase last looked (it replays them in order: bp_sync) */
+typedef struct shape_change {
+    imp_id id;
+    uint8_t removed, plane;
+} shape_change;
+
+typedef struct shape_store {
+    idtable ids;
+    shape *shape;
+    int cap;
+    shape_change *changes; int change_count, change_cap;
+} shape_store;
+
 /* world-space geometry the narrow phase works on: a body shape placed, or a particle collider */
 typedef struct geom {
     imp_shape_type type;
@@ -179,7 +240,8 @@ typedef struct manifold {
 
 struct bp_cand { uint64_t key; uint32_t a, b; }; /* a broad-phase candidate pair, or a grid entry */
 
-typedef struct collision_state {
+/* the broad phase's part (broadphase.c) */
+typedef struct broadphase {
     imp_broadphase kind;
     /* shape slots of the broad phase (everything but planes); the sort-and-sweep keeps them in
      * coherent order of their minimum on axis */
@@ -194,19 +256,21 @@ typedef struct collision_state {
     void *boxes; int boxes_cap;   /* bounds in sweep order (broadphase.c) */
     /* grid scratch: (cell hash << 32 | box) entries, radix-sorted as candidates are */
     struct bp_cand *cells, *cells_tmp; int cell_cap;
-    /* this step's candidates from the broad phase (sorted by key), then the full pairs built from
-     * them, and the persistent pairs from the last step */
+    /* this step's candidates (sorted by key) */
     struct bp_cand *cand, *cand_tmp; int cand_count, cand_cap;
     int *radix;                   /* 2^16 counters of the radix sort */
-    pair *pairs; int pair_count, pair_cap;
-    pair *prev; int prev_count, prev_cap;
-    /* this step's manifolds (touching pairs) and last step's */
-    manifold *mans; int man_count, man_cap;
-    manifold *prev_mans; int prev_man_count, prev_man_cap;
+} broadphase;
+
+/* the contact set: the pairs and manifolds after the last collide stage, and its events (contact.c) */
+typedef struct contact_set {
+    pair *pairs; int pair_count, pair_cap;                 /* the broad phase's pairs, sorted by key  */
+    manifold *manifolds; int manifold_count, manifold_cap; /* the touching ones                        */
+    pair *next_pairs; int next_pair_count, next_pair_cap;  /* built by the next update, then swapped   */
+    manifold *next_manifolds; int next_manifold_count, next_manifold_cap;
     imp_contact_side *begin, *end; int begin_count, end_count, begin_cap, end_cap; /* 2 sides per event */
     double *begin_speed, *end_impulse; int begin_val_cap, end_val_cap; /* what each event carried */
     uint32_t next_point_id;
-} collision_state;
+} contact_set;
 
 /* body.c */
 int bodies_dense(const imp_world *w, uint32_t slot);
@@ -215,22 +279,23 @@ void bodies_damp(imp_world *w, double h, const uint8_t *skip); /* P, L *= exp(-c
 int bodies_nan_guard(imp_world *w, const double *x0);
 double bodies_kinetic_energy(const imp_world *w);
 double bodies_potential_energy(const imp_world *w);
-void bodies_free(imp_world *w);
+imp_ode_system bodies_ode(body_ode *o);
+void bodies_place_shapes(imp_world *w, int i);  /* body i's shapes placed from its state */
+void bodies_place_shape(imp_world *w, shape *s);
 /* shape.c */
-void shape_update(imp_world *w, shape *s);   /* world pose and bounds from its body */
+void shape_place(shape *s, const double *X, imp_vec3 com); /* world pose and bounds from its body's state */
+void shapes_log(shape_store *st, imp_id id, bool removed, bool plane);
 void shape_geom(const shape *s, geom *g);
 void shape_geom_from_collider(const imp_collider_def *c, geom *g);
 void shape_geom_bounds(geom *g);
 void shape_free(shape *s);
-bool shape_build(imp_world *w, shape *s, const imp_shape_def *def);
+bool shape_build(shape *s, const imp_shape_def *def, char *err, size_t errlen);
 /* hull.c */
 hull *hull_build(const double *points, int n, char *err, size_t errlen);
 void hull_free(hull *h);
 /* mass.c */
 bool mass_of_hull(const hull *h, double *volume, imp_vec3 *center, imp_mat3 *inertia_unit_density);
 /* broadphase.c */
-void bp_add(imp_world *w, uint32_t slot);
-void bp_remove(imp_world *w, uint32_t slot);
 void bp_find_pairs(imp_world *w);
 bool bp_can_collide(const imp_world *w, const shape *a, const shape *b);
 /* narrowphase.c: contacts between two geoms; returns the number of points, writes c->normal etc.
@@ -243,77 +308,91 @@ void impulse_bullets(imp_world *w, const double *X0); /* continuous collision of
 /* query.c: the first hit of the segment on a static shape or collider */
 bool query_ray_static(const imp_world *w, imp_vec3 from, imp_vec3 to, imp_ray_hit *hit);
 void impulse_free(imp_world *w);
-double impulse_approach_speed(const imp_world *w, const imp_contact *c); /* at its deepest point, >= 0 */
 /* contact.c */
 void contacts_update(imp_world *w);
 void contacts_free(imp_world *w);
+void bp_free(imp_world *w);
 imp_contact_side contacts_side(const imp_world *w, uint32_t key);
 const geom *contacts_geom(const imp_world *w, uint32_t key, geom *tmp);
 
+/* what the script chose: world.c and the bindings write it, every stage reads it */
+typedef struct world_settings {
+    imp_vec3 gravity;                 /* m/s^2 */
+    double drag;                      /* the world's viscous drag k_d: f = -k_d v */
+    imp_method integrator;
+    double tolerance;                 /* the adaptive integrator's */
+    imp_contact_mode contact_mode;    /* the rigid bodies' contact response */
+    bool planar;                      /* bodies move in the x-y plane and turn about z */
+    bool sleeping;                    /* resting islands may sleep */
+    int velocity_iterations, position_iterations; /* the impulse mode's sweeps */
+} world_settings;
+
 struct imp_world {
-    imp_world_def def;
+    world_settings settings;
     double time;
     long steps;
     bool locked;
     char error[512];
     imp_profile profile;
 
-    particle_store p;
-    idtable spring_ids;   spring *springs;     int spring_cap;
-    idtable behave_ids;   behavior *behaviors; int behave_cap;
-    idtable field_ids;    field *fields;       int field_cap;
-    idtable collider_ids; collider *colliders; int collider_cap;
-
-    pcontact *contacts; int contact_count, contact_cap;
-    phit *hits; int hit_count, hit_cap; /* impacts of the last collision pass */
+    particle_store *particles;
+    force_store *forces;
+    collider_store *colliders;
+    particle_contacts *pcontacts;
 
     struct tinker *tinker; /* constraints and curve particles (tinkertoy.c); NULL until the first one */
 
     /* rigid bodies and collision (body.c ... contact.c) */
-    idtable body_ids;  body *bodies; double *bstate; int body_cap;
-    idtable shape_ids; shape *shapes; int shape_cap;
+    body_store *bodies;
+    shape_store *shapes;
     imp_ode_solver body_solver;
     double *bstate0; int bstate0_cap;
-    collision_state col;
-    double collide_ms, bodies_ms;
+    broadphase *broadphase;
+    contact_set *contacts;
     /* contact response (impulse.c) */
-    imp_contact_mode contact_mode;
-    bool planar, sleeping;
-    int vel_iterations, pos_iterations;
-    const uint8_t *body_drift; /* while integrating positions: per dense body, 1 = forces already applied */
     struct impulse_scratch *imp;
     struct joint_set *joints; /* joint.c: the impulse mode's joints */
     struct qp_state *qp;            /* QP mode's contacts and scratch (contact_qp.c); NULL until used */
 
-    imp_ode_solver solver;
-    particle_range range;
-    double *state0, *force; /* scratch reused every step */
-    int scratch_cap;
+    struct particle_system *particle_system; /* the particle stage's solver and scratch (particle_system.c) */
 
     /* implicit integration, cloth and hair (implicit.c, cloth.c) */
-    uint64_t topology;                  /* bumped when particles or force objects come or go */
     struct implicit_state *implicit;    /* owned by implicit.c, created on first use          */
     struct cloth_store *cloth;          /* owned by cloth.c, created by the first cloth/hair  */
 };
 
 /* particles.c */
 int particles_slot_dense(const imp_world *w, uint32_t slot);
-imp_ode_system particles_ode(imp_world *w, int first, int count);
+void particles_remove(imp_world *w, imp_id id);
+
+/* particle_system.c: the particle stage's persistent part */
+typedef struct particle_system {
+    imp_ode_solver solver;          /* the world's ODE solver for the particles (its adaptive h carries over) */
+    double *state0; int state0_cap; /* [x | v | u | u'] at the start of the step                            */
+    double *force; int force_cap;   /* the force accumulator of one derivative evaluation, 3 per particle   */
+    double *now_X, *now_dX; int now_cap; /* imp_world_solve_constraints's state and derivative             */
+} particle_system;
+struct imp_step;
+particle_system *particle_system_create(imp_method method, double tolerance);
+void particle_system_free(particle_system *ps);
+imp_ode_system particles_ode(imp_world *w, int first, int count, particle_range *r);
+int particles_step(const struct imp_step *st);
+int particles_nan_guard(imp_world *w);
 /* forces.c: all forces on the particles of range r at state (x, v) and time t into f; the arrays
  * are indexed from the range's first particle. Springs and behaviours need the whole store. */
 int forces_accumulate(imp_world *w, double t, const particle_range *r, const double *x, const double *v, double *f);
-bool forces_separable(const imp_world *w); /* true when every force acts on one particle alone */
+bool forces_coupled(const imp_world *w); /* springs, behaviours, cloth or hair: forces that act on several particles */
 void forces_particle_removed(imp_world *w, uint32_t slot);
 double forces_spring_energy(const imp_world *w);
 /* particle_collide.c */
 void pcollide_find_contacts(imp_world *w);
+void pcollide_drop_stale(imp_world *w);
 void pcollide_contact_forces(imp_world *w, const particle_range *r, const double *x, double *f);
 void pcollide_resolve(imp_world *w, const double *x0, const double *v0, double h);
 void pcollide_friction_clamp(imp_world *w);
 int pcollide_contact_row(const imp_world *w, int k, const double *x, imp_vec3 *normal, double *gap);
 int pcollide_touching(const imp_world *w, int i, imp_vec3 *normals, int max);
 
-void world_set_error(imp_world *w, const char *fmt, ...);
 
 /* contact_qp.c: world.contact = "qp" */
 void qp_begin_step(imp_world *w, double h);            /* impulses, then the step's resting set     */
@@ -358,6 +437,7 @@ void implicit_free(imp_world *w);
 void cloth_forces(imp_world *w, const double *x, const double *v, double *f);
 double cloth_energy(const imp_world *w);
 void cloth_particle_removed(imp_world *w, uint32_t slot);
+uint32_t *cloth_remove(imp_world *w, imp_id id, int *count);
 int cloth_object_count(const imp_world *w);
 void cloth_free(imp_world *w);
 
@@ -393,5 +473,14 @@ typedef struct joint_row {
 } joint_row;
 int joints_rows(const imp_world *w, int k, joint_row out[6]);
 int joints_count(const imp_world *w);
+
+/* the message imp_world_error returns: why the last call failed, or what the last step reported */
+static inline void world_error(imp_world *w, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->error, sizeof w->error, fmt, ap);
+    va_end(ap);
+}
 
 #endif
