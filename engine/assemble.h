@@ -24,7 +24,7 @@
 #ifndef IMPETUS_ASSEMBLE_H
 #define IMPETUS_ASSEMBLE_H
 
-#include "internal.h"
+#include "impetus.h"
 #include "parallel.h"
 #include "sparse.h"
 

@@ -18,7 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "body.h"
+#include "hull.h"
+#include "ids.h"
+#include "imp_math.h"
+#include "shape.h"
+#include "world_parts.h"
 
 imp_body_def imp_body_def_default(void)
 {

@@ -28,7 +28,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "body.h"
+#include "broadphase.h"
+#include "collider.h"
+#include "ids.h"
+#include "shape.h"
+#include "world_parts.h"
 
 #define GRID_MAX_CELLS 64
 

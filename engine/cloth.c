@@ -52,6 +52,13 @@
 #include <string.h>
 
 #include "assemble.h"
+#include "cloth.h"
+#include "ids.h"
+#include "imp_math.h"
+#include "parallel.h"
+#include "particles.h"
+#include "sparse.h"
+#include "world_parts.h"
 
 #define NONE UINT32_MAX
 

@@ -3,7 +3,11 @@
  * definitions and a count of edits that tells the particles' resting contacts when they are stale. */
 #include <string.h>
 
-#include "internal.h"
+#include "collider.h"
+#include "ids.h"
+#include "imp_math.h"
+#include "shape.h"
+#include "world_parts.h"
 
 imp_collider_def imp_collider_def_default(void)
 {

@@ -10,7 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "body.h"
+#include "broadphase.h"
+#include "collider.h"
+#include "contact.h"
+#include "ids.h"
+#include "imp_math.h"
+#include "narrowphase.h"
+#include "shape.h"
+#include "world_parts.h"
 
 #define POINT_MATCH 0.02 /* m: a point this close to last step's keeps its id */
 

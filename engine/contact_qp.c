@@ -63,7 +63,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "body.h"
+#include "collider.h"
+#include "contact.h"
+#include "contact_qp.h"
+#include "ids.h"
+#include "imp_math.h"
+#include "joint.h"
+#include "world_parts.h"
 
 #define IMP_QP_RESTING_SPEED 0.05 /* m/s: |d'| below this is resting contact */
 /* m: resting contacts settle at this depth, not at d = 0 exactly, so that round-off (a tilt of

@@ -17,6 +17,13 @@
 #include <string.h>
 
 #include "assemble.h"
+#include "cloth.h"
+#include "forces.h"
+#include "ids.h"
+#include "imp_math.h"
+#include "particles.h"
+#include "sparse.h"
+#include "world_parts.h"
 
 /* ---- springs ------------------------------------------------------------------------------------ */
 

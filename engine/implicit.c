@@ -31,12 +31,22 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "amg.h"
-#include "cg.h"
 #include "assemble.h"
+#include "cg.h"
+#include "cloth.h"
+#include "collider.h"
+#include "forces.h"
+#include "ids.h"
+#include "imp_math.h"
+#include "implicit.h"
 #include "parallel.h"
+#include "particle_collide.h"
+#include "particles.h"
+#include "sparse.h"
+#include "step.h"
+#include "world_parts.h"
 
 #define STICK_SPEED 1e-3         /* m/s: a resting contact slower than this may stick */
 enum { CONTACT_OFF, CONTACT_SLIDE, CONTACT_STICK };
@@ -441,13 +451,6 @@ static int assemble(imp_world *w, implicit_state *st, double h, bool generic)
     return forces_assemble(w, &a, true);
 }
 
-static double clock_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
-
 int implicit_step(imp_world *w, double t, double h, imp_profile *prof)
 {
     implicit_state *st = state_get(w);
@@ -457,13 +460,12 @@ int implicit_step(imp_world *w, double t, double h, imp_profile *prof)
     if (!st->built || st->topology != w->particles->topology || st->n != n) rebuild(w, st);
     const size_t n3 = 3 * (size_t)n;
     double *x = w->particles->x, *v = w->particles->v;
-    const double t_asm = clock_ms();
+    const double t_asm = step_clock_ms();
     particle_range all = {w, 0, n, 0, w->pcontacts->count, 0};
     int rc = assemble(w, st, h, false);
     if (!rc) rc = forces_fields(w, t, &all, x, v, st->f); /* explicit: no Jacobian */
-    w->particle_system->solver.evaluations++;
     if (rc) return rc;
-    prof->forces = clock_ms() - t_asm; /* forces and the system matrix */
+    prof->forces = step_clock_ms() - t_asm; /* forces and the system matrix */
 
     /* b = h f0 + h^2 K v0 */
     for (size_t e = 0; e < n3; e++) st->b[e] = h * st->f[e] + st->bK[e];

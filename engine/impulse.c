@@ -56,7 +56,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "body.h"
+#include "collider.h"
+#include "contact.h"
+#include "ids.h"
+#include "imp_math.h"
+#include "impulse.h"
+#include "joint.h"
+#include "query.h"
+#include "shape.h"
+#include "world_parts.h"
 
 #define REST_SPEED 0.5        /* m/s: slower approaches get no restitution                          */
 #define STICK_SPEED 0.01      /* m/s: a point slower than this at the start uses static friction   */

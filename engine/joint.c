@@ -110,8 +110,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "body.h"
 #include "dense.h"
-#include "internal.h"
+#include "ids.h"
+#include "imp_math.h"
+#include "joint.h"
+#include "world_parts.h"
 
 #define MAXR 7            /* rows per joint: a hinge, twist or slider at its limit with a motor has 7 */
 #define BS (MAXR * MAXR)  /* a block's storage (row stride MAXR) */

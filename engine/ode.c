@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "dense.h"
-#include "internal.h"
+#include "ids.h"
 
 typedef struct rk_tableau {
     int stages, order;

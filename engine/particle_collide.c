@@ -23,7 +23,13 @@
 #include <math.h>
 #include <string.h>
 
-#include "internal.h"
+#include "collider.h"
+#include "ids.h"
+#include "imp_math.h"
+#include "particle_collide.h"
+#include "particles.h"
+#include "shape.h"
+#include "world_parts.h"
 
 #define CONTACT_SLOP 1e-4  /* m: how close to a surface a particle counts as touching it          */
 #define CONTACT_VN 1e-3    /* m/s: normal speed below which a touching particle is resting         */

@@ -29,8 +29,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "cloth.h"
+#include "forces.h"
+#include "ids.h"
+#include "imp_math.h"
+#include "implicit.h"
+#include "particle_collide.h"
+#include "particle_system.h"
+#include "particles.h"
 #include "step.h"
+#include "tinkertoy.h"
+#include "world_parts.h"
 
 #define PARTICLE_BLOCK 512 /* particles per block when the system is separable: ~150 KB of stages */
 
@@ -190,6 +199,7 @@ int particles_step(const imp_step *st)
     int rc = 0, blocks = 0;
     if (w->settings.integrator == IMP_IMPLICIT) {
         rc = implicit_step(w, st->t, dt, prof); /* contacts filtered, friction inside */
+        if (n > 0) ps->solver.evaluations++;    /* its one force evaluation */
         blocks = 1;
     } else if (particles_separable(w) && w->settings.integrator != IMP_ADAPTIVE) {
         /* every particle is its own ODE: step cache-sized blocks */

@@ -9,7 +9,10 @@
  * springs) see them correctly, as S3 asks of controlled particles. */
 #include <string.h>
 
-#include "internal.h"
+#include "ids.h"
+#include "imp_math.h"
+#include "particles.h"
+#include "world_parts.h"
 
 imp_particle_def imp_particle_def_default(void)
 {

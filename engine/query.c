@@ -14,7 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "body.h"
+#include "collider.h"
+#include "contact.h"
+#include "hull.h"
+#include "imp_math.h"
+#include "narrowphase.h"
+#include "query.h"
+#include "shape.h"
+#include "world_parts.h"
 
 static bool slab(imp_vec3 lo, imp_vec3 hi, imp_vec3 o, imp_vec3 d, double tmax)
 {

@@ -9,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "hull.h"
+#include "ids.h"
+#include "imp_math.h"
+#include "shape.h"
 
 imp_shape_def imp_shape_def_default(imp_shape_type type)
 {

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "ids.h"
 #include "sparse.h"
 
 static int cmp_int(const void *a, const void *b)

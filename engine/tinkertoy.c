@@ -65,8 +65,15 @@
 #include <time.h>
 
 #include "cg.h"
-#include "internal.h"
+#include "collider.h"
+#include "ids.h"
+#include "imp_math.h"
+#include "particle_collide.h"
+#include "particles.h"
 #include "sparse.h"
+#include "step.h"
+#include "tinkertoy.h"
+#include "world_parts.h"
 
 #define H_GRAD 1e-6   /* relative step of central differences for a script constraint's gradient     */
 #define H_JDOT 1e-4   /* relative step along qdot (and of the gradients there) for its Jdot          */
@@ -142,13 +149,6 @@ typedef struct tinker {
     double *now_X, *now_dX, *now_f;
     int now_cap, now_fcap;
 } tinker;
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
 
 /* the dense index of a particle slot (particles_slot_dense, inlined: it runs per block per evaluation) */
 #define DENSE(w, slot) ((int)(w)->particles->ids.slot_dense[slot])
@@ -814,7 +814,7 @@ int tinker_constraint_forces(imp_world *w, const double *x, const double *v, dou
     tinker *t = w->tinker;
     const int n = w->particles->ids.count, mc = t->rows, nc = t->ncurves;
     if (mc <= 0) return 0;
-    const double t0 = now_ms();
+    const double t0 = step_clock_ms();
     if (t->stats_step != w->steps) {
         memset(&t->stats, 0, sizeof t->stats);
         t->stats_step = w->steps;
@@ -953,7 +953,7 @@ int tinker_constraint_forces(imp_world *w, const double *x, const double *v, dou
     if (iterations > st->max_iterations) st->max_iterations = iterations;
     if (residual > st->residual || !isfinite(residual)) st->residual = residual;
     if (cmax > st->max_error || !isfinite(cmax)) st->max_error = cmax;
-    st->ms += now_ms() - t0;
+    st->ms += step_clock_ms() - t0;
     return 0;
 }
 
@@ -1079,7 +1079,7 @@ int tinker_after_collide(imp_world *w)
     }
     if (nt == 0) return 0;
 
-    const double t0 = now_ms();
+    const double t0 = step_clock_ms();
     reserve(w, t, nt);
     double *x = w->particles->x, *v = w->particles->v;
     for (int i = 0; i < n; i++) t->winv[i] = w->particles->motion[i] == IMP_DYNAMIC ? w->particles->inv_mass[i] : 0.0;
@@ -1139,7 +1139,7 @@ int tinker_after_collide(imp_world *w)
     t->stats.solves += solves;
     t->stats.iterations += iterations;
     if (iterations > t->stats.max_iterations) t->stats.max_iterations = iterations;
-    t->stats.ms += now_ms() - t0;
+    t->stats.ms += step_clock_ms() - t0;
     return 0;
 }
 

@@ -20,15 +20,31 @@
  *
  * A failing callback aborts the step; the state taken before integrating is put back, so the world
  * is exactly as it was before the call. Each stage is timed into w->profile. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "internal.h"
+#include "body.h"
+#include "broadphase.h"
+#include "cloth.h"
+#include "collider.h"
+#include "contact.h"
+#include "contact_qp.h"
+#include "forces.h"
+#include "ids.h"
+#include "imp_math.h"
+#include "implicit.h"
+#include "impulse.h"
+#include "joint.h"
+#include "particle_collide.h"
+#include "particle_system.h"
+#include "particles.h"
+#include "shape.h"
 #include "step.h"
+#include "tinkertoy.h"
+#include "world_parts.h"
 
 imp_world_def imp_world_def_default(void)
 {
