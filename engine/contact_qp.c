@@ -70,6 +70,7 @@
 #include "ids.h"
 #include "imp_math.h"
 #include "joint.h"
+#include "step.h"
 #include "world_parts.h"
 
 #define IMP_QP_RESTING_SPEED 0.05 /* m/s: |d'| below this is resting contact */
@@ -1258,7 +1259,7 @@ static void qp_restore(imp_world *w, const double *X)
 #define IMP_QP_MAX_IMPACTS 32
 #define IMP_QP_TOI_ITERS 12
 
-int qp_step(imp_world *w, imp_ode_solver *solver, double dt)
+static int qp_advance(imp_world *w, imp_ode_solver *solver, double dt)
 {
     struct qp_state *q = qp_get(w);
     const int nb = w->bodies->ids.count;
@@ -1316,3 +1317,13 @@ long imp_qp_solves(const imp_world *w) { return w->qp ? w->qp->solves : 0; }
 long imp_qp_fallbacks(const imp_world *w) { return w->qp ? w->qp->pgs : 0; }
 void imp_qp_set_dense_max(imp_world *w, int n) { qp_get(w)->dense_max = n < 0 ? 0 : n > IMP_QP_DENSE_LIMIT ? IMP_QP_DENSE_LIMIT : n; }
 int imp_qp_dense_max(const imp_world *w) { return w->qp ? w->qp->dense_max : IMP_QP_DENSE_MAX; }
+
+/* the bodies' stage of a step in the exact mode: integrate, cut at each time of impact, damp. Its time-
+ * of-impact search collides at every trial state, the last of them the step's final state, so the
+ * collide stage of the step is done here (s->collided) */
+void qp_step(imp_step *s)
+{
+    qp_advance(s->w, &s->w->body_solver, s->dt);
+    bodies_damp(s->w, s->dt, NULL);
+    s->collided = true;
+}

@@ -115,6 +115,7 @@
 #include "ids.h"
 #include "imp_math.h"
 #include "joint.h"
+#include "solver_bodies.h"
 #include "world_parts.h"
 
 #define MAXR 7            /* rows per joint: a hinge, twist or slider at its limit with a motor has 7 */
@@ -1432,8 +1433,12 @@ static bool post_solve(struct joint_set *js, int n, bool first)
 
 /* Velocity post-stabilization (S1 section V; the header's "Post-stabilization" paragraph). motors: the
  * velocity stage, where motor rows drive the free coordinate's rate with at most max h of impulse. */
-void joints_post_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_mat3 *Iinv, const double *im, int n, double h, bool motors)
+void joints_post_stabilize(imp_world *w, solver_bodies *sb, bool motors)
 {
+    imp_vec3 *v = sb->v, *om = sb->w;
+    const imp_mat3 *Iinv = sb->Iinv;
+    const double *im = sb->im, h = sb->h;
+    const int n = sb->n;
     struct joint_set *js = w->joints;
     if (!js || !js->ids.count) return;
     collect_nodes(w, n, im);
@@ -1617,8 +1622,12 @@ static void solve_one(imp_world *w, int p, int n, const imp_mat3 *Iinv, const do
  * base lands 7.9 mm deep at worst when the top's push rocks it and rests 1.4 mm deep (6.2 and 1.0 mm
  * with the joints on the split impulses, joints_split), the dolls gain nothing. A joint to the world or a static body is exact either way, so a body welded to the world is as
  * fixed as the world for the contacts of the levels above it. */
-void joints_contacts_begin(imp_world *w, const imp_vec3 *v, const imp_vec3 *om, const imp_mat3 *Iinv, const double *im, int n, double h)
+void joints_contacts_begin(imp_world *w, const solver_bodies *sb)
 {
+    const imp_vec3 *v = sb->v, *om = sb->w;
+    const imp_mat3 *Iinv = sb->Iinv;
+    const double *im = sb->im, h = sb->h;
+    const int n = sb->n;
     struct joint_set *js = w->joints;
     if (!js || !js->ids.count) return;
     collect_nodes(w, n, im);
@@ -1747,8 +1756,10 @@ static void vel_node(struct joint_set *js, int p, imp_vec3 *v, imp_vec3 *om, int
  * pre-stabilization took most of such a displacement back (measured: a ragdoll that landed 6 cm deep in
  * the floor was still 2.8 cm deep 90 steps later and needed 5 s to get out; with it, 2.6 mm, the contact
  * slop, 90 steps later). Limit and motor rows stay out: they concern the real velocities. */
-void joints_split(imp_world *w, imp_vec3 *vp, imp_vec3 *wp, int n)
+void joints_split(imp_world *w, solver_bodies *sb)
 {
+    imp_vec3 *vp = sb->vp, *wp = sb->wp;
+    const int n = sb->n;
     struct joint_set *js = w->joints;
     if (!js || !js->ids.count) return;
     for (int p = 0; p < js->nn; p++) {
@@ -1777,8 +1788,10 @@ void joints_split(imp_world *w, imp_vec3 *vp, imp_vec3 *wp, int n)
     }
 }
 
-void joints_level(imp_world *w, imp_vec3 *v, imp_vec3 *om, int n, int lo, int hi, const int *blevel, bool shock)
+void joints_level(imp_world *w, solver_bodies *sb, int lo, int hi, const int *blevel, bool shock)
 {
+    imp_vec3 *v = sb->v, *om = sb->w;
+    const int n = sb->n;
     struct joint_set *js = w->joints;
     if (!js || !js->ids.count) return;
     for (int p = 0; p < js->nn; p++) {
@@ -1862,9 +1875,13 @@ static double project(imp_world *w, int n, const imp_mat3 *Iinv, const double *i
 }
 
 /* Pre-stabilization (S1 section IV; the header's paragraph): S1's sweeps, then the global damped Newton */
-void joints_pre_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp, const imp_vec3 *wp,
-                          const imp_mat3 *Iinv, const double *im, int n, double h)
+void joints_pre_stabilize(imp_world *w, solver_bodies *sb)
 {
+    imp_vec3 *v = sb->v, *om = sb->w;
+    const imp_vec3 *vp = sb->vp, *wp = sb->wp;
+    const imp_mat3 *Iinv = sb->Iinv;
+    const double *im = sb->im, h = sb->h;
+    const int n = sb->n;
     struct joint_set *js = w->joints;
     if (!js || !js->ids.count) return;
     collect_nodes(w, n, im);
@@ -1968,9 +1985,13 @@ void joints_pre_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec
     js->pre_h = h; /* pv, pw hold the predicted velocities of this step (joints_positions) */
 }
 
-void joints_positions(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp, const imp_vec3 *wp,
-                      imp_mat3 *Iinv, const double *im, int n, double h)
+void joints_positions(imp_world *w, solver_bodies *sb, const double *states0)
 {
+    imp_vec3 *v = sb->v, *om = sb->w;
+    const imp_vec3 *vp = sb->vp, *wp = sb->wp;
+    imp_mat3 *Iinv = sb->Iinv;
+    const double *im = sb->im, h = sb->h;
+    const int n = sb->n;
     struct joint_set *js = w->joints;
     if (!js || !js->ids.count) return;
     /* the predicted velocities pre-stabilization converged on (v + v_p there, up to rounding) and, where
@@ -1979,7 +2000,7 @@ void joints_positions(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *v
     const bool pre = js->pre_h == h && js->bcap > n && !w->settings.planar; /* (planar: impulse.c projects v, v_p after) */
     for (int i = 0; i < n; i++) {
         if (!js->jointed[i] || im[i] == 0) continue;
-        const double *X0 = w->bstate0 + BODY_DIM * i;
+        const double *X0 = states0 + BODY_DIM * i;
         double *X = w->bodies->state + BODY_DIM * i;
         const imp_vec3 vv = pre ? js->pv[i] : v3_add(v[i], vp[i]), ww = pre ? js->pw[i] : v3_add(om[i], wp[i]);
         v3_store(X, v3_add(v3_load(X0), v3_scale(vv, h)));
@@ -1998,7 +2019,7 @@ void joints_positions(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *v
         Iinv[i] = m3_rotate_tensor(R, w->bodies->body[i].Ibody_inv);
         if (js->bcap > i) memcpy(&js->bqraw[i], X + 3, sizeof(imp_quat)), js->bqn[i] = qn, js->bR[i] = R;
     } /* (the shapes follow in the step's contact update, or as the body falls asleep: impulse.c) */
-    joints_post_stabilize(w, v, om, Iinv, im, n, h, true); /* with the motors (what is left of max h) */
+    joints_post_stabilize(w, sb, true); /* with the motors (what is left of max h) */
     for (int i = 0; i < n; i++) {
         if (!js->jointed[i] || im[i] == 0) continue;
         double *X = w->bodies->state + BODY_DIM * i;

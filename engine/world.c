@@ -117,38 +117,30 @@ void imp_world_destroy(imp_world *w)
 
 /* ---- the stages -------------------------------------------------------------------------------------- */
 
-/* the bodies: the contact mode's stages (impulse.c: S1's collisions -> velocities -> contacts and
- * joints level by level -> shock propagation -> positions, then the bullets swept; contact_qp.c:
- * collision impulses, the resting contact forces inside every derivative evaluation, the step cut at
- * each time of impact); bodies that touch nothing move with the world's ODE solver */
-static void bodies_step(const imp_step *s)
+/* the bodies: the contact mode's stages (impulse.c: S1's collisions -> velocities -> contacts and joints
+ * level by level -> shock propagation -> positions, bullets swept after; contact_qp.c: collision
+ * impulses, the resting contact forces inside every derivative evaluation, the step cut at each time
+ * of impact); bodies that touch nothing move by the world's ODE solver */
+static void bodies_step(imp_step *s)
 {
     imp_world *w = s->w;
     const double t0 = step_clock_ms();
     w->body_solver.method = w->settings.integrator;
     w->body_solver.tolerance = w->settings.tolerance;
-    if (w->settings.contact_mode == IMP_CONTACT_QP) {
-        qp_step(w, &w->body_solver, s->dt);
-        bodies_damp(w, s->dt, NULL);
-    } else {
-        if (!impulse_step(w, s->dt)) { /* nothing to answer: the free bodies' ODE (impulse_step damps its own) */
-            imp_ode_system sys = imp_body_ode(w);
-            imp_ode_advance(&sys, &w->body_solver, s->t, s->dt);
-            bodies_damp(w, s->dt, NULL);
-        }
-        impulse_bullets(w, s->bodies0);
-    }
+    if (w->settings.contact_mode == IMP_CONTACT_QP) qp_step(s);
+    else impulse_step(s);
     bodies_clear_accumulators(w);
     s->profile->bodies = step_clock_ms() - t0;
 }
 
 /* broad phase -> narrow phase -> manifolds -> begin/end events, after the bodies moved, so the
- * contacts a script reads describe the state it sees (the exact mode collides inside its step) */
+ * contacts a script reads describe the state it sees; unless the bodies' stage collided at the step's
+ * final state already (the exact mode, in its time-of-impact search) */
 static void contacts_step(const imp_step *s)
 {
     imp_world *w = s->w;
     const double t0 = step_clock_ms();
-    if (w->settings.contact_mode != IMP_CONTACT_QP) contacts_update(w);
+    if (!s->collided) contacts_update(w);
     s->profile->contacts = step_clock_ms() - t0;
     s->profile->pairs = w->contacts->pair_count;
     s->profile->manifolds = w->contacts->manifold_count;
@@ -166,7 +158,7 @@ static imp_step step_begin(imp_world *w, double dt, imp_profile *profile)
     if (n) memcpy(w->bstate0, w->bodies->state, BODY_DIM * sizeof(double) * (size_t)n);
     w->error[0] = 0;
     w->locked = true;
-    return (imp_step){w, w->time, dt, 1 / dt, profile, w->bstate0};
+    return (imp_step){w, w->time, dt, 1 / dt, profile, w->bstate0, false};
 }
 
 /* the clock moves on; non-finite particles and bodies are put back and reported */
