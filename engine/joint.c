@@ -266,8 +266,9 @@ static imp_quat quat_of(const double *X) { return quat_normalize(quat(X[3], X[4]
 /* a unit quaternion whose rotation takes x to the unit vector a */
 static imp_quat frame_from_axis(imp_vec3 a)
 {
-    imp_vec3 ref = fabs(a.x) < 0.57 ? v3(1, 0, 0) : fabs(a.y) < 0.57 ? v3(0, 1, 0) : v3(0, 0, 1);
-    imp_vec3 y = v3_normalize(v3_cross(ref, a)), z = v3_cross(a, y);
+    imp_vec3 t1, t2;
+    v3_basis(a, &t1, &t2);
+    imp_vec3 y = v3_scale(t1, -1), z = v3_scale(t2, -1);
     imp_mat3 m = {{{a.x, y.x, z.x}, {a.y, y.y, z.y}, {a.z, y.z, z.z}}};
     return quat_normalize(quat_from_m3(m));
 }
@@ -476,12 +477,6 @@ static imp_quat qerr(imp_quat FA, imp_quat FB)
     return e.w < 0 ? quat(-e.w, -e.x, -e.y, -e.z) : e;
 }
 
-static void basis_of(imp_vec3 a, imp_vec3 *t1, imp_vec3 *t2)
-{
-    imp_vec3 ref = fabs(a.x) < 0.57 ? v3(1, 0, 0) : fabs(a.y) < 0.57 ? v3(0, 1, 0) : v3(0, 0, 1);
-    *t1 = v3_normalize(v3_cross(a, ref)), *t2 = v3_cross(a, *t1);
-}
-
 static bool has_coordinate(imp_joint_type t) { return t == IMP_JOINT_HINGE || t == IMP_JOINT_TWIST || t == IMP_JOINT_PRISMATIC; }
 static bool angular_free(imp_joint_type t) { return t == IMP_JOINT_HINGE || t == IMP_JOINT_TWIST; }
 
@@ -680,7 +675,7 @@ static void rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp
         R->axes = ty != IMP_JOINT_PRISMATIC && ty != IMP_JOINT_PLANAR;
         if (ty == IMP_JOINT_HINGE || ty == IMP_JOINT_TWIST || ty == IMP_JOINT_PLANAR) {
             imp_vec3 t1, t2;
-            basis_of(aa, &t1, &t2);
+            v3_basis(aa, &t1, &t2);
             row_ang(R, m++, t1), row_ang(R, m++, t2);
         } else if (ty == IMP_JOINT_RIGID || ty == IMP_JOINT_PRISMATIC) {
             for (int c = 0; c < 3; c++) row_ang(R, m++, v3(c == 0, c == 1, c == 2));
@@ -785,7 +780,7 @@ static void rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp
     }
     if (ty == IMP_JOINT_HINGE || ty == IMP_JOINT_TWIST || ty == IMP_JOINT_PLANAR) {
         imp_vec3 e = v3_cross(a1, b1), t[2];
-        basis_of(a1, &t[0], &t[1]);
+        v3_basis(a1, &t[0], &t[1]);
         for (int k = 0; k < 2; k++) {
             R->f[m] = v3_dot(t[k], e);
             deriv_ang(R, m++, v3_cross(a1, v3_cross(b1, t[k])), v3_cross(b1, v3_cross(t[k], a1)), A, B);
