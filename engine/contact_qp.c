@@ -700,9 +700,7 @@ static void qp_friction_rows(struct qp_state *q, int n, bool impulse, double *bt
     const double h = q->h;
     for (int i = 0; i < n; i++) {
         const qp_contact *c = &q->c[i];
-        imp_vec3 t = fabs(c->n.x) < 0.57 ? v3(1, 0, 0) : v3(0, 1, 0);
-        q->t1[i] = v3_normalize(v3_cross(c->n, t));
-        q->t2[i] = v3_cross(c->n, q->t1[i]);
+        v3_basis(c->n, &q->t1[i], &q->t2[i]);
         const qp_body *A = c->ka >= 0 ? &q->b[c->ka] : &QP_FIXED, *B = c->kb >= 0 ? &q->b[c->kb] : &QP_FIXED;
         imp_vec3 rbp = v3_sub(c->pb, B->x);
         imp_vec3 vel = v3_sub(point_vel(A, c->ra), point_vel(B, rbp));
