@@ -511,9 +511,10 @@ static void velocities(imp_world *w, impulse_state *s)
         const body *b = &w->bodies->body[i];
         sb->v[i] = v3_add(sb->v[i], v3_scale(v3_add(g, v3_scale(v3_sub(b->force, v3_scale(sb->v[i], w->settings.drag)), b->inv_mass)), h));
         sb->w[i] = v3_add(sb->w[i], m3_mul_v(sb->Iinv[i], v3_scale(b->torque, h)));
-        /* the body's damping, implicitly (stable for any c h): dv/dt = -c v over the step */
-        if (b->lin_damp > 0) sb->v[i] = v3_scale(sb->v[i], 1 / (1 + b->lin_damp * h));
-        if (b->ang_damp > 0) sb->w[i] = v3_scale(sb->w[i], 1 / (1 + b->ang_damp * h));
+        /* the body's damping dv/dt = -c v over the step, exactly: v exp(-c h), as body.c's bodies_damp
+         * takes it for the bodies the ODE moves (stable for any c h) */
+        if (b->lin_damp > 0) sb->v[i] = v3_scale(sb->v[i], exp(-b->lin_damp * h));
+        if (b->ang_damp > 0) sb->w[i] = v3_scale(sb->w[i], exp(-b->ang_damp * h));
         if (w->settings.planar) project_planar(&sb->v[i], &sb->w[i]);
     }
     if (s->njoints) joints_post_stabilize(w, sb, true);
