@@ -139,8 +139,6 @@ struct qp_state {
     int *isl_neq;           /* joint rows at the head of each island                                 */
     int cur_neq;            /* those of the island being solved                                      */
     struct qp_joint { imp_id a, b; imp_vec3 la, lb; bool live; } *joints; int nj, jcap;
-    /* joint.c joints' angular references, by dense joint index, re-recorded when the entry no longer
-     * names the same joint (bodies and A's articulation point) */
     /* the resting set's points at the start of a (sub)step, sorted by pair (time of impact) */
     struct qp_start_point { uint64_t key; int ka, kb, idx; imp_vec3 la, lb; double pen, now; } *pd; int npd, pdcap;
     bool warm;              /* g holds the last evaluation's friction forces of this contact set      */
