@@ -2,8 +2,9 @@
  *
  * Every rnd_* call during a frame only appends to a growable float array owned by this file;
  * rnd_end_frame() uploads each array into a streamed buffer (orphaned with glBufferData, then filled
- * with glBufferSubData) and draws it with one call: grid, instanced spheres, instanced boxes, lines,
- * then the overlay (rects and text quads in call order). Matrices are column-major, like GL. */
+ * with glBufferSubData) and draws it with one call: the back layer of flat world drawing, grid,
+ * instanced spheres, instanced boxes, triangles, meshes, lines, the flat world drawing, then the
+ * screen overlay (render_2d.c). Matrices are column-major, like GL. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,7 +27,6 @@
 #define SPHERE_FLOATS   8            /* x y z r, r g b a                                            */
 #define BOX_FLOATS      19           /* 3 rotation columns, translation, half extents, r g b a      */
 #define LINE_VFLOATS    7            /* x y z, r g b a (per vertex)                                 */
-#define OVERLAY_VFLOATS 8            /* x y, u v, r g b a (per vertex)                              */
 #define GRID_FLOATS     3            /* half_extent, spacing, height (per rnd_grid request)          */
 #define TRI_VFLOATS     10           /* x y z, nx ny nz, r g b a (per vertex of rnd_triangles)  */
 
@@ -34,60 +34,6 @@
 
 static const float default_solid[4] = { 1.00f, 0.55f, 0.15f, 1.0f }; /* a pleasant orange       */
 static const float default_line[4]  = { 0.90f, 0.90f, 0.90f, 1.0f };
-static const float default_rect[4]  = { 0.00f, 0.00f, 0.00f, 0.6f };
-
-/* a growable array of floats; len and cap count floats */
-typedef struct {
-    float *data;
-    size_t len, cap;
-} FloatArray;
-
-/* a GL buffer that is refilled every frame; cap counts bytes */
-typedef struct {
-    GLuint id;
-    size_t cap;
-} StreamBuffer;
-
-/* reserve n more floats at the end of a; returns where to write them, NULL when out of memory */
-static float *farray_push(FloatArray *a, size_t n)
-{
-    if (a->len + n > a->cap) {
-        size_t cap = a->cap ? a->cap : 1024;
-        while (cap < a->len + n)
-            cap *= 2;
-        float *data = realloc(a->data, cap * sizeof(float));
-        if (!data)
-            return NULL;
-        a->data = data;
-        a->cap = cap;
-    }
-    float *p = a->data + a->len;
-    a->len += n;
-    return p;
-}
-
-/* release an array's memory */
-static void farray_free(FloatArray *a)
-{
-    free(a->data);
-    a->data = NULL;
-    a->len = a->cap = 0;
-}
-
-/* copy bytes into a streamed buffer: grow it (doubling) when too small, else orphan its storage so
- * the driver never waits for the previous frame's draw; leaves the buffer bound to GL_ARRAY_BUFFER */
-static void stream_upload(StreamBuffer *b, const void *data, size_t bytes)
-{
-    glBindBuffer(GL_ARRAY_BUFFER, b->id);
-    if (bytes > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < bytes)
-            cap *= 2;
-        b->cap = cap;
-    }
-    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)b->cap, NULL, GL_STREAM_DRAW);
-    glBufferSubData(GL_ARRAY_BUFFER, 0, (GLsizeiptr)bytes, data);
-}
 
 /* dot product of two 3-vectors */
 static float dot3(const float a[3], const float b[3])
@@ -190,9 +136,9 @@ static struct {
     float aspect, tan_half_fovy, depth_half;       /* depth_half: 2D eye height above z = 0       */
     float key_dir[3], fill_dir[3];                 /* world-space directions towards the lights   */
 
-    GLuint prog_sphere, prog_box, prog_line, prog_overlay, prog_tri;
+    GLuint prog_sphere, prog_box, prog_line, prog_tri;
     LitUniforms u_sphere, u_box, u_tri;
-    GLint u_line_viewproj, u_overlay_screen, u_overlay_font;
+    GLint u_line_viewproj;
 
     GLuint sphere_vao, sphere_vbo, sphere_ebo;
     int sphere_first[4], sphere_count[4];          /* index range of each icosphere level 0..3   */
@@ -201,14 +147,12 @@ static struct {
     StreamBuffer box_inst;
     GLuint line_vao;
     StreamBuffer line_buf;
-    GLuint overlay_vao;
-    StreamBuffer overlay_buf;
     GLuint tri_vao;                                /* lit triangles: hulls, meshes, capsule sides */
     StreamBuffer tri_buf;
     FloatArray tris;
     FloatArray xlines;                             /* lines drawn over everything (debug views)  */
 
-    FloatArray spheres, boxes, grids, lines, overlay;
+    FloatArray spheres, boxes, grids, lines;
     FloatArray scratch;                            /* grid vertices followed by the lines        */
 } R;
 
@@ -332,80 +276,6 @@ static const char *line_fs =
     "in vec4 v_color;\n"
     "out vec4 o_color;\n"
     "void main() { o_color = v_color; }\n";
-
-/* overlay in window pixels (origin top-left); u < 0 marks an untextured (rect) vertex */
-static const char *overlay_vs =
-    "#version 330 core\n"
-    "layout(location = 0) in vec2 a_pos;\n"
-    "layout(location = 1) in vec2 a_uv;\n"
-    "layout(location = 2) in vec4 a_color;\n"
-    "uniform vec2 u_screen;\n"
-    "out vec2 v_uv;\n"
-    "out vec4 v_color;\n"
-    "void main() {\n"
-    "    v_uv = a_uv;\n"
-    "    v_color = a_color;\n"
-    "    gl_Position = vec4(2.0 * a_pos.x / u_screen.x - 1.0, 1.0 - 2.0 * a_pos.y / u_screen.y, 0.0, 1.0);\n"
-    "}\n";
-
-static const char *overlay_fs =
-    "#version 330 core\n"
-    "in vec2 v_uv;\n"
-    "in vec4 v_color;\n"
-    "uniform sampler2D u_font;\n"
-    "out vec4 o_color;\n"
-    "void main() {\n"
-    "    float coverage = v_uv.x < 0.0 ? 1.0 : texture(u_font, v_uv).r;\n"
-    "    o_color = vec4(v_color.rgb, v_color.a * coverage);\n"
-    "}\n";
-
-/* compile one shader stage; 0 (and an rnd_error message) on failure */
-static GLuint compile_shader(GLenum type, const char *src, const char *name)
-{
-    GLuint sh = glCreateShader(type);
-    glShaderSource(sh, 1, &src, NULL);
-    glCompileShader(sh);
-    GLint ok = 0;
-    glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
-    if (!ok) {
-        char log[768] = "";
-        glGetShaderInfoLog(sh, sizeof log, NULL, log);
-        rndi_set_error("rnd_init: %s %s shader failed to compile: %s", name,
-                       type == GL_VERTEX_SHADER ? "vertex" : "fragment", log);
-        glDeleteShader(sh);
-        return 0;
-    }
-    return sh;
-}
-
-/* compile and link a vertex + fragment program; 0 (and an rnd_error message) on failure */
-static GLuint link_program(const char *vs_src, const char *fs_src, const char *name)
-{
-    GLuint vs = compile_shader(GL_VERTEX_SHADER, vs_src, name);
-    if (!vs)
-        return 0;
-    GLuint fs = compile_shader(GL_FRAGMENT_SHADER, fs_src, name);
-    if (!fs) {
-        glDeleteShader(vs);
-        return 0;
-    }
-    GLuint prog = glCreateProgram();
-    glAttachShader(prog, vs);
-    glAttachShader(prog, fs);
-    glLinkProgram(prog);
-    glDeleteShader(vs);              /* flagged; freed with the program                            */
-    glDeleteShader(fs);
-    GLint ok = 0;
-    glGetProgramiv(prog, GL_LINK_STATUS, &ok);
-    if (!ok) {
-        char log[768] = "";
-        glGetProgramInfoLog(prog, sizeof log, NULL, log);
-        rndi_set_error("rnd_init: %s program failed to link: %s", name, log);
-        glDeleteProgram(prog);
-        return 0;
-    }
-    return prog;
-}
 
 /* look up the uniforms of a lit program */
 static LitUniforms lit_uniforms(GLuint prog)
@@ -602,28 +472,6 @@ static void build_box_mesh(void)
     glBindVertexArray(0);
 }
 
-/* a VAO over one streamed buffer of interleaved float attributes with the given sizes */
-static GLuint build_stream_vao(StreamBuffer *buf, const int *sizes, int nattr)
-{
-    GLuint vao;
-    int stride = 0;
-    for (int i = 0; i < nattr; i++)
-        stride += sizes[i];
-    glGenVertexArrays(1, &vao);
-    glBindVertexArray(vao);
-    glGenBuffers(1, &buf->id);
-    glBindBuffer(GL_ARRAY_BUFFER, buf->id);
-    size_t offset = 0;
-    for (int i = 0; i < nattr; i++) {
-        glEnableVertexAttribArray((GLuint)i);
-        glVertexAttribPointer((GLuint)i, sizes[i], GL_FLOAT, GL_FALSE, stride * (GLsizei)sizeof(float),
-                              (void *)(offset * sizeof(float)));
-        offset += (size_t)sizes[i];
-    }
-    glBindVertexArray(0);
-    return vao;
-}
-
 /* ================================================================================================
  * lifetime
  * ================================================================================================ */
@@ -646,11 +494,10 @@ int rnd_init(void)
         return 1;
     }
 
-    R.prog_sphere = link_program(sphere_vs, lit_fs, "sphere");
-    R.prog_box = R.prog_sphere ? link_program(box_vs, lit_fs, "box") : 0;
-    R.prog_line = R.prog_box ? link_program(line_vs, line_fs, "line") : 0;
-    R.prog_overlay = R.prog_line ? link_program(overlay_vs, overlay_fs, "overlay") : 0;
-    R.prog_tri = R.prog_overlay ? link_program(tri_vs, lit_fs, "triangles") : 0;
+    R.prog_sphere = rndi_link_program(sphere_vs, lit_fs, "sphere");
+    R.prog_box = R.prog_sphere ? rndi_link_program(box_vs, lit_fs, "box") : 0;
+    R.prog_line = R.prog_box ? rndi_link_program(line_vs, line_fs, "line") : 0;
+    R.prog_tri = R.prog_line ? rndi_link_program(tri_vs, lit_fs, "triangles") : 0;
     if (!R.prog_tri) {
         rnd_shutdown();
         return 1;
@@ -659,19 +506,16 @@ int rnd_init(void)
     R.u_box = lit_uniforms(R.prog_box);
     R.u_tri = lit_uniforms(R.prog_tri);
     R.u_line_viewproj = glGetUniformLocation(R.prog_line, "u_viewproj");
-    R.u_overlay_screen = glGetUniformLocation(R.prog_overlay, "u_screen");
-    R.u_overlay_font = glGetUniformLocation(R.prog_overlay, "u_font");
 
     build_sphere_mesh();
     build_box_mesh();
-    static const int line_attrs[2] = { 3, 4 }, overlay_attrs[3] = { 2, 2, 4 };
-    R.line_vao = build_stream_vao(&R.line_buf, line_attrs, 2);
-    R.overlay_vao = build_stream_vao(&R.overlay_buf, overlay_attrs, 3);
+    static const int line_attrs[2] = { 3, 4 };
+    R.line_vao = rndi_build_stream_vao(&R.line_buf, line_attrs, 2);
     static const int tri_attrs[3] = { 3, 3, 4 };
-    R.tri_vao = build_stream_vao(&R.tri_buf, tri_attrs, 3);
+    R.tri_vao = rndi_build_stream_vao(&R.tri_buf, tri_attrs, 3);
 
     rndi_text_init();                /* never fails: a missing font only disables text             */
-    if (mesh_init() != 0) {
+    if (mesh_init() != 0 || rndi_2d_init() != 0) {
         rnd_shutdown();
         return 1;
     }
@@ -696,63 +540,36 @@ int rnd_init(void)
     return 0;
 }
 
-/* delete a GL buffer if it exists */
-static void delete_buffer(GLuint *id)
-{
-    if (*id)
-        glDeleteBuffers(1, id);
-    *id = 0;
-}
-
-/* delete a GL vertex array if it exists */
-static void delete_vao(GLuint *id)
-{
-    if (*id)
-        glDeleteVertexArrays(1, id);
-    *id = 0;
-}
-
-/* delete a GL program if it exists */
-static void delete_program(GLuint *id)
-{
-    if (*id)
-        glDeleteProgram(*id);
-    *id = 0;
-}
-
 /* free every GL object and every batch array; safe to call more than once */
 void rnd_shutdown(void)
 {
-    delete_program(&R.prog_sphere);
-    delete_program(&R.prog_box);
-    delete_program(&R.prog_line);
-    delete_program(&R.prog_overlay);
-    delete_program(&R.prog_tri);
-    delete_vao(&R.tri_vao);
-    delete_buffer(&R.tri_buf.id);
-    farray_free(&R.tris);
-    farray_free(&R.xlines);
-    delete_vao(&R.sphere_vao);
-    delete_vao(&R.box_vao);
-    delete_vao(&R.line_vao);
-    delete_vao(&R.overlay_vao);
-    delete_buffer(&R.sphere_vbo);
-    delete_buffer(&R.sphere_ebo);
-    delete_buffer(&R.sphere_inst.id);
-    delete_buffer(&R.box_vbo);
-    delete_buffer(&R.box_ebo);
-    delete_buffer(&R.box_inst.id);
-    delete_buffer(&R.line_buf.id);
-    delete_buffer(&R.overlay_buf.id);
-    R.sphere_inst.cap = R.box_inst.cap = R.line_buf.cap = R.overlay_buf.cap = 0;
+    rndi_delete_program(&R.prog_sphere);
+    rndi_delete_program(&R.prog_box);
+    rndi_delete_program(&R.prog_line);
+    rndi_delete_program(&R.prog_tri);
+    rndi_delete_vao(&R.tri_vao);
+    rndi_delete_buffer(&R.tri_buf.id);
+    rndi_farray_free(&R.tris);
+    rndi_farray_free(&R.xlines);
+    rndi_delete_vao(&R.sphere_vao);
+    rndi_delete_vao(&R.box_vao);
+    rndi_delete_vao(&R.line_vao);
+    rndi_delete_buffer(&R.sphere_vbo);
+    rndi_delete_buffer(&R.sphere_ebo);
+    rndi_delete_buffer(&R.sphere_inst.id);
+    rndi_delete_buffer(&R.box_vbo);
+    rndi_delete_buffer(&R.box_ebo);
+    rndi_delete_buffer(&R.box_inst.id);
+    rndi_delete_buffer(&R.line_buf.id);
+    R.sphere_inst.cap = R.box_inst.cap = R.line_buf.cap = 0;
     rndi_text_shutdown();
     mesh_shutdown();
-    farray_free(&R.spheres);
-    farray_free(&R.boxes);
-    farray_free(&R.grids);
-    farray_free(&R.lines);
-    farray_free(&R.overlay);
-    farray_free(&R.scratch);
+    rndi_2d_shutdown();
+    rndi_farray_free(&R.spheres);
+    rndi_farray_free(&R.boxes);
+    rndi_farray_free(&R.grids);
+    rndi_farray_free(&R.lines);
+    rndi_farray_free(&R.scratch);
     R.ready = 0;
 }
 
@@ -839,6 +656,12 @@ static void update_camera(void)
     view_to_world(fill_view, R.fill_dir);
 }
 
+/* the view for the other files of the renderer (valid after update_camera) */
+const float *rndi_viewproj(void) { return R.viewproj; }
+int rndi_width(void) { return R.width; }
+int rndi_height(void) { return R.height; }
+int rndi_ortho(void) { return R.cam.ortho; }
+
 /* world point -> window pixel (origin top-left); 0 when the point is behind the camera */
 int rnd_project(const float world[3], float *px, float *py)
 {
@@ -885,8 +708,9 @@ void rnd_begin_frame(int width, int height, const float clear_rgb[3])
 {
     R.width = width > 0 ? width : 1;
     R.height = height > 0 ? height : 1;
-    R.spheres.len = R.boxes.len = R.grids.len = R.lines.len = R.overlay.len = R.tris.len = R.xlines.len = 0;
+    R.spheres.len = R.boxes.len = R.grids.len = R.lines.len = R.tris.len = R.xlines.len = 0;
     mesh_begin_frame();
+    rndi_2d_begin_frame();
     glViewport(0, 0, R.width, R.height);
     if (clear_rgb)
         glClearColor(clear_rgb[0], clear_rgb[1], clear_rgb[2], 1.0f);
@@ -902,7 +726,7 @@ void rnd_spheres(int n, const float *xyzr, const float *rgba)
 {
     if (n <= 0 || !xyzr)
         return;
-    float *out = farray_push(&R.spheres, (size_t)n * SPHERE_FLOATS);
+    float *out = rndi_farray_push(&R.spheres, (size_t)n * SPHERE_FLOATS);
     if (!out)
         return;
     for (int i = 0; i < n; i++, out += SPHERE_FLOATS) {
@@ -916,7 +740,7 @@ void rnd_boxes(int n, const float *xform, const float *half, const float *rgba)
 {
     if (n <= 0 || !xform || !half)
         return;
-    float *out = farray_push(&R.boxes, (size_t)n * BOX_FLOATS);
+    float *out = rndi_farray_push(&R.boxes, (size_t)n * BOX_FLOATS);
     if (!out)
         return;
     for (int i = 0; i < n; i++, out += BOX_FLOATS) {
@@ -933,7 +757,7 @@ void rnd_triangles(int ntri, const float *pos, const float *nrm, const float rgb
         return;
     if (!rgba)
         rgba = default_solid;
-    float *out = farray_push(&R.tris, (size_t)ntri * 3 * TRI_VFLOATS);
+    float *out = rndi_farray_push(&R.tris, (size_t)ntri * 3 * TRI_VFLOATS);
     if (!out)
         return;
     for (int v = 0; v < 3 * ntri; v++, out += TRI_VFLOATS) {
@@ -988,7 +812,7 @@ static void push_line(FloatArray *batch, const float a[3], const float b[3], con
         return;
     if (!rgba)
         rgba = default_line;
-    float *out = farray_push(batch, 2 * LINE_VFLOATS);
+    float *out = rndi_farray_push(batch, 2 * LINE_VFLOATS);
     if (!out)
         return;
     memcpy(out, a, 3 * sizeof(float));
@@ -1008,7 +832,7 @@ void rnd_grid(float half_extent, float spacing, float height)
 {
     if (!(half_extent > 0.0f) || !(spacing > 0.0f))
         return;
-    float *out = farray_push(&R.grids, GRID_FLOATS);
+    float *out = rndi_farray_push(&R.grids, GRID_FLOATS);
     if (!out)
         return;
     out[0] = half_extent;
@@ -1016,30 +840,6 @@ void rnd_grid(float half_extent, float spacing, float height)
     out[2] = height;
 }
 
-/* append one overlay quad (two triangles) in window pixels; u0 < 0 draws it untextured */
-void rndi_overlay_quad(float x0, float y0, float x1, float y1,
-                       float u0, float v0, float u1, float v1, const float rgba[4])
-{
-    float *out = farray_push(&R.overlay, 6 * OVERLAY_VFLOATS);
-    if (!out)
-        return;
-    const float corners[6][4] = {
-        { x0, y0, u0, v0 }, { x0, y1, u0, v1 }, { x1, y1, u1, v1 },
-        { x0, y0, u0, v0 }, { x1, y1, u1, v1 }, { x1, y0, u1, v0 },
-    };
-    for (int k = 0; k < 6; k++, out += OVERLAY_VFLOATS) {
-        memcpy(out, corners[k], 4 * sizeof(float));
-        memcpy(out + 4, rgba, 4 * sizeof(float));
-    }
-}
-
-/* queue a filled (usually translucent) rectangle in window pixels */
-void rnd_rect(float x, float y, float w, float h, const float rgba[4])
-{
-    if (!(w > 0.0f) || !(h > 0.0f))
-        return;
-    rndi_overlay_quad(x, y, x + w, y + h, -1.0f, 0.0f, -1.0f, 0.0f, rgba ? rgba : default_rect);
-}
 
 /* ================================================================================================
  * drawing
@@ -1048,7 +848,7 @@ void rnd_rect(float x, float y, float w, float h, const float rgba[4])
 /* append one coloured line-vertex pair to the scratch array */
 static void push_segment(float ax, float ay, float az, float bx, float by, float bz, const float c[4])
 {
-    float *out = farray_push(&R.scratch, 2 * LINE_VFLOATS);
+    float *out = rndi_farray_push(&R.scratch, 2 * LINE_VFLOATS);
     if (!out)
         return;
     const float v[14] = { ax, ay, az, c[0], c[1], c[2], c[3], bx, by, bz, c[0], c[1], c[2], c[3] };
@@ -1119,22 +919,24 @@ void rnd_end_frame(void)
     glDepthFunc(GL_LEQUAL);
     glDepthMask(GL_TRUE);
 
+    rndi_2d_draw_back();             /* the world's back layer (backgrounds), under everything     */
+
     /* grid and lines share one upload: grid vertices first, then the lines */
     R.scratch.len = 0;
     for (size_t g = 0; g < R.grids.len; g += GRID_FLOATS)
         emit_grid(R.grids.data[g], R.grids.data[g + 1], R.grids.data[g + 2]);
     GLsizei grid_verts = (GLsizei)(R.scratch.len / LINE_VFLOATS);
-    float *lines = R.lines.len ? farray_push(&R.scratch, R.lines.len) : NULL;
+    float *lines = R.lines.len ? rndi_farray_push(&R.scratch, R.lines.len) : NULL;
     if (lines)
         memcpy(lines, R.lines.data, R.lines.len * sizeof(float));
     GLsizei line_verts = (GLsizei)(R.scratch.len / LINE_VFLOATS) - grid_verts;
-    float *xl = R.xlines.len ? farray_push(&R.scratch, R.xlines.len) : NULL;
+    float *xl = R.xlines.len ? rndi_farray_push(&R.scratch, R.xlines.len) : NULL;
     if (xl)
         memcpy(xl, R.xlines.data, R.xlines.len * sizeof(float));
     GLsizei xline_verts = (GLsizei)(R.scratch.len / LINE_VFLOATS) - grid_verts - line_verts;
 
     if (R.scratch.len) {
-        stream_upload(&R.line_buf, R.scratch.data, R.scratch.len * sizeof(float));
+        rndi_stream_upload(&R.line_buf, R.scratch.data, R.scratch.len * sizeof(float));
         glUseProgram(R.prog_line);
         glUniformMatrix4fv(R.u_line_viewproj, 1, GL_FALSE, R.viewproj);
         glBindVertexArray(R.line_vao);
@@ -1153,7 +955,7 @@ void rnd_end_frame(void)
         glUseProgram(R.prog_sphere);
         set_lit_uniforms(&R.u_sphere);
         glBindVertexArray(R.sphere_vao);
-        stream_upload(&R.sphere_inst, R.spheres.data, R.spheres.len * sizeof(float));
+        rndi_stream_upload(&R.sphere_inst, R.spheres.data, R.spheres.len * sizeof(float));
         glDrawElementsInstanced(GL_TRIANGLES, R.sphere_count[level], GL_UNSIGNED_SHORT,
                                 (void *)(R.sphere_first[level] * sizeof(GLushort)), (GLsizei)nspheres);
     }
@@ -1162,7 +964,7 @@ void rnd_end_frame(void)
         glUseProgram(R.prog_box);
         set_lit_uniforms(&R.u_box);
         glBindVertexArray(R.box_vao);
-        stream_upload(&R.box_inst, R.boxes.data, R.boxes.len * sizeof(float));
+        rndi_stream_upload(&R.box_inst, R.boxes.data, R.boxes.len * sizeof(float));
         glDrawElementsInstanced(GL_TRIANGLES, 36, GL_UNSIGNED_SHORT, (void *)0, (GLsizei)nboxes);
     }
     glDisable(GL_CULL_FACE);
@@ -1171,7 +973,7 @@ void rnd_end_frame(void)
         glUseProgram(R.prog_tri);
         set_lit_uniforms(&R.u_tri);
         glBindVertexArray(R.tri_vao);
-        stream_upload(&R.tri_buf, R.tris.data, R.tris.len * sizeof(float));
+        rndi_stream_upload(&R.tri_buf, R.tris.data, R.tris.len * sizeof(float));
         glDrawArrays(GL_TRIANGLES, 0, (GLsizei)ntri_verts);
     }
     mesh_draw();                     /* two-sided: no culling                                     */
@@ -1192,22 +994,8 @@ void rnd_end_frame(void)
         glEnable(GL_DEPTH_TEST);
     }
 
-    /* overlay: rects and text in call order, blended over everything */
-    if (R.overlay.len) {
-        glDisable(GL_DEPTH_TEST);
-        glDepthMask(GL_FALSE);
-        glUseProgram(R.prog_overlay);
-        glUniform2f(R.u_overlay_screen, (float)R.width, (float)R.height);
-        glUniform1i(R.u_overlay_font, 0);
-        glActiveTexture(GL_TEXTURE0);
-        glBindTexture(GL_TEXTURE_2D, rndi_text_texture());
-        glBindVertexArray(R.overlay_vao);
-        stream_upload(&R.overlay_buf, R.overlay.data, R.overlay.len * sizeof(float));
-        glDrawArrays(GL_TRIANGLES, 0, (GLsizei)(R.overlay.len / OVERLAY_VFLOATS));
-        glBindTexture(GL_TEXTURE_2D, 0);
-        glDepthMask(GL_TRUE);
-        glEnable(GL_DEPTH_TEST);
-    }
+    rndi_2d_draw_world();            /* flat world shapes, images and wide lines                   */
+    rndi_2d_draw_overlay();          /* the screen overlay, in call order, over everything         */
 
     glBindVertexArray(0);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
@@ -1329,12 +1117,12 @@ static struct {
 
 static int mesh_init(void)
 {
-    M.prog = link_program(mesh_vs, mesh_fs, "mesh");
+    M.prog = rndi_link_program(mesh_vs, mesh_fs, "mesh");
     if (!M.prog)
         return 1;
     M.u = lit_uniforms(M.prog);
     static const int attrs[4] = { 3, 3, 4, 4 };
-    M.vao = build_stream_vao(&M.vbuf, attrs, 4);
+    M.vao = rndi_build_stream_vao(&M.vbuf, attrs, 4);
     glBindVertexArray(M.vao);
     glGenBuffers(1, &M.ebo);
     glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, M.ebo);
@@ -1345,12 +1133,12 @@ static int mesh_init(void)
 
 static void mesh_shutdown(void)
 {
-    delete_program(&M.prog);
-    delete_vao(&M.vao);
-    delete_buffer(&M.vbuf.id);
-    delete_buffer(&M.ebo);
+    rndi_delete_program(&M.prog);
+    rndi_delete_vao(&M.vao);
+    rndi_delete_buffer(&M.vbuf.id);
+    rndi_delete_buffer(&M.ebo);
     M.vbuf.cap = M.ebo_cap = 0;
-    farray_free(&M.verts);
+    rndi_farray_free(&M.verts);
     free(M.idx);
     M.idx = NULL;
     M.nidx = M.idx_cap = 0;
@@ -1383,7 +1171,7 @@ void rnd_mesh(int nverts, const float *xyz, const float *normals, int ntris, con
         M.idx = p;
         M.idx_cap = cap;
     }
-    float *out = farray_push(&M.verts, (size_t)nverts * MESH_VFLOATS);
+    float *out = rndi_farray_push(&M.verts, (size_t)nverts * MESH_VFLOATS);
     if (!out)
         return;
     for (int i = 0; i < nverts; i++, out += MESH_VFLOATS) {
@@ -1406,7 +1194,7 @@ static void mesh_draw(void)
     glUseProgram(M.prog);
     set_lit_uniforms(&M.u);
     glBindVertexArray(M.vao);
-    stream_upload(&M.vbuf, M.verts.data, M.verts.len * sizeof(float));
+    rndi_stream_upload(&M.vbuf, M.verts.data, M.verts.len * sizeof(float));
     glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, M.ebo);
     size_t bytes = M.nidx * sizeof(unsigned);
     if (bytes > M.ebo_cap) {
