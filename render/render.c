@@ -119,10 +119,14 @@ typedef struct {
     float cx, cy, half_height;
 } CameraParams;
 
-/* uniform locations of the two lit programs */
+/* uniform locations of the lit programs */
 typedef struct {
     GLint viewproj, key_dir, fill_dir, eye, view_dir, ortho;
+    GLint shadows, light_viewproj, shadow_map, shadow_texel;
 } LitUniforms;
+
+#define SHADOW_SIZE 2048             /* texels per side of the shadow map                           */
+#define PLANE_FLOATS 7               /* point xyz, unit normal xyz, (colour follows: 4)             */
 
 static struct {
     int ready;
@@ -154,6 +158,17 @@ static struct {
 
     FloatArray spheres, boxes, grids, lines;
     FloatArray scratch;                            /* grid vertices followed by the lines        */
+
+    /* planes (rnd_plane): drawn as a large lit quad in 3D, as the solid half-plane in 2D */
+    FloatArray planes;                             /* point, normal, rgba per plane              */
+    FloatArray ground;                             /* their triangles, TRI_VFLOATS per vertex    */
+
+    /* shadows of the key light (3D only): a depth map rendered from the light */
+    int shadows_wanted, shadows_on;
+    GLuint shadow_fbo, shadow_tex;
+    GLuint prog_depth_sphere, prog_depth_box, prog_depth_tri, prog_depth_mesh;
+    GLint u_depth_sphere, u_depth_box, u_depth_tri, u_depth_mesh;
+    float light_viewproj[16], shadow_texel;
 } R;
 
 /* record a message for rnd_error() */
@@ -208,9 +223,13 @@ static const char *box_vs =
     "out vec3 v_normal;\n"
     "out vec3 v_world;\n"
     "out vec4 v_color;\n"
+    "out vec3 v_local;   // metres from the centre, box frame\n"
+    "out vec3 v_half;\n"
     "void main() {\n"
     "    mat3 rot = mat3(a_col0, a_col1, a_col2);\n"
     "    vec3 world = a_trans + rot * (a_half * a_pos);\n"
+    "    v_local = a_half * a_pos;\n"
+    "    v_half = a_half;\n"
     "    v_normal = rot * a_normal;\n"
     "    v_world = world;\n"
     "    v_color = a_color;\n"
@@ -234,30 +253,75 @@ static const char *tri_vs =
     "    gl_Position = u_viewproj * vec4(a_pos, 1.0);\n"
     "}\n";
 
-/* shared lighting: warm key light + cool fill + sky/ground ambient, Lambert + a little Blinn */
-static const char *lit_fs =
-    "#version 330 core\n"
-    "in vec3 v_normal;\n"
-    "in vec3 v_world;\n"
-    "in vec4 v_color;\n"
-    "uniform vec3 u_key_dir;    // towards the key light, world space\n"
-    "uniform vec3 u_fill_dir;   // towards the fill light\n"
-    "uniform vec3 u_eye;        // camera position (perspective)\n"
-    "uniform vec3 u_view_dir;   // towards the camera (orthographic)\n"
-    "uniform int u_ortho;\n"
-    "out vec4 o_color;\n"
-    "void main() {\n"
-    "    vec3 n = normalize(v_normal);\n"
-    "    vec3 v = (u_ortho != 0) ? u_view_dir : normalize(u_eye - v_world);\n"
-    "    float key = max(dot(n, u_key_dir), 0.0);\n"
-    "    float fill = max(dot(n, u_fill_dir), 0.0);\n"
-    "    vec3 ambient = mix(vec3(0.14, 0.13, 0.12), vec3(0.28, 0.30, 0.34), 0.5 + 0.5 * n.y);\n"
-    "    vec3 h = normalize(u_key_dir + v);\n"
-    "    float spec = key > 0.0 ? pow(max(dot(n, h), 0.0), 40.0) : 0.0;\n"
-    "    vec3 light = ambient + key * vec3(0.80, 0.77, 0.72) + fill * vec3(0.22, 0.25, 0.30);\n"
-    "    vec3 color = v_color.rgb * light + 0.30 * spec * vec3(1.0, 0.98, 0.95);\n"
-    "    o_color = vec4(color, v_color.a);\n"
-    "}\n";
+/* shadows from the key light (a shadow map rendered from the light, see shadow_pass): the receiver is
+ * pushed out along its normal by a texel and a half against acne, and four bilinear comparisons
+ * (hardware PCF) soften the edge; points outside the map are lit */
+#define SHADOW_GLSL \
+    "uniform int u_shadows;\n" \
+    "uniform mat4 u_light_viewproj;\n" \
+    "uniform sampler2DShadow u_shadow_map;\n" \
+    "uniform float u_shadow_texel;   // world size of one texel of the map\n" \
+    "float shadow_visibility(vec3 p, vec3 n) {\n" \
+    "    if (u_shadows == 0) return 1.0;\n" \
+    "    vec4 c = u_light_viewproj * vec4(p + n * (1.5 * u_shadow_texel), 1.0);\n" \
+    "    vec3 s = c.xyz / c.w * 0.5 + 0.5;\n" \
+    "    if (s.x <= 0.0 || s.x >= 1.0 || s.y <= 0.0 || s.y >= 1.0 || s.z >= 1.0) return 1.0;\n" \
+    "    float t = 1.0 / float(textureSize(u_shadow_map, 0).x);\n" \
+    "    float v = 0.0;\n" \
+    "    for (int i = -1; i <= 1; i += 2)\n" \
+    "        for (int j = -1; j <= 1; j += 2)\n" \
+    "            v += texture(u_shadow_map, vec3(s.xy + vec2(i, j) * 0.75 * t, s.z - 0.0004));\n" \
+    "    return 0.25 * v;\n" \
+    "}\n"
+
+/* shared lighting: warm key light (shadowed) + cool fill + sky/ground ambient, Lambert + a little
+ * Blinn. Boxes (BOX_OUTLINE) darken a line about 1.5 px wide along their edges, so a stack of boxes of
+ * one colour reads as separate boxes: on a face one local coordinate sits at its half extent, and the
+ * distance to the nearest edge is the second smallest of half - |local|. Spheres (SPHERE_RIM) darken
+ * their silhouette the same way, so touching balls of one colour stay apart. */
+#define LIT_GLSL \
+    "in vec3 v_normal;\n" \
+    "in vec3 v_world;\n" \
+    "in vec4 v_color;\n" \
+    "uniform vec3 u_key_dir;    // towards the key light, world space\n" \
+    "uniform vec3 u_fill_dir;   // towards the fill light\n" \
+    "uniform vec3 u_eye;        // camera position (perspective)\n" \
+    "uniform vec3 u_view_dir;   // towards the camera (orthographic)\n" \
+    "uniform int u_ortho;\n" \
+    "out vec4 o_color;\n" \
+    SHADOW_GLSL \
+    "vec3 lit(vec3 base, vec3 n, vec3 v) {\n" \
+    "    float key = max(dot(n, u_key_dir), 0.0) * shadow_visibility(v_world, n);\n" \
+    "    float fill = max(dot(n, u_fill_dir), 0.0);\n" \
+    "    vec3 ambient = mix(vec3(0.14, 0.13, 0.12), vec3(0.28, 0.30, 0.34), 0.5 + 0.5 * n.y);\n" \
+    "    vec3 h = normalize(u_key_dir + v);\n" \
+    "    float spec = key > 0.0 ? key * pow(max(dot(n, h), 0.0), 40.0) : 0.0;\n" \
+    "    vec3 light = ambient + key * vec3(0.80, 0.77, 0.72) + fill * vec3(0.22, 0.25, 0.30);\n" \
+    "    return base * light + 0.30 * spec * vec3(1.0, 0.98, 0.95);\n" \
+    "}\n" \
+    "void main() {\n" \
+    "    vec3 n = normalize(v_normal);\n" \
+    "    vec3 v = (u_ortho != 0) ? u_view_dir : normalize(u_eye - v_world);\n" \
+    "    vec3 base = v_color.rgb;\n" \
+    "#ifdef BOX_OUTLINE\n" \
+    "    vec3 d = v_half - abs(v_local);\n" \
+    "    float edge = max(min(d.x, d.y), min(max(d.x, d.y), d.z));\n" \
+    "    float px = fwidth(edge);\n" \
+    "    base *= mix(0.55, 1.0, smoothstep(0.75, 1.75, edge / max(px, 1e-9)));\n" \
+    "#endif\n" \
+    "#ifdef SPHERE_RIM\n" \
+    "    float ndv = dot(n, v);\n" \
+    "    base *= mix(0.6, 1.0, smoothstep(0.75, 1.75, ndv / max(fwidth(ndv), 1e-9)));\n" \
+    "#endif\n" \
+    "    o_color = vec4(lit(base, n, v), v_color.a);\n" \
+    "}\n"
+
+static const char *lit_fs = "#version 330 core\n" LIT_GLSL;
+static const char *box_fs = "#version 330 core\n#define BOX_OUTLINE\nin vec3 v_local;\nin vec3 v_half;\n" LIT_GLSL;
+static const char *sphere_fs = "#version 330 core\n#define SPHERE_RIM\n" LIT_GLSL;
+
+/* the shadow pass writes depth only */
+static const char *depth_fs = "#version 330 core\nvoid main() {}\n";
 
 /* coloured lines (and the grid) */
 static const char *line_vs =
@@ -287,6 +351,10 @@ static LitUniforms lit_uniforms(GLuint prog)
     u.eye      = glGetUniformLocation(prog, "u_eye");
     u.view_dir = glGetUniformLocation(prog, "u_view_dir");
     u.ortho    = glGetUniformLocation(prog, "u_ortho");
+    u.shadows  = glGetUniformLocation(prog, "u_shadows");
+    u.light_viewproj = glGetUniformLocation(prog, "u_light_viewproj");
+    u.shadow_map = glGetUniformLocation(prog, "u_shadow_map");
+    u.shadow_texel = glGetUniformLocation(prog, "u_shadow_texel");
     return u;
 }
 
@@ -481,6 +549,55 @@ static int mesh_init(void);
 static void mesh_shutdown(void);
 static void mesh_begin_frame(void);
 static void mesh_draw(void);
+static int mesh_init_depth(void);
+static void mesh_draw_depth(void);
+static void mesh_shutdown_depth(void);
+static void mesh_grow_bounds(float lo[3], float hi[3]);
+
+/* the shadow map: a depth texture compared in the lit shaders (sampler2DShadow), and its framebuffer;
+ * 0 on success (a GL without depth framebuffers draws no shadows rather than failing) */
+static int shadow_init(void)
+{
+    R.prog_depth_sphere = rndi_link_program(sphere_vs, depth_fs, "sphere depth");
+    R.prog_depth_box = R.prog_depth_sphere ? rndi_link_program(box_vs, depth_fs, "box depth") : 0;
+    R.prog_depth_tri = R.prog_depth_box ? rndi_link_program(tri_vs, depth_fs, "triangle depth") : 0;
+    if (!R.prog_depth_tri || mesh_init_depth() != 0)
+        return 1;
+    R.u_depth_sphere = glGetUniformLocation(R.prog_depth_sphere, "u_viewproj");
+    R.u_depth_box = glGetUniformLocation(R.prog_depth_box, "u_viewproj");
+    R.u_depth_tri = glGetUniformLocation(R.prog_depth_tri, "u_viewproj");
+    glGenTextures(1, &R.shadow_tex);
+    glBindTexture(GL_TEXTURE_2D, R.shadow_tex);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_DEPTH_COMPONENT24, SHADOW_SIZE, SHADOW_SIZE, 0, GL_DEPTH_COMPONENT, GL_FLOAT, NULL);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_COMPARE_MODE, GL_COMPARE_REF_TO_TEXTURE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_COMPARE_FUNC, GL_LEQUAL);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    glGenFramebuffers(1, &R.shadow_fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, R.shadow_fbo);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_TEXTURE_2D, R.shadow_tex, 0);
+    glDrawBuffer(GL_NONE);
+    glReadBuffer(GL_NONE);
+    int complete = glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    return complete ? 0 : 1;
+}
+
+static void shadow_shutdown(void)
+{
+    rndi_delete_program(&R.prog_depth_sphere);
+    rndi_delete_program(&R.prog_depth_box);
+    rndi_delete_program(&R.prog_depth_tri);
+    mesh_shutdown_depth();
+    if (R.shadow_fbo)
+        glDeleteFramebuffers(1, &R.shadow_fbo);
+    if (R.shadow_tex)
+        glDeleteTextures(1, &R.shadow_tex);
+    R.shadow_fbo = R.shadow_tex = 0;
+}
 
 /* compile shaders, build meshes and buffers, bake the font; 0 on success */
 int rnd_init(void)
@@ -494,8 +611,8 @@ int rnd_init(void)
         return 1;
     }
 
-    R.prog_sphere = rndi_link_program(sphere_vs, lit_fs, "sphere");
-    R.prog_box = R.prog_sphere ? rndi_link_program(box_vs, lit_fs, "box") : 0;
+    R.prog_sphere = rndi_link_program(sphere_vs, sphere_fs, "sphere");
+    R.prog_box = R.prog_sphere ? rndi_link_program(box_vs, box_fs, "box") : 0;
     R.prog_line = R.prog_box ? rndi_link_program(line_vs, line_fs, "line") : 0;
     R.prog_tri = R.prog_line ? rndi_link_program(tri_vs, lit_fs, "triangles") : 0;
     if (!R.prog_tri) {
@@ -519,6 +636,9 @@ int rnd_init(void)
         rnd_shutdown();
         return 1;
     }
+    if (shadow_init() != 0)
+        shadow_shutdown();           /* no shadows, everything else works                          */
+    R.shadows_wanted = 1;
 
     /* a default camera until the host sets one */
     if (R.cam.fovy <= 0.0f && !R.cam.ortho) {
@@ -543,6 +663,9 @@ int rnd_init(void)
 /* free every GL object and every batch array; safe to call more than once */
 void rnd_shutdown(void)
 {
+    shadow_shutdown();
+    rndi_farray_free(&R.planes);
+    rndi_farray_free(&R.ground);
     rndi_delete_program(&R.prog_sphere);
     rndi_delete_program(&R.prog_box);
     rndi_delete_program(&R.prog_line);
@@ -649,10 +772,16 @@ static void update_camera(void)
     }
     mat4_mul(R.proj, R.view, R.viewproj);
 
-    /* lights are fixed relative to the camera: key from upper left behind the viewer, fill from
-     * the right, so every view of the scene looks lit */
+    /* the fill light is fixed relative to the camera (from the right), so every view looks lit. The
+     * key light is the sun of the shadows: fixed in the world in 3D (high, from the left and the +z
+     * side most cameras look from); in 2D it comes from upper left behind the viewer */
     const float key_view[3] = { -0.45f, 0.70f, 0.55f }, fill_view[3] = { 0.70f, -0.15f, 0.45f };
-    view_to_world(key_view, R.key_dir);
+    if (R.cam.ortho) {
+        view_to_world(key_view, R.key_dir);
+    } else {
+        R.key_dir[0] = -0.35f, R.key_dir[1] = 1.0f, R.key_dir[2] = 0.45f;
+        normalize3(R.key_dir);
+    }
     view_to_world(fill_view, R.fill_dir);
 }
 
@@ -708,7 +837,7 @@ void rnd_begin_frame(int width, int height, const float clear_rgb[3])
 {
     R.width = width > 0 ? width : 1;
     R.height = height > 0 ? height : 1;
-    R.spheres.len = R.boxes.len = R.grids.len = R.lines.len = R.tris.len = R.xlines.len = 0;
+    R.spheres.len = R.boxes.len = R.grids.len = R.lines.len = R.tris.len = R.xlines.len = R.planes.len = 0;
     mesh_begin_frame();
     rndi_2d_begin_frame();
     glViewport(0, 0, R.width, R.height);
@@ -893,6 +1022,10 @@ static void set_lit_uniforms(const LitUniforms *u)
     const float to_camera[3] = { -R.fwd[0], -R.fwd[1], -R.fwd[2] };
     glUniform3fv(u->view_dir, 1, to_camera);
     glUniform1i(u->ortho, R.cam.ortho);
+    glUniform1i(u->shadows, R.shadows_on);
+    glUniformMatrix4fv(u->light_viewproj, 1, GL_FALSE, R.light_viewproj);
+    glUniform1i(u->shadow_map, 1);
+    glUniform1f(u->shadow_texel, R.shadow_texel);
 }
 
 /* pick the icosphere level from how many spheres are drawn: fine for a few, coarse for crowds
@@ -906,12 +1039,194 @@ static int sphere_level(size_t count)
     return 1;                        /* 80 triangles                                              */
 }
 
-/* draw every queued batch: grid, spheres, boxes, lines, overlay */
+/* ---- planes ------------------------------------------------------------------------------------- */
+
+/* queue an infinite plane through point with unit normal (the solid side is behind the normal) */
+void rnd_plane(const float point[3], const float normal[3], const float rgba[4])
+{
+    float *out = rndi_farray_push(&R.planes, PLANE_FLOATS + 4);
+    if (!out)
+        return;
+    memcpy(out, point, 3 * sizeof(float));
+    memcpy(out + 3, normal, 3 * sizeof(float));
+    normalize3(out + 3);
+    memcpy(out + 6, rgba ? rgba : default_solid, 4 * sizeof(float));
+}
+
+static void push_ground_quad(const float c[4][3], const float n[3], const float rgba[4])
+{
+    float *out = rndi_farray_push(&R.ground, 6 * TRI_VFLOATS);
+    if (!out)
+        return;
+    static const int order[6] = { 0, 1, 2, 0, 2, 3 };
+    for (int k = 0; k < 6; k++, out += TRI_VFLOATS) {
+        memcpy(out, c[order[k]], 3 * sizeof(float));
+        memcpy(out + 3, n, 3 * sizeof(float));
+        memcpy(out + 6, rgba, 4 * sizeof(float));
+    }
+}
+
+/* the planes as quads: in 3D a square 800 m wide in the plane, centred under the camera target; in
+ * 2D the cross-section with the view plane z = 0, the solid half below the plane's line, facing the
+ * camera */
+static void emit_planes(void)
+{
+    R.ground.len = 0;
+    for (size_t i = 0; i < R.planes.len; i += PLANE_FLOATS + 4) {
+        const float *p = R.planes.data + i, *n = p + 3, *rgba = p + 6;
+        float c[4][3];
+        if (R.cam.ortho) {
+            float l = sqrtf(n[0] * n[0] + n[1] * n[1]);
+            if (l < 1e-6f)
+                continue;            /* a plane facing the camera has no edge in the view          */
+            float nx = n[0] / l, ny = n[1] / l, tx = -ny, ty = nx;
+            /* the point of the plane's line nearest the view centre, and a span past the view */
+            float s = (R.cam.cx - p[0]) * tx + (R.cam.cy - p[1]) * ty;
+            float ox = p[0] + tx * s, oy = p[1] + ty * s;
+            float span = 4.0f * R.cam.half_height * (R.aspect > 1.0f ? R.aspect : 1.0f) + 1.0f;
+            const float corner[4][2] = { { -1, 0 }, { 1, 0 }, { 1, -1 }, { -1, -1 } };
+            for (int k = 0; k < 4; k++) {
+                c[k][0] = ox + corner[k][0] * span * tx + corner[k][1] * span * nx;
+                c[k][1] = oy + corner[k][0] * span * ty + corner[k][1] * span * ny;
+                c[k][2] = 0.0f;
+            }
+            const float facing[3] = { 0, 0, 1 };
+            push_ground_quad(c, facing, rgba);
+        } else {
+            float e1[3], e2[3];
+            const float h[3] = { fabsf(n[0]) < 0.9f ? 1.0f : 0.0f, fabsf(n[0]) < 0.9f ? 0.0f : 1.0f, 0.0f };
+            cross3(n, h, e1);
+            normalize3(e1);
+            cross3(n, e1, e2);
+            float rel[3] = { R.cam.target[0] - p[0], R.cam.target[1] - p[1], R.cam.target[2] - p[2] };
+            float d = dot3(rel, n), half = 400.0f;
+            float o[3] = { R.cam.target[0] - d * n[0], R.cam.target[1] - d * n[1], R.cam.target[2] - d * n[2] };
+            const float corner[4][2] = { { -1, -1 }, { 1, -1 }, { 1, 1 }, { -1, 1 } };
+            for (int k = 0; k < 4; k++)
+                for (int j = 0; j < 3; j++)
+                    c[k][j] = o[j] + half * (corner[k][0] * e1[j] + corner[k][1] * e2[j]);
+            push_ground_quad(c, n, rgba);
+        }
+    }
+}
+
+/* ---- shadows ------------------------------------------------------------------------------------ */
+
+void rnd_shadows(int on)
+{
+    R.shadows_wanted = on != 0;
+}
+
+static void grow_bounds(float lo[3], float hi[3], const float c[3], const float r[3])
+{
+    for (int i = 0; i < 3; i++) {
+        if (c[i] - r[i] < lo[i]) lo[i] = c[i] - r[i];
+        if (c[i] + r[i] > hi[i]) hi[i] = c[i] + r[i];
+    }
+}
+
+/* render the casters' depth as seen from the key light into the shadow map. The light's orthographic
+ * view is fitted to the bounds of the casters (spheres, boxes, triangles, meshes; planes only
+ * receive), clipped to a region around the camera target so a large world keeps sharp shadows near
+ * where the camera looks. */
+static void shadow_pass(void)
+{
+    R.shadows_on = 0;
+    if (!R.shadows_wanted || R.cam.ortho || !R.shadow_fbo)
+        return;
+    float lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+    for (size_t i = 0; i < R.spheres.len; i += SPHERE_FLOATS) {
+        const float *q = R.spheres.data + i, r[3] = { q[3], q[3], q[3] };
+        grow_bounds(lo, hi, q, r);
+    }
+    for (size_t i = 0; i < R.boxes.len; i += BOX_FLOATS) {
+        const float *b = R.boxes.data + i, *half = b + 12;
+        float r[3];
+        for (int k = 0; k < 3; k++)
+            r[k] = fabsf(b[k]) * half[0] + fabsf(b[3 + k]) * half[1] + fabsf(b[6 + k]) * half[2];
+        grow_bounds(lo, hi, b + 9, r);
+    }
+    const float zero[3] = { 0, 0, 0 };
+    for (size_t i = 0; i < R.tris.len; i += TRI_VFLOATS)
+        grow_bounds(lo, hi, R.tris.data + i, zero);
+    mesh_grow_bounds(lo, hi);
+    float reach = 4.0f * sqrtf((R.cam.eye[0] - R.cam.target[0]) * (R.cam.eye[0] - R.cam.target[0]) +
+                               (R.cam.eye[1] - R.cam.target[1]) * (R.cam.eye[1] - R.cam.target[1]) +
+                               (R.cam.eye[2] - R.cam.target[2]) * (R.cam.eye[2] - R.cam.target[2])) + 10.0f;
+    float c[3], r = 0;
+    for (int i = 0; i < 3; i++) {
+        if (lo[i] < R.cam.target[i] - reach) lo[i] = R.cam.target[i] - reach;
+        if (hi[i] > R.cam.target[i] + reach) hi[i] = R.cam.target[i] + reach;
+        if (!(lo[i] <= hi[i]))
+            return;                  /* nothing (finite) near the camera casts a shadow             */
+        c[i] = 0.5f * (lo[i] + hi[i]);
+        r += 0.25f * (hi[i] - lo[i]) * (hi[i] - lo[i]);
+    }
+    r = sqrtf(r) + 0.01f;
+    /* the light looks along -key_dir at the centre from 2r away: the casters lie 1r..3r deep */
+    float fwd[3] = { -R.key_dir[0], -R.key_dir[1], -R.key_dir[2] }, right[3], up[3];
+    const float alt[3] = { 0, 0, 1 };
+    cross3(fwd, alt, right);
+    normalize3(right);
+    cross3(right, fwd, up);
+    float eye[3] = { c[0] + 2 * r * R.key_dir[0], c[1] + 2 * r * R.key_dir[1], c[2] + 2 * r * R.key_dir[2] };
+    float view[16], proj[16];
+    mat4_view(right, up, fwd, eye, view);
+    mat4_ortho(-r, r, -r, r, 0.01f * r, 6.0f * r, proj);
+    mat4_mul(proj, view, R.light_viewproj);
+    R.shadow_texel = 2.0f * r / SHADOW_SIZE;
+
+    glBindFramebuffer(GL_FRAMEBUFFER, R.shadow_fbo);
+    glViewport(0, 0, SHADOW_SIZE, SHADOW_SIZE);
+    glDepthMask(GL_TRUE);
+    glClear(GL_DEPTH_BUFFER_BIT);
+    glEnable(GL_DEPTH_TEST);
+    glDisable(GL_CULL_FACE);
+    glEnable(GL_POLYGON_OFFSET_FILL);
+    glPolygonOffset(2.0f, 4.0f);
+    size_t nspheres = R.spheres.len / SPHERE_FLOATS;
+    if (nspheres) {
+        glUseProgram(R.prog_depth_sphere);
+        glUniformMatrix4fv(R.u_depth_sphere, 1, GL_FALSE, R.light_viewproj);
+        glBindVertexArray(R.sphere_vao);
+        rndi_stream_upload(&R.sphere_inst, R.spheres.data, R.spheres.len * sizeof(float));
+        glDrawElementsInstanced(GL_TRIANGLES, R.sphere_count[2], GL_UNSIGNED_SHORT,
+                                (void *)(R.sphere_first[2] * sizeof(GLushort)), (GLsizei)nspheres);
+    }
+    size_t nboxes = R.boxes.len / BOX_FLOATS;
+    if (nboxes) {
+        glUseProgram(R.prog_depth_box);
+        glUniformMatrix4fv(R.u_depth_box, 1, GL_FALSE, R.light_viewproj);
+        glBindVertexArray(R.box_vao);
+        rndi_stream_upload(&R.box_inst, R.boxes.data, R.boxes.len * sizeof(float));
+        glDrawElementsInstanced(GL_TRIANGLES, 36, GL_UNSIGNED_SHORT, (void *)0, (GLsizei)nboxes);
+    }
+    if (R.tris.len) {
+        glUseProgram(R.prog_depth_tri);
+        glUniformMatrix4fv(R.u_depth_tri, 1, GL_FALSE, R.light_viewproj);
+        glBindVertexArray(R.tri_vao);
+        rndi_stream_upload(&R.tri_buf, R.tris.data, R.tris.len * sizeof(float));
+        glDrawArrays(GL_TRIANGLES, 0, (GLsizei)(R.tris.len / TRI_VFLOATS));
+    }
+    mesh_draw_depth();
+    glDisable(GL_POLYGON_OFFSET_FILL);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glViewport(0, 0, R.width, R.height);
+    R.shadows_on = 1;
+}
+
+/* draw every queued batch: back layer, grid, planes, spheres, boxes, triangles, meshes, lines, flat
+ * world drawing, overlay; the shadow map first when shadows are on */
 void rnd_end_frame(void)
 {
     if (!R.ready)
         return;
     update_camera();
+    shadow_pass();
+    glActiveTexture(GL_TEXTURE1);
+    glBindTexture(GL_TEXTURE_2D, R.shadow_tex);
+    glActiveTexture(GL_TEXTURE0);
+    emit_planes();
     glViewport(0, 0, R.width, R.height);
     glEnable(GL_BLEND);
     glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
@@ -943,6 +1258,19 @@ void rnd_end_frame(void)
         glDisable(GL_CULL_FACE);
         if (grid_verts)
             glDrawArrays(GL_LINES, 0, grid_verts);
+    }
+
+    /* planes: pushed back in depth, so grid lines on them stay visible */
+    if (R.ground.len) {
+        glDisable(GL_CULL_FACE);
+        glEnable(GL_POLYGON_OFFSET_FILL);
+        glPolygonOffset(1.0f, 2.0f);
+        glUseProgram(R.prog_tri);
+        set_lit_uniforms(&R.u_tri);
+        glBindVertexArray(R.tri_vao);
+        rndi_stream_upload(&R.tri_buf, R.ground.data, R.ground.len * sizeof(float));
+        glDrawArrays(GL_TRIANGLES, 0, (GLsizei)(R.ground.len / TRI_VFLOATS));
+        glDisable(GL_POLYGON_OFFSET_FILL);
     }
 
     /* lit solids */
@@ -1081,6 +1409,7 @@ static const char *mesh_vs =
 
 static const char *mesh_fs =
     "#version 330 core\n"
+    SHADOW_GLSL
     "in vec3 v_normal;\n"
     "in vec3 v_world;\n"
     "in vec4 v_color;\n"
@@ -1096,7 +1425,7 @@ static const char *mesh_fs =
     "    vec4 base = v_color;\n"
     "    if (!gl_FrontFacing) { n = -n; base = v_back; }\n"
     "    vec3 v = (u_ortho != 0) ? u_view_dir : normalize(u_eye - v_world);\n"
-    "    float key = max(dot(n, u_key_dir), 0.0);\n"
+    "    float key = max(dot(n, u_key_dir), 0.0) * shadow_visibility(v_world, n);\n"
     "    float fill = max(dot(n, u_fill_dir), 0.0);\n"
     "    float rim = pow(1.0 - max(dot(n, v), 0.0), 3.0);\n"
     "    vec3 ambient = mix(vec3(0.10, 0.09, 0.08), vec3(0.24, 0.26, 0.30), 0.5 + 0.5 * n.y);\n"
@@ -1193,6 +1522,55 @@ static void mesh_draw(void)
         return;
     glUseProgram(M.prog);
     set_lit_uniforms(&M.u);
+    glBindVertexArray(M.vao);
+    rndi_stream_upload(&M.vbuf, M.verts.data, M.verts.len * sizeof(float));
+    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, M.ebo);
+    size_t bytes = M.nidx * sizeof(unsigned);
+    if (bytes > M.ebo_cap) {
+        size_t cap = M.ebo_cap ? M.ebo_cap : 16384;
+        while (cap < bytes)
+            cap *= 2;
+        M.ebo_cap = cap;
+    }
+    glBufferData(GL_ELEMENT_ARRAY_BUFFER, (GLsizeiptr)M.ebo_cap, NULL, GL_STREAM_DRAW);
+    glBufferSubData(GL_ELEMENT_ARRAY_BUFFER, 0, (GLsizeiptr)bytes, M.idx);
+    glDrawElements(GL_TRIANGLES, (GLsizei)M.nidx, GL_UNSIGNED_INT, (void *)0);
+    glBindVertexArray(0);
+}
+
+/* the shadow pass's program for meshes (cloth casts shadows too) */
+static GLuint mesh_depth_prog;
+static GLint mesh_depth_viewproj;
+
+static int mesh_init_depth(void)
+{
+    mesh_depth_prog = rndi_link_program(mesh_vs, depth_fs, "mesh depth");
+    mesh_depth_viewproj = glGetUniformLocation(mesh_depth_prog, "u_viewproj");
+    return mesh_depth_prog ? 0 : 1;
+}
+
+static void mesh_shutdown_depth(void)
+{
+    rndi_delete_program(&mesh_depth_prog);
+}
+
+static void mesh_grow_bounds(float lo[3], float hi[3])
+{
+    for (size_t i = 0; i < M.verts.len; i += MESH_VFLOATS)
+        for (int k = 0; k < 3; k++) {
+            float v = M.verts.data[i + k];
+            if (v < lo[k]) lo[k] = v;
+            if (v > hi[k]) hi[k] = v;
+        }
+}
+
+/* the queued meshes into the shadow map (the uploads are repeated by mesh_draw) */
+static void mesh_draw_depth(void)
+{
+    if (!M.nidx || !mesh_depth_prog)
+        return;
+    glUseProgram(mesh_depth_prog);
+    glUniformMatrix4fv(mesh_depth_viewproj, 1, GL_FALSE, R.light_viewproj);
     glBindVertexArray(M.vao);
     rndi_stream_upload(&M.vbuf, M.verts.data, M.verts.len * sizeof(float));
     glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, M.ebo);

@@ -40,6 +40,11 @@ void rnd_triangles(int ntri, const float *pos, const float *nrm, const float rgb
 /* a lit capsule: xform as for rnd_boxes (its core segment runs along the local y axis) */
 void rnd_capsule(const float xform[12], float radius, float half_height, const float rgba[4]);
 
+/* an infinite plane (the solid is behind the normal): a large lit quad in 3D, the solid half-plane in 2D */
+void rnd_plane(const float point[3], const float normal[3], const float rgba[4]);
+/* shadows of the key light on or off (on by default; drawn in 3D only) */
+void rnd_shadows(int on);
+
 /* --- 2D overlay (window pixels, origin top-left; drawn last, in call order) --------------------- */
 void  rnd_rect(float x, float y, float w, float h, const float rgba[4]);
 void  rnd_overlay_triangles(int ntri, const float *xy, const float rgba[4]);  /* xy: 6 floats each    */
