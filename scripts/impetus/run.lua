@@ -288,7 +288,7 @@ function run.main(argv)
     o.screenshot = "impetus-" .. scene_name(path) .. ".png"
     io.stderr:write("impetus: no display; simulating offscreen and writing a screenshot\n")
   end
-  local gfx = require "impetus.gfx"
+  local gfx = require("impetus.draw").extend(require "impetus.gfx")
   local ok, driver, renderer = gfx.open { title = "impetus: " .. (r.scene.title or scene_name(path)),
     width = o.width, height = o.height, offscreen = o.screenshot ~= nil }
   if not ok then
