@@ -195,3 +195,48 @@ return { update = function(world) while true do pcall(function() end) end end }]
     assert.matches("interrupted: the host is quitting %(signal 15%)", out)
   end)
 end)
+
+describe("the HUD", function()
+  local Runner = require "impetus.runner"
+  local Viewer = require "impetus.viewer"
+
+  local function drawn_text(r, info)
+    local texts = {}
+    local gfx = {
+      size = function() return 1280, 720 end, line_height = function() return 16 end,
+      text_width = function(s) return 8 * #s end, rect = function() end, line = function() end,
+      text = function(x, y, s) texts[#texts + 1] = s end,
+    }
+    r.viewer:draw(gfx, info)
+    return table.concat(texts, "\n")
+  end
+
+  it("shows no fps when none was measured (offscreen), and real fps in a window", function()
+    local dir = helpers.tmpdir()
+    helpers.write(dir .. "/s.lua", "return { title = 'hud test' }")
+    local r = Runner.new(dir .. "/s.lua")
+    r:start()
+    Viewer.new(r)
+    local t = drawn_text(r, { title = "hud test", step_ms = 0.5 })
+    assert.matches("hud test", t, 1, true)
+    assert.is_nil(t:find("fps", 1, true), t)
+    assert.matches("58 fps", drawn_text(r, { title = "hud test", step_ms = 0.5, fps = 58 }), 1, true)
+    local out = helpers.run_host("--screenshot " .. dir .. "/s.png --frames 2 " .. dir .. "/s.lua")
+    assert.is_nil(out:find("0 fps", 1, true))
+    os.execute("rm -rf " .. dir)
+  end)
+
+  it("is hidden under the error screen", function()
+    local dir = helpers.tmpdir()
+    helpers.write(dir .. "/s.lua", "return { title = 'hud test', update = function() error('kaboom') end }")
+    local r = Runner.new(dir .. "/s.lua")
+    r:start()
+    Viewer.new(r)
+    r:step()
+    local t = drawn_text(r, { title = "hud test", step_ms = 0.5, fps = 60 })
+    assert.matches("kaboom", t, 1, true)
+    assert.is_nil(t:find("hud test", 1, true), "the HUD's title is not drawn: " .. t)
+    assert.is_nil(t:find("F1: help", 1, true))
+    os.execute("rm -rf " .. dir)
+  end)
+end)
