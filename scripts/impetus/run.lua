@@ -304,8 +304,7 @@ function run.main(argv)
     print(string.format("screenshot: %s (%dx%d, %s, %s)", o.screenshot, o.width, o.height, driver, renderer))
     if r.error then status = report_error(r) end
   else
-    local sok, serr = sound.open()
-    if not sok and serr ~= "no audio module" then r.warning = "sound is off: " .. tostring(serr) end
+    sound.allow(function(message) r.warning = message end)
     app:loop()
     sound.close()
     if r.error then status = report_error(r) end
