@@ -1382,6 +1382,32 @@ static void qp_restore(imp_world *w, const double *X)
 #define IMP_QP_MAX_IMPACTS 32
 #define IMP_QP_TOI_ITERS 12
 
+/* The bodies' ODE over span, in pieces in which no body turns more than QP_MAX_TURN rad. A body spinning
+ * fast turns its contact and joint points around it within one step; the resting forces are solved at
+ * every stage of the solver, and an explicit stage that turns a point 1.7 rad (100 rad/s at 1/60 s)
+ * evaluates the constraints far from where the body goes: a pinned top at that spin gained energy
+ * without bound. Pieces of at most 0.5 rad keep it to the accuracy of slow bodies; bodies that turn
+ * slowly take the one piece. */
+#define QP_MAX_TURN 0.5
+static int qp_integrate(imp_world *w, imp_ode_system *sys, imp_ode_solver *solver, double t, double span)
+{
+    double spin = 0;
+    for (int i = 0; i < w->bodies->ids.count; i++) {
+        const body *b = &w->bodies->body[i];
+        if (b->motion != IMP_DYNAMIC) continue;
+        const double *X = w->bodies->state + BODY_DIM * i;
+        imp_mat3 R = quat_to_m3(quat_normalize(quat(X[3], X[4], X[5], X[6])));
+        spin = fmax(spin, v3_len(m3_mul_v(m3_rotate_tensor(R, b->Ibody_inv), v3_load(X + 10))));
+    }
+    int pieces = spin * span > QP_MAX_TURN ? (int)ceil(spin * span / QP_MAX_TURN) : 1;
+    if (pieces > 64) pieces = 64;
+    for (int k = 0; k < pieces; k++) {
+        int rc = imp_ode_advance(sys, solver, t + span * k / pieces, span / pieces);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
 static int qp_advance(imp_world *w, imp_ode_solver *solver, double dt)
 {
     struct qp_state *q = qp_get(w);
@@ -1397,7 +1423,7 @@ static int qp_advance(imp_world *w, imp_ode_solver *solver, double dt)
         double *X0 = q->dx; /* the state after the impulses */
         qp_save(w, X0);
         imp_ode_system sys = bodies_ode(&with_contacts);
-        int rc = imp_ode_advance(&sys, solver, t, left);
+        int rc = qp_integrate(w, &sys, solver, t, left);
         if (rc) return rc;
         contacts_update(w);
         const double allow = IMP_QP_TOI_DEPTH; /* depths are growth over each pair's start depth */
@@ -1413,7 +1439,7 @@ static int qp_advance(imp_world *w, imp_ode_solver *solver, double dt)
             if (!(s > lo && s < hi)) s = 0.5 * (lo + hi);
             qp_restore(w, X0); /* the resting set gathered at X0 stays */
             sys = bodies_ode(&with_contacts);
-            if ((rc = imp_ode_advance(&sys, solver, t, s))) return rc;
+            if ((rc = qp_integrate(w, &sys, solver, t, s))) return rc;
             contacts_update(w);
             double ms = qp_max_depth(w), gs = ms - target;
             if (fabs(gs) <= 0.375 * IMP_QP_TOI_DEPTH) break; /* depth within [allow / 4, allow] */
