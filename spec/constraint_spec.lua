@@ -657,7 +657,7 @@ describe("the constraint API", function()
     assert.matches("constraint_ks must be >= 0", err_of(function() w.constraint_ks = -1 end))
     assert.matches("constraint_tolerance must be > 0", err_of(function() w.constraint_tolerance = 0 end))
     assert.matches("whole number", err_of(function() w.constraint_max_iterations = 1.5 end))
-    assert.matches("world.constraint_preconditioner must be \"ic\", \"jacobi\" or \"none\" %(got cholesky%)",
+    assert.matches("world.constraint_preconditioner must be \"ic\", \"jacobi\" or \"none\" %(got \"cholesky\"%)",
       err_of(function() w.constraint_preconditioner = "cholesky" end))
   end)
 

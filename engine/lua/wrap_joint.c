@@ -1,4 +1,4 @@
-/* lua_joint.c: the impulse mode's joints (engine/joint.c, S1) for scripts.
+/* wrap_joint.c: the Joint type: joints between rigid bodies (engine/joint.c, S1).
  *
  *   world:joint{type = "point" | "hinge" | "twist" | "rigid" | "prismatic" | "planar", a = body,
  *               b = body or nil (the world), anchor = {x, y, z} (world point now),
@@ -9,17 +9,16 @@
  *   joint.type, joint.a, joint.b, joint.gap, joint.axis_error, joint.angle, joint.position, joint.speed,
  *   joint.limits (get/set, nil removes), joint.motor (get/set, nil removes)
  *
- * world:joint without `type` is the QP mode's {a, b, point, fixed} (lua_qp.c), which returns an index.
  * In world.contact = "qp" a typed joint is taken by the QP mode's LCP as equality rows (contact_qp.c);
- * limits and motors are refused there. */
+ * limits and motors are refused there.
+ *
+ *   world:joint{a, b, point, fixed} without `type`: a ball joint of the QP mode alone (three equality
+ *   rows; fixed = true: a weld), which returns an index; world:remove_joint(index [, fixed]) */
 #include <string.h>
 
 #include "imp_lua.h"
 
-#define IMPL_JOINT "impetus.Joint"
-
-static const char *const TYPE_NAMES[] = {"point", "hinge", "twist", "rigid", "prismatic", "planar", NULL};
-#define TYPE_LIST "\"point\", \"hinge\", \"twist\", \"rigid\", \"prismatic\" or \"planar\""
+static const char *const TYPE_NAMES[] = {"point", "hinge", "twist", "rigid", "prismatic", "planar", NULL}; /* imp_joint_type's order */
 
 static bool limited_type(imp_joint_type t) { return t == IMP_JOINT_HINGE || t == IMP_JOINT_TWIST || t == IMP_JOINT_PRISMATIC; }
 
@@ -58,11 +57,12 @@ static void read_motor(lua_State *L, int idx, imp_joint_type t, const char *fn, 
         luaL_error(L, "%s: field 'motor' must be {speed = s, max = m} with |s| <= 1e6 and max >= 0, <= 1e12", fn);
 }
 
-int impl_world_joint_impulse(lua_State *L)
+/* world:joint{type = ...}: a Joint */
+static int create_typed_joint(lua_State *L)
 {
     const char *fn = "world:joint";
-    lworld *lw = impl_checkunlocked(L, 1, fn);
-    imp_world *w = lw->w;
+    world_userdata *world = impl_check_world_unlocked(L, 1, fn);
+    imp_world *w = world->w;
     static const char *const keys[] = {"type", "a", "b", "anchor", "axis", "limits", "motor", NULL};
     impl_check_keys(L, 2, fn, keys);
     /* world.contact = "qp" takes the joint's constrained directions as equality rows of its LCP
@@ -71,20 +71,16 @@ int impl_world_joint_impulse(lua_State *L)
     imp_joint_def d;
     memset(&d, 0, sizeof d);
     lua_getfield(L, 2, "type");
-    if (lua_type(L, -1) != LUA_TSTRING) return luaL_error(L, "%s: field 'type' must be " TYPE_LIST, fn);
-    const char *t = lua_tostring(L, -1);
-    int k = 0;
-    while (TYPE_NAMES[k] && strcmp(TYPE_NAMES[k], t)) k++;
-    if (!TYPE_NAMES[k]) return luaL_error(L, "%s: field 'type' must be " TYPE_LIST " (got \"%s\")", fn, t);
+    int k = impl_check_option(L, -1, "world:joint: field 'type'", TYPE_NAMES);
     d.type = (imp_joint_type)k;
     lua_getfield(L, 2, "a");
     if (lua_isnil(L, -1)) return luaL_error(L, "%s: field 'a' (a body) is required", fn);
     if (!luaL_testudata(L, -1, IMPL_BODY)) return luaL_error(L, "%s: field 'a' must be a body", fn);
-    d.a = impl_checkhandle(L, lua_gettop(L), IMPL_BODY, imp_body_valid)->id;
+    d.a = impl_check_body(L, lua_gettop(L))->id;
     lua_getfield(L, 2, "b");
     if (!lua_isnil(L, -1)) {
         if (!luaL_testudata(L, -1, IMPL_BODY)) return luaL_error(L, "%s: field 'b' must be a body or nil (the world)", fn);
-        d.b = impl_checkhandle(L, lua_gettop(L), IMPL_BODY, imp_body_valid)->id;
+        d.b = impl_check_body(L, lua_gettop(L))->id;
         if (d.a.index == d.b.index && d.a.generation == d.b.generation)
             return luaL_error(L, "%s: fields 'a' and 'b' must be two different bodies", fn);
     }
@@ -114,93 +110,134 @@ int impl_world_joint_impulse(lua_State *L)
             return luaL_error(L, "%s: a twist joint without field 'axis' takes the line between the two centres, and they coincide", fn);
         return luaL_error(L, "%s: could not create the joint (stale body?)", fn);
     }
-    impl_pushhandle(L, 1, IMPL_JOINT, id);
+    impl_push_handle(L, 1, IMPL_JOINT, id);
     return 1;
 }
 
-static lhandle *J(lua_State *L)
+/* world:joint{a = body, b = body (optional: the world), point = {x, y, z}} -> index */
+int impl_world_joint(lua_State *L)
 {
-    lhandle *h = luaL_checkudata(L, 1, IMPL_JOINT);
-    if (!imp_joint_valid(h->lw->w, h->id)) luaL_error(L, "joint: this joint was destroyed");
-    return h;
+    const char *fn = "world:joint";
+    imp_world *w = impl_check_world_unlocked(L, 1, fn)->w;
+    luaL_checktype(L, 2, LUA_TTABLE);
+    if (lua_getfield(L, 2, "type") != LUA_TNIL) return create_typed_joint(L);
+    lua_pop(L, 1);
+    static const char *const keys[] = {"a", "b", "point", "fixed", NULL};
+    impl_check_keys(L, 2, fn, keys);
+    lua_getfield(L, 2, "a");
+    if (lua_isnil(L, -1)) return luaL_error(L, "%s: field 'a' (a body) is required", fn);
+    imp_id a = impl_check_body(L, lua_gettop(L))->id;
+    imp_id b = {0, 0};
+    lua_getfield(L, 2, "b");
+    if (!lua_isnil(L, -1)) b = impl_check_body(L, lua_gettop(L))->id;
+    if (imp_id_is_null(a)) return luaL_error(L, "%s: field 'a' must be a body", fn);
+    if (!imp_id_is_null(b) && a.index == b.index) return luaL_error(L, "%s: fields 'a' and 'b' must be two bodies", fn);
+    lua_getfield(L, 2, "point");
+    if (lua_isnil(L, -1)) return luaL_error(L, "%s: field 'point' is required", fn);
+    imp_vec3 p = impl_tovec3(L, lua_gettop(L), "world:joint: field 'point'");
+    bool fixed = impl_field_bool(L, 2, fn, "fixed", 0);
+    int k = imp_qp_joint(w, a, b, p);
+    if (k < 0) return luaL_error(L, "%s: stale body handle", fn);
+    if (fixed) { /* a weld: three ball joints at non-collinear points (9 rows of rank 6: the solver
+                  * takes the redundancy like any degenerate contact set) */
+        imp_qp_joint(w, a, b, (imp_vec3){p.x + 1, p.y, p.z});
+        imp_qp_joint(w, a, b, (imp_vec3){p.x, p.y + 1, p.z});
+    }
+    lua_pushinteger(L, k + 1);
+    return 1;
 }
 
-static int j_destroy(lua_State *L)
+int impl_world_remove_joint(lua_State *L)
 {
-    lhandle *h = luaL_checkudata(L, 1, IMPL_JOINT);
-    if (!imp_joint_valid(h->lw->w, h->id)) return 0;
-    if (imp_world_locked(h->lw->w)) return luaL_error(L, "joint:destroy: the world is locked while it steps; change it in update");
-    imp_joint_destroy(h->lw->w, h->id);
+    imp_world *w = impl_check_world_unlocked(L, 1, "world:remove_joint")->w;
+    int k = (int)luaL_checkinteger(L, 2) - 1;
+    imp_qp_joint_remove(w, k);
+    if (lua_toboolean(L, 3)) imp_qp_joint_remove(w, k + 1), imp_qp_joint_remove(w, k + 2); /* a fixed joint's */
     return 0;
 }
 
-static int j_valid(lua_State *L)
+static handle_userdata *check_joint(lua_State *L, int idx)
 {
-    lhandle *h = luaL_checkudata(L, 1, IMPL_JOINT);
-    lua_pushboolean(L, imp_joint_valid(h->lw->w, h->id) && imp_joint_bodies_live(h->lw->w, h->id));
+    handle_userdata *h = luaL_checkudata(L, idx, IMPL_JOINT);
+    if (!imp_joint_valid(h->world->w, h->id)) luaL_error(L, "joint: this joint was destroyed");
+    return h;
+}
+
+static int joint_destroy(lua_State *L)
+{
+    handle_userdata *h = luaL_checkudata(L, 1, IMPL_JOINT);
+    if (!imp_joint_valid(h->world->w, h->id)) return 0;
+    if (imp_world_locked(h->world->w)) return luaL_error(L, "joint:destroy: the world is locked while it steps; change it in update");
+    imp_joint_destroy(h->world->w, h->id);
+    return 0;
+}
+
+static int joint_valid(lua_State *L)
+{
+    handle_userdata *h = luaL_checkudata(L, 1, IMPL_JOINT);
+    lua_pushboolean(L, imp_joint_valid(h->world->w, h->id) && imp_joint_bodies_live(h->world->w, h->id));
     return 1;
 }
 
-static int j_tostring(lua_State *L)
+static int joint_tostring(lua_State *L)
 {
-    lhandle *h = luaL_checkudata(L, 1, IMPL_JOINT);
-    if (!imp_joint_valid(h->lw->w, h->id)) lua_pushliteral(L, "Joint (destroyed)");
-    else lua_pushfstring(L, "Joint #%d (%s)", (int)h->id.index, TYPE_NAMES[imp_joint_kind(h->lw->w, h->id)]);
+    handle_userdata *h = luaL_checkudata(L, 1, IMPL_JOINT);
+    if (!imp_joint_valid(h->world->w, h->id)) lua_pushliteral(L, "Joint (destroyed)");
+    else lua_pushfstring(L, "Joint #%d (%s)", (int)h->id.index, TYPE_NAMES[imp_joint_kind(h->world->w, h->id)]);
     return 1;
 }
 
-static int g_type(lua_State *L) { lhandle *h = J(L); lua_pushstring(L, TYPE_NAMES[imp_joint_kind(h->lw->w, h->id)]); return 1; }
-static int g_errors(lua_State *L, int which)
+static int joint_get_type(lua_State *L) { handle_userdata *h = check_joint(L, 1); lua_pushstring(L, TYPE_NAMES[imp_joint_kind(h->world->w, h->id)]); return 1; }
+static int get_errors(lua_State *L, int which)
 {
-    lhandle *h = J(L);
+    handle_userdata *h = check_joint(L, 1);
     double gap = 0, ax = 0;
-    if (!imp_joint_errors(h->lw->w, h->id, &gap, &ax)) return luaL_error(L, "joint: a body of this joint was destroyed");
+    if (!imp_joint_errors(h->world->w, h->id, &gap, &ax)) return luaL_error(L, "joint: a body of this joint was destroyed");
     lua_pushnumber(L, which ? ax : gap);
     return 1;
 }
-static int g_gap(lua_State *L) { return g_errors(L, 0); }
-static int g_axis_error(lua_State *L) { return g_errors(L, 1); }
+static int joint_get_gap(lua_State *L) { return get_errors(L, 0); }
+static int joint_get_axis_error(lua_State *L) { return get_errors(L, 1); }
 
 /* the free coordinate: angle (hinge/twist), position (prismatic); speed of either; nil for other types */
-static int g_coord(lua_State *L, int which)
+static int get_coordinate(lua_State *L, int which)
 {
-    lhandle *h = J(L);
-    imp_joint_type t = imp_joint_kind(h->lw->w, h->id);
+    handle_userdata *h = check_joint(L, 1);
+    imp_joint_type t = imp_joint_kind(h->world->w, h->id);
     double x = 0, s = 0;
     bool angular = t == IMP_JOINT_HINGE || t == IMP_JOINT_TWIST;
-    if ((which == 0 && !angular) || (which == 1 && t != IMP_JOINT_PRISMATIC) || !imp_joint_coordinate(h->lw->w, h->id, &x, &s)) {
-        if (!imp_joint_bodies_live(h->lw->w, h->id)) return luaL_error(L, "joint: a body of this joint was destroyed");
+    if ((which == 0 && !angular) || (which == 1 && t != IMP_JOINT_PRISMATIC) || !imp_joint_coordinate(h->world->w, h->id, &x, &s)) {
+        if (!imp_joint_bodies_live(h->world->w, h->id)) return luaL_error(L, "joint: a body of this joint was destroyed");
         lua_pushnil(L);
         return 1;
     }
     lua_pushnumber(L, which == 2 ? s : x);
     return 1;
 }
-static int g_angle(lua_State *L) { return g_coord(L, 0); }
-static int g_position(lua_State *L) { return g_coord(L, 1); }
-static int g_speed(lua_State *L) { return g_coord(L, 2); }
+static int joint_get_angle(lua_State *L) { return get_coordinate(L, 0); }
+static int joint_get_position(lua_State *L) { return get_coordinate(L, 1); }
+static int joint_get_speed(lua_State *L) { return get_coordinate(L, 2); }
 
-static int push_body(lua_State *L, bool a)
+static int push_end_body(lua_State *L, bool a)
 {
-    lhandle *h = J(L);
+    handle_userdata *h = check_joint(L, 1);
     imp_id ia, ib;
-    imp_joint_ends(h->lw->w, h->id, &ia, &ib);
+    imp_joint_ends(h->world->w, h->id, &ia, &ib);
     imp_id id = a ? ia : ib;
-    if (imp_id_is_null(id) || !imp_body_valid(h->lw->w, id)) return lua_pushnil(L), 1;
-    lua_getiuservalue(L, 1, 1); /* the world */
-    impl_pushhandle(L, lua_gettop(L), IMPL_BODY, id);
+    if (imp_id_is_null(id) || !imp_body_valid(h->world->w, id)) return lua_pushnil(L), 1;
+    impl_push_sibling(L, 1, IMPL_BODY, id);
     return 1;
 }
-static int g_a(lua_State *L) { return push_body(L, true); }
-static int g_b(lua_State *L) { return push_body(L, false); }
+static int joint_get_a(lua_State *L) { return push_end_body(L, true); }
+static int joint_get_b(lua_State *L) { return push_end_body(L, false); }
 
-static int g_limits(lua_State *L)
+static int joint_get_limits(lua_State *L)
 {
-    lhandle *h = J(L);
+    handle_userdata *h = check_joint(L, 1);
     double lo, hi;
-    if (!imp_joint_limits(h->lw->w, h->id, &lo, &hi)) return lua_pushnil(L), 1;
+    if (!imp_joint_limits(h->world->w, h->id, &lo, &hi)) return lua_pushnil(L), 1;
     lua_createtable(L, 2, 1);
-    if (imp_joint_kind(h->lw->w, h->id) == IMP_JOINT_POINT) {
+    if (imp_joint_kind(h->world->w, h->id) == IMP_JOINT_POINT) {
         lua_pushnumber(L, hi), lua_setfield(L, -2, "swing");
     } else {
         lua_pushnumber(L, lo), lua_rawseti(L, -2, 1);
@@ -209,9 +246,9 @@ static int g_limits(lua_State *L)
     return 1;
 }
 
-static int s_limits(lua_State *L)
+static int joint_set_limits(lua_State *L)
 {
-    lhandle *h = J(L);
+    handle_userdata *h = check_joint(L, 1);
     imp_world *w = impl_handle_unlocked(L, h, "joint.limits")->w;
     if (lua_isnil(L, 2)) return imp_joint_set_limits(w, h->id, false, 0, 0), 0;
     if (imp_world_contact_mode(w) == IMP_CONTACT_QP)
@@ -222,20 +259,20 @@ static int s_limits(lua_State *L)
     return 0;
 }
 
-static int g_motor(lua_State *L)
+static int joint_get_motor(lua_State *L)
 {
-    lhandle *h = J(L);
+    handle_userdata *h = check_joint(L, 1);
     double s, m;
-    if (!imp_joint_motor(h->lw->w, h->id, &s, &m)) return lua_pushnil(L), 1;
+    if (!imp_joint_motor(h->world->w, h->id, &s, &m)) return lua_pushnil(L), 1;
     lua_createtable(L, 0, 2);
     lua_pushnumber(L, s), lua_setfield(L, -2, "speed");
     lua_pushnumber(L, m), lua_setfield(L, -2, "max");
     return 1;
 }
 
-static int s_motor(lua_State *L)
+static int joint_set_motor(lua_State *L)
 {
-    lhandle *h = J(L);
+    handle_userdata *h = check_joint(L, 1);
     imp_world *w = impl_handle_unlocked(L, h, "joint.motor")->w;
     if (lua_isnil(L, 2)) return imp_joint_set_motor(w, h->id, false, 0, 0), 0;
     if (imp_world_contact_mode(w) == IMP_CONTACT_QP)
@@ -248,12 +285,12 @@ static int s_motor(lua_State *L)
 
 void impl_open_joint(lua_State *L)
 {
-    static const luaL_Reg meta[] = {{"__tostring", j_tostring}, {NULL, NULL}};
-    static const luaL_Reg methods[] = {{"destroy", j_destroy}, {"valid", j_valid}, {NULL, NULL}};
-    static const luaL_Reg getters[] = {{"type", g_type}, {"gap", g_gap}, {"axis_error", g_axis_error}, {"angle", g_angle},
-                                       {"position", g_position}, {"speed", g_speed}, {"limits", g_limits}, {"motor", g_motor},
-                                       {"a", g_a}, {"b", g_b}, {NULL, NULL}};
-    static const luaL_Reg setters[] = {{"limits", s_limits}, {"motor", s_motor}, {NULL, NULL}};
-    impl_register_type(L, IMPL_JOINT, meta, methods);
-    impl_set_accessors(L, IMPL_JOINT, getters, setters);
+    static const luaL_Reg meta[] = {{"__tostring", joint_tostring}, {NULL, NULL}};
+    static const luaL_Reg methods[] = {{"destroy", joint_destroy}, {"valid", joint_valid}, {NULL, NULL}};
+    static const luaL_Reg getters[] = {{"type", joint_get_type}, {"gap", joint_get_gap}, {"axis_error", joint_get_axis_error}, {"angle", joint_get_angle},
+                                       {"position", joint_get_position}, {"speed", joint_get_speed}, {"limits", joint_get_limits}, {"motor", joint_get_motor},
+                                       {"a", joint_get_a}, {"b", joint_get_b}, {NULL, NULL}};
+    static const luaL_Reg setters[] = {{"limits", joint_set_limits}, {"motor", joint_set_motor}, {NULL, NULL}};
+    static const impl_type type = {IMPL_JOINT, meta, methods, getters, setters};
+    impl_register_type(L, &type);
 }

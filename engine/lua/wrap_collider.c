@@ -1,0 +1,171 @@
+/* wrap_collider.c: the Collider type: static shapes particles bounce off and bodies touch
+ * (engine/particle_collide.c): world:plane{...}, world:sphere{static = true, ...} and
+ * world:box{static = true, ...} (wrap_world.c sends the last two here).
+ *
+ *   collider.position, restitution, friction (settable), normal, radius, half, shape
+ *   collider:destroy(), collider:valid() */
+#include "imp_lua.h"
+
+static const char *const SHAPE_NAMES[] = {"plane", "sphere", "box"}; /* imp_collider_shape's order */
+
+static handle_userdata *check_collider(lua_State *L, int idx) { return impl_check_handle(L, idx, IMPL_COLLIDER, imp_collider_valid); }
+
+/* ---- constructors --------------------------------------------------------------------------------------- */
+
+/* rotation by angle (radians) about a unit axis (Rodrigues) */
+static imp_mat3 axis_angle(imp_vec3 axis, double angle)
+{
+    imp_vec3 k = v3_normalize(axis);
+    double c = cos(angle), s = sin(angle), t = 1 - c;
+    imp_mat3 r = {{{t * k.x * k.x + c, t * k.x * k.y - s * k.z, t * k.x * k.z + s * k.y},
+                   {t * k.x * k.y + s * k.z, t * k.y * k.y + c, t * k.y * k.z - s * k.x},
+                   {t * k.x * k.z - s * k.y, t * k.y * k.z + s * k.x, t * k.z * k.z + c}}};
+    return r;
+}
+
+static void read_surface(lua_State *L, const char *fn, imp_collider_def *d)
+{
+    d->restitution = impl_field_number(L, 2, fn, "restitution", d->restitution);
+    d->friction = impl_field_number(L, 2, fn, "friction", d->friction);
+    if (d->restitution < 0 || d->restitution > 1) luaL_error(L, "%s: field 'restitution' must be in [0, 1]", fn);
+    if (d->friction < 0) luaL_error(L, "%s: field 'friction' must be >= 0", fn);
+}
+
+/* world:plane{point = {0,0,0}, normal = {0,1,0}, restitution, friction} */
+int impl_world_plane(lua_State *L)
+{
+    const char *fn = "world:plane";
+    world_userdata *world = impl_check_world_unlocked(L, 1, fn);
+    imp_collider_def d = imp_collider_def_default();
+    if (!lua_isnoneornil(L, 2)) {
+        luaL_checktype(L, 2, LUA_TTABLE);
+        static const char *const keys[] = {"point", "normal", "restitution", "friction", NULL};
+        impl_check_keys(L, 2, fn, keys);
+        d.position = impl_field_vec3(L, 2, fn, "point", d.position);
+        d.normal = impl_field_vec3(L, 2, fn, "normal", d.normal);
+        if (v3_len(d.normal) < 1e-12) return luaL_error(L, "%s: field 'normal' must not be zero", fn);
+        read_surface(L, fn, &d);
+    }
+    impl_push_handle(L, 1, IMPL_COLLIDER, imp_collider_create(world->w, &d));
+    return 1;
+}
+
+/* world:sphere{static = true, position, radius, restitution, friction} */
+int impl_world_collider_sphere(lua_State *L)
+{
+    const char *fn = "world:sphere";
+    world_userdata *world = impl_check_world_unlocked(L, 1, fn);
+    static const char *const keys[] = {"static", "position", "radius", "restitution", "friction", NULL};
+    impl_check_keys(L, 2, fn, keys);
+    imp_collider_def d = imp_collider_def_default();
+    d.shape = IMP_COLLIDER_SPHERE;
+    d.position = impl_field_vec3(L, 2, fn, "position", d.position);
+    d.radius = impl_field_number(L, 2, fn, "radius", d.radius);
+    if (!(d.radius > 0)) return luaL_error(L, "%s: field 'radius' must be > 0", fn);
+    read_surface(L, fn, &d);
+    impl_push_handle(L, 1, IMPL_COLLIDER, imp_collider_create(world->w, &d));
+    return 1;
+}
+
+/* world:box{static = true, position, size = {w,h,d} | half = {..}, axis, angle, restitution, friction} */
+int impl_world_collider_box(lua_State *L)
+{
+    const char *fn = "world:box";
+    world_userdata *world = impl_check_world_unlocked(L, 1, fn);
+    static const char *const keys[] = {"static", "position", "size", "half", "axis", "angle", "restitution", "friction", NULL};
+    impl_check_keys(L, 2, fn, keys);
+    imp_collider_def d = imp_collider_def_default();
+    d.shape = IMP_COLLIDER_BOX;
+    d.position = impl_field_vec3(L, 2, fn, "position", d.position);
+    d.half = v3_scale(impl_field_vec3(L, 2, fn, "size", v3_scale(d.half, 2)), 0.5);
+    d.half = impl_field_vec3(L, 2, fn, "half", d.half);
+    if (!(d.half.x > 0 && d.half.y > 0 && d.half.z > 0)) return luaL_error(L, "%s: the box's size must be positive", fn);
+    imp_vec3 axis = impl_field_vec3(L, 2, fn, "axis", v3(0, 0, 1));
+    double angle = impl_field_number(L, 2, fn, "angle", 0);
+    if (v3_len(axis) < 1e-12) return luaL_error(L, "%s: field 'axis' must not be zero", fn);
+    d.rotation = axis_angle(axis, angle);
+    read_surface(L, fn, &d);
+    impl_push_handle(L, 1, IMPL_COLLIDER, imp_collider_create(world->w, &d));
+    return 1;
+}
+
+/* ---- methods ------------------------------------------------------------------------------------------------ */
+
+static int collider_destroy(lua_State *L)
+{
+    handle_userdata *h = luaL_checkudata(L, 1, IMPL_COLLIDER);
+    if (!imp_collider_valid(h->world->w, h->id)) return 0;
+    if (imp_world_locked(h->world->w)) return luaL_error(L, "collider:destroy: the world is locked while it steps");
+    imp_collider_destroy(h->world->w, h->id);
+    return 0;
+}
+static int collider_valid(lua_State *L)
+{
+    handle_userdata *h = luaL_checkudata(L, 1, IMPL_COLLIDER);
+    lua_pushboolean(L, imp_collider_valid(h->world->w, h->id));
+    return 1;
+}
+
+/* ---- properties --------------------------------------------------------------------------------------------- */
+
+static imp_collider_def collider_def(lua_State *L)
+{
+    handle_userdata *h = check_collider(L, 1);
+    return imp_collider_def_of(h->world->w, h->id);
+}
+static int collider_get_position(lua_State *L) { impl_pushvec3(L, collider_def(L).position); return 1; }
+static int collider_get_normal(lua_State *L) { impl_pushvec3(L, collider_def(L).normal); return 1; }
+static int collider_get_radius(lua_State *L) { lua_pushnumber(L, collider_def(L).radius); return 1; }
+static int collider_get_half(lua_State *L) { impl_pushvec3(L, collider_def(L).half); return 1; }
+static int collider_get_restitution(lua_State *L) { lua_pushnumber(L, collider_def(L).restitution); return 1; }
+static int collider_get_friction(lua_State *L) { lua_pushnumber(L, collider_def(L).friction); return 1; }
+static int collider_get_shape(lua_State *L) { lua_pushstring(L, SHAPE_NAMES[collider_def(L).shape]); return 1; }
+
+/* the collider's def, for a setter of `key` that may not run during a step */
+static imp_collider_def collider_def_unlocked(lua_State *L, const char *key, handle_userdata **h)
+{
+    *h = check_collider(L, 1);
+    if (imp_world_locked((*h)->world->w)) luaL_error(L, "collider.%s: the world is locked while it steps", key);
+    return imp_collider_def_of((*h)->world->w, (*h)->id);
+}
+static int collider_set_position(lua_State *L)
+{
+    handle_userdata *h;
+    imp_collider_def d = collider_def_unlocked(L, "position", &h);
+    d.position = impl_tovec3(L, 2, "collider.position");
+    imp_collider_set(h->world->w, h->id, &d);
+    return 0;
+}
+static int collider_set_restitution(lua_State *L)
+{
+    handle_userdata *h;
+    imp_collider_def d = collider_def_unlocked(L, "restitution", &h);
+    double v = luaL_checknumber(L, 2);
+    if (!(v >= 0 && v <= 1)) return luaL_error(L, "collider.restitution must be in [0, 1]");
+    d.restitution = v;
+    imp_collider_set(h->world->w, h->id, &d);
+    return 0;
+}
+static int collider_set_friction(lua_State *L)
+{
+    handle_userdata *h;
+    imp_collider_def d = collider_def_unlocked(L, "friction", &h);
+    double v = luaL_checknumber(L, 2);
+    if (!(v >= 0) || !isfinite(v)) return luaL_error(L, "collider.friction must be >= 0");
+    d.friction = v;
+    imp_collider_set(h->world->w, h->id, &d);
+    return 0;
+}
+
+void impl_open_collider(lua_State *L)
+{
+    static const luaL_Reg methods[] = {{"destroy", collider_destroy}, {"valid", collider_valid}, {NULL, NULL}};
+    static const luaL_Reg getters[] = {
+        {"position", collider_get_position}, {"normal", collider_get_normal},           {"radius", collider_get_radius},
+        {"half", collider_get_half},         {"restitution", collider_get_restitution}, {"friction", collider_get_friction},
+        {"shape", collider_get_shape},       {NULL, NULL}};
+    static const luaL_Reg setters[] = {{"position", collider_set_position}, {"restitution", collider_set_restitution},
+                                       {"friction", collider_set_friction}, {NULL, NULL}};
+    static const impl_type type = {IMPL_COLLIDER, NULL, methods, getters, setters};
+    impl_register_type(L, &type);
+}
