@@ -82,6 +82,7 @@ void impl_call_end(world_userdata *world, lua_State *L, impl_call_state saved, b
 /* a type's metatable: methods, and properties read and written through getters and setters */
 typedef struct impl_type {
     const char *name;         /* the metatable's name: IMPL_BODY, ...                        */
+    const char *kind;         /* what handle.kind answers: "body", ...                       */
     const luaL_Reg *meta;     /* metamethods besides __index and __newindex (NULL: none)     */
     const luaL_Reg *methods;  /* body:apply_force(...)                                        */
     const luaL_Reg *getters;  /* body.position (NULL: none)                                   */

@@ -104,6 +104,6 @@ static int behavior_valid(lua_State *L)
 void impl_open_behavior(lua_State *L)
 {
     static const luaL_Reg methods[] = {{"destroy", behavior_destroy}, {"valid", behavior_valid}, {NULL, NULL}};
-    static const impl_type type = {IMPL_BEHAVIOR, NULL, methods, NULL, NULL};
+    static const impl_type type = {IMPL_BEHAVIOR, "behavior", NULL, methods, NULL, NULL};
     impl_register_type(L, &type);
 }

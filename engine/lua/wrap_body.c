@@ -659,6 +659,6 @@ void impl_open_body(lua_State *L)
         {"linear_damping", body_set_linear_damping},
         {"angular_damping", body_set_angular_damping},
         {NULL, NULL}};
-    static const impl_type type = {IMPL_BODY, meta, methods, getters, setters};
+    static const impl_type type = {IMPL_BODY, "body", meta, methods, getters, setters};
     impl_register_type(L, &type);
 }

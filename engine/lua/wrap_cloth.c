@@ -408,6 +408,6 @@ void impl_open_cloth(lua_State *L)
     static const luaL_Reg setters[] = {{"stretch", cloth_set_stretch}, {"shear", cloth_set_shear}, {"bend", cloth_set_bend},
                                        {"damping", cloth_set_damping}, {"color", cloth_set_color}, {"back_color", cloth_set_back_color},
                                        {NULL, NULL}};
-    static const impl_type type = {IMPL_CLOTH, meta, methods, getters, setters};
+    static const impl_type type = {IMPL_CLOTH, "cloth", meta, methods, getters, setters};
     impl_register_type(L, &type);
 }

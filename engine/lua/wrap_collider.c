@@ -166,6 +166,6 @@ void impl_open_collider(lua_State *L)
         {"shape", collider_get_shape},       {NULL, NULL}};
     static const luaL_Reg setters[] = {{"position", collider_set_position}, {"restitution", collider_set_restitution},
                                        {"friction", collider_set_friction}, {NULL, NULL}};
-    static const impl_type type = {IMPL_COLLIDER, NULL, methods, getters, setters};
+    static const impl_type type = {IMPL_COLLIDER, "collider", NULL, methods, getters, setters};
     impl_register_type(L, &type);
 }

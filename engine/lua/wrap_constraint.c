@@ -5,14 +5,15 @@
  *   world:wire(p, {center, radius, normal, color})   world:on_plane(p, {point, normal, color})
  *   world:on_line(p, {point, direction, color})      world:constraint{particles, C, color}
  *   world:constraints()  world:constraint_error()  world:solve_constraints()
- *   constraint.kind, particles, rows, lambda, value, force, forces, color (settable), and per kind:
- *   length (rod, settable), point (pin: settable; plane, line), center, radius (wire), normal
- *   (wire, plane), direction (line); constraint:destroy(), constraint:valid()
+ *   constraint.type ("pin", "rod", "wire", "plane", "line", "function"), particles, rows, lambda,
+ *   value, force, forces, color (settable), and per type: length (rod, settable), point (pin:
+ *   settable; plane, line), center, radius (wire), normal (wire, plane), direction (line);
+ *   constraint:destroy(), constraint:valid()
  * (curve particles, world:curve_particle, are Particles: wrap_particle.c; the solver's settings are
  * the World's constraint_* properties: wrap_world.c) */
 #include "imp_lua.h"
 
-static const char *const KIND_NAMES[] = {"pin", "rod", "wire", "plane", "line", "function", NULL}; /* imp_constraint_kind's order */
+static const char *const TYPE_NAMES[] = {"pin", "rod", "wire", "plane", "line", "function", NULL}; /* imp_constraint_kind's order */
 
 static handle_userdata *check_constraint(lua_State *L, int idx) { return impl_check_handle(L, idx, IMPL_CONSTRAINT, imp_constraint_valid); }
 
@@ -257,7 +258,7 @@ static int constraint_tostring(lua_State *L)
 {
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_CONSTRAINT);
     if (!imp_constraint_valid(h->world->w, h->id)) lua_pushliteral(L, "Constraint (destroyed)");
-    else lua_pushfstring(L, "Constraint #%d (%s)", (int)h->id.index, KIND_NAMES[imp_constraint_get(h->world->w, h->id).kind]);
+    else lua_pushfstring(L, "Constraint #%d (%s)", (int)h->id.index, TYPE_NAMES[imp_constraint_get(h->world->w, h->id).kind]);
     return 1;
 }
 
@@ -280,7 +281,7 @@ static imp_constraint_def constraint_def(lua_State *L)
     return imp_constraint_get(h->world->w, h->id);
 }
 
-static int constraint_get_kind(lua_State *L) { lua_pushstring(L, KIND_NAMES[constraint_def(L).kind]); return 1; }
+static int constraint_get_type(lua_State *L) { lua_pushstring(L, TYPE_NAMES[constraint_def(L).kind]); return 1; }
 static int constraint_get_rows(lua_State *L) { handle_userdata *h = check_constraint(L, 1); lua_pushinteger(L, imp_constraint_rows(h->world->w, h->id)); return 1; }
 static int constraint_get_color(lua_State *L) { impl_pushcolor(L, constraint_def(L).color); return 1; }
 
@@ -326,7 +327,7 @@ static int constraint_get_forces(lua_State *L)
     return 1;
 }
 
-/* the kind-specific parameters: nil for the kinds that have none */
+/* the type-specific parameters: nil for the types that have none */
 static int constraint_get_length(lua_State *L)
 {
     imp_constraint_def d = constraint_def(L);
@@ -408,13 +409,13 @@ void impl_open_constraint(lua_State *L)
     static const luaL_Reg meta[] = {{"__tostring", constraint_tostring}, {NULL, NULL}};
     static const luaL_Reg methods[] = {{"destroy", constraint_destroy}, {"valid", constraint_valid}, {NULL, NULL}};
     static const luaL_Reg getters[] = {
-        {"kind", constraint_get_kind},     {"rows", constraint_get_rows},     {"particles", constraint_get_particles},
+        {"type", constraint_get_type},     {"rows", constraint_get_rows},     {"particles", constraint_get_particles},
         {"lambda", constraint_get_lambda}, {"value", constraint_get_value},   {"force", constraint_get_force},
         {"forces", constraint_get_forces}, {"length", constraint_get_length}, {"radius", constraint_get_radius},
         {"center", constraint_get_center}, {"normal", constraint_get_normal}, {"direction", constraint_get_direction},
         {"point", constraint_get_point},   {"color", constraint_get_color},   {NULL, NULL}};
     static const luaL_Reg setters[] = {{"length", constraint_set_length}, {"point", constraint_set_point},
                                        {"color", constraint_set_color}, {NULL, NULL}};
-    static const impl_type type = {IMPL_CONSTRAINT, meta, methods, getters, setters};
+    static const impl_type type = {IMPL_CONSTRAINT, "constraint", meta, methods, getters, setters};
     impl_register_type(L, &type);
 }

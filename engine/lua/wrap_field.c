@@ -60,6 +60,6 @@ static int field_valid(lua_State *L)
 void impl_open_field(lua_State *L)
 {
     static const luaL_Reg methods[] = {{"destroy", field_destroy}, {"valid", field_valid}, {NULL, NULL}};
-    static const impl_type type = {IMPL_FIELD, NULL, methods, NULL, NULL};
+    static const impl_type type = {IMPL_FIELD, "field", NULL, methods, NULL, NULL};
     impl_register_type(L, &type);
 }

@@ -203,6 +203,6 @@ void impl_open_hair(lua_State *L)
                                        {"vertex_count", hair_get_vertex_count}, {"anchor", hair_get_anchor}, {NULL, NULL}};
     static const luaL_Reg setters[] = {{"stretch", hair_set_stretch}, {"bend", hair_set_bend}, {"damping", hair_set_damping},
                                        {"color", hair_set_color},     {NULL, NULL}};
-    static const impl_type type = {IMPL_HAIR, meta, methods, getters, setters};
+    static const impl_type type = {IMPL_HAIR, "hair", meta, methods, getters, setters};
     impl_register_type(L, &type);
 }

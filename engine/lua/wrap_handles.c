@@ -204,7 +204,16 @@ static int type_newindex(lua_State *L)
     return luaL_error(L, readonly ? "%s.%s is read-only" : "%s has no settable field '%s'", short_name(L, mt), key);
 }
 
-/* the metatable holds __index/__newindex and the lookup tables "methods", "getters", "setters" */
+/* handle.kind: the first upvalue, whatever the state of the object (a handler can tell a destroyed
+ * Body from a Collider) */
+static int type_kind(lua_State *L)
+{
+    lua_pushvalue(L, lua_upvalueindex(1));
+    return 1;
+}
+
+/* the metatable holds __index/__newindex and the lookup tables "methods", "getters", "setters";
+ * every type answers `kind` */
 void impl_register_type(lua_State *L, const impl_type *type)
 {
     luaL_newmetatable(L, type->name);
@@ -220,5 +229,9 @@ void impl_register_type(lua_State *L, const impl_type *type)
         if (tables[k]) luaL_setfuncs(L, tables[k], 0);
         lua_setfield(L, -2, table_names[k]);
     }
-    lua_pop(L, 1);
+    lua_getfield(L, -1, "getters");
+    lua_pushstring(L, type->kind);
+    lua_pushcclosure(L, type_kind, 1);
+    lua_setfield(L, -2, "kind");
+    lua_pop(L, 2);
 }

@@ -291,6 +291,6 @@ void impl_open_joint(lua_State *L)
                                        {"position", joint_get_position}, {"speed", joint_get_speed}, {"limits", joint_get_limits}, {"motor", joint_get_motor},
                                        {"a", joint_get_a}, {"b", joint_get_b}, {NULL, NULL}};
     static const luaL_Reg setters[] = {{"limits", joint_set_limits}, {"motor", joint_set_motor}, {NULL, NULL}};
-    static const impl_type type = {IMPL_JOINT, meta, methods, getters, setters};
+    static const impl_type type = {IMPL_JOINT, "joint", meta, methods, getters, setters};
     impl_register_type(L, &type);
 }

@@ -301,6 +301,6 @@ void impl_open_particle(lua_State *L)
         {"radius", particle_set_radius},     {"fixed", particle_set_fixed},       {"kinematic", particle_set_kinematic},
         {"color", particle_set_color},       {"u", particle_set_u},               {"udot", particle_set_udot},
         {NULL, NULL}};
-    static const impl_type type = {IMPL_PARTICLE, meta, methods, getters, setters};
+    static const impl_type type = {IMPL_PARTICLE, "particle", meta, methods, getters, setters};
     impl_register_type(L, &type);
 }

@@ -108,6 +108,6 @@ void impl_open_spring(lua_State *L)
                                        {NULL, NULL}};
     static const luaL_Reg setters[] = {{"ks", spring_set_ks}, {"kd", spring_set_kd}, {"rest", spring_set_rest},
                                        {"anchor", spring_set_anchor}, {NULL, NULL}};
-    static const impl_type type = {IMPL_SPRING, NULL, methods, getters, setters};
+    static const impl_type type = {IMPL_SPRING, "spring", NULL, methods, getters, setters};
     impl_register_type(L, &type);
 }

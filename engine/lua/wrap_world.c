@@ -558,7 +558,7 @@ int impl_open_world(lua_State *L)
         {"cg_max_iterations", world_set_cg_max_iterations},
         {"jacobian", world_set_jacobian},
         {NULL, NULL}};
-    static const impl_type type = {IMPL_WORLD, meta, methods, getters, setters};
+    static const impl_type type = {IMPL_WORLD, "world", meta, methods, getters, setters};
     impl_register_type(L, &type);
     lua_pushcfunction(L, world_new);
     return 1;
