@@ -23,7 +23,7 @@
 #define IMPL_HAIR "impetus.Hair"
 
 /* a World userdata. Its user values: 1, the handle cache (weak values); 2, the scripts' data tables
- * of its objects (handle.data) */
+ * of its objects (handle.data); 3, the bindings' own values of its objects (impl_push_object_extras) */
 typedef struct world_userdata {
     imp_world *w;      /* NULL once the world is destroyed                                     */
     lua_State *L;      /* the thread running the current step (callbacks run on it)            */
@@ -67,6 +67,7 @@ handle_userdata *impl_push_sibling(lua_State *L, int handle_idx, const char *typ
 handle_userdata *impl_check_handle(lua_State *L, int idx, const char *type, bool (*valid)(const imp_world *, imp_id));
 world_userdata *impl_handle_unlocked(lua_State *L, handle_userdata *h, const char *what); /* refuses changes during a step */
 int impl_push_data(lua_State *L, int idx); /* handle.data of the handle at idx, kept by its world */
+int impl_push_object_extras(lua_State *L, int idx); /* the bindings' own values of its object (a collider's colour) */
 script_callback *impl_callback_new(lua_State *L, world_userdata *world, int fn_idx); /* keeps the function at fn_idx */
 void impl_callback_release(void *user); /* frees a script_callback and its registry ref */
 int impl_callback_failed(world_userdata *world, lua_State *L); /* keeps the error on top of L; returns 1 */

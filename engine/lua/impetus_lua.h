@@ -36,5 +36,8 @@ void impl_check_keys(lua_State *L, int idx, const char *fn, const char *const *a
 /* the string at idx as an index into the NULL-terminated list `names`, as luaL_checkoption reads it;
  * the error lists the valid names: `what` must be "a", "b" or "c" (got "d") */
 int impl_check_option(lua_State *L, int idx, const char *what, const char *const *names);
+/* refuses arguments beyond those the signature names ("world:raycast(from, to)"; a method's self is
+ * counted, trailing nils are allowed): "world:raycast(from, to): unexpected argument #3 (table)" */
+void impl_check_arg_count(lua_State *L, const char *signature);
 
 #endif

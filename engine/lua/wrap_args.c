@@ -248,3 +248,31 @@ int impl_check_option(lua_State *L, int idx, const char *what, const char *const
     if (name) return luaL_error(L, "%s must be %s (got \"%s\")", what, lua_tostring(L, -1), name);
     return luaL_error(L, "%s must be the string %s (got %s)", what, lua_tostring(L, -1), luaL_typename(L, idx));
 }
+
+/* ---- argument counts ---------------------------------------------------------------------------------------- */
+
+/* the arguments a signature names: "world:raycast(from, to)" 2 (3 with self), "hair:move_root(position
+ * [, direction], dt)" 3 (4 with self), "body:wake()" 0 (1 with self) */
+static int signature_arg_count(const char *signature)
+{
+    const char *open = strchr(signature, '('), *colon = strchr(signature, ':');
+    int count = colon && (!open || colon < open) ? 1 : 0; /* a method's self */
+    if (!open) return count;
+    bool any = false;
+    for (const char *c = open + 1; *c && *c != ')'; c++) {
+        if (*c == ',') count++;
+        else if (*c != ' ' && *c != '[' && *c != ']') any = true;
+    }
+    return any ? count + 1 : count;
+}
+
+void impl_check_arg_count(lua_State *L, const char *signature)
+{
+    int count = signature_arg_count(signature), top = lua_gettop(L);
+    for (int idx = count + 1; idx <= top; idx++)
+        if (!lua_isnil(L, idx)) {
+            const char *colon = strchr(signature, ':'), *open = strchr(signature, '(');
+            int written = colon && (!open || colon < open) ? idx - 1 : idx; /* as the call is written: self is not counted */
+            luaL_error(L, "%s: unexpected argument #%d (%s)", signature, written, luaL_typename(L, idx));
+        }
+}

@@ -62,9 +62,9 @@ world_userdata *impl_handle_unlocked(lua_State *L, handle_userdata *h, const cha
     return h->world;
 }
 
-/* handle.data: a table of the script's own for the object at idx. It lives in the world (keyed like
- * the handle cache), not in the handle, so it survives the handle being collected and found again. */
-int impl_push_data(lua_State *L, int idx)
+/* the table kept in the world's user value `which` for the object of the handle at idx, made on first
+ * use; keyed like the handle cache, so it survives the handle being collected and found again */
+static int push_object_table(lua_State *L, int idx, int which)
 {
     idx = lua_absindex(L, idx);
     handle_userdata *h = lua_touserdata(L, idx);
@@ -75,7 +75,7 @@ int impl_push_data(lua_State *L, int idx)
         lua_pop(L, 2);
     }
     lua_getiuservalue(L, idx, 1);           /* the world */
-    lua_getiuservalue(L, -1, 2);            /* its data tables */
+    lua_getiuservalue(L, -1, which);        /* its tables of objects */
     push_object_key(L, type, h->id);
     if (lua_rawget(L, -2) != LUA_TTABLE) {
         lua_pop(L, 1);
@@ -88,6 +88,12 @@ int impl_push_data(lua_State *L, int idx)
     lua_pop(L, 1);
     return 1;
 }
+
+/* handle.data: a table of the script's own for the object at idx */
+int impl_push_data(lua_State *L, int idx) { return push_object_table(L, idx, 2); }
+
+/* the bindings' own values for the object at idx, for what the engine keeps no field of */
+int impl_push_object_extras(lua_State *L, int idx) { return push_object_table(L, idx, 3); }
 
 /* ---- callbacks -------------------------------------------------------------------------------------- */
 

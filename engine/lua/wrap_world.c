@@ -49,7 +49,7 @@ static int world_new(lua_State *L)
         if (def.drag < 0) luaL_error(L, "impetus.world: field 'drag' must be >= 0");
         if (!(def.tolerance > 0)) luaL_error(L, "impetus.world: field 'tolerance' must be > 0");
     }
-    world_userdata *world = lua_newuserdatauv(L, sizeof *world, 2);
+    world_userdata *world = lua_newuserdatauv(L, sizeof *world, 3);
     world->w = NULL;
     world->L = NULL;
     world->error_ref = LUA_NOREF;
@@ -62,6 +62,8 @@ static int world_new(lua_State *L)
     lua_setiuservalue(L, -2, 1);
     lua_newtable(L); /* the scripts' data tables of objects (handle.data), strong */
     lua_setiuservalue(L, -2, 2);
+    lua_newtable(L); /* the bindings' own values of objects */
+    lua_setiuservalue(L, -2, 3);
     world->w = imp_world_create(&def);
     if (!world->w) return luaL_error(L, "impetus.world: out of memory");
     lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
