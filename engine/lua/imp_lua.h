@@ -55,6 +55,8 @@ double impl_field_positive(lua_State *L, int idx, const char *fn, const char *ke
 int impl_field_integer(lua_State *L, int idx, const char *fn, const char *key, int def, int lo, int hi);
 imp_vec3 impl_unit_vector(lua_State *L, imp_vec3 v, const char *fn, const char *key); /* v / |v|; "field 'key' must not be zero" */
 void *impl_scratch(lua_State *L, size_t bytes); /* a buffer the collector frees, left on the stack (safe across errors) */
+/* refuses any key of the table at idx but the list positions 1 .. length ("what: unknown field 'x'") */
+void impl_check_list(lua_State *L, int idx, const char *what, lua_Integer length);
 /* the options table at idx (may be absent when `required` is false; then false); unknown keys are errors */
 bool impl_options(lua_State *L, int idx, const char *fn, const char *const *keys, bool required);
 

@@ -225,6 +225,20 @@ void impl_check_keys(lua_State *L, int idx, const char *fn, const char *const *a
     }
 }
 
+void impl_check_list(lua_State *L, int idx, const char *what, lua_Integer length)
+{
+    idx = lua_absindex(L, idx);
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        int is_integer;
+        lua_Integer k = lua_tointegerx(L, -1, &is_integer);
+        if (lua_type(L, -1) == LUA_TNUMBER && is_integer && k >= 1 && k <= length) continue;
+        if (lua_type(L, -1) == LUA_TSTRING) luaL_error(L, "%s: unknown field '%s' (a list of %d entries)", what, lua_tostring(L, -1), (int)length);
+        luaL_error(L, "%s: unexpected entry [%s] (a list of %d entries)", what, luaL_tolstring(L, -1, NULL), (int)length);
+    }
+}
+
 bool impl_options(lua_State *L, int idx, const char *fn, const char *const *keys, bool required)
 {
     if (lua_isnoneornil(L, idx)) {

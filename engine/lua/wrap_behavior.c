@@ -3,6 +3,8 @@
  * a script's function returning C and the gradients.
  *
  *   behavior:destroy(), behavior:valid() */
+#include <stdio.h>
+
 #include "imp_lua.h"
 
 static const char *const KIND_NAMES[] = {"distance", "coincide", "anchor", "plane", "function", NULL}; /* imp_behavior_kind's order */
@@ -43,6 +45,7 @@ static int behavior_call(void *user, int n, const double *x, double *C, double *
 /* world:behavior{kind, particles, ks, kd, rest, point, normal, offset, fn} */
 int impl_world_behavior(lua_State *L)
 {
+    impl_check_arg_count(L, "world:behavior(def)");
     const char *fn = "world:behavior";
     world_userdata *world = impl_check_world_unlocked(L, 1, fn);
     luaL_checktype(L, 2, LUA_TTABLE);
@@ -53,8 +56,18 @@ int impl_world_behavior(lua_State *L)
     int kind = impl_check_option(L, -1, "world:behavior: field 'kind'", KIND_NAMES);
     lua_pop(L, 1);
     def.kind = (imp_behavior_kind)kind;
+    /* the fields each kind reads (in KIND_NAMES' order) */
+    static const char *const kind_keys[][7] = {{"kind", "particles", "ks", "kd", "rest", NULL},
+                                               {"kind", "particles", "ks", "kd", NULL},
+                                               {"kind", "particles", "ks", "kd", "point", NULL},
+                                               {"kind", "particles", "ks", "kd", "normal", "offset", NULL},
+                                               {"kind", "particles", "ks", "kd", "fn", NULL}};
+    char kind_fn[64];
+    snprintf(kind_fn, sizeof kind_fn, "%s (kind '%s')", fn, KIND_NAMES[kind]);
+    impl_check_keys(L, 2, kind_fn, kind_keys[kind]);
     if (lua_getfield(L, 2, "particles") != LUA_TTABLE) return luaL_error(L, "%s: field 'particles' must be a list of particles", fn);
     int n = (int)luaL_len(L, -1);
+    impl_check_list(L, -1, "world:behavior: field 'particles'", n);
     int need = def.kind == IMP_BEHAVE_ANCHOR || def.kind == IMP_BEHAVE_PLANE ? 1 : def.kind == IMP_BEHAVE_CALLBACK ? n : 2;
     if (n != need || n < 1 || n > IMP_BEHAVE_MAX)
         return luaL_error(L, "%s: kind '%s' takes %d particle(s) (got %d)", fn, KIND_NAMES[kind],
@@ -90,12 +103,14 @@ int impl_world_behavior(lua_State *L)
 
 static int behavior_destroy(lua_State *L)
 {
+    impl_check_arg_count(L, "behavior:destroy()");
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_BEHAVIOR);
     if (imp_behavior_valid(h->world->w, h->id)) imp_behavior_destroy(impl_handle_unlocked(L, h, "behavior:destroy")->w, h->id);
     return 0;
 }
 static int behavior_valid(lua_State *L)
 {
+    impl_check_arg_count(L, "behavior:valid()");
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_BEHAVIOR);
     lua_pushboolean(L, imp_behavior_valid(h->world->w, h->id));
     return 1;

@@ -52,6 +52,8 @@ static double *read_points(lua_State *L, int idx, const char *fn, const char *ke
     if (lua_getfield(L, idx, key) != LUA_TTABLE) luaL_error(L, "%s: field '%s' must be a list of points {{x, y, z}, ...}", fn, key);
     int n = (int)lua_rawlen(L, -1);
     if (n > 1000000) luaL_error(L, "%s: field '%s' has too many points", fn, key);
+    snprintf(what, sizeof what, "%s: field '%s'", fn, key);
+    impl_check_list(L, -1, what, n);
     double *p = lua_newuserdatauv(L, sizeof(double) * 3 * (size_t)(n > 0 ? n : 1), 0);
     for (int i = 0; i < n; i++) {
         lua_rawgeti(L, -2, i + 1);
@@ -68,9 +70,14 @@ static int *read_triangles(lua_State *L, int idx, const char *fn, int *count)
 {
     if (lua_getfield(L, idx, "triangles") != LUA_TTABLE) luaL_error(L, "%s: field 'triangles' must be a list {{i, j, k}, ...}", fn);
     int n = (int)lua_rawlen(L, -1);
+    char what[96];
+    snprintf(what, sizeof what, "%s: field 'triangles'", fn);
+    impl_check_list(L, -1, what, n);
     int *t = lua_newuserdatauv(L, sizeof(int) * 3 * (size_t)(n > 0 ? n : 1), 0);
     for (int i = 0; i < n; i++) {
         if (lua_rawgeti(L, -2, i + 1) != LUA_TTABLE) luaL_error(L, "%s: triangles[%d] must be {i, j, k}", fn, i + 1);
+        snprintf(what, sizeof what, "%s: triangles[%d]", fn, i + 1);
+        impl_check_list(L, -1, what, 3);
         for (int k = 0; k < 3; k++) {
             lua_rawgeti(L, -1, k + 1);
             int ok;
@@ -103,6 +110,13 @@ static void read_material(lua_State *L, int idx, const char *fn, imp_shape_def *
 }
 
 static const char *const SHAPE_NAMES[] = {"sphere", "capsule", "box", "hull", "mesh", "plane", NULL}; /* imp_shape_type's order */
+
+/* the fields of a shape table of world:body{shapes = {...}}, by type (SHAPE_NAMES' order) */
+#define SHAPE_COMMON_KEYS "type", "position", "orientation", "axis", "angle", "density", "friction", "static_friction", "restitution"
+static const char *const SHAPE_KEYS[][12] = {
+    {SHAPE_COMMON_KEYS, "radius", NULL},            {SHAPE_COMMON_KEYS, "radius", "length", NULL},
+    {SHAPE_COMMON_KEYS, "size", "half", NULL},       {SHAPE_COMMON_KEYS, "points", NULL},
+    {SHAPE_COMMON_KEYS, "vertices", "triangles", NULL}, {SHAPE_COMMON_KEYS, "normal", "point", NULL}};
 
 /* the shape part of a def table: type-specific fields; buffers are left on the Lua stack */
 static void read_shape(lua_State *L, int idx, const char *fn, imp_shape_def *s, bool local_pose)
@@ -206,16 +220,19 @@ int impl_world_body_box(lua_State *L)
 }
 int impl_world_capsule(lua_State *L)
 {
+    impl_check_arg_count(L, "world:capsule(def)");
     static const char *const keys[] = {BODY_KEYS, "radius", "length", NULL};
     return create_single_shape_body(L, "world:capsule", IMP_SHAPE_CAPSULE, keys);
 }
 int impl_world_hull(lua_State *L)
 {
+    impl_check_arg_count(L, "world:hull(def)");
     static const char *const keys[] = {BODY_KEYS, "points", NULL};
     return create_single_shape_body(L, "world:hull", IMP_SHAPE_HULL, keys);
 }
 int impl_world_mesh(lua_State *L)
 {
+    impl_check_arg_count(L, "world:mesh(def)");
     static const char *const keys[] = {"position", "orientation", "axis", "angle", "static", "color", "group", "mask",
                                        "vertices", "triangles", "friction", "static_friction", "restitution", NULL};
     return create_single_shape_body(L, "world:mesh", IMP_SHAPE_MESH, keys);
@@ -224,6 +241,7 @@ int impl_world_mesh(lua_State *L)
 /* world:body{shapes = {{type = "box", size, position, orientation, density}, ...}, ...body fields} */
 int impl_world_body(lua_State *L)
 {
+    impl_check_arg_count(L, "world:body(def)");
     const char *fn = "world:body";
     world_userdata *world = impl_check_world_unlocked(L, 1, fn);
     luaL_checktype(L, 2, LUA_TTABLE);
@@ -235,6 +253,7 @@ int impl_world_body(lua_State *L)
     int shapes_idx = lua_gettop(L);
     int n = (int)lua_rawlen(L, shapes_idx);
     if (n < 1 || n > 4096) return luaL_error(L, "%s: field 'shapes' must list 1 to 4096 shapes", fn);
+    impl_check_list(L, shapes_idx, "world:body: field 'shapes'", n);
     imp_shape_def *defs = lua_newuserdatauv(L, sizeof(imp_shape_def) * (size_t)n, 0);
     double density = impl_field_number(L, 2, fn, "density", 1000);
     imp_shape_def material = imp_shape_def_default(IMP_SHAPE_BOX);
@@ -253,6 +272,8 @@ int impl_world_body(lua_State *L)
         lua_getfield(L, shape_idx, "type");
         imp_shape_type type = (imp_shape_type)impl_check_option(L, -1, what, SHAPE_NAMES);
         lua_pop(L, 1);
+        snprintf(what, sizeof what, "%s (a %s)", shape_fn, SHAPE_NAMES[type]);
+        impl_check_keys(L, shape_idx, what, SHAPE_KEYS[type]);
         defs[i] = imp_shape_def_default(type);
         defs[i].density = density;
         defs[i].friction = material.friction, defs[i].static_friction = material.static_friction;
@@ -269,6 +290,7 @@ int impl_world_body(lua_State *L)
 /* world:bodies() -> every body, in the engine's order */
 int impl_world_bodies(lua_State *L)
 {
+    impl_check_arg_count(L, "world:bodies()");
     world_userdata *world = impl_check_world_userdata(L, 1);
     int n = imp_body_count(world->w);
     lua_createtable(L, n, 0);
@@ -282,6 +304,7 @@ int impl_world_bodies(lua_State *L)
 /* world:body_state() -> the flat state {x(3) q(4) P(3) L(3), ...} of every body, in world:bodies() order */
 int impl_world_body_state(lua_State *L)
 {
+    impl_check_arg_count(L, "world:body_state()");
     world_userdata *world = impl_check_world_userdata(L, 1);
     imp_ode_system sys = imp_body_ode(world->w);
     double *x = lua_newuserdatauv(L, sizeof(double) * (size_t)(sys.dim > 0 ? sys.dim : 1), 0);
@@ -294,6 +317,7 @@ int impl_world_body_state(lua_State *L)
 /* world:set_body_state(list): installs it as the ODE solvers do (q renormalized in the state) */
 int impl_world_set_body_state(lua_State *L)
 {
+    impl_check_arg_count(L, "world:set_body_state(state)");
     world_userdata *world = impl_check_world_unlocked(L, 1, "world:set_body_state");
     luaL_checktype(L, 2, LUA_TTABLE);
     imp_ode_system sys = imp_body_ode(world->w);
@@ -321,6 +345,7 @@ int impl_world_set_body_state(lua_State *L)
 
 static int body_destroy(lua_State *L)
 {
+    impl_check_arg_count(L, "body:destroy()");
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_BODY);
     if (!imp_body_valid(h->world->w, h->id)) return 0;
     imp_body_destroy(impl_handle_unlocked(L, h, "body:destroy")->w, h->id);
@@ -328,12 +353,14 @@ static int body_destroy(lua_State *L)
 }
 static int body_valid(lua_State *L)
 {
+    impl_check_arg_count(L, "body:valid()");
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_BODY);
     lua_pushboolean(L, imp_body_valid(h->world->w, h->id));
     return 1;
 }
 static int body_apply_force(lua_State *L)
 {
+    impl_check_arg_count(L, "body:apply_force(force [, at])");
     handle_userdata *h = impl_check_body(L, 1);
     imp_vec3 f = impl_tovec3(L, 2, "body:apply_force: argument 'force'");
     impl_handle_unlocked(L, h, "body:apply_force");
@@ -343,12 +370,14 @@ static int body_apply_force(lua_State *L)
 }
 static int body_apply_torque(lua_State *L)
 {
+    impl_check_arg_count(L, "body:apply_torque(torque)");
     handle_userdata *h = impl_check_body(L, 1);
     imp_body_apply_torque(impl_handle_unlocked(L, h, "body:apply_torque")->w, h->id, impl_tovec3(L, 2, "body:apply_torque: argument 'torque'"));
     return 0;
 }
 static int body_apply_impulse(lua_State *L)
 {
+    impl_check_arg_count(L, "body:apply_impulse(impulse [, at])");
     handle_userdata *h = impl_check_body(L, 1);
     imp_vec3 j = impl_tovec3(L, 2, "body:apply_impulse: argument 'impulse'");
     imp_vec3 at = lua_isnoneornil(L, 3) ? imp_body_center_of_mass(h->world->w, h->id) : impl_tovec3(L, 3, "body:apply_impulse: argument 'at'");
@@ -359,6 +388,7 @@ static int body_apply_impulse(lua_State *L)
  * (its velocity is set to (target - origin) / dt; its angular velocity is kept) */
 static int body_move_to(lua_State *L)
 {
+    impl_check_arg_count(L, "body:move_to(target, dt)");
     handle_userdata *h = impl_check_body(L, 1);
     imp_vec3 target = impl_tovec3(L, 2, "body:move_to: argument 'target'");
     double dt = luaL_checknumber(L, 3);
@@ -371,6 +401,7 @@ static int body_move_to(lua_State *L)
 }
 static int body_aabb(lua_State *L)
 {
+    impl_check_arg_count(L, "body:aabb()");
     handle_userdata *h = impl_check_body(L, 1);
     imp_vec3 lo, hi;
     imp_body_aabb(h->world->w, h->id, &lo, &hi);
@@ -379,6 +410,7 @@ static int body_aabb(lua_State *L)
 }
 static int body_kinetic_energy(lua_State *L)
 {
+    impl_check_arg_count(L, "body:kinetic_energy()");
     handle_userdata *h = impl_check_body(L, 1);
     lua_pushnumber(L, imp_body_kinetic_energy(h->world->w, h->id));
     return 1;
@@ -386,6 +418,7 @@ static int body_kinetic_energy(lua_State *L)
 /* body:shapes() -> list of {type, position, rotation, radius, length, half, normal, mass, volume, center, inertia, vertices, faces} */
 static int body_shapes(lua_State *L)
 {
+    impl_check_arg_count(L, "body:shapes()");
     handle_userdata *h = impl_check_body(L, 1);
     int n = imp_body_shape_count(h->world->w, h->id);
     lua_createtable(L, n, 0);
@@ -412,6 +445,7 @@ static int body_shapes(lua_State *L)
 }
 static int body_wake(lua_State *L)
 {
+    impl_check_arg_count(L, "body:wake()");
     handle_userdata *h = impl_check_body(L, 1);
     imp_body_wake(h->world->w, h->id);
     return 0;

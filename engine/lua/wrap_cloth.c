@@ -59,6 +59,7 @@ static void cloth_grid(lua_State *L, const char *fn, imp_cloth_def *def)
     bool has_axes = !lua_isnil(L, -1);
     if (has_axes) {
         if (!lua_istable(L, -1) || lua_rawlen(L, -1) != 2) luaL_error(L, "%s: field 'axes' must be {u, v}: two vectors", fn);
+        impl_check_list(L, -1, "world:cloth: field 'axes'", 2);
         lua_rawgeti(L, -1, 1);
         u = impl_unit_vector(L, impl_tovec3(L, -1, "world:cloth: axes[1]"), fn, "axes[1]");
         lua_rawgeti(L, -2, 2);
@@ -118,10 +119,14 @@ static void cloth_grid(lua_State *L, const char *fn, imp_cloth_def *def)
         }
     } else if (lua_istable(L, -1)) {
         int n = (int)lua_rawlen(L, -1);
+        impl_check_list(L, -1, "world:cloth: field 'pin'", n);
         for (int k = 1; k <= n; k++) {
             lua_rawgeti(L, -1, k);
             int ok = lua_istable(L, -1), i = 0, j = 0;
             if (ok) {
+                char what[64];
+                snprintf(what, sizeof what, "%s: pin[%d]", fn, k);
+                impl_check_list(L, -1, what, 2);
                 lua_rawgeti(L, -1, 1), lua_rawgeti(L, -2, 2);
                 i = (int)lua_tointegerx(L, -2, &ok);
                 int ok2;
@@ -150,6 +155,7 @@ static void cloth_mesh(lua_State *L, const char *fn, imp_cloth_def *def)
     if (!lua_istable(L, -1)) luaL_error(L, "%s: field 'vertices' must be a list of vectors", fn);
     int nv = (int)lua_rawlen(L, -1);
     if (nv < 3) luaL_error(L, "%s: field 'vertices' needs at least 3 vertices (got %d)", fn, nv);
+    impl_check_list(L, -1, "world:cloth: field 'vertices'", nv);
     imp_vec3 *pos = impl_scratch(L, sizeof(imp_vec3) * (size_t)nv);
     for (int k = 0; k < nv; k++) {
         char what[64];
@@ -162,10 +168,14 @@ static void cloth_mesh(lua_State *L, const char *fn, imp_cloth_def *def)
     if (!lua_istable(L, -1)) luaL_error(L, "%s: field 'triangles' must be a list of {i, j, k} vertex numbers", fn);
     int nt = (int)lua_rawlen(L, -1);
     if (nt < 1) luaL_error(L, "%s: field 'triangles' is empty", fn);
+    impl_check_list(L, -1, "world:cloth: field 'triangles'", nt);
     int *tris = impl_scratch(L, 3 * sizeof(int) * (size_t)nt);
     for (int t = 0; t < nt; t++) {
         lua_rawgeti(L, -2, t + 1);
         if (!lua_istable(L, -1) || lua_rawlen(L, -1) != 3) luaL_error(L, "%s: triangles[%d] must be {i, j, k}", fn, t + 1);
+        char what[64];
+        snprintf(what, sizeof what, "%s: triangles[%d]", fn, t + 1);
+        impl_check_list(L, -1, what, 3);
         for (int c = 0; c < 3; c++) {
             lua_rawgeti(L, -1, c + 1);
             int ok;
@@ -183,6 +193,7 @@ static void cloth_mesh(lua_State *L, const char *fn, imp_cloth_def *def)
     if (lua_getfield(L, 2, "uv") != LUA_TNIL) {
         if (!lua_istable(L, -1) || (int)lua_rawlen(L, -1) != nv)
             luaL_error(L, "%s: field 'uv' must be a list of %d {u, v} pairs, one per vertex", fn, nv);
+        impl_check_list(L, -1, "world:cloth: field 'uv'", nv);
         uv = impl_scratch(L, 2 * sizeof(double) * (size_t)nv);
         for (int k = 0; k < nv; k++) {
             char what[64];
@@ -199,6 +210,7 @@ static void cloth_mesh(lua_State *L, const char *fn, imp_cloth_def *def)
     if (lua_getfield(L, 2, "pin") != LUA_TNIL) {
         if (!lua_istable(L, -1)) luaL_error(L, "%s: field 'pin' of a mesh must be a list of vertex numbers", fn);
         int n = (int)lua_rawlen(L, -1);
+        impl_check_list(L, -1, "world:cloth: field 'pin'", n);
         for (int k = 1; k <= n; k++) {
             lua_rawgeti(L, -1, k);
             int ok;
@@ -215,6 +227,7 @@ static void cloth_mesh(lua_State *L, const char *fn, imp_cloth_def *def)
 
 int impl_world_cloth(lua_State *L)
 {
+    impl_check_arg_count(L, "world:cloth(def)");
     const char *fn = "world:cloth";
     world_userdata *world = impl_check_world_unlocked(L, 1, fn);
     luaL_checktype(L, 2, LUA_TTABLE);
@@ -237,9 +250,9 @@ int impl_world_cloth(lua_State *L)
         }
         cloth_mesh(L, fn, &def);
     } else {
-        lua_getfield(L, 2, "triangles");
-        if (!lua_isnil(L, -1)) luaL_error(L, "%s: field 'triangles' needs 'vertices'", fn);
-        lua_pop(L, 1);
+        static const char *const mesh_only[] = {"triangles", "uv", NULL};
+        for (const char *const *k = mesh_only; *k; k++)
+            if (impl_has_field(L, 2, *k)) luaL_error(L, "%s: field '%s' needs 'vertices' (a mesh cloth)", fn, *k);
         cloth_grid(L, fn, &def);
     }
     imp_id id = imp_cloth_create(world->w, &def);
@@ -270,6 +283,7 @@ void impl_push_cloth_particle(lua_State *L, int handle_idx, imp_id cloth, int k)
 /* cloth:particle(row, col) on a grid, cloth:particle(k) on a mesh: the Particle, or nil once it was destroyed */
 static int cloth_particle(lua_State *L)
 {
+    impl_check_arg_count(L, "cloth:particle(row [, col])");
     handle_userdata *h = check_cloth(L, 1);
     imp_world *w = h->world->w;
     int n = imp_cloth_vertex_count(w, h->id), k;
@@ -296,6 +310,7 @@ static int cloth_particle(lua_State *L)
 /* the particles in vertex order (grid: row by row); a destroyed one is false */
 static int cloth_particles(lua_State *L)
 {
+    impl_check_arg_count(L, "cloth:particles()");
     handle_userdata *h = check_cloth(L, 1);
     int n = imp_cloth_vertex_count(h->world->w, h->id);
     lua_createtable(L, n, 0);
@@ -308,6 +323,7 @@ static int cloth_particles(lua_State *L)
 
 static int cloth_destroy(lua_State *L)
 {
+    impl_check_arg_count(L, "cloth:destroy()");
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_CLOTH);
     if (imp_cloth_valid(h->world->w, h->id)) imp_cloth_destroy(impl_handle_unlocked(L, h, "destroy")->w, h->id);
     return 0;
@@ -315,6 +331,7 @@ static int cloth_destroy(lua_State *L)
 
 static int cloth_valid(lua_State *L)
 {
+    impl_check_arg_count(L, "cloth:valid()");
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_CLOTH);
     lua_pushboolean(L, imp_cloth_valid(h->world->w, h->id));
     return 1;
@@ -322,6 +339,7 @@ static int cloth_valid(lua_State *L)
 
 static int cloth_energy(lua_State *L)
 {
+    impl_check_arg_count(L, "cloth:energy()");
     handle_userdata *h = check_cloth(L, 1);
     lua_pushnumber(L, imp_cloth_energy(h->world->w, h->id));
     return 1;

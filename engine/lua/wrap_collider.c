@@ -63,6 +63,7 @@ static void read_surface(lua_State *L, const char *fn, imp_collider_def *d)
 /* world:plane{point = {0,0,0}, normal = {0,1,0}, restitution, friction, color} */
 int impl_world_plane(lua_State *L)
 {
+    impl_check_arg_count(L, "world:plane([def])");
     const char *fn = "world:plane";
     world_userdata *world = impl_check_world_unlocked(L, 1, fn);
     imp_collider_def d = imp_collider_def_default();
@@ -119,6 +120,7 @@ int impl_world_collider_box(lua_State *L)
 
 static int collider_destroy(lua_State *L)
 {
+    impl_check_arg_count(L, "collider:destroy()");
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_COLLIDER);
     if (!imp_collider_valid(h->world->w, h->id)) return 0;
     if (imp_world_locked(h->world->w)) return luaL_error(L, "collider:destroy: the world is locked while it steps");
@@ -127,6 +129,7 @@ static int collider_destroy(lua_State *L)
 }
 static int collider_valid(lua_State *L)
 {
+    impl_check_arg_count(L, "collider:valid()");
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_COLLIDER);
     lua_pushboolean(L, imp_collider_valid(h->world->w, h->id));
     return 1;

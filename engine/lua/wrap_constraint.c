@@ -70,6 +70,7 @@ static int push_constraint(lua_State *L, world_userdata *world, const imp_constr
 /* world:rod(a, b [, {length, color}]): |xa - xb| = length (default: the current distance) */
 int impl_world_rod(lua_State *L)
 {
+    impl_check_arg_count(L, "world:rod(a, b [, options])");
     const char *fn = "world:rod";
     world_userdata *world = impl_check_world_unlocked(L, 1, fn);
     imp_constraint_def def = imp_constraint_def_default();
@@ -93,6 +94,7 @@ int impl_world_rod(lua_State *L)
 /* world:pin(p [, point]): x = point (default: where p is now) */
 int impl_world_pin(lua_State *L)
 {
+    impl_check_arg_count(L, "world:pin(p [, point])");
     const char *fn = "world:pin";
     world_userdata *world = impl_check_world_unlocked(L, 1, fn);
     imp_constraint_def def = imp_constraint_def_default();
@@ -106,6 +108,7 @@ int impl_world_pin(lua_State *L)
 /* world:wire(p, {center = {0,0,0}, radius, normal = {0,0,1}, color}): a bead on a circular wire */
 int impl_world_wire(lua_State *L)
 {
+    impl_check_arg_count(L, "world:wire(p [, options])");
     const char *fn = "world:wire";
     world_userdata *world = impl_check_world_unlocked(L, 1, fn);
     imp_constraint_def def = imp_constraint_def_default();
@@ -130,6 +133,7 @@ int impl_world_wire(lua_State *L)
 /* world:on_plane(p, {normal, point, color}): n . (x - point) = 0, point defaults to where p is */
 int impl_world_on_plane(lua_State *L)
 {
+    impl_check_arg_count(L, "world:on_plane(p, options)");
     const char *fn = "world:on_plane";
     world_userdata *world = impl_check_world_unlocked(L, 1, fn);
     imp_constraint_def def = imp_constraint_def_default();
@@ -148,6 +152,7 @@ int impl_world_on_plane(lua_State *L)
 /* world:on_line(p, {direction, point, color}): x on the line point + s direction */
 int impl_world_on_line(lua_State *L)
 {
+    impl_check_arg_count(L, "world:on_line(p, options)");
     const char *fn = "world:on_line";
     world_userdata *world = impl_check_world_unlocked(L, 1, fn);
     imp_constraint_def def = imp_constraint_def_default();
@@ -166,6 +171,7 @@ int impl_world_on_line(lua_State *L)
 /* world:constraint{particles = {p1, ..}, C = function(x1, ..) return C [, g1, ..] end, color} */
 int impl_world_constraint(lua_State *L)
 {
+    impl_check_arg_count(L, "world:constraint(def)");
     const char *fn = "world:constraint";
     world_userdata *world = impl_check_world_unlocked(L, 1, fn);
     static const char *const keys[] = {"particles", "C", "color", NULL};
@@ -175,6 +181,7 @@ int impl_world_constraint(lua_State *L)
     if (lua_getfield(L, 2, "particles") != LUA_TTABLE) return luaL_error(L, "%s: field 'particles' must be a list of particles", fn);
     int n = (int)luaL_len(L, -1);
     if (n < 1 || n > IMP_CONSTRAINT_MAX) return luaL_error(L, "%s: field 'particles' takes 1 to %d particles (got %d)", fn, IMP_CONSTRAINT_MAX, n);
+    impl_check_list(L, -1, "world:constraint: field 'particles'", n);
     for (int i = 0; i < n; i++) {
         lua_rawgeti(L, -1, i + 1);
         handle_userdata *p = luaL_testudata(L, -1, IMPL_PARTICLE);
@@ -205,6 +212,7 @@ int impl_world_constraint(lua_State *L)
 
 int impl_world_constraints(lua_State *L)
 {
+    impl_check_arg_count(L, "world:constraints()");
     world_userdata *world = impl_check_world_userdata(L, 1);
     int n = imp_constraint_count(world->w);
     lua_createtable(L, n, 0);
@@ -218,6 +226,7 @@ int impl_world_constraints(lua_State *L)
 /* world:constraint_error(): the largest |C| over all rows, now */
 int impl_world_constraint_error(lua_State *L)
 {
+    impl_check_arg_count(L, "world:constraint_error()");
     world_userdata *world = impl_check_world_userdata(L, 1);
     impl_call_state saved = impl_call_begin(world, L);
     double e = imp_world_constraint_error(world->w);
@@ -229,6 +238,7 @@ int impl_world_constraint_error(lua_State *L)
 /* world:solve_constraints(): lambda and the constraint forces at the present state, without stepping */
 int impl_world_solve_constraints(lua_State *L)
 {
+    impl_check_arg_count(L, "world:solve_constraints()");
     world_userdata *world = impl_check_world_unlocked(L, 1, "world:solve_constraints");
     impl_call_state saved = impl_call_begin(world, L);
     imp_status st = imp_world_solve_constraints(world->w);
@@ -240,6 +250,7 @@ int impl_world_solve_constraints(lua_State *L)
 
 static int constraint_destroy(lua_State *L)
 {
+    impl_check_arg_count(L, "constraint:destroy()");
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_CONSTRAINT);
     if (!imp_constraint_valid(h->world->w, h->id)) return 0;
     if (imp_world_locked(h->world->w)) return luaL_error(L, "constraint:destroy: the world is locked while it steps; change it in update");
@@ -249,6 +260,7 @@ static int constraint_destroy(lua_State *L)
 
 static int constraint_valid(lua_State *L)
 {
+    impl_check_arg_count(L, "constraint:valid()");
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_CONSTRAINT);
     lua_pushboolean(L, imp_constraint_valid(h->world->w, h->id));
     return 1;

@@ -21,6 +21,7 @@
 
 static int core_mtime(lua_State *L)
 {
+    impl_check_arg_count(L, "core.mtime(path)");
     struct stat st;
     if (stat(luaL_checkstring(L, 1), &st) != 0) {
         lua_pushnil(L);
@@ -33,6 +34,7 @@ static int core_mtime(lua_State *L)
 
 static int core_clock(lua_State *L)
 {
+    impl_check_arg_count(L, "core.clock()");
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     lua_pushnumber(L, (double)ts.tv_sec + ts.tv_nsec * 1e-9);
@@ -41,6 +43,7 @@ static int core_clock(lua_State *L)
 
 static int core_image_load(lua_State *L)
 {
+    impl_check_arg_count(L, "core.image_load(path)");
     int w, h, n;
     unsigned char *px = stbi_load(luaL_checkstring(L, 1), &w, &h, &n, 4);
     if (!px) {

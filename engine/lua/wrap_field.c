@@ -37,6 +37,7 @@ static int field_call(void *user, const double x[3], const double v[3], double t
 /* world:field(fn): fn(x, y, z, vx, vy, vz, t) returns the force fx, fy, fz on each dynamic particle */
 int impl_world_field(lua_State *L)
 {
+    impl_check_arg_count(L, "world:field(fn)");
     world_userdata *world = impl_check_world_unlocked(L, 1, "world:field");
     luaL_checktype(L, 2, LUA_TFUNCTION);
     imp_field_def def = {field_call, impl_callback_new(L, world, 2), impl_callback_release};
@@ -46,12 +47,14 @@ int impl_world_field(lua_State *L)
 
 static int field_destroy(lua_State *L)
 {
+    impl_check_arg_count(L, "field:destroy()");
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_FIELD);
     if (imp_field_valid(h->world->w, h->id)) imp_field_destroy(impl_handle_unlocked(L, h, "field:destroy")->w, h->id);
     return 0;
 }
 static int field_valid(lua_State *L)
 {
+    impl_check_arg_count(L, "field:valid()");
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_FIELD);
     lua_pushboolean(L, imp_field_valid(h->world->w, h->id));
     return 1;

@@ -22,6 +22,7 @@ static handle_userdata *check_hair(lua_State *L, int idx) { return impl_check_ha
  *            root_motion = "fixed" | "kinematic" | "free", clamped, color} */
 int impl_world_hair(lua_State *L)
 {
+    impl_check_arg_count(L, "world:hair(def)");
     const char *fn = "world:hair";
     world_userdata *world = impl_check_world_unlocked(L, 1, fn);
     luaL_checktype(L, 2, LUA_TTABLE);
@@ -50,6 +51,7 @@ int impl_world_hair(lua_State *L)
         if (!lua_istable(L, -1)) return luaL_error(L, "%s: field 'points' must be a list of vectors", fn);
         np = (int)lua_rawlen(L, -1);
         if (np < 2) return luaL_error(L, "%s: field 'points' needs at least 2 points", fn);
+        impl_check_list(L, -1, "world:hair: field 'points'", np);
         pts = impl_scratch(L, sizeof(imp_vec3) * (size_t)np);
         for (int k = 0; k < np; k++) {
             char what[64];
@@ -83,6 +85,7 @@ int impl_world_hair(lua_State *L)
  * the end of the next step of length dt */
 static int hair_move_root(lua_State *L)
 {
+    impl_check_arg_count(L, "hair:move_root(position [, direction], dt)");
     handle_userdata *h = check_hair(L, 1);
     imp_world *w = impl_handle_unlocked(L, h, "hair:move_root")->w;
     imp_vec3 target = impl_tovec3(L, 2, "hair:move_root: argument 'position'");
@@ -113,6 +116,7 @@ static int hair_move_root(lua_State *L)
 /* hair:particle(k) (1 = root): the Particle, or nil once it was destroyed */
 static int hair_particle(lua_State *L)
 {
+    impl_check_arg_count(L, "hair:particle(k)");
     handle_userdata *h = check_hair(L, 1);
     int n = imp_cloth_vertex_count(h->world->w, h->id);
     lua_Integer i = luaL_checkinteger(L, 2);
@@ -125,6 +129,7 @@ static int hair_particle(lua_State *L)
 /* the particles from the root; a destroyed one is false */
 static int hair_particles(lua_State *L)
 {
+    impl_check_arg_count(L, "hair:particles()");
     handle_userdata *h = check_hair(L, 1);
     int n = imp_cloth_vertex_count(h->world->w, h->id);
     lua_createtable(L, n, 0);
@@ -137,6 +142,7 @@ static int hair_particles(lua_State *L)
 
 static int hair_destroy(lua_State *L)
 {
+    impl_check_arg_count(L, "hair:destroy()");
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_HAIR);
     if (imp_cloth_valid(h->world->w, h->id)) imp_cloth_destroy(impl_handle_unlocked(L, h, "destroy")->w, h->id);
     return 0;
@@ -144,6 +150,7 @@ static int hair_destroy(lua_State *L)
 
 static int hair_valid(lua_State *L)
 {
+    impl_check_arg_count(L, "hair:valid()");
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_HAIR);
     lua_pushboolean(L, imp_cloth_valid(h->world->w, h->id));
     return 1;
@@ -151,6 +158,7 @@ static int hair_valid(lua_State *L)
 
 static int hair_energy(lua_State *L)
 {
+    impl_check_arg_count(L, "hair:energy()");
     handle_userdata *h = check_hair(L, 1);
     lua_pushnumber(L, imp_cloth_energy(h->world->w, h->id));
     return 1;

@@ -14,6 +14,7 @@
  *
  *   world:joint{a, b, point, fixed} without `type`: a ball joint of the QP mode alone (three equality
  *   rows; fixed = true: a weld), which returns an index; world:remove_joint(index [, fixed]) */
+#include <stdio.h>
 #include <string.h>
 
 #include "imp_lua.h"
@@ -25,8 +26,12 @@ static bool limited_type(imp_joint_type t) { return t == IMP_JOINT_HINGE || t ==
 /* limits at idx: {lo, hi} (hinge/twist/prismatic) or {swing = rad} (point); fn names the field */
 static void read_limits(lua_State *L, int idx, imp_joint_type t, const char *fn, double *lo, double *hi)
 {
+    char what[64];
+    snprintf(what, sizeof what, "%s: field 'limits'", fn);
     if (t == IMP_JOINT_POINT) {
         if (!lua_istable(L, idx)) luaL_error(L, "%s: field 'limits' of a point joint must be {swing = angle}", fn);
+        static const char *const keys[] = {"swing", NULL};
+        impl_check_keys(L, idx, what, keys);
         lua_getfield(L, idx, "swing");
         int ok;
         double sw = lua_tonumberx(L, -1, &ok);
@@ -37,6 +42,7 @@ static void read_limits(lua_State *L, int idx, imp_joint_type t, const char *fn,
     }
     if (!limited_type(t)) luaL_error(L, "%s: field 'limits' is for hinge, twist, prismatic and point joints", fn);
     if (!lua_istable(L, idx)) luaL_error(L, "%s: field 'limits' must be {lo, hi} with lo <= hi", fn);
+    impl_check_list(L, idx, what, 2);
     lua_rawgeti(L, idx, 1), lua_rawgeti(L, idx, 2);
     int ok1, ok2;
     *lo = lua_tonumberx(L, -2, &ok1), *hi = lua_tonumberx(L, -1, &ok2);
@@ -49,6 +55,10 @@ static void read_motor(lua_State *L, int idx, imp_joint_type t, const char *fn, 
 {
     if (!limited_type(t)) luaL_error(L, "%s: field 'motor' is for hinge, twist and prismatic joints", fn);
     if (!lua_istable(L, idx)) luaL_error(L, "%s: field 'motor' must be {speed = s, max = m} with max >= 0", fn);
+    static const char *const keys[] = {"speed", "max", NULL};
+    char what[64];
+    snprintf(what, sizeof what, "%s: field 'motor'", fn);
+    impl_check_keys(L, idx, what, keys);
     lua_getfield(L, idx, "speed"), lua_getfield(L, idx, "max");
     int ok1, ok2;
     *speed = lua_tonumberx(L, -2, &ok1), *max = lua_tonumberx(L, -1, &ok2);
@@ -117,6 +127,7 @@ static int create_typed_joint(lua_State *L)
 /* world:joint{a = body, b = body (optional: the world), point = {x, y, z}} -> index */
 int impl_world_joint(lua_State *L)
 {
+    impl_check_arg_count(L, "world:joint(def)");
     const char *fn = "world:joint";
     imp_world *w = impl_check_world_unlocked(L, 1, fn)->w;
     luaL_checktype(L, 2, LUA_TTABLE);
@@ -149,6 +160,7 @@ int impl_world_joint(lua_State *L)
 
 int impl_world_remove_joint(lua_State *L)
 {
+    impl_check_arg_count(L, "world:remove_joint(index [, fixed])");
     imp_world *w = impl_check_world_unlocked(L, 1, "world:remove_joint")->w;
     int k = (int)luaL_checkinteger(L, 2) - 1;
     imp_qp_joint_remove(w, k);
@@ -165,6 +177,7 @@ static handle_userdata *check_joint(lua_State *L, int idx)
 
 static int joint_destroy(lua_State *L)
 {
+    impl_check_arg_count(L, "joint:destroy()");
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_JOINT);
     if (!imp_joint_valid(h->world->w, h->id)) return 0;
     if (imp_world_locked(h->world->w)) return luaL_error(L, "joint:destroy: the world is locked while it steps; change it in update");
@@ -174,6 +187,7 @@ static int joint_destroy(lua_State *L)
 
 static int joint_valid(lua_State *L)
 {
+    impl_check_arg_count(L, "joint:valid()");
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_JOINT);
     lua_pushboolean(L, imp_joint_valid(h->world->w, h->id) && imp_joint_bodies_live(h->world->w, h->id));
     return 1;

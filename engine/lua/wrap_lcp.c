@@ -36,6 +36,7 @@ static double lcp_number(lua_State *L, int t, int i, const char *what, int row)
 
 static int lcp_solve(lua_State *L)
 {
+    impl_check_arg_count(L, "impetus.lcp.solve(A, b [, neq])");
     luaL_checktype(L, 1, LUA_TTABLE);
     luaL_checktype(L, 2, LUA_TTABLE);
     lua_Integer n = (lua_Integer)lua_rawlen(L, 2);

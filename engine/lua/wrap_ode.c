@@ -105,6 +105,7 @@ static void finish(lua_State *L, imp_ode_solver *s, int rc)
 
 static int ode_step(lua_State *L)
 {
+    impl_check_arg_count(L, "impetus.ode.step(f, x, t, h [, method])");
     luaL_checktype(L, 1, LUA_TFUNCTION);
     double t = luaL_checknumber(L, 3), h = luaL_checknumber(L, 4);
     imp_method m = lua_isnoneornil(L, 5) ? IMP_RK4 : impl_check_method(L, 5, "impetus.ode.step: argument 'method'");
@@ -124,6 +125,7 @@ static int ode_step(lua_State *L)
 /* opts: method ("rk4"), h ((t1 - t0) / 100), tol (1e-6), base ("rk4"), max_growth (5), h_min (1e-9) */
 static int ode_solve(lua_State *L)
 {
+    impl_check_arg_count(L, "impetus.ode.solve(f, x0, t0, t1 [, options])");
     const char *fn = "impetus.ode.solve";
     luaL_checktype(L, 1, LUA_TFUNCTION);
     double t0 = luaL_checknumber(L, 3), t1 = luaL_checknumber(L, 4);
@@ -176,6 +178,7 @@ static int ode_solve(lua_State *L)
 
 static int ode_adapt_factor(lua_State *L)
 {
+    impl_check_arg_count(L, "impetus.ode.adapt_factor(err, tol, order)");
     double err = luaL_checknumber(L, 1), tol = luaL_checknumber(L, 2);
     lua_Integer order = luaL_checkinteger(L, 3);
     if (!(tol > 0)) return luaL_argerror(L, 2, "tol must be > 0");
@@ -186,6 +189,7 @@ static int ode_adapt_factor(lua_State *L)
 
 static int ode_order(lua_State *L)
 {
+    impl_check_arg_count(L, "impetus.ode.order(method)");
     imp_method m = impl_check_method(L, 1, "impetus.ode.order: argument 'method'");
     lua_pushinteger(L, imp_ode_order(m));
     return 1;

@@ -20,6 +20,7 @@ static imp_motion motion_from_def(lua_State *L, int idx, const char *fn)
 /* world:particle{position, velocity, mass, radius, fixed, kinematic, color} */
 int impl_world_particle(lua_State *L)
 {
+    impl_check_arg_count(L, "world:particle([def])");
     const char *fn = "world:particle";
     world_userdata *world = impl_check_world_unlocked(L, 1, fn);
     imp_particle_def def = imp_particle_def_default();
@@ -70,6 +71,7 @@ static int curve_call(void *user, double u, double x[3], double xu[3], double xu
 /* world:curve_particle{curve = function(u) return x [, x_u, x_uu] end, u, udot, range, mass, radius, color} */
 int impl_world_curve_particle(lua_State *L)
 {
+    impl_check_arg_count(L, "world:curve_particle(def)");
     const char *fn = "world:curve_particle";
     world_userdata *world = impl_check_world_unlocked(L, 1, fn);
     static const char *const keys[] = {"curve", "u", "udot", "range", "mass", "radius", "color", NULL};
@@ -85,6 +87,7 @@ int impl_world_curve_particle(lua_State *L)
     if (lua_getfield(L, 2, "range") != LUA_TNIL) {
         int ok1 = 0, ok2 = 0;
         if (lua_istable(L, -1)) {
+            impl_check_list(L, -1, "world:curve_particle: field 'range'", 2);
             lua_rawgeti(L, -1, 1), lua_rawgeti(L, -2, 2);
             def.u_min = lua_tonumberx(L, -2, &ok1), def.u_max = lua_tonumberx(L, -1, &ok2);
             lua_pop(L, 2);
@@ -110,6 +113,7 @@ int impl_world_curve_particle(lua_State *L)
 /* world:particles() -> every particle, in the engine's order */
 int impl_world_particles(lua_State *L)
 {
+    impl_check_arg_count(L, "world:particles()");
     world_userdata *world = impl_check_world_userdata(L, 1);
     int n = imp_particle_count(world->w);
     lua_createtable(L, n, 0);
@@ -124,6 +128,7 @@ int impl_world_particles(lua_State *L)
 
 static int particle_destroy(lua_State *L)
 {
+    impl_check_arg_count(L, "particle:destroy()");
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_PARTICLE);
     if (!imp_particle_valid(h->world->w, h->id)) return 0; /* destroying twice is harmless */
     imp_particle_destroy(impl_handle_unlocked(L, h, "particle:destroy")->w, h->id);
@@ -132,6 +137,7 @@ static int particle_destroy(lua_State *L)
 
 static int particle_valid(lua_State *L)
 {
+    impl_check_arg_count(L, "particle:valid()");
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_PARTICLE);
     lua_pushboolean(L, imp_particle_valid(h->world->w, h->id));
     return 1;
@@ -140,6 +146,7 @@ static int particle_valid(lua_State *L)
 /* particle:move_to(target, dt): a kinematic particle will reach target at the end of the next step */
 static int particle_move_to(lua_State *L)
 {
+    impl_check_arg_count(L, "particle:move_to(target, dt)");
     handle_userdata *h = impl_check_particle(L, 1);
     imp_vec3 target = impl_tovec3(L, 2, "particle:move_to: argument 'target'");
     double dt = luaL_checknumber(L, 3);

@@ -10,6 +10,7 @@ static handle_userdata *check_spring(lua_State *L, int idx) { return impl_check_
 /* world:spring(a, b, {ks, kd, rest}): b is a Particle or a fixed point {x, y, z} */
 int impl_world_spring(lua_State *L)
 {
+    impl_check_arg_count(L, "world:spring(a, b [, options])");
     const char *fn = "world:spring";
     world_userdata *world = impl_check_world_unlocked(L, 1, fn);
     imp_spring_def def = imp_spring_def_default();
@@ -41,12 +42,14 @@ int impl_world_spring(lua_State *L)
 
 static int spring_destroy(lua_State *L)
 {
+    impl_check_arg_count(L, "spring:destroy()");
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_SPRING);
     if (imp_spring_valid(h->world->w, h->id)) imp_spring_destroy(impl_handle_unlocked(L, h, "spring:destroy")->w, h->id);
     return 0;
 }
 static int spring_valid(lua_State *L)
 {
+    impl_check_arg_count(L, "spring:valid()");
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_SPRING);
     lua_pushboolean(L, imp_spring_valid(h->world->w, h->id));
     return 1;

@@ -36,6 +36,7 @@ world_userdata *impl_check_world_unlocked(lua_State *L, int idx, const char *wha
 
 static int world_new(lua_State *L)
 {
+    impl_check_arg_count(L, "impetus.world([def])");
     imp_world_def def = imp_world_def_default();
     if (!lua_isnoneornil(L, 1)) {
         luaL_checktype(L, 1, LUA_TTABLE);
@@ -93,6 +94,7 @@ static int world_tostring(lua_State *L)
 /* world:step(dt) -> true | false, message (NaN guard). A callback error is raised, world intact. */
 static int world_step(lua_State *L)
 {
+    impl_check_arg_count(L, "world:step(dt)");
     world_userdata *world = impl_check_world_userdata(L, 1);
     double dt = luaL_checknumber(L, 2);
     if (!(dt > 0) || !isfinite(dt)) return luaL_argerror(L, 2, "dt must be a positive number of seconds");
@@ -124,6 +126,7 @@ static int world_step(lua_State *L)
 
 static int world_profile(lua_State *L)
 {
+    impl_check_arg_count(L, "world:profile()");
     world_userdata *world = impl_check_world_userdata(L, 1);
     imp_profile p = imp_world_profile(world->w);
     lua_createtable(L, 0, 5);
@@ -147,10 +150,21 @@ static int world_profile(lua_State *L)
     return 1;
 }
 
-static int world_kinetic_energy(lua_State *L) { lua_pushnumber(L, imp_world_kinetic_energy(impl_check_world(L, 1))); return 1; }
-static int world_potential_energy(lua_State *L) { lua_pushnumber(L, imp_world_potential_energy(impl_check_world(L, 1))); return 1; }
+static int world_kinetic_energy(lua_State *L)
+{
+    impl_check_arg_count(L, "world:kinetic_energy()");
+    lua_pushnumber(L, imp_world_kinetic_energy(impl_check_world(L, 1)));
+    return 1;
+}
+static int world_potential_energy(lua_State *L)
+{
+    impl_check_arg_count(L, "world:potential_energy()");
+    lua_pushnumber(L, imp_world_potential_energy(impl_check_world(L, 1)));
+    return 1;
+}
 static int world_energy(lua_State *L)
 {
+    impl_check_arg_count(L, "world:energy()");
     imp_world *w = impl_check_world(L, 1);
     lua_pushnumber(L, imp_world_kinetic_energy(w) + imp_world_potential_energy(w));
     return 1;
@@ -159,6 +173,7 @@ static int world_energy(lua_State *L)
 /* world:jacobian_check([eps]) -> {dfdx = rel. error, dfdv = rel. error, dfdx_max, dfdv_max, matrix} */
 static int world_jacobian_check(lua_State *L)
 {
+    impl_check_arg_count(L, "world:jacobian_check([eps])");
     world_userdata *world = impl_check_world_unlocked(L, 1, "world:jacobian_check");
     double eps = luaL_optnumber(L, 2, 1e-6);
     if (!(eps > 0) || !(eps < 1)) return luaL_argerror(L, 2, "eps must be in (0, 1)");
@@ -182,11 +197,13 @@ static bool def_is_static(lua_State *L, const char *fn)
 }
 static int world_sphere(lua_State *L)
 {
+    impl_check_arg_count(L, "world:sphere(def)");
     impl_check_world_unlocked(L, 1, "world:sphere");
     return def_is_static(L, "world:sphere") ? impl_world_collider_sphere(L) : impl_world_body_sphere(L);
 }
 static int world_box(lua_State *L)
 {
+    impl_check_arg_count(L, "world:box(def)");
     impl_check_world_unlocked(L, 1, "world:box");
     return def_is_static(L, "world:box") ? impl_world_collider_box(L) : impl_world_body_box(L);
 }

@@ -19,6 +19,8 @@
  * A contact side is a Body (with its shape index, 1-based) or a Collider. An exact-mode contact is
  * {a, b (bodies, nil for a collider), point, normal, separation, velocity, force, acceleration,
  * friction, edge, joint}; info is {status, pivots, clamped, regularized}. */
+#include <stdio.h>
+
 #include "imp_lua.h"
 
 /* one side of a contact: a Body (and its shape index, 1-based), or a Collider */
@@ -39,6 +41,7 @@ static void push_side_into(lua_State *L, int world_idx, int table, const char *b
 /* world:contacts() -> list of {a, b, shape_a, shape_b, normal, points = {{point, depth, id}...}, age} */
 int impl_world_contacts(lua_State *L)
 {
+    impl_check_arg_count(L, "world:contacts()");
     world_userdata *world = impl_check_world_userdata(L, 1);
     int n = imp_world_contact_count(world->w);
     lua_createtable(L, n, 0);
@@ -91,6 +94,7 @@ static void push_events(lua_State *L, int n, void (*get)(const imp_world *, int,
 /* world:contact_events() -> {begin = {{a, b, shape_a, shape_b, speed}...}, ["end"] = {... impulse}, hit = {{a, b, ..., point, normal, impulse, speed}}} of the last step */
 int impl_world_contact_events(lua_State *L)
 {
+    impl_check_arg_count(L, "world:contact_events()");
     world_userdata *world = impl_check_world_userdata(L, 1);
     lua_createtable(L, 0, 2);
     push_events(L, imp_world_begin_count(world->w), imp_world_begin_event, world->w, imp_world_begin_speed, "speed");
@@ -117,6 +121,7 @@ int impl_world_contact_events(lua_State *L)
 /* world:pairs() -> the broad-phase pairs of the last step, {a, b, shape_a, shape_b} */
 int impl_world_pairs(lua_State *L)
 {
+    impl_check_arg_count(L, "world:pairs()");
     world_userdata *world = impl_check_world_userdata(L, 1);
     int n = imp_world_pair_count(world->w);
     lua_createtable(L, n, 0);
@@ -134,6 +139,7 @@ int impl_world_pairs(lua_State *L)
 /* world:raycast(from, to) -> {body | collider, shape, point, normal, fraction} or nil */
 int impl_world_raycast(lua_State *L)
 {
+    impl_check_arg_count(L, "world:raycast(from, to)");
     world_userdata *world = impl_check_world_userdata(L, 1);
     imp_vec3 from = impl_tovec3(L, 2, "world:raycast: argument 'from'"), to = impl_tovec3(L, 3, "world:raycast: argument 'to'");
     imp_ray_hit hit;
@@ -163,6 +169,7 @@ static int push_sides(lua_State *L, const imp_contact_side *s, int n)
 /* world:query_point(p) -> list of {body, shape} (or {collider}) containing p */
 int impl_world_query_point(lua_State *L)
 {
+    impl_check_arg_count(L, "world:query_point(point)");
     world_userdata *world = impl_check_world_userdata(L, 1);
     imp_vec3 p = impl_tovec3(L, 2, "world:query_point: argument 'point'");
     int n = imp_world_query_point(world->w, p, NULL, 0);
@@ -174,6 +181,7 @@ int impl_world_query_point(lua_State *L)
 /* world:overlap({type = "box", size = ...}, position [, orientation]) -> list of {body, shape} */
 int impl_world_overlap(lua_State *L)
 {
+    impl_check_arg_count(L, "world:overlap(shape, position [, orientation])");
     const char *fn = "world:overlap";
     world_userdata *world = impl_check_world_userdata(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
@@ -183,6 +191,11 @@ int impl_world_overlap(lua_State *L)
     lua_getfield(L, 2, "type");
     int type = impl_check_option(L, -1, "world:overlap: field 'type'", shape_names);
     lua_pop(L, 1);
+    static const char *const type_keys[][4] = {{"type", "radius", NULL}, {"type", "radius", "length", NULL},
+                                               {"type", "size", "half", NULL}, {"type", "points", NULL}};
+    char what[64];
+    snprintf(what, sizeof what, "world:overlap (a %s)", shape_names[type]);
+    impl_check_keys(L, 2, what, type_keys[type]);
     imp_shape_def d = imp_shape_def_default((imp_shape_type)type);
     if (type == IMP_SHAPE_SPHERE || type == IMP_SHAPE_CAPSULE) d.radius = impl_field_number(L, 2, fn, "radius", d.radius);
     if (type == IMP_SHAPE_CAPSULE) d.half_height = 0.5 * impl_field_number(L, 2, fn, "length", 1);
@@ -193,10 +206,12 @@ int impl_world_overlap(lua_State *L)
     if (type == IMP_SHAPE_HULL) {
         if (lua_getfield(L, 2, "points") != LUA_TTABLE) return luaL_error(L, "%s: field 'points' must be a list of points", fn);
         int n = (int)lua_rawlen(L, -1);
+        impl_check_list(L, -1, "world:overlap: field 'points'", n);
         double *p = lua_newuserdatauv(L, sizeof(double) * 3 * (size_t)(n > 0 ? n : 1), 0);
         for (int i = 0; i < n; i++) {
             lua_rawgeti(L, -2, i + 1);
-            v3_store(p + 3 * i, impl_tovec3(L, -1, "world:overlap: points[i]"));
+            snprintf(what, sizeof what, "world:overlap: points[%d]", i + 1);
+            v3_store(p + 3 * i, impl_tovec3(L, -1, what));
             lua_pop(L, 1);
         }
         d.points = p, d.point_count = n;
@@ -213,6 +228,7 @@ int impl_world_overlap(lua_State *L)
 /* world:collide(): run broad and narrow phase now (after moving bodies by hand) */
 int impl_world_collide(lua_State *L)
 {
+    impl_check_arg_count(L, "world:collide()");
     world_userdata *world = impl_check_world_unlocked(L, 1, "world:collide");
     imp_world_collide(world->w);
     return 0;
@@ -247,6 +263,7 @@ static void push_contacts(lua_State *L, imp_world *w, const char *force_key)
 
 int impl_world_contact_system(lua_State *L)
 {
+    impl_check_arg_count(L, "world:contact_system()");
     imp_world *w = impl_check_world_unlocked(L, 1, "world:contact_system")->w;
     int n = imp_qp_gather(w);
     double *A = lua_newuserdatauv(L, sizeof(double) * ((size_t)n * n + n + 1), 0);
@@ -266,6 +283,7 @@ int impl_world_contact_system(lua_State *L)
 
 int impl_world_contact_accelerations(lua_State *L)
 {
+    impl_check_arg_count(L, "world:contact_accelerations(f)");
     imp_world *w = impl_check_world_unlocked(L, 1, "world:contact_accelerations")->w;
     luaL_checktype(L, 2, LUA_TTABLE);
     int n = imp_qp_gather(w);
@@ -287,6 +305,7 @@ int impl_world_contact_accelerations(lua_State *L)
 
 int impl_world_contact_separations(lua_State *L)
 {
+    impl_check_arg_count(L, "world:contact_separations()");
     imp_world *w = impl_check_world_unlocked(L, 1, "world:contact_separations")->w;
     imp_qp_replace(w);
     int n = imp_qp_count(w);
@@ -303,6 +322,7 @@ int impl_world_contact_separations(lua_State *L)
 
 int impl_world_solve_contacts(lua_State *L)
 {
+    impl_check_arg_count(L, "world:solve_contacts()");
     imp_world *w = impl_check_world_unlocked(L, 1, "world:solve_contacts")->w;
     imp_qp_gather(w);
     imp_lcp_info info;
@@ -314,6 +334,7 @@ int impl_world_solve_contacts(lua_State *L)
 
 int impl_world_resolve_collisions(lua_State *L)
 {
+    impl_check_arg_count(L, "world:resolve_collisions([e])");
     imp_world *w = impl_check_world_unlocked(L, 1, "world:resolve_collisions")->w;
     double e = luaL_optnumber(L, 2, imp_world_restitution(w));
     if (!(e >= 0 && e <= 1)) return luaL_error(L, "world:resolve_collisions: argument 'e' must be in [0, 1] (got %g)", e);
@@ -327,6 +348,7 @@ int impl_world_resolve_collisions(lua_State *L)
 
 int impl_world_contact_stats(lua_State *L)
 {
+    impl_check_arg_count(L, "world:contact_stats()");
     imp_world *w = impl_check_world_userdata(L, 1)->w;
     lua_createtable(L, 0, 3);
     lua_pushinteger(L, imp_qp_impacts(w)), lua_setfield(L, -2, "impacts");
