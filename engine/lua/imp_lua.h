@@ -28,6 +28,7 @@ typedef struct world_userdata {
     imp_world *w;      /* NULL once the world is destroyed                                     */
     lua_State *L;      /* the thread running the current step (callbacks run on it)            */
     int error_ref;     /* registry ref of the first callback error of this step, or LUA_NOREF */
+    struct world_census *census; /* counts the worlds whose C memory is held (wrap_world.c)    */
 } world_userdata;
 
 /* a handle to an object of a world; its user value 1 is the World userdata (keeps it alive) */
@@ -65,6 +66,8 @@ bool impl_options(lua_State *L, int idx, const char *fn, const char *const *keys
 handle_userdata *impl_push_handle(lua_State *L, int world_idx, const char *type, imp_id id);
 /* a handle of the same world as the handle at handle_idx */
 handle_userdata *impl_push_sibling(lua_State *L, int handle_idx, const char *type, imp_id id);
+/* whether the handle's object (and its world) still exist */
+bool impl_handle_valid(const handle_userdata *h, bool (*valid)(const imp_world *, imp_id));
 /* the handle at idx, of the given type, whose object still exists ("stale Body handle ...") */
 handle_userdata *impl_check_handle(lua_State *L, int idx, const char *type, bool (*valid)(const imp_world *, imp_id));
 world_userdata *impl_handle_unlocked(lua_State *L, handle_userdata *h, const char *what); /* refuses changes during a step */

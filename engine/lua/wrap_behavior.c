@@ -105,14 +105,14 @@ static int behavior_destroy(lua_State *L)
 {
     impl_check_arg_count(L, "behavior:destroy()");
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_BEHAVIOR);
-    if (imp_behavior_valid(h->world->w, h->id)) imp_behavior_destroy(impl_handle_unlocked(L, h, "behavior:destroy")->w, h->id);
+    if (impl_handle_valid(h, imp_behavior_valid)) imp_behavior_destroy(impl_handle_unlocked(L, h, "behavior:destroy")->w, h->id);
     return 0;
 }
 static int behavior_valid(lua_State *L)
 {
     impl_check_arg_count(L, "behavior:valid()");
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_BEHAVIOR);
-    lua_pushboolean(L, imp_behavior_valid(h->world->w, h->id));
+    lua_pushboolean(L, impl_handle_valid(h, imp_behavior_valid));
     return 1;
 }
 

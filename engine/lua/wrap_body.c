@@ -347,7 +347,7 @@ static int body_destroy(lua_State *L)
 {
     impl_check_arg_count(L, "body:destroy()");
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_BODY);
-    if (!imp_body_valid(h->world->w, h->id)) return 0;
+    if (!impl_handle_valid(h, imp_body_valid)) return 0;
     imp_body_destroy(impl_handle_unlocked(L, h, "body:destroy")->w, h->id);
     return 0;
 }
@@ -355,7 +355,7 @@ static int body_valid(lua_State *L)
 {
     impl_check_arg_count(L, "body:valid()");
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_BODY);
-    lua_pushboolean(L, imp_body_valid(h->world->w, h->id));
+    lua_pushboolean(L, impl_handle_valid(h, imp_body_valid));
     return 1;
 }
 static int body_apply_force(lua_State *L)
@@ -453,7 +453,7 @@ static int body_wake(lua_State *L)
 static int body_tostring(lua_State *L)
 {
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_BODY);
-    if (!imp_body_valid(h->world->w, h->id)) {
+    if (!impl_handle_valid(h, imp_body_valid)) {
         lua_pushliteral(L, "Body (destroyed)");
         return 1;
     }

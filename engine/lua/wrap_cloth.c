@@ -325,7 +325,7 @@ static int cloth_destroy(lua_State *L)
 {
     impl_check_arg_count(L, "cloth:destroy()");
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_CLOTH);
-    if (imp_cloth_valid(h->world->w, h->id)) imp_cloth_destroy(impl_handle_unlocked(L, h, "destroy")->w, h->id);
+    if (impl_handle_valid(h, imp_cloth_valid)) imp_cloth_destroy(impl_handle_unlocked(L, h, "destroy")->w, h->id);
     return 0;
 }
 
@@ -333,7 +333,7 @@ static int cloth_valid(lua_State *L)
 {
     impl_check_arg_count(L, "cloth:valid()");
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_CLOTH);
-    lua_pushboolean(L, imp_cloth_valid(h->world->w, h->id));
+    lua_pushboolean(L, impl_handle_valid(h, imp_cloth_valid));
     return 1;
 }
 
@@ -348,7 +348,7 @@ static int cloth_energy(lua_State *L)
 static int cloth_tostring(lua_State *L)
 {
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_CLOTH);
-    if (!imp_cloth_valid(h->world->w, h->id)) lua_pushliteral(L, "Cloth (destroyed)");
+    if (!impl_handle_valid(h, imp_cloth_valid)) lua_pushliteral(L, "Cloth (destroyed)");
     else lua_pushfstring(L, "Cloth #%d (%d particles)", (int)h->id.index, imp_cloth_vertex_count(h->world->w, h->id));
     return 1;
 }

@@ -122,7 +122,7 @@ static int collider_destroy(lua_State *L)
 {
     impl_check_arg_count(L, "collider:destroy()");
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_COLLIDER);
-    if (!imp_collider_valid(h->world->w, h->id)) return 0;
+    if (!impl_handle_valid(h, imp_collider_valid)) return 0;
     if (imp_world_locked(h->world->w)) return luaL_error(L, "collider:destroy: the world is locked while it steps");
     imp_collider_destroy(h->world->w, h->id);
     return 0;
@@ -131,7 +131,7 @@ static int collider_valid(lua_State *L)
 {
     impl_check_arg_count(L, "collider:valid()");
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_COLLIDER);
-    lua_pushboolean(L, imp_collider_valid(h->world->w, h->id));
+    lua_pushboolean(L, impl_handle_valid(h, imp_collider_valid));
     return 1;
 }
 
@@ -217,7 +217,7 @@ static int collider_get_false(lua_State *L)
 static int collider_get_id(lua_State *L) { lua_pushinteger(L, check_collider(L, 1)->id.index); return 1; }
 static int collider_get_data(lua_State *L)
 {
-    check_collider(L, 1);
+    luaL_checkudata(L, 1, IMPL_COLLIDER);
     return impl_push_data(L, 1);
 }
 static int collider_get_color(lua_State *L)

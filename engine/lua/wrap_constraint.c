@@ -54,7 +54,7 @@ static imp_id particle_argument(lua_State *L, int idx, world_userdata *world, co
 {
     handle_userdata *p = luaL_testudata(L, idx, IMPL_PARTICLE);
     if (!p) luaL_error(L, "%s: argument '%s' must be a Particle (got %s)", fn, name, luaL_typename(L, idx));
-    if (!imp_particle_valid(p->world->w, p->id)) luaL_error(L, "%s: stale Particle handle for '%s': that object was destroyed", fn, name);
+    if (!impl_handle_valid(p, imp_particle_valid)) luaL_error(L, "%s: stale Particle handle for '%s': that object was destroyed", fn, name);
     if (p->world != world) luaL_error(L, "%s: particle '%s' belongs to another world", fn, name);
     return p->id;
 }
@@ -252,7 +252,7 @@ static int constraint_destroy(lua_State *L)
 {
     impl_check_arg_count(L, "constraint:destroy()");
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_CONSTRAINT);
-    if (!imp_constraint_valid(h->world->w, h->id)) return 0;
+    if (!impl_handle_valid(h, imp_constraint_valid)) return 0;
     if (imp_world_locked(h->world->w)) return luaL_error(L, "constraint:destroy: the world is locked while it steps; change it in update");
     imp_constraint_destroy(h->world->w, h->id);
     return 0;
@@ -262,14 +262,14 @@ static int constraint_valid(lua_State *L)
 {
     impl_check_arg_count(L, "constraint:valid()");
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_CONSTRAINT);
-    lua_pushboolean(L, imp_constraint_valid(h->world->w, h->id));
+    lua_pushboolean(L, impl_handle_valid(h, imp_constraint_valid));
     return 1;
 }
 
 static int constraint_tostring(lua_State *L)
 {
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_CONSTRAINT);
-    if (!imp_constraint_valid(h->world->w, h->id)) lua_pushliteral(L, "Constraint (destroyed)");
+    if (!impl_handle_valid(h, imp_constraint_valid)) lua_pushliteral(L, "Constraint (destroyed)");
     else lua_pushfstring(L, "Constraint #%d (%s)", (int)h->id.index, TYPE_NAMES[imp_constraint_get(h->world->w, h->id).kind]);
     return 1;
 }

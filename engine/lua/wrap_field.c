@@ -49,14 +49,14 @@ static int field_destroy(lua_State *L)
 {
     impl_check_arg_count(L, "field:destroy()");
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_FIELD);
-    if (imp_field_valid(h->world->w, h->id)) imp_field_destroy(impl_handle_unlocked(L, h, "field:destroy")->w, h->id);
+    if (impl_handle_valid(h, imp_field_valid)) imp_field_destroy(impl_handle_unlocked(L, h, "field:destroy")->w, h->id);
     return 0;
 }
 static int field_valid(lua_State *L)
 {
     impl_check_arg_count(L, "field:valid()");
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_FIELD);
-    lua_pushboolean(L, imp_field_valid(h->world->w, h->id));
+    lua_pushboolean(L, impl_handle_valid(h, imp_field_valid));
     return 1;
 }
 

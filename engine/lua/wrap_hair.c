@@ -144,7 +144,7 @@ static int hair_destroy(lua_State *L)
 {
     impl_check_arg_count(L, "hair:destroy()");
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_HAIR);
-    if (imp_cloth_valid(h->world->w, h->id)) imp_cloth_destroy(impl_handle_unlocked(L, h, "destroy")->w, h->id);
+    if (impl_handle_valid(h, imp_cloth_valid)) imp_cloth_destroy(impl_handle_unlocked(L, h, "destroy")->w, h->id);
     return 0;
 }
 
@@ -152,7 +152,7 @@ static int hair_valid(lua_State *L)
 {
     impl_check_arg_count(L, "hair:valid()");
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_HAIR);
-    lua_pushboolean(L, imp_cloth_valid(h->world->w, h->id));
+    lua_pushboolean(L, impl_handle_valid(h, imp_cloth_valid));
     return 1;
 }
 
@@ -167,7 +167,7 @@ static int hair_energy(lua_State *L)
 static int hair_tostring(lua_State *L)
 {
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_HAIR);
-    if (!imp_cloth_valid(h->world->w, h->id)) lua_pushliteral(L, "Hair (destroyed)");
+    if (!impl_handle_valid(h, imp_cloth_valid)) lua_pushliteral(L, "Hair (destroyed)");
     else lua_pushfstring(L, "Hair #%d (%d particles)", (int)h->id.index, imp_cloth_vertex_count(h->world->w, h->id));
     return 1;
 }

@@ -46,13 +46,23 @@ handle_userdata *impl_push_sibling(lua_State *L, int handle_idx, const char *typ
     return h;
 }
 
+bool impl_handle_valid(const handle_userdata *h, bool (*valid)(const imp_world *, imp_id))
+{
+    return h->world->w && valid(h->world->w, h->id);
+}
+
+/* "Body" of "impetus.Body" */
+static const char *type_short_name(const char *type)
+{
+    const char *dot = strrchr(type, '.');
+    return dot ? dot + 1 : type;
+}
+
 handle_userdata *impl_check_handle(lua_State *L, int idx, const char *type, bool (*valid)(const imp_world *, imp_id))
 {
     handle_userdata *h = luaL_checkudata(L, idx, type);
-    if (!valid(h->world->w, h->id)) {
-        const char *dot = strrchr(type, '.');
-        luaL_error(L, "stale %s handle: that object was destroyed", dot ? dot + 1 : type);
-    }
+    if (!h->world->w) luaL_error(L, "stale %s handle: its world was destroyed", type_short_name(type));
+    if (!valid(h->world->w, h->id)) luaL_error(L, "stale %s handle: that object was destroyed", type_short_name(type));
     return h;
 }
 
@@ -74,6 +84,7 @@ static int push_object_table(lua_State *L, int idx, int which)
         type = lua_tostring(L, -1) ? lua_tostring(L, -1) : "?";
         lua_pop(L, 2);
     }
+    if (!h->world->w) luaL_error(L, "stale %s handle: its world was destroyed", type_short_name(type));
     lua_getiuservalue(L, idx, 1);           /* the world */
     lua_getiuservalue(L, -1, which);        /* its tables of objects */
     push_object_key(L, type, h->id);

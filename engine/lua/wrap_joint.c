@@ -171,7 +171,7 @@ int impl_world_remove_joint(lua_State *L)
 static handle_userdata *check_joint(lua_State *L, int idx)
 {
     handle_userdata *h = luaL_checkudata(L, idx, IMPL_JOINT);
-    if (!imp_joint_valid(h->world->w, h->id)) luaL_error(L, "joint: this joint was destroyed");
+    if (!impl_handle_valid(h, imp_joint_valid)) luaL_error(L, "joint: this joint was destroyed");
     return h;
 }
 
@@ -179,7 +179,7 @@ static int joint_destroy(lua_State *L)
 {
     impl_check_arg_count(L, "joint:destroy()");
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_JOINT);
-    if (!imp_joint_valid(h->world->w, h->id)) return 0;
+    if (!impl_handle_valid(h, imp_joint_valid)) return 0;
     if (imp_world_locked(h->world->w)) return luaL_error(L, "joint:destroy: the world is locked while it steps; change it in update");
     imp_joint_destroy(h->world->w, h->id);
     return 0;
@@ -189,14 +189,14 @@ static int joint_valid(lua_State *L)
 {
     impl_check_arg_count(L, "joint:valid()");
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_JOINT);
-    lua_pushboolean(L, imp_joint_valid(h->world->w, h->id) && imp_joint_bodies_live(h->world->w, h->id));
+    lua_pushboolean(L, impl_handle_valid(h, imp_joint_valid) && imp_joint_bodies_live(h->world->w, h->id));
     return 1;
 }
 
 static int joint_tostring(lua_State *L)
 {
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_JOINT);
-    if (!imp_joint_valid(h->world->w, h->id)) lua_pushliteral(L, "Joint (destroyed)");
+    if (!impl_handle_valid(h, imp_joint_valid)) lua_pushliteral(L, "Joint (destroyed)");
     else lua_pushfstring(L, "Joint #%d (%s)", (int)h->id.index, TYPE_NAMES[imp_joint_kind(h->world->w, h->id)]);
     return 1;
 }

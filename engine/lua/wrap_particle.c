@@ -130,7 +130,7 @@ static int particle_destroy(lua_State *L)
 {
     impl_check_arg_count(L, "particle:destroy()");
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_PARTICLE);
-    if (!imp_particle_valid(h->world->w, h->id)) return 0; /* destroying twice is harmless */
+    if (!impl_handle_valid(h, imp_particle_valid)) return 0; /* destroying twice is harmless */
     imp_particle_destroy(impl_handle_unlocked(L, h, "particle:destroy")->w, h->id);
     return 0;
 }
@@ -139,7 +139,7 @@ static int particle_valid(lua_State *L)
 {
     impl_check_arg_count(L, "particle:valid()");
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_PARTICLE);
-    lua_pushboolean(L, imp_particle_valid(h->world->w, h->id));
+    lua_pushboolean(L, impl_handle_valid(h, imp_particle_valid));
     return 1;
 }
 
@@ -160,7 +160,7 @@ static int particle_move_to(lua_State *L)
 static int particle_tostring(lua_State *L)
 {
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_PARTICLE);
-    if (!imp_particle_valid(h->world->w, h->id)) {
+    if (!impl_handle_valid(h, imp_particle_valid)) {
         lua_pushliteral(L, "Particle (destroyed)");
         return 1;
     }

@@ -44,14 +44,14 @@ static int spring_destroy(lua_State *L)
 {
     impl_check_arg_count(L, "spring:destroy()");
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_SPRING);
-    if (imp_spring_valid(h->world->w, h->id)) imp_spring_destroy(impl_handle_unlocked(L, h, "spring:destroy")->w, h->id);
+    if (impl_handle_valid(h, imp_spring_valid)) imp_spring_destroy(impl_handle_unlocked(L, h, "spring:destroy")->w, h->id);
     return 0;
 }
 static int spring_valid(lua_State *L)
 {
     impl_check_arg_count(L, "spring:valid()");
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_SPRING);
-    lua_pushboolean(L, imp_spring_valid(h->world->w, h->id));
+    lua_pushboolean(L, impl_handle_valid(h, imp_spring_valid));
     return 1;
 }
 

@@ -17,7 +17,7 @@
 world_userdata *impl_check_world_userdata(lua_State *L, int idx)
 {
     world_userdata *world = luaL_checkudata(L, idx, IMPL_WORLD);
-    if (!world->w) luaL_error(L, "this world was destroyed");
+    if (!world->w) luaL_error(L, "stale World: this world was destroyed");
     return world;
 }
 
@@ -34,9 +34,32 @@ world_userdata *impl_check_world_unlocked(lua_State *L, int idx, const char *wha
 
 /* ---- creation, collection, stepping ---------------------------------------------------------------------- */
 
+/* Lua's collector sees a World as a small userdata and not the megabytes of C memory its imp_world may
+ * hold, so worlds a script drops pile up until Lua's own garbage triggers a cycle. The census counts
+ * the worlds holding C memory (made, neither destroyed nor collected); before a world is made, a full
+ * collection runs when that count reached the threshold, which then becomes twice the worlds that
+ * survived it (at least WORLDS_BEFORE_COLLECTION): the collector's own pause, applied to worlds. A
+ * script that drops a world every restart holds at most that many at once; world:destroy() frees
+ * one at once. */
+typedef struct world_census {
+    int alive;     /* worlds holding C memory */
+    int threshold; /* a full collection runs before a world is made when alive reaches it */
+} world_census;
+
+enum { WORLDS_BEFORE_COLLECTION = 4 };
+
+/* frees the world's C memory; its handles become stale */
+static void release_world(world_userdata *world)
+{
+    imp_world_destroy(world->w);
+    world->w = NULL;
+    world->census->alive--;
+}
+
 static int world_new(lua_State *L)
 {
     impl_check_arg_count(L, "impetus.world([def])");
+    world_census *census = lua_touserdata(L, lua_upvalueindex(1));
     imp_world_def def = imp_world_def_default();
     if (!lua_isnoneornil(L, 1)) {
         luaL_checktype(L, 1, LUA_TTABLE);
@@ -65,8 +88,14 @@ static int world_new(lua_State *L)
     lua_setiuservalue(L, -2, 2);
     lua_newtable(L); /* the bindings' own values of objects */
     lua_setiuservalue(L, -2, 3);
+    world->census = census;
+    if (census->alive >= census->threshold) {
+        lua_gc(L, LUA_GCCOLLECT);
+        census->threshold = census->alive * 2 > WORLDS_BEFORE_COLLECTION ? census->alive * 2 : WORLDS_BEFORE_COLLECTION;
+    }
     world->w = imp_world_create(&def);
     if (!world->w) return luaL_error(L, "impetus.world: out of memory");
+    census->alive++;
     lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
     world->L = lua_tothread(L, -1);
     lua_pop(L, 1);
@@ -76,11 +105,31 @@ static int world_new(lua_State *L)
 static int world_gc(lua_State *L)
 {
     world_userdata *world = luaL_checkudata(L, 1, IMPL_WORLD);
-    if (world->w) {
-        imp_world_destroy(world->w);
-        world->w = NULL;
+    if (world->w) release_world(world);
+    return 0;
+}
+
+/* world:destroy(): frees the world now, not when the collector finds it; its handles become stale */
+static int world_destroy(lua_State *L)
+{
+    impl_check_arg_count(L, "world:destroy()");
+    world_userdata *world = luaL_checkudata(L, 1, IMPL_WORLD);
+    if (!world->w) return 0; /* destroying twice is harmless */
+    if (imp_world_locked(world->w)) return luaL_error(L, "world:destroy: the world is locked while it steps; destroy it after world:step");
+    release_world(world);
+    for (int which = 2; which <= 3; which++) { /* the data tables may hold a script's large values */
+        lua_newtable(L);
+        lua_setiuservalue(L, 1, which);
     }
     return 0;
+}
+
+static int world_valid(lua_State *L)
+{
+    impl_check_arg_count(L, "world:valid()");
+    world_userdata *world = luaL_checkudata(L, 1, IMPL_WORLD);
+    lua_pushboolean(L, world->w != NULL);
+    return 1;
 }
 
 static int world_tostring(lua_State *L)
@@ -466,6 +515,8 @@ int impl_open_world(lua_State *L)
     static const luaL_Reg methods[] = {
         /* stepping and measuring */
         {"step", world_step},
+        {"destroy", world_destroy},
+        {"valid", world_valid},
         {"profile", world_profile},
         {"kinetic_energy", world_kinetic_energy},
         {"potential_energy", world_potential_energy},
@@ -579,6 +630,11 @@ int impl_open_world(lua_State *L)
         {NULL, NULL}};
     static const impl_type type = {IMPL_WORLD, "world", meta, methods, getters, setters};
     impl_register_type(L, &type);
-    lua_pushcfunction(L, world_new);
+    world_census *census = lua_newuserdatauv(L, sizeof *census, 0);
+    census->alive = 0;
+    census->threshold = WORLDS_BEFORE_COLLECTION;
+    lua_pushvalue(L, -1);
+    luaL_ref(L, LUA_REGISTRYINDEX); /* lives as long as the state: every World points to it */
+    lua_pushcclosure(L, world_new, 1);
     return 1;
 }
