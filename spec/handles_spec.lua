@@ -183,3 +183,20 @@ describe("a Collider", function()
     assert.is_true(r.world.time > 9.99, "ten seconds simulated")
   end)
 end)
+
+describe("a handle of another world", function()
+  it("is refused where a constructor takes objects", function()
+    local w, other = impetus.world(), impetus.world()
+    local body, stranger = w:box {}, other:box {}
+    local p, q = w:particle {}, other:particle { position = { 1, 0, 0 } }
+    for _, make in ipairs {
+      function() w:joint { type = "point", a = stranger, anchor = { 0, 0, 0 } } end,
+      function() w:joint { type = "hinge", a = body, b = stranger, anchor = { 0, 0, 0 }, axis = { 0, 0, 1 } } end,
+      function() w:joint { a = stranger, point = { 0, 0, 0 } } end,
+    } do
+      assert.matches("body of another world", err_of(make))
+    end
+    assert.matches("another world", err_of(function() w:spring(p, q) end))
+    assert.matches("another world", err_of(function() w:rod(p, q) end))
+  end)
+end)

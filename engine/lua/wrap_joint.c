@@ -67,6 +67,14 @@ static void read_motor(lua_State *L, int idx, imp_joint_type t, const char *fn, 
         luaL_error(L, "%s: field 'motor' must be {speed = s, max = m} with |s| <= 1e6 and max >= 0, <= 1e12", fn);
 }
 
+/* the Body in field `key` of a world:joint{} table, on top of the stack: a live body of this world */
+static imp_id joint_body(lua_State *L, world_userdata *world, const char *key)
+{
+    handle_userdata *h = impl_check_body(L, lua_gettop(L));
+    if (h->world != world) luaL_error(L, "world:joint: field '%s' is a body of another world", key);
+    return h->id;
+}
+
 /* world:joint{type = ...}: a Joint */
 static int create_typed_joint(lua_State *L)
 {
@@ -86,11 +94,11 @@ static int create_typed_joint(lua_State *L)
     lua_getfield(L, 2, "a");
     if (lua_isnil(L, -1)) return luaL_error(L, "%s: field 'a' (a body) is required", fn);
     if (!luaL_testudata(L, -1, IMPL_BODY)) return luaL_error(L, "%s: field 'a' must be a body", fn);
-    d.a = impl_check_body(L, lua_gettop(L))->id;
+    d.a = joint_body(L, world, "a");
     lua_getfield(L, 2, "b");
     if (!lua_isnil(L, -1)) {
         if (!luaL_testudata(L, -1, IMPL_BODY)) return luaL_error(L, "%s: field 'b' must be a body or nil (the world)", fn);
-        d.b = impl_check_body(L, lua_gettop(L))->id;
+        d.b = joint_body(L, world, "b");
         if (d.a.index == d.b.index && d.a.generation == d.b.generation)
             return luaL_error(L, "%s: fields 'a' and 'b' must be two different bodies", fn);
     }
@@ -129,7 +137,8 @@ int impl_world_joint(lua_State *L)
 {
     impl_check_arg_count(L, "world:joint(def)");
     const char *fn = "world:joint";
-    imp_world *w = impl_check_world_unlocked(L, 1, fn)->w;
+    world_userdata *world = impl_check_world_unlocked(L, 1, fn);
+    imp_world *w = world->w;
     luaL_checktype(L, 2, LUA_TTABLE);
     if (lua_getfield(L, 2, "type") != LUA_TNIL) return create_typed_joint(L);
     lua_pop(L, 1);
@@ -137,10 +146,10 @@ int impl_world_joint(lua_State *L)
     impl_check_keys(L, 2, fn, keys);
     lua_getfield(L, 2, "a");
     if (lua_isnil(L, -1)) return luaL_error(L, "%s: field 'a' (a body) is required", fn);
-    imp_id a = impl_check_body(L, lua_gettop(L))->id;
+    imp_id a = joint_body(L, world, "a");
     imp_id b = {0, 0};
     lua_getfield(L, 2, "b");
-    if (!lua_isnil(L, -1)) b = impl_check_body(L, lua_gettop(L))->id;
+    if (!lua_isnil(L, -1)) b = joint_body(L, world, "b");
     if (imp_id_is_null(a)) return luaL_error(L, "%s: field 'a' must be a body", fn);
     if (!imp_id_is_null(b) && a.index == b.index) return luaL_error(L, "%s: fields 'a' and 'b' must be two bodies", fn);
     lua_getfield(L, 2, "point");
