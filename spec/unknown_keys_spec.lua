@@ -133,3 +133,22 @@ describe("unexpected arguments", function()
     assert.is_true(w:step(1 / 60, nil))
   end)
 end)
+
+describe("integer fields", function()
+  it("are checked before they are narrowed to C ints", function()
+    local w = impetus.world()
+    local tri = { { 0, 0, 0 }, { 1, 0, 0 }, { 0, 0, 1 } }
+    -- 2^32 + 1 would wrap to vertex 1 (and 2^32 + 2 to 2) as a C int
+    local ok, err = pcall(function() w:mesh { vertices = tri, triangles = { { 2 ^ 32 + 1, 2, 3 } } } end)
+    assert.is_false(ok)
+    assert.matches("world:mesh: mesh triangle 1 refers to vertex 4294967297", err)
+    ok, err = pcall(function() w:cloth { rows = 3, cols = 3, pin = { { 2 ^ 32 + 1, 1 } } } end)
+    assert.is_false(ok)
+    assert.matches("world:cloth: pin%[1%] must be {row, col}", err)
+    ok, err = pcall(function() w.constraint_max_iterations = 1e300 end)
+    assert.is_false(ok)
+    assert.matches("world.constraint_max_iterations must be a whole number", err)
+    w:remove_joint(math.mininteger) -- no such joint: nothing happens
+    w:remove_joint(math.maxinteger, true)
+  end)
+end)

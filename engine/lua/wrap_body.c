@@ -66,7 +66,8 @@ static double *read_points(lua_State *L, int idx, const char *fn, const char *ke
     return p;
 }
 
-static int *read_triangles(lua_State *L, int idx, const char *fn, int *count)
+/* triangles {{i, j, k}, ...} of vertex numbers 1 .. vertex_count, 0-based in the buffer left on the stack */
+static int *read_triangles(lua_State *L, int idx, const char *fn, int vertex_count, int *count)
 {
     if (lua_getfield(L, idx, "triangles") != LUA_TTABLE) luaL_error(L, "%s: field 'triangles' must be a list {{i, j, k}, ...}", fn);
     int n = (int)lua_rawlen(L, -1);
@@ -83,6 +84,8 @@ static int *read_triangles(lua_State *L, int idx, const char *fn, int *count)
             int ok;
             lua_Integer v = lua_tointegerx(L, -1, &ok);
             if (!ok) luaL_error(L, "%s: triangles[%d] must hold three vertex numbers", fn, i + 1);
+            if (v < 1 || v > vertex_count) /* before the cast to int: 2^32 + 1 is not vertex 1 */
+                luaL_error(L, "%s: mesh triangle %d refers to vertex %I (the vertices are 1..%d)", fn, i + 1, v, vertex_count);
             t[3 * i + k] = (int)(v - 1); /* 1-based in Lua */
             lua_pop(L, 1);
         }
@@ -136,7 +139,7 @@ static void read_shape(lua_State *L, int idx, const char *fn, imp_shape_def *s, 
     case IMP_SHAPE_HULL: s->points = read_points(L, idx, fn, "points", &s->point_count); break;
     case IMP_SHAPE_MESH:
         s->vertices = read_points(L, idx, fn, "vertices", &s->vertex_count);
-        s->triangles = read_triangles(L, idx, fn, &s->triangle_count);
+        s->triangles = read_triangles(L, idx, fn, s->vertex_count, &s->triangle_count);
         break;
     case IMP_SHAPE_PLANE:
         s->normal = impl_field_vec3(L, idx, fn, "normal", v3(0, 1, 0));

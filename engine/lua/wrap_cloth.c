@@ -122,15 +122,16 @@ static void cloth_grid(lua_State *L, const char *fn, imp_cloth_def *def)
         impl_check_list(L, -1, "world:cloth: field 'pin'", n);
         for (int k = 1; k <= n; k++) {
             lua_rawgeti(L, -1, k);
-            int ok = lua_istable(L, -1), i = 0, j = 0;
+            int ok = lua_istable(L, -1);
+            lua_Integer i = 0, j = 0;
             if (ok) {
                 char what[64];
                 snprintf(what, sizeof what, "%s: pin[%d]", fn, k);
                 impl_check_list(L, -1, what, 2);
                 lua_rawgeti(L, -1, 1), lua_rawgeti(L, -2, 2);
-                i = (int)lua_tointegerx(L, -2, &ok);
+                i = lua_tointegerx(L, -2, &ok);
                 int ok2;
-                j = (int)lua_tointegerx(L, -1, &ok2);
+                j = lua_tointegerx(L, -1, &ok2);
                 ok = ok && ok2;
                 lua_pop(L, 2);
             }

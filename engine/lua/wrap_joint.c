@@ -14,6 +14,7 @@
  *
  *   world:joint{a, b, point, fixed} without `type`: a ball joint of the QP mode alone (three equality
  *   rows; fixed = true: a weld), which returns an index; world:remove_joint(index [, fixed]) */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -171,7 +172,9 @@ int impl_world_remove_joint(lua_State *L)
 {
     impl_check_arg_count(L, "world:remove_joint(index [, fixed])");
     imp_world *w = impl_check_world_unlocked(L, 1, "world:remove_joint")->w;
-    int k = (int)luaL_checkinteger(L, 2) - 1;
+    lua_Integer index = luaL_checkinteger(L, 2);
+    if (index < 1 || index > INT_MAX - 2) return 0; /* no such joint: as for an index past the last one */
+    int k = (int)index - 1;
     imp_qp_joint_remove(w, k);
     if (lua_toboolean(L, 3)) imp_qp_joint_remove(w, k + 1), imp_qp_joint_remove(w, k + 2); /* a fixed joint's */
     return 0;

@@ -6,6 +6,7 @@
  *
  * A World userdata owns its imp_world. Its first user value is a cache of handles (weak values), so
  * the same object always comes back as the same userdata: handles compare equal and can key tables. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -457,7 +458,7 @@ static int world_set_constraint_max_iterations(lua_State *L)
 {
     imp_constraint_settings s;
     double v = constraint_setting(L, "world.constraint_max_iterations", &s);
-    if (v < 0 || v != (int)v) return luaL_error(L, "world.constraint_max_iterations must be a whole number >= 0 (0: automatic)");
+    if (!(v >= 0 && v <= INT_MAX) || v != floor(v)) return luaL_error(L, "world.constraint_max_iterations must be a whole number >= 0 (0: automatic)");
     s.max_iterations = (int)v;
     imp_world_set_constraint_settings(impl_check_world(L, 1), &s);
     return 0;
