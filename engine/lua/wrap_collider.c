@@ -14,8 +14,10 @@
 
 static const char *const SHAPE_NAMES[] = {"plane", "sphere", "box"}; /* imp_collider_shape's order */
 
-/* the colour a collider has until a script sets one: the grey render/ draws colliders with */
-static const float DEFAULT_COLOR[4] = {0.55f, 0.58f, 0.62f, 1};
+/* the colour a collider has until a script sets one: the greys render/ draws planes and the other
+ * colliders with */
+static const float GROUND_COLOR[4] = {0.36f, 0.38f, 0.41f, 1}, SURFACE_COLOR[4] = {0.55f, 0.58f, 0.62f, 1};
+static const float *default_color(imp_collider_shape shape) { return shape == IMP_COLLIDER_PLANE ? GROUND_COLOR : SURFACE_COLOR; }
 
 static handle_userdata *check_collider(lua_State *L, int idx) { return impl_check_handle(L, idx, IMPL_COLLIDER, imp_collider_valid); }
 
@@ -32,7 +34,8 @@ static void store_color(lua_State *L, int idx, const float rgba[4])
 /* a new collider's handle, with the colour of the def table at 2 (when there is one) */
 static int push_collider(lua_State *L, world_userdata *world, const imp_collider_def *d, const char *fn)
 {
-    float color[4] = {DEFAULT_COLOR[0], DEFAULT_COLOR[1], DEFAULT_COLOR[2], DEFAULT_COLOR[3]};
+    float color[4];
+    for (int k = 0; k < 4; k++) color[k] = default_color(d->shape)[k];
     if (lua_istable(L, 2)) impl_field_color(L, 2, fn, "color", color);
     impl_push_handle(L, 1, IMPL_COLLIDER, imp_collider_create(world->w, d));
     store_color(L, -1, color);
@@ -222,10 +225,10 @@ static int collider_get_data(lua_State *L)
 }
 static int collider_get_color(lua_State *L)
 {
-    check_collider(L, 1);
+    handle_userdata *h = check_collider(L, 1);
     impl_push_object_extras(L, 1);
     float c[4];
-    for (int k = 0; k < 4; k++) c[k] = DEFAULT_COLOR[k];
+    for (int k = 0; k < 4; k++) c[k] = default_color(imp_collider_def_of(h->world->w, h->id).shape)[k];
     if (lua_getfield(L, -1, "color") == LUA_TTABLE) impl_tocolor(L, -1, "collider.color", c);
     impl_pushcolor(L, c); /* a copy: changing it changes nothing */
     return 1;
