@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../engine/lua/imp_lua.h"
+#include "../engine/lua/impetus_lua.h"
 #include "render.h"
 
 static struct { int contacts, aabbs, centers, velocities; } dbg;

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../engine/lua/imp_lua.h"
+#include "../engine/lua/impetus_lua.h"
 #include "render.h"
 
 static SDL_Window *window;
@@ -503,7 +503,7 @@ static bool draw_cloth(imp_world *w)
 static int gfx_world(lua_State *L)
 {
     check_open(L, "world");
-    imp_world *w = impl_checkworld(L, 1)->w;
+    imp_world *w = impl_check_world(L, 1);
     const float surface[4] = {0.55f, 0.58f, 0.62f, 1}, ground[4] = {0.36f, 0.38f, 0.41f, 1};
     for (int i = 0; i < imp_collider_count(w); i++) {
         imp_collider_def c = imp_collider_get(w, i);

@@ -613,12 +613,13 @@ describe("curve particles (S3 section 5, Lagrangian dynamics)", function()
 end)
 
 describe("the constraint API", function()
-  it("creates each kind with its parameters and reports them", function()
+  it("creates each type with its parameters and reports them", function()
     local w = impetus.world()
     local a = w:particle { position = { 1, 0, 0 } }
     local b = w:particle { position = { 0, 2, 0 } }
     local rod = w:rod(a, b)
-    assert.are.equal("rod", rod.kind)
+    assert.are.equal("rod", rod.type)
+    assert.are.equal("constraint", rod.kind)
     helpers.near(rod.length, math.sqrt(5), 1e-15, "length")
     rod.length = 2
     assert.are.equal(2, rod.length)
@@ -626,7 +627,7 @@ describe("the constraint API", function()
     assert.are.equal(a, rod.particles[1])
     assert.are.equal(b, rod.particles[2])
     local wire = w:wire(a, { center = { 0, 0, 0 } })
-    assert.are.equal("wire", wire.kind)
+    assert.are.equal("wire", wire.type)
     assert.are.equal(1, wire.radius)
     assert.are.same({ 0, 0, 1 }, wire.normal)
     assert.are.equal(2, wire.rows)
@@ -657,7 +658,7 @@ describe("the constraint API", function()
     assert.matches("constraint_ks must be >= 0", err_of(function() w.constraint_ks = -1 end))
     assert.matches("constraint_tolerance must be > 0", err_of(function() w.constraint_tolerance = 0 end))
     assert.matches("whole number", err_of(function() w.constraint_max_iterations = 1.5 end))
-    assert.matches("world.constraint_preconditioner must be \"ic\", \"jacobi\" or \"none\" %(got cholesky%)",
+    assert.matches("world.constraint_preconditioner must be \"ic\", \"jacobi\" or \"none\" %(got \"cholesky\"%)",
       err_of(function() w.constraint_preconditioner = "cholesky" end))
   end)
 

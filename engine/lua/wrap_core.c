@@ -1,7 +1,9 @@
-/* lua_core.c: luaopen_impetus_core, the module specs and the host require as "impetus.core".
+/* wrap_core.c: luaopen_impetus_core, the module specs and the host require as "impetus.core".
  *
- *   core.world{...}        a new World (lua_world.c)
- *   core.ode               the ODE solvers (lua_ode.c)
+ *   core.world{...}        a new World (wrap_world.c; the other types are made by its methods)
+ *   core.ode               the ODE solvers (wrap_ode.c)
+ *   core.lcp               the pivoting LCP solver (wrap_lcp.c)
+ *   core.quat              quaternions as {w, x, y, z} (wrap_quat.c)
  *   core.mtime(path)       modification time of a file in seconds (with fractions), or nil
  *   core.clock()           a monotonic clock in seconds, for wall-time measurements
  *   core.image_load(path)  width, height, RGBA pixel bytes as a string (stb_image), or nil, message
@@ -19,6 +21,7 @@
 
 static int core_mtime(lua_State *L)
 {
+    impl_check_arg_count(L, "core.mtime(path)");
     struct stat st;
     if (stat(luaL_checkstring(L, 1), &st) != 0) {
         lua_pushnil(L);
@@ -31,6 +34,7 @@ static int core_mtime(lua_State *L)
 
 static int core_clock(lua_State *L)
 {
+    impl_check_arg_count(L, "core.clock()");
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     lua_pushnumber(L, (double)ts.tv_sec + ts.tv_nsec * 1e-9);
@@ -39,6 +43,7 @@ static int core_clock(lua_State *L)
 
 static int core_image_load(lua_State *L)
 {
+    impl_check_arg_count(L, "core.image_load(path)");
     int w, h, n;
     unsigned char *px = stbi_load(luaL_checkstring(L, 1), &w, &h, &n, 4);
     if (!px) {
@@ -60,17 +65,17 @@ int luaopen_impetus_core(lua_State *L)
     impl_open_world(L);
     lua_setfield(L, -2, "world");
     impl_open_particle(L);
-    impl_open_forces(L);
+    impl_open_spring(L);
+    impl_open_behavior(L);
+    impl_open_field(L);
     impl_open_collider(L);
-    impl_open_constraint(L);
     impl_open_body(L);
-    impl_open_query(L);
-    impl_open_impulse(L);
-    impl_open_qp(L);
+    impl_open_constraint(L);
     impl_open_joint(L);
+    impl_open_cloth(L);
+    impl_open_hair(L);
     impl_open_quat(L);
     lua_setfield(L, -2, "quat");
-    impl_open_cloth(L);
     impl_open_ode(L);
     lua_setfield(L, -2, "ode");
     impl_open_lcp(L);

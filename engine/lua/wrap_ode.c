@@ -1,4 +1,4 @@
-/* lua_ode.c: impetus.ode, the engine's ODE solvers on any state a script defines.
+/* wrap_ode.c: impetus.ode, the engine's ODE solvers on any state a script defines.
  *
  *   impetus.ode.step(f, x, t, h [, method])          -> x(t + h)
  *   impetus.ode.solve(f, x0, t0, t1 [, opts])        -> x(t1), info
@@ -76,11 +76,19 @@ static double *check_state(lua_State *L, int idx, const char *what, int *dim)
     return x;
 }
 
-static imp_method check_method(lua_State *L, const char *name, const char *what)
+/* the method names in imp_method's order, as imp_method_name gives them */
+static const char *const *method_names(void)
 {
-    int m = imp_method_from_name(name);
-    if (m < 0) luaL_error(L, "%s must be \"euler\", \"midpoint\", \"rk4\", \"adaptive\" or \"implicit\" (got \"%s\")", what, name);
-    return (imp_method)m;
+    static const char *names[IMP_METHOD_COUNT + 1];
+    if (!names[0])
+        for (int k = 0; k < IMP_METHOD_COUNT; k++) names[k] = imp_method_name((imp_method)k);
+    return names;
+}
+
+/* an integrator name: "euler", "midpoint", "rk4", "adaptive" or "implicit" (also world.integrator's) */
+imp_method impl_check_method(lua_State *L, int idx, const char *what)
+{
+    return (imp_method)impl_check_option(L, idx, what, method_names());
 }
 
 /* runs solver work, then frees it and raises the callback's error if there was one */
@@ -97,9 +105,10 @@ static void finish(lua_State *L, imp_ode_solver *s, int rc)
 
 static int ode_step(lua_State *L)
 {
+    impl_check_arg_count(L, "impetus.ode.step(f, x, t, h [, method])");
     luaL_checktype(L, 1, LUA_TFUNCTION);
     double t = luaL_checknumber(L, 3), h = luaL_checknumber(L, 4);
-    imp_method m = check_method(L, luaL_optstring(L, 5, "rk4"), "impetus.ode.step: argument 'method'");
+    imp_method m = lua_isnoneornil(L, 5) ? IMP_RK4 : impl_check_method(L, 5, "impetus.ode.step: argument 'method'");
     if (m == IMP_ADAPTIVE) return luaL_argerror(L, 5, "step takes a fixed-step method; use solve for adaptive");
     lode o = {L, 1, 0, 0, NULL};
     o.x = check_state(L, 2, "impetus.ode.step: argument 'x'", &o.dim);
@@ -116,6 +125,7 @@ static int ode_step(lua_State *L)
 /* opts: method ("rk4"), h ((t1 - t0) / 100), tol (1e-6), base ("rk4"), max_growth (5), h_min (1e-9) */
 static int ode_solve(lua_State *L)
 {
+    impl_check_arg_count(L, "impetus.ode.solve(f, x0, t0, t1 [, options])");
     const char *fn = "impetus.ode.solve";
     luaL_checktype(L, 1, LUA_TFUNCTION);
     double t0 = luaL_checknumber(L, 3), t1 = luaL_checknumber(L, 4);
@@ -127,8 +137,8 @@ static int ode_solve(lua_State *L)
         luaL_checktype(L, 5, LUA_TTABLE);
         static const char *const keys[] = {"method", "h", "tol", "base", "max_growth", "h_min", NULL};
         impl_check_keys(L, 5, fn, keys);
-        if (lua_getfield(L, 5, "method") != LUA_TNIL) s.method = check_method(L, luaL_checkstring(L, -1), "impetus.ode.solve: field 'method'");
-        if (lua_getfield(L, 5, "base") != LUA_TNIL) s.base = check_method(L, luaL_checkstring(L, -1), "impetus.ode.solve: field 'base'");
+        if (lua_getfield(L, 5, "method") != LUA_TNIL) s.method = impl_check_method(L, -1, "impetus.ode.solve: field 'method'");
+        if (lua_getfield(L, 5, "base") != LUA_TNIL) s.base = impl_check_method(L, -1, "impetus.ode.solve: field 'base'");
         lua_pop(L, 2);
         if (s.base == IMP_ADAPTIVE) return luaL_error(L, "%s: field 'base' must be a fixed-step method", fn);
         h = impl_field_number(L, 5, fn, "h", h);
@@ -168,6 +178,7 @@ static int ode_solve(lua_State *L)
 
 static int ode_adapt_factor(lua_State *L)
 {
+    impl_check_arg_count(L, "impetus.ode.adapt_factor(err, tol, order)");
     double err = luaL_checknumber(L, 1), tol = luaL_checknumber(L, 2);
     lua_Integer order = luaL_checkinteger(L, 3);
     if (!(tol > 0)) return luaL_argerror(L, 2, "tol must be > 0");
@@ -178,7 +189,8 @@ static int ode_adapt_factor(lua_State *L)
 
 static int ode_order(lua_State *L)
 {
-    imp_method m = check_method(L, luaL_checkstring(L, 1), "impetus.ode.order: argument 'method'");
+    impl_check_arg_count(L, "impetus.ode.order(method)");
+    imp_method m = impl_check_method(L, 1, "impetus.ode.order: argument 'method'");
     lua_pushinteger(L, imp_ode_order(m));
     return 1;
 }

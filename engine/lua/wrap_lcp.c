@@ -1,4 +1,4 @@
-/* lua_lcp.c: impetus.lcp, the pivoting LCP solver (engine/lcp.c) for scripts and specs.
+/* wrap_lcp.c: impetus.lcp, the pivoting LCP solver (engine/lcp.c) for scripts and specs.
  *
  *   lcp.solve(A, b [, neq]) -> f, w, info
  *       A: n rows of n numbers (symmetric positive semidefinite), b: n numbers; the first neq rows
@@ -8,6 +8,18 @@
 #include <stdlib.h>
 
 #include "imp_lua.h"
+
+/* info = {status = "ok" | "infeasible" | "max_pivots", pivots, clamped, regularized} (also the exact
+ * contact mode's, wrap_world_contacts.c) */
+void impl_push_lcp_info(lua_State *L, const imp_lcp_info *info)
+{
+    static const char *const names[] = {"ok", "infeasible", "max_pivots"};
+    lua_createtable(L, 0, 3);
+    lua_pushstring(L, names[info->status]), lua_setfield(L, -2, "status");
+    lua_pushinteger(L, info->pivots), lua_setfield(L, -2, "pivots");
+    lua_pushinteger(L, info->clamped), lua_setfield(L, -2, "clamped");
+    lua_pushboolean(L, info->regularized), lua_setfield(L, -2, "regularized");
+}
 
 static double lcp_number(lua_State *L, int t, int i, const char *what, int row)
 {
@@ -24,6 +36,7 @@ static double lcp_number(lua_State *L, int t, int i, const char *what, int row)
 
 static int lcp_solve(lua_State *L)
 {
+    impl_check_arg_count(L, "impetus.lcp.solve(A, b [, neq])");
     luaL_checktype(L, 1, LUA_TTABLE);
     luaL_checktype(L, 2, LUA_TTABLE);
     lua_Integer n = (lua_Integer)lua_rawlen(L, 2);
@@ -51,12 +64,7 @@ static int lcp_solve(lua_State *L)
     for (int i = 0; i < n; i++) lua_pushnumber(L, f[i]), lua_rawseti(L, -2, i + 1);
     lua_createtable(L, (int)n, 0);
     for (int i = 0; i < n; i++) lua_pushnumber(L, w[i]), lua_rawseti(L, -2, i + 1);
-    lua_createtable(L, 0, 3);
-    static const char *const names[] = {"ok", "infeasible", "max_pivots"};
-    lua_pushstring(L, names[info.status]), lua_setfield(L, -2, "status");
-    lua_pushinteger(L, info.pivots), lua_setfield(L, -2, "pivots");
-    lua_pushinteger(L, info.clamped), lua_setfield(L, -2, "clamped");
-    lua_pushboolean(L, info.regularized), lua_setfield(L, -2, "regularized");
+    impl_push_lcp_info(L, &info);
     return 3;
 }
 

@@ -1,0 +1,322 @@
+/* wrap_joint.c: the Joint type: joints between rigid bodies (engine/joint.c, S1).
+ *
+ *   world:joint{type = "point" | "hinge" | "twist" | "rigid" | "prismatic" | "planar", a = body,
+ *               b = body or nil (the world), anchor = {x, y, z} (world point now),
+ *               axis = {x, y, z} (world direction now: hinge/twist/prismatic axis, planar normal, point
+ *               swing-cone axis), limits = {lo, hi} (hinge/twist rad, prismatic m) or {swing = rad} (point),
+ *               motor = {speed = s, max = m} (hinge/twist/prismatic)} -> Joint
+ *   joint:destroy(), joint:valid()
+ *   joint.type, joint.a, joint.b, joint.gap, joint.axis_error, joint.angle, joint.position, joint.speed,
+ *   joint.limits (get/set, nil removes), joint.motor (get/set, nil removes)
+ *
+ * In world.contact = "qp" a typed joint is taken by the QP mode's LCP as equality rows (contact_qp.c);
+ * limits and motors are refused there.
+ *
+ *   world:joint{a, b, point, fixed} without `type`: a ball joint of the QP mode alone (three equality
+ *   rows; fixed = true: a weld), which returns an index; world:remove_joint(index [, fixed]) */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "imp_lua.h"
+
+static const char *const TYPE_NAMES[] = {"point", "hinge", "twist", "rigid", "prismatic", "planar", NULL}; /* imp_joint_type's order */
+
+static bool limited_type(imp_joint_type t) { return t == IMP_JOINT_HINGE || t == IMP_JOINT_TWIST || t == IMP_JOINT_PRISMATIC; }
+
+/* limits at idx: {lo, hi} (hinge/twist/prismatic) or {swing = rad} (point); fn names the field */
+static void read_limits(lua_State *L, int idx, imp_joint_type t, const char *fn, double *lo, double *hi)
+{
+    char what[64];
+    snprintf(what, sizeof what, "%s: field 'limits'", fn);
+    if (t == IMP_JOINT_POINT) {
+        if (!lua_istable(L, idx)) luaL_error(L, "%s: field 'limits' of a point joint must be {swing = angle}", fn);
+        static const char *const keys[] = {"swing", NULL};
+        impl_check_keys(L, idx, what, keys);
+        lua_getfield(L, idx, "swing");
+        int ok;
+        double sw = lua_tonumberx(L, -1, &ok);
+        lua_pop(L, 1);
+        if (!ok || !(sw > 0) || !(sw <= M_PI)) luaL_error(L, "%s: field 'limits' of a point joint must be {swing = angle} with 0 < swing <= pi", fn);
+        *lo = 0, *hi = sw;
+        return;
+    }
+    if (!limited_type(t)) luaL_error(L, "%s: field 'limits' is for hinge, twist, prismatic and point joints", fn);
+    if (!lua_istable(L, idx)) luaL_error(L, "%s: field 'limits' must be {lo, hi} with lo <= hi", fn);
+    impl_check_list(L, idx, what, 2);
+    lua_rawgeti(L, idx, 1), lua_rawgeti(L, idx, 2);
+    int ok1, ok2;
+    *lo = lua_tonumberx(L, -2, &ok1), *hi = lua_tonumberx(L, -1, &ok2);
+    lua_pop(L, 2);
+    if (!ok1 || !ok2 || !(fabs(*lo) <= IMP_JOINT_MAX_COORD && fabs(*hi) <= IMP_JOINT_MAX_COORD) || !(*lo <= *hi))
+        luaL_error(L, "%s: field 'limits' must be {lo, hi} with lo <= hi, both within +-1e6", fn);
+}
+
+static void read_motor(lua_State *L, int idx, imp_joint_type t, const char *fn, double *speed, double *max)
+{
+    if (!limited_type(t)) luaL_error(L, "%s: field 'motor' is for hinge, twist and prismatic joints", fn);
+    if (!lua_istable(L, idx)) luaL_error(L, "%s: field 'motor' must be {speed = s, max = m} with max >= 0", fn);
+    static const char *const keys[] = {"speed", "max", NULL};
+    char what[64];
+    snprintf(what, sizeof what, "%s: field 'motor'", fn);
+    impl_check_keys(L, idx, what, keys);
+    lua_getfield(L, idx, "speed"), lua_getfield(L, idx, "max");
+    int ok1, ok2;
+    *speed = lua_tonumberx(L, -2, &ok1), *max = lua_tonumberx(L, -1, &ok2);
+    lua_pop(L, 2);
+    if (!ok1 || !ok2 || !(fabs(*speed) <= IMP_JOINT_MAX_COORD) || !(*max >= 0 && *max <= IMP_JOINT_MAX_FORCE))
+        luaL_error(L, "%s: field 'motor' must be {speed = s, max = m} with |s| <= 1e6 and max >= 0, <= 1e12", fn);
+}
+
+/* the Body in field `key` of a world:joint{} table, on top of the stack: a live body of this world */
+static imp_id joint_body(lua_State *L, world_userdata *world, const char *key)
+{
+    handle_userdata *h = impl_check_body(L, lua_gettop(L));
+    if (h->world != world) luaL_error(L, "world:joint: field '%s' is a body of another world", key);
+    return h->id;
+}
+
+/* world:joint{type = ...}: a Joint */
+static int create_typed_joint(lua_State *L)
+{
+    const char *fn = "world:joint";
+    world_userdata *world = impl_check_world_unlocked(L, 1, fn);
+    imp_world *w = world->w;
+    static const char *const keys[] = {"type", "a", "b", "anchor", "axis", "limits", "motor", NULL};
+    impl_check_keys(L, 2, fn, keys);
+    /* world.contact = "qp" takes the joint's constrained directions as equality rows of its LCP
+     * (contact_qp.c); limits and motors are the impulse mode's alone */
+    const bool qp = imp_world_contact_mode(w) == IMP_CONTACT_QP;
+    imp_joint_def d;
+    memset(&d, 0, sizeof d);
+    lua_getfield(L, 2, "type");
+    int k = impl_check_option(L, -1, "world:joint: field 'type'", TYPE_NAMES);
+    d.type = (imp_joint_type)k;
+    lua_getfield(L, 2, "a");
+    if (lua_isnil(L, -1)) return luaL_error(L, "%s: field 'a' (a body) is required", fn);
+    if (!luaL_testudata(L, -1, IMPL_BODY)) return luaL_error(L, "%s: field 'a' must be a body", fn);
+    d.a = joint_body(L, world, "a");
+    lua_getfield(L, 2, "b");
+    if (!lua_isnil(L, -1)) {
+        if (!luaL_testudata(L, -1, IMPL_BODY)) return luaL_error(L, "%s: field 'b' must be a body or nil (the world)", fn);
+        d.b = joint_body(L, world, "b");
+        if (d.a.index == d.b.index && d.a.generation == d.b.generation)
+            return luaL_error(L, "%s: fields 'a' and 'b' must be two different bodies", fn);
+    }
+    lua_getfield(L, 2, "anchor");
+    if (lua_isnil(L, -1)) return luaL_error(L, "%s: field 'anchor' (a world point {x, y, z}) is required", fn);
+    d.anchor = impl_tovec3(L, lua_gettop(L), "world:joint: field 'anchor'");
+    if (!(v3_len(d.anchor) <= IMP_JOINT_MAX_COORD)) return luaL_error(L, "%s: field 'anchor' must be a point within 1e6 m of the origin", fn);
+    lua_getfield(L, 2, "axis");
+    bool needs_axis = d.type == IMP_JOINT_HINGE || d.type == IMP_JOINT_PRISMATIC || d.type == IMP_JOINT_PLANAR;
+    if (!lua_isnil(L, -1)) {
+        if (d.type == IMP_JOINT_RIGID) return luaL_error(L, "%s: field 'axis' is not used by a rigid joint", fn);
+        d.axis = impl_tovec3(L, lua_gettop(L), "world:joint: field 'axis'");
+        if (!(v3_len(d.axis) > 1e-9) || !isfinite(v3_len(d.axis))) return luaL_error(L, "%s: field 'axis' must be a finite non-zero vector", fn);
+        d.has_axis = true;
+    } else if (needs_axis) {
+        return luaL_error(L, "%s: a %s joint needs field 'axis' (a world direction {x, y, z})", fn, TYPE_NAMES[k]);
+    }
+    lua_getfield(L, 2, "limits");
+    if (qp && !lua_isnil(L, -1)) return luaL_error(L, "%s: field 'limits' is not supported in world.contact = \"qp\" (the impulse mode's)", fn);
+    if (!lua_isnil(L, -1)) read_limits(L, lua_gettop(L), d.type, fn, &d.lo, &d.hi), d.has_limits = true;
+    lua_getfield(L, 2, "motor");
+    if (qp && !lua_isnil(L, -1)) return luaL_error(L, "%s: field 'motor' is not supported in world.contact = \"qp\" (the impulse mode's)", fn);
+    if (!lua_isnil(L, -1)) read_motor(L, lua_gettop(L), d.type, fn, &d.speed, &d.max), d.has_motor = true;
+    imp_id id = imp_joint_create(w, &d);
+    if (imp_id_is_null(id)) {
+        if (d.type == IMP_JOINT_TWIST && !d.has_axis)
+            return luaL_error(L, "%s: a twist joint without field 'axis' takes the line between the two centres, and they coincide", fn);
+        return luaL_error(L, "%s: could not create the joint (stale body?)", fn);
+    }
+    impl_push_handle(L, 1, IMPL_JOINT, id);
+    return 1;
+}
+
+/* world:joint{a = body, b = body (optional: the world), point = {x, y, z}} -> index */
+int impl_world_joint(lua_State *L)
+{
+    impl_check_arg_count(L, "world:joint(def)");
+    const char *fn = "world:joint";
+    world_userdata *world = impl_check_world_unlocked(L, 1, fn);
+    imp_world *w = world->w;
+    luaL_checktype(L, 2, LUA_TTABLE);
+    if (lua_getfield(L, 2, "type") != LUA_TNIL) return create_typed_joint(L);
+    lua_pop(L, 1);
+    static const char *const keys[] = {"a", "b", "point", "fixed", NULL};
+    impl_check_keys(L, 2, fn, keys);
+    lua_getfield(L, 2, "a");
+    if (lua_isnil(L, -1)) return luaL_error(L, "%s: field 'a' (a body) is required", fn);
+    imp_id a = joint_body(L, world, "a");
+    imp_id b = {0, 0};
+    lua_getfield(L, 2, "b");
+    if (!lua_isnil(L, -1)) b = joint_body(L, world, "b");
+    if (imp_id_is_null(a)) return luaL_error(L, "%s: field 'a' must be a body", fn);
+    if (!imp_id_is_null(b) && a.index == b.index) return luaL_error(L, "%s: fields 'a' and 'b' must be two bodies", fn);
+    lua_getfield(L, 2, "point");
+    if (lua_isnil(L, -1)) return luaL_error(L, "%s: field 'point' is required", fn);
+    imp_vec3 p = impl_tovec3(L, lua_gettop(L), "world:joint: field 'point'");
+    bool fixed = impl_field_bool(L, 2, fn, "fixed", 0);
+    int k = imp_qp_joint(w, a, b, p);
+    if (k < 0) return luaL_error(L, "%s: stale body handle", fn);
+    if (fixed) { /* a weld: three ball joints at non-collinear points (9 rows of rank 6: the solver
+                  * takes the redundancy like any degenerate contact set) */
+        imp_qp_joint(w, a, b, (imp_vec3){p.x + 1, p.y, p.z});
+        imp_qp_joint(w, a, b, (imp_vec3){p.x, p.y + 1, p.z});
+    }
+    lua_pushinteger(L, k + 1);
+    return 1;
+}
+
+int impl_world_remove_joint(lua_State *L)
+{
+    impl_check_arg_count(L, "world:remove_joint(index [, fixed])");
+    imp_world *w = impl_check_world_unlocked(L, 1, "world:remove_joint")->w;
+    lua_Integer index = luaL_checkinteger(L, 2);
+    if (index < 1 || index > INT_MAX - 2) return 0; /* no such joint: as for an index past the last one */
+    int k = (int)index - 1;
+    imp_qp_joint_remove(w, k);
+    if (lua_toboolean(L, 3)) imp_qp_joint_remove(w, k + 1), imp_qp_joint_remove(w, k + 2); /* a fixed joint's */
+    return 0;
+}
+
+static handle_userdata *check_joint(lua_State *L, int idx)
+{
+    handle_userdata *h = luaL_checkudata(L, idx, IMPL_JOINT);
+    if (!impl_handle_valid(h, imp_joint_valid)) luaL_error(L, "joint: this joint was destroyed");
+    return h;
+}
+
+static int joint_destroy(lua_State *L)
+{
+    impl_check_arg_count(L, "joint:destroy()");
+    handle_userdata *h = luaL_checkudata(L, 1, IMPL_JOINT);
+    if (!impl_handle_valid(h, imp_joint_valid)) return 0;
+    if (imp_world_locked(h->world->w)) return luaL_error(L, "joint:destroy: the world is locked while it steps; change it in update");
+    imp_joint_destroy(h->world->w, h->id);
+    return 0;
+}
+
+static int joint_valid(lua_State *L)
+{
+    impl_check_arg_count(L, "joint:valid()");
+    handle_userdata *h = luaL_checkudata(L, 1, IMPL_JOINT);
+    lua_pushboolean(L, impl_handle_valid(h, imp_joint_valid) && imp_joint_bodies_live(h->world->w, h->id));
+    return 1;
+}
+
+static int joint_tostring(lua_State *L)
+{
+    handle_userdata *h = luaL_checkudata(L, 1, IMPL_JOINT);
+    if (!impl_handle_valid(h, imp_joint_valid)) lua_pushliteral(L, "Joint (destroyed)");
+    else lua_pushfstring(L, "Joint #%d (%s)", (int)h->id.index, TYPE_NAMES[imp_joint_kind(h->world->w, h->id)]);
+    return 1;
+}
+
+static int joint_get_type(lua_State *L) { handle_userdata *h = check_joint(L, 1); lua_pushstring(L, TYPE_NAMES[imp_joint_kind(h->world->w, h->id)]); return 1; }
+static int get_errors(lua_State *L, int which)
+{
+    handle_userdata *h = check_joint(L, 1);
+    double gap = 0, ax = 0;
+    if (!imp_joint_errors(h->world->w, h->id, &gap, &ax)) return luaL_error(L, "joint: a body of this joint was destroyed");
+    lua_pushnumber(L, which ? ax : gap);
+    return 1;
+}
+static int joint_get_gap(lua_State *L) { return get_errors(L, 0); }
+static int joint_get_axis_error(lua_State *L) { return get_errors(L, 1); }
+
+/* the free coordinate: angle (hinge/twist), position (prismatic); speed of either; nil for other types */
+static int get_coordinate(lua_State *L, int which)
+{
+    handle_userdata *h = check_joint(L, 1);
+    imp_joint_type t = imp_joint_kind(h->world->w, h->id);
+    double x = 0, s = 0;
+    bool angular = t == IMP_JOINT_HINGE || t == IMP_JOINT_TWIST;
+    if ((which == 0 && !angular) || (which == 1 && t != IMP_JOINT_PRISMATIC) || !imp_joint_coordinate(h->world->w, h->id, &x, &s)) {
+        if (!imp_joint_bodies_live(h->world->w, h->id)) return luaL_error(L, "joint: a body of this joint was destroyed");
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_pushnumber(L, which == 2 ? s : x);
+    return 1;
+}
+static int joint_get_angle(lua_State *L) { return get_coordinate(L, 0); }
+static int joint_get_position(lua_State *L) { return get_coordinate(L, 1); }
+static int joint_get_speed(lua_State *L) { return get_coordinate(L, 2); }
+
+static int push_end_body(lua_State *L, bool a)
+{
+    handle_userdata *h = check_joint(L, 1);
+    imp_id ia, ib;
+    imp_joint_ends(h->world->w, h->id, &ia, &ib);
+    imp_id id = a ? ia : ib;
+    if (imp_id_is_null(id) || !imp_body_valid(h->world->w, id)) return lua_pushnil(L), 1;
+    impl_push_sibling(L, 1, IMPL_BODY, id);
+    return 1;
+}
+static int joint_get_a(lua_State *L) { return push_end_body(L, true); }
+static int joint_get_b(lua_State *L) { return push_end_body(L, false); }
+
+static int joint_get_limits(lua_State *L)
+{
+    handle_userdata *h = check_joint(L, 1);
+    double lo, hi;
+    if (!imp_joint_limits(h->world->w, h->id, &lo, &hi)) return lua_pushnil(L), 1;
+    lua_createtable(L, 2, 1);
+    if (imp_joint_kind(h->world->w, h->id) == IMP_JOINT_POINT) {
+        lua_pushnumber(L, hi), lua_setfield(L, -2, "swing");
+    } else {
+        lua_pushnumber(L, lo), lua_rawseti(L, -2, 1);
+        lua_pushnumber(L, hi), lua_rawseti(L, -2, 2);
+    }
+    return 1;
+}
+
+static int joint_set_limits(lua_State *L)
+{
+    handle_userdata *h = check_joint(L, 1);
+    imp_world *w = impl_handle_unlocked(L, h, "joint.limits")->w;
+    if (lua_isnil(L, 2)) return imp_joint_set_limits(w, h->id, false, 0, 0), 0;
+    if (imp_world_contact_mode(w) == IMP_CONTACT_QP)
+        return luaL_error(L, "joint.limits: not supported in world.contact = \"qp\" (the impulse mode's)");
+    double lo, hi;
+    read_limits(L, 2, imp_joint_kind(w, h->id), "joint.limits", &lo, &hi);
+    imp_joint_set_limits(w, h->id, true, lo, hi);
+    return 0;
+}
+
+static int joint_get_motor(lua_State *L)
+{
+    handle_userdata *h = check_joint(L, 1);
+    double s, m;
+    if (!imp_joint_motor(h->world->w, h->id, &s, &m)) return lua_pushnil(L), 1;
+    lua_createtable(L, 0, 2);
+    lua_pushnumber(L, s), lua_setfield(L, -2, "speed");
+    lua_pushnumber(L, m), lua_setfield(L, -2, "max");
+    return 1;
+}
+
+static int joint_set_motor(lua_State *L)
+{
+    handle_userdata *h = check_joint(L, 1);
+    imp_world *w = impl_handle_unlocked(L, h, "joint.motor")->w;
+    if (lua_isnil(L, 2)) return imp_joint_set_motor(w, h->id, false, 0, 0), 0;
+    if (imp_world_contact_mode(w) == IMP_CONTACT_QP)
+        return luaL_error(L, "joint.motor: not supported in world.contact = \"qp\" (the impulse mode's)");
+    double s, m;
+    read_motor(L, 2, imp_joint_kind(w, h->id), "joint.motor", &s, &m);
+    imp_joint_set_motor(w, h->id, true, s, m);
+    return 0;
+}
+
+void impl_open_joint(lua_State *L)
+{
+    static const luaL_Reg meta[] = {{"__tostring", joint_tostring}, {NULL, NULL}};
+    static const luaL_Reg methods[] = {{"destroy", joint_destroy}, {"valid", joint_valid}, {NULL, NULL}};
+    static const luaL_Reg getters[] = {{"type", joint_get_type}, {"gap", joint_get_gap}, {"axis_error", joint_get_axis_error}, {"angle", joint_get_angle},
+                                       {"position", joint_get_position}, {"speed", joint_get_speed}, {"limits", joint_get_limits}, {"motor", joint_get_motor},
+                                       {"a", joint_get_a}, {"b", joint_get_b}, {NULL, NULL}};
+    static const luaL_Reg setters[] = {{"limits", joint_set_limits}, {"motor", joint_set_motor}, {NULL, NULL}};
+    static const impl_type type = {IMPL_JOINT, "joint", meta, methods, getters, setters};
+    impl_register_type(L, &type);
+}
