@@ -486,15 +486,21 @@ bool imp_shape_mass(const imp_shape_def *def, double *mass, imp_vec3 *center, im
 /* ---- contact response (engine/impulse.c) --------------------------------------------------------------
  * How bodies answer their contacts. IMPULSE (default): S1's step order, after Guendelman, Bridson and
  * Fedkiw 2003: collisions with restitution, integrate velocities, contacts level by level in the
- * contact graph with shock propagation, integrate positions. QP: the resting-contact LCP (another
- * branch); not built here, choosing it falls back to IMPULSE. NONE: contacts are detected and reported,
- * bodies pass through each other (collision-detection benchmarks, sensors). */
+ * contact graph with shock propagation, integrate positions. QP: exact contact forces by the resting-
+ * contact LCP in every derivative evaluation, simultaneous collision impulses, the step cut at each time
+ * of impact (engine/contact_qp.c). NONE: contacts are detected and reported, bodies pass through each
+ * other (collision-detection benchmarks, sensors). */
 typedef enum imp_contact_mode { IMP_CONTACT_IMPULSE, IMP_CONTACT_QP, IMP_CONTACT_NONE } imp_contact_mode;
 void imp_world_set_contact_mode(imp_world *w, imp_contact_mode m);
 imp_contact_mode imp_world_contact_mode(const imp_world *w);
 /* planar mode: bodies move in the x-y plane and turn about z only (velocities projected each step) */
 void imp_world_set_planar(imp_world *w, bool planar);
 bool imp_world_planar(const imp_world *w);
+/* the impulse mode's restitution threshold, m/s: approaches slower than this do not bounce, so resting
+ * contacts do not jitter (default 0.5; 0: every approach bounces). false, and no change, when negative or
+ * not finite. (The exact mode bounces down to |g| h, below which a contact rests.) */
+bool imp_world_set_restitution_threshold(imp_world *w, double speed);
+double imp_world_restitution_threshold(const imp_world *w);
 /* solver settings: velocity iterations (default 10), position (split-impulse) iterations (default 4) */
 void imp_world_set_iterations(imp_world *w, int velocity, int position);
 void imp_world_iterations(const imp_world *w, int *velocity, int *position);

@@ -52,7 +52,7 @@
  *
  * Materials, per shape, combined per pair: restitution e = max(e_a, e_b) (a rubber ball bounces on
  * anything); friction mu = sqrt(mu_a mu_b), static and kinetic each (ice on anything is slippery).
- * Approaches slower than REST_SPEED do not bounce, so resting contacts do not jitter.
+ * Approaches slower than world.restitution_threshold do not bounce, so resting contacts do not jitter.
  *
  * No allocation per step: the scratch arrays grow to the largest world seen and are kept. */
 #include <stdlib.h>
@@ -72,7 +72,6 @@
 #include "toi.h"
 #include "world_parts.h"
 
-#define REST_SPEED 0.5        /* m/s: slower approaches get no restitution                          */
 #define STICK_SPEED 0.01      /* m/s: a point slower than this at the start uses static friction   */
 #define SLOP 0.002            /* m: penetration left alone (keeps resting contacts alive)          */
 #define BETA 0.2              /* fraction of the penetration the split impulses remove per step    */
@@ -445,16 +444,20 @@ static void point_rows(impulse_state *s)
 
 /* 1. Collisions (Guendelman et al.): sweeps over the points; a point that approaches, n . dv < 0,
  * collides and gets the impulse of S0 eq. 8-18, j = -(1 + e) vrel m_eff, which turns its approach into
- * separation at e vrel. Each sweep tests again, so the impulse on one ball of a row makes the next pair
- * collide (propagation). Approaches slower than REST_SPEED are left to the contact stage (no bounce at
- * rest), except at points that already collided in this step. The pairs that collided become the
- * step's hit events; the joints are post-stabilized after them (S1). */
+ * separation at e vrel, and a friction impulse inside the Coulomb cone of that impulse: the one that stops
+ * the point's sliding, |j_t| <= mu j (a ball hitting the floor at a slant leaves with the spin and the
+ * tangential speed of Coulomb's impact law). Each sweep tests again, so the impulse on one ball of a row
+ * makes the next pair collide (propagation). Approaches slower than the world's restitution threshold
+ * are left to the contact stage (no bounce at rest), except at points that already collided in this
+ * step. The pairs that collided become the step's hit events; the joints are post-stabilized after
+ * them (S1). */
 static void collisions(imp_world *w, impulse_state *s)
 {
     solver_bodies *sb = &s->sb;
     contact_set *col = w->contacts;
     contact_point *P = s->points;
     const int np = s->np;
+    const double rest = fmax(w->settings.restitution_threshold, 1e-9);
     for (int q = 0; q < np; q++) P[q].jp = 0; /* 1: collided in this step */
     for (int sweep = 0; sweep < COLLISION_SWEEPS; sweep++) {
         bool any = false;
@@ -463,7 +466,7 @@ static void collisions(imp_world *w, impulse_state *s)
             const contact_point_info *cc = &s->info[q];
             if (cc->depth < 0) continue;
             double vn = row_vel(sb->v, sb->w, c, &c->row[0], c->n);
-            if (!(vn < -REST_SPEED || (c->jp > 0 && vn < -1e-9))) continue;
+            if (!(vn < -rest || (c->jp > 0 && vn < -1e-9))) continue;
             imp_contact *ct = &col->manifolds[cc->man].c;
             if (-vn > ct->impact_speed) ct->impact_speed = -vn;
             double dj = -(1 + cc->e) * vn * c->row[0].k;
@@ -471,6 +474,16 @@ static void collisions(imp_world *w, impulse_state *s)
             ct->impact += dj;
             c->jp = 1;
             any = true;
+            /* friction: the impulse that stops the sliding, clamped to the cone of dj */
+            double v1 = row_vel(sb->v, sb->w, c, &c->row[1], c->t1), v2 = row_vel(sb->v, sb->w, c, &c->row[2], c->t2);
+            double mu = v1 * v1 + v2 * v2 < STICK_SPEED * STICK_SPEED ? cc->mu_s : cc->mu_k;
+            double j1 = -c->row[1].k * v1, j2 = -c->row[2].k * v2, lim = mu * dj, len2 = j1 * j1 + j2 * j2;
+            if (len2 > lim * lim) {
+                double f = lim / sqrt(len2);
+                j1 *= f, j2 *= f;
+            }
+            row_apply(sb->v, sb->w, c, &c->row[1], c->t1, j1, 1, 1);
+            row_apply(sb->v, sb->w, c, &c->row[2], c->t2, j2, 1, 1);
         }
         if (!any) break;
     }

@@ -90,6 +90,7 @@ imp_world *imp_world_create(const imp_world_def *def)
     imp_ode_solver_init(&w->body_solver, w->settings.integrator);
     w->settings.contact_mode = IMP_CONTACT_IMPULSE;
     w->settings.velocity_iterations = 10, w->settings.position_iterations = 4;
+    w->settings.restitution_threshold = 0.5;
     w->settings.sleeping = true;
     return w;
 }
@@ -260,6 +261,13 @@ void imp_world_set_iterations(imp_world *w, int velocity, int position)
     if (velocity >= 1 && velocity <= 1000) w->settings.velocity_iterations = velocity;
     if (position >= 0 && position <= 1000) w->settings.position_iterations = position;
 }
+bool imp_world_set_restitution_threshold(imp_world *w, double speed)
+{
+    if (!(speed >= 0) || !isfinite(speed)) return false;
+    w->settings.restitution_threshold = speed;
+    return true;
+}
+double imp_world_restitution_threshold(const imp_world *w) { return w->settings.restitution_threshold; }
 void imp_world_iterations(const imp_world *w, int *velocity, int *position) { *velocity = w->settings.velocity_iterations, *position = w->settings.position_iterations; }
 void imp_world_set_sleeping(imp_world *w, bool on)
 {

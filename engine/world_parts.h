@@ -20,6 +20,7 @@ typedef struct world_settings {
     bool planar;                      /* bodies move in the x-y plane and turn about z          */
     bool sleeping;                    /* resting islands may sleep                              */
     int velocity_iterations, position_iterations; /* the impulse mode's sweeps                 */
+    double restitution_threshold;     /* m/s: the impulse mode's slower approaches do not bounce */
 } world_settings;
 
 struct imp_world {

@@ -339,3 +339,35 @@ describe("on_contact in a scene", function()
     assert.are.equal(1, r.env.hits)
   end)
 end)
+
+-- Coulomb's impact law (Routh): the collision impulse j_n = (1 + e) m v_n and a tangential impulse that
+-- stops the contact point's sliding if |j_t| <= mu j_n (the ball leaves rolling: a solid sphere's
+-- contact mass along the tangent is 2 m / 7, so v_t = 5/7 of 1 m/s), else j_t = mu j_n and the ball
+-- leaves sliding with v_t = v_t0 - mu (1 + e) v_n and omega R = 5/2 mu (1 + e) v_n
+describe("friction at impacts", function()
+  local near = helpers.near
+  local function bounce(mu, e)
+    local w = impetus.world { gravity = { 0, 0, 0 } }
+    w.sleeping = false
+    w:plane { normal = { 0, 1, 0 }, friction = mu, restitution = e }
+    local R = 0.5
+    local b = w:sphere { radius = R, position = { 0, R, 0 }, velocity = { 1, -3, 0 }, friction = mu, restitution = e }
+    w:collide() -- touching when the first step starts
+    for _ = 1, 3 do w:step(1 / 60) end
+    return b.velocity[1], b.velocity[2], -b.angular_velocity[3] * R
+  end
+
+  it("where the cone holds the impulse, a ball leaves rolling at 5/7 of its tangential speed", function()
+    local vt, vn, wr = bounce(0.6, 0)
+    near(vt, 5 / 7, 1e-9, "tangential speed")
+    near(wr, 5 / 7, 1e-9, "omega R")
+    near(vn, 0, 1e-9, "normal speed (e = 0)")
+  end)
+
+  it("where it does not, the ball slides out with v_t = 1 - mu (1 + e) 3 and omega R = 5/2 mu (1 + e) 3", function()
+    local vt, vn, wr = bounce(0.05, 0.5)
+    near(vt, 1 - 0.05 * 1.5 * 3, 1e-9, "tangential speed")
+    near(wr, 2.5 * 0.05 * 1.5 * 3, 1e-9, "omega R")
+    near(vn, 1.5, 1e-9, "normal speed (e = 0.5)")
+  end)
+end)
