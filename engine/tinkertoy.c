@@ -1,5 +1,5 @@
 /* tinkertoy.c: constrained particle dynamics with Lagrange multipliers (S3 "Constrained dynamics",
- * Witkin: sections 1-5 and the slides), and particles bound to curves (Lagrangian dynamics, S3 5).
+ * Witkin: sections 1-4 and the slides), with the curve particles of curve.c (section 5) in W.
  *
  * Implicit constraints. Every constraint is one or more scalar rows C_i(q) = 0 over the positions
  * q = [x_1 .. x_n] of the particles it names. With J = dC/dq (block-sparse, one 1x3 block per
@@ -17,7 +17,7 @@
  *
  * W. Dynamic particles: (1/m) I. Fixed and kinematic particles: 0 (they do not answer forces), but
  * their velocities are in qdot, so a rod to a kinematic particle sees it move (Jdot qdot, Cdot).
- * A particle on a curve (below) can only accelerate along its tangent t = x_u: its block is
+ * A particle on a curve (curve.c) can only accelerate along its tangent t = x_u: its block is
  * t t^T / (m t.t), and its free acceleration includes the curvature term, so rods can hang from
  * a bead on a wire (S3 5.1's hybrid models).
  *
@@ -48,16 +48,7 @@
  * incomplete Cholesky factor L L^T ~ J W J^T, IC(0) on the lower triangle of the assembled matrix:
  * exact for a chain (tridiagonal), so a chain of 1000 rods takes one or two iterations where
  * Jacobi (or none) takes hundreds; "jacobi" and "none" remain selectable.
- *
- * Parametric constraints (S3 section 5). A curve particle has a generalized coordinate u; its
- * position is x(u), its velocity x_u udot. Lagrange's equation (S3 eq. 13 with J = x_u, 3x1):
- *
- *     m (x_u . x_u) u'' = x_u . f - m (x_u . x_uu) u'^2
- *
- * f being all forces on it, constraint forces included. u and u' join the ODE state after
- * [x | v] (particles.c); every integrator steps them; after each step the particle is put exactly
- * at x(u) with velocity x_u u'. The curve comes from a callback, derivatives by central differences
- * when it does not give them. */
+ */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <math.h>
 #include <stdlib.h>
@@ -66,6 +57,7 @@
 
 #include "cg.h"
 #include "collider.h"
+#include "curve.h"
 #include "ids.h"
 #include "imp_math.h"
 #include "particle_collide.h"
@@ -77,7 +69,6 @@
 
 #define H_GRAD 1e-6   /* relative step of central differences for a script constraint's gradient     */
 #define H_JDOT 1e-4   /* relative step along qdot (and of the gradients there) for its Jdot          */
-#define H_CURVE 1e-4  /* step in u for a curve's x_u and x_uu                                         */
 #define SOLVE_FAILED 1e-3     /* a solve that ends with |r| > this |b| was ill-posed: regularize      */
 #define SOLVE_REGULARIZE 1e-2 /* eps of the regularized fallback (A + eps diag(A)) lambda = b         */
 
@@ -90,21 +81,10 @@ typedef struct constraint {
     int row, j_first, j_count; /* where its rows and J blocks were in the last assembly           */
 } constraint;
 
-typedef struct curve {
-    imp_curve_def def;
-    uint32_t slot;          /* the particle                                                        */
-    double u, udot;         /* committed                                                           */
-    imp_vec3 xu, xuu;       /* at the last placement                                               */
-    double ud, inv_tt;      /* u' there, and 1 / (x_u . x_u) (0 where the curve is degenerate)     */
-    double stash;           /* scratch for the W product                                           */
-} curve;
-
 typedef struct tinker {
     idtable ids;
     constraint *c;
     int cap, rows;
-    curve *curves;
-    int ncurves, curve_cap;
     imp_constraint_settings set;
     imp_constraint_stats stats;
     long stats_step;
@@ -125,8 +105,8 @@ typedef struct tinker {
     int pattern_ncontact;
     int *curve_of;          /* n: curve index of a curve particle, -1 otherwise                    */
     double *afree, *tmp3;   /* 3n: W Q (plus curve terms); J^T y                                   */
-    double *xs;             /* 6n: [x | v] with curve particles placed                            */
-    int xs_cap;
+    double *curve_du;       /* per curve particle: the coordinate change of a W product (W g = t du) */
+    int curve_du_cap;
     cg_work cg;
     bool warm_ok;           /* the last solve converged: start the next one from its lambda        */
     bool rows_valid;        /* lambda[] holds the multipliers in the rows of the present set       */
@@ -186,8 +166,7 @@ static tinker *tinker_get(imp_world *w)
     return w->tinker;
 }
 
-bool tinker_active(const imp_world *w) { return w->tinker && (w->tinker->ids.count > 0 || w->tinker->ncurves > 0); }
-int tinker_state_dim(const imp_world *w) { return w->tinker ? 2 * w->tinker->ncurves : 0; }
+bool tinker_active(const imp_world *w) { return (w->tinker && w->tinker->ids.count > 0) || curves_count(w) > 0; }
 
 /* the multipliers live in t->lambda by row while the set is unchanged; before the set changes they
  * go back to their constraints (rows move), and the next solve gathers them again */
@@ -543,10 +522,8 @@ static int constraint_eval(imp_world *w, tinker *t, constraint *c, int row, cons
 static inline double w_dot(const imp_world *w, const tinker *t, int p, const double *g1, const double *g2)
 {
     if (t->winv[p] > 0) return t->winv[p] * (g1[0] * g2[0] + g1[1] * g2[1] + g1[2] * g2[2]);
-    if (!t->ncurves || t->curve_of[p] < 0) return 0;
-    const curve *cv = &t->curves[t->curve_of[p]];
-    imp_vec3 tu = cv->xu;
-    return v3_dot(tu, v3_load(g1)) * v3_dot(tu, v3_load(g2)) * cv->inv_tt * w->particles->inv_mass[p];
+    if (!curves_count(w) || t->curve_of[p] < 0) return 0;
+    return curve_w_dot(&w->curves->curve[t->curve_of[p]], v3_load(g1), v3_load(g2), w->particles->inv_mass[p]);
 }
 
 /* y = J W J^T x: J^T x into tmp3, scaled by W (curve particles: projected on their tangent), then J */
@@ -555,20 +532,21 @@ static void tinker_mul(void *ctx, const double *x, double *y)
     imp_world *w = ctx;
     tinker *t = w->tinker;
     const int n = w->particles->ids.count;
+    const int nc = curves_count(w);
     double *u = t->tmp3;
     jmat_mul_t(&t->J, x, u, n);
-    for (int k = 0; k < t->ncurves; k++) {
-        curve *cv = &t->curves[k];
+    for (int k = 0; k < nc; k++) {
+        const curve *cv = &w->curves->curve[k];
         const int p = DENSE(w, cv->slot);
-        cv->stash = v3_dot(cv->xu, v3_load(u + 3 * p)) * cv->inv_tt * w->particles->inv_mass[p];
+        t->curve_du[k] = curve_w_coordinate(cv, v3_load(u + 3 * p), w->particles->inv_mass[p]);
     }
     for (int i = 0; i < n; i++) {
         const double s = t->winv[i];
         u[3 * i] *= s, u[3 * i + 1] *= s, u[3 * i + 2] *= s;
     }
-    for (int k = 0; k < t->ncurves; k++) {
-        const curve *cv = &t->curves[k];
-        v3_store(u + 3 * DENSE(w, cv->slot), v3_scale(cv->xu, cv->stash));
+    for (int k = 0; k < nc; k++) {
+        const curve *cv = &w->curves->curve[k];
+        v3_store(u + 3 * DENSE(w, cv->slot), v3_scale(cv->xu, t->curve_du[k]));
     }
     jmat_mul(&t->J, u, y);
     if (t->reg > 0)
@@ -762,6 +740,10 @@ static void reserve(imp_world *w, tinker *t, int extra)
         t->tmp3 = ids_grow(t->tmp3, 3 * sizeof(double), cap);
         t->n_cap = cap;
     }
+    if (curves_count(w) > t->curve_du_cap) {
+        t->curve_du_cap = 2 * curves_count(w);
+        t->curve_du = ids_grow(t->curve_du, sizeof(double), t->curve_du_cap);
+    }
 }
 
 /* J and Jdot of every constraint's rows (0..mc) at (x, v), with room for jcap entries (the callers add
@@ -812,8 +794,8 @@ static int contact_rows(imp_world *w, tinker *t, int m, const double *x)
 int tinker_constraint_forces(imp_world *w, const double *x, const double *v, double *f)
 {
     tinker *t = w->tinker;
-    const int n = w->particles->ids.count, mc = t->rows, nc = t->ncurves;
-    if (mc <= 0) return 0;
+    if (!t || t->rows <= 0) return 0;
+    const int n = w->particles->ids.count, mc = t->rows, nc = curves_count(w);
     const double t0 = step_clock_ms();
     if (t->stats_step != w->steps) {
         memset(&t->stats, 0, sizeof t->stats);
@@ -822,7 +804,7 @@ int tinker_constraint_forces(imp_world *w, const double *x, const double *v, dou
     reserve(w, t, w->pcontacts->count);
 
     /* W, and the free accelerations a = W Q. A curve particle's is the one its own equation gives
-     * (top of the file): t u''_free + x_uu u'^2 with u''_free = (t.f - m (t.x_uu) u'^2) / (m t.t) */
+     * (curve.c): t u''_free + x_uu u'^2 with u''_free = (t.f - m (t.x_uu) u'^2) / (m t.t) */
     const uint8_t *motion = w->particles->motion;
     for (int i = 0; i < n; i++) {
         const double s = motion[i] == IMP_DYNAMIC ? w->particles->inv_mass[i] : 0.0;
@@ -832,12 +814,10 @@ int tinker_constraint_forces(imp_world *w, const double *x, const double *v, dou
     if (nc) {
         for (int i = 0; i < n; i++) t->curve_of[i] = -1;
         for (int k = 0; k < nc; k++) {
-            const curve *cv = &t->curves[k];
+            const curve *cv = &w->curves->curve[k];
             const int p = DENSE(w, cv->slot);
             t->curve_of[p] = k;
-            const double m_p = w->particles->mass[p], ud2 = cv->ud * cv->ud;
-            const double udd = (v3_dot(cv->xu, v3_load(f + 3 * p)) - m_p * v3_dot(cv->xu, cv->xuu) * ud2) * cv->inv_tt / m_p;
-            v3_store(t->afree + 3 * p, v3_add(v3_scale(cv->xu, udd), v3_scale(cv->xuu, ud2)));
+            v3_store(t->afree + 3 * p, curve_free_acceleration(w, cv, p, f));
         }
     }
 
@@ -957,8 +937,6 @@ int tinker_constraint_forces(imp_world *w, const double *x, const double *v, dou
     return 0;
 }
 
-static int curve_place_committed(imp_world *w, curve *cv);
-
 /* A J W J^T solve for mu with rows >= mc unilateral (mu >= 0: an active set, a few rounds), rows
  * that nobody can answer left out. Returns the CG iterations; *ok is false when it failed. */
 static int solve_unilateral(imp_world *w, tinker *t, cg_problem *prob, double *mu, const double *rhs, int mc, int m, bool *ok)
@@ -983,15 +961,15 @@ static int solve_unilateral(imp_world *w, tinker *t, cg_problem *prob, double *m
     return iterations;
 }
 
-/* dq = W J^T mu into tmp3 (curve particles: along their tangent, and their du into stash) */
+/* dq = W J^T mu into tmp3 (curve particles: along their tangent, their du into curve_du) */
 static void apply_impulse(imp_world *w, tinker *t, const double *mu)
 {
     const int n = w->particles->ids.count;
     jmat_mul_t(&t->J, mu, t->tmp3, n);
-    for (int k = 0; k < t->ncurves; k++) {
-        curve *cv = &t->curves[k];
+    for (int k = 0; k < curves_count(w); k++) {
+        const curve *cv = &w->curves->curve[k];
         const int p = DENSE(w, cv->slot);
-        cv->stash = v3_dot(cv->xu, v3_load(t->tmp3 + 3 * p)) * cv->inv_tt * w->particles->inv_mass[p];
+        t->curve_du[k] = curve_w_coordinate(cv, v3_load(t->tmp3 + 3 * p), w->particles->inv_mass[p]);
     }
     for (int i = 0; i < 3 * n; i++) t->tmp3[i] *= t->winv[i / 3];
 }
@@ -1051,8 +1029,8 @@ static int projection_assemble(imp_world *w, tinker *t, int nt, cg_problem *prob
 int tinker_after_collide(imp_world *w)
 {
     tinker *t = w->tinker;
+    if (!t || t->rows <= 0 || w->colliders->ids.count == 0) return 0;
     const int n = w->particles->ids.count, mc = t->rows;
-    if (mc <= 0 || w->colliders->ids.count == 0) return 0;
     enum { MAX_TOUCH = 4 };
     /* which constrained particles touch something, or hit something in this pass */
     reserve(w, t, 0);
@@ -1084,12 +1062,8 @@ int tinker_after_collide(imp_world *w)
     double *x = w->particles->x, *v = w->particles->v;
     for (int i = 0; i < n; i++) t->winv[i] = w->particles->motion[i] == IMP_DYNAMIC ? w->particles->inv_mass[i] : 0.0;
     for (int i = 0; i < n; i++) t->curve_of[i] = -1;
-    for (int k = 0; k < t->ncurves; k++) {
-        curve *cv = &t->curves[k];
-        const double tt = v3_dot(cv->xu, cv->xu);
-        cv->inv_tt = tt > 1e-300 && isfinite(tt) ? 1 / tt : 0;
-        t->curve_of[DENSE(w, cv->slot)] = k;
-    }
+    curves_committed_tangents(w);
+    for (int k = 0; k < curves_count(w); k++) t->curve_of[DENSE(w, w->curves->curve[k].slot)] = k;
     const int m = mc + nt;
     cg_problem prob = {0};
     bool ok = false;
@@ -1107,12 +1081,8 @@ int tinker_after_collide(imp_world *w)
         if (!ok) break;
         apply_impulse(w, t, t->mu);
         for (int i = 0; i < 3 * n; i++) x[i] += t->tmp3[i];
-        for (int k = 0; k < t->ncurves; k++) {
-            curve *cv = &t->curves[k];
-            if (cv->stash == 0) continue;
-            cv->u += cv->stash;
-            if (curve_place_committed(w, cv)) return IMP_ERR_CALLBACK;
-        }
+        for (int k = 0; k < curves_count(w); k++)
+            if (t->curve_du[k] != 0 && curve_move(w, &w->curves->curve[k], t->curve_du[k])) return IMP_ERR_CALLBACK;
     }
 
     /* velocities: -J v - (ks / kd) C for the constraints (C is ~0 now, unless the position pass
@@ -1124,11 +1094,7 @@ int tinker_after_collide(imp_world *w)
     if (ok) {
         apply_impulse(w, t, t->mu);
         for (int i = 0; i < 3 * n; i++) v[i] += t->tmp3[i];
-        for (int k = 0; k < t->ncurves; k++) {
-            curve *cv = &t->curves[k];
-            cv->udot += cv->stash;
-            v3_store(v + 3 * DENSE(w, cv->slot), v3_scale(cv->xu, cv->udot));
-        }
+        for (int k = 0; k < curves_count(w); k++) curve_push(w, &w->curves->curve[k], t->curve_du[k]);
     }
 
     t->J.rows = mc; /* imp_constraint_force reads the constraints' own blocks */
@@ -1142,226 +1108,6 @@ int tinker_after_collide(imp_world *w)
     t->stats.ms += step_clock_ms() - t0;
     return 0;
 }
-
-/* ---- curve particles -------------------------------------------------------------------------------------- */
-
-imp_curve_def imp_curve_def_default(void)
-{
-    imp_curve_def d;
-    memset(&d, 0, sizeof d);
-    d.particle = imp_particle_def_default();
-    d.particle.color[0] = 0.35f, d.particle.color[1] = 0.8f, d.particle.color[2] = 1.0f;
-    return d;
-}
-
-/* x(u), x_u, x_uu: the callback's, or central differences of x with step H_CURVE (1 + |u|) */
-static int curve_eval(const curve *cv, double u, imp_vec3 *x, imp_vec3 *xu, imp_vec3 *xuu)
-{
-    double p[3], pu[3] = {0, 0, 0}, puu[3] = {0, 0, 0};
-    int have = 0;
-    if (cv->def.fn(cv->def.user, u, p, pu, puu, &have)) return 1;
-    *x = v3_load(p);
-    if ((have & 3) != 3) {
-        const double h = H_CURVE * (1 + fabs(u));
-        double a[3], b[3], da[3], dda[3];
-        int hv = 0;
-        if (cv->def.fn(cv->def.user, u + h, a, da, dda, &hv)) return 1;
-        if (cv->def.fn(cv->def.user, u - h, b, da, dda, &hv)) return 1;
-        for (int k = 0; k < 3; k++) {
-            if (!(have & 1)) pu[k] = (a[k] - b[k]) / (2 * h);
-            if (!(have & 2)) puu[k] = (a[k] - 2 * p[k] + b[k]) / (h * h);
-        }
-    }
-    *xu = v3_load(pu);
-    *xuu = v3_load(puu);
-    return 0;
-}
-
-static curve *curve_of_particle(const imp_world *w, imp_id id)
-{
-    if (!w->tinker || ids_lookup(&w->particles->ids, id) < 0) return NULL;
-    for (int k = 0; k < w->tinker->ncurves; k++)
-        if (w->tinker->curves[k].slot == id.index) return &w->tinker->curves[k];
-    return NULL;
-}
-
-imp_id imp_curve_particle_create(imp_world *w, const imp_curve_def *def)
-{
-    const imp_id none = {0, 0};
-    if (!def->fn || !isfinite(def->u) || !isfinite(def->udot)) return none;
-    curve cv;
-    memset(&cv, 0, sizeof cv);
-    cv.def = *def;
-    cv.u = def->u;
-    cv.udot = def->udot;
-    imp_vec3 x, xu, xuu;
-    bool was = w->locked;
-    w->locked = true; /* the curve function may read the world, not change it */
-    int rc = curve_eval(&cv, cv.u, &x, &xu, &xuu);
-    w->locked = was;
-    if (rc || !v3_finite(x) || !v3_finite(xu)) return none;
-    imp_particle_def pd = def->particle;
-    pd.position = x;
-    pd.velocity = v3_scale(xu, cv.udot);
-    pd.motion = IMP_CURVE;
-    imp_id id = imp_particle_create(w, &pd);
-    cv.slot = id.index;
-    tinker *t = tinker_get(w);
-    if (t->ncurves == t->curve_cap) {
-        t->curve_cap = t->curve_cap ? 2 * t->curve_cap : 8;
-        t->curves = ids_grow(t->curves, sizeof(curve), t->curve_cap);
-    }
-    t->curves[t->ncurves++] = cv;
-    return id;
-}
-
-bool imp_particle_on_curve(const imp_world *w, imp_id particle) { return curve_of_particle(w, particle) != NULL; }
-
-double imp_curve_particle_u(const imp_world *w, imp_id particle)
-{
-    const curve *cv = curve_of_particle(w, particle);
-    return cv ? cv->u : 0;
-}
-
-double imp_curve_particle_udot(const imp_world *w, imp_id particle)
-{
-    const curve *cv = curve_of_particle(w, particle);
-    return cv ? cv->udot : 0;
-}
-
-/* put a curve particle at x(u) with velocity x_u u' */
-static int curve_place_committed(imp_world *w, curve *cv)
-{
-    imp_vec3 x, xu, xuu;
-    if (curve_eval(cv, cv->u, &x, &xu, &xuu)) return 1;
-    const int p = particles_slot_dense(w, cv->slot);
-    cv->xu = xu, cv->xuu = xuu; /* the tangent at the committed u (tinker_after_collide) */
-    v3_store(w->particles->x + 3 * p, x);
-    v3_store(w->particles->v + 3 * p, v3_scale(xu, cv->udot));
-    return 0;
-}
-
-imp_status imp_curve_particle_set(imp_world *w, imp_id particle, double u, double udot)
-{
-    curve *cv = curve_of_particle(w, particle);
-    if (!cv || !isfinite(u) || !isfinite(udot)) return IMP_ERR_ARG;
-    const double u0 = cv->u, ud0 = cv->udot;
-    cv->u = u, cv->udot = udot;
-    bool was = w->locked;
-    w->locked = true;
-    int rc = curve_place_committed(w, cv);
-    w->locked = was;
-    if (rc) {
-        cv->u = u0, cv->udot = ud0;
-        return IMP_ERR_CALLBACK;
-    }
-    return IMP_OK;
-}
-
-int imp_curve_particle_sample(imp_world *w, imp_id particle, int n, double *xyz)
-{
-    const curve *cv = curve_of_particle(w, particle);
-    if (!cv || n < 2 || !(cv->def.u_max != cv->def.u_min)) return 0;
-    const imp_curve_def def = cv->def;
-    bool was = w->locked;
-    w->locked = true;
-    int done = n;
-    for (int i = 0; i < n && done; i++) {
-        const double u = def.u_min + (def.u_max - def.u_min) * i / (n - 1);
-        double xu[3], xuu[3];
-        int have = 0;
-        if (def.fn(def.user, u, xyz + 3 * i, xu, xuu, &have)) done = 0;
-    }
-    w->locked = was;
-    return done;
-}
-
-int imp_curve_particle_count(const imp_world *w) { return w->tinker ? w->tinker->ncurves : 0; }
-
-imp_id imp_curve_particle_id(const imp_world *w, int i)
-{
-    return ids_of(&w->particles->ids, particles_slot_dense(w, w->tinker->curves[i].slot));
-}
-
-void tinker_get_state(const imp_world *w, double *U)
-{
-    const tinker *t = w->tinker;
-    for (int k = 0; k < t->ncurves; k++) U[k] = t->curves[k].u, U[t->ncurves + k] = t->curves[k].udot;
-}
-
-void tinker_set_state(imp_world *w, const double *U)
-{
-    tinker *t = w->tinker;
-    for (int k = 0; k < t->ncurves; k++) t->curves[k].u = U[k], t->curves[k].udot = U[t->ncurves + k];
-}
-
-int tinker_curves_place(imp_world *w, const double *X, int n, const double **x, const double **v)
-{
-    tinker *t = w->tinker;
-    const int nc = t->ncurves;
-    if (6 * n > t->xs_cap) {
-        t->xs_cap = 6 * n + 64;
-        t->xs = ids_grow(t->xs, sizeof(double), t->xs_cap);
-    }
-    memcpy(t->xs, X, sizeof(double) * 6 * (size_t)n);
-    const double *U = X + 6 * n;
-    for (int k = 0; k < nc; k++) {
-        curve *cv = &t->curves[k];
-        const int p = particles_slot_dense(w, cv->slot);
-        imp_vec3 pos, xu, xuu;
-        if (!isfinite(U[k]) || !isfinite(U[nc + k])) {
-            /* u ran away inside the step: let the NaN through to the guard rather than ask the
-             * script's curve about an infinite u */
-            pos = xu = xuu = v3(NAN, NAN, NAN);
-        } else if (curve_eval(cv, U[k], &pos, &xu, &xuu)) {
-            return IMP_ERR_CALLBACK;
-        }
-        const double tt = v3_dot(xu, xu);
-        cv->xu = xu, cv->xuu = xuu, cv->ud = U[nc + k];
-        cv->inv_tt = tt > 1e-300 && isfinite(tt) ? 1 / tt : 0;
-        v3_store(t->xs + 3 * p, pos);
-        v3_store(t->xs + 3 * n + 3 * p, v3_scale(xu, cv->ud));
-    }
-    *x = t->xs;
-    *v = t->xs + 3 * n;
-    return 0;
-}
-
-/* u' and u'' (S3 eq. 13 for one particle, top of the file), and the particle's dx = x_u u',
- * dv = x_u u'' + x_uu u'^2; f holds every force on it, constraint forces included */
-void tinker_curves_deriv(imp_world *w, int n, const double *U, const double *f, double *dX)
-{
-    const tinker *t = w->tinker;
-    const int nc = t->ncurves;
-    for (int k = 0; k < nc; k++) {
-        const curve *cv = &t->curves[k];
-        const int p = particles_slot_dense(w, cv->slot);
-        const double m = w->particles->mass[p], ud = U[nc + k];
-        const double udd = (v3_dot(cv->xu, v3_load(f + 3 * p)) - m * v3_dot(cv->xu, cv->xuu) * ud * ud) * cv->inv_tt / m;
-        dX[6 * n + k] = ud;
-        dX[6 * n + nc + k] = udd;
-        v3_store(dX + 3 * p, v3_scale(cv->xu, ud));
-        v3_store(dX + 3 * n + 3 * p, v3_add(v3_scale(cv->xu, udd), v3_scale(cv->xuu, ud * ud)));
-    }
-}
-
-int tinker_after_integrate(imp_world *w, const double *U0)
-{
-    tinker *t = w->tinker;
-    for (int k = 0; k < t->ncurves; k++) {
-        curve *cv = &t->curves[k];
-        if (!isfinite(cv->u) || !isfinite(cv->udot)) {
-            /* put u back and stop it; the particle is left non-finite so the NaN guard (world.c)
-             * puts it back where it was, at x(u0), at rest, and reports it */
-            cv->u = U0[k], cv->udot = 0;
-            v3_store(w->particles->x + 3 * particles_slot_dense(w, cv->slot), v3(NAN, NAN, NAN));
-            continue;
-        }
-        if (curve_place_committed(w, cv)) return IMP_ERR_CALLBACK;
-    }
-    return 0;
-}
-
 
 /* ---- removal and cleanup -------------------------------------------------------------------------------- */
 
@@ -1378,13 +1124,6 @@ void tinker_particle_removed(imp_world *w, uint32_t slot)
                 break;
             }
     }
-    for (int k = 0; k < t->ncurves; k++)
-        if (t->curves[k].slot == slot) {
-            imp_curve_def gone = t->curves[k].def;
-            t->curves[k] = t->curves[--t->ncurves];
-            if (gone.release) gone.release(gone.user);
-            break;
-        }
     structure_changed(t); /* dense indices move */
 }
 
@@ -1393,16 +1132,12 @@ void tinker_free(imp_world *w)
     tinker *t = w->tinker;
     if (!t) return;
     while (t->ids.count) imp_constraint_destroy(w, ids_of(&t->ids, t->ids.count - 1));
-    while (t->ncurves) {
-        imp_curve_def gone = t->curves[--t->ncurves].def;
-        if (gone.release) gone.release(gone.user);
-    }
     ids_free(&t->ids);
-    free(t->c), free(t->curves);
+    free(t->c);
     jmat_free(&t->J), jmat_free(&t->Jdot);
     free(t->C), free(t->Cdot), free(t->rhs), free(t->lambda), free(t->diag), free(t->precond), free(t->jdq), free(t->mu);
     free(t->dead), free(t->dead_base);
-    free(t->winv), free(t->touched), free(t->touch), free(t->curve_of), free(t->afree), free(t->tmp3), free(t->xs);
+    free(t->winv), free(t->touched), free(t->touch), free(t->curve_of), free(t->afree), free(t->tmp3), free(t->curve_du);
     cg_work_free(&t->cg);
     free(t->a_start), free(t->a_col), free(t->a_val), free(t->l_val), free(t->m_val), free(t->l_inv), free(t->pair);
     free(t->bucket_start), free(t->bucket), free(t->keys);

@@ -5,7 +5,7 @@
  *                 integrate (the chosen ODE solver; forces from particles_deriv -> forces.c, then the
  *                            constraint forces -> tinkertoy.c; or "implicit": one backward Euler
  *                            step, implicit.c)
- *                 curves    (particles on curves put exactly at x(u), tinkertoy.c)
+ *                 curves    (particles on curves put exactly at x(u), curve.c)
  *                 collide   (impacts inside the step: restitution, friction, no tunnelling; then,
  *                            where constrained particles touch or hit, positions and velocities
  *                            projected back onto the constraints, tinkertoy.c)
@@ -32,6 +32,7 @@
 #include "collider.h"
 #include "contact.h"
 #include "contact_qp.h"
+#include "curve.h"
 #include "forces.h"
 #include "ids.h"
 #include "imp_math.h"
@@ -89,6 +90,7 @@ void imp_world_destroy(imp_world *w)
     while (w->forces->field_ids.count) imp_field_destroy(w, ids_of(&w->forces->field_ids, w->forces->field_ids.count - 1));
     while (w->forces->behavior_ids.count) imp_behavior_destroy(w, ids_of(&w->forces->behavior_ids, w->forces->behavior_ids.count - 1));
     tinker_free(w);
+    curves_free(w);
     particle_store *p = w->particles;
     free(p->x), free(p->v), free(p->mass), free(p->inv_mass), free(p->radius), free(p->motion), free(p->color);
     ids_free(&p->ids);
