@@ -44,11 +44,10 @@
  * blocks zero) are filtered out of CG (lambda = 0). Redundant rows make it singular: CG still
  * converges on the consistent system it then is; inconsistent ones (two rods of different length
  * between the same particles) stop at the iteration cap or when d.q <= 0, and such a solve is not
- * used as the next warm start, so lambda cannot grow from solve to solve. The preconditioner is an
- * incomplete Cholesky factor L L^T ~ J W J^T, IC(0) on the lower triangle of the assembled matrix:
- * exact for a chain (tridiagonal), so a chain of 1000 rods takes one or two iterations where
- * Jacobi (or none) takes hundreds; "jacobi" and "none" remain selectable.
- */
+ * used as the next warm start, so lambda cannot grow from solve to solve. The preconditioner is the
+ * incomplete Cholesky factorization L D L^T ~ J W J^T of ic0.c, on the pattern of the assembled
+ * matrix: exact for a chain (tridiagonal), so a chain of 1000 rods takes one or two iterations
+ * where Jacobi (or none) takes hundreds; "jacobi" and "none" are the other choices. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <math.h>
 #include <stdlib.h>
@@ -58,6 +57,7 @@
 #include "cg.h"
 #include "collider.h"
 #include "curve.h"
+#include "ic0.h"
 #include "ids.h"
 #include "imp_math.h"
 #include "particle_collide.h"
@@ -113,16 +113,13 @@ typedef struct tinker {
     double reg;             /* > 0 while solving the regularized fallback (A + reg D) lambda = b   */
     bool j_valid;           /* J still matches the constraint set (for imp_constraint_force)       */
 
-    /* incomplete Cholesky: the lower triangle of A = J W J^T in compressed rows, and the pairs of
-     * J blocks (same particle) that sum into each of its entries. Rebuilt when the set changes. */
+    /* the preconditioner: IC(0) of A = J W J^T, and the pairs of J blocks (same particle) that sum
+     * into each of its entries. The pattern is rebuilt when the set changes. */
+    ic0 ic;
     bool pattern_dirty;
-    int *a_start, *a_col, a_nnz, a_cap, a_rows, a_start_cap;
-    double *a_val, *l_val, *m_val, *l_inv; /* A; L and M = L D (same pattern); 1 / D_i             */
-    int l_inv_cap;
-    int *pair, npairs, pair_cap; /* 3 per pair: J entry a, J entry b, slot in a_val               */
-    int *bucket_start, *bucket, bucket_n_cap, bucket_e_cap; /* ic_pattern's scratch (grow-only)     */
-    struct pair_key *keys;
-    int keys_cap;
+    int *pair, *pair_rows, *pair_entry; /* per pair: J entries a, b (2); their rows (2); entry of A */
+    int npairs, pair_cap;
+    int *bucket_start, *bucket, bucket_n_cap, bucket_e_cap; /* preconditioner_pattern's scratch   */
     int j_entries;          /* J blocks one assembly writes (fixed per constraint set)             */
 
     /* imp_world_solve_constraints: its own state, derivative and force buffers */
@@ -562,29 +559,14 @@ static void tinker_filter(void *ctx, double *x)
         if (t->dead[i]) x[i] = 0;
 }
 
-/* ---- incomplete Cholesky preconditioner ----------------------------------------------------------------
+/* ---- the preconditioner: IC(0) of J W J^T (ic0.c) ----------------------------------------------------
  * A = J W J^T has an entry (i, k) when rows i and k name a common particle p:
- * A_ik = sum_p J_ip . W_p J_kp. Its pattern is found once per constraint set (pairs of J blocks on the
- * same particle, and the slot each pair sums into); every evaluation refills the values and factors
- * A ~ L D L^T, L unit lower triangular in A's lower-triangle pattern (IC(0) without square roots):
- *
- *     M_ik = A_ik - sum_{j<k} M_ij L_kj,   L_ik = M_ik / D_k     (k < i, (i,k) in the pattern)
- *     D_i  = A_ii - sum_{k<i} L_ik M_ik                           (M_ik = L_ik D_k)
- *
- * A pivot that is not clearly positive (redundant rows, rows nobody can move) is replaced by A_ii, or 1,
- * which keeps L D L^T positive definite. Each row's pivot waits on the one before (a chain, on a
- * chain of rods), so the chain holds one division per row and no square root. */
+ * A_ik = sum_p J_ip . W_p J_kp. Its pattern is found once per constraint set: each pair (a, b) of J
+ * blocks on one particle, row(a) >= row(b), sums into the entry (row(a), row(b)) of A's lower
+ * triangle, and ic0_pattern tells which. Every evaluation refills the values pair by pair and
+ * factors them. */
 
-typedef struct pair_key { int row, col, pair; } pair_key;
-
-static int cmp_pair(const void *a, const void *b)
-{
-    const pair_key *x = a, *y = b;
-    if (x->row != y->row) return (x->row > y->row) - (x->row < y->row);
-    return (x->col > y->col) - (x->col < y->col);
-}
-
-static void ic_pattern(imp_world *w, tinker *t)
+static void preconditioner_pattern(imp_world *w, tinker *t)
 {
     const jmat *J = &t->J;
     const int n = w->particles->ids.count, m = J->rows, ne = J->count;
@@ -611,13 +593,10 @@ static void ic_pattern(imp_world *w, tinker *t)
         int k = start[i + 1] - start[i];
         np += k * (k + 1) / 2;
     }
-    if (np > t->keys_cap) {
-        t->keys_cap = 2 * np;
-        t->keys = ids_grow(t->keys, sizeof(pair_key), t->keys_cap);
-    }
-    pair_key *keys = t->keys;
     if (np > t->pair_cap) {
-        t->pair = ids_grow(t->pair, 3 * sizeof(int), np);
+        t->pair = ids_grow(t->pair, 2 * sizeof(int), np);
+        t->pair_rows = ids_grow(t->pair_rows, 2 * sizeof(int), np);
+        t->pair_entry = ids_grow(t->pair_entry, sizeof(int), np);
         t->pair_cap = np;
     }
     np = 0;
@@ -626,93 +605,30 @@ static void ic_pattern(imp_world *w, tinker *t)
             for (int r = start[i]; r <= s; r++) {
                 int a = order[s], b = order[r];
                 if (J->e[a].row < J->e[b].row) { int tmp = a; a = b; b = tmp; }
-                t->pair[3 * np] = a, t->pair[3 * np + 1] = b;
-                keys[np] = (pair_key){J->e[a].row, J->e[b].row, np};
+                t->pair[2 * np] = a, t->pair[2 * np + 1] = b;
+                t->pair_rows[2 * np] = J->e[a].row, t->pair_rows[2 * np + 1] = J->e[b].row;
                 np++;
             }
     t->npairs = np;
-    qsort(keys, (size_t)np, sizeof(pair_key), cmp_pair);
-    /* compressed rows of the distinct (row, col) */
-    if (m + 1 > t->a_start_cap) {
-        t->a_start_cap = 2 * (m + 1);
-        t->a_start = ids_grow(t->a_start, sizeof(int), t->a_start_cap);
-    }
-    if (np > t->a_cap) {
-        t->a_col = ids_grow(t->a_col, sizeof(int), np);
-        t->a_val = ids_grow(t->a_val, sizeof(double), np);
-        t->l_val = ids_grow(t->l_val, sizeof(double), np);
-        t->m_val = ids_grow(t->m_val, sizeof(double), np);
-        t->a_cap = np;
-    }
-    if (m > t->l_inv_cap) {
-        t->l_inv_cap = 2 * m;
-        t->l_inv = ids_grow(t->l_inv, sizeof(double), t->l_inv_cap);
-    }
-    int nnz = 0;
-    for (int r = 0; r <= m; r++) t->a_start[r] = 0;
-    for (int k = 0; k < np; k++) {
-        if (k == 0 || keys[k].row != keys[k - 1].row || keys[k].col != keys[k - 1].col) {
-            t->a_col[nnz] = keys[k].col;
-            t->a_start[keys[k].row + 1]++;
-            nnz++;
-        }
-        t->pair[3 * keys[k].pair + 2] = nnz - 1;
-    }
-    for (int r = 0; r < m; r++) t->a_start[r + 1] += t->a_start[r];
-    t->a_nnz = nnz;
-    t->a_rows = m;
+    ic0_pattern(&t->ic, m, t->pair_rows, np, t->pair_entry);
     t->pattern_dirty = false;
 }
 
-static void ic_factor(imp_world *w, tinker *t)
+/* the values of J W J^T in the pattern, and their factors */
+static void preconditioner_factor(imp_world *w, tinker *t)
 {
     const jmat *J = &t->J;
-    const int m = t->a_rows;
-    memset(t->a_val, 0, sizeof(double) * (size_t)t->a_nnz);
+    memset(t->ic.a, 0, sizeof(double) * (size_t)t->ic.nnz);
     for (int k = 0; k < t->npairs; k++) {
-        const jentry *a = &J->e[t->pair[3 * k]], *b = &J->e[t->pair[3 * k + 1]];
-        t->a_val[t->pair[3 * k + 2]] += w_dot(w, t, a->particle, a->g, b->g);
+        const jentry *a = &J->e[t->pair[2 * k]], *b = &J->e[t->pair[2 * k + 1]];
+        t->ic.a[t->pair_entry[k]] += w_dot(w, t, a->particle, a->g, b->g);
     }
-    const int *st = t->a_start, *col = t->a_col;
-    const double *A = t->a_val;
-    double *L = t->l_val, *M = t->m_val, *Dinv = t->l_inv;
-    for (int i = 0; i < m; i++) {
-        const int diag = st[i + 1] - 1; /* the diagonal closes its row (largest column) */
-        double sum = 0;
-        for (int p = st[i]; p < diag; p++) {
-            const int k = col[p], kdiag = st[k + 1] - 1;
-            double s = A[p];
-            for (int q1 = st[i], q2 = st[k]; q1 < p && q2 < kdiag;) {
-                if (col[q1] == col[q2]) s -= M[q1++] * L[q2++];
-                else if (col[q1] < col[q2]) q1++;
-                else q2++;
-            }
-            M[p] = s;
-            L[p] = s * Dinv[k];
-            sum += L[p] * s;
-        }
-        const double aii = A[diag], d = aii - sum;
-        Dinv[i] = 1 / (d > 1e-10 * aii ? d : aii > 0 ? aii : 1.0);
-    }
+    ic0_factor(&t->ic);
 }
 
-/* s = (L D L^T)^-1 r: forward substitution with the unit L, scaling by 1 / D, back substitution with
- * L^T (a column sweep) */
-static void ic_apply(void *ctx, const double *r, double *s)
+static void preconditioner_apply(void *ctx, const double *r, double *s)
 {
-    const tinker *t = ((imp_world *)ctx)->tinker;
-    const int m = t->a_rows, *st = t->a_start, *col = t->a_col;
-    const double *L = t->l_val, *Dinv = t->l_inv;
-    for (int i = 0; i < m; i++) {
-        double v = r[i];
-        for (int p = st[i]; p < st[i + 1] - 1; p++) v -= L[p] * s[col[p]];
-        s[i] = v;
-    }
-    for (int i = 0; i < m; i++) s[i] *= Dinv[i];
-    for (int i = m - 1; i >= 0; i--) {
-        const double si = s[i];
-        for (int p = st[i]; p < st[i + 1] - 1; p++) s[col[p]] -= L[p] * si;
-    }
+    ic0_apply(&((const imp_world *)ctx)->tinker->ic, r, s);
 }
 
 /* ---- eq. 11, once per derivative evaluation ---------------------------------------------------------- */
@@ -879,12 +795,12 @@ int tinker_constraint_forces(imp_world *w, const double *x, const double *v, dou
         /* contact rows come and go from step to step: their pattern with them */
         if (ncontact != t->pattern_ncontact || (ncontact && t->pattern_step != w->steps)) t->pattern_dirty = true;
         if (t->pattern_dirty) {
-            ic_pattern(w, t);
+            preconditioner_pattern(w, t);
             t->pattern_ncontact = ncontact;
             t->pattern_step = w->steps;
         }
-        ic_factor(w, t);
-        prob.precond_apply = ic_apply;
+        preconditioner_factor(w, t);
+        prob.precond_apply = preconditioner_apply;
     } else if (t->set.preconditioner == IMP_PRECOND_JACOBI) {
         prob.precond = t->precond;
     }
@@ -1001,10 +917,10 @@ static int projection_assemble(imp_world *w, tinker *t, int nt, cg_problem *prob
     prob->tol = t->set.tolerance;
     prob->max_iter = t->set.max_iterations > 0 ? t->set.max_iterations : 2 * m + 10;
     if (t->set.preconditioner == IMP_PRECOND_IC0) {
-        ic_pattern(w, t);
+        preconditioner_pattern(w, t);
         t->pattern_dirty = true; /* the next evaluation has other rows */
-        ic_factor(w, t);
-        prob->precond_apply = ic_apply;
+        preconditioner_factor(w, t);
+        prob->precond_apply = preconditioner_apply;
     } else if (t->set.preconditioner == IMP_PRECOND_JACOBI) {
         prob->precond = t->precond;
     }
@@ -1139,8 +1055,8 @@ void tinker_free(imp_world *w)
     free(t->dead), free(t->dead_base);
     free(t->winv), free(t->touched), free(t->touch), free(t->curve_of), free(t->afree), free(t->tmp3), free(t->curve_du);
     cg_work_free(&t->cg);
-    free(t->a_start), free(t->a_col), free(t->a_val), free(t->l_val), free(t->m_val), free(t->l_inv), free(t->pair);
-    free(t->bucket_start), free(t->bucket), free(t->keys);
+    ic0_free(&t->ic);
+    free(t->pair), free(t->pair_rows), free(t->pair_entry), free(t->bucket_start), free(t->bucket);
     free(t->now_X), free(t->now_dX), free(t->now_f);
     free(t);
     w->tinker = NULL;
