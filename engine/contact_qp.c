@@ -70,6 +70,7 @@
 #include "ids.h"
 #include "imp_math.h"
 #include "joint.h"
+#include "step.h"
 #include "world_parts.h"
 
 #define IMP_QP_RESTING_SPEED 0.05 /* m/s: |d'| below this is resting contact */
@@ -138,8 +139,6 @@ struct qp_state {
     int *isl_neq;           /* joint rows at the head of each island                                 */
     int cur_neq;            /* those of the island being solved                                      */
     struct qp_joint { imp_id a, b; imp_vec3 la, lb; bool live; } *joints; int nj, jcap;
-    /* joint.c joints' angular references, by dense joint index, re-recorded when the entry no longer
-     * names the same joint (bodies and A's articulation point) */
     /* the resting set's points at the start of a (sub)step, sorted by pair (time of impact) */
     struct qp_start_point { uint64_t key; int ka, kb, idx; imp_vec3 la, lb; double pen, now; } *pd; int npd, pdcap;
     bool warm;              /* g holds the last evaluation's friction forces of this contact set      */
@@ -699,9 +698,7 @@ static void qp_friction_rows(struct qp_state *q, int n, bool impulse, double *bt
     const double h = q->h;
     for (int i = 0; i < n; i++) {
         const qp_contact *c = &q->c[i];
-        imp_vec3 t = fabs(c->n.x) < 0.57 ? v3(1, 0, 0) : v3(0, 1, 0);
-        q->t1[i] = v3_normalize(v3_cross(c->n, t));
-        q->t2[i] = v3_cross(c->n, q->t1[i]);
+        v3_basis(c->n, &q->t1[i], &q->t2[i]);
         const qp_body *A = c->ka >= 0 ? &q->b[c->ka] : &QP_FIXED, *B = c->kb >= 0 ? &q->b[c->kb] : &QP_FIXED;
         imp_vec3 rbp = v3_sub(c->pb, B->x);
         imp_vec3 vel = v3_sub(point_vel(A, c->ra), point_vel(B, rbp));
@@ -1258,7 +1255,7 @@ static void qp_restore(imp_world *w, const double *X)
 #define IMP_QP_MAX_IMPACTS 32
 #define IMP_QP_TOI_ITERS 12
 
-int qp_step(imp_world *w, imp_ode_solver *solver, double dt)
+static int qp_advance(imp_world *w, imp_ode_solver *solver, double dt)
 {
     struct qp_state *q = qp_get(w);
     const int nb = w->bodies->ids.count;
@@ -1316,3 +1313,13 @@ long imp_qp_solves(const imp_world *w) { return w->qp ? w->qp->solves : 0; }
 long imp_qp_fallbacks(const imp_world *w) { return w->qp ? w->qp->pgs : 0; }
 void imp_qp_set_dense_max(imp_world *w, int n) { qp_get(w)->dense_max = n < 0 ? 0 : n > IMP_QP_DENSE_LIMIT ? IMP_QP_DENSE_LIMIT : n; }
 int imp_qp_dense_max(const imp_world *w) { return w->qp ? w->qp->dense_max : IMP_QP_DENSE_MAX; }
+
+/* the bodies' stage of a step in the exact mode: integrate, cut at each time of impact, damp. Its time-
+ * of-impact search collides at every trial state, the last of them the step's final state, so the
+ * collide stage of the step is done here (s->collided) */
+void qp_step(imp_step *s)
+{
+    qp_advance(s->w, &s->w->body_solver, s->dt);
+    bodies_damp(s->w, s->dt, NULL);
+    s->collided = true;
+}

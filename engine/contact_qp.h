@@ -2,12 +2,12 @@
 #ifndef IMPETUS_CONTACT_QP_H
 #define IMPETUS_CONTACT_QP_H
 
-#include "impetus.h"
+#include "step.h"
 
 /* contact_qp.c: world.contact = "qp" */
 void qp_begin_step(imp_world *w, double h);            /* impulses, then the step's resting set     */
 int qp_deriv(imp_world *w, const double *X, double *dX); /* adds the resting contact forces to dX   */
 void qp_free(imp_world *w);
-int qp_step(imp_world *w, imp_ode_solver *solver, double dt); /* integrate + collide, cut at impacts */
+void qp_step(imp_step *s); /* integrate + collide, cut at impacts */
 
 #endif

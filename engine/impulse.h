@@ -2,11 +2,10 @@
 #ifndef IMPETUS_IMPULSE_H
 #define IMPETUS_IMPULSE_H
 
-#include "impetus.h"
+#include "step.h"
 
-/* impulse.c: the impulse contact mode (S1's step order); returns nonzero when it did the step */
-int impulse_step(imp_world *w, double dt);
-void impulse_bullets(imp_world *w, const double *X0); /* continuous collision of bullets after the step */
+/* the bodies' stage of a step in the impulse mode (and with contact response off: the ODE alone) */
+void impulse_step(const imp_step *st);
 void impulse_free(imp_world *w);
 
 #endif

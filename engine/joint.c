@@ -115,6 +115,7 @@
 #include "ids.h"
 #include "imp_math.h"
 #include "joint.h"
+#include "solver_bodies.h"
 #include "world_parts.h"
 
 #define MAXR 7            /* rows per joint: a hinge, twist or slider at its limit with a motor has 7 */
@@ -265,8 +266,9 @@ static imp_quat quat_of(const double *X) { return quat_normalize(quat(X[3], X[4]
 /* a unit quaternion whose rotation takes x to the unit vector a */
 static imp_quat frame_from_axis(imp_vec3 a)
 {
-    imp_vec3 ref = fabs(a.x) < 0.57 ? v3(1, 0, 0) : fabs(a.y) < 0.57 ? v3(0, 1, 0) : v3(0, 0, 1);
-    imp_vec3 y = v3_normalize(v3_cross(ref, a)), z = v3_cross(a, y);
+    imp_vec3 t1, t2;
+    v3_basis(a, &t1, &t2);
+    imp_vec3 y = v3_scale(t1, -1), z = v3_scale(t2, -1);
     imp_mat3 m = {{{a.x, y.x, z.x}, {a.y, y.y, z.y}, {a.z, y.z, z.z}}};
     return quat_normalize(quat_from_m3(m));
 }
@@ -475,12 +477,6 @@ static imp_quat qerr(imp_quat FA, imp_quat FB)
     return e.w < 0 ? quat(-e.w, -e.x, -e.y, -e.z) : e;
 }
 
-static void basis_of(imp_vec3 a, imp_vec3 *t1, imp_vec3 *t2)
-{
-    imp_vec3 ref = fabs(a.x) < 0.57 ? v3(1, 0, 0) : fabs(a.y) < 0.57 ? v3(0, 1, 0) : v3(0, 0, 1);
-    *t1 = v3_normalize(v3_cross(a, ref)), *t2 = v3_cross(a, *t1);
-}
-
 static bool has_coordinate(imp_joint_type t) { return t == IMP_JOINT_HINGE || t == IMP_JOINT_TWIST || t == IMP_JOINT_PRISMATIC; }
 static bool angular_free(imp_joint_type t) { return t == IMP_JOINT_HINGE || t == IMP_JOINT_TWIST; }
 
@@ -679,7 +675,7 @@ static void rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp
         R->axes = ty != IMP_JOINT_PRISMATIC && ty != IMP_JOINT_PLANAR;
         if (ty == IMP_JOINT_HINGE || ty == IMP_JOINT_TWIST || ty == IMP_JOINT_PLANAR) {
             imp_vec3 t1, t2;
-            basis_of(aa, &t1, &t2);
+            v3_basis(aa, &t1, &t2);
             row_ang(R, m++, t1), row_ang(R, m++, t2);
         } else if (ty == IMP_JOINT_RIGID || ty == IMP_JOINT_PRISMATIC) {
             for (int c = 0; c < 3; c++) row_ang(R, m++, v3(c == 0, c == 1, c == 2));
@@ -784,7 +780,7 @@ static void rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp
     }
     if (ty == IMP_JOINT_HINGE || ty == IMP_JOINT_TWIST || ty == IMP_JOINT_PLANAR) {
         imp_vec3 e = v3_cross(a1, b1), t[2];
-        basis_of(a1, &t[0], &t[1]);
+        v3_basis(a1, &t[0], &t[1]);
         for (int k = 0; k < 2; k++) {
             R->f[m] = v3_dot(t[k], e);
             deriv_ang(R, m++, v3_cross(a1, v3_cross(b1, t[k])), v3_cross(b1, v3_cross(t[k], a1)), A, B);
@@ -1432,8 +1428,12 @@ static bool post_solve(struct joint_set *js, int n, bool first)
 
 /* Velocity post-stabilization (S1 section V; the header's "Post-stabilization" paragraph). motors: the
  * velocity stage, where motor rows drive the free coordinate's rate with at most max h of impulse. */
-void joints_post_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_mat3 *Iinv, const double *im, int n, double h, bool motors)
+void joints_post_stabilize(imp_world *w, solver_bodies *sb, bool motors)
 {
+    imp_vec3 *v = sb->v, *om = sb->w;
+    const imp_mat3 *Iinv = sb->Iinv;
+    const double *im = sb->im, h = sb->h;
+    const int n = sb->n;
     struct joint_set *js = w->joints;
     if (!js || !js->ids.count) return;
     collect_nodes(w, n, im);
@@ -1617,8 +1617,12 @@ static void solve_one(imp_world *w, int p, int n, const imp_mat3 *Iinv, const do
  * base lands 7.9 mm deep at worst when the top's push rocks it and rests 1.4 mm deep (6.2 and 1.0 mm
  * with the joints on the split impulses, joints_split), the dolls gain nothing. A joint to the world or a static body is exact either way, so a body welded to the world is as
  * fixed as the world for the contacts of the levels above it. */
-void joints_contacts_begin(imp_world *w, const imp_vec3 *v, const imp_vec3 *om, const imp_mat3 *Iinv, const double *im, int n, double h)
+void joints_contacts_begin(imp_world *w, const solver_bodies *sb)
 {
+    const imp_vec3 *v = sb->v, *om = sb->w;
+    const imp_mat3 *Iinv = sb->Iinv;
+    const double *im = sb->im, h = sb->h;
+    const int n = sb->n;
     struct joint_set *js = w->joints;
     if (!js || !js->ids.count) return;
     collect_nodes(w, n, im);
@@ -1747,8 +1751,10 @@ static void vel_node(struct joint_set *js, int p, imp_vec3 *v, imp_vec3 *om, int
  * pre-stabilization took most of such a displacement back (measured: a ragdoll that landed 6 cm deep in
  * the floor was still 2.8 cm deep 90 steps later and needed 5 s to get out; with it, 2.6 mm, the contact
  * slop, 90 steps later). Limit and motor rows stay out: they concern the real velocities. */
-void joints_split(imp_world *w, imp_vec3 *vp, imp_vec3 *wp, int n)
+void joints_split(imp_world *w, solver_bodies *sb)
 {
+    imp_vec3 *vp = sb->vp, *wp = sb->wp;
+    const int n = sb->n;
     struct joint_set *js = w->joints;
     if (!js || !js->ids.count) return;
     for (int p = 0; p < js->nn; p++) {
@@ -1777,8 +1783,10 @@ void joints_split(imp_world *w, imp_vec3 *vp, imp_vec3 *wp, int n)
     }
 }
 
-void joints_level(imp_world *w, imp_vec3 *v, imp_vec3 *om, int n, int lo, int hi, const int *blevel, bool shock)
+void joints_level(imp_world *w, solver_bodies *sb, int lo, int hi, const int *blevel, bool shock)
 {
+    imp_vec3 *v = sb->v, *om = sb->w;
+    const int n = sb->n;
     struct joint_set *js = w->joints;
     if (!js || !js->ids.count) return;
     for (int p = 0; p < js->nn; p++) {
@@ -1862,9 +1870,13 @@ static double project(imp_world *w, int n, const imp_mat3 *Iinv, const double *i
 }
 
 /* Pre-stabilization (S1 section IV; the header's paragraph): S1's sweeps, then the global damped Newton */
-void joints_pre_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp, const imp_vec3 *wp,
-                          const imp_mat3 *Iinv, const double *im, int n, double h)
+void joints_pre_stabilize(imp_world *w, solver_bodies *sb)
 {
+    imp_vec3 *v = sb->v, *om = sb->w;
+    const imp_vec3 *vp = sb->vp, *wp = sb->wp;
+    const imp_mat3 *Iinv = sb->Iinv;
+    const double *im = sb->im, h = sb->h;
+    const int n = sb->n;
     struct joint_set *js = w->joints;
     if (!js || !js->ids.count) return;
     collect_nodes(w, n, im);
@@ -1968,9 +1980,13 @@ void joints_pre_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec
     js->pre_h = h; /* pv, pw hold the predicted velocities of this step (joints_positions) */
 }
 
-void joints_positions(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp, const imp_vec3 *wp,
-                      imp_mat3 *Iinv, const double *im, int n, double h)
+void joints_positions(imp_world *w, solver_bodies *sb, const double *states0)
 {
+    imp_vec3 *v = sb->v, *om = sb->w;
+    const imp_vec3 *vp = sb->vp, *wp = sb->wp;
+    imp_mat3 *Iinv = sb->Iinv;
+    const double *im = sb->im, h = sb->h;
+    const int n = sb->n;
     struct joint_set *js = w->joints;
     if (!js || !js->ids.count) return;
     /* the predicted velocities pre-stabilization converged on (v + v_p there, up to rounding) and, where
@@ -1979,7 +1995,7 @@ void joints_positions(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *v
     const bool pre = js->pre_h == h && js->bcap > n && !w->settings.planar; /* (planar: impulse.c projects v, v_p after) */
     for (int i = 0; i < n; i++) {
         if (!js->jointed[i] || im[i] == 0) continue;
-        const double *X0 = w->bstate0 + BODY_DIM * i;
+        const double *X0 = states0 + BODY_DIM * i;
         double *X = w->bodies->state + BODY_DIM * i;
         const imp_vec3 vv = pre ? js->pv[i] : v3_add(v[i], vp[i]), ww = pre ? js->pw[i] : v3_add(om[i], wp[i]);
         v3_store(X, v3_add(v3_load(X0), v3_scale(vv, h)));
@@ -1998,7 +2014,7 @@ void joints_positions(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *v
         Iinv[i] = m3_rotate_tensor(R, w->bodies->body[i].Ibody_inv);
         if (js->bcap > i) memcpy(&js->bqraw[i], X + 3, sizeof(imp_quat)), js->bqn[i] = qn, js->bR[i] = R;
     } /* (the shapes follow in the step's contact update, or as the body falls asleep: impulse.c) */
-    joints_post_stabilize(w, v, om, Iinv, im, n, h, true); /* with the motors (what is left of max h) */
+    joints_post_stabilize(w, sb, true); /* with the motors (what is left of max h) */
     for (int i = 0; i < n; i++) {
         if (!js->jointed[i] || im[i] == 0) continue;
         double *X = w->bodies->state + BODY_DIM * i;

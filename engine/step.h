@@ -15,7 +15,9 @@ typedef struct imp_step {
     double dt, inv_dt;       /* the step's length, s, and 1 / dt                                  */
     imp_profile *profile;    /* this step's stage times (ms) and counts                           */
     double *bodies0;         /* the bodies' states at the start (BODY_DIM each): the bullets'
-                                sweep and the NaN guard                                           */
+                                sweep, the joints' position update and the NaN guard              */
+    bool collided;           /* the bodies' stage collided at the step's final state itself (the
+                                exact mode's time-of-impact search): the collide stage is done    */
 } imp_step;
 
 /* a monotonic clock for the stage times, ms */

@@ -1,30 +1,41 @@
 /* world.c: create and destroy a world, and imp_world_step, the pipeline read top to bottom.
  *
- *   imp_world_step(world, dt)
- *     particles:  contacts  (which particles rest on a collider: their pushing force is cancelled)
- *                 integrate (the chosen ODE solver; forces from particles_deriv -> forces.c, then the
- *                            constraint forces -> tinkertoy.c; or "implicit": one backward Euler
- *                            step, implicit.c)
- *                 curves    (particles on curves put exactly at x(u), curve.c)
- *                 collide   (impacts inside the step: restitution, friction, no tunnelling; then,
- *                            where constrained particles touch or hit, positions and velocities
- *                            projected back onto the constraints, tinkertoy.c)
- *     bodies:     contact response (world.contact, impulse.c: S1's collisions -> velocities ->
- *                 contacts level by level with shock propagation -> positions; bodies touching
- *                 nothing integrate with the world's ODE solver, body.c), then bullets swept
- *                 (world.contact = "qp", contact_qp.c: collision impulses first, the resting contact
- *                 forces inside every derivative evaluation, the step cut at each time of impact)
- *     collide:    broadphase -> narrowphase -> contacts + begin/end events (contact.c); run after
- *                 the bodies moved, so the contacts a script reads describe the state it sees
- *     finish:     NaN guard (a particle or body that went non-finite is put back and reported)
+ * The engine in layers; each file calls only files of the layers below it (and of its own layer
+ * below it), never one above:
  *
- * A failing callback aborts the step; the state taken before integrating is put back, so the world
- * is exactly as it was before the call. Each stage is timed into w->profile. */
+ *   world.c                   the step: particles -> bodies -> contacts -> finish
+ *   rigid-body contact modes  impulse.c (S1's stages)   contact_qp.c (exact contact)   toi.c
+ *                             joint*.c (joints)   island.c (contact graph, sleeping)   solver_bodies.h
+ *   particle dynamics         particle_system.c   implicit.c   tinkertoy.c   curve.c   forces.c
+ *                             cloth.c   assemble.c   particle_collide.c
+ *   collision                 query.c   contact.c   broadphase.c   narrowphase.c
+ *   stores                    body.c   shape.c   collider.c   particles.c
+ *   kernels                   ode.c   lcp.c   amg.c   cg.c   ic0.c   sparse.c   dense.h   hull.c   mass.c
+ *                             ids.c   parallel.c   imp_math.h
+ *   the layout                world_parts.h (the world's parts)   step.h (the step context)
+ *                             impetus.h (the public C API)
+ *
+ * imp_world_step(world, dt) makes the step context (step.h) and calls the stages in order:
+ *   particles   resting contacts -> integrate (the chosen ODE solver; forces.c, then the constraint
+ *               forces of tinkertoy.c; or "implicit": one backward Euler step of implicit.c) -> curve
+ *               particles onto their curves -> collisions inside the step -> constrained particles
+ *               projected back (particle_system.c)
+ *   bodies      the contact mode (impulse.c: S1's collisions -> velocities -> contacts and joints level
+ *               by level -> shock propagation -> positions, bullets swept after; contact_qp.c:
+ *               collision impulses, the resting contact forces in every derivative evaluation, the
+ *               step cut at each time of impact); bodies that touch nothing move by their ODE (body.c)
+ *   contacts    broad phase -> narrow phase -> manifolds -> begin/end events (contact.c), after the
+ *               bodies moved, so the contacts a script reads describe the state it sees
+ *   finish      the clock; the NaN guard (a particle or body that went non-finite is put back, at
+ *               rest, and reported)
+ *
+ * A failing callback aborts the step in the particle stage, before the bodies move; the particles'
+ * state saved at the start is put back, so the world is exactly as it was before the call. Each stage
+ * is timed into the step's profile. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "body.h"
 #include "broadphase.h"
@@ -119,38 +130,30 @@ void imp_world_destroy(imp_world *w)
 
 /* ---- the stages -------------------------------------------------------------------------------------- */
 
-/* the bodies: the contact mode's stages (impulse.c: S1's collisions -> velocities -> contacts and
- * joints level by level -> shock propagation -> positions, then the bullets swept; contact_qp.c:
- * collision impulses, the resting contact forces inside every derivative evaluation, the step cut at
- * each time of impact); bodies that touch nothing move with the world's ODE solver */
-static void bodies_step(const imp_step *s)
+/* the bodies: the contact mode's stages (impulse.c: S1's collisions -> velocities -> contacts and joints
+ * level by level -> shock propagation -> positions, bullets swept after; contact_qp.c: collision
+ * impulses, the resting contact forces inside every derivative evaluation, the step cut at each time
+ * of impact); bodies that touch nothing move by the world's ODE solver */
+static void bodies_step(imp_step *s)
 {
     imp_world *w = s->w;
     const double t0 = step_clock_ms();
     w->body_solver.method = w->settings.integrator;
     w->body_solver.tolerance = w->settings.tolerance;
-    if (w->settings.contact_mode == IMP_CONTACT_QP) {
-        qp_step(w, &w->body_solver, s->dt);
-        bodies_damp(w, s->dt, NULL);
-    } else {
-        if (!impulse_step(w, s->dt)) { /* nothing to answer: the free bodies' ODE (impulse_step damps its own) */
-            imp_ode_system sys = imp_body_ode(w);
-            imp_ode_advance(&sys, &w->body_solver, s->t, s->dt);
-            bodies_damp(w, s->dt, NULL);
-        }
-        impulse_bullets(w, s->bodies0);
-    }
+    if (w->settings.contact_mode == IMP_CONTACT_QP) qp_step(s);
+    else impulse_step(s);
     bodies_clear_accumulators(w);
     s->profile->bodies = step_clock_ms() - t0;
 }
 
 /* broad phase -> narrow phase -> manifolds -> begin/end events, after the bodies moved, so the
- * contacts a script reads describe the state it sees (the exact mode collides inside its step) */
+ * contacts a script reads describe the state it sees; unless the bodies' stage collided at the step's
+ * final state already (the exact mode, in its time-of-impact search) */
 static void contacts_step(const imp_step *s)
 {
     imp_world *w = s->w;
     const double t0 = step_clock_ms();
-    if (w->settings.contact_mode != IMP_CONTACT_QP) contacts_update(w);
+    if (!s->collided) contacts_update(w);
     s->profile->contacts = step_clock_ms() - t0;
     s->profile->pairs = w->contacts->pair_count;
     s->profile->manifolds = w->contacts->manifold_count;
@@ -168,7 +171,7 @@ static imp_step step_begin(imp_world *w, double dt, imp_profile *profile)
     if (n) memcpy(w->bstate0, w->bodies->state, BODY_DIM * sizeof(double) * (size_t)n);
     w->error[0] = 0;
     w->locked = true;
-    return (imp_step){w, w->time, dt, 1 / dt, profile, w->bstate0};
+    return (imp_step){w, w->time, dt, 1 / dt, profile, w->bstate0, false};
 }
 
 /* the clock moves on; non-finite particles and bodies are put back and reported */
