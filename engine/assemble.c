@@ -35,12 +35,7 @@ void asm_condition(asm_ctx *a, int m, const int *idx, const int *blk, double C, 
         for (int i = 0; i < m; i++)
             for (int j = 0; j < m; j++) {
                 double *B = a->A + 9 * (size_t)blk[i * m + j];
-                const double *gi = g + 3 * i, *gj = g + 3 * j;
-                for (int r = 0; r < 3; r++) {
-                    B[3 * r + 0] += alpha * gi[r] * gj[0];
-                    B[3 * r + 1] += alpha * gi[r] * gj[1];
-                    B[3 * r + 2] += alpha * gi[r] * gj[2];
-                }
+                b3_add_outer(B, v3_load(g + 3 * i), v3_load(g + 3 * j), alpha);
                 if (useH)
                     for (int r = 0; r < 3; r++) {
                         const double *Hr = H + (3 * i + r) * n + 3 * j;

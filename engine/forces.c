@@ -466,9 +466,7 @@ static int behaviors_assemble(imp_world *w, asm_ctx *a, bool bound)
                     for (int i = 0; i < d->n; i++) {
                         v3_accum(a->bK + 3 * idx[i], v3_scale(v3_load(g + 3 * i), -a->h2 * d->ks * Cdot));
                         for (int j = 0; j < d->n; j++) {
-                            double *B = a->A + 9 * (size_t)blk[i * d->n + j];
-                            for (int r = 0; r < 3; r++)
-                                for (int c = 0; c < 3; c++) B[3 * r + c] += alpha * g[3 * i + r] * g[3 * j + c];
+                            b3_add_outer(a->A + 9 * (size_t)blk[i * d->n + j], v3_load(g + 3 * i), v3_load(g + 3 * j), alpha);
                         }
                     }
             }

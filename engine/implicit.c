@@ -293,9 +293,8 @@ static void filter_matrix(const implicit_state *st, int i, double *S)
         return;
     }
     for (int c = 0; c < st->ftype[i] - 1; c++) {
-        const double *nv = st->fnorm + 6 * (size_t)i + 3 * c;
-        for (int r = 0; r < 3; r++)
-            for (int q = 0; q < 3; q++) S[3 * r + q] -= nv[r] * nv[q];
+        const imp_vec3 nv = v3_load(st->fnorm + 6 * (size_t)i + 3 * c);
+        b3_add_outer(S, nv, nv, -1);
     }
 }
 
@@ -316,13 +315,11 @@ static void block_sandwich(double *B, const double *Lm, const double *Rm)
 {
     double T[9];
     if (Rm) {
-        for (int r = 0; r < 3; r++)
-            for (int c = 0; c < 3; c++) T[3 * r + c] = B[3 * r] * Rm[c] + B[3 * r + 1] * Rm[3 + c] + B[3 * r + 2] * Rm[6 + c];
+        b3_mul(B, Rm, T);
         memcpy(B, T, sizeof T);
     }
     if (Lm) {
-        for (int r = 0; r < 3; r++)
-            for (int c = 0; c < 3; c++) T[3 * r + c] = Lm[3 * r] * B[c] + Lm[3 * r + 1] * B[3 + c] + Lm[3 * r + 2] * B[6 + c];
+        b3_mul(Lm, B, T);
         memcpy(B, T, sizeof T);
     }
 }
@@ -369,14 +366,9 @@ static void matrix_unfilter(implicit_state *st)
 /* (A x)_i for one block row */
 static imp_vec3 row_mul(const bsr3 *A, int i, const double *x)
 {
-    double y0 = 0, y1 = 0, y2 = 0;
-    for (int k = A->row_start[i]; k < A->row_start[i + 1]; k++) {
-        const double *B = A->val + 9 * (size_t)k, *xj = x + 3 * A->col[k];
-        y0 += B[0] * xj[0] + B[1] * xj[1] + B[2] * xj[2];
-        y1 += B[3] * xj[0] + B[4] * xj[1] + B[5] * xj[2];
-        y2 += B[6] * xj[0] + B[7] * xj[1] + B[8] * xj[2];
-    }
-    return v3(y0, y1, y2);
+    imp_vec3 y = v3(0, 0, 0);
+    for (int k = A->row_start[i]; k < A->row_start[i + 1]; k++) y = v3_add(y, b3_mul_v(A->val + 9 * (size_t)k, v3_load(x + 3 * A->col[k])));
+    return y;
 }
 
 /* solve A dv = b with the filter: dv = z + y, S y = y, A y = b - A z */
@@ -432,8 +424,7 @@ static void assemble_part(void *ctx, int chunk)
     forces_local(w, &r, w->particles->v + 3 * (size_t)lo, st->f + 3 * (size_t)lo);
     const double kd = w->settings.drag, h = jb->a->h;
     for (int i = lo; i < hi; i++) {
-        double *B = A->val + 9 * (size_t)st->diag[i], d = w->particles->mass[i] + h * kd;
-        B[0] += d, B[4] += d, B[8] += d;
+        b3_add_diag(A->val + 9 * (size_t)st->diag[i], w->particles->mass[i] + h * kd);
     }
     cloth_assemble(w, jb->a, chunk);
 }
