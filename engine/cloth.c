@@ -825,56 +825,43 @@ static int cmp_edge(const void *pa, const void *pb)
 
 static bool finite3(imp_vec3 a) { return v3_finite(a) != 0; }
 
-imp_id imp_cloth_create(imp_world *w, const imp_cloth_def *def)
+/* the rest geometry of triangle v (S3 "Triangle energy"): the coefficients au, av of w_u, w_v, the
+ * area, the rest lengths of w_u and w_v and the rest shear angle; false for a degenerate one */
+static bool rest_triangle(const imp_cloth_def *def, const int *v, ctri *T)
 {
-    const imp_id none = {0, 0};
-    const int nv = def->vertex_count, nt = def->triangle_count;
-    if (nv < 3 || nt < 1 || !def->positions || !def->triangles) return none;
-    if (!(def->stretch >= 0 && def->shear >= 0 && def->bend >= 0 && def->damping >= 0 && def->radius >= 0))
-        return none;
-    for (int i = 0; i < nv; i++)
-        if (!finite3(def->positions[i])) return none;
-    /* rest geometry of every triangle; refuse bad indices and degenerate triangles */
-    double *area = calloc((size_t)nv, sizeof(double)), total = 0;
-    ctri *tri = calloc((size_t)nt, sizeof(ctri));
-    if (!area || !tri) abort();
-    for (int t = 0; t < nt; t++) {
-        const int *v = def->triangles + 3 * t;
-        bool ok = true;
-        for (int i = 0; i < 3; i++) ok = ok && v[i] >= 0 && v[i] < nv;
-        ok = ok && v[0] != v[1] && v[1] != v[2] && v[0] != v[2];
-        if (!ok) goto fail;
-        imp_vec3 x0 = def->positions[v[0]], e1 = v3_sub(def->positions[v[1]], x0), e2 = v3_sub(def->positions[v[2]], x0);
-        imp_vec3 nrm = v3_cross(e1, e2);
-        double A = 0.5 * v3_len(nrm);
-        if (!(A > 1e-14)) goto fail;
-        double u[3], vv[3];
-        if (def->uv) {
-            for (int i = 0; i < 3; i++) u[i] = def->uv[2 * v[i]], vv[i] = def->uv[2 * v[i] + 1];
-        } else { /* flattened in its own plane */
-            imp_vec3 uh = v3_normalize(e1), vh = v3_normalize(v3_cross(nrm, e1));
-            u[0] = 0, vv[0] = 0, u[1] = v3_len(e1), vv[1] = 0, u[2] = v3_dot(e2, uh), vv[2] = v3_dot(e2, vh);
-        }
-        double du1 = u[1] - u[0], du2 = u[2] - u[0], dv1 = vv[1] - vv[0], dv2 = vv[2] - vv[0];
-        double det = du1 * dv2 - du2 * dv1;
-        if (!(fabs(det) > 1e-14)) goto fail;
-        /* [a b; c d] = [du1 du2; dv1 dv2]^-1; w_u = a e1 + c e2, w_v = b e1 + d e2 */
-        double ia = dv2 / det, ib = -du2 / det, ic = -dv1 / det, id = du1 / det;
-        ctri *T = &tri[t];
-        memcpy(T->v, v, sizeof T->v);
-        T->au[0] = -(ia + ic), T->au[1] = ia, T->au[2] = ic;
-        T->av[0] = -(ib + id), T->av[1] = ib, T->av[2] = id;
-        T->area = A;
-        imp_vec3 wu = v3_add(v3_scale(e1, ia), v3_scale(e2, ic)), wv = v3_add(v3_scale(e1, ib), v3_scale(e2, id));
-        T->bu = v3_len(wu), T->bv = v3_len(wv);
-        if (!(T->bu > 1e-12 && T->bv > 1e-12)) goto fail;
-        double c = v3_dot(wu, wv) / (T->bu * T->bv);
-        T->theta0 = acos(c > 1 ? 1 : c < -1 ? -1 : c);
-        for (int i = 0; i < 3; i++) area[v[i]] += A / 3;
-        total += A;
+    imp_vec3 x0 = def->positions[v[0]], e1 = v3_sub(def->positions[v[1]], x0), e2 = v3_sub(def->positions[v[2]], x0);
+    imp_vec3 nrm = v3_cross(e1, e2);
+    double A = 0.5 * v3_len(nrm);
+    if (!(A > 1e-14)) return false;
+    double u[3], vv[3];
+    if (def->uv) {
+        for (int i = 0; i < 3; i++) u[i] = def->uv[2 * v[i]], vv[i] = def->uv[2 * v[i] + 1];
+    } else { /* flattened in its own plane */
+        imp_vec3 uh = v3_normalize(e1), vh = v3_normalize(v3_cross(nrm, e1));
+        u[0] = 0, vv[0] = 0, u[1] = v3_len(e1), vv[1] = 0, u[2] = v3_dot(e2, uh), vv[2] = v3_dot(e2, vh);
     }
+    double du1 = u[1] - u[0], du2 = u[2] - u[0], dv1 = vv[1] - vv[0], dv2 = vv[2] - vv[0];
+    double det = du1 * dv2 - du2 * dv1;
+    if (!(fabs(det) > 1e-14)) return false;
+    /* [a b; c d] = [du1 du2; dv1 dv2]^-1; w_u = a e1 + c e2, w_v = b e1 + d e2 */
+    double ia = dv2 / det, ib = -du2 / det, ic = -dv1 / det, id = du1 / det;
+    memcpy(T->v, v, sizeof T->v);
+    T->au[0] = -(ia + ic), T->au[1] = ia, T->au[2] = ic;
+    T->av[0] = -(ib + id), T->av[1] = ib, T->av[2] = id;
+    T->area = A;
+    imp_vec3 wu = v3_add(v3_scale(e1, ia), v3_scale(e2, ic)), wv = v3_add(v3_scale(e1, ib), v3_scale(e2, id));
+    T->bu = v3_len(wu), T->bv = v3_len(wv);
+    if (!(T->bu > 1e-12 && T->bv > 1e-12)) return false;
+    double c = v3_dot(wu, wv) / (T->bu * T->bv);
+    T->theta0 = acos(c > 1 ? 1 : c < -1 ? -1 : c);
+    return true;
+}
 
-    /* interior edges: sort the half-edges by (low, high) vertex; equal neighbours share an edge */
+/* the bend elements: every interior edge, found by sorting the half-edges by (low, high) vertex so
+ * that a shared edge's two halves are neighbours (of a non-manifold edge, the first two), with its
+ * rest dihedral angle and A_e / l_perp^2 (top of the file); returns them, their count in *count */
+static cbend *bend_edges(const imp_cloth_def *def, const ctri *tri, int nt, int *count)
+{
     int (*he)[4] = malloc(sizeof(int[4]) * 3 * (size_t)nt); /* lo, hi, triangle, corner of the edge start */
     if (!he) abort();
     for (int t = 0; t < nt; t++)
@@ -908,6 +895,38 @@ imp_id imp_cloth_create(imp_world *w, const imp_cloth_def *def)
         nb++;
     }
     free(he);
+    *count = nb;
+    return bend;
+}
+
+imp_id imp_cloth_create(imp_world *w, const imp_cloth_def *def)
+{
+    const imp_id none = {0, 0};
+    const int nv = def->vertex_count, nt = def->triangle_count;
+    if (nv < 3 || nt < 1 || !def->positions || !def->triangles) return none;
+    if (!(def->stretch >= 0 && def->shear >= 0 && def->bend >= 0 && def->damping >= 0 && def->radius >= 0))
+        return none;
+    for (int i = 0; i < nv; i++)
+        if (!finite3(def->positions[i])) return none;
+    /* rest geometry of every triangle; refuse bad indices and degenerate triangles */
+    double *area = calloc((size_t)nv, sizeof(double)), total = 0;
+    ctri *tri = calloc((size_t)nt, sizeof(ctri));
+    if (!area || !tri) abort();
+    for (int t = 0; t < nt; t++) {
+        const int *v = def->triangles + 3 * t;
+        bool ok = true;
+        for (int i = 0; i < 3; i++) ok = ok && v[i] >= 0 && v[i] < nv;
+        ok = ok && v[0] != v[1] && v[1] != v[2] && v[0] != v[2];
+        if (!ok || !rest_triangle(def, v, &tri[t])) {
+            free(area);
+            free(tri);
+            return none;
+        }
+        for (int i = 0; i < 3; i++) area[v[i]] += tri[t].area / 3;
+        total += tri[t].area;
+    }
+    int nb;
+    cbend *bend = bend_edges(def, tri, nt, &nb);
 
     /* particles: mass by area (a third of each triangle to each corner) unless given */
     imp_id id;
@@ -933,10 +952,6 @@ imp_id imp_cloth_create(imp_world *w, const imp_cloth_def *def)
     }
     free(area);
     return id;
-fail:
-    free(area);
-    free(tri);
-    return none;
 }
 
 imp_id imp_hair_create(imp_world *w, const imp_hair_def *def)

@@ -442,6 +442,88 @@ static int assemble(imp_world *w, implicit_state *st, double h, bool generic)
     return forces_assemble(w, &a, true);
 }
 
+/* Resting contacts hold when the force at the start of the step pushes into the surface. One that is
+ * not sliding, and whose tangential force is within the friction cone, sticks: all its directions
+ * are prescribed (dv = -v0), so static friction is part of the solve. */
+static void contacts_classify(imp_world *w, implicit_state *st)
+{
+    if (w->pcontacts->count > st->ccap) {
+        st->ccap = w->pcontacts->count;
+        st->cactive = ids_grow(st->cactive, 1, st->ccap);
+        st->cimpulse = ids_grow(st->cimpulse, sizeof(double), st->ccap);
+    }
+    for (int k = 0; k < w->pcontacts->count; k++) {
+        const pcontact *pc = &w->pcontacts->contact[k];
+        imp_vec3 N = pcollide_contact_normal(w, k), fi = v3_load(st->f + 3 * pc->particle);
+        double fn = v3_dot(N, fi), mu = w->colliders->collider[pc->collider].def.friction;
+        imp_vec3 ft = v3_mad(fi, N, -fn);
+        st->cactive[k] = fn >= 0 ? CONTACT_OFF
+                       : v3_len(pc->vt0) < STICK_SPEED && v3_len(ft) <= mu * -fn ? CONTACT_STICK : CONTACT_SLIDE;
+    }
+}
+
+/* The constraint impulse A dv - b of each contact must push (Baraff and Witkin 5.3), and a sticking
+ * one must stay inside the friction cone, |j_t| <= mu j_n, or it slides: the contacts that break
+ * these change their kind (in the first two passes) and the normal impulses go to cimpulse.
+ * Returns whether any contact changed. */
+static bool contacts_check(imp_world *w, implicit_state *st, int pass)
+{
+    bool changed = false;
+    for (int k = 0; k < w->pcontacts->count; k++) {
+        st->cimpulse[k] = 0;
+        if (st->cactive[k] == CONTACT_OFF) continue;
+        int i = w->pcontacts->contact[k].particle;
+        imp_vec3 N = pcollide_contact_normal(w, k);
+        imp_vec3 imp = v3_sub(row_mul(&st->A, i, st->dv), v3_load(st->b + 3 * i));
+        double jn = v3_dot(N, imp), mu = w->colliders->collider[w->pcontacts->contact[k].collider].def.friction;
+        if (jn < 0 && pass < 2) {
+            st->cactive[k] = CONTACT_OFF;
+            changed = true;
+        } else if (st->cactive[k] == CONTACT_STICK && v3_len(v3_mad(imp, N, -jn)) > mu * jn * (1 + 1e-9) && pass < 2) {
+            st->cactive[k] = CONTACT_SLIDE;
+            changed = true;
+        }
+        st->cimpulse[k] = fmax(jn, 0);
+    }
+    return changed;
+}
+
+/* Coulomb friction on sliding contacts: the tangential impulse is at most mu times the normal one */
+static void contacts_friction(imp_world *w, implicit_state *st, const double *v)
+{
+    for (int k = 0; k < w->pcontacts->count; k++) {
+        if (st->cactive[k] != CONTACT_SLIDE || st->cimpulse[k] <= 0) continue;
+        int i = w->pcontacts->contact[k].particle;
+        if (w->particles->motion[i] != IMP_DYNAMIC) continue;
+        double mu = w->colliders->collider[w->pcontacts->contact[k].collider].def.friction;
+        imp_vec3 N = pcollide_contact_normal(w, k);
+        imp_vec3 v1 = v3_add(v3_load(v + 3 * i), v3_load(st->dv + 3 * i));
+        imp_vec3 vt = v3_mad(v1, N, -v3_dot(N, v1));
+        double speed = v3_len(vt), cut = mu * st->cimpulse[k] * w->particles->inv_mass[i];
+        imp_vec3 dvt = speed <= cut ? vt : v3_scale(vt, cut / speed);
+        v3_store(st->dv + 3 * i, v3_sub(v3_load(st->dv + 3 * i), dvt));
+    }
+}
+
+/* v1 = v0 + dv, x1 = x0 + h v1; fixed particles stay, kinematic ones keep their velocity */
+static void integrate(imp_world *w, const implicit_state *st, double h)
+{
+    double *x = w->particles->x, *v = w->particles->v;
+    for (int i = 0; i < w->particles->ids.count; i++) {
+        double *xi = x + 3 * i, *vi = v + 3 * i;
+        const double *dvi = st->dv + 3 * i;
+        switch (w->particles->motion[i]) {
+        case IMP_FIXED:
+            break;
+        case IMP_DYNAMIC:
+            vi[0] += dvi[0], vi[1] += dvi[1], vi[2] += dvi[2];
+            /* fall through */
+        default:
+            xi[0] += h * vi[0], xi[1] += h * vi[1], xi[2] += h * vi[2];
+        }
+    }
+}
+
 int implicit_step(imp_world *w, double t, double h, imp_profile *prof)
 {
     implicit_state *st = state_get(w);
@@ -465,23 +547,7 @@ int implicit_step(imp_world *w, double t, double h, imp_profile *prof)
     for (int i = 0; i < n; i++) st->inv_m2[i] = w->particles->inv_mass[i] * w->particles->inv_mass[i];
     double abs_tol = st->set.cg_tolerance * h * fmax(v3_len(w->settings.gravity), 1.0);
 
-    /* Resting contacts hold when the force at the start of the step pushes into the surface. One
-     * that is not sliding, and whose tangential force is within the friction cone, sticks: all its
-     * directions are prescribed (dv = -v0), so static friction is part of the solve. */
-    if (w->pcontacts->count > st->ccap) {
-        st->ccap = w->pcontacts->count;
-        st->cactive = ids_grow(st->cactive, 1, st->ccap);
-        st->cimpulse = ids_grow(st->cimpulse, sizeof(double), st->ccap);
-    }
-    for (int k = 0; k < w->pcontacts->count; k++) {
-        const pcontact *pc = &w->pcontacts->contact[k];
-        imp_vec3 N = pcollide_contact_normal(w, k), fi = v3_load(st->f + 3 * pc->particle);
-        double fn = v3_dot(N, fi), mu = w->colliders->collider[pc->collider].def.friction;
-        imp_vec3 ft = v3_mad(fi, N, -fn);
-        st->cactive[k] = fn >= 0 ? CONTACT_OFF
-                       : v3_len(pc->vt0) < STICK_SPEED && v3_len(ft) <= mu * -fn ? CONTACT_STICK : CONTACT_SLIDE;
-    }
-
+    contacts_classify(w, st);
     cg_result res = {0, 0, 1};
     for (int pass = 0; pass < 3; pass++) {
         bool has_z = filter_build(w, st, v);
@@ -489,58 +555,12 @@ int implicit_step(imp_world *w, double t, double h, imp_profile *prof)
         res.iterations += r.iterations;
         res.residual = r.residual;
         res.converged = r.converged;
-        /* the constraint impulse A dv - b of each contact must push (Baraff and Witkin 5.3), and a
-         * sticking one must stay inside the friction cone, |j_t| <= mu j_n, or it slides */
-        bool changed = false;
-        for (int k = 0; k < w->pcontacts->count; k++) {
-            st->cimpulse[k] = 0;
-            if (st->cactive[k] == CONTACT_OFF) continue;
-            int i = w->pcontacts->contact[k].particle;
-            imp_vec3 N = pcollide_contact_normal(w, k);
-            imp_vec3 imp = v3_sub(row_mul(&st->A, i, st->dv), v3_load(st->b + 3 * i));
-            double jn = v3_dot(N, imp), mu = w->colliders->collider[w->pcontacts->contact[k].collider].def.friction;
-            if (jn < 0 && pass < 2) {
-                st->cactive[k] = CONTACT_OFF;
-                changed = true;
-            } else if (st->cactive[k] == CONTACT_STICK && v3_len(v3_mad(imp, N, -jn)) > mu * jn * (1 + 1e-9) && pass < 2) {
-                st->cactive[k] = CONTACT_SLIDE;
-                changed = true;
-            }
-            st->cimpulse[k] = fmax(jn, 0);
-        }
-        if (!changed) break;
+        if (!contacts_check(w, st, pass)) break;
     }
     prof->cg_iterations = res.iterations;
     prof->cg_residual = res.residual;
-
-    /* Coulomb friction on sliding contacts: the tangential impulse is at most mu times the normal one */
-    for (int k = 0; k < w->pcontacts->count; k++) {
-        if (st->cactive[k] != CONTACT_SLIDE || st->cimpulse[k] <= 0) continue;
-        int i = w->pcontacts->contact[k].particle;
-        if (w->particles->motion[i] != IMP_DYNAMIC) continue;
-        double mu = w->colliders->collider[w->pcontacts->contact[k].collider].def.friction;
-        imp_vec3 N = pcollide_contact_normal(w, k);
-        imp_vec3 v1 = v3_add(v3_load(v + 3 * i), v3_load(st->dv + 3 * i));
-        imp_vec3 vt = v3_mad(v1, N, -v3_dot(N, v1));
-        double speed = v3_len(vt), cut = mu * st->cimpulse[k] * w->particles->inv_mass[i];
-        imp_vec3 dvt = speed <= cut ? vt : v3_scale(vt, cut / speed);
-        v3_store(st->dv + 3 * i, v3_sub(v3_load(st->dv + 3 * i), dvt));
-    }
-
-    /* v1 = v0 + dv, x1 = x0 + h v1; fixed particles stay, kinematic ones keep their velocity */
-    for (int i = 0; i < n; i++) {
-        double *xi = x + 3 * i, *vi = v + 3 * i;
-        const double *dvi = st->dv + 3 * i;
-        switch (w->particles->motion[i]) {
-        case IMP_FIXED:
-            break;
-        case IMP_DYNAMIC:
-            vi[0] += dvi[0], vi[1] += dvi[1], vi[2] += dvi[2];
-            /* fall through */
-        default:
-            xi[0] += h * vi[0], xi[1] += h * vi[1], xi[2] += h * vi[2];
-        }
-    }
+    contacts_friction(w, st, v);
+    integrate(w, st, h);
     return 0;
 }
 

@@ -319,71 +319,80 @@ static void support_edge(const poly *P, imp_vec3 dir, imp_vec3 u, double sign, i
     }
 }
 
-static int core_poly(const geom *A, const poly *B, np_man *c)
+/* Cyrus-Beck: the part [t0, t1] of the core segment p0 p1 inside all of B's half-spaces; false when
+ * no part is */
+static bool core_clip(const poly *B, imp_vec3 p0, imp_vec3 p1, double *t0, double *t1)
 {
-    imp_vec3 p0, p1;
-    core_of(A, &p0, &p1);
-    const double r = A->radius;
-    const bool seg = A->type == IMP_SHAPE_CAPSULE;
-    /* Cyrus-Beck: is any part of the core segment inside? */
-    double t0 = 0, t1 = 1;
     bool inside = true;
     for (int f = 0; f < B->nf && inside; f++) {
         imp_vec3 n = pfn(B, f);
         double d = pfd(B, f, n), f0 = v3_dot(n, p0) - d, f1 = v3_dot(n, p1) - d;
         if (f0 > 0 && f1 > 0) inside = false;
-        else if (f0 > 0) t0 = fmax(t0, f0 / (f0 - f1));
-        else if (f1 > 0) t1 = fmin(t1, f0 / (f0 - f1));
-        if (t0 > t1) inside = false;
+        else if (f0 > 0) *t0 = fmax(*t0, f0 / (f0 - f1));
+        else if (f1 > 0) *t1 = fmin(*t1, f0 / (f0 - f1));
+        if (*t0 > *t1) inside = false;
     }
-    if (inside) {
-        /* the part of the core inside B, c0 c1, decides (the rest of a long capsule may stick out) */
-        imp_vec3 sd = v3_sub(p1, p0), c0 = v3_mad(p0, sd, t0), c1 = v3_mad(p0, sd, t1);
-        double best = INFINITY;
-        int bf = 0;
-        for (int f = 0; f < B->nf; f++) {
-            imp_vec3 n = pfn(B, f);
-            double d = pfd(B, f, n), pen = r - fmin(v3_dot(n, c0) - d, v3_dot(n, c1) - d);
-            if (pen < best) best = pen, bf = f;
-        }
-        /* a segment may penetrate least across an edge: the axes seg x edge, as in the SAT */
-        if (seg && v3_len(sd) > 0) {
-            imp_vec3 mid = v3_scale(v3_add(c0, c1), 0.5), bu = v3(0, 0, 0);
-            double be = INFINITY;
-            int bj = -1;
-            for (int j = 0; j < B->ndir; j++) {
-                imp_vec3 u = v3_cross(sd, m3_mul_v(B->R, B->dirs[j]));
-                double l = v3_len(u);
-                if (l < 1e-9 * v3_len(sd)) continue;
-                u = v3_scale(u, 1.0 / l);
-                if (v3_dot(u, v3_sub(mid, B->center)) < 0) u = v3_scale(u, -1);
-                double blo, bhi;
-                project(B, u, &blo, &bhi);
-                double pen = bhi - (fmin(v3_dot(u, c0), v3_dot(u, c1)) - r);
-                if (pen < be) be = pen, bj = j, bu = u;
-            }
-            if (bj >= 0 && be < 0.95 * best - 5e-4) {
-                imp_vec3 b0 = B->center, b1 = B->center, qa, qb;
-                support_edge(B, B->dirs[bj], bu, +1, &b0, &b1);
-                seg_seg(c0, c1, b0, b1, &qa, &qb);
-                c->normal = bu;
-                set_edges(c, v3_sub(c1, c0), v3_sub(b1, b0));
-                add_point(c, v3_mad(qa, bu, -r), be);
-                return c->count;
-            }
-        }
-        imp_vec3 n = pfn(B, bf);
-        double d = pfd(B, bf, n);
-        c->normal = n;
-        /* the points: the ends of the part of the core inside B (t0, t1 from the clipping above) */
-        for (int k = 0; k < (seg ? 2 : 1); k++) {
-            imp_vec3 q = k ? c1 : c0;
-            double dist = v3_dot(n, q) - d;
-            if (dist < r) add_point(c, v3_mad(q, n, -r), r - dist);
-        }
-        return c->count;
+    return inside;
+}
+
+/* part [t0, t1] of the core p0 p1 is inside B: the part inside, c0 c1, decides (the rest of a long
+ * capsule may stick out). The normal is the face it penetrates least, or an axis seg x edge when a
+ * segment penetrates clearly less across an edge (as in the SAT); the points are the ends of the
+ * part inside. */
+static int core_inside_poly(const geom *A, const poly *B, imp_vec3 p0, imp_vec3 p1, double t0, double t1, np_man *c)
+{
+    const double r = A->radius;
+    const bool seg = A->type == IMP_SHAPE_CAPSULE;
+    imp_vec3 sd = v3_sub(p1, p0), c0 = v3_mad(p0, sd, t0), c1 = v3_mad(p0, sd, t1);
+    double best = INFINITY;
+    int bf = 0;
+    for (int f = 0; f < B->nf; f++) {
+        imp_vec3 n = pfn(B, f);
+        double d = pfd(B, f, n), pen = r - fmin(v3_dot(n, c0) - d, v3_dot(n, c1) - d);
+        if (pen < best) best = pen, bf = f;
     }
-    /* closest features */
+    if (seg && v3_len(sd) > 0) {
+        imp_vec3 mid = v3_scale(v3_add(c0, c1), 0.5), bu = v3(0, 0, 0);
+        double be = INFINITY;
+        int bj = -1;
+        for (int j = 0; j < B->ndir; j++) {
+            imp_vec3 u = v3_cross(sd, m3_mul_v(B->R, B->dirs[j]));
+            double l = v3_len(u);
+            if (l < 1e-9 * v3_len(sd)) continue;
+            u = v3_scale(u, 1.0 / l);
+            if (v3_dot(u, v3_sub(mid, B->center)) < 0) u = v3_scale(u, -1);
+            double blo, bhi;
+            project(B, u, &blo, &bhi);
+            double pen = bhi - (fmin(v3_dot(u, c0), v3_dot(u, c1)) - r);
+            if (pen < be) be = pen, bj = j, bu = u;
+        }
+        if (bj >= 0 && be < 0.95 * best - 5e-4) {
+            imp_vec3 b0 = B->center, b1 = B->center, qa, qb;
+            support_edge(B, B->dirs[bj], bu, +1, &b0, &b1);
+            seg_seg(c0, c1, b0, b1, &qa, &qb);
+            c->normal = bu;
+            set_edges(c, v3_sub(c1, c0), v3_sub(b1, b0));
+            add_point(c, v3_mad(qa, bu, -r), be);
+            return c->count;
+        }
+    }
+    imp_vec3 n = pfn(B, bf);
+    double d = pfd(B, bf, n);
+    c->normal = n;
+    for (int k = 0; k < (seg ? 2 : 1); k++) {
+        imp_vec3 q = k ? c1 : c0;
+        double dist = v3_dot(n, q) - d;
+        if (dist < r) add_point(c, v3_mad(q, n, -r), r - dist);
+    }
+    return c->count;
+}
+
+/* the core p0 p1 is outside B: the closest features (each face's interior against the core's ends,
+ * each face edge against the segment); a capsule lying on a face gets a point per end */
+static int core_outside_poly(const geom *A, const poly *B, imp_vec3 p0, imp_vec3 p1, np_man *c)
+{
+    const double r = A->radius;
+    const bool seg = A->type == IMP_SHAPE_CAPSULE;
     double best = INFINITY;
     imp_vec3 bc = p0, bp = p0;
     for (int f = 0; f < B->nf; f++) {
@@ -406,7 +415,6 @@ static int core_poly(const geom *A, const poly *B, np_man *c)
     if (best > r) return 0;
     imp_vec3 n = best > 1e-12 ? v3_scale(v3_sub(bc, bp), 1.0 / best) : pfn(B, 0);
     if (seg) {
-        /* lying on a face: a point per end */
         int bf = -1;
         double align = 1 - 1e-3;
         for (int f = 0; f < B->nf; f++) {
@@ -431,6 +439,15 @@ static int core_poly(const geom *A, const poly *B, np_man *c)
     c->normal = n;
     add_point(c, v3_mad(bc, n, -r), r - best);
     return c->count;
+}
+
+static int core_poly(const geom *A, const poly *B, np_man *c)
+{
+    imp_vec3 p0, p1;
+    core_of(A, &p0, &p1);
+    double t0 = 0, t1 = 1;
+    if (core_clip(B, p0, p1, &t0, &t1)) return core_inside_poly(A, B, p0, p1, t0, t1, c);
+    return core_outside_poly(A, B, p0, p1, c);
 }
 
 /* ---- polytope - polytope ------------------------------------------------------------------------------------ */

@@ -214,6 +214,48 @@ static int kind_rows(imp_constraint_kind k)
     }
 }
 
+/* the kind's own geometry, defaults taken from where the particles are: a rod's length, a wire's
+ * unit normal and radius, a plane's unit normal, a line's unit direction and the unit vectors e1, e2
+ * across it; false when it is degenerate */
+static bool constraint_geometry(const imp_world *w, constraint *c, const imp_constraint_def *def, const int *dense)
+{
+    imp_vec3 x0 = v3_load(w->particles->x + 3 * dense[0]);
+    switch (def->kind) {
+    case IMP_CONSTRAINT_ROD:
+        if (c->def.length < 0) c->def.length = v3_len(v3_sub(x0, v3_load(w->particles->x + 3 * dense[1])));
+        if (!(c->def.length > 0) || !isfinite(c->def.length)) return false;
+        break;
+    case IMP_CONSTRAINT_WIRE: {
+        c->def.normal = v3_normalize(def->normal);
+        if (v3_len(c->def.normal) == 0) return false;
+        if (c->def.radius < 0) {
+            imp_vec3 r = v3_sub(x0, def->center);
+            c->def.radius = v3_len(v3_mad(r, c->def.normal, -v3_dot(r, c->def.normal)));
+        }
+        if (!(c->def.radius > 0) || !isfinite(c->def.radius)) return false;
+        break;
+    }
+    case IMP_CONSTRAINT_PLANE:
+        c->def.normal = v3_normalize(def->normal);
+        if (v3_len(c->def.normal) == 0) return false;
+        break;
+    case IMP_CONSTRAINT_LINE: {
+        imp_vec3 d = v3_normalize(def->direction);
+        if (v3_len(d) == 0) return false;
+        c->def.direction = d;
+        /* e1: the unit axis least aligned with d, made orthogonal to it; e2 = d x e1 */
+        imp_vec3 a = fabs(d.x) <= fabs(d.y) && fabs(d.x) <= fabs(d.z) ? v3(1, 0, 0)
+                     : fabs(d.y) <= fabs(d.z)                         ? v3(0, 1, 0)
+                                                                      : v3(0, 0, 1);
+        c->e1 = v3_normalize(v3_mad(a, d, -v3_dot(a, d)));
+        c->e2 = v3_cross(d, c->e1);
+        break;
+    }
+    default: break;
+    }
+    return true;
+}
+
 imp_id imp_constraint_create(imp_world *w, const imp_constraint_def *def)
 {
     const imp_id none = {0, 0};
@@ -234,40 +276,7 @@ imp_id imp_constraint_create(imp_world *w, const imp_constraint_def *def)
     c.n = n;
     c.rows = kind_rows(def->kind);
     for (int i = 0; i < n; i++) c.slots[i] = def->particles[i].index;
-    imp_vec3 x0 = v3_load(w->particles->x + 3 * dense[0]);
-    switch (def->kind) {
-    case IMP_CONSTRAINT_ROD:
-        if (c.def.length < 0) c.def.length = v3_len(v3_sub(x0, v3_load(w->particles->x + 3 * dense[1])));
-        if (!(c.def.length > 0) || !isfinite(c.def.length)) return none;
-        break;
-    case IMP_CONSTRAINT_WIRE: {
-        c.def.normal = v3_normalize(def->normal);
-        if (v3_len(c.def.normal) == 0) return none;
-        if (c.def.radius < 0) {
-            imp_vec3 r = v3_sub(x0, def->center);
-            c.def.radius = v3_len(v3_mad(r, c.def.normal, -v3_dot(r, c.def.normal)));
-        }
-        if (!(c.def.radius > 0) || !isfinite(c.def.radius)) return none;
-        break;
-    }
-    case IMP_CONSTRAINT_PLANE:
-        c.def.normal = v3_normalize(def->normal);
-        if (v3_len(c.def.normal) == 0) return none;
-        break;
-    case IMP_CONSTRAINT_LINE: {
-        imp_vec3 d = v3_normalize(def->direction);
-        if (v3_len(d) == 0) return none;
-        c.def.direction = d;
-        /* e1: the unit axis least aligned with d, made orthogonal to it; e2 = d x e1 */
-        imp_vec3 a = fabs(d.x) <= fabs(d.y) && fabs(d.x) <= fabs(d.z) ? v3(1, 0, 0)
-                     : fabs(d.y) <= fabs(d.z)                         ? v3(0, 1, 0)
-                                                                      : v3(0, 0, 1);
-        c.e1 = v3_normalize(v3_mad(a, d, -v3_dot(a, d)));
-        c.e2 = v3_cross(d, c.e1);
-        break;
-    }
-    default: break;
-    }
+    if (!constraint_geometry(w, &c, def, dense)) return none;
     tinker *t = tinker_get(w);
     lambda_to_constraints(t);
     if (t->ids.count == t->cap) {
@@ -425,6 +434,38 @@ static int constraint_value(const imp_world *w, const constraint *c, const doubl
     return c->rows;
 }
 
+/* a script constraint's row at (x, v): C into t->C[row], its J blocks (the callback's gradient, or
+ * central differences) and its Jdot blocks (a central difference of J along qdot); nonzero when the
+ * callback failed */
+static int script_row(imp_world *w, tinker *t, const constraint *c, int row, const double *x, const double *v)
+{
+    const int n3 = 3 * c->n;
+    double xs[3 * IMP_CONSTRAINT_MAX] = {0}, vs[3 * IMP_CONSTRAINT_MAX] = {0}, g[3 * IMP_CONSTRAINT_MAX];
+    double gp[3 * IMP_CONSTRAINT_MAX], gm[3 * IMP_CONSTRAINT_MAX], xp[3 * IMP_CONSTRAINT_MAX];
+    gather(w, c, x, xs);
+    gather(w, c, v, vs);
+    if (script_grad(c, xs, t->C + row, g, H_GRAD)) return 1;
+    /* Jdot = d/ds J(q + s qdot) at s = 0: (J(q + e qdot) - J(q - e qdot)) / 2e, with e qdot a
+     * step of H_JDOT relative to the positions' size */
+    double vmax = 0, xmax = 0, unused;
+    for (int j = 0; j < n3; j++) vmax = fmax(vmax, fabs(vs[j])), xmax = fmax(xmax, fabs(xs[j]));
+    bool moving = vmax > 0 && isfinite(vmax);
+    if (moving) {
+        const double e = H_JDOT * (1 + xmax) / vmax;
+        for (int j = 0; j < n3; j++) xp[j] = xs[j] + e * vs[j];
+        if (script_grad(c, xp, &unused, gp, H_JDOT)) return 1;
+        for (int j = 0; j < n3; j++) xp[j] = xs[j] - e * vs[j];
+        if (script_grad(c, xp, &unused, gm, H_JDOT)) return 1;
+        for (int j = 0; j < n3; j++) gp[j] = (gp[j] - gm[j]) / (2 * e);
+    }
+    for (int i = 0; i < c->n; i++) {
+        const int q = DENSE(w, c->slots[i]);
+        jpush(&t->J, row, q, v3_load(g + 3 * i));
+        if (moving) jpush(&t->Jdot, row, q, v3_load(gp + 3 * i));
+    }
+    return 0;
+}
+
 /* one constraint's rows at (x, v) from `row` on: C into t->C, its J blocks into t->J, its nonzero
  * Jdot blocks into t->Jdot (the formulas are in the comment at the top). A constraint always adds
  * the same J blocks, zero ones included, so J's pattern only changes with the constraint set. */
@@ -481,33 +522,9 @@ static int constraint_eval(imp_world *w, tinker *t, constraint *c, int row, cons
         jpush(&t->J, row, p, c->e1);
         jpush(&t->J, row + 1, p, c->e2);
         break;
-    case IMP_CONSTRAINT_CALLBACK: {
-        const int n3 = 3 * c->n;
-        double xs[3 * IMP_CONSTRAINT_MAX] = {0}, vs[3 * IMP_CONSTRAINT_MAX] = {0}, g[3 * IMP_CONSTRAINT_MAX];
-        double gp[3 * IMP_CONSTRAINT_MAX], gm[3 * IMP_CONSTRAINT_MAX], xp[3 * IMP_CONSTRAINT_MAX];
-        gather(w, c, x, xs);
-        gather(w, c, v, vs);
-        if (script_grad(c, xs, C, g, H_GRAD)) return 1;
-        /* Jdot = d/ds J(q + s qdot) at s = 0: (J(q + e qdot) - J(q - e qdot)) / 2e, with e qdot a
-         * step of H_JDOT relative to the positions' size */
-        double vmax = 0, xmax = 0, unused;
-        for (int j = 0; j < n3; j++) vmax = fmax(vmax, fabs(vs[j])), xmax = fmax(xmax, fabs(xs[j]));
-        bool moving = vmax > 0 && isfinite(vmax);
-        if (moving) {
-            const double e = H_JDOT * (1 + xmax) / vmax;
-            for (int j = 0; j < n3; j++) xp[j] = xs[j] + e * vs[j];
-            if (script_grad(c, xp, &unused, gp, H_JDOT)) return 1;
-            for (int j = 0; j < n3; j++) xp[j] = xs[j] - e * vs[j];
-            if (script_grad(c, xp, &unused, gm, H_JDOT)) return 1;
-            for (int j = 0; j < n3; j++) gp[j] = (gp[j] - gm[j]) / (2 * e);
-        }
-        for (int i = 0; i < c->n; i++) {
-            const int q = DENSE(w, c->slots[i]);
-            jpush(&t->J, row, q, v3_load(g + 3 * i));
-            if (moving) jpush(&t->Jdot, row, q, v3_load(gp + 3 * i));
-        }
+    case IMP_CONSTRAINT_CALLBACK:
+        if (script_row(w, t, c, row, x, v)) return 1;
         break;
-    }
     }
     c->j_count = t->J.count - c->j_first;
     return 0;
@@ -706,21 +723,11 @@ static int contact_rows(imp_world *w, tinker *t, int m, const double *x)
     return rows;
 }
 
-/* f += J^T lambda, lambda from S3 eq. 11 at (x, v) with applied forces f (whole store) */
-int tinker_constraint_forces(imp_world *w, const double *x, const double *v, double *f)
+/* W, and the free accelerations a = W Q. A curve particle's is the one its own equation gives
+ * (curve.c): t u''_free + x_uu u'^2 with u''_free = (t.f - m (t.x_uu) u'^2) / (m t.t) */
+static void free_accelerations(imp_world *w, tinker *t, const double *f)
 {
-    tinker *t = w->tinker;
-    if (!t || t->rows <= 0) return 0;
-    const int n = w->particles->ids.count, mc = t->rows, nc = curves_count(w);
-    const double t0 = step_clock_ms();
-    if (t->stats_step != w->steps) {
-        memset(&t->stats, 0, sizeof t->stats);
-        t->stats_step = w->steps;
-    }
-    reserve(w, t, w->pcontacts->count);
-
-    /* W, and the free accelerations a = W Q. A curve particle's is the one its own equation gives
-     * (curve.c): t u''_free + x_uu u'^2 with u''_free = (t.f - m (t.x_uu) u'^2) / (m t.t) */
+    const int n = w->particles->ids.count, nc = curves_count(w);
     const uint8_t *motion = w->particles->motion;
     for (int i = 0; i < n; i++) {
         const double s = motion[i] == IMP_DYNAMIC ? w->particles->inv_mass[i] : 0.0;
@@ -736,20 +743,13 @@ int tinker_constraint_forces(imp_world *w, const double *x, const double *v, dou
             v3_store(t->afree + 3 * p, curve_free_acceleration(w, cv, p, f));
         }
     }
+}
 
-    /* assemble C, J, Jdot: each constraint its own rows, then the resting contacts' rows */
-    if (constraints_jacobians(w, t, t->j_entries + w->pcontacts->count, mc, x, v)) return IMP_ERR_CALLBACK;
-    const int ncontact = contact_rows(w, t, mc, x), m = mc + ncontact;
-    t->J.rows = t->Jdot.rows = m;
-    if (ncontact != t->ncontact || t->contact_step != w->steps) {
-        /* new contact rows: their multipliers start from zero */
-        memset(t->lambda + mc, 0, sizeof(double) * (size_t)ncontact);
-        t->ncontact = ncontact;
-        t->contact_step = w->steps;
-    }
-
-    /* right-hand side: -Jdot qdot - J W Q - ks C - kd Cdot, with Cdot = J qdot. One pass over J
-     * gives Cdot, J W Q and the diagonal of J W J^T (Jacobi, and which rows nobody can answer) */
+/* the right-hand side of eq. 11 for rows [0, m), -Jdot qdot - J W Q - ks C - kd Cdot with
+ * Cdot = J qdot: one pass over J gives Cdot, J W Q and the diagonal of J W J^T (Jacobi, and which
+ * rows nobody can answer). Returns the largest |C| of the constraints' rows [0, mc). */
+static double equation_rhs(imp_world *w, tinker *t, const double *v, int mc, int m)
+{
     memset(t->Cdot, 0, sizeof(double) * (size_t)m);
     memset(t->rhs, 0, sizeof(double) * (size_t)m);
     memset(t->diag, 0, sizeof(double) * (size_t)m);
@@ -774,23 +774,57 @@ int tinker_constraint_forces(imp_world *w, const double *x, const double *v, dou
         t->precond[r] = t->dead[r] ? 0 : 1 / t->diag[r];
         t->ndead += t->dead[r];
     }
+    return cmax;
+}
 
-    /* warm start from the last lambda (when that solve converged): in place while the set is the
-     * same, gathered from the constraints after it changed */
+/* the warm start: the last lambda when that solve converged, in place while the set is the same,
+ * gathered from the constraints after it changed */
+static void warm_start(tinker *t, int mc, int m)
+{
     if (!t->rows_valid)
         for (int k = 0; k < t->ids.count; k++)
             for (int j = 0; j < t->c[k].rows; j++) t->lambda[t->c[k].row + j] = t->c[k].lambda[j];
     if (!t->warm_ok) memset(t->lambda, 0, sizeof(double) * (size_t)mc);
     for (int r = 0; r < m; r++)
         if (!isfinite(t->lambda[r])) t->lambda[r] = 0;
+}
 
-    cg_problem prob = {0};
-    prob.n = m;
-    prob.ctx = w;
-    prob.mul = tinker_mul;
-    prob.filter = tinker_filter;
-    prob.tol = t->set.tolerance;
-    prob.max_iter = t->set.max_iterations > 0 ? t->set.max_iterations : 2 * m + 10;
+/* the CG problem J W J^T over m rows, matrix-free, without its preconditioner */
+static void solve_problem(imp_world *w, const tinker *t, int m, cg_problem *prob)
+{
+    memset(prob, 0, sizeof *prob);
+    prob->n = m;
+    prob->ctx = w;
+    prob->mul = tinker_mul;
+    prob->filter = tinker_filter;
+    prob->tol = t->set.tolerance;
+    prob->max_iter = t->set.max_iterations > 0 ? t->set.max_iterations : 2 * m + 10;
+}
+
+/* contacts may only push: the rows of [mc, m) whose multiplier pulls are dropped (x = 0 there) and
+ * the system solved again, a few rounds (an active set). Returns the CG iterations; *res is the
+ * last solve's result. */
+static int push_only(tinker *t, const cg_problem *prob, double *x, const double *rhs, int mc, int m, cg_result *res)
+{
+    int iterations = 0;
+    for (int round = 0; round < 4 && m > mc; round++) {
+        int dropped = 0;
+        for (int r = mc; r < m; r++)
+            if (!t->dead[r] && x[r] < 0) t->dead[r] = 1, x[r] = 0, t->ndead++, dropped++;
+        if (!dropped) break;
+        *res = cg_solve(prob, x, rhs, &t->cg);
+        iterations += res->iterations;
+    }
+    return iterations;
+}
+
+/* eq. 11 for lambda: CG from the warm start, the contact rows [mc, m) made to push (an active set:
+ * the rows that pull are dropped and the system solved again), and the regularized fallback when
+ * the system proves ill-posed. Returns the CG iterations; *residual: the real system's. */
+static int solve_multipliers(imp_world *w, tinker *t, int mc, int m, int ncontact, double *residual)
+{
+    cg_problem prob;
+    solve_problem(w, t, m, &prob);
     if (t->set.preconditioner == IMP_PRECOND_IC0) {
         /* contact rows come and go from step to step: their pattern with them */
         if (ncontact != t->pattern_ncontact || (ncontact && t->pattern_step != w->steps)) t->pattern_dirty = true;
@@ -806,20 +840,12 @@ int tinker_constraint_forces(imp_world *w, const double *x, const double *v, dou
     }
     cg_result res = cg_solve(&prob, t->lambda, t->rhs, &t->cg);
     int iterations = res.iterations;
-    /* contacts may only push: drop the rows that pull and solve again */
-    for (int round = 0; round < 4 && ncontact; round++) {
-        int dropped = 0;
-        for (int r = mc; r < m; r++)
-            if (!t->dead[r] && t->lambda[r] < 0) t->dead[r] = 1, t->lambda[r] = 0, t->ndead++, dropped++;
-        if (!dropped) break;
-        res = cg_solve(&prob, t->lambda, t->rhs, &t->cg);
-        iterations += res.iterations;
-    }
-    double residual = res.residual; /* of the real system: the profile shows an ill-posed one */
+    iterations += push_only(t, &prob, t->lambda, t->rhs, mc, m, &res);
+    *residual = res.residual; /* of the real system: the profile shows an ill-posed one */
     if (!(res.residual < SOLVE_FAILED)) {
         /* Ill-posed: contradictory constraints (two rods of different lengths on the same pair) ask
          * for accelerations no force gives, and CG heads for infinity along a (near) null direction
-         * of J W J^T. Solve (A + eps D) lambda = b instead, D = diag(A): a bounded least-squares
+         * of J W J^T. Solve (A + eps D) lambda = b, D = diag(A): a bounded least-squares
          * compromise in which the constraints give a little. Consistent systems never come here. */
         t->reg = SOLVE_REGULARIZE;
         for (int r = 0; r < m; r++) t->precond[r] = t->dead[r] ? 0 : 1 / (t->diag[r] * (1 + t->reg));
@@ -831,18 +857,54 @@ int tinker_constraint_forces(imp_world *w, const double *x, const double *v, dou
         iterations += res.iterations;
         t->reg = 0;
     }
-
     bool finite = true;
     for (int r = 0; r < m && finite; r++) finite = isfinite(t->lambda[r]);
     if (!finite) memset(t->lambda, 0, sizeof(double) * (size_t)m);
     t->warm_ok = res.converged && finite;
     t->rows_valid = true;
+    return iterations;
+}
+
+/* the statistics of this step's solves (imp_world_constraint_stats), from zero at a new step */
+static imp_constraint_stats *step_stats(imp_world *w, tinker *t)
+{
+    if (t->stats_step != w->steps) {
+        memset(&t->stats, 0, sizeof t->stats);
+        t->stats_step = w->steps;
+    }
+    return &t->stats;
+}
+
+/* f += J^T lambda, lambda from S3 eq. 11 at (x, v) with applied forces f (whole store) */
+int tinker_constraint_forces(imp_world *w, const double *x, const double *v, double *f)
+{
+    tinker *t = w->tinker;
+    if (!t || t->rows <= 0) return 0;
+    const int n = w->particles->ids.count, mc = t->rows;
+    const double t0 = step_clock_ms();
+    imp_constraint_stats *st = step_stats(w, t);
+    reserve(w, t, w->pcontacts->count);
+    free_accelerations(w, t, f);
+
+    /* assemble C, J, Jdot: each constraint its own rows, then the resting contacts' rows */
+    if (constraints_jacobians(w, t, t->j_entries + w->pcontacts->count, mc, x, v)) return IMP_ERR_CALLBACK;
+    const int ncontact = contact_rows(w, t, mc, x), m = mc + ncontact;
+    t->J.rows = t->Jdot.rows = m;
+    if (ncontact != t->ncontact || t->contact_step != w->steps) {
+        /* new contact rows: their multipliers start from zero */
+        memset(t->lambda + mc, 0, sizeof(double) * (size_t)ncontact);
+        t->ncontact = ncontact;
+        t->contact_step = w->steps;
+    }
+    const double cmax = equation_rhs(w, t, v, mc, m);
+    warm_start(t, mc, m);
+    double residual;
+    const int iterations = solve_multipliers(w, t, mc, m, ncontact, &residual);
 
     /* Q^ = J^T lambda into the force accumulators */
     jmat_mul_t(&t->J, t->lambda, t->tmp3, n);
     for (int i = 0; i < 3 * n; i++) f[i] += t->tmp3[i];
 
-    imp_constraint_stats *st = &t->stats;
     st->rows = m;
     st->solves++;
     st->iterations += iterations;
@@ -855,25 +917,17 @@ int tinker_constraint_forces(imp_world *w, const double *x, const double *v, dou
 
 /* A J W J^T solve for mu with rows >= mc unilateral (mu >= 0: an active set, a few rounds), rows
  * that nobody can answer left out. Returns the CG iterations; *ok is false when it failed. */
-static int solve_unilateral(imp_world *w, tinker *t, cg_problem *prob, double *mu, const double *rhs, int mc, int m, bool *ok)
+static int solve_unilateral(tinker *t, const cg_problem *prob, double *mu, const double *rhs, int mc, int m, bool *ok)
 {
     t->ndead = 0;
     for (int r = 0; r < m; r++) t->dead[r] = t->dead_base[r], t->ndead += t->dead[r];
     memset(mu, 0, sizeof(double) * (size_t)m);
     cg_result res = cg_solve(prob, mu, rhs, &t->cg);
     int iterations = res.iterations;
-    for (int round = 0; round < 4 && m > mc; round++) {
-        int dropped = 0;
-        for (int r = mc; r < m; r++)
-            if (!t->dead[r] && mu[r] < 0) t->dead[r] = 1, mu[r] = 0, t->ndead++, dropped++;
-        if (!dropped) break;
-        res = cg_solve(prob, mu, rhs, &t->cg);
-        iterations += res.iterations;
-    }
+    iterations += push_only(t, prob, mu, rhs, mc, m, &res);
     bool finite = true;
     for (int r = 0; r < m && finite; r++) finite = isfinite(mu[r]);
     *ok = finite && res.residual < SOLVE_FAILED;
-    (void)w;
     return iterations;
 }
 
@@ -909,13 +963,7 @@ static int projection_assemble(imp_world *w, tinker *t, int nt, cg_problem *prob
         t->dead_base[r] = !(t->diag[r] > 1e-12 * dmax) || !isfinite(t->diag[r]);
         t->precond[r] = t->dead_base[r] ? 0 : 1 / t->diag[r];
     }
-    memset(prob, 0, sizeof *prob);
-    prob->n = m;
-    prob->ctx = w;
-    prob->mul = tinker_mul;
-    prob->filter = tinker_filter;
-    prob->tol = t->set.tolerance;
-    prob->max_iter = t->set.max_iterations > 0 ? t->set.max_iterations : 2 * m + 10;
+    solve_problem(w, t, m, prob);
     if (t->set.preconditioner == IMP_PRECOND_IC0) {
         preconditioner_pattern(w, t);
         t->pattern_dirty = true; /* the next evaluation has other rows */
@@ -927,28 +975,12 @@ static int projection_assemble(imp_world *w, tinker *t, int nt, cg_problem *prob
     return 0;
 }
 
-/* After the collision pass (world.c). Collisions are resolved particle by particle, so an impact
- * stops one end of a rod and not the other, and moves that end alone: the rod is crushed or
- * stretched, step after step (a chain piling onto the floor folds through itself and explodes).
- * When a constrained particle touches a collider or hit one in this pass, the whole system is
- * projected back onto its constraints, once at position level and once at velocity level (S1's
- * post-stabilization, with eq. 11's matrix):
- *
- *     J W J^T mu = -C,                   x += W J^T mu     (one linearized step: C ~ 0)
- *     J W J^T mu = -J v - (ks / kd) C,   v += W J^T mu     (Cdot = the feedback's own decay rate)
- *
- * The velocity target is the rate at which the feedback of eq. 11 (once its damping dominates)
- * takes a violation back, so the projection does not cancel that correction. Each surface a
- * constrained particle touches or hit adds a row N that may only push (mu >= 0, active set) and
- * asks N . dx >= 0 and N . v >= max(0, N . v now): the projection neither pushes a particle into
- * a surface nor takes away its bounce. Curve particles move along their tangent (u, u'). */
-int tinker_after_collide(imp_world *w)
+/* the contacts of constrained particles into t->touch: the surfaces each touches now, and those it
+ * hit in this pass (maybe bounced off already); returns their count */
+static int collect_touches(imp_world *w, tinker *t)
 {
-    tinker *t = w->tinker;
-    if (!t || t->rows <= 0 || w->colliders->ids.count == 0) return 0;
-    const int n = w->particles->ids.count, mc = t->rows;
     enum { MAX_TOUCH = 4 };
-    /* which constrained particles touch something, or hit something in this pass */
+    const int n = w->particles->ids.count;
     reserve(w, t, 0);
     memset(t->touched, 0, (size_t)n);
     for (int k = 0; k < t->ids.count; k++)
@@ -971,15 +1003,46 @@ int tinker_after_collide(imp_world *w)
         }
         for (int j = 0; j < k; j++) t->touch[nt].p = p, t->touch[nt++].n = N[j];
     }
-    if (nt == 0) return 0;
+    return nt;
+}
 
-    const double t0 = step_clock_ms();
-    reserve(w, t, nt);
-    double *x = w->particles->x, *v = w->particles->v;
+/* W at the committed state: 1/m of dynamic particles, the curve particles' tangents */
+static void committed_weights(imp_world *w, tinker *t)
+{
+    const int n = w->particles->ids.count;
     for (int i = 0; i < n; i++) t->winv[i] = w->particles->motion[i] == IMP_DYNAMIC ? w->particles->inv_mass[i] : 0.0;
     for (int i = 0; i < n; i++) t->curve_of[i] = -1;
     curves_committed_tangents(w);
     for (int k = 0; k < curves_count(w); k++) t->curve_of[DENSE(w, w->curves->curve[k].slot)] = k;
+}
+
+/* After the collision pass (particles_step). Collisions are resolved particle by particle, so an impact
+ * stops one end of a rod and not the other, and moves that end alone: the rod is crushed or
+ * stretched, step after step (a chain piling onto the floor folds through itself and explodes).
+ * When a constrained particle touches a collider or hit one in this pass, the whole system is
+ * projected back onto its constraints, once at position level and once at velocity level (S1's
+ * post-stabilization, with eq. 11's matrix):
+ *
+ *     J W J^T mu = -C,                   x += W J^T mu     (one linearized step: C ~ 0)
+ *     J W J^T mu = -J v - (ks / kd) C,   v += W J^T mu     (Cdot = the feedback's own decay rate)
+ *
+ * The velocity target is the rate at which the feedback of eq. 11 (once its damping dominates)
+ * takes a violation back, so the projection does not cancel that correction. Each surface a
+ * constrained particle touches or hit adds a row N that may only push (mu >= 0, active set) and
+ * asks N . dx >= 0 and N . v >= max(0, N . v now): the projection neither pushes a particle into
+ * a surface nor takes away its bounce. Curve particles move along their tangent (u, u'). */
+int tinker_after_collide(imp_world *w)
+{
+    tinker *t = w->tinker;
+    if (!t || t->rows <= 0 || w->colliders->ids.count == 0) return 0;
+    const int n = w->particles->ids.count, mc = t->rows;
+    const int nt = collect_touches(w, t);
+    if (nt == 0) return 0;
+
+    const double t0 = step_clock_ms();
+    reserve(w, t, nt);
+    committed_weights(w, t);
+    double *x = w->particles->x, *v = w->particles->v;
     const int m = mc + nt;
     cg_problem prob = {0};
     bool ok = false;
@@ -992,7 +1055,7 @@ int tinker_after_collide(imp_world *w)
         for (int r = 0; r < mc; r++) cmax = maxd(cmax, fabs(t->C[r]));
         if (newton > 0 && cmax < 1e-9) break;
         for (int r = 0; r < m; r++) t->rhs[r] = r < mc ? -t->C[r] : 0;
-        iterations += solve_unilateral(w, t, &prob, t->mu, t->rhs, mc, m, &ok);
+        iterations += solve_unilateral(t, &prob, t->mu, t->rhs, mc, m, &ok);
         solves++;
         if (!ok) break;
         apply_impulse(w, t, t->mu);
@@ -1006,7 +1069,7 @@ int tinker_after_collide(imp_world *w)
     const double rate = ok ? 0 : t->set.kd > 0 ? t->set.ks / t->set.kd : 0;
     jmat_mul(&t->J, v, t->rhs);
     for (int r = 0; r < m; r++) t->rhs[r] = r < mc ? -t->rhs[r] - rate * t->C[r] : (t->rhs[r] < 0 ? -t->rhs[r] : 0);
-    iterations += solve_unilateral(w, t, &prob, t->mu, t->rhs, mc, m, &ok);
+    iterations += solve_unilateral(t, &prob, t->mu, t->rhs, mc, m, &ok);
     if (ok) {
         apply_impulse(w, t, t->mu);
         for (int i = 0; i < 3 * n; i++) v[i] += t->tmp3[i];
@@ -1014,14 +1077,11 @@ int tinker_after_collide(imp_world *w)
     }
 
     t->J.rows = mc; /* imp_constraint_force reads the constraints' own blocks */
-    if (t->stats_step != w->steps) {
-        memset(&t->stats, 0, sizeof t->stats);
-        t->stats_step = w->steps;
-    }
-    t->stats.solves += solves;
-    t->stats.iterations += iterations;
-    if (iterations > t->stats.max_iterations) t->stats.max_iterations = iterations;
-    t->stats.ms += step_clock_ms() - t0;
+    imp_constraint_stats *st = step_stats(w, t);
+    st->solves += solves;
+    st->iterations += iterations;
+    if (iterations > st->max_iterations) st->max_iterations = iterations;
+    st->ms += step_clock_ms() - t0;
     return 0;
 }
 
