@@ -3,8 +3,8 @@
  * Why: A = M - h D - h^2 K of stiff cloth has its stiffness in the in-plane stretch, a
  * Laplacian-like operator whose condition number grows with the square of the resolution, so
  * conjugate gradient with a (block) diagonal preconditioner needs iterations in proportion to the
- * resolution. A multigrid V-cycle removes the smooth error on coarser levels where it is no longer
- * smooth, and the iteration count stays about constant as the cloth is refined.
+ * resolution. A multigrid V-cycle removes the smooth error on coarser levels, where it is oscillatory
+ * and the smoother takes it out, and the iteration count stays about constant as the cloth is refined.
  *
  * Coarsening is by aggregation on the matrix graph (plain aggregation, Vanek et al.): each
  * aggregate of block rows becomes one block row of the next level, the prolongation P copies an

@@ -66,25 +66,25 @@ typedef struct ctri {
     int v[3];
     double au[3], av[3]; /* w_u = sum au_i x_i, w_v = sum av_i x_i                       */
     double area, bu, bv, theta0;
-    int blk[9];
+    int block[9];        /* bsr3 block of vertex pair (i, j) at 3 i + j (cloth_bind_blocks)  */
 } ctri;
 
 typedef struct cbend {
     int v[4];            /* x0 x1: the edge (x0 -> x1 in the first triangle's winding); x2, x3 */
     double phi0, coef;   /* rest dihedral angle; A_e / l_perp^2                              */
-    int blk[16];
+    int block[16];
 } cbend;
 
 typedef struct cseg {
     int v[2];
     double rest;
-    int blk[4];
+    int block[4];
 } cseg;
 
 typedef struct cjoint {
     int v[3];
     double lbar;
-    int blk[9];
+    int block[9];
 } cjoint;
 
 typedef struct cobj {
@@ -229,7 +229,7 @@ static void tri_eval(asm_ctx *a, const cobj *o, const ctri *t)
                     for (int r = 0; r < 3; r++)
                         for (int c = 0; c < 3; c++) H[(3 * i + r) * 9 + 3 * j + c] = al[i] * al[j] * P[3 * r + c];
         }
-        asm_condition(a, 3, idx, t->blk, C, g, wantH ? H : NULL, true, ks, kds);
+        asm_condition(a, 3, idx, t->block, C, g, wantH ? H : NULL, true, ks, kds);
     }
 
     /* shear: the deviation of the angle between w_u and w_v from its rest value */
@@ -254,7 +254,7 @@ static void tri_eval(asm_ctx *a, const cobj *o, const ctri *t)
                         }
                 }
         }
-        asm_condition(a, 3, idx, t->blk, C, g, wantH ? H : NULL, false, ksh, o->damping * ksh);
+        asm_condition(a, 3, idx, t->block, C, g, wantH ? H : NULL, false, ksh, o->damping * ksh);
     }
 }
 
@@ -337,7 +337,7 @@ static void tri_eval_matrix(asm_ctx *a, const cobj *o, const ctri *t)
     }
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {
-            double *dst = a->A + 9 * (size_t)t->blk[3 * i + j];
+            double *dst = a->A + 9 * (size_t)t->block[3 * i + j];
             for (int e = 0; e < 9; e++) dst[e] += B[i][j][e];
         }
 }
@@ -457,7 +457,7 @@ static void bend_eval(asm_ctx *a, const cobj *o, const cbend *bd)
                         H[(3 * i + r) * 12 + 3 * j + c] = s;
                     }
     }
-    asm_condition(a, 4, idx, bd->blk, C, g, wantH ? H : NULL, false, k, o->damping * k);
+    asm_condition(a, 4, idx, bd->block, C, g, wantH ? H : NULL, false, k, o->damping * k);
 }
 
 static double bend_energy(const imp_world *w, const cobj *o, const cbend *bd)
@@ -480,7 +480,7 @@ static void seg_eval(asm_ctx *a, const cobj *o, const cseg *s)
     double C, g[6], H[36];
     bool hasH = asm_length_condition(xa, xb, s->rest, 2, &C, g, H, a);
     const double k = o->stretch / s->rest;
-    asm_condition(a, 2, idx, s->blk, C, g, hasH ? H : NULL, true, k, o->damping * k);
+    asm_condition(a, 2, idx, s->block, C, g, hasH ? H : NULL, true, k, o->damping * k);
 }
 
 /* R(w) = d(P w)/da for fixed w, P = (I - a^a^T) / |a|:  -[(a^.w) P + a^ (P w)^T + (P w) a^^T] / |a| */
@@ -604,7 +604,7 @@ static void joint_eval(asm_ctx *a, const cobj *o, const cjoint *jt)
         for (int e = 0; e < 9; e++) Kfull_z[1][1][e] -= kd * (Rb_ud[e] + tmp[e]);
         joint_to_x(Kfull_z, Kx);
     }
-    asm_local(a, 3, idx, jt->blk, fl, Ks, exact ? Kx : Ks, Dl);
+    asm_local(a, 3, idx, jt->block, fl, Ks, exact ? Kx : Ks, Dl);
 }
 
 static double joint_energy(const imp_world *w, const cobj *o, const cjoint *jt)
@@ -685,10 +685,11 @@ void cloth_pairs(imp_world *w, int **pairs, int *count, int *cap)
     }
 }
 
-static void bind(const bsr3 *A, const int *d, const int *v, int m, int *blk)
+/* the bsr3 blocks of an element of m vertices: block[i * m + j] for the pair (v[i], v[j]) */
+static void element_blocks(const bsr3 *A, const int *d, const int *v, int m, int *block)
 {
     for (int i = 0; i < m; i++)
-        for (int j = 0; j < m; j++) blk[i * m + j] = bsr3_find(A, d[v[i]], d[v[j]]);
+        for (int j = 0; j < m; j++) block[i * m + j] = bsr3_find(A, d[v[i]], d[v[j]]);
 }
 
 /* which group an element of m vertices belongs to (see implicit.h) */
@@ -726,10 +727,10 @@ void cloth_bind_blocks(imp_world *w, const bsr3 *A, const int *split)
         GROUP_SORT(cseg, o->seg, o->nseg, 2, o->seg_g);
         GROUP_SORT(cjoint, o->joint, o->njoint, 3, o->joint_g);
         rebuild_draw(o);
-        for (int t = 0; t < o->ntri; t++) bind(A, o->dense, o->tri[t].v, 3, o->tri[t].blk);
-        for (int e = 0; e < o->nbend; e++) bind(A, o->dense, o->bend[e].v, 4, o->bend[e].blk);
-        for (int s = 0; s < o->nseg; s++) bind(A, o->dense, o->seg[s].v, 2, o->seg[s].blk);
-        for (int j = 0; j < o->njoint; j++) bind(A, o->dense, o->joint[j].v, 3, o->joint[j].blk);
+        for (int t = 0; t < o->ntri; t++) element_blocks(A, o->dense, o->tri[t].v, 3, o->tri[t].block);
+        for (int e = 0; e < o->nbend; e++) element_blocks(A, o->dense, o->bend[e].v, 4, o->bend[e].block);
+        for (int s = 0; s < o->nseg; s++) element_blocks(A, o->dense, o->seg[s].v, 2, o->seg[s].block);
+        for (int j = 0; j < o->njoint; j++) element_blocks(A, o->dense, o->joint[j].v, 3, o->joint[j].block);
     }
 }
 

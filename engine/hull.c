@@ -37,7 +37,7 @@ typedef struct qh {
     double eps;
 } qh;
 
-static imp_vec3 P(const qh *q, int i) { return v3_load(q->p + 3 * i); }
+static imp_vec3 qh_point(const qh *q, int i) { return v3_load(q->p + 3 * i); }
 
 static int qh_add_face(qh *q, int a, int b, int c)
 {
@@ -47,14 +47,14 @@ static int qh_add_face(qh *q, int a, int b, int c)
     }
     qh_face *f = &q->f[q->nf];
     f->v[0] = a, f->v[1] = b, f->v[2] = c;
-    imp_vec3 n = v3_cross(v3_sub(P(q, b), P(q, a)), v3_sub(P(q, c), P(q, a)));
+    imp_vec3 n = v3_cross(v3_sub(qh_point(q, b), qh_point(q, a)), v3_sub(qh_point(q, c), qh_point(q, a)));
     f->n = v3_normalize(n);
-    f->d = v3_dot(f->n, P(q, a));
+    f->d = v3_dot(f->n, qh_point(q, a));
     f->alive = 1;
     return q->nf++;
 }
 
-static double qh_dist(const qh *q, int f, int i) { return v3_dot(q->f[f].n, P(q, i)) - q->f[f].d; }
+static double qh_dist(const qh *q, int f, int i) { return v3_dot(q->f[f].n, qh_point(q, i)) - q->f[f].d; }
 
 /* assign point i to the first face among [from, to) it lies above */
 static void qh_assign(qh *q, int i, int from, int to)
@@ -108,14 +108,14 @@ static bool qh_tetrahedron(qh *q, char *err, size_t errlen)
     double best = -1;
     for (int a = 0; a < 6; a++)
         for (int b = a + 1; b < 6; b++) {
-            double d = v3_len(v3_sub(P(q, ext[a]), P(q, ext[b])));
+            double d = v3_len(v3_sub(qh_point(q, ext[a]), qh_point(q, ext[b])));
             if (d > best) best = d, i0 = ext[a], i1 = ext[b];
         }
-    imp_vec3 u = v3_normalize(v3_sub(P(q, i1), P(q, i0)));
+    imp_vec3 u = v3_normalize(v3_sub(qh_point(q, i1), qh_point(q, i0)));
     int i2 = -1;
     best = 0;
     for (int i = 0; i < n; i++) {
-        imp_vec3 r = v3_sub(P(q, i), P(q, i0));
+        imp_vec3 r = v3_sub(qh_point(q, i), qh_point(q, i0));
         double d = v3_len(v3_sub(r, v3_scale(u, v3_dot(r, u))));
         if (d > best) best = d, i2 = i;
     }
@@ -123,18 +123,19 @@ static bool qh_tetrahedron(qh *q, char *err, size_t errlen)
         snprintf(err, errlen, "the hull's points are all on one line");
         return false;
     }
-    imp_vec3 pn = v3_normalize(v3_cross(v3_sub(P(q, i1), P(q, i0)), v3_sub(P(q, i2), P(q, i0))));
+    const imp_vec3 p0 = qh_point(q, i0);
+    imp_vec3 pn = v3_normalize(v3_cross(v3_sub(qh_point(q, i1), p0), v3_sub(qh_point(q, i2), p0)));
     int i3 = -1;
     best = 0;
     for (int i = 0; i < n; i++) {
-        double d = fabs(v3_dot(pn, v3_sub(P(q, i), P(q, i0))));
+        double d = fabs(v3_dot(pn, v3_sub(qh_point(q, i), p0)));
         if (d > best) best = d, i3 = i;
     }
     if (i3 < 0 || best < 1e-9 * fmax(scale, 1e-300)) {
         snprintf(err, errlen, "the hull's points are all in one plane: it has no volume");
         return false;
     }
-    if (v3_dot(pn, v3_sub(P(q, i3), P(q, i0))) > 0) { int t = i1; i1 = i2; i2 = t; } /* i3 below (i0,i1,i2) */
+    if (v3_dot(pn, v3_sub(qh_point(q, i3), p0)) > 0) { int t = i1; i1 = i2; i2 = t; } /* i3 below (i0,i1,i2) */
     qh_add_face(q, i0, i1, i2);
     qh_add_face(q, i0, i3, i1);
     qh_add_face(q, i1, i3, i2);
@@ -233,7 +234,7 @@ static int *hull_vertices(hull *h, const qh *q, int nt)
     for (int t = 0; t < nt; t++)
         for (int a = 0; a < 3; a++) {
             int i = q->f[t].v[a];
-            if (map[i] < 0) map[i] = h->nv, v3_store(h->v + 3 * h->nv++, P(q, i));
+            if (map[i] < 0) map[i] = h->nv, v3_store(h->v + 3 * h->nv++, qh_point(q, i));
         }
     imp_vec3 cen = v3(0, 0, 0);
     for (int i = 0; i < h->nv; i++) cen = v3_add(cen, v3_load(h->v + 3 * i));
@@ -263,7 +264,7 @@ static int hull_faces(hull *h, const qh *q, int nt, int *uf, const int *map)
         imp_vec3 c = v3(0, 0, 0);
         for (int t = 0; t < nt; t++) {
             if (find_root(uf, t) != root) continue;
-            imp_vec3 a = P(q, q->f[t].v[0]), b = P(q, q->f[t].v[1]), cc = P(q, q->f[t].v[2]);
+            imp_vec3 a = qh_point(q, q->f[t].v[0]), b = qh_point(q, q->f[t].v[1]), cc = qh_point(q, q->f[t].v[2]);
             nsum = v3_add(nsum, v3_cross(v3_sub(b, a), v3_sub(cc, a)));
             for (int k = 0; k < 3; k++) {
                 int vi = map[q->f[t].v[k]];

@@ -11,7 +11,7 @@
  *
  * solved once per derivative evaluation by conjugate gradient on the matrix-free product
  * lambda -> J (W (J^T lambda)), warm-started from the last lambda; Q^ = J^T lambda is then added to
- * the particles' force accumulators before a = f/m (particles.c), so every integrator sees it.
+ * the particles' force accumulators before a = f/m (particle_system.c), so every integrator sees it.
  * Cdot = J qdot, since no constraint depends on time. Jdot qdot uses the Jdot blocks
  * (Jdot = dJ/dt = d Cdot / dq). The ks, kd feedback absorbs drift (S3 2.2 and 3).
  *
@@ -48,11 +48,9 @@
  * incomplete Cholesky factorization L D L^T ~ J W J^T of ic0.c, on the pattern of the assembled
  * matrix: exact for a chain (tridiagonal), so a chain of 1000 rods takes one or two iterations
  * where Jacobi (or none) takes hundreds; "jacobi" and "none" are the other choices. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cg.h"
 #include "collider.h"
@@ -83,8 +81,8 @@ typedef struct constraint {
 
 typedef struct tinker {
     idtable ids;
-    constraint *c;
-    int cap, rows;
+    constraint *constraint; /* dense by id                                                         */
+    int constraint_cap, rows;
     imp_constraint_settings set;
     imp_constraint_stats stats;
     long stats_step;
@@ -104,7 +102,7 @@ typedef struct tinker {
     long pattern_step;      /* the step and contact rows the IC pattern was built for              */
     int pattern_ncontact;
     int *curve_of;          /* n: curve index of a curve particle, -1 otherwise                    */
-    double *afree, *tmp3;   /* 3n: W Q (plus curve terms); J^T y                                   */
+    double *afree, *jt_y;   /* 3n: W Q (plus curve terms); J^T y (scaled by W in the projection)   */
     double *curve_du;       /* per curve particle: the coordinate change of a W product (W g = t du) */
     int curve_du_cap;
     cg_work cg;
@@ -121,10 +119,6 @@ typedef struct tinker {
     int npairs, pair_cap;
     int *bucket_start, *bucket, bucket_n_cap, bucket_e_cap; /* preconditioner_pattern's scratch   */
     int j_entries;          /* J blocks one assembly writes (fixed per constraint set)             */
-
-    /* imp_world_solve_constraints: its own state, derivative and force buffers */
-    double *now_X, *now_dX, *now_f;
-    int now_cap, now_fcap;
 } tinker;
 
 /* the dense index of a particle slot (particles_slot_dense, inlined: it runs per block per evaluation) */
@@ -132,7 +126,7 @@ typedef struct tinker {
 
 static inline double maxd(double a, double b) { return a > b ? a : b; }
 
-/* jmat_add without the call: capacity is reserved once per assembly (t->j_entries) */
+/* J gains the block g at (row, particle p); the capacity is reserved once per assembly (t->j_entries) */
 static inline void jpush(jmat *J, int row, int p, imp_vec3 g)
 {
     jentry *e = &J->e[J->count++];
@@ -171,7 +165,7 @@ static void lambda_to_constraints(tinker *t)
 {
     if (!t->rows_valid) return;
     for (int k = 0; k < t->ids.count; k++)
-        for (int j = 0; j < t->c[k].rows; j++) t->c[k].lambda[j] = t->lambda[t->c[k].row + j];
+        for (int j = 0; j < t->constraint[k].rows; j++) t->constraint[k].lambda[j] = t->lambda[t->constraint[k].row + j];
     t->rows_valid = false;
 }
 
@@ -279,12 +273,12 @@ imp_id imp_constraint_create(imp_world *w, const imp_constraint_def *def)
     if (!constraint_geometry(w, &c, def, dense)) return none;
     tinker *t = tinker_get(w);
     lambda_to_constraints(t);
-    if (t->ids.count == t->cap) {
-        t->cap = t->cap ? 2 * t->cap : 16;
-        t->c = ids_grow(t->c, sizeof(constraint), t->cap);
+    if (t->ids.count == t->constraint_cap) {
+        t->constraint_cap = t->constraint_cap ? 2 * t->constraint_cap : 16;
+        t->constraint = ids_grow(t->constraint, sizeof(constraint), t->constraint_cap);
     }
     imp_id id = ids_alloc(&t->ids);
-    t->c[t->ids.count - 1] = c;
+    t->constraint[t->ids.count - 1] = c;
     t->rows += c.rows;
     t->j_entries += def->kind == IMP_CONSTRAINT_CALLBACK ? n : c.rows * n;
     structure_changed(t);
@@ -298,11 +292,12 @@ void imp_constraint_destroy(imp_world *w, imp_id id)
     int d = ids_lookup(&t->ids, id);
     if (d < 0) return;
     lambda_to_constraints(t);
-    imp_constraint_def gone = t->c[d].def;
-    t->rows -= t->c[d].rows;
-    t->j_entries -= gone.kind == IMP_CONSTRAINT_CALLBACK ? t->c[d].n : t->c[d].rows * t->c[d].n;
+    const constraint *c = &t->constraint[d];
+    imp_constraint_def gone = c->def;
+    t->rows -= c->rows;
+    t->j_entries -= gone.kind == IMP_CONSTRAINT_CALLBACK ? c->n : c->rows * c->n;
     ids_remove(&t->ids, id);
-    t->c[d] = t->c[t->ids.count];
+    t->constraint[d] = t->constraint[t->ids.count];
     structure_changed(t);
     if (gone.release) gone.release(gone.user);
 }
@@ -311,7 +306,7 @@ static constraint *constraint_of(const imp_world *w, imp_id id)
 {
     if (!w->tinker) return NULL;
     int d = ids_lookup(&w->tinker->ids, id);
-    return d < 0 ? NULL : &w->tinker->c[d];
+    return d < 0 ? NULL : &w->tinker->constraint[d];
 }
 
 bool imp_constraint_valid(const imp_world *w, imp_id id) { return constraint_of(w, id) != NULL; }
@@ -540,14 +535,14 @@ static inline double w_dot(const imp_world *w, const tinker *t, int p, const dou
     return curve_w_dot(&w->curves->curve[t->curve_of[p]], v3_load(g1), v3_load(g2), w->particles->inv_mass[p]);
 }
 
-/* y = J W J^T x: J^T x into tmp3, scaled by W (curve particles: projected on their tangent), then J */
+/* y = J W J^T x: J^T x into jt_y, scaled by W (curve particles: projected on their tangent), then J */
 static void tinker_mul(void *ctx, const double *x, double *y)
 {
     imp_world *w = ctx;
     tinker *t = w->tinker;
     const int n = w->particles->ids.count;
     const int nc = curves_count(w);
-    double *u = t->tmp3;
+    double *u = t->jt_y;
     jmat_mul_t(&t->J, x, u, n);
     for (int k = 0; k < nc; k++) {
         const curve *cv = &w->curves->curve[k];
@@ -670,7 +665,7 @@ static void reserve(imp_world *w, tinker *t, int extra)
         t->touched = ids_grow(t->touched, 1, cap);
         t->curve_of = ids_grow(t->curve_of, sizeof(int), cap);
         t->afree = ids_grow(t->afree, 3 * sizeof(double), cap);
-        t->tmp3 = ids_grow(t->tmp3, 3 * sizeof(double), cap);
+        t->jt_y = ids_grow(t->jt_y, 3 * sizeof(double), cap);
         t->n_cap = cap;
     }
     if (curves_count(w) > t->curve_du_cap) {
@@ -691,8 +686,8 @@ static int constraints_jacobians(imp_world *w, tinker *t, int jcap, int mc, cons
     jmat_clear(&t->J, mc);
     jmat_clear(&t->Jdot, mc);
     t->j_valid = false;
-    for (int k = 0, row = 0; k < t->ids.count; row += t->c[k].rows, k++)
-        if (constraint_eval(w, t, &t->c[k], row, x, v)) return 1;
+    for (int k = 0, row = 0; k < t->ids.count; row += t->constraint[k].rows, k++)
+        if (constraint_eval(w, t, &t->constraint[k], row, x, v)) return 1;
     t->j_valid = true;
     return 0;
 }
@@ -707,7 +702,7 @@ static int constraints_jacobians(imp_world *w, tinker *t, int jcap, int mc, cons
 static int contact_rows(imp_world *w, tinker *t, int m, const double *x)
 {
     const int n = w->particles->ids.count;
-    if (w->pcontacts->count == 0 || getenv("NOCR")) return 0;
+    if (w->pcontacts->count == 0) return 0;
     memset(t->touched, 0, (size_t)n);
     for (int e = 0; e < t->J.count; e++) t->touched[t->J.e[e].particle] = 1;
     int rows = 0;
@@ -783,7 +778,7 @@ static void warm_start(tinker *t, int mc, int m)
 {
     if (!t->rows_valid)
         for (int k = 0; k < t->ids.count; k++)
-            for (int j = 0; j < t->c[k].rows; j++) t->lambda[t->c[k].row + j] = t->c[k].lambda[j];
+            for (int j = 0; j < t->constraint[k].rows; j++) t->lambda[t->constraint[k].row + j] = t->constraint[k].lambda[j];
     if (!t->warm_ok) memset(t->lambda, 0, sizeof(double) * (size_t)mc);
     for (int r = 0; r < m; r++)
         if (!isfinite(t->lambda[r])) t->lambda[r] = 0;
@@ -902,8 +897,8 @@ int tinker_constraint_forces(imp_world *w, const double *x, const double *v, dou
     const int iterations = solve_multipliers(w, t, mc, m, ncontact, &residual);
 
     /* Q^ = J^T lambda into the force accumulators */
-    jmat_mul_t(&t->J, t->lambda, t->tmp3, n);
-    for (int i = 0; i < 3 * n; i++) f[i] += t->tmp3[i];
+    jmat_mul_t(&t->J, t->lambda, t->jt_y, n);
+    for (int i = 0; i < 3 * n; i++) f[i] += t->jt_y[i];
 
     st->rows = m;
     st->solves++;
@@ -931,17 +926,17 @@ static int solve_unilateral(tinker *t, const cg_problem *prob, double *mu, const
     return iterations;
 }
 
-/* dq = W J^T mu into tmp3 (curve particles: along their tangent, their du into curve_du) */
+/* dq = W J^T mu into jt_y (curve particles: along their tangent, their du into curve_du) */
 static void apply_impulse(imp_world *w, tinker *t, const double *mu)
 {
     const int n = w->particles->ids.count;
-    jmat_mul_t(&t->J, mu, t->tmp3, n);
+    jmat_mul_t(&t->J, mu, t->jt_y, n);
     for (int k = 0; k < curves_count(w); k++) {
         const curve *cv = &w->curves->curve[k];
         const int p = DENSE(w, cv->slot);
-        t->curve_du[k] = curve_w_coordinate(cv, v3_load(t->tmp3 + 3 * p), w->particles->inv_mass[p]);
+        t->curve_du[k] = curve_w_coordinate(cv, v3_load(t->jt_y + 3 * p), w->particles->inv_mass[p]);
     }
-    for (int i = 0; i < 3 * n; i++) t->tmp3[i] *= t->winv[i / 3];
+    for (int i = 0; i < 3 * n; i++) t->jt_y[i] *= t->winv[i / 3];
 }
 
 /* the projection's matrix at the committed state: the constraints' rows and one row per touch
@@ -984,7 +979,7 @@ static int collect_touches(imp_world *w, tinker *t)
     reserve(w, t, 0);
     memset(t->touched, 0, (size_t)n);
     for (int k = 0; k < t->ids.count; k++)
-        for (int i = 0; i < t->c[k].n; i++) t->touched[DENSE(w, t->c[k].slots[i])] = 1;
+        for (int i = 0; i < t->constraint[k].n; i++) t->touched[DENSE(w, t->constraint[k].slots[i])] = 1;
     int nt = 0;
     for (int i = 0, k = 0; i < n + w->pcontacts->hit_count; i++, k = 0) {
         imp_vec3 N[MAX_TOUCH];
@@ -1018,7 +1013,7 @@ static void committed_weights(imp_world *w, tinker *t)
 
 /* After the collision pass (particles_step). Collisions are resolved particle by particle, so an impact
  * stops one end of a rod and not the other, and moves that end alone: the rod is crushed or
- * stretched, step after step (a chain piling onto the floor folds through itself and explodes).
+ * stretched, step after step (a chain piling onto the floor would fold through itself).
  * When a constrained particle touches a collider or hit one in this pass, the whole system is
  * projected back onto its constraints, once at position level and once at velocity level (S1's
  * post-stabilization, with eq. 11's matrix):
@@ -1059,7 +1054,7 @@ int tinker_after_collide(imp_world *w)
         solves++;
         if (!ok) break;
         apply_impulse(w, t, t->mu);
-        for (int i = 0; i < 3 * n; i++) x[i] += t->tmp3[i];
+        for (int i = 0; i < 3 * n; i++) x[i] += t->jt_y[i];
         for (int k = 0; k < curves_count(w); k++)
             if (t->curve_du[k] != 0 && curve_move(w, &w->curves->curve[k], t->curve_du[k])) return IMP_ERR_CALLBACK;
     }
@@ -1072,7 +1067,7 @@ int tinker_after_collide(imp_world *w)
     iterations += solve_unilateral(t, &prob, t->mu, t->rhs, mc, m, &ok);
     if (ok) {
         apply_impulse(w, t, t->mu);
-        for (int i = 0; i < 3 * n; i++) v[i] += t->tmp3[i];
+        for (int i = 0; i < 3 * n; i++) v[i] += t->jt_y[i];
         for (int k = 0; k < curves_count(w); k++) curve_push(w, &w->curves->curve[k], t->curve_du[k]);
     }
 
@@ -1093,7 +1088,7 @@ void tinker_particle_removed(imp_world *w, uint32_t slot)
     if (!t) return;
     lambda_to_constraints(t);
     for (int k = t->ids.count - 1; k >= 0; k--) {
-        const constraint *c = &t->c[k];
+        const constraint *c = &t->constraint[k];
         for (int i = 0; i < c->n; i++)
             if (c->slots[i] == slot) {
                 imp_constraint_destroy(w, ids_of(&t->ids, k));
@@ -1109,15 +1104,14 @@ void tinker_free(imp_world *w)
     if (!t) return;
     while (t->ids.count) imp_constraint_destroy(w, ids_of(&t->ids, t->ids.count - 1));
     ids_free(&t->ids);
-    free(t->c);
+    free(t->constraint);
     jmat_free(&t->J), jmat_free(&t->Jdot);
     free(t->C), free(t->Cdot), free(t->rhs), free(t->lambda), free(t->diag), free(t->precond), free(t->jdq), free(t->mu);
     free(t->dead), free(t->dead_base);
-    free(t->winv), free(t->touched), free(t->touch), free(t->curve_of), free(t->afree), free(t->tmp3), free(t->curve_du);
+    free(t->winv), free(t->touched), free(t->touch), free(t->curve_of), free(t->afree), free(t->jt_y), free(t->curve_du);
     cg_work_free(&t->cg);
     ic0_free(&t->ic);
     free(t->pair), free(t->pair_rows), free(t->pair_entry), free(t->bucket_start), free(t->bucket);
-    free(t->now_X), free(t->now_dX), free(t->now_f);
     free(t);
     w->tinker = NULL;
 }
@@ -1150,10 +1144,10 @@ int imp_constraint_value(imp_world *w, imp_id id, double C[3])
 {
     const constraint *c = constraint_of(w, id);
     if (!c) return 0;
-    bool was = w->locked;
+    bool was_locked = w->locked;
     w->locked = true; /* a script constraint may read the world, not change it */
     int rows = constraint_value(w, c, w->particles->x, C);
-    w->locked = was;
+    w->locked = was_locked;
     return rows;
 }
 
@@ -1162,17 +1156,17 @@ double imp_world_constraint_error(imp_world *w)
     tinker *t = w->tinker;
     if (!t) return 0;
     double worst = 0, C[3];
-    bool was = w->locked;
+    bool was_locked = w->locked;
     w->locked = true;
     for (int k = 0; k < t->ids.count; k++) {
-        int rows = constraint_value(w, &t->c[k], w->particles->x, C);
+        int rows = constraint_value(w, &t->constraint[k], w->particles->x, C);
         if (rows < 0) {
-            w->locked = was;
+            w->locked = was_locked;
             return -1;
         }
         for (int r = 0; r < rows; r++) worst = fmax(worst, fabs(C[r]));
     }
-    w->locked = was;
+    w->locked = was_locked;
     return worst;
 }
 
