@@ -164,8 +164,10 @@ bool tinker_active(const imp_world *w) { return (w->tinker && w->tinker->ids.cou
 static void lambda_to_constraints(tinker *t)
 {
     if (!t->rows_valid) return;
-    for (int k = 0; k < t->ids.count; k++)
-        for (int j = 0; j < t->constraint[k].rows; j++) t->constraint[k].lambda[j] = t->lambda[t->constraint[k].row + j];
+    for (int k = 0; k < t->ids.count; k++) {
+        constraint *c = &t->constraint[k];
+        for (int j = 0; j < c->rows; j++) c->lambda[j] = t->lambda[c->row + j];
+    }
     t->rows_valid = false;
 }
 
@@ -777,8 +779,10 @@ static double equation_rhs(imp_world *w, tinker *t, const double *v, int mc, int
 static void warm_start(tinker *t, int mc, int m)
 {
     if (!t->rows_valid)
-        for (int k = 0; k < t->ids.count; k++)
-            for (int j = 0; j < t->constraint[k].rows; j++) t->lambda[t->constraint[k].row + j] = t->constraint[k].lambda[j];
+        for (int k = 0; k < t->ids.count; k++) {
+            const constraint *c = &t->constraint[k];
+            for (int j = 0; j < c->rows; j++) t->lambda[c->row + j] = c->lambda[j];
+        }
     if (!t->warm_ok) memset(t->lambda, 0, sizeof(double) * (size_t)mc);
     for (int r = 0; r < m; r++)
         if (!isfinite(t->lambda[r])) t->lambda[r] = 0;
@@ -978,8 +982,10 @@ static int collect_touches(imp_world *w, tinker *t)
     const int n = w->particles->ids.count;
     reserve(w, t, 0);
     memset(t->touched, 0, (size_t)n);
-    for (int k = 0; k < t->ids.count; k++)
-        for (int i = 0; i < t->constraint[k].n; i++) t->touched[DENSE(w, t->constraint[k].slots[i])] = 1;
+    for (int k = 0; k < t->ids.count; k++) {
+        const constraint *c = &t->constraint[k];
+        for (int i = 0; i < c->n; i++) t->touched[DENSE(w, c->slots[i])] = 1;
+    }
     int nt = 0;
     for (int i = 0, k = 0; i < n + w->pcontacts->hit_count; i++, k = 0) {
         imp_vec3 N[MAX_TOUCH];
