@@ -3,8 +3,8 @@
  * Why: A = M - h D - h^2 K of stiff cloth has its stiffness in the in-plane stretch, a
  * Laplacian-like operator whose condition number grows with the square of the resolution, so
  * conjugate gradient with a (block) diagonal preconditioner needs iterations in proportion to the
- * resolution. A multigrid V-cycle removes the smooth error on coarser levels where it is no longer
- * smooth, and the iteration count stays about constant as the cloth is refined.
+ * resolution. A multigrid V-cycle removes the smooth error on coarser levels, where it is oscillatory
+ * and the smoother takes it out, and the iteration count stays about constant as the cloth is refined.
  *
  * Coarsening is by aggregation on the matrix graph (plain aggregation, Vanek et al.): each
  * aggregate of block rows becomes one block row of the next level, the prolongation P copies an
@@ -31,6 +31,7 @@
 
 #include "amg.h"
 #include "ids.h"
+#include "imp_math.h"
 #include "parallel.h"
 
 #define COARSEST 48   /* block rows below which a level is solved directly */
@@ -238,8 +239,7 @@ static void gs_sweep(const amg_level *L, bool forward, bool from_zero, int lo, i
     const bsr3 *A = &L->A;
     for (int t = lo; t < hi; t++) {
         int i = forward ? t : hi - 1 - (t - lo);
-        const double *bi = L->b + 3 * i;
-        double s0 = bi[0], s1 = bi[1], s2 = bi[2];
+        imp_vec3 s = v3_load(L->b + 3 * i);
         for (int k = A->row_start[i]; k < A->row_start[i + 1]; k++) {
             int j = A->col[k];
             if (j == i) continue;
@@ -248,16 +248,9 @@ static void gs_sweep(const amg_level *L, bool forward, bool from_zero, int lo, i
             if (j >= lo && j < hi) xj = L->x + 3 * j;
             else if (from_zero) continue;
             else xj = snap + 3 * j;
-            const double *B = A->val + 9 * (size_t)k;
-            s0 -= B[0] * xj[0] + B[1] * xj[1] + B[2] * xj[2];
-            s1 -= B[3] * xj[0] + B[4] * xj[1] + B[5] * xj[2];
-            s2 -= B[6] * xj[0] + B[7] * xj[1] + B[8] * xj[2];
+            s = v3_sub(s, b3_mul_v(A->val + 9 * (size_t)k, v3_load(xj)));
         }
-        const double *P = L->dinv + 9 * (size_t)i;
-        double *xi = L->x + 3 * i;
-        xi[0] = P[0] * s0 + P[1] * s1 + P[2] * s2;
-        xi[1] = P[3] * s0 + P[4] * s1 + P[5] * s2;
-        xi[2] = P[6] * s0 + P[7] * s1 + P[8] * s2;
+        v3_store(L->x + 3 * i, b3_mul_v(L->dinv + 9 * (size_t)i, s));
     }
 }
 
@@ -267,17 +260,13 @@ static void upper_residual(const amg_level *L, int lo, int hi)
 {
     const bsr3 *A = &L->A;
     for (int i = lo; i < hi; i++) {
-        double s0 = 0, s1 = 0, s2 = 0;
+        imp_vec3 s = v3(0, 0, 0);
         for (int k = A->row_start[i]; k < A->row_start[i + 1]; k++) {
             int j = A->col[k];
             if (j >= lo && j <= i) continue;
-            const double *B = A->val + 9 * (size_t)k, *xj = L->x + 3 * j;
-            s0 -= B[0] * xj[0] + B[1] * xj[1] + B[2] * xj[2];
-            s1 -= B[3] * xj[0] + B[4] * xj[1] + B[5] * xj[2];
-            s2 -= B[6] * xj[0] + B[7] * xj[1] + B[8] * xj[2];
+            s = v3_sub(s, b3_mul_v(A->val + 9 * (size_t)k, v3_load(L->x + 3 * j)));
         }
-        double *ri = L->r + 3 * i;
-        ri[0] = s0, ri[1] = s1, ri[2] = s2;
+        v3_store(L->r + 3 * i, s);
     }
 }
 

@@ -6,7 +6,7 @@
 
 #include "assemble.h"
 
-void asm_condition(asm_ctx *a, int m, const int *idx, const int *blk, double C, const double *g, const double *H,
+void asm_condition(asm_ctx *a, int m, const int *idx, const int *block, double C, const double *g, const double *H,
                    bool convex, double k, double kd)
 {
     const int n = 3 * m;
@@ -34,13 +34,8 @@ void asm_condition(asm_ctx *a, int m, const int *idx, const int *blk, double C, 
         const double alpha = a->h * kd + a->h2 * k, beta = useH ? a->h2 * k * C : 0;
         for (int i = 0; i < m; i++)
             for (int j = 0; j < m; j++) {
-                double *B = a->A + 9 * (size_t)blk[i * m + j];
-                const double *gi = g + 3 * i, *gj = g + 3 * j;
-                for (int r = 0; r < 3; r++) {
-                    B[3 * r + 0] += alpha * gi[r] * gj[0];
-                    B[3 * r + 1] += alpha * gi[r] * gj[1];
-                    B[3 * r + 2] += alpha * gi[r] * gj[2];
-                }
+                double *B = a->A + 9 * (size_t)block[i * m + j];
+                b3_add_outer(B, v3_load(g + 3 * i), v3_load(g + 3 * j), alpha);
                 if (useH)
                     for (int r = 0; r < 3; r++) {
                         const double *Hr = H + (3 * i + r) * n + 3 * j;
@@ -69,7 +64,7 @@ void asm_condition(asm_ctx *a, int m, const int *idx, const int *blk, double C, 
     }
 }
 
-void asm_local(asm_ctx *a, int m, const int *idx, const int *blk, const double *fl, const double *Ks,
+void asm_local(asm_ctx *a, int m, const int *idx, const int *block, const double *fl, const double *Ks,
                const double *Kx, const double *Dl)
 {
     const int n = 3 * m;
@@ -78,7 +73,7 @@ void asm_local(asm_ctx *a, int m, const int *idx, const int *blk, const double *
     if (a->A) {
         for (int i = 0; i < m; i++)
             for (int j = 0; j < m; j++) {
-                double *B = a->A + 9 * (size_t)blk[i * m + j];
+                double *B = a->A + 9 * (size_t)block[i * m + j];
                 for (int r = 0; r < 3; r++)
                     for (int c = 0; c < 3; c++) {
                         int at = (3 * i + r) * n + 3 * j + c;

@@ -50,9 +50,9 @@ static inline bool asm_wants_hessian(const asm_ctx *a, double C, bool convex)
     return a->full || (convex && C > 0);
 }
 
-/* one damped condition term over m particles (dense indices idx); blk[i * m + j] is the bsr3 block
+/* one damped condition term over m particles (dense indices idx); block[i * m + j] is the bsr3 block
  * of (idx[i], idx[j]); H (3m x 3m row-major) may be NULL */
-void asm_condition(asm_ctx *a, int m, const int *idx, const int *blk, double C, const double *g, const double *H,
+void asm_condition(asm_ctx *a, int m, const int *idx, const int *block, double C, const double *g, const double *H,
                    bool convex, double k, double kd);
 
 /* C = |xa - xb| - rest with its gradient g over (a, b) (or over a alone: m = 1, b a fixed point)
@@ -62,7 +62,7 @@ bool asm_length_condition(const double *xa, const double *xb, double rest, int m
 
 /* a general element: its force fl (3m), the stiffness Ks used by the system matrix, the complete
  * stiffness Kx (check mode only, may equal Ks) and the damping Jacobian Dl, all 3m x 3m row-major */
-void asm_local(asm_ctx *a, int m, const int *idx, const int *blk, const double *fl, const double *Ks,
+void asm_local(asm_ctx *a, int m, const int *idx, const int *block, const double *fl, const double *Ks,
                const double *Kx, const double *Dl);
 
 #endif

@@ -1,7 +1,8 @@
 /* cg.c: preconditioned conjugate gradient with a filter (see cg.h).
  *
  * For A symmetric positive definite on the subspace the filter S keeps, CG minimises
- * x^T A x / 2 - b^T x over growing Krylov spaces:
+ * x^T A x / 2 - b^T x over growing Krylov spaces (Hestenes and Stiefel 1952; the preconditioned form
+ * as in Shewchuk's "Painless conjugate gradient", B3, with Baraff and Witkin's filter, 1998 5.3):
  *
  *     r = S(b - A x),  d = S(P^-1 r),  delta = r . d
  *     repeat:  q = S(A d),  alpha = delta / (d . q)

@@ -66,25 +66,25 @@ typedef struct ctri {
     int v[3];
     double au[3], av[3]; /* w_u = sum au_i x_i, w_v = sum av_i x_i                       */
     double area, bu, bv, theta0;
-    int blk[9];
+    int block[9];        /* bsr3 block of vertex pair (i, j) at 3 i + j (cloth_bind_blocks)  */
 } ctri;
 
 typedef struct cbend {
     int v[4];            /* x0 x1: the edge (x0 -> x1 in the first triangle's winding); x2, x3 */
     double phi0, coef;   /* rest dihedral angle; A_e / l_perp^2                              */
-    int blk[16];
+    int block[16];
 } cbend;
 
 typedef struct cseg {
     int v[2];
     double rest;
-    int blk[4];
+    int block[4];
 } cseg;
 
 typedef struct cjoint {
     int v[3];
     double lbar;
-    int blk[9];
+    int block[9];
 } cjoint;
 
 typedef struct cobj {
@@ -111,23 +111,7 @@ typedef struct cloth_store {
     int cap;
 } cloth_store;
 
-/* ---- small 3x3 helpers (row-major double[9]) ----------------------------------------------------------- */
-
-static void blk_outer(double *m, imp_vec3 a, imp_vec3 b, double s) /* m += s a b^T */
-{
-    double A[3] = {a.x, a.y, a.z}, B[3] = {b.x, b.y, b.z};
-    for (int r = 0; r < 3; r++)
-        for (int c = 0; c < 3; c++) m[3 * r + c] += s * A[r] * B[c];
-}
-
-static void blk_diag(double *m, double s) { m[0] += s, m[4] += s, m[8] += s; }
-
-static void blk_skew(double *m, imp_vec3 a, double s) /* m += s [a]x, [a]x y = a x y */
-{
-    m[1] += -s * a.z, m[2] += s * a.y;
-    m[3] += s * a.z, m[5] += -s * a.x;
-    m[6] += -s * a.y, m[7] += s * a.x;
-}
+/* ---- the shear angle ------------------------------------------------------------------------------------ */
 
 /* the shear angle theta = acos(c) between the unit warps ph, qh (lengths lp, lq), c clamped and
  * s = sin(theta) kept >= 1e-9, with dtheta = d1 dc, dc/dw_u = Gp = (qh - c ph)/lp, dc/dw_v = Gq =
@@ -154,27 +138,15 @@ static void shear_hessian(const shear_angle *a, imp_vec3 ph, imp_vec3 qh, double
                           double *Huv, double *Hvv)
 {
     const double d1 = a->d1, d2 = a->d2, c = a->c;
-    blk_outer(Huu, ph, ph, k * d1 * 3 * c / (lp * lp)), blk_outer(Huu, ph, qh, -k * d1 / (lp * lp));
-    blk_outer(Huu, qh, ph, -k * d1 / (lp * lp)), blk_diag(Huu, -k * d1 * c / (lp * lp));
-    blk_outer(Huu, a->Gp, a->Gp, k * d2);
-    blk_outer(Hvv, qh, qh, k * d1 * 3 * c / (lq * lq)), blk_outer(Hvv, ph, qh, -k * d1 / (lq * lq));
-    blk_outer(Hvv, qh, ph, -k * d1 / (lq * lq)), blk_diag(Hvv, -k * d1 * c / (lq * lq));
-    blk_outer(Hvv, a->Gq, a->Gq, k * d2);
-    blk_diag(Huv, k * d1 / (lp * lq)), blk_outer(Huv, ph, ph, -k * d1 / (lp * lq));
-    blk_outer(Huv, qh, qh, -k * d1 / (lp * lq)), blk_outer(Huv, ph, qh, k * d1 * c / (lp * lq));
-    blk_outer(Huv, a->Gp, a->Gq, k * d2);
-}
-
-static void blk_mul(const double *a, const double *b, double *out)
-{
-    for (int r = 0; r < 3; r++)
-        for (int c = 0; c < 3; c++) out[3 * r + c] = a[3 * r] * b[c] + a[3 * r + 1] * b[3 + c] + a[3 * r + 2] * b[6 + c];
-}
-
-static imp_vec3 blk_apply(const double *m, imp_vec3 v)
-{
-    return v3(m[0] * v.x + m[1] * v.y + m[2] * v.z, m[3] * v.x + m[4] * v.y + m[5] * v.z,
-              m[6] * v.x + m[7] * v.y + m[8] * v.z);
+    b3_add_outer(Huu, ph, ph, k * d1 * 3 * c / (lp * lp)), b3_add_outer(Huu, ph, qh, -k * d1 / (lp * lp));
+    b3_add_outer(Huu, qh, ph, -k * d1 / (lp * lp)), b3_add_diag(Huu, -k * d1 * c / (lp * lp));
+    b3_add_outer(Huu, a->Gp, a->Gp, k * d2);
+    b3_add_outer(Hvv, qh, qh, k * d1 * 3 * c / (lq * lq)), b3_add_outer(Hvv, ph, qh, -k * d1 / (lq * lq));
+    b3_add_outer(Hvv, qh, ph, -k * d1 / (lq * lq)), b3_add_diag(Hvv, -k * d1 * c / (lq * lq));
+    b3_add_outer(Hvv, a->Gq, a->Gq, k * d2);
+    b3_add_diag(Huv, k * d1 / (lp * lq)), b3_add_outer(Huv, ph, ph, -k * d1 / (lp * lq));
+    b3_add_outer(Huv, qh, qh, -k * d1 / (lp * lq)), b3_add_outer(Huv, ph, qh, k * d1 * c / (lp * lq));
+    b3_add_outer(Huv, a->Gp, a->Gq, k * d2);
 }
 
 static double wrap_angle(double a)
@@ -250,14 +222,14 @@ static void tri_eval(asm_ctx *a, const cobj *o, const ctri *t)
         bool wantH = asm_wants_hessian(a, C, true);
         if (wantH) {
             double P[9] = {0};
-            blk_diag(P, 1 / (b * len));
-            blk_outer(P, h, h, -1 / (b * len));
+            b3_add_diag(P, 1 / (b * len));
+            b3_add_outer(P, h, h, -1 / (b * len));
             for (int i = 0; i < 3; i++)
                 for (int j = 0; j < 3; j++)
                     for (int r = 0; r < 3; r++)
                         for (int c = 0; c < 3; c++) H[(3 * i + r) * 9 + 3 * j + c] = al[i] * al[j] * P[3 * r + c];
         }
-        asm_condition(a, 3, idx, t->blk, C, g, wantH ? H : NULL, true, ks, kds);
+        asm_condition(a, 3, idx, t->block, C, g, wantH ? H : NULL, true, ks, kds);
     }
 
     /* shear: the deviation of the angle between w_u and w_v from its rest value */
@@ -270,8 +242,7 @@ static void tri_eval(asm_ctx *a, const cobj *o, const ctri *t)
         if (wantH) {
             double Hpp[9] = {0}, Hpq[9] = {0}, Hqq[9] = {0}, Hqp[9];
             shear_hessian(&sa, ph, qh, lp, lq, 1, Hpp, Hpq, Hqq);
-            for (int r = 0; r < 3; r++)
-                for (int cc = 0; cc < 3; cc++) Hqp[3 * r + cc] = Hpq[3 * cc + r];
+            b3_transpose(Hpq, Hqp);
             for (int i = 0; i < 3; i++)
                 for (int j = 0; j < 3; j++) {
                     const double uu = t->au[i] * t->au[j], uv = t->au[i] * t->av[j], vu = t->av[i] * t->au[j],
@@ -283,7 +254,7 @@ static void tri_eval(asm_ctx *a, const cobj *o, const ctri *t)
                         }
                 }
         }
-        asm_condition(a, 3, idx, t->blk, C, g, wantH ? H : NULL, false, ksh, o->damping * ksh);
+        asm_condition(a, 3, idx, t->block, C, g, wantH ? H : NULL, false, ksh, o->damping * ksh);
     }
 }
 
@@ -317,12 +288,12 @@ static void tri_eval_matrix(asm_ctx *a, const cobj *o, const ctri *t)
             double *Nk = N[dir ? 2 : 0], *Dk = Dm[dir ? 2 : 0];
             if (dir) FV = v3_mad(FV, G, -s);
             else FU = v3_mad(FU, G, -s);
-            blk_outer(Nk, G, G, ks);
-            blk_outer(Dk, G, G, kds);
+            b3_add_outer(Nk, G, G, ks);
+            b3_add_outer(Dk, G, G, kds);
             if (C > 0 || a->full) { /* k C (I - h h^T) / (b |w|): positive semidefinite when stretched */
                 double c = ks * C / (b * len);
-                blk_diag(Nk, c);
-                blk_outer(Nk, hh, hh, -c);
+                b3_add_diag(Nk, c);
+                b3_add_outer(Nk, hh, hh, -c);
             }
         }
     }
@@ -333,16 +304,13 @@ static void tri_eval_matrix(asm_ctx *a, const cobj *o, const ctri *t)
         imp_vec3 U = v3_scale(v3_mad(qh, ph, -c), d1 / lp), V = v3_scale(v3_mad(ph, qh, -c), d1 / lq);
         const double sf = ksh * C + kdsh * (v3_dot(U, wu_dot) + v3_dot(V, wv_dot));
         FU = v3_mad(FU, U, -sf), FV = v3_mad(FV, V, -sf);
-        blk_outer(N[0], U, U, ksh), blk_outer(N[1], U, V, ksh), blk_outer(N[2], V, V, ksh);
-        blk_outer(Dm[0], U, U, kdsh), blk_outer(Dm[1], U, V, kdsh), blk_outer(Dm[2], V, V, kdsh);
+        b3_add_outer(N[0], U, U, ksh), b3_add_outer(N[1], U, V, ksh), b3_add_outer(N[2], V, V, ksh);
+        b3_add_outer(Dm[0], U, U, kdsh), b3_add_outer(Dm[1], U, V, kdsh), b3_add_outer(Dm[2], V, V, kdsh);
         if (a->full) shear_hessian(&sa, ph, qh, lp, lq, ksh * C, N[0], N[1], N[2]); /* k C d2theta, as in tri_eval */
     }
     /* forces; b += h^2 K v with K = -N: (K v)_i = -(au_i (N_UU wu' + N_UV wv') + av_i (N_VU wu' + N_VV wv')) */
-    imp_vec3 KU = v3_add(blk_apply(N[0], wu_dot), blk_apply(N[1], wv_dot));
-    imp_vec3 KV = v3_add(v3(N[1][0] * wu_dot.x + N[1][3] * wu_dot.y + N[1][6] * wu_dot.z,
-                            N[1][1] * wu_dot.x + N[1][4] * wu_dot.y + N[1][7] * wu_dot.z,
-                            N[1][2] * wu_dot.x + N[1][5] * wu_dot.y + N[1][8] * wu_dot.z),
-                         blk_apply(N[2], wv_dot));
+    imp_vec3 KU = v3_add(b3_mul_v(N[0], wu_dot), b3_mul_v(N[1], wv_dot));
+    imp_vec3 KV = v3_add(b3_mul_tv(N[1], wu_dot), b3_mul_v(N[2], wv_dot));
     for (int i = 0; i < 3; i++) {
         v3_accum(a->f + 3 * idx[i], v3_add(v3_scale(FU, t->au[i]), v3_scale(FV, t->av[i])));
         v3_accum(a->bK + 3 * idx[i], v3_scale(v3_add(v3_scale(KU, t->au[i]), v3_scale(KV, t->av[i])), -a->h2));
@@ -369,7 +337,7 @@ static void tri_eval_matrix(asm_ctx *a, const cobj *o, const ctri *t)
     }
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {
-            double *dst = a->A + 9 * (size_t)t->blk[3 * i + j];
+            double *dst = a->A + 9 * (size_t)t->block[3 * i + j];
             for (int e = 0; e < 9; e++) dst[e] += B[i][j][e];
         }
 }
@@ -420,40 +388,37 @@ static bool dihedral(imp_vec3 e, imp_vec3 a, imp_vec3 b, double *phi, double *gz
     /* H_Y = -(dr dD^T + dD dr^T) - D H_r - r H_D; dr = (e^, 0, 0), H_r = (I - e^e^T) / r on (e, e) */
     imp_vec3 gD[3] = {axb, bxe, exa};
     for (int k = 0; k < 3; k++) {
-        blk_outer(HY[0][k], er, gD[k], -1);
-        blk_outer(HY[k][0], gD[k], er, -1);
+        b3_add_outer(HY[0][k], er, gD[k], -1);
+        b3_add_outer(HY[k][0], gD[k], er, -1);
     }
-    blk_diag(HY[0][0], -D / r);
-    blk_outer(HY[0][0], er, er, D / r);
+    b3_add_diag(HY[0][0], -D / r);
+    b3_add_outer(HY[0][0], er, er, D / r);
     /* H_D: (e,a) = -[b]x, (e,b) = [a]x, (a,e) = [b]x, (a,b) = -[e]x, (b,e) = -[a]x, (b,a) = [e]x */
-    blk_skew(HY[0][1], b, r);
-    blk_skew(HY[0][2], a, -r);
-    blk_skew(HY[1][0], b, -r);
-    blk_skew(HY[1][2], e, r);
-    blk_skew(HY[2][0], a, r);
-    blk_skew(HY[2][1], e, -r);
+    b3_add_skew(HY[0][1], b, r);
+    b3_add_skew(HY[0][2], a, -r);
+    b3_add_skew(HY[1][0], b, -r);
+    b3_add_skew(HY[1][2], e, r);
+    b3_add_skew(HY[2][0], a, r);
+    b3_add_skew(HY[2][1], e, -r);
     /* H_P: (e,e) = a b^T + b a^T - 2 (a.b) I; (e,a) = (e.b) I + b e^T - 2 e b^T;
      *      (e,b) = (e.a) I + a e^T - 2 e a^T; (a,b) = e e^T - (e.e) I; (a,a) = (b,b) = 0 */
-    blk_outer(HP[0][0], a, b, 1), blk_outer(HP[0][0], b, a, 1), blk_diag(HP[0][0], -2 * ab);
-    blk_diag(HP[0][1], eb), blk_outer(HP[0][1], b, e, 1), blk_outer(HP[0][1], e, b, -2);
-    blk_diag(HP[0][2], ea), blk_outer(HP[0][2], a, e, 1), blk_outer(HP[0][2], e, a, -2);
-    blk_outer(HP[1][2], e, e, 1), blk_diag(HP[1][2], -ee);
-    for (int r2 = 0; r2 < 3; r2++)
-        for (int c = 0; c < 3; c++) {
-            HP[1][0][3 * r2 + c] = HP[0][1][3 * c + r2];
-            HP[2][0][3 * r2 + c] = HP[0][2][3 * c + r2];
-            HP[2][1][3 * r2 + c] = HP[1][2][3 * c + r2];
-        }
+    b3_add_outer(HP[0][0], a, b, 1), b3_add_outer(HP[0][0], b, a, 1), b3_add_diag(HP[0][0], -2 * ab);
+    b3_add_diag(HP[0][1], eb), b3_add_outer(HP[0][1], b, e, 1), b3_add_outer(HP[0][1], e, b, -2);
+    b3_add_diag(HP[0][2], ea), b3_add_outer(HP[0][2], a, e, 1), b3_add_outer(HP[0][2], e, a, -2);
+    b3_add_outer(HP[1][2], e, e, 1), b3_add_diag(HP[1][2], -ee);
+    b3_transpose(HP[0][1], HP[1][0]);
+    b3_transpose(HP[0][2], HP[2][0]);
+    b3_transpose(HP[1][2], HP[2][1]);
     /* phi = atan2(Y, P): d2phi = tY H_Y + tP H_P + tYY dY dY^T + tPP dP dP^T + tYP (dY dP^T + dP dY^T) */
     const double r2 = rho * rho, tYY = -2 * P * Y / r2, tPP = 2 * P * Y / r2, tYP = (Y * Y - P * P) / r2;
     for (int k = 0; k < 3; k++)
         for (int l = 0; l < 3; l++) {
             double B[9];
             for (int e2 = 0; e2 < 9; e2++) B[e2] = tY * HY[k][l][e2] + tP * HP[k][l][e2];
-            blk_outer(B, gY[k], gY[l], tYY);
-            blk_outer(B, gP[k], gP[l], tPP);
-            blk_outer(B, gY[k], gP[l], tYP);
-            blk_outer(B, gP[k], gY[l], tYP);
+            b3_add_outer(B, gY[k], gY[l], tYY);
+            b3_add_outer(B, gP[k], gP[l], tPP);
+            b3_add_outer(B, gY[k], gP[l], tYP);
+            b3_add_outer(B, gP[k], gY[l], tYP);
             for (int rr = 0; rr < 3; rr++)
                 for (int c = 0; c < 3; c++) Hz[(3 * k + rr) * 9 + 3 * l + c] = B[3 * rr + c];
         }
@@ -492,7 +457,7 @@ static void bend_eval(asm_ctx *a, const cobj *o, const cbend *bd)
                         H[(3 * i + r) * 12 + 3 * j + c] = s;
                     }
     }
-    asm_condition(a, 4, idx, bd->blk, C, g, wantH ? H : NULL, false, k, o->damping * k);
+    asm_condition(a, 4, idx, bd->block, C, g, wantH ? H : NULL, false, k, o->damping * k);
 }
 
 static double bend_energy(const imp_world *w, const cobj *o, const cbend *bd)
@@ -515,17 +480,17 @@ static void seg_eval(asm_ctx *a, const cobj *o, const cseg *s)
     double C, g[6], H[36];
     bool hasH = asm_length_condition(xa, xb, s->rest, 2, &C, g, H, a);
     const double k = o->stretch / s->rest;
-    asm_condition(a, 2, idx, s->blk, C, g, hasH ? H : NULL, true, k, o->damping * k);
+    asm_condition(a, 2, idx, s->block, C, g, hasH ? H : NULL, true, k, o->damping * k);
 }
 
 /* R(w) = d(P w)/da for fixed w, P = (I - a^a^T) / |a|:  -[(a^.w) P + a^ (P w)^T + (P w) a^^T] / |a| */
 static void proj_deriv(const double *P, imp_vec3 ah, double la, imp_vec3 wv, double *R)
 {
-    imp_vec3 Pw = blk_apply(P, wv);
+    imp_vec3 Pw = b3_mul_v(P, wv);
     double aw = v3_dot(ah, wv);
     for (int e = 0; e < 9; e++) R[e] = -aw * P[e] / la;
-    blk_outer(R, ah, Pw, -1 / la);
-    blk_outer(R, Pw, ah, -1 / la);
+    b3_add_outer(R, ah, Pw, -1 / la);
+    b3_add_outer(R, Pw, ah, -1 / la);
 }
 
 /* z-space (a, b) 6x6 blocks -> x-space (x0, x1, x2) 9x9, a = x1 - x0, b = x2 - x1 */
@@ -567,19 +532,19 @@ static void joint_eval(asm_ctx *a, const cobj *o, const cjoint *jt)
     if (la < 1e-12 || lb < 1e-12) return;
     imp_vec3 ah = v3_scale(av, 1 / la), bh = v3_scale(bv, 1 / lb), u = v3_sub(bh, ah);
     double Pa[9] = {0}, Pb[9] = {0};
-    blk_diag(Pa, 1 / la), blk_outer(Pa, ah, ah, -1 / la);
-    blk_diag(Pb, 1 / lb), blk_outer(Pb, bh, bh, -1 / lb);
+    b3_add_diag(Pa, 1 / la), b3_add_outer(Pa, ah, ah, -1 / la);
+    b3_add_diag(Pb, 1 / lb), b3_add_outer(Pb, bh, bh, -1 / lb);
     double theta, d1, d2;
     joint_phi(v3_dot(u, u), &theta, &d1, &d2);
     const double k = o->bendk / jt->lbar, kd = o->damping * k;
     imp_vec3 v0 = v3_load(a->v + 3 * idx[0]), v1 = v3_load(a->v + 3 * idx[1]), v2 = v3_load(a->v + 3 * idx[2]);
     imp_vec3 ad = v3_sub(v1, v0), bd = v3_sub(v2, v1);
-    imp_vec3 Pau = blk_apply(Pa, u), Pbu = blk_apply(Pb, u);
-    imp_vec3 ud = v3_sub(blk_apply(Pb, bd), blk_apply(Pa, ad)); /* du/dt = J_u v */
+    imp_vec3 Pau = b3_mul_v(Pa, u), Pbu = b3_mul_v(Pb, u);
+    imp_vec3 ud = v3_sub(b3_mul_v(Pb, bd), b3_mul_v(Pa, ad)); /* du/dt = J_u v */
 
     /* forces on a and b (z-space), elastic -dE/dz and damping -kd J^T du/dt; then on x0 x1 x2 */
-    imp_vec3 Fa = v3_add(v3_scale(Pau, k * d1), blk_apply(Pa, v3_scale(ud, kd)));
-    imp_vec3 Fb = v3_sub(v3_scale(Pbu, -k * d1), blk_apply(Pb, v3_scale(ud, kd)));
+    imp_vec3 Fa = v3_add(v3_scale(Pau, k * d1), b3_mul_v(Pa, v3_scale(ud, kd)));
+    imp_vec3 Fb = v3_sub(v3_scale(Pbu, -k * d1), b3_mul_v(Pb, v3_scale(ud, kd)));
     double fl[9];
     v3_store(fl, v3_scale(Fa, -1));
     v3_store(fl + 3, v3_sub(Fa, Fb));
@@ -587,10 +552,10 @@ static void joint_eval(asm_ctx *a, const cobj *o, const cjoint *jt)
 
     /* J^T J over (a, b) */
     double JJ[2][2][9];
-    blk_mul(Pa, Pa, JJ[0][0]);
-    blk_mul(Pa, Pb, JJ[0][1]);
-    blk_mul(Pb, Pa, JJ[1][0]);
-    blk_mul(Pb, Pb, JJ[1][1]);
+    b3_mul(Pa, Pa, JJ[0][0]);
+    b3_mul(Pa, Pb, JJ[0][1]);
+    b3_mul(Pb, Pa, JJ[1][0]);
+    b3_mul(Pb, Pb, JJ[1][1]);
     for (int e = 0; e < 9; e++) JJ[0][1][e] = -JJ[0][1][e], JJ[1][0][e] = -JJ[1][0][e];
     imp_vec3 gz[2] = {v3_scale(Pau, -1), Pbu}; /* J^T u */
 
@@ -602,7 +567,7 @@ static void joint_eval(asm_ctx *a, const cobj *o, const cjoint *jt)
                 Ks_z[p][q][e] = -k * d1 * JJ[p][q][e];
                 D_z[p][q][e] = -kd * JJ[p][q][e];
             }
-            blk_outer(Ks_z[p][q], gz[p], gz[q], -2 * k * d2);
+            b3_add_outer(Ks_z[p][q], gz[p], gz[q], -2 * k * d2);
         }
     double Ra_u[9], Rb_u[9];
     bool exact = a->Kd != NULL;
@@ -629,17 +594,17 @@ static void joint_eval(asm_ctx *a, const cobj *o, const cjoint *jt)
         proj_deriv(Pb, bh, lb, ud, Rb_ud);
         proj_deriv(Pa, ah, la, ad, Ra_ad);
         proj_deriv(Pb, bh, lb, bd, Rb_bd);
-        blk_mul(Pa, Ra_ad, tmp);
+        b3_mul(Pa, Ra_ad, tmp);
         for (int e = 0; e < 9; e++) Kfull_z[0][0][e] += kd * (Ra_ud[e] - tmp[e]);
-        blk_mul(Pa, Rb_bd, tmp);
+        b3_mul(Pa, Rb_bd, tmp);
         for (int e = 0; e < 9; e++) Kfull_z[0][1][e] += kd * tmp[e];
-        blk_mul(Pb, Ra_ad, tmp);
+        b3_mul(Pb, Ra_ad, tmp);
         for (int e = 0; e < 9; e++) Kfull_z[1][0][e] += kd * tmp[e];
-        blk_mul(Pb, Rb_bd, tmp);
+        b3_mul(Pb, Rb_bd, tmp);
         for (int e = 0; e < 9; e++) Kfull_z[1][1][e] -= kd * (Rb_ud[e] + tmp[e]);
         joint_to_x(Kfull_z, Kx);
     }
-    asm_local(a, 3, idx, jt->blk, fl, Ks, exact ? Kx : Ks, Dl);
+    asm_local(a, 3, idx, jt->block, fl, Ks, exact ? Kx : Ks, Dl);
 }
 
 static double joint_energy(const imp_world *w, const cobj *o, const cjoint *jt)
@@ -720,10 +685,11 @@ void cloth_pairs(imp_world *w, int **pairs, int *count, int *cap)
     }
 }
 
-static void bind(const bsr3 *A, const int *d, const int *v, int m, int *blk)
+/* the bsr3 blocks of an element of m vertices: block[i * m + j] for the pair (v[i], v[j]) */
+static void element_blocks(const bsr3 *A, const int *d, const int *v, int m, int *block)
 {
     for (int i = 0; i < m; i++)
-        for (int j = 0; j < m; j++) blk[i * m + j] = bsr3_find(A, d[v[i]], d[v[j]]);
+        for (int j = 0; j < m; j++) block[i * m + j] = bsr3_find(A, d[v[i]], d[v[j]]);
 }
 
 /* which group an element of m vertices belongs to (see implicit.h) */
@@ -761,10 +727,10 @@ void cloth_bind_blocks(imp_world *w, const bsr3 *A, const int *split)
         GROUP_SORT(cseg, o->seg, o->nseg, 2, o->seg_g);
         GROUP_SORT(cjoint, o->joint, o->njoint, 3, o->joint_g);
         rebuild_draw(o);
-        for (int t = 0; t < o->ntri; t++) bind(A, o->dense, o->tri[t].v, 3, o->tri[t].blk);
-        for (int e = 0; e < o->nbend; e++) bind(A, o->dense, o->bend[e].v, 4, o->bend[e].blk);
-        for (int s = 0; s < o->nseg; s++) bind(A, o->dense, o->seg[s].v, 2, o->seg[s].blk);
-        for (int j = 0; j < o->njoint; j++) bind(A, o->dense, o->joint[j].v, 3, o->joint[j].blk);
+        for (int t = 0; t < o->ntri; t++) element_blocks(A, o->dense, o->tri[t].v, 3, o->tri[t].block);
+        for (int e = 0; e < o->nbend; e++) element_blocks(A, o->dense, o->bend[e].v, 4, o->bend[e].block);
+        for (int s = 0; s < o->nseg; s++) element_blocks(A, o->dense, o->seg[s].v, 2, o->seg[s].block);
+        for (int j = 0; j < o->njoint; j++) element_blocks(A, o->dense, o->joint[j].v, 3, o->joint[j].block);
     }
 }
 
@@ -860,56 +826,43 @@ static int cmp_edge(const void *pa, const void *pb)
 
 static bool finite3(imp_vec3 a) { return v3_finite(a) != 0; }
 
-imp_id imp_cloth_create(imp_world *w, const imp_cloth_def *def)
+/* the rest geometry of triangle v (S3 "Triangle energy"): the coefficients au, av of w_u, w_v, the
+ * area, the rest lengths of w_u and w_v and the rest shear angle; false for a degenerate one */
+static bool rest_triangle(const imp_cloth_def *def, const int *v, ctri *T)
 {
-    const imp_id none = {0, 0};
-    const int nv = def->vertex_count, nt = def->triangle_count;
-    if (nv < 3 || nt < 1 || !def->positions || !def->triangles) return none;
-    if (!(def->stretch >= 0 && def->shear >= 0 && def->bend >= 0 && def->damping >= 0 && def->radius >= 0))
-        return none;
-    for (int i = 0; i < nv; i++)
-        if (!finite3(def->positions[i])) return none;
-    /* rest geometry of every triangle; refuse bad indices and degenerate triangles */
-    double *area = calloc((size_t)nv, sizeof(double)), total = 0;
-    ctri *tri = calloc((size_t)nt, sizeof(ctri));
-    if (!area || !tri) abort();
-    for (int t = 0; t < nt; t++) {
-        const int *v = def->triangles + 3 * t;
-        bool ok = true;
-        for (int i = 0; i < 3; i++) ok = ok && v[i] >= 0 && v[i] < nv;
-        ok = ok && v[0] != v[1] && v[1] != v[2] && v[0] != v[2];
-        if (!ok) goto fail;
-        imp_vec3 x0 = def->positions[v[0]], e1 = v3_sub(def->positions[v[1]], x0), e2 = v3_sub(def->positions[v[2]], x0);
-        imp_vec3 nrm = v3_cross(e1, e2);
-        double A = 0.5 * v3_len(nrm);
-        if (!(A > 1e-14)) goto fail;
-        double u[3], vv[3];
-        if (def->uv) {
-            for (int i = 0; i < 3; i++) u[i] = def->uv[2 * v[i]], vv[i] = def->uv[2 * v[i] + 1];
-        } else { /* flattened in its own plane */
-            imp_vec3 uh = v3_normalize(e1), vh = v3_normalize(v3_cross(nrm, e1));
-            u[0] = 0, vv[0] = 0, u[1] = v3_len(e1), vv[1] = 0, u[2] = v3_dot(e2, uh), vv[2] = v3_dot(e2, vh);
-        }
-        double du1 = u[1] - u[0], du2 = u[2] - u[0], dv1 = vv[1] - vv[0], dv2 = vv[2] - vv[0];
-        double det = du1 * dv2 - du2 * dv1;
-        if (!(fabs(det) > 1e-14)) goto fail;
-        /* [a b; c d] = [du1 du2; dv1 dv2]^-1; w_u = a e1 + c e2, w_v = b e1 + d e2 */
-        double ia = dv2 / det, ib = -du2 / det, ic = -dv1 / det, id = du1 / det;
-        ctri *T = &tri[t];
-        memcpy(T->v, v, sizeof T->v);
-        T->au[0] = -(ia + ic), T->au[1] = ia, T->au[2] = ic;
-        T->av[0] = -(ib + id), T->av[1] = ib, T->av[2] = id;
-        T->area = A;
-        imp_vec3 wu = v3_add(v3_scale(e1, ia), v3_scale(e2, ic)), wv = v3_add(v3_scale(e1, ib), v3_scale(e2, id));
-        T->bu = v3_len(wu), T->bv = v3_len(wv);
-        if (!(T->bu > 1e-12 && T->bv > 1e-12)) goto fail;
-        double c = v3_dot(wu, wv) / (T->bu * T->bv);
-        T->theta0 = acos(c > 1 ? 1 : c < -1 ? -1 : c);
-        for (int i = 0; i < 3; i++) area[v[i]] += A / 3;
-        total += A;
+    imp_vec3 x0 = def->positions[v[0]], e1 = v3_sub(def->positions[v[1]], x0), e2 = v3_sub(def->positions[v[2]], x0);
+    imp_vec3 nrm = v3_cross(e1, e2);
+    double A = 0.5 * v3_len(nrm);
+    if (!(A > 1e-14)) return false;
+    double u[3], vv[3];
+    if (def->uv) {
+        for (int i = 0; i < 3; i++) u[i] = def->uv[2 * v[i]], vv[i] = def->uv[2 * v[i] + 1];
+    } else { /* flattened in its own plane */
+        imp_vec3 uh = v3_normalize(e1), vh = v3_normalize(v3_cross(nrm, e1));
+        u[0] = 0, vv[0] = 0, u[1] = v3_len(e1), vv[1] = 0, u[2] = v3_dot(e2, uh), vv[2] = v3_dot(e2, vh);
     }
+    double du1 = u[1] - u[0], du2 = u[2] - u[0], dv1 = vv[1] - vv[0], dv2 = vv[2] - vv[0];
+    double det = du1 * dv2 - du2 * dv1;
+    if (!(fabs(det) > 1e-14)) return false;
+    /* [a b; c d] = [du1 du2; dv1 dv2]^-1; w_u = a e1 + c e2, w_v = b e1 + d e2 */
+    double ia = dv2 / det, ib = -du2 / det, ic = -dv1 / det, id = du1 / det;
+    memcpy(T->v, v, sizeof T->v);
+    T->au[0] = -(ia + ic), T->au[1] = ia, T->au[2] = ic;
+    T->av[0] = -(ib + id), T->av[1] = ib, T->av[2] = id;
+    T->area = A;
+    imp_vec3 wu = v3_add(v3_scale(e1, ia), v3_scale(e2, ic)), wv = v3_add(v3_scale(e1, ib), v3_scale(e2, id));
+    T->bu = v3_len(wu), T->bv = v3_len(wv);
+    if (!(T->bu > 1e-12 && T->bv > 1e-12)) return false;
+    double c = v3_dot(wu, wv) / (T->bu * T->bv);
+    T->theta0 = acos(c > 1 ? 1 : c < -1 ? -1 : c);
+    return true;
+}
 
-    /* interior edges: sort the half-edges by (low, high) vertex; equal neighbours share an edge */
+/* the bend elements: every interior edge, found by sorting the half-edges by (low, high) vertex so
+ * that a shared edge's two halves are neighbours (of a non-manifold edge, the first two), with its
+ * rest dihedral angle and A_e / l_perp^2 (top of the file); returns them, their count in *count */
+static cbend *bend_edges(const imp_cloth_def *def, const ctri *tri, int nt, int *count)
+{
     int (*he)[4] = malloc(sizeof(int[4]) * 3 * (size_t)nt); /* lo, hi, triangle, corner of the edge start */
     if (!he) abort();
     for (int t = 0; t < nt; t++)
@@ -943,6 +896,38 @@ imp_id imp_cloth_create(imp_world *w, const imp_cloth_def *def)
         nb++;
     }
     free(he);
+    *count = nb;
+    return bend;
+}
+
+imp_id imp_cloth_create(imp_world *w, const imp_cloth_def *def)
+{
+    const imp_id none = {0, 0};
+    const int nv = def->vertex_count, nt = def->triangle_count;
+    if (nv < 3 || nt < 1 || !def->positions || !def->triangles) return none;
+    if (!(def->stretch >= 0 && def->shear >= 0 && def->bend >= 0 && def->damping >= 0 && def->radius >= 0))
+        return none;
+    for (int i = 0; i < nv; i++)
+        if (!finite3(def->positions[i])) return none;
+    /* rest geometry of every triangle; refuse bad indices and degenerate triangles */
+    double *area = calloc((size_t)nv, sizeof(double)), total = 0;
+    ctri *tri = calloc((size_t)nt, sizeof(ctri));
+    if (!area || !tri) abort();
+    for (int t = 0; t < nt; t++) {
+        const int *v = def->triangles + 3 * t;
+        bool ok = true;
+        for (int i = 0; i < 3; i++) ok = ok && v[i] >= 0 && v[i] < nv;
+        ok = ok && v[0] != v[1] && v[1] != v[2] && v[0] != v[2];
+        if (!ok || !rest_triangle(def, v, &tri[t])) {
+            free(area);
+            free(tri);
+            return none;
+        }
+        for (int i = 0; i < 3; i++) area[v[i]] += tri[t].area / 3;
+        total += tri[t].area;
+    }
+    int nb;
+    cbend *bend = bend_edges(def, tri, nt, &nb);
 
     /* particles: mass by area (a third of each triangle to each corner) unless given */
     imp_id id;
@@ -968,10 +953,6 @@ imp_id imp_cloth_create(imp_world *w, const imp_cloth_def *def)
     }
     free(area);
     return id;
-fail:
-    free(area);
-    free(tri);
-    return none;
 }
 
 imp_id imp_hair_create(imp_world *w, const imp_hair_def *def)

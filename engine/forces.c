@@ -361,30 +361,30 @@ void forces_pairs(imp_world *w, int **pairs, int *count, int *cap)
 void forces_bind_blocks(imp_world *w, const bsr3 *A, const int *diag)
 {
     force_store *fs = w->forces;
-    if (fs->spring_ids.count > fs->spring_blk_cap) {
-        fs->spring_blk_cap = fs->spring_ids.count;
-        fs->spring_blk = ids_grow(fs->spring_blk, 4 * sizeof(int), fs->spring_blk_cap);
+    if (fs->spring_ids.count > fs->spring_block_cap) {
+        fs->spring_block_cap = fs->spring_ids.count;
+        fs->spring_block = ids_grow(fs->spring_block, 4 * sizeof(int), fs->spring_block_cap);
     }
     for (int k = 0; k < fs->spring_ids.count; k++) {
         const spring *s = &fs->springs[k];
-        int a = particles_slot_dense(w, s->a), *blk = fs->spring_blk + 4 * k;
+        int a = particles_slot_dense(w, s->a), *block = fs->spring_block + 4 * k;
         if (s->b == ANCHORED) {
-            blk[0] = diag[a];
+            block[0] = diag[a];
             continue;
         }
         int b = particles_slot_dense(w, s->b);
-        blk[0] = diag[a], blk[1] = bsr3_find(A, a, b), blk[2] = bsr3_find(A, b, a), blk[3] = diag[b];
+        block[0] = diag[a], block[1] = bsr3_find(A, a, b), block[2] = bsr3_find(A, b, a), block[3] = diag[b];
     }
-    if (fs->behavior_ids.count > fs->behavior_blk_cap) {
-        fs->behavior_blk_cap = fs->behavior_ids.count;
-        fs->behavior_blk = ids_grow(fs->behavior_blk, BEHAVIOR_BLOCKS * sizeof(int), fs->behavior_blk_cap);
+    if (fs->behavior_ids.count > fs->behavior_block_cap) {
+        fs->behavior_block_cap = fs->behavior_ids.count;
+        fs->behavior_block = ids_grow(fs->behavior_block, BEHAVIOR_BLOCKS * sizeof(int), fs->behavior_block_cap);
     }
     for (int k = 0; k < fs->behavior_ids.count; k++) {
         const behavior *bh = &fs->behaviors[k];
-        int nb = bh->def.n, *blk = fs->behavior_blk + BEHAVIOR_BLOCKS * k;
+        int nb = bh->def.n, *block = fs->behavior_block + BEHAVIOR_BLOCKS * k;
         for (int i = 0; i < nb; i++)
             for (int j = 0; j < nb; j++)
-                blk[i * nb + j] = bsr3_find(A, particles_slot_dense(w, bh->slots[i]), particles_slot_dense(w, bh->slots[j]));
+                block[i * nb + j] = bsr3_find(A, particles_slot_dense(w, bh->slots[i]), particles_slot_dense(w, bh->slots[j]));
     }
 }
 
@@ -406,7 +406,7 @@ static void springs_assemble(imp_world *w, asm_ctx *a, bool bound)
         imp_vec3 l = v3_sub(v3_load(a->x + 3 * idx[0]), v3_load(xb));
         if (v3_len(l) < 1e-12) continue;
         bool hasH = asm_length_condition(a->x + 3 * idx[0], xb, s->rest, m, &C, g, H, a);
-        asm_condition(a, m, idx, bound ? w->forces->spring_blk + 4 * k : NULL, C, g, hasH ? H : NULL, true, s->ks, s->kd);
+        asm_condition(a, m, idx, bound ? w->forces->spring_block + 4 * k : NULL, C, g, hasH ? H : NULL, true, s->ks, s->kd);
     }
 }
 
@@ -419,7 +419,7 @@ static int behaviors_assemble(imp_world *w, asm_ctx *a, bool bound)
         const imp_behavior_def *d = &bh->def;
         int idx[IMP_BEHAVE_MAX];
         for (int i = 0; i < d->n; i++) idx[i] = particles_slot_dense(w, bh->slots[i]);
-        const int *blk = bound ? w->forces->behavior_blk + BEHAVIOR_BLOCKS * k : NULL;
+        const int *block = bound ? w->forces->behavior_block + BEHAVIOR_BLOCKS * k : NULL;
         double g[3 * IMP_BEHAVE_MAX] = {0}, C;
         switch (d->kind) {
         case IMP_BEHAVE_DISTANCE: {
@@ -427,7 +427,7 @@ static int behaviors_assemble(imp_world *w, asm_ctx *a, bool bound)
             imp_vec3 l = v3_sub(v3_load(a->x + 3 * idx[0]), v3_load(a->x + 3 * idx[1]));
             if (v3_len(l) < 1e-12) break;
             bool hasH = asm_length_condition(a->x + 3 * idx[0], a->x + 3 * idx[1], d->rest, 2, &C, g, H, a);
-            asm_condition(a, 2, idx, blk, C, g, hasH ? H : NULL, true, d->ks, d->kd);
+            asm_condition(a, 2, idx, block, C, g, hasH ? H : NULL, true, d->ks, d->kd);
             break;
         }
         case IMP_BEHAVE_COINCIDE:
@@ -440,13 +440,13 @@ static int behaviors_assemble(imp_world *w, asm_ctx *a, bool bound)
                 memset(g, 0, sizeof g);
                 g[c] = 1.0;
                 g[3 + c] = -1.0;
-                asm_condition(a, d->n, idx, blk, Cc[c], g, NULL, false, d->ks, d->kd);
+                asm_condition(a, d->n, idx, block, Cc[c], g, NULL, false, d->ks, d->kd);
             }
             break;
         }
         case IMP_BEHAVE_PLANE:
             v3_store(g, d->normal);
-            asm_condition(a, 1, idx, blk, v3_dot(d->normal, v3_load(a->x + 3 * idx[0])) - d->offset, g, NULL, false,
+            asm_condition(a, 1, idx, block, v3_dot(d->normal, v3_load(a->x + 3 * idx[0])) - d->offset, g, NULL, false,
                           d->ks, d->kd);
             break;
         case IMP_BEHAVE_CALLBACK: {
@@ -455,7 +455,7 @@ static int behaviors_assemble(imp_world *w, asm_ctx *a, bool bound)
             for (int i = 0; i < d->n; i++) memcpy(xs + 3 * i, a->x + 3 * idx[i], 3 * sizeof(double));
             if (d->fn(d->user, d->n, xs, &C, g)) return IMP_ERR_CALLBACK;
             if (d->n <= 4) {
-                asm_condition(a, d->n, idx, blk, C, g, NULL, false, d->ks, d->kd);
+                asm_condition(a, d->n, idx, block, C, g, NULL, false, d->ks, d->kd);
             } else {
                 /* more than 4 particles: the force, and the matrix's Gauss-Newton term by blocks */
                 double Cdot = 0;
@@ -466,9 +466,8 @@ static int behaviors_assemble(imp_world *w, asm_ctx *a, bool bound)
                     for (int i = 0; i < d->n; i++) {
                         v3_accum(a->bK + 3 * idx[i], v3_scale(v3_load(g + 3 * i), -a->h2 * d->ks * Cdot));
                         for (int j = 0; j < d->n; j++) {
-                            double *B = a->A + 9 * (size_t)blk[i * d->n + j];
-                            for (int r = 0; r < 3; r++)
-                                for (int c = 0; c < 3; c++) B[3 * r + c] += alpha * g[3 * i + r] * g[3 * j + c];
+                            double *B = a->A + 9 * (size_t)block[i * d->n + j];
+                            b3_add_outer(B, v3_load(g + 3 * i), v3_load(g + 3 * j), alpha);
                         }
                     }
             }

@@ -28,9 +28,9 @@ typedef struct force_store {
     idtable behavior_ids; behavior *behaviors; int behavior_cap;
     idtable field_ids;    field *fields;       int field_cap;
     /* their blocks in the implicit integrator's matrix (forces_bind_blocks) */
-    int *spring_blk;      /* 4 per spring: (a,a) (a,b) (b,a) (b,b); 1 when anchored */
-    int *behavior_blk;    /* BEHAVIOR_BLOCKS per behaviour                          */
-    int spring_blk_cap, behavior_blk_cap;
+    int *spring_block;      /* 4 per spring: (a,a) (a,b) (b,a) (b,b); 1 when anchored */
+    int *behavior_block;    /* BEHAVIOR_BLOCKS per behaviour                          */
+    int spring_block_cap, behavior_block_cap;
 } force_store;
 
 /* forces.c: all forces on the particles of range r at state (x, v) and time t into f; the arrays

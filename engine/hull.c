@@ -37,7 +37,7 @@ typedef struct qh {
     double eps;
 } qh;
 
-static imp_vec3 P(const qh *q, int i) { return v3_load(q->p + 3 * i); }
+static imp_vec3 qh_point(const qh *q, int i) { return v3_load(q->p + 3 * i); }
 
 static int qh_add_face(qh *q, int a, int b, int c)
 {
@@ -47,14 +47,14 @@ static int qh_add_face(qh *q, int a, int b, int c)
     }
     qh_face *f = &q->f[q->nf];
     f->v[0] = a, f->v[1] = b, f->v[2] = c;
-    imp_vec3 n = v3_cross(v3_sub(P(q, b), P(q, a)), v3_sub(P(q, c), P(q, a)));
+    imp_vec3 n = v3_cross(v3_sub(qh_point(q, b), qh_point(q, a)), v3_sub(qh_point(q, c), qh_point(q, a)));
     f->n = v3_normalize(n);
-    f->d = v3_dot(f->n, P(q, a));
+    f->d = v3_dot(f->n, qh_point(q, a));
     f->alive = 1;
     return q->nf++;
 }
 
-static double qh_dist(const qh *q, int f, int i) { return v3_dot(q->f[f].n, P(q, i)) - q->f[f].d; }
+static double qh_dist(const qh *q, int f, int i) { return v3_dot(q->f[f].n, qh_point(q, i)) - q->f[f].d; }
 
 /* assign point i to the first face among [from, to) it lies above */
 static void qh_assign(qh *q, int i, int from, int to)
@@ -87,14 +87,12 @@ static int find_root(int *uf, int i)
     return i;
 }
 
-hull *hull_build(const double *pts, int n, char *err, size_t errlen)
+/* 1. the initial tetrahedron, its faces outward, and 2. the conflict lists; false (and err) when the
+ * cloud has no volume */
+static bool qh_tetrahedron(qh *q, char *err, size_t errlen)
 {
-    if (n < 4) {
-        snprintf(err, errlen, "a hull needs at least 4 points (got %d)", n);
-        return NULL;
-    }
-    qh q = {pts, n, NULL, 0, 0, NULL, 0};
-    /* 1. the initial tetrahedron */
+    const double *pts = q->p;
+    const int n = q->n;
     int ext[6] = {0, 0, 0, 0, 0, 0};
     double scale = 0;
     for (int i = 0; i < n; i++) {
@@ -105,125 +103,157 @@ hull *hull_build(const double *pts, int n, char *err, size_t errlen)
             scale = fmax(scale, fabs(c[k]));
         }
     }
-    q.eps = 1e-10 * fmax(scale, 1e-300) * 3;
+    q->eps = 1e-10 * fmax(scale, 1e-300) * 3;
     int i0 = 0, i1 = 0;
     double best = -1;
     for (int a = 0; a < 6; a++)
         for (int b = a + 1; b < 6; b++) {
-            double d = v3_len(v3_sub(P(&q, ext[a]), P(&q, ext[b])));
+            double d = v3_len(v3_sub(qh_point(q, ext[a]), qh_point(q, ext[b])));
             if (d > best) best = d, i0 = ext[a], i1 = ext[b];
         }
-    imp_vec3 u = v3_normalize(v3_sub(P(&q, i1), P(&q, i0)));
+    imp_vec3 u = v3_normalize(v3_sub(qh_point(q, i1), qh_point(q, i0)));
     int i2 = -1;
     best = 0;
     for (int i = 0; i < n; i++) {
-        imp_vec3 r = v3_sub(P(&q, i), P(&q, i0));
+        imp_vec3 r = v3_sub(qh_point(q, i), qh_point(q, i0));
         double d = v3_len(v3_sub(r, v3_scale(u, v3_dot(r, u))));
         if (d > best) best = d, i2 = i;
     }
     if (i2 < 0 || best < 1e-9 * fmax(scale, 1e-300)) {
         snprintf(err, errlen, "the hull's points are all on one line");
-        return NULL;
+        return false;
     }
-    imp_vec3 pn = v3_normalize(v3_cross(v3_sub(P(&q, i1), P(&q, i0)), v3_sub(P(&q, i2), P(&q, i0))));
+    const imp_vec3 p0 = qh_point(q, i0);
+    imp_vec3 pn = v3_normalize(v3_cross(v3_sub(qh_point(q, i1), p0), v3_sub(qh_point(q, i2), p0)));
     int i3 = -1;
     best = 0;
     for (int i = 0; i < n; i++) {
-        double d = fabs(v3_dot(pn, v3_sub(P(&q, i), P(&q, i0))));
+        double d = fabs(v3_dot(pn, v3_sub(qh_point(q, i), p0)));
         if (d > best) best = d, i3 = i;
     }
     if (i3 < 0 || best < 1e-9 * fmax(scale, 1e-300)) {
         snprintf(err, errlen, "the hull's points are all in one plane: it has no volume");
-        return NULL;
+        return false;
     }
-    if (v3_dot(pn, v3_sub(P(&q, i3), P(&q, i0))) > 0) { int t = i1; i1 = i2; i2 = t; } /* i3 below (i0,i1,i2) */
-    qh_add_face(&q, i0, i1, i2);
-    qh_add_face(&q, i0, i3, i1);
-    qh_add_face(&q, i1, i3, i2);
-    qh_add_face(&q, i2, i3, i0);
-    /* 2. conflict lists */
-    q.owner = ids_grow(NULL, sizeof(int), n);
-    for (int i = 0; i < n; i++) qh_assign(&q, i, 0, 4);
-    q.owner[i0] = q.owner[i1] = q.owner[i2] = q.owner[i3] = -1;
-    /* 3. add the farthest conflicting point until none is left */
+    if (v3_dot(pn, v3_sub(qh_point(q, i3), p0)) > 0) { int t = i1; i1 = i2; i2 = t; } /* i3 below (i0,i1,i2) */
+    qh_add_face(q, i0, i1, i2);
+    qh_add_face(q, i0, i3, i1);
+    qh_add_face(q, i1, i3, i2);
+    qh_add_face(q, i2, i3, i0);
+    q->owner = ids_grow(NULL, sizeof(int), n);
+    for (int i = 0; i < n; i++) qh_assign(q, i, 0, 4);
+    q->owner[i0] = q->owner[i1] = q->owner[i2] = q->owner[i3] = -1;
+    return true;
+}
+
+/* the horizon of the visible faces vis[0..nv): their directed edges (a, b) whose reverse (b, a)
+ * belongs to no visible face, 2 ints each into *hor; returns the ints written */
+static int qh_horizon(const qh *q, const int *vis, int nv, int **hor, int *caph)
+{
+    int nh = 0;
+    for (int k = 0; k < nv; k++) {
+        const qh_face *f = &q->f[vis[k]];
+        for (int e = 0; e < 3; e++) {
+            int a = f->v[e], b = f->v[(e + 1) % 3];
+            bool shared = false;
+            for (int m = 0; m < nv && !shared; m++) {
+                const qh_face *g = &q->f[vis[m]];
+                for (int e2 = 0; e2 < 3; e2++)
+                    if (g->v[e2] == b && g->v[(e2 + 1) % 3] == a) { shared = true; break; }
+            }
+            if (shared) continue;
+            if (nh + 2 > *caph) *caph = *caph ? 2 * *caph : 64, *hor = ids_grow(*hor, sizeof(int), *caph);
+            (*hor)[nh++] = a, (*hor)[nh++] = b;
+        }
+    }
+    return nh;
+}
+
+/* 3. add the farthest conflicting point, the eye, until none is left: its visible cap goes, the
+ * eye joins every horizon edge, and the cap's points go to the new faces */
+static void qh_expand(qh *q)
+{
+    const int n = q->n;
     int *vis = NULL, *hor = NULL, capv = 0, caph = 0;
     for (;;) {
         int eye = -1;
         double far = 0;
         for (int i = 0; i < n; i++) {
-            if (q.owner[i] < 0) continue;
-            double d = qh_dist(&q, q.owner[i], i);
+            if (q->owner[i] < 0) continue;
+            double d = qh_dist(q, q->owner[i], i);
             if (d > far) far = d, eye = i;
         }
         if (eye < 0) break;
         int nv = 0;
-        for (int f = 0; f < q.nf; f++) {
-            if (!q.f[f].alive || qh_dist(&q, f, eye) <= q.eps) continue;
+        for (int f = 0; f < q->nf; f++) {
+            if (!q->f[f].alive || qh_dist(q, f, eye) <= q->eps) continue;
             if (nv == capv) capv = capv ? 2 * capv : 64, vis = ids_grow(vis, sizeof(int), capv);
             vis[nv++] = f;
         }
-        int nh = 0;
-        for (int k = 0; k < nv; k++) {
-            const qh_face *f = &q.f[vis[k]];
-            for (int e = 0; e < 3; e++) {
-                int a = f->v[e], b = f->v[(e + 1) % 3];
-                bool shared = false;
-                for (int m = 0; m < nv && !shared; m++) {
-                    const qh_face *g = &q.f[vis[m]];
-                    for (int e2 = 0; e2 < 3; e2++)
-                        if (g->v[e2] == b && g->v[(e2 + 1) % 3] == a) { shared = true; break; }
-                }
-                if (shared) continue;
-                if (nh + 2 > caph) caph = caph ? 2 * caph : 64, hor = ids_grow(hor, sizeof(int), caph);
-                hor[nh++] = a, hor[nh++] = b;
-            }
-        }
-        for (int k = 0; k < nv; k++) q.f[vis[k]].alive = 0;
-        int first_new = q.nf;
-        for (int k = 0; k < nh; k += 2) qh_add_face(&q, hor[k], hor[k + 1], eye);
-        q.owner[eye] = -1;
+        const int nh = qh_horizon(q, vis, nv, &hor, &caph);
+        for (int k = 0; k < nv; k++) q->f[vis[k]].alive = 0;
+        int first_new = q->nf;
+        for (int k = 0; k < nh; k += 2) qh_add_face(q, hor[k], hor[k + 1], eye);
+        q->owner[eye] = -1;
         for (int i = 0; i < n; i++) {
-            if (q.owner[i] < 0 || q.f[q.owner[i]].alive) continue;
-            qh_assign(&q, i, first_new, q.nf);
+            if (q->owner[i] < 0 || q->f[q->owner[i]].alive) continue;
+            qh_assign(q, i, first_new, q->nf);
         }
     }
-    free(vis), free(hor), free(q.owner);
+    free(vis), free(hor);
+}
 
-    /* 4. polygon faces: union coplanar triangles that share an edge */
+/* 4a. the live triangles compacted to the front of q->f (their count), and a union-find over them
+ * in which coplanar triangles sharing an edge are one set */
+static int *qh_coplanar_sets(qh *q, int *count)
+{
     int nt = 0;
-    for (int f = 0; f < q.nf; f++)
-        if (q.f[f].alive) q.f[nt++] = q.f[f];
+    for (int f = 0; f < q->nf; f++)
+        if (q->f[f].alive) q->f[nt++] = q->f[f];
     int *uf = ids_grow(NULL, sizeof(int), nt);
     for (int t = 0; t < nt; t++) uf[t] = t;
     for (int t = 0; t < nt; t++)
         for (int s = t + 1; s < nt; s++) {
-            if (v3_dot(q.f[t].n, q.f[s].n) < 1 - 1e-9 || fabs(q.f[t].d - q.f[s].d) > 10 * q.eps) continue;
+            if (v3_dot(q->f[t].n, q->f[s].n) < 1 - 1e-9 || fabs(q->f[t].d - q->f[s].d) > 10 * q->eps) continue;
             int shared = 0;
             for (int a = 0; a < 3; a++)
-                for (int b = 0; b < 3; b++) shared += q.f[t].v[a] == q.f[s].v[b];
+                for (int b = 0; b < 3; b++) shared += q->f[t].v[a] == q->f[s].v[b];
             if (shared >= 2) uf[find_root(uf, t)] = find_root(uf, s);
         }
-    /* vertices used, renumbered */
-    int *map = ids_grow(NULL, sizeof(int), n);
-    for (int i = 0; i < n; i++) map[i] = -1;
-    hull *h = calloc(1, sizeof *h);
-    if (!h) abort();
-    h->v = ids_grow(NULL, 3 * sizeof(double), n);
+    *count = nt;
+    return uf;
+}
+
+/* 4b. the hull's vertices, the cloud points some triangle uses, in order of first use; map: cloud
+ * point -> hull vertex (-1: unused) */
+static int *hull_vertices(hull *h, const qh *q, int nt)
+{
+    int *map = ids_grow(NULL, sizeof(int), q->n);
+    for (int i = 0; i < q->n; i++) map[i] = -1;
+    h->v = ids_grow(NULL, 3 * sizeof(double), q->n);
     for (int t = 0; t < nt; t++)
         for (int a = 0; a < 3; a++) {
-            int i = q.f[t].v[a];
-            if (map[i] < 0) map[i] = h->nv, v3_store(h->v + 3 * h->nv++, P(&q, i));
+            int i = q->f[t].v[a];
+            if (map[i] < 0) map[i] = h->nv, v3_store(h->v + 3 * h->nv++, qh_point(q, i));
         }
     imp_vec3 cen = v3(0, 0, 0);
     for (int i = 0; i < h->nv; i++) cen = v3_add(cen, v3_load(h->v + 3 * i));
     h->centroid = v3_scale(cen, 1.0 / h->nv);
+    return map;
+}
+
+/* 4c. one polygon face per coplanar set: its normal (the sum of its triangles' area normals,
+ * normalized), its vertices counter-clockwise about it (sorted by angle around their centroid),
+ * fanned into triangles; returns the face vertices listed */
+static int hull_faces(hull *h, const qh *q, int nt, int *uf, const int *map)
+{
     h->face_first = ids_grow(NULL, sizeof(int), nt);
     h->face_count = ids_grow(NULL, sizeof(int), nt);
     h->face_n = ids_grow(NULL, sizeof(imp_vec3), nt);
     h->face_d = ids_grow(NULL, sizeof(double), nt);
     h->face_verts = ids_grow(NULL, sizeof(int), 3 * nt);
     h->tris = ids_grow(NULL, 3 * sizeof(int), 3 * nt);
-    double *ang = ids_grow(NULL, 2 * sizeof(double), 3 * nt);
+    double *ang = ids_grow(NULL, 2 * sizeof(double), 3 * nt); /* (angle, vertex) pairs */
     int *mark = ids_grow(NULL, sizeof(int), h->nv);
     int fv = 0;
     for (int root = 0; root < nt; root++) {
@@ -234,10 +264,10 @@ hull *hull_build(const double *pts, int n, char *err, size_t errlen)
         imp_vec3 c = v3(0, 0, 0);
         for (int t = 0; t < nt; t++) {
             if (find_root(uf, t) != root) continue;
-            imp_vec3 a = P(&q, q.f[t].v[0]), b = P(&q, q.f[t].v[1]), cc = P(&q, q.f[t].v[2]);
+            imp_vec3 a = qh_point(q, q->f[t].v[0]), b = qh_point(q, q->f[t].v[1]), cc = qh_point(q, q->f[t].v[2]);
             nsum = v3_add(nsum, v3_cross(v3_sub(b, a), v3_sub(cc, a)));
             for (int k = 0; k < 3; k++) {
-                int vi = map[q.f[t].v[k]];
+                int vi = map[q->f[t].v[k]];
                 if (!mark[vi]) mark[vi] = 1, ang[2 * cnt + 1] = vi, cnt++, c = v3_add(c, v3_load(h->v + 3 * vi));
             }
         }
@@ -262,8 +292,14 @@ hull *hull_build(const double *pts, int n, char *err, size_t errlen)
         }
         fv += cnt;
     }
-    free(ang), free(mark), free(uf), free(map), free(q.f);
-    /* unique edges and directions */
+    free(ang), free(mark);
+    return fv;
+}
+
+/* 4d. the unique edges, the faces on their two sides, and the unique edge directions (fv: the face
+ * vertices listed, a bound on the edges) */
+static void hull_edges(hull *h, int fv)
+{
     h->edges = ids_grow(NULL, 2 * sizeof(int), fv);
     h->edge_faces = ids_grow(NULL, 2 * sizeof(int), fv);
     h->dirs = ids_grow(NULL, sizeof(imp_vec3), fv);
@@ -285,5 +321,25 @@ hull *hull_build(const double *pts, int n, char *err, size_t errlen)
             for (int e = 0; e < h->ndir && !par; e++) par = v3_len(v3_cross(d, h->dirs[e])) < 1e-9;
             if (!par) h->dirs[h->ndir++] = d;
         }
+}
+
+hull *hull_build(const double *pts, int n, char *err, size_t errlen)
+{
+    if (n < 4) {
+        snprintf(err, errlen, "a hull needs at least 4 points (got %d)", n);
+        return NULL;
+    }
+    qh q = {pts, n, NULL, 0, 0, NULL, 0};
+    if (!qh_tetrahedron(&q, err, errlen)) return NULL;
+    qh_expand(&q);
+    free(q.owner);
+    int nt;
+    int *uf = qh_coplanar_sets(&q, &nt);
+    hull *h = calloc(1, sizeof *h);
+    if (!h) abort();
+    int *map = hull_vertices(h, &q, nt);
+    const int fv = hull_faces(h, &q, nt, uf, map);
+    free(uf), free(map), free(q.f);
+    hull_edges(h, fv);
     return h;
 }

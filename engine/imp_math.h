@@ -190,4 +190,41 @@ static inline imp_quat quat_from_m3(imp_mat3 m)
 }
 static inline imp_vec3 quat_rotate(imp_quat q, imp_vec3 v) { return m3_mul_v(quat_to_m3(q), v); }
 
+/* ---- 3x3 blocks: row-major double[9], b[3 * row + col] ------------------------------------------------
+ * The layout of the block-sparse matrices (sparse.h) and of the force elements' Jacobians, operated
+ * on in place where imp_mat3 would copy. */
+static inline void b3_add_outer(double *b, imp_vec3 u, imp_vec3 v, double s) /* b += s u v^T */
+{
+    const double U[3] = {u.x, u.y, u.z}, V[3] = {v.x, v.y, v.z};
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) b[3 * r + c] += s * U[r] * V[c];
+}
+static inline void b3_add_diag(double *b, double s) { b[0] += s, b[4] += s, b[8] += s; } /* b += s I */
+static inline void b3_add_skew(double *b, imp_vec3 u, double s) /* b += s [u]x, with [u]x v = u x v */
+{
+    b[1] += -s * u.z, b[2] += s * u.y;
+    b[3] += s * u.z, b[5] += -s * u.x;
+    b[6] += -s * u.y, b[7] += s * u.x;
+}
+static inline void b3_mul(const double *a, const double *b, double *out) /* out = a b (out apart from a, b) */
+{
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) out[3 * r + c] = a[3 * r] * b[c] + a[3 * r + 1] * b[3 + c] + a[3 * r + 2] * b[6 + c];
+}
+static inline void b3_transpose(const double *b, double *out)
+{
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) out[3 * r + c] = b[3 * c + r];
+}
+static inline imp_vec3 b3_mul_v(const double *b, imp_vec3 v) /* b v */
+{
+    return v3(b[0] * v.x + b[1] * v.y + b[2] * v.z, b[3] * v.x + b[4] * v.y + b[5] * v.z,
+              b[6] * v.x + b[7] * v.y + b[8] * v.z);
+}
+static inline imp_vec3 b3_mul_tv(const double *b, imp_vec3 v) /* b^T v */
+{
+    return v3(b[0] * v.x + b[3] * v.y + b[6] * v.z, b[1] * v.x + b[4] * v.y + b[7] * v.z,
+              b[2] * v.x + b[5] * v.y + b[8] * v.z);
+}
+
 #endif

@@ -122,7 +122,7 @@ typedef enum imp_motion {
     IMP_DYNAMIC,   /* moved by forces                                                   */
     IMP_FIXED,     /* never moves: an anchor                                             */
     IMP_KINEMATIC, /* moved by the script: follows its velocity, unaffected by forces   */
-    IMP_CURVE      /* bound to a curve x(u), moved through its coordinate u (tinkertoy.c) */
+    IMP_CURVE      /* bound to a curve x(u), moved through its coordinate u (curve.c) */
 } imp_motion;
 
 typedef struct imp_particle_def {

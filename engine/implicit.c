@@ -69,12 +69,12 @@ typedef struct implicit_state {
     double *inv_m2;      /* 1 / m^2 per particle, for the stopping test                            */
     int split[PAR_CHUNKS + 1]; /* row ranges of the parallel chunks (about equal blocks each)     */
     /* the filter */
-    uint8_t *ftype;      /* 0 free; 1 all directions prescribed; 2, 3: one or two normals          */
-    double *fnorm;       /* 6 per particle: up to two orthonormal prescribed directions            */
-    int *cons, ncons;    /* particles with ftype != 0                                             */
-    uint8_t *cactive;    /* per resting contact: CONTACT_OFF, _SLIDE (normal held), _STICK (all)  */
-    double *cimpulse;    /* per resting contact: normal impulse (N s)                              */
-    int ccap;
+    uint8_t *filter_kind;    /* 0 free; 1 all directions prescribed; 2, 3: one or two normals       */
+    double *filter_normal;   /* 6 per particle: up to two orthonormal prescribed directions         */
+    int *filtered, nfiltered; /* the particles with filter_kind != 0                               */
+    uint8_t *contact_kind;   /* per resting contact: CONTACT_OFF, _SLIDE (normal held), _STICK (all) */
+    double *contact_impulse; /* per resting contact: normal impulse (N s)                           */
+    int contact_cap;
     cg_work cg;
     amg mg;
 } implicit_state;
@@ -118,7 +118,7 @@ void implicit_free(imp_world *w)
     bsr3_free(&st->A);
     free(st->diag), free(st->tpos), free(st->undo_at), free(st->undo_val), free(st->pairs);
     free(st->f), free(st->bK), free(st->b), free(st->y), free(st->z), free(st->dv), free(st->tmp), free(st->tmp2), free(st->inv_m2);
-    free(st->ftype), free(st->fnorm), free(st->cons), free(st->cactive), free(st->cimpulse);
+    free(st->filter_kind), free(st->filter_normal), free(st->filtered), free(st->contact_kind), free(st->contact_impulse);
     cg_work_free(&st->cg);
     amg_free(&st->mg);
     free(st);
@@ -136,9 +136,9 @@ static void reserve(implicit_state *st, int n)
     for (size_t k = 0; k < sizeof vecs / sizeof vecs[0]; k++) *vecs[k] = ids_grow(*vecs[k], 3 * sizeof(double), cap);
     st->diag = ids_grow(st->diag, sizeof(int), cap);
     st->inv_m2 = ids_grow(st->inv_m2, sizeof(double), cap);
-    st->ftype = ids_grow(st->ftype, 1, cap);
-    st->fnorm = ids_grow(st->fnorm, 6 * sizeof(double), cap);
-    st->cons = ids_grow(st->cons, sizeof(int), cap);
+    st->filter_kind = ids_grow(st->filter_kind, 1, cap);
+    st->filter_normal = ids_grow(st->filter_normal, 6 * sizeof(double), cap);
+    st->filtered = ids_grow(st->filtered, sizeof(int), cap);
     memset(st->dv + 3 * (size_t)st->cap, 0, 3 * sizeof(double) * (size_t)(cap - st->cap));
     st->cap = cap;
 }
@@ -179,15 +179,15 @@ static void rebuild(imp_world *w, implicit_state *st)
 static void filter_apply(void *ctx, double *x)
 {
     const implicit_state *st = ctx;
-    for (int k = 0; k < st->ncons; k++) {
-        int i = st->cons[k];
+    for (int k = 0; k < st->nfiltered; k++) {
+        int i = st->filtered[k];
         double *xi = x + 3 * i;
-        if (st->ftype[i] == 1) {
+        if (st->filter_kind[i] == 1) {
             xi[0] = xi[1] = xi[2] = 0;
             continue;
         }
-        for (int c = 0; c < st->ftype[i] - 1; c++) {
-            const double *nv = st->fnorm + 6 * i + 3 * c;
+        for (int c = 0; c < st->filter_kind[i] - 1; c++) {
+            const double *nv = st->filter_normal + 6 * i + 3 * c;
             double d = xi[0] * nv[0] + xi[1] * nv[1] + xi[2] * nv[2];
             xi[0] -= d * nv[0], xi[1] -= d * nv[1], xi[2] -= d * nv[2];
         }
@@ -238,44 +238,44 @@ static void matrix_mul(void *ctx, const double *x, double *y)
 static bool filter_build(imp_world *w, implicit_state *st, const double *v0)
 {
     const int n = w->particles->ids.count;
-    st->ncons = 0;
+    st->nfiltered = 0;
     for (int i = 0; i < n; i++) {
-        st->ftype[i] = w->particles->motion[i] == IMP_DYNAMIC ? 0 : 1;
-        if (st->ftype[i]) st->cons[st->ncons++] = i;
+        st->filter_kind[i] = w->particles->motion[i] == IMP_DYNAMIC ? 0 : 1;
+        if (st->filter_kind[i]) st->filtered[st->nfiltered++] = i;
     }
     memset(st->z, 0, 3 * sizeof(double) * (size_t)n);
     bool any = false;
     for (int k = 0; k < w->pcontacts->count; k++) {
-        if (st->cactive[k] == CONTACT_OFF) continue;
+        if (st->contact_kind[k] == CONTACT_OFF) continue;
         int i = w->pcontacts->contact[k].particle;
-        if (st->ftype[i] == 1) continue;
-        if (st->cactive[k] == CONTACT_STICK) { /* static friction: stop it */
-            if (st->ftype[i] == 0) st->cons[st->ncons++] = i;
-            st->ftype[i] = 1;
+        if (st->filter_kind[i] == 1) continue;
+        if (st->contact_kind[k] == CONTACT_STICK) { /* static friction: stop it */
+            if (st->filter_kind[i] == 0) st->filtered[st->nfiltered++] = i;
+            st->filter_kind[i] = 1;
             v3_store(st->z + 3 * i, v3_scale(v3_load(v0 + 3 * i), -1));
             any = true;
             continue;
         }
         imp_vec3 N = pcollide_contact_normal(w, k);
-        for (int c = 0; c < st->ftype[i] - 1; c++) {
-            imp_vec3 prev = v3_load(st->fnorm + 6 * i + 3 * c);
+        for (int c = 0; c < st->filter_kind[i] - 1; c++) {
+            imp_vec3 prev = v3_load(st->filter_normal + 6 * i + 3 * c);
             N = v3_mad(N, prev, -v3_dot(N, prev));
         }
         double len = v3_len(N);
         if (len < 1e-6) continue; /* parallel to a normal it already has */
         N = v3_scale(N, 1.0 / len);
-        if (st->ftype[i] == 0) {
-            st->ftype[i] = 2;
-            st->cons[st->ncons++] = i;
-        } else if (st->ftype[i] == 2) {
-            st->ftype[i] = 3;
+        if (st->filter_kind[i] == 0) {
+            st->filter_kind[i] = 2;
+            st->filtered[st->nfiltered++] = i;
+        } else if (st->filter_kind[i] == 2) {
+            st->filter_kind[i] = 3;
         } else {
-            st->ftype[i] = 1; /* a third independent normal: no free direction left */
+            st->filter_kind[i] = 1; /* a third independent normal: no free direction left */
             v3_store(st->z + 3 * i, v3_scale(v3_load(v0 + 3 * i), -1));
             any = true;
             continue;
         }
-        v3_store(st->fnorm + 6 * i + 3 * (st->ftype[i] - 2), N);
+        v3_store(st->filter_normal + 6 * i + 3 * (st->filter_kind[i] - 2), N);
         imp_vec3 vi = v3_load(v0 + 3 * i);
         v3_accum(st->z + 3 * i, v3_scale(N, -v3_dot(N, vi)));
         any = true;
@@ -288,14 +288,13 @@ static void filter_matrix(const implicit_state *st, int i, double *S)
 {
     static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
     memcpy(S, I3, sizeof I3);
-    if (st->ftype[i] == 1) {
+    if (st->filter_kind[i] == 1) {
         memset(S, 0, 9 * sizeof(double));
         return;
     }
-    for (int c = 0; c < st->ftype[i] - 1; c++) {
-        const double *nv = st->fnorm + 6 * (size_t)i + 3 * c;
-        for (int r = 0; r < 3; r++)
-            for (int q = 0; q < 3; q++) S[3 * r + q] -= nv[r] * nv[q];
+    for (int c = 0; c < st->filter_kind[i] - 1; c++) {
+        const imp_vec3 nv = v3_load(st->filter_normal + 6 * (size_t)i + 3 * c);
+        b3_add_outer(S, nv, nv, -1);
     }
 }
 
@@ -316,13 +315,11 @@ static void block_sandwich(double *B, const double *Lm, const double *Rm)
 {
     double T[9];
     if (Rm) {
-        for (int r = 0; r < 3; r++)
-            for (int c = 0; c < 3; c++) T[3 * r + c] = B[3 * r] * Rm[c] + B[3 * r + 1] * Rm[3 + c] + B[3 * r + 2] * Rm[6 + c];
+        b3_mul(B, Rm, T);
         memcpy(B, T, sizeof T);
     }
     if (Lm) {
-        for (int r = 0; r < 3; r++)
-            for (int c = 0; c < 3; c++) T[3 * r + c] = Lm[3 * r] * B[c] + Lm[3 * r + 1] * B[3 + c] + Lm[3 * r + 2] * B[6 + c];
+        b3_mul(Lm, B, T);
         memcpy(B, T, sizeof T);
     }
 }
@@ -334,8 +331,8 @@ static void matrix_filter(implicit_state *st)
 {
     st->undo_count = 0;
     double Si[9], Sj[9];
-    for (int q = 0; q < st->ncons; q++) {
-        int i = st->cons[q];
+    for (int q = 0; q < st->nfiltered; q++) {
+        int i = st->filtered[q];
         filter_matrix(st, i, Si);
         for (int k = st->A.row_start[i]; k < st->A.row_start[i + 1]; k++) {
             int j = st->A.col[k];
@@ -347,7 +344,7 @@ static void matrix_filter(implicit_state *st)
                 for (int e = 0; e < 9; e++) B[e] += c * ((e % 4 == 0) - Si[e]);
                 continue;
             }
-            bool jc = st->ftype[j] != 0;
+            bool jc = st->filter_kind[j] != 0;
             if (jc) filter_matrix(st, j, Sj);
             block_sandwich(B, Si, jc ? Sj : NULL);
             if (!jc) { /* the transpose block in the free row j: A_ji S_i */
@@ -369,14 +366,10 @@ static void matrix_unfilter(implicit_state *st)
 /* (A x)_i for one block row */
 static imp_vec3 row_mul(const bsr3 *A, int i, const double *x)
 {
-    double y0 = 0, y1 = 0, y2 = 0;
-    for (int k = A->row_start[i]; k < A->row_start[i + 1]; k++) {
-        const double *B = A->val + 9 * (size_t)k, *xj = x + 3 * A->col[k];
-        y0 += B[0] * xj[0] + B[1] * xj[1] + B[2] * xj[2];
-        y1 += B[3] * xj[0] + B[4] * xj[1] + B[5] * xj[2];
-        y2 += B[6] * xj[0] + B[7] * xj[1] + B[8] * xj[2];
-    }
-    return v3(y0, y1, y2);
+    imp_vec3 y = v3(0, 0, 0);
+    for (int k = A->row_start[i]; k < A->row_start[i + 1]; k++)
+        y = v3_add(y, b3_mul_v(A->val + 9 * (size_t)k, v3_load(x + 3 * A->col[k])));
+    return y;
 }
 
 /* solve A dv = b with the filter: dv = z + y, S y = y, A y = b - A z */
@@ -400,7 +393,7 @@ static cg_result solve(implicit_state *st, int n, bool has_z, double abs_tol)
     if (!(phi < 0)) memset(st->y, 0, sizeof(double) * (size_t)n3);
     matrix_filter(st);
     amg_update(&st->mg, &st->A);
-    cg_problem p = {n3, st, matrix_mul, NULL, st->ncons ? filter_apply : NULL, st->set.cg_tolerance,
+    cg_problem p = {n3, st, matrix_mul, NULL, st->nfiltered ? filter_apply : NULL, st->set.cg_tolerance,
                     st->set.cg_max_iterations, abs_tol, multigrid, velocity_norm};
     cg_result r = cg_solve(&p, st->y, rhs, &st->cg);
     matrix_unfilter(st);
@@ -432,8 +425,7 @@ static void assemble_part(void *ctx, int chunk)
     forces_local(w, &r, w->particles->v + 3 * (size_t)lo, st->f + 3 * (size_t)lo);
     const double kd = w->settings.drag, h = jb->a->h;
     for (int i = lo; i < hi; i++) {
-        double *B = A->val + 9 * (size_t)st->diag[i], d = w->particles->mass[i] + h * kd;
-        B[0] += d, B[4] += d, B[8] += d;
+        b3_add_diag(A->val + 9 * (size_t)st->diag[i], w->particles->mass[i] + h * kd);
     }
     cloth_assemble(w, jb->a, chunk);
 }
@@ -449,6 +441,88 @@ static int assemble(imp_world *w, implicit_state *st, double h, bool generic)
     par_for(assemble_part, &jb, PAR_CHUNKS);
     cloth_assemble(w, &a, PAR_CHUNKS);
     return forces_assemble(w, &a, true);
+}
+
+/* Resting contacts hold when the force at the start of the step pushes into the surface. One that is
+ * not sliding, and whose tangential force is within the friction cone, sticks: all its directions
+ * are prescribed (dv = -v0), so static friction is part of the solve. */
+static void contacts_classify(imp_world *w, implicit_state *st)
+{
+    if (w->pcontacts->count > st->contact_cap) {
+        st->contact_cap = w->pcontacts->count;
+        st->contact_kind = ids_grow(st->contact_kind, 1, st->contact_cap);
+        st->contact_impulse = ids_grow(st->contact_impulse, sizeof(double), st->contact_cap);
+    }
+    for (int k = 0; k < w->pcontacts->count; k++) {
+        const pcontact *pc = &w->pcontacts->contact[k];
+        imp_vec3 N = pcollide_contact_normal(w, k), fi = v3_load(st->f + 3 * pc->particle);
+        double fn = v3_dot(N, fi), mu = w->colliders->collider[pc->collider].def.friction;
+        imp_vec3 ft = v3_mad(fi, N, -fn);
+        st->contact_kind[k] = fn >= 0 ? CONTACT_OFF
+                       : v3_len(pc->vt0) < STICK_SPEED && v3_len(ft) <= mu * -fn ? CONTACT_STICK : CONTACT_SLIDE;
+    }
+}
+
+/* The constraint impulse A dv - b of each contact must push (Baraff and Witkin 5.3), and a sticking
+ * one must stay inside the friction cone, |j_t| <= mu j_n, or it slides: the contacts that break
+ * these change their kind (in the first two passes) and the normal impulses go to contact_impulse.
+ * Returns whether any contact changed. */
+static bool contacts_check(imp_world *w, implicit_state *st, int pass)
+{
+    bool changed = false;
+    for (int k = 0; k < w->pcontacts->count; k++) {
+        st->contact_impulse[k] = 0;
+        if (st->contact_kind[k] == CONTACT_OFF) continue;
+        int i = w->pcontacts->contact[k].particle;
+        imp_vec3 N = pcollide_contact_normal(w, k);
+        imp_vec3 imp = v3_sub(row_mul(&st->A, i, st->dv), v3_load(st->b + 3 * i));
+        double jn = v3_dot(N, imp), mu = w->colliders->collider[w->pcontacts->contact[k].collider].def.friction;
+        if (jn < 0 && pass < 2) {
+            st->contact_kind[k] = CONTACT_OFF;
+            changed = true;
+        } else if (st->contact_kind[k] == CONTACT_STICK && v3_len(v3_mad(imp, N, -jn)) > mu * jn * (1 + 1e-9) && pass < 2) {
+            st->contact_kind[k] = CONTACT_SLIDE;
+            changed = true;
+        }
+        st->contact_impulse[k] = fmax(jn, 0);
+    }
+    return changed;
+}
+
+/* Coulomb friction on sliding contacts: the tangential impulse is at most mu times the normal one */
+static void contacts_friction(imp_world *w, implicit_state *st, const double *v)
+{
+    for (int k = 0; k < w->pcontacts->count; k++) {
+        if (st->contact_kind[k] != CONTACT_SLIDE || st->contact_impulse[k] <= 0) continue;
+        int i = w->pcontacts->contact[k].particle;
+        if (w->particles->motion[i] != IMP_DYNAMIC) continue;
+        double mu = w->colliders->collider[w->pcontacts->contact[k].collider].def.friction;
+        imp_vec3 N = pcollide_contact_normal(w, k);
+        imp_vec3 v1 = v3_add(v3_load(v + 3 * i), v3_load(st->dv + 3 * i));
+        imp_vec3 vt = v3_mad(v1, N, -v3_dot(N, v1));
+        double speed = v3_len(vt), cut = mu * st->contact_impulse[k] * w->particles->inv_mass[i];
+        imp_vec3 dvt = speed <= cut ? vt : v3_scale(vt, cut / speed);
+        v3_store(st->dv + 3 * i, v3_sub(v3_load(st->dv + 3 * i), dvt));
+    }
+}
+
+/* v1 = v0 + dv, x1 = x0 + h v1; fixed particles stay, kinematic ones keep their velocity */
+static void integrate(imp_world *w, const implicit_state *st, double h)
+{
+    double *x = w->particles->x, *v = w->particles->v;
+    for (int i = 0; i < w->particles->ids.count; i++) {
+        double *xi = x + 3 * i, *vi = v + 3 * i;
+        const double *dvi = st->dv + 3 * i;
+        switch (w->particles->motion[i]) {
+        case IMP_FIXED:
+            break;
+        case IMP_DYNAMIC:
+            vi[0] += dvi[0], vi[1] += dvi[1], vi[2] += dvi[2];
+            /* fall through */
+        default:
+            xi[0] += h * vi[0], xi[1] += h * vi[1], xi[2] += h * vi[2];
+        }
+    }
 }
 
 int implicit_step(imp_world *w, double t, double h, imp_profile *prof)
@@ -474,23 +548,7 @@ int implicit_step(imp_world *w, double t, double h, imp_profile *prof)
     for (int i = 0; i < n; i++) st->inv_m2[i] = w->particles->inv_mass[i] * w->particles->inv_mass[i];
     double abs_tol = st->set.cg_tolerance * h * fmax(v3_len(w->settings.gravity), 1.0);
 
-    /* Resting contacts hold when the force at the start of the step pushes into the surface. One
-     * that is not sliding, and whose tangential force is within the friction cone, sticks: all its
-     * directions are prescribed (dv = -v0), so static friction is part of the solve. */
-    if (w->pcontacts->count > st->ccap) {
-        st->ccap = w->pcontacts->count;
-        st->cactive = ids_grow(st->cactive, 1, st->ccap);
-        st->cimpulse = ids_grow(st->cimpulse, sizeof(double), st->ccap);
-    }
-    for (int k = 0; k < w->pcontacts->count; k++) {
-        const pcontact *pc = &w->pcontacts->contact[k];
-        imp_vec3 N = pcollide_contact_normal(w, k), fi = v3_load(st->f + 3 * pc->particle);
-        double fn = v3_dot(N, fi), mu = w->colliders->collider[pc->collider].def.friction;
-        imp_vec3 ft = v3_mad(fi, N, -fn);
-        st->cactive[k] = fn >= 0 ? CONTACT_OFF
-                       : v3_len(pc->vt0) < STICK_SPEED && v3_len(ft) <= mu * -fn ? CONTACT_STICK : CONTACT_SLIDE;
-    }
-
+    contacts_classify(w, st);
     cg_result res = {0, 0, 1};
     for (int pass = 0; pass < 3; pass++) {
         bool has_z = filter_build(w, st, v);
@@ -498,58 +556,12 @@ int implicit_step(imp_world *w, double t, double h, imp_profile *prof)
         res.iterations += r.iterations;
         res.residual = r.residual;
         res.converged = r.converged;
-        /* the constraint impulse A dv - b of each contact must push (Baraff and Witkin 5.3), and a
-         * sticking one must stay inside the friction cone, |j_t| <= mu j_n, or it slides */
-        bool changed = false;
-        for (int k = 0; k < w->pcontacts->count; k++) {
-            st->cimpulse[k] = 0;
-            if (st->cactive[k] == CONTACT_OFF) continue;
-            int i = w->pcontacts->contact[k].particle;
-            imp_vec3 N = pcollide_contact_normal(w, k);
-            imp_vec3 imp = v3_sub(row_mul(&st->A, i, st->dv), v3_load(st->b + 3 * i));
-            double jn = v3_dot(N, imp), mu = w->colliders->collider[w->pcontacts->contact[k].collider].def.friction;
-            if (jn < 0 && pass < 2) {
-                st->cactive[k] = CONTACT_OFF;
-                changed = true;
-            } else if (st->cactive[k] == CONTACT_STICK && v3_len(v3_mad(imp, N, -jn)) > mu * jn * (1 + 1e-9) && pass < 2) {
-                st->cactive[k] = CONTACT_SLIDE;
-                changed = true;
-            }
-            st->cimpulse[k] = fmax(jn, 0);
-        }
-        if (!changed) break;
+        if (!contacts_check(w, st, pass)) break;
     }
     prof->cg_iterations = res.iterations;
     prof->cg_residual = res.residual;
-
-    /* Coulomb friction on sliding contacts: the tangential impulse is at most mu times the normal one */
-    for (int k = 0; k < w->pcontacts->count; k++) {
-        if (st->cactive[k] != CONTACT_SLIDE || st->cimpulse[k] <= 0) continue;
-        int i = w->pcontacts->contact[k].particle;
-        if (w->particles->motion[i] != IMP_DYNAMIC) continue;
-        double mu = w->colliders->collider[w->pcontacts->contact[k].collider].def.friction;
-        imp_vec3 N = pcollide_contact_normal(w, k);
-        imp_vec3 v1 = v3_add(v3_load(v + 3 * i), v3_load(st->dv + 3 * i));
-        imp_vec3 vt = v3_mad(v1, N, -v3_dot(N, v1));
-        double speed = v3_len(vt), cut = mu * st->cimpulse[k] * w->particles->inv_mass[i];
-        imp_vec3 dvt = speed <= cut ? vt : v3_scale(vt, cut / speed);
-        v3_store(st->dv + 3 * i, v3_sub(v3_load(st->dv + 3 * i), dvt));
-    }
-
-    /* v1 = v0 + dv, x1 = x0 + h v1; fixed particles stay, kinematic ones keep their velocity */
-    for (int i = 0; i < n; i++) {
-        double *xi = x + 3 * i, *vi = v + 3 * i;
-        const double *dvi = st->dv + 3 * i;
-        switch (w->particles->motion[i]) {
-        case IMP_FIXED:
-            break;
-        case IMP_DYNAMIC:
-            vi[0] += dvi[0], vi[1] += dvi[1], vi[2] += dvi[2];
-            /* fall through */
-        default:
-            xi[0] += h * vi[0], xi[1] += h * vi[1], xi[2] += h * vi[2];
-        }
-    }
+    contacts_friction(w, st, v);
+    integrate(w, st, h);
     return 0;
 }
 

@@ -142,9 +142,14 @@ static void poly_triangle(imp_vec3 a, imp_vec3 b, imp_vec3 c, imp_vec3 n, tri_da
     P->wv = NULL;
 }
 
-static imp_vec3 pv(const poly *P, int i) { return P->wv ? P->wv[i] : v3_add(P->p, m3_mul_v(P->R, v3_load(P->v + 3 * i))); }
-static imp_vec3 pfn(const poly *P, int f) { return m3_mul_v(P->R, P->fn[f]); }
-static double pfd(const poly *P, int f, imp_vec3 n) { return P->fd[f] + v3_dot(n, P->p); }
+/* a polytope's vertex i, the normal of its face f, and that face's offset d (n . x = d) given its
+ * normal n, in the world frame */
+static imp_vec3 poly_vertex(const poly *P, int i)
+{
+    return P->wv ? P->wv[i] : v3_add(P->p, m3_mul_v(P->R, v3_load(P->v + 3 * i)));
+}
+static imp_vec3 poly_normal(const poly *P, int f) { return m3_mul_v(P->R, P->fn[f]); }
+static double poly_offset(const poly *P, int f, imp_vec3 n) { return P->fd[f] + v3_dot(n, P->p); }
 
 /* the interval of the polytope projected on the world axis u */
 static void project(const poly *P, imp_vec3 u, double *lo, double *hi)
@@ -195,7 +200,7 @@ static bool in_face(const poly *P, int f, imp_vec3 n, imp_vec3 x)
 {
     const int first = P->ff[f], cnt = P->fc[f];
     for (int k = 0; k < cnt; k++) {
-        imp_vec3 a = pv(P, P->fv[first + k]), b = pv(P, P->fv[first + (k + 1) % cnt]);
+        imp_vec3 a = poly_vertex(P, P->fv[first + k]), b = poly_vertex(P, P->fv[first + (k + 1) % cnt]);
         if (v3_dot(v3_cross(v3_sub(b, a), n), v3_sub(x, a)) > 1e-12) return false;
     }
     return true;
@@ -314,82 +319,91 @@ static void support_edge(const poly *P, imp_vec3 dir, imp_vec3 u, double sign, i
         imp_vec3 d = v3_sub(b, a);
         double l = v3_len(d);
         if (l <= 0 || v3_len(v3_cross(v3_scale(d, 1.0 / l), dir)) > 1e-6) continue;
-        imp_vec3 wa = pv(P, P->edges[2 * e]), wb = pv(P, P->edges[2 * e + 1]);
+        imp_vec3 wa = poly_vertex(P, P->edges[2 * e]), wb = poly_vertex(P, P->edges[2 * e + 1]);
         double s = sign * (v3_dot(u, wa) + v3_dot(u, wb));
         if (s > best) best = s, *e0 = wa, *e1 = wb;
     }
 }
 
-static int core_poly(const geom *A, const poly *B, np_man *c)
+/* Cyrus-Beck: the part [t0, t1] of the core segment p0 p1 inside all of B's half-spaces; false when
+ * no part is */
+static bool core_clip(const poly *B, imp_vec3 p0, imp_vec3 p1, double *t0, double *t1)
 {
-    imp_vec3 p0, p1;
-    core_of(A, &p0, &p1);
-    const double r = A->radius;
-    const bool seg = A->type == IMP_SHAPE_CAPSULE;
-    /* Cyrus-Beck: is any part of the core segment inside? */
-    double t0 = 0, t1 = 1;
     bool inside = true;
     for (int f = 0; f < B->nf && inside; f++) {
-        imp_vec3 n = pfn(B, f);
-        double d = pfd(B, f, n), f0 = v3_dot(n, p0) - d, f1 = v3_dot(n, p1) - d;
+        imp_vec3 n = poly_normal(B, f);
+        double d = poly_offset(B, f, n), f0 = v3_dot(n, p0) - d, f1 = v3_dot(n, p1) - d;
         if (f0 > 0 && f1 > 0) inside = false;
-        else if (f0 > 0) t0 = fmax(t0, f0 / (f0 - f1));
-        else if (f1 > 0) t1 = fmin(t1, f0 / (f0 - f1));
-        if (t0 > t1) inside = false;
+        else if (f0 > 0) *t0 = fmax(*t0, f0 / (f0 - f1));
+        else if (f1 > 0) *t1 = fmin(*t1, f0 / (f0 - f1));
+        if (*t0 > *t1) inside = false;
     }
-    if (inside) {
-        /* the part of the core inside B, c0 c1, decides (the rest of a long capsule may stick out) */
-        imp_vec3 sd = v3_sub(p1, p0), c0 = v3_mad(p0, sd, t0), c1 = v3_mad(p0, sd, t1);
-        double best = INFINITY;
-        int bf = 0;
-        for (int f = 0; f < B->nf; f++) {
-            imp_vec3 n = pfn(B, f);
-            double d = pfd(B, f, n), pen = r - fmin(v3_dot(n, c0) - d, v3_dot(n, c1) - d);
-            if (pen < best) best = pen, bf = f;
-        }
-        /* a segment may penetrate least across an edge: the axes seg x edge, as in the SAT */
-        if (seg && v3_len(sd) > 0) {
-            imp_vec3 mid = v3_scale(v3_add(c0, c1), 0.5), bu = v3(0, 0, 0);
-            double be = INFINITY;
-            int bj = -1;
-            for (int j = 0; j < B->ndir; j++) {
-                imp_vec3 u = v3_cross(sd, m3_mul_v(B->R, B->dirs[j]));
-                double l = v3_len(u);
-                if (l < 1e-9 * v3_len(sd)) continue;
-                u = v3_scale(u, 1.0 / l);
-                if (v3_dot(u, v3_sub(mid, B->center)) < 0) u = v3_scale(u, -1);
-                double blo, bhi;
-                project(B, u, &blo, &bhi);
-                double pen = bhi - (fmin(v3_dot(u, c0), v3_dot(u, c1)) - r);
-                if (pen < be) be = pen, bj = j, bu = u;
-            }
-            if (bj >= 0 && be < 0.95 * best - 5e-4) {
-                imp_vec3 b0 = B->center, b1 = B->center, qa, qb;
-                support_edge(B, B->dirs[bj], bu, +1, &b0, &b1);
-                seg_seg(c0, c1, b0, b1, &qa, &qb);
-                c->normal = bu;
-                set_edges(c, v3_sub(c1, c0), v3_sub(b1, b0));
-                add_point(c, v3_mad(qa, bu, -r), be);
-                return c->count;
-            }
-        }
-        imp_vec3 n = pfn(B, bf);
-        double d = pfd(B, bf, n);
-        c->normal = n;
-        /* the points: the ends of the part of the core inside B (t0, t1 from the clipping above) */
-        for (int k = 0; k < (seg ? 2 : 1); k++) {
-            imp_vec3 q = k ? c1 : c0;
-            double dist = v3_dot(n, q) - d;
-            if (dist < r) add_point(c, v3_mad(q, n, -r), r - dist);
-        }
-        return c->count;
+    return inside;
+}
+
+/* part [t0, t1] of the core p0 p1 is inside B: the part inside, c0 c1, decides (the rest of a long
+ * capsule may stick out). The normal is the face it penetrates least, or an axis seg x edge when a
+ * segment penetrates clearly less across an edge (as in the SAT); the points are the ends of the
+ * part inside. */
+static int core_inside_poly(const geom *A, const poly *B, imp_vec3 p0, imp_vec3 p1, double t0, double t1, np_man *c)
+{
+    const double r = A->radius;
+    const bool seg = A->type == IMP_SHAPE_CAPSULE;
+    imp_vec3 sd = v3_sub(p1, p0), c0 = v3_mad(p0, sd, t0), c1 = v3_mad(p0, sd, t1);
+    double best = INFINITY;
+    int bf = 0;
+    for (int f = 0; f < B->nf; f++) {
+        imp_vec3 n = poly_normal(B, f);
+        double d = poly_offset(B, f, n), pen = r - fmin(v3_dot(n, c0) - d, v3_dot(n, c1) - d);
+        if (pen < best) best = pen, bf = f;
     }
-    /* closest features */
+    if (seg && v3_len(sd) > 0) {
+        imp_vec3 mid = v3_scale(v3_add(c0, c1), 0.5), bu = v3(0, 0, 0);
+        double be = INFINITY;
+        int bj = -1;
+        for (int j = 0; j < B->ndir; j++) {
+            imp_vec3 u = v3_cross(sd, m3_mul_v(B->R, B->dirs[j]));
+            double l = v3_len(u);
+            if (l < 1e-9 * v3_len(sd)) continue;
+            u = v3_scale(u, 1.0 / l);
+            if (v3_dot(u, v3_sub(mid, B->center)) < 0) u = v3_scale(u, -1);
+            double blo, bhi;
+            project(B, u, &blo, &bhi);
+            double pen = bhi - (fmin(v3_dot(u, c0), v3_dot(u, c1)) - r);
+            if (pen < be) be = pen, bj = j, bu = u;
+        }
+        if (bj >= 0 && be < 0.95 * best - 5e-4) {
+            imp_vec3 b0 = B->center, b1 = B->center, qa, qb;
+            support_edge(B, B->dirs[bj], bu, +1, &b0, &b1);
+            seg_seg(c0, c1, b0, b1, &qa, &qb);
+            c->normal = bu;
+            set_edges(c, v3_sub(c1, c0), v3_sub(b1, b0));
+            add_point(c, v3_mad(qa, bu, -r), be);
+            return c->count;
+        }
+    }
+    imp_vec3 n = poly_normal(B, bf);
+    double d = poly_offset(B, bf, n);
+    c->normal = n;
+    for (int k = 0; k < (seg ? 2 : 1); k++) {
+        imp_vec3 q = k ? c1 : c0;
+        double dist = v3_dot(n, q) - d;
+        if (dist < r) add_point(c, v3_mad(q, n, -r), r - dist);
+    }
+    return c->count;
+}
+
+/* the core p0 p1 is outside B: the closest features (each face's interior against the core's ends,
+ * each face edge against the segment); a capsule lying on a face gets a point per end */
+static int core_outside_poly(const geom *A, const poly *B, imp_vec3 p0, imp_vec3 p1, np_man *c)
+{
+    const double r = A->radius;
+    const bool seg = A->type == IMP_SHAPE_CAPSULE;
     double best = INFINITY;
     imp_vec3 bc = p0, bp = p0;
     for (int f = 0; f < B->nf; f++) {
-        imp_vec3 n = pfn(B, f);
-        double d = pfd(B, f, n);
+        imp_vec3 n = poly_normal(B, f);
+        double d = poly_offset(B, f, n);
         for (int k = 0; k < (seg ? 2 : 1); k++) {
             imp_vec3 q = k ? p1 : p0;
             double dist = v3_dot(n, q) - d;
@@ -399,24 +413,23 @@ static int core_poly(const geom *A, const poly *B, np_man *c)
         }
         const int first = B->ff[f], cnt = B->fc[f];
         for (int k = 0; k < cnt; k++) {
-            imp_vec3 a = pv(B, B->fv[first + k]), b = pv(B, B->fv[first + (k + 1) % cnt]), qc, qp;
+            imp_vec3 a = poly_vertex(B, B->fv[first + k]), b = poly_vertex(B, B->fv[first + (k + 1) % cnt]), qc, qp;
             double dist = seg_seg(p0, p1, a, b, &qc, &qp);
             if (dist < best) best = dist, bc = qc, bp = qp;
         }
     }
     if (best > r) return 0;
-    imp_vec3 n = best > 1e-12 ? v3_scale(v3_sub(bc, bp), 1.0 / best) : pfn(B, 0);
+    imp_vec3 n = best > 1e-12 ? v3_scale(v3_sub(bc, bp), 1.0 / best) : poly_normal(B, 0);
     if (seg) {
-        /* lying on a face: a point per end */
         int bf = -1;
         double align = 1 - 1e-3;
         for (int f = 0; f < B->nf; f++) {
-            double a = v3_dot(pfn(B, f), n);
+            double a = v3_dot(poly_normal(B, f), n);
             if (a > align) align = a, bf = f;
         }
         if (bf >= 0) {
-            imp_vec3 fn = pfn(B, bf);
-            double d = pfd(B, bf, fn);
+            imp_vec3 fn = poly_normal(B, bf);
+            double d = poly_offset(B, bf, fn);
             for (int k = 0; k < 2; k++) {
                 imp_vec3 q = k ? p1 : p0;
                 double dist = v3_dot(fn, q) - d;
@@ -434,6 +447,15 @@ static int core_poly(const geom *A, const poly *B, np_man *c)
     return c->count;
 }
 
+static int core_poly(const geom *A, const poly *B, np_man *c)
+{
+    imp_vec3 p0, p1;
+    core_of(A, &p0, &p1);
+    double t0 = 0, t1 = 1;
+    if (core_clip(B, p0, p1, &t0, &t1)) return core_inside_poly(A, B, p0, p1, t0, t1, c);
+    return core_outside_poly(A, B, p0, p1, c);
+}
+
 /* ---- polytope - polytope ------------------------------------------------------------------------------------ */
 
 enum { AX_FACE_A = 0, AX_FACE_B = 1, AX_EDGE = 2, AX_EDGE_PAIR = 3 }; /* EDGE: directions i, j; EDGE_PAIR: edges i, j */
@@ -444,8 +466,8 @@ static int32_t witness_encode(int kind, int i, int j) { return kind | (i << 2) |
  * of A, dist = n . (q_b - q_a) for points of the two edges; the axis from B to A is -n */
 static double edge_pair_sep(const poly *A, const poly *B, int i, int j, imp_vec3 *axis)
 {
-    imp_vec3 a0 = pv(A, A->edges[2 * i]), a1 = pv(A, A->edges[2 * i + 1]);
-    imp_vec3 b0 = pv(B, B->edges[2 * j]), b1 = pv(B, B->edges[2 * j + 1]);
+    imp_vec3 a0 = poly_vertex(A, A->edges[2 * i]), a1 = poly_vertex(A, A->edges[2 * i + 1]);
+    imp_vec3 b0 = poly_vertex(B, B->edges[2 * j]), b1 = poly_vertex(B, B->edges[2 * j + 1]);
     imp_vec3 ea = v3_sub(a1, a0), eb = v3_sub(b1, b0), n = v3_cross(ea, eb);
     double l = v3_len(n);
     if (l < 1e-9 * v3_len(ea) * v3_len(eb)) return -INFINITY; /* parallel edges: the faces decide */
@@ -462,17 +484,17 @@ static double axis_sep(const poly *A, const poly *B, int32_t code, imp_vec3 *axi
     if (kind == AX_EDGE_PAIR) return i < A->ne && j < B->ne ? edge_pair_sep(A, B, i, j, axis) : -INFINITY;
     if (kind == AX_FACE_A) {
         if (i >= A->nf) return -INFINITY;
-        imp_vec3 n = pfn(A, i);
+        imp_vec3 n = poly_normal(A, i);
         project(B, n, &blo, &bhi);
         *axis = v3_scale(n, -1);
-        return blo - pfd(A, i, n);
+        return blo - poly_offset(A, i, n);
     }
     if (kind == AX_FACE_B) {
         if (i >= B->nf) return -INFINITY;
-        imp_vec3 n = pfn(B, i);
+        imp_vec3 n = poly_normal(B, i);
         project(A, n, &alo, &ahi);
         *axis = n;
-        return alo - pfd(B, i, n);
+        return alo - poly_offset(B, i, n);
     }
     if (i >= A->ndir || j >= B->ndir) return -INFINITY;
     imp_vec3 u = v3_cross(m3_mul_v(A->R, A->dirs[i]), m3_mul_v(B->R, B->dirs[j]));
@@ -537,8 +559,8 @@ static bool sat_gauss(const poly *A, const poly *B, int32_t *witness, sat_result
     double ex[GAUSS_EDGES], ey[GAUSS_EDGES], ez[GAUSS_EDGES];
     unsigned char hit[GAUSS_EDGES];
     const int ne = B->ne;
-    for (int f = 0; f < A->nf; f++) na[f] = pfn(A, f);
-    for (int f = 0; f < B->nf; f++) nb[f] = v3_scale(pfn(B, f), -1);
+    for (int f = 0; f < A->nf; f++) na[f] = poly_normal(A, f);
+    for (int f = 0; f < B->nf; f++) nb[f] = v3_scale(poly_normal(B, f), -1);
     for (int j = 0; j < ne; j++) {
         bc[j] = nb[B->edge_faces[2 * j]], bd[j] = nb[B->edge_faces[2 * j + 1]];
         bdxc[j] = v3_cross(bd[j], bc[j]);
@@ -769,11 +791,11 @@ static int poly_poly(const poly *A, const poly *B, np_man *c, int32_t *witness, 
     imp_vec3 wa[WV_MAX], wb[WV_MAX];
     poly pa = *A, pb = *B;
     if (A->nv <= WV_MAX && !A->wv) {
-        for (int i = 0; i < A->nv; i++) wa[i] = pv(A, i);
+        for (int i = 0; i < A->nv; i++) wa[i] = poly_vertex(A, i);
         pa.wv = wa;
     }
     if (B->nv <= WV_MAX && !B->wv) {
-        for (int i = 0; i < B->nv; i++) wb[i] = pv(B, i);
+        for (int i = 0; i < B->nv; i++) wb[i] = poly_vertex(B, i);
         pb.wv = wb;
     }
     A = &pa, B = &pb;
@@ -785,19 +807,19 @@ static int poly_poly(const poly *A, const poly *B, np_man *c, int32_t *witness, 
         /* edge / edge */
         imp_vec3 u;
         double sep = axis_sep(A, B, witness_encode(r.edge_pairs ? AX_EDGE_PAIR : AX_EDGE, ei, ej), &u);
-        imp_vec3 a0, a1, b0, b1, pa, pb;
+        imp_vec3 a0, a1, b0, b1, qa, qb; /* the edges, and their closest points */
         if (r.edge_pairs) {
-            a0 = pv(A, A->edges[2 * ei]), a1 = pv(A, A->edges[2 * ei + 1]);
-            b0 = pv(B, B->edges[2 * ej]), b1 = pv(B, B->edges[2 * ej + 1]);
+            a0 = poly_vertex(A, A->edges[2 * ei]), a1 = poly_vertex(A, A->edges[2 * ei + 1]);
+            b0 = poly_vertex(B, B->edges[2 * ej]), b1 = poly_vertex(B, B->edges[2 * ej + 1]);
         } else {
             a0 = a1 = A->center, b0 = b1 = B->center;
             support_edge(A, A->dirs[ei], u, -1, &a0, &a1);
             support_edge(B, B->dirs[ej], u, +1, &b0, &b1);
         }
-        seg_seg(a0, a1, b0, b1, &pa, &pb);
+        seg_seg(a0, a1, b0, b1, &qa, &qb);
         c->normal = u;
         set_edges(c, v3_sub(a1, a0), v3_sub(b1, b0));
-        add_point(c, pa, -sep);
+        add_point(c, qa, -sep);
         return c->count;
     }
     /* face: the reference face is B's unless A's is clearly better */
@@ -805,23 +827,23 @@ static int poly_poly(const poly *A, const poly *B, np_man *c, int32_t *witness, 
     int rf = fb;
     bool ref_is_a = false;
     if (face_a > rel * face_b + abs_tol) ref = A, inc = B, rf = fa, ref_is_a = true;
-    imp_vec3 nr = pfn(ref, rf);
-    double dr = pfd(ref, rf, nr);
+    imp_vec3 nr = poly_normal(ref, rf);
+    double dr = poly_offset(ref, rf, nr);
     int inf = 0;
     double most = INFINITY;
     for (int f = 0; f < inc->nf; f++) {
-        double d = v3_dot(pfn(inc, f), nr);
+        double d = v3_dot(poly_normal(inc, f), nr);
         if (d < most) most = d, inf = f;
     }
     /* clip the incident polygon against the reference face's side planes */
     enum { MAXP = 64 };
     imp_vec3 buf[2][MAXP];
     int n = 0;
-    for (int k = 0; k < inc->fc[inf] && n < MAXP; k++) buf[0][n++] = pv(inc, inc->fv[inc->ff[inf] + k]);
+    for (int k = 0; k < inc->fc[inf] && n < MAXP; k++) buf[0][n++] = poly_vertex(inc, inc->fv[inc->ff[inf] + k]);
     int cur = 0;
     const int rfirst = ref->ff[rf], rcnt = ref->fc[rf];
     for (int k = 0; k < rcnt && n > 0; k++) {
-        imp_vec3 a = pv(ref, ref->fv[rfirst + k]), b = pv(ref, ref->fv[rfirst + (k + 1) % rcnt]);
+        imp_vec3 a = poly_vertex(ref, ref->fv[rfirst + k]), b = poly_vertex(ref, ref->fv[rfirst + (k + 1) % rcnt]);
         imp_vec3 s = v3_cross(v3_sub(b, a), nr);
         double sl = v3_len(s);
         if (sl <= 0) continue;
@@ -863,7 +885,7 @@ static int vs_plane(const geom *A, const geom *B, np_man *c)
         project(&P, n, &lo, &hi);
         if (lo > B->offset) return 0;
         for (int i = 0; i < P.nv; i++) {
-            imp_vec3 q = pv(&P, i);
+            imp_vec3 q = poly_vertex(&P, i);
             double dist = v3_dot(n, q) - B->offset;
             if (dist <= 0 || dist <= NP_KEEP) add_point(c, q, -dist); /* lo <= offset: it touches */
         }

@@ -6,7 +6,7 @@
  *
  *     X = [ x_1 .. x_n | v_1 .. v_n ]       dX/dt = [ v_1 .. v_n | f_1/m_1 .. f_n/m_n ]
  *
- * followed, when the range is the whole store, by the curve particles' [u | u'] (tinkertoy.c). Fixed
+ * followed, when the range is the whole store, by the curve particles' [u | u'] (curve.c). Fixed
  * particles have dX/dt = 0. Kinematic (script-controlled) particles move with their velocity and
  * ignore forces; their velocity is what the script set, so velocity-dependent forces (damped springs)
  * see them, as S3 asks of controlled particles. One evaluation: the forces at (x, v), never at the
@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "cloth.h"
+#include "curve.h"
 #include "forces.h"
 #include "ids.h"
 #include "imp_math.h"
@@ -70,7 +71,7 @@ static void force_reserve(particle_system *ps, int n)
     ps->force_cap = cap;
 }
 
-/* constraints and curve particles (tinkertoy.c) couple particles as springs and cloth do */
+/* constraints and curve particles (tinkertoy.c, curve.c) couple particles as springs and cloth do */
 static bool particles_separable(const imp_world *w) { return !forces_coupled(w) && !tinker_active(w); }
 
 /* ---- the ODE ------------------------------------------------------------------------------------------ */
@@ -80,7 +81,7 @@ static void particles_get_state(void *ctx, double *X)
     const particle_range *r = ctx;
     const imp_world *w = r->w;
     size_t n3 = 3 * (size_t)r->count;
-    if (r->extra) tinker_get_state(w, X + 2 * n3);
+    if (r->extra) curves_get_state(w, X + 2 * n3);
     if (n3 == 0) return;
     memcpy(X, w->particles->x + 3 * (size_t)r->first, n3 * sizeof(double));
     memcpy(X + n3, w->particles->v + 3 * (size_t)r->first, n3 * sizeof(double));
@@ -91,7 +92,7 @@ static void particles_set_state(void *ctx, const double *X)
     const particle_range *r = ctx;
     imp_world *w = r->w;
     size_t n3 = 3 * (size_t)r->count;
-    if (r->extra) tinker_set_state(w, X + 2 * n3);
+    if (r->extra) curves_set_state(w, X + 2 * n3);
     if (n3 == 0) return;
     memcpy(w->particles->x + 3 * (size_t)r->first, X, n3 * sizeof(double));
     memcpy(w->particles->v + 3 * (size_t)r->first, X + n3, n3 * sizeof(double));
@@ -107,7 +108,7 @@ static int particles_deriv(void *ctx, double t, const double *X, double *dX)
     const int n = r->count;
     const double *x = X, *v = X + 3 * n;
     double *dx = dX, *dv = dX + 3 * n, *f = w->particle_system->force;
-    int rc = r->extra ? tinker_curves_place(w, X, n, &x, &v) : 0;
+    int rc = r->extra ? curves_place(w, X, n, &x, &v) : 0;
     if (rc) return rc;
     rc = forces_accumulate(w, t, r, x, v, f);
     if (rc) return rc;
@@ -124,7 +125,7 @@ static int particles_deriv(void *ctx, double t, const double *X, double *dX)
         dv[3 * i + 2] = f[3 * i + 2] * s;
         if (motion[i] == IMP_FIXED) dx[3 * i] = dx[3 * i + 1] = dx[3 * i + 2] = 0;
     }
-    if (r->extra) tinker_curves_deriv(w, n, X + 6 * n, f, dX);
+    if (r->extra) curves_deriv(w, n, X + 6 * n, f, dX);
     return 0;
 }
 
@@ -148,7 +149,7 @@ imp_ode_system particles_ode(imp_world *w, int first, int count, particle_range 
     r->count = count;
     r->contact_lo = contact_lower_bound(w, first);
     r->contact_hi = contact_lower_bound(w, first + count);
-    r->extra = first == 0 && count == w->particles->ids.count ? tinker_state_dim(w) : 0;
+    r->extra = first == 0 && count == w->particles->ids.count ? curves_state_dim(w) : 0;
     imp_ode_system sys = {6 * count + r->extra, r, particles_get_state, particles_set_state, particles_deriv};
     return sys;
 }
@@ -186,7 +187,7 @@ int particles_step(const imp_step *st)
     imp_profile *prof = st->profile;
     particle_system *ps = w->particle_system;
     const int n = w->particles->ids.count;
-    double *X0 = state0_reserve(ps, 6 * n + tinker_state_dim(w));
+    double *X0 = state0_reserve(ps, 6 * n + curves_state_dim(w));
     force_reserve(ps, n);
     double t0 = step_clock_ms();
     pcollide_find_contacts(w);
@@ -213,7 +214,7 @@ int particles_step(const imp_step *st)
         blocks = 1;
     }
     prof->evaluations = (int)((ps->solver.evaluations - evals) / (blocks > 0 ? blocks : 1));
-    if (!rc && tinker_active(w)) rc = tinker_after_integrate(w, X0 + 6 * n);
+    if (!rc) rc = curves_after_integrate(w, X0 + 6 * n);
     prof->integrate = step_clock_ms() - t0;
     if (rc) {
         particles_undo(w);
@@ -258,6 +259,7 @@ void imp_particle_destroy(imp_world *w, imp_id id)
     cloth_particle_removed(w, id.index);
     forces_particle_removed(w, id.index);
     tinker_particle_removed(w, id.index);
+    curves_particle_removed(w, id.index);
     particles_remove(w, id);
 }
 

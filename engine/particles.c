@@ -125,7 +125,7 @@ void imp_particle_set_radius(imp_world *w, imp_id id, double r) { DENSE_OR(); if
 void imp_particle_set_motion(imp_world *w, imp_id id, imp_motion m)
 {
     DENSE_OR();
-    if (w->particles->motion[i] == IMP_CURVE || m == IMP_CURVE) return; /* only tinkertoy.c makes curve particles */
+    if (w->particles->motion[i] == IMP_CURVE || m == IMP_CURVE) return; /* only curve.c makes curve particles */
     w->particles->motion[i] = (uint8_t)m;
     if (m == IMP_FIXED) v3_store(w->particles->v + 3 * i, v3(0, 0, 0));
 }

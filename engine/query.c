@@ -76,35 +76,70 @@ static bool ray_planes(imp_vec3 o, imp_vec3 d, const imp_vec3 *n, const double *
     return true;
 }
 
+/* the infinite cylinder about the core, kept where the hit's axial coordinate lies on the core, and
+ * the two end spheres (top of the file); false when missed or starting inside */
+static bool ray_capsule(const geom *g, imp_vec3 o, imp_vec3 d, double *t, imp_vec3 *n)
+{
+    imp_vec3 u = m3_col(g->R, 1), p0 = v3_mad(g->p, u, -g->half_height);
+    double best = INFINITY, tt;
+    imp_vec3 nn;
+    imp_vec3 m0 = v3_sub(o, p0);
+    imp_vec3 m = v3_mad(m0, u, -v3_dot(m0, u)), e = v3_mad(d, u, -v3_dot(d, u));
+    double a = v3_dot(e, e), b = v3_dot(m, e), k = v3_dot(m, m) - g->radius * g->radius;
+    double axial0 = v3_dot(m0, u);
+    if (k <= 0 && axial0 >= 0 && axial0 <= 2 * g->half_height) return false; /* starts inside */
+    if (a > 1e-300 && b * b - a * k >= 0) {
+        tt = (-b - sqrt(b * b - a * k)) / a;
+        double axial = v3_dot(v3_sub(v3_mad(o, d, tt), p0), u);
+        if (tt >= 0 && tt <= 1 && axial >= 0 && axial <= 2 * g->half_height) {
+            best = tt;
+            nn = v3_normalize(v3_add(m, v3_scale(e, tt)));
+        }
+    }
+    for (int s = 0; s < 2; s++) {
+        imp_vec3 c = v3_mad(p0, u, s * 2 * g->half_height), n2;
+        if (ray_sphere(o, d, c, g->radius, &tt, &n2) && tt < best) best = tt, nn = n2;
+    }
+    if (!(best <= 1)) return false;
+    *t = best, *n = nn;
+    return true;
+}
+
+/* each triangle by Moller-Trumbore, the nearest hit's normal turned against the ray */
+static bool ray_mesh(const geom *g, imp_vec3 o, imp_vec3 d, double *t, imp_vec3 *n)
+{
+    const mesh *m = g->mesh;
+    double best = INFINITY;
+    for (int i = 0; i < m->nt; i++) {
+        imp_vec3 a = v3_add(g->p, m3_mul_v(g->R, v3_load(m->v + 3 * m->tri[3 * i])));
+        imp_vec3 b = v3_add(g->p, m3_mul_v(g->R, v3_load(m->v + 3 * m->tri[3 * i + 1])));
+        imp_vec3 c = v3_add(g->p, m3_mul_v(g->R, v3_load(m->v + 3 * m->tri[3 * i + 2])));
+        imp_vec3 e1 = v3_sub(b, a), e2 = v3_sub(c, a), pv = v3_cross(d, e2);
+        double det = v3_dot(e1, pv);
+        if (fabs(det) < 1e-300) continue;
+        double inv = 1.0 / det;
+        imp_vec3 s = v3_sub(o, a);
+        double u = v3_dot(s, pv) * inv;
+        if (u < 0 || u > 1) continue;
+        imp_vec3 qv = v3_cross(s, e1);
+        double v = v3_dot(d, qv) * inv;
+        if (v < 0 || u + v > 1) continue;
+        double tt = v3_dot(e2, qv) * inv;
+        if (tt < 0 || tt > 1 || tt >= best) continue;
+        best = tt;
+        imp_vec3 nn = v3_normalize(v3_cross(e1, e2));
+        *n = v3_dot(nn, d) > 0 ? v3_scale(nn, -1) : nn;
+    }
+    if (!(best <= 1)) return false;
+    *t = best;
+    return true;
+}
+
 static bool ray_geom(const geom *g, imp_vec3 o, imp_vec3 d, double *t, imp_vec3 *n)
 {
     switch (g->type) {
     case IMP_SHAPE_SPHERE: return ray_sphere(o, d, g->p, g->radius, t, n);
-    case IMP_SHAPE_CAPSULE: {
-        imp_vec3 u = m3_col(g->R, 1), p0 = v3_mad(g->p, u, -g->half_height);
-        double best = INFINITY, tt;
-        imp_vec3 nn;
-        imp_vec3 m0 = v3_sub(o, p0);
-        imp_vec3 m = v3_mad(m0, u, -v3_dot(m0, u)), e = v3_mad(d, u, -v3_dot(d, u));
-        double a = v3_dot(e, e), b = v3_dot(m, e), k = v3_dot(m, m) - g->radius * g->radius;
-        double axial0 = v3_dot(m0, u);
-        if (k <= 0 && axial0 >= 0 && axial0 <= 2 * g->half_height) return false; /* starts inside */
-        if (a > 1e-300 && b * b - a * k >= 0) {
-            tt = (-b - sqrt(b * b - a * k)) / a;
-            double axial = v3_dot(v3_sub(v3_mad(o, d, tt), p0), u);
-            if (tt >= 0 && tt <= 1 && axial >= 0 && axial <= 2 * g->half_height) {
-                best = tt;
-                nn = v3_normalize(v3_add(m, v3_scale(e, tt)));
-            }
-        }
-        for (int s = 0; s < 2; s++) {
-            imp_vec3 c = v3_mad(p0, u, s * 2 * g->half_height), n2;
-            if (ray_sphere(o, d, c, g->radius, &tt, &n2) && tt < best) best = tt, nn = n2;
-        }
-        if (!(best <= 1)) return false;
-        *t = best, *n = nn;
-        return true;
-    }
+    case IMP_SHAPE_CAPSULE: return ray_capsule(g, o, d, t, n);
     case IMP_SHAPE_BOX: {
         imp_vec3 ns[6];
         double off[6];
@@ -132,33 +167,7 @@ static bool ray_geom(const geom *g, imp_vec3 o, imp_vec3 d, double *t, imp_vec3 
         *t = tt, *n = g->normal;
         return true;
     }
-    case IMP_SHAPE_MESH: {
-        const mesh *m = g->mesh;
-        double best = INFINITY;
-        for (int i = 0; i < m->nt; i++) {
-            imp_vec3 a = v3_add(g->p, m3_mul_v(g->R, v3_load(m->v + 3 * m->tri[3 * i])));
-            imp_vec3 b = v3_add(g->p, m3_mul_v(g->R, v3_load(m->v + 3 * m->tri[3 * i + 1])));
-            imp_vec3 c = v3_add(g->p, m3_mul_v(g->R, v3_load(m->v + 3 * m->tri[3 * i + 2])));
-            imp_vec3 e1 = v3_sub(b, a), e2 = v3_sub(c, a), pv = v3_cross(d, e2);
-            double det = v3_dot(e1, pv);
-            if (fabs(det) < 1e-300) continue;
-            double inv = 1.0 / det;
-            imp_vec3 s = v3_sub(o, a);
-            double u = v3_dot(s, pv) * inv;
-            if (u < 0 || u > 1) continue;
-            imp_vec3 qv = v3_cross(s, e1);
-            double v = v3_dot(d, qv) * inv;
-            if (v < 0 || u + v > 1) continue;
-            double tt = v3_dot(e2, qv) * inv;
-            if (tt < 0 || tt > 1 || tt >= best) continue;
-            best = tt;
-            imp_vec3 nn = v3_normalize(v3_cross(e1, e2));
-            *n = v3_dot(nn, d) > 0 ? v3_scale(nn, -1) : nn;
-        }
-        if (!(best <= 1)) return false;
-        *t = best;
-        return true;
-    }
+    case IMP_SHAPE_MESH: return ray_mesh(g, o, d, t, n);
     default: return false;
     }
 }

@@ -87,27 +87,15 @@ int bsr3_find(const bsr3 *a, int i, int j)
     return lo < a->row_start[i + 1] && a->col[lo] == j ? lo : -1;
 }
 
-void bsr3_add(bsr3 *a, int i, int j, const double m[9], double s)
-{
-    int k = bsr3_find(a, i, j);
-    if (k < 0) return;
-    double *b = a->val + 9 * k;
-    for (int e = 0; e < 9; e++) b[e] += s * m[e];
-}
-
 void bsr3_mul(const bsr3 *a, const double *x, double *y) { bsr3_mul_rows(a, x, y, 0, a->n); }
 
 void bsr3_mul_rows(const bsr3 *a, const double *x, double *y, int r0, int r1)
 {
     for (int i = r0; i < r1; i++) {
-        double y0 = 0, y1 = 0, y2 = 0;
-        for (int k = a->row_start[i]; k < a->row_start[i + 1]; k++) {
-            const double *b = a->val + 9 * k, *xj = x + 3 * a->col[k];
-            y0 += b[0] * xj[0] + b[1] * xj[1] + b[2] * xj[2];
-            y1 += b[3] * xj[0] + b[4] * xj[1] + b[5] * xj[2];
-            y2 += b[6] * xj[0] + b[7] * xj[1] + b[8] * xj[2];
-        }
-        y[3 * i] = y0, y[3 * i + 1] = y1, y[3 * i + 2] = y2;
+        imp_vec3 yi = v3(0, 0, 0);
+        for (int k = a->row_start[i]; k < a->row_start[i + 1]; k++)
+            yi = v3_add(yi, b3_mul_v(a->val + 9 * k, v3_load(x + 3 * a->col[k])));
+        v3_store(y + 3 * i, yi);
     }
 }
 
@@ -121,17 +109,6 @@ void jmat_free(jmat *j)
 {
     free(j->e);
     memset(j, 0, sizeof *j);
-}
-
-void jmat_add(jmat *j, int row, int particle, imp_vec3 g)
-{
-    if (j->count == j->cap) {
-        j->cap = j->cap ? 2 * j->cap : 64;
-        j->e = ids_grow(j->e, sizeof(jentry), j->cap);
-    }
-    jentry *e = &j->e[j->count++];
-    e->row = row, e->particle = particle;
-    e->g[0] = g.x, e->g[1] = g.y, e->g[2] = g.z;
 }
 
 void jmat_mul(const jmat *j, const double *x, double *y)

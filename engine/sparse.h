@@ -4,8 +4,8 @@
  *         compressed block rows. Built once from a list of coupled pairs, refilled every step.
  *         Used for A = M - h df/dv - h^2 df/dx (implicit.c).
  *   jmat  an m x n matrix of 1x3 blocks (one row per scalar constraint, one block column per
- *         particle), stored as a list of entries. Used for the constraint Jacobians J and Jdot
- *         (tinkertoy.c): products J x and J^T y.
+ *         particle), stored as the list of entries e[0, count) its owner appends to. Used for the
+ *         constraint Jacobians J and Jdot (tinkertoy.c): products J x and J^T y.
  */
 #ifndef IMPETUS_SPARSE_H
 #define IMPETUS_SPARSE_H
@@ -28,8 +28,6 @@ void bsr3_free(bsr3 *a);
 void bsr3_zero(bsr3 *a);
 /* index of block (i, j) in val / 9, or -1 when it is not in the pattern */
 int bsr3_find(const bsr3 *a, int i, int j);
-/* a(i, j) += s * m (m row-major 3x3); the block must be in the pattern */
-void bsr3_add(bsr3 *a, int i, int j, const double m[9], double s);
 /* y = A x (x, y: 3n) */
 void bsr3_mul(const bsr3 *a, const double *x, double *y);
 /* the block rows [r0, r1) of y = A x */
@@ -48,7 +46,6 @@ typedef struct jmat {
 
 void jmat_clear(jmat *j, int rows);
 void jmat_free(jmat *j);
-void jmat_add(jmat *j, int row, int particle, imp_vec3 g);
 void jmat_mul(const jmat *j, const double *x, double *y);   /* y (rows) = J x (3n)        */
 void jmat_mul_t(const jmat *j, const double *y, double *x, int n); /* x (3n) = J^T y (rows) */
 

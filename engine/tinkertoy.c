@@ -1,5 +1,5 @@
 /* tinkertoy.c: constrained particle dynamics with Lagrange multipliers (S3 "Constrained dynamics",
- * Witkin: sections 1-5 and the slides), and particles bound to curves (Lagrangian dynamics, S3 5).
+ * Witkin: sections 1-4 and the slides), with the curve particles of curve.c (section 5) in W.
  *
  * Implicit constraints. Every constraint is one or more scalar rows C_i(q) = 0 over the positions
  * q = [x_1 .. x_n] of the particles it names. With J = dC/dq (block-sparse, one 1x3 block per
@@ -11,13 +11,13 @@
  *
  * solved once per derivative evaluation by conjugate gradient on the matrix-free product
  * lambda -> J (W (J^T lambda)), warm-started from the last lambda; Q^ = J^T lambda is then added to
- * the particles' force accumulators before a = f/m (particles.c), so every integrator sees it.
+ * the particles' force accumulators before a = f/m (particle_system.c), so every integrator sees it.
  * Cdot = J qdot, since no constraint depends on time. Jdot qdot uses the Jdot blocks
  * (Jdot = dJ/dt = d Cdot / dq). The ks, kd feedback absorbs drift (S3 2.2 and 3).
  *
  * W. Dynamic particles: (1/m) I. Fixed and kinematic particles: 0 (they do not answer forces), but
  * their velocities are in qdot, so a rod to a kinematic particle sees it move (Jdot qdot, Cdot).
- * A particle on a curve (below) can only accelerate along its tangent t = x_u: its block is
+ * A particle on a curve (curve.c) can only accelerate along its tangent t = x_u: its block is
  * t t^T / (m t.t), and its free acceleration includes the curvature term, so rods can hang from
  * a bead on a wire (S3 5.1's hybrid models).
  *
@@ -44,28 +44,18 @@
  * blocks zero) are filtered out of CG (lambda = 0). Redundant rows make it singular: CG still
  * converges on the consistent system it then is; inconsistent ones (two rods of different length
  * between the same particles) stop at the iteration cap or when d.q <= 0, and such a solve is not
- * used as the next warm start, so lambda cannot grow from solve to solve. The preconditioner is an
- * incomplete Cholesky factor L L^T ~ J W J^T, IC(0) on the lower triangle of the assembled matrix:
- * exact for a chain (tridiagonal), so a chain of 1000 rods takes one or two iterations where
- * Jacobi (or none) takes hundreds; "jacobi" and "none" remain selectable.
- *
- * Parametric constraints (S3 section 5). A curve particle has a generalized coordinate u; its
- * position is x(u), its velocity x_u udot. Lagrange's equation (S3 eq. 13 with J = x_u, 3x1):
- *
- *     m (x_u . x_u) u'' = x_u . f - m (x_u . x_uu) u'^2
- *
- * f being all forces on it, constraint forces included. u and u' join the ODE state after
- * [x | v] (particles.c); every integrator steps them; after each step the particle is put exactly
- * at x(u) with velocity x_u u'. The curve comes from a callback, derivatives by central differences
- * when it does not give them. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+ * used as the next warm start, so lambda cannot grow from solve to solve. The preconditioner is the
+ * incomplete Cholesky factorization L D L^T ~ J W J^T of ic0.c, on the pattern of the assembled
+ * matrix: exact for a chain (tridiagonal), so a chain of 1000 rods takes one or two iterations
+ * where Jacobi (or none) takes hundreds; "jacobi" and "none" are the other choices. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cg.h"
 #include "collider.h"
+#include "curve.h"
+#include "ic0.h"
 #include "ids.h"
 #include "imp_math.h"
 #include "particle_collide.h"
@@ -77,7 +67,6 @@
 
 #define H_GRAD 1e-6   /* relative step of central differences for a script constraint's gradient     */
 #define H_JDOT 1e-4   /* relative step along qdot (and of the gradients there) for its Jdot          */
-#define H_CURVE 1e-4  /* step in u for a curve's x_u and x_uu                                         */
 #define SOLVE_FAILED 1e-3     /* a solve that ends with |r| > this |b| was ill-posed: regularize      */
 #define SOLVE_REGULARIZE 1e-2 /* eps of the regularized fallback (A + eps diag(A)) lambda = b         */
 
@@ -90,21 +79,10 @@ typedef struct constraint {
     int row, j_first, j_count; /* where its rows and J blocks were in the last assembly           */
 } constraint;
 
-typedef struct curve {
-    imp_curve_def def;
-    uint32_t slot;          /* the particle                                                        */
-    double u, udot;         /* committed                                                           */
-    imp_vec3 xu, xuu;       /* at the last placement                                               */
-    double ud, inv_tt;      /* u' there, and 1 / (x_u . x_u) (0 where the curve is degenerate)     */
-    double stash;           /* scratch for the W product                                           */
-} curve;
-
 typedef struct tinker {
     idtable ids;
-    constraint *c;
-    int cap, rows;
-    curve *curves;
-    int ncurves, curve_cap;
+    constraint *constraint; /* dense by id                                                         */
+    int constraint_cap, rows;
     imp_constraint_settings set;
     imp_constraint_stats stats;
     long stats_step;
@@ -124,30 +102,23 @@ typedef struct tinker {
     long pattern_step;      /* the step and contact rows the IC pattern was built for              */
     int pattern_ncontact;
     int *curve_of;          /* n: curve index of a curve particle, -1 otherwise                    */
-    double *afree, *tmp3;   /* 3n: W Q (plus curve terms); J^T y                                   */
-    double *xs;             /* 6n: [x | v] with curve particles placed                            */
-    int xs_cap;
+    double *afree, *jt_y;   /* 3n: W Q (plus curve terms); J^T y (scaled by W in the projection)   */
+    double *curve_du;       /* per curve particle: the coordinate change of a W product (W g = t du) */
+    int curve_du_cap;
     cg_work cg;
     bool warm_ok;           /* the last solve converged: start the next one from its lambda        */
     bool rows_valid;        /* lambda[] holds the multipliers in the rows of the present set       */
     double reg;             /* > 0 while solving the regularized fallback (A + reg D) lambda = b   */
     bool j_valid;           /* J still matches the constraint set (for imp_constraint_force)       */
 
-    /* incomplete Cholesky: the lower triangle of A = J W J^T in compressed rows, and the pairs of
-     * J blocks (same particle) that sum into each of its entries. Rebuilt when the set changes. */
+    /* the preconditioner: IC(0) of A = J W J^T, and the pairs of J blocks (same particle) that sum
+     * into each of its entries. The pattern is rebuilt when the set changes. */
+    ic0 ic;
     bool pattern_dirty;
-    int *a_start, *a_col, a_nnz, a_cap, a_rows, a_start_cap;
-    double *a_val, *l_val, *m_val, *l_inv; /* A; L and M = L D (same pattern); 1 / D_i             */
-    int l_inv_cap;
-    int *pair, npairs, pair_cap; /* 3 per pair: J entry a, J entry b, slot in a_val               */
-    int *bucket_start, *bucket, bucket_n_cap, bucket_e_cap; /* ic_pattern's scratch (grow-only)     */
-    struct pair_key *keys;
-    int keys_cap;
+    int *pair, *pair_rows, *pair_entry; /* per pair: J entries a, b (2); their rows (2); entry of A */
+    int npairs, pair_cap;
+    int *bucket_start, *bucket, bucket_n_cap, bucket_e_cap; /* preconditioner_pattern's scratch   */
     int j_entries;          /* J blocks one assembly writes (fixed per constraint set)             */
-
-    /* imp_world_solve_constraints: its own state, derivative and force buffers */
-    double *now_X, *now_dX, *now_f;
-    int now_cap, now_fcap;
 } tinker;
 
 /* the dense index of a particle slot (particles_slot_dense, inlined: it runs per block per evaluation) */
@@ -155,7 +126,7 @@ typedef struct tinker {
 
 static inline double maxd(double a, double b) { return a > b ? a : b; }
 
-/* jmat_add without the call: capacity is reserved once per assembly (t->j_entries) */
+/* J gains the block g at (row, particle p); the capacity is reserved once per assembly (t->j_entries) */
 static inline void jpush(jmat *J, int row, int p, imp_vec3 g)
 {
     jentry *e = &J->e[J->count++];
@@ -186,16 +157,17 @@ static tinker *tinker_get(imp_world *w)
     return w->tinker;
 }
 
-bool tinker_active(const imp_world *w) { return w->tinker && (w->tinker->ids.count > 0 || w->tinker->ncurves > 0); }
-int tinker_state_dim(const imp_world *w) { return w->tinker ? 2 * w->tinker->ncurves : 0; }
+bool tinker_active(const imp_world *w) { return (w->tinker && w->tinker->ids.count > 0) || curves_count(w) > 0; }
 
 /* the multipliers live in t->lambda by row while the set is unchanged; before the set changes they
  * go back to their constraints (rows move), and the next solve gathers them again */
 static void lambda_to_constraints(tinker *t)
 {
     if (!t->rows_valid) return;
-    for (int k = 0; k < t->ids.count; k++)
-        for (int j = 0; j < t->c[k].rows; j++) t->c[k].lambda[j] = t->lambda[t->c[k].row + j];
+    for (int k = 0; k < t->ids.count; k++) {
+        constraint *c = &t->constraint[k];
+        for (int j = 0; j < c->rows; j++) c->lambda[j] = t->lambda[c->row + j];
+    }
     t->rows_valid = false;
 }
 
@@ -238,6 +210,48 @@ static int kind_rows(imp_constraint_kind k)
     }
 }
 
+/* the kind's own geometry, defaults taken from where the particles are: a rod's length, a wire's
+ * unit normal and radius, a plane's unit normal, a line's unit direction and the unit vectors e1, e2
+ * across it; false when it is degenerate */
+static bool constraint_geometry(const imp_world *w, constraint *c, const imp_constraint_def *def, const int *dense)
+{
+    imp_vec3 x0 = v3_load(w->particles->x + 3 * dense[0]);
+    switch (def->kind) {
+    case IMP_CONSTRAINT_ROD:
+        if (c->def.length < 0) c->def.length = v3_len(v3_sub(x0, v3_load(w->particles->x + 3 * dense[1])));
+        if (!(c->def.length > 0) || !isfinite(c->def.length)) return false;
+        break;
+    case IMP_CONSTRAINT_WIRE: {
+        c->def.normal = v3_normalize(def->normal);
+        if (v3_len(c->def.normal) == 0) return false;
+        if (c->def.radius < 0) {
+            imp_vec3 r = v3_sub(x0, def->center);
+            c->def.radius = v3_len(v3_mad(r, c->def.normal, -v3_dot(r, c->def.normal)));
+        }
+        if (!(c->def.radius > 0) || !isfinite(c->def.radius)) return false;
+        break;
+    }
+    case IMP_CONSTRAINT_PLANE:
+        c->def.normal = v3_normalize(def->normal);
+        if (v3_len(c->def.normal) == 0) return false;
+        break;
+    case IMP_CONSTRAINT_LINE: {
+        imp_vec3 d = v3_normalize(def->direction);
+        if (v3_len(d) == 0) return false;
+        c->def.direction = d;
+        /* e1: the unit axis least aligned with d, made orthogonal to it; e2 = d x e1 */
+        imp_vec3 a = fabs(d.x) <= fabs(d.y) && fabs(d.x) <= fabs(d.z) ? v3(1, 0, 0)
+                     : fabs(d.y) <= fabs(d.z)                         ? v3(0, 1, 0)
+                                                                      : v3(0, 0, 1);
+        c->e1 = v3_normalize(v3_mad(a, d, -v3_dot(a, d)));
+        c->e2 = v3_cross(d, c->e1);
+        break;
+    }
+    default: break;
+    }
+    return true;
+}
+
 imp_id imp_constraint_create(imp_world *w, const imp_constraint_def *def)
 {
     const imp_id none = {0, 0};
@@ -258,48 +272,15 @@ imp_id imp_constraint_create(imp_world *w, const imp_constraint_def *def)
     c.n = n;
     c.rows = kind_rows(def->kind);
     for (int i = 0; i < n; i++) c.slots[i] = def->particles[i].index;
-    imp_vec3 x0 = v3_load(w->particles->x + 3 * dense[0]);
-    switch (def->kind) {
-    case IMP_CONSTRAINT_ROD:
-        if (c.def.length < 0) c.def.length = v3_len(v3_sub(x0, v3_load(w->particles->x + 3 * dense[1])));
-        if (!(c.def.length > 0) || !isfinite(c.def.length)) return none;
-        break;
-    case IMP_CONSTRAINT_WIRE: {
-        c.def.normal = v3_normalize(def->normal);
-        if (v3_len(c.def.normal) == 0) return none;
-        if (c.def.radius < 0) {
-            imp_vec3 r = v3_sub(x0, def->center);
-            c.def.radius = v3_len(v3_mad(r, c.def.normal, -v3_dot(r, c.def.normal)));
-        }
-        if (!(c.def.radius > 0) || !isfinite(c.def.radius)) return none;
-        break;
-    }
-    case IMP_CONSTRAINT_PLANE:
-        c.def.normal = v3_normalize(def->normal);
-        if (v3_len(c.def.normal) == 0) return none;
-        break;
-    case IMP_CONSTRAINT_LINE: {
-        imp_vec3 d = v3_normalize(def->direction);
-        if (v3_len(d) == 0) return none;
-        c.def.direction = d;
-        /* e1: the unit axis least aligned with d, made orthogonal to it; e2 = d x e1 */
-        imp_vec3 a = fabs(d.x) <= fabs(d.y) && fabs(d.x) <= fabs(d.z) ? v3(1, 0, 0)
-                     : fabs(d.y) <= fabs(d.z)                         ? v3(0, 1, 0)
-                                                                      : v3(0, 0, 1);
-        c.e1 = v3_normalize(v3_mad(a, d, -v3_dot(a, d)));
-        c.e2 = v3_cross(d, c.e1);
-        break;
-    }
-    default: break;
-    }
+    if (!constraint_geometry(w, &c, def, dense)) return none;
     tinker *t = tinker_get(w);
     lambda_to_constraints(t);
-    if (t->ids.count == t->cap) {
-        t->cap = t->cap ? 2 * t->cap : 16;
-        t->c = ids_grow(t->c, sizeof(constraint), t->cap);
+    if (t->ids.count == t->constraint_cap) {
+        t->constraint_cap = t->constraint_cap ? 2 * t->constraint_cap : 16;
+        t->constraint = ids_grow(t->constraint, sizeof(constraint), t->constraint_cap);
     }
     imp_id id = ids_alloc(&t->ids);
-    t->c[t->ids.count - 1] = c;
+    t->constraint[t->ids.count - 1] = c;
     t->rows += c.rows;
     t->j_entries += def->kind == IMP_CONSTRAINT_CALLBACK ? n : c.rows * n;
     structure_changed(t);
@@ -313,11 +294,12 @@ void imp_constraint_destroy(imp_world *w, imp_id id)
     int d = ids_lookup(&t->ids, id);
     if (d < 0) return;
     lambda_to_constraints(t);
-    imp_constraint_def gone = t->c[d].def;
-    t->rows -= t->c[d].rows;
-    t->j_entries -= gone.kind == IMP_CONSTRAINT_CALLBACK ? t->c[d].n : t->c[d].rows * t->c[d].n;
+    const constraint *c = &t->constraint[d];
+    imp_constraint_def gone = c->def;
+    t->rows -= c->rows;
+    t->j_entries -= gone.kind == IMP_CONSTRAINT_CALLBACK ? c->n : c->rows * c->n;
     ids_remove(&t->ids, id);
-    t->c[d] = t->c[t->ids.count];
+    t->constraint[d] = t->constraint[t->ids.count];
     structure_changed(t);
     if (gone.release) gone.release(gone.user);
 }
@@ -326,7 +308,7 @@ static constraint *constraint_of(const imp_world *w, imp_id id)
 {
     if (!w->tinker) return NULL;
     int d = ids_lookup(&w->tinker->ids, id);
-    return d < 0 ? NULL : &w->tinker->c[d];
+    return d < 0 ? NULL : &w->tinker->constraint[d];
 }
 
 bool imp_constraint_valid(const imp_world *w, imp_id id) { return constraint_of(w, id) != NULL; }
@@ -449,6 +431,38 @@ static int constraint_value(const imp_world *w, const constraint *c, const doubl
     return c->rows;
 }
 
+/* a script constraint's row at (x, v): C into t->C[row], its J blocks (the callback's gradient, or
+ * central differences) and its Jdot blocks (a central difference of J along qdot); nonzero when the
+ * callback failed */
+static int script_row(imp_world *w, tinker *t, const constraint *c, int row, const double *x, const double *v)
+{
+    const int n3 = 3 * c->n;
+    double xs[3 * IMP_CONSTRAINT_MAX] = {0}, vs[3 * IMP_CONSTRAINT_MAX] = {0}, g[3 * IMP_CONSTRAINT_MAX];
+    double gp[3 * IMP_CONSTRAINT_MAX], gm[3 * IMP_CONSTRAINT_MAX], xp[3 * IMP_CONSTRAINT_MAX];
+    gather(w, c, x, xs);
+    gather(w, c, v, vs);
+    if (script_grad(c, xs, t->C + row, g, H_GRAD)) return 1;
+    /* Jdot = d/ds J(q + s qdot) at s = 0: (J(q + e qdot) - J(q - e qdot)) / 2e, with e qdot a
+     * step of H_JDOT relative to the positions' size */
+    double vmax = 0, xmax = 0, unused;
+    for (int j = 0; j < n3; j++) vmax = fmax(vmax, fabs(vs[j])), xmax = fmax(xmax, fabs(xs[j]));
+    bool moving = vmax > 0 && isfinite(vmax);
+    if (moving) {
+        const double e = H_JDOT * (1 + xmax) / vmax;
+        for (int j = 0; j < n3; j++) xp[j] = xs[j] + e * vs[j];
+        if (script_grad(c, xp, &unused, gp, H_JDOT)) return 1;
+        for (int j = 0; j < n3; j++) xp[j] = xs[j] - e * vs[j];
+        if (script_grad(c, xp, &unused, gm, H_JDOT)) return 1;
+        for (int j = 0; j < n3; j++) gp[j] = (gp[j] - gm[j]) / (2 * e);
+    }
+    for (int i = 0; i < c->n; i++) {
+        const int q = DENSE(w, c->slots[i]);
+        jpush(&t->J, row, q, v3_load(g + 3 * i));
+        if (moving) jpush(&t->Jdot, row, q, v3_load(gp + 3 * i));
+    }
+    return 0;
+}
+
 /* one constraint's rows at (x, v) from `row` on: C into t->C, its J blocks into t->J, its nonzero
  * Jdot blocks into t->Jdot (the formulas are in the comment at the top). A constraint always adds
  * the same J blocks, zero ones included, so J's pattern only changes with the constraint set. */
@@ -505,33 +519,9 @@ static int constraint_eval(imp_world *w, tinker *t, constraint *c, int row, cons
         jpush(&t->J, row, p, c->e1);
         jpush(&t->J, row + 1, p, c->e2);
         break;
-    case IMP_CONSTRAINT_CALLBACK: {
-        const int n3 = 3 * c->n;
-        double xs[3 * IMP_CONSTRAINT_MAX] = {0}, vs[3 * IMP_CONSTRAINT_MAX] = {0}, g[3 * IMP_CONSTRAINT_MAX];
-        double gp[3 * IMP_CONSTRAINT_MAX], gm[3 * IMP_CONSTRAINT_MAX], xp[3 * IMP_CONSTRAINT_MAX];
-        gather(w, c, x, xs);
-        gather(w, c, v, vs);
-        if (script_grad(c, xs, C, g, H_GRAD)) return 1;
-        /* Jdot = d/ds J(q + s qdot) at s = 0: (J(q + e qdot) - J(q - e qdot)) / 2e, with e qdot a
-         * step of H_JDOT relative to the positions' size */
-        double vmax = 0, xmax = 0, unused;
-        for (int j = 0; j < n3; j++) vmax = fmax(vmax, fabs(vs[j])), xmax = fmax(xmax, fabs(xs[j]));
-        bool moving = vmax > 0 && isfinite(vmax);
-        if (moving) {
-            const double e = H_JDOT * (1 + xmax) / vmax;
-            for (int j = 0; j < n3; j++) xp[j] = xs[j] + e * vs[j];
-            if (script_grad(c, xp, &unused, gp, H_JDOT)) return 1;
-            for (int j = 0; j < n3; j++) xp[j] = xs[j] - e * vs[j];
-            if (script_grad(c, xp, &unused, gm, H_JDOT)) return 1;
-            for (int j = 0; j < n3; j++) gp[j] = (gp[j] - gm[j]) / (2 * e);
-        }
-        for (int i = 0; i < c->n; i++) {
-            const int q = DENSE(w, c->slots[i]);
-            jpush(&t->J, row, q, v3_load(g + 3 * i));
-            if (moving) jpush(&t->Jdot, row, q, v3_load(gp + 3 * i));
-        }
+    case IMP_CONSTRAINT_CALLBACK:
+        if (script_row(w, t, c, row, x, v)) return 1;
         break;
-    }
     }
     c->j_count = t->J.count - c->j_first;
     return 0;
@@ -543,32 +533,31 @@ static int constraint_eval(imp_world *w, tinker *t, constraint *c, int row, cons
 static inline double w_dot(const imp_world *w, const tinker *t, int p, const double *g1, const double *g2)
 {
     if (t->winv[p] > 0) return t->winv[p] * (g1[0] * g2[0] + g1[1] * g2[1] + g1[2] * g2[2]);
-    if (!t->ncurves || t->curve_of[p] < 0) return 0;
-    const curve *cv = &t->curves[t->curve_of[p]];
-    imp_vec3 tu = cv->xu;
-    return v3_dot(tu, v3_load(g1)) * v3_dot(tu, v3_load(g2)) * cv->inv_tt * w->particles->inv_mass[p];
+    if (!curves_count(w) || t->curve_of[p] < 0) return 0;
+    return curve_w_dot(&w->curves->curve[t->curve_of[p]], v3_load(g1), v3_load(g2), w->particles->inv_mass[p]);
 }
 
-/* y = J W J^T x: J^T x into tmp3, scaled by W (curve particles: projected on their tangent), then J */
+/* y = J W J^T x: J^T x into jt_y, scaled by W (curve particles: projected on their tangent), then J */
 static void tinker_mul(void *ctx, const double *x, double *y)
 {
     imp_world *w = ctx;
     tinker *t = w->tinker;
     const int n = w->particles->ids.count;
-    double *u = t->tmp3;
+    const int nc = curves_count(w);
+    double *u = t->jt_y;
     jmat_mul_t(&t->J, x, u, n);
-    for (int k = 0; k < t->ncurves; k++) {
-        curve *cv = &t->curves[k];
+    for (int k = 0; k < nc; k++) {
+        const curve *cv = &w->curves->curve[k];
         const int p = DENSE(w, cv->slot);
-        cv->stash = v3_dot(cv->xu, v3_load(u + 3 * p)) * cv->inv_tt * w->particles->inv_mass[p];
+        t->curve_du[k] = curve_w_coordinate(cv, v3_load(u + 3 * p), w->particles->inv_mass[p]);
     }
     for (int i = 0; i < n; i++) {
         const double s = t->winv[i];
         u[3 * i] *= s, u[3 * i + 1] *= s, u[3 * i + 2] *= s;
     }
-    for (int k = 0; k < t->ncurves; k++) {
-        const curve *cv = &t->curves[k];
-        v3_store(u + 3 * DENSE(w, cv->slot), v3_scale(cv->xu, cv->stash));
+    for (int k = 0; k < nc; k++) {
+        const curve *cv = &w->curves->curve[k];
+        v3_store(u + 3 * DENSE(w, cv->slot), v3_scale(cv->xu, t->curve_du[k]));
     }
     jmat_mul(&t->J, u, y);
     if (t->reg > 0)
@@ -584,29 +573,14 @@ static void tinker_filter(void *ctx, double *x)
         if (t->dead[i]) x[i] = 0;
 }
 
-/* ---- incomplete Cholesky preconditioner ----------------------------------------------------------------
+/* ---- the preconditioner: IC(0) of J W J^T (ic0.c) ----------------------------------------------------
  * A = J W J^T has an entry (i, k) when rows i and k name a common particle p:
- * A_ik = sum_p J_ip . W_p J_kp. Its pattern is found once per constraint set (pairs of J blocks on the
- * same particle, and the slot each pair sums into); every evaluation refills the values and factors
- * A ~ L D L^T, L unit lower triangular in A's lower-triangle pattern (IC(0) without square roots):
- *
- *     M_ik = A_ik - sum_{j<k} M_ij L_kj,   L_ik = M_ik / D_k     (k < i, (i,k) in the pattern)
- *     D_i  = A_ii - sum_{k<i} L_ik M_ik                           (M_ik = L_ik D_k)
- *
- * A pivot that is not clearly positive (redundant rows, rows nobody can move) is replaced by A_ii, or 1,
- * which keeps L D L^T positive definite. Each row's pivot waits on the one before (a chain, on a
- * chain of rods), so the chain holds one division per row and no square root. */
+ * A_ik = sum_p J_ip . W_p J_kp. Its pattern is found once per constraint set: each pair (a, b) of J
+ * blocks on one particle, row(a) >= row(b), sums into the entry (row(a), row(b)) of A's lower
+ * triangle, and ic0_pattern tells which. Every evaluation refills the values pair by pair and
+ * factors them. */
 
-typedef struct pair_key { int row, col, pair; } pair_key;
-
-static int cmp_pair(const void *a, const void *b)
-{
-    const pair_key *x = a, *y = b;
-    if (x->row != y->row) return (x->row > y->row) - (x->row < y->row);
-    return (x->col > y->col) - (x->col < y->col);
-}
-
-static void ic_pattern(imp_world *w, tinker *t)
+static void preconditioner_pattern(imp_world *w, tinker *t)
 {
     const jmat *J = &t->J;
     const int n = w->particles->ids.count, m = J->rows, ne = J->count;
@@ -633,13 +607,10 @@ static void ic_pattern(imp_world *w, tinker *t)
         int k = start[i + 1] - start[i];
         np += k * (k + 1) / 2;
     }
-    if (np > t->keys_cap) {
-        t->keys_cap = 2 * np;
-        t->keys = ids_grow(t->keys, sizeof(pair_key), t->keys_cap);
-    }
-    pair_key *keys = t->keys;
     if (np > t->pair_cap) {
-        t->pair = ids_grow(t->pair, 3 * sizeof(int), np);
+        t->pair = ids_grow(t->pair, 2 * sizeof(int), np);
+        t->pair_rows = ids_grow(t->pair_rows, 2 * sizeof(int), np);
+        t->pair_entry = ids_grow(t->pair_entry, sizeof(int), np);
         t->pair_cap = np;
     }
     np = 0;
@@ -648,93 +619,30 @@ static void ic_pattern(imp_world *w, tinker *t)
             for (int r = start[i]; r <= s; r++) {
                 int a = order[s], b = order[r];
                 if (J->e[a].row < J->e[b].row) { int tmp = a; a = b; b = tmp; }
-                t->pair[3 * np] = a, t->pair[3 * np + 1] = b;
-                keys[np] = (pair_key){J->e[a].row, J->e[b].row, np};
+                t->pair[2 * np] = a, t->pair[2 * np + 1] = b;
+                t->pair_rows[2 * np] = J->e[a].row, t->pair_rows[2 * np + 1] = J->e[b].row;
                 np++;
             }
     t->npairs = np;
-    qsort(keys, (size_t)np, sizeof(pair_key), cmp_pair);
-    /* compressed rows of the distinct (row, col) */
-    if (m + 1 > t->a_start_cap) {
-        t->a_start_cap = 2 * (m + 1);
-        t->a_start = ids_grow(t->a_start, sizeof(int), t->a_start_cap);
-    }
-    if (np > t->a_cap) {
-        t->a_col = ids_grow(t->a_col, sizeof(int), np);
-        t->a_val = ids_grow(t->a_val, sizeof(double), np);
-        t->l_val = ids_grow(t->l_val, sizeof(double), np);
-        t->m_val = ids_grow(t->m_val, sizeof(double), np);
-        t->a_cap = np;
-    }
-    if (m > t->l_inv_cap) {
-        t->l_inv_cap = 2 * m;
-        t->l_inv = ids_grow(t->l_inv, sizeof(double), t->l_inv_cap);
-    }
-    int nnz = 0;
-    for (int r = 0; r <= m; r++) t->a_start[r] = 0;
-    for (int k = 0; k < np; k++) {
-        if (k == 0 || keys[k].row != keys[k - 1].row || keys[k].col != keys[k - 1].col) {
-            t->a_col[nnz] = keys[k].col;
-            t->a_start[keys[k].row + 1]++;
-            nnz++;
-        }
-        t->pair[3 * keys[k].pair + 2] = nnz - 1;
-    }
-    for (int r = 0; r < m; r++) t->a_start[r + 1] += t->a_start[r];
-    t->a_nnz = nnz;
-    t->a_rows = m;
+    ic0_pattern(&t->ic, m, t->pair_rows, np, t->pair_entry);
     t->pattern_dirty = false;
 }
 
-static void ic_factor(imp_world *w, tinker *t)
+/* the values of J W J^T in the pattern, and their factors */
+static void preconditioner_factor(imp_world *w, tinker *t)
 {
     const jmat *J = &t->J;
-    const int m = t->a_rows;
-    memset(t->a_val, 0, sizeof(double) * (size_t)t->a_nnz);
+    memset(t->ic.a, 0, sizeof(double) * (size_t)t->ic.nnz);
     for (int k = 0; k < t->npairs; k++) {
-        const jentry *a = &J->e[t->pair[3 * k]], *b = &J->e[t->pair[3 * k + 1]];
-        t->a_val[t->pair[3 * k + 2]] += w_dot(w, t, a->particle, a->g, b->g);
+        const jentry *a = &J->e[t->pair[2 * k]], *b = &J->e[t->pair[2 * k + 1]];
+        t->ic.a[t->pair_entry[k]] += w_dot(w, t, a->particle, a->g, b->g);
     }
-    const int *st = t->a_start, *col = t->a_col;
-    const double *A = t->a_val;
-    double *L = t->l_val, *M = t->m_val, *Dinv = t->l_inv;
-    for (int i = 0; i < m; i++) {
-        const int diag = st[i + 1] - 1; /* the diagonal closes its row (largest column) */
-        double sum = 0;
-        for (int p = st[i]; p < diag; p++) {
-            const int k = col[p], kdiag = st[k + 1] - 1;
-            double s = A[p];
-            for (int q1 = st[i], q2 = st[k]; q1 < p && q2 < kdiag;) {
-                if (col[q1] == col[q2]) s -= M[q1++] * L[q2++];
-                else if (col[q1] < col[q2]) q1++;
-                else q2++;
-            }
-            M[p] = s;
-            L[p] = s * Dinv[k];
-            sum += L[p] * s;
-        }
-        const double aii = A[diag], d = aii - sum;
-        Dinv[i] = 1 / (d > 1e-10 * aii ? d : aii > 0 ? aii : 1.0);
-    }
+    ic0_factor(&t->ic);
 }
 
-/* s = (L D L^T)^-1 r: forward substitution with the unit L, scaling by 1 / D, back substitution with
- * L^T (a column sweep) */
-static void ic_apply(void *ctx, const double *r, double *s)
+static void preconditioner_apply(void *ctx, const double *r, double *s)
 {
-    const tinker *t = ((imp_world *)ctx)->tinker;
-    const int m = t->a_rows, *st = t->a_start, *col = t->a_col;
-    const double *L = t->l_val, *Dinv = t->l_inv;
-    for (int i = 0; i < m; i++) {
-        double v = r[i];
-        for (int p = st[i]; p < st[i + 1] - 1; p++) v -= L[p] * s[col[p]];
-        s[i] = v;
-    }
-    for (int i = 0; i < m; i++) s[i] *= Dinv[i];
-    for (int i = m - 1; i >= 0; i--) {
-        const double si = s[i];
-        for (int p = st[i]; p < st[i + 1] - 1; p++) s[col[p]] -= L[p] * si;
-    }
+    ic0_apply(&((const imp_world *)ctx)->tinker->ic, r, s);
 }
 
 /* ---- eq. 11, once per derivative evaluation ---------------------------------------------------------- */
@@ -759,8 +667,12 @@ static void reserve(imp_world *w, tinker *t, int extra)
         t->touched = ids_grow(t->touched, 1, cap);
         t->curve_of = ids_grow(t->curve_of, sizeof(int), cap);
         t->afree = ids_grow(t->afree, 3 * sizeof(double), cap);
-        t->tmp3 = ids_grow(t->tmp3, 3 * sizeof(double), cap);
+        t->jt_y = ids_grow(t->jt_y, 3 * sizeof(double), cap);
         t->n_cap = cap;
+    }
+    if (curves_count(w) > t->curve_du_cap) {
+        t->curve_du_cap = 2 * curves_count(w);
+        t->curve_du = ids_grow(t->curve_du, sizeof(double), t->curve_du_cap);
     }
 }
 
@@ -776,8 +688,8 @@ static int constraints_jacobians(imp_world *w, tinker *t, int jcap, int mc, cons
     jmat_clear(&t->J, mc);
     jmat_clear(&t->Jdot, mc);
     t->j_valid = false;
-    for (int k = 0, row = 0; k < t->ids.count; row += t->c[k].rows, k++)
-        if (constraint_eval(w, t, &t->c[k], row, x, v)) return 1;
+    for (int k = 0, row = 0; k < t->ids.count; row += t->constraint[k].rows, k++)
+        if (constraint_eval(w, t, &t->constraint[k], row, x, v)) return 1;
     t->j_valid = true;
     return 0;
 }
@@ -792,7 +704,7 @@ static int constraints_jacobians(imp_world *w, tinker *t, int jcap, int mc, cons
 static int contact_rows(imp_world *w, tinker *t, int m, const double *x)
 {
     const int n = w->particles->ids.count;
-    if (w->pcontacts->count == 0 || getenv("NOCR")) return 0;
+    if (w->pcontacts->count == 0) return 0;
     memset(t->touched, 0, (size_t)n);
     for (int e = 0; e < t->J.count; e++) t->touched[t->J.e[e].particle] = 1;
     int rows = 0;
@@ -808,21 +720,11 @@ static int contact_rows(imp_world *w, tinker *t, int m, const double *x)
     return rows;
 }
 
-/* f += J^T lambda, lambda from S3 eq. 11 at (x, v) with applied forces f (whole store) */
-int tinker_constraint_forces(imp_world *w, const double *x, const double *v, double *f)
+/* W, and the free accelerations a = W Q. A curve particle's is the one its own equation gives
+ * (curve.c): t u''_free + x_uu u'^2 with u''_free = (t.f - m (t.x_uu) u'^2) / (m t.t) */
+static void free_accelerations(imp_world *w, tinker *t, const double *f)
 {
-    tinker *t = w->tinker;
-    const int n = w->particles->ids.count, mc = t->rows, nc = t->ncurves;
-    if (mc <= 0) return 0;
-    const double t0 = step_clock_ms();
-    if (t->stats_step != w->steps) {
-        memset(&t->stats, 0, sizeof t->stats);
-        t->stats_step = w->steps;
-    }
-    reserve(w, t, w->pcontacts->count);
-
-    /* W, and the free accelerations a = W Q. A curve particle's is the one its own equation gives
-     * (top of the file): t u''_free + x_uu u'^2 with u''_free = (t.f - m (t.x_uu) u'^2) / (m t.t) */
+    const int n = w->particles->ids.count, nc = curves_count(w);
     const uint8_t *motion = w->particles->motion;
     for (int i = 0; i < n; i++) {
         const double s = motion[i] == IMP_DYNAMIC ? w->particles->inv_mass[i] : 0.0;
@@ -832,28 +734,19 @@ int tinker_constraint_forces(imp_world *w, const double *x, const double *v, dou
     if (nc) {
         for (int i = 0; i < n; i++) t->curve_of[i] = -1;
         for (int k = 0; k < nc; k++) {
-            const curve *cv = &t->curves[k];
+            const curve *cv = &w->curves->curve[k];
             const int p = DENSE(w, cv->slot);
             t->curve_of[p] = k;
-            const double m_p = w->particles->mass[p], ud2 = cv->ud * cv->ud;
-            const double udd = (v3_dot(cv->xu, v3_load(f + 3 * p)) - m_p * v3_dot(cv->xu, cv->xuu) * ud2) * cv->inv_tt / m_p;
-            v3_store(t->afree + 3 * p, v3_add(v3_scale(cv->xu, udd), v3_scale(cv->xuu, ud2)));
+            v3_store(t->afree + 3 * p, curve_free_acceleration(w, cv, p, f));
         }
     }
+}
 
-    /* assemble C, J, Jdot: each constraint its own rows, then the resting contacts' rows */
-    if (constraints_jacobians(w, t, t->j_entries + w->pcontacts->count, mc, x, v)) return IMP_ERR_CALLBACK;
-    const int ncontact = contact_rows(w, t, mc, x), m = mc + ncontact;
-    t->J.rows = t->Jdot.rows = m;
-    if (ncontact != t->ncontact || t->contact_step != w->steps) {
-        /* new contact rows: their multipliers start from zero */
-        memset(t->lambda + mc, 0, sizeof(double) * (size_t)ncontact);
-        t->ncontact = ncontact;
-        t->contact_step = w->steps;
-    }
-
-    /* right-hand side: -Jdot qdot - J W Q - ks C - kd Cdot, with Cdot = J qdot. One pass over J
-     * gives Cdot, J W Q and the diagonal of J W J^T (Jacobi, and which rows nobody can answer) */
+/* the right-hand side of eq. 11 for rows [0, m), -Jdot qdot - J W Q - ks C - kd Cdot with
+ * Cdot = J qdot: one pass over J gives Cdot, J W Q and the diagonal of J W J^T (Jacobi, and which
+ * rows nobody can answer). Returns the largest |C| of the constraints' rows [0, mc). */
+static double equation_rhs(imp_world *w, tinker *t, const double *v, int mc, int m)
+{
     memset(t->Cdot, 0, sizeof(double) * (size_t)m);
     memset(t->rhs, 0, sizeof(double) * (size_t)m);
     memset(t->diag, 0, sizeof(double) * (size_t)m);
@@ -878,52 +771,80 @@ int tinker_constraint_forces(imp_world *w, const double *x, const double *v, dou
         t->precond[r] = t->dead[r] ? 0 : 1 / t->diag[r];
         t->ndead += t->dead[r];
     }
+    return cmax;
+}
 
-    /* warm start from the last lambda (when that solve converged): in place while the set is the
-     * same, gathered from the constraints after it changed */
+/* the warm start: the last lambda when that solve converged, in place while the set is the same,
+ * gathered from the constraints after it changed */
+static void warm_start(tinker *t, int mc, int m)
+{
     if (!t->rows_valid)
-        for (int k = 0; k < t->ids.count; k++)
-            for (int j = 0; j < t->c[k].rows; j++) t->lambda[t->c[k].row + j] = t->c[k].lambda[j];
+        for (int k = 0; k < t->ids.count; k++) {
+            const constraint *c = &t->constraint[k];
+            for (int j = 0; j < c->rows; j++) t->lambda[c->row + j] = c->lambda[j];
+        }
     if (!t->warm_ok) memset(t->lambda, 0, sizeof(double) * (size_t)mc);
     for (int r = 0; r < m; r++)
         if (!isfinite(t->lambda[r])) t->lambda[r] = 0;
+}
 
-    cg_problem prob = {0};
-    prob.n = m;
-    prob.ctx = w;
-    prob.mul = tinker_mul;
-    prob.filter = tinker_filter;
-    prob.tol = t->set.tolerance;
-    prob.max_iter = t->set.max_iterations > 0 ? t->set.max_iterations : 2 * m + 10;
+/* the CG problem J W J^T over m rows, matrix-free, without its preconditioner */
+static void solve_problem(imp_world *w, const tinker *t, int m, cg_problem *prob)
+{
+    memset(prob, 0, sizeof *prob);
+    prob->n = m;
+    prob->ctx = w;
+    prob->mul = tinker_mul;
+    prob->filter = tinker_filter;
+    prob->tol = t->set.tolerance;
+    prob->max_iter = t->set.max_iterations > 0 ? t->set.max_iterations : 2 * m + 10;
+}
+
+/* contacts may only push: the rows of [mc, m) whose multiplier pulls are dropped (x = 0 there) and
+ * the system solved again, a few rounds (an active set). Returns the CG iterations; *res is the
+ * last solve's result. */
+static int push_only(tinker *t, const cg_problem *prob, double *x, const double *rhs, int mc, int m, cg_result *res)
+{
+    int iterations = 0;
+    for (int round = 0; round < 4 && m > mc; round++) {
+        int dropped = 0;
+        for (int r = mc; r < m; r++)
+            if (!t->dead[r] && x[r] < 0) t->dead[r] = 1, x[r] = 0, t->ndead++, dropped++;
+        if (!dropped) break;
+        *res = cg_solve(prob, x, rhs, &t->cg);
+        iterations += res->iterations;
+    }
+    return iterations;
+}
+
+/* eq. 11 for lambda: CG from the warm start, the contact rows [mc, m) made to push (an active set:
+ * the rows that pull are dropped and the system solved again), and the regularized fallback when
+ * the system proves ill-posed. Returns the CG iterations; *residual: the real system's. */
+static int solve_multipliers(imp_world *w, tinker *t, int mc, int m, int ncontact, double *residual)
+{
+    cg_problem prob;
+    solve_problem(w, t, m, &prob);
     if (t->set.preconditioner == IMP_PRECOND_IC0) {
         /* contact rows come and go from step to step: their pattern with them */
         if (ncontact != t->pattern_ncontact || (ncontact && t->pattern_step != w->steps)) t->pattern_dirty = true;
         if (t->pattern_dirty) {
-            ic_pattern(w, t);
+            preconditioner_pattern(w, t);
             t->pattern_ncontact = ncontact;
             t->pattern_step = w->steps;
         }
-        ic_factor(w, t);
-        prob.precond_apply = ic_apply;
+        preconditioner_factor(w, t);
+        prob.precond_apply = preconditioner_apply;
     } else if (t->set.preconditioner == IMP_PRECOND_JACOBI) {
         prob.precond = t->precond;
     }
     cg_result res = cg_solve(&prob, t->lambda, t->rhs, &t->cg);
     int iterations = res.iterations;
-    /* contacts may only push: drop the rows that pull and solve again */
-    for (int round = 0; round < 4 && ncontact; round++) {
-        int dropped = 0;
-        for (int r = mc; r < m; r++)
-            if (!t->dead[r] && t->lambda[r] < 0) t->dead[r] = 1, t->lambda[r] = 0, t->ndead++, dropped++;
-        if (!dropped) break;
-        res = cg_solve(&prob, t->lambda, t->rhs, &t->cg);
-        iterations += res.iterations;
-    }
-    double residual = res.residual; /* of the real system: the profile shows an ill-posed one */
+    iterations += push_only(t, &prob, t->lambda, t->rhs, mc, m, &res);
+    *residual = res.residual; /* of the real system: the profile shows an ill-posed one */
     if (!(res.residual < SOLVE_FAILED)) {
         /* Ill-posed: contradictory constraints (two rods of different lengths on the same pair) ask
          * for accelerations no force gives, and CG heads for infinity along a (near) null direction
-         * of J W J^T. Solve (A + eps D) lambda = b instead, D = diag(A): a bounded least-squares
+         * of J W J^T. Solve (A + eps D) lambda = b, D = diag(A): a bounded least-squares
          * compromise in which the constraints give a little. Consistent systems never come here. */
         t->reg = SOLVE_REGULARIZE;
         for (int r = 0; r < m; r++) t->precond[r] = t->dead[r] ? 0 : 1 / (t->diag[r] * (1 + t->reg));
@@ -935,18 +856,54 @@ int tinker_constraint_forces(imp_world *w, const double *x, const double *v, dou
         iterations += res.iterations;
         t->reg = 0;
     }
-
     bool finite = true;
     for (int r = 0; r < m && finite; r++) finite = isfinite(t->lambda[r]);
     if (!finite) memset(t->lambda, 0, sizeof(double) * (size_t)m);
     t->warm_ok = res.converged && finite;
     t->rows_valid = true;
+    return iterations;
+}
+
+/* the statistics of this step's solves (imp_world_constraint_stats), from zero at a new step */
+static imp_constraint_stats *step_stats(imp_world *w, tinker *t)
+{
+    if (t->stats_step != w->steps) {
+        memset(&t->stats, 0, sizeof t->stats);
+        t->stats_step = w->steps;
+    }
+    return &t->stats;
+}
+
+/* f += J^T lambda, lambda from S3 eq. 11 at (x, v) with applied forces f (whole store) */
+int tinker_constraint_forces(imp_world *w, const double *x, const double *v, double *f)
+{
+    tinker *t = w->tinker;
+    if (!t || t->rows <= 0) return 0;
+    const int n = w->particles->ids.count, mc = t->rows;
+    const double t0 = step_clock_ms();
+    imp_constraint_stats *st = step_stats(w, t);
+    reserve(w, t, w->pcontacts->count);
+    free_accelerations(w, t, f);
+
+    /* assemble C, J, Jdot: each constraint its own rows, then the resting contacts' rows */
+    if (constraints_jacobians(w, t, t->j_entries + w->pcontacts->count, mc, x, v)) return IMP_ERR_CALLBACK;
+    const int ncontact = contact_rows(w, t, mc, x), m = mc + ncontact;
+    t->J.rows = t->Jdot.rows = m;
+    if (ncontact != t->ncontact || t->contact_step != w->steps) {
+        /* new contact rows: their multipliers start from zero */
+        memset(t->lambda + mc, 0, sizeof(double) * (size_t)ncontact);
+        t->ncontact = ncontact;
+        t->contact_step = w->steps;
+    }
+    const double cmax = equation_rhs(w, t, v, mc, m);
+    warm_start(t, mc, m);
+    double residual;
+    const int iterations = solve_multipliers(w, t, mc, m, ncontact, &residual);
 
     /* Q^ = J^T lambda into the force accumulators */
-    jmat_mul_t(&t->J, t->lambda, t->tmp3, n);
-    for (int i = 0; i < 3 * n; i++) f[i] += t->tmp3[i];
+    jmat_mul_t(&t->J, t->lambda, t->jt_y, n);
+    for (int i = 0; i < 3 * n; i++) f[i] += t->jt_y[i];
 
-    imp_constraint_stats *st = &t->stats;
     st->rows = m;
     st->solves++;
     st->iterations += iterations;
@@ -957,43 +914,33 @@ int tinker_constraint_forces(imp_world *w, const double *x, const double *v, dou
     return 0;
 }
 
-static int curve_place_committed(imp_world *w, curve *cv);
-
 /* A J W J^T solve for mu with rows >= mc unilateral (mu >= 0: an active set, a few rounds), rows
  * that nobody can answer left out. Returns the CG iterations; *ok is false when it failed. */
-static int solve_unilateral(imp_world *w, tinker *t, cg_problem *prob, double *mu, const double *rhs, int mc, int m, bool *ok)
+static int solve_unilateral(tinker *t, const cg_problem *prob, double *mu, const double *rhs, int mc, int m, bool *ok)
 {
     t->ndead = 0;
     for (int r = 0; r < m; r++) t->dead[r] = t->dead_base[r], t->ndead += t->dead[r];
     memset(mu, 0, sizeof(double) * (size_t)m);
     cg_result res = cg_solve(prob, mu, rhs, &t->cg);
     int iterations = res.iterations;
-    for (int round = 0; round < 4 && m > mc; round++) {
-        int dropped = 0;
-        for (int r = mc; r < m; r++)
-            if (!t->dead[r] && mu[r] < 0) t->dead[r] = 1, mu[r] = 0, t->ndead++, dropped++;
-        if (!dropped) break;
-        res = cg_solve(prob, mu, rhs, &t->cg);
-        iterations += res.iterations;
-    }
+    iterations += push_only(t, prob, mu, rhs, mc, m, &res);
     bool finite = true;
     for (int r = 0; r < m && finite; r++) finite = isfinite(mu[r]);
     *ok = finite && res.residual < SOLVE_FAILED;
-    (void)w;
     return iterations;
 }
 
-/* dq = W J^T mu into tmp3 (curve particles: along their tangent, and their du into stash) */
+/* dq = W J^T mu into jt_y (curve particles: along their tangent, their du into curve_du) */
 static void apply_impulse(imp_world *w, tinker *t, const double *mu)
 {
     const int n = w->particles->ids.count;
-    jmat_mul_t(&t->J, mu, t->tmp3, n);
-    for (int k = 0; k < t->ncurves; k++) {
-        curve *cv = &t->curves[k];
+    jmat_mul_t(&t->J, mu, t->jt_y, n);
+    for (int k = 0; k < curves_count(w); k++) {
+        const curve *cv = &w->curves->curve[k];
         const int p = DENSE(w, cv->slot);
-        cv->stash = v3_dot(cv->xu, v3_load(t->tmp3 + 3 * p)) * cv->inv_tt * w->particles->inv_mass[p];
+        t->curve_du[k] = curve_w_coordinate(cv, v3_load(t->jt_y + 3 * p), w->particles->inv_mass[p]);
     }
-    for (int i = 0; i < 3 * n; i++) t->tmp3[i] *= t->winv[i / 3];
+    for (int i = 0; i < 3 * n; i++) t->jt_y[i] *= t->winv[i / 3];
 }
 
 /* the projection's matrix at the committed state: the constraints' rows and one row per touch
@@ -1015,50 +962,30 @@ static int projection_assemble(imp_world *w, tinker *t, int nt, cg_problem *prob
         t->dead_base[r] = !(t->diag[r] > 1e-12 * dmax) || !isfinite(t->diag[r]);
         t->precond[r] = t->dead_base[r] ? 0 : 1 / t->diag[r];
     }
-    memset(prob, 0, sizeof *prob);
-    prob->n = m;
-    prob->ctx = w;
-    prob->mul = tinker_mul;
-    prob->filter = tinker_filter;
-    prob->tol = t->set.tolerance;
-    prob->max_iter = t->set.max_iterations > 0 ? t->set.max_iterations : 2 * m + 10;
+    solve_problem(w, t, m, prob);
     if (t->set.preconditioner == IMP_PRECOND_IC0) {
-        ic_pattern(w, t);
+        preconditioner_pattern(w, t);
         t->pattern_dirty = true; /* the next evaluation has other rows */
-        ic_factor(w, t);
-        prob->precond_apply = ic_apply;
+        preconditioner_factor(w, t);
+        prob->precond_apply = preconditioner_apply;
     } else if (t->set.preconditioner == IMP_PRECOND_JACOBI) {
         prob->precond = t->precond;
     }
     return 0;
 }
 
-/* After the collision pass (world.c). Collisions are resolved particle by particle, so an impact
- * stops one end of a rod and not the other, and moves that end alone: the rod is crushed or
- * stretched, step after step (a chain piling onto the floor folds through itself and explodes).
- * When a constrained particle touches a collider or hit one in this pass, the whole system is
- * projected back onto its constraints, once at position level and once at velocity level (S1's
- * post-stabilization, with eq. 11's matrix):
- *
- *     J W J^T mu = -C,                   x += W J^T mu     (one linearized step: C ~ 0)
- *     J W J^T mu = -J v - (ks / kd) C,   v += W J^T mu     (Cdot = the feedback's own decay rate)
- *
- * The velocity target is the rate at which the feedback of eq. 11 (once its damping dominates)
- * takes a violation back, so the projection does not cancel that correction. Each surface a
- * constrained particle touches or hit adds a row N that may only push (mu >= 0, active set) and
- * asks N . dx >= 0 and N . v >= max(0, N . v now): the projection neither pushes a particle into
- * a surface nor takes away its bounce. Curve particles move along their tangent (u, u'). */
-int tinker_after_collide(imp_world *w)
+/* the contacts of constrained particles into t->touch: the surfaces each touches now, and those it
+ * hit in this pass (maybe bounced off already); returns their count */
+static int collect_touches(imp_world *w, tinker *t)
 {
-    tinker *t = w->tinker;
-    const int n = w->particles->ids.count, mc = t->rows;
-    if (mc <= 0 || w->colliders->ids.count == 0) return 0;
     enum { MAX_TOUCH = 4 };
-    /* which constrained particles touch something, or hit something in this pass */
+    const int n = w->particles->ids.count;
     reserve(w, t, 0);
     memset(t->touched, 0, (size_t)n);
-    for (int k = 0; k < t->ids.count; k++)
-        for (int i = 0; i < t->c[k].n; i++) t->touched[DENSE(w, t->c[k].slots[i])] = 1;
+    for (int k = 0; k < t->ids.count; k++) {
+        const constraint *c = &t->constraint[k];
+        for (int i = 0; i < c->n; i++) t->touched[DENSE(w, c->slots[i])] = 1;
+    }
     int nt = 0;
     for (int i = 0, k = 0; i < n + w->pcontacts->hit_count; i++, k = 0) {
         imp_vec3 N[MAX_TOUCH];
@@ -1077,19 +1004,46 @@ int tinker_after_collide(imp_world *w)
         }
         for (int j = 0; j < k; j++) t->touch[nt].p = p, t->touch[nt++].n = N[j];
     }
+    return nt;
+}
+
+/* W at the committed state: 1/m of dynamic particles, the curve particles' tangents */
+static void committed_weights(imp_world *w, tinker *t)
+{
+    const int n = w->particles->ids.count;
+    for (int i = 0; i < n; i++) t->winv[i] = w->particles->motion[i] == IMP_DYNAMIC ? w->particles->inv_mass[i] : 0.0;
+    for (int i = 0; i < n; i++) t->curve_of[i] = -1;
+    curves_committed_tangents(w);
+    for (int k = 0; k < curves_count(w); k++) t->curve_of[DENSE(w, w->curves->curve[k].slot)] = k;
+}
+
+/* After the collision pass (particles_step). Collisions are resolved particle by particle, so an impact
+ * stops one end of a rod and not the other, and moves that end alone: the rod is crushed or
+ * stretched, step after step (a chain piling onto the floor would fold through itself).
+ * When a constrained particle touches a collider or hit one in this pass, the whole system is
+ * projected back onto its constraints, once at position level and once at velocity level (S1's
+ * post-stabilization, with eq. 11's matrix):
+ *
+ *     J W J^T mu = -C,                   x += W J^T mu     (one linearized step: C ~ 0)
+ *     J W J^T mu = -J v - (ks / kd) C,   v += W J^T mu     (Cdot = the feedback's own decay rate)
+ *
+ * The velocity target is the rate at which the feedback of eq. 11 (once its damping dominates)
+ * takes a violation back, so the projection does not cancel that correction. Each surface a
+ * constrained particle touches or hit adds a row N that may only push (mu >= 0, active set) and
+ * asks N . dx >= 0 and N . v >= max(0, N . v now): the projection neither pushes a particle into
+ * a surface nor takes away its bounce. Curve particles move along their tangent (u, u'). */
+int tinker_after_collide(imp_world *w)
+{
+    tinker *t = w->tinker;
+    if (!t || t->rows <= 0 || w->colliders->ids.count == 0) return 0;
+    const int n = w->particles->ids.count, mc = t->rows;
+    const int nt = collect_touches(w, t);
     if (nt == 0) return 0;
 
     const double t0 = step_clock_ms();
     reserve(w, t, nt);
+    committed_weights(w, t);
     double *x = w->particles->x, *v = w->particles->v;
-    for (int i = 0; i < n; i++) t->winv[i] = w->particles->motion[i] == IMP_DYNAMIC ? w->particles->inv_mass[i] : 0.0;
-    for (int i = 0; i < n; i++) t->curve_of[i] = -1;
-    for (int k = 0; k < t->ncurves; k++) {
-        curve *cv = &t->curves[k];
-        const double tt = v3_dot(cv->xu, cv->xu);
-        cv->inv_tt = tt > 1e-300 && isfinite(tt) ? 1 / tt : 0;
-        t->curve_of[DENSE(w, cv->slot)] = k;
-    }
     const int m = mc + nt;
     cg_problem prob = {0};
     bool ok = false;
@@ -1102,17 +1056,13 @@ int tinker_after_collide(imp_world *w)
         for (int r = 0; r < mc; r++) cmax = maxd(cmax, fabs(t->C[r]));
         if (newton > 0 && cmax < 1e-9) break;
         for (int r = 0; r < m; r++) t->rhs[r] = r < mc ? -t->C[r] : 0;
-        iterations += solve_unilateral(w, t, &prob, t->mu, t->rhs, mc, m, &ok);
+        iterations += solve_unilateral(t, &prob, t->mu, t->rhs, mc, m, &ok);
         solves++;
         if (!ok) break;
         apply_impulse(w, t, t->mu);
-        for (int i = 0; i < 3 * n; i++) x[i] += t->tmp3[i];
-        for (int k = 0; k < t->ncurves; k++) {
-            curve *cv = &t->curves[k];
-            if (cv->stash == 0) continue;
-            cv->u += cv->stash;
-            if (curve_place_committed(w, cv)) return IMP_ERR_CALLBACK;
-        }
+        for (int i = 0; i < 3 * n; i++) x[i] += t->jt_y[i];
+        for (int k = 0; k < curves_count(w); k++)
+            if (t->curve_du[k] != 0 && curve_move(w, &w->curves->curve[k], t->curve_du[k])) return IMP_ERR_CALLBACK;
     }
 
     /* velocities: -J v - (ks / kd) C for the constraints (C is ~0 now, unless the position pass
@@ -1120,248 +1070,21 @@ int tinker_after_collide(imp_world *w)
     const double rate = ok ? 0 : t->set.kd > 0 ? t->set.ks / t->set.kd : 0;
     jmat_mul(&t->J, v, t->rhs);
     for (int r = 0; r < m; r++) t->rhs[r] = r < mc ? -t->rhs[r] - rate * t->C[r] : (t->rhs[r] < 0 ? -t->rhs[r] : 0);
-    iterations += solve_unilateral(w, t, &prob, t->mu, t->rhs, mc, m, &ok);
+    iterations += solve_unilateral(t, &prob, t->mu, t->rhs, mc, m, &ok);
     if (ok) {
         apply_impulse(w, t, t->mu);
-        for (int i = 0; i < 3 * n; i++) v[i] += t->tmp3[i];
-        for (int k = 0; k < t->ncurves; k++) {
-            curve *cv = &t->curves[k];
-            cv->udot += cv->stash;
-            v3_store(v + 3 * DENSE(w, cv->slot), v3_scale(cv->xu, cv->udot));
-        }
+        for (int i = 0; i < 3 * n; i++) v[i] += t->jt_y[i];
+        for (int k = 0; k < curves_count(w); k++) curve_push(w, &w->curves->curve[k], t->curve_du[k]);
     }
 
     t->J.rows = mc; /* imp_constraint_force reads the constraints' own blocks */
-    if (t->stats_step != w->steps) {
-        memset(&t->stats, 0, sizeof t->stats);
-        t->stats_step = w->steps;
-    }
-    t->stats.solves += solves;
-    t->stats.iterations += iterations;
-    if (iterations > t->stats.max_iterations) t->stats.max_iterations = iterations;
-    t->stats.ms += step_clock_ms() - t0;
+    imp_constraint_stats *st = step_stats(w, t);
+    st->solves += solves;
+    st->iterations += iterations;
+    if (iterations > st->max_iterations) st->max_iterations = iterations;
+    st->ms += step_clock_ms() - t0;
     return 0;
 }
-
-/* ---- curve particles -------------------------------------------------------------------------------------- */
-
-imp_curve_def imp_curve_def_default(void)
-{
-    imp_curve_def d;
-    memset(&d, 0, sizeof d);
-    d.particle = imp_particle_def_default();
-    d.particle.color[0] = 0.35f, d.particle.color[1] = 0.8f, d.particle.color[2] = 1.0f;
-    return d;
-}
-
-/* x(u), x_u, x_uu: the callback's, or central differences of x with step H_CURVE (1 + |u|) */
-static int curve_eval(const curve *cv, double u, imp_vec3 *x, imp_vec3 *xu, imp_vec3 *xuu)
-{
-    double p[3], pu[3] = {0, 0, 0}, puu[3] = {0, 0, 0};
-    int have = 0;
-    if (cv->def.fn(cv->def.user, u, p, pu, puu, &have)) return 1;
-    *x = v3_load(p);
-    if ((have & 3) != 3) {
-        const double h = H_CURVE * (1 + fabs(u));
-        double a[3], b[3], da[3], dda[3];
-        int hv = 0;
-        if (cv->def.fn(cv->def.user, u + h, a, da, dda, &hv)) return 1;
-        if (cv->def.fn(cv->def.user, u - h, b, da, dda, &hv)) return 1;
-        for (int k = 0; k < 3; k++) {
-            if (!(have & 1)) pu[k] = (a[k] - b[k]) / (2 * h);
-            if (!(have & 2)) puu[k] = (a[k] - 2 * p[k] + b[k]) / (h * h);
-        }
-    }
-    *xu = v3_load(pu);
-    *xuu = v3_load(puu);
-    return 0;
-}
-
-static curve *curve_of_particle(const imp_world *w, imp_id id)
-{
-    if (!w->tinker || ids_lookup(&w->particles->ids, id) < 0) return NULL;
-    for (int k = 0; k < w->tinker->ncurves; k++)
-        if (w->tinker->curves[k].slot == id.index) return &w->tinker->curves[k];
-    return NULL;
-}
-
-imp_id imp_curve_particle_create(imp_world *w, const imp_curve_def *def)
-{
-    const imp_id none = {0, 0};
-    if (!def->fn || !isfinite(def->u) || !isfinite(def->udot)) return none;
-    curve cv;
-    memset(&cv, 0, sizeof cv);
-    cv.def = *def;
-    cv.u = def->u;
-    cv.udot = def->udot;
-    imp_vec3 x, xu, xuu;
-    bool was = w->locked;
-    w->locked = true; /* the curve function may read the world, not change it */
-    int rc = curve_eval(&cv, cv.u, &x, &xu, &xuu);
-    w->locked = was;
-    if (rc || !v3_finite(x) || !v3_finite(xu)) return none;
-    imp_particle_def pd = def->particle;
-    pd.position = x;
-    pd.velocity = v3_scale(xu, cv.udot);
-    pd.motion = IMP_CURVE;
-    imp_id id = imp_particle_create(w, &pd);
-    cv.slot = id.index;
-    tinker *t = tinker_get(w);
-    if (t->ncurves == t->curve_cap) {
-        t->curve_cap = t->curve_cap ? 2 * t->curve_cap : 8;
-        t->curves = ids_grow(t->curves, sizeof(curve), t->curve_cap);
-    }
-    t->curves[t->ncurves++] = cv;
-    return id;
-}
-
-bool imp_particle_on_curve(const imp_world *w, imp_id particle) { return curve_of_particle(w, particle) != NULL; }
-
-double imp_curve_particle_u(const imp_world *w, imp_id particle)
-{
-    const curve *cv = curve_of_particle(w, particle);
-    return cv ? cv->u : 0;
-}
-
-double imp_curve_particle_udot(const imp_world *w, imp_id particle)
-{
-    const curve *cv = curve_of_particle(w, particle);
-    return cv ? cv->udot : 0;
-}
-
-/* put a curve particle at x(u) with velocity x_u u' */
-static int curve_place_committed(imp_world *w, curve *cv)
-{
-    imp_vec3 x, xu, xuu;
-    if (curve_eval(cv, cv->u, &x, &xu, &xuu)) return 1;
-    const int p = particles_slot_dense(w, cv->slot);
-    cv->xu = xu, cv->xuu = xuu; /* the tangent at the committed u (tinker_after_collide) */
-    v3_store(w->particles->x + 3 * p, x);
-    v3_store(w->particles->v + 3 * p, v3_scale(xu, cv->udot));
-    return 0;
-}
-
-imp_status imp_curve_particle_set(imp_world *w, imp_id particle, double u, double udot)
-{
-    curve *cv = curve_of_particle(w, particle);
-    if (!cv || !isfinite(u) || !isfinite(udot)) return IMP_ERR_ARG;
-    const double u0 = cv->u, ud0 = cv->udot;
-    cv->u = u, cv->udot = udot;
-    bool was = w->locked;
-    w->locked = true;
-    int rc = curve_place_committed(w, cv);
-    w->locked = was;
-    if (rc) {
-        cv->u = u0, cv->udot = ud0;
-        return IMP_ERR_CALLBACK;
-    }
-    return IMP_OK;
-}
-
-int imp_curve_particle_sample(imp_world *w, imp_id particle, int n, double *xyz)
-{
-    const curve *cv = curve_of_particle(w, particle);
-    if (!cv || n < 2 || !(cv->def.u_max != cv->def.u_min)) return 0;
-    const imp_curve_def def = cv->def;
-    bool was = w->locked;
-    w->locked = true;
-    int done = n;
-    for (int i = 0; i < n && done; i++) {
-        const double u = def.u_min + (def.u_max - def.u_min) * i / (n - 1);
-        double xu[3], xuu[3];
-        int have = 0;
-        if (def.fn(def.user, u, xyz + 3 * i, xu, xuu, &have)) done = 0;
-    }
-    w->locked = was;
-    return done;
-}
-
-int imp_curve_particle_count(const imp_world *w) { return w->tinker ? w->tinker->ncurves : 0; }
-
-imp_id imp_curve_particle_id(const imp_world *w, int i)
-{
-    return ids_of(&w->particles->ids, particles_slot_dense(w, w->tinker->curves[i].slot));
-}
-
-void tinker_get_state(const imp_world *w, double *U)
-{
-    const tinker *t = w->tinker;
-    for (int k = 0; k < t->ncurves; k++) U[k] = t->curves[k].u, U[t->ncurves + k] = t->curves[k].udot;
-}
-
-void tinker_set_state(imp_world *w, const double *U)
-{
-    tinker *t = w->tinker;
-    for (int k = 0; k < t->ncurves; k++) t->curves[k].u = U[k], t->curves[k].udot = U[t->ncurves + k];
-}
-
-int tinker_curves_place(imp_world *w, const double *X, int n, const double **x, const double **v)
-{
-    tinker *t = w->tinker;
-    const int nc = t->ncurves;
-    if (6 * n > t->xs_cap) {
-        t->xs_cap = 6 * n + 64;
-        t->xs = ids_grow(t->xs, sizeof(double), t->xs_cap);
-    }
-    memcpy(t->xs, X, sizeof(double) * 6 * (size_t)n);
-    const double *U = X + 6 * n;
-    for (int k = 0; k < nc; k++) {
-        curve *cv = &t->curves[k];
-        const int p = particles_slot_dense(w, cv->slot);
-        imp_vec3 pos, xu, xuu;
-        if (!isfinite(U[k]) || !isfinite(U[nc + k])) {
-            /* u ran away inside the step: let the NaN through to the guard rather than ask the
-             * script's curve about an infinite u */
-            pos = xu = xuu = v3(NAN, NAN, NAN);
-        } else if (curve_eval(cv, U[k], &pos, &xu, &xuu)) {
-            return IMP_ERR_CALLBACK;
-        }
-        const double tt = v3_dot(xu, xu);
-        cv->xu = xu, cv->xuu = xuu, cv->ud = U[nc + k];
-        cv->inv_tt = tt > 1e-300 && isfinite(tt) ? 1 / tt : 0;
-        v3_store(t->xs + 3 * p, pos);
-        v3_store(t->xs + 3 * n + 3 * p, v3_scale(xu, cv->ud));
-    }
-    *x = t->xs;
-    *v = t->xs + 3 * n;
-    return 0;
-}
-
-/* u' and u'' (S3 eq. 13 for one particle, top of the file), and the particle's dx = x_u u',
- * dv = x_u u'' + x_uu u'^2; f holds every force on it, constraint forces included */
-void tinker_curves_deriv(imp_world *w, int n, const double *U, const double *f, double *dX)
-{
-    const tinker *t = w->tinker;
-    const int nc = t->ncurves;
-    for (int k = 0; k < nc; k++) {
-        const curve *cv = &t->curves[k];
-        const int p = particles_slot_dense(w, cv->slot);
-        const double m = w->particles->mass[p], ud = U[nc + k];
-        const double udd = (v3_dot(cv->xu, v3_load(f + 3 * p)) - m * v3_dot(cv->xu, cv->xuu) * ud * ud) * cv->inv_tt / m;
-        dX[6 * n + k] = ud;
-        dX[6 * n + nc + k] = udd;
-        v3_store(dX + 3 * p, v3_scale(cv->xu, ud));
-        v3_store(dX + 3 * n + 3 * p, v3_add(v3_scale(cv->xu, udd), v3_scale(cv->xuu, ud * ud)));
-    }
-}
-
-int tinker_after_integrate(imp_world *w, const double *U0)
-{
-    tinker *t = w->tinker;
-    for (int k = 0; k < t->ncurves; k++) {
-        curve *cv = &t->curves[k];
-        if (!isfinite(cv->u) || !isfinite(cv->udot)) {
-            /* put u back and stop it; the particle is left non-finite so the NaN guard (world.c)
-             * puts it back where it was, at x(u0), at rest, and reports it */
-            cv->u = U0[k], cv->udot = 0;
-            v3_store(w->particles->x + 3 * particles_slot_dense(w, cv->slot), v3(NAN, NAN, NAN));
-            continue;
-        }
-        if (curve_place_committed(w, cv)) return IMP_ERR_CALLBACK;
-    }
-    return 0;
-}
-
 
 /* ---- removal and cleanup -------------------------------------------------------------------------------- */
 
@@ -1371,20 +1094,13 @@ void tinker_particle_removed(imp_world *w, uint32_t slot)
     if (!t) return;
     lambda_to_constraints(t);
     for (int k = t->ids.count - 1; k >= 0; k--) {
-        const constraint *c = &t->c[k];
+        const constraint *c = &t->constraint[k];
         for (int i = 0; i < c->n; i++)
             if (c->slots[i] == slot) {
                 imp_constraint_destroy(w, ids_of(&t->ids, k));
                 break;
             }
     }
-    for (int k = 0; k < t->ncurves; k++)
-        if (t->curves[k].slot == slot) {
-            imp_curve_def gone = t->curves[k].def;
-            t->curves[k] = t->curves[--t->ncurves];
-            if (gone.release) gone.release(gone.user);
-            break;
-        }
     structure_changed(t); /* dense indices move */
 }
 
@@ -1393,20 +1109,15 @@ void tinker_free(imp_world *w)
     tinker *t = w->tinker;
     if (!t) return;
     while (t->ids.count) imp_constraint_destroy(w, ids_of(&t->ids, t->ids.count - 1));
-    while (t->ncurves) {
-        imp_curve_def gone = t->curves[--t->ncurves].def;
-        if (gone.release) gone.release(gone.user);
-    }
     ids_free(&t->ids);
-    free(t->c), free(t->curves);
+    free(t->constraint);
     jmat_free(&t->J), jmat_free(&t->Jdot);
     free(t->C), free(t->Cdot), free(t->rhs), free(t->lambda), free(t->diag), free(t->precond), free(t->jdq), free(t->mu);
     free(t->dead), free(t->dead_base);
-    free(t->winv), free(t->touched), free(t->touch), free(t->curve_of), free(t->afree), free(t->tmp3), free(t->xs);
+    free(t->winv), free(t->touched), free(t->touch), free(t->curve_of), free(t->afree), free(t->jt_y), free(t->curve_du);
     cg_work_free(&t->cg);
-    free(t->a_start), free(t->a_col), free(t->a_val), free(t->l_val), free(t->m_val), free(t->l_inv), free(t->pair);
-    free(t->bucket_start), free(t->bucket), free(t->keys);
-    free(t->now_X), free(t->now_dX), free(t->now_f);
+    ic0_free(&t->ic);
+    free(t->pair), free(t->pair_rows), free(t->pair_entry), free(t->bucket_start), free(t->bucket);
     free(t);
     w->tinker = NULL;
 }
@@ -1439,10 +1150,10 @@ int imp_constraint_value(imp_world *w, imp_id id, double C[3])
 {
     const constraint *c = constraint_of(w, id);
     if (!c) return 0;
-    bool was = w->locked;
+    bool was_locked = w->locked;
     w->locked = true; /* a script constraint may read the world, not change it */
     int rows = constraint_value(w, c, w->particles->x, C);
-    w->locked = was;
+    w->locked = was_locked;
     return rows;
 }
 
@@ -1451,17 +1162,17 @@ double imp_world_constraint_error(imp_world *w)
     tinker *t = w->tinker;
     if (!t) return 0;
     double worst = 0, C[3];
-    bool was = w->locked;
+    bool was_locked = w->locked;
     w->locked = true;
     for (int k = 0; k < t->ids.count; k++) {
-        int rows = constraint_value(w, &t->c[k], w->particles->x, C);
+        int rows = constraint_value(w, &t->constraint[k], w->particles->x, C);
         if (rows < 0) {
-            w->locked = was;
+            w->locked = was_locked;
             return -1;
         }
         for (int r = 0; r < rows; r++) worst = fmax(worst, fabs(C[r]));
     }
-    w->locked = was;
+    w->locked = was_locked;
     return worst;
 }
 

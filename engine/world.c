@@ -6,11 +6,11 @@
  *   world.c                   the step: particles -> bodies -> contacts -> finish
  *   rigid-body contact modes  impulse.c (S1's stages)   contact_qp.c (exact contact)   toi.c
  *                             joint*.c (joints)   island.c (contact graph, sleeping)   solver_bodies.h
- *   particle dynamics         particle_system.c   implicit.c   tinkertoy.c   forces.c   cloth.c
- *                             assemble.c   particle_collide.c
+ *   particle dynamics         particle_system.c   implicit.c   tinkertoy.c   curve.c   forces.c
+ *                             cloth.c   assemble.c   particle_collide.c
  *   collision                 query.c   contact.c   broadphase.c   narrowphase.c
  *   stores                    body.c   shape.c   collider.c   particles.c
- *   kernels                   ode.c   lcp.c   amg.c   cg.c   sparse.c   dense.h   hull.c   mass.c
+ *   kernels                   ode.c   lcp.c   amg.c   cg.c   ic0.c   sparse.c   dense.h   hull.c   mass.c
  *                             ids.c   parallel.c   imp_math.h
  *   the layout                world_parts.h (the world's parts)   step.h (the step context)
  *                             impetus.h (the public C API)
@@ -43,6 +43,7 @@
 #include "collider.h"
 #include "contact.h"
 #include "contact_qp.h"
+#include "curve.h"
 #include "forces.h"
 #include "ids.h"
 #include "imp_math.h"
@@ -101,6 +102,7 @@ void imp_world_destroy(imp_world *w)
     while (w->forces->field_ids.count) imp_field_destroy(w, ids_of(&w->forces->field_ids, w->forces->field_ids.count - 1));
     while (w->forces->behavior_ids.count) imp_behavior_destroy(w, ids_of(&w->forces->behavior_ids, w->forces->behavior_ids.count - 1));
     tinker_free(w);
+    curves_free(w);
     particle_store *p = w->particles;
     free(p->x), free(p->v), free(p->mass), free(p->inv_mass), free(p->radius), free(p->motion), free(p->color);
     ids_free(&p->ids);

@@ -48,7 +48,8 @@ struct imp_world {
     /* particle dynamics */
     struct particle_contacts *pcontacts;        /* particle_collide.c: resting contacts, impacts    */
     struct cloth_store *cloth;                  /* cloth.c: cloth and hair (NULL until the first)   */
-    struct tinker *tinker;                      /* tinkertoy.c: constraints and curve particles     */
+    struct curve_set *curves;                   /* curve.c: particles on curves (NULL until the first) */
+    struct tinker *tinker;                      /* tinkertoy.c: constraints                         */
     struct implicit_state *implicit;            /* implicit.c (NULL until first used)               */
     struct particle_system *particle_system;    /* particle_system.c: the stage's solver, scratch   */
 
