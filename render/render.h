@@ -16,6 +16,7 @@
 int  rnd_init(void);                 /* compile shaders, build meshes, bake the font; 0 on success   */
 const char *rnd_error(void);         /* message for the last failure of rnd_init / rnd_screenshot    */
 void rnd_shutdown(void);
+int  rnd_generation(void);           /* the open renderer's number (counts rnd_init), 0 when closed  */
 
 /* --- frame ------------------------------------------------------------------------------------ */
 void rnd_begin_frame(int width, int height, const float clear_rgb[3]); /* drawable size in pixels */

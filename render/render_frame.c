@@ -31,6 +31,7 @@
 
 static struct {
     int ready;
+    int generation;                  /* counts the renderers opened (rnd_generation)                */
 } F;
 
 /* ================================================================================================
@@ -60,6 +61,7 @@ int rnd_init(void)
         return 1;
     }
     F.ready = 1;
+    F.generation++;
     return 0;
 }
 
@@ -70,6 +72,12 @@ void rnd_shutdown(void)
     rndi_text_shutdown();
     rndi_2d_shutdown();
     F.ready = 0;
+}
+
+/* the open renderer's number: images made under another one are gone with its GL context */
+int rnd_generation(void)
+{
+    return F.ready ? F.generation : 0;
 }
 
 /* ================================================================================================
