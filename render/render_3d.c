@@ -255,6 +255,7 @@ static LitUniforms lit_uniforms(GLuint prog)
 #define ICO_LEVELS     4             /* levels 0..3: 20, 80, 320, 1280 triangles                    */
 #define ICO_MAX_VERTS  642           /* vertices of level 3                                         */
 #define ICO_MAX_EDGES  480           /* edges of level 2 (split to make level 3)                    */
+#define ICO_INDICES    ((20 + 80 + 320 + 1280) * 3) /* the index lists of all levels together       */
 
 /* scratch space for building the icosphere */
 typedef struct {
@@ -289,12 +290,10 @@ static GLushort ico_midpoint(IcoBuilder *ib, GLushort a, GLushort b)
     return mid;
 }
 
-/* build icosphere levels 0..3 sharing one vertex list (each subdivision only appends vertices), put
- * the vertices and the four index lists, one after the other, into the sphere VAO */
-static void build_sphere_mesh(void)
+/* level 0: the twelve corners of the icosahedron (golden-ratio rectangles) and its twenty faces,
+ * each made counter-clockwise seen from outside; its index range goes to sphere_first/count[0] */
+static void ico_base(IcoBuilder *ib, GLushort *indices)
 {
-    static IcoBuilder ib;            /* ~10 KB: keep it off the stack                              */
-    static GLushort indices[(20 + 80 + 320 + 1280) * 3];
     static const int faces[20][3] = {
         { 0, 11, 5 }, { 0, 5, 1 }, { 0, 1, 7 }, { 0, 7, 10 }, { 0, 10, 11 },
         { 1, 5, 9 }, { 5, 11, 4 }, { 11, 10, 2 }, { 10, 7, 6 }, { 7, 1, 8 },
@@ -308,15 +307,11 @@ static void build_sphere_mesh(void)
         { t, 0, -1 }, { t, 0, 1 }, { -t, 0, -1 }, { -t, 0, 1 },
     };
 
-    memset(&ib, 0, sizeof ib);
     for (int i = 0; i < 12; i++)
-        ico_add_vertex(&ib, corners[i][0], corners[i][1], corners[i][2]);
-
-    /* level 0, each triangle made counter-clockwise seen from outside */
-    GLushort *level = indices;
+        ico_add_vertex(ib, corners[i][0], corners[i][1], corners[i][2]);
     for (int f = 0; f < 20; f++) {
         GLushort a = (GLushort)faces[f][0], b = (GLushort)faces[f][1], c = (GLushort)faces[f][2];
-        const float *pa = &ib.verts[a * 3], *pb = &ib.verts[b * 3], *pc = &ib.verts[c * 3];
+        const float *pa = &ib->verts[a * 3], *pb = &ib->verts[b * 3], *pc = &ib->verts[c * 3];
         float ab[3] = { pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2] };
         float ac[3] = { pc[0] - pa[0], pc[1] - pa[1], pc[2] - pa[2] };
         float n[3];
@@ -326,43 +321,51 @@ static void build_sphere_mesh(void)
             b = c;
             c = tmp;
         }
-        level[f * 3 + 0] = a;
-        level[f * 3 + 1] = b;
-        level[f * 3 + 2] = c;
+        indices[f * 3 + 0] = a;
+        indices[f * 3 + 1] = b;
+        indices[f * 3 + 2] = c;
     }
     R.sphere_first[0] = 0;
     R.sphere_count[0] = 60;
+}
 
-    /* each further level splits every triangle of the previous one into four */
+/* levels 1..3: each splits every triangle of the previous level into four at the edges' midpoints
+ * (pushed out onto the sphere); the index lists follow one another in `indices` */
+static void ico_subdivide(IcoBuilder *ib, GLushort *indices)
+{
     for (int L = 1; L < ICO_LEVELS; L++) {
         const GLushort *prev = indices + R.sphere_first[L - 1];
         int ntri = R.sphere_count[L - 1] / 3;
         GLushort *out = indices + R.sphere_first[L - 1] + R.sphere_count[L - 1];
-        ib.nedges = 0;
+        ib->nedges = 0;
         for (int f = 0; f < ntri; f++) {
             GLushort a = prev[f * 3], b = prev[f * 3 + 1], c = prev[f * 3 + 2];
-            GLushort ab = ico_midpoint(&ib, a, b);
-            GLushort bc = ico_midpoint(&ib, b, c);
-            GLushort ca = ico_midpoint(&ib, c, a);
+            GLushort ab = ico_midpoint(ib, a, b);
+            GLushort bc = ico_midpoint(ib, b, c);
+            GLushort ca = ico_midpoint(ib, c, a);
             GLushort tris[12] = { a, ab, ca, b, bc, ab, c, ca, bc, ab, bc, ca };
             memcpy(out + f * 12, tris, sizeof tris);
         }
         R.sphere_first[L] = (int)(out - indices);
         R.sphere_count[L] = ntri * 12;
     }
+}
 
+/* the sphere VAO: the unit-sphere vertices (position = normal), the index lists of every level, and
+ * the per-instance attributes (centre + radius, colour) read from the streamed instance buffer */
+static void upload_sphere_mesh(const IcoBuilder *ib, const GLushort *indices)
+{
     glGenVertexArrays(1, &R.sphere_vao);
     glBindVertexArray(R.sphere_vao);
     glGenBuffers(1, &R.sphere_vbo);
     glBindBuffer(GL_ARRAY_BUFFER, R.sphere_vbo);
-    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(ib.nverts * 3 * sizeof(float)), ib.verts, GL_STATIC_DRAW);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(ib->nverts * 3 * sizeof(float)), ib->verts, GL_STATIC_DRAW);
     glEnableVertexAttribArray(0);
     glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 3 * sizeof(float), (void *)0);
     glGenBuffers(1, &R.sphere_ebo);
     glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, R.sphere_ebo);
-    glBufferData(GL_ELEMENT_ARRAY_BUFFER, sizeof indices, indices, GL_STATIC_DRAW);
+    glBufferData(GL_ELEMENT_ARRAY_BUFFER, ICO_INDICES * sizeof(GLushort), indices, GL_STATIC_DRAW);
 
-    /* per instance: centre + radius, colour */
     glGenBuffers(1, &R.sphere_inst.id);
     glBindBuffer(GL_ARRAY_BUFFER, R.sphere_inst.id);
     const GLsizei stride = SPHERE_FLOATS * sizeof(float);
@@ -373,6 +376,18 @@ static void build_sphere_mesh(void)
     glVertexAttribPointer(3, 4, GL_FLOAT, GL_FALSE, stride, (void *)(4 * sizeof(float)));
     glVertexAttribDivisor(3, 1);
     glBindVertexArray(0);
+}
+
+/* build icosphere levels 0..3 sharing one vertex list (each subdivision only appends vertices), put
+ * the vertices and the four index lists, one after the other, into the sphere VAO */
+static void build_sphere_mesh(void)
+{
+    static IcoBuilder ib;            /* ~10 KB: keep it off the stack                              */
+    static GLushort indices[ICO_INDICES];
+    memset(&ib, 0, sizeof ib);
+    ico_base(&ib, indices);
+    ico_subdivide(&ib, indices);
+    upload_sphere_mesh(&ib, indices);
 }
 
 /* build the unit cube (-1..1) with 4 vertices per face so every face has its own flat normal */
@@ -838,27 +853,22 @@ static void grow_bounds(float lo[3], float hi[3], const float c[3], const float 
     }
 }
 
-/* render the casters' depth as seen from the key light into the shadow map. The light's orthographic
- * view is fitted to the bounds of the casters (spheres, boxes, triangles, meshes; planes only
- * receive), clipped to a region around the camera target so a large world keeps sharp shadows near
- * where the camera looks. */
-static void shadow_pass(const RenderView *v)
+/* the sphere (centre c, radius *r) around every caster (spheres, boxes, triangles, meshes; planes
+ * only receive), its box first clipped to a region around the camera target so a large world keeps
+ * sharp shadows near where the camera looks; 0 when nothing (finite) there casts a shadow */
+static int caster_bounds(const CameraParams *cam, float c[3], float *r)
 {
-    const CameraParams *cam = &v->cam;
-    R.shadows_on = 0;
-    if (!R.shadows_wanted || cam->ortho || !R.shadow_fbo)
-        return;
     float lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
     for (size_t i = 0; i < R.spheres.len; i += SPHERE_FLOATS) {
-        const float *q = R.spheres.data + i, r[3] = { q[3], q[3], q[3] };
-        grow_bounds(lo, hi, q, r);
+        const float *q = R.spheres.data + i, radius[3] = { q[3], q[3], q[3] };
+        grow_bounds(lo, hi, q, radius);
     }
     for (size_t i = 0; i < R.boxes.len; i += BOX_FLOATS) {
         const float *b = R.boxes.data + i, *half = b + 12;
-        float r[3];
+        float extent[3];
         for (int k = 0; k < 3; k++)
-            r[k] = fabsf(b[k]) * half[0] + fabsf(b[3 + k]) * half[1] + fabsf(b[6 + k]) * half[2];
-        grow_bounds(lo, hi, b + 9, r);
+            extent[k] = fabsf(b[k]) * half[0] + fabsf(b[3 + k]) * half[1] + fabsf(b[6 + k]) * half[2];
+        grow_bounds(lo, hi, b + 9, extent);
     }
     const float zero[3] = { 0, 0, 0 };
     for (size_t i = 0; i < R.tris.len; i += TRI_VFLOATS)
@@ -867,17 +877,23 @@ static void shadow_pass(const RenderView *v)
     float reach = 4.0f * sqrtf((cam->eye[0] - cam->target[0]) * (cam->eye[0] - cam->target[0]) +
                                (cam->eye[1] - cam->target[1]) * (cam->eye[1] - cam->target[1]) +
                                (cam->eye[2] - cam->target[2]) * (cam->eye[2] - cam->target[2])) + 10.0f;
-    float c[3], r = 0;
+    float r2 = 0;
     for (int i = 0; i < 3; i++) {
         if (lo[i] < cam->target[i] - reach) lo[i] = cam->target[i] - reach;
         if (hi[i] > cam->target[i] + reach) hi[i] = cam->target[i] + reach;
         if (!(lo[i] <= hi[i]))
-            return;                  /* nothing (finite) near the camera casts a shadow             */
+            return 0;
         c[i] = 0.5f * (lo[i] + hi[i]);
-        r += 0.25f * (hi[i] - lo[i]) * (hi[i] - lo[i]);
+        r2 += 0.25f * (hi[i] - lo[i]) * (hi[i] - lo[i]);
     }
-    r = sqrtf(r) + 0.01f;
-    /* the light looks along -key_dir at the centre from 2r away: the casters lie 1r..3r deep */
+    *r = sqrtf(r2) + 0.01f;
+    return 1;
+}
+
+/* the light's orthographic view of the sphere (c, r): it looks along -key_dir at the centre from 2r
+ * away, so the casters lie 1r..3r deep; sets light_viewproj and the world size of a map texel */
+static void fit_light_view(const float c[3], float r)
+{
     float fwd[3] = { -R.key_dir[0], -R.key_dir[1], -R.key_dir[2] }, right[3], up[3];
     const float alt[3] = { 0, 0, 1 };
     cross3(fwd, alt, right);
@@ -889,15 +905,12 @@ static void shadow_pass(const RenderView *v)
     mat4_ortho(-r, r, -r, r, 0.01f * r, 6.0f * r, proj);
     mat4_mul(proj, view, R.light_viewproj);
     R.shadow_texel = 2.0f * r / SHADOW_SIZE;
+}
 
-    glBindFramebuffer(GL_FRAMEBUFFER, R.shadow_fbo);
-    glViewport(0, 0, SHADOW_SIZE, SHADOW_SIZE);
-    glDepthMask(GL_TRUE);
-    glClear(GL_DEPTH_BUFFER_BIT);
-    glEnable(GL_DEPTH_TEST);
-    glDisable(GL_CULL_FACE);
-    glEnable(GL_POLYGON_OFFSET_FILL);
-    glPolygonOffset(2.0f, 4.0f);
+/* the casters' depth seen through light_viewproj into the bound shadow framebuffer (spheres at
+ * icosphere level 2, 320 triangles, however many there are) */
+static void draw_casters_depth(void)
+{
     size_t nspheres = R.spheres.len / SPHERE_FLOATS;
     if (nspheres) {
         glUseProgram(R.prog_depth_sphere);
@@ -923,6 +936,26 @@ static void shadow_pass(const RenderView *v)
         glDrawArrays(GL_TRIANGLES, 0, (GLsizei)(R.tris.len / TRI_VFLOATS));
     }
     mesh_draw_depth();
+}
+
+/* render the casters' depth as seen from the key light into the shadow map (3D camera only); the lit
+ * shaders compare against it when shadows_on */
+static void shadow_pass(const RenderView *v)
+{
+    R.shadows_on = 0;
+    float c[3], r;
+    if (!R.shadows_wanted || v->cam.ortho || !R.shadow_fbo || !caster_bounds(&v->cam, c, &r))
+        return;
+    fit_light_view(c, r);
+    glBindFramebuffer(GL_FRAMEBUFFER, R.shadow_fbo);
+    glViewport(0, 0, SHADOW_SIZE, SHADOW_SIZE);
+    glDepthMask(GL_TRUE);
+    glClear(GL_DEPTH_BUFFER_BIT);
+    glEnable(GL_DEPTH_TEST);
+    glDisable(GL_CULL_FACE);
+    glEnable(GL_POLYGON_OFFSET_FILL);
+    glPolygonOffset(2.0f, 4.0f);
+    draw_casters_depth();
     glDisable(GL_POLYGON_OFFSET_FILL);
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     glViewport(0, 0, v->width, v->height);
@@ -957,47 +990,63 @@ void rndi_3d_prepare(const RenderView *v)
     emit_planes(v);
 }
 
-/* draw every queued batch of the lit world: grid, planes, spheres, boxes, triangles, meshes, lines */
-void rndi_3d_draw(const RenderView *v)
+/* vertex counts of the one line upload: grid vertices first, then the lines, then the x-ray lines */
+typedef struct {
+    GLsizei grid, lines, xlines;
+} LineCounts;
+
+/* gather the grid's vertices (made for this view) and the queued lines into the scratch array */
+static LineCounts gather_lines(const RenderView *v)
 {
-    /* grid and lines share one upload: grid vertices first, then the lines */
+    LineCounts n;
     R.scratch.len = 0;
     for (size_t g = 0; g < R.grids.len; g += GRID_FLOATS)
         emit_grid(v, R.grids.data[g], R.grids.data[g + 1], R.grids.data[g + 2]);
-    GLsizei grid_verts = (GLsizei)(R.scratch.len / LINE_VFLOATS);
+    n.grid = (GLsizei)(R.scratch.len / LINE_VFLOATS);
     float *lines = R.lines.len ? rndi_farray_push(&R.scratch, R.lines.len) : NULL;
     if (lines)
         memcpy(lines, R.lines.data, R.lines.len * sizeof(float));
-    GLsizei line_verts = (GLsizei)(R.scratch.len / LINE_VFLOATS) - grid_verts;
+    n.lines = (GLsizei)(R.scratch.len / LINE_VFLOATS) - n.grid;
     float *xl = R.xlines.len ? rndi_farray_push(&R.scratch, R.xlines.len) : NULL;
     if (xl)
         memcpy(xl, R.xlines.data, R.xlines.len * sizeof(float));
-    GLsizei xline_verts = (GLsizei)(R.scratch.len / LINE_VFLOATS) - grid_verts - line_verts;
+    n.xlines = (GLsizei)(R.scratch.len / LINE_VFLOATS) - n.grid - n.lines;
+    return n;
+}
 
-    if (R.scratch.len) {
-        rndi_stream_upload(&R.line_buf, R.scratch.data, R.scratch.len * sizeof(float));
-        glUseProgram(R.prog_line);
-        glUniformMatrix4fv(R.u_line_viewproj, 1, GL_FALSE, v->viewproj);
-        glBindVertexArray(R.line_vao);
-        glDisable(GL_CULL_FACE);
-        if (grid_verts)
-            glDrawArrays(GL_LINES, 0, grid_verts);
-    }
+/* upload the gathered lines once and draw the grid, before any solid */
+static void draw_grid(const RenderView *v, const LineCounts *n)
+{
+    if (!R.scratch.len)
+        return;
+    rndi_stream_upload(&R.line_buf, R.scratch.data, R.scratch.len * sizeof(float));
+    glUseProgram(R.prog_line);
+    glUniformMatrix4fv(R.u_line_viewproj, 1, GL_FALSE, v->viewproj);
+    glBindVertexArray(R.line_vao);
+    glDisable(GL_CULL_FACE);
+    if (n->grid)
+        glDrawArrays(GL_LINES, 0, n->grid);
+}
 
-    /* planes: pushed back in depth, so grid lines on them stay visible */
-    if (R.ground.len) {
-        glDisable(GL_CULL_FACE);
-        glEnable(GL_POLYGON_OFFSET_FILL);
-        glPolygonOffset(1.0f, 2.0f);
-        glUseProgram(R.prog_tri);
-        set_lit_uniforms(&R.u_tri, v);
-        glBindVertexArray(R.tri_vao);
-        rndi_stream_upload(&R.tri_buf, R.ground.data, R.ground.len * sizeof(float));
-        glDrawArrays(GL_TRIANGLES, 0, (GLsizei)(R.ground.len / TRI_VFLOATS));
-        glDisable(GL_POLYGON_OFFSET_FILL);
-    }
+/* planes: pushed back in depth, so grid lines on them stay visible */
+static void draw_planes(const RenderView *v)
+{
+    if (!R.ground.len)
+        return;
+    glDisable(GL_CULL_FACE);
+    glEnable(GL_POLYGON_OFFSET_FILL);
+    glPolygonOffset(1.0f, 2.0f);
+    glUseProgram(R.prog_tri);
+    set_lit_uniforms(&R.u_tri, v);
+    glBindVertexArray(R.tri_vao);
+    rndi_stream_upload(&R.tri_buf, R.ground.data, R.ground.len * sizeof(float));
+    glDrawArrays(GL_TRIANGLES, 0, (GLsizei)(R.ground.len / TRI_VFLOATS));
+    glDisable(GL_POLYGON_OFFSET_FILL);
+}
 
-    /* lit solids */
+/* the lit solids: spheres and boxes (back faces culled), then triangles and meshes (two-sided) */
+static void draw_solids(const RenderView *v)
+{
     glEnable(GL_CULL_FACE);
     glCullFace(GL_BACK);
     glFrontFace(GL_CCW);
@@ -1028,23 +1077,36 @@ void rndi_3d_draw(const RenderView *v)
         rndi_stream_upload(&R.tri_buf, R.tris.data, R.tris.len * sizeof(float));
         glDrawArrays(GL_TRIANGLES, 0, (GLsizei)ntri_verts);
     }
-    mesh_draw(v);                    /* two-sided: no culling                                     */
+    mesh_draw(v);
+}
 
-    /* lines (already uploaded after the grid) */
-    if (line_verts) {
+/* the lines (uploaded with the grid): depth-tested, then the x-ray lines over everything */
+static void draw_lines(const RenderView *v, const LineCounts *n)
+{
+    if (n->lines) {
         glUseProgram(R.prog_line);
         glUniformMatrix4fv(R.u_line_viewproj, 1, GL_FALSE, v->viewproj);
         glBindVertexArray(R.line_vao);
-        glDrawArrays(GL_LINES, grid_verts, line_verts);
+        glDrawArrays(GL_LINES, n->grid, n->lines);
     }
-    if (xline_verts) {
+    if (n->xlines) {
         glUseProgram(R.prog_line);
         glUniformMatrix4fv(R.u_line_viewproj, 1, GL_FALSE, v->viewproj);
         glBindVertexArray(R.line_vao);
         glDisable(GL_DEPTH_TEST);
-        glDrawArrays(GL_LINES, grid_verts + line_verts, xline_verts);
+        glDrawArrays(GL_LINES, n->grid + n->lines, n->xlines);
         glEnable(GL_DEPTH_TEST);
     }
+}
+
+/* draw every queued batch of the lit world: grid, planes, spheres, boxes, triangles, meshes, lines */
+void rndi_3d_draw(const RenderView *v)
+{
+    LineCounts n = gather_lines(v);
+    draw_grid(v, &n);
+    draw_planes(v);
+    draw_solids(v);
+    draw_lines(v, &n);
 }
 
 /* ================================================================================================
