@@ -11,6 +11,7 @@
 
 #include "../engine/lua/impetus_lua.h"
 #include "render.h"
+#include "gfx_bodies.h"
 
 static struct { int contacts, aabbs, centers, velocities; } dbg;
 

@@ -38,18 +38,16 @@
 #include <stb_image.h>
 #include <stb_image_write.h>
 
+#include "gfx_draw.h"
 #include "render.h"
 
 #define IMAGE_TYPE "impetus.gfx.Image"
 #define MAX_POINTS 4096
 
-void gfx_draw_register(lua_State *L);
-int gfx_renderer_generation(void); /* gfx_lua.c: changes when the renderer closes; 0 when none is open */
-
 typedef struct {
     int id;                          /* rnd_image texture; 0 once freed                             */
     int width, height;
-    int generation;                  /* renderer the texture belongs to                             */
+    int generation;                  /* renderer the texture belongs to (rnd_generation)            */
 } Image;
 
 typedef struct {
@@ -66,7 +64,7 @@ typedef struct {
 
 static void check_open(lua_State *L, const char *fn)
 {
-    if (!gfx_renderer_generation()) luaL_error(L, "gfx.%s: no window is open (call gfx.open first)", fn);
+    if (!rnd_generation()) luaL_error(L, "gfx.%s: no window is open (call gfx.open first)", fn);
 }
 
 static float checkfinite(lua_State *L, int idx, const char *fn, const char *what)
@@ -577,14 +575,14 @@ static int gfx_text_width(lua_State *L)
 {
     const char *s = luaL_checkstring(L, 1);
     float size = opt_size(L, 2, "text_width");
-    lua_pushnumber(L, gfx_renderer_generation() ? rnd_text_width_sized(s, size) : 0);
+    lua_pushnumber(L, rnd_generation() ? rnd_text_width_sized(s, size) : 0);
     return 1;
 }
 
 static int gfx_line_height(lua_State *L)
 {
     float size = opt_size(L, 1, "line_height");
-    lua_pushnumber(L, gfx_renderer_generation() ? rnd_line_height_sized(size) : ceilf(size * 1.2f));
+    lua_pushnumber(L, rnd_generation() ? rnd_line_height_sized(size) : ceilf(size * 1.2f));
     return 1;
 }
 
@@ -594,7 +592,7 @@ static Image *check_image(lua_State *L, int idx, const char *fn)
 {
     Image *im = luaL_testudata(L, idx, IMAGE_TYPE);
     if (!im) luaL_error(L, "gfx.%s: argument %d must be an Image (from gfx.image)", fn, idx);
-    if (!im->id || im->generation != gfx_renderer_generation())
+    if (!im->id || im->generation != rnd_generation())
         luaL_error(L, "gfx.%s: the image belongs to a closed window (load it again with gfx.image)", fn);
     return im;
 }
@@ -602,7 +600,7 @@ static Image *check_image(lua_State *L, int idx, const char *fn)
 static int image_gc(lua_State *L)
 {
     Image *im = luaL_checkudata(L, 1, IMAGE_TYPE);
-    if (im->id && im->generation == gfx_renderer_generation()) rnd_image_destroy(im->id);
+    if (im->id && im->generation == rnd_generation()) rnd_image_destroy(im->id);
     im->id = 0;
     return 0;
 }
@@ -637,7 +635,7 @@ static int gfx_image(lua_State *L)
     int key = lua_gettop(L);
     if (lua_rawget(L, cache) == LUA_TUSERDATA) {
         Image *im = lua_touserdata(L, -1);
-        if (im->id && im->generation == gfx_renderer_generation()) return 1;
+        if (im->id && im->generation == rnd_generation()) return 1;
     }
     lua_pop(L, 1);
     int w, h, n;
@@ -647,7 +645,7 @@ static int gfx_image(lua_State *L)
     stbi_image_free(px);
     if (!id) return luaL_error(L, "gfx.image: %s: %s", path, rnd_error());
     Image *im = lua_newuserdatauv(L, sizeof *im, 0);
-    *im = (Image){ id, w, h, gfx_renderer_generation() };
+    *im = (Image){ id, w, h, rnd_generation() };
     luaL_setmetatable(L, IMAGE_TYPE);
     lua_pushvalue(L, key);
     lua_pushvalue(L, -2);

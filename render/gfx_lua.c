@@ -22,16 +22,11 @@
 
 #include "../engine/lua/impetus_lua.h"
 #include "render.h"
+#include "gfx_bodies.h"
+#include "gfx_draw.h"
 
 static SDL_Window *window;
 static SDL_GLContext context;
-static bool renderer_ready;
-static int renderer_generation; /* counts the renderers opened; images remember theirs */
-
-void gfx_draw_register(lua_State *L);
-
-/* the open renderer's number (images made under another one are gone), 0 when none is open */
-int gfx_renderer_generation(void) { return renderer_ready ? renderer_generation : 0; }
 static float *scratch; /* per-frame instance data for gfx.world */
 static size_t scratch_cap;
 static struct {           /* cloth meshes and hair for gfx.world */
@@ -54,7 +49,7 @@ static float *scratch_floats(size_t n)
 
 static void check_open(lua_State *L, const char *fn)
 {
-    if (!renderer_ready) luaL_error(L, "gfx.%s: no window is open (call gfx.open first)", fn);
+    if (!rnd_generation()) luaL_error(L, "gfx.%s: no window is open (call gfx.open first)", fn);
 }
 
 static float *opt_color(lua_State *L, int idx, const char *what, float rgba[4], float r, float g, float b, float a)
@@ -63,10 +58,6 @@ static float *opt_color(lua_State *L, int idx, const char *what, float rgba[4], 
     if (!lua_isnoneornil(L, idx)) impl_tocolor(L, idx, what, rgba);
     return rgba;
 }
-
-/* gfx_bodies.c: rigid bodies and collision debug drawing */
-void gfx_draw_bodies(imp_world *w);
-void gfx_bodies_register(lua_State *L);
 
 static void tofloat3(imp_vec3 v, float out[3]) { out[0] = (float)v.x, out[1] = (float)v.y, out[2] = (float)v.z; }
 
@@ -114,8 +105,6 @@ static int gfx_open(lua_State *L)
         lua_pushfstring(L, "renderer: %s", rnd_error());
         return 2;
     }
-    renderer_ready = true;
-    renderer_generation++;
     lua_pushboolean(L, 1);
     lua_pushstring(L, SDL_GetCurrentVideoDriver());
     lua_pushstring(L, (const char *)glGetString(GL_RENDERER));
@@ -125,8 +114,7 @@ static int gfx_open(lua_State *L)
 static int gfx_close(lua_State *L)
 {
     (void)L;
-    if (renderer_ready) rnd_shutdown();
-    renderer_ready = false;
+    if (rnd_generation()) rnd_shutdown();
     if (context) SDL_GL_DeleteContext(context);
     if (window) SDL_DestroyWindow(window);
     context = NULL;

@@ -3,7 +3,12 @@
  * The renderer knows nothing about the physics: callers hand it plain float arrays. Everything is
  * batched during a frame and drawn at rnd_end_frame() in this order: grid, lit solids (spheres,
  * boxes), lines, then the 2D overlay (rects and text) in call order. Coordinates are SI with y up.
- * All functions need a current GL 3.3 core context, made by the host before rnd_init(). */
+ * All functions need a current GL 3.3 core context, made by the host before rnd_init().
+ *
+ * One header for the whole renderer; each group below is implemented by one file: lifetime, frame
+ * and output by render_frame.c, the camera by render_view.c, the 3D batches and meshes by
+ * render_3d.c, the overlay, flat world drawing and images by render_2d.c, text by text.c, and
+ * rnd_error by render_gl.c (the error slot every file writes). */
 #ifndef IMPETUS_RENDER_H
 #define IMPETUS_RENDER_H
 
@@ -11,6 +16,7 @@
 int  rnd_init(void);                 /* compile shaders, build meshes, bake the font; 0 on success   */
 const char *rnd_error(void);         /* message for the last failure of rnd_init / rnd_screenshot    */
 void rnd_shutdown(void);
+int  rnd_generation(void);           /* the open renderer's number (counts rnd_init), 0 when closed  */
 
 /* --- frame ------------------------------------------------------------------------------------ */
 void rnd_begin_frame(int width, int height, const float clear_rgb[3]); /* drawable size in pixels */

@@ -20,7 +20,8 @@
 #include <epoxy/gl.h>
 
 #include "render.h"
-#include "render_internal.h"
+#include "render_2d.h"
+#include "render_gl.h"
 
 #define OV_VFLOATS   9               /* x y, u v, r g b a, kind                                     */
 #define FLAT_VFLOATS 10              /* x y z, u v, r g b a, kind                                   */
@@ -252,39 +253,39 @@ void rndi_2d_begin_frame(void)
 
 /* ---- drawing ------------------------------------------------------------------------------------- */
 
-static void set_flat_program(void)
+static void set_flat_program(const RenderView *v)
 {
     glUseProgram(D.prog_flat);
-    glUniformMatrix4fv(D.u_flat_viewproj, 1, GL_FALSE, rndi_viewproj());
+    glUniformMatrix4fv(D.u_flat_viewproj, 1, GL_FALSE, v->viewproj);
     glUniform1i(D.u_flat_texture, 0);
 }
 
-void rndi_2d_draw_back(void)
+void rndi_2d_draw_back(const RenderView *v)
 {
     if (!D.back.verts.len)
         return;
     glDisable(GL_CULL_FACE);
     glDisable(GL_DEPTH_TEST);
-    set_flat_program();
+    set_flat_program(v);
     batch_draw(&D.back, &D.buf_back, D.vao_back);
     glEnable(GL_DEPTH_TEST);
 }
 
-void rndi_2d_draw_world(void)
+void rndi_2d_draw_world(const RenderView *v)
 {
     if (!D.flat.verts.len && !D.wide.len)
         return;
     glDisable(GL_CULL_FACE);
-    if (rndi_ortho())
+    if (v->cam.ortho)
         glDisable(GL_DEPTH_TEST);    /* 2D: painted over the bodies in call order                  */
     if (D.flat.verts.len) {
-        set_flat_program();
+        set_flat_program(v);
         batch_draw(&D.flat, &D.buf_flat, D.vao_flat);
     }
     if (D.wide.len) {
         glUseProgram(D.prog_wide);
-        glUniformMatrix4fv(D.u_wide_viewproj, 1, GL_FALSE, rndi_viewproj());
-        glUniform2f(D.u_wide_viewport, (float)rndi_width(), (float)rndi_height());
+        glUniformMatrix4fv(D.u_wide_viewproj, 1, GL_FALSE, v->viewproj);
+        glUniform2f(D.u_wide_viewport, (float)v->width, (float)v->height);
         glBindVertexArray(D.vao_wide);
         rndi_stream_upload(&D.buf_wide, D.wide.data, D.wide.len * sizeof(float));
         glDrawArrays(GL_TRIANGLES, 0, (GLsizei)(D.wide.len / WIDE_VFLOATS));
@@ -292,7 +293,7 @@ void rndi_2d_draw_world(void)
     glEnable(GL_DEPTH_TEST);
 }
 
-void rndi_2d_draw_overlay(void)
+void rndi_2d_draw_overlay(const RenderView *v)
 {
     if (!D.overlay.verts.len)
         return;
@@ -300,7 +301,7 @@ void rndi_2d_draw_overlay(void)
     glDepthMask(GL_FALSE);
     glDisable(GL_CULL_FACE);
     glUseProgram(D.prog_overlay);
-    glUniform2f(D.u_overlay_screen, (float)rndi_width(), (float)rndi_height());
+    glUniform2f(D.u_overlay_screen, (float)v->width, (float)v->height);
     glUniform1i(D.u_overlay_texture, 0);
     batch_draw(&D.overlay, &D.buf_overlay, D.vao_overlay);
     glDepthMask(GL_TRUE);

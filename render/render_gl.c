@@ -1,11 +1,39 @@
 /* render_gl.c: the GL plumbing the renderer's files share: growable float arrays, streamed buffers
- * refilled every frame, shader programs, vertex arrays over interleaved float attributes. */
+ * refilled every frame, shader programs, vertex arrays over interleaved float attributes; and the
+ * error slot that every file of the renderer writes and rnd_error() reads. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <epoxy/gl.h>
 
-#include "render_internal.h"
+#include "render.h"
+#include "render_gl.h"
+
+/* the message of the last failure; empty when none */
+static char last_error[1024];
+
+/* record a message for rnd_error() */
+void rndi_set_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    va_end(ap);
+}
+
+/* forget the last failure (rnd_init starts with an empty slot) */
+void rndi_clear_error(void)
+{
+    last_error[0] = '\0';
+}
+
+/* the message of the last failure (empty when none) */
+const char *rnd_error(void)
+{
+    return last_error;
+}
 
 /* reserve n more floats at the end of a; returns where to write them, NULL when out of memory */
 float *rndi_farray_push(FloatArray *a, size_t n)

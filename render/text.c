@@ -11,7 +11,9 @@
 #include <stb_truetype.h>
 
 #include "render.h"
-#include "render_internal.h"
+#include "render_2d.h"
+#include "render_gl.h"
+#include "text.h"
 
 #define DEFAULT_PIXELS 16             /* ascent - descent in pixels of the default size              */
 #define MIN_PIXELS   6
@@ -174,12 +176,6 @@ void rndi_text_shutdown(void)
             glDeleteTextures(1, &text.sizes[i].texture);
     free(text.ttf);
     memset(&text, 0, sizeof text);
-}
-
-/* 1 when text can be drawn */
-int rndi_text_ok(void)
-{
-    return text.ok;
 }
 
 /* public: whether a font was found (text calls draw nothing otherwise) */

@@ -2,7 +2,7 @@
 -- orthographic one looking down -z at the x-y plane (centre, height) for 2D ones; mouse orbit, pan
 -- and zoom for the viewer; follow a body with exponential smoothing; shake; reset to the scene's
 -- camera. The projection math (ray under a pixel, pixel of a point) is done here, in the same way as
--- render.c does it, so picking and mouse-to-world work the same headless, in specs and in a window.
+-- render_view.c does it, so picking and mouse-to-world work the same headless, in specs and in a window.
 --
 --   spec: {eye = {x, y, z}, target = {x, y, z}, fov = radians (0.9)}
 --      or {mode = "2d", center = {x, y}, height = metres visible top to bottom (10)}
@@ -240,7 +240,7 @@ function Camera:apply(gfx)
   if v.mode == "2d" then gfx.camera2d(v.cx, v.cy, v.half) else gfx.camera3d(v.eye, v.target, v.fov) end
 end
 
--- the camera basis of a 3D view: right, up, forward (render.c's update_camera)
+-- the camera basis of a 3D view: right, up, forward (render_view.c's update_perspective)
 local function basis(v)
   local fwd, l = normalize(sub(v.target, v.eye))
   if l == 0 then fwd = { 0, 0, -1 } end
@@ -249,7 +249,7 @@ local function basis(v)
   return right, cross(right, fwd), fwd
 end
 
--- the 2D view's eye height above z = 0 (render.c: everything within +-1000 h of z = 0 is seen)
+-- the 2D view's eye height above z = 0 (render_view.c: everything within +-1000 h of z = 0 is seen)
 local function depth_2d(v) return 1000 * v.half end
 
 -- the ray under window pixel (px, py) of a w x h window: origin and unit direction. 3D: from the eye;

@@ -1,26 +1,24 @@
-/* render.c: the OpenGL 3.3 core renderer of the impetus host.
+/* render_3d.c: the lit world of the renderer: instanced spheres and boxes, lit triangles (hulls,
+ * meshes, capsule sides), two-sided cloth meshes, infinite planes, the ground grid, coloured lines,
+ * and the shadow map of the key light.
  *
  * Every rnd_* call during a frame only appends to a growable float array owned by this file;
- * rnd_end_frame() uploads each array into a streamed buffer (orphaned with glBufferData, then filled
- * with glBufferSubData) and draws it with one call: the back layer of flat world drawing, grid,
- * instanced spheres, instanced boxes, triangles, meshes, lines, the flat world drawing, then the
- * screen overlay (render_2d.c). Matrices are column-major, like GL. */
+ * rndi_3d_draw() uploads each array into a streamed buffer (orphaned with glBufferData, then filled
+ * with glBufferSubData) and draws it with one call: grid, planes, spheres, boxes, triangles, meshes,
+ * lines. render_frame.c places these passes among the flat ones of render_2d.c. */
 #include <math.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <epoxy/gl.h>
 
-#define STB_IMAGE_WRITE_IMPLEMENTATION
-#include <stb_image_write.h>
-
 #include "render.h"
-#include "render_internal.h"
+#include "render_3d.h"
+#include "render_gl.h"
+#include "render_math.h"
 
 /* ================================================================================================
- * small helpers: vectors, matrices, growable arrays, streamed buffers
+ * batch layouts and module state
  * ================================================================================================ */
 
 /* floats per batched element */
@@ -35,90 +33,6 @@
 static const float default_solid[4] = { 1.00f, 0.55f, 0.15f, 1.0f }; /* a pleasant orange       */
 static const float default_line[4]  = { 0.90f, 0.90f, 0.90f, 1.0f };
 
-/* dot product of two 3-vectors */
-static float dot3(const float a[3], const float b[3])
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-/* out = a x b (out may not alias a or b) */
-static void cross3(const float a[3], const float b[3], float out[3])
-{
-    out[0] = a[1] * b[2] - a[2] * b[1];
-    out[1] = a[2] * b[0] - a[0] * b[2];
-    out[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-/* scale v to unit length in place; returns its former length */
-static float normalize3(float v[3])
-{
-    float len = sqrtf(dot3(v, v));
-    if (len > 0.0f) {
-        v[0] /= len;
-        v[1] /= len;
-        v[2] /= len;
-    }
-    return len;
-}
-
-/* out = a * b for column-major 4x4 matrices (out may not alias a or b) */
-static void mat4_mul(const float a[16], const float b[16], float out[16])
-{
-    for (int col = 0; col < 4; col++)
-        for (int row = 0; row < 4; row++) {
-            float s = 0.0f;
-            for (int k = 0; k < 4; k++)
-                s += a[k * 4 + row] * b[col * 4 + k];
-            out[col * 4 + row] = s;
-        }
-}
-
-/* a view matrix from an orthonormal camera basis (right, up, forward) and the eye position */
-static void mat4_view(const float right[3], const float up[3], const float fwd[3],
-                      const float eye[3], float m[16])
-{
-    m[0] = right[0]; m[4] = right[1]; m[8]  = right[2]; m[12] = -dot3(right, eye);
-    m[1] = up[0];    m[5] = up[1];    m[9]  = up[2];    m[13] = -dot3(up, eye);
-    m[2] = -fwd[0];  m[6] = -fwd[1];  m[10] = -fwd[2];  m[14] = dot3(fwd, eye);
-    m[3] = 0.0f;     m[7] = 0.0f;     m[11] = 0.0f;     m[15] = 1.0f;
-}
-
-/* a perspective projection (GL conventions, depth -1..1) */
-static void mat4_perspective(float fovy, float aspect, float zn, float zf, float m[16])
-{
-    float f = 1.0f / tanf(fovy * 0.5f);
-    memset(m, 0, 16 * sizeof(float));
-    m[0] = f / aspect;
-    m[5] = f;
-    m[10] = (zf + zn) / (zn - zf);
-    m[11] = -1.0f;
-    m[14] = 2.0f * zf * zn / (zn - zf);
-}
-
-/* an orthographic projection of the box [l,r] x [b,t] x [-n,-f] in view space */
-static void mat4_ortho(float l, float r, float b, float t, float n, float f, float m[16])
-{
-    memset(m, 0, 16 * sizeof(float));
-    m[0] = 2.0f / (r - l);
-    m[5] = 2.0f / (t - b);
-    m[10] = -2.0f / (f - n);
-    m[12] = -(r + l) / (r - l);
-    m[13] = -(t + b) / (t - b);
-    m[14] = -(f + n) / (f - n);
-    m[15] = 1.0f;
-}
-
-/* ================================================================================================
- * module state
- * ================================================================================================ */
-
-/* the camera as set by the host; matrices are derived from it and the frame size */
-typedef struct {
-    int ortho;                                     /* 1 after rnd_camera_2d                       */
-    float eye[3], target[3], up[3], fovy, znear, zfar;
-    float cx, cy, half_height;
-} CameraParams;
-
 /* uniform locations of the lit programs */
 typedef struct {
     GLint viewproj, key_dir, fill_dir, eye, view_dir, ortho;
@@ -129,15 +43,6 @@ typedef struct {
 #define PLANE_FLOATS 7               /* point xyz, unit normal xyz, (colour follows: 4)             */
 
 static struct {
-    int ready;
-    char error[1024];
-    int width, height;
-
-    CameraParams cam;
-    /* derived by update_camera() */
-    float view[16], proj[16], viewproj[16];
-    float right[3], up[3], fwd[3], eye[3];         /* camera basis and position in world space    */
-    float aspect, tan_half_fovy, depth_half;       /* depth_half: 2D eye height above z = 0       */
     float key_dir[3], fill_dir[3];                 /* world-space directions towards the lights   */
 
     GLuint prog_sphere, prog_box, prog_line, prog_tri;
@@ -166,25 +71,10 @@ static struct {
     /* shadows of the key light (3D only): a depth map rendered from the light */
     int shadows_wanted, shadows_on;
     GLuint shadow_fbo, shadow_tex;
-    GLuint prog_depth_sphere, prog_depth_box, prog_depth_tri, prog_depth_mesh;
-    GLint u_depth_sphere, u_depth_box, u_depth_tri, u_depth_mesh;
+    GLuint prog_depth_sphere, prog_depth_box, prog_depth_tri;
+    GLint u_depth_sphere, u_depth_box, u_depth_tri;
     float light_viewproj[16], shadow_texel;
 } R;
-
-/* record a message for rnd_error() */
-void rndi_set_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(R.error, sizeof R.error, fmt, ap);
-    va_end(ap);
-}
-
-/* the message of the last failure (empty when none) */
-const char *rnd_error(void)
-{
-    return R.error;
-}
 
 /* ================================================================================================
  * shaders
@@ -365,6 +255,7 @@ static LitUniforms lit_uniforms(GLuint prog)
 #define ICO_LEVELS     4             /* levels 0..3: 20, 80, 320, 1280 triangles                    */
 #define ICO_MAX_VERTS  642           /* vertices of level 3                                         */
 #define ICO_MAX_EDGES  480           /* edges of level 2 (split to make level 3)                    */
+#define ICO_INDICES    ((20 + 80 + 320 + 1280) * 3) /* the index lists of all levels together       */
 
 /* scratch space for building the icosphere */
 typedef struct {
@@ -399,12 +290,10 @@ static GLushort ico_midpoint(IcoBuilder *ib, GLushort a, GLushort b)
     return mid;
 }
 
-/* build icosphere levels 0..3 sharing one vertex list (each subdivision only appends vertices), put
- * the vertices and the four index lists, one after the other, into the sphere VAO */
-static void build_sphere_mesh(void)
+/* level 0: the twelve corners of the icosahedron (golden-ratio rectangles) and its twenty faces,
+ * each made counter-clockwise seen from outside; its index range goes to sphere_first/count[0] */
+static void ico_base(IcoBuilder *ib, GLushort *indices)
 {
-    static IcoBuilder ib;            /* ~10 KB: keep it off the stack                              */
-    static GLushort indices[(20 + 80 + 320 + 1280) * 3];
     static const int faces[20][3] = {
         { 0, 11, 5 }, { 0, 5, 1 }, { 0, 1, 7 }, { 0, 7, 10 }, { 0, 10, 11 },
         { 1, 5, 9 }, { 5, 11, 4 }, { 11, 10, 2 }, { 10, 7, 6 }, { 7, 1, 8 },
@@ -418,15 +307,11 @@ static void build_sphere_mesh(void)
         { t, 0, -1 }, { t, 0, 1 }, { -t, 0, -1 }, { -t, 0, 1 },
     };
 
-    memset(&ib, 0, sizeof ib);
     for (int i = 0; i < 12; i++)
-        ico_add_vertex(&ib, corners[i][0], corners[i][1], corners[i][2]);
-
-    /* level 0, each triangle made counter-clockwise seen from outside */
-    GLushort *level = indices;
+        ico_add_vertex(ib, corners[i][0], corners[i][1], corners[i][2]);
     for (int f = 0; f < 20; f++) {
         GLushort a = (GLushort)faces[f][0], b = (GLushort)faces[f][1], c = (GLushort)faces[f][2];
-        const float *pa = &ib.verts[a * 3], *pb = &ib.verts[b * 3], *pc = &ib.verts[c * 3];
+        const float *pa = &ib->verts[a * 3], *pb = &ib->verts[b * 3], *pc = &ib->verts[c * 3];
         float ab[3] = { pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2] };
         float ac[3] = { pc[0] - pa[0], pc[1] - pa[1], pc[2] - pa[2] };
         float n[3];
@@ -436,43 +321,51 @@ static void build_sphere_mesh(void)
             b = c;
             c = tmp;
         }
-        level[f * 3 + 0] = a;
-        level[f * 3 + 1] = b;
-        level[f * 3 + 2] = c;
+        indices[f * 3 + 0] = a;
+        indices[f * 3 + 1] = b;
+        indices[f * 3 + 2] = c;
     }
     R.sphere_first[0] = 0;
     R.sphere_count[0] = 60;
+}
 
-    /* each further level splits every triangle of the previous one into four */
+/* levels 1..3: each splits every triangle of the previous level into four at the edges' midpoints
+ * (pushed out onto the sphere); the index lists follow one another in `indices` */
+static void ico_subdivide(IcoBuilder *ib, GLushort *indices)
+{
     for (int L = 1; L < ICO_LEVELS; L++) {
         const GLushort *prev = indices + R.sphere_first[L - 1];
         int ntri = R.sphere_count[L - 1] / 3;
         GLushort *out = indices + R.sphere_first[L - 1] + R.sphere_count[L - 1];
-        ib.nedges = 0;
+        ib->nedges = 0;
         for (int f = 0; f < ntri; f++) {
             GLushort a = prev[f * 3], b = prev[f * 3 + 1], c = prev[f * 3 + 2];
-            GLushort ab = ico_midpoint(&ib, a, b);
-            GLushort bc = ico_midpoint(&ib, b, c);
-            GLushort ca = ico_midpoint(&ib, c, a);
+            GLushort ab = ico_midpoint(ib, a, b);
+            GLushort bc = ico_midpoint(ib, b, c);
+            GLushort ca = ico_midpoint(ib, c, a);
             GLushort tris[12] = { a, ab, ca, b, bc, ab, c, ca, bc, ab, bc, ca };
             memcpy(out + f * 12, tris, sizeof tris);
         }
         R.sphere_first[L] = (int)(out - indices);
         R.sphere_count[L] = ntri * 12;
     }
+}
 
+/* the sphere VAO: the unit-sphere vertices (position = normal), the index lists of every level, and
+ * the per-instance attributes (centre + radius, colour) read from the streamed instance buffer */
+static void upload_sphere_mesh(const IcoBuilder *ib, const GLushort *indices)
+{
     glGenVertexArrays(1, &R.sphere_vao);
     glBindVertexArray(R.sphere_vao);
     glGenBuffers(1, &R.sphere_vbo);
     glBindBuffer(GL_ARRAY_BUFFER, R.sphere_vbo);
-    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(ib.nverts * 3 * sizeof(float)), ib.verts, GL_STATIC_DRAW);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(ib->nverts * 3 * sizeof(float)), ib->verts, GL_STATIC_DRAW);
     glEnableVertexAttribArray(0);
     glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 3 * sizeof(float), (void *)0);
     glGenBuffers(1, &R.sphere_ebo);
     glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, R.sphere_ebo);
-    glBufferData(GL_ELEMENT_ARRAY_BUFFER, sizeof indices, indices, GL_STATIC_DRAW);
+    glBufferData(GL_ELEMENT_ARRAY_BUFFER, ICO_INDICES * sizeof(GLushort), indices, GL_STATIC_DRAW);
 
-    /* per instance: centre + radius, colour */
     glGenBuffers(1, &R.sphere_inst.id);
     glBindBuffer(GL_ARRAY_BUFFER, R.sphere_inst.id);
     const GLsizei stride = SPHERE_FLOATS * sizeof(float);
@@ -483,6 +376,18 @@ static void build_sphere_mesh(void)
     glVertexAttribPointer(3, 4, GL_FLOAT, GL_FALSE, stride, (void *)(4 * sizeof(float)));
     glVertexAttribDivisor(3, 1);
     glBindVertexArray(0);
+}
+
+/* build icosphere levels 0..3 sharing one vertex list (each subdivision only appends vertices), put
+ * the vertices and the four index lists, one after the other, into the sphere VAO */
+static void build_sphere_mesh(void)
+{
+    static IcoBuilder ib;            /* ~10 KB: keep it off the stack                              */
+    static GLushort indices[ICO_INDICES];
+    memset(&ib, 0, sizeof ib);
+    ico_base(&ib, indices);
+    ico_subdivide(&ib, indices);
+    upload_sphere_mesh(&ib, indices);
 }
 
 /* build the unit cube (-1..1) with 4 vertices per face so every face has its own flat normal */
@@ -548,7 +453,7 @@ static void build_box_mesh(void)
 static int mesh_init(void);
 static void mesh_shutdown(void);
 static void mesh_begin_frame(void);
-static void mesh_draw(void);
+static void mesh_draw(const RenderView *v);
 static int mesh_init_depth(void);
 static void mesh_draw_depth(void);
 static void mesh_shutdown_depth(void);
@@ -599,26 +504,16 @@ static void shadow_shutdown(void)
     R.shadow_fbo = R.shadow_tex = 0;
 }
 
-/* compile shaders, build meshes and buffers, bake the font; 0 on success */
-int rnd_init(void)
+/* compile the lit programs, build the sphere and box meshes, the streamed buffers, the mesh batch
+ * and the shadow map; 0 on success (without a shadow map the rest still works) */
+int rndi_3d_init(void)
 {
-    if (R.ready)
-        return 0;
-    R.error[0] = '\0';
-    if (epoxy_gl_version() < 33) {
-        rndi_set_error("rnd_init: OpenGL 3.3 is required, the context offers %d.%d",
-                       epoxy_gl_version() / 10, epoxy_gl_version() % 10);
-        return 1;
-    }
-
     R.prog_sphere = rndi_link_program(sphere_vs, sphere_fs, "sphere");
     R.prog_box = R.prog_sphere ? rndi_link_program(box_vs, box_fs, "box") : 0;
     R.prog_line = R.prog_box ? rndi_link_program(line_vs, line_fs, "line") : 0;
     R.prog_tri = R.prog_line ? rndi_link_program(tri_vs, lit_fs, "triangles") : 0;
-    if (!R.prog_tri) {
-        rnd_shutdown();
+    if (!R.prog_tri)
         return 1;
-    }
     R.u_sphere = lit_uniforms(R.prog_sphere);
     R.u_box = lit_uniforms(R.prog_box);
     R.u_tri = lit_uniforms(R.prog_tri);
@@ -630,38 +525,16 @@ int rnd_init(void)
     R.line_vao = rndi_build_stream_vao(&R.line_buf, line_attrs, 2);
     static const int tri_attrs[3] = { 3, 3, 4 };
     R.tri_vao = rndi_build_stream_vao(&R.tri_buf, tri_attrs, 3);
-
-    rndi_text_init();                /* never fails: a missing font only disables text             */
-    if (mesh_init() != 0 || rndi_2d_init() != 0) {
-        rnd_shutdown();
+    if (mesh_init() != 0)
         return 1;
-    }
     if (shadow_init() != 0)
         shadow_shutdown();           /* no shadows, everything else works                          */
     R.shadows_wanted = 1;
-
-    /* a default camera until the host sets one */
-    if (R.cam.fovy <= 0.0f && !R.cam.ortho) {
-        const float eye[3] = { 6, 4, 8 }, target[3] = { 0, 0, 0 }, up[3] = { 0, 1, 0 };
-        rnd_camera_3d(eye, target, up, 0.9f, 0.05f, 500.0f);
-    }
-    if (R.width <= 0 || R.height <= 0) {
-        R.width = 800;
-        R.height = 600;
-    }
-
-    GLenum err = glGetError();
-    if (err != GL_NO_ERROR) {
-        rndi_set_error("rnd_init: GL error 0x%04x while creating resources", (unsigned)err);
-        rnd_shutdown();
-        return 1;
-    }
-    R.ready = 1;
     return 0;
 }
 
-/* free every GL object and every batch array; safe to call more than once */
-void rnd_shutdown(void)
+/* free every GL object and every batch array of the lit world; safe to call more than once */
+void rndi_3d_shutdown(void)
 {
     shadow_shutdown();
     rndi_farray_free(&R.planes);
@@ -685,169 +558,23 @@ void rnd_shutdown(void)
     rndi_delete_buffer(&R.box_inst.id);
     rndi_delete_buffer(&R.line_buf.id);
     R.sphere_inst.cap = R.box_inst.cap = R.line_buf.cap = 0;
-    rndi_text_shutdown();
     mesh_shutdown();
-    rndi_2d_shutdown();
     rndi_farray_free(&R.spheres);
     rndi_farray_free(&R.boxes);
     rndi_farray_free(&R.grids);
     rndi_farray_free(&R.lines);
     rndi_farray_free(&R.scratch);
-    R.ready = 0;
-}
-
-/* ================================================================================================
- * camera
- * ================================================================================================ */
-
-/* store a perspective camera; matrices are built when the frame size is known */
-void rnd_camera_3d(const float eye[3], const float target[3], const float up[3],
-                   float fovy, float znear, float zfar)
-{
-    R.cam.ortho = 0;
-    memcpy(R.cam.eye, eye, sizeof R.cam.eye);
-    memcpy(R.cam.target, target, sizeof R.cam.target);
-    memcpy(R.cam.up, up, sizeof R.cam.up);
-    R.cam.fovy = fovy;
-    R.cam.znear = znear;
-    R.cam.zfar = zfar;
-}
-
-/* store an orthographic camera looking at the x-y plane from +z */
-void rnd_camera_2d(float cx, float cy, float half_height)
-{
-    R.cam.ortho = 1;
-    R.cam.cx = cx;
-    R.cam.cy = cy;
-    R.cam.half_height = half_height > 0.0f ? half_height : 1.0f;
-}
-
-/* turn a view-space direction into world space with the camera basis */
-static void view_to_world(const float v[3], float out[3])
-{
-    for (int i = 0; i < 3; i++)
-        out[i] = R.right[i] * v[0] + R.up[i] * v[1] - R.fwd[i] * v[2];
-    normalize3(out);
-}
-
-/* derive the camera basis, view/projection matrices and light directions from the stored camera
- * parameters and the current frame size */
-static void update_camera(void)
-{
-    R.aspect = (R.width > 0 && R.height > 0) ? (float)R.width / (float)R.height : 1.0f;
-    if (R.cam.ortho) {
-        float hh = R.cam.half_height, hw = hh * R.aspect;
-        R.depth_half = 1000.0f * hh;               /* everything within +-1000 h of z = 0 is seen */
-        const float right[3] = { 1, 0, 0 }, up[3] = { 0, 1, 0 }, fwd[3] = { 0, 0, -1 };
-        memcpy(R.right, right, sizeof right);
-        memcpy(R.up, up, sizeof up);
-        memcpy(R.fwd, fwd, sizeof fwd);
-        R.eye[0] = R.cam.cx;
-        R.eye[1] = R.cam.cy;
-        R.eye[2] = R.depth_half;
-        mat4_view(R.right, R.up, R.fwd, R.eye, R.view);
-        mat4_ortho(-hw, hw, -hh, hh, 0.0f, 2.0f * R.depth_half, R.proj);
-    } else {
-        float fwd[3] = { R.cam.target[0] - R.cam.eye[0], R.cam.target[1] - R.cam.eye[1],
-                         R.cam.target[2] - R.cam.eye[2] };
-        if (normalize3(fwd) == 0.0f) {
-            fwd[0] = 0.0f; fwd[1] = 0.0f; fwd[2] = -1.0f;
-        }
-        float right[3], up[3];
-        cross3(fwd, R.cam.up, right);
-        if (normalize3(right) < 1e-6f) {           /* up parallel to the view: pick another      */
-            const float alt[3] = { fabsf(fwd[0]) < 0.9f ? 1.0f : 0.0f, 0.0f,
-                                   fabsf(fwd[0]) < 0.9f ? 0.0f : 1.0f };
-            cross3(fwd, alt, right);
-            normalize3(right);
-        }
-        cross3(right, fwd, up);
-        memcpy(R.right, right, sizeof right);
-        memcpy(R.up, up, sizeof up);
-        memcpy(R.fwd, fwd, sizeof fwd);
-        memcpy(R.eye, R.cam.eye, sizeof R.eye);
-        R.tan_half_fovy = tanf(R.cam.fovy * 0.5f);
-        mat4_view(R.right, R.up, R.fwd, R.eye, R.view);
-        mat4_perspective(R.cam.fovy, R.aspect, R.cam.znear, R.cam.zfar, R.proj);
-    }
-    mat4_mul(R.proj, R.view, R.viewproj);
-
-    /* the fill light is fixed relative to the camera (from the right), so every view looks lit. The
-     * key light is the sun of the shadows: fixed in the world in 3D (high, from the left and the +z
-     * side most cameras look from); in 2D it comes from upper left behind the viewer */
-    const float key_view[3] = { -0.45f, 0.70f, 0.55f }, fill_view[3] = { 0.70f, -0.15f, 0.45f };
-    if (R.cam.ortho) {
-        view_to_world(key_view, R.key_dir);
-    } else {
-        R.key_dir[0] = -0.35f, R.key_dir[1] = 1.0f, R.key_dir[2] = 0.45f;
-        normalize3(R.key_dir);
-    }
-    view_to_world(fill_view, R.fill_dir);
-}
-
-/* the view for the other files of the renderer (valid after update_camera) */
-const float *rndi_viewproj(void) { return R.viewproj; }
-int rndi_width(void) { return R.width; }
-int rndi_height(void) { return R.height; }
-int rndi_ortho(void) { return R.cam.ortho; }
-
-/* world point -> window pixel (origin top-left); 0 when the point is behind the camera */
-int rnd_project(const float world[3], float *px, float *py)
-{
-    update_camera();
-    const float *m = R.viewproj;
-    float clip[4];
-    for (int row = 0; row < 4; row++)
-        clip[row] = m[row] * world[0] + m[4 + row] * world[1] + m[8 + row] * world[2] + m[12 + row];
-    if (clip[3] <= 1e-12f)
-        return 0;
-    float nx = clip[0] / clip[3], ny = clip[1] / clip[3];
-    if (px)
-        *px = (nx * 0.5f + 0.5f) * (float)R.width;
-    if (py)
-        *py = (0.5f - ny * 0.5f) * (float)R.height;
-    return 1;
-}
-
-/* window pixel -> picking ray: from the eye (3D) or from the front of the view volume (2D) */
-void rnd_unproject(float px, float py, float origin[3], float dir[3])
-{
-    update_camera();
-    float nx = 2.0f * px / (float)R.width - 1.0f;
-    float ny = 1.0f - 2.0f * py / (float)R.height;
-    if (R.cam.ortho) {
-        origin[0] = R.cam.cx + nx * R.cam.half_height * R.aspect;
-        origin[1] = R.cam.cy + ny * R.cam.half_height;
-        origin[2] = R.depth_half;
-        dir[0] = 0.0f; dir[1] = 0.0f; dir[2] = -1.0f;
-    } else {
-        const float v[3] = { nx * R.tan_half_fovy * R.aspect, ny * R.tan_half_fovy, -1.0f };
-        memcpy(origin, R.eye, 3 * sizeof(float));
-        view_to_world(v, dir);
-    }
 }
 
 /* ================================================================================================
  * batching
  * ================================================================================================ */
 
-/* start a frame: remember the drawable size, set the viewport, clear colour and depth, empty the
- * batches */
-void rnd_begin_frame(int width, int height, const float clear_rgb[3])
+/* empty the batches for a new frame */
+void rndi_3d_begin_frame(void)
 {
-    R.width = width > 0 ? width : 1;
-    R.height = height > 0 ? height : 1;
     R.spheres.len = R.boxes.len = R.grids.len = R.lines.len = R.tris.len = R.xlines.len = R.planes.len = 0;
     mesh_begin_frame();
-    rndi_2d_begin_frame();
-    glViewport(0, 0, R.width, R.height);
-    if (clear_rgb)
-        glClearColor(clear_rgb[0], clear_rgb[1], clear_rgb[2], 1.0f);
-    else
-        glClearColor(0.0f, 0.0f, 0.0f, 1.0f);
-    glDepthMask(GL_TRUE);
-    glClearDepth(1.0);
-    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
 }
 
 /* queue n spheres (x, y, z, radius) with optional per-sphere rgba */
@@ -986,7 +713,7 @@ static void push_segment(float ax, float ay, float az, float bx, float by, float
 
 /* turn one grid request into line vertices in the scratch array: the ground plane y = height in
  * 3D, the z = 0 plane in 2D; every 5th line brighter, the axes coloured */
-static void emit_grid(float half_extent, float spacing, float height)
+static void emit_grid(const RenderView *v, float half_extent, float spacing, float height)
 {
     static const float minor[4]  = { 0.50f, 0.50f, 0.50f, 0.30f };
     static const float major[4]  = { 0.62f, 0.62f, 0.62f, 0.60f };
@@ -1001,8 +728,8 @@ static void emit_grid(float half_extent, float spacing, float height)
     for (long i = -count; i <= count; i++) {
         float s = (float)i * spacing;
         const float *c1 = i == 0 ? axis_x : (i % 5 == 0 ? major : minor);  /* along x           */
-        const float *c2 = i == 0 ? (R.cam.ortho ? axis_y : axis_z) : (i % 5 == 0 ? major : minor);
-        if (R.cam.ortho) {
+        const float *c2 = i == 0 ? (v->cam.ortho ? axis_y : axis_z) : (i % 5 == 0 ? major : minor);
+        if (v->cam.ortho) {
             push_segment(-L, s, 0.0f, L, s, 0.0f, c1);
             push_segment(s, -L, 0.0f, s, L, 0.0f, c2);
         } else {
@@ -1013,15 +740,15 @@ static void emit_grid(float half_extent, float spacing, float height)
 }
 
 /* set the camera and light uniforms of a lit program */
-static void set_lit_uniforms(const LitUniforms *u)
+static void set_lit_uniforms(const LitUniforms *u, const RenderView *v)
 {
-    glUniformMatrix4fv(u->viewproj, 1, GL_FALSE, R.viewproj);
+    glUniformMatrix4fv(u->viewproj, 1, GL_FALSE, v->viewproj);
     glUniform3fv(u->key_dir, 1, R.key_dir);
     glUniform3fv(u->fill_dir, 1, R.fill_dir);
-    glUniform3fv(u->eye, 1, R.eye);
-    const float to_camera[3] = { -R.fwd[0], -R.fwd[1], -R.fwd[2] };
+    glUniform3fv(u->eye, 1, v->eye);
+    const float to_camera[3] = { -v->fwd[0], -v->fwd[1], -v->fwd[2] };
     glUniform3fv(u->view_dir, 1, to_camera);
-    glUniform1i(u->ortho, R.cam.ortho);
+    glUniform1i(u->ortho, v->cam.ortho);
     glUniform1i(u->shadows, R.shadows_on);
     glUniformMatrix4fv(u->light_viewproj, 1, GL_FALSE, R.light_viewproj);
     glUniform1i(u->shadow_map, 1);
@@ -1069,21 +796,22 @@ static void push_ground_quad(const float c[4][3], const float n[3], const float 
 /* the planes as quads: in 3D a square 800 m wide in the plane, centred under the camera target; in
  * 2D the cross-section with the view plane z = 0, the solid half below the plane's line, facing the
  * camera */
-static void emit_planes(void)
+static void emit_planes(const RenderView *v)
 {
+    const CameraParams *cam = &v->cam;
     R.ground.len = 0;
     for (size_t i = 0; i < R.planes.len; i += PLANE_FLOATS + 4) {
         const float *p = R.planes.data + i, *n = p + 3, *rgba = p + 6;
         float c[4][3];
-        if (R.cam.ortho) {
+        if (cam->ortho) {
             float l = sqrtf(n[0] * n[0] + n[1] * n[1]);
             if (l < 1e-6f)
                 continue;            /* a plane facing the camera has no edge in the view          */
             float nx = n[0] / l, ny = n[1] / l, tx = -ny, ty = nx;
             /* the point of the plane's line nearest the view centre, and a span past the view */
-            float s = (R.cam.cx - p[0]) * tx + (R.cam.cy - p[1]) * ty;
+            float s = (cam->cx - p[0]) * tx + (cam->cy - p[1]) * ty;
             float ox = p[0] + tx * s, oy = p[1] + ty * s;
-            float span = 4.0f * R.cam.half_height * (R.aspect > 1.0f ? R.aspect : 1.0f) + 1.0f;
+            float span = 4.0f * cam->half_height * (v->aspect > 1.0f ? v->aspect : 1.0f) + 1.0f;
             const float corner[4][2] = { { -1, 0 }, { 1, 0 }, { 1, -1 }, { -1, -1 } };
             for (int k = 0; k < 4; k++) {
                 c[k][0] = ox + corner[k][0] * span * tx + corner[k][1] * span * nx;
@@ -1098,9 +826,9 @@ static void emit_planes(void)
             cross3(n, h, e1);
             normalize3(e1);
             cross3(n, e1, e2);
-            float rel[3] = { R.cam.target[0] - p[0], R.cam.target[1] - p[1], R.cam.target[2] - p[2] };
+            float rel[3] = { cam->target[0] - p[0], cam->target[1] - p[1], cam->target[2] - p[2] };
             float d = dot3(rel, n), half = 400.0f;
-            float o[3] = { R.cam.target[0] - d * n[0], R.cam.target[1] - d * n[1], R.cam.target[2] - d * n[2] };
+            float o[3] = { cam->target[0] - d * n[0], cam->target[1] - d * n[1], cam->target[2] - d * n[2] };
             const float corner[4][2] = { { -1, -1 }, { 1, -1 }, { 1, 1 }, { -1, 1 } };
             for (int k = 0; k < 4; k++)
                 for (int j = 0; j < 3; j++)
@@ -1125,45 +853,47 @@ static void grow_bounds(float lo[3], float hi[3], const float c[3], const float 
     }
 }
 
-/* render the casters' depth as seen from the key light into the shadow map. The light's orthographic
- * view is fitted to the bounds of the casters (spheres, boxes, triangles, meshes; planes only
- * receive), clipped to a region around the camera target so a large world keeps sharp shadows near
- * where the camera looks. */
-static void shadow_pass(void)
+/* the sphere (centre c, radius *r) around every caster (spheres, boxes, triangles, meshes; planes
+ * only receive), its box first clipped to a region around the camera target so a large world keeps
+ * sharp shadows near where the camera looks; 0 when nothing (finite) there casts a shadow */
+static int caster_bounds(const CameraParams *cam, float c[3], float *r)
 {
-    R.shadows_on = 0;
-    if (!R.shadows_wanted || R.cam.ortho || !R.shadow_fbo)
-        return;
     float lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
     for (size_t i = 0; i < R.spheres.len; i += SPHERE_FLOATS) {
-        const float *q = R.spheres.data + i, r[3] = { q[3], q[3], q[3] };
-        grow_bounds(lo, hi, q, r);
+        const float *q = R.spheres.data + i, radius[3] = { q[3], q[3], q[3] };
+        grow_bounds(lo, hi, q, radius);
     }
     for (size_t i = 0; i < R.boxes.len; i += BOX_FLOATS) {
         const float *b = R.boxes.data + i, *half = b + 12;
-        float r[3];
+        float extent[3];
         for (int k = 0; k < 3; k++)
-            r[k] = fabsf(b[k]) * half[0] + fabsf(b[3 + k]) * half[1] + fabsf(b[6 + k]) * half[2];
-        grow_bounds(lo, hi, b + 9, r);
+            extent[k] = fabsf(b[k]) * half[0] + fabsf(b[3 + k]) * half[1] + fabsf(b[6 + k]) * half[2];
+        grow_bounds(lo, hi, b + 9, extent);
     }
     const float zero[3] = { 0, 0, 0 };
     for (size_t i = 0; i < R.tris.len; i += TRI_VFLOATS)
         grow_bounds(lo, hi, R.tris.data + i, zero);
     mesh_grow_bounds(lo, hi);
-    float reach = 4.0f * sqrtf((R.cam.eye[0] - R.cam.target[0]) * (R.cam.eye[0] - R.cam.target[0]) +
-                               (R.cam.eye[1] - R.cam.target[1]) * (R.cam.eye[1] - R.cam.target[1]) +
-                               (R.cam.eye[2] - R.cam.target[2]) * (R.cam.eye[2] - R.cam.target[2])) + 10.0f;
-    float c[3], r = 0;
+    float reach = 4.0f * sqrtf((cam->eye[0] - cam->target[0]) * (cam->eye[0] - cam->target[0]) +
+                               (cam->eye[1] - cam->target[1]) * (cam->eye[1] - cam->target[1]) +
+                               (cam->eye[2] - cam->target[2]) * (cam->eye[2] - cam->target[2])) + 10.0f;
+    float r2 = 0;
     for (int i = 0; i < 3; i++) {
-        if (lo[i] < R.cam.target[i] - reach) lo[i] = R.cam.target[i] - reach;
-        if (hi[i] > R.cam.target[i] + reach) hi[i] = R.cam.target[i] + reach;
+        if (lo[i] < cam->target[i] - reach) lo[i] = cam->target[i] - reach;
+        if (hi[i] > cam->target[i] + reach) hi[i] = cam->target[i] + reach;
         if (!(lo[i] <= hi[i]))
-            return;                  /* nothing (finite) near the camera casts a shadow             */
+            return 0;
         c[i] = 0.5f * (lo[i] + hi[i]);
-        r += 0.25f * (hi[i] - lo[i]) * (hi[i] - lo[i]);
+        r2 += 0.25f * (hi[i] - lo[i]) * (hi[i] - lo[i]);
     }
-    r = sqrtf(r) + 0.01f;
-    /* the light looks along -key_dir at the centre from 2r away: the casters lie 1r..3r deep */
+    *r = sqrtf(r2) + 0.01f;
+    return 1;
+}
+
+/* the light's orthographic view of the sphere (c, r): it looks along -key_dir at the centre from 2r
+ * away, so the casters lie 1r..3r deep; sets light_viewproj and the world size of a map texel */
+static void fit_light_view(const float c[3], float r)
+{
     float fwd[3] = { -R.key_dir[0], -R.key_dir[1], -R.key_dir[2] }, right[3], up[3];
     const float alt[3] = { 0, 0, 1 };
     cross3(fwd, alt, right);
@@ -1175,15 +905,12 @@ static void shadow_pass(void)
     mat4_ortho(-r, r, -r, r, 0.01f * r, 6.0f * r, proj);
     mat4_mul(proj, view, R.light_viewproj);
     R.shadow_texel = 2.0f * r / SHADOW_SIZE;
+}
 
-    glBindFramebuffer(GL_FRAMEBUFFER, R.shadow_fbo);
-    glViewport(0, 0, SHADOW_SIZE, SHADOW_SIZE);
-    glDepthMask(GL_TRUE);
-    glClear(GL_DEPTH_BUFFER_BIT);
-    glEnable(GL_DEPTH_TEST);
-    glDisable(GL_CULL_FACE);
-    glEnable(GL_POLYGON_OFFSET_FILL);
-    glPolygonOffset(2.0f, 4.0f);
+/* the casters' depth seen through light_viewproj into the bound shadow framebuffer (spheres at
+ * icosphere level 2, 320 triangles, however many there are) */
+static void draw_casters_depth(void)
+{
     size_t nspheres = R.spheres.len / SPHERE_FLOATS;
     if (nspheres) {
         glUseProgram(R.prog_depth_sphere);
@@ -1209,71 +936,117 @@ static void shadow_pass(void)
         glDrawArrays(GL_TRIANGLES, 0, (GLsizei)(R.tris.len / TRI_VFLOATS));
     }
     mesh_draw_depth();
+}
+
+/* render the casters' depth as seen from the key light into the shadow map (3D camera only); the lit
+ * shaders compare against it when shadows_on */
+static void shadow_pass(const RenderView *v)
+{
+    R.shadows_on = 0;
+    float c[3], r;
+    if (!R.shadows_wanted || v->cam.ortho || !R.shadow_fbo || !caster_bounds(&v->cam, c, &r))
+        return;
+    fit_light_view(c, r);
+    glBindFramebuffer(GL_FRAMEBUFFER, R.shadow_fbo);
+    glViewport(0, 0, SHADOW_SIZE, SHADOW_SIZE);
+    glDepthMask(GL_TRUE);
+    glClear(GL_DEPTH_BUFFER_BIT);
+    glEnable(GL_DEPTH_TEST);
+    glDisable(GL_CULL_FACE);
+    glEnable(GL_POLYGON_OFFSET_FILL);
+    glPolygonOffset(2.0f, 4.0f);
+    draw_casters_depth();
     glDisable(GL_POLYGON_OFFSET_FILL);
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
-    glViewport(0, 0, R.width, R.height);
+    glViewport(0, 0, v->width, v->height);
     R.shadows_on = 1;
 }
 
-/* draw every queued batch: back layer, grid, planes, spheres, boxes, triangles, meshes, lines, flat
- * world drawing, overlay; the shadow map first when shadows are on */
-void rnd_end_frame(void)
+/* the light directions for this view: the fill light is fixed relative to the camera (from the
+ * right), so every view looks lit. The key light is the sun of the shadows: fixed in the world in 3D
+ * (high, from the left and the +z side most cameras look from); in 2D it comes from upper left behind
+ * the viewer */
+static void update_lights(const RenderView *v)
 {
-    if (!R.ready)
-        return;
-    update_camera();
-    shadow_pass();
+    const float key_view[3] = { -0.45f, 0.70f, 0.55f }, fill_view[3] = { 0.70f, -0.15f, 0.45f };
+    if (v->cam.ortho) {
+        rndi_view_to_world(v, key_view, R.key_dir);
+    } else {
+        R.key_dir[0] = -0.35f, R.key_dir[1] = 1.0f, R.key_dir[2] = 0.45f;
+        normalize3(R.key_dir);
+    }
+    rndi_view_to_world(v, fill_view, R.fill_dir);
+}
+
+/* before anything is drawn: the lights, the shadow map (when shadows are on) bound to texture unit
+ * 1, and the planes' quads for this view */
+void rndi_3d_prepare(const RenderView *v)
+{
+    update_lights(v);
+    shadow_pass(v);
     glActiveTexture(GL_TEXTURE1);
     glBindTexture(GL_TEXTURE_2D, R.shadow_tex);
     glActiveTexture(GL_TEXTURE0);
-    emit_planes();
-    glViewport(0, 0, R.width, R.height);
-    glEnable(GL_BLEND);
-    glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
-    glEnable(GL_DEPTH_TEST);
-    glDepthFunc(GL_LEQUAL);
-    glDepthMask(GL_TRUE);
+    emit_planes(v);
+}
 
-    rndi_2d_draw_back();             /* the world's back layer (backgrounds), under everything     */
+/* vertex counts of the one line upload: grid vertices first, then the lines, then the x-ray lines */
+typedef struct {
+    GLsizei grid, lines, xlines;
+} LineCounts;
 
-    /* grid and lines share one upload: grid vertices first, then the lines */
+/* gather the grid's vertices (made for this view) and the queued lines into the scratch array */
+static LineCounts gather_lines(const RenderView *v)
+{
+    LineCounts n;
     R.scratch.len = 0;
     for (size_t g = 0; g < R.grids.len; g += GRID_FLOATS)
-        emit_grid(R.grids.data[g], R.grids.data[g + 1], R.grids.data[g + 2]);
-    GLsizei grid_verts = (GLsizei)(R.scratch.len / LINE_VFLOATS);
+        emit_grid(v, R.grids.data[g], R.grids.data[g + 1], R.grids.data[g + 2]);
+    n.grid = (GLsizei)(R.scratch.len / LINE_VFLOATS);
     float *lines = R.lines.len ? rndi_farray_push(&R.scratch, R.lines.len) : NULL;
     if (lines)
         memcpy(lines, R.lines.data, R.lines.len * sizeof(float));
-    GLsizei line_verts = (GLsizei)(R.scratch.len / LINE_VFLOATS) - grid_verts;
+    n.lines = (GLsizei)(R.scratch.len / LINE_VFLOATS) - n.grid;
     float *xl = R.xlines.len ? rndi_farray_push(&R.scratch, R.xlines.len) : NULL;
     if (xl)
         memcpy(xl, R.xlines.data, R.xlines.len * sizeof(float));
-    GLsizei xline_verts = (GLsizei)(R.scratch.len / LINE_VFLOATS) - grid_verts - line_verts;
+    n.xlines = (GLsizei)(R.scratch.len / LINE_VFLOATS) - n.grid - n.lines;
+    return n;
+}
 
-    if (R.scratch.len) {
-        rndi_stream_upload(&R.line_buf, R.scratch.data, R.scratch.len * sizeof(float));
-        glUseProgram(R.prog_line);
-        glUniformMatrix4fv(R.u_line_viewproj, 1, GL_FALSE, R.viewproj);
-        glBindVertexArray(R.line_vao);
-        glDisable(GL_CULL_FACE);
-        if (grid_verts)
-            glDrawArrays(GL_LINES, 0, grid_verts);
-    }
+/* upload the gathered lines once and draw the grid, before any solid */
+static void draw_grid(const RenderView *v, const LineCounts *n)
+{
+    if (!R.scratch.len)
+        return;
+    rndi_stream_upload(&R.line_buf, R.scratch.data, R.scratch.len * sizeof(float));
+    glUseProgram(R.prog_line);
+    glUniformMatrix4fv(R.u_line_viewproj, 1, GL_FALSE, v->viewproj);
+    glBindVertexArray(R.line_vao);
+    glDisable(GL_CULL_FACE);
+    if (n->grid)
+        glDrawArrays(GL_LINES, 0, n->grid);
+}
 
-    /* planes: pushed back in depth, so grid lines on them stay visible */
-    if (R.ground.len) {
-        glDisable(GL_CULL_FACE);
-        glEnable(GL_POLYGON_OFFSET_FILL);
-        glPolygonOffset(1.0f, 2.0f);
-        glUseProgram(R.prog_tri);
-        set_lit_uniforms(&R.u_tri);
-        glBindVertexArray(R.tri_vao);
-        rndi_stream_upload(&R.tri_buf, R.ground.data, R.ground.len * sizeof(float));
-        glDrawArrays(GL_TRIANGLES, 0, (GLsizei)(R.ground.len / TRI_VFLOATS));
-        glDisable(GL_POLYGON_OFFSET_FILL);
-    }
+/* planes: pushed back in depth, so grid lines on them stay visible */
+static void draw_planes(const RenderView *v)
+{
+    if (!R.ground.len)
+        return;
+    glDisable(GL_CULL_FACE);
+    glEnable(GL_POLYGON_OFFSET_FILL);
+    glPolygonOffset(1.0f, 2.0f);
+    glUseProgram(R.prog_tri);
+    set_lit_uniforms(&R.u_tri, v);
+    glBindVertexArray(R.tri_vao);
+    rndi_stream_upload(&R.tri_buf, R.ground.data, R.ground.len * sizeof(float));
+    glDrawArrays(GL_TRIANGLES, 0, (GLsizei)(R.ground.len / TRI_VFLOATS));
+    glDisable(GL_POLYGON_OFFSET_FILL);
+}
 
-    /* lit solids */
+/* the lit solids: spheres and boxes (back faces culled), then triangles and meshes (two-sided) */
+static void draw_solids(const RenderView *v)
+{
     glEnable(GL_CULL_FACE);
     glCullFace(GL_BACK);
     glFrontFace(GL_CCW);
@@ -1281,7 +1054,7 @@ void rnd_end_frame(void)
     if (nspheres) {
         int level = sphere_level(nspheres);
         glUseProgram(R.prog_sphere);
-        set_lit_uniforms(&R.u_sphere);
+        set_lit_uniforms(&R.u_sphere, v);
         glBindVertexArray(R.sphere_vao);
         rndi_stream_upload(&R.sphere_inst, R.spheres.data, R.spheres.len * sizeof(float));
         glDrawElementsInstanced(GL_TRIANGLES, R.sphere_count[level], GL_UNSIGNED_SHORT,
@@ -1290,7 +1063,7 @@ void rnd_end_frame(void)
     size_t nboxes = R.boxes.len / BOX_FLOATS;
     if (nboxes) {
         glUseProgram(R.prog_box);
-        set_lit_uniforms(&R.u_box);
+        set_lit_uniforms(&R.u_box, v);
         glBindVertexArray(R.box_vao);
         rndi_stream_upload(&R.box_inst, R.boxes.data, R.boxes.len * sizeof(float));
         glDrawElementsInstanced(GL_TRIANGLES, 36, GL_UNSIGNED_SHORT, (void *)0, (GLsizei)nboxes);
@@ -1299,85 +1072,41 @@ void rnd_end_frame(void)
     size_t ntri_verts = R.tris.len / TRI_VFLOATS;
     if (ntri_verts) {
         glUseProgram(R.prog_tri);
-        set_lit_uniforms(&R.u_tri);
+        set_lit_uniforms(&R.u_tri, v);
         glBindVertexArray(R.tri_vao);
         rndi_stream_upload(&R.tri_buf, R.tris.data, R.tris.len * sizeof(float));
         glDrawArrays(GL_TRIANGLES, 0, (GLsizei)ntri_verts);
     }
-    mesh_draw();                     /* two-sided: no culling                                     */
-
-    /* lines (already uploaded after the grid) */
-    if (line_verts) {
-        glUseProgram(R.prog_line);
-        glUniformMatrix4fv(R.u_line_viewproj, 1, GL_FALSE, R.viewproj);
-        glBindVertexArray(R.line_vao);
-        glDrawArrays(GL_LINES, grid_verts, line_verts);
-    }
-    if (xline_verts) {
-        glUseProgram(R.prog_line);
-        glUniformMatrix4fv(R.u_line_viewproj, 1, GL_FALSE, R.viewproj);
-        glBindVertexArray(R.line_vao);
-        glDisable(GL_DEPTH_TEST);
-        glDrawArrays(GL_LINES, grid_verts + line_verts, xline_verts);
-        glEnable(GL_DEPTH_TEST);
-    }
-
-    rndi_2d_draw_world();            /* flat world shapes, images and wide lines                   */
-    rndi_2d_draw_overlay();          /* the screen overlay, in call order, over everything         */
-
-    glBindVertexArray(0);
-    glBindBuffer(GL_ARRAY_BUFFER, 0);
-    glUseProgram(0);
+    mesh_draw(v);
 }
 
-/* ================================================================================================
- * output
- * ================================================================================================ */
-
-/* read the back buffer and write it as an upright, opaque RGBA PNG; 0 on success */
-int rnd_screenshot(const char *path, int width, int height)
+/* the lines (uploaded with the grid): depth-tested, then the x-ray lines over everything */
+static void draw_lines(const RenderView *v, const LineCounts *n)
 {
-    if (!path || width <= 0 || height <= 0) {
-        rndi_set_error("rnd_screenshot: bad arguments (path %s, %dx%d)", path ? path : "NULL", width, height);
-        return 1;
+    if (n->lines) {
+        glUseProgram(R.prog_line);
+        glUniformMatrix4fv(R.u_line_viewproj, 1, GL_FALSE, v->viewproj);
+        glBindVertexArray(R.line_vao);
+        glDrawArrays(GL_LINES, n->grid, n->lines);
     }
-    size_t row = (size_t)width * 4;
-    unsigned char *pixels = malloc(row * (size_t)height);
-    unsigned char *flipped = malloc(row * (size_t)height);
-    if (!pixels || !flipped) {
-        free(pixels);
-        free(flipped);
-        rndi_set_error("rnd_screenshot: out of memory for %dx%d pixels", width, height);
-        return 1;
+    if (n->xlines) {
+        glUseProgram(R.prog_line);
+        glUniformMatrix4fv(R.u_line_viewproj, 1, GL_FALSE, v->viewproj);
+        glBindVertexArray(R.line_vao);
+        glDisable(GL_DEPTH_TEST);
+        glDrawArrays(GL_LINES, n->grid + n->lines, n->xlines);
+        glEnable(GL_DEPTH_TEST);
     }
-    while (glGetError() != GL_NO_ERROR)
-        ;                            /* drop stale errors so the check below is ours              */
-    glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
-    glReadBuffer(GL_BACK);
-    glPixelStorei(GL_PACK_ALIGNMENT, 1);
-    glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels);
-    GLenum err = glGetError();
-    if (err != GL_NO_ERROR) {
-        free(pixels);
-        free(flipped);
-        rndi_set_error("rnd_screenshot: glReadPixels failed (GL error 0x%04x)", (unsigned)err);
-        return 1;
-    }
-    /* GL rows go bottom-up, PNG rows top-down; force alpha opaque */
-    for (int y = 0; y < height; y++) {
-        unsigned char *dst = flipped + (size_t)y * row;
-        memcpy(dst, pixels + (size_t)(height - 1 - y) * row, row);
-        for (size_t x = 3; x < row; x += 4)
-            dst[x] = 255;
-    }
-    int ok = stbi_write_png(path, width, height, 4, flipped, (int)row);
-    free(pixels);
-    free(flipped);
-    if (!ok) {
-        rndi_set_error("rnd_screenshot: could not write %s", path);
-        return 1;
-    }
-    return 0;
+}
+
+/* draw every queued batch of the lit world: grid, planes, spheres, boxes, triangles, meshes, lines */
+void rndi_3d_draw(const RenderView *v)
+{
+    LineCounts n = gather_lines(v);
+    draw_grid(v, &n);
+    draw_planes(v);
+    draw_solids(v);
+    draw_lines(v, &n);
 }
 
 /* ================================================================================================
@@ -1515,13 +1244,13 @@ void rnd_mesh(int nverts, const float *xyz, const float *normals, int ntris, con
     }
 }
 
-/* draw the queued meshes (called by rnd_end_frame after the lit solids, culling off) */
-static void mesh_draw(void)
+/* draw the queued meshes (after the lit solids, culling off) */
+static void mesh_draw(const RenderView *v)
 {
     if (!M.nidx || !M.prog)
         return;
     glUseProgram(M.prog);
-    set_lit_uniforms(&M.u);
+    set_lit_uniforms(&M.u, v);
     glBindVertexArray(M.vao);
     rndi_stream_upload(&M.vbuf, M.verts.data, M.verts.len * sizeof(float));
     glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, M.ebo);
