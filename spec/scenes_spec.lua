@@ -1,0 +1,164 @@
+-- Every scene in scenes/ and every game in scenes/games/<name>/main.lua, run as a user would meet it:
+--   * 5 s of simulated time through the runner (the host's fixed-step clock, hot reload and guards),
+--     with the keys scenes use pressed and released along the way: no script error, no NaN;
+--   * an offscreen screenshot through the host (the README's command, --screenshot), compared with a
+--     screenshot of the same scene in which the host draws no world (the scene's overlay, the HUD, the
+--     grid and the background stay): the world's objects must cover a share of the picture, and the
+--     picture must hold more than a few colours.
+-- The bench scenes (scenes/bench/) are left to `./impetus hash --check`: some take seconds a step.
+local impetus = require "impetus"
+local helpers = require "helpers"
+
+local SIM_SECONDS = 5
+local SHOT_FRAMES = 20               -- frames simulated before a screenshot (1/60 s each)
+local SHOT_W, SHOT_H = 960, 540
+local HUD_W, HUD_H = 520, 100      -- the host's HUD box in the top-left corner (timings change from run to run)
+-- the world must change at least this share of the pixels outside the HUD. Two renders of one scene
+-- differ in up to 0.03 % (timings a scene's overlay prints); the thinnest scenes (chain: 200 rods as
+-- lines; integrators, pendulums: a few small particles) change 0.22-0.25 %, the others 0.4-17 %.
+local WORLD_SHARE = 0.001
+
+local function ls(pattern)
+  local list = {}
+  local p = io.popen(string.format("cd %q && ls %s 2>/dev/null", helpers.root, pattern))
+  for line in p:lines() do list[#list + 1] = line end
+  p:close()
+  return list
+end
+
+local SCENES = ls("scenes/*.lua")
+for _, game in ipairs(ls("scenes/games/*/main.lua")) do SCENES[#SCENES + 1] = game end
+
+-- keys the scenes' keypressed/keyreleased answer (letters, digits, arrows, space), each pressed at its
+-- own time and held for 0.2 s, between 1 s and 4.5 s of the run
+local KEYS = { "space", "up", "down", "left", "right" }
+for c = string.byte("a"), string.byte("z") do KEYS[#KEYS + 1] = string.char(c) end
+for d = 1, 9 do KEYS[#KEYS + 1] = tostring(d) end
+
+local function finite3(v) return v[1] == v[1] and v[2] == v[2] and v[3] == v[3] and
+  math.abs(v[1]) < math.huge and math.abs(v[2]) < math.huge and math.abs(v[3]) < math.huge end
+
+-- run the scene for `seconds`, pressing KEYS; returns the runner (its error, if any, is in r.error)
+local function run_scene(path, seconds)
+  math.randomseed(1)
+  local r = impetus.runner(helpers.root .. "/" .. path)
+  r:start()
+  if r.error then return r end
+  local dt = r:step_dt()
+  local n = math.ceil(seconds / dt - 1e-9)
+  local presses, releases = {}, {}
+  for i, k in ipairs(KEYS) do
+    local t = 1 + (i - 1) * 3.5 / #KEYS
+    presses[math.floor(t / dt)] = k
+    releases[math.floor((t + 0.2) / dt)] = k
+  end
+  for s = 1, n do
+    if presses[s] then r:call("keypressed", r.world, presses[s]) end
+    if releases[s] then r:call("keyreleased", r.world, releases[s]) end
+    if not r:step() then break end
+  end
+  return r
+end
+
+describe("every scene and game", function()
+  it("was found", function()
+    assert.is_true(#SCENES >= 29, "scenes found: " .. #SCENES)
+  end)
+
+  for _, path in ipairs(SCENES) do
+    it("runs " .. SIM_SECONDS .. " s with its keys pressed, without a script error: " .. path, function()
+      local r = run_scene(path, SIM_SECONDS)
+      assert.is_nil(r.error, path .. ": " .. tostring(r.error))
+      helpers.near(r.world.time, math.ceil(SIM_SECONDS / r:step_dt() - 1e-9) * r:step_dt(), 1e-6, path .. " simulated time")
+      for _, b in ipairs(r.world:bodies()) do
+        assert.is_true(finite3(b.position) and finite3(b.velocity), path .. ": a body's state is not finite")
+      end
+      for _, p in ipairs(r.world:particles()) do
+        assert.is_true(finite3(p.position) and finite3(p.velocity), path .. ": a particle's state is not finite")
+      end
+    end)
+  end
+end)
+
+-- an RGBA picture: width, height, bytes
+local function load_png(file)
+  local w, h, px = impetus.core.image_load(file)
+  return { w = w, h = h, px = px }
+end
+
+-- the number of distinct RGB colours of a picture
+local function distinct_colours(img)
+  local seen, n = {}, 0
+  local px = img.px
+  for i = 1, #px, 4 do
+    local key = px:sub(i, i + 2)
+    if not seen[key] then seen[key], n = true, n + 1 end
+  end
+  return n
+end
+
+-- the share of pixels outside the HUD box where two pictures differ by more than `tol` in some channel
+local function differing_share(a, b, tol)
+  assert(a.w == b.w and a.h == b.h)
+  local pa, pb = a.px, b.px
+  local n, total = 0, 0
+  for y = 0, a.h - 1 do
+    for x = (y < HUD_H) and HUD_W or 0, a.w - 1 do
+      local i = (y * a.w + x) * 4 + 1
+      local r1, g1, b1 = pa:byte(i, i + 2)
+      local r2, g2, b2 = pb:byte(i, i + 2)
+      if math.abs(r1 - r2) > tol or math.abs(g1 - g2) > tol or math.abs(b1 - b2) > tol then n = n + 1 end
+      total = total + 1
+    end
+  end
+  return n / total
+end
+
+-- a scene file that runs the scene at `path` (its callbacks, its settings, modules next to it found
+-- as the runner finds them) and draws everything but the world: the host's gfx.world is replaced by a
+-- function that draws nothing, so the scene's overlay, the HUD, the grid and the background stay.
+-- The difference between the scene's picture and this one's is the world.
+local function worldless_twin(path)
+  return string.format([[
+package.loaded["impetus.gfx"].world = function() end
+local path = %q
+local dir = path:match("^(.*)/") or "."
+local env = setmetatable({}, { __index = _G })
+env.require = function(name)
+  local file = package.searchpath(name, dir .. "/?.lua;" .. dir .. "/?/init.lua")
+  if not file then return require(name) end
+  if package.loaded[name] == nil then package.loaded[name] = assert(loadfile(file, "t", env))(name, file) or true end
+  return package.loaded[name]
+end
+return assert(loadfile(path, "t", env))()
+]], path)
+end
+
+describe("every scene's and game's offscreen screenshot", function()
+  local dir
+  setup(function() dir = helpers.tmpdir() end)
+  teardown(function() os.execute("rm -rf " .. dir) end)
+
+  local function shot(scene_path, png)
+    local out, code = helpers.run_host(string.format("--screenshot %s --frames %d --size %dx%d %s", png, SHOT_FRAMES,
+      SHOT_W, SHOT_H, scene_path))
+    assert.are.equal(0, code, scene_path .. ":\n" .. out)
+    return load_png(png)
+  end
+
+  for i, path in ipairs(SCENES) do
+    it("shows the scene's objects: " .. path, function()
+      local full = shot(path, string.format("%s/scene%d.png", dir, i))
+      local twin = string.format("%s/twin%d.lua", dir, i)
+      helpers.write(twin, worldless_twin(helpers.root .. "/" .. path))
+      local bare = shot(twin, string.format("%s/twin%d.png", dir, i))
+      assert.are.equal(SHOT_W, full.w)
+      assert.are.equal(SHOT_H, full.h)
+      local colours = distinct_colours(full)
+      local share = differing_share(full, bare, 24)
+      assert.is_true(colours > 16, path .. ": only " .. colours .. " colours")
+      assert.is_true(share > WORLD_SHARE,
+        string.format("%s: the world's objects cover %.3f %% of the picture", path, 100 * share))
+    end)
+  end
+end)
