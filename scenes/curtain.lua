@@ -13,7 +13,7 @@ end
 
 return {
   title = "Curtain pinned at its top edge (implicit)",
-  camera = { eye = { 3.6, 1.7, 1.6 }, target = { 0, 1.3, 0.1 } },
+  camera = { eye = { 2.3, 1.9, 3.1 }, target = { 0, 1.3, 0 } }, -- in front of the curtain, to the side
   setup = function(world)
     world.integrator = "implicit"
     swinging, gust_until = true, -1
@@ -21,7 +21,7 @@ return {
     curtain = world:cloth {
       rows = 40, cols = 32, width = 2.0, height = 2.4, normal = { 0, 0, 1 }, position = { 0, 1.45, 0 },
       pin = "top", mass = 0.6, radius = 0.015, stretch = 3000, shear = 60, bend = 1e-3, damping = 0.01,
-      color = { 0.78, 0.26, 0.36 }, back_color = { 0.86, 0.76, 0.62 },
+      color = { 0.92, 0.34, 0.42 }, back_color = { 0.86, 0.76, 0.62 },
     }
     ball = world:sphere { static = true, position = ball_at(0), radius = 0.28, friction = 0.3, restitution = 0 }
     world:field(function(x, y, z, vx, vy, vz, t)

@@ -22,9 +22,9 @@ return {
   setup = function(world)
     born, queue, carry = {}, {}, 0
     world.gravity = { 0, -9.81, 0 }
-    world.drag = 0.02
+    world.drag = 0.003
     world:plane { point = { 0, 0, 0 }, normal = { 0, 1, 0 }, restitution = 0.45, friction = 0.3 }
-    world:sphere { static = true, position = { 2.2, 0.6, 0 }, radius = 0.6, restitution = 0.6 }
+    world:sphere { static = true, position = { 1.7, 0.5, 0 }, radius = 0.5, restitution = 0.6 }
   end,
 
   update = function(world, dt)

@@ -6,6 +6,18 @@
 -- Keys: K kicks the chains' last links; D destroys / re-creates the ball chain's middle joint.
 local ball, hinge, links, cut = {}, {}, {}, nil
 local L = 0.4 -- link length (capsule core 0.3 + 2 x radius 0.05)
+local BALL_PIVOT, HINGE_PIVOT = { -2.4, 3.2, 0 }, { 1.2, 3.2, -1.2 }
+local STEEL, PIN = { 0.55, 0.58, 0.62, 1 }, { 0.85, 0.85, 0.9, 1 }
+
+-- what a chain hangs from, drawn only (the pivots are joints to the world): a gantry of two posts
+-- across the swing plane (z = pivot z +- 0.6) and a bar along z through the pivot, and the pin
+local function gantry(gfx, p)
+  for _, dz in ipairs { -0.6, 0.6 } do
+    gfx.box({ p[1], (p[2] + 0.1) / 2, p[3] + dz }, { 0.05, (p[2] + 0.1) / 2, 0.05 }, STEEL)
+  end
+  gfx.box({ p[1], p[2] + 0.1, p[3] }, { 0.05, 0.05, 0.65 }, STEEL)
+  gfx.sphere(p, 0.06, PIN)
+end
 
 local function capsule_chain(world, origin, n, kind, color)
   local js, bs, prev = {}, {}, nil
@@ -27,8 +39,8 @@ return {
     world.sleeping = false
     world:plane { friction = 0.5 }
     world:box { static = true, size = { 1, 0.6, 1 }, position = { 1.2, 0.3, 0.3 } }
-    ball, links = capsule_chain(world, { -2.4, 3.2, 0 }, 12, "point", { 0.95, 0.6, 0.3 })
-    hinge = capsule_chain(world, { 1.2, 3.2, -1.2 }, 3, "hinge", { 0.4, 0.75, 1.0 })
+    ball, links = capsule_chain(world, BALL_PIVOT, 12, "point", { 0.95, 0.6, 0.3 })
+    hinge = capsule_chain(world, HINGE_PIVOT, 3, "hinge", { 0.4, 0.75, 1.0 })
   end,
   keypressed = function(world, key)
     if key == "k" then
@@ -42,6 +54,8 @@ return {
     end
   end,
   draw = function(world, gfx)
+    gantry(gfx, BALL_PIVOT)
+    gantry(gfx, HINGE_PIVOT)
     local gap, ax = 0, 0
     for _, j in ipairs(ball) do if j:valid() then gap = math.max(gap, j.gap) end end
     for _, j in ipairs(hinge) do gap = math.max(gap, j.gap); ax = math.max(ax, j.axis_error) end
