@@ -79,6 +79,7 @@ static int gfx_open(lua_State *L)
         offscreen = impl_field_bool(L, 1, "gfx.open", "offscreen", 0);
     }
     if (offscreen) SDL_SetHint(SDL_HINT_VIDEODRIVER, "offscreen");
+    SDL_SetHint(SDL_HINT_NO_SIGNAL_HANDLERS, "1"); /* render/main.c handles SIGTERM and SIGINT */
     if (SDL_InitSubSystem(SDL_INIT_VIDEO) != 0) {
         lua_pushnil(L);
         lua_pushfstring(L, "cannot start SDL video: %s", SDL_GetError());
@@ -171,6 +172,14 @@ static void push_key(lua_State *L, SDL_Keycode k)
 
 static void set_int(lua_State *L, const char *k, lua_Integer v) { lua_pushinteger(L, v), lua_setfield(L, -2, k); }
 
+/* SDL numbers buttons left 1, middle 2, right 3; scripts see LOVE's left 1, right 2, middle 3 */
+static int love_button(int sdl_button)
+{
+    if (sdl_button == SDL_BUTTON_MIDDLE) return 3;
+    if (sdl_button == SDL_BUTTON_RIGHT) return 2;
+    return sdl_button;
+}
+
 static int gfx_poll(lua_State *L)
 {
     lua_newtable(L);
@@ -206,7 +215,7 @@ static int gfx_poll(lua_State *L)
             lua_setfield(L, -2, "type");
             set_int(L, "x", (lua_Integer)(e.button.x * scale));
             set_int(L, "y", (lua_Integer)(e.button.y * scale));
-            set_int(L, "button", e.button.button);
+            set_int(L, "button", love_button(e.button.button));
             lua_pushboolean(L, (SDL_GetModState() & KMOD_CTRL) != 0), lua_setfield(L, -2, "ctrl");
             lua_pushboolean(L, (SDL_GetModState() & KMOD_SHIFT) != 0), lua_setfield(L, -2, "shift");
             break;
@@ -222,10 +231,12 @@ static int gfx_poll(lua_State *L)
         case SDL_MOUSEWHEEL:
             lua_pushliteral(L, "wheel");
             lua_setfield(L, -2, "type");
-            set_int(L, "dy", e.wheel.y);
+            set_int(L, "dx", e.wheel.direction == SDL_MOUSEWHEEL_FLIPPED ? -e.wheel.x : e.wheel.x);
+            set_int(L, "dy", e.wheel.direction == SDL_MOUSEWHEEL_FLIPPED ? -e.wheel.y : e.wheel.y);
             break;
         case SDL_WINDOWEVENT:
-            lua_pushliteral(L, "window");
+            /* focus lost: keys released elsewhere never report, so the input state forgets them */
+            lua_pushstring(L, e.window.event == SDL_WINDOWEVENT_FOCUS_LOST ? "focuslost" : "window");
             lua_setfield(L, -2, "type");
             break;
         default:
