@@ -44,6 +44,7 @@ end
 
 return {
   title = "Bead on a wire: implicit, parametric, and a wire of your own",
+  keys = { { "f", "feedback on / off" } },
   dt = 1 / 120,
   camera = { mode = "2d", center = { 0, 1.6 }, height = 7.5 },
   grid = false,

@@ -11,6 +11,7 @@ local links = {}
 
 return {
   title = "Chain of 200 rods",
+  keys = { { "k", "kick the free end" } },
   dt = 1 / 480,
   camera = { mode = "2d", center = { 0.3, 1 }, height = 7 },
   grid = false,

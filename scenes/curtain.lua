@@ -13,6 +13,7 @@ end
 
 return {
   title = "Curtain pinned at its top edge (implicit)",
+  keys = { { "b", "stop / start the ball" }, { "w", "a gust of wind" } },
   camera = { eye = { 2.3, 1.9, 3.1 }, target = { 0, 1.3, 0 } }, -- in front of the curtain, to the side
   setup = function(world)
     world.integrator = "implicit"

@@ -16,6 +16,7 @@ end
 
 return {
   title = "Cloth draped over a sphere (implicit)",
+  keys = { { "d", "drop the cloth again" }, { "s", "the sphere slippery / rough" } },
   camera = { eye = { 1.9, 1.7, 2.1 }, target = { 0, 0.65, 0 } },
   setup = function(world)
     world.integrator = "implicit"

@@ -17,6 +17,7 @@ end
 
 return {
   title = "Flag in a Lua wind field (implicit)",
+  keys = { { "up / down", "wind stronger / weaker" }, { "c", "calm" } },
   camera = { eye = { 2.6, 2.6, 2.4 }, target = { 0.75, 2.4, 0 } },
   setup = function(world)
     world.integrator = "implicit"

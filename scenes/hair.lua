@@ -23,6 +23,7 @@ local function add(a, b, s) return { a[1] + s * b[1], a[2] + s * b[2], a[3] + s 
 
 return {
   title = "Hair on a moving head (implicit)",
+  keys = { { "m", "stop / start the head" }, { "b", "stiff / soft hair" } },
   camera = { eye = { 1.2, 1.6, 1.5 }, target = { 0, 1.3, 0 } },
   setup = function(world)
     world.integrator = "implicit"

@@ -13,6 +13,7 @@ end
 
 return {
   title = "Jelly block (springs)",
+  keys = { { "j", "throw the jelly" } },
   dt = 1 / 240,                       -- stiff lattice: explicit RK4 wants a small step
   camera = { eye = { 4, 3, 5 }, target = { 0, 0.6, 0 } },
 

@@ -33,6 +33,7 @@ end
 
 return {
   title = "Joints: ball chain and hinge chain (S1 pre-stabilization)",
+  keys = { { "k", "kick the ball chain's free end" }, { "d", "cut / rejoin the ball chain" } },
   dt = 1 / 60,
   camera = { eye = { 0.5, 2.5, 9 }, target = { 0.5, 1.2, 0 } },
   setup = function(world)

@@ -47,6 +47,7 @@ end
 
 return {
   title = "A net of rigid bodies catching boxes (S1 Fig. 2)",
+  keys = { { "b", "drop a box" }, { "m", "drop five boxes" } },
   camera = { eye = { 1.9, 3.4, 2.8 }, target = { 0, 1.9, 0 } },
   setup = function(world)
     S.joints, S.boxes, S.drops, S.knots, S.ends = {}, {}, 0, {}, {}

@@ -16,6 +16,7 @@ end
 
 return {
   title = "Pachinko (2D camera)",
+  keys = { { "b", "drop a burst of balls" } },
   camera = { mode = "2d", center = { 0, 6 }, height = 14 },
 
   setup = function(world)

@@ -28,6 +28,7 @@ end
 
 return {
   title = "Double and triple pendulum (rods)",
+  keys = { { "k", "kick the pendulums" } },
   dt = 1 / 480, -- chaotic whips: fast links want a small step
   camera = { mode = "2d", center = { 0, 0.3 }, height = 6.5 },
   grid = false,

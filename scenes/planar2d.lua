@@ -23,6 +23,7 @@ end
 
 return {
   title = "Planar mode (2D)",
+  keys = { { "space", "fire a ball" }, { "b", "drop a crate" } },
   camera = { mode = "2d", center = { 0, 4 }, height = 12 },
   setup = function(world)
     crates = {}

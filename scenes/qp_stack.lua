@@ -24,6 +24,7 @@ end
 
 return {
   title = "Overbalanced stack of bricks: exact contact (left), impulses (right)",
+  keys = { { "f", "friction on / off" } },
   camera = { eye = { 4, 3, 13 }, target = { 4, 1.2, 0 } },
   debug = { contacts = true },
   setup = function(world)

@@ -83,6 +83,7 @@ end
 
 return {
   title = "Ragdolls on stairs (point joints and hinges, S1)",
+  keys = { { "d", "drop another doll" }, { "k", "kick the dolls" } },
   camera = { eye = { 6.5, 4.8, 4.8 }, target = { 2.2, 0.6, -0.4 } },
   setup = function(world)
     S.dolls, S.joints = {}, {}

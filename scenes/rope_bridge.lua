@@ -57,6 +57,7 @@ end
 
 return {
   title = "Rope bridge of closed loops (S1 Fig. 3)",
+  keys = { { "b", "drop a box" }, { "m", "drop five boxes" } },
   camera = { eye = { 2.8, 4.2, 5.2 }, target = { 0, 2.2, 0 } },
   setup = function(world)
     S.joints, S.boxes, S.drops = {}, {}, 0

@@ -154,6 +154,8 @@ end
 
 return {
   title = "Tank on hinged treads driven by gears (S1 Figs. 4, 7)",
+  keys = { { "w / s / a / d", "hold: drive forward / back, turn left / right" },
+           { "up / down / left / right", "the same as W / S / A / D" } },
   camera = { eye = { 3.5, 3.6, 7.5 }, target = { 2, 0.4, 0 } },
   setup = function(world)
     S.held, S.autopilot = {}, true

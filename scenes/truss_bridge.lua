@@ -36,6 +36,7 @@ end
 
 return {
   title = "Truss bridge of rods",
+  keys = { { "l", "hang the load from the next joint" } },
   dt = 1 / 240,
   camera = { mode = "2d", center = { 0, 0.2 }, height = 5.5 },
   grid = false,

@@ -1,6 +1,7 @@
 -- Every scene in scenes/ and every game in scenes/games/<name>/main.lua, run as a user would meet it:
 --   * 5 s of simulated time through the runner (the host's fixed-step clock, hot reload and guards),
---     with the keys scenes use pressed and released along the way: no script error, no NaN;
+--     with a mouse drag and the keys scenes use pressed and released along the way, through the
+--     runner's scripted input: no script error, no NaN;
 --   * an offscreen screenshot through the host (the README's command, --screenshot), compared with a
 --     screenshot of the same scene in which the host draws no world (the scene's overlay, the HUD, the
 --     grid and the background stay): the world's objects must cover a share of the picture, and the
@@ -38,26 +39,34 @@ for d = 1, 9 do KEYS[#KEYS + 1] = tostring(d) end
 local function finite3(v) return v[1] == v[1] and v[2] == v[2] and v[3] == v[3] and
   math.abs(v[1]) < math.huge and math.abs(v[2]) < math.huge and math.abs(v[3]) < math.huge end
 
--- run the scene for `seconds`, pressing KEYS; returns the runner (its error, if any, is in r.error)
+-- run the scene for `seconds` through the runner's scripted input: a mouse drag across the window's
+-- centre at 0.5 s (press, move, release, a wheel turn), then KEYS; returns the runner and the steps taken
 local function run_scene(path, seconds)
   math.randomseed(1)
   local r = impetus.runner(helpers.root .. "/" .. path)
   r:start()
-  if r.error then return r end
+  if r.error then return r, 0 end
   local dt = r:step_dt()
   local n = math.ceil(seconds / dt - 1e-9)
-  local presses, releases = {}, {}
+  local at = {}
+  local function plan(t, fn) local s = math.max(1, math.floor(t / dt)) at[s] = at[s] or {} table.insert(at[s], fn) end
+  plan(0.5, function() r:press_mouse(640, 360, 1) end)
+  plan(0.55, function() r:move_mouse(560, 420) end)
+  plan(0.6, function() r:move_mouse(500, 450) end)
+  plan(0.7, function() r:release_mouse(500, 450, 1) end)
+  plan(0.8, function() r:wheel(0, 1) end)
   for i, k in ipairs(KEYS) do
     local t = 1 + (i - 1) * 3.5 / #KEYS
-    presses[math.floor(t / dt)] = k
-    releases[math.floor((t + 0.2) / dt)] = k
+    plan(t, function() r:press_key(k) end)
+    plan(t + 0.2, function() r:release_key(k) end)
   end
+  local taken = 0
   for s = 1, n do
-    if presses[s] then r:call("keypressed", r.world, presses[s]) end
-    if releases[s] then r:call("keyreleased", r.world, releases[s]) end
+    for _, fn in ipairs(at[s] or {}) do fn() end
     if not r:step() then break end
+    taken = taken + 1
   end
-  return r
+  return r, taken
 end
 
 describe("every scene and game", function()
@@ -66,10 +75,10 @@ describe("every scene and game", function()
   end)
 
   for _, path in ipairs(SCENES) do
-    it("runs " .. SIM_SECONDS .. " s with its keys pressed, without a script error: " .. path, function()
-      local r = run_scene(path, SIM_SECONDS)
+    it("runs " .. SIM_SECONDS .. " s with the mouse and its keys pressed, without a script error: " .. path, function()
+      local r, taken = run_scene(path, SIM_SECONDS)
       assert.is_nil(r.error, path .. ": " .. tostring(r.error))
-      helpers.near(r.world.time, math.ceil(SIM_SECONDS / r:step_dt() - 1e-9) * r:step_dt(), 1e-6, path .. " simulated time")
+      assert.are.equal(math.ceil(SIM_SECONDS / r:step_dt() - 1e-9), taken, path .. ": steps taken")
       for _, b in ipairs(r.world:bodies()) do
         assert.is_true(finite3(b.position) and finite3(b.velocity), path .. ": a body's state is not finite")
       end
@@ -123,10 +132,11 @@ local function worldless_twin(path)
 package.loaded["impetus.gfx"].world = function() end
 local path = %q
 local dir = path:match("^(.*)/") or "."
-local env = setmetatable({}, { __index = _G })
-env.require = function(name)
+local env = _ENV
+local runner_require = require
+require = function(name)
   local file = package.searchpath(name, dir .. "/?.lua;" .. dir .. "/?/init.lua")
-  if not file then return require(name) end
+  if not file then return runner_require(name) end
   if package.loaded[name] == nil then package.loaded[name] = assert(loadfile(file, "t", env))(name, file) or true end
   return package.loaded[name]
 end
@@ -221,5 +231,41 @@ describe("the demo scenes do what their descriptions say", function()
     -- 10 s: the bead's far face stays on the rod (measured 0.96 m of its 1.5 m half length), and on its line
     assert.is_true(farthest <= rod_half, string.format("the bead reached %.3f m from the axle", farthest))
     assert.is_true(off_axis < 1e-4, "the bead left the rod's line by " .. off_axis .. " m")
+  end)
+end)
+
+describe("scene keys the viewer also has", function()
+  -- the scenes list these keys (scene.keys), so the runner's viewer leaves them to the scene
+  for _, path in ipairs { "scenes/pyramid.lua", "scenes/planar2d.lua", "scenes/box_pile.lua" } do
+    it("Space fires a ball and does not pause: " .. path, function()
+      local r = impetus.runner(helpers.root .. "/" .. path, { viewer = true })
+      r:start()
+      for _ = 1, 3 do assert.is_true(r:step(), tostring(r.error)) end
+      local bodies = r.world.body_count
+      r:press_key("space")
+      r:release_key("space")
+      assert.is_false(r.paused, path .. " paused on Space")
+      assert.are.equal(bodies + 1, r.world.body_count, path .. ": bodies after Space")
+      assert.is_true(r:step(), tostring(r.error))
+    end)
+  end
+
+  it("S in drape toggles the sphere's friction and does not step the paused world", function()
+    local r = impetus.runner(helpers.root .. "/scenes/drape.lua", { viewer = true })
+    r:start()
+    assert.is_true(r:step(), tostring(r.error))
+    local sphere
+    for _, h in ipairs(r.world:overlap({ type = "sphere", radius = 100 }, { 0, 0, 0 })) do
+      if h.collider and h.collider.shape == "sphere" then sphere = h.collider end
+    end
+    r:tap_key("space") -- Space is the viewer's here: pause
+    assert.is_true(r.paused)
+    local steps = r.world.steps
+    assert.are.equal(0.6, sphere.friction)
+    r:tap_key("s")
+    assert.are.equal(steps, r.world.steps, "the viewer stepped on S")
+    assert.are.equal(0.02, sphere.friction)
+    r:tap_key("right") -- not the scene's: the viewer steps once
+    assert.are.equal(steps + 1, r.world.steps)
   end)
 end)
