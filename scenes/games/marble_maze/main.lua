@@ -79,7 +79,7 @@ end
 
 return {
   title = "Marble maze",
-  camera = { eye = { 0, 11.5, 7.5 }, target = { 0, -0.5, 0.6 }, fov = 0.85 },
+  camera = { eye = { 0, 12.5, 8.2 }, target = { 0, -0.6, 0.2 }, fov = 0.85 },
   background = { 0.16, 0.18, 0.24 },
   viewer = { mouse = false, hud = false, grid = false },
   shadows = true,
@@ -184,16 +184,33 @@ return {
 
   draw = function(world, gfx)
     local w, h = gfx.size()
-    gfx.rect(0, 0, w, 44, { 0.08, 0.09, 0.12, 0.85 })
-    gfx.text(16, 12, string.format("Maze %d", state.level), { 1, 1, 1, 1 })
-    gfx.text(w / 2 - 70, 12, string.format("Time %.1f s", state.time), { 1, 0.9, 0.4, 1 })
+    -- a flag on the goal, on the tilted board
+    local g = state.goal
+    local foot, top = to_world { g[1] + 0.35, 0, g[3] - 0.35 }, to_world { g[1] + 0.35, 1.5, g[3] - 0.35 }
+    gfx.line(foot, top, { color = { 0.9, 0.9, 0.9, 1 }, width = 3 })
+    gfx.polygon({ top, to_world { g[1] + 0.35, 0.95, g[3] - 0.35 }, to_world { g[1] - 0.5, 1.22, g[3] + 0.1 } },
+      { color = { 0.95, 0.25, 0.2, 1 }, outline = { 0.5, 0.05, 0.05, 1 } })
+    -- the HUD: maze, time, falls and best time; the tilt as a dot in a ring
+    local gold, pale = { 1, 0.85, 0.3, 1 }, { 0.8, 0.85, 0.95, 1 }
+    gfx.rectangle(0, 0, w, 56, { 0.06, 0.07, 0.1, 0.85 })
+    gfx.text(20, 28, string.format("Maze %d", state.level), { size = 26, valign = "middle" })
+    gfx.text(w / 2, 28, string.format("%.1f s", state.time), { size = 34, align = "center", valign = "middle", color = gold })
     local best = state.best[state.level]
-    gfx.text(w - 330, 12, string.format("Falls %d   Best %s", state.falls, best and string.format("%.1f s", best) or "-"),
-      { 1, 1, 1, 1 })
+    gfx.text(w - 20, 28, string.format("falls %d    best %s", state.falls, best and string.format("%.1f s", best) or "-"),
+      { size = 22, align = "right", valign = "middle", color = pale })
+    local cx, cy, rr = w - 70, h - 70, 44
+    gfx.circle(cx, cy, rr, { color = { 0.06, 0.07, 0.1, 0.7 }, outline = pale, width = 2 })
+    gfx.circle(cx - state.tilt[2] / MAX_TILT * rr * 0.8, cy + state.tilt[1] / MAX_TILT * rr * 0.8, 8, { color = gold })
+    gfx.text(cx, cy + rr + 4, "tilt", { size = 16, align = "center", color = pale })
     if state.done then
-      local msg = string.format("Goal in %.1f s with %d falls!  Click for the next maze", state.time, state.falls)
-      gfx.rect(w / 2 - 320, h / 2 - 30, 640, 60, { 0.08, 0.09, 0.12, 0.85 })
-      gfx.text(w / 2 - gfx.text_width(msg) / 2, h / 2 - 8, msg, { 1, 1, 1, 1 })
+      gfx.rectangle(w / 2 - 320, h / 2 - 70, 640, 130, { color = { 0.06, 0.07, 0.1, 0.9 }, outline = gold, width = 2 })
+      gfx.text(w / 2, h / 2 - 28, string.format("Goal in %.1f s!", state.time), { size = 40, align = "center",
+        valign = "middle", color = gold })
+      gfx.text(w / 2, h / 2 + 24, string.format("%d falls.  Click for the next maze", state.falls), { size = 20,
+        align = "center", valign = "middle" })
+    elseif state.time < 4 and not state.steer then
+      gfx.text(w / 2, h - 40, "Move the mouse to tilt the board (or hold the arrows)", { size = 22, align = "center",
+        valign = "middle", color = pale })
     end
   end,
 }

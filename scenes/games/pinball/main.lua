@@ -16,8 +16,18 @@ local LANE_X = 3.05
 local BUMPERS = { { -1.0, 7.2 }, { 1.0, 7.2 }, { 0, 5.9 } }
 local BUMPER_R, BUMPER_POINTS = 0.38, 100
 
-local WALL, FLIPPER_C, BALL_C = { 0.25, 0.3, 0.55 }, { 0.95, 0.75, 0.2 }, { 0.85, 0.87, 0.92 }
-local BUMPER_C, BUMPER_LIT = { 0.85, 0.2, 0.45 }, { 1, 0.85, 0.95 }
+-- the table's walls {x1, y1, x2, y2, thickness}: sides, the shooter lane's wall, the roof and its
+-- corners, the plunger's stop, the guides down to the flippers (each ends 0.2 m from its flipper's
+-- pivot: no gap a ball fits through)
+local WALLS = {
+  { -2.85, -0.5, -2.85, 10.3 }, { 3.35, -0.5, 3.35, 10.3 }, { 2.8, -0.5, 2.8, 7.6, 0.1 }, { -3, 10.2, 3.5, 10.2 },
+  { -2.9, 9.0, -1.6, 10.3 }, { 2.1, 10.3, 3.4, 9.0 }, { LANE_X - 0.3, 0.1, LANE_X + 0.3, 0.1 },
+  { -2.85, 3.1, -1.454, 1.677, 0.16 }, { 2.75, 3.1, 1.449, 1.683, 0.16 },
+}
+
+local FLIPPER_C, BALL_C = { 0.95, 0.75, 0.2 }, { 0.85, 0.87, 0.92 }
+local RAIL, RAIL_EDGE = { 0.2, 0.24, 0.45, 1 }, { 0.4, 0.85, 1, 1 }
+local BUMPER_C, BUMPER_RING, BUMPER_LIT = { 0.85, 0.2, 0.45, 1 }, { 1, 0.6, 0.8, 1 }, { 1, 0.9, 0.97, 1 }
 
 state.high = state.high or 0
 
@@ -29,11 +39,10 @@ local sounds = {
   drain = impetus.sound.synth { kind = "tone", freq = 220, duration = 0.5 },
 }
 
--- a static wall from (x1, y1) to (x2, y2), `t` thick
-local function wall(world, x1, y1, x2, y2, t)
-  local dx, dy = x2 - x1, y2 - y1
-  world:box { static = true, position = { (x1 + x2) / 2, (y1 + y2) / 2, 0 }, size = { math.sqrt(dx * dx + dy * dy), t or 0.2, 1 },
-              axis = { 0, 0, 1 }, angle = math.atan(dy, dx), restitution = 0.3, friction = 0.2 }
+-- a wall from (x1, y1) to (x2, y2), t thick (0.2 m unless given): centre, length, thickness, angle
+local function wall_box(wl)
+  local dx, dy = wl[3] - wl[1], wl[4] - wl[2]
+  return { (wl[1] + wl[3]) / 2, (wl[2] + wl[4]) / 2, 0 }, math.sqrt(dx * dx + dy * dy), wl[5] or 0.2, math.atan(dy, dx)
 end
 
 -- a flipper on its pivot; side -1 (left, turns counter-clockwise to flip) or 1 (right, clockwise)
@@ -103,7 +112,7 @@ end
 return {
   title = "Pinball",
   dt = 1 / 240,
-  camera = { mode = "2d", center = { 0.25, 5.1 }, height = 10.8 },
+  camera = { mode = "2d", center = { 0.25, 4.9 }, height = 11.4 },
   background = { 0.06, 0.07, 0.12 },
   viewer = { mouse = false, hud = false, grid = false },
   keys = { { "left / z", "left flipper" }, { "right / m", "right flipper" },
@@ -113,16 +122,11 @@ return {
     world.planar = true
     world.gravity = { 0, -G, 0 }
     state.score, state.balls, state.over, state.bumpers, state.sounds = 0, 3, false, {}, sounds
-    -- the table: walls, the shooter lane, the top corners, the guides down to the flippers
-    wall(world, -2.85, -0.5, -2.85, 10.3)
-    wall(world, 3.35, -0.5, 3.35, 10.3)
-    wall(world, 2.8, -0.5, 2.8, 7.6, 0.1)
-    wall(world, -3, 10.2, 3.5, 10.2)
-    wall(world, -2.9, 9.0, -1.6, 10.3)
-    wall(world, 2.1, 10.3, 3.4, 9.0)
-    wall(world, LANE_X - 0.3, 0.1, LANE_X + 0.3, 0.1)
-    wall(world, -2.85, 3.1, -1.454, 1.677, 0.16) -- ends 0.2 m from the pivot: no gap a ball fits through
-    wall(world, 2.75, 3.1, 1.449, 1.683, 0.16)
+    for _, wl in ipairs(WALLS) do
+      local c, l, t, a = wall_box(wl)
+      world:box { static = true, position = c, size = { l, t, 1 }, axis = { 0, 0, 1 }, angle = a, restitution = 0.3,
+                  friction = 0.2 }
+    end
     for i, b in ipairs(BUMPERS) do
       local c = world:sphere { static = true, position = { b[1], b[2], 0 }, radius = BUMPER_R, restitution = BUMPER_E, friction = 0.1 }
       state.bumpers[c] = { index = i, lit = 0, pos = b }
@@ -164,23 +168,62 @@ return {
 
   draw = function(world, gfx)
     local w, h = gfx.size()
-    for c, b in pairs(state.bumpers) do
-      gfx.sphere({ b.pos[1], b.pos[2], 0 }, BUMPER_R + 0.02, b.lit > 0 and BUMPER_LIT or BUMPER_C)
+    -- the playfield behind everything: a deep blue board, lane arrows, the table's name
+    gfx.polygon({ { -2.85, -0.5 }, { 3.35, -0.5 }, { 3.35, 9.0 }, { 2.1, 10.25 }, { -1.6, 10.25 }, { -2.85, 9.0 } },
+      { color = { 0.09, 0.12, 0.3, 1 }, layer = "back" })
+    gfx.circle({ 0, 7.2, 0 }, 2.2, { color = { 0.12, 0.16, 0.38, 1 }, layer = "back" })
+    for i = 0, 2 do
+      local y = 3.0 + 0.55 * i
+      gfx.polygon({ { -0.25, y }, { 0.25, y }, { 0, y + 0.35 } }, { color = { 0.95, 0.5, 0.2, 0.35 + 0.2 * i }, layer = "back" })
     end
-    if state.charge then
-      local pull = 0.5 * state.charge / CHARGE_TIME
-      gfx.box({ LANE_X, -0.25 - pull, 0 }, { 0.12, 0.3, 0.1 }, { 0.8, 0.8, 0.85 })
+    gfx.text({ 0, 4.6, 0 }, "IMPETUS", { size = 30, color = { 0.35, 0.45, 0.85, 1 } })
+    -- the walls as lit rails, the bumpers (a ring, flashing when hit), the flippers' pivots
+    for _, wl in ipairs(WALLS) do
+      local c, l, t, a = wall_box(wl)
+      gfx.rectangle(c, l, t, { angle = a, color = RAIL, outline = RAIL_EDGE, width = 2 })
     end
-    gfx.rect(0, 0, w, 44, { 0.1, 0.1, 0.2, 0.85 })
-    gfx.text(16, 12, string.format("Score %d", state.score), { 1, 0.9, 0.4, 1 })
-    gfx.text(w / 2 - 40, 12, string.format("Ball %d", math.max(0, 4 - state.balls)), { 1, 1, 1, 1 })
-    gfx.text(w - 180, 12, string.format("High %d", state.high), { 0.7, 0.8, 1, 1 })
+    for _, b in pairs(state.bumpers) do
+      local c = { b.pos[1], b.pos[2], 0 }
+      -- rings as filled discs, one over the other
+      gfx.circle(c, BUMPER_R + 0.08, { color = BUMPER_RING, segments = 48 })
+      gfx.circle(c, BUMPER_R + 0.03, { color = b.lit > 0 and BUMPER_LIT or BUMPER_C, segments = 48 })
+      gfx.circle(c, BUMPER_R * 0.55 + 0.04, { color = BUMPER_RING, segments = 32 })
+      gfx.circle(c, BUMPER_R * 0.55, { color = b.lit > 0 and BUMPER_C or BUMPER_LIT, segments = 32 })
+      if b.lit > 0 then
+        gfx.text({ b.pos[1], b.pos[2] + 0.7, 0 }, "+" .. BUMPER_POINTS, { size = 20, color = { 1, 0.9, 0.4, 1 } })
+      end
+    end
+    for _, f in pairs(state.flippers) do
+      gfx.circle({ f.pivot[1], f.pivot[2], 0 }, 0.1, { color = { 0.5, 0.35, 0.05, 1 }, outline = { 1, 0.9, 0.5, 1 } })
+    end
+    -- the plunger: a knob on a spring, pulled down while Space is held
+    local pull = state.charge and 0.5 * state.charge / CHARGE_TIME or 0
+    local spring, top = {}, 0.05 - pull
+    for i = 0, 10 do spring[#spring + 1] = { LANE_X + (i % 2 == 0 and -0.1 or 0.1), -0.8 + (top + 0.8) * i / 10 } end
+    gfx.polyline(spring, { color = { 0.75, 0.75, 0.8, 1 }, width = 2 })
+    gfx.rectangle({ LANE_X, top + 0.05, 0 }, 0.34, 0.12, { color = { 0.8, 0.2, 0.2, 1 }, outline = { 1, 1, 1, 1 } })
+    -- the backglass on both sides of the table: score, ball, high score, keys
+    local left, right = w / 2 - h * 0.36, w / 2 + h * 0.36
+    local gold, pale = { 1, 0.8, 0.3, 1 }, { 0.7, 0.8, 1, 1 }
+    gfx.text(left / 2, h * 0.18, "SCORE", { size = 22, align = "center", color = pale })
+    gfx.text(left / 2, h * 0.25, string.format("%d", state.score), { size = 48, align = "center", color = gold })
+    gfx.text(left / 2, h * 0.45, "BALL", { size = 22, align = "center", color = pale })
+    for i = 1, 3 do
+      local c = i <= 4 - state.balls and not state.over and { 0.85, 0.87, 0.92, 1 } or { 0.25, 0.27, 0.35, 1 }
+      gfx.circle(left / 2 + (i - 2) * 36, h * 0.53, 12, { color = c, outline = pale })
+    end
+    gfx.text((right + w) / 2, h * 0.18, "HIGH SCORE", { size = 22, align = "center", color = pale })
+    gfx.text((right + w) / 2, h * 0.25, string.format("%d", state.high), { size = 36, align = "center", color = gold })
+    local help = { "Left / Z   left flipper", "Right / M   right flipper", "Space   hold, let go: launch" }
+    for i, line in ipairs(help) do
+      gfx.text((right + w) / 2, h * 0.5 + (i - 1) * 26, line, { size = 17, align = "center", color = pale })
+    end
     if state.over then
-      local msg = string.format("Game over: %d points.  Return for a new game", state.score)
-      gfx.text(w / 2 - gfx.text_width(msg) / 2, h / 2, msg, { 1, 1, 1, 1 })
+      gfx.rectangle(w / 2 - 260, h / 2 - 60, 520, 120, { color = { 0.05, 0.06, 0.15, 0.9 }, outline = gold, width = 2 })
+      gfx.text(w / 2, h / 2 - 22, "GAME OVER", { size = 40, align = "center", valign = "middle", color = gold })
+      gfx.text(w / 2, h / 2 + 26, "Return: a new game", { size = 20, align = "center", valign = "middle" })
     elseif not state.in_play then
-      local msg = "Hold Space, let go to launch"
-      gfx.text(w / 2 - gfx.text_width(msg) / 2, h - 40, msg, { 0.8, 0.85, 1, 1 })
+      gfx.text((right + w) / 2, h * 0.8, "Hold Space to launch", { size = 22, align = "center", color = gold })
     end
   end,
 }

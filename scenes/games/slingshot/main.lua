@@ -110,7 +110,7 @@ end
 
 return {
   title = "Slingshot",
-  camera = { mode = "2d", center = { 0.5, 4.2 }, height = 11 },
+  camera = { mode = "2d", center = { 0.8, 3.9 }, height = 10.6 },
   background = { 0.55, 0.75, 0.92 },
   viewer = { mouse = false, hud = false, grid = false },
   keys = { { "left drag", "pull the band back, let go to shoot" }, { "1 / 2 / 3", "play that level" },
@@ -183,17 +183,30 @@ return {
 
   draw = function(world, gfx)
     local w, h = gfx.size()
-    -- the slingshot: a trunk and two prongs, the bands to the ball when pulling
-    local back, front = { FORK[1] + 0.25, FORK[2] + 0.1, 0 }, { FORK[1] - 0.25, FORK[2] + 0.1, 0 }
-    gfx.box({ FORK[1], (FORK[2] - 0.6) / 2, -0.2 }, { 0.12, (FORK[2] - 0.6) / 2, 0.1 }, { 0.45, 0.28, 0.12 })
-    gfx.box({ FORK[1] - 0.2, FORK[2] - 0.3, -0.2 }, { 0.08, 0.35, 0.1 }, { 0.45, 0.28, 0.12 })
-    gfx.box({ FORK[1] + 0.2, FORK[2] - 0.3, -0.2 }, { 0.08, 0.35, 0.1 }, { 0.45, 0.28, 0.12 })
+    -- behind the world: sky bands, hills, clouds; the grass on the ground's top
+    for i = 0, 5 do
+      gfx.rectangle({ 1, 1 + 2 * i, 0 }, 40, 2.02, { color = { 0.78 - 0.06 * i, 0.88 - 0.04 * i, 0.98, 1 }, layer = "back" })
+    end
+    gfx.polygon({ { -12, 0 }, { -9, 2.2 }, { -5, 3.1 }, { -1, 1.6 }, { 3, 2.8 }, { 8, 1.9 }, { 13, 3.3 }, { 13, 0 } },
+      { color = { 0.55, 0.75, 0.5, 1 }, layer = "back" })
+    for _, c in ipairs { { -3, 6.6, 0.5 }, { -2.4, 6.8, 0.7 }, { -1.7, 6.6, 0.45 }, { 5, 7.0, 0.45 }, { 5.6, 7.2, 0.6 } } do
+      gfx.circle({ c[1], c[2], 0 }, c[3], { color = { 1, 1, 1, 0.9 }, layer = "back" })
+    end
+    gfx.rectangle({ 1, -2, 0 }, 40, 4, { color = { 0.45, 0.32, 0.2, 1 } })
+    gfx.rectangle({ 1, -0.12, 0 }, 40, 0.24, { color = { 0.35, 0.65, 0.25, 1 } })
+    -- the slingshot: a forked trunk; the bands (back one behind the ball) while the ball waits
+    local wood = { color = { 0.5, 0.3, 0.12, 1 }, outline = { 0.25, 0.14, 0.05, 1 }, width = 2 }
+    gfx.polygon({ { FORK[1] - 0.1, 0 }, { FORK[1] + 0.1, 0 }, { FORK[1] + 0.1, 1.2 }, { FORK[1] + 0.32, FORK[2] + 0.2 },
+                  { FORK[1] + 0.18, FORK[2] + 0.25 }, { FORK[1], 1.4 }, { FORK[1] - 0.18, FORK[2] + 0.25 },
+                  { FORK[1] - 0.32, FORK[2] + 0.2 }, { FORK[1] - 0.1, 1.2 } }, wood)
+    local band = { color = { 0.3, 0.12, 0.08, 1 }, width = 5 }
+    local back, front = { FORK[1] + 0.25, FORK[2] + 0.15, 0 }, { FORK[1] - 0.25, FORK[2] + 0.15, 0 }
     if state.mode == "aim" and state.shots > 0 then
       local pull = state.pull or { 0, 0 }
       local p = { FORK[1] + pull[1], FORK[2] + pull[2], 0 }
-      gfx.line(back, p, { 0.3, 0.15, 0.05, 1 })
-      gfx.sphere(p, BALL_R, BALL)
-      gfx.line(front, p, { 0.3, 0.15, 0.05, 1 })
+      gfx.line(back, p, band)
+      gfx.circle(p, BALL_R, { color = BALL, outline = { 0.35, 0.05, 0.05, 1 }, width = 2 })
+      gfx.line(front, p, band)
       if state.pull then
         -- the flight without drag: p(t) = p0 + v t + g t^2 / 2, a dot every 0.08 s
         local vx, vy = -K * pull[1], -K * pull[2]
@@ -201,24 +214,55 @@ return {
           local t = i * 0.08
           local q = { p[1] + vx * t, p[2] + vy * t + 0.5 * GRAVITY * t * t, 0 }
           if q[2] < 0 then break end
-          gfx.sphere(q, 0.06, { 1, 1, 1, 1 - i / 30 })
+          gfx.circle(q, 0.07, { 1, 1, 1, 1 - i / 30 })
         end
       end
+    else
+      gfx.line(back, front, band)
     end
-    -- the HUD: level, score, shots; the level's end
-    gfx.rect(0, 0, w, 44, { 0.1, 0.12, 0.18, 0.75 })
-    gfx.text(16, 12, string.format("Level %d: %s", state.level, levels[state.level].name), { 1, 1, 1, 1 })
-    gfx.text(w / 2 - 60, 12, string.format("Score %d", state.score), { 1, 0.9, 0.4, 1 })
-    gfx.text(w - 200, 12, string.format("Shots %d   Targets %d", state.shots, #state.targets - state.targets_out),
-      { 1, 1, 1, 1 })
-    local banner = ({ cleared = string.format("Level cleared!  Bonus %d.  Click for the next level", state.bonus),
-                      failed = "Out of shots.  Click to try again" })[state.mode]
+    -- the targets' faces (eyes that turn with the body), a burst where one went out
+    for _, t in ipairs(state.targets) do
+      local b = t.body
+      if b:valid() and not t.out then
+        local p, R = b.position, b.rotation
+        for _, side in ipairs { -1, 1 } do
+          local ex, ey = 0.11 * side, 0.06
+          local e = { p[1] + R[1][1] * ex + R[1][2] * ey, p[2] + R[2][1] * ex + R[2][2] * ey, 0 }
+          gfx.circle(e, 0.07, { color = { 1, 1, 1, 1 }, outline = { 0, 0, 0, 1 } })
+          gfx.circle({ e[1] - 0.02, e[2], 0 }, 0.03, { 0, 0, 0, 1 })
+        end
+      elseif t.out and world.time - t.out_time < 0.8 then
+        local k = (world.time - t.out_time) / 0.8
+        local p = b:valid() and b.position or { t.start[1], t.start[2] }
+        gfx.circle({ p[1], p[2], 0 }, 0.3 + 0.6 * k, { color = { 1, 1, 0.6, 0.6 * (1 - k) }, outline = { 1, 0.8, 0.2, 1 - k } })
+        gfx.text({ p[1], p[2] + 0.6 + k, 0 }, "+" .. TARGET_POINTS, { size = 22, color = { 1, 0.95, 0.3, 1 - k } })
+      end
+    end
+    -- the HUD: level, score, the shots left as balls
+    gfx.rectangle(0, 0, w, 52, { 0.08, 0.1, 0.16, 0.8 })
+    gfx.text(20, 26, string.format("Level %d  %s", state.level, levels[state.level].name), { size = 22, valign = "middle" })
+    gfx.text(w / 2, 26, string.format("%d", state.score),
+      { size = 34, align = "center", valign = "middle", color = { 1, 0.85, 0.3, 1 } })
+    for i = 1, state.shots do
+      gfx.circle(w - 24 - (i - 1) * 30, 26, 10, { color = BALL, outline = { 1, 1, 1, 1 }, width = 2 })
+    end
+    gfx.text(w - 24 - state.shots * 30, 26, "shots", { size = 18, align = "right", valign = "middle" })
+    local title, line = nil, nil
     if state.mode == "cleared" and state.level == #levels then
-      banner = string.format("You won!  Final score %d.  Click to play again", state.score)
+      title, line = "You won!", string.format("Final score %d.  Click to play again", state.score)
+    elseif state.mode == "cleared" then
+      title, line = "Level cleared!", string.format("Bonus %d for the shots left.  Click for the next level", state.bonus)
+    elseif state.mode == "failed" then
+      title, line = "Out of shots", "Click to try again"
+    elseif world.time < 3 and state.shots == levels[state.level].shots then
+      line = "Drag back from the slingshot and let go"
     end
-    if banner then
-      gfx.rect(w / 2 - 300, h / 2 - 30, 600, 60, { 0.1, 0.12, 0.18, 0.8 })
-      gfx.text(w / 2 - gfx.text_width(banner) / 2, h / 2 - 8, banner, { 1, 1, 1, 1 })
+    if title then
+      gfx.rectangle(w / 2 - 330, h / 2 - 70, 660, 130, { color = { 0.08, 0.1, 0.16, 0.85 }, outline = { 1, 0.85, 0.3, 1 }, width = 2 })
+      gfx.text(w / 2, h / 2 - 28, title, { size = 40, align = "center", valign = "middle", color = { 1, 0.85, 0.3, 1 } })
+      gfx.text(w / 2, h / 2 + 24, line, { size = 20, align = "center", valign = "middle" })
+    elseif line then
+      gfx.text(w / 2, 80, line, { size = 22, align = "center", valign = "middle", color = { 0.1, 0.15, 0.3, 1 } })
     end
   end,
 }
