@@ -1,7 +1,8 @@
 -- Every scene in scenes/ and every game in scenes/games/<name>/main.lua, run as a user would meet it:
 --   * 5 s of simulated time through the runner (the host's fixed-step clock, hot reload and guards),
---     with a mouse drag and the keys scenes use pressed and released along the way, through the
---     runner's scripted input: no script error, no NaN;
+--     with a mouse drag, a hot reload and the keys scenes use pressed and released along the way,
+--     through the runner's scripted input, and its draw called with a stand-in gfx: no script
+--     error, no NaN;
 --   * an offscreen screenshot through the host (the README's command, --screenshot), compared with a
 --     screenshot of the same scene in which the host draws no world (the scene's overlay, the HUD, the
 --     grid and the background stay): the world's objects must cover a share of the picture, and the
@@ -39,8 +40,21 @@ for d = 1, 9 do KEYS[#KEYS + 1] = tostring(d) end
 local function finite3(v) return v[1] == v[1] and v[2] == v[2] and v[3] == v[3] and
   math.abs(v[1]) < math.huge and math.abs(v[2]) < math.huge and math.abs(v[3]) < math.huge end
 
+-- a stand-in for the host's gfx in draw(world, gfx) without a window: every call is accepted and draws
+-- nothing; the calls that return values return plausible ones (the real gfx draws the screenshots below)
+local stub_gfx = setmetatable({
+  size = function() return 1280, 720 end,
+  text_width = function(s) return 8 * #tostring(s) end,
+  line_height = function() return 18 end,
+  project = function() return 640, 360 end,
+  unproject = function() return { 0, 0, 10 }, { 0, 0, -1 } end,
+  debug = function() return {} end,
+  image = function() return { width = 1, height = 1 } end,
+}, { __index = function() return function() end end })
+
 -- run the scene for `seconds` through the runner's scripted input: a mouse drag across the window's
--- centre at 0.5 s (press, move, release, a wheel turn), then KEYS; returns the runner and the steps taken
+-- centre at 0.5 s (press, move, release, a wheel turn), a hot reload, then KEYS, and the scene's draw
+-- every 0.25 s; returns the runner and the steps taken
 local function run_scene(path, seconds)
   math.randomseed(1)
   local r = impetus.runner(helpers.root .. "/" .. path)
@@ -55,11 +69,14 @@ local function run_scene(path, seconds)
   plan(0.6, function() r:move_mouse(500, 450) end)
   plan(0.7, function() r:release_mouse(500, 450, 1) end)
   plan(0.8, function() r:wheel(0, 1) end)
+  -- a hot reload (the file re-run, the world kept) before the keys: the keys then reach the new code
+  plan(0.9, function() assert(r:reload(), path .. ": hot reload: " .. tostring(r.error)) end)
   for i, k in ipairs(KEYS) do
     local t = 1 + (i - 1) * 3.5 / #KEYS
     plan(t, function() r:press_key(k) end)
     plan(t + 0.2, function() r:release_key(k) end)
   end
+  for t = 0.25, seconds, 0.25 do plan(t, function() r:call("draw", r.world, stub_gfx) end) end
   local taken = 0
   for s = 1, n do
     for _, fn in ipairs(at[s] or {}) do fn() end
@@ -75,9 +92,10 @@ describe("every scene and game", function()
   end)
 
   for _, path in ipairs(SCENES) do
-    it("runs " .. SIM_SECONDS .. " s with the mouse and its keys pressed, without a script error: " .. path, function()
+    it("runs " .. SIM_SECONDS .. " s with the mouse, a hot reload and its keys, without a script error: " .. path, function()
       local r, taken = run_scene(path, SIM_SECONDS)
       assert.is_nil(r.error, path .. ": " .. tostring(r.error))
+      if r.warning then print(path, r.warning) end
       assert.are.equal(math.ceil(SIM_SECONDS / r:step_dt() - 1e-9), taken, path .. ": steps taken")
       for _, b in ipairs(r.world:bodies()) do
         assert.is_true(finite3(b.position) and finite3(b.velocity), path .. ": a body's state is not finite")
