@@ -30,7 +30,7 @@
 #include <string.h>
 
 #include "amg.h"
-#include "internal.h"
+#include "ids.h"
 #include "parallel.h"
 
 #define COARSEST 48   /* block rows below which a level is solved directly */

@@ -18,7 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "body.h"
+#include "hull.h"
+#include "ids.h"
+#include "imp_math.h"
+#include "shape.h"
+#include "world_parts.h"
 
 imp_body_def imp_body_def_default(void)
 {
@@ -34,37 +39,37 @@ imp_body_def imp_body_def_default(void)
 
 static void store_reserve(imp_world *w, int n)
 {
-    if (n <= w->body_cap) return;
-    int cap = w->body_cap ? w->body_cap : 64;
+    if (n <= w->bodies->cap) return;
+    int cap = w->bodies->cap ? w->bodies->cap : 64;
     while (cap < n) cap *= 2;
-    w->bodies = ids_grow(w->bodies, sizeof(body), cap);
-    w->bstate = ids_grow(w->bstate, BODY_DIM * sizeof(double), cap);
-    w->body_cap = cap;
+    w->bodies->body = ids_grow(w->bodies->body, sizeof(body), cap);
+    w->bodies->state = ids_grow(w->bodies->state, BODY_DIM * sizeof(double), cap);
+    w->bodies->cap = cap;
 }
 
 static void shapes_reserve(imp_world *w, int n)
 {
-    if (n <= w->shape_cap) return;
-    int cap = w->shape_cap ? w->shape_cap : 64;
+    if (n <= w->shapes->cap) return;
+    int cap = w->shapes->cap ? w->shapes->cap : 64;
     while (cap < n) cap *= 2;
-    w->shapes = ids_grow(w->shapes, sizeof(shape), cap);
-    w->shape_cap = cap;
+    w->shapes->shape = ids_grow(w->shapes->shape, sizeof(shape), cap);
+    w->shapes->cap = cap;
 }
 
-int bodies_dense(const imp_world *w, uint32_t slot) { return (int)w->body_ids.slot_dense[slot]; }
+int bodies_dense(const imp_world *w, uint32_t slot) { return (int)w->bodies->ids.slot_dense[slot]; }
 
 #define BODY_OR(ret)                             \
-    int i = ids_lookup(&w->body_ids, id);        \
+    int i = ids_lookup(&w->bodies->ids, id);        \
     if (i < 0) return ret
 
 static void destroy_shape(imp_world *w, uint32_t slot)
 {
-    imp_id sid = ids_of(&w->shape_ids, (int)w->shape_ids.slot_dense[slot]);
-    bp_remove(w, slot);
-    int d = ids_remove(&w->shape_ids, sid);
-    shape_free(&w->shapes[d]);
-    int last = w->shape_ids.count;
-    if (d != last) w->shapes[d] = w->shapes[last];
+    imp_id sid = ids_of(&w->shapes->ids, (int)w->shapes->ids.slot_dense[slot]);
+    shapes_log(w->shapes, sid, true, w->shapes->shape[w->shapes->ids.slot_dense[slot]].type == IMP_SHAPE_PLANE);
+    int d = ids_remove(&w->shapes->ids, sid);
+    shape_free(&w->shapes->shape[d]);
+    int last = w->shapes->ids.count;
+    if (d != last) w->shapes->shape[d] = w->shapes->shape[last];
 }
 
 /* Combine the shapes' mass properties into the body's (S3 "Computing the inertia tensor", and the
@@ -77,7 +82,7 @@ static void body_mass_properties(imp_world *w, body *b, double want_mass)
     double m = 0;
     imp_vec3 c = v3(0, 0, 0);
     for (int k = 0; k < b->nshapes; k++) {
-        const shape *s = &w->shapes[w->shape_ids.slot_dense[b->shapes[k]]];
+        const shape *s = &w->shapes->shape[w->shapes->ids.slot_dense[b->shapes[k]]];
         imp_vec3 ci = v3_add(s->lpos, quat_rotate(s->lq, s->center));
         m += s->mass;
         c = v3_mad(c, ci, s->mass);
@@ -85,7 +90,7 @@ static void body_mass_properties(imp_world *w, body *b, double want_mass)
     b->com = m > 0 ? v3_scale(c, 1.0 / m) : v3(0, 0, 0);
     imp_mat3 I = {{{0}}};
     for (int k = 0; k < b->nshapes; k++) {
-        const shape *s = &w->shapes[w->shape_ids.slot_dense[b->shapes[k]]];
+        const shape *s = &w->shapes->shape[w->shapes->ids.slot_dense[b->shapes[k]]];
         imp_vec3 d = v3_sub(v3_add(s->lpos, quat_rotate(s->lq, s->center)), b->com);
         I = m3_add(I, m3_rotate_tensor(quat_to_m3(s->lq), s->inertia));
         double dd = v3_dot(d, d);
@@ -98,7 +103,7 @@ static void body_mass_properties(imp_world *w, body *b, double want_mass)
         I = m3_scale(I, f);
         m = want_mass;
         for (int k = 0; k < b->nshapes; k++) {
-            shape *s = &w->shapes[w->shape_ids.slot_dense[b->shapes[k]]];
+            shape *s = &w->shapes->shape[w->shapes->ids.slot_dense[b->shapes[k]]];
             s->mass *= f;
             s->inertia = m3_scale(s->inertia, f);
         }
@@ -114,21 +119,21 @@ imp_id imp_body_create(imp_world *w, const imp_body_def *def)
 {
     imp_id none = {0, 0};
     if (!def || def->shape_count <= 0 || !def->shapes) {
-        world_set_error(w, "a body needs at least one shape");
+        world_error(w, "a body needs at least one shape");
         return none;
     }
     for (int k = 0; k < def->shape_count; k++) {
         imp_shape_type t = def->shapes[k].type;
         if ((t == IMP_SHAPE_PLANE || t == IMP_SHAPE_MESH) && def->motion != IMP_FIXED) {
-            world_set_error(w, "plane and mesh shapes belong to static bodies only");
+            world_error(w, "plane and mesh shapes belong to static bodies only");
             return none;
         }
     }
-    store_reserve(w, w->body_ids.count + 1);
-    shapes_reserve(w, w->shape_ids.count + def->shape_count);
-    imp_id id = ids_alloc(&w->body_ids);
-    int i = w->body_ids.count - 1;
-    body *b = &w->bodies[i];
+    store_reserve(w, w->bodies->ids.count + 1);
+    shapes_reserve(w, w->shapes->ids.count + def->shape_count);
+    imp_id id = ids_alloc(&w->bodies->ids);
+    int i = w->bodies->ids.count - 1;
+    body *b = &w->bodies->body[i];
     memset(b, 0, sizeof *b);
     b->motion = (uint8_t)def->motion;
     b->group = def->group;
@@ -136,14 +141,16 @@ imp_id imp_body_create(imp_world *w, const imp_body_def *def)
     memcpy(b->color, def->color, sizeof b->color);
     b->shapes = ids_grow(NULL, sizeof(uint32_t), def->shape_count);
     for (int k = 0; k < def->shape_count; k++) {
-        imp_id sid = ids_alloc(&w->shape_ids);
-        shape *s = &w->shapes[w->shape_ids.count - 1];
+        imp_id sid = ids_alloc(&w->shapes->ids);
+        shape *s = &w->shapes->shape[w->shapes->ids.count - 1];
         memset(s, 0, sizeof *s);
         s->body = id.index;
         s->index = k;
         b->shapes[b->nshapes++] = sid.index;
-        if (!shape_build(w, s, &def->shapes[k])) {
-            imp_body_destroy(w, id); /* shape_build set the error */
+        char err[200];
+        if (!shape_build(s, &def->shapes[k], err, sizeof err)) {
+            world_error(w, "%s", err);
+            imp_body_destroy(w, id);
             return none;
         }
     }
@@ -151,12 +158,12 @@ imp_id imp_body_create(imp_world *w, const imp_body_def *def)
     bool finite = isfinite(b->mass) && v3_finite(b->com);
     for (int r = 0; r < 3; r++) finite = finite && v3_finite(v3(b->Ibody.m[r][0], b->Ibody.m[r][1], b->Ibody.m[r][2]));
     if (!finite) {
-        world_set_error(w, "the body's mass properties are not finite numbers (are its shapes too large?)");
+        world_error(w, "the body's mass properties are not finite numbers (are its shapes too large?)");
         imp_body_destroy(w, id);
         return none;
     }
     if (def->motion == IMP_DYNAMIC && !(b->mass > 0)) {
-        world_set_error(w, "a dynamic body needs a positive mass (its shapes have no volume)");
+        world_error(w, "a dynamic body needs a positive mass (its shapes have no volume)");
         imp_body_destroy(w, id);
         return none;
     }
@@ -166,7 +173,7 @@ imp_id imp_body_create(imp_world *w, const imp_body_def *def)
         imp_body_destroy(w, id);
         return none;
     }
-    double *X = w->bstate + BODY_DIM * i;
+    double *X = w->bodies->state + BODY_DIM * i;
     imp_quat q = quat_normalize(def->orientation);
     imp_mat3 R = quat_to_m3(q);
     v3_store(X, v3_add(def->position, m3_mul_v(R, b->com)));
@@ -180,8 +187,9 @@ imp_id imp_body_create(imp_world *w, const imp_body_def *def)
         b->kin_w = def->angular_velocity;
     }
     for (int k = 0; k < b->nshapes; k++) {
-        shape_update(w, &w->shapes[w->shape_ids.slot_dense[b->shapes[k]]]);
-        bp_add(w, b->shapes[k]);
+        shape *sh = &w->shapes->shape[w->shapes->ids.slot_dense[b->shapes[k]]];
+        shape_place(sh, X, b->com);
+        shapes_log(w->shapes, ids_of(&w->shapes->ids, (int)w->shapes->ids.slot_dense[b->shapes[k]]), false, sh->type == IMP_SHAPE_PLANE);
     }
     return id;
 }
@@ -189,47 +197,47 @@ imp_id imp_body_create(imp_world *w, const imp_body_def *def)
 void imp_body_destroy(imp_world *w, imp_id id)
 {
     BODY_OR();
-    body *b = &w->bodies[i];
+    body *b = &w->bodies->body[i];
     for (int k = 0; k < b->nshapes; k++) destroy_shape(w, b->shapes[k]);
     free(b->shapes);
-    int d = ids_remove(&w->body_ids, id);
-    int last = w->body_ids.count;
+    int d = ids_remove(&w->bodies->ids, id);
+    int last = w->bodies->ids.count;
     if (d != last) {
-        w->bodies[d] = w->bodies[last];
-        memcpy(w->bstate + BODY_DIM * d, w->bstate + BODY_DIM * last, BODY_DIM * sizeof(double));
+        w->bodies->body[d] = w->bodies->body[last];
+        memcpy(w->bodies->state + BODY_DIM * d, w->bodies->state + BODY_DIM * last, BODY_DIM * sizeof(double));
     }
 }
 
-bool imp_body_valid(const imp_world *w, imp_id id) { return ids_lookup(&w->body_ids, id) >= 0; }
-int imp_body_count(const imp_world *w) { return w->body_ids.count; }
-imp_id imp_body_id(const imp_world *w, int i) { return ids_of(&w->body_ids, i); }
+bool imp_body_valid(const imp_world *w, imp_id id) { return ids_lookup(&w->bodies->ids, id) >= 0; }
+int imp_body_count(const imp_world *w) { return w->bodies->ids.count; }
+imp_id imp_body_id(const imp_world *w, int i) { return ids_of(&w->bodies->ids, i); }
 
 static imp_quat state_q(const double *X) { return quat(X[3], X[4], X[5], X[6]); }
 
-imp_vec3 imp_body_center_of_mass(const imp_world *w, imp_id id) { BODY_OR(v3(0, 0, 0)); return v3_load(w->bstate + BODY_DIM * i); }
-imp_quat imp_body_orientation(const imp_world *w, imp_id id) { BODY_OR(quat_identity()); return state_q(w->bstate + BODY_DIM * i); }
+imp_vec3 imp_body_center_of_mass(const imp_world *w, imp_id id) { BODY_OR(v3(0, 0, 0)); return v3_load(w->bodies->state + BODY_DIM * i); }
+imp_quat imp_body_orientation(const imp_world *w, imp_id id) { BODY_OR(quat_identity()); return state_q(w->bodies->state + BODY_DIM * i); }
 
 imp_vec3 imp_body_position(const imp_world *w, imp_id id)
 {
     BODY_OR(v3(0, 0, 0));
-    const double *X = w->bstate + BODY_DIM * i;
-    return v3_sub(v3_load(X), quat_rotate(state_q(X), w->bodies[i].com));
+    const double *X = w->bodies->state + BODY_DIM * i;
+    return v3_sub(v3_load(X), quat_rotate(state_q(X), w->bodies->body[i].com));
 }
 
-imp_mat3 imp_body_inertia_body(const imp_world *w, imp_id id) { BODY_OR(m3_identity()); return w->bodies[i].Ibody; }
+imp_mat3 imp_body_inertia_body(const imp_world *w, imp_id id) { BODY_OR(m3_identity()); return w->bodies->body[i].Ibody; }
 imp_mat3 imp_body_inertia(const imp_world *w, imp_id id)
 {
     BODY_OR(m3_identity());
-    return m3_rotate_tensor(quat_to_m3(state_q(w->bstate + BODY_DIM * i)), w->bodies[i].Ibody);
+    return m3_rotate_tensor(quat_to_m3(state_q(w->bodies->state + BODY_DIM * i)), w->bodies->body[i].Ibody);
 }
 
 imp_vec3 imp_body_velocity(const imp_world *w, imp_id id)
 {
     BODY_OR(v3(0, 0, 0));
-    const body *b = &w->bodies[i];
+    const body *b = &w->bodies->body[i];
     if (b->motion == IMP_KINEMATIC) return b->kin_v;
     if (b->motion == IMP_FIXED) return v3(0, 0, 0);
-    return v3_scale(v3_load(w->bstate + BODY_DIM * i + 7), 1.0 / b->mass);
+    return v3_scale(v3_load(w->bodies->state + BODY_DIM * i + 7), 1.0 / b->mass);
 }
 
 /* omega = I^-1(t) L with I^-1(t) = R I_body^-1 R^T */
@@ -242,23 +250,23 @@ static imp_vec3 omega_of(const body *b, const double *X)
 imp_vec3 imp_body_angular_velocity(const imp_world *w, imp_id id)
 {
     BODY_OR(v3(0, 0, 0));
-    const body *b = &w->bodies[i];
+    const body *b = &w->bodies->body[i];
     if (b->motion == IMP_KINEMATIC) return b->kin_w;
     if (b->motion == IMP_FIXED) return v3(0, 0, 0);
-    return omega_of(b, w->bstate + BODY_DIM * i);
+    return omega_of(b, w->bodies->state + BODY_DIM * i);
 }
 
-imp_vec3 imp_body_momentum(const imp_world *w, imp_id id) { BODY_OR(v3(0, 0, 0)); return v3_load(w->bstate + BODY_DIM * i + 7); }
-imp_vec3 imp_body_angular_momentum(const imp_world *w, imp_id id) { BODY_OR(v3(0, 0, 0)); return v3_load(w->bstate + BODY_DIM * i + 10); }
-double imp_body_mass(const imp_world *w, imp_id id) { BODY_OR(0); return w->bodies[i].motion == IMP_FIXED ? 0 : w->bodies[i].mass; }
-imp_vec3 imp_body_force(const imp_world *w, imp_id id) { BODY_OR(v3(0, 0, 0)); return w->bodies[i].force; }
-imp_vec3 imp_body_torque(const imp_world *w, imp_id id) { BODY_OR(v3(0, 0, 0)); return w->bodies[i].torque; }
-imp_motion imp_body_motion(const imp_world *w, imp_id id) { BODY_OR(IMP_FIXED); return (imp_motion)w->bodies[i].motion; }
-uint32_t imp_body_group(const imp_world *w, imp_id id) { BODY_OR(0); return w->bodies[i].group; }
-uint32_t imp_body_mask(const imp_world *w, imp_id id) { BODY_OR(0); return w->bodies[i].mask; }
-void imp_body_set_filter(imp_world *w, imp_id id, uint32_t group, uint32_t mask) { BODY_OR(); w->bodies[i].group = group, w->bodies[i].mask = mask; }
-void imp_body_color(const imp_world *w, imp_id id, float rgba[4]) { BODY_OR(); memcpy(rgba, w->bodies[i].color, 4 * sizeof(float)); }
-void imp_body_set_color(imp_world *w, imp_id id, const float rgba[4]) { BODY_OR(); memcpy(w->bodies[i].color, rgba, 4 * sizeof(float)); }
+imp_vec3 imp_body_momentum(const imp_world *w, imp_id id) { BODY_OR(v3(0, 0, 0)); return v3_load(w->bodies->state + BODY_DIM * i + 7); }
+imp_vec3 imp_body_angular_momentum(const imp_world *w, imp_id id) { BODY_OR(v3(0, 0, 0)); return v3_load(w->bodies->state + BODY_DIM * i + 10); }
+double imp_body_mass(const imp_world *w, imp_id id) { BODY_OR(0); return w->bodies->body[i].motion == IMP_FIXED ? 0 : w->bodies->body[i].mass; }
+imp_vec3 imp_body_force(const imp_world *w, imp_id id) { BODY_OR(v3(0, 0, 0)); return w->bodies->body[i].force; }
+imp_vec3 imp_body_torque(const imp_world *w, imp_id id) { BODY_OR(v3(0, 0, 0)); return w->bodies->body[i].torque; }
+imp_motion imp_body_motion(const imp_world *w, imp_id id) { BODY_OR(IMP_FIXED); return (imp_motion)w->bodies->body[i].motion; }
+uint32_t imp_body_group(const imp_world *w, imp_id id) { BODY_OR(0); return w->bodies->body[i].group; }
+uint32_t imp_body_mask(const imp_world *w, imp_id id) { BODY_OR(0); return w->bodies->body[i].mask; }
+void imp_body_set_filter(imp_world *w, imp_id id, uint32_t group, uint32_t mask) { BODY_OR(); w->bodies->body[i].group = group, w->bodies->body[i].mask = mask; }
+void imp_body_color(const imp_world *w, imp_id id, float rgba[4]) { BODY_OR(); memcpy(rgba, w->bodies->body[i].color, 4 * sizeof(float)); }
+void imp_body_set_color(imp_world *w, imp_id id, const float rgba[4]) { BODY_OR(); memcpy(w->bodies->body[i].color, rgba, 4 * sizeof(float)); }
 
 /* kinetic energy 1/2 M v.v + 1/2 omega . L */
 static double body_energy(const body *b, const double *X)
@@ -268,69 +276,78 @@ static double body_energy(const body *b, const double *X)
     return 0.5 * v3_dot(P, P) / b->mass + 0.5 * v3_dot(omega_of(b, X), L);
 }
 
-double imp_body_kinetic_energy(const imp_world *w, imp_id id) { BODY_OR(0); return body_energy(&w->bodies[i], w->bstate + BODY_DIM * i); }
+double imp_body_kinetic_energy(const imp_world *w, imp_id id) { BODY_OR(0); return body_energy(&w->bodies->body[i], w->bodies->state + BODY_DIM * i); }
 
 double bodies_kinetic_energy(const imp_world *w)
 {
     double e = 0;
-    for (int i = 0; i < w->body_ids.count; i++) e += body_energy(&w->bodies[i], w->bstate + BODY_DIM * i);
+    for (int i = 0; i < w->bodies->ids.count; i++) e += body_energy(&w->bodies->body[i], w->bodies->state + BODY_DIM * i);
     return e;
 }
 
 double bodies_potential_energy(const imp_world *w)
 {
     double e = 0;
-    for (int i = 0; i < w->body_ids.count; i++)
-        if (w->bodies[i].motion == IMP_DYNAMIC) e -= w->bodies[i].mass * v3_dot(w->def.gravity, v3_load(w->bstate + BODY_DIM * i));
+    for (int i = 0; i < w->bodies->ids.count; i++)
+        if (w->bodies->body[i].motion == IMP_DYNAMIC) e -= w->bodies->body[i].mass * v3_dot(w->settings.gravity, v3_load(w->bodies->state + BODY_DIM * i));
     return e;
 }
 
-static void refresh_shapes(imp_world *w, int i)
+/* the world pose and bounds of body i's shapes from its state */
+void bodies_place_shapes(imp_world *w, int i)
 {
-    body *b = &w->bodies[i];
-    for (int k = 0; k < b->nshapes; k++) shape_update(w, &w->shapes[w->shape_ids.slot_dense[b->shapes[k]]]);
+    const body *b = &w->bodies->body[i];
+    const double *X = w->bodies->state + BODY_DIM * i;
+    for (int k = 0; k < b->nshapes; k++) shape_place(&w->shapes->shape[w->shapes->ids.slot_dense[b->shapes[k]]], X, b->com);
+}
+
+/* the same for one shape */
+void bodies_place_shape(imp_world *w, shape *s)
+{
+    int i = bodies_dense(w, s->body);
+    shape_place(s, w->bodies->state + BODY_DIM * i, w->bodies->body[i].com);
 }
 
 void imp_body_set_position(imp_world *w, imp_id id, imp_vec3 origin)
 {
     BODY_OR();
-    w->bodies[i].asleep = 0, w->bodies[i].sleep_time = 0; /* touched by the script: awake */
-    double *X = w->bstate + BODY_DIM * i;
-    v3_store(X, v3_add(origin, quat_rotate(state_q(X), w->bodies[i].com)));
-    refresh_shapes(w, i);
+    w->bodies->body[i].asleep = 0, w->bodies->body[i].sleep_time = 0; /* touched by the script: awake */
+    double *X = w->bodies->state + BODY_DIM * i;
+    v3_store(X, v3_add(origin, quat_rotate(state_q(X), w->bodies->body[i].com)));
+    bodies_place_shapes(w, i);
 }
 
 /* turn about the origin: the centre of mass moves with the orientation; omega is kept, so L follows */
 void imp_body_set_orientation(imp_world *w, imp_id id, imp_quat q)
 {
     BODY_OR();
-    w->bodies[i].asleep = 0, w->bodies[i].sleep_time = 0; /* touched by the script: awake */
-    double *X = w->bstate + BODY_DIM * i;
-    body *b = &w->bodies[i];
+    w->bodies->body[i].asleep = 0, w->bodies->body[i].sleep_time = 0; /* touched by the script: awake */
+    double *X = w->bodies->state + BODY_DIM * i;
+    body *b = &w->bodies->body[i];
     imp_vec3 origin = imp_body_position(w, id);
     imp_vec3 omega = b->motion == IMP_DYNAMIC ? omega_of(b, X) : v3(0, 0, 0);
     q = quat_normalize(q);
     X[3] = q.w, X[4] = q.x, X[5] = q.y, X[6] = q.z;
     v3_store(X, v3_add(origin, quat_rotate(q, b->com)));
     if (b->motion == IMP_DYNAMIC) v3_store(X + 10, m3_mul_v(m3_rotate_tensor(quat_to_m3(q), b->Ibody), omega));
-    refresh_shapes(w, i);
+    bodies_place_shapes(w, i);
 }
 
 void imp_body_set_velocity(imp_world *w, imp_id id, imp_vec3 v)
 {
     BODY_OR();
-    w->bodies[i].asleep = 0, w->bodies[i].sleep_time = 0; /* touched by the script: awake */
-    body *b = &w->bodies[i];
-    if (b->motion == IMP_DYNAMIC) v3_store(w->bstate + BODY_DIM * i + 7, v3_scale(v, b->mass));
+    w->bodies->body[i].asleep = 0, w->bodies->body[i].sleep_time = 0; /* touched by the script: awake */
+    body *b = &w->bodies->body[i];
+    if (b->motion == IMP_DYNAMIC) v3_store(w->bodies->state + BODY_DIM * i + 7, v3_scale(v, b->mass));
     else if (b->motion == IMP_KINEMATIC) b->kin_v = v;
 }
 
 void imp_body_set_angular_velocity(imp_world *w, imp_id id, imp_vec3 omega)
 {
     BODY_OR();
-    w->bodies[i].asleep = 0, w->bodies[i].sleep_time = 0; /* touched by the script: awake */
-    body *b = &w->bodies[i];
-    double *X = w->bstate + BODY_DIM * i;
+    w->bodies->body[i].asleep = 0, w->bodies->body[i].sleep_time = 0; /* touched by the script: awake */
+    body *b = &w->bodies->body[i];
+    double *X = w->bodies->state + BODY_DIM * i;
     if (b->motion == IMP_DYNAMIC) v3_store(X + 10, m3_mul_v(m3_rotate_tensor(quat_to_m3(state_q(X)), b->Ibody), omega));
     else if (b->motion == IMP_KINEMATIC) b->kin_w = omega;
 }
@@ -338,14 +355,14 @@ void imp_body_set_angular_velocity(imp_world *w, imp_id id, imp_vec3 omega)
 void imp_body_set_motion(imp_world *w, imp_id id, imp_motion m)
 {
     BODY_OR();
-    body *b = &w->bodies[i];
+    body *b = &w->bodies->body[i];
     if (m == b->motion) return;
     if (m != IMP_FIXED && !(b->mass > 0)) return; /* planes and meshes stay static */
     imp_vec3 v = imp_body_velocity(w, id), omega = imp_body_angular_velocity(w, id);
     b->motion = (uint8_t)m;
     b->inv_mass = m == IMP_DYNAMIC ? 1.0 / b->mass : 0;
     b->Ibody_inv = m == IMP_DYNAMIC ? m3_inverse(b->Ibody) : (imp_mat3){{{0}}};
-    memset(w->bstate + BODY_DIM * i + 7, 0, 6 * sizeof(double));
+    memset(w->bodies->state + BODY_DIM * i + 7, 0, 6 * sizeof(double));
     b->kin_v = b->kin_w = v3(0, 0, 0);
     if (m != IMP_FIXED) imp_body_set_velocity(w, id, v), imp_body_set_angular_velocity(w, id, omega);
 }
@@ -353,10 +370,10 @@ void imp_body_set_motion(imp_world *w, imp_id id, imp_motion m)
 void imp_body_set_mass(imp_world *w, imp_id id, double m)
 {
     BODY_OR();
-    body *b = &w->bodies[i];
+    body *b = &w->bodies->body[i];
     if (!(m > 0) || !isfinite(m) || !(b->mass > 0)) return;
     double f = m / b->mass;
-    double *X = w->bstate + BODY_DIM * i;
+    double *X = w->bodies->state + BODY_DIM * i;
     b->mass = m;
     b->Ibody = m3_scale(b->Ibody, f);
     if (b->motion == IMP_DYNAMIC) {
@@ -365,7 +382,7 @@ void imp_body_set_mass(imp_world *w, imp_id id, double m)
         for (int k = 7; k < 13; k++) X[k] *= f; /* P = M v, L = I omega: the velocities are kept */
     }
     for (int k = 0; k < b->nshapes; k++) {
-        shape *s = &w->shapes[w->shape_ids.slot_dense[b->shapes[k]]];
+        shape *s = &w->shapes->shape[w->shapes->ids.slot_dense[b->shapes[k]]];
         s->mass *= f, s->inertia = m3_scale(s->inertia, f);
     }
 }
@@ -373,20 +390,20 @@ void imp_body_set_mass(imp_world *w, imp_id id, double m)
 void imp_body_apply_force(imp_world *w, imp_id id, imp_vec3 f, imp_vec3 at)
 {
     BODY_OR();
-    body *b = &w->bodies[i];
+    body *b = &w->bodies->body[i];
     b->force = v3_add(b->force, f);
-    b->torque = v3_add(b->torque, v3_cross(v3_sub(at, v3_load(w->bstate + BODY_DIM * i)), f));
+    b->torque = v3_add(b->torque, v3_cross(v3_sub(at, v3_load(w->bodies->state + BODY_DIM * i)), f));
 }
 
-void imp_body_apply_central_force(imp_world *w, imp_id id, imp_vec3 f) { BODY_OR(); w->bodies[i].force = v3_add(w->bodies[i].force, f); }
-void imp_body_apply_torque(imp_world *w, imp_id id, imp_vec3 tau) { BODY_OR(); w->bodies[i].torque = v3_add(w->bodies[i].torque, tau); }
+void imp_body_apply_central_force(imp_world *w, imp_id id, imp_vec3 f) { BODY_OR(); w->bodies->body[i].force = v3_add(w->bodies->body[i].force, f); }
+void imp_body_apply_torque(imp_world *w, imp_id id, imp_vec3 tau) { BODY_OR(); w->bodies->body[i].torque = v3_add(w->bodies->body[i].torque, tau); }
 
 void imp_body_apply_impulse(imp_world *w, imp_id id, imp_vec3 j, imp_vec3 at)
 {
     BODY_OR();
-    w->bodies[i].asleep = 0, w->bodies[i].sleep_time = 0; /* touched by the script: awake */
-    if (w->bodies[i].motion != IMP_DYNAMIC) return;
-    double *X = w->bstate + BODY_DIM * i;
+    w->bodies->body[i].asleep = 0, w->bodies->body[i].sleep_time = 0; /* touched by the script: awake */
+    if (w->bodies->body[i].motion != IMP_DYNAMIC) return;
+    double *X = w->bodies->state + BODY_DIM * i;
     v3_accum(X + 7, j);
     v3_accum(X + 10, v3_cross(v3_sub(at, v3_load(X)), j));
 }
@@ -394,10 +411,10 @@ void imp_body_apply_impulse(imp_world *w, imp_id id, imp_vec3 j, imp_vec3 at)
 void imp_body_aabb(const imp_world *w, imp_id id, imp_vec3 *lo, imp_vec3 *hi)
 {
     BODY_OR();
-    const body *b = &w->bodies[i];
+    const body *b = &w->bodies->body[i];
     *lo = v3(INFINITY, INFINITY, INFINITY), *hi = v3(-INFINITY, -INFINITY, -INFINITY);
     for (int k = 0; k < b->nshapes; k++) {
-        const shape *s = &w->shapes[w->shape_ids.slot_dense[b->shapes[k]]];
+        const shape *s = &w->shapes->shape[w->shapes->ids.slot_dense[b->shapes[k]]];
         lo->x = fmin(lo->x, s->lo.x), lo->y = fmin(lo->y, s->lo.y), lo->z = fmin(lo->z, s->lo.z);
         hi->x = fmax(hi->x, s->hi.x), hi->y = fmax(hi->y, s->hi.y), hi->z = fmax(hi->z, s->hi.z);
     }
@@ -408,10 +425,10 @@ void imp_body_aabb(const imp_world *w, imp_id id, imp_vec3 *lo, imp_vec3 *hi)
  * and c goes up to 1e6). skip (may be NULL): bodies whose velocities the impulse stage already damped. */
 void bodies_damp(imp_world *w, double h, const uint8_t *skip)
 {
-    for (int i = 0; i < w->body_ids.count; i++) {
-        const body *b = &w->bodies[i];
+    for (int i = 0; i < w->bodies->ids.count; i++) {
+        const body *b = &w->bodies->body[i];
         if (b->motion != IMP_DYNAMIC || b->asleep || (skip && skip[i]) || (b->lin_damp == 0 && b->ang_damp == 0)) continue;
-        double *X = w->bstate + BODY_DIM * i;
+        double *X = w->bodies->state + BODY_DIM * i;
         v3_store(X + 7, v3_scale(v3_load(X + 7), exp(-b->lin_damp * h)));
         v3_store(X + 10, v3_scale(v3_load(X + 10), exp(-b->ang_damp * h)));
     }
@@ -419,15 +436,15 @@ void bodies_damp(imp_world *w, double h, const uint8_t *skip)
 
 void bodies_clear_accumulators(imp_world *w)
 {
-    for (int i = 0; i < w->body_ids.count; i++) w->bodies[i].force = w->bodies[i].torque = v3(0, 0, 0);
+    for (int i = 0; i < w->bodies->ids.count; i++) w->bodies->body[i].force = w->bodies->body[i].torque = v3(0, 0, 0);
 }
 
 /* put back bodies whose state went non-finite, at rest; returns how many */
 int bodies_nan_guard(imp_world *w, const double *x0)
 {
     int bad = 0, first = -1;
-    for (int i = 0; i < w->body_ids.count; i++) {
-        double *X = w->bstate + BODY_DIM * i;
+    for (int i = 0; i < w->bodies->ids.count; i++) {
+        double *X = w->bodies->state + BODY_DIM * i;
         bool ok = true;
         for (int k = 0; k < BODY_DIM; k++) ok = ok && isfinite(X[k]);
         if (ok) continue;
@@ -435,48 +452,35 @@ int bodies_nan_guard(imp_world *w, const double *x0)
         bad++;
         memcpy(X, x0 + BODY_DIM * i, 7 * sizeof(double));
         memset(X + 7, 0, 6 * sizeof(double));
-        w->bodies[i].kin_v = w->bodies[i].kin_w = v3(0, 0, 0);
-        refresh_shapes(w, i);
+        w->bodies->body[i].kin_v = w->bodies->body[i].kin_w = v3(0, 0, 0);
+        bodies_place_shapes(w, i);
     }
     if (bad) {
         char msg[256];
         snprintf(msg, sizeof msg, "NaN guard: %d bod%s went non-finite at t = %.4f s (first: body #%u); "
-                 "they were put back and stopped", bad, bad == 1 ? "y" : "ies", w->time, ids_of(&w->body_ids, first).index);
+                 "they were put back and stopped", bad, bad == 1 ? "y" : "ies", w->time, ids_of(&w->bodies->ids, first).index);
         if (w->error[0]) strncat(w->error, "; ", sizeof w->error - strlen(w->error) - 1);
         strncat(w->error, msg, sizeof w->error - strlen(w->error) - 1);
     }
     return bad;
 }
 
-void bodies_free(imp_world *w)
-{
-    w->col.order_count = 0; /* everything goes: no need to take shapes out of the broad phase one by one */
-    w->col.sap_built = 0;
-    while (w->body_ids.count) imp_body_destroy(w, ids_of(&w->body_ids, w->body_ids.count - 1));
-    ids_free(&w->body_ids), ids_free(&w->shape_ids);
-    free(w->bodies), free(w->bstate), free(w->shapes), free(w->bstate0);
-    imp_ode_solver_free(&w->body_solver);
-    contacts_free(w);
-    impulse_free(w);
-    joints_free(w);
-}
-
 /* ---- the bodies as an ODE system -------------------------------------------------------------------- */
 
 static void bodies_get_state(void *ctx, double *X)
 {
-    imp_world *w = ctx;
-    memcpy(X, w->bstate, sizeof(double) * BODY_DIM * (size_t)w->body_ids.count);
+    imp_world *w = ((const body_ode *)ctx)->w;
+    memcpy(X, w->bodies->state, sizeof(double) * BODY_DIM * (size_t)w->bodies->ids.count);
 }
 
 /* install the state and renormalize every q in the store (the state, not a copy) */
 static void bodies_set_state(void *ctx, const double *X)
 {
-    imp_world *w = ctx;
-    const int n = w->body_ids.count;
-    memcpy(w->bstate, X, sizeof(double) * BODY_DIM * (size_t)n);
+    imp_world *w = ((const body_ode *)ctx)->w;
+    const int n = w->bodies->ids.count;
+    memcpy(w->bodies->state, X, sizeof(double) * BODY_DIM * (size_t)n);
     for (int i = 0; i < n; i++) {
-        double *q = w->bstate + BODY_DIM * i + 3;
+        double *q = w->bodies->state + BODY_DIM * i + 3;
         double l = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
         if (l > 0 && isfinite(l)) q[0] /= l, q[1] /= l, q[2] /= l, q[3] /= l;
     }
@@ -485,11 +489,12 @@ static void bodies_set_state(void *ctx, const double *X)
 static int bodies_deriv(void *ctx, double t, const double *X, double *dX)
 {
     (void)t;
-    imp_world *w = ctx;
-    const imp_vec3 g = w->def.gravity;
-    const double kd = w->def.drag;
-    for (int i = 0; i < w->body_ids.count; i++) {
-        const body *b = &w->bodies[i];
+    const body_ode *o = ctx;
+    imp_world *w = o->w;
+    const imp_vec3 g = w->settings.gravity;
+    const double kd = w->settings.drag;
+    for (int i = 0; i < w->bodies->ids.count; i++) {
+        const body *b = &w->bodies->body[i];
         const double *x = X + BODY_DIM * i;
         double *d = dX + BODY_DIM * i;
         if (b->motion == IMP_FIXED) {
@@ -504,7 +509,7 @@ static int bodies_deriv(void *ctx, double t, const double *X, double *dX)
         } else {
             v = v3_scale(v3_load(x + 7), b->inv_mass);
             omega = omega_of(b, x);
-            if (w->body_drift && w->body_drift[i]) {
+            if (o->held && o->held[i]) {
                 /* the impulse mode already applied this body's forces (S1: velocities, then positions) */
                 memset(d + 7, 0, 6 * sizeof(double));
             } else {
@@ -517,50 +522,52 @@ static int bodies_deriv(void *ctx, double t, const double *X, double *dX)
         imp_quat dq = quat_mul(quat(0, omega.x, omega.y, omega.z), q);
         d[3] = 0.5 * dq.w, d[4] = 0.5 * dq.x, d[5] = 0.5 * dq.y, d[6] = 0.5 * dq.z;
     }
-    /* QP contact mode: the resting contact forces, with the external forces in place (trap 9) */
-    if (w->contact_mode == IMP_CONTACT_QP) return qp_deriv(w, X, dX);
-    return 0;
+    /* the exact contact mode: the resting contact forces, with the external forces in place (trap 9) */
+    return o->contact_forces ? o->contact_forces(w, X, dX) : 0;
 }
 
 void imp_body_refresh_all(imp_world *w)
 {
-    for (int i = 0; i < w->body_ids.count; i++) refresh_shapes(w, i);
+    for (int i = 0; i < w->bodies->ids.count; i++) bodies_place_shapes(w, i);
 }
 
-imp_ode_system imp_body_ode(imp_world *w)
+imp_ode_system bodies_ode(body_ode *o)
 {
-    imp_ode_system sys = {BODY_DIM * w->body_ids.count, w, bodies_get_state, bodies_set_state, bodies_deriv};
+    imp_ode_system sys = {BODY_DIM * o->w->bodies->ids.count, o, bodies_get_state, bodies_set_state, bodies_deriv};
     return sys;
 }
 
+/* the bodies with their applied forces alone */
+imp_ode_system imp_body_ode(imp_world *w) { return bodies_ode(&w->bodies->plain); }
+
 /* ---- impulse-mode properties of bodies (the solver is in impulse.c) ----------------------------------- */
-bool imp_body_asleep(const imp_world *w, imp_id id) { BODY_OR(false); return w->bodies[i].asleep; }
-void imp_body_wake(imp_world *w, imp_id id) { BODY_OR(); w->bodies[i].asleep = 0, w->bodies[i].sleep_time = 0; }
-bool imp_body_bullet(const imp_world *w, imp_id id) { BODY_OR(false); return w->bodies[i].bullet; }
+bool imp_body_asleep(const imp_world *w, imp_id id) { BODY_OR(false); return w->bodies->body[i].asleep; }
+void imp_body_wake(imp_world *w, imp_id id) { BODY_OR(); w->bodies->body[i].asleep = 0, w->bodies->body[i].sleep_time = 0; }
+bool imp_body_bullet(const imp_world *w, imp_id id) { BODY_OR(false); return w->bodies->body[i].bullet; }
 void imp_body_damping(const imp_world *w, imp_id id, double *linear, double *angular)
 {
     *linear = *angular = 0;
     BODY_OR();
-    *linear = w->bodies[i].lin_damp, *angular = w->bodies[i].ang_damp;
+    *linear = w->bodies->body[i].lin_damp, *angular = w->bodies->body[i].ang_damp;
 }
 bool imp_body_set_damping(imp_world *w, imp_id id, double linear, double angular)
 {
     BODY_OR(false);
     if (!(linear >= 0 && linear <= IMP_MAX_DAMPING && angular >= 0 && angular <= IMP_MAX_DAMPING)) {
-        world_set_error(w, "damping must be a number in 0 .. %g 1/s (got %g, %g)", IMP_MAX_DAMPING, linear, angular);
+        world_error(w, "damping must be a number in 0 .. %g 1/s (got %g, %g)", IMP_MAX_DAMPING, linear, angular);
         return false;
     }
-    w->bodies[i].lin_damp = linear, w->bodies[i].ang_damp = angular;
+    w->bodies->body[i].lin_damp = linear, w->bodies->body[i].ang_damp = angular;
     return true;
 }
-void imp_body_set_bullet(imp_world *w, imp_id id, bool on) { BODY_OR(); w->bodies[i].bullet = on; }
+void imp_body_set_bullet(imp_world *w, imp_id id, bool on) { BODY_OR(); w->bodies->body[i].bullet = on; }
 
 void imp_body_shape_material(const imp_world *w, imp_id id, int index, double *friction, double *static_friction, double *restitution)
 {
     BODY_OR();
-    const body *b = &w->bodies[i];
+    const body *b = &w->bodies->body[i];
     if (index < 0 || index >= b->nshapes) return;
-    const shape *s = &w->shapes[w->shape_ids.slot_dense[b->shapes[index]]];
+    const shape *s = &w->shapes->shape[w->shapes->ids.slot_dense[b->shapes[index]]];
     *friction = s->friction, *static_friction = s->static_friction >= 0 ? s->static_friction : s->friction;
     *restitution = s->restitution;
 }
@@ -568,12 +575,51 @@ void imp_body_shape_material(const imp_world *w, imp_id id, int index, double *f
 void imp_body_set_material(imp_world *w, imp_id id, int index, double friction, double static_friction, double restitution)
 {
     BODY_OR();
-    const body *b = &w->bodies[i];
+    const body *b = &w->bodies->body[i];
     for (int k = 0; k < b->nshapes; k++) {
         if (index >= 0 && k != index) continue;
-        shape *s = &w->shapes[w->shape_ids.slot_dense[b->shapes[k]]];
+        shape *s = &w->shapes->shape[w->shapes->ids.slot_dense[b->shapes[k]]];
         if (friction >= 0) s->friction = friction;
         if (static_friction >= 0) s->static_friction = static_friction;
         if (restitution >= 0) s->restitution = restitution;
     }
+}
+
+int imp_body_shape_count(const imp_world *w, imp_id id)
+{
+    int i = ids_lookup(&w->bodies->ids, id);
+    return i < 0 ? 0 : w->bodies->body[i].nshapes;
+}
+
+imp_shape_info imp_body_shape(const imp_world *w, imp_id id, int index)
+{
+    imp_shape_info info;
+    memset(&info, 0, sizeof info);
+    int i = ids_lookup(&w->bodies->ids, id);
+    if (i < 0 || index < 0 || index >= w->bodies->body[i].nshapes) return info;
+    const shape *s = &w->shapes->shape[w->shapes->ids.slot_dense[w->bodies->body[i].shapes[index]]];
+    info.type = s->type;
+    info.position = s->wpos;
+    info.rotation = s->wrot;
+    info.radius = s->radius;
+    info.half_height = s->half_height;
+    info.half = s->half;
+    info.mass = s->mass;
+    info.volume = s->volume;
+    info.center = s->center;
+    info.inertia = s->inertia;
+    if (s->type == IMP_SHAPE_PLANE) {
+        geom g;
+        shape_geom(s, &g);
+        info.normal = g.normal, info.offset = g.offset;
+    }
+    if (s->hull) {
+        info.vertex_count = s->hull->nv, info.face_count = s->hull->nf, info.triangle_count = s->hull->ntri;
+        info.vertices = s->hull->v, info.triangles = s->hull->tris;
+    }
+    if (s->mesh) {
+        info.vertex_count = s->mesh->nv, info.triangle_count = s->mesh->nt;
+        info.vertices = s->mesh->v, info.triangles = s->mesh->tri;
+    }
+    return info;
 }

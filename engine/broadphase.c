@@ -28,7 +28,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "body.h"
+#include "broadphase.h"
+#include "collider.h"
+#include "ids.h"
+#include "shape.h"
+#include "world_parts.h"
 
 #define GRID_MAX_CELLS 64
 
@@ -38,7 +43,7 @@ typedef struct bp_box {
     uint8_t moving, dynamic;   /* not static; moved by forces */
 } bp_box;
 
-static bp_box *bp_scratch(collision_state *c, int n)
+static bp_box *bp_scratch(broadphase *c, int n)
 {
     if (n > c->boxes_cap) {
         c->boxes_cap = n + n / 2 + 64;
@@ -49,25 +54,26 @@ static bp_box *bp_scratch(collision_state *c, int n)
 
 void imp_world_set_broadphase(imp_world *w, imp_broadphase kind)
 {
-    w->col.kind = kind;
-    w->col.sap_built = 0; /* rebuilt from scratch when it is next used */
+    w->broadphase->kind = kind;
+    w->broadphase->sap_built = 0; /* rebuilt from scratch when it is next used */
 }
-imp_broadphase imp_world_broadphase(const imp_world *w) { return w->col.kind; }
+imp_broadphase imp_world_broadphase(const imp_world *w) { return w->broadphase->kind; }
 
-static shape *shape_at(imp_world *w, uint32_t slot) { return &w->shapes[w->shape_ids.slot_dense[slot]]; }
+static shape *shape_at(imp_world *w, uint32_t slot) { return &w->shapes->shape[w->shapes->ids.slot_dense[slot]]; }
 
-static void ends_reserve(collision_state *c, int n)
+static void ends_reserve(broadphase *c, int n)
 {
     if (n <= c->ends_cap) return;
     c->ends_cap = n + n / 2 + 64;
     for (int a = 0; a < 3; a++) c->ends[a] = ids_grow(c->ends[a], sizeof(struct sap_end), c->ends_cap);
 }
 
-void bp_add(imp_world *w, uint32_t slot)
+/* a shape joins: appended to the order and, once the lists exist, at their ends (the next insertion
+ * sorts move it into place and report its overlaps on the way). live: the shape still exists (one
+ * removed again before this sync leaves with the removal that follows in the log) */
+static void bp_add(imp_world *w, uint32_t slot, bool live)
 {
-    collision_state *c = &w->col;
-    const shape *sh = shape_at(w, slot);
-    if (sh->type == IMP_SHAPE_PLANE) return;
+    broadphase *c = w->broadphase;
     if (c->order_count == c->order_cap) {
         c->order_cap = c->order_cap ? 2 * c->order_cap : 64;
         c->order = ids_grow(c->order, sizeof(uint32_t), c->order_cap);
@@ -77,7 +83,9 @@ void bp_add(imp_world *w, uint32_t slot)
         /* appended at the ends of the lists: the next insertion sorts move them into place and
          * report their overlaps on the way */
         ends_reserve(c, c->ends_count + 2);
-        const double lo[3] = {sh->lo.x, sh->lo.y, sh->lo.z}, hi[3] = {sh->hi.x, sh->hi.y, sh->hi.z};
+        const shape *sh = live ? shape_at(w, slot) : NULL;
+        const double lo[3] = {sh ? sh->lo.x : 0, sh ? sh->lo.y : 0, sh ? sh->lo.z : 0};
+        const double hi[3] = {sh ? sh->hi.x : 0, sh ? sh->hi.y : 0, sh ? sh->hi.z : 0};
         for (int a = 0; a < 3; a++) {
             c->ends[a][c->ends_count] = (struct sap_end){lo[a], slot << 1};
             c->ends[a][c->ends_count + 1] = (struct sap_end){hi[a], slot << 1 | 1};
@@ -87,9 +95,9 @@ void bp_add(imp_world *w, uint32_t slot)
     }
 }
 
-void bp_remove(imp_world *w, uint32_t slot)
+static void bp_remove(imp_world *w, uint32_t slot)
 {
-    collision_state *c = &w->col;
+    broadphase *c = w->broadphase;
     for (int k = 0; k < c->order_count; k++)
         if (c->order[k] == slot) {
             memmove(c->order + k, c->order + k + 1, sizeof(uint32_t) * (size_t)(c->order_count - k - 1));
@@ -117,15 +125,27 @@ void bp_remove(imp_world *w, uint32_t slot)
     }
 }
 
+/* replay the shape store's log of added and removed shapes, in order */
+static void bp_sync(imp_world *w)
+{
+    shape_store *st = w->shapes;
+    for (int k = 0; k < st->change_count; k++) {
+        const shape_change *ch = &st->changes[k];
+        if (ch->removed) bp_remove(w, ch->id.index);
+        else if (!ch->plane) bp_add(w, ch->id.index, ids_lookup(&st->ids, ch->id) >= 0);
+    }
+    st->change_count = 0;
+}
+
 bool bp_can_collide(const imp_world *w, const shape *a, const shape *b)
 {
     if (a->body == b->body) return false;
-    const body *ba = &w->bodies[w->body_ids.slot_dense[a->body]], *bb = &w->bodies[w->body_ids.slot_dense[b->body]];
+    const body *ba = &w->bodies->body[w->bodies->ids.slot_dense[a->body]], *bb = &w->bodies->body[w->bodies->ids.slot_dense[b->body]];
     if (ba->motion != IMP_DYNAMIC && bb->motion != IMP_DYNAMIC) return false;
     return (ba->group & bb->mask) && (bb->group & ba->mask);
 }
 
-static void push_pair(collision_state *c, uint32_t ka, uint32_t kb)
+static void push_pair(broadphase *c, uint32_t ka, uint32_t kb)
 {
     if (c->cand_count == c->cand_cap) {
         c->cand_cap = c->cand_cap ? 2 * c->cand_cap : 256;
@@ -143,7 +163,7 @@ static void push_pair(collision_state *c, uint32_t ka, uint32_t kb)
  * digits for many keys, 8-bit digits for fewer than 4096, where clearing and summing 2^16 counters
  * would cost more than the keys (a 50-body scene spent a sixth of its step there). The same routine
  * sorts the grid's (cell hash, box) entries, as keys with a zero payload. */
-static void radix_sort(collision_state *c, struct bp_cand *a, struct bp_cand *tmp, int n, struct bp_cand **sorted)
+static void radix_sort(broadphase *c, struct bp_cand *a, struct bp_cand *tmp, int n, struct bp_cand **sorted)
 {
     uint64_t all_or = 0, all_and = ~(uint64_t)0;
     for (int i = 0; i < n; i++) all_or |= a[i].key, all_and &= a[i].key;
@@ -163,11 +183,22 @@ static void radix_sort(collision_state *c, struct bp_cand *a, struct bp_cand *tm
     *sorted = a;
 }
 
-static void sort_candidates(collision_state *c)
+static void sort_candidates(broadphase *c)
 {
     struct bp_cand *sorted;
     radix_sort(c, c->cand, c->cand_tmp, c->cand_count, &sorted);
     if (sorted != c->cand) c->cand_tmp = c->cand, c->cand = sorted;
+}
+
+void bp_free(imp_world *w)
+{
+    broadphase *c = w->broadphase;
+    if (!c) return;
+    free(c->cand), free(c->cand_tmp), free(c->radix), free(c->order), free(c->boxes), free(c->cells), free(c->cells_tmp);
+    for (int a = 0; a < 3; a++) free(c->ends[a]);
+    free(c->set), free(c->dead);
+    free(c);
+    w->broadphase = NULL;
 }
 
 static bool overlap(const bp_box *a, const bp_box *b)
@@ -180,7 +211,7 @@ static void test_pair(imp_world *w, const bp_box *a, const bp_box *b)
 {
     if (!(a->moving || b->moving) || !overlap(a, b)) return;
     if (!bp_can_collide(w, shape_at(w, a->slot), shape_at(w, b->slot))) return;
-    push_pair(&w->col, a->slot, b->slot);
+    push_pair(w->broadphase, a->slot, b->slot);
 }
 
 static void load_box(imp_world *w, bp_box *b, uint32_t slot)
@@ -189,7 +220,7 @@ static void load_box(imp_world *w, bp_box *b, uint32_t slot)
     b->lo[0] = s->lo.x, b->lo[1] = s->lo.y, b->lo[2] = s->lo.z;
     b->hi[0] = s->hi.x, b->hi[1] = s->hi.y, b->hi[2] = s->hi.z;
     b->slot = slot;
-    uint8_t m = w->bodies[w->body_ids.slot_dense[s->body]].motion;
+    uint8_t m = w->bodies->body[w->bodies->ids.slot_dense[s->body]].motion;
     b->moving = m != IMP_FIXED;
     b->dynamic = m == IMP_DYNAMIC;
 }
@@ -201,9 +232,9 @@ static uint32_t set_hash(uint64_t k, int cap)
     return (uint32_t)(k >> 32) & (uint32_t)(cap - 1);
 }
 
-static void set_insert(collision_state *c, uint64_t key);
+static void set_insert(broadphase *c, uint64_t key);
 
-static void set_grow(collision_state *c)
+static void set_grow(broadphase *c)
 {
     uint64_t *old = c->set;
     int old_cap = c->set_cap;
@@ -216,7 +247,7 @@ static void set_grow(collision_state *c)
     free(old);
 }
 
-static void set_insert(collision_state *c, uint64_t key)
+static void set_insert(broadphase *c, uint64_t key)
 {
     if (2 * (c->set_count + 1) > c->set_cap) set_grow(c);
     uint32_t i = set_hash(key, c->set_cap);
@@ -229,7 +260,7 @@ static void set_insert(collision_state *c, uint64_t key)
 }
 
 /* removal with backward shift: later entries of the probe run move up into the hole */
-static void set_remove(collision_state *c, uint64_t key)
+static void set_remove(broadphase *c, uint64_t key)
 {
     if (!c->set_cap) return;
     const uint32_t mask = (uint32_t)(c->set_cap - 1);
@@ -281,7 +312,7 @@ static int cmp_end(const void *x, const void *y)
 
 static void sap_sort_axis(imp_world *w, struct sap_end *e, int n)
 {
-    collision_state *c = &w->col;
+    broadphase *c = w->broadphase;
     for (int i = 1; i < n; i++) {
         struct sap_end t = e[i];
         int j = i - 1;
@@ -303,7 +334,7 @@ static void sap_sort_axis(imp_world *w, struct sap_end *e, int n)
 /* from scratch: sort the lists, then one sort-and-sweep along x fills the overlap set */
 static void sap_build(imp_world *w, const uint32_t *slots, int n)
 {
-    collision_state *c = &w->col;
+    broadphase *c = w->broadphase;
     ends_reserve(c, 2 * n);
     for (int k = 0; k < n; k++) {
         const shape *sh = shape_at(w, slots[k]);
@@ -341,7 +372,7 @@ static void sap_build(imp_world *w, const uint32_t *slots, int n)
 
 static void sap_incremental(imp_world *w, bp_box *bx, int n)
 {
-    collision_state *c = &w->col;
+    broadphase *c = w->broadphase;
     (void)bx;
     if (!c->sap_built || c->sap_added > 64 + n / 4) {
         sap_build(w, c->order, n);
@@ -388,7 +419,7 @@ static void sap_incremental(imp_world *w, bp_box *bx, int n)
 
 static void sweep_and_prune(imp_world *w, bp_box *bx, int n)
 {
-    collision_state *c = &w->col;
+    broadphase *c = w->broadphase;
     /* the axis of largest spread of the centres */
     double s1[3] = {0, 0, 0}, s2[3] = {0, 0, 0};
     for (int k = 0; k < n; k++)
@@ -436,7 +467,7 @@ static uint32_t cell_hash(int64_t x, int64_t y, int64_t z)
 
 static void hash_grid(imp_world *w, bp_box *bx, int n)
 {
-    collision_state *c = &w->col;
+    broadphase *c = w->broadphase;
     double ext = 0;
     int counted = 0;
     for (int k = 0; k < n; k++) {
@@ -498,10 +529,11 @@ static void hash_grid(imp_world *w, bp_box *bx, int n)
     free(large);
 }
 
-/* candidate pairs of this step into w->col.cand, sorted by key, without duplicates */
+/* candidate pairs of this step into w->broadphase->cand, sorted by key, without duplicates */
 void bp_find_pairs(imp_world *w)
 {
-    collision_state *c = &w->col;
+    broadphase *c = w->broadphase;
+    bp_sync(w);
     c->cand_count = 0;
     const int n = c->order_count;
     bp_box *bx = bp_scratch(c, n + 1);
@@ -510,12 +542,12 @@ void bp_find_pairs(imp_world *w)
     else if (c->kind == IMP_BROADPHASE_SWEEP) sweep_and_prune(w, bx, n);
     else sap_incremental(w, bx, n);
     /* planes of static bodies against every movable shape */
-    for (int s = 0; s < w->shape_ids.count; s++) {
-        const shape *pl = &w->shapes[s];
+    for (int s = 0; s < w->shapes->ids.count; s++) {
+        const shape *pl = &w->shapes->shape[s];
         if (pl->type != IMP_SHAPE_PLANE) continue;
         geom g;
         shape_geom(pl, &g);
-        uint32_t pslot = w->shape_ids.dense_slot[s];
+        uint32_t pslot = w->shapes->ids.dense_slot[s];
         for (int k = 0; k < n; k++) {
             if (!bx[k].dynamic) continue;
             /* the box's lowest corner along n below the plane? */
@@ -528,10 +560,10 @@ void bp_find_pairs(imp_world *w)
         }
     }
     /* particle colliders (static obstacles) against every movable shape */
-    for (int ci = 0; ci < w->collider_ids.count; ci++) {
+    for (int ci = 0; ci < w->colliders->ids.count; ci++) {
         geom g;
-        shape_geom_from_collider(&w->colliders[ci].def, &g);
-        uint32_t key = COLLIDER_KEY | w->collider_ids.dense_slot[ci];
+        shape_geom_from_collider(&w->colliders->collider[ci].def, &g);
+        uint32_t key = COLLIDER_KEY | w->colliders->ids.dense_slot[ci];
         bp_box cb = {{g.lo.x, g.lo.y, g.lo.z}, {g.hi.x, g.hi.y, g.hi.z}, 0, 0, 0};
         for (int k = 0; k < n; k++) {
             if (!bx[k].dynamic) continue; /* static colliders meet dynamic bodies only */

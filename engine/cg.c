@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "cg.h"
-#include "internal.h"
+#include "ids.h"
 
 static double dot(const double *a, const double *b, int n)
 {

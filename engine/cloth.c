@@ -51,7 +51,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "implicit.h"
+#include "assemble.h"
+#include "cloth.h"
+#include "ids.h"
+#include "imp_math.h"
+#include "parallel.h"
+#include "particles.h"
+#include "sparse.h"
+#include "world_parts.h"
 
 #define NONE UINT32_MAX
 
@@ -371,7 +378,7 @@ static double tri_energy(const imp_world *w, const cobj *o, const ctri *t)
 {
     imp_vec3 p = v3(0, 0, 0), q = v3(0, 0, 0);
     for (int i = 0; i < 3; i++) {
-        imp_vec3 x = v3_load(w->p.x + 3 * particles_slot_dense(w, o->slot[t->v[i]]));
+        imp_vec3 x = v3_load(w->particles->x + 3 * particles_slot_dense(w, o->slot[t->v[i]]));
         p = v3_mad(p, x, t->au[i]);
         q = v3_mad(q, x, t->av[i]);
     }
@@ -491,7 +498,7 @@ static void bend_eval(asm_ctx *a, const cobj *o, const cbend *bd)
 static double bend_energy(const imp_world *w, const cobj *o, const cbend *bd)
 {
     imp_vec3 x[4];
-    for (int i = 0; i < 4; i++) x[i] = v3_load(w->p.x + 3 * particles_slot_dense(w, o->slot[bd->v[i]]));
+    for (int i = 0; i < 4; i++) x[i] = v3_load(w->particles->x + 3 * particles_slot_dense(w, o->slot[bd->v[i]]));
     double phi, gz[9];
     if (!dihedral(v3_sub(x[1], x[0]), v3_sub(x[2], x[0]), v3_sub(x[3], x[0]), &phi, gz, NULL)) return 0;
     double C = wrap_angle(phi - bd->phi0);
@@ -638,7 +645,7 @@ static void joint_eval(asm_ctx *a, const cobj *o, const cjoint *jt)
 static double joint_energy(const imp_world *w, const cobj *o, const cjoint *jt)
 {
     imp_vec3 x[3];
-    for (int i = 0; i < 3; i++) x[i] = v3_load(w->p.x + 3 * particles_slot_dense(w, o->slot[jt->v[i]]));
+    for (int i = 0; i < 3; i++) x[i] = v3_load(w->particles->x + 3 * particles_slot_dense(w, o->slot[jt->v[i]]));
     imp_vec3 u = v3_sub(v3_normalize(v3_sub(x[2], x[1])), v3_normalize(v3_sub(x[1], x[0])));
     double th, d1, d2;
     joint_phi(v3_dot(u, u), &th, &d1, &d2);
@@ -692,16 +699,6 @@ double cloth_energy(const imp_world *w)
     return e;
 }
 
-static void add_pair(int **pairs, int *count, int *cap, int i, int j)
-{
-    if (*count == *cap) {
-        *cap = *cap ? 2 * *cap : 1024;
-        *pairs = ids_grow(*pairs, 2 * sizeof(int), *cap);
-    }
-    (*pairs)[2 * *count] = i, (*pairs)[2 * *count + 1] = j;
-    (*count)++;
-}
-
 void cloth_pairs(imp_world *w, int **pairs, int *count, int *cap)
 {
     cloth_store *cs = w->cloth;
@@ -710,15 +707,15 @@ void cloth_pairs(imp_world *w, int **pairs, int *count, int *cap)
         refresh_dense(w, o);
         const int *d = o->dense;
         for (int t = 0; t < o->ntri; t++)
-            for (int i = 0; i < 3; i++) add_pair(pairs, count, cap, d[o->tri[t].v[i]], d[o->tri[t].v[(i + 1) % 3]]);
+            for (int i = 0; i < 3; i++) bsr3_pair(pairs, count, cap, d[o->tri[t].v[i]], d[o->tri[t].v[(i + 1) % 3]]);
         for (int e = 0; e < o->nbend; e++) /* the edge and both triangles are there: the cross pair */
-            add_pair(pairs, count, cap, d[o->bend[e].v[2]], d[o->bend[e].v[3]]);
-        for (int s = 0; s < o->nseg; s++) add_pair(pairs, count, cap, d[o->seg[s].v[0]], d[o->seg[s].v[1]]);
+            bsr3_pair(pairs, count, cap, d[o->bend[e].v[2]], d[o->bend[e].v[3]]);
+        for (int s = 0; s < o->nseg; s++) bsr3_pair(pairs, count, cap, d[o->seg[s].v[0]], d[o->seg[s].v[1]]);
         for (int j = 0; j < o->njoint; j++) {
             const int *v = o->joint[j].v;
-            add_pair(pairs, count, cap, d[v[0]], d[v[1]]);
-            add_pair(pairs, count, cap, d[v[1]], d[v[2]]);
-            add_pair(pairs, count, cap, d[v[0]], d[v[2]]);
+            bsr3_pair(pairs, count, cap, d[v[0]], d[v[1]]);
+            bsr3_pair(pairs, count, cap, d[v[1]], d[v[2]]);
+            bsr3_pair(pairs, count, cap, d[v[0]], d[v[2]]);
         }
     }
 }
@@ -798,7 +795,7 @@ void cloth_particle_removed(imp_world *w, uint32_t slot)
         DROP(joint, njoint, 3);
 #undef DROP
         rebuild_draw(o);
-        w->topology++;
+        w->particles->topology++;
     }
 }
 
@@ -849,7 +846,7 @@ static cobj *obj_new(imp_world *w, imp_id *id, int nv)
     o->nv = nv;
     o->slot = ids_grow(NULL, sizeof(uint32_t), nv);
     o->dense = ids_grow(NULL, sizeof(int), nv);
-    w->topology++;
+    w->particles->topology++;
     return o;
 }
 
@@ -1053,18 +1050,23 @@ bool imp_cloth_is_hair(const imp_world *w, imp_id id)
     return o && o->hair;
 }
 
-void imp_cloth_destroy(imp_world *w, imp_id id)
+/* take cloth or hair id out of the store; returns the slots of its particles (NONE where one is gone
+ * already) in a buffer the caller frees, and their count, for the caller to destroy them
+ * (imp_cloth_destroy, particle_system.c); NULL when there is no such object */
+uint32_t *cloth_remove(imp_world *w, imp_id id, int *count)
 {
     cloth_store *cs = w->cloth;
     int d = cs ? ids_lookup(&cs->ids, id) : -1;
-    if (d < 0) return;
+    if (d < 0) return NULL;
     cobj gone = cs->obj[d];
     ids_remove(&cs->ids, id);
     cs->obj[d] = cs->obj[cs->ids.count];
-    w->topology++;
-    for (int k = 0; k < gone.nv; k++)
-        if (gone.slot[k] != NONE) imp_particle_destroy(w, ids_of(&w->p.ids, particles_slot_dense(w, gone.slot[k])));
+    w->particles->topology++;
+    uint32_t *slots = ids_grow(NULL, sizeof(uint32_t), gone.nv > 0 ? gone.nv : 1);
+    memcpy(slots, gone.slot, sizeof(uint32_t) * (size_t)gone.nv);
+    *count = gone.nv;
     obj_free(&gone);
+    return slots;
 }
 
 imp_id imp_cloth_particle(const imp_world *w, imp_id id, int k)
@@ -1073,7 +1075,7 @@ imp_id imp_cloth_particle(const imp_world *w, imp_id id, int k)
     const cobj *o = obj_of(w, id);
     if (!o || k < 0 || k + o->vbase >= o->nv) return none;
     uint32_t s = o->slot[k + o->vbase];
-    return s == NONE ? none : ids_of(&w->p.ids, particles_slot_dense(w, s));
+    return s == NONE ? none : ids_of(&w->particles->ids, particles_slot_dense(w, s));
 }
 
 int imp_cloth_vertex_count(const imp_world *w, imp_id id)
@@ -1087,7 +1089,7 @@ imp_id imp_hair_anchor(const imp_world *w, imp_id id)
     const imp_id none = {0, 0};
     const cobj *o = obj_of(w, id);
     if (!o || !o->clamped || o->slot[0] == NONE) return none;
-    return ids_of(&w->p.ids, particles_slot_dense(w, o->slot[0]));
+    return ids_of(&w->particles->ids, particles_slot_dense(w, o->slot[0]));
 }
 
 imp_vec3 imp_hair_root_direction(const imp_world *w, imp_id id)
@@ -1130,8 +1132,8 @@ double imp_cloth_energy(const imp_world *w, imp_id id)
     for (int b = 0; b < o->nbend; b++) e += bend_energy(w, o, &o->bend[b]);
     for (int s = 0; s < o->nseg; s++) {
         const cseg *sg = &o->seg[s];
-        imp_vec3 a = v3_load(w->p.x + 3 * particles_slot_dense(w, o->slot[sg->v[0]]));
-        imp_vec3 b = v3_load(w->p.x + 3 * particles_slot_dense(w, o->slot[sg->v[1]]));
+        imp_vec3 a = v3_load(w->particles->x + 3 * particles_slot_dense(w, o->slot[sg->v[0]]));
+        imp_vec3 b = v3_load(w->particles->x + 3 * particles_slot_dense(w, o->slot[sg->v[1]]));
         double d = v3_len(v3_sub(a, b)) - sg->rest;
         e += 0.5 * o->stretch / sg->rest * d * d;
     }

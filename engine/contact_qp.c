@@ -63,7 +63,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "body.h"
+#include "collider.h"
+#include "contact.h"
+#include "contact_qp.h"
+#include "ids.h"
+#include "imp_math.h"
+#include "joint.h"
+#include "step.h"
+#include "world_parts.h"
 
 #define IMP_QP_RESTING_SPEED 0.05 /* m/s: |d'| below this is resting contact */
 /* m: resting contacts settle at this depth, not at d = 0 exactly, so that round-off (a tilt of
@@ -131,13 +139,10 @@ struct qp_state {
     int *isl_neq;           /* joint rows at the head of each island                                 */
     int cur_neq;            /* those of the island being solved                                      */
     struct qp_joint { imp_id a, b; imp_vec3 la, lb; bool live; } *joints; int nj, jcap;
-    /* joint.c joints' angular references, by dense joint index, re-recorded when the entry no longer
-     * names the same joint (bodies and A's articulation point) */
     /* the resting set's points at the start of a (sub)step, sorted by pair (time of impact) */
     struct qp_start_point { uint64_t key; int ka, kb, idx; imp_vec3 la, lb; double pen, now; } *pd; int npd, pdcap;
     bool warm;              /* g holds the last evaluation's friction forces of this contact set      */
     uint64_t sig;           /* the step's contact list, for the warm start across steps              */
-    bool querying;          /* in a query: the body derivative leaves the contact forces out        */
     long solves;
     long impacts;           /* times of impact found (regula falsi)                                */
 };
@@ -237,7 +242,7 @@ static int qp_root(int *par, int i)
 static void qp_islands(imp_world *w)
 {
     struct qp_state *q = w->qp;
-    const int nb = w->body_ids.count, n = q->count;
+    const int nb = w->bodies->ids.count, n = q->count;
     q->nisl = 0;
     if (n == 0) return;
     for (int i = 0; i < nb; i++) q->par[i] = i;
@@ -303,8 +308,8 @@ static void qp_island_end(struct qp_state *q, int k)
 static void qp_bodies(imp_world *w, const double *X, const double *dX)
 {
     struct qp_state *q = w->qp;
-    for (int i = 0; i < w->body_ids.count; i++) {
-        const body *bd = &w->bodies[i];
+    for (int i = 0; i < w->bodies->ids.count; i++) {
+        const body *bd = &w->bodies->body[i];
         const double *s = X + BODY_DIM * i;
         qp_body *k = &q->b[i];
         imp_quat qq = quat_normalize(quat(s[3], s[4], s[5], s[6]));
@@ -423,16 +428,16 @@ static int qp_gather(imp_world *w)
     struct qp_state *q = qp_get(w);
     const int njt = joints_count(w);
     int total = 3 * q->nj + 6 * njt;
-    for (int m = 0; m < w->col.prev_man_count; m++) total += w->col.prev_mans[m].c.count;
-    qp_reserve(q, total, w->body_ids.count);
-    qp_bodies(w, w->bstate, NULL);
-    if (njt) joints_prepare(w, w->body_ids.count); /* which body pairs are joined (no contact between them) */
+    for (int m = 0; m < w->contacts->manifold_count; m++) total += w->contacts->manifolds[m].c.count;
+    qp_reserve(q, total, w->bodies->ids.count);
+    qp_bodies(w, w->bodies->state, NULL);
+    if (njt) joints_prepare(w, w->bodies->ids.count); /* which body pairs are joined (no contact between them) */
     q->count = 0;
     q->warm = false;
-    for (int m = 0; m < w->col.prev_man_count; m++) {
-        const imp_contact *mc = &w->col.prev_mans[m].c;
-        int ka = imp_id_is_null(mc->a.body) ? -1 : ids_lookup(&w->body_ids, mc->a.body);
-        int kb = imp_id_is_null(mc->b.body) ? -1 : ids_lookup(&w->body_ids, mc->b.body);
+    for (int m = 0; m < w->contacts->manifold_count; m++) {
+        const imp_contact *mc = &w->contacts->manifolds[m].c;
+        int ka = imp_id_is_null(mc->a.body) ? -1 : ids_lookup(&w->bodies->ids, mc->a.body);
+        int kb = imp_id_is_null(mc->b.body) ? -1 : ids_lookup(&w->bodies->ids, mc->b.body);
         bool dyn = (ka >= 0 && q->b[ka].dyn) || (kb >= 0 && q->b[kb].dyn);
         if (!dyn) continue;
         if (njt && ka >= 0 && kb >= 0 && joints_connected(w, ka, kb)) continue; /* S1: joined bodies do not touch */
@@ -463,8 +468,8 @@ static int qp_gather(imp_world *w)
     for (int k = 0; k < q->nj; k++) {
         const struct qp_joint *jt = &q->joints[k];
         if (!jt->live) continue;
-        int ka = ids_lookup(&w->body_ids, jt->a);
-        int kb = imp_id_is_null(jt->b) ? -1 : ids_lookup(&w->body_ids, jt->b);
+        int ka = ids_lookup(&w->bodies->ids, jt->a);
+        int kb = imp_id_is_null(jt->b) ? -1 : ids_lookup(&w->bodies->ids, jt->b);
         if (ka < 0 || (!imp_id_is_null(jt->b) && kb < 0)) continue; /* a body was destroyed */
         if (!q->b[ka].dyn && (kb < 0 || !q->b[kb].dyn)) continue;
         for (int axis = 0; axis < 3; axis++) {
@@ -490,8 +495,8 @@ static int qp_gather(imp_world *w)
         for (int r = 0; r < m; r++) nang += rows[r].angular;
         for (int r = 0; r < m; r++) {
             const joint_row *jr = &rows[r];
-            int ka = ids_lookup(&w->body_ids, jr->a);
-            int kb = imp_id_is_null(jr->b) ? -1 : ids_lookup(&w->body_ids, jr->b);
+            int ka = ids_lookup(&w->bodies->ids, jr->a);
+            int kb = imp_id_is_null(jr->b) ? -1 : ids_lookup(&w->bodies->ids, jr->b);
             if (ka < 0 || (!imp_id_is_null(jr->b) && kb < 0)) continue;
             if (!q->b[ka].dyn && (kb < 0 || !q->b[kb].dyn)) continue;
             qp_contact *c = &q->c[q->count++];
@@ -518,20 +523,20 @@ static int qp_gather(imp_world *w)
 int imp_qp_joint(imp_world *w, imp_id a, imp_id b, imp_vec3 point)
 {
     struct qp_state *q = qp_get(w);
-    int ka = ids_lookup(&w->body_ids, a);
-    int kb = imp_id_is_null(b) ? -1 : ids_lookup(&w->body_ids, b);
+    int ka = ids_lookup(&w->bodies->ids, a);
+    int kb = imp_id_is_null(b) ? -1 : ids_lookup(&w->bodies->ids, b);
     if (ka < 0 || (!imp_id_is_null(b) && kb < 0)) return -1;
     if (q->nj == q->jcap) {
         q->jcap = q->jcap ? 2 * q->jcap : 8;
         q->joints = ids_grow(q->joints, sizeof *q->joints, q->jcap);
     }
-    const double *XA = w->bstate + BODY_DIM * ka;
+    const double *XA = w->bodies->state + BODY_DIM * ka;
     imp_mat3 RA = quat_to_m3(quat_normalize(quat(XA[3], XA[4], XA[5], XA[6])));
     struct qp_joint *jt = &q->joints[q->nj];
     jt->a = a, jt->b = b, jt->live = true;
     jt->la = m3_mul_tv(RA, v3_sub(point, v3_load(XA)));
     if (kb >= 0) {
-        const double *XB = w->bstate + BODY_DIM * kb;
+        const double *XB = w->bodies->state + BODY_DIM * kb;
         imp_mat3 RB = quat_to_m3(quat_normalize(quat(XB[3], XB[4], XB[5], XB[6])));
         jt->lb = m3_mul_tv(RB, v3_sub(point, v3_load(XB)));
     } else {
@@ -640,11 +645,8 @@ static void qp_apply(imp_world *w, int n, const double *f, double *dX)
 /* the body derivative with external forces only, at the store's state, into scratch dX */
 static void qp_external(imp_world *w, double *dX)
 {
-    struct qp_state *q = qp_get(w);
     imp_ode_system sys = imp_body_ode(w);
-    q->querying = true;
-    sys.deriv(sys.ctx, w->time, w->bstate, dX);
-    q->querying = false;
+    sys.deriv(sys.ctx, w->time, w->bodies->state, dX);
 }
 
 /* ---- friction (a friction-cone approximation) ------------------------------------------------------ *
@@ -696,9 +698,7 @@ static void qp_friction_rows(struct qp_state *q, int n, bool impulse, double *bt
     const double h = q->h;
     for (int i = 0; i < n; i++) {
         const qp_contact *c = &q->c[i];
-        imp_vec3 t = fabs(c->n.x) < 0.57 ? v3(1, 0, 0) : v3(0, 1, 0);
-        q->t1[i] = v3_normalize(v3_cross(c->n, t));
-        q->t2[i] = v3_cross(c->n, q->t1[i]);
+        v3_basis(c->n, &q->t1[i], &q->t2[i]);
         const qp_body *A = c->ka >= 0 ? &q->b[c->ka] : &QP_FIXED, *B = c->kb >= 0 ? &q->b[c->kb] : &QP_FIXED;
         imp_vec3 rbp = v3_sub(c->pb, B->x);
         imp_vec3 vel = v3_sub(point_vel(A, c->ra), point_vel(B, rbp));
@@ -885,7 +885,7 @@ static int qp_island_solve(imp_world *w, int n, const double *bn, double *g, boo
             qp_friction_rows(q, n, impulse, bt);
         }
         for (int i = 0; i < n; i++) q->f[i] = impulse ? 0 : q->c[i].force; /* a step's evaluations: warm */
-        qp_pgs(q, w->body_ids.count, n, bn, q->f, q->wv, g, bt);
+        qp_pgs(q, w->bodies->ids.count, n, bn, q->f, q->wv, g, bt);
         return q->info.status;
     }
     qp_amatrix(q, n, q->A);
@@ -903,7 +903,7 @@ static int qp_island_solve(imp_world *w, int n, const double *bn, double *g, boo
 int qp_deriv(imp_world *w, const double *X, double *dX)
 {
     struct qp_state *q = w->qp;
-    if (!q || q->querying || q->count == 0) return 0;
+    if (!q || q->count == 0) return 0;
     qp_bodies(w, X, dX);
     for (int i = 0; i < q->count; i++) qp_place(q, &q->c[i]);
     if (q->friction > 0) {
@@ -971,7 +971,7 @@ static int qp_impulses(imp_world *w, double e, double bounce)
                 qp_jac(c, c->n, side, &lin, &ang);
                 double sg = side ? -q->f[i] : q->f[i];
                 imp_vec3 T = side ? v3_scale(c->tforce, -1) : c->tforce;
-                double *s = w->bstate + BODY_DIM * X;
+                double *s = w->bodies->state + BODY_DIM * X;
                 v3_accum(s + 7, v3_add(v3_scale(lin, sg), T));
                 v3_accum(s + 10, v3_add(v3_scale(ang, sg), v3_cross(side ? c->rb : c->ra, T)));
             }
@@ -979,7 +979,7 @@ static int qp_impulses(imp_world *w, double e, double bounce)
         qp_island_end(q, k);
     }
     /* the velocities after, for the caller */
-    qp_bodies(w, w->bstate, NULL);
+    qp_bodies(w, w->bodies->state, NULL);
     for (int i = 0; i < q->count; i++) qp_place(q, &q->c[i]);
     q->info.status = status;
     return status;
@@ -1035,8 +1035,8 @@ int imp_qp_gather(imp_world *w) { return qp_gather(w); }
 void imp_qp_replace(imp_world *w)
 {
     struct qp_state *q = qp_get(w);
-    qp_reserve(q, q->count, w->body_ids.count);
-    qp_bodies(w, w->bstate, NULL);
+    qp_reserve(q, q->count, w->bodies->ids.count);
+    qp_bodies(w, w->bodies->state, NULL);
     for (int i = 0; i < q->count; i++) qp_place(q, &q->c[i]);
 }
 int imp_qp_count(const imp_world *w) { return w->qp ? w->qp->count : 0; }
@@ -1058,10 +1058,10 @@ void imp_qp_system(imp_world *w, double *A, double *b)
 {
     struct qp_state *q = qp_get(w);
     int n = q->count;
-    qp_reserve(q, n, w->body_ids.count);
+    qp_reserve(q, n, w->bodies->ids.count);
     double *dX = q->dx;
     qp_external(w, dX);
-    qp_bodies(w, w->bstate, dX);
+    qp_bodies(w, w->bodies->state, dX);
     for (int i = 0; i < n; i++) qp_place(q, &q->c[i]);
     qp_amatrix(q, n, A);
     qp_bvector(q, n, b);
@@ -1073,13 +1073,13 @@ void imp_qp_accelerations(imp_world *w, const double *f, double *dd)
 {
     struct qp_state *q = qp_get(w);
     int n = q->count;
-    qp_reserve(q, n, w->body_ids.count);
+    qp_reserve(q, n, w->bodies->ids.count);
     double *dX = q->dx;
     qp_external(w, dX);
-    qp_bodies(w, w->bstate, NULL);
+    qp_bodies(w, w->bodies->state, NULL);
     for (int i = 0; i < n; i++) qp_place(q, &q->c[i]);
     qp_apply(w, n, f, dX);
-    qp_bodies(w, w->bstate, dX);
+    qp_bodies(w, w->bodies->state, dX);
     qp_bvector(q, n, dd); /* with the contact forces inside the bodies' accelerations */
 }
 
@@ -1089,10 +1089,10 @@ int imp_qp_solve(imp_world *w, imp_lcp_info *info)
     struct qp_state *q = qp_get(w);
     int n = q->count;
     if (n == 0) { if (info) memset(info, 0, sizeof *info); return 0; }
-    qp_reserve(q, n, w->body_ids.count);
+    qp_reserve(q, n, w->bodies->ids.count);
     double *dX = q->dx;
     qp_external(w, dX);
-    qp_bodies(w, w->bstate, dX);
+    qp_bodies(w, w->bodies->state, dX);
     for (int i = 0; i < n; i++) qp_place(q, &q->c[i]);
     qp_islands(w);
     int st = 0;
@@ -1114,7 +1114,7 @@ int imp_qp_solve(imp_world *w, imp_lcp_info *info)
 int imp_qp_collide(imp_world *w, double e, imp_lcp_info *info)
 {
     struct qp_state *q = qp_get(w);
-    qp_bodies(w, w->bstate, NULL);
+    qp_bodies(w, w->bodies->state, NULL);
     for (int i = 0; i < q->count; i++) qp_place(q, &q->c[i]);
     qp_filter(q, IMP_QP_RESTING_SPEED);
     int st = q->count ? qp_impulses(w, e, IMP_QP_BOUNCE_SPEED) : 0;
@@ -1126,9 +1126,9 @@ int imp_qp_collide(imp_world *w, double e, imp_lcp_info *info)
 
 static bool qp_dynamic_pair(const imp_world *w, const imp_contact *mc)
 {
-    int ka = imp_id_is_null(mc->a.body) ? -1 : ids_lookup(&w->body_ids, mc->a.body);
-    int kb = imp_id_is_null(mc->b.body) ? -1 : ids_lookup(&w->body_ids, mc->b.body);
-    return (ka >= 0 && w->bodies[ka].motion == IMP_DYNAMIC) || (kb >= 0 && w->bodies[kb].motion == IMP_DYNAMIC);
+    int ka = imp_id_is_null(mc->a.body) ? -1 : ids_lookup(&w->bodies->ids, mc->a.body);
+    int kb = imp_id_is_null(mc->b.body) ? -1 : ids_lookup(&w->bodies->ids, mc->b.body);
+    return (ka >= 0 && w->bodies->body[ka].motion == IMP_DYNAMIC) || (kb >= 0 && w->bodies->body[kb].motion == IMP_DYNAMIC);
 }
 
 static int qp_cmp_key(const void *x, const void *y)
@@ -1174,7 +1174,7 @@ static void qp_depths_record(imp_world *w)
 static imp_vec3 qp_body_frame(const imp_world *w, int k, imp_vec3 p)
 {
     if (k < 0) return p;
-    const double *s = w->bstate + BODY_DIM * k;
+    const double *s = w->bodies->state + BODY_DIM * k;
     imp_mat3 R = quat_to_m3(quat_normalize(quat(s[3], s[4], s[5], s[6])));
     return m3_mul_tv(R, v3_sub(p, v3_load(s)));
 }
@@ -1186,18 +1186,18 @@ static double qp_max_depth(imp_world *w)
     const double tol2 = IMP_QP_SAME_POINT * IMP_QP_SAME_POINT;
     double m = 0;
     /* the resting points' own penetrations now (their material points placed at the trial state) */
-    qp_bodies(w, w->bstate, NULL);
+    qp_bodies(w, w->bodies->state, NULL);
     for (int j = 0; j < q->npd; j++) {
         qp_contact c = q->c[q->pd[j].idx];
         qp_place(q, &c);
         q->pd[j].now = -c.d;
     }
     const bool joined = joints_count(w) > 0; /* joints_prepare ran in this step's gather */
-    for (int k = 0; k < w->col.prev_man_count; k++) {
-        const imp_contact *mc = &w->col.prev_mans[k].c;
+    for (int k = 0; k < w->contacts->manifold_count; k++) {
+        const imp_contact *mc = &w->contacts->manifolds[k].c;
         if (!qp_dynamic_pair(w, mc)) continue;
         if (joined && !imp_id_is_null(mc->a.body) && !imp_id_is_null(mc->b.body) &&
-            joints_connected(w, ids_lookup(&w->body_ids, mc->a.body), ids_lookup(&w->body_ids, mc->b.body)))
+            joints_connected(w, ids_lookup(&w->bodies->ids, mc->a.body), ids_lookup(&w->bodies->ids, mc->b.body)))
             continue; /* joined bodies do not touch */
         struct qp_start_point want = {.key = qp_pair_key(mc)};
         int lo = 0, hi = q->npd;
@@ -1215,7 +1215,7 @@ static double qp_max_depth(imp_world *w)
             if (end > lo) {
                 /* the start's A and B sides (the pair may come back with its sides swapped) */
                 int ka = q->pd[lo].ka, kb = q->pd[lo].kb;
-                int ta = imp_id_is_null(mc->a.body) ? -1 : ids_lookup(&w->body_ids, mc->a.body);
+                int ta = imp_id_is_null(mc->a.body) ? -1 : ids_lookup(&w->bodies->ids, mc->a.body);
                 imp_vec3 on_a = mc->points[i], on_b = v3_add(on_a, v3_scale(mc->normal, mc->depth[i]));
                 if (ta != ka) { imp_vec3 t = on_a; on_a = on_b, on_b = t; }
                 imp_vec3 pa = qp_body_frame(w, ka, on_a), pb = qp_body_frame(w, kb, on_b);
@@ -1230,10 +1230,10 @@ static double qp_max_depth(imp_world *w)
     return m;
 }
 
-static void qp_save(imp_world *w, double *X) { memcpy(X, w->bstate, sizeof(double) * BODY_DIM * (size_t)w->body_ids.count); }
+static void qp_save(imp_world *w, double *X) { memcpy(X, w->bodies->state, sizeof(double) * BODY_DIM * (size_t)w->bodies->ids.count); }
 static void qp_restore(imp_world *w, const double *X)
 {
-    memcpy(w->bstate, X, sizeof(double) * BODY_DIM * (size_t)w->body_ids.count);
+    memcpy(w->bodies->state, X, sizeof(double) * BODY_DIM * (size_t)w->bodies->ids.count);
 }
 
 /* One step of length dt in QP mode:
@@ -1255,12 +1255,13 @@ static void qp_restore(imp_world *w, const double *X)
 #define IMP_QP_MAX_IMPACTS 32
 #define IMP_QP_TOI_ITERS 12
 
-int qp_step(imp_world *w, imp_ode_solver *solver, double dt)
+static int qp_advance(imp_world *w, imp_ode_solver *solver, double dt)
 {
     struct qp_state *q = qp_get(w);
-    const int nb = w->body_ids.count;
+    const int nb = w->bodies->ids.count;
     if (nb > q->dxcap) qp_reserve(q, 0, nb);
     if (w->steps == 0) contacts_update(w); /* the first step: contacts of the initial state */
+    body_ode with_contacts = {w, NULL, qp_deriv};
     double t = w->time, left = dt;
     for (int impact = 0; impact <= IMP_QP_MAX_IMPACTS && left > 0; impact++) {
         qp_begin_step(w, dt); /* the extra acceleration acts over the world's step, not a sub-step:
@@ -1268,7 +1269,7 @@ int qp_step(imp_world *w, imp_ode_solver *solver, double dt)
         qp_depths_record(w);  /* the resting set: every other penetration is an impact */
         double *X0 = q->dx; /* the state after the impulses */
         qp_save(w, X0);
-        imp_ode_system sys = imp_body_ode(w);
+        imp_ode_system sys = bodies_ode(&with_contacts);
         int rc = imp_ode_advance(&sys, solver, t, left);
         if (rc) return rc;
         contacts_update(w);
@@ -1284,7 +1285,7 @@ int qp_step(imp_world *w, imp_ode_solver *solver, double dt)
             s = (ghi != glo) ? lo + (hi - lo) * (-glo) / (ghi - glo) : 0.5 * (lo + hi);
             if (!(s > lo && s < hi)) s = 0.5 * (lo + hi);
             qp_restore(w, X0); /* the resting set gathered at X0 stays */
-            sys = imp_body_ode(w);
+            sys = bodies_ode(&with_contacts);
             if ((rc = imp_ode_advance(&sys, solver, t, s))) return rc;
             contacts_update(w);
             double ms = qp_max_depth(w), gs = ms - target;
@@ -1312,3 +1313,13 @@ long imp_qp_solves(const imp_world *w) { return w->qp ? w->qp->solves : 0; }
 long imp_qp_fallbacks(const imp_world *w) { return w->qp ? w->qp->pgs : 0; }
 void imp_qp_set_dense_max(imp_world *w, int n) { qp_get(w)->dense_max = n < 0 ? 0 : n > IMP_QP_DENSE_LIMIT ? IMP_QP_DENSE_LIMIT : n; }
 int imp_qp_dense_max(const imp_world *w) { return w->qp ? w->qp->dense_max : IMP_QP_DENSE_MAX; }
+
+/* the bodies' stage of a step in the exact mode: integrate, cut at each time of impact, damp. Its time-
+ * of-impact search collides at every trial state, the last of them the step's final state, so the
+ * collide stage of the step is done here (s->collided) */
+void qp_step(imp_step *s)
+{
+    qp_advance(s->w, &s->w->body_solver, s->dt);
+    bodies_damp(s->w, s->dt, NULL);
+    s->collided = true;
+}

@@ -18,7 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "hull.h"
+#include "ids.h"
 
 typedef struct qh_face {
     int v[3];

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "ids.h"
 
 #define NO_SLOT UINT32_MAX
 

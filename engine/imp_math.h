@@ -24,6 +24,16 @@ static inline imp_vec3 v3_normalize(imp_vec3 a)
 }
 static inline int v3_finite(imp_vec3 a) { return isfinite(a.x) && isfinite(a.y) && isfinite(a.z); }
 
+/* the tangent basis: an orthonormal basis (t1, t2) of the plane normal to the unit vector n,
+ * right-handed with it (t1 x t2 = n). t1 is perpendicular to n and to the first coordinate axis a along
+ * which n's component is below 0.57 (one always is, since 0.57 > 1/sqrt(3)), so |n x a| >= 0.82 */
+static inline void v3_basis(imp_vec3 n, imp_vec3 *t1, imp_vec3 *t2)
+{
+    imp_vec3 a = fabs(n.x) < 0.57 ? v3(1, 0, 0) : fabs(n.y) < 0.57 ? v3(0, 1, 0) : v3(0, 0, 1);
+    *t1 = v3_normalize(v3_cross(n, a));
+    *t2 = v3_cross(n, *t1);
+}
+
 /* load / store a vec3 from a flat array of doubles (structure-of-arrays state vectors) */
 static inline imp_vec3 v3_load(const double *p) { return v3(p[0], p[1], p[2]); }
 static inline void v3_store(double *p, imp_vec3 a) { p[0] = a.x; p[1] = a.y; p[2] = a.z; }

@@ -110,7 +110,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "body.h"
+#include "dense.h"
+#include "ids.h"
+#include "imp_math.h"
+#include "joint.h"
+#include "solver_bodies.h"
+#include "world_parts.h"
 
 #define MAXR 7            /* rows per joint: a hinge, twist or slider at its limit with a motor has 7 */
 #define BS (MAXR * MAXR)  /* a block's storage (row stride MAXR) */
@@ -260,16 +266,17 @@ static imp_quat quat_of(const double *X) { return quat_normalize(quat(X[3], X[4]
 /* a unit quaternion whose rotation takes x to the unit vector a */
 static imp_quat frame_from_axis(imp_vec3 a)
 {
-    imp_vec3 ref = fabs(a.x) < 0.57 ? v3(1, 0, 0) : fabs(a.y) < 0.57 ? v3(0, 1, 0) : v3(0, 0, 1);
-    imp_vec3 y = v3_normalize(v3_cross(ref, a)), z = v3_cross(a, y);
+    imp_vec3 t1, t2;
+    v3_basis(a, &t1, &t2);
+    imp_vec3 y = v3_scale(t1, -1), z = v3_scale(t2, -1);
     imp_mat3 m = {{{a.x, y.x, z.x}, {a.y, y.y, z.y}, {a.z, y.z, z.z}}};
     return quat_normalize(quat_from_m3(m));
 }
 
 static void wake(imp_world *w, imp_id id)
 {
-    int k = imp_id_is_null(id) ? -1 : ids_lookup(&w->body_ids, id);
-    if (k >= 0 && w->bodies[k].motion == IMP_DYNAMIC) w->bodies[k].asleep = 0, w->bodies[k].sleep_time = 0;
+    int k = imp_id_is_null(id) ? -1 : ids_lookup(&w->bodies->ids, id);
+    if (k >= 0 && w->bodies->body[k].motion == IMP_DYNAMIC) w->bodies->body[k].asleep = 0, w->bodies->body[k].sleep_time = 0;
 }
 
 static joint *jget(const imp_world *w, imp_id id)
@@ -282,13 +289,13 @@ static joint *jget(const imp_world *w, imp_id id)
 imp_id imp_joint_create(imp_world *w, const imp_joint_def *d)
 {
     imp_id none = {0, 0};
-    int ka = ids_lookup(&w->body_ids, d->a);
-    int kb = imp_id_is_null(d->b) ? -1 : ids_lookup(&w->body_ids, d->b);
+    int ka = ids_lookup(&w->bodies->ids, d->a);
+    int kb = imp_id_is_null(d->b) ? -1 : ids_lookup(&w->bodies->ids, d->b);
     if (ka < 0 || (!imp_id_is_null(d->b) && kb < 0) || ka == kb) return none;
     if ((int)d->type < 0 || d->type > IMP_JOINT_PLANAR) return none;
     if (!v3_finite(d->anchor) || (d->has_axis && !v3_finite(d->axis))) return none;
-    const double *XA = w->bstate + BODY_DIM * ka;
-    const double *XB = kb >= 0 ? w->bstate + BODY_DIM * kb : NULL;
+    const double *XA = w->bodies->state + BODY_DIM * ka;
+    const double *XB = kb >= 0 ? w->bodies->state + BODY_DIM * kb : NULL;
     imp_vec3 axis = d->axis;
     if (!d->has_axis) { /* twist: the line through the two centres (S1 Fig. 9); point: anchor to A's centre */
         axis = d->type == IMP_JOINT_TWIST ? v3_sub(XB ? v3_load(XB) : d->anchor, v3_load(XA)) : v3_sub(v3_load(XA), d->anchor);
@@ -348,8 +355,8 @@ int joints_count(const imp_world *w) { return imp_world_joint_count(w); }
 /* a joint is live while both its bodies are; a destroyed body leaves its joints inert */
 static bool joint_bodies(const imp_world *w, joint *jt, int n)
 {
-    jt->ia = ids_lookup(&w->body_ids, jt->a);
-    jt->ib = imp_id_is_null(jt->b) ? n : ids_lookup(&w->body_ids, jt->b);
+    jt->ia = ids_lookup(&w->bodies->ids, jt->a);
+    jt->ib = imp_id_is_null(jt->b) ? n : ids_lookup(&w->bodies->ids, jt->b);
     return jt->ia >= 0 && jt->ib >= 0;
 }
 
@@ -358,7 +365,7 @@ bool imp_joint_bodies_live(const imp_world *w, imp_id id)
     joint *p = jget(w, id);
     if (!p) return false;
     joint jt = *p;
-    return joint_bodies(w, &jt, w->body_ids.count);
+    return joint_bodies(w, &jt, w->bodies->ids.count);
 }
 
 imp_joint_type imp_joint_kind(const imp_world *w, imp_id id)
@@ -417,7 +424,7 @@ static void side_eval(const imp_world *w, int i, int n, imp_vec3 l, imp_quat f, 
         return;
     }
     s->dyn = im && im[i] > 0;
-    const double *X = w->bstate + BODY_DIM * i;
+    const double *X = w->bodies->state + BODY_DIM * i;
     struct joint_set *js = w->joints;
     imp_mat3 Rq;
     if (js && js->bcap > i) { /* the body's normalized rotation, kept while its state quaternion is the same */
@@ -437,7 +444,7 @@ static void side_eval(const imp_world *w, int i, int n, imp_vec3 l, imp_quat f, 
 static void side_pred(const imp_world *w, imp_vec3 l, imp_quat f, const imp_vec3 *v, const imp_vec3 *om, double h, bool frame, jside *s)
 {
     const int i = s->i;
-    if (i >= w->body_ids.count) return; /* the world: set by side_eval */
+    if (i >= w->bodies->ids.count) return; /* the world: set by side_eval */
     struct joint_set *js = w->joints;
     imp_quat q1;
     imp_mat3 R1;
@@ -468,12 +475,6 @@ static imp_quat qerr(imp_quat FA, imp_quat FB)
 {
     imp_quat e = quat_mul(FA, quat_conj(FB));
     return e.w < 0 ? quat(-e.w, -e.x, -e.y, -e.z) : e;
-}
-
-static void basis_of(imp_vec3 a, imp_vec3 *t1, imp_vec3 *t2)
-{
-    imp_vec3 ref = fabs(a.x) < 0.57 ? v3(1, 0, 0) : fabs(a.y) < 0.57 ? v3(0, 1, 0) : v3(0, 0, 1);
-    *t1 = v3_normalize(v3_cross(a, ref)), *t2 = v3_cross(a, *t1);
 }
 
 static bool has_coordinate(imp_joint_type t) { return t == IMP_JOINT_HINGE || t == IMP_JOINT_TWIST || t == IMP_JOINT_PRISMATIC; }
@@ -527,22 +528,22 @@ int imp_joint_errors(const imp_world *w, imp_id id, double *gap, double *axis_er
     joint *p = jget(w, id);
     if (!p) return 0;
     joint jt = *p;
-    if (!joint_bodies(w, &jt, w->body_ids.count)) return 0;
-    errors_now(w, &jt, w->body_ids.count, gap, axis_error);
+    if (!joint_bodies(w, &jt, w->bodies->ids.count)) return 0;
+    errors_now(w, &jt, w->bodies->ids.count, gap, axis_error);
     return 1;
 }
 
 static imp_vec3 body_v(const imp_world *w, int i, int n)
 {
     if (i >= n) return v3(0, 0, 0);
-    return v3_scale(v3_load(w->bstate + BODY_DIM * i + 7), w->bodies[i].inv_mass);
+    return v3_scale(v3_load(w->bodies->state + BODY_DIM * i + 7), w->bodies->body[i].inv_mass);
 }
 
 static imp_vec3 body_w(const imp_world *w, int i, int n)
 {
     if (i >= n) return v3(0, 0, 0);
-    const double *X = w->bstate + BODY_DIM * i;
-    return m3_mul_v(m3_rotate_tensor(quat_to_m3(quat_of(X)), w->bodies[i].Ibody_inv), v3_load(X + 10));
+    const double *X = w->bodies->state + BODY_DIM * i;
+    return m3_mul_v(m3_rotate_tensor(quat_to_m3(quat_of(X)), w->bodies->body[i].Ibody_inv), v3_load(X + 10));
 }
 
 int imp_joint_coordinate(const imp_world *w, imp_id id, double *value, double *speed)
@@ -550,7 +551,7 @@ int imp_joint_coordinate(const imp_world *w, imp_id id, double *value, double *s
     joint *p = jget(w, id);
     if (!p || !has_coordinate(p->type)) return 0;
     joint jt = *p;
-    const int n = w->body_ids.count;
+    const int n = w->bodies->ids.count;
     if (!joint_bodies(w, &jt, n)) return 0;
     jside A, B;
     side_eval(w, jt.ia, n, jt.la, jt.fa, NULL, true, &A);
@@ -674,7 +675,7 @@ static void rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp
         R->axes = ty != IMP_JOINT_PRISMATIC && ty != IMP_JOINT_PLANAR;
         if (ty == IMP_JOINT_HINGE || ty == IMP_JOINT_TWIST || ty == IMP_JOINT_PLANAR) {
             imp_vec3 t1, t2;
-            basis_of(aa, &t1, &t2);
+            v3_basis(aa, &t1, &t2);
             row_ang(R, m++, t1), row_ang(R, m++, t2);
         } else if (ty == IMP_JOINT_RIGID || ty == IMP_JOINT_PRISMATIC) {
             for (int c = 0; c < 3; c++) row_ang(R, m++, v3(c == 0, c == 1, c == 2));
@@ -779,7 +780,7 @@ static void rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp
     }
     if (ty == IMP_JOINT_HINGE || ty == IMP_JOINT_TWIST || ty == IMP_JOINT_PLANAR) {
         imp_vec3 e = v3_cross(a1, b1), t[2];
-        basis_of(a1, &t[0], &t[1]);
+        v3_basis(a1, &t[0], &t[1]);
         for (int k = 0; k < 2; k++) {
             R->f[m] = v3_dot(t[k], e);
             deriv_ang(R, m++, v3_cross(a1, v3_cross(b1, t[k])), v3_cross(b1, v3_cross(t[k], a1)), A, B);
@@ -1104,42 +1105,8 @@ static void assemble(struct joint_set *js, int n, double mu)
  * that calls it with the literal 3 when the blocks are 3 x 3 (point joints, the common case), so the
  * compiler unrolls the loops for that size; any other size takes the general loops. */
 
-/* in-place inverse of the m x m block A (stride MAXR), Gauss-Jordan with partial pivoting */
-static inline __attribute__((always_inline)) bool inv_block_m(double *A, int m)
-{
-    int piv[MAXR];
-    for (int c = 0; c < m; c++) {
-        int p = c;
-        for (int r = c + 1; r < m; r++)
-            if (fabs(A[MAXR * r + c]) > fabs(A[MAXR * p + c])) p = r;
-        if (!(fabs(A[MAXR * p + c]) > 1e-300)) return false;
-        piv[c] = p;
-        if (p != c)
-            for (int k = 0; k < m; k++) {
-                double t = A[MAXR * c + k];
-                A[MAXR * c + k] = A[MAXR * p + k], A[MAXR * p + k] = t;
-            }
-        double d = 1 / A[MAXR * c + c];
-        A[MAXR * c + c] = 1;
-        for (int k = 0; k < m; k++) A[MAXR * c + k] *= d;
-        for (int r = 0; r < m; r++) {
-            if (r == c) continue;
-            double f = A[MAXR * r + c];
-            if (f == 0) continue;
-            A[MAXR * r + c] = 0;
-            for (int k = 0; k < m; k++) A[MAXR * r + k] -= f * A[MAXR * c + k];
-        }
-    }
-    for (int c = m - 1; c >= 0; c--) /* undo the row swaps as column swaps */
-        if (piv[c] != c)
-            for (int r = 0; r < m; r++) {
-                double t = A[MAXR * r + c];
-                A[MAXR * r + c] = A[MAXR * r + piv[c]], A[MAXR * r + piv[c]] = t;
-            }
-    return true;
-}
-
-static bool inv_block(double *A, int m) { return m == 3 ? inv_block_m(A, 3) : inv_block_m(A, m); }
+/* in-place inverse of the m x m block A (stride MAXR): dense.h */
+static bool inv_block(double *A, int m) { return m == 3 ? dense_invert(A, 3, MAXR) : dense_invert(A, m, MAXR); }
 
 /* C = A (ma x mk) B (mk x mb), all stride MAXR; sub: C -= instead */
 static inline __attribute__((always_inline)) void mul_blk_m(double *restrict C, const double *restrict A, const double *restrict B, int ma, int mk, int mb, bool sub)
@@ -1289,8 +1256,8 @@ int joints_prepare(imp_world *w, int n)
         if (!joint_bodies(w, jt, n)) {
             if (!jt->woke) { /* a body of it was destroyed: the partner wakes, once */
                 jt->woke = true;
-                if (jt->ia >= 0 && jt->ia < n) w->bodies[jt->ia].asleep = 0, w->bodies[jt->ia].sleep_time = 0;
-                if (jt->ib >= 0 && jt->ib < n) w->bodies[jt->ib].asleep = 0, w->bodies[jt->ib].sleep_time = 0;
+                if (jt->ia >= 0 && jt->ia < n) w->bodies->body[jt->ia].asleep = 0, w->bodies->body[jt->ia].sleep_time = 0;
+                if (jt->ib >= 0 && jt->ib < n) w->bodies->body[jt->ib].asleep = 0, w->bodies->body[jt->ib].sleep_time = 0;
             }
             continue;
         }
@@ -1300,15 +1267,15 @@ int joints_prepare(imp_world *w, int n)
             js->pairs[js->npairs++] = lo << 32 | hi; /* the world is n */
         }
         {
-            int ra = jt->ia < n && w->bodies[jt->ia].motion == IMP_DYNAMIC ? jt->ia : n;
-            int rb = jt->ib < n && w->bodies[jt->ib].motion == IMP_DYNAMIC ? jt->ib : n;
+            int ra = jt->ia < n && w->bodies->body[jt->ia].motion == IMP_DYNAMIC ? jt->ia : n;
+            int rb = jt->ib < n && w->bodies->body[jt->ib].motion == IMP_DYNAMIC ? jt->ib : n;
             while (js->lf[ra] != ra) ra = js->lf[ra] = js->lf[js->lf[ra]];
             while (js->lf[rb] != rb) rb = js->lf[rb] = js->lf[js->lf[rb]];
             if (ra == rb) js->loops = js->loops || ra != n; /* no dynamic end: an inert joint, no loop */
             else js->lf[ra] = rb;
         }
         if (jt->ib < n) {
-            if (w->bodies[jt->ia].motion == IMP_DYNAMIC && w->bodies[jt->ib].motion == IMP_DYNAMIC) {
+            if (w->bodies->body[jt->ia].motion == IMP_DYNAMIC && w->bodies->body[jt->ib].motion == IMP_DYNAMIC) {
                 int ra = jt->ia, rb = jt->ib;
                 while (js->uf[ra] != ra) ra = js->uf[ra] = js->uf[js->uf[ra]];
                 while (js->uf[rb] != rb) rb = js->uf[rb] = js->uf[js->uf[rb]];
@@ -1322,7 +1289,7 @@ int joints_prepare(imp_world *w, int n)
         if (jt->ia < 0 || jt->ib < 0) continue;
         int ends[2] = {jt->ia, jt->ib};
         for (int e = 0; e < 2; e++)
-            if (ends[e] < n && w->bodies[ends[e]].motion == IMP_DYNAMIC && !w->bodies[ends[e]].asleep) {
+            if (ends[e] < n && w->bodies->body[ends[e]].motion == IMP_DYNAMIC && !w->bodies->body[ends[e]].asleep) {
                 int r = ends[e];
                 while (js->uf[r] != r) r = js->uf[r];
                 js->jointed[r] = 2; /* the root marks an awake island */
@@ -1331,7 +1298,7 @@ int joints_prepare(imp_world *w, int n)
     for (int i = 0; i < n; i++) {
         int r = i;
         while (js->uf[r] != r) r = js->uf[r];
-        if (js->jointed[r] == 2 && w->bodies[i].asleep) w->bodies[i].asleep = 0, w->bodies[i].sleep_time = 0;
+        if (js->jointed[r] == 2 && w->bodies->body[i].asleep) w->bodies->body[i].asleep = 0, w->bodies->body[i].sleep_time = 0;
     }
     memset(js->jointed, 0, (size_t)n);
     for (int k = 0; k < js->ids.count; k++) {
@@ -1339,7 +1306,7 @@ int joints_prepare(imp_world *w, int n)
         if (jt->ia < 0 || jt->ib < 0) continue;
         int ends[2] = {jt->ia, jt->ib};
         for (int e = 0; e < 2; e++)
-            if (ends[e] < n && w->bodies[ends[e]].motion == IMP_DYNAMIC && !w->bodies[ends[e]].asleep) js->jointed[ends[e]] = 1;
+            if (ends[e] < n && w->bodies->body[ends[e]].motion == IMP_DYNAMIC && !w->bodies->body[ends[e]].asleep) js->jointed[ends[e]] = 1;
     }
     qsort(js->pairs, (size_t)js->npairs, sizeof(uint64_t), cmp_u64);
     return live;
@@ -1461,8 +1428,12 @@ static bool post_solve(struct joint_set *js, int n, bool first)
 
 /* Velocity post-stabilization (S1 section V; the header's "Post-stabilization" paragraph). motors: the
  * velocity stage, where motor rows drive the free coordinate's rate with at most max h of impulse. */
-void joints_post_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_mat3 *Iinv, const double *im, int n, double h, bool motors)
+void joints_post_stabilize(imp_world *w, solver_bodies *sb, bool motors)
 {
+    imp_vec3 *v = sb->v, *om = sb->w;
+    const imp_mat3 *Iinv = sb->Iinv;
+    const double *im = sb->im, h = sb->h;
+    const int n = sb->n;
     struct joint_set *js = w->joints;
     if (!js || !js->ids.count) return;
     collect_nodes(w, n, im);
@@ -1479,7 +1450,7 @@ void joints_post_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_ma
         const jside *S[2] = {&R->sA, &R->sB};
         js->sound = R->axes && R->m == 3;
         for (int k = 0; k < 2; k++)
-            js->sound = js->sound && (S[k]->dyn || S[k]->i >= n || w->bodies[S[k]->i].motion != IMP_DYNAMIC);
+            js->sound = js->sound && (S[k]->dyn || S[k]->i >= n || w->bodies->body[S[k]->i].motion != IMP_DYNAMIC);
     }
     for (int pass = 0; pass < ACTIVE_PASSES; pass++) {
         for (int p = 0; p < js->nn; p++) {
@@ -1646,8 +1617,12 @@ static void solve_one(imp_world *w, int p, int n, const imp_mat3 *Iinv, const do
  * base lands 7.9 mm deep at worst when the top's push rocks it and rests 1.4 mm deep (6.2 and 1.0 mm
  * with the joints on the split impulses, joints_split), the dolls gain nothing. A joint to the world or a static body is exact either way, so a body welded to the world is as
  * fixed as the world for the contacts of the levels above it. */
-void joints_contacts_begin(imp_world *w, const imp_vec3 *v, const imp_vec3 *om, const imp_mat3 *Iinv, const double *im, int n, double h)
+void joints_contacts_begin(imp_world *w, const solver_bodies *sb)
 {
+    const imp_vec3 *v = sb->v, *om = sb->w;
+    const imp_mat3 *Iinv = sb->Iinv;
+    const double *im = sb->im, h = sb->h;
+    const int n = sb->n;
     struct joint_set *js = w->joints;
     if (!js || !js->ids.count) return;
     collect_nodes(w, n, im);
@@ -1776,8 +1751,10 @@ static void vel_node(struct joint_set *js, int p, imp_vec3 *v, imp_vec3 *om, int
  * pre-stabilization took most of such a displacement back (measured: a ragdoll that landed 6 cm deep in
  * the floor was still 2.8 cm deep 90 steps later and needed 5 s to get out; with it, 2.6 mm, the contact
  * slop, 90 steps later). Limit and motor rows stay out: they concern the real velocities. */
-void joints_split(imp_world *w, imp_vec3 *vp, imp_vec3 *wp, int n)
+void joints_split(imp_world *w, solver_bodies *sb)
 {
+    imp_vec3 *vp = sb->vp, *wp = sb->wp;
+    const int n = sb->n;
     struct joint_set *js = w->joints;
     if (!js || !js->ids.count) return;
     for (int p = 0; p < js->nn; p++) {
@@ -1806,8 +1783,10 @@ void joints_split(imp_world *w, imp_vec3 *vp, imp_vec3 *wp, int n)
     }
 }
 
-void joints_level(imp_world *w, imp_vec3 *v, imp_vec3 *om, int n, int lo, int hi, const int *blevel, bool shock)
+void joints_level(imp_world *w, solver_bodies *sb, int lo, int hi, const int *blevel, bool shock)
 {
+    imp_vec3 *v = sb->v, *om = sb->w;
+    const int n = sb->n;
     struct joint_set *js = w->joints;
     if (!js || !js->ids.count) return;
     for (int p = 0; p < js->nn; p++) {
@@ -1891,9 +1870,13 @@ static double project(imp_world *w, int n, const imp_mat3 *Iinv, const double *i
 }
 
 /* Pre-stabilization (S1 section IV; the header's paragraph): S1's sweeps, then the global damped Newton */
-void joints_pre_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp, const imp_vec3 *wp,
-                          const imp_mat3 *Iinv, const double *im, int n, double h)
+void joints_pre_stabilize(imp_world *w, solver_bodies *sb)
 {
+    imp_vec3 *v = sb->v, *om = sb->w;
+    const imp_vec3 *vp = sb->vp, *wp = sb->wp;
+    const imp_mat3 *Iinv = sb->Iinv;
+    const double *im = sb->im, h = sb->h;
+    const int n = sb->n;
     struct joint_set *js = w->joints;
     if (!js || !js->ids.count) return;
     collect_nodes(w, n, im);
@@ -1997,19 +1980,23 @@ void joints_pre_stabilize(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec
     js->pre_h = h; /* pv, pw hold the predicted velocities of this step (joints_positions) */
 }
 
-void joints_positions(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *vp, const imp_vec3 *wp,
-                      imp_mat3 *Iinv, const double *im, int n, double h)
+void joints_positions(imp_world *w, solver_bodies *sb, const double *states0)
 {
+    imp_vec3 *v = sb->v, *om = sb->w;
+    const imp_vec3 *vp = sb->vp, *wp = sb->wp;
+    imp_mat3 *Iinv = sb->Iinv;
+    const double *im = sb->im, h = sb->h;
+    const int n = sb->n;
     struct joint_set *js = w->joints;
     if (!js || !js->ids.count) return;
     /* the predicted velocities pre-stabilization converged on (v + v_p there, up to rounding) and, where
      * its last evaluation was at them, its predicted rotations: the positions are exactly the
      * prediction whose joint errors it made < 1e-9 */
-    const bool pre = js->pre_h == h && js->bcap > n && !w->planar; /* (planar: impulse.c projects v, v_p after) */
+    const bool pre = js->pre_h == h && js->bcap > n && !w->settings.planar; /* (planar: impulse.c projects v, v_p after) */
     for (int i = 0; i < n; i++) {
         if (!js->jointed[i] || im[i] == 0) continue;
-        const double *X0 = w->bstate0 + BODY_DIM * i;
-        double *X = w->bstate + BODY_DIM * i;
+        const double *X0 = states0 + BODY_DIM * i;
+        double *X = w->bodies->state + BODY_DIM * i;
         const imp_vec3 vv = pre ? js->pv[i] : v3_add(v[i], vp[i]), ww = pre ? js->pw[i] : v3_add(om[i], wp[i]);
         v3_store(X, v3_add(v3_load(X0), v3_scale(vv, h)));
         imp_quat q;
@@ -2024,16 +2011,16 @@ void joints_positions(imp_world *w, imp_vec3 *v, imp_vec3 *om, const imp_vec3 *v
          * side_eval would find it */
         const imp_quat qn = quat_normalize(q);
         const imp_mat3 R = quat_to_m3(qn);
-        Iinv[i] = m3_rotate_tensor(R, w->bodies[i].Ibody_inv);
+        Iinv[i] = m3_rotate_tensor(R, w->bodies->body[i].Ibody_inv);
         if (js->bcap > i) memcpy(&js->bqraw[i], X + 3, sizeof(imp_quat)), js->bqn[i] = qn, js->bR[i] = R;
     } /* (the shapes follow in the step's contact update, or as the body falls asleep: impulse.c) */
-    joints_post_stabilize(w, v, om, Iinv, im, n, h, true); /* with the motors (what is left of max h) */
+    joints_post_stabilize(w, sb, true); /* with the motors (what is left of max h) */
     for (int i = 0; i < n; i++) {
         if (!js->jointed[i] || im[i] == 0) continue;
-        double *X = w->bstate + BODY_DIM * i;
+        double *X = w->bodies->state + BODY_DIM * i;
         const imp_mat3 R = js->bcap > i ? js->bR[i] : quat_to_m3(quat_of(X));
-        v3_store(X + 7, v3_scale(v[i], w->bodies[i].mass));
-        v3_store(X + 10, m3_mul_v(m3_rotate_tensor(R, w->bodies[i].Ibody), om[i]));
+        v3_store(X + 7, v3_scale(v[i], w->bodies->body[i].mass));
+        v3_store(X + 10, m3_mul_v(m3_rotate_tensor(R, w->bodies->body[i].Ibody), om[i]));
     }
     /* the hinge angles, unwrapped turn by turn */
     for (int k = 0; k < js->ids.count; k++) {
@@ -2050,7 +2037,7 @@ int joints_rows(const imp_world *w, int k, joint_row out[6])
 {
     if (!w->joints || k < 0 || k >= w->joints->ids.count) return 0;
     joint jt = w->joints->j[k];
-    const int n = w->body_ids.count;
+    const int n = w->bodies->ids.count;
     if (!joint_bodies(w, &jt, n)) return 0;
     jt.has_limits = false;
     jrows R;

@@ -33,7 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "ids.h"
 
 enum { SET_NONE = 0, SET_C = 1, SET_NC = 2, SET_OUT = 3 };
 

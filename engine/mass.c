@@ -24,7 +24,7 @@
  * C = int x x^T - V c c^T about it; the inertia of unit density is I = tr(C) 1 - C. */
 #include <string.h>
 
-#include "internal.h"
+#include "hull.h"
 
 bool mass_of_hull(const hull *h, double *volume, imp_vec3 *center, imp_mat3 *inertia)
 {

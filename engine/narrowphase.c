@@ -45,7 +45,10 @@
  * penetration is often sideways across an edge shared with the next triangle, which is no surface. */
 #include <string.h>
 
-#include "internal.h"
+#include "hull.h"
+#include "imp_math.h"
+#include "narrowphase.h"
+#include "shape.h"
 
 #define NP_KEEP 0.005 /* m: near-touching points kept in a touching face manifold (face_points) */
 

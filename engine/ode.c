@@ -22,13 +22,14 @@
  * A step with e > tol is rejected and retried with h_new; an accepted one keeps x_b, the more
  * accurate of the two. h_new is multiplied by a safety factor 0.9 and its growth is capped.
  *
- * IMP_IMPLICIT is linearized backward Euler (implicit.c: implicit_ode_step for a generic system; a
- * world steps its particles with implicit_step instead). */
+ * IMP_IMPLICIT is linearized backward Euler (below, for a generic system; a world steps its particles
+ * with implicit.c instead). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "dense.h"
+#include "ids.h"
 
 typedef struct rk_tableau {
     int stages, order;
@@ -96,11 +97,56 @@ static double *solver_work(imp_ode_solver *s, int dim)
     return solver_reserve(s, dim, s->method == IMP_IMPLICIT || s->base == IMP_IMPLICIT);
 }
 
+/* ---- backward Euler for a generic system (impetus.ode) ------------------------------------------------
+ * The first-order form of S3 eq. 3-2 with the time term of eq. 4-6 (GUIDE.md trap 6: it carries h):
+ *
+ *     (I - h df/dx) dX = h (f(X0, t0) + h df/dt),        X1 = X0 + dX
+ *
+ * df/dx and df/dt by central differences (steps 6e-6 max(1, |x_j|), about eps^(1/3): exact up to
+ * rounding for a linear f), and the dense solver of dense.h. For
+ * x' = -k x this gives x / (1 + h k) for any h; as h grows without bound, X1 -> X0 - J^-1 f(X0),
+ * the origin for a linear field. 2 dim + 3 evaluations per step: for small systems. */
+static int backward_euler_step(const imp_ode_system *sys, imp_ode_solver *s, double *x, double t, double h)
+{
+    const int n = sys->dim;
+    /* solver_reserve 8 n + n^2 + 4 n doubles: [0, 8n) belongs to the other methods */
+    double *f0 = s->work + 8 * (size_t)n, *fp = f0 + n, *fm = fp + n, *rhs = fm + n, *M = rhs + n;
+    double *xs = s->work + 4 * (size_t)n; /* the explicit methods' stage buffer, free here */
+    int rc = sys->deriv(sys->ctx, t, x, f0);
+    s->evaluations++;
+    if (rc) return rc;
+    memcpy(xs, x, sizeof(double) * (size_t)n);
+    for (int j = 0; j < n; j++) {
+        double step = 6e-6 * fmax(1.0, fabs(x[j]));
+        xs[j] = x[j] + step;
+        if ((rc = sys->deriv(sys->ctx, t, xs, fp))) return rc;
+        xs[j] = x[j] - step;
+        if ((rc = sys->deriv(sys->ctx, t, xs, fm))) return rc;
+        xs[j] = x[j];
+        s->evaluations += 2;
+        for (int i = 0; i < n; i++) M[(size_t)i * n + j] = -h * (fp[i] - fm[i]) / (2 * step) + (i == j);
+    }
+    double dt = 6e-6 * fmax(1.0, fabs(t));
+    if ((rc = sys->deriv(sys->ctx, t + dt, x, fp))) return rc;
+    if ((rc = sys->deriv(sys->ctx, t - dt, x, fm))) return rc;
+    s->evaluations += 2;
+    for (int i = 0; i < n; i++) rhs[i] = h * (f0[i] + h * (fp[i] - fm[i]) / (2 * dt));
+    /* dX = M^-1 rhs (dense.h) */
+    if (!dense_invert(M, n, n)) return IMP_ODE_SINGULAR;
+    for (int i = 0; i < n; i++) {
+        double acc = 0;
+        for (int k = 0; k < n; k++) acc += M[(size_t)i * n + k] * rhs[k];
+        x[i] += acc;
+    }
+    s->steps++;
+    return 0;
+}
+
 int imp_ode_step(const imp_ode_system *sys, imp_ode_solver *s, imp_method m, double *x, double t, double h)
 {
     if (m == IMP_IMPLICIT) {
         solver_reserve(s, sys->dim, true); /* no move when x lives in s->work: advance reserved it */
-        return implicit_ode_step(sys, s, x, t, h);
+        return backward_euler_step(sys, s, x, t, h);
     }
     const rk_tableau *tb = &TABLEAU[m < IMP_ADAPTIVE ? m : IMP_RK4];
     const int n = sys->dim, stages = tb->stages;

@@ -23,65 +23,32 @@
 #include <math.h>
 #include <string.h>
 
-#include "internal.h"
+#include "collider.h"
+#include "ids.h"
+#include "imp_math.h"
+#include "particle_collide.h"
+#include "particles.h"
+#include "shape.h"
+#include "world_parts.h"
 
 #define CONTACT_SLOP 1e-4  /* m: how close to a surface a particle counts as touching it          */
 #define CONTACT_VN 1e-3    /* m/s: normal speed below which a touching particle is resting         */
 #define STICK_SPEED 1e-6   /* m/s: tangential speed below which a resting particle is stuck        */
 
-imp_collider_def imp_collider_def_default(void)
+/* resting contacts found before a script removed or moved a particle, or added or removed a collider,
+ * are stale: dense indices or surfaces moved. They are found again at the next step; until then
+ * nothing reads them. */
+static bool pcontacts_stale(const imp_world *w)
 {
-    imp_collider_def d;
-    memset(&d, 0, sizeof d);
-    d.shape = IMP_COLLIDER_PLANE;
-    d.normal = v3(0, 1, 0);
-    d.radius = 1.0;
-    d.half = v3(0.5, 0.5, 0.5);
-    d.rotation = m3_identity();
-    d.restitution = 0.5;
-    d.friction = 0.5;
-    return d;
+    return w->pcontacts->particle_edits != w->particles->edits || w->pcontacts->collider_edits != w->colliders->edits;
 }
 
-imp_id imp_collider_create(imp_world *w, const imp_collider_def *def)
+void pcollide_drop_stale(imp_world *w)
 {
-    if (w->collider_ids.count == w->collider_cap) {
-        w->collider_cap = w->collider_cap ? 2 * w->collider_cap : 8;
-        w->colliders = ids_grow(w->colliders, sizeof(collider), w->collider_cap);
-    }
-    imp_id id = ids_alloc(&w->collider_ids);
-    collider *c = &w->colliders[w->collider_ids.count - 1];
-    c->def = *def;
-    if (def->shape == IMP_COLLIDER_PLANE) c->def.normal = v3_normalize(def->normal);
-    w->contact_count = 0;
-    return id;
+    if (pcontacts_stale(w)) w->pcontacts->count = 0;
 }
 
-void imp_collider_destroy(imp_world *w, imp_id id)
-{
-    int d = ids_remove(&w->collider_ids, id);
-    if (d >= 0) w->colliders[d] = w->colliders[w->collider_ids.count];
-    w->contact_count = 0;
-}
-
-void imp_collider_set(imp_world *w, imp_id id, const imp_collider_def *def)
-{
-    int d = ids_lookup(&w->collider_ids, id);
-    if (d < 0) return;
-    w->colliders[d].def = *def;
-    if (def->shape == IMP_COLLIDER_PLANE) w->colliders[d].def.normal = v3_normalize(def->normal);
-}
-
-imp_collider_def imp_collider_def_of(const imp_world *w, imp_id id)
-{
-    int d = ids_lookup(&w->collider_ids, id);
-    return d < 0 ? imp_collider_def_default() : w->colliders[d].def;
-}
-
-bool imp_collider_valid(const imp_world *w, imp_id id) { return ids_lookup(&w->collider_ids, id) >= 0; }
-int imp_collider_count(const imp_world *w) { return w->collider_ids.count; }
-imp_collider_def imp_collider_get(const imp_world *w, int i) { return w->colliders[i].def; }
-int imp_contact_count(const imp_world *w) { return w->contact_count; }
+int imp_contact_count(const imp_world *w) { return pcontacts_stale(w) ? 0 : w->pcontacts->count; }
 
 /* signed distance from x to the collider's surface, and the outward normal there */
 static double collider_distance(const imp_collider_def *c, imp_vec3 x, imp_vec3 *n)
@@ -186,27 +153,29 @@ static double segment_entry(const imp_collider_def *c, imp_vec3 a, imp_vec3 b, d
 
 void pcollide_find_contacts(imp_world *w)
 {
-    w->contact_count = 0;
-    const int n = w->p.ids.count, nc = w->collider_ids.count;
+    w->pcontacts->count = 0;
+    w->pcontacts->particle_edits = w->particles->edits;
+    w->pcontacts->collider_edits = w->colliders->edits;
+    const int n = w->particles->ids.count, nc = w->colliders->ids.count;
     if (nc == 0) return;
     for (int i = 0; i < n; i++) {
-        if (w->p.motion[i] != IMP_DYNAMIC) continue;
-        double *x = w->p.x + 3 * i, *v = w->p.v + 3 * i;
+        if (w->particles->motion[i] != IMP_DYNAMIC) continue;
+        double *x = w->particles->x + 3 * i, *v = w->particles->v + 3 * i;
         for (int c = 0; c < nc; c++) {
             imp_vec3 N;
-            double d = collider_distance(&w->colliders[c].def, v3_load(x), &N) - w->p.radius[i];
+            double d = collider_distance(&w->colliders->collider[c].def, v3_load(x), &N) - w->particles->radius[i];
             if (d > CONTACT_SLOP) continue;
             double vn = v3_dot(N, v3_load(v));
             if (vn > CONTACT_VN || vn < -CONTACT_VN) continue;
             /* on the surface with no normal velocity: make that exact, then it is a contact */
             v3_store(x, v3_mad(v3_load(x), N, -d));
             if (vn < 0) v3_store(v, v3_mad(v3_load(v), N, -vn));
-            if (w->contact_count == w->contact_cap) {
-                w->contact_cap = w->contact_cap ? 2 * w->contact_cap : 64;
-                w->contacts = ids_grow(w->contacts, sizeof(pcontact), w->contact_cap);
+            if (w->pcontacts->count == w->pcontacts->cap) {
+                w->pcontacts->cap = w->pcontacts->cap ? 2 * w->pcontacts->cap : 64;
+                w->pcontacts->contact = ids_grow(w->pcontacts->contact, sizeof(pcontact), w->pcontacts->cap);
             }
             imp_vec3 vv = v3_load(v);
-            pcontact *pc = &w->contacts[w->contact_count++];
+            pcontact *pc = &w->pcontacts->contact[w->pcontacts->count++];
             pc->particle = i;
             pc->collider = c;
             pc->vt0 = v3_mad(vv, N, -v3_dot(N, vv));
@@ -217,8 +186,8 @@ void pcollide_find_contacts(imp_world *w)
 void pcollide_contact_forces(imp_world *w, const particle_range *r, const double *x, double *f)
 {
     for (int k = r->contact_lo; k < r->contact_hi; k++) {
-        const pcontact *pc = &w->contacts[k];
-        const imp_collider_def *c = &w->colliders[pc->collider].def;
+        const pcontact *pc = &w->pcontacts->contact[k];
+        const imp_collider_def *c = &w->colliders->collider[pc->collider].def;
         int i = pc->particle - r->first;
         imp_vec3 N, fi = v3_load(f + 3 * i);
         collider_distance(c, v3_load(x + 3 * i), &N);
@@ -245,8 +214,8 @@ void pcollide_contact_forces(imp_world *w, const particle_range *r, const double
  * (signed distance minus radius). tinkertoy.c makes a unilateral row of it for constrained particles. */
 int pcollide_contact_row(const imp_world *w, int k, const double *x, imp_vec3 *normal, double *gap)
 {
-    const pcontact *pc = &w->contacts[k];
-    *gap = collider_distance(&w->colliders[pc->collider].def, v3_load(x + 3 * pc->particle), normal) - w->p.radius[pc->particle];
+    const pcontact *pc = &w->pcontacts->contact[k];
+    *gap = collider_distance(&w->colliders->collider[pc->collider].def, v3_load(x + 3 * pc->particle), normal) - w->particles->radius[pc->particle];
     return pc->particle;
 }
 
@@ -255,9 +224,9 @@ int pcollide_contact_row(const imp_world *w, int k, const double *x, imp_vec3 *n
 int pcollide_touching(const imp_world *w, int i, imp_vec3 *normals, int max)
 {
     int n = 0;
-    for (int c = 0; c < w->collider_ids.count && n < max; c++) {
+    for (int c = 0; c < w->colliders->ids.count && n < max; c++) {
         imp_vec3 N;
-        double d = collider_distance(&w->colliders[c].def, v3_load(w->p.x + 3 * i), &N) - w->p.radius[i];
+        double d = collider_distance(&w->colliders->collider[c].def, v3_load(w->particles->x + 3 * i), &N) - w->particles->radius[i];
         if (d <= CONTACT_SLOP) normals[n++] = N;
     }
     return n;
@@ -266,22 +235,22 @@ int pcollide_touching(const imp_world *w, int i, imp_vec3 *normals, int max)
 /* the outward normal of resting contact k at its particle's current position (implicit.c) */
 imp_vec3 pcollide_contact_normal(const imp_world *w, int k)
 {
-    const pcontact *pc = &w->contacts[k];
+    const pcontact *pc = &w->pcontacts->contact[k];
     imp_vec3 N;
-    collider_distance(&w->colliders[pc->collider].def, v3_load(w->p.x + 3 * pc->particle), &N);
+    collider_distance(&w->colliders->collider[pc->collider].def, v3_load(w->particles->x + 3 * pc->particle), &N);
     return N;
 }
 
 void pcollide_friction_clamp(imp_world *w)
 {
-    for (int k = 0; k < w->contact_count; k++) {
-        const pcontact *pc = &w->contacts[k];
-        if (w->colliders[pc->collider].def.friction <= 0) continue;
+    for (int k = 0; k < w->pcontacts->count; k++) {
+        const pcontact *pc = &w->pcontacts->contact[k];
+        if (w->colliders->collider[pc->collider].def.friction <= 0) continue;
         int i = pc->particle;
-        imp_vec3 N, v = v3_load(w->p.v + 3 * i);
-        collider_distance(&w->colliders[pc->collider].def, v3_load(w->p.x + 3 * i), &N);
+        imp_vec3 N, v = v3_load(w->particles->v + 3 * i);
+        collider_distance(&w->colliders->collider[pc->collider].def, v3_load(w->particles->x + 3 * i), &N);
         imp_vec3 vt = v3_mad(v, N, -v3_dot(N, v));
-        if (v3_dot(vt, pc->vt0) < 0) v3_store(w->p.v + 3 * i, v3_sub(v, vt));
+        if (v3_dot(vt, pc->vt0) < 0) v3_store(w->particles->v + 3 * i, v3_sub(v, vt));
     }
 }
 
@@ -302,16 +271,16 @@ static imp_vec3 bounce(imp_vec3 v, imp_vec3 N, double e, double mu, double rest_
 
 void pcollide_resolve(imp_world *w, const double *x0, const double *v0, double h)
 {
-    const int n = w->p.ids.count, nc = w->collider_ids.count;
-    w->hit_count = 0;
+    const int n = w->particles->ids.count, nc = w->colliders->ids.count;
+    w->pcontacts->hit_count = 0;
     if (nc == 0 || h <= 0) return;
     /* impacts slower than what gravity adds over two steps come to rest instead of bouncing */
-    const double rest_speed = 2 * v3_len(w->def.gravity) * h + 1e-3;
+    const double rest_speed = 2 * v3_len(w->settings.gravity) * h + 1e-3;
     for (int i = 0; i < n; i++) {
-        if (w->p.motion[i] != IMP_DYNAMIC) continue;
-        const double r = w->p.radius[i];
+        if (w->particles->motion[i] != IMP_DYNAMIC) continue;
+        const double r = w->particles->radius[i];
         imp_vec3 xs = v3_load(x0 + 3 * i), vs = v3_load(v0 + 3 * i);
-        imp_vec3 x1 = v3_load(w->p.x + 3 * i), v1 = v3_load(w->p.v + 3 * i);
+        imp_vec3 x1 = v3_load(w->particles->x + 3 * i), v1 = v3_load(w->particles->v + 3 * i);
         imp_vec3 a = v3_scale(v3_sub(v1, vs), 1.0 / h); /* the step's mean acceleration */
         double span = h;
         bool hit_any = false;
@@ -319,7 +288,7 @@ void pcollide_resolve(imp_world *w, const double *x0, const double *v0, double h
             double best = INFINITY;
             int who = -1;
             for (int c = 0; c < nc; c++) {
-                const imp_collider_def *cd = &w->colliders[c].def;
+                const imp_collider_def *cd = &w->colliders->collider[c].def;
                 imp_vec3 N;
                 double tau;
                 if (cd->shape == IMP_COLLIDER_PLANE) {
@@ -336,7 +305,7 @@ void pcollide_resolve(imp_world *w, const double *x0, const double *v0, double h
                 if (tau < best) best = tau, who = c;
             }
             if (who < 0) break;
-            const imp_collider_def *cd = &w->colliders[who].def;
+            const imp_collider_def *cd = &w->colliders->collider[who].def;
             imp_vec3 xc = v3_add(xs, v3_add(v3_scale(vs, best), v3_scale(a, 0.5 * best * best)));
             imp_vec3 vc = v3_mad(vs, a, best), N;
             double d = collider_distance(cd, xc, &N) - r;
@@ -348,11 +317,11 @@ void pcollide_resolve(imp_world *w, const double *x0, const double *v0, double h
             if (v3_dot(N, vc) >= 0 && pass > 0) break; /* already leaving: nothing more this step */
             vc = bounce(vc, N, cd->restitution, cd->friction, rest_speed);
             hit_any = true;
-            if (w->hit_count == w->hit_cap) { /* recorded for tinkertoy.c */
-                w->hit_cap = w->hit_cap ? 2 * w->hit_cap : 64;
-                w->hits = ids_grow(w->hits, sizeof(phit), w->hit_cap);
+            if (w->pcontacts->hit_count == w->pcontacts->hit_cap) { /* recorded for tinkertoy.c */
+                w->pcontacts->hit_cap = w->pcontacts->hit_cap ? 2 * w->pcontacts->hit_cap : 64;
+                w->pcontacts->hit = ids_grow(w->pcontacts->hit, sizeof(phit), w->pcontacts->hit_cap);
             }
-            w->hits[w->hit_count++] = (phit){i, N};
+            w->pcontacts->hit[w->pcontacts->hit_count++] = (phit){i, N};
             double rem = span - best;
             xs = xc, vs = vc, span = rem;
             x1 = v3_add(xc, v3_add(v3_scale(vc, rem), v3_scale(a, 0.5 * rem * rem)));
@@ -363,13 +332,13 @@ void pcollide_resolve(imp_world *w, const double *x0, const double *v0, double h
         /* whatever remains inside a collider is pushed out and loses its inward velocity */
         for (int c = 0; c < nc; c++) {
             imp_vec3 N;
-            double d = collider_distance(&w->colliders[c].def, x1, &N) - r;
+            double d = collider_distance(&w->colliders->collider[c].def, x1, &N) - r;
             if (d >= 0) continue;
             x1 = v3_mad(x1, N, -d);
             double vn = v3_dot(N, v1);
             if (vn < 0) v1 = v3_mad(v1, N, -vn);
         }
-        v3_store(w->p.x + 3 * i, x1);
-        v3_store(w->p.v + 3 * i, v1);
+        v3_store(w->particles->x + 3 * i, x1);
+        v3_store(w->particles->v + 3 * i, v1);
     }
 }

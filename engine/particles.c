@@ -9,7 +9,10 @@
  * springs) see them correctly, as S3 asks of controlled particles. */
 #include <string.h>
 
-#include "internal.h"
+#include "ids.h"
+#include "imp_math.h"
+#include "particles.h"
+#include "world_parts.h"
 
 imp_particle_def imp_particle_def_default(void)
 {
@@ -39,10 +42,10 @@ static void store_reserve(particle_store *p, int n)
 
 imp_id imp_particle_create(imp_world *w, const imp_particle_def *def)
 {
-    particle_store *p = &w->p;
+    particle_store *p = w->particles;
     store_reserve(p, p->ids.count + 1);
     imp_id id = ids_alloc(&p->ids);
-    w->topology++;
+    w->particles->topology++;
     int i = p->ids.count - 1;
     v3_store(p->x + 3 * i, def->position);
     v3_store(p->v + 3 * i, def->motion == IMP_FIXED ? v3(0, 0, 0) : def->velocity);
@@ -54,14 +57,14 @@ imp_id imp_particle_create(imp_world *w, const imp_particle_def *def)
     return id;
 }
 
-void imp_particle_destroy(imp_world *w, imp_id id)
+/* take particle id out of the store: the last one moves into its place. Whatever holds on to it
+ * (springs, constraints, cloth) must have let go first (imp_particle_destroy, particle_system.c). */
+void particles_remove(imp_world *w, imp_id id)
 {
-    particle_store *p = &w->p;
-    if (ids_lookup(&p->ids, id) < 0) return;
-    forces_particle_removed(w, id.index);
-    tinker_particle_removed(w, id.index);
+    particle_store *p = w->particles;
     int d = ids_remove(&p->ids, id);
-    w->topology++;
+    p->topology++;
+    p->edits++;
     int last = p->ids.count;
     if (d != last) {
         memcpy(p->x + 3 * d, p->x + 3 * last, 3 * sizeof(double));
@@ -72,158 +75,74 @@ void imp_particle_destroy(imp_world *w, imp_id id)
         p->motion[d] = p->motion[last];
         memcpy(p->color + 4 * d, p->color + 4 * last, 4 * sizeof(float));
     }
-    w->contact_count = 0; /* dense indices moved: contacts are found again next step */
 }
 
-bool imp_particle_valid(const imp_world *w, imp_id id) { return ids_lookup(&w->p.ids, id) >= 0; }
+bool imp_particle_valid(const imp_world *w, imp_id id) { return ids_lookup(&w->particles->ids, id) >= 0; }
 
-int particles_slot_dense(const imp_world *w, uint32_t slot) { return (int)w->p.ids.slot_dense[slot]; }
+int particles_slot_dense(const imp_world *w, uint32_t slot) { return (int)w->particles->ids.slot_dense[slot]; }
 
 /* Accessors: callers check validity first (the Lua binding does); a stale id reads particle 0's
  * slot harmlessly only if one exists, so guard with -1 -> zero values. */
 #define DENSE_OR(ret)                          \
-    int i = ids_lookup(&w->p.ids, id);         \
+    int i = ids_lookup(&w->particles->ids, id);         \
     if (i < 0) return ret
 
-imp_vec3 imp_particle_position(const imp_world *w, imp_id id) { DENSE_OR(v3(0, 0, 0)); return v3_load(w->p.x + 3 * i); }
-imp_vec3 imp_particle_velocity(const imp_world *w, imp_id id) { DENSE_OR(v3(0, 0, 0)); return v3_load(w->p.v + 3 * i); }
-double imp_particle_mass(const imp_world *w, imp_id id) { DENSE_OR(0); return w->p.mass[i]; }
-double imp_particle_radius(const imp_world *w, imp_id id) { DENSE_OR(0); return w->p.radius[i]; }
-imp_motion imp_particle_motion(const imp_world *w, imp_id id) { DENSE_OR(IMP_DYNAMIC); return (imp_motion)w->p.motion[i]; }
+imp_vec3 imp_particle_position(const imp_world *w, imp_id id) { DENSE_OR(v3(0, 0, 0)); return v3_load(w->particles->x + 3 * i); }
+imp_vec3 imp_particle_velocity(const imp_world *w, imp_id id) { DENSE_OR(v3(0, 0, 0)); return v3_load(w->particles->v + 3 * i); }
+double imp_particle_mass(const imp_world *w, imp_id id) { DENSE_OR(0); return w->particles->mass[i]; }
+double imp_particle_radius(const imp_world *w, imp_id id) { DENSE_OR(0); return w->particles->radius[i]; }
+imp_motion imp_particle_motion(const imp_world *w, imp_id id) { DENSE_OR(IMP_DYNAMIC); return (imp_motion)w->particles->motion[i]; }
 
 void imp_particle_color(const imp_world *w, imp_id id, float rgba[4])
 {
     DENSE_OR();
-    memcpy(rgba, w->p.color + 4 * i, 4 * sizeof(float));
+    memcpy(rgba, w->particles->color + 4 * i, 4 * sizeof(float));
 }
 
 /* a curve particle's position and velocity follow its coordinate u: set that instead */
 void imp_particle_set_position(imp_world *w, imp_id id, imp_vec3 x)
 {
     DENSE_OR();
-    if (w->p.motion[i] == IMP_CURVE) return;
-    v3_store(w->p.x + 3 * i, x);
-    w->contact_count = 0;
+    if (w->particles->motion[i] == IMP_CURVE) return;
+    v3_store(w->particles->x + 3 * i, x);
+    w->particles->edits++;
 }
 
 void imp_particle_set_velocity(imp_world *w, imp_id id, imp_vec3 v)
 {
     DENSE_OR();
-    if (w->p.motion[i] != IMP_FIXED && w->p.motion[i] != IMP_CURVE) v3_store(w->p.v + 3 * i, v);
+    if (w->particles->motion[i] != IMP_FIXED && w->particles->motion[i] != IMP_CURVE) v3_store(w->particles->v + 3 * i, v);
 }
 
 void imp_particle_set_mass(imp_world *w, imp_id id, double m)
 {
     DENSE_OR();
-    if (m > 0) w->p.mass[i] = m, w->p.inv_mass[i] = 1.0 / m;
+    if (m > 0) w->particles->mass[i] = m, w->particles->inv_mass[i] = 1.0 / m;
 }
 
-void imp_particle_set_radius(imp_world *w, imp_id id, double r) { DENSE_OR(); if (r >= 0) w->p.radius[i] = r; }
+void imp_particle_set_radius(imp_world *w, imp_id id, double r) { DENSE_OR(); if (r >= 0) w->particles->radius[i] = r; }
 
 void imp_particle_set_motion(imp_world *w, imp_id id, imp_motion m)
 {
     DENSE_OR();
-    if (w->p.motion[i] == IMP_CURVE || m == IMP_CURVE) return; /* only tinkertoy.c makes curve particles */
-    w->p.motion[i] = (uint8_t)m;
-    if (m == IMP_FIXED) v3_store(w->p.v + 3 * i, v3(0, 0, 0));
+    if (w->particles->motion[i] == IMP_CURVE || m == IMP_CURVE) return; /* only tinkertoy.c makes curve particles */
+    w->particles->motion[i] = (uint8_t)m;
+    if (m == IMP_FIXED) v3_store(w->particles->v + 3 * i, v3(0, 0, 0));
 }
 
-void imp_particle_set_color(imp_world *w, imp_id id, const float rgba[4]) { DENSE_OR(); memcpy(w->p.color + 4 * i, rgba, 4 * sizeof(float)); }
+void imp_particle_set_color(imp_world *w, imp_id id, const float rgba[4]) { DENSE_OR(); memcpy(w->particles->color + 4 * i, rgba, 4 * sizeof(float)); }
 
 void imp_particle_move_to(imp_world *w, imp_id id, imp_vec3 target, double dt)
 {
     DENSE_OR();
-    if (w->p.motion[i] != IMP_KINEMATIC || !(dt > 0)) return;
-    v3_store(w->p.v + 3 * i, v3_scale(v3_sub(target, v3_load(w->p.x + 3 * i)), 1.0 / dt));
+    if (w->particles->motion[i] != IMP_KINEMATIC || !(dt > 0)) return;
+    v3_store(w->particles->v + 3 * i, v3_scale(v3_sub(target, v3_load(w->particles->x + 3 * i)), 1.0 / dt));
 }
 
-int imp_particle_count(const imp_world *w) { return w->p.ids.count; }
-imp_id imp_particle_id(const imp_world *w, int i) { return ids_of(&w->p.ids, i); }
-const double *imp_particle_positions(const imp_world *w) { return w->p.x; }
-const double *imp_particle_velocities(const imp_world *w) { return w->p.v; }
-const double *imp_particle_radii(const imp_world *w) { return w->p.radius; }
-const float *imp_particle_colors(const imp_world *w) { return w->p.color; }
+int imp_particle_count(const imp_world *w) { return w->particles->ids.count; }
+imp_id imp_particle_id(const imp_world *w, int i) { return ids_of(&w->particles->ids, i); }
+const double *imp_particle_positions(const imp_world *w) { return w->particles->x; }
+const double *imp_particle_velocities(const imp_world *w) { return w->particles->v; }
+const double *imp_particle_radii(const imp_world *w) { return w->particles->radius; }
+const float *imp_particle_colors(const imp_world *w) { return w->particles->color; }
 
-/* ---- the particle system as an ODE ------------------------------------------------------------------
- * The system the solver sees is a contiguous range of particles (w->range): the whole store, or,
- * when every force is local to one particle (no springs or behaviours), blocks of a few hundred
- * particles that fit in cache, integrated one after another. For such a separable system the two
- * are the same ODE; the blocks just keep the solver's stages out of main memory. */
-
-static void particles_get_state(void *ctx, double *X)
-{
-    const particle_range *r = ctx;
-    const imp_world *w = r->w;
-    size_t n3 = 3 * (size_t)r->count;
-    if (r->extra) tinker_get_state(w, X + 2 * n3);
-    if (n3 == 0) return;
-    memcpy(X, w->p.x + 3 * (size_t)r->first, n3 * sizeof(double));
-    memcpy(X + n3, w->p.v + 3 * (size_t)r->first, n3 * sizeof(double));
-}
-
-static void particles_set_state(void *ctx, const double *X)
-{
-    const particle_range *r = ctx;
-    imp_world *w = r->w;
-    size_t n3 = 3 * (size_t)r->count;
-    if (r->extra) tinker_set_state(w, X + 2 * n3);
-    if (n3 == 0) return;
-    memcpy(w->p.x + 3 * (size_t)r->first, X, n3 * sizeof(double));
-    memcpy(w->p.v + 3 * (size_t)r->first, X + n3, n3 * sizeof(double));
-}
-
-/* dX/dt at state X: accumulate forces, cancel the pushing part at resting contacts, add the
- * constraint forces (S3 "Constrained dynamics" 4.1: after the applied forces, before a = f/m),
- * then a = f/m */
-static int particles_deriv(void *ctx, double t, const double *X, double *dX)
-{
-    const particle_range *r = ctx;
-    imp_world *w = r->w;
-    const int n = r->count;
-    const double *x = X, *v = X + 3 * n;
-    double *dx = dX, *dv = dX + 3 * n, *f = w->force;
-    int rc = r->extra ? tinker_curves_place(w, X, n, &x, &v) : 0;
-    if (rc) return rc;
-    rc = forces_accumulate(w, t, r, x, v, f);
-    if (rc) return rc;
-    if (r->contact_hi > r->contact_lo) pcollide_contact_forces(w, r, x, f);
-    if (r->first == 0 && r->count == w->p.ids.count && tinker_active(w) && (rc = tinker_constraint_forces(w, x, v, f)))
-        return rc;
-    const uint8_t *motion = w->p.motion + r->first;
-    const double *inv_m = w->p.inv_mass + r->first;
-    memcpy(dx, v, 3 * (size_t)n * sizeof(double));
-    for (int i = 0; i < n; i++) {
-        double s = motion[i] == IMP_DYNAMIC ? inv_m[i] : 0.0;
-        dv[3 * i + 0] = f[3 * i + 0] * s;
-        dv[3 * i + 1] = f[3 * i + 1] * s;
-        dv[3 * i + 2] = f[3 * i + 2] * s;
-        if (motion[i] == IMP_FIXED) dx[3 * i] = dx[3 * i + 1] = dx[3 * i + 2] = 0;
-    }
-    if (r->extra) tinker_curves_deriv(w, n, X + 6 * n, f, dX);
-    return 0;
-}
-
-/* first contact index whose particle is >= i (contacts are found in particle order) */
-static int contact_lower_bound(const imp_world *w, int i)
-{
-    int lo = 0, hi = w->contact_count;
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        if (w->contacts[mid].particle < i) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
-imp_ode_system particles_ode(imp_world *w, int first, int count)
-{
-    particle_range *r = &w->range;
-    r->w = w;
-    r->first = first;
-    r->count = count;
-    r->contact_lo = contact_lower_bound(w, first);
-    r->contact_hi = contact_lower_bound(w, first + count);
-    r->extra = first == 0 && count == w->p.ids.count ? tinker_state_dim(w) : 0;
-    imp_ode_system sys = {6 * count + r->extra, r, particles_get_state, particles_set_state, particles_deriv};
-    return sys;
-}

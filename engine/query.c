@@ -14,7 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "body.h"
+#include "collider.h"
+#include "contact.h"
+#include "hull.h"
+#include "imp_math.h"
+#include "narrowphase.h"
+#include "query.h"
+#include "shape.h"
+#include "world_parts.h"
 
 static bool slab(imp_vec3 lo, imp_vec3 hi, imp_vec3 o, imp_vec3 d, double tmax)
 {
@@ -159,17 +167,17 @@ static bool raycast(const imp_world *w, imp_vec3 from, imp_vec3 to, imp_ray_hit 
 {
     imp_vec3 d = v3_sub(to, from);
     double best = INFINITY;
-    const int ns = w->shape_ids.count, nc = w->collider_ids.count;
+    const int ns = w->shapes->ids.count, nc = w->colliders->ids.count;
     for (int k = 0; k < ns + nc; k++) {
         geom g;
         uint32_t key;
-        if (k < ns && static_only && w->bodies[bodies_dense(w, w->shapes[k].body)].motion != IMP_FIXED) continue;
+        if (k < ns && static_only && w->bodies->body[bodies_dense(w, w->shapes->shape[k].body)].motion != IMP_FIXED) continue;
         if (k < ns) {
-            shape_geom(&w->shapes[k], &g);
-            key = w->shape_ids.dense_slot[k];
+            shape_geom(&w->shapes->shape[k], &g);
+            key = w->shapes->ids.dense_slot[k];
         } else {
-            shape_geom_from_collider(&w->colliders[k - ns].def, &g);
-            key = COLLIDER_KEY | w->collider_ids.dense_slot[k - ns];
+            shape_geom_from_collider(&w->colliders->collider[k - ns].def, &g);
+            key = COLLIDER_KEY | w->colliders->ids.dense_slot[k - ns];
         }
         if (g.type != IMP_SHAPE_PLANE && !slab(g.lo, g.hi, from, d, fmin(best, 1.0))) continue;
         double t;
@@ -210,12 +218,12 @@ static bool point_in(const geom *g, imp_vec3 p)
 int imp_world_query_point(const imp_world *w, imp_vec3 p, imp_contact_side *out, int max)
 {
     int found = 0;
-    const int ns = w->shape_ids.count, nc = w->collider_ids.count;
+    const int ns = w->shapes->ids.count, nc = w->colliders->ids.count;
     for (int k = 0; k < ns + nc; k++) {
         geom g;
         uint32_t key;
-        if (k < ns) shape_geom(&w->shapes[k], &g), key = w->shape_ids.dense_slot[k];
-        else shape_geom_from_collider(&w->colliders[k - ns].def, &g), key = COLLIDER_KEY | w->collider_ids.dense_slot[k - ns];
+        if (k < ns) shape_geom(&w->shapes->shape[k], &g), key = w->shapes->ids.dense_slot[k];
+        else shape_geom_from_collider(&w->colliders->collider[k - ns].def, &g), key = COLLIDER_KEY | w->colliders->ids.dense_slot[k - ns];
         if (g.type != IMP_SHAPE_PLANE && (p.x < g.lo.x || p.x > g.hi.x || p.y < g.lo.y || p.y > g.hi.y || p.z < g.lo.z || p.z > g.hi.z)) continue;
         if (!point_in(&g, p)) continue;
         if (found < max) out[found] = contacts_side(w, key);
@@ -230,19 +238,23 @@ int imp_world_overlap(imp_world *w, const imp_shape_def *def, imp_vec3 position,
     if (def->type == IMP_SHAPE_MESH || def->type == IMP_SHAPE_PLANE) return 0;
     shape tmp;
     memset(&tmp, 0, sizeof tmp);
-    if (!shape_build(w, &tmp, def)) return -1;
+    char err[200];
+    if (!shape_build(&tmp, def, err, sizeof err)) {
+        world_error(w, "%s", err);
+        return -1;
+    }
     tmp.wrot = m3_mul(quat_to_m3(quat_normalize(orientation)), quat_to_m3(tmp.lq));
     tmp.wpos = v3_add(position, m3_mul_v(quat_to_m3(quat_normalize(orientation)), tmp.lpos));
     geom q;
     shape_geom(&tmp, &q);
     shape_geom_bounds(&q);
     int found = 0;
-    const int ns = w->shape_ids.count, nc = w->collider_ids.count;
+    const int ns = w->shapes->ids.count, nc = w->colliders->ids.count;
     for (int k = 0; k < ns + nc; k++) {
         geom g;
         uint32_t key;
-        if (k < ns) shape_geom(&w->shapes[k], &g), key = w->shape_ids.dense_slot[k];
-        else shape_geom_from_collider(&w->colliders[k - ns].def, &g), key = COLLIDER_KEY | w->collider_ids.dense_slot[k - ns];
+        if (k < ns) shape_geom(&w->shapes->shape[k], &g), key = w->shapes->ids.dense_slot[k];
+        else shape_geom_from_collider(&w->colliders->collider[k - ns].def, &g), key = COLLIDER_KEY | w->colliders->ids.dense_slot[k - ns];
         if (g.type != IMP_SHAPE_PLANE && (q.lo.x > g.hi.x || q.hi.x < g.lo.x || q.lo.y > g.hi.y || q.hi.y < g.lo.y ||
                                           q.lo.z > g.hi.z || q.hi.z < g.lo.z))
             continue;

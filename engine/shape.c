@@ -9,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "hull.h"
+#include "ids.h"
+#include "imp_math.h"
+#include "shape.h"
 
 imp_shape_def imp_shape_def_default(imp_shape_type type)
 {
@@ -137,9 +140,8 @@ static mesh *mesh_build(const imp_shape_def *def, char *err, size_t n)
     return m;
 }
 
-bool shape_build(imp_world *w, shape *s, const imp_shape_def *def)
+bool shape_build(shape *s, const imp_shape_def *def, char *err, size_t errlen)
 {
-    char err[200];
     s->type = def->type;
     s->lpos = def->position;
     s->lq = quat_normalize(def->orientation);
@@ -155,51 +157,49 @@ bool shape_build(imp_world *w, shape *s, const imp_shape_def *def)
     case IMP_SHAPE_SPHERE:
     case IMP_SHAPE_CAPSULE:
         if (!(def->radius > 0) || (def->type == IMP_SHAPE_CAPSULE && !(def->half_height >= 0))) {
-            world_set_error(w, "a %s needs radius > 0%s", def->type == IMP_SHAPE_SPHERE ? "sphere" : "capsule",
+            snprintf(err, errlen, "a %s needs radius > 0%s", def->type == IMP_SHAPE_SPHERE ? "sphere" : "capsule",
                             def->type == IMP_SHAPE_CAPSULE ? " and length >= 0" : "");
             return false;
         }
         break;
     case IMP_SHAPE_BOX:
         if (!(def->half.x > 0 && def->half.y > 0 && def->half.z > 0)) {
-            world_set_error(w, "a box needs positive half extents");
+            snprintf(err, errlen, "a box needs positive half extents");
             return false;
         }
         break;
     case IMP_SHAPE_HULL:
-        s->hull = hull_build(def->points, def->point_count, err, sizeof err);
+        char why[160];
+        s->hull = hull_build(def->points, def->point_count, why, sizeof why);
         if (!s->hull) {
-            world_set_error(w, "hull: %s", err);
+            snprintf(err, errlen, "hull: %s", why);
             return false;
         }
         break;
     case IMP_SHAPE_MESH:
-        s->mesh = mesh_build(def, err, sizeof err);
-        if (!s->mesh) {
-            world_set_error(w, "%s", err);
-            return false;
-        }
+        s->mesh = mesh_build(def, err, errlen);
+        if (!s->mesh) return false;
         break;
     case IMP_SHAPE_PLANE:
         if (v3_len(def->normal) < 1e-12) {
-            world_set_error(w, "a plane needs a nonzero normal");
+            snprintf(err, errlen, "a plane needs a nonzero normal");
             return false;
         }
         break;
     default:
-        world_set_error(w, "unknown shape type %d", (int)def->type);
+        snprintf(err, errlen, "unknown shape type %d", (int)def->type);
         return false;
     }
     if (def->type == IMP_SHAPE_HULL) {
         if (!mass_of_hull(s->hull, &s->volume, &s->center, &s->inertia)) {
-            world_set_error(w, "hull: it has no volume");
+            snprintf(err, errlen, "hull: it has no volume");
             return false;
         }
         s->mass = s->volume * def->density;
         s->inertia = m3_scale(s->inertia, def->density);
     } else if (def->type != IMP_SHAPE_MESH && def->type != IMP_SHAPE_PLANE) {
         if (!(def->density > 0)) {
-            world_set_error(w, "a shape's density must be > 0");
+            snprintf(err, errlen, "a shape's density must be > 0");
             return false;
         }
         imp_shape_mass(def, &s->mass, &s->center, &s->inertia);
@@ -261,13 +261,12 @@ void shape_geom_bounds(geom *g)
     }
 }
 
-void shape_update(imp_world *w, shape *s)
+/* the shape's world pose and bounds from its body's state X (x, q: body.c) and centre of mass com */
+void shape_place(shape *s, const double *X, imp_vec3 com)
 {
-    int bi = bodies_dense(w, s->body);
-    const double *X = w->bstate + BODY_DIM * bi;
     imp_quat q = quat_normalize(quat(X[3], X[4], X[5], X[6]));
     imp_mat3 R = quat_to_m3(q);
-    s->wpos = v3_add(v3_load(X), m3_mul_v(R, v3_sub(s->lpos, w->bodies[bi].com)));
+    s->wpos = v3_add(v3_load(X), m3_mul_v(R, v3_sub(s->lpos, com)));
     s->wrot = m3_mul(R, quat_to_m3(s->lq));
     geom g;
     shape_geom(s, &g);
@@ -318,41 +317,12 @@ void shape_geom_from_collider(const imp_collider_def *c, geom *g)
     shape_geom_bounds(g);
 }
 
-int imp_body_shape_count(const imp_world *w, imp_id id)
+/* the broad phase learns of added and removed shapes from this log (broadphase.c, bp_sync) */
+void shapes_log(shape_store *st, imp_id id, bool removed, bool plane)
 {
-    int i = ids_lookup(&w->body_ids, id);
-    return i < 0 ? 0 : w->bodies[i].nshapes;
-}
-
-imp_shape_info imp_body_shape(const imp_world *w, imp_id id, int index)
-{
-    imp_shape_info info;
-    memset(&info, 0, sizeof info);
-    int i = ids_lookup(&w->body_ids, id);
-    if (i < 0 || index < 0 || index >= w->bodies[i].nshapes) return info;
-    const shape *s = &w->shapes[w->shape_ids.slot_dense[w->bodies[i].shapes[index]]];
-    info.type = s->type;
-    info.position = s->wpos;
-    info.rotation = s->wrot;
-    info.radius = s->radius;
-    info.half_height = s->half_height;
-    info.half = s->half;
-    info.mass = s->mass;
-    info.volume = s->volume;
-    info.center = s->center;
-    info.inertia = s->inertia;
-    if (s->type == IMP_SHAPE_PLANE) {
-        geom g;
-        shape_geom(s, &g);
-        info.normal = g.normal, info.offset = g.offset;
+    if (st->change_count == st->change_cap) {
+        st->change_cap = st->change_cap ? 2 * st->change_cap : 64;
+        st->changes = ids_grow(st->changes, sizeof(shape_change), st->change_cap);
     }
-    if (s->hull) {
-        info.vertex_count = s->hull->nv, info.face_count = s->hull->nf, info.triangle_count = s->hull->ntri;
-        info.vertices = s->hull->v, info.triangles = s->hull->tris;
-    }
-    if (s->mesh) {
-        info.vertex_count = s->mesh->nv, info.triangle_count = s->mesh->nt;
-        info.vertices = s->mesh->v, info.triangles = s->mesh->tri;
-    }
-    return info;
+    st->changes[st->change_count++] = (shape_change){id, removed, plane};
 }

@@ -2,13 +2,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "ids.h"
 #include "sparse.h"
 
 static int cmp_int(const void *a, const void *b)
 {
     int x = *(const int *)a, y = *(const int *)b;
     return (x > y) - (x < y);
+}
+
+void bsr3_pair(int **pairs, int *count, int *cap, int i, int j)
+{
+    if (*count == *cap) {
+        *cap = *cap ? 2 * *cap : 1024;
+        *pairs = ids_grow(*pairs, 2 * sizeof(int), *cap);
+    }
+    (*pairs)[2 * *count] = i, (*pairs)[2 * *count + 1] = j;
+    (*count)++;
 }
 
 void bsr3_build(bsr3 *a, int n, const int *pairs, int npairs)

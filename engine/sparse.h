@@ -20,6 +20,8 @@ typedef struct bsr3 {
     int nnz, cap;   /* stored blocks                                                */
 } bsr3;
 
+/* append the pair (i, j) to a growing list of pairs (2 ints each) for bsr3_build */
+void bsr3_pair(int **pairs, int *count, int *cap, int i, int j);
 /* pattern: the diagonal plus both (i, j) and (j, i) for each of the npairs pairs */
 void bsr3_build(bsr3 *a, int n, const int *pairs, int npairs);
 void bsr3_free(bsr3 *a);

@@ -65,8 +65,15 @@
 #include <time.h>
 
 #include "cg.h"
-#include "internal.h"
+#include "collider.h"
+#include "ids.h"
+#include "imp_math.h"
+#include "particle_collide.h"
+#include "particles.h"
 #include "sparse.h"
+#include "step.h"
+#include "tinkertoy.h"
+#include "world_parts.h"
 
 #define H_GRAD 1e-6   /* relative step of central differences for a script constraint's gradient     */
 #define H_JDOT 1e-4   /* relative step along qdot (and of the gradients there) for its Jdot          */
@@ -143,15 +150,8 @@ typedef struct tinker {
     int now_cap, now_fcap;
 } tinker;
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
-
 /* the dense index of a particle slot (particles_slot_dense, inlined: it runs per block per evaluation) */
-#define DENSE(w, slot) ((int)(w)->p.ids.slot_dense[slot])
+#define DENSE(w, slot) ((int)(w)->particles->ids.slot_dense[slot])
 
 static inline double maxd(double a, double b) { return a > b ? a : b; }
 
@@ -246,7 +246,7 @@ imp_id imp_constraint_create(imp_world *w, const imp_constraint_def *def)
     if (n < 1 || n > IMP_CONSTRAINT_MAX || (def->kind == IMP_CONSTRAINT_CALLBACK && !def->fn)) return none;
     int dense[IMP_CONSTRAINT_MAX];
     for (int i = 0; i < n; i++) {
-        dense[i] = ids_lookup(&w->p.ids, def->particles[i]);
+        dense[i] = ids_lookup(&w->particles->ids, def->particles[i]);
         if (dense[i] < 0) return none;
         for (int j = 0; j < i; j++)
             if (def->particles[j].index == def->particles[i].index) return none; /* one block per particle */
@@ -258,10 +258,10 @@ imp_id imp_constraint_create(imp_world *w, const imp_constraint_def *def)
     c.n = n;
     c.rows = kind_rows(def->kind);
     for (int i = 0; i < n; i++) c.slots[i] = def->particles[i].index;
-    imp_vec3 x0 = v3_load(w->p.x + 3 * dense[0]);
+    imp_vec3 x0 = v3_load(w->particles->x + 3 * dense[0]);
     switch (def->kind) {
     case IMP_CONSTRAINT_ROD:
-        if (c.def.length < 0) c.def.length = v3_len(v3_sub(x0, v3_load(w->p.x + 3 * dense[1])));
+        if (c.def.length < 0) c.def.length = v3_len(v3_sub(x0, v3_load(w->particles->x + 3 * dense[1])));
         if (!(c.def.length > 0) || !isfinite(c.def.length)) return none;
         break;
     case IMP_CONSTRAINT_WIRE: {
@@ -337,7 +337,7 @@ imp_constraint_def imp_constraint_get(const imp_world *w, imp_id id)
     if (!c) return imp_constraint_def_default();
     imp_constraint_def d = c->def;
     /* the particles as they are now (ids carry the current generation) */
-    for (int i = 0; i < c->n; i++) d.particles[i] = ids_of(&w->p.ids, particles_slot_dense(w, c->slots[i]));
+    for (int i = 0; i < c->n; i++) d.particles[i] = ids_of(&w->particles->ids, particles_slot_dense(w, c->slots[i]));
     return d;
 }
 
@@ -546,7 +546,7 @@ static inline double w_dot(const imp_world *w, const tinker *t, int p, const dou
     if (!t->ncurves || t->curve_of[p] < 0) return 0;
     const curve *cv = &t->curves[t->curve_of[p]];
     imp_vec3 tu = cv->xu;
-    return v3_dot(tu, v3_load(g1)) * v3_dot(tu, v3_load(g2)) * cv->inv_tt * w->p.inv_mass[p];
+    return v3_dot(tu, v3_load(g1)) * v3_dot(tu, v3_load(g2)) * cv->inv_tt * w->particles->inv_mass[p];
 }
 
 /* y = J W J^T x: J^T x into tmp3, scaled by W (curve particles: projected on their tangent), then J */
@@ -554,13 +554,13 @@ static void tinker_mul(void *ctx, const double *x, double *y)
 {
     imp_world *w = ctx;
     tinker *t = w->tinker;
-    const int n = w->p.ids.count;
+    const int n = w->particles->ids.count;
     double *u = t->tmp3;
     jmat_mul_t(&t->J, x, u, n);
     for (int k = 0; k < t->ncurves; k++) {
         curve *cv = &t->curves[k];
         const int p = DENSE(w, cv->slot);
-        cv->stash = v3_dot(cv->xu, v3_load(u + 3 * p)) * cv->inv_tt * w->p.inv_mass[p];
+        cv->stash = v3_dot(cv->xu, v3_load(u + 3 * p)) * cv->inv_tt * w->particles->inv_mass[p];
     }
     for (int i = 0; i < n; i++) {
         const double s = t->winv[i];
@@ -609,7 +609,7 @@ static int cmp_pair(const void *a, const void *b)
 static void ic_pattern(imp_world *w, tinker *t)
 {
     const jmat *J = &t->J;
-    const int n = w->p.ids.count, m = J->rows, ne = J->count;
+    const int n = w->particles->ids.count, m = J->rows, ne = J->count;
     /* bucket the J blocks by particle (counting sort; the buffers only grow, as this runs every step
      * while constrained particles touch colliders) */
     if (n + 1 > t->bucket_n_cap) {
@@ -742,7 +742,7 @@ static void ic_apply(void *ctx, const double *r, double *s)
 /* scratch for rows (the constraints' and up to `extra` contact rows) and particles */
 static void reserve(imp_world *w, tinker *t, int extra)
 {
-    const int n = w->p.ids.count, m = t->rows + extra;
+    const int n = w->particles->ids.count, m = t->rows + extra;
     if (m > t->row_cap) {
         int cap = t->row_cap ? t->row_cap : 64;
         while (cap < m) cap *= 2;
@@ -791,12 +791,12 @@ static int constraints_jacobians(imp_world *w, tinker *t, int jcap, int mc, cons
  * (an active set, a few rounds). Friction stays with particle_collide.c. Rows after m. */
 static int contact_rows(imp_world *w, tinker *t, int m, const double *x)
 {
-    const int n = w->p.ids.count;
-    if (w->contact_count == 0 || getenv("NOCR")) return 0;
+    const int n = w->particles->ids.count;
+    if (w->pcontacts->count == 0 || getenv("NOCR")) return 0;
     memset(t->touched, 0, (size_t)n);
     for (int e = 0; e < t->J.count; e++) t->touched[t->J.e[e].particle] = 1;
     int rows = 0;
-    for (int k = 0; k < w->contact_count; k++) {
+    for (int k = 0; k < w->pcontacts->count; k++) {
         imp_vec3 N;
         double gap;
         const int p = pcollide_contact_row(w, k, x, &N, &gap);
@@ -812,20 +812,20 @@ static int contact_rows(imp_world *w, tinker *t, int m, const double *x)
 int tinker_constraint_forces(imp_world *w, const double *x, const double *v, double *f)
 {
     tinker *t = w->tinker;
-    const int n = w->p.ids.count, mc = t->rows, nc = t->ncurves;
+    const int n = w->particles->ids.count, mc = t->rows, nc = t->ncurves;
     if (mc <= 0) return 0;
-    const double t0 = now_ms();
+    const double t0 = step_clock_ms();
     if (t->stats_step != w->steps) {
         memset(&t->stats, 0, sizeof t->stats);
         t->stats_step = w->steps;
     }
-    reserve(w, t, w->contact_count);
+    reserve(w, t, w->pcontacts->count);
 
     /* W, and the free accelerations a = W Q. A curve particle's is the one its own equation gives
      * (top of the file): t u''_free + x_uu u'^2 with u''_free = (t.f - m (t.x_uu) u'^2) / (m t.t) */
-    const uint8_t *motion = w->p.motion;
+    const uint8_t *motion = w->particles->motion;
     for (int i = 0; i < n; i++) {
-        const double s = motion[i] == IMP_DYNAMIC ? w->p.inv_mass[i] : 0.0;
+        const double s = motion[i] == IMP_DYNAMIC ? w->particles->inv_mass[i] : 0.0;
         t->winv[i] = s;
         t->afree[3 * i] = f[3 * i] * s, t->afree[3 * i + 1] = f[3 * i + 1] * s, t->afree[3 * i + 2] = f[3 * i + 2] * s;
     }
@@ -835,14 +835,14 @@ int tinker_constraint_forces(imp_world *w, const double *x, const double *v, dou
             const curve *cv = &t->curves[k];
             const int p = DENSE(w, cv->slot);
             t->curve_of[p] = k;
-            const double m_p = w->p.mass[p], ud2 = cv->ud * cv->ud;
+            const double m_p = w->particles->mass[p], ud2 = cv->ud * cv->ud;
             const double udd = (v3_dot(cv->xu, v3_load(f + 3 * p)) - m_p * v3_dot(cv->xu, cv->xuu) * ud2) * cv->inv_tt / m_p;
             v3_store(t->afree + 3 * p, v3_add(v3_scale(cv->xu, udd), v3_scale(cv->xuu, ud2)));
         }
     }
 
     /* assemble C, J, Jdot: each constraint its own rows, then the resting contacts' rows */
-    if (constraints_jacobians(w, t, t->j_entries + w->contact_count, mc, x, v)) return IMP_ERR_CALLBACK;
+    if (constraints_jacobians(w, t, t->j_entries + w->pcontacts->count, mc, x, v)) return IMP_ERR_CALLBACK;
     const int ncontact = contact_rows(w, t, mc, x), m = mc + ncontact;
     t->J.rows = t->Jdot.rows = m;
     if (ncontact != t->ncontact || t->contact_step != w->steps) {
@@ -953,7 +953,7 @@ int tinker_constraint_forces(imp_world *w, const double *x, const double *v, dou
     if (iterations > st->max_iterations) st->max_iterations = iterations;
     if (residual > st->residual || !isfinite(residual)) st->residual = residual;
     if (cmax > st->max_error || !isfinite(cmax)) st->max_error = cmax;
-    st->ms += now_ms() - t0;
+    st->ms += step_clock_ms() - t0;
     return 0;
 }
 
@@ -986,12 +986,12 @@ static int solve_unilateral(imp_world *w, tinker *t, cg_problem *prob, double *m
 /* dq = W J^T mu into tmp3 (curve particles: along their tangent, and their du into stash) */
 static void apply_impulse(imp_world *w, tinker *t, const double *mu)
 {
-    const int n = w->p.ids.count;
+    const int n = w->particles->ids.count;
     jmat_mul_t(&t->J, mu, t->tmp3, n);
     for (int k = 0; k < t->ncurves; k++) {
         curve *cv = &t->curves[k];
         const int p = DENSE(w, cv->slot);
-        cv->stash = v3_dot(cv->xu, v3_load(t->tmp3 + 3 * p)) * cv->inv_tt * w->p.inv_mass[p];
+        cv->stash = v3_dot(cv->xu, v3_load(t->tmp3 + 3 * p)) * cv->inv_tt * w->particles->inv_mass[p];
     }
     for (int i = 0; i < 3 * n; i++) t->tmp3[i] *= t->winv[i / 3];
 }
@@ -1001,7 +1001,7 @@ static void apply_impulse(imp_world *w, tinker *t, const double *mu)
 static int projection_assemble(imp_world *w, tinker *t, int nt, cg_problem *prob)
 {
     const int mc = t->rows, m = mc + nt;
-    if (constraints_jacobians(w, t, t->j_entries + nt, mc, w->p.x, w->p.v)) return IMP_ERR_CALLBACK;
+    if (constraints_jacobians(w, t, t->j_entries + nt, mc, w->particles->x, w->particles->v)) return IMP_ERR_CALLBACK;
     for (int k = 0; k < nt; k++) jpush(&t->J, mc + k, t->touch[k].p, t->touch[k].n);
     t->J.rows = m;
     memset(t->diag, 0, sizeof(double) * (size_t)m);
@@ -1051,8 +1051,8 @@ static int projection_assemble(imp_world *w, tinker *t, int nt, cg_problem *prob
 int tinker_after_collide(imp_world *w)
 {
     tinker *t = w->tinker;
-    const int n = w->p.ids.count, mc = t->rows;
-    if (mc <= 0 || w->collider_ids.count == 0) return 0;
+    const int n = w->particles->ids.count, mc = t->rows;
+    if (mc <= 0 || w->colliders->ids.count == 0) return 0;
     enum { MAX_TOUCH = 4 };
     /* which constrained particles touch something, or hit something in this pass */
     reserve(w, t, 0);
@@ -1060,16 +1060,16 @@ int tinker_after_collide(imp_world *w)
     for (int k = 0; k < t->ids.count; k++)
         for (int i = 0; i < t->c[k].n; i++) t->touched[DENSE(w, t->c[k].slots[i])] = 1;
     int nt = 0;
-    for (int i = 0, k = 0; i < n + w->hit_count; i++, k = 0) {
+    for (int i = 0, k = 0; i < n + w->pcontacts->hit_count; i++, k = 0) {
         imp_vec3 N[MAX_TOUCH];
         int p = i;
         if (i < n) { /* touching now */
-            if (!t->touched[p] || w->p.motion[p] != IMP_DYNAMIC) continue;
+            if (!t->touched[p] || w->particles->motion[p] != IMP_DYNAMIC) continue;
             k = pcollide_touching(w, p, N, MAX_TOUCH);
         } else { /* hit in this pass, maybe bounced off already */
-            p = w->hits[i - n].particle;
+            p = w->pcontacts->hit[i - n].particle;
             if (!t->touched[p]) continue;
-            N[0] = w->hits[i - n].normal, k = 1;
+            N[0] = w->pcontacts->hit[i - n].normal, k = 1;
         }
         if (nt + k > t->touch_cap) {
             t->touch_cap = 2 * (nt + k) + 16;
@@ -1079,10 +1079,10 @@ int tinker_after_collide(imp_world *w)
     }
     if (nt == 0) return 0;
 
-    const double t0 = now_ms();
+    const double t0 = step_clock_ms();
     reserve(w, t, nt);
-    double *x = w->p.x, *v = w->p.v;
-    for (int i = 0; i < n; i++) t->winv[i] = w->p.motion[i] == IMP_DYNAMIC ? w->p.inv_mass[i] : 0.0;
+    double *x = w->particles->x, *v = w->particles->v;
+    for (int i = 0; i < n; i++) t->winv[i] = w->particles->motion[i] == IMP_DYNAMIC ? w->particles->inv_mass[i] : 0.0;
     for (int i = 0; i < n; i++) t->curve_of[i] = -1;
     for (int k = 0; k < t->ncurves; k++) {
         curve *cv = &t->curves[k];
@@ -1139,7 +1139,7 @@ int tinker_after_collide(imp_world *w)
     t->stats.solves += solves;
     t->stats.iterations += iterations;
     if (iterations > t->stats.max_iterations) t->stats.max_iterations = iterations;
-    t->stats.ms += now_ms() - t0;
+    t->stats.ms += step_clock_ms() - t0;
     return 0;
 }
 
@@ -1179,7 +1179,7 @@ static int curve_eval(const curve *cv, double u, imp_vec3 *x, imp_vec3 *xu, imp_
 
 static curve *curve_of_particle(const imp_world *w, imp_id id)
 {
-    if (!w->tinker || ids_lookup(&w->p.ids, id) < 0) return NULL;
+    if (!w->tinker || ids_lookup(&w->particles->ids, id) < 0) return NULL;
     for (int k = 0; k < w->tinker->ncurves; k++)
         if (w->tinker->curves[k].slot == id.index) return &w->tinker->curves[k];
     return NULL;
@@ -1236,8 +1236,8 @@ static int curve_place_committed(imp_world *w, curve *cv)
     if (curve_eval(cv, cv->u, &x, &xu, &xuu)) return 1;
     const int p = particles_slot_dense(w, cv->slot);
     cv->xu = xu, cv->xuu = xuu; /* the tangent at the committed u (tinker_after_collide) */
-    v3_store(w->p.x + 3 * p, x);
-    v3_store(w->p.v + 3 * p, v3_scale(xu, cv->udot));
+    v3_store(w->particles->x + 3 * p, x);
+    v3_store(w->particles->v + 3 * p, v3_scale(xu, cv->udot));
     return 0;
 }
 
@@ -1280,7 +1280,7 @@ int imp_curve_particle_count(const imp_world *w) { return w->tinker ? w->tinker-
 
 imp_id imp_curve_particle_id(const imp_world *w, int i)
 {
-    return ids_of(&w->p.ids, particles_slot_dense(w, w->tinker->curves[i].slot));
+    return ids_of(&w->particles->ids, particles_slot_dense(w, w->tinker->curves[i].slot));
 }
 
 void tinker_get_state(const imp_world *w, double *U)
@@ -1336,7 +1336,7 @@ void tinker_curves_deriv(imp_world *w, int n, const double *U, const double *f, 
     for (int k = 0; k < nc; k++) {
         const curve *cv = &t->curves[k];
         const int p = particles_slot_dense(w, cv->slot);
-        const double m = w->p.mass[p], ud = U[nc + k];
+        const double m = w->particles->mass[p], ud = U[nc + k];
         const double udd = (v3_dot(cv->xu, v3_load(f + 3 * p)) - m * v3_dot(cv->xu, cv->xuu) * ud * ud) * cv->inv_tt / m;
         dX[6 * n + k] = ud;
         dX[6 * n + nc + k] = udd;
@@ -1354,7 +1354,7 @@ int tinker_after_integrate(imp_world *w, const double *U0)
             /* put u back and stop it; the particle is left non-finite so the NaN guard (world.c)
              * puts it back where it was, at x(u0), at rest, and reports it */
             cv->u = U0[k], cv->udot = 0;
-            v3_store(w->p.x + 3 * particles_slot_dense(w, cv->slot), v3(NAN, NAN, NAN));
+            v3_store(w->particles->x + 3 * particles_slot_dense(w, cv->slot), v3(NAN, NAN, NAN));
             continue;
         }
         if (curve_place_committed(w, cv)) return IMP_ERR_CALLBACK;
@@ -1441,7 +1441,7 @@ int imp_constraint_value(imp_world *w, imp_id id, double C[3])
     if (!c) return 0;
     bool was = w->locked;
     w->locked = true; /* a script constraint may read the world, not change it */
-    int rows = constraint_value(w, c, w->p.x, C);
+    int rows = constraint_value(w, c, w->particles->x, C);
     w->locked = was;
     return rows;
 }
@@ -1454,7 +1454,7 @@ double imp_world_constraint_error(imp_world *w)
     bool was = w->locked;
     w->locked = true;
     for (int k = 0; k < t->ids.count; k++) {
-        int rows = constraint_value(w, &t->c[k], w->p.x, C);
+        int rows = constraint_value(w, &t->c[k], w->particles->x, C);
         if (rows < 0) {
             w->locked = was;
             return -1;
@@ -1465,36 +1465,3 @@ double imp_world_constraint_error(imp_world *w)
     return worst;
 }
 
-imp_status imp_world_solve_constraints(imp_world *w)
-{
-    if (w->locked) {
-        world_set_error(w, "solve_constraints called from inside the world's own step");
-        return IMP_ERR_LOCKED;
-    }
-    if (!tinker_active(w)) return IMP_OK;
-    tinker *t = w->tinker;
-    const int n = w->p.ids.count;
-    imp_ode_system sys = particles_ode(w, 0, n);
-    if (sys.dim > t->now_cap) {
-        t->now_cap = sys.dim;
-        t->now_X = ids_grow(t->now_X, sizeof(double), sys.dim);
-        t->now_dX = ids_grow(t->now_dX, sizeof(double), sys.dim);
-    }
-    if (n + 1 > t->now_fcap) {
-        t->now_fcap = n + 1;
-        t->now_f = ids_grow(t->now_f, 3 * sizeof(double), t->now_fcap);
-    }
-    sys.get_state(sys.ctx, t->now_X);
-    double *force = w->force;
-    w->force = t->now_f;
-    w->locked = true;
-    w->error[0] = 0;
-    int rc = sys.deriv(sys.ctx, w->time, t->now_X, t->now_dX);
-    w->locked = false;
-    w->force = force;
-    if (rc) {
-        if (!w->error[0]) world_set_error(w, "a callback failed while solving the constraints");
-        return IMP_ERR_CALLBACK;
-    }
-    return IMP_OK;
-}

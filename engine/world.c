@@ -1,35 +1,61 @@
 /* world.c: create and destroy a world, and imp_world_step, the pipeline read top to bottom.
  *
- *   imp_world_step(world, dt)
- *     particles:  contacts  (which particles rest on a collider: their pushing force is cancelled)
- *                 integrate (the chosen ODE solver; forces from particles_deriv -> forces.c, then the
- *                            constraint forces -> tinkertoy.c; or "implicit": one backward Euler
- *                            step, implicit.c)
- *                 curves    (particles on curves put exactly at x(u), tinkertoy.c)
- *                 collide   (impacts inside the step: restitution, friction, no tunnelling; then,
- *                            where constrained particles touch or hit, positions and velocities
- *                            projected back onto the constraints, tinkertoy.c)
- *     bodies:     contact response (world.contact, impulse.c: S1's collisions -> velocities ->
- *                 contacts level by level with shock propagation -> positions; bodies touching
- *                 nothing integrate with the world's ODE solver, body.c), then bullets swept
- *                 (world.contact = "qp", contact_qp.c: collision impulses first, the resting contact
- *                 forces inside every derivative evaluation, the step cut at each time of impact)
- *     collide:    broadphase -> narrowphase -> contacts + begin/end events (contact.c); run after
- *                 the bodies moved, so the contacts a script reads describe the state it sees
- *     finish:     NaN guard (a particle or body that went non-finite is put back and reported)
+ * The engine in layers; each file calls only files of the layers below it (and of its own layer
+ * below it), never one above:
  *
- * A failing callback aborts the step; the state taken before integrating is put back, so the world
- * is exactly as it was before the call. Each stage is timed into w->profile. */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+ *   world.c                   the step: particles -> bodies -> contacts -> finish
+ *   rigid-body contact modes  impulse.c (S1's stages)   contact_qp.c (exact contact)   toi.c
+ *                             joint*.c (joints)   island.c (contact graph, sleeping)   solver_bodies.h
+ *   particle dynamics         particle_system.c   implicit.c   tinkertoy.c   forces.c   cloth.c
+ *                             assemble.c   particle_collide.c
+ *   collision                 query.c   contact.c   broadphase.c   narrowphase.c
+ *   stores                    body.c   shape.c   collider.c   particles.c
+ *   kernels                   ode.c   lcp.c   amg.c   cg.c   sparse.c   dense.h   hull.c   mass.c
+ *                             ids.c   parallel.c   imp_math.h
+ *   the layout                world_parts.h (the world's parts)   step.h (the step context)
+ *                             impetus.h (the public C API)
+ *
+ * imp_world_step(world, dt) makes the step context (step.h) and calls the stages in order:
+ *   particles   resting contacts -> integrate (the chosen ODE solver; forces.c, then the constraint
+ *               forces of tinkertoy.c; or "implicit": one backward Euler step of implicit.c) -> curve
+ *               particles onto their curves -> collisions inside the step -> constrained particles
+ *               projected back (particle_system.c)
+ *   bodies      the contact mode (impulse.c: S1's collisions -> velocities -> contacts and joints level
+ *               by level -> shock propagation -> positions, bullets swept after; contact_qp.c:
+ *               collision impulses, the resting contact forces in every derivative evaluation, the
+ *               step cut at each time of impact); bodies that touch nothing move by their ODE (body.c)
+ *   contacts    broad phase -> narrow phase -> manifolds -> begin/end events (contact.c), after the
+ *               bodies moved, so the contacts a script reads describe the state it sees
+ *   finish      the clock; the NaN guard (a particle or body that went non-finite is put back, at
+ *               rest, and reported)
+ *
+ * A failing callback aborts the step in the particle stage, before the bodies move; the particles'
+ * state saved at the start is put back, so the world is exactly as it was before the call. Each stage
+ * is timed into the step's profile. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "internal.h"
-
-#define PARTICLE_BLOCK 512 /* particles per block when the system is separable: ~150 KB of stages */
+#include "body.h"
+#include "broadphase.h"
+#include "cloth.h"
+#include "collider.h"
+#include "contact.h"
+#include "contact_qp.h"
+#include "forces.h"
+#include "ids.h"
+#include "imp_math.h"
+#include "implicit.h"
+#include "impulse.h"
+#include "joint.h"
+#include "particle_collide.h"
+#include "particle_system.h"
+#include "particles.h"
+#include "shape.h"
+#include "step.h"
+#include "tinkertoy.h"
+#include "world_parts.h"
 
 imp_world_def imp_world_def_default(void)
 {
@@ -46,202 +72,146 @@ imp_world *imp_world_create(const imp_world_def *def)
 {
     imp_world *w = calloc(1, sizeof *w);
     if (!w) return NULL;
-    w->def = def ? *def : imp_world_def_default();
-    imp_ode_solver_init(&w->solver, w->def.integrator);
-    w->solver.tolerance = w->def.tolerance;
-    imp_ode_solver_init(&w->body_solver, w->def.integrator);
-    w->contact_mode = IMP_CONTACT_IMPULSE;
-    w->vel_iterations = 10, w->pos_iterations = 4;
-    w->sleeping = true;
+    w->particles = calloc(1, sizeof *w->particles);
+    w->bodies = calloc(1, sizeof *w->bodies);
+    w->shapes = calloc(1, sizeof *w->shapes);
+    w->forces = calloc(1, sizeof *w->forces);
+    w->colliders = calloc(1, sizeof *w->colliders);
+    w->pcontacts = calloc(1, sizeof *w->pcontacts);
+    w->broadphase = calloc(1, sizeof *w->broadphase);
+    w->contacts = calloc(1, sizeof *w->contacts);
+    if (!w->particles || !w->bodies || !w->shapes || !w->forces || !w->colliders || !w->pcontacts || !w->broadphase || !w->contacts)
+        abort();
+    w->bodies->plain.w = w;
+    const imp_world_def d = def ? *def : imp_world_def_default();
+    w->settings.gravity = d.gravity, w->settings.drag = d.drag;
+    w->settings.integrator = d.integrator, w->settings.tolerance = d.tolerance;
+    w->particle_system = particle_system_create(w->settings.integrator, w->settings.tolerance);
+    imp_ode_solver_init(&w->body_solver, w->settings.integrator);
+    w->settings.contact_mode = IMP_CONTACT_IMPULSE;
+    w->settings.velocity_iterations = 10, w->settings.position_iterations = 4;
+    w->settings.sleeping = true;
     return w;
 }
 
 void imp_world_destroy(imp_world *w)
 {
     if (!w) return;
-    while (w->field_ids.count) imp_field_destroy(w, ids_of(&w->field_ids, w->field_ids.count - 1));
-    while (w->behave_ids.count) imp_behavior_destroy(w, ids_of(&w->behave_ids, w->behave_ids.count - 1));
+    while (w->forces->field_ids.count) imp_field_destroy(w, ids_of(&w->forces->field_ids, w->forces->field_ids.count - 1));
+    while (w->forces->behavior_ids.count) imp_behavior_destroy(w, ids_of(&w->forces->behavior_ids, w->forces->behavior_ids.count - 1));
     tinker_free(w);
-    particle_store *p = &w->p;
+    particle_store *p = w->particles;
     free(p->x), free(p->v), free(p->mass), free(p->inv_mass), free(p->radius), free(p->motion), free(p->color);
     ids_free(&p->ids);
-    ids_free(&w->spring_ids), free(w->springs);
-    ids_free(&w->behave_ids), free(w->behaviors);
-    ids_free(&w->field_ids), free(w->fields);
-    ids_free(&w->collider_ids), free(w->colliders);
-    free(w->contacts), free(w->hits);
-    free(w->state0), free(w->force);
-    imp_ode_solver_free(&w->solver);
-    bodies_free(w);
+    free(p);
+    ids_free(&w->forces->spring_ids), free(w->forces->springs);
+    ids_free(&w->forces->behavior_ids), free(w->forces->behaviors);
+    ids_free(&w->forces->field_ids), free(w->forces->fields);
+    ids_free(&w->colliders->ids), free(w->colliders->collider);
+    free(w->pcontacts->contact), free(w->pcontacts->hit);
+    free(w->forces), free(w->colliders), free(w->pcontacts);
+    particle_system_free(w->particle_system);
+    while (w->bodies->ids.count) imp_body_destroy(w, ids_of(&w->bodies->ids, w->bodies->ids.count - 1));
+    ids_free(&w->bodies->ids), ids_free(&w->shapes->ids);
+    free(w->bodies->body), free(w->bodies->state), free(w->shapes->shape), free(w->shapes->changes), free(w->bstate0);
+    free(w->bodies), free(w->shapes);
+    imp_ode_solver_free(&w->body_solver);
+    contacts_free(w);
+    bp_free(w);
+    impulse_free(w);
+    joints_free(w);
     implicit_free(w);
     cloth_free(w);
     qp_free(w);
     free(w);
 }
 
-void world_set_error(imp_world *w, const char *fmt, ...)
+/* ---- the stages -------------------------------------------------------------------------------------- */
+
+/* the bodies: the contact mode's stages (impulse.c: S1's collisions -> velocities -> contacts and joints
+ * level by level -> shock propagation -> positions, bullets swept after; contact_qp.c: collision
+ * impulses, the resting contact forces inside every derivative evaluation, the step cut at each time
+ * of impact); bodies that touch nothing move by the world's ODE solver */
+static void bodies_step(imp_step *s)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(w->error, sizeof w->error, fmt, ap);
-    va_end(ap);
+    imp_world *w = s->w;
+    const double t0 = step_clock_ms();
+    w->body_solver.method = w->settings.integrator;
+    w->body_solver.tolerance = w->settings.tolerance;
+    if (w->settings.contact_mode == IMP_CONTACT_QP) qp_step(s);
+    else impulse_step(s);
+    bodies_clear_accumulators(w);
+    s->profile->bodies = step_clock_ms() - t0;
 }
 
-static double now_ms(void)
+/* broad phase -> narrow phase -> manifolds -> begin/end events, after the bodies moved, so the
+ * contacts a script reads describe the state it sees; unless the bodies' stage collided at the step's
+ * final state already (the exact mode, in its time-of-impact search) */
+static void contacts_step(const imp_step *s)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+    imp_world *w = s->w;
+    const double t0 = step_clock_ms();
+    if (!s->collided) contacts_update(w);
+    s->profile->contacts = step_clock_ms() - t0;
+    s->profile->pairs = w->contacts->pair_count;
+    s->profile->manifolds = w->contacts->manifold_count;
 }
 
-static void scratch_reserve(imp_world *w, int n)
+/* lock the world, and keep the bodies' states at the start of the step */
+static imp_step step_begin(imp_world *w, double dt, imp_profile *profile)
 {
-    if (n <= w->scratch_cap && w->state0) return;
-    int cap = w->scratch_cap ? w->scratch_cap : 64;
-    while (cap < n) cap *= 2;
-    free(w->state0), free(w->force);
-    w->state0 = ids_grow(NULL, 6 * sizeof(double), cap);
-    w->force = ids_grow(NULL, 3 * sizeof(double), cap);
-    w->scratch_cap = cap;
-}
-
-/* put back non-finite particles from the saved state; returns how many there were */
-static int nan_guard(imp_world *w, const double *x0)
-{
-    const int n = w->p.ids.count;
-    int bad = 0, first = -1;
-    for (int i = 0; i < n; i++) {
-        const double *x = w->p.x + 3 * i, *v = w->p.v + 3 * i;
-        if (v3_finite(v3_load(x)) && v3_finite(v3_load(v))) continue;
-        if (first < 0) first = i;
-        bad++;
-        memcpy(w->p.x + 3 * i, x0 + 3 * i, 3 * sizeof(double));
-        memset(w->p.v + 3 * i, 0, 3 * sizeof(double));
-    }
-    if (bad)
-        world_set_error(w, "NaN guard: %d particle(s) went non-finite at t = %.4f s (first: particle #%u); "
-                           "they were put back and stopped", bad, w->time, ids_of(&w->p.ids, first).index);
-    return bad;
-}
-
-/* ---- rigid bodies: integrate, then collide ---------------------------------------------------------- */
-static int step_bodies(imp_world *w, double dt, imp_profile *prof)
-{
-    const int n = w->body_ids.count;
-    double t0 = now_ms();
+    const int n = w->bodies->ids.count;
     if (n > w->bstate0_cap) {
         w->bstate0_cap = n + n / 2 + 16;
         free(w->bstate0);
         w->bstate0 = ids_grow(NULL, BODY_DIM * sizeof(double), w->bstate0_cap);
     }
-    if (n) memcpy(w->bstate0, w->bstate, BODY_DIM * sizeof(double) * (size_t)n);
-    w->body_solver.method = w->def.integrator;
-    w->body_solver.tolerance = w->def.tolerance;
-    if (w->contact_mode == IMP_CONTACT_QP) { /* contact_qp.c: integrate and collide, cut at impacts */
-        qp_step(w, &w->body_solver, dt);
-        bodies_damp(w, dt, NULL);
-        bodies_clear_accumulators(w);
-        prof->bodies = now_ms() - t0;
-        prof->contacts = 0;
-    } else {
-        /* contact response: the mode does collisions, velocities, contacts and positions (impulse.c);
-         * a world with no contacts to answer integrates its bodies with the ODE solver as before */
-        if (!impulse_step(w, dt)) { /* (impulse_step damps the bodies it steps) */
-            imp_ode_system sys = imp_body_ode(w);
-            imp_ode_advance(&sys, &w->body_solver, w->time, dt);
-            bodies_damp(w, dt, NULL);
-        }
-        impulse_bullets(w, w->bstate0);
-        bodies_clear_accumulators(w);
-        prof->bodies = now_ms() - t0;
-        t0 = now_ms();
-        contacts_update(w);
-        prof->contacts = now_ms() - t0;
-    }
-    prof->pairs = w->col.prev_count;
-    prof->manifolds = w->col.prev_man_count;
-    return 0;
+    if (n) memcpy(w->bstate0, w->bodies->state, BODY_DIM * sizeof(double) * (size_t)n);
+    w->error[0] = 0;
+    w->locked = true;
+    return (imp_step){w, w->time, dt, 1 / dt, profile, w->bstate0, false};
+}
+
+/* the clock moves on; non-finite particles and bodies are put back and reported */
+static imp_status step_finish(const imp_step *s, double t_start)
+{
+    imp_world *w = s->w;
+    w->time += s->dt;
+    w->steps++;
+    w->locked = false;
+    int bad = particles_nan_guard(w);
+    bad += bodies_nan_guard(w, s->bodies0);
+    s->profile->total = step_clock_ms() - t_start;
+    w->profile = *s->profile;
+    return bad ? IMP_ERR_NAN : IMP_OK;
 }
 
 imp_status imp_world_step(imp_world *w, double dt)
 {
     if (w->locked) {
-        world_set_error(w, "world:step called from inside the world's own step");
+        world_error(w, "world:step called from inside the world's own step");
         return IMP_ERR_LOCKED;
     }
     if (!(dt > 0) || !isfinite(dt)) {
-        world_set_error(w, "step: dt must be a positive number (got %g)", dt);
+        world_error(w, "step: dt must be a positive number (got %g)", dt);
         return IMP_ERR_ARG;
     }
-    if (w->def.integrator == IMP_IMPLICIT && tinker_active(w)) {
-        world_set_error(w, "step: constraints and curve particles need an explicit integrator (\"rk4\", "
-                           "\"midpoint\", \"euler\" or \"adaptive\"); the implicit one does not solve them");
+    if (w->settings.integrator == IMP_IMPLICIT && tinker_active(w)) {
+        world_error(w, "step: constraints and curve particles need an explicit integrator (\"rk4\", "
+                       "\"midpoint\", \"euler\" or \"adaptive\"); the implicit one does not solve them");
         return IMP_ERR_ARG;
     }
-    const double t_start = now_ms();
-    const int n = w->p.ids.count;
-    imp_profile prof = {0};
-    w->error[0] = 0;
-    w->locked = true;
-    scratch_reserve(w, n + tinker_state_dim(w)); /* state0 holds [x | v | u | udot] */
-
-    /* particles: contacts, integrate, collide */
-    double t0 = now_ms();
-    pcollide_find_contacts(w);
-    imp_ode_system all = particles_ode(w, 0, n);
-    all.get_state(all.ctx, w->state0);
-    w->solver.method = w->def.integrator;
-    w->solver.tolerance = w->def.tolerance;
-    long evals = w->solver.evaluations;
-    int rc = 0, blocks = 0;
-    if (w->def.integrator == IMP_IMPLICIT) {
-        rc = implicit_step(w, w->time, dt, &prof); /* contacts filtered, friction inside */
-        blocks = 1;
-    } else if (forces_separable(w) && w->def.integrator != IMP_ADAPTIVE) {
-        /* every particle is its own ODE: step cache-sized blocks (see particles.c) */
-        for (int first = 0; first < n && !rc; first += PARTICLE_BLOCK, blocks++) {
-            imp_ode_system sys = particles_ode(w, first, n - first < PARTICLE_BLOCK ? n - first : PARTICLE_BLOCK);
-            rc = imp_ode_advance(&sys, &w->solver, w->time, dt);
-        }
-    } else {
-        all = particles_ode(w, 0, n);
-        rc = imp_ode_advance(&all, &w->solver, w->time, dt);
-        blocks = 1;
-    }
-    prof.evaluations = (int)((w->solver.evaluations - evals) / (blocks > 0 ? blocks : 1));
-    if (!rc && tinker_active(w)) rc = tinker_after_integrate(w, w->state0 + 6 * n);
-    prof.integrate = now_ms() - t0;
-    if (rc) {
-        all = particles_ode(w, 0, n);
-        all.set_state(all.ctx, w->state0); /* undo: the world stays as it was */
+    const double t_start = step_clock_ms();
+    imp_profile profile = {0};
+    imp_step s = step_begin(w, dt, &profile);
+    if (particles_step(&s)) { /* a callback failed: the particles are as they were, the bodies untouched */
         w->locked = false;
-        if (!w->error[0]) world_set_error(w, "a callback failed during the step");
+        if (!w->error[0]) world_error(w, "a callback failed during the step");
         return IMP_ERR_CALLBACK;
     }
-    t0 = now_ms();
-    pcollide_resolve(w, w->state0, w->state0 + 3 * n, dt);
-    if (w->def.integrator != IMP_IMPLICIT) pcollide_friction_clamp(w);
-    if (tinker_active(w) && tinker_after_collide(w)) {
-        all = particles_ode(w, 0, n);
-        all.set_state(all.ctx, w->state0); /* a constraint callback failed: undo */
-        w->locked = false;
-        if (!w->error[0]) world_set_error(w, "a callback failed during the step");
-        return IMP_ERR_CALLBACK;
-    }
-    prof.collide = now_ms() - t0;
-
-    /* bodies: integrate, collide */
-    step_bodies(w, dt, &prof);
-
-    /* finish */
-    w->time += dt;
-    w->steps++;
-    w->locked = false;
-    int bad = nan_guard(w, w->state0);
-    bad += bodies_nan_guard(w, w->bstate0);
-    prof.total = now_ms() - t_start;
-    w->profile = prof;
-    return bad ? IMP_ERR_NAN : IMP_OK;
+    bodies_step(&s);
+    contacts_step(&s);
+    return step_finish(&s, t_start);
 }
 
 const char *imp_world_error(const imp_world *w) { return w->error; }
@@ -249,22 +219,22 @@ bool imp_world_locked(const imp_world *w) { return w->locked; }
 double imp_world_time(const imp_world *w) { return w->time; }
 long imp_world_step_count(const imp_world *w) { return w->steps; }
 imp_profile imp_world_profile(const imp_world *w) { return w->profile; }
-imp_vec3 imp_world_gravity(const imp_world *w) { return w->def.gravity; }
-void imp_world_set_gravity(imp_world *w, imp_vec3 g) { w->def.gravity = g; }
-double imp_world_drag(const imp_world *w) { return w->def.drag; }
-void imp_world_set_drag(imp_world *w, double kd) { w->def.drag = kd; }
-imp_method imp_world_integrator(const imp_world *w) { return w->def.integrator; }
-void imp_world_set_integrator(imp_world *w, imp_method m) { w->def.integrator = m; w->solver.h = 0; }
-double imp_world_tolerance(const imp_world *w) { return w->def.tolerance; }
-void imp_world_set_tolerance(imp_world *w, double tol) { w->def.tolerance = tol; }
+imp_vec3 imp_world_gravity(const imp_world *w) { return w->settings.gravity; }
+void imp_world_set_gravity(imp_world *w, imp_vec3 g) { w->settings.gravity = g; }
+double imp_world_drag(const imp_world *w) { return w->settings.drag; }
+void imp_world_set_drag(imp_world *w, double kd) { w->settings.drag = kd; }
+imp_method imp_world_integrator(const imp_world *w) { return w->settings.integrator; }
+void imp_world_set_integrator(imp_world *w, imp_method m) { w->settings.integrator = m; w->particle_system->solver.h = 0; }
+double imp_world_tolerance(const imp_world *w) { return w->settings.tolerance; }
+void imp_world_set_tolerance(imp_world *w, double tol) { w->settings.tolerance = tol; }
 
 double imp_world_kinetic_energy(const imp_world *w)
 {
     double e = 0;
-    for (int i = 0; i < w->p.ids.count; i++) {
-        if (w->p.motion[i] == IMP_FIXED) continue;
-        imp_vec3 v = v3_load(w->p.v + 3 * i);
-        e += 0.5 * w->p.mass[i] * v3_dot(v, v);
+    for (int i = 0; i < w->particles->ids.count; i++) {
+        if (w->particles->motion[i] == IMP_FIXED) continue;
+        imp_vec3 v = v3_load(w->particles->v + 3 * i);
+        e += 0.5 * w->particles->mass[i] * v3_dot(v, v);
     }
     return e + bodies_kinetic_energy(w);
 }
@@ -273,27 +243,27 @@ double imp_world_kinetic_energy(const imp_world *w)
 double imp_world_potential_energy(const imp_world *w)
 {
     double e = 0;
-    for (int i = 0; i < w->p.ids.count; i++) {
-        if (w->p.motion[i] == IMP_FIXED) continue;
-        e -= w->p.mass[i] * v3_dot(w->def.gravity, v3_load(w->p.x + 3 * i));
+    for (int i = 0; i < w->particles->ids.count; i++) {
+        if (w->particles->motion[i] == IMP_FIXED) continue;
+        e -= w->particles->mass[i] * v3_dot(w->settings.gravity, v3_load(w->particles->x + 3 * i));
     }
     return e + forces_spring_energy(w) + bodies_potential_energy(w);
 }
 
 /* contact response settings (the solver is impulse.c) */
-void imp_world_set_contact_mode(imp_world *w, imp_contact_mode m) { w->contact_mode = m; }
-imp_contact_mode imp_world_contact_mode(const imp_world *w) { return w->contact_mode; }
-void imp_world_set_planar(imp_world *w, bool planar) { w->planar = planar; }
-bool imp_world_planar(const imp_world *w) { return w->planar; }
+void imp_world_set_contact_mode(imp_world *w, imp_contact_mode m) { w->settings.contact_mode = m; }
+imp_contact_mode imp_world_contact_mode(const imp_world *w) { return w->settings.contact_mode; }
+void imp_world_set_planar(imp_world *w, bool planar) { w->settings.planar = planar; }
+bool imp_world_planar(const imp_world *w) { return w->settings.planar; }
 void imp_world_set_iterations(imp_world *w, int velocity, int position)
 {
-    if (velocity >= 1 && velocity <= 1000) w->vel_iterations = velocity;
-    if (position >= 0 && position <= 1000) w->pos_iterations = position;
+    if (velocity >= 1 && velocity <= 1000) w->settings.velocity_iterations = velocity;
+    if (position >= 0 && position <= 1000) w->settings.position_iterations = position;
 }
-void imp_world_iterations(const imp_world *w, int *velocity, int *position) { *velocity = w->vel_iterations, *position = w->pos_iterations; }
+void imp_world_iterations(const imp_world *w, int *velocity, int *position) { *velocity = w->settings.velocity_iterations, *position = w->settings.position_iterations; }
 void imp_world_set_sleeping(imp_world *w, bool on)
 {
-    w->sleeping = on;
-    if (!on) for (int i = 0; i < w->body_ids.count; i++) w->bodies[i].asleep = 0, w->bodies[i].sleep_time = 0;
+    w->settings.sleeping = on;
+    if (!on) for (int i = 0; i < w->bodies->ids.count; i++) w->bodies->body[i].asleep = 0, w->bodies->body[i].sleep_time = 0;
 }
-bool imp_world_sleeping(const imp_world *w) { return w->sleeping; }
+bool imp_world_sleeping(const imp_world *w) { return w->settings.sleeping; }

@@ -36,6 +36,7 @@
 #include <sys/stat.h>
 
 #include <stb_image.h>
+#include <stb_image_write.h>
 
 #include "render.h"
 
@@ -736,6 +737,20 @@ static int gfx_image_quad(lua_State *L)
     return 0;
 }
 
+/* gfx.write_png(path, width, height, rgba): write RGBA bytes (rows top-down) as a PNG; works without
+ * a window (tools and specs make their images with it) */
+static int gfx_write_png(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    lua_Integer w = luaL_checkinteger(L, 2), h = luaL_checkinteger(L, 3);
+    size_t n;
+    const char *px = luaL_checklstring(L, 4, &n);
+    if (w <= 0 || h <= 0 || w > 16384 || h > 16384) return luaL_error(L, "gfx.write_png: width and height must be in 1..16384");
+    if (n != (size_t)(w * h * 4)) return luaL_error(L, "gfx.write_png: rgba must hold width * height * 4 = %I bytes (got %I)", w * h * 4, (lua_Integer)n);
+    if (!stbi_write_png(path, (int)w, (int)h, 4, px, (int)w * 4)) return luaL_error(L, "gfx.write_png: cannot write %s", path);
+    return 0;
+}
+
 void gfx_draw_register(lua_State *L)
 {
     if (luaL_newmetatable(L, IMAGE_TYPE)) {
@@ -749,6 +764,6 @@ void gfx_draw_register(lua_State *L)
         {"circle", gfx_circle}, {"rectangle", gfx_rectangle}, {"polygon", gfx_polygon}, {"polyline", gfx_polyline},
         {"line", gfx_line},     {"text", gfx_text},           {"text_width", gfx_text_width},
         {"line_height", gfx_line_height}, {"image", gfx_image}, {"draw", gfx_draw}, {"image_quad", gfx_image_quad},
-        {NULL, NULL}};
+        {"write_png", gfx_write_png}, {NULL, NULL}};
     luaL_setfuncs(L, fns, 0);
 }

@@ -71,6 +71,12 @@ describe("input for scenes", function()
     assert.are.same({ false, false, 0, 0 }, r.env.seen[1])
     assert.are.same({ true, true, 10, 20 }, r.env.seen[2])
     assert.are.same({ false, false, 11, 21 }, r.env.seen[3])
+    -- keys released while the window had no focus never report: losing focus forgets them
+    r:press_key("up")
+    r:press_mouse(5, 5, 2)
+    r:event { type = "focuslost" }
+    assert.is_false(impetus.input.key_down("up"))
+    assert.is_false(impetus.input.mouse_down(2))
     assert.has_error(function() impetus.input.key_down(5) end, "impetus.input.key_down: argument 'key' must be a key name such as \"space\"")
   end)
 

@@ -1,4 +1,4 @@
--- tools/articulated_figures.lua: the figures README.md quotes for spec/articulated_spec.lua and the four
+-- tools/articulated_figures.lua: the figures docs/joints.md quotes for spec/articulated_spec.lua and the
 -- articulated scenes, reproduced (the spec asserts bounds; this prints the numbers).
 --   LUA_PATH='scripts/?.lua;scripts/?/init.lua;spec/support/?.lua;;' LUA_CPATH='build/release/lib/?.so;;' \
 --     lua5.4 tools/articulated_figures.lua

@@ -1,4 +1,4 @@
--- tools/joint_figures.lua: the joint figures of README.md ("Joints (impulse mode, S1)"), reproduced.
+-- tools/joint_figures.lua: the joint figures of docs/joints.md, reproduced.
 --   LUA_PATH='scripts/?.lua;scripts/?/init.lua;spec/support/?.lua;;' LUA_CPATH='build/release/lib/?.so;;' lua5.4 tools/joint_figures.lua
 -- Prints, for each chain, the largest joint gap over the run and the median wall time per step.
 local impetus = require "impetus"

@@ -15,9 +15,10 @@ local MAX_DEPTH = 6
 -- with its shortest path (ties broken by sorted key order, so the walk is the same every time)
 local function walk(roots, visit)
   local seen = {}
-  local queue, head = {}, 1
-  for _, root in ipairs(roots) do queue[#queue + 1] = { root[1], root[2], 0 } end
-  while queue[head] do
+  local queue, head, tail = {}, 1, 0
+  local function push(item) tail = tail + 1; queue[tail] = item end
+  for _, root in ipairs(roots) do push { root[1], root[2], 0 } end
+  while head <= tail do
     local path, v, depth = table.unpack(queue[head])
     queue[head] = nil
     head = head + 1
@@ -28,7 +29,7 @@ local function walk(roots, visit)
         for i = 1, 255 do
           local name, up = debug.getupvalue(v, i)
           if not name then break end
-          if name ~= "_ENV" then queue[#queue + 1] = { path .. "^" .. name, up, depth + 1 } end
+          if name ~= "_ENV" then push { path .. "^" .. name, up, depth + 1 } end
         end
       elseif getmetatable(v) == nil then -- plain data tables only (not modules' objects with behaviour)
         local keys = {}
@@ -39,7 +40,7 @@ local function walk(roots, visit)
           if type(a) == type(b) then return a < b end
           return type(a) == "number"
         end)
-        for _, k in ipairs(keys) do queue[#queue + 1] = { path .. "." .. tostring(k), v[k], depth + 1 } end
+        for _, k in ipairs(keys) do push { path .. "." .. tostring(k), v[k], depth + 1 } end
       end
     end
   end

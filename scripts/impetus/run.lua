@@ -288,7 +288,7 @@ function run.main(argv)
     o.screenshot = "impetus-" .. scene_name(path) .. ".png"
     io.stderr:write("impetus: no display; simulating offscreen and writing a screenshot\n")
   end
-  local gfx = require "impetus.gfx"
+  local gfx = require("impetus.draw").extend(require "impetus.gfx")
   local ok, driver, renderer = gfx.open { title = "impetus: " .. (r.scene.title or scene_name(path)),
     width = o.width, height = o.height, offscreen = o.screenshot ~= nil }
   if not ok then
@@ -304,8 +304,7 @@ function run.main(argv)
     print(string.format("screenshot: %s (%dx%d, %s, %s)", o.screenshot, o.width, o.height, driver, renderer))
     if r.error then status = report_error(r) end
   else
-    local sok, serr = sound.open()
-    if not sok and serr ~= "no audio module" then r.warning = "sound is off: " .. tostring(serr) end
+    sound.allow(function(message) r.warning = message end)
     app:loop()
     sound.close()
     if r.error then status = report_error(r) end

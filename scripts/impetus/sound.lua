@@ -32,7 +32,10 @@ Sound.__index = Sound
 
 local function finite(x) return type(x) == "number" and x == x and x > -math.huge and x < math.huge end
 
--- the host opens the device in a window (never headless or offscreen); returns true or nil, message
+local allowed = false          -- the host allows a device in a window (never headless or offscreen)
+local open_error = nil         -- why the device did not open
+
+-- open the device now; returns true or nil, message
 function sound.open(driver)
   if backend then return true end
   local ok, audio = pcall(require, "impetus.audio")
@@ -44,13 +47,28 @@ function sound.open(driver)
   return true
 end
 
+-- the host's window: the device opens when the scene first loads or plays a sound, so a scene without
+-- sound never starts an audio thread; report(message) is told once when no device opens
+function sound.allow(report)
+  allowed = true
+  sound.report = report
+end
+
+local function ensure_open()
+  if backend or not allowed or open_error then return end
+  local ok, err = sound.open()
+  if not ok then
+    open_error = err
+    if sound.report and err ~= "no audio module" then sound.report("sound is off: " .. tostring(err)) end
+  end
+end
+
 function sound.close()
   if backend then backend.close() end
-  backend = nil
+  backend, allowed, open_error = nil, false, nil
   for _, entry in pairs(cache) do entry.sound.chunk = nil end
 end
 
-function sound.available() return backend ~= nil end
 
 function sound.volume(v)
   if v ~= nil then
@@ -83,6 +101,12 @@ local function scene_relative(path)
   return path
 end
 
+-- whether sounds are heard: a device is open (opened now when the host allows one)
+function sound.available()
+  ensure_open()
+  return backend ~= nil
+end
+
 -- path: a WAV or OGG file, as given or relative to the running scene's folder
 function sound.load(path)
   if type(path) ~= "string" then error("impetus.sound.load: argument 'path' must be a file name", 2) end
@@ -94,6 +118,7 @@ function sound.load(path)
   local entry = cache[file]
   if entry and entry.stamp == stamp then return entry.sound end
   local s = setmetatable({ path = file, kind = kind, plays = 0, last = nil }, Sound)
+  ensure_open()
   if backend then
     local chunk, lerr = backend.load(file)
     if not chunk then error("impetus.sound.load: " .. tostring(lerr), 2) end
@@ -112,6 +137,7 @@ function sound.synth(def)
 end
 
 local function decoded(s)
+  ensure_open()
   if not backend then return nil end
   if not s.chunk then
     local chunk, err

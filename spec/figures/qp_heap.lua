@@ -1,5 +1,5 @@
--- the README's heap figure (QP mode, time of impact): the deepest penetration over 6 seeds of
--- spec/qp_spec.lua's heap of 20 boxes. Run from the checkout:
+-- spec/figures/qp_heap.lua: the heap figure of docs/exact_contact.md (QP mode, time of impact): the deepest
+-- penetration over 6 seeds of spec/qp_spec.lua's heap of 20 boxes. Run from the checkout:
 --   LUA_PATH='scripts/?.lua;scripts/?/init.lua;spec/support/?.lua;;' LUA_CPATH='build/release/lib/?.so;;' lua5.4 spec/figures/qp_heap.lua
 local heap = require "qp_heap"
 local worst = 0

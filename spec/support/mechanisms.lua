@@ -1,5 +1,5 @@
 -- spec/support/mechanisms.lua: the mechanisms of spec/articulated_spec.lua, shared with
--- tools/articulated_figures.lua (which prints the figures the README quotes): a closed four-bar linkage and
+-- tools/articulated_figures.lua (which prints the figures docs/joints.md quotes): a closed four-bar linkage and
 -- its closed form, box chains, and angles read from the bodies.
 local impetus = require "impetus"
 local M = {}

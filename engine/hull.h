@@ -1,0 +1,30 @@
+/* hull.h: convex hulls of point clouds (hull.c) and their mass properties (mass.c). */
+#ifndef IMPETUS_HULL_H
+#define IMPETUS_HULL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "impetus.h"
+
+/* a convex hull (hull.c): vertices, polygon faces (ccw seen from outside) with planes n . x = d,
+ * the unique edges and their unique directions (for SAT), and the faces fanned into triangles */
+typedef struct hull {
+    int nv, nf, ne, ndir, ntri;
+    double *v;            /* 3 per vertex                          */
+    int *face_first, *face_count, *face_verts;
+    imp_vec3 *face_n;
+    double *face_d;
+    int *edges;           /* 2 per edge                            */
+    int *edge_faces;      /* 2 per edge: the faces on either side  */
+    imp_vec3 *dirs;       /* unit edge directions, parallel ones once */
+    int *tris;            /* 3 per triangle                        */
+    imp_vec3 centroid;
+} hull;
+
+/* hull.c */
+hull *hull_build(const double *points, int n, char *err, size_t errlen);
+void hull_free(hull *h);
+/* mass.c */
+bool mass_of_hull(const hull *h, double *volume, imp_vec3 *center, imp_mat3 *inertia_unit_density);
+
+#endif

@@ -1,0 +1,11 @@
+/* impulse.h: the impulse contact mode, S1's step order (impulse.c). */
+#ifndef IMPETUS_IMPULSE_H
+#define IMPETUS_IMPULSE_H
+
+#include "step.h"
+
+/* the bodies' stage of a step in the impulse mode (and with contact response off: the ODE alone) */
+void impulse_step(const imp_step *st);
+void impulse_free(imp_world *w);
+
+#endif

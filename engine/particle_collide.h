@@ -1,0 +1,39 @@
+/* particle_collide.h: particles against the static colliders: resting contacts and collisions (particle_collide.c). */
+#ifndef IMPETUS_PARTICLE_COLLIDE_H
+#define IMPETUS_PARTICLE_COLLIDE_H
+
+#include "particles.h"
+
+/* resting contact of one particle with one collider, found at the start of a step */
+typedef struct pcontact {
+    int particle;  /* dense index */
+    int collider;  /* dense index */
+    imp_vec3 vt0;  /* tangential velocity at the start of the step */
+} pcontact;
+
+/* an impact of the last collision pass: the particle (dense) and the surface normal it hit */
+typedef struct phit {
+    int particle;
+    imp_vec3 normal;
+} phit;
+
+/* the particles' resting contacts of this step and the impacts of its collision pass (particle_collide.c) */
+typedef struct particle_contacts {
+    pcontact *contact; int count, cap;
+    uint64_t particle_edits, collider_edits; /* the stores' edits when they were found */
+    phit *hit; int hit_count, hit_cap;
+} particle_contacts;
+
+/* particle_collide.c */
+void pcollide_find_contacts(imp_world *w);
+void pcollide_drop_stale(imp_world *w);
+void pcollide_contact_forces(imp_world *w, const particle_range *r, const double *x, double *f);
+void pcollide_resolve(imp_world *w, const double *x0, const double *v0, double h);
+void pcollide_friction_clamp(imp_world *w);
+int pcollide_contact_row(const imp_world *w, int k, const double *x, imp_vec3 *normal, double *gap);
+int pcollide_touching(const imp_world *w, int i, imp_vec3 *normals, int max);
+
+
+imp_vec3 pcollide_contact_normal(const imp_world *w, int k);
+
+#endif

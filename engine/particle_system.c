@@ -1,0 +1,304 @@
+/* particle_system.c: the particle system of S3 ("Particle system dynamics") as a stage of the step,
+ * and the operations that cross its parts.
+ *
+ * The ODE. Particles are dense in the store (particles.c), so the state of a contiguous range of them
+ * is two memcpys:
+ *
+ *     X = [ x_1 .. x_n | v_1 .. v_n ]       dX/dt = [ v_1 .. v_n | f_1/m_1 .. f_n/m_n ]
+ *
+ * followed, when the range is the whole store, by the curve particles' [u | u'] (tinkertoy.c). Fixed
+ * particles have dX/dt = 0. Kinematic (script-controlled) particles move with their velocity and
+ * ignore forces; their velocity is what the script set, so velocity-dependent forces (damped springs)
+ * see them, as S3 asks of controlled particles. One evaluation: the forces at (x, v), never at the
+ * committed state (forces.c), the pushing part cancelled at resting contacts (particle_collide.c),
+ * the constraint forces added after the applied ones and before a = f/m (S3 "Constrained dynamics"
+ * 4.1, tinkertoy.c), then a = f/m.
+ *
+ * The range is the whole store or, when every force is local to one particle (no springs,
+ * behaviours, cloth or constraints), blocks of PARTICLE_BLOCK particles that fit in cache, integrated
+ * one after another. For such a separable system the two are the same ODE; the blocks keep the
+ * solver's stages out of main memory.
+ *
+ * The stage (particles_step): resting contacts -> integrate (the world's ODE solver, or one backward
+ * Euler step of implicit.c) -> curve particles exactly onto their curves -> collisions inside the
+ * step -> constrained particles that touched or hit projected back onto their constraints. A failing
+ * callback puts back the state saved at the start, so the world is as it was.
+ *
+ * Destroying a particle or a cloth reaches every part that holds particles: cloth, force objects,
+ * constraints and curves let go of it before the store removes it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cloth.h"
+#include "forces.h"
+#include "ids.h"
+#include "imp_math.h"
+#include "implicit.h"
+#include "particle_collide.h"
+#include "particle_system.h"
+#include "particles.h"
+#include "step.h"
+#include "tinkertoy.h"
+#include "world_parts.h"
+
+#define PARTICLE_BLOCK 512 /* particles per block when the system is separable: ~150 KB of stages */
+
+particle_system *particle_system_create(imp_method method, double tolerance)
+{
+    particle_system *ps = calloc(1, sizeof *ps);
+    if (!ps) abort();
+    imp_ode_solver_init(&ps->solver, method);
+    ps->solver.tolerance = tolerance;
+    return ps;
+}
+
+void particle_system_free(particle_system *ps)
+{
+    if (!ps) return;
+    imp_ode_solver_free(&ps->solver);
+    free(ps->state0), free(ps->force), free(ps->now_X), free(ps->now_dX);
+    free(ps);
+}
+
+static void force_reserve(particle_system *ps, int n)
+{
+    if (n <= ps->force_cap && ps->force) return;
+    int cap = ps->force_cap ? ps->force_cap : 64;
+    while (cap < n) cap *= 2;
+    free(ps->force);
+    ps->force = ids_grow(NULL, 3 * sizeof(double), cap);
+    ps->force_cap = cap;
+}
+
+/* constraints and curve particles (tinkertoy.c) couple particles as springs and cloth do */
+static bool particles_separable(const imp_world *w) { return !forces_coupled(w) && !tinker_active(w); }
+
+/* ---- the ODE ------------------------------------------------------------------------------------------ */
+
+static void particles_get_state(void *ctx, double *X)
+{
+    const particle_range *r = ctx;
+    const imp_world *w = r->w;
+    size_t n3 = 3 * (size_t)r->count;
+    if (r->extra) tinker_get_state(w, X + 2 * n3);
+    if (n3 == 0) return;
+    memcpy(X, w->particles->x + 3 * (size_t)r->first, n3 * sizeof(double));
+    memcpy(X + n3, w->particles->v + 3 * (size_t)r->first, n3 * sizeof(double));
+}
+
+static void particles_set_state(void *ctx, const double *X)
+{
+    const particle_range *r = ctx;
+    imp_world *w = r->w;
+    size_t n3 = 3 * (size_t)r->count;
+    if (r->extra) tinker_set_state(w, X + 2 * n3);
+    if (n3 == 0) return;
+    memcpy(w->particles->x + 3 * (size_t)r->first, X, n3 * sizeof(double));
+    memcpy(w->particles->v + 3 * (size_t)r->first, X + n3, n3 * sizeof(double));
+}
+
+/* dX/dt at state X: accumulate forces, cancel the pushing part at resting contacts, add the
+ * constraint forces (S3 "Constrained dynamics" 4.1: after the applied forces, before a = f/m),
+ * then a = f/m */
+static int particles_deriv(void *ctx, double t, const double *X, double *dX)
+{
+    const particle_range *r = ctx;
+    imp_world *w = r->w;
+    const int n = r->count;
+    const double *x = X, *v = X + 3 * n;
+    double *dx = dX, *dv = dX + 3 * n, *f = w->particle_system->force;
+    int rc = r->extra ? tinker_curves_place(w, X, n, &x, &v) : 0;
+    if (rc) return rc;
+    rc = forces_accumulate(w, t, r, x, v, f);
+    if (rc) return rc;
+    if (r->contact_hi > r->contact_lo) pcollide_contact_forces(w, r, x, f);
+    if (r->first == 0 && r->count == w->particles->ids.count && tinker_active(w) && (rc = tinker_constraint_forces(w, x, v, f)))
+        return rc;
+    const uint8_t *motion = w->particles->motion + r->first;
+    const double *inv_m = w->particles->inv_mass + r->first;
+    memcpy(dx, v, 3 * (size_t)n * sizeof(double));
+    for (int i = 0; i < n; i++) {
+        double s = motion[i] == IMP_DYNAMIC ? inv_m[i] : 0.0;
+        dv[3 * i + 0] = f[3 * i + 0] * s;
+        dv[3 * i + 1] = f[3 * i + 1] * s;
+        dv[3 * i + 2] = f[3 * i + 2] * s;
+        if (motion[i] == IMP_FIXED) dx[3 * i] = dx[3 * i + 1] = dx[3 * i + 2] = 0;
+    }
+    if (r->extra) tinker_curves_deriv(w, n, X + 6 * n, f, dX);
+    return 0;
+}
+
+/* first resting contact whose particle is >= i (contacts are found in particle order) */
+static int contact_lower_bound(const imp_world *w, int i)
+{
+    int lo = 0, hi = w->pcontacts->count;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (w->pcontacts->contact[mid].particle < i) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* the ODE of particles [first, first + count); r (the caller's) is its context */
+imp_ode_system particles_ode(imp_world *w, int first, int count, particle_range *r)
+{
+    r->w = w;
+    r->first = first;
+    r->count = count;
+    r->contact_lo = contact_lower_bound(w, first);
+    r->contact_hi = contact_lower_bound(w, first + count);
+    r->extra = first == 0 && count == w->particles->ids.count ? tinker_state_dim(w) : 0;
+    imp_ode_system sys = {6 * count + r->extra, r, particles_get_state, particles_set_state, particles_deriv};
+    return sys;
+}
+
+/* ---- the stage ---------------------------------------------------------------------------------------- */
+
+/* the state at the start of the step, [x | v | u | u'], for the undo of a failing callback, the
+ * collision pass's sweep and the NaN guard */
+static double *state0_reserve(particle_system *ps, int dim)
+{
+    if (dim > ps->state0_cap || !ps->state0) {
+        int cap = ps->state0_cap ? ps->state0_cap : 64;
+        while (cap < dim) cap *= 2;
+        free(ps->state0);
+        ps->state0 = ids_grow(NULL, sizeof(double), cap);
+        ps->state0_cap = cap;
+    }
+    return ps->state0;
+}
+
+/* put the state saved at the start of the step back */
+static void particles_undo(imp_world *w)
+{
+    particle_range range;
+    imp_ode_system all = particles_ode(w, 0, w->particles->ids.count, &range);
+    all.set_state(all.ctx, w->particle_system->state0);
+}
+
+/* resting contacts -> integrate -> curves -> collisions -> constraint projection; nonzero (and the
+ * particles as they were) when a callback failed */
+int particles_step(const imp_step *st)
+{
+    imp_world *w = st->w;
+    const double dt = st->dt;
+    imp_profile *prof = st->profile;
+    particle_system *ps = w->particle_system;
+    const int n = w->particles->ids.count;
+    double *X0 = state0_reserve(ps, 6 * n + tinker_state_dim(w));
+    force_reserve(ps, n);
+    double t0 = step_clock_ms();
+    pcollide_find_contacts(w);
+    particle_range range;
+    imp_ode_system all = particles_ode(w, 0, n, &range);
+    all.get_state(all.ctx, X0);
+    ps->solver.method = w->settings.integrator;
+    ps->solver.tolerance = w->settings.tolerance;
+    long evals = ps->solver.evaluations;
+    int rc = 0, blocks = 0;
+    if (w->settings.integrator == IMP_IMPLICIT) {
+        rc = implicit_step(w, st->t, dt, prof); /* contacts filtered, friction inside */
+        if (n > 0) ps->solver.evaluations++;    /* its one force evaluation */
+        blocks = 1;
+    } else if (particles_separable(w) && w->settings.integrator != IMP_ADAPTIVE) {
+        /* every particle is its own ODE: step cache-sized blocks */
+        for (int first = 0; first < n && !rc; first += PARTICLE_BLOCK, blocks++) {
+            imp_ode_system sys = particles_ode(w, first, n - first < PARTICLE_BLOCK ? n - first : PARTICLE_BLOCK, &range);
+            rc = imp_ode_advance(&sys, &ps->solver, st->t, dt);
+        }
+    } else {
+        all = particles_ode(w, 0, n, &range);
+        rc = imp_ode_advance(&all, &ps->solver, st->t, dt);
+        blocks = 1;
+    }
+    prof->evaluations = (int)((ps->solver.evaluations - evals) / (blocks > 0 ? blocks : 1));
+    if (!rc && tinker_active(w)) rc = tinker_after_integrate(w, X0 + 6 * n);
+    prof->integrate = step_clock_ms() - t0;
+    if (rc) {
+        particles_undo(w);
+        return rc;
+    }
+    t0 = step_clock_ms();
+    pcollide_resolve(w, X0, X0 + 3 * n, dt);
+    if (w->settings.integrator != IMP_IMPLICIT) pcollide_friction_clamp(w);
+    if (tinker_active(w) && tinker_after_collide(w)) {
+        particles_undo(w); /* a constraint callback failed */
+        return IMP_ERR_CALLBACK;
+    }
+    prof->collide = step_clock_ms() - t0;
+    return 0;
+}
+
+/* put back non-finite particles from the state at the start of the step; returns how many */
+int particles_nan_guard(imp_world *w)
+{
+    const double *x0 = w->particle_system->state0;
+    const int n = w->particles->ids.count;
+    int bad = 0, first = -1;
+    for (int i = 0; i < n; i++) {
+        const double *x = w->particles->x + 3 * i, *v = w->particles->v + 3 * i;
+        if (v3_finite(v3_load(x)) && v3_finite(v3_load(v))) continue;
+        if (first < 0) first = i;
+        bad++;
+        memcpy(w->particles->x + 3 * i, x0 + 3 * i, 3 * sizeof(double));
+        memset(w->particles->v + 3 * i, 0, 3 * sizeof(double));
+    }
+    if (bad)
+        world_error(w, "NaN guard: %d particle(s) went non-finite at t = %.4f s (first: particle #%u); "
+                       "they were put back and stopped", bad, w->time, ids_of(&w->particles->ids, first).index);
+    return bad;
+}
+
+/* ---- destroying what crosses the parts --------------------------------------------------------------- */
+
+void imp_particle_destroy(imp_world *w, imp_id id)
+{
+    if (ids_lookup(&w->particles->ids, id) < 0) return;
+    cloth_particle_removed(w, id.index);
+    forces_particle_removed(w, id.index);
+    tinker_particle_removed(w, id.index);
+    particles_remove(w, id);
+}
+
+void imp_cloth_destroy(imp_world *w, imp_id id)
+{
+    int count = 0;
+    uint32_t *slots = cloth_remove(w, id, &count);
+    if (!slots) return;
+    for (int k = 0; k < count; k++)
+        if (slots[k] != UINT32_MAX) imp_particle_destroy(w, ids_of(&w->particles->ids, particles_slot_dense(w, slots[k])));
+    free(slots);
+}
+
+/* the multipliers and constraint forces at the present state, without stepping: one derivative
+ * evaluation of the whole system */
+imp_status imp_world_solve_constraints(imp_world *w)
+{
+    if (w->locked) {
+        world_error(w, "solve_constraints called from inside the world's own step");
+        return IMP_ERR_LOCKED;
+    }
+    if (!tinker_active(w)) return IMP_OK;
+    particle_system *ps = w->particle_system;
+    const int n = w->particles->ids.count;
+    pcollide_drop_stale(w);
+    particle_range range;
+    imp_ode_system sys = particles_ode(w, 0, n, &range);
+    if (sys.dim > ps->now_cap) {
+        ps->now_cap = sys.dim;
+        ps->now_X = ids_grow(ps->now_X, sizeof(double), sys.dim);
+        ps->now_dX = ids_grow(ps->now_dX, sizeof(double), sys.dim);
+    }
+    force_reserve(ps, n + 1);
+    sys.get_state(sys.ctx, ps->now_X);
+    w->locked = true;
+    w->error[0] = 0;
+    int rc = sys.deriv(sys.ctx, w->time, ps->now_X, ps->now_dX);
+    w->locked = false;
+    if (rc) {
+        if (!w->error[0]) world_error(w, "a callback failed while solving the constraints");
+        return IMP_ERR_CALLBACK;
+    }
+    return IMP_OK;
+}

@@ -1,0 +1,10 @@
+/* query.h: questions a script asks the world: rays, points, overlaps (query.c). */
+#ifndef IMPETUS_QUERY_H
+#define IMPETUS_QUERY_H
+
+#include "impetus.h"
+
+/* query.c: the first hit of the segment on a static shape or collider */
+bool query_ray_static(const imp_world *w, imp_vec3 from, imp_vec3 to, imp_ray_hit *hit);
+
+#endif
