@@ -83,7 +83,7 @@ return {
   background = { 0.16, 0.18, 0.24 },
   viewer = { mouse = false, hud = false, grid = false },
   shadows = true,
-  keys = { { "mouse", "tilt the board towards the pointer" }, { "arrows", "tilt with the keys (hold)" },
+  keys = { { "mouse", "tilt the board towards the pointer" }, { "up / down / left / right", "tilt with the keys (hold)" },
            { "1 / 2", "play that maze" }, { "R", "start the maze again" } },
 
   setup = function(world)
@@ -175,8 +175,8 @@ return {
 
   keypressed = function(world, key)
     local n = tonumber(key)
-    if n and mazes[n] then
-      state.level = n
+    if n and mazes[n] then state.level = n end
+    if (n and mazes[n]) or key == "r" then
       impetus.restart()
       return true
     end

@@ -14,7 +14,7 @@ local OUT_DROP, OUT_SHIFT, OUT_SPEED = 0.5, 1.0, 4.0 -- a target is out past the
 local TARGET_POINTS, SHOT_BONUS = 500, 1000
 
 local WOOD, STONE = { 0.78, 0.55, 0.3 }, { 0.55, 0.56, 0.6 }
-local TARGET, TARGET_HIT = { 0.35, 0.8, 0.3 }, { 1, 0.95, 0.4 }
+local TARGET = { 0.35, 0.8, 0.3 }
 local BALL = { 0.85, 0.18, 0.15 }
 
 state.level = state.level or 1
@@ -146,7 +146,6 @@ return {
       state.pull = pull_to(impetus.input.mouse_world())
       sounds.stretch:play { volume = 0.4 }
     elseif state.mode == "cleared" then
-      state.level_score = nil
       go_to_level(state.level + 1)
     elseif state.mode == "failed" then
       impetus.restart()
@@ -170,7 +169,7 @@ return {
   keypressed = function(world, key)
     local n = tonumber(key)
     if n and levels[n] then
-      state.score, state.level_score = 0, 0
+      state.score = 0
       go_to_level(n)
       return true
     end
