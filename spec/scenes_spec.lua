@@ -210,7 +210,7 @@ describe("every scene's and game's offscreen screenshot", function()
       local share = differing_share(full, bare, 24)
       assert.is_true(colours > 16, path .. ": only " .. colours .. " colours")
       assert.is_true(share > WORLD_SHARE,
-        string.format("%s: the world's objects cover %.3f %% of the picture", path, 100 * share))
+        string.format("%s: what stands on the ground covers %.3f %% of the picture", path, 100 * share))
     end)
   end
 end)
