@@ -3,7 +3,7 @@
 -- it a three-link hinge chain (axis z) does the same in its plane. Joint errors are targeted exactly
 -- each step by pre-stabilization, so the largest gap shown stays at the solver's tolerance (~1e-9 m):
 -- measured 1.3e-9 m over 3000 steps at dt 1/60 (and 1.2e-9 m over 6000 steps at 1/240).
--- Keys: K kicks the chains' last links; D destroys / re-creates the ball chain's middle joint.
+-- Keys: K kicks the ball chain's free end; D destroys / re-creates the ball chain's middle joint.
 local S = state -- what setup builds: the runner keeps `state` across hot reloads (which re-run this file)
 S.ball, S.hinge, S.links = S.ball or {}, S.hinge or {}, S.links or {}
 local L = 0.4 -- link length (capsule core 0.3 + 2 x radius 0.05)
