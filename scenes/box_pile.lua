@@ -3,6 +3,7 @@
 -- shows velocities). Space drops a heavy ball on them.
 return {
   title = "1000-box pile",
+  keys = { { "space", "drop a heavy ball" } },
   camera = { eye = { 22, 16, 26 }, target = { 0, 4, 0 } },
   setup = function(world)
     world:plane { friction = 0.6 }

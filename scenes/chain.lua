@@ -7,17 +7,18 @@
 -- Released from the horizontal, the whip's tension needs ~1/1000 s.
 -- Keys: K kicks the free end. Drag any link with the mouse.
 local N, L = 200, 0.025
-local links = {}
+local S = state -- what setup builds: the runner keeps `state` across hot reloads (which re-run this file)
 
 return {
   title = "Chain of 200 rods",
+  keys = { { "k", "kick the free end" } },
   dt = 1 / 480,
   camera = { mode = "2d", center = { 0.3, 1 }, height = 7 },
   grid = false,
 
   setup = function(world)
     world.integrator = "rk4"
-    links = {}
+    S.links = {}
     local top, c = { -2, 3.5, 0 }, math.sqrt(0.5)
     local prev = world:particle { position = top, fixed = true, radius = 0.06, color = { 0.7, 0.7, 0.7, 1 } }
     for i = 1, N do
@@ -25,13 +26,13 @@ return {
       local p = world:particle { position = { top[1] + i * L * c, top[2] - i * L * c, 0 }, mass = 0.02, radius = 0.02,
         color = { 1.0 - 0.6 * t, 0.55 + 0.3 * t, 0.25 + 0.7 * t, 1 } }
       world:rod(prev, p, { color = { 0.8, 0.82, 0.86, 1 } })
-      links[i], prev = p, p
+      S.links[i], prev = p, p
     end
   end,
 
   keypressed = function(world, key)
     if key == "k" then
-      local last = links[N]
+      local last = S.links[N]
       local v = last.velocity
       last.velocity = { v[1] + 6, v[2] + 6, 0 }
     end

@@ -4,9 +4,8 @@ local rate = 400          -- particles per second
 local life = 4.0          -- seconds before a particle is recycled
 local max_particles = 2000
 
-local born = {}           -- particle -> birth time
-local queue = {}          -- particles in birth order
-local carry = 0
+local S = state -- what setup builds: the runner keeps `state` across hot reloads (which re-run this file)
+-- S.born: particle -> birth time; S.queue: the particles in birth order; S.carry: births owed (< 1)
 
 local function hue(t)
   local r = 0.5 + 0.5 * math.sin(t)
@@ -20,32 +19,32 @@ return {
   camera = { eye = { 7, 5, 9 }, target = { 0, 2, 0 } },
 
   setup = function(world)
-    born, queue, carry = {}, {}, 0
+    S.born, S.queue, S.carry = {}, {}, 0
     world.gravity = { 0, -9.81, 0 }
-    world.drag = 0.02
+    world.drag = 0.003
     world:plane { point = { 0, 0, 0 }, normal = { 0, 1, 0 }, restitution = 0.45, friction = 0.3 }
-    world:sphere { static = true, position = { 2.2, 0.6, 0 }, radius = 0.6, restitution = 0.6 }
+    world:sphere { static = true, position = { 1.7, 0.5, 0 }, radius = 0.5, restitution = 0.6 }
   end,
 
   update = function(world, dt)
     local now = world.time
     -- retire the oldest particles
-    while #queue > 0 and (now - born[queue[1]] > life or #queue >= max_particles) do
-      local p = table.remove(queue, 1)
-      born[p] = nil
+    while #S.queue > 0 and (now - S.born[S.queue[1]] > life or #S.queue >= max_particles) do
+      local p = table.remove(S.queue, 1)
+      S.born[p] = nil
       p:destroy()
     end
-    carry = carry + rate * dt
-    while carry >= 1 do
-      carry = carry - 1
+    S.carry = S.carry + rate * dt
+    while S.carry >= 1 do
+      S.carry = S.carry - 1
       local a, s = math.random() * 2 * math.pi, 0.6 + 0.4 * math.random()
       local p = world:particle {
         position = { 0, 0.3, 0 },
         velocity = { math.cos(a) * 1.6 * s, 7.5 + math.random(), math.sin(a) * 1.6 * s },
         radius = 0.05, mass = 0.01, color = hue(now * 0.7),
       }
-      born[p] = now
-      queue[#queue + 1] = p
+      S.born[p] = now
+      S.queue[#S.queue + 1] = p
     end
   end,
 }

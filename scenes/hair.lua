@@ -4,9 +4,10 @@
 -- sphere collider) and carries every root and its clamped direction with hair:move_root. The
 -- strands collide with the head. Implicit integration at 60 Hz.
 -- Keys: M stops / starts the head, B makes the hair stiffer or softer.
-local head, strands = nil, {}
+local S = state -- what setup builds: the runner keeps `state` across hot reloads (which re-run this file)
+S.strands = S.strands or {}
 local RADIUS = 0.25
-local moving, stiff = true, false
+if S.moving == nil then S.moving, S.stiff = true, false end
 
 -- head pose at time t: a sway, a bob and a turn about y
 local function pose(t)
@@ -23,13 +24,14 @@ local function add(a, b, s) return { a[1] + s * b[1], a[2] + s * b[2], a[3] + s 
 
 return {
   title = "Hair on a moving head (implicit)",
+  keys = { { "m", "stop / start the head" }, { "b", "stiff / soft hair" } },
   camera = { eye = { 1.2, 1.6, 1.5 }, target = { 0, 1.3, 0 } },
   setup = function(world)
     world.integrator = "implicit"
     world:plane { friction = 0.5, restitution = 0 }
     local c, yaw = pose(0)
-    head = world:sphere { static = true, position = c, radius = RADIUS, friction = 0.4, restitution = 0 }
-    strands = {}
+    S.head = world:sphere { static = true, position = c, radius = RADIUS, friction = 0.4, restitution = 0 }
+    S.strands = {}
     -- roots: a Fibonacci lattice over the scalp (top, sides and back; the face looks along +z)
     local n, golden = 420, math.pi * (3 - math.sqrt(5))
     for i = 0, n - 1 do
@@ -46,42 +48,42 @@ return {
           mass = 0.0015, stretch = 5, bend = 4e-5, damping = 0.02, radius = 0.006, root_motion = "kinematic",
           color = { 0.42 * shade, 0.27 * shade, 0.14 * shade, 1 },
         }
-        strands[#strands + 1] = { hair = h, local_root = d, local_dir = dir }
+        S.strands[#S.strands + 1] = { hair = h, local_root = d, local_dir = dir }
       end
     end
   end,
   update = function(world, dt)
-    if not moving then return end
+    if not S.moving then return end
     local c, yaw = pose(world.time + dt)
-    head.position = c
-    for _, s in ipairs(strands) do
+    S.head.position = c
+    for _, s in ipairs(S.strands) do
       s.hair:move_root(add(c, turn(s.local_root, yaw), RADIUS), turn(s.local_dir, yaw), dt)
     end
   end,
   keypressed = function(world, key)
     if key == "m" then
-      moving = not moving
-      if not moving then
-        for _, s in ipairs(strands) do
+      S.moving = not S.moving
+      if not S.moving then
+        for _, s in ipairs(S.strands) do
           s.hair:particle(1).velocity = { 0, 0, 0 }
           s.hair.anchor.velocity = { 0, 0, 0 }
         end
       end
     end
     if key == "b" then
-      stiff = not stiff
-      for _, s in ipairs(strands) do s.hair.bend = stiff and 4e-4 or 4e-5 end
+      S.stiff = not S.stiff
+      for _, s in ipairs(S.strands) do s.hair.bend = S.stiff and 4e-4 or 4e-5 end
     end
   end,
   draw = function(world, gfx)
     local c, yaw = pose(world.time)
-    if not moving then c = head.position end
+    if not S.moving then c = S.head.position end
     for _, side in ipairs({ -1, 1 }) do
-      gfx.sphere(add(c, turn({ 0.09 * side, 0.05, 0.22 }, moving and yaw or 0), 1), 0.035, { 0.95, 0.95, 0.95, 1 })
+      gfx.sphere(add(c, turn({ 0.09 * side, 0.05, 0.22 }, S.moving and yaw or 0), 1), 0.035, { 0.95, 0.95, 0.95, 1 })
     end
     local _, h = gfx.size()
     local p = world:profile()
-    gfx.text(16, h - 50, string.format("%d strands, %d particles   CG %d iterations   %.2f ms/step", #strands,
+    gfx.text(16, h - 50, string.format("%d strands, %d particles   CG %d iterations   %.2f ms/step", #S.strands,
       world.particle_count, p.cg_iterations, p.total), { 0.85, 0.85, 0.85, 1 })
     gfx.text(16, h - 30, "M: stop / start the head   B: stiffer / softer hair", { 0.8, 0.8, 0.8, 1 })
   end,

@@ -9,7 +9,8 @@ local METHODS = {
   { name = "midpoint", color = { 1.0, 0.85, 0.3, 1 }, x = 0 },
   { name = "rk4", color = { 0.4, 0.85, 1.0, 1 }, x = 3 },
 }
-local systems = {}   -- one world per method; the first is the scene's own world
+local S = state -- what setup builds: the runner keeps `state` across hot reloads (which re-run this file)
+-- S.systems: one world per method; the first is the scene's own world
 local HISTORY = 600  -- samples kept for the plot
 
 local function build(world, m)
@@ -27,16 +28,16 @@ return {
   camera = { eye = { 0, 2.2, 9.5 }, target = { 0, 2, 0 } },
 
   setup = function(world)
-    systems = {}
+    S.systems = {}
     for i, m in ipairs(METHODS) do
-      systems[i] = build(i == 1 and world or require("impetus").world(), m)
+      S.systems[i] = build(i == 1 and world or require("impetus").world(), m)
     end
   end,
 
   -- the scene's own world is stepped by the runner; the other two step here, in lockstep.
   -- Energies are sampled first, when all three worlds are at the same time.
   update = function(world, dt)
-    for i, s in ipairs(systems) do
+    for i, s in ipairs(S.systems) do
       local hist = s.energy
       hist[#hist + 1] = s.world:energy()
       if #hist > HISTORY then table.remove(hist, 1) end
@@ -46,7 +47,7 @@ return {
 
   draw = function(world, gfx)
     local series = {}
-    for i, s in ipairs(systems) do
+    for i, s in ipairs(S.systems) do
       local e = s.world:energy()
       local hist = s.energy
       if i > 1 then gfx.world(s.world) end

@@ -2,10 +2,10 @@
 -- to every neighbour (edges, face and body diagonals), dropped tumbling onto the ground.
 -- Drag it with the mouse. Keys: J throws it up again.
 local N, S = 5, 0.25     -- particles per side, spacing (m)
-local block = {}
+local jelly = state -- what setup builds: the runner keeps `state` across hot reloads (which re-run this file)
 
 local function throw(world)
-  for _, p in ipairs(block) do
+  for _, p in ipairs(jelly.block) do
     local x = p.position
     p.velocity = { 1.5 - 0.4 * x[2], 7, 0.8 * x[1] }
   end
@@ -13,6 +13,7 @@ end
 
 return {
   title = "Jelly block (springs)",
+  keys = { { "j", "throw the jelly" } },
   dt = 1 / 240,                       -- stiff lattice: explicit RK4 wants a small step
   camera = { eye = { 4, 3, 5 }, target = { 0, 0.6, 0 } },
 
@@ -20,7 +21,7 @@ return {
     world.integrator = "rk4"
     world.drag = 0.01
     world:plane { restitution = 0.2, friction = 0.8 }
-    block = {}
+    jelly.block = {}
     local grid = {}
     for i = 0, N - 1 do
       for j = 0, N - 1 do
@@ -31,7 +32,7 @@ return {
             color = { 0.35 + 0.12 * i, 0.85 - 0.1 * j, 0.4 + 0.1 * k, 1 },
           }
           grid[(i * N + j) * N + k] = p
-          block[#block + 1] = p
+          jelly.block[#jelly.block + 1] = p
         end
       end
     end
@@ -52,7 +53,7 @@ return {
         end
       end
     end
-    for _, p in ipairs(block) do p.velocity = { 0.5, 0, 0 } end
+    for _, p in ipairs(jelly.block) do p.velocity = { 0.5, 0, 0 } end
   end,
 
   keypressed = function(world, key)

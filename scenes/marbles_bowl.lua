@@ -41,6 +41,7 @@ end
 
 return {
   title = "Marbles in a bowl (static mesh)",
+  keys = { { "b", "pour 50 more marbles" } },
   camera = { eye = { 0, 6, 7 }, target = { 0, 1, 0 } },
   setup = function(world)
     math.randomseed(3)

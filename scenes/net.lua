@@ -13,9 +13,9 @@
 local NX, NZ, H, R = 6, 5, 0.36, 0.11 -- knots along x and z, knot pitch (m), knot radius
 local KNOT_DENSITY, BOX_DENSITY = 3000, 100
 local SPAN_FRACTION, HEIGHT = 0.75, 2.6
--- the scene's state in a global table, so that a hot reload (which re-runs this file) keeps it
-net_scene = net_scene or { joints = {}, boxes = {}, drops = 0, knots = {}, ends = {} }
-local S = net_scene
+-- the scene's state in `state`, which the runner keeps across hot reloads (which re-run this file)
+local S = state
+S.joints, S.boxes, S.drops, S.knots, S.ends = S.joints or {}, S.boxes or {}, S.drops or 0, S.knots or {}, S.ends or {}
 
 -- NX + 1 points on an arc through (-D/2, HEIGHT) and (D/2, HEIGHT), D = SPAN_FRACTION NX H, with chords of
 -- length H: 2 R sin(phi) = D and 2 R sin(phi / NX) = H, bisection on the half angle phi
@@ -47,6 +47,7 @@ end
 
 return {
   title = "A net of rigid bodies catching boxes (S1 Fig. 2)",
+  keys = { { "b", "drop a box" }, { "m", "drop five boxes" } },
   camera = { eye = { 1.9, 3.4, 2.8 }, target = { 0, 1.9, 0 } },
   setup = function(world)
     S.joints, S.boxes, S.drops, S.knots, S.ends = {}, {}, 0, {}, {}

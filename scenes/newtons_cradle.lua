@@ -15,6 +15,7 @@ end
 
 return {
   title = "Newton's cradle (point joints)",
+  keys = { { "1 / 2 / 3", "lift that many balls" } },
   camera = { eye = { 0, 1.4, 5 }, target = { 0, 1.0, 0 } },
   setup = function(world)
     world.sleeping = false

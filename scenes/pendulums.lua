@@ -3,7 +3,8 @@
 -- trails show the last bob's path, the numbers their energy, which RK4 holds to ~1e-6 J.
 -- Keys: K kicks the last bobs.
 local TRAIL = 500 -- trail points, one every 4 steps: the last ~4 s
-local systems, steps = {}, 0
+local S = state -- what setup builds: the runner keeps `state` across hot reloads (which re-run this file)
+S.steps = S.steps or 0 -- steps taken, for a trail point every 4
 
 local function pendulum(world, origin, n, link, color)
   local pivot = world:particle { position = origin, fixed = true, radius = 0.05, color = { 0.7, 0.7, 0.7, 1 } }
@@ -28,23 +29,24 @@ end
 
 return {
   title = "Double and triple pendulum (rods)",
+  keys = { { "k", "kick the pendulums" } },
   dt = 1 / 480, -- chaotic whips: fast links want a small step
   camera = { mode = "2d", center = { 0, 0.3 }, height = 6.5 },
   grid = false,
 
   setup = function(world)
     world.integrator = "rk4"
-    systems = {
+    S.systems = {
       pendulum(world, { -2.6, 1.2, 0 }, 2, 0.9, { 1.0, 0.6, 0.3, 1 }),
       pendulum(world, { 1.0, 1.2, 0 }, 3, 0.6, { 0.4, 0.8, 1.0, 1 }),
     }
-    for _, s in ipairs(systems) do s.e0 = energy(world, s) end
+    for _, s in ipairs(S.systems) do s.e0 = energy(world, s) end
   end,
 
   update = function(world)
-    steps = steps + 1
-    if steps % 4 ~= 0 then return end
-    for _, s in ipairs(systems) do
+    S.steps = S.steps + 1
+    if S.steps % 4 ~= 0 then return end
+    for _, s in ipairs(S.systems) do
       local x = s.bobs[#s.bobs].position
       s.trail[#s.trail + 1] = x
       if #s.trail > TRAIL then table.remove(s.trail, 1) end
@@ -53,7 +55,7 @@ return {
 
   keypressed = function(world, key)
     if key == "k" then
-      for _, s in ipairs(systems) do
+      for _, s in ipairs(S.systems) do
         local last = s.bobs[#s.bobs]
         local v = last.velocity
         last.velocity = { v[1] + 2, v[2] + 1, 0 }
@@ -63,7 +65,7 @@ return {
   end,
 
   draw = function(world, gfx)
-    for _, s in ipairs(systems) do
+    for _, s in ipairs(S.systems) do
       local n = #s.trail
       for i = 2, n do
         local a = (i / n) ^ 2

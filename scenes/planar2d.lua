@@ -4,23 +4,34 @@
 -- are the 3D solver's, with the velocities projected onto the plane each step.
 local impetus = require "impetus"
 
--- a ball that hits something hard tints it: the per-body on_contact callback, run after the step
+-- state.crates: the bodies a ball may tint, as keys (a handle is the same userdata every time); in the
+-- runner's `state`, which a hot reload keeps
+local S = state
+
+-- a ball that hits a crate hard tints it: the per-body on_contact callback, run after the step (a
+-- file-level function, so a hot reload reaches the balls already flying)
+local function on_ball_contact(self, other, e)
+  if e.kind == "hit" and e.impulse > 20 and S.crates[other] then other.color = { 0.95, 0.35, 0.3 } end
+end
+
 local function fire(world)
   local ball = world:sphere { radius = 0.3, density = 3000, position = { -8, 2, 0 }, velocity = { 14, 5, 0 }, restitution = 0.4,
                               bullet = true, color = { 0.9, 0.2, 0.2 } }
-  impetus.on_contact(ball, function(self, other, e)
-    if e.kind == "hit" and e.impulse > 20 and other.color and not other.static then other.color = { 0.95, 0.35, 0.3 } end
-  end)
+  impetus.on_contact(ball, on_ball_contact)
 end
 
 local function crate(world, x, y, w, h, color)
-  return world:box { size = { w, h, 1 }, position = { x, y, 0 }, friction = 0.6, density = 300, color = color }
+  local box = world:box { size = { w, h, 1 }, position = { x, y, 0 }, friction = 0.6, density = 300, color = color }
+  S.crates[box] = true
+  return box
 end
 
 return {
   title = "Planar mode (2D)",
+  keys = { { "space", "fire a ball" }, { "b", "drop a crate" } },
   camera = { mode = "2d", center = { 0, 4 }, height = 12 },
   setup = function(world)
+    S.crates = {}
     world.planar = true
     world:plane { friction = 0.6 }
     world:box { static = true, position = { -9, 4, 0 }, size = { 0.4, 8, 1 } }

@@ -3,6 +3,7 @@
 -- propagation, so it stands without creeping. Space fires a heavy ball at it; F2 shows the contacts.
 return {
   title = "Pyramid of 210 boxes (impulse contact)",
+  keys = { { "space / f", "fire a heavy ball" } },
   camera = { eye = { 14, 12, 30 }, target = { 0, 8, 0 } },
   setup = function(world)
     world:plane { friction = 0.6 }

@@ -8,6 +8,7 @@ local e = 1
 
 return {
   title = "Simultaneous collisions (S2 Figs. 11 and 12)",
+  keys = { { "e", "restitution 1 / 0" } },
   camera = { eye = { 1.5, 3, 9 }, target = { 1.5, 1, -1 } },
   debug = { contacts = true, velocities = true },
   setup = function(world)

@@ -7,8 +7,9 @@
 -- Keys: F switches friction between 0.5 and 0 for the next restart; R restarts both.
 local impetus = require "impetus"
 
-local mu = 0.5
-local other            -- the impulse-mode world, stepped in update
+local S = state -- what setup builds: the runner keeps `state` across hot reloads (which re-run this file)
+S.mu = S.mu or 0.5 -- both stacks' friction (F toggles it for the next restart)
+-- S.other: the impulse-mode world of the right-hand stack, stepped in update
 local OFFSET = 7       -- x offset of the right-hand stack
 
 local function build(world, mode, x0)
@@ -18,29 +19,30 @@ local function build(world, mode, x0)
   for i = 0, 6 do
     local color = mode == "qp" and { 0.75 - 0.05 * i, 0.35 + 0.05 * i, 0.25 } or { 0.25, 0.45 + 0.05 * i, 0.75 - 0.05 * i }
     world:box { size = { 1.6, h, 0.8 }, position = { x0 + i * overhang, h / 2 + i * h, 0 }, mass = 2,
-      friction = mu, static_friction = mu, restitution = 0, color = color }
+      friction = S.mu, static_friction = S.mu, restitution = 0, color = color }
   end
 end
 
 return {
   title = "Overbalanced stack of bricks: exact contact (left), impulses (right)",
+  keys = { { "f", "friction on / off" } },
   camera = { eye = { 4, 3, 13 }, target = { 4, 1.2, 0 } },
   debug = { contacts = true },
   setup = function(world)
-    world.friction = mu      -- the qp mode's Coulomb coefficient
+    world.friction = S.mu      -- the qp mode's Coulomb coefficient
     world.restitution = 0
     build(world, "qp", 0)
-    other = impetus.world()
-    build(other, "impulse", OFFSET)
+    S.other = impetus.world()
+    build(S.other, "impulse", OFFSET)
   end,
-  update = function(world, dt) other:step(dt) end,
+  update = function(world, dt) S.other:step(dt) end,
   keypressed = function(world, key)
-    if key == "f" then mu = (mu > 0) and 0 or 0.5 end
+    if key == "f" then S.mu = (S.mu > 0) and 0 or 0.5 end
   end,
   draw = function(world, gfx)
-    gfx.world(other)
+    gfx.world(S.other)
     local st = world:contact_stats()
     gfx.text(10, 80, string.format("left: qp (friction %.1f, impacts %d, LCP solves %d)   right: impulse   " ..
-      "t = %.2f s   F: friction %.1f after R", world.friction, st.impacts, st.solves, world.time, mu), { 1, 1, 1, 0.85 })
+      "t = %.2f s   F: friction %.1f after R", world.friction, st.impacts, st.solves, world.time, S.mu), { 1, 1, 1, 0.85 })
   end,
 }

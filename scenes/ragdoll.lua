@@ -5,7 +5,8 @@
 -- Keys: D drops another doll at the top; K kicks every doll down the stairs.
 local impetus = require "impetus"
 
--- the scene's state in a global table, so that a hot reload (which re-runs this file) keeps it
+-- the scene's state in a global table, so that a hot reload (which re-runs this file) keeps it; a global
+-- rather than the runner's `state`, because specs and tools dofile this file for its doll builder
 ragdoll_scene = ragdoll_scene or { dolls = {}, joints = {} }
 local S = ragdoll_scene
 local STEPS, RISE, RUN = 8, 0.25, 0.5
@@ -83,6 +84,7 @@ end
 
 return {
   title = "Ragdolls on stairs (point joints and hinges, S1)",
+  keys = { { "d", "drop another doll" }, { "k", "kick the dolls" } },
   camera = { eye = { 6.5, 4.8, 4.8 }, target = { 2.2, 0.6, -0.4 } },
   setup = function(world)
     S.dolls, S.joints = {}, {}

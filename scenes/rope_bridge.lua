@@ -10,9 +10,9 @@
 -- Keys: B drops a box, M drops five at once.
 local N, PITCH, PLANK, WIDTH, SPAN_FRACTION = 14, 0.2, 0.26, 1.5, 0.9
 local HEIGHT, RAIL = 3, 0.8 -- the deck's anchors' height; the hand ropes' height above the deck
--- the scene's state in a global table, so that a hot reload (which re-runs this file) keeps it
-bridge_scene = bridge_scene or { joints = {}, boxes = {}, drops = 0 }
-local S = bridge_scene
+-- the scene's state in `state`, which the runner keeps across hot reloads (which re-run this file)
+local S = state
+S.joints, S.boxes, S.drops = S.joints or {}, S.boxes or {}, S.drops or 0
 
 -- the points of a sagging arc through two anchors D = SPAN_FRACTION x (the chain's length) apart at height
 -- HEIGHT, whose chords are, in turn, a rope link (PITCH) and a plank (PLANK): N planks, N + 1 links.
@@ -57,6 +57,7 @@ end
 
 return {
   title = "Rope bridge of closed loops (S1 Fig. 3)",
+  keys = { { "b", "drop a box" }, { "m", "drop five boxes" } },
   camera = { eye = { 2.8, 4.2, 5.2 }, target = { 0, 2.2, 0 } },
   setup = function(world)
     S.joints, S.boxes, S.drops = {}, {}, 0

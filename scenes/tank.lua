@@ -19,10 +19,11 @@ local AXLE = RT + 0.06                          -- gear axle height above the gr
 local SPEED, TURN = 2.0, 1.4                    -- tread speeds (m/s) for driving and for turning
 local TORQUE = 600                              -- the largest drive torque per gear motor (N m)
 
--- the scene's state lives in a global table: a hot reload re-runs this file (new locals) but keeps the
--- globals it set, so the tank it drives and the keys held survive the reload
-tank_scene = tank_scene or { held = {}, autopilot = true }
-local S = tank_scene
+-- the scene's state in `state`, which the runner keeps across hot reloads (a reload re-runs this file,
+-- making new locals), so the tank it drives and the keys held survive the reload
+local S = state
+S.held = S.held or {}
+if S.autopilot == nil then S.autopilot = true end
 
 -- the masses: a light hull (80 kg/m^3 box, ~90 kg with the turret) on heavy treads (5000 kg/m^3 links,
 -- 28 x 4 kg a side) and gears (2000 kg/m^3, ~150 kg each). Measured, before the joints took part in the
@@ -154,6 +155,8 @@ end
 
 return {
   title = "Tank on hinged treads driven by gears (S1 Figs. 4, 7)",
+  keys = { { "w / s / a / d", "hold: drive forward / back, turn left / right" },
+           { "up / down / left / right", "the same as W / S / A / D" } },
   camera = { eye = { 3.5, 3.6, 7.5 }, target = { 2, 0.4, 0 } },
   setup = function(world)
     S.held, S.autopilot = {}, true
