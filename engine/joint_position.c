@@ -1,0 +1,342 @@
+/* joint_position.c: the joints at the position level (joint.c's header, "Pre-stabilization"). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "body.h"
+#include "joint_internal.h"
+#include "joint_position.h"
+#include "joint_solve.h"
+#include "joint_velocity.h"
+#include "world_parts.h"
+
+#ifndef PRE_SWEEPS
+#define PRE_SWEEPS 0      /* S1's per-joint sweeps before the global solve (header, step 1) */
+#endif
+#ifndef SWEEP_ITERS
+#define SWEEP_ITERS 1
+#endif
+#define NEWTON_ITERS 16
+#define FINAL_TOL 1e-9    /* m, and rad */
+#define STALL_RATIO 0.1   /* a global Newton step that leaves more than this of the residual stalls */
+
+/* the predicted residuals of every node at the velocities pv, pw; returns the largest, |F|^2 in *n2 */
+static double eval_all(imp_world *w, int n, const imp_mat3 *Iinv, const double *im, double h, double *n2)
+{
+    struct joint_set *js = w->joints;
+    double worst = 0, sum = 0;
+    for (int p = 0; p < js->nn; p++) {
+        jrows *R = &js->rows[p];
+        joint_rows_build(w, &js->j[js->nodes[p]], R, n, js->pv, js->pw, Iinv, im, h, true, false, false);
+        if (js->keep > 0)
+            for (int r = 0; r < R->m; r++) R->f[r] -= js->keep * R->e0[r];
+        for (int r = 0; r < R->m; r++) worst = fmax_num(worst, fabs(R->f[r])), sum += R->f[r] * R->f[r];
+    }
+    *n2 = sum;
+    return worst == worst ? worst : INFINITY;
+}
+
+/* eval_all for a line search's trial, which is often rejected (or ends the iteration): plain ball
+ * joints leave their derivatives to deriv_all */
+static double eval_trial(imp_world *w, int n, const imp_mat3 *Iinv, const double *im, double h, double *n2)
+{
+    w->joints->trial = true;
+    double worst = eval_all(w, n, Iinv, im, h, n2);
+    w->joints->trial = false;
+    return worst;
+}
+
+/* the derivatives eval_trial left out, at the same prediction (the sides kept in the rows) */
+static void deriv_all(struct joint_set *js, double h)
+{
+    for (int p = 0; p < js->nn; p++) {
+        jrows *R = &js->rows[p];
+        if (R->dpend) joint_rows_point_derivs(R, h);
+    }
+}
+
+/* rows of every node from scratch (impulse directions, active limits) with their residuals, as eval_all;
+ * all false: only the joints with limits (whose limit rows may come or go with the prediction) */
+static double build_all(imp_world *w, int n, const imp_mat3 *Iinv, const double *im, double h, double *n2, bool all)
+{
+    struct joint_set *js = w->joints;
+    double worst = 0, sum = 0;
+    for (int p = 0; p < js->nn; p++) {
+        jrows *R = &js->rows[p];
+        joint *jt = &js->j[js->nodes[p]];
+        joint_rows_build(w, jt, R, n, js->pv, js->pw, Iinv, im, h, true, all || jt->has_limits, false);
+        for (int r = 0; r < R->m; r++) worst = fmax_num(worst, fabs(R->f[r])), sum += R->f[r] * R->f[r];
+    }
+    *n2 = sum;
+    return worst == worst ? worst : INFINITY;
+}
+
+/* one joint's Newton solve alone (S1 section IV's per-joint iteration) to tol; fresh: build its impulse
+ * directions now (else they are those of the stage's build, valid while no limit row can come or go) */
+static void solve_one(imp_world *w, int p, int n, const imp_mat3 *Iinv, const double *im, double h, double tol, int iters,
+                      imp_vec3 *pv, imp_vec3 *pw, imp_vec3 *v, imp_vec3 *om, bool fresh)
+{
+    struct joint_set *js = w->joints;
+    jrows *R = &js->rows[p];
+    joint *jt = &js->j[js->nodes[p]];
+    joint_rows_build(w, jt, R, n, pv, pw, Iinv, im, h, true, fresh || jt->has_limits, false);
+    double last = INFINITY, lam[MAXR] = {0};
+    for (int it = 0; it < iters; it++) {
+        if (it) joint_rows_build(w, jt, R, n, pv, pw, Iinv, im, h, true, false, false); /* the first build has them */
+        double worst = 0, D[BS];
+        for (int r = 0; r < R->m; r++) worst = fmax_num(worst, fabs(R->f[r]));
+        if (!(worst < last)) { /* this joint's Newton does not converge from here: undo its last step */
+            jsolve_apply(js, p, lam, -1, pv, pw, v, om, n);
+            return;
+        }
+        if (!(worst >= tol)) return;
+        last = worst;
+        for (int r = 0; r < R->m; r++) {
+            for (int c = 0; c < R->m; c++) D[MAXR * r + c] = dot6(R->cA[r], R->wA[c]) + dot6(R->cB[r], R->wB[c]);
+            D[MAXR * r + r] += 1e-10 * fabs(D[MAXR * r + r]) + 1e-300;
+        }
+        if (!block_invert(D, R->m)) return;
+        for (int r = 0; r < R->m; r++) {
+            double s = 0;
+            for (int c = 0; c < R->m; c++) s -= D[MAXR * r + c] * R->f[c];
+            lam[r] = s;
+        }
+        jsolve_apply(js, p, lam, 1, pv, pw, v, om, n);
+    }
+}
+
+/* The fallback when S1's Newton stalls (no solution near: with the impulse directions G fixed at time n
+ * the predicted constraints need not be reachable, which happens on long taut chains at coarse steps):
+ * Newton whose directions follow the iterate. At V_k the rows' derivatives C (dF/dV) give G = C^T / h
+ * (rows_normals), and the smallest step in the mass metric that zeroes the linearization,
+ *     min 1/2 |dV|_M^2  subject to  F(V_k) + C dV = 0   =>   dV = W C^T mu,  (C W C^T) mu = -F(V_k),
+ * is the same sparse solve. This converges quadratically where a solution exists (measured, 50 capsule
+ * links at 1/60: 2-4 iterations to 1e-9 m, where the Gauss-Newton projection of V_0 that was the
+ * fallback before, rhs C (V_k - V_0) - F, crept at a ratio of ~0.5 an iteration and needed 10-20); its
+ * limit is the mass-metric projection of V_0 to first order. A line search on |F|^2 keeps every iterate
+ * no worse than the last, and a rejected step raises the Levenberg-Marquardt damping. */
+/* the constraint normals as directions, G = C^T / h (the impulse of a point row is then t at the
+ * predicted articulation point, turned by J_l^T), with W G: then K = C W C^T / h is symmetric positive
+ * semidefinite and every Newton step a descent direction of |F|^2 (Gauss-Newton: the smallest step in the
+ * mass metric that zeroes the linearization) */
+static void rows_normals(struct joint_set *js, int n, const imp_mat3 *Iinv, const double *im, double h)
+{
+    for (int p = 0; p < js->nn; p++) {
+        jrows *R = &js->rows[p];
+        const joint *jt = &js->j[js->nodes[p]];
+        const int a = jt->ia, b = jt->ib;
+        bool da = a < n && im[a] > 0, db = b < n && im[b] > 0;
+        for (int r = 0; r < R->m; r++) {
+            for (int k = 0; k < 6; k++) R->gA[r][k] = R->cA[r][k] / h, R->gB[r][k] = R->cB[r][k] / h;
+            const double *ga = R->gA[r], *gb = R->gB[r];
+            imp_vec3 la = v3_scale(v3(ga[0], ga[1], ga[2]), da ? im[a] : 0), lb = v3_scale(v3(gb[0], gb[1], gb[2]), db ? im[b] : 0);
+            imp_vec3 wa = da ? m3_mul_v(Iinv[a], v3(ga[3], ga[4], ga[5])) : v3(0, 0, 0);
+            imp_vec3 wb = db ? m3_mul_v(Iinv[b], v3(gb[3], gb[4], gb[5])) : v3(0, 0, 0);
+            set6(R->wA[r], la, wa), set6(R->wB[r], lb, wb);
+        }
+    }
+}
+
+static double project(imp_world *w, int n, const imp_mat3 *Iinv, const double *im, double h, double worst, double n2)
+{
+    struct joint_set *js = w->joints;
+    double mu = 1e-9;
+    if (n2 < 0) worst = eval_all(w, n, Iinv, im, h, &n2); /* else the rows hold the residuals at V, with C */
+    for (int it = 0; it < 2 * NEWTON_ITERS && worst > FINAL_TOL; it++) {
+        deriv_all(js, h);
+        rows_normals(js, n, Iinv, im, h);
+        for (int p = 0; p < js->nn; p++)
+            for (int r = 0; r < js->rows[p].m; r++) js->rhs[MAXR * p + r] = -js->rows[p].f[r];
+        jsolve_assemble(js, n, mu);
+        if (!jsolve_factor(js)) break;
+        jsolve_solve(js);
+        /* the step dV = W G dlambda into tv, tw */
+        for (int i = 0; i <= n; i++) js->tv[i] = js->tw[i] = v3(0, 0, 0);
+        for (int p = 0; p < js->nn; p++) jsolve_apply(js, p, js->sol + MAXR * p, 1, js->tv, js->tw, NULL, NULL, n);
+        double t2 = n2, tw = worst, at = 0;
+        bool ok = false;
+        for (int ls = 0; ls < 3 && !ok; ls++) {
+            double alpha = ls == 0 ? 1 : ls == 1 ? 0.5 : 0.25;
+            for (int i = 0; i <= n; i++) js->pv[i] = v3_mad(js->pv[i], js->tv[i], alpha - at), js->pw[i] = v3_mad(js->pw[i], js->tw[i], alpha - at);
+            js->epoch++;
+            at = alpha;
+            tw = eval_trial(w, n, Iinv, im, h, &t2);
+            ok = t2 < n2;
+        }
+        if (!ok) { /* back to V_k, and damp harder (Levenberg-Marquardt: a shorter step, closer to the gradient) */
+            for (int i = 0; i <= n; i++) js->pv[i] = v3_mad(js->pv[i], js->tv[i], -at), js->pw[i] = v3_mad(js->pw[i], js->tw[i], -at);
+            js->epoch++;
+            worst = eval_all(w, n, Iinv, im, h, &n2);
+            mu = mu * 10 + 1e-4;
+            if (mu > 1e6) break;
+            continue;
+        }
+        mu = at == 1 ? fmax(mu * 0.1, 1e-9) : mu;
+        n2 = t2, worst = tw;
+    }
+    return worst;
+}
+
+/* Pre-stabilization (S1 section IV; the header's paragraph): S1's sweeps, then the global damped Newton */
+void joints_pre_stabilize(imp_world *w, solver_bodies *sb)
+{
+    imp_vec3 *v = sb->v, *om = sb->w;
+    const imp_vec3 *vp = sb->vp, *wp = sb->wp;
+    const imp_mat3 *Iinv = sb->Iinv;
+    const double *im = sb->im, h = sb->h;
+    const int n = sb->n;
+    struct joint_set *js = w->joints;
+    if (!js || !js->ids.count) return;
+    jsolve_collect(w->joints, n, im);
+    if (!js->nn) return;
+    for (int i = 0; i <= n; i++) js->pv[i] = v3_add(v[i], vp[i]), js->pw[i] = v3_add(om[i], wp[i]);
+    js->epoch++, js->cache_h = h, js->keep = 0;
+    for (int p = 0; p < js->nn; p++) js->j[js->nodes[p]].pre_side = 0;
+    /* impulse directions and active limit rows (fixed through the global solve), with the residuals */
+    double n2, worst = build_all(w, n, Iinv, im, h, &n2, true);
+    /* S1's sweeps: each joint's own Newton in turn, the tolerance tightening from sweep to sweep; kept
+     * only when they lower |F| over all joints (the state before them is saved) */
+    if ((PRE_SWEEPS || js->loops) && worst > FINAL_TOL) {
+        double tol = 1e-4, a2;
+        for (int i = 0; i <= n; i++) js->sv[i] = js->pv[i], js->sw[i] = js->pw[i], js->tv[i] = v[i], js->tw[i] = om[i];
+        for (int sweep = 0; sweep < (PRE_SWEEPS > 1 ? PRE_SWEEPS : 1); sweep++, tol *= 0.01)
+            for (int kk = 0; kk < js->nn; kk++) solve_one(w, sweep & 1 ? js->nn - 1 - kk : kk, n, Iinv, im, h, tol, SWEEP_ITERS, js->pv, js->pw, v, om, false);
+        double wa = build_all(w, n, Iinv, im, h, &a2, false);
+        if (a2 <= n2) {
+            n2 = a2, worst = wa;
+        } else {
+            for (int i = 0; i <= n; i++) js->pv[i] = js->sv[i], js->pw[i] = js->sw[i], v[i] = js->tv[i], om[i] = js->tw[i];
+            js->epoch++;
+            worst = build_all(w, n, Iinv, im, h, &n2, false);
+        }
+    }
+    /* the global Newton on every row at once: the sparse solve and a backtracking line search (alpha = 1,
+     * 1/2, 1/4) on |F|^2. S1's directions G are fixed, and where the predicted constraints are out of
+     * their reach the iteration stalls well above the tolerance: a step that lowers nothing is undone,
+     * and that, a step the line search had to shorten, or one that cuts the largest residual by less than
+     * STALL_RATIO (Newton near a reachable solution cuts it by far more) hands over to the fallback below
+     * at once (waiting for the damped retries cost as much as the rest of the step on a whipping chain).
+     * Where the joints close a loop the Newton keeps its Levenberg-Marquardt retries (mu raised on a
+     * rejected step, two failures end it) and hands over only then: measured, the net scene handed over
+     * early ran hotter (fastest body 11-17 m/s against 7.4) and blew up under a change of rounding. */
+    double mu = 1e-9;
+    int fails = 0;
+    for (int round = 0; round < 3; round++) {
+        for (int it = 0; it < NEWTON_ITERS && worst > FINAL_TOL && fails < 2; it++) {
+            deriv_all(js, h);
+            for (int p = 0; p < js->nn; p++)
+                for (int r = 0; r < js->rows[p].m; r++) js->rhs[MAXR * p + r] = -js->rows[p].f[r];
+            jsolve_assemble(js, n, mu);
+            if (!jsolve_factor(js)) {
+                mu = mu * 100 + 1e-6, fails++;
+                continue;
+            }
+            jsolve_solve(js);
+            double alpha = 1, applied = 0, t2 = n2, tw = worst, last_w = worst;
+            bool ok = false;
+            for (int ls = 0; ls < 3 && !ok; ls++, alpha *= 0.5) {
+                for (int p = 0; p < js->nn; p++) jsolve_apply(js, p, js->sol + MAXR * p, alpha - applied, js->pv, js->pw, v, om, n);
+                applied = alpha;
+                tw = eval_trial(w, n, Iinv, im, h, &t2);
+                ok = t2 < (1 - 1e-4 * alpha) * n2;
+            }
+            if (ok) {
+                n2 = t2, worst = tw;
+                if (js->loops) mu = applied == 1 ? fmax(mu * 0.1, 1e-9) : mu * 10;
+                else if (applied < 1 || tw > STALL_RATIO * last_w) break; /* not Newton's quadratic pace: project */
+            } else {
+                for (int p = 0; p < js->nn; p++) jsolve_apply(js, p, js->sol + MAXR * p, -applied, js->pv, js->pw, v, om, n);
+                worst = eval_all(w, n, Iinv, im, h, &n2);
+                if (!js->loops) break;
+                mu = mu * 100 + 1e-6, fails++; /* closed loops: damped retries before the fallback */
+            }
+        }
+        /* a limit the solve carried its coordinate past (not met at the first prediction): its row joins
+         * (the impulse directions are those of now, unchanged) and the Newton goes on */
+        bool limits = false;
+        for (int p = 0; p < js->nn && !limits; p++) limits = js->j[js->nodes[p]].has_limits;
+        if (!limits || fails >= 2) break;
+        int lim0 = 0, lim1 = 0;
+        for (int p = 0; p < js->nn; p++)
+            for (int r = 0; r < js->rows[p].m; r++) lim0 += js->rows[p].kind[r] == ROW_LIMIT;
+        worst = build_all(w, n, Iinv, im, h, &n2, false);
+        for (int p = 0; p < js->nn; p++)
+            for (int r = 0; r < js->rows[p].m; r++) lim1 += js->rows[p].kind[r] == ROW_LIMIT;
+        if (lim1 == lim0) break;
+    }
+    if (worst > 1e-8) {
+        double pw = project(w, n, Iinv, im, h, worst, n2);
+        /* still far (a joint broken open by an earlier failure): aim at part of the way, as a
+         * continuation, so the next steps close it instead of one violent step that cannot. The errors
+         * now (the prediction with h = 0) are built in a scratch copy of the row (what a residual build
+         * reads: the sides now, the rows and their targets), so the rows keep the residuals and
+         * derivatives of the last iterate, where the continuation starts */
+        for (int p = 0; p < js->nn && pw > 1e-6; p++) {
+            jrows *R = &js->rows[p], T;
+            T.m = R->m, T.lim_target = R->lim_target, T.mot_target = R->mot_target, T.sA = R->sA, T.sB = R->sB;
+            memcpy(T.kind, R->kind, sizeof T.kind);
+            joint_rows_build(w, &js->j[js->nodes[p]], &T, n, js->pv, js->pw, Iinv, im, 0, true, false, false);
+            memcpy(R->e0, T.f, sizeof R->e0);
+            for (int r = 0; r < R->m; r++)
+                if (R->kind[r] == ROW_MOTOR) R->e0[r] = 0; /* a motor's target is a motion, not an error */
+        }
+        for (js->keep = 0.5; pw > 1e-6 && js->keep < 0.9; js->keep = 1 - 0.5 * (1 - js->keep)) pw = project(w, n, Iinv, im, h, pw, -1);
+        js->keep = 0;
+        for (int i = 0; i < n; i++)
+            if (js->jointed[i] && im[i] > 0) v[i] = v3_sub(js->pv[i], vp[i]), om[i] = v3_sub(js->pw[i], wp[i]);
+    }
+    js->pre_h = h; /* pv, pw hold the predicted velocities of this step (joints_positions) */
+}
+
+void joints_positions(imp_world *w, solver_bodies *sb, const double *states0)
+{
+    imp_vec3 *v = sb->v, *om = sb->w;
+    const imp_vec3 *vp = sb->vp, *wp = sb->wp;
+    imp_mat3 *Iinv = sb->Iinv;
+    const double *im = sb->im, h = sb->h;
+    const int n = sb->n;
+    struct joint_set *js = w->joints;
+    if (!js || !js->ids.count) return;
+    /* the predicted velocities pre-stabilization converged on (v + v_p there, up to rounding) and, where
+     * its last evaluation was at them, its predicted rotations: the positions are exactly the
+     * prediction whose joint errors it made < 1e-9 */
+    const bool pre = js->pre_h == h && js->bcap > n && !w->settings.planar; /* (planar: impulse.c projects v, v_p after) */
+    for (int i = 0; i < n; i++) {
+        if (!js->jointed[i] || im[i] == 0) continue;
+        const double *X0 = states0 + BODY_DIM * i;
+        double *X = w->bodies->state + BODY_DIM * i;
+        const imp_vec3 vv = pre ? js->pv[i] : v3_add(v[i], vp[i]), ww = pre ? js->pw[i] : v3_add(om[i], wp[i]);
+        v3_store(X, v3_add(v3_load(X0), v3_scale(vv, h)));
+        imp_quat q;
+        if (pre && js->bepoch[i] == js->epoch && js->bseen[i] == js->bver[i] && !memcmp(&js->bqraw[i], X0 + 3, sizeof(imp_quat))) {
+            q = js->bq1[i];
+        } else {
+            imp_mat3 unused;
+            joint_predict_rotation(quat_normalize(quat(X0[3], X0[4], X0[5], X0[6])), ww, h, &q, &unused);
+        }
+        X[3] = q.w, X[4] = q.x, X[5] = q.y, X[6] = q.z;
+        /* as impulse_step loads it next step (bit for bit: the kept post-stabilization factors), and as
+         * side_eval would find it */
+        const imp_quat qn = quat_normalize(q);
+        const imp_mat3 R = quat_to_m3(qn);
+        Iinv[i] = m3_rotate_tensor(R, w->bodies->body[i].Ibody_inv);
+        if (js->bcap > i) memcpy(&js->bqraw[i], X + 3, sizeof(imp_quat)), js->bqn[i] = qn, js->bR[i] = R;
+    } /* (the shapes follow in the step's contact update, or as the body falls asleep: impulse.c) */
+    joints_post_stabilize(w, sb, true); /* with the motors (what is left of max h) */
+    for (int i = 0; i < n; i++) {
+        if (!js->jointed[i] || im[i] == 0) continue;
+        double *X = w->bodies->state + BODY_DIM * i;
+        const imp_mat3 R = js->bcap > i ? js->bR[i] : quat_to_m3(quat_of(X));
+        v3_store(X + 7, v3_scale(v[i], w->bodies->body[i].mass));
+        v3_store(X + 10, m3_mul_v(m3_rotate_tensor(R, w->bodies->body[i].Ibody), om[i]));
+    }
+    /* the hinge angles, unwrapped turn by turn */
+    for (int k = 0; k < js->ids.count; k++) {
+        joint *jt = &js->j[k];
+        if (jt->ia < 0 || jt->ib < 0 || !angular_free(jt->type)) continue;
+        jside A, B;
+        joint_side_now(w, jt->ia, n, jt->la, jt->fa, NULL, true, &A);
+        joint_side_now(w, jt->ib, n, jt->lb, jt->fb, NULL, true, &B);
+        jt->angle = joint_hinge_angle(A.F, B.F, jt->angle);
+    }
+}
+

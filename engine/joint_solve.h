@@ -1,0 +1,17 @@
+/* joint_solve.h: the sparse block solve of K = C W G^T over the active joints (joint_solve.c). */
+#ifndef IMPETUS_JOINT_SOLVE_H
+#define IMPETUS_JOINT_SOLVE_H
+
+#include "dense.h"
+#include "joint_internal.h"
+
+/* in-place inverse of the m x m block A (stride MAXR): dense.h */
+static inline bool block_invert(double *A, int m) { return m == 3 ? dense_invert(A, 3, MAXR) : dense_invert(A, m, MAXR); }
+
+void jsolve_collect(struct joint_set *js, int n, const double *im);
+void jsolve_assemble(struct joint_set *js, int n, double mu);
+bool jsolve_factor(struct joint_set *js);
+void jsolve_solve(struct joint_set *js);
+void jsolve_apply(struct joint_set *js, int p, const double *lam, double alpha, imp_vec3 *v, imp_vec3 *om, imp_vec3 *v2, imp_vec3 *om2, int n);
+
+#endif

@@ -1,0 +1,384 @@
+/* joint_velocity.c: the joints at the velocity level (joint.c's header, "Post-stabilization"). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "body.h"
+#include "joint_internal.h"
+#include "joint_solve.h"
+#include "joint_velocity.h"
+#include "world_parts.h"
+
+#define ACTIVE_PASSES 6
+
+/* The factors of K reused. K = J W J^T depends on the rows' directions G and W G only, and these depend
+ * on the positions alone: the post-stabilization after the position update and the next step's (after
+ * the velocity update, when no motor row is active, or after collisions) see the same positions, so the
+ * second solves with the first one's factors. The rows are compared exactly (G and W G of every row,
+ * a few thousand numbers for 50 joints, against an assembly and factorization), so anything that moved
+ * a body, changed a mass, a limit or the joints in between makes a fresh factorization. */
+static void keep_post_factors(struct joint_set *js)
+{
+    int need = 0;
+    for (int p = 0; p < js->nn; p++) need += 1 + 24 * js->rows[p].m;
+    js->ksnap = cgrow(js->ksnap, sizeof(double), &js->ksnap_cap, need);
+    double *o = js->ksnap;
+    for (int p = 0; p < js->nn; p++) {
+        const jrows *R = &js->rows[p];
+        *o++ = R->m;
+        for (int r = 0; r < R->m; r++) {
+            memcpy(o, R->gA[r], 6 * sizeof(double)), memcpy(o + 6, R->gB[r], 6 * sizeof(double));
+            memcpy(o + 12, R->wA[r], 6 * sizeof(double)), memcpy(o + 18, R->wB[r], 6 * sizeof(double));
+            o += 24;
+        }
+    }
+    js->kvalid = true, js->ksgen = js->sgen;
+}
+
+static bool post_factors_kept(const struct joint_set *js)
+{
+    if (!js->kvalid || js->ksgen != js->sgen) return false;
+    const double *o = js->ksnap;
+    for (int p = 0; p < js->nn; p++) {
+        const jrows *R = &js->rows[p];
+        if (*o++ != R->m) return false;
+        for (int r = 0; r < R->m; r++) {
+            if (memcmp(o, R->gA[r], 6 * sizeof(double)) || memcmp(o + 6, R->gB[r], 6 * sizeof(double)) ||
+                memcmp(o + 12, R->wA[r], 6 * sizeof(double)) || memcmp(o + 18, R->wB[r], 6 * sizeof(double)))
+                return false;
+            o += 24;
+        }
+    }
+    return true;
+}
+
+/* The linear solve of post-stabilization, K lambda = rhs (rows as built, fixed rows with C zeroed), checked.
+ * K is singular where rows are redundant (closed loops: a planar four-bar has 20 rows on 18 degrees of
+ * freedom, a net or a tread attached to its gears many more), and rhs is consistent (u = G V), so with a
+ * small diagonal shift eps diag K the solution is the least-squares one (and rows that are nearly, not
+ * exactly, dependent, such as a sagging net's, are left a little unsatisfied instead of taking huge
+ * multipliers). But block elimination of a nearly singular K loses digits at every nearly singular pivot
+ * (its L blocks grow like 1/sqrt(eps)), and with several of them in a row the computed lambda can be
+ * garbage whose impulses are not in the null space: measured, the net of scenes/net.lua (197 rows on 180
+ * degrees of freedom) with eps = 1e-10 once got multipliers of 5e7 from relative velocities of 0.16 m/s,
+ * and its knots 9 m/s out of a velocity projection, which can only remove kinetic energy. So the solve is
+ * checked where it is cheap: the velocity change of the multipliers, dV = W G^T lambda, must give
+ * G dV = rhs on every free row to 1e-3 of the largest |rhs| (+ 1e-9); that failed solve missed by 20 %,
+ * ordinary ones by 1e-6. If not, the shift grows by 1000 (eps = 1e-9, 1e-6, 1e-3) and the solve is done
+ * again: a softer projection rather than a violent one (not where K is positive definite by
+ * construction: js->sound, joints_post_stabilize). first: the active set's first pass, whose factors may
+ * be the kept ones (above) and are kept. */
+static bool post_solve(struct joint_set *js, int n, bool first)
+{
+    double big = 0;
+    for (int p = 0; p < js->nn; p++)
+        for (int r = 0; r < js->rows[p].m; r++) big = fmax_num(big, fabs(js->rhs[MAXR * p + r]));
+    memcpy(js->rhs0, js->rhs, sizeof(double) * MAXR * (size_t)js->nn); /* solve overwrites rhs */
+    bool kept = first && post_factors_kept(js);
+    const bool sound = js->sound;
+    for (double mu = kept ? js->kmu : 1e-9; mu < 1e-2; mu *= 1000, kept = false) {
+        memcpy(js->rhs, js->rhs0, sizeof(double) * MAXR * (size_t)js->nn);
+        if (!kept) {
+            jsolve_assemble(js, n, mu);
+            if (!jsolve_factor(js)) return false;
+            if (first) keep_post_factors(js), js->kmu = mu;
+        }
+        jsolve_solve(js);
+        if (sound) break;
+        for (int i = 0; i <= n; i++) js->tv[i] = js->tw[i] = v3(0, 0, 0);
+        for (int p = 0; p < js->nn; p++) jsolve_apply(js, p, js->sol + MAXR * p, 1, js->tv, js->tw, NULL, NULL, n);
+        double worst = 0;
+        for (int p = 0; p < js->nn; p++) {
+            const jrows *R = &js->rows[p];
+            const joint *jt = &js->j[js->nodes[p]];
+            const imp_vec3 va = js->tv[jt->ia], wa = js->tw[jt->ia], vb = js->tv[jt->ib], wb = js->tw[jt->ib];
+            const double xa[6] = {va.x, va.y, va.z, wa.x, wa.y, wa.z}, xb[6] = {vb.x, vb.y, vb.z, wb.x, wb.y, wb.z};
+            for (int r = 0; r < R->m; r++)
+                if (!R->fixed[r]) worst = fmax_num(worst, fabs(dot6(R->gA[r], xa) + dot6(R->gB[r], xb) - js->rhs0[MAXR * p + r]));
+        }
+        if (worst <= 1e-3 * big + 1e-9) break;
+    }
+    return true;
+}
+
+/* Velocity post-stabilization (S1 section V; the header's "Post-stabilization" paragraph). motors: the
+ * velocity stage, where motor rows drive the free coordinate's rate with at most max h of impulse. */
+void joints_post_stabilize(imp_world *w, solver_bodies *sb, bool motors)
+{
+    imp_vec3 *v = sb->v, *om = sb->w;
+    const imp_mat3 *Iinv = sb->Iinv;
+    const double *im = sb->im, h = sb->h;
+    const int n = sb->n;
+    struct joint_set *js = w->joints;
+    if (!js || !js->ids.count) return;
+    jsolve_collect(w->joints, n, im);
+    if (!js->nn) return;
+    for (int p = 0; p < js->nn; p++)
+        joint_rows_build(w, &js->j[js->nodes[p]], &js->rows[p], n, v, om, Iinv, im, h, false, true, motors);
+    /* post_solve's check is left out where K cannot be nearly singular: ball joints (three linear rows
+     * each) that close no loop, between bodies that move (1/m > 0) or do not move at all, have rows of
+     * full rank (root each tree at the world or any body: each joint's child body takes its three rows
+     * through 1/m times the identity, block-triangular), so K is positive definite */
+    js->sound = !js->loops;
+    for (int p = 0; p < js->nn && js->sound; p++) {
+        const jrows *R = &js->rows[p];
+        const jside *S[2] = {&R->sA, &R->sB};
+        js->sound = R->axes && R->m == 3;
+        for (int k = 0; k < 2; k++)
+            js->sound = js->sound && (S[k]->dyn || S[k]->i >= n || w->bodies->body[S[k]->i].motion != IMP_DYNAMIC);
+    }
+    for (int pass = 0; pass < ACTIVE_PASSES; pass++) {
+        for (int p = 0; p < js->nn; p++) {
+            jrows *R = &js->rows[p];
+            if (pass) joint_rows_build(w, &js->j[js->nodes[p]], R, n, v, om, Iinv, im, h, false, false, motors);
+            for (int r = 0; r < R->m; r++) {
+                js->rhs[MAXR * p + r] = R->fixed[r] ? 0 : R->f[r];
+                if (R->fixed[r]) memset(R->cA[r], 0, sizeof R->cA[r]), memset(R->cB[r], 0, sizeof R->cB[r]);
+            }
+        }
+        if (!post_solve(js, n, pass == 0)) return;
+        /* multipliers out of bounds are fixed at the bound and applied; the rest is solved again. Limit
+         * rows that pull (the joint leaves the limit) are released first, and motors clamped only in a
+         * pass that released none: a motor driving a joint off its limit must not be clamped against
+         * the limit row it conflicts with */
+        bool release = false, clamped = false;
+        for (int p = 0; p < js->nn && !release; p++)
+            for (int r = 0; r < js->rows[p].m; r++) {
+                const jrows *R = &js->rows[p];
+                double l = js->sol[MAXR * p + r];
+                release = release || (R->kind[r] == ROW_LIMIT && !R->fixed[r] && !(l >= R->lo[r] && l <= R->hi[r]));
+            }
+        for (int p = 0; p < js->nn; p++) {
+            jrows *R = &js->rows[p];
+            double lam[MAXR] = {0};
+            for (int r = 0; r < R->m; r++) {
+                double l = js->sol[MAXR * p + r];
+                if (R->fixed[r] || (l >= R->lo[r] && l <= R->hi[r])) continue;
+                if (release && R->kind[r] != ROW_LIMIT) continue;
+                lam[r] = l < R->lo[r] ? R->lo[r] : R->hi[r];
+                R->fixed[r] = true, clamped = true;
+                if (R->kind[r] == ROW_MOTOR) js->j[js->nodes[p]].motor_used += lam[r], js->j[js->nodes[p]].motor_sat = true;
+            }
+            jsolve_apply(js, p, lam, 1, v, om, NULL, NULL, n);
+        }
+        if (clamped && pass + 1 < ACTIVE_PASSES) continue;
+        for (int p = 0; p < js->nn; p++) {
+            jrows *R = &js->rows[p];
+            double lam[MAXR] = {0};
+            for (int r = 0; r < R->m; r++) {
+                double l = js->sol[MAXR * p + r];
+                if (!R->fixed[r]) lam[r] = l < R->lo[r] ? R->lo[r] : l > R->hi[r] ? R->hi[r] : l;
+                if (R->kind[r] == ROW_MOTOR) js->j[js->nodes[p]].motor_used += lam[r];
+            }
+            jsolve_apply(js, p, lam, 1, v, om, NULL, NULL, n);
+        }
+        break;
+    }
+}
+
+/* S1 section VI: the joints inside the contact stage. S1 processes each level's articulation constraints
+ * after that level's contacts, so that a contact under a jointed body feels what hangs on it or holds
+ * it. Here a joint takes part in the contact sweeps (and in shock propagation) as a block of velocity
+ * rows, the rows of post-stabilization at the positions now: after the contacts of the levels below
+ * and of its own (its level is its higher body's; the world and static bodies are level 0), each joint
+ * in turn applies the multipliers dlambda that make its rows' relative velocities their targets,
+ *     K dlambda = target - u,   K = G W G^T (the joint's own m x m block),
+ * with the multipliers accumulated over the stage: a limit row is one-sided (its accumulated impulse
+ * only pushes away from the bound) and a motor row boxed by what is left of max h this step. A row whose
+ * accumulated multiplier would leave its bounds is held at the bound and the others solved again (an
+ * active set on the block, at most one pass per bounded row). The block solve is the exact velocity
+ * projection of the two bodies onto the joint's rows in the mass metric, so it only removes kinetic
+ * energy and a sweep can never run away; the relative velocities it leaves (zero across the joint now)
+ * are the first-order part of the pre-stabilization that follows shock propagation, which removes the
+ * rest (the O(h^2 omega^2) of the bodies' curved paths and any error of the positions now) exactly.
+ * In shock propagation a joint whose bodies are at two levels holds the lower one fixed, as the contacts
+ * there do, and only the upper one answers (its own part of K, G_X W_X G_X^T), as long as that takes
+ * energy from the upper body; if it would give it energy (the upper body yanked along by a fast lower
+ * one), both answer, as S1 does throughout ("we remove the infinite inertia aspect of the shock
+ * propagation algorithm only when computing the impulses due to articulation"); a joint within one level
+ * moves both. Measured: with both answering always, an 8000 kg box welded on a 1000 kg box resting on
+ * the ground pushed the base 5.2 cm into the ground (the weld moved it after its ground contact was
+ * final); with the lower body held always, 3.4 mm at worst, but the ragdoll scene's three dolls landing
+ * on the top step gained 222 J for a few steps and sent a thigh to 10.8 m/s; with the energy rule the
+ * base lands 7.9 mm deep at worst when the top's push rocks it and rests 1.4 mm deep (6.2 and 1.0 mm
+ * with the joints on the split impulses, joints_split), the dolls gain nothing. A joint to the world or a static body is exact either way, so a body welded to the world is as
+ * fixed as the world for the contacts of the levels above it. */
+void joints_contacts_begin(imp_world *w, const solver_bodies *sb)
+{
+    const imp_vec3 *v = sb->v, *om = sb->w;
+    const imp_mat3 *Iinv = sb->Iinv;
+    const double *im = sb->im, h = sb->h;
+    const int n = sb->n;
+    struct joint_set *js = w->joints;
+    if (!js || !js->ids.count) return;
+    jsolve_collect(w->joints, n, im);
+    if (js->nn > js->vcap) {
+        js->vcap = js->nn * 3 / 2 + 16;
+        js->vK = ids_grow(js->vK, BS * sizeof(double), js->vcap), js->vKi = ids_grow(js->vKi, BS * sizeof(double), js->vcap);
+        js->vacc = ids_grow(js->vacc, MAXR * sizeof(double), js->vcap);
+    }
+    for (int p = 0; p < js->nn; p++) {
+        jrows *R = &js->rows[p];
+        joint_rows_build(w, &js->j[js->nodes[p]], R, n, v, om, Iinv, im, h, false, true, true);
+        double *K = js->vK + BS * (size_t)p, *Ki = js->vKi + BS * (size_t)p;
+        for (int r = 0; r < R->m; r++)
+            for (int c = 0; c < R->m; c++) K[MAXR * r + c] = dot6(R->gA[r], R->wA[c]) + dot6(R->gB[r], R->wB[c]);
+        memcpy(Ki, K, BS * sizeof(double));
+        for (int r = 0; r < R->m; r++) Ki[MAXR * r + r] += 1e-10 * fabs(Ki[MAXR * r + r]) + 1e-300;
+        if (!block_invert(Ki, R->m)) R->m = 0; /* no moving side left in any row: nothing to do */
+        memset(js->vacc + MAXR * (size_t)p, 0, MAXR * sizeof(double));
+    }
+}
+
+/* one joint's block of velocity rows (the comment above); hold 1 or 2: side A or B is held (shock
+ * propagation: the lower of two levels), K is then the other side's part alone and only it answers */
+static void vel_node(struct joint_set *js, int p, imp_vec3 *v, imp_vec3 *om, int n, int hold)
+{
+    jrows *R = &js->rows[p];
+    joint *jt = &js->j[js->nodes[p]];
+    const int m = R->m;
+    if (!m) return;
+    const imp_vec3 va = v[jt->ia], wa = om[jt->ia], vb = v[jt->ib], wb = om[jt->ib]; /* index n: the world, at rest */
+    const double xa[6] = {va.x, va.y, va.z, wa.x, wa.y, wa.z}, xb[6] = {vb.x, vb.y, vb.z, wb.x, wb.y, wb.z};
+    double rhs[MAXR], lam[MAXR], *acc = js->vacc + MAXR * (size_t)p;
+    const double *K = js->vK + BS * (size_t)p, *Ki = js->vKi + BS * (size_t)p;
+    double K1[BS] = {0}, K1i[BS] = {0};
+    if (hold) { /* K of the moving side: G_X W_X G_X^T */
+        const double(*g)[6] = hold == 1 ? (const double(*)[6])R->gB : (const double(*)[6])R->gA;
+        const double(*wg)[6] = hold == 1 ? (const double(*)[6])R->wB : (const double(*)[6])R->wA;
+        for (int r = 0; r < m; r++)
+            for (int c = 0; c < m; c++) K1[MAXR * r + c] = dot6(g[r], wg[c]);
+        memcpy(K1i, K1, sizeof K1);
+        for (int r = 0; r < m; r++) K1i[MAXR * r + r] += 1e-10 * fabs(K1i[MAXR * r + r]) + 1e-300;
+        if (!block_invert(K1i, m)) { /* the moving side cannot answer alone: both do, as without hold */
+            vel_node(js, p, v, om, n, 0);
+            return;
+        }
+        K = K1, Ki = K1i;
+    }
+    for (int r = 0; r < m; r++) rhs[r] = (R->kind[r] == ROW_MOTOR ? jt->speed : 0) - dot6(R->gA[r], xa) - dot6(R->gB[r], xb);
+    bool held[MAXR] = {false}, sat = jt->motor_sat;
+    for (int r = 0; r < m; r++) {
+        double s = 0;
+        for (int c = 0; c < m; c++) s += Ki[MAXR * r + c] * rhs[c];
+        lam[r] = s;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        bool any = false;
+        for (int r = 0; r < m; r++) {
+            if (held[r] || R->kind[r] == ROW_EQ) continue;
+            double t = acc[r] + lam[r];
+            if (t >= R->lo[r] && t <= R->hi[r]) continue;
+            held[r] = true, any = true;
+            lam[r] = (t < R->lo[r] ? R->lo[r] : R->hi[r]) - acc[r];
+            if (R->kind[r] == ROW_MOTOR) jt->motor_sat = true;
+        }
+        if (!any) break;
+        /* the free rows again, with the held ones' multipliers fixed: K_ff lam_f = rhs_f - K_fh lam_h */
+        int f[MAXR], nf = 0;
+        double D[BS], b[MAXR];
+        for (int r = 0; r < m; r++)
+            if (!held[r]) f[nf++] = r;
+        for (int i = 0; i < nf; i++) {
+            b[i] = rhs[f[i]];
+            for (int c = 0; c < m; c++)
+                if (held[c]) b[i] -= K[MAXR * f[i] + c] * lam[c];
+            for (int k = 0; k < nf; k++) D[MAXR * i + k] = K[MAXR * f[i] + f[k]];
+            D[MAXR * i + i] += 1e-10 * fabs(D[MAXR * i + i]) + 1e-300;
+        }
+        if (nf && !block_invert(D, nf)) return;
+        for (int i = 0; i < nf; i++) {
+            double s = 0;
+            for (int k = 0; k < nf; k++) s += D[MAXR * i + k] * b[k];
+            lam[f[i]] = s;
+        }
+    }
+    for (int r = 0; r < m; r++)
+        if (R->kind[r] != ROW_EQ) lam[r] = fmin(fmax(acc[r] + lam[r], R->lo[r]), R->hi[r]) - acc[r];
+    if (hold) {
+        /* the held solve may only take energy from the side that answers: with P = G_X^T lambda,
+         * dKE_X = lambda . (G_X V_X) + 1/2 lambda . K_X lambda. A side that would gain (yanked along by
+         * a fast lower body: a ragdoll's torso by a leg bouncing off a step) is solved with both bodies
+         * answering instead, as S1 does */
+        const double(*g)[6] = hold == 1 ? (const double(*)[6])R->gB : (const double(*)[6])R->gA;
+        const double *xx = hold == 1 ? xb : xa;
+        double dke = 0;
+        for (int r = 0; r < m; r++) {
+            double kl = 0;
+            for (int c = 0; c < m; c++) kl += K[MAXR * r + c] * lam[c];
+            dke += lam[r] * (dot6(g[r], xx) + 0.5 * kl);
+        }
+        if (dke > 0) {
+            jt->motor_sat = sat;
+            vel_node(js, p, v, om, n, 0);
+            return;
+        }
+    }
+    for (int r = 0; r < m; r++) {
+        acc[r] += lam[r];
+        if (R->kind[r] == ROW_MOTOR) jt->motor_used += lam[r];
+    }
+    if (!hold) {
+        jsolve_apply(js, p, lam, 1, v, om, NULL, NULL, n);
+        return;
+    }
+    const int x = hold == 1 ? jt->ib : jt->ia; /* the side that answers */
+    const double(*wg)[6] = hold == 1 ? (const double(*)[6])R->wB : (const double(*)[6])R->wA;
+    if (x >= n) return;
+    for (int r = 0; r < m; r++) {
+        v[x] = v3_add(v[x], v3(lam[r] * wg[r][0], lam[r] * wg[r][1], lam[r] * wg[r][2]));
+        om[x] = v3_add(om[x], v3(lam[r] * wg[r][3], lam[r] * wg[r][4], lam[r] * wg[r][5]));
+    }
+}
+
+/* The split impulses' pseudo velocities (impulse.c) with the joints: each joint's equality rows brought
+ * to zero relative pseudo velocity on its own block, K_ee dlambda = -u_e (no accumulation: no bounds), so
+ * the displacement that pushes a jointed body out of an overlap moves its partners with it. Without it,
+ * pre-stabilization took most of such a displacement back (measured: a ragdoll that landed 6 cm deep in
+ * the floor was still 2.8 cm deep 90 steps later and needed 5 s to get out; with it, 2.6 mm, the contact
+ * slop, 90 steps later). Limit and motor rows stay out: they concern the real velocities. */
+void joints_split(imp_world *w, solver_bodies *sb)
+{
+    imp_vec3 *vp = sb->vp, *wp = sb->wp;
+    const int n = sb->n;
+    struct joint_set *js = w->joints;
+    if (!js || !js->ids.count) return;
+    for (int p = 0; p < js->nn; p++) {
+        const jrows *R = &js->rows[p];
+        const joint *jt = &js->j[js->nodes[p]];
+        int e[MAXR], me = 0;
+        for (int r = 0; r < R->m; r++)
+            if (R->kind[r] == ROW_EQ) e[me++] = r;
+        if (!me) continue;
+        const imp_vec3 va = vp[jt->ia], wa = wp[jt->ia], vb = vp[jt->ib], wb = wp[jt->ib];
+        const double xa[6] = {va.x, va.y, va.z, wa.x, wa.y, wa.z}, xb[6] = {vb.x, vb.y, vb.z, wb.x, wb.y, wb.z};
+        const double *K = js->vK + BS * (size_t)p;
+        double D[BS], rhs[MAXR], lam[MAXR] = {0};
+        for (int i = 0; i < me; i++) {
+            rhs[i] = -dot6(R->gA[e[i]], xa) - dot6(R->gB[e[i]], xb);
+            for (int k = 0; k < me; k++) D[MAXR * i + k] = K[MAXR * e[i] + e[k]];
+            D[MAXR * i + i] += 1e-10 * fabs(D[MAXR * i + i]) + 1e-300;
+        }
+        if (!block_invert(D, me)) continue;
+        for (int i = 0; i < me; i++) {
+            double s = 0;
+            for (int k = 0; k < me; k++) s += D[MAXR * i + k] * rhs[k];
+            lam[e[i]] = s;
+        }
+        jsolve_apply(js, p, lam, 1, vp, wp, NULL, NULL, n);
+    }
+}
+
+void joints_level(imp_world *w, solver_bodies *sb, int lo, int hi, const int *blevel, bool shock)
+{
+    imp_vec3 *v = sb->v, *om = sb->w;
+    const int n = sb->n;
+    struct joint_set *js = w->joints;
+    if (!js || !js->ids.count) return;
+    for (int p = 0; p < js->nn; p++) {
+        const joint *jt = &js->j[js->nodes[p]];
+        int la = jt->ia < n ? blevel[jt->ia] : 0, lb = jt->ib < n ? blevel[jt->ib] : 0;
+        int l = la > lb ? la : lb;
+        if (l >= lo && l < hi) vel_node(js, p, v, om, n, shock && la != lb ? (la < lb ? 1 : 2) : 0);
+    }
+}
+
