@@ -534,118 +534,158 @@ void joint_rows_point_derivs(jrows *R, double h)
     R->dpend = false;
 }
 
-/* Build the rows of joint jt.
- *   pre:  residuals f and derivatives C at the prediction from (v, om); with `first` also the impulse
- *         directions G and which limit rows are active (kept through the Newton iteration)
- *   post: impulse directions G, bounds, and f = target - u at velocities (v, om); motor rows if `motor` */
-void joint_rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp_vec3 *v, const imp_vec3 *om,
-                       const imp_mat3 *Iinv, const double *im, double h, bool pre, bool first, bool motor)
+/* the two sides of jt now (their frames only with frames: a plain ball joint needs no axes) */
+static void rows_sides_now(const imp_world *w, const joint *jt, jrows *R, int n, const double *im, bool frames)
 {
-    jside *A = &R->sA, *B = &R->sB; /* the state now, kept in R for the later builds of the same stage */
+    joint_side_now(w, jt->ia, n, jt->la, jt->fa, im, frames, &R->sA);
+    joint_side_now(w, jt->ib, n, jt->lb, jt->fb, im, frames, &R->sB);
+}
+
+/* the limit row, when the coordinate is at or past a bound: in pre-stabilization the predicted one, in
+ * post-stabilization the one now. Returns the rows so far (m, or m + 1) */
+static int rows_add_limit(joint *jt, jrows *R, int m, imp_vec3 ra, imp_vec3 rb, imp_vec3 aa, imp_vec3 eb, bool pre)
+{
+    const jside *A = &R->sA, *B = &R->sB;
     const imp_joint_type ty = jt->type;
-    const bool frames = ty != IMP_JOINT_POINT || jt->has_limits; /* a plain ball joint needs no axes */
-    if (first || !pre) {
-        joint_side_now(w, jt->ia, n, jt->la, jt->fa, im, frames, A);
-        joint_side_now(w, jt->ib, n, jt->lb, jt->fb, im, frames, B);
+    double bound = 0, side = 0;
+    const double x = pre ? limit_coord(jt, ty, A->F1, B->F1, A->p1, B->p1) : limit_coord(jt, ty, A->F, B->F, A->p, B->p);
+    imp_vec3 dir = eb;
+    if (ty == IMP_JOINT_POINT) { /* swing: phi = angle(a_A, a_B), a "hi" limit; row direction -n so that u = phi dot */
+        imp_vec3 cr = v3_cross(aa, eb);
+        if (!(v3_len(cr) > 1e-12)) cr = v3_cross(aa, fabs(aa.x) < 0.6 ? v3(1, 0, 0) : v3(0, 1, 0)); /* antiparallel: any normal */
+        dir = v3_scale(v3_normalize(cr), -1);
     }
-    if (pre) joint_side_predict(w, jt->la, jt->fa, v, om, h, frames, A), joint_side_predict(w, jt->lb, jt->fb, v, om, h, frames, B);
-    if (first) {
-        /* impulse directions, now */
-        imp_vec3 mid = v3_scale(v3_add(A->p, B->p), 0.5);
-        imp_vec3 ra = v3_sub(mid, A->x), rb = v3_sub(mid, B->x);
-        imp_vec3 aa = frames ? qaxis(A->F, 0) : v3(0, 0, 0), eb = frames ? qaxis(B->F, 0) : v3(0, 0, 0);
-        int m = 0;
-        if (ty == IMP_JOINT_PRISMATIC) {
-            row_lin(R, m++, qaxis(B->F, 1), ra, rb), row_lin(R, m++, qaxis(B->F, 2), ra, rb);
-        } else if (ty == IMP_JOINT_PLANAR) {
-            row_lin(R, m++, eb, ra, rb);
+    double lo = ty == IMP_JOINT_POINT ? -INFINITY : jt->lo, hi = jt->hi, slop = pre ? 0 : LIMIT_SLOP;
+    if (x < lo + slop) bound = lo, side = 1;
+    else if (x > hi - slop) bound = hi, side = -1;
+    /* in pre-stabilization a limit met at any prediction of the stage stays active to its end:
+     * otherwise a solve that brought the prediction back to the bound would drop the row, and
+     * the next (the global Newton, without it) carry the coordinate past the bound again */
+    if (pre && side != 0) jt->pre_side = (int)side, jt->pre_bound = bound;
+    else if (pre && jt->pre_side) side = jt->pre_side, bound = jt->pre_bound;
+    if (!(side != 0 && v3_len(dir) > 0)) return m;
+    if (ty == IMP_JOINT_PRISMATIC) row_lin(R, m, dir, ra, rb);
+    else row_ang(R, m, dir);
+    R->kind[m] = ROW_LIMIT;
+    R->lo[m] = side > 0 ? 0 : -INFINITY, R->hi[m] = side > 0 ? INFINITY : 0;
+    /* a bound far from the coordinate now (limits set away from the pose) is approached by at
+     * most LIMIT_REACH a step: exp(h omega) cannot turn more than pi in one step */
+    const double now = pre ? limit_coord(jt, ty, A->F, B->F, A->p, B->p) : x;
+    R->lim_target = fmin(fmax(bound, now - LIMIT_REACH), now + LIMIT_REACH);
+    return m + 1;
+}
+
+/* the motor row. In pre-stabilization, while the motor has torque to spare (it was not clamped in the
+ * velocity stages) and no limit row is active, the predicted coordinate is the one now plus h speed, so
+ * the position update turns the joint at the motor's speed exactly, whatever the curvature of the other
+ * joints' paths asks of the velocities. In post-stabilization (with motor) its multiplier is boxed by
+ * what is left of this step's max h (the motor acts in several stages). Returns the rows so far */
+static int rows_add_motor(const joint *jt, jrows *R, int m, imp_vec3 ra, imp_vec3 rb, imp_vec3 eb, double h, bool pre, bool motor)
+{
+    const jside *A = &R->sA, *B = &R->sB;
+    const imp_joint_type ty = jt->type;
+    if (pre && jt->has_motor && !jt->motor_sat && has_coordinate(ty) && m < MAXR && (m == 0 || R->kind[m - 1] != ROW_LIMIT)) {
+        if (ty == IMP_JOINT_PRISMATIC) row_lin(R, m, eb, ra, rb), R->mot_target = v3_dot(v3_sub(A->p, B->p), eb);
+        else row_ang(R, m, eb), R->mot_target = joint_hinge_angle(A->F, B->F, jt->angle);
+        R->mot_target += h * jt->speed;
+        R->kind[m] = ROW_MOTOR, R->lo[m] = -INFINITY, R->hi[m] = INFINITY;
+        return m + 1;
+    }
+    if (!pre && motor && jt->has_motor && has_coordinate(ty) && m < MAXR) {
+        if (ty == IMP_JOINT_PRISMATIC) row_lin(R, m, eb, ra, rb);
+        else row_ang(R, m, eb);
+        R->kind[m] = ROW_MOTOR, R->lo[m] = fmin(-jt->max * h - jt->motor_used, 0), R->hi[m] = fmax(jt->max * h - jt->motor_used, 0);
+        return m + 1;
+    }
+    return m;
+}
+
+/* the rows' impulse directions now (linear d at the midpoint of the two articulation points, or angular
+ * d), their kinds and bounds, and W g; pre: which limit rows are active at the prediction */
+static void rows_directions(joint *jt, jrows *R, const imp_mat3 *Iinv, const double *im, double h, bool frames, bool pre, bool motor)
+{
+    const jside *A = &R->sA, *B = &R->sB;
+    const imp_joint_type ty = jt->type;
+    imp_vec3 mid = v3_scale(v3_add(A->p, B->p), 0.5);
+    imp_vec3 ra = v3_sub(mid, A->x), rb = v3_sub(mid, B->x);
+    imp_vec3 aa = frames ? qaxis(A->F, 0) : v3(0, 0, 0), eb = frames ? qaxis(B->F, 0) : v3(0, 0, 0);
+    int m = 0;
+    if (ty == IMP_JOINT_PRISMATIC) {
+        row_lin(R, m++, qaxis(B->F, 1), ra, rb), row_lin(R, m++, qaxis(B->F, 2), ra, rb);
+    } else if (ty == IMP_JOINT_PLANAR) {
+        row_lin(R, m++, eb, ra, rb);
+    } else {
+        for (int c = 0; c < 3; c++) row_lin(R, m++, v3(c == 0, c == 1, c == 2), ra, rb);
+    }
+    R->axes = ty != IMP_JOINT_PRISMATIC && ty != IMP_JOINT_PLANAR;
+    if (ty == IMP_JOINT_HINGE || ty == IMP_JOINT_TWIST || ty == IMP_JOINT_PLANAR) {
+        imp_vec3 t1, t2;
+        v3_basis(aa, &t1, &t2);
+        row_ang(R, m++, t1), row_ang(R, m++, t2);
+    } else if (ty == IMP_JOINT_RIGID || ty == IMP_JOINT_PRISMATIC) {
+        for (int c = 0; c < 3; c++) row_ang(R, m++, v3(c == 0, c == 1, c == 2));
+    }
+    for (int r = 0; r < m; r++) R->kind[r] = ROW_EQ, R->lo[r] = -INFINITY, R->hi[r] = INFINITY;
+    if (jt->has_limits && (angular_free(ty) || ty == IMP_JOINT_PRISMATIC || ty == IMP_JOINT_POINT)) m = rows_add_limit(jt, R, m, ra, rb, aa, eb, pre);
+    R->m = rows_add_motor(jt, R, m, ra, rb, eb, h, pre, motor);
+    joint_rows_weights(R, Iinv, im);
+    for (int r = 0; r < MAXR; r++) R->fixed[r] = false;
+}
+
+/* velocity rows: C = G, and the right-hand side f = target - u at the velocities (v, om) */
+static void rows_velocity_rhs(const joint *jt, jrows *R, int n, const imp_vec3 *v, const imp_vec3 *om)
+{
+    const jside *A = &R->sA, *B = &R->sB;
+    imp_vec3 va = A->i < n ? v[A->i] : v3(0, 0, 0), wa = A->i < n ? om[A->i] : v3(0, 0, 0);
+    imp_vec3 vb = B->i < n ? v[B->i] : v3(0, 0, 0), wb = B->i < n ? om[B->i] : v3(0, 0, 0);
+    for (int r = 0; r < R->m; r++) {
+        memcpy(R->cA[r], R->gA[r], sizeof R->cA[r]), memcpy(R->cB[r], R->gB[r], sizeof R->cB[r]);
+        const double *a = R->gA[r], *b = R->gB[r];
+        double u = a[0] * va.x + a[1] * va.y + a[2] * va.z + a[3] * wa.x + a[4] * wa.y + a[5] * wa.z +
+                   b[0] * vb.x + b[1] * vb.y + b[2] * vb.z + b[3] * wb.x + b[4] * wb.y + b[5] * wb.z;
+        R->f[r] = (R->kind[r] == ROW_MOTOR ? jt->speed : 0) - u;
+    }
+}
+
+/* the predicted residuals and derivatives of the limit row (row m: the coordinate against the target
+ * kept from the directions' build) and of the motor row after it (the coordinate against now + h speed) */
+static void residuals_limit_motor(const joint *jt, jrows *R, int m, int n, imp_vec3 g, imp_vec3 a1, imp_vec3 b1, double h)
+{
+    const jside *A = &R->sA, *B = &R->sB;
+    const imp_joint_type ty = jt->type;
+    if (m < R->m && R->kind[m] == ROW_LIMIT) {
+        double target = R->lim_target;
+        if (angular_free(ty)) {
+            R->f[m] = joint_hinge_angle(A->F1, B->F1, jt->angle) - target;
+            deriv_ang(R, m, b1, v3_scale(b1, -1), A, B);
+        } else if (ty == IMP_JOINT_PRISMATIC) {
+            R->f[m] = v3_dot(g, b1) - target;
+            joint_deriv_point(R, m, b1, A, B, jt->ib < n, g, h);
         } else {
-            for (int c = 0; c < 3; c++) row_lin(R, m++, v3(c == 0, c == 1, c == 2), ra, rb);
+            imp_vec3 cr = v3_cross(a1, b1);
+            double s = v3_len(cr);
+            R->f[m] = atan2(s, v3_dot(a1, b1)) - target;
+            imp_vec3 nn = s > 1e-12 ? v3_scale(cr, 1 / s) : v3(0, 0, 0);
+            deriv_ang(R, m, v3_scale(nn, -1), nn, A, B);
         }
-        R->axes = ty != IMP_JOINT_PRISMATIC && ty != IMP_JOINT_PLANAR;
-        if (ty == IMP_JOINT_HINGE || ty == IMP_JOINT_TWIST || ty == IMP_JOINT_PLANAR) {
-            imp_vec3 t1, t2;
-            v3_basis(aa, &t1, &t2);
-            row_ang(R, m++, t1), row_ang(R, m++, t2);
-        } else if (ty == IMP_JOINT_RIGID || ty == IMP_JOINT_PRISMATIC) {
-            for (int c = 0; c < 3; c++) row_ang(R, m++, v3(c == 0, c == 1, c == 2));
-        }
-        for (int r = 0; r < m; r++) R->kind[r] = ROW_EQ, R->lo[r] = -INFINITY, R->hi[r] = INFINITY;
-        /* the limit row: active in pre-stabilization when the prediction is past a bound, in
-         * post-stabilization when the coordinate now is at a bound */
-        if (jt->has_limits && (angular_free(ty) || ty == IMP_JOINT_PRISMATIC || ty == IMP_JOINT_POINT)) {
-            double bound = 0, side = 0;
-            const double x = pre ? limit_coord(jt, ty, A->F1, B->F1, A->p1, B->p1) : limit_coord(jt, ty, A->F, B->F, A->p, B->p);
-            imp_vec3 dir = eb;
-            if (ty == IMP_JOINT_POINT) { /* swing: phi = angle(a_A, a_B), a "hi" limit; row direction -n so that u = phi dot */
-                imp_vec3 cr = v3_cross(aa, eb);
-                if (!(v3_len(cr) > 1e-12)) cr = v3_cross(aa, fabs(aa.x) < 0.6 ? v3(1, 0, 0) : v3(0, 1, 0)); /* antiparallel: any normal */
-                dir = v3_scale(v3_normalize(cr), -1);
-            }
-            double lo = ty == IMP_JOINT_POINT ? -INFINITY : jt->lo, hi = jt->hi, slop = pre ? 0 : LIMIT_SLOP;
-            if (x < lo + slop) bound = lo, side = 1;
-            else if (x > hi - slop) bound = hi, side = -1;
-            /* in pre-stabilization a limit met at any prediction of the stage stays active to its end:
-             * otherwise a solve that brought the prediction back to the bound would drop the row, and
-             * the next (the global Newton, without it) carry the coordinate past the bound again */
-            if (pre && side != 0) jt->pre_side = (int)side, jt->pre_bound = bound;
-            else if (pre && jt->pre_side) side = jt->pre_side, bound = jt->pre_bound;
-            if (side != 0 && v3_len(dir) > 0) {
-                if (ty == IMP_JOINT_PRISMATIC) row_lin(R, m, dir, ra, rb);
-                else row_ang(R, m, dir);
-                R->kind[m] = ROW_LIMIT;
-                R->lo[m] = side > 0 ? 0 : -INFINITY, R->hi[m] = side > 0 ? INFINITY : 0;
-                /* a bound far from the coordinate now (limits set away from the pose) is approached by at
-                 * most LIMIT_REACH a step: exp(h omega) cannot turn more than pi in one step */
-                const double now = pre ? limit_coord(jt, ty, A->F, B->F, A->p, B->p) : x;
-                R->lim_target = fmin(fmax(bound, now - LIMIT_REACH), now + LIMIT_REACH);
-                m++;
-            }
-        }
-        /* the motor in pre-stabilization: while it has torque to spare (it was not clamped in the
-         * velocity stages) and no limit row is active, the predicted coordinate is the one now plus
-         * h speed, so the position update turns the joint at the motor's speed exactly, whatever the
-         * curvature of the other joints' paths asks of the velocities */
-        if (pre && jt->has_motor && !jt->motor_sat && has_coordinate(ty) && m < MAXR && (m == 0 || R->kind[m - 1] != ROW_LIMIT)) {
-            if (ty == IMP_JOINT_PRISMATIC) row_lin(R, m, eb, ra, rb), R->mot_target = v3_dot(v3_sub(A->p, B->p), eb);
-            else row_ang(R, m, eb), R->mot_target = joint_hinge_angle(A->F, B->F, jt->angle);
-            R->mot_target += h * jt->speed;
-            R->kind[m] = ROW_MOTOR, R->lo[m] = -INFINITY, R->hi[m] = INFINITY;
-            m++;
-        }
-        if (!pre && motor && jt->has_motor && has_coordinate(ty) && m < MAXR) {
-            if (ty == IMP_JOINT_PRISMATIC) row_lin(R, m, eb, ra, rb);
-            else row_ang(R, m, eb);
-            /* boxed by what is left of this step's max h (the motor acts in several stages) */
-            R->kind[m] = ROW_MOTOR, R->lo[m] = fmin(-jt->max * h - jt->motor_used, 0), R->hi[m] = fmax(jt->max * h - jt->motor_used, 0);
-            m++;
-        }
-        R->m = m;
-        /* W g */
-        for (int r = 0; r < m; r++) {
-            const double *ga = R->gA[r], *gb = R->gB[r];
-            imp_vec3 la = v3_scale(v3(ga[0], ga[1], ga[2]), A->dyn ? im[A->i] : 0), lb = v3_scale(v3(gb[0], gb[1], gb[2]), B->dyn ? im[B->i] : 0);
-            imp_vec3 wa = A->dyn ? m3_mul_v(Iinv[A->i], v3(ga[3], ga[4], ga[5])) : v3(0, 0, 0);
-            imp_vec3 wb = B->dyn ? m3_mul_v(Iinv[B->i], v3(gb[3], gb[4], gb[5])) : v3(0, 0, 0);
-            set6(R->wA[r], la, wa), set6(R->wB[r], lb, wb);
-            R->fixed[r] = false;
+        m++;
+    }
+    if (m < R->m && R->kind[m] == ROW_MOTOR) {
+        if (angular_free(ty)) {
+            R->f[m] = joint_hinge_angle(A->F1, B->F1, R->mot_target) - R->mot_target;
+            deriv_ang(R, m, b1, v3_scale(b1, -1), A, B);
+        } else {
+            R->f[m] = v3_dot(g, b1) - R->mot_target;
+            joint_deriv_point(R, m, b1, A, B, jt->ib < n, g, h);
         }
     }
-    if (!pre && !v) return; /* directions only (joints_rows) */
-    if (!pre) {
-        /* velocity rows: C = G, right-hand side target - u */
-        imp_vec3 va = A->i < n ? v[A->i] : v3(0, 0, 0), wa = A->i < n ? om[A->i] : v3(0, 0, 0);
-        imp_vec3 vb = B->i < n ? v[B->i] : v3(0, 0, 0), wb = B->i < n ? om[B->i] : v3(0, 0, 0);
-        for (int r = 0; r < R->m; r++) {
-            memcpy(R->cA[r], R->gA[r], sizeof R->cA[r]), memcpy(R->cB[r], R->gB[r], sizeof R->cB[r]);
-            const double *a = R->gA[r], *b = R->gB[r];
-            double u = a[0] * va.x + a[1] * va.y + a[2] * va.z + a[3] * wa.x + a[4] * wa.y + a[5] * wa.z +
-                       b[0] * vb.x + b[1] * vb.y + b[2] * vb.z + b[3] * wb.x + b[4] * wb.y + b[5] * wb.z;
-            R->f[r] = (R->kind[r] == ROW_MOTOR ? jt->speed : 0) - u;
-        }
-        return;
-    }
-    /* predicted residuals and their derivatives (the header's table) */
+}
+
+/* the predicted residuals f and their derivatives C of every row (the header's table) */
+static inline __attribute__((always_inline)) void rows_residuals(const imp_world *w, const joint *jt, jrows *R, int n, double h, bool frames)
+{
+    const jside *A = &R->sA, *B = &R->sB;
+    const imp_joint_type ty = jt->type;
     R->dpend = false;
     imp_vec3 g = v3_sub(A->p1, B->p1);
     imp_vec3 a1 = frames ? qaxis(A->F1, 0) : v3(0, 0, 0), b1 = frames ? qaxis(B->F1, 0) : v3(0, 0, 0);
@@ -658,7 +698,7 @@ void joint_rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp_
         }
     } else {
         /* a plain ball joint in a line search's trial: the residuals only, its C when a step needs it
-         * (deriv_all: the same numbers from the same sides) */
+         * (joint_rows_point_derivs: the same numbers from the same sides) */
         const bool defer = ty == IMP_JOINT_POINT && R->m == 3 && w->joints && w->joints->trial;
         for (int c = 0; c < 3; c++) {
             imp_vec3 t = v3(c == 0, c == 1, c == 2);
@@ -686,32 +726,35 @@ void joint_rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp_
             deriv_ang(R, m++, v3_scale(v3_add(v3_scale(ei, q.w), vx), sg), v3_scale(v3_sub(v3_scale(ei, q.w), vx), -sg), A, B);
         }
     }
-    if (m < R->m && R->kind[m] == ROW_LIMIT) { /* the residual past the bound kept from the first build */
-        double target = R->lim_target;
-        if (angular_free(ty)) {
-            R->f[m] = joint_hinge_angle(A->F1, B->F1, jt->angle) - target;
-            deriv_ang(R, m, b1, v3_scale(b1, -1), A, B);
-        } else if (ty == IMP_JOINT_PRISMATIC) {
-            R->f[m] = v3_dot(g, b1) - target;
-            joint_deriv_point(R, m, b1, A, B, jt->ib < n, g, h);
-        } else {
-            imp_vec3 cr = v3_cross(a1, b1);
-            double s = v3_len(cr);
-            R->f[m] = atan2(s, v3_dot(a1, b1)) - target;
-            imp_vec3 nn = s > 1e-12 ? v3_scale(cr, 1 / s) : v3(0, 0, 0);
-            deriv_ang(R, m, v3_scale(nn, -1), nn, A, B);
-        }
-        m++;
-    }
-    if (m < R->m && R->kind[m] == ROW_MOTOR) { /* the coordinate against now + h speed (as the limit row) */
-        if (angular_free(ty)) {
-            R->f[m] = joint_hinge_angle(A->F1, B->F1, R->mot_target) - R->mot_target;
-            deriv_ang(R, m, b1, v3_scale(b1, -1), A, B);
-        } else {
-            R->f[m] = v3_dot(g, b1) - R->mot_target;
-            joint_deriv_point(R, m, b1, A, B, jt->ib < n, g, h);
-        }
-    }
+    residuals_limit_motor(jt, R, m, n, g, a1, b1, h);
+}
+
+/* a plain ball joint needs no axes */
+static bool needs_frames(const joint *jt) { return jt->type != IMP_JOINT_POINT || jt->has_limits; }
+
+/* Post-stabilization's rows of jt at the positions now: with directions, the impulse directions G, the
+ * kinds and bounds (motor rows if motor) and W G, else those of the stage's first build; then, with v,
+ * C = G and f = target - u at the velocities (v, om) (without v: the directions only, joints_rows) */
+void joint_rows_velocity(const imp_world *w, joint *jt, jrows *R, int n, const imp_vec3 *v, const imp_vec3 *om,
+                         const imp_mat3 *Iinv, const double *im, double h, bool directions, bool motor)
+{
+    const bool frames = needs_frames(jt);
+    rows_sides_now(w, jt, R, n, im, frames);
+    if (directions) rows_directions(jt, R, Iinv, im, h, frames, false, motor);
+    if (v) rows_velocity_rhs(jt, R, n, v, om);
+}
+
+/* Pre-stabilization's rows of jt: the residuals f and derivatives C at the prediction from the velocities
+ * (v, om) over h; with directions also the sides now, the impulse directions G and which limit rows are
+ * active (kept through the Newton iteration: without, those of the last build with directions) */
+void joint_rows_predicted(const imp_world *w, joint *jt, jrows *R, int n, const imp_vec3 *v, const imp_vec3 *om,
+                          const imp_mat3 *Iinv, const double *im, double h, bool directions)
+{
+    const bool frames = needs_frames(jt);
+    if (directions) rows_sides_now(w, jt, R, n, im, frames);
+    joint_side_predict(w, jt->la, jt->fa, v, om, h, frames, &R->sA), joint_side_predict(w, jt->lb, jt->fb, v, om, h, frames, &R->sB);
+    if (directions) rows_directions(jt, R, Iinv, im, h, frames, true, false);
+    rows_residuals(w, jt, R, n, h, frames);
 }
 
 static int cmp_u64(const void *x, const void *y)
@@ -722,21 +765,85 @@ static int cmp_u64(const void *x, const void *y)
 
 /* ---- the stages -------------------------------------------------------------------------------------- */
 
-int joints_prepare(imp_world *w, int n)
+/* the per-body and per-pair tables of joints_prepare, grown to n bodies */
+static void prepare_tables(struct joint_set *js, int n)
 {
-    struct joint_set *js = w->joints;
-    if (!js || !js->ids.count) return 0;
     if (n > js->body_cap) {
         js->body_cap = n * 3 / 2 + 16;
         js->jointed = ids_grow(js->jointed, 1, js->body_cap);
         js->uf = ids_grow(js->uf, sizeof(int), js->body_cap);
         js->lf = ids_grow(js->lf, sizeof(int), js->body_cap + 1);
     }
-    memset(js->jointed, 0, (size_t)n);
     if (js->ids.count > js->pair_cap) {
         js->pair_cap = js->ids.count * 3 / 2 + 16;
         js->pairs = ids_grow(js->pairs, sizeof(uint64_t), js->pair_cap);
     }
+}
+
+static int uf_root(int *parent, int r)
+{
+    while (parent[r] != r) r = parent[r] = parent[parent[r]];
+    return r;
+}
+
+/* a live joint's part of the step's topology: its body pair; the union-find with everything that does
+ * not move as one node (a joint whose ends are already joined closes a loop); the joint islands of
+ * dynamic bodies (sleeping) */
+static void prepare_joint(imp_world *w, struct joint_set *js, const joint *jt, int n)
+{
+    uint64_t lo = (uint64_t)(jt->ia < jt->ib ? jt->ia : jt->ib), hi = (uint64_t)(jt->ia < jt->ib ? jt->ib : jt->ia);
+    js->pairs[js->npairs++] = lo << 32 | hi; /* the world is n */
+    int ra = jt->ia < n && w->bodies->body[jt->ia].motion == IMP_DYNAMIC ? jt->ia : n;
+    int rb = jt->ib < n && w->bodies->body[jt->ib].motion == IMP_DYNAMIC ? jt->ib : n;
+    ra = uf_root(js->lf, ra), rb = uf_root(js->lf, rb);
+    if (ra == rb) js->loops = js->loops || ra != n; /* no dynamic end: an inert joint, no loop */
+    else js->lf[ra] = rb;
+    if (jt->ib < n && w->bodies->body[jt->ia].motion == IMP_DYNAMIC && w->bodies->body[jt->ib].motion == IMP_DYNAMIC) {
+        ra = uf_root(js->uf, jt->ia), rb = uf_root(js->uf, jt->ib);
+        if (ra != rb) js->uf[ra] = rb;
+    }
+}
+
+/* a joint island sleeps and wakes as one: any awake member wakes the rest; then jointed marks the awake
+ * dynamic bodies with a live joint */
+static void prepare_islands(imp_world *w, struct joint_set *js, int n)
+{
+    body *bodies = w->bodies->body;
+    memset(js->jointed, 0, (size_t)n);
+    for (int k = 0; k < js->ids.count; k++) {
+        const joint *jt = &js->j[k];
+        if (jt->ia < 0 || jt->ib < 0) continue;
+        int ends[2] = {jt->ia, jt->ib};
+        for (int e = 0; e < 2; e++)
+            if (ends[e] < n && bodies[ends[e]].motion == IMP_DYNAMIC && !bodies[ends[e]].asleep) {
+                int r = ends[e];
+                while (js->uf[r] != r) r = js->uf[r];
+                js->jointed[r] = 2; /* the root marks an awake island */
+            }
+    }
+    for (int i = 0; i < n; i++) {
+        int r = i;
+        while (js->uf[r] != r) r = js->uf[r];
+        if (js->jointed[r] == 2 && bodies[i].asleep) bodies[i].asleep = 0, bodies[i].sleep_time = 0;
+    }
+    memset(js->jointed, 0, (size_t)n);
+    for (int k = 0; k < js->ids.count; k++) {
+        const joint *jt = &js->j[k];
+        if (jt->ia < 0 || jt->ib < 0) continue;
+        int ends[2] = {jt->ia, jt->ib};
+        for (int e = 0; e < 2; e++)
+            if (ends[e] < n && bodies[ends[e]].motion == IMP_DYNAMIC && !bodies[ends[e]].asleep) js->jointed[ends[e]] = 1;
+    }
+}
+
+/* The step's topology: each joint's dense bodies (a joint whose body was destroyed wakes its partner,
+ * once), the pairs joined (their contacts are ignored), whether the joints close a loop, and the joint
+ * islands, awake as one. Returns the live joints */
+int joints_prepare(imp_world *w, int n)
+{
+    struct joint_set *js = w->joints;
+    if (!js || !js->ids.count) return 0;
+    prepare_tables(js, n);
     js->npairs = 0, js->pre_h = 0;
     for (int i = 0; i < n; i++) js->uf[i] = i;
     for (int i = 0; i <= n; i++) js->lf[i] = i;
@@ -754,52 +861,9 @@ int joints_prepare(imp_world *w, int n)
             continue;
         }
         live++;
-        {
-            uint64_t lo = (uint64_t)(jt->ia < jt->ib ? jt->ia : jt->ib), hi = (uint64_t)(jt->ia < jt->ib ? jt->ib : jt->ia);
-            js->pairs[js->npairs++] = lo << 32 | hi; /* the world is n */
-        }
-        {
-            int ra = jt->ia < n && w->bodies->body[jt->ia].motion == IMP_DYNAMIC ? jt->ia : n;
-            int rb = jt->ib < n && w->bodies->body[jt->ib].motion == IMP_DYNAMIC ? jt->ib : n;
-            while (js->lf[ra] != ra) ra = js->lf[ra] = js->lf[js->lf[ra]];
-            while (js->lf[rb] != rb) rb = js->lf[rb] = js->lf[js->lf[rb]];
-            if (ra == rb) js->loops = js->loops || ra != n; /* no dynamic end: an inert joint, no loop */
-            else js->lf[ra] = rb;
-        }
-        if (jt->ib < n) {
-            if (w->bodies->body[jt->ia].motion == IMP_DYNAMIC && w->bodies->body[jt->ib].motion == IMP_DYNAMIC) {
-                int ra = jt->ia, rb = jt->ib;
-                while (js->uf[ra] != ra) ra = js->uf[ra] = js->uf[js->uf[ra]];
-                while (js->uf[rb] != rb) rb = js->uf[rb] = js->uf[js->uf[rb]];
-                if (ra != rb) js->uf[ra] = rb;
-            }
-        }
+        prepare_joint(w, js, jt, n);
     }
-    /* a joint island sleeps and wakes as one: any awake member wakes the rest */
-    for (int k = 0; k < js->ids.count; k++) {
-        const joint *jt = &js->j[k];
-        if (jt->ia < 0 || jt->ib < 0) continue;
-        int ends[2] = {jt->ia, jt->ib};
-        for (int e = 0; e < 2; e++)
-            if (ends[e] < n && w->bodies->body[ends[e]].motion == IMP_DYNAMIC && !w->bodies->body[ends[e]].asleep) {
-                int r = ends[e];
-                while (js->uf[r] != r) r = js->uf[r];
-                js->jointed[r] = 2; /* the root marks an awake island */
-            }
-    }
-    for (int i = 0; i < n; i++) {
-        int r = i;
-        while (js->uf[r] != r) r = js->uf[r];
-        if (js->jointed[r] == 2 && w->bodies->body[i].asleep) w->bodies->body[i].asleep = 0, w->bodies->body[i].sleep_time = 0;
-    }
-    memset(js->jointed, 0, (size_t)n);
-    for (int k = 0; k < js->ids.count; k++) {
-        const joint *jt = &js->j[k];
-        if (jt->ia < 0 || jt->ib < 0) continue;
-        int ends[2] = {jt->ia, jt->ib};
-        for (int e = 0; e < 2; e++)
-            if (ends[e] < n && w->bodies->body[ends[e]].motion == IMP_DYNAMIC && !w->bodies->body[ends[e]].asleep) js->jointed[ends[e]] = 1;
-    }
+    prepare_islands(w, js, n);
     qsort(js->pairs, (size_t)js->npairs, sizeof(uint64_t), cmp_u64);
     return live;
 }
@@ -836,7 +900,7 @@ int joints_rows(const imp_world *w, int k, joint_row out[6])
     if (!joint_bodies(w, &jt, n)) return 0;
     jt.has_limits = false;
     jrows R;
-    joint_rows_build(w, &jt, &R, n, NULL, NULL, NULL, NULL, 0, false, true, false);
+    joint_rows_velocity(w, &jt, &R, n, NULL, NULL, NULL, NULL, 0, true, false);
     jside A, B;
     joint_side_now(w, jt.ia, n, jt.la, jt.fa, NULL, true, &A);
     joint_side_now(w, jt.ib, n, jt.lb, jt.fb, NULL, true, &B);

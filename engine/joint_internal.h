@@ -128,12 +128,27 @@ static inline double dot6(const double *a, const double *b)
 /* fmax(a, b) for a that is not NaN (a NaN b leaves a, as fmax does), inlined in the residual loops */
 static inline double fmax_num(double a, double b) { return b > a ? b : a; }
 
+/* W g of every row of R: the velocity change per unit multiplier (zero on a side that does not move) */
+static inline void joint_rows_weights(jrows *R, const imp_mat3 *Iinv, const double *im)
+{
+    const jside *A = &R->sA, *B = &R->sB;
+    for (int r = 0; r < R->m; r++) {
+        const double *ga = R->gA[r], *gb = R->gB[r];
+        imp_vec3 la = v3_scale(v3(ga[0], ga[1], ga[2]), A->dyn ? im[A->i] : 0), lb = v3_scale(v3(gb[0], gb[1], gb[2]), B->dyn ? im[B->i] : 0);
+        imp_vec3 wa = A->dyn ? m3_mul_v(Iinv[A->i], v3(ga[3], ga[4], ga[5])) : v3(0, 0, 0);
+        imp_vec3 wb = B->dyn ? m3_mul_v(Iinv[B->i], v3(gb[3], gb[4], gb[5])) : v3(0, 0, 0);
+        set6(R->wA[r], la, wa), set6(R->wB[r], lb, wb);
+    }
+}
+
 /* joint.c: the sides of a joint and its rows */
 void joint_predict_rotation(imp_quat q, imp_vec3 om, double h, imp_quat *q1, imp_mat3 *HL);
 void joint_side_now(const imp_world *w, int i, int n, imp_vec3 l, imp_quat f, const double *im, bool frame, jside *s);
 double joint_hinge_angle(imp_quat FA, imp_quat FB, double near);
 void joint_rows_point_derivs(jrows *R, double h);
-void joint_rows_build(const imp_world *w, joint *jt, jrows *R, int n, const imp_vec3 *v, const imp_vec3 *om,
-                      const imp_mat3 *Iinv, const double *im, double h, bool pre, bool first, bool motor);
+void joint_rows_velocity(const imp_world *w, joint *jt, jrows *R, int n, const imp_vec3 *v, const imp_vec3 *om,
+                         const imp_mat3 *Iinv, const double *im, double h, bool directions, bool motor);
+void joint_rows_predicted(const imp_world *w, joint *jt, jrows *R, int n, const imp_vec3 *v, const imp_vec3 *om,
+                          const imp_mat3 *Iinv, const double *im, double h, bool directions);
 
 #endif

@@ -9,24 +9,19 @@
 #include "joint_velocity.h"
 #include "world_parts.h"
 
-#ifndef PRE_SWEEPS
-#define PRE_SWEEPS 0      /* S1's per-joint sweeps before the global solve (header, step 1) */
-#endif
-#ifndef SWEEP_ITERS
-#define SWEEP_ITERS 1
-#endif
 #define NEWTON_ITERS 16
 #define FINAL_TOL 1e-9    /* m, and rad */
 #define STALL_RATIO 0.1   /* a global Newton step that leaves more than this of the residual stalls */
+#define SWEEP_TOL 1e-4    /* S1's sweep: a joint whose largest residual is below this takes no step */
 
 /* the predicted residuals of every node at the velocities pv, pw; returns the largest, |F|^2 in *n2 */
-static double eval_all(imp_world *w, int n, const imp_mat3 *Iinv, const double *im, double h, double *n2)
+static double eval_all(imp_world *w, const solver_bodies *sb, double *n2)
 {
     struct joint_set *js = w->joints;
     double worst = 0, sum = 0;
     for (int p = 0; p < js->nn; p++) {
         jrows *R = &js->rows[p];
-        joint_rows_build(w, &js->j[js->nodes[p]], R, n, js->pv, js->pw, Iinv, im, h, true, false, false);
+        joint_rows_predicted(w, &js->j[js->nodes[p]], R, sb->n, js->pv, js->pw, sb->Iinv, sb->im, sb->h, false);
         if (js->keep > 0)
             for (int r = 0; r < R->m; r++) R->f[r] -= js->keep * R->e0[r];
         for (int r = 0; r < R->m; r++) worst = fmax_num(worst, fabs(R->f[r])), sum += R->f[r] * R->f[r];
@@ -37,10 +32,10 @@ static double eval_all(imp_world *w, int n, const imp_mat3 *Iinv, const double *
 
 /* eval_all for a line search's trial, which is often rejected (or ends the iteration): plain ball
  * joints leave their derivatives to deriv_all */
-static double eval_trial(imp_world *w, int n, const imp_mat3 *Iinv, const double *im, double h, double *n2)
+static double eval_trial(imp_world *w, const solver_bodies *sb, double *n2)
 {
     w->joints->trial = true;
-    double worst = eval_all(w, n, Iinv, im, h, n2);
+    double worst = eval_all(w, sb, n2);
     w->joints->trial = false;
     return worst;
 }
@@ -56,52 +51,126 @@ static void deriv_all(struct joint_set *js, double h)
 
 /* rows of every node from scratch (impulse directions, active limits) with their residuals, as eval_all;
  * all false: only the joints with limits (whose limit rows may come or go with the prediction) */
-static double build_all(imp_world *w, int n, const imp_mat3 *Iinv, const double *im, double h, double *n2, bool all)
+static double build_all(imp_world *w, const solver_bodies *sb, double *n2, bool all)
 {
     struct joint_set *js = w->joints;
     double worst = 0, sum = 0;
     for (int p = 0; p < js->nn; p++) {
         jrows *R = &js->rows[p];
         joint *jt = &js->j[js->nodes[p]];
-        joint_rows_build(w, jt, R, n, js->pv, js->pw, Iinv, im, h, true, all || jt->has_limits, false);
+        joint_rows_predicted(w, jt, R, sb->n, js->pv, js->pw, sb->Iinv, sb->im, sb->h, all || jt->has_limits);
         for (int r = 0; r < R->m; r++) worst = fmax_num(worst, fabs(R->f[r])), sum += R->f[r] * R->f[r];
     }
     *n2 = sum;
     return worst == worst ? worst : INFINITY;
 }
 
-/* one joint's Newton solve alone (S1 section IV's per-joint iteration) to tol; fresh: build its impulse
- * directions now (else they are those of the stage's build, valid while no limit row can come or go) */
-static void solve_one(imp_world *w, int p, int n, const imp_mat3 *Iinv, const double *im, double h, double tol, int iters,
-                      imp_vec3 *pv, imp_vec3 *pw, imp_vec3 *v, imp_vec3 *om, bool fresh)
+/* one Newton step of joint p's rows alone (S1 section IV's per-joint iteration), with its m x m block
+ * of K and the impulse directions of the stage's build (a joint with limits builds its own: its limit
+ * rows may come or go); none when its largest residual is below tol or not finite */
+static void sweep_joint(imp_world *w, solver_bodies *sb, int p, double tol)
 {
     struct joint_set *js = w->joints;
     jrows *R = &js->rows[p];
     joint *jt = &js->j[js->nodes[p]];
-    joint_rows_build(w, jt, R, n, pv, pw, Iinv, im, h, true, fresh || jt->has_limits, false);
-    double last = INFINITY, lam[MAXR] = {0};
-    for (int it = 0; it < iters; it++) {
-        if (it) joint_rows_build(w, jt, R, n, pv, pw, Iinv, im, h, true, false, false); /* the first build has them */
-        double worst = 0, D[BS];
-        for (int r = 0; r < R->m; r++) worst = fmax_num(worst, fabs(R->f[r]));
-        if (!(worst < last)) { /* this joint's Newton does not converge from here: undo its last step */
-            jsolve_apply(js, p, lam, -1, pv, pw, v, om, n);
-            return;
-        }
-        if (!(worst >= tol)) return;
-        last = worst;
-        for (int r = 0; r < R->m; r++) {
-            for (int c = 0; c < R->m; c++) D[MAXR * r + c] = dot6(R->cA[r], R->wA[c]) + dot6(R->cB[r], R->wB[c]);
-            D[MAXR * r + r] += 1e-10 * fabs(D[MAXR * r + r]) + 1e-300;
-        }
-        if (!block_invert(D, R->m)) return;
-        for (int r = 0; r < R->m; r++) {
-            double s = 0;
-            for (int c = 0; c < R->m; c++) s -= D[MAXR * r + c] * R->f[c];
-            lam[r] = s;
-        }
-        jsolve_apply(js, p, lam, 1, pv, pw, v, om, n);
+    joint_rows_predicted(w, jt, R, sb->n, js->pv, js->pw, sb->Iinv, sb->im, sb->h, jt->has_limits);
+    double worst = 0, D[BS], lam[MAXR] = {0};
+    for (int r = 0; r < R->m; r++) worst = fmax_num(worst, fabs(R->f[r]));
+    if (!(worst < INFINITY) || !(worst >= tol)) return;
+    for (int r = 0; r < R->m; r++) {
+        for (int c = 0; c < R->m; c++) D[MAXR * r + c] = dot6(R->cA[r], R->wA[c]) + dot6(R->cB[r], R->wB[c]);
+        D[MAXR * r + r] += 1e-10 * fabs(D[MAXR * r + r]) + 1e-300;
     }
+    if (!block_invert(D, R->m)) return;
+    for (int r = 0; r < R->m; r++) {
+        double s = 0;
+        for (int c = 0; c < R->m; c++) s -= D[MAXR * r + c] * R->f[c];
+        lam[r] = s;
+    }
+    jsolve_apply(js, p, lam, 1, js->pv, js->pw, sb->v, sb->w, sb->n);
+}
+
+/* S1's sweep: each joint's own Newton step in turn; kept only when it lowers |F|^2 over all joints (the
+ * state before it is saved and restored). Returns the largest residual, |F|^2 in *n2 */
+static double pre_sweep(imp_world *w, solver_bodies *sb, double *n2)
+{
+    struct joint_set *js = w->joints;
+    imp_vec3 *v = sb->v, *om = sb->w;
+    const int n = sb->n;
+    double a2;
+    for (int i = 0; i <= n; i++) js->sv[i] = js->pv[i], js->sw[i] = js->pw[i], js->tv[i] = v[i], js->tw[i] = om[i];
+    for (int p = 0; p < js->nn; p++) sweep_joint(w, sb, p, SWEEP_TOL);
+    double wa = build_all(w, sb, &a2, false);
+    if (a2 <= *n2) {
+        *n2 = a2;
+        return wa;
+    }
+    for (int i = 0; i <= n; i++) js->pv[i] = js->sv[i], js->pw[i] = js->sw[i], v[i] = js->tv[i], om[i] = js->tw[i];
+    js->epoch++;
+    return build_all(w, sb, n2, false);
+}
+
+/* the global Newton on every row at once: the sparse solve and a backtracking line search (alpha = 1,
+ * 1/2, 1/4) on |F|^2. S1's directions G are fixed, and where the predicted constraints are out of
+ * their reach the iteration stalls well above the tolerance: a step that lowers nothing is undone,
+ * and that, a step the line search had to shorten, or one that cuts the largest residual by less than
+ * STALL_RATIO (Newton near a reachable solution cuts it by far more) hands over to the fallback below
+ * at once (waiting for the damped retries cost as much as the rest of the step on a whipping chain).
+ * Where the joints close a loop the Newton keeps its Levenberg-Marquardt retries (mu raised on a
+ * rejected step, two failures end it) and hands over only then: measured, the net scene handed over
+ * early ran hotter (fastest body 11-17 m/s against 7.4) and blew up under a change of rounding. */
+static void newton_round(imp_world *w, solver_bodies *sb, double *worst, double *n2, double *mu, int *fails)
+{
+    struct joint_set *js = w->joints;
+    imp_vec3 *v = sb->v, *om = sb->w;
+    const int n = sb->n;
+    for (int it = 0; it < NEWTON_ITERS && *worst > FINAL_TOL && *fails < 2; it++) {
+        deriv_all(js, sb->h);
+        for (int p = 0; p < js->nn; p++)
+            for (int r = 0; r < js->rows[p].m; r++) js->rhs[MAXR * p + r] = -js->rows[p].f[r];
+        jsolve_assemble(js, n, *mu);
+        if (!jsolve_factor(js)) {
+            *mu = *mu * 100 + 1e-6, (*fails)++;
+            continue;
+        }
+        jsolve_solve(js);
+        double alpha = 1, applied = 0, t2 = *n2, tw = *worst, last_w = *worst;
+        bool ok = false;
+        for (int ls = 0; ls < 3 && !ok; ls++, alpha *= 0.5) {
+            for (int p = 0; p < js->nn; p++) jsolve_apply(js, p, js->sol + MAXR * p, alpha - applied, js->pv, js->pw, v, om, n);
+            applied = alpha;
+            tw = eval_trial(w, sb, &t2);
+            ok = t2 < (1 - 1e-4 * alpha) * *n2;
+        }
+        if (ok) {
+            *n2 = t2, *worst = tw;
+            if (js->loops) *mu = applied == 1 ? fmax(*mu * 0.1, 1e-9) : *mu * 10;
+            else if (applied < 1 || tw > STALL_RATIO * last_w) return; /* not Newton's quadratic pace: project */
+        } else {
+            for (int p = 0; p < js->nn; p++) jsolve_apply(js, p, js->sol + MAXR * p, -applied, js->pv, js->pw, v, om, n);
+            *worst = eval_all(w, sb, n2);
+            if (!js->loops) return;
+            *mu = *mu * 100 + 1e-6, (*fails)++; /* closed loops: damped retries before the fallback */
+        }
+    }
+}
+
+/* a limit the solve carried its coordinate past (not met at the first prediction): its row joins (the
+ * impulse directions are those of now, unchanged). Returns whether one joined; the rows' residuals are
+ * rebuilt (their largest into *worst, |F|^2 into *n2) where a joint has limits */
+static bool limits_joined(imp_world *w, const solver_bodies *sb, double *worst, double *n2)
+{
+    struct joint_set *js = w->joints;
+    bool limits = false;
+    for (int p = 0; p < js->nn && !limits; p++) limits = js->j[js->nodes[p]].has_limits;
+    if (!limits) return false;
+    int lim0 = 0, lim1 = 0;
+    for (int p = 0; p < js->nn; p++)
+        for (int r = 0; r < js->rows[p].m; r++) lim0 += js->rows[p].kind[r] == ROW_LIMIT;
+    *worst = build_all(w, sb, n2, false);
+    for (int p = 0; p < js->nn; p++)
+        for (int r = 0; r < js->rows[p].m; r++) lim1 += js->rows[p].kind[r] == ROW_LIMIT;
+    return lim1 != lim0;
 }
 
 /* The fallback when S1's Newton stalls (no solution near: with the impulse directions G fixed at time n
@@ -118,32 +187,25 @@ static void solve_one(imp_world *w, int p, int n, const imp_mat3 *Iinv, const do
  * predicted articulation point, turned by J_l^T), with W G: then K = C W C^T / h is symmetric positive
  * semidefinite and every Newton step a descent direction of |F|^2 (Gauss-Newton: the smallest step in the
  * mass metric that zeroes the linearization) */
-static void rows_normals(struct joint_set *js, int n, const imp_mat3 *Iinv, const double *im, double h)
+static void rows_normals(struct joint_set *js, const solver_bodies *sb)
 {
     for (int p = 0; p < js->nn; p++) {
         jrows *R = &js->rows[p];
-        const joint *jt = &js->j[js->nodes[p]];
-        const int a = jt->ia, b = jt->ib;
-        bool da = a < n && im[a] > 0, db = b < n && im[b] > 0;
-        for (int r = 0; r < R->m; r++) {
-            for (int k = 0; k < 6; k++) R->gA[r][k] = R->cA[r][k] / h, R->gB[r][k] = R->cB[r][k] / h;
-            const double *ga = R->gA[r], *gb = R->gB[r];
-            imp_vec3 la = v3_scale(v3(ga[0], ga[1], ga[2]), da ? im[a] : 0), lb = v3_scale(v3(gb[0], gb[1], gb[2]), db ? im[b] : 0);
-            imp_vec3 wa = da ? m3_mul_v(Iinv[a], v3(ga[3], ga[4], ga[5])) : v3(0, 0, 0);
-            imp_vec3 wb = db ? m3_mul_v(Iinv[b], v3(gb[3], gb[4], gb[5])) : v3(0, 0, 0);
-            set6(R->wA[r], la, wa), set6(R->wB[r], lb, wb);
-        }
+        for (int r = 0; r < R->m; r++)
+            for (int k = 0; k < 6; k++) R->gA[r][k] = R->cA[r][k] / sb->h, R->gB[r][k] = R->cB[r][k] / sb->h;
+        joint_rows_weights(R, sb->Iinv, sb->im);
     }
 }
 
-static double project(imp_world *w, int n, const imp_mat3 *Iinv, const double *im, double h, double worst, double n2)
+static double project(imp_world *w, const solver_bodies *sb, double worst, double n2)
 {
     struct joint_set *js = w->joints;
+    const int n = sb->n;
     double mu = 1e-9;
-    if (n2 < 0) worst = eval_all(w, n, Iinv, im, h, &n2); /* else the rows hold the residuals at V, with C */
+    if (n2 < 0) worst = eval_all(w, sb, &n2); /* else the rows hold the residuals at V, with C */
     for (int it = 0; it < 2 * NEWTON_ITERS && worst > FINAL_TOL; it++) {
-        deriv_all(js, h);
-        rows_normals(js, n, Iinv, im, h);
+        deriv_all(js, sb->h);
+        rows_normals(js, sb);
         for (int p = 0; p < js->nn; p++)
             for (int r = 0; r < js->rows[p].m; r++) js->rhs[MAXR * p + r] = -js->rows[p].f[r];
         jsolve_assemble(js, n, mu);
@@ -159,13 +221,13 @@ static double project(imp_world *w, int n, const imp_mat3 *Iinv, const double *i
             for (int i = 0; i <= n; i++) js->pv[i] = v3_mad(js->pv[i], js->tv[i], alpha - at), js->pw[i] = v3_mad(js->pw[i], js->tw[i], alpha - at);
             js->epoch++;
             at = alpha;
-            tw = eval_trial(w, n, Iinv, im, h, &t2);
+            tw = eval_trial(w, sb, &t2);
             ok = t2 < n2;
         }
         if (!ok) { /* back to V_k, and damp harder (Levenberg-Marquardt: a shorter step, closer to the gradient) */
             for (int i = 0; i <= n; i++) js->pv[i] = v3_mad(js->pv[i], js->tv[i], -at), js->pw[i] = v3_mad(js->pw[i], js->tw[i], -at);
             js->epoch++;
-            worst = eval_all(w, n, Iinv, im, h, &n2);
+            worst = eval_all(w, sb, &n2);
             mu = mu * 10 + 1e-4;
             if (mu > 1e6) break;
             continue;
@@ -176,115 +238,55 @@ static double project(imp_world *w, int n, const imp_mat3 *Iinv, const double *i
     return worst;
 }
 
-/* Pre-stabilization (S1 section IV; the header's paragraph): S1's sweeps, then the global damped Newton */
+/* the fallback (project), and where a joint is still far (broken open by an earlier failure) a
+ * continuation that aims at part of the way, so the next steps close it instead of one violent step
+ * that cannot; the velocities of jointed bodies become the predicted ones less the split impulses' */
+static void pre_fallback(imp_world *w, solver_bodies *sb, double worst, double n2)
+{
+    struct joint_set *js = w->joints;
+    const int n = sb->n;
+    double pw = project(w, sb, worst, n2);
+    /* the errors now (the prediction with h = 0) are built in a scratch copy of the row (what a
+     * residual build reads: the sides now, the rows and their targets), so the rows keep the residuals
+     * and derivatives of the last iterate, where the continuation starts */
+    for (int p = 0; p < js->nn && pw > 1e-6; p++) {
+        jrows *R = &js->rows[p], T;
+        T.m = R->m, T.lim_target = R->lim_target, T.mot_target = R->mot_target, T.sA = R->sA, T.sB = R->sB;
+        memcpy(T.kind, R->kind, sizeof T.kind);
+        joint_rows_predicted(w, &js->j[js->nodes[p]], &T, n, js->pv, js->pw, sb->Iinv, sb->im, 0, false);
+        memcpy(R->e0, T.f, sizeof R->e0);
+        for (int r = 0; r < R->m; r++)
+            if (R->kind[r] == ROW_MOTOR) R->e0[r] = 0; /* a motor's target is a motion, not an error */
+    }
+    for (js->keep = 0.5; pw > 1e-6 && js->keep < 0.9; js->keep = 1 - 0.5 * (1 - js->keep)) pw = project(w, sb, pw, -1);
+    js->keep = 0;
+    for (int i = 0; i < n; i++)
+        if (js->jointed[i] && sb->im[i] > 0) sb->v[i] = v3_sub(js->pv[i], sb->vp[i]), sb->w[i] = v3_sub(js->pw[i], sb->wp[i]);
+}
+
+/* Pre-stabilization (S1 section IV; the header's paragraph): S1's sweep where the joints close a loop,
+ * the global damped Newton, and the fallback where it stalls */
 void joints_pre_stabilize(imp_world *w, solver_bodies *sb)
 {
-    imp_vec3 *v = sb->v, *om = sb->w;
-    const imp_vec3 *vp = sb->vp, *wp = sb->wp;
-    const imp_mat3 *Iinv = sb->Iinv;
-    const double *im = sb->im, h = sb->h;
     const int n = sb->n;
     struct joint_set *js = w->joints;
     if (!js || !js->ids.count) return;
-    jsolve_collect(w->joints, n, im);
+    jsolve_collect(js, n, sb->im);
     if (!js->nn) return;
-    for (int i = 0; i <= n; i++) js->pv[i] = v3_add(v[i], vp[i]), js->pw[i] = v3_add(om[i], wp[i]);
-    js->epoch++, js->cache_h = h, js->keep = 0;
+    for (int i = 0; i <= n; i++) js->pv[i] = v3_add(sb->v[i], sb->vp[i]), js->pw[i] = v3_add(sb->w[i], sb->wp[i]);
+    js->epoch++, js->cache_h = sb->h, js->keep = 0;
     for (int p = 0; p < js->nn; p++) js->j[js->nodes[p]].pre_side = 0;
     /* impulse directions and active limit rows (fixed through the global solve), with the residuals */
-    double n2, worst = build_all(w, n, Iinv, im, h, &n2, true);
-    /* S1's sweeps: each joint's own Newton in turn, the tolerance tightening from sweep to sweep; kept
-     * only when they lower |F| over all joints (the state before them is saved) */
-    if ((PRE_SWEEPS || js->loops) && worst > FINAL_TOL) {
-        double tol = 1e-4, a2;
-        for (int i = 0; i <= n; i++) js->sv[i] = js->pv[i], js->sw[i] = js->pw[i], js->tv[i] = v[i], js->tw[i] = om[i];
-        for (int sweep = 0; sweep < (PRE_SWEEPS > 1 ? PRE_SWEEPS : 1); sweep++, tol *= 0.01)
-            for (int kk = 0; kk < js->nn; kk++) solve_one(w, sweep & 1 ? js->nn - 1 - kk : kk, n, Iinv, im, h, tol, SWEEP_ITERS, js->pv, js->pw, v, om, false);
-        double wa = build_all(w, n, Iinv, im, h, &a2, false);
-        if (a2 <= n2) {
-            n2 = a2, worst = wa;
-        } else {
-            for (int i = 0; i <= n; i++) js->pv[i] = js->sv[i], js->pw[i] = js->sw[i], v[i] = js->tv[i], om[i] = js->tw[i];
-            js->epoch++;
-            worst = build_all(w, n, Iinv, im, h, &n2, false);
-        }
-    }
-    /* the global Newton on every row at once: the sparse solve and a backtracking line search (alpha = 1,
-     * 1/2, 1/4) on |F|^2. S1's directions G are fixed, and where the predicted constraints are out of
-     * their reach the iteration stalls well above the tolerance: a step that lowers nothing is undone,
-     * and that, a step the line search had to shorten, or one that cuts the largest residual by less than
-     * STALL_RATIO (Newton near a reachable solution cuts it by far more) hands over to the fallback below
-     * at once (waiting for the damped retries cost as much as the rest of the step on a whipping chain).
-     * Where the joints close a loop the Newton keeps its Levenberg-Marquardt retries (mu raised on a
-     * rejected step, two failures end it) and hands over only then: measured, the net scene handed over
-     * early ran hotter (fastest body 11-17 m/s against 7.4) and blew up under a change of rounding. */
+    double n2, worst = build_all(w, sb, &n2, true);
+    if (js->loops && worst > FINAL_TOL) worst = pre_sweep(w, sb, &n2);
     double mu = 1e-9;
     int fails = 0;
     for (int round = 0; round < 3; round++) {
-        for (int it = 0; it < NEWTON_ITERS && worst > FINAL_TOL && fails < 2; it++) {
-            deriv_all(js, h);
-            for (int p = 0; p < js->nn; p++)
-                for (int r = 0; r < js->rows[p].m; r++) js->rhs[MAXR * p + r] = -js->rows[p].f[r];
-            jsolve_assemble(js, n, mu);
-            if (!jsolve_factor(js)) {
-                mu = mu * 100 + 1e-6, fails++;
-                continue;
-            }
-            jsolve_solve(js);
-            double alpha = 1, applied = 0, t2 = n2, tw = worst, last_w = worst;
-            bool ok = false;
-            for (int ls = 0; ls < 3 && !ok; ls++, alpha *= 0.5) {
-                for (int p = 0; p < js->nn; p++) jsolve_apply(js, p, js->sol + MAXR * p, alpha - applied, js->pv, js->pw, v, om, n);
-                applied = alpha;
-                tw = eval_trial(w, n, Iinv, im, h, &t2);
-                ok = t2 < (1 - 1e-4 * alpha) * n2;
-            }
-            if (ok) {
-                n2 = t2, worst = tw;
-                if (js->loops) mu = applied == 1 ? fmax(mu * 0.1, 1e-9) : mu * 10;
-                else if (applied < 1 || tw > STALL_RATIO * last_w) break; /* not Newton's quadratic pace: project */
-            } else {
-                for (int p = 0; p < js->nn; p++) jsolve_apply(js, p, js->sol + MAXR * p, -applied, js->pv, js->pw, v, om, n);
-                worst = eval_all(w, n, Iinv, im, h, &n2);
-                if (!js->loops) break;
-                mu = mu * 100 + 1e-6, fails++; /* closed loops: damped retries before the fallback */
-            }
-        }
-        /* a limit the solve carried its coordinate past (not met at the first prediction): its row joins
-         * (the impulse directions are those of now, unchanged) and the Newton goes on */
-        bool limits = false;
-        for (int p = 0; p < js->nn && !limits; p++) limits = js->j[js->nodes[p]].has_limits;
-        if (!limits || fails >= 2) break;
-        int lim0 = 0, lim1 = 0;
-        for (int p = 0; p < js->nn; p++)
-            for (int r = 0; r < js->rows[p].m; r++) lim0 += js->rows[p].kind[r] == ROW_LIMIT;
-        worst = build_all(w, n, Iinv, im, h, &n2, false);
-        for (int p = 0; p < js->nn; p++)
-            for (int r = 0; r < js->rows[p].m; r++) lim1 += js->rows[p].kind[r] == ROW_LIMIT;
-        if (lim1 == lim0) break;
+        newton_round(w, sb, &worst, &n2, &mu, &fails);
+        if (fails >= 2 || !limits_joined(w, sb, &worst, &n2)) break;
     }
-    if (worst > 1e-8) {
-        double pw = project(w, n, Iinv, im, h, worst, n2);
-        /* still far (a joint broken open by an earlier failure): aim at part of the way, as a
-         * continuation, so the next steps close it instead of one violent step that cannot. The errors
-         * now (the prediction with h = 0) are built in a scratch copy of the row (what a residual build
-         * reads: the sides now, the rows and their targets), so the rows keep the residuals and
-         * derivatives of the last iterate, where the continuation starts */
-        for (int p = 0; p < js->nn && pw > 1e-6; p++) {
-            jrows *R = &js->rows[p], T;
-            T.m = R->m, T.lim_target = R->lim_target, T.mot_target = R->mot_target, T.sA = R->sA, T.sB = R->sB;
-            memcpy(T.kind, R->kind, sizeof T.kind);
-            joint_rows_build(w, &js->j[js->nodes[p]], &T, n, js->pv, js->pw, Iinv, im, 0, true, false, false);
-            memcpy(R->e0, T.f, sizeof R->e0);
-            for (int r = 0; r < R->m; r++)
-                if (R->kind[r] == ROW_MOTOR) R->e0[r] = 0; /* a motor's target is a motion, not an error */
-        }
-        for (js->keep = 0.5; pw > 1e-6 && js->keep < 0.9; js->keep = 1 - 0.5 * (1 - js->keep)) pw = project(w, n, Iinv, im, h, pw, -1);
-        js->keep = 0;
-        for (int i = 0; i < n; i++)
-            if (js->jointed[i] && im[i] > 0) v[i] = v3_sub(js->pv[i], vp[i]), om[i] = v3_sub(js->pw[i], wp[i]);
-    }
-    js->pre_h = h; /* pv, pw hold the predicted velocities of this step (joints_positions) */
+    if (worst > 1e-8) pre_fallback(w, sb, worst, n2);
+    js->pre_h = sb->h; /* pv, pw hold the predicted velocities of this step (joints_positions) */
 }
 
 void joints_positions(imp_world *w, solver_bodies *sb, const double *states0)

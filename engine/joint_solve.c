@@ -7,18 +7,12 @@
 
 #define HUB_MIN 8         /* a body with this many joints is a node of the sparse solve (the header) */
 
-/* ---- the sparse block solve (the header's last paragraph) ------------------------------------------ */
-
-
-/* body -> incident nodes (CSR over the dynamic sides), and the elimination structure when the joint
- * graph changed: the hub bodies (HUB_MIN or more joints), a minimum-degree order (leaves first on a
- * tree; the joints with a moving side that is no hub, then the hubs, then the rest) and each node's later
- * neighbours U(p) */
-static void solver_structure(struct joint_set *js, int n, const double *im)
+/* the moving ends of every node (tends, -1 for a side that does not move) and body -> incident nodes
+ * (CSR: bstart, bjoint); returns whether the ends are those the elimination structure was built for */
+static bool node_ends(struct joint_set *js, int n, const double *im)
 {
     const int nn = js->nn;
     memset(js->bstart, 0, sizeof(int) * (size_t)(n + 2));
-    /* the moving ends of every node, compared with those the structure was built for */
     bool same = js->order && js->tn == nn;
     for (int p = 0; p < nn; p++) {
         const joint *jt = &js->j[js->nodes[p]];
@@ -31,26 +25,61 @@ static void solver_structure(struct joint_set *js, int n, const double *im)
         }
     }
     js->tn = nn;
-    if (!same) js->sgen++;
     for (int i = 0; i < n; i++) js->bstart[i + 1] += js->bstart[i];
     int *cur = js->adjn;
     for (int i = 0; i <= n; i++) cur[i] = js->bstart[i];
     for (int p = 0; p < nn; p++)
         for (int e = 0; e < 2; e++)
             if (js->tends[2 * p + e] >= 0) js->bjoint[cur[js->tends[2 * p + e]]++] = p;
-    if (same) return;
+    return same;
+}
+
+/* the node graph of the symbolic elimination: adjacency lists (allocated only when the structure
+ * changes) */
+typedef struct node_graph {
+    int **adj, *deg, *acap;
+} node_graph;
+
+static void graph_add_edge(node_graph *g, int p, int q)
+{
+    int k;
+    for (k = 0; k < g->deg[p] && g->adj[p][k] != q; k++) {}
+    if (k < g->deg[p]) return;
+    if (g->deg[p] == g->acap[p]) g->acap[p] = g->acap[p] * 2 + 4, g->adj[p] = ids_grow(g->adj[p], sizeof(int), g->acap[p]);
+    g->adj[p][g->deg[p]++] = q;
+}
+
+/* the edges: two joints that share a moving body that is no hub, and each joint of a hub to the hub */
+static void graph_edges(const struct joint_set *js, int n, node_graph *g)
+{
+    for (int i = 0; i < n; i++)
+        for (int a = js->bstart[i]; a < js->bstart[i + 1]; a++) {
+            if (js->hubn[i] >= 0) {
+                graph_add_edge(g, js->bjoint[a], js->hubn[i]);
+                graph_add_edge(g, js->hubn[i], js->bjoint[a]);
+                continue;
+            }
+            for (int b = js->bstart[i]; b < js->bstart[i + 1]; b++)
+                if (a != b) graph_add_edge(g, js->bjoint[a], js->bjoint[b]);
+        }
+}
+
+/* The elimination structure: the hub bodies (HUB_MIN or more joints) become nodes nn .. nt-1; a greedy
+ * minimum-degree order within ranks (0 a joint with a moving side that is no hub, 1 a hub, 2 a joint
+ * whose moving sides are all hubs: leaves first on a tree), and each node's later neighbours U(p), the
+ * fill of its elimination included */
+static void elimination_order(struct joint_set *js, int n)
+{
+    const int nn = js->nn;
     js->nh = 0;
     for (int i = 0; i < n; i++) {
         js->hubn[i] = -1;
         if (js->bstart[i + 1] - js->bstart[i] >= HUB_MIN) js->hubn[i] = nn + js->nh++;
     }
     const int nt = js->nt = nn + js->nh;
-    /* symbolic elimination: adjacency lists of the node graph (allocated only here, on a change); rank:
-     * 0 a joint with a moving side that is no hub, 1 a hub, 2 a joint whose moving sides are all hubs */
-    int **adj = calloc((size_t)nt + 1, sizeof(int *));
-    int *deg = calloc((size_t)nt + 1, sizeof(int)), *acap = calloc((size_t)nt + 1, sizeof(int));
+    node_graph g = {calloc((size_t)nt + 1, sizeof(int *)), calloc((size_t)nt + 1, sizeof(int)), calloc((size_t)nt + 1, sizeof(int))};
     uint8_t *gone = calloc((size_t)nt + 1, 1), *rank = calloc((size_t)nt + 1, 1);
-    if (!adj || !deg || !acap || !gone || !rank) abort();
+    if (!g.adj || !g.deg || !g.acap || !gone || !rank) abort();
     for (int p = 0; p < nt; p++) {
         rank[p] = p < nn ? 2 : 1;
         for (int e = 0; e < 2 && p < nn; e++) {
@@ -58,48 +87,39 @@ static void solver_structure(struct joint_set *js, int n, const double *im)
             if (x >= 0 && js->hubn[x] < 0) rank[p] = 0;
         }
     }
-#define ADD_EDGE(P, Q)                                                                                  \
-    do {                                                                                                \
-        int p_ = (P), q_ = (Q), k_;                                                                     \
-        for (k_ = 0; k_ < deg[p_] && adj[p_][k_] != q_; k_++) {}                                        \
-        if (k_ == deg[p_]) {                                                                            \
-            if (deg[p_] == acap[p_]) acap[p_] = acap[p_] * 2 + 4, adj[p_] = ids_grow(adj[p_], sizeof(int), acap[p_]); \
-            adj[p_][deg[p_]++] = q_;                                                                    \
-        }                                                                                               \
-    } while (0)
-    for (int i = 0; i < n; i++)
-        for (int a = js->bstart[i]; a < js->bstart[i + 1]; a++) {
-            if (js->hubn[i] >= 0) { /* a hub: an edge from each of its joints to its own node */
-                ADD_EDGE(js->bjoint[a], js->hubn[i]);
-                ADD_EDGE(js->hubn[i], js->bjoint[a]);
-                continue;
-            }
-            for (int b = js->bstart[i]; b < js->bstart[i + 1]; b++)
-                if (a != b) ADD_EDGE(js->bjoint[a], js->bjoint[b]);
-        }
+    graph_edges(js, n, &g);
     int nu = 0;
     for (int k = 0; k < nt; k++) {
         int p = -1;
         for (int q = 0; q < nt; q++)
-            if (!gone[q] && (p < 0 || rank[q] < rank[p] || (rank[q] == rank[p] && deg[q] < deg[p]))) p = q;
+            if (!gone[q] && (p < 0 || rank[q] < rank[p] || (rank[q] == rank[p] && g.deg[q] < g.deg[p]))) p = q;
         gone[p] = 1, js->order[k] = p, js->pos[p] = k, js->ustart[k] = nu;
-        js->unb = cgrow(js->unb, sizeof(int), &js->ucap, nu + deg[p] + 1);
-        for (int a = 0; a < deg[p]; a++) js->unb[nu + a] = adj[p][a];
+        js->unb = cgrow(js->unb, sizeof(int), &js->ucap, nu + g.deg[p] + 1);
+        for (int a = 0; a < g.deg[p]; a++) js->unb[nu + a] = g.adj[p][a];
         /* the neighbours of p become a clique (fill), and forget p */
-        for (int a = 0; a < deg[p]; a++) {
-            int q = adj[p][a];
-            for (int k2 = 0; k2 < deg[q]; k2++)
-                if (adj[q][k2] == p) adj[q][k2] = adj[q][--deg[q]];
-            for (int b = 0; b < deg[p]; b++)
-                if (b != a) ADD_EDGE(q, adj[p][b]);
+        for (int a = 0; a < g.deg[p]; a++) {
+            int q = g.adj[p][a];
+            for (int k2 = 0; k2 < g.deg[q]; k2++)
+                if (g.adj[q][k2] == p) g.adj[q][k2] = g.adj[q][--g.deg[q]];
+            for (int b = 0; b < g.deg[p]; b++)
+                if (b != a) graph_add_edge(&g, q, g.adj[p][b]);
         }
-        nu += deg[p];
-        deg[p] = 0;
+        nu += g.deg[p];
+        g.deg[p] = 0;
     }
-#undef ADD_EDGE
-    for (int q = 0; q < nt; q++) free(adj[q]);
-    free(adj), free(deg), free(acap), free(gone), free(rank);
+    for (int q = 0; q < nt; q++) free(g.adj[q]);
+    free(g.adj), free(g.deg), free(g.acap), free(gone), free(rank);
     js->ustart[nt] = nu;
+}
+
+/* body -> incident nodes, and the elimination structure when the joint graph changed (a new structure
+ * generation: post-stabilization's kept factors are stale) */
+static void solver_structure(struct joint_set *js, int n, const double *im)
+{
+    if (node_ends(js, n, im)) return;
+    js->sgen++;
+    elimination_order(js, n);
+    const int nu = js->ustart[js->nt];
     if (nu + 1 > js->scap) {
         js->scap = nu * 3 / 2 + 16;
         js->bU = ids_grow(js->bU, BS * sizeof(double), js->scap);
@@ -107,10 +127,9 @@ static void solver_structure(struct joint_set *js, int n, const double *im)
     }
 }
 
-/* the active joints of a stage: live, a moving side, and (with rows) at least one row */
-void jsolve_collect(struct joint_set *js, int n, const double *im)
+/* the tables of the stages grown to nj joints and n bodies (no allocation in a steady step) */
+static void grow_tables(struct joint_set *js, int nj, int n)
 {
-    const int nj = js->ids.count;
     if (nj + 1 > js->ncap) {
         int c = js->ncap = nj * 3 / 2 + 16;
         js->nodes = ids_grow(js->nodes, sizeof(int), c), js->rows = ids_grow(js->rows, sizeof(jrows), c);
@@ -143,6 +162,13 @@ void jsolve_collect(struct joint_set *js, int n, const double *im)
         memset(js->bepoch, 0, sizeof(unsigned) * (size_t)c), js->epoch = 1;
         memset(js->bver, 0, sizeof(unsigned) * (size_t)c), memset(js->bseen, 0, sizeof(unsigned) * (size_t)c);
     }
+}
+
+/* the active joints of a stage: live, and a moving side */
+void jsolve_collect(struct joint_set *js, int n, const double *im)
+{
+    const int nj = js->ids.count;
+    grow_tables(js, nj, n);
     js->nn = 0;
     for (int k = 0; k < nj; k++) {
         joint *jt = &js->j[k];

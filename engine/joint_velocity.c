@@ -100,6 +100,79 @@ static bool post_solve(struct joint_set *js, int n, bool first)
     return true;
 }
 
+/* post_solve's check is left out where K cannot be nearly singular: ball joints (three linear rows
+ * each) that close no loop, between bodies that move (1/m > 0) or do not move at all, have rows of
+ * full rank (root each tree at the world or any body: each joint's child body takes its three rows
+ * through 1/m times the identity, block-triangular), so K is positive definite */
+static bool post_rows_sound(const imp_world *w, const struct joint_set *js, int n)
+{
+    if (js->loops) return false;
+    for (int p = 0; p < js->nn; p++) {
+        const jrows *R = &js->rows[p];
+        const jside *S[2] = {&R->sA, &R->sB};
+        if (!(R->axes && R->m == 3)) return false;
+        for (int k = 0; k < 2; k++)
+            if (!(S[k]->dyn || S[k]->i >= n || w->bodies->body[S[k]->i].motion != IMP_DYNAMIC)) return false;
+    }
+    return true;
+}
+
+/* the right-hand sides of an active-set pass: rows fixed at a bound take no part (rhs 0, C zeroed) */
+static void post_rhs(struct joint_set *js)
+{
+    for (int p = 0; p < js->nn; p++) {
+        jrows *R = &js->rows[p];
+        for (int r = 0; r < R->m; r++) {
+            js->rhs[MAXR * p + r] = R->fixed[r] ? 0 : R->f[r];
+            if (R->fixed[r]) memset(R->cA[r], 0, sizeof R->cA[r]), memset(R->cB[r], 0, sizeof R->cB[r]);
+        }
+    }
+}
+
+/* Multipliers out of bounds are fixed at the bound and applied; the rest is solved again. Limit rows
+ * that pull (the joint leaves the limit) are released first, and motors clamped only in a pass that
+ * released none: a motor driving a joint off its limit must not be clamped against the limit row it
+ * conflicts with. Returns whether a row was fixed */
+static bool post_clamp(struct joint_set *js, solver_bodies *sb)
+{
+    bool release = false, clamped = false;
+    for (int p = 0; p < js->nn && !release; p++)
+        for (int r = 0; r < js->rows[p].m; r++) {
+            const jrows *R = &js->rows[p];
+            double l = js->sol[MAXR * p + r];
+            release = release || (R->kind[r] == ROW_LIMIT && !R->fixed[r] && !(l >= R->lo[r] && l <= R->hi[r]));
+        }
+    for (int p = 0; p < js->nn; p++) {
+        jrows *R = &js->rows[p];
+        double lam[MAXR] = {0};
+        for (int r = 0; r < R->m; r++) {
+            double l = js->sol[MAXR * p + r];
+            if (R->fixed[r] || (l >= R->lo[r] && l <= R->hi[r])) continue;
+            if (release && R->kind[r] != ROW_LIMIT) continue;
+            lam[r] = l < R->lo[r] ? R->lo[r] : R->hi[r];
+            R->fixed[r] = true, clamped = true;
+            if (R->kind[r] == ROW_MOTOR) js->j[js->nodes[p]].motor_used += lam[r], js->j[js->nodes[p]].motor_sat = true;
+        }
+        jsolve_apply(js, p, lam, 1, sb->v, sb->w, NULL, NULL, sb->n);
+    }
+    return clamped;
+}
+
+/* the free rows' multipliers (within their bounds) applied, and the motors' impulses counted */
+static void post_apply(struct joint_set *js, solver_bodies *sb)
+{
+    for (int p = 0; p < js->nn; p++) {
+        jrows *R = &js->rows[p];
+        double lam[MAXR] = {0};
+        for (int r = 0; r < R->m; r++) {
+            double l = js->sol[MAXR * p + r];
+            if (!R->fixed[r]) lam[r] = l < R->lo[r] ? R->lo[r] : l > R->hi[r] ? R->hi[r] : l;
+            if (R->kind[r] == ROW_MOTOR) js->j[js->nodes[p]].motor_used += lam[r];
+        }
+        jsolve_apply(js, p, lam, 1, sb->v, sb->w, NULL, NULL, sb->n);
+    }
+}
+
 /* Velocity post-stabilization (S1 section V; the header's "Post-stabilization" paragraph). motors: the
  * velocity stage, where motor rows drive the free coordinate's rate with at most max h of impulse. */
 void joints_post_stabilize(imp_world *w, solver_bodies *sb, bool motors)
@@ -110,67 +183,18 @@ void joints_post_stabilize(imp_world *w, solver_bodies *sb, bool motors)
     const int n = sb->n;
     struct joint_set *js = w->joints;
     if (!js || !js->ids.count) return;
-    jsolve_collect(w->joints, n, im);
+    jsolve_collect(js, n, im);
     if (!js->nn) return;
     for (int p = 0; p < js->nn; p++)
-        joint_rows_build(w, &js->j[js->nodes[p]], &js->rows[p], n, v, om, Iinv, im, h, false, true, motors);
-    /* post_solve's check is left out where K cannot be nearly singular: ball joints (three linear rows
-     * each) that close no loop, between bodies that move (1/m > 0) or do not move at all, have rows of
-     * full rank (root each tree at the world or any body: each joint's child body takes its three rows
-     * through 1/m times the identity, block-triangular), so K is positive definite */
-    js->sound = !js->loops;
-    for (int p = 0; p < js->nn && js->sound; p++) {
-        const jrows *R = &js->rows[p];
-        const jside *S[2] = {&R->sA, &R->sB};
-        js->sound = R->axes && R->m == 3;
-        for (int k = 0; k < 2; k++)
-            js->sound = js->sound && (S[k]->dyn || S[k]->i >= n || w->bodies->body[S[k]->i].motion != IMP_DYNAMIC);
-    }
+        joint_rows_velocity(w, &js->j[js->nodes[p]], &js->rows[p], n, v, om, Iinv, im, h, true, motors);
+    js->sound = post_rows_sound(w, js, n);
     for (int pass = 0; pass < ACTIVE_PASSES; pass++) {
-        for (int p = 0; p < js->nn; p++) {
-            jrows *R = &js->rows[p];
-            if (pass) joint_rows_build(w, &js->j[js->nodes[p]], R, n, v, om, Iinv, im, h, false, false, motors);
-            for (int r = 0; r < R->m; r++) {
-                js->rhs[MAXR * p + r] = R->fixed[r] ? 0 : R->f[r];
-                if (R->fixed[r]) memset(R->cA[r], 0, sizeof R->cA[r]), memset(R->cB[r], 0, sizeof R->cB[r]);
-            }
-        }
+        if (pass)
+            for (int p = 0; p < js->nn; p++) joint_rows_velocity(w, &js->j[js->nodes[p]], &js->rows[p], n, v, om, Iinv, im, h, false, motors);
+        post_rhs(js);
         if (!post_solve(js, n, pass == 0)) return;
-        /* multipliers out of bounds are fixed at the bound and applied; the rest is solved again. Limit
-         * rows that pull (the joint leaves the limit) are released first, and motors clamped only in a
-         * pass that released none: a motor driving a joint off its limit must not be clamped against
-         * the limit row it conflicts with */
-        bool release = false, clamped = false;
-        for (int p = 0; p < js->nn && !release; p++)
-            for (int r = 0; r < js->rows[p].m; r++) {
-                const jrows *R = &js->rows[p];
-                double l = js->sol[MAXR * p + r];
-                release = release || (R->kind[r] == ROW_LIMIT && !R->fixed[r] && !(l >= R->lo[r] && l <= R->hi[r]));
-            }
-        for (int p = 0; p < js->nn; p++) {
-            jrows *R = &js->rows[p];
-            double lam[MAXR] = {0};
-            for (int r = 0; r < R->m; r++) {
-                double l = js->sol[MAXR * p + r];
-                if (R->fixed[r] || (l >= R->lo[r] && l <= R->hi[r])) continue;
-                if (release && R->kind[r] != ROW_LIMIT) continue;
-                lam[r] = l < R->lo[r] ? R->lo[r] : R->hi[r];
-                R->fixed[r] = true, clamped = true;
-                if (R->kind[r] == ROW_MOTOR) js->j[js->nodes[p]].motor_used += lam[r], js->j[js->nodes[p]].motor_sat = true;
-            }
-            jsolve_apply(js, p, lam, 1, v, om, NULL, NULL, n);
-        }
-        if (clamped && pass + 1 < ACTIVE_PASSES) continue;
-        for (int p = 0; p < js->nn; p++) {
-            jrows *R = &js->rows[p];
-            double lam[MAXR] = {0};
-            for (int r = 0; r < R->m; r++) {
-                double l = js->sol[MAXR * p + r];
-                if (!R->fixed[r]) lam[r] = l < R->lo[r] ? R->lo[r] : l > R->hi[r] ? R->hi[r] : l;
-                if (R->kind[r] == ROW_MOTOR) js->j[js->nodes[p]].motor_used += lam[r];
-            }
-            jsolve_apply(js, p, lam, 1, v, om, NULL, NULL, n);
-        }
+        if (post_clamp(js, sb) && pass + 1 < ACTIVE_PASSES) continue;
+        post_apply(js, sb);
         break;
     }
 }
@@ -210,7 +234,7 @@ void joints_contacts_begin(imp_world *w, const solver_bodies *sb)
     const int n = sb->n;
     struct joint_set *js = w->joints;
     if (!js || !js->ids.count) return;
-    jsolve_collect(w->joints, n, im);
+    jsolve_collect(js, n, im);
     if (js->nn > js->vcap) {
         js->vcap = js->nn * 3 / 2 + 16;
         js->vK = ids_grow(js->vK, BS * sizeof(double), js->vcap), js->vKi = ids_grow(js->vKi, BS * sizeof(double), js->vcap);
@@ -218,7 +242,7 @@ void joints_contacts_begin(imp_world *w, const solver_bodies *sb)
     }
     for (int p = 0; p < js->nn; p++) {
         jrows *R = &js->rows[p];
-        joint_rows_build(w, &js->j[js->nodes[p]], R, n, v, om, Iinv, im, h, false, true, true);
+        joint_rows_velocity(w, &js->j[js->nodes[p]], R, n, v, om, Iinv, im, h, true, true);
         double *K = js->vK + BS * (size_t)p, *Ki = js->vKi + BS * (size_t)p;
         for (int r = 0; r < R->m; r++)
             for (int c = 0; c < R->m; c++) K[MAXR * r + c] = dot6(R->gA[r], R->wA[c]) + dot6(R->gB[r], R->wB[c]);
@@ -227,6 +251,76 @@ void joints_contacts_begin(imp_world *w, const solver_bodies *sb)
         if (!block_invert(Ki, R->m)) R->m = 0; /* no moving side left in any row: nothing to do */
         memset(js->vacc + MAXR * (size_t)p, 0, MAXR * sizeof(double));
     }
+}
+
+/* K and K^-1 of the side that answers alone (hold 1: B answers, 2: A): G_X W_X G_X^T; false when that
+ * side cannot answer alone */
+static bool held_block(const jrows *R, int hold, double *K1, double *K1i)
+{
+    const double(*g)[6] = hold == 1 ? (const double(*)[6])R->gB : (const double(*)[6])R->gA;
+    const double(*wg)[6] = hold == 1 ? (const double(*)[6])R->wB : (const double(*)[6])R->wA;
+    const int m = R->m;
+    memset(K1, 0, BS * sizeof(double));
+    for (int r = 0; r < m; r++)
+        for (int c = 0; c < m; c++) K1[MAXR * r + c] = dot6(g[r], wg[c]);
+    memcpy(K1i, K1, BS * sizeof(double));
+    for (int r = 0; r < m; r++) K1i[MAXR * r + r] += 1e-10 * fabs(K1i[MAXR * r + r]) + 1e-300;
+    return block_invert(K1i, m);
+}
+
+/* the bounded rows (limit, motor) of a block: a row whose accumulated multiplier acc + lam would leave
+ * its bounds is held at the bound and the free rows solved again with the held ones' multipliers fixed,
+ * K_ff lam_f = rhs_f - K_fh lam_h (at most two passes). False when the free rows' block is singular */
+static bool level_bounds(const jrows *R, joint *jt, const double *K, const double *acc, const double *rhs, double *lam)
+{
+    const int m = R->m;
+    bool held[MAXR] = {false};
+    for (int pass = 0; pass < 2; pass++) {
+        bool any = false;
+        for (int r = 0; r < m; r++) {
+            if (held[r] || R->kind[r] == ROW_EQ) continue;
+            double t = acc[r] + lam[r];
+            if (t >= R->lo[r] && t <= R->hi[r]) continue;
+            held[r] = true, any = true;
+            lam[r] = (t < R->lo[r] ? R->lo[r] : R->hi[r]) - acc[r];
+            if (R->kind[r] == ROW_MOTOR) jt->motor_sat = true;
+        }
+        if (!any) break;
+        int f[MAXR], nf = 0;
+        double D[BS], b[MAXR];
+        for (int r = 0; r < m; r++)
+            if (!held[r]) f[nf++] = r;
+        for (int i = 0; i < nf; i++) {
+            b[i] = rhs[f[i]];
+            for (int c = 0; c < m; c++)
+                if (held[c]) b[i] -= K[MAXR * f[i] + c] * lam[c];
+            for (int k = 0; k < nf; k++) D[MAXR * i + k] = K[MAXR * f[i] + f[k]];
+            D[MAXR * i + i] += 1e-10 * fabs(D[MAXR * i + i]) + 1e-300;
+        }
+        if (nf && !block_invert(D, nf)) return false;
+        for (int i = 0; i < nf; i++) {
+            double s = 0;
+            for (int k = 0; k < nf; k++) s += D[MAXR * i + k] * b[k];
+            lam[f[i]] = s;
+        }
+    }
+    return true;
+}
+
+/* The held solve may only take energy from the side that answers: with P = G_X^T lambda,
+ * dKE_X = lambda . (G_X V_X) + 1/2 lambda . K_X lambda. True when that side would gain (yanked along by a
+ * fast lower body: a ragdoll's torso by a leg bouncing off a step); then both bodies answer, as S1 does */
+static bool held_gains_energy(const jrows *R, int hold, const double *K, const double *lam, const double *xa, const double *xb)
+{
+    const double(*g)[6] = hold == 1 ? (const double(*)[6])R->gB : (const double(*)[6])R->gA;
+    const double *xx = hold == 1 ? xb : xa;
+    double dke = 0;
+    for (int r = 0; r < R->m; r++) {
+        double kl = 0;
+        for (int c = 0; c < R->m; c++) kl += K[MAXR * r + c] * lam[c];
+        dke += lam[r] * (dot6(g[r], xx) + 0.5 * kl);
+    }
+    return dke > 0;
 }
 
 /* one joint's block of velocity rows (the comment above); hold 1 or 2: side A or B is held (shock
@@ -241,77 +335,28 @@ static void vel_node(struct joint_set *js, int p, imp_vec3 *v, imp_vec3 *om, int
     const double xa[6] = {va.x, va.y, va.z, wa.x, wa.y, wa.z}, xb[6] = {vb.x, vb.y, vb.z, wb.x, wb.y, wb.z};
     double rhs[MAXR], lam[MAXR], *acc = js->vacc + MAXR * (size_t)p;
     const double *K = js->vK + BS * (size_t)p, *Ki = js->vKi + BS * (size_t)p;
-    double K1[BS] = {0}, K1i[BS] = {0};
-    if (hold) { /* K of the moving side: G_X W_X G_X^T */
-        const double(*g)[6] = hold == 1 ? (const double(*)[6])R->gB : (const double(*)[6])R->gA;
-        const double(*wg)[6] = hold == 1 ? (const double(*)[6])R->wB : (const double(*)[6])R->wA;
-        for (int r = 0; r < m; r++)
-            for (int c = 0; c < m; c++) K1[MAXR * r + c] = dot6(g[r], wg[c]);
-        memcpy(K1i, K1, sizeof K1);
-        for (int r = 0; r < m; r++) K1i[MAXR * r + r] += 1e-10 * fabs(K1i[MAXR * r + r]) + 1e-300;
-        if (!block_invert(K1i, m)) { /* the moving side cannot answer alone: both do, as without hold */
+    double K1[BS], K1i[BS];
+    if (hold) {
+        if (!held_block(R, hold, K1, K1i)) { /* the moving side cannot answer alone: both do, as without hold */
             vel_node(js, p, v, om, n, 0);
             return;
         }
         K = K1, Ki = K1i;
     }
     for (int r = 0; r < m; r++) rhs[r] = (R->kind[r] == ROW_MOTOR ? jt->speed : 0) - dot6(R->gA[r], xa) - dot6(R->gB[r], xb);
-    bool held[MAXR] = {false}, sat = jt->motor_sat;
+    const bool sat = jt->motor_sat;
     for (int r = 0; r < m; r++) {
         double s = 0;
         for (int c = 0; c < m; c++) s += Ki[MAXR * r + c] * rhs[c];
         lam[r] = s;
     }
-    for (int pass = 0; pass < 2; pass++) {
-        bool any = false;
-        for (int r = 0; r < m; r++) {
-            if (held[r] || R->kind[r] == ROW_EQ) continue;
-            double t = acc[r] + lam[r];
-            if (t >= R->lo[r] && t <= R->hi[r]) continue;
-            held[r] = true, any = true;
-            lam[r] = (t < R->lo[r] ? R->lo[r] : R->hi[r]) - acc[r];
-            if (R->kind[r] == ROW_MOTOR) jt->motor_sat = true;
-        }
-        if (!any) break;
-        /* the free rows again, with the held ones' multipliers fixed: K_ff lam_f = rhs_f - K_fh lam_h */
-        int f[MAXR], nf = 0;
-        double D[BS], b[MAXR];
-        for (int r = 0; r < m; r++)
-            if (!held[r]) f[nf++] = r;
-        for (int i = 0; i < nf; i++) {
-            b[i] = rhs[f[i]];
-            for (int c = 0; c < m; c++)
-                if (held[c]) b[i] -= K[MAXR * f[i] + c] * lam[c];
-            for (int k = 0; k < nf; k++) D[MAXR * i + k] = K[MAXR * f[i] + f[k]];
-            D[MAXR * i + i] += 1e-10 * fabs(D[MAXR * i + i]) + 1e-300;
-        }
-        if (nf && !block_invert(D, nf)) return;
-        for (int i = 0; i < nf; i++) {
-            double s = 0;
-            for (int k = 0; k < nf; k++) s += D[MAXR * i + k] * b[k];
-            lam[f[i]] = s;
-        }
-    }
+    if (!level_bounds(R, jt, K, acc, rhs, lam)) return;
     for (int r = 0; r < m; r++)
         if (R->kind[r] != ROW_EQ) lam[r] = fmin(fmax(acc[r] + lam[r], R->lo[r]), R->hi[r]) - acc[r];
-    if (hold) {
-        /* the held solve may only take energy from the side that answers: with P = G_X^T lambda,
-         * dKE_X = lambda . (G_X V_X) + 1/2 lambda . K_X lambda. A side that would gain (yanked along by
-         * a fast lower body: a ragdoll's torso by a leg bouncing off a step) is solved with both bodies
-         * answering instead, as S1 does */
-        const double(*g)[6] = hold == 1 ? (const double(*)[6])R->gB : (const double(*)[6])R->gA;
-        const double *xx = hold == 1 ? xb : xa;
-        double dke = 0;
-        for (int r = 0; r < m; r++) {
-            double kl = 0;
-            for (int c = 0; c < m; c++) kl += K[MAXR * r + c] * lam[c];
-            dke += lam[r] * (dot6(g[r], xx) + 0.5 * kl);
-        }
-        if (dke > 0) {
-            jt->motor_sat = sat;
-            vel_node(js, p, v, om, n, 0);
-            return;
-        }
+    if (hold && held_gains_energy(R, hold, K, lam, xa, xb)) {
+        jt->motor_sat = sat;
+        vel_node(js, p, v, om, n, 0);
+        return;
     }
     for (int r = 0; r < m; r++) {
         acc[r] += lam[r];
