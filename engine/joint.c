@@ -76,7 +76,7 @@
  *   3. When it stalls (S1's impulse directions G are fixed at time n, and on a long taut chain whipping
  *      at a coarse step the predicted constraints can be out of their reach: measured, a 50-link chain
  *      at dt 1/60), and it is handed over at the first sign (a rejected or shortened step, or one that
- *      keeps more than STALL_RATIO of the residual), the fallback (project, below): Newton whose
+ *      keeps more than STALL_RATIO of the residual), the fallback (pre_project, below): Newton whose
  *      directions are the constraint normals at each iterate (Gauss-Newton, the smallest correction in
  *      the mass metric each iteration), quadratic where a solution exists; and if a joint was already
  *      broken open, a continuation that closes part of the gap now and the rest in the next steps. Its
@@ -130,15 +130,15 @@ void joints_free(imp_world *w)
     struct joint_set *js = w->joints;
     if (!js) return;
     ids_free(&js->ids);
-    free(js->j), free(js->jointed), free(js->pairs), free(js->uf), free(js->lf), free(js->nodes), free(js->rows), free(js->sv), free(js->sw);
-    free(js->bstart), free(js->bjoint), free(js->tends), free(js->order), free(js->pos), free(js->ustart), free(js->unb);
-    free(js->Dinv), free(js->bU), free(js->bL), free(js->rhs), free(js->sol), free(js->adjn), free(js->pv), free(js->pw), free(js->tv), free(js->tw), free(js->bq1), free(js->bHL), free(js->bver), free(js->bseen), free(js->bepoch), free(js->ksnap), free(js->bqraw), free(js->bR1), free(js->bqn), free(js->bR), free(js->hubn), free(js->msz);
-    free(js->vK), free(js->vKi), free(js->vacc), free(js->rhs0);
+    free(js->joint), free(js->jointed), free(js->pairs), free(js->island_parent), free(js->loop_parent), free(js->nodes), free(js->rows), free(js->saved_v), free(js->saved_w);
+    free(js->body_node_start), free(js->body_nodes), free(js->moving_ends), free(js->order), free(js->order_pos), free(js->upper_start), free(js->upper_node);
+    free(js->diag), free(js->upper), free(js->lower), free(js->rhs), free(js->sol), free(js->fill_cursor), free(js->pred_v), free(js->pred_w), free(js->scratch_v), free(js->scratch_w), free(js->pred_q), free(js->pred_HL), free(js->vel_version), free(js->pred_version), free(js->pred_epoch), free(js->kept_rows), free(js->body_q_state), free(js->pred_R), free(js->body_q), free(js->body_R), free(js->hub_node), free(js->node_size);
+    free(js->level_K), free(js->level_Kinv), free(js->level_acc), free(js->rhs_kept);
     free(js);
     w->joints = NULL;
 }
 
-static struct joint_set *jset(imp_world *w)
+static struct joint_set *joint_set_of(imp_world *w)
 {
     if (!w->joints) {
         w->joints = calloc(1, sizeof(struct joint_set));
@@ -157,17 +157,17 @@ static imp_quat frame_from_axis(imp_vec3 a)
     return quat_normalize(quat_from_m3(m));
 }
 
-static void wake(imp_world *w, imp_id id)
+static void body_wake(imp_world *w, imp_id id)
 {
     int k = imp_id_is_null(id) ? -1 : ids_lookup(&w->bodies->ids, id);
     if (k >= 0 && w->bodies->body[k].motion == IMP_DYNAMIC) w->bodies->body[k].asleep = 0, w->bodies->body[k].sleep_time = 0;
 }
 
-static joint *jget(const imp_world *w, imp_id id)
+static joint *joint_find(const imp_world *w, imp_id id)
 {
     if (!w->joints) return NULL;
     int k = ids_lookup(&w->joints->ids, id);
-    return k < 0 ? NULL : &w->joints->j[k];
+    return k < 0 ? NULL : &w->joints->joint[k];
 }
 
 imp_id imp_joint_create(imp_world *w, const imp_joint_def *d)
@@ -193,13 +193,13 @@ imp_id imp_joint_create(imp_world *w, const imp_joint_def *d)
     if (d->has_limits && !limits_ok(d->type, d->lo, d->hi)) return none;
     if (d->has_motor && !motor_ok(d->speed, d->max)) return none;
     axis = v3_normalize(axis);
-    struct joint_set *js = jset(w);
+    struct joint_set *js = joint_set_of(w);
     imp_id id = ids_alloc(&js->ids);
-    if (js->ids.count > js->cap) {
-        js->cap = js->ids.count * 2 + 8;
-        js->j = ids_grow(js->j, sizeof(joint), js->cap);
+    if (js->ids.count > js->joint_cap) {
+        js->joint_cap = js->ids.count * 2 + 8;
+        js->joint = ids_grow(js->joint, sizeof(joint), js->joint_cap);
     }
-    joint *jt = &js->j[js->ids.count - 1];
+    joint *jt = &js->joint[js->ids.count - 1];
     memset(jt, 0, sizeof *jt);
     jt->type = d->type, jt->a = d->a, jt->b = d->b;
     imp_quat F = frame_from_axis(axis);
@@ -215,22 +215,22 @@ imp_id imp_joint_create(imp_world *w, const imp_joint_def *d)
     }
     jt->has_limits = d->has_limits, jt->lo = d->lo, jt->hi = d->hi;
     jt->has_motor = d->has_motor, jt->speed = d->speed, jt->max = d->max;
-    wake(w, d->a), wake(w, d->b);
+    body_wake(w, d->a), body_wake(w, d->b);
     return id;
 }
 
-bool imp_joint_valid(const imp_world *w, imp_id id) { return jget(w, id) != NULL; }
+bool imp_joint_valid(const imp_world *w, imp_id id) { return joint_find(w, id) != NULL; }
 
 void imp_joint_destroy(imp_world *w, imp_id id)
 {
     struct joint_set *js = w->joints;
     if (!js) return;
-    joint *jt = jget(w, id);
+    joint *jt = joint_find(w, id);
     if (!jt) return;
-    wake(w, jt->a), wake(w, jt->b); /* the partners feel the joint go */
+    body_wake(w, jt->a), body_wake(w, jt->b); /* the partners feel the joint go */
     int d = ids_remove(&js->ids, id);
     if (d < 0) return;
-    js->j[d] = js->j[js->ids.count];
+    js->joint[d] = js->joint[js->ids.count];
 }
 
 int imp_world_joint_count(const imp_world *w) { return w->joints ? w->joints->ids.count : 0; }
@@ -246,7 +246,7 @@ static bool joint_bodies(const imp_world *w, joint *jt, int n)
 
 bool imp_joint_bodies_live(const imp_world *w, imp_id id)
 {
-    joint *p = jget(w, id);
+    joint *p = joint_find(w, id);
     if (!p) return false;
     joint jt = *p;
     return joint_bodies(w, &jt, w->bodies->ids.count);
@@ -254,13 +254,13 @@ bool imp_joint_bodies_live(const imp_world *w, imp_id id)
 
 imp_joint_type imp_joint_kind(const imp_world *w, imp_id id)
 {
-    joint *p = jget(w, id);
+    joint *p = joint_find(w, id);
     return p ? p->type : IMP_JOINT_POINT;
 }
 
 bool imp_joint_ends(const imp_world *w, imp_id id, imp_id *a, imp_id *b)
 {
-    joint *p = jget(w, id);
+    joint *p = joint_find(w, id);
     if (!p) return false;
     *a = p->a, *b = p->b;
     return true;
@@ -278,14 +278,14 @@ bool imp_joint_ends(const imp_world *w, imp_id id, imp_id *a, imp_id *b)
 void joint_predict_rotation(imp_quat q, imp_vec3 om, double h, imp_quat *q1, imp_mat3 *HL)
 {
     imp_vec3 th = v3_scale(om, h);
-    double t = v3_len(th), t2 = t * t, ex, c1, c2, cw;
+    double t = v3_len(th), t2 = t * t, ex, c1, c2, block_add_cwg;
     if (t < 1e-4) {
-        ex = 0.5 - t2 / 48, cw = cos(0.5 * t), c1 = 0.5 - t2 / 24, c2 = 1.0 / 6 - t2 / 120;
+        ex = 0.5 - t2 / 48, block_add_cwg = cos(0.5 * t), c1 = 0.5 - t2 / 24, c2 = 1.0 / 6 - t2 / 120;
     } else {
         double sh = sin(0.5 * t), ch = cos(0.5 * t);
-        ex = sh / t, cw = ch, c1 = 2 * sh * sh / t2, c2 = (t - 2 * sh * ch) / (t2 * t);
+        ex = sh / t, block_add_cwg = ch, c1 = 2 * sh * sh / t2, c2 = (t - 2 * sh * ch) / (t2 * t);
     }
-    imp_quat e = quat(cw, ex * th.x, ex * th.y, ex * th.z);
+    imp_quat e = quat(block_add_cwg, ex * th.x, ex * th.y, ex * th.z);
     imp_quat r = quat_normalize(quat_mul(e, q));
     if (r.w * q.w + r.x * q.x + r.y * q.y + r.z * q.z < 0) r = quat(-r.w, -r.x, -r.y, -r.z);
     *q1 = r;
@@ -296,27 +296,27 @@ void joint_predict_rotation(imp_quat q, imp_vec3 om, double h, imp_quat *q1, imp
     *HL = (imp_mat3){{{d + xx, xy - a * th.z, xz + a * th.y}, {xy + a * th.z, d + yy, yz - a * th.x}, {xz - a * th.y, yz + a * th.x, d + zz}}};
 }
 
-static imp_vec3 qaxis(imp_quat F, int k) { return quat_rotate(F, v3(k == 0, k == 1, k == 2)); }
+static imp_vec3 frame_axis(imp_quat F, int k) { return quat_rotate(F, v3(k == 0, k == 1, k == 2)); }
 
 /* side X of a joint now (its frame F only with frame: a plain ball joint needs no axes) */
-void joint_side_now(const imp_world *w, int i, int n, imp_vec3 l, imp_quat f, const double *im, bool frame, jside *s)
+void joint_side_now(const imp_world *w, int i, int n, imp_vec3 l, imp_quat f, const double *im, bool frame, joint_side *s)
 {
     s->i = i;
     if (i >= n) {
-        s->dyn = false, s->x = v3(0, 0, 0), s->c = s->c1 = s->p = s->p1 = l, s->F = s->F1 = f, s->q = quat_identity();
+        s->moves = false, s->x = v3(0, 0, 0), s->c = s->c1 = s->p = s->p1 = l, s->F = s->F1 = f, s->q = quat_identity();
         s->HL = (imp_mat3){{{0}}};
         return;
     }
-    s->dyn = im && im[i] > 0;
+    s->moves = im && im[i] > 0;
     const double *X = w->bodies->state + BODY_DIM * i;
     struct joint_set *js = w->joints;
     imp_mat3 Rq;
-    if (js && js->bcap > i) { /* the body's normalized rotation, kept while its state quaternion is the same */
-        if (memcmp(&js->bqraw[i], X + 3, sizeof(imp_quat))) {
-            memcpy(&js->bqraw[i], X + 3, sizeof(imp_quat));
-            js->bqn[i] = quat_of(X), js->bR[i] = quat_to_m3(js->bqn[i]);
+    if (js && js->body_table_cap > i) { /* the body's normalized rotation, kept while its state quaternion is the same */
+        if (memcmp(&js->body_q_state[i], X + 3, sizeof(imp_quat))) {
+            memcpy(&js->body_q_state[i], X + 3, sizeof(imp_quat));
+            js->body_q[i] = quat_of(X), js->body_R[i] = quat_to_m3(js->body_q[i]);
         }
-        s->q = js->bqn[i], Rq = js->bR[i];
+        s->q = js->body_q[i], Rq = js->body_R[i];
     } else {
         s->q = quat_of(X), Rq = quat_to_m3(s->q);
     }
@@ -325,21 +325,21 @@ void joint_side_now(const imp_world *w, int i, int n, imp_vec3 l, imp_quat f, co
 }
 
 /* the prediction of a side whose state now (x, q) is in s (its frame F1 only with frame) */
-static void joint_side_predict(const imp_world *w, imp_vec3 l, imp_quat f, const imp_vec3 *v, const imp_vec3 *om, double h, bool frame, jside *s)
+static void joint_side_predict(const imp_world *w, imp_vec3 l, imp_quat f, const imp_vec3 *v, const imp_vec3 *om, double h, bool frame, joint_side *s)
 {
     const int i = s->i;
-    if (i >= w->bodies->ids.count) return; /* the world: set by side_eval */
+    if (i >= w->bodies->ids.count) return; /* the world: set by joint_side_now */
     struct joint_set *js = w->joints;
     imp_quat q1;
     imp_mat3 R1;
-    bool cache = js->bcap > i && h == js->cache_h && v == js->pv; /* pre-stabilization's predictions */
-    if (cache && js->bepoch[i] == js->epoch && js->bseen[i] == js->bver[i]) { /* shared by the body's joints */
-        q1 = js->bq1[i], s->HL = js->bHL[i], R1 = js->bR1[i];
+    bool cache = js->body_table_cap > i && h == js->pred_cache_h && v == js->pred_v; /* pre-stabilization's predictions */
+    if (cache && js->pred_epoch[i] == js->epoch && js->pred_version[i] == js->vel_version[i]) { /* shared by the body's joints */
+        q1 = js->pred_q[i], s->HL = js->pred_HL[i], R1 = js->pred_R[i];
     } else {
         joint_predict_rotation(s->q, om[i], h, &q1, &s->HL);
-        if (!s->dyn) s->HL = (imp_mat3){{{0}}};
+        if (!s->moves) s->HL = (imp_mat3){{{0}}};
         R1 = quat_to_m3(q1);
-        if (cache) js->bq1[i] = q1, js->bHL[i] = s->HL, js->bR1[i] = R1, js->bseen[i] = js->bver[i], js->bepoch[i] = js->epoch;
+        if (cache) js->pred_q[i] = q1, js->pred_HL[i] = s->HL, js->pred_R[i] = R1, js->pred_version[i] = js->vel_version[i], js->pred_epoch[i] = js->epoch;
     }
     s->c1 = m3_mul_v(R1, l), s->p1 = v3_add(v3_add(s->x, v3_scale(v[i], h)), s->c1);
     if (frame) s->F1 = quat_mul(q1, f);
@@ -355,7 +355,7 @@ double joint_hinge_angle(imp_quat FA, imp_quat FB, double near)
 }
 
 /* the orientation error quaternion F_A conj(F_B) in the hemisphere w >= 0 */
-static imp_quat qerr(imp_quat FA, imp_quat FB)
+static imp_quat frame_error(imp_quat FA, imp_quat FB)
 {
     imp_quat e = quat_mul(FA, quat_conj(FB));
     return e.w < 0 ? quat(-e.w, -e.x, -e.y, -e.z) : e;
@@ -374,41 +374,41 @@ static bool limits_ok(imp_joint_type t, double lo, double hi)
 /* a limited joint's coordinate at frames FA, FB and articulation points pA, pB: the angle about the axis
  * (hinge, twist; unwrapped near the last one), the slide along B's axis (prismatic), or the swing of A's
  * axis from B's (point) */
-static double limit_coord(const joint *jt, imp_joint_type ty, imp_quat FA, imp_quat FB, imp_vec3 pA, imp_vec3 pB)
+static double limit_coordinate(const joint *jt, imp_joint_type ty, imp_quat FA, imp_quat FB, imp_vec3 pA, imp_vec3 pB)
 {
     if (angular_free(ty)) return joint_hinge_angle(FA, FB, jt->angle);
-    if (ty == IMP_JOINT_PRISMATIC) return v3_dot(v3_sub(pA, pB), qaxis(FB, 0));
-    imp_vec3 a1 = qaxis(FA, 0), b1 = qaxis(FB, 0);
+    if (ty == IMP_JOINT_PRISMATIC) return v3_dot(v3_sub(pA, pB), frame_axis(FB, 0));
+    imp_vec3 a1 = frame_axis(FA, 0), b1 = frame_axis(FB, 0);
     return atan2(v3_len(v3_cross(a1, b1)), v3_dot(a1, b1));
 }
 
 /* joint errors now (see impetus.h) */
 static void errors_now(const imp_world *w, const joint *jt, int n, double *gap, double *ax)
 {
-    jside A, B;
+    joint_side A, B;
     joint_side_now(w, jt->ia, n, jt->la, jt->fa, NULL, true, &A);
     joint_side_now(w, jt->ib, n, jt->lb, jt->fb, NULL, true, &B);
-    imp_vec3 g = v3_sub(A.p, B.p), e = qaxis(B.F, 0);
+    imp_vec3 g = v3_sub(A.p, B.p), e = frame_axis(B.F, 0);
     switch (jt->type) {
     case IMP_JOINT_PRISMATIC: *gap = v3_len(v3_sub(g, v3_scale(e, v3_dot(g, e)))); break;
     case IMP_JOINT_PLANAR: *gap = fabs(v3_dot(g, e)); break;
     default: *gap = v3_len(g);
     }
     if (jt->type == IMP_JOINT_RIGID || jt->type == IMP_JOINT_PRISMATIC) {
-        imp_quat q = qerr(A.F, B.F);
+        imp_quat q = frame_error(A.F, B.F);
         *ax = 2 * atan2(sqrt(q.x * q.x + q.y * q.y + q.z * q.z), q.w);
     } else if (jt->type == IMP_JOINT_POINT) {
         *ax = 0;
     } else {
-        *ax = v3_len(v3_cross(qaxis(A.F, 0), e));
+        *ax = v3_len(v3_cross(frame_axis(A.F, 0), e));
     }
 }
 
-int imp_joint_hub_count(const imp_world *w) { return w->joints && w->joints->ids.count ? w->joints->nh : 0; }
+int imp_joint_hub_count(const imp_world *w) { return w->joints && w->joints->ids.count ? w->joints->hub_count : 0; }
 
 int imp_joint_errors(const imp_world *w, imp_id id, double *gap, double *axis_error)
 {
-    joint *p = jget(w, id);
+    joint *p = joint_find(w, id);
     if (!p) return 0;
     joint jt = *p;
     if (!joint_bodies(w, &jt, w->bodies->ids.count)) return 0;
@@ -416,13 +416,13 @@ int imp_joint_errors(const imp_world *w, imp_id id, double *gap, double *axis_er
     return 1;
 }
 
-static imp_vec3 body_v(const imp_world *w, int i, int n)
+static imp_vec3 body_velocity(const imp_world *w, int i, int n)
 {
     if (i >= n) return v3(0, 0, 0);
     return v3_scale(v3_load(w->bodies->state + BODY_DIM * i + 7), w->bodies->body[i].inv_mass);
 }
 
-static imp_vec3 body_w(const imp_world *w, int i, int n)
+static imp_vec3 body_angular_velocity(const imp_world *w, int i, int n)
 {
     if (i >= n) return v3(0, 0, 0);
     const double *X = w->bodies->state + BODY_DIM * i;
@@ -431,16 +431,16 @@ static imp_vec3 body_w(const imp_world *w, int i, int n)
 
 int imp_joint_coordinate(const imp_world *w, imp_id id, double *value, double *speed)
 {
-    joint *p = jget(w, id);
+    joint *p = joint_find(w, id);
     if (!p || !has_coordinate(p->type)) return 0;
     joint jt = *p;
     const int n = w->bodies->ids.count;
     if (!joint_bodies(w, &jt, n)) return 0;
-    jside A, B;
+    joint_side A, B;
     joint_side_now(w, jt.ia, n, jt.la, jt.fa, NULL, true, &A);
     joint_side_now(w, jt.ib, n, jt.lb, jt.fb, NULL, true, &B);
-    imp_vec3 e = qaxis(B.F, 0);
-    imp_vec3 va = body_v(w, jt.ia, n), wa = body_w(w, jt.ia, n), vb = body_v(w, jt.ib, n), wb = body_w(w, jt.ib, n);
+    imp_vec3 e = frame_axis(B.F, 0);
+    imp_vec3 va = body_velocity(w, jt.ia, n), wa = body_angular_velocity(w, jt.ia, n), vb = body_velocity(w, jt.ib, n), wb = body_angular_velocity(w, jt.ib, n);
     if (angular_free(jt.type)) {
         *value = joint_hinge_angle(A.F, B.F, jt.angle);
         *speed = v3_dot(e, v3_sub(wa, wb));
@@ -455,16 +455,16 @@ int imp_joint_coordinate(const imp_world *w, imp_id id, double *value, double *s
 
 void imp_joint_set_limits(imp_world *w, imp_id id, bool on, double lo, double hi)
 {
-    joint *p = jget(w, id);
+    joint *p = joint_find(w, id);
     if (!p) return;
     if (on && !limits_ok(p->type, lo, hi)) return;
     p->has_limits = on, p->lo = lo, p->hi = hi;
-    wake(w, p->a), wake(w, p->b);
+    body_wake(w, p->a), body_wake(w, p->b);
 }
 
 bool imp_joint_limits(const imp_world *w, imp_id id, double *lo, double *hi)
 {
-    joint *p = jget(w, id);
+    joint *p = joint_find(w, id);
     if (!p || !p->has_limits) return false;
     *lo = p->lo, *hi = p->hi;
     return true;
@@ -472,16 +472,16 @@ bool imp_joint_limits(const imp_world *w, imp_id id, double *lo, double *hi)
 
 void imp_joint_set_motor(imp_world *w, imp_id id, bool on, double speed, double max)
 {
-    joint *p = jget(w, id);
+    joint *p = joint_find(w, id);
     if (!p) return;
     if (on && !motor_ok(speed, max)) return;
     p->has_motor = on, p->speed = speed, p->max = max;
-    wake(w, p->a), wake(w, p->b);
+    body_wake(w, p->a), body_wake(w, p->b);
 }
 
 bool imp_joint_motor(const imp_world *w, imp_id id, double *speed, double *max)
 {
-    joint *p = jget(w, id);
+    joint *p = joint_find(w, id);
     if (!p || !p->has_motor) return false;
     *speed = p->speed, *max = p->max;
     return true;
@@ -491,26 +491,24 @@ bool imp_joint_motor(const imp_world *w, imp_id id, double *speed, double *max)
 /* ---- rows ----------------------------------------------------------------------------------------- */
 
 /* the impulse directions of the rows (now): linear d at the midpoint, or angular d */
-static void row_lin(jrows *R, int r, imp_vec3 d, imp_vec3 ra, imp_vec3 rb)
+static void row_lin(row_block *R, int r, imp_vec3 d, imp_vec3 ra, imp_vec3 rb)
 {
     imp_vec3 ta = v3_cross(ra, d), tb = v3_cross(rb, d);
     double *a = R->gA[r], *b = R->gB[r];
     a[0] = d.x, a[1] = d.y, a[2] = d.z, a[3] = ta.x, a[4] = ta.y, a[5] = ta.z;
-    R->ang[r] = false;
     b[0] = -d.x, b[1] = -d.y, b[2] = -d.z, b[3] = -tb.x, b[4] = -tb.y, b[5] = -tb.z;
 }
 
-static void row_ang(jrows *R, int r, imp_vec3 d)
+static void row_ang(row_block *R, int r, imp_vec3 d)
 {
     double *a = R->gA[r], *b = R->gB[r];
     a[0] = a[1] = a[2] = 0, a[3] = d.x, a[4] = d.y, a[5] = d.z;
-    R->ang[r] = true;
     b[0] = b[1] = b[2] = 0, b[3] = -d.x, b[4] = -d.y, b[5] = -d.z;
 }
 
 
 /* derivative of a predicted point row t.(p'_A - p'_B) (t fixed) into C; tb: t is B's, g the predicted gap */
-static void joint_deriv_point(jrows *R, int r, imp_vec3 t, const jside *A, const jside *B, bool tb, imp_vec3 g, double h)
+static void joint_deriv_point(row_block *R, int r, imp_vec3 t, const joint_side *A, const joint_side *B, bool tb, imp_vec3 g, double h)
 {
     set6(R->cA[r], v3_scale(t, h), m3_mul_tv(A->HL, v3_cross(A->c1, t)));
     imp_vec3 angb = v3_scale(m3_mul_tv(B->HL, v3_cross(B->c1, t)), -1);
@@ -518,24 +516,24 @@ static void joint_deriv_point(jrows *R, int r, imp_vec3 t, const jside *A, const
     set6(R->cB[r], v3_scale(t, -h), angb);
 }
 
-static void deriv_ang(jrows *R, int r, imp_vec3 rho_a, imp_vec3 rho_b, const jside *A, const jside *B)
+static void deriv_ang(row_block *R, int r, imp_vec3 rho_a, imp_vec3 rho_b, const joint_side *A, const joint_side *B)
 {
     set6(R->cA[r], v3(0, 0, 0), m3_mul_tv(A->HL, rho_a));
     set6(R->cB[r], v3(0, 0, 0), m3_mul_tv(B->HL, rho_b));
 }
 
-/* the derivatives of a plain ball joint's three rows that a line search's trial left out (dpend), at the
+/* the derivatives of a plain ball joint's three rows that a line search's trial left out (derivs_pending), at the
  * same prediction (the sides kept in R) */
-void joint_rows_point_derivs(jrows *R, double h)
+void joint_rows_point_derivs(row_block *R, double h)
 {
-    const jside *A = &R->sA, *B = &R->sB;
+    const joint_side *A = &R->sA, *B = &R->sB;
     imp_vec3 g = v3_sub(A->p1, B->p1);
     for (int c = 0; c < 3; c++) joint_deriv_point(R, c, v3(c == 0, c == 1, c == 2), A, B, false, g, h);
-    R->dpend = false;
+    R->derivs_pending = false;
 }
 
 /* the two sides of jt now (their frames only with frames: a plain ball joint needs no axes) */
-static void rows_sides_now(const imp_world *w, const joint *jt, jrows *R, int n, const double *im, bool frames)
+static void rows_sides_now(const imp_world *w, const joint *jt, row_block *R, int n, const double *im, bool frames)
 {
     joint_side_now(w, jt->ia, n, jt->la, jt->fa, im, frames, &R->sA);
     joint_side_now(w, jt->ib, n, jt->lb, jt->fb, im, frames, &R->sB);
@@ -543,12 +541,12 @@ static void rows_sides_now(const imp_world *w, const joint *jt, jrows *R, int n,
 
 /* the limit row, when the coordinate is at or past a bound: in pre-stabilization the predicted one, in
  * post-stabilization the one now. Returns the rows so far (m, or m + 1) */
-static int rows_add_limit(joint *jt, jrows *R, int m, imp_vec3 ra, imp_vec3 rb, imp_vec3 aa, imp_vec3 eb, bool pre)
+static int rows_add_limit(joint *jt, row_block *R, int m, imp_vec3 ra, imp_vec3 rb, imp_vec3 aa, imp_vec3 eb, bool pre)
 {
-    const jside *A = &R->sA, *B = &R->sB;
+    const joint_side *A = &R->sA, *B = &R->sB;
     const imp_joint_type ty = jt->type;
     double bound = 0, side = 0;
-    const double x = pre ? limit_coord(jt, ty, A->F1, B->F1, A->p1, B->p1) : limit_coord(jt, ty, A->F, B->F, A->p, B->p);
+    const double x = pre ? limit_coordinate(jt, ty, A->F1, B->F1, A->p1, B->p1) : limit_coordinate(jt, ty, A->F, B->F, A->p, B->p);
     imp_vec3 dir = eb;
     if (ty == IMP_JOINT_POINT) { /* swing: phi = angle(a_A, a_B), a "hi" limit; row direction -n so that u = phi dot */
         imp_vec3 cr = v3_cross(aa, eb);
@@ -570,8 +568,8 @@ static int rows_add_limit(joint *jt, jrows *R, int m, imp_vec3 ra, imp_vec3 rb, 
     R->lo[m] = side > 0 ? 0 : -INFINITY, R->hi[m] = side > 0 ? INFINITY : 0;
     /* a bound far from the coordinate now (limits set away from the pose) is approached by at
      * most LIMIT_REACH a step: exp(h omega) cannot turn more than pi in one step */
-    const double now = pre ? limit_coord(jt, ty, A->F, B->F, A->p, B->p) : x;
-    R->lim_target = fmin(fmax(bound, now - LIMIT_REACH), now + LIMIT_REACH);
+    const double now = pre ? limit_coordinate(jt, ty, A->F, B->F, A->p, B->p) : x;
+    R->limit_target = fmin(fmax(bound, now - LIMIT_REACH), now + LIMIT_REACH);
     return m + 1;
 }
 
@@ -580,18 +578,18 @@ static int rows_add_limit(joint *jt, jrows *R, int m, imp_vec3 ra, imp_vec3 rb, 
  * the position update turns the joint at the motor's speed exactly, whatever the curvature of the other
  * joints' paths asks of the velocities. In post-stabilization (with motor) its multiplier is boxed by
  * what is left of this step's max h (the motor acts in several stages). Returns the rows so far */
-static int rows_add_motor(const joint *jt, jrows *R, int m, imp_vec3 ra, imp_vec3 rb, imp_vec3 eb, double h, bool pre, bool motor)
+static int rows_add_motor(const joint *jt, row_block *R, int m, imp_vec3 ra, imp_vec3 rb, imp_vec3 eb, double h, bool pre, bool motor)
 {
-    const jside *A = &R->sA, *B = &R->sB;
+    const joint_side *A = &R->sA, *B = &R->sB;
     const imp_joint_type ty = jt->type;
-    if (pre && jt->has_motor && !jt->motor_sat && has_coordinate(ty) && m < MAXR && (m == 0 || R->kind[m - 1] != ROW_LIMIT)) {
-        if (ty == IMP_JOINT_PRISMATIC) row_lin(R, m, eb, ra, rb), R->mot_target = v3_dot(v3_sub(A->p, B->p), eb);
-        else row_ang(R, m, eb), R->mot_target = joint_hinge_angle(A->F, B->F, jt->angle);
-        R->mot_target += h * jt->speed;
+    if (pre && jt->has_motor && !jt->motor_sat && has_coordinate(ty) && m < MAX_ROWS && (m == 0 || R->kind[m - 1] != ROW_LIMIT)) {
+        if (ty == IMP_JOINT_PRISMATIC) row_lin(R, m, eb, ra, rb), R->motor_target = v3_dot(v3_sub(A->p, B->p), eb);
+        else row_ang(R, m, eb), R->motor_target = joint_hinge_angle(A->F, B->F, jt->angle);
+        R->motor_target += h * jt->speed;
         R->kind[m] = ROW_MOTOR, R->lo[m] = -INFINITY, R->hi[m] = INFINITY;
         return m + 1;
     }
-    if (!pre && motor && jt->has_motor && has_coordinate(ty) && m < MAXR) {
+    if (!pre && motor && jt->has_motor && has_coordinate(ty) && m < MAX_ROWS) {
         if (ty == IMP_JOINT_PRISMATIC) row_lin(R, m, eb, ra, rb);
         else row_ang(R, m, eb);
         R->kind[m] = ROW_MOTOR, R->lo[m] = fmin(-jt->max * h - jt->motor_used, 0), R->hi[m] = fmax(jt->max * h - jt->motor_used, 0);
@@ -602,22 +600,22 @@ static int rows_add_motor(const joint *jt, jrows *R, int m, imp_vec3 ra, imp_vec
 
 /* the rows' impulse directions now (linear d at the midpoint of the two articulation points, or angular
  * d), their kinds and bounds, and W g; pre: which limit rows are active at the prediction */
-static void rows_directions(joint *jt, jrows *R, const imp_mat3 *Iinv, const double *im, double h, bool frames, bool pre, bool motor)
+static void rows_directions(joint *jt, row_block *R, const imp_mat3 *Iinv, const double *im, double h, bool frames, bool pre, bool motor)
 {
-    const jside *A = &R->sA, *B = &R->sB;
+    const joint_side *A = &R->sA, *B = &R->sB;
     const imp_joint_type ty = jt->type;
     imp_vec3 mid = v3_scale(v3_add(A->p, B->p), 0.5);
     imp_vec3 ra = v3_sub(mid, A->x), rb = v3_sub(mid, B->x);
-    imp_vec3 aa = frames ? qaxis(A->F, 0) : v3(0, 0, 0), eb = frames ? qaxis(B->F, 0) : v3(0, 0, 0);
+    imp_vec3 aa = frames ? frame_axis(A->F, 0) : v3(0, 0, 0), eb = frames ? frame_axis(B->F, 0) : v3(0, 0, 0);
     int m = 0;
     if (ty == IMP_JOINT_PRISMATIC) {
-        row_lin(R, m++, qaxis(B->F, 1), ra, rb), row_lin(R, m++, qaxis(B->F, 2), ra, rb);
+        row_lin(R, m++, frame_axis(B->F, 1), ra, rb), row_lin(R, m++, frame_axis(B->F, 2), ra, rb);
     } else if (ty == IMP_JOINT_PLANAR) {
         row_lin(R, m++, eb, ra, rb);
     } else {
         for (int c = 0; c < 3; c++) row_lin(R, m++, v3(c == 0, c == 1, c == 2), ra, rb);
     }
-    R->axes = ty != IMP_JOINT_PRISMATIC && ty != IMP_JOINT_PLANAR;
+    R->axis_rows = ty != IMP_JOINT_PRISMATIC && ty != IMP_JOINT_PLANAR;
     if (ty == IMP_JOINT_HINGE || ty == IMP_JOINT_TWIST || ty == IMP_JOINT_PLANAR) {
         imp_vec3 t1, t2;
         v3_basis(aa, &t1, &t2);
@@ -629,13 +627,13 @@ static void rows_directions(joint *jt, jrows *R, const imp_mat3 *Iinv, const dou
     if (jt->has_limits && (angular_free(ty) || ty == IMP_JOINT_PRISMATIC || ty == IMP_JOINT_POINT)) m = rows_add_limit(jt, R, m, ra, rb, aa, eb, pre);
     R->m = rows_add_motor(jt, R, m, ra, rb, eb, h, pre, motor);
     joint_rows_weights(R, Iinv, im);
-    for (int r = 0; r < MAXR; r++) R->fixed[r] = false;
+    for (int r = 0; r < MAX_ROWS; r++) R->fixed[r] = false;
 }
 
 /* velocity rows: C = G, and the right-hand side f = target - u at the velocities (v, om) */
-static void rows_velocity_rhs(const joint *jt, jrows *R, int n, const imp_vec3 *v, const imp_vec3 *om)
+static void rows_velocity_rhs(const joint *jt, row_block *R, int n, const imp_vec3 *v, const imp_vec3 *om)
 {
-    const jside *A = &R->sA, *B = &R->sB;
+    const joint_side *A = &R->sA, *B = &R->sB;
     imp_vec3 va = A->i < n ? v[A->i] : v3(0, 0, 0), wa = A->i < n ? om[A->i] : v3(0, 0, 0);
     imp_vec3 vb = B->i < n ? v[B->i] : v3(0, 0, 0), wb = B->i < n ? om[B->i] : v3(0, 0, 0);
     for (int r = 0; r < R->m; r++) {
@@ -649,12 +647,12 @@ static void rows_velocity_rhs(const joint *jt, jrows *R, int n, const imp_vec3 *
 
 /* the predicted residuals and derivatives of the limit row (row m: the coordinate against the target
  * kept from the directions' build) and of the motor row after it (the coordinate against now + h speed) */
-static void residuals_limit_motor(const joint *jt, jrows *R, int m, int n, imp_vec3 g, imp_vec3 a1, imp_vec3 b1, double h)
+static void residuals_limit_motor(const joint *jt, row_block *R, int m, int n, imp_vec3 g, imp_vec3 a1, imp_vec3 b1, double h)
 {
-    const jside *A = &R->sA, *B = &R->sB;
+    const joint_side *A = &R->sA, *B = &R->sB;
     const imp_joint_type ty = jt->type;
     if (m < R->m && R->kind[m] == ROW_LIMIT) {
-        double target = R->lim_target;
+        double target = R->limit_target;
         if (angular_free(ty)) {
             R->f[m] = joint_hinge_angle(A->F1, B->F1, jt->angle) - target;
             deriv_ang(R, m, b1, v3_scale(b1, -1), A, B);
@@ -672,41 +670,41 @@ static void residuals_limit_motor(const joint *jt, jrows *R, int m, int n, imp_v
     }
     if (m < R->m && R->kind[m] == ROW_MOTOR) {
         if (angular_free(ty)) {
-            R->f[m] = joint_hinge_angle(A->F1, B->F1, R->mot_target) - R->mot_target;
+            R->f[m] = joint_hinge_angle(A->F1, B->F1, R->motor_target) - R->motor_target;
             deriv_ang(R, m, b1, v3_scale(b1, -1), A, B);
         } else {
-            R->f[m] = v3_dot(g, b1) - R->mot_target;
+            R->f[m] = v3_dot(g, b1) - R->motor_target;
             joint_deriv_point(R, m, b1, A, B, jt->ib < n, g, h);
         }
     }
 }
 
 /* the predicted residuals f and their derivatives C of every row (the header's table) */
-static inline __attribute__((always_inline)) void rows_residuals(const imp_world *w, const joint *jt, jrows *R, int n, double h, bool frames)
+static inline __attribute__((always_inline)) void rows_residuals(const imp_world *w, const joint *jt, row_block *R, int n, double h, bool frames)
 {
-    const jside *A = &R->sA, *B = &R->sB;
+    const joint_side *A = &R->sA, *B = &R->sB;
     const imp_joint_type ty = jt->type;
-    R->dpend = false;
+    R->derivs_pending = false;
     imp_vec3 g = v3_sub(A->p1, B->p1);
-    imp_vec3 a1 = frames ? qaxis(A->F1, 0) : v3(0, 0, 0), b1 = frames ? qaxis(B->F1, 0) : v3(0, 0, 0);
+    imp_vec3 a1 = frames ? frame_axis(A->F1, 0) : v3(0, 0, 0), b1 = frames ? frame_axis(B->F1, 0) : v3(0, 0, 0);
     int m = 0;
     if (ty == IMP_JOINT_PRISMATIC || ty == IMP_JOINT_PLANAR) {
         for (int k = ty == IMP_JOINT_PLANAR ? 0 : 1; k <= (ty == IMP_JOINT_PLANAR ? 0 : 2); k++) {
-            imp_vec3 t = qaxis(B->F1, k);
+            imp_vec3 t = frame_axis(B->F1, k);
             R->f[m] = v3_dot(g, t);
             joint_deriv_point(R, m++, t, A, B, jt->ib < n, g, h);
         }
     } else {
         /* a plain ball joint in a line search's trial: the residuals only, its C when a step needs it
          * (joint_rows_point_derivs: the same numbers from the same sides) */
-        const bool defer = ty == IMP_JOINT_POINT && R->m == 3 && w->joints && w->joints->trial;
+        const bool defer = ty == IMP_JOINT_POINT && R->m == 3 && w->joints && w->joints->line_trial;
         for (int c = 0; c < 3; c++) {
             imp_vec3 t = v3(c == 0, c == 1, c == 2);
             R->f[m] = v3_dot(g, t);
             if (defer) m++;
             else joint_deriv_point(R, m++, t, A, B, false, g, h);
         }
-        R->dpend = defer;
+        R->derivs_pending = defer;
     }
     if (ty == IMP_JOINT_HINGE || ty == IMP_JOINT_TWIST || ty == IMP_JOINT_PLANAR) {
         imp_vec3 e = v3_cross(a1, b1), t[2];
@@ -735,7 +733,7 @@ static bool needs_frames(const joint *jt) { return jt->type != IMP_JOINT_POINT |
 /* Post-stabilization's rows of jt at the positions now: with directions, the impulse directions G, the
  * kinds and bounds (motor rows if motor) and W G, else those of the stage's first build; then, with v,
  * C = G and f = target - u at the velocities (v, om) (without v: the directions only, joints_rows) */
-void joint_rows_velocity(const imp_world *w, joint *jt, jrows *R, int n, const imp_vec3 *v, const imp_vec3 *om,
+void joint_rows_velocity(const imp_world *w, joint *jt, row_block *R, int n, const imp_vec3 *v, const imp_vec3 *om,
                          const imp_mat3 *Iinv, const double *im, double h, bool directions, bool motor)
 {
     const bool frames = needs_frames(jt);
@@ -747,7 +745,7 @@ void joint_rows_velocity(const imp_world *w, joint *jt, jrows *R, int n, const i
 /* Pre-stabilization's rows of jt: the residuals f and derivatives C at the prediction from the velocities
  * (v, om) over h; with directions also the sides now, the impulse directions G and which limit rows are
  * active (kept through the Newton iteration: without, those of the last build with directions) */
-void joint_rows_predicted(const imp_world *w, joint *jt, jrows *R, int n, const imp_vec3 *v, const imp_vec3 *om,
+void joint_rows_predicted(const imp_world *w, joint *jt, row_block *R, int n, const imp_vec3 *v, const imp_vec3 *om,
                           const imp_mat3 *Iinv, const double *im, double h, bool directions)
 {
     const bool frames = needs_frames(jt);
@@ -771,8 +769,8 @@ static void prepare_tables(struct joint_set *js, int n)
     if (n > js->body_cap) {
         js->body_cap = n * 3 / 2 + 16;
         js->jointed = ids_grow(js->jointed, 1, js->body_cap);
-        js->uf = ids_grow(js->uf, sizeof(int), js->body_cap);
-        js->lf = ids_grow(js->lf, sizeof(int), js->body_cap + 1);
+        js->island_parent = ids_grow(js->island_parent, sizeof(int), js->body_cap);
+        js->loop_parent = ids_grow(js->loop_parent, sizeof(int), js->body_cap + 1);
     }
     if (js->ids.count > js->pair_cap) {
         js->pair_cap = js->ids.count * 3 / 2 + 16;
@@ -795,12 +793,12 @@ static void prepare_joint(imp_world *w, struct joint_set *js, const joint *jt, i
     js->pairs[js->npairs++] = lo << 32 | hi; /* the world is n */
     int ra = jt->ia < n && w->bodies->body[jt->ia].motion == IMP_DYNAMIC ? jt->ia : n;
     int rb = jt->ib < n && w->bodies->body[jt->ib].motion == IMP_DYNAMIC ? jt->ib : n;
-    ra = uf_root(js->lf, ra), rb = uf_root(js->lf, rb);
+    ra = uf_root(js->loop_parent, ra), rb = uf_root(js->loop_parent, rb);
     if (ra == rb) js->loops = js->loops || ra != n; /* no dynamic end: an inert joint, no loop */
-    else js->lf[ra] = rb;
+    else js->loop_parent[ra] = rb;
     if (jt->ib < n && w->bodies->body[jt->ia].motion == IMP_DYNAMIC && w->bodies->body[jt->ib].motion == IMP_DYNAMIC) {
-        ra = uf_root(js->uf, jt->ia), rb = uf_root(js->uf, jt->ib);
-        if (ra != rb) js->uf[ra] = rb;
+        ra = uf_root(js->island_parent, jt->ia), rb = uf_root(js->island_parent, jt->ib);
+        if (ra != rb) js->island_parent[ra] = rb;
     }
 }
 
@@ -811,24 +809,24 @@ static void prepare_islands(imp_world *w, struct joint_set *js, int n)
     body *bodies = w->bodies->body;
     memset(js->jointed, 0, (size_t)n);
     for (int k = 0; k < js->ids.count; k++) {
-        const joint *jt = &js->j[k];
+        const joint *jt = &js->joint[k];
         if (jt->ia < 0 || jt->ib < 0) continue;
         int ends[2] = {jt->ia, jt->ib};
         for (int e = 0; e < 2; e++)
             if (ends[e] < n && bodies[ends[e]].motion == IMP_DYNAMIC && !bodies[ends[e]].asleep) {
                 int r = ends[e];
-                while (js->uf[r] != r) r = js->uf[r];
+                while (js->island_parent[r] != r) r = js->island_parent[r];
                 js->jointed[r] = 2; /* the root marks an awake island */
             }
     }
     for (int i = 0; i < n; i++) {
         int r = i;
-        while (js->uf[r] != r) r = js->uf[r];
+        while (js->island_parent[r] != r) r = js->island_parent[r];
         if (js->jointed[r] == 2 && bodies[i].asleep) bodies[i].asleep = 0, bodies[i].sleep_time = 0;
     }
     memset(js->jointed, 0, (size_t)n);
     for (int k = 0; k < js->ids.count; k++) {
-        const joint *jt = &js->j[k];
+        const joint *jt = &js->joint[k];
         if (jt->ia < 0 || jt->ib < 0) continue;
         int ends[2] = {jt->ia, jt->ib};
         for (int e = 0; e < 2; e++)
@@ -844,13 +842,13 @@ int joints_prepare(imp_world *w, int n)
     struct joint_set *js = w->joints;
     if (!js || !js->ids.count) return 0;
     prepare_tables(js, n);
-    js->npairs = 0, js->pre_h = 0;
-    for (int i = 0; i < n; i++) js->uf[i] = i;
-    for (int i = 0; i <= n; i++) js->lf[i] = i;
+    js->npairs = 0, js->pre_stab_h = 0;
+    for (int i = 0; i < n; i++) js->island_parent[i] = i;
+    for (int i = 0; i <= n; i++) js->loop_parent[i] = i;
     js->loops = false;
     int live = 0;
     for (int k = 0; k < js->ids.count; k++) {
-        joint *jt = &js->j[k];
+        joint *jt = &js->joint[k];
         jt->motor_used = 0, jt->motor_sat = false; /* a new step */
         if (!joint_bodies(w, jt, n)) {
             if (!jt->woke) { /* a body of it was destroyed: the partner wakes, once */
@@ -895,13 +893,13 @@ int joints_pairs(const imp_world *w, const uint64_t **pairs)
 int joints_rows(const imp_world *w, int k, joint_row out[6])
 {
     if (!w->joints || k < 0 || k >= w->joints->ids.count) return 0;
-    joint jt = w->joints->j[k];
+    joint jt = w->joints->joint[k];
     const int n = w->bodies->ids.count;
     if (!joint_bodies(w, &jt, n)) return 0;
     jt.has_limits = false;
-    jrows R;
+    row_block R;
     joint_rows_velocity(w, &jt, &R, n, NULL, NULL, NULL, NULL, 0, true, false);
-    jside A, B;
+    joint_side A, B;
     joint_side_now(w, jt.ia, n, jt.la, jt.fa, NULL, true, &A);
     joint_side_now(w, jt.ib, n, jt.lb, jt.fb, NULL, true, &B);
     for (int r = 0; r < R.m; r++) {

@@ -5,8 +5,8 @@
 #include "dense.h"
 #include "joint_internal.h"
 
-/* in-place inverse of the m x m block A (stride MAXR): dense.h */
-static inline bool block_invert(double *A, int m) { return m == 3 ? dense_invert(A, 3, MAXR) : dense_invert(A, m, MAXR); }
+/* in-place inverse of the m x m block A (stride MAX_ROWS): dense.h */
+static inline bool block_invert(double *A, int m) { return m == 3 ? dense_invert(A, 3, MAX_ROWS) : dense_invert(A, m, MAX_ROWS); }
 
 void jsolve_collect(struct joint_set *js, int n, const double *im);
 void jsolve_assemble(struct joint_set *js, int n, double mu);

@@ -19,11 +19,11 @@
 static void keep_post_factors(struct joint_set *js)
 {
     int need = 0;
-    for (int p = 0; p < js->nn; p++) need += 1 + 24 * js->rows[p].m;
-    js->ksnap = cgrow(js->ksnap, sizeof(double), &js->ksnap_cap, need);
-    double *o = js->ksnap;
-    for (int p = 0; p < js->nn; p++) {
-        const jrows *R = &js->rows[p];
+    for (int p = 0; p < js->node_count; p++) need += 1 + 24 * js->rows[p].m;
+    js->kept_rows = table_grow(js->kept_rows, sizeof(double), &js->kept_rows_cap, need);
+    double *o = js->kept_rows;
+    for (int p = 0; p < js->node_count; p++) {
+        const row_block *R = &js->rows[p];
         *o++ = R->m;
         for (int r = 0; r < R->m; r++) {
             memcpy(o, R->gA[r], 6 * sizeof(double)), memcpy(o + 6, R->gB[r], 6 * sizeof(double));
@@ -31,15 +31,15 @@ static void keep_post_factors(struct joint_set *js)
             o += 24;
         }
     }
-    js->kvalid = true, js->ksgen = js->sgen;
+    js->kept_valid = true, js->kept_gen = js->structure_gen;
 }
 
 static bool post_factors_kept(const struct joint_set *js)
 {
-    if (!js->kvalid || js->ksgen != js->sgen) return false;
-    const double *o = js->ksnap;
-    for (int p = 0; p < js->nn; p++) {
-        const jrows *R = &js->rows[p];
+    if (!js->kept_valid || js->kept_gen != js->structure_gen) return false;
+    const double *o = js->kept_rows;
+    for (int p = 0; p < js->node_count; p++) {
+        const row_block *R = &js->rows[p];
         if (*o++ != R->m) return false;
         for (int r = 0; r < R->m; r++) {
             if (memcmp(o, R->gA[r], 6 * sizeof(double)) || memcmp(o + 6, R->gB[r], 6 * sizeof(double)) ||
@@ -65,35 +65,35 @@ static bool post_factors_kept(const struct joint_set *js)
  * G dV = rhs on every free row to 1e-3 of the largest |rhs| (+ 1e-9); that failed solve missed by 20 %,
  * ordinary ones by 1e-6. If not, the shift grows by 1000 (eps = 1e-9, 1e-6, 1e-3) and the solve is done
  * again: a softer projection rather than a violent one (not where K is positive definite by
- * construction: js->sound, joints_post_stabilize). first: the active set's first pass, whose factors may
+ * construction: js->post_definite, joints_post_stabilize). first: the active set's first pass, whose factors may
  * be the kept ones (above) and are kept. */
 static bool post_solve(struct joint_set *js, int n, bool first)
 {
     double big = 0;
-    for (int p = 0; p < js->nn; p++)
-        for (int r = 0; r < js->rows[p].m; r++) big = fmax_num(big, fabs(js->rhs[MAXR * p + r]));
-    memcpy(js->rhs0, js->rhs, sizeof(double) * MAXR * (size_t)js->nn); /* solve overwrites rhs */
+    for (int p = 0; p < js->node_count; p++)
+        for (int r = 0; r < js->rows[p].m; r++) big = fmax_num(big, fabs(js->rhs[MAX_ROWS * p + r]));
+    memcpy(js->rhs_kept, js->rhs, sizeof(double) * MAX_ROWS * (size_t)js->node_count); /* solve overwrites rhs */
     bool kept = first && post_factors_kept(js);
-    const bool sound = js->sound;
-    for (double mu = kept ? js->kmu : 1e-9; mu < 1e-2; mu *= 1000, kept = false) {
-        memcpy(js->rhs, js->rhs0, sizeof(double) * MAXR * (size_t)js->nn);
+    const bool sound = js->post_definite;
+    for (double mu = kept ? js->kept_shift : 1e-9; mu < 1e-2; mu *= 1000, kept = false) {
+        memcpy(js->rhs, js->rhs_kept, sizeof(double) * MAX_ROWS * (size_t)js->node_count);
         if (!kept) {
             jsolve_assemble(js, n, mu);
             if (!jsolve_factor(js)) return false;
-            if (first) keep_post_factors(js), js->kmu = mu;
+            if (first) keep_post_factors(js), js->kept_shift = mu;
         }
         jsolve_solve(js);
         if (sound) break;
-        for (int i = 0; i <= n; i++) js->tv[i] = js->tw[i] = v3(0, 0, 0);
-        for (int p = 0; p < js->nn; p++) jsolve_apply(js, p, js->sol + MAXR * p, 1, js->tv, js->tw, NULL, NULL, n);
+        for (int i = 0; i <= n; i++) js->scratch_v[i] = js->scratch_w[i] = v3(0, 0, 0);
+        for (int p = 0; p < js->node_count; p++) jsolve_apply(js, p, js->sol + MAX_ROWS * p, 1, js->scratch_v, js->scratch_w, NULL, NULL, n);
         double worst = 0;
-        for (int p = 0; p < js->nn; p++) {
-            const jrows *R = &js->rows[p];
-            const joint *jt = &js->j[js->nodes[p]];
-            const imp_vec3 va = js->tv[jt->ia], wa = js->tw[jt->ia], vb = js->tv[jt->ib], wb = js->tw[jt->ib];
+        for (int p = 0; p < js->node_count; p++) {
+            const row_block *R = &js->rows[p];
+            const joint *jt = &js->joint[js->nodes[p]];
+            const imp_vec3 va = js->scratch_v[jt->ia], wa = js->scratch_w[jt->ia], vb = js->scratch_v[jt->ib], wb = js->scratch_w[jt->ib];
             const double xa[6] = {va.x, va.y, va.z, wa.x, wa.y, wa.z}, xb[6] = {vb.x, vb.y, vb.z, wb.x, wb.y, wb.z};
             for (int r = 0; r < R->m; r++)
-                if (!R->fixed[r]) worst = fmax_num(worst, fabs(dot6(R->gA[r], xa) + dot6(R->gB[r], xb) - js->rhs0[MAXR * p + r]));
+                if (!R->fixed[r]) worst = fmax_num(worst, fabs(dot6(R->gA[r], xa) + dot6(R->gB[r], xb) - js->rhs_kept[MAX_ROWS * p + r]));
         }
         if (worst <= 1e-3 * big + 1e-9) break;
     }
@@ -107,12 +107,12 @@ static bool post_solve(struct joint_set *js, int n, bool first)
 static bool post_rows_sound(const imp_world *w, const struct joint_set *js, int n)
 {
     if (js->loops) return false;
-    for (int p = 0; p < js->nn; p++) {
-        const jrows *R = &js->rows[p];
-        const jside *S[2] = {&R->sA, &R->sB};
-        if (!(R->axes && R->m == 3)) return false;
+    for (int p = 0; p < js->node_count; p++) {
+        const row_block *R = &js->rows[p];
+        const joint_side *S[2] = {&R->sA, &R->sB};
+        if (!(R->axis_rows && R->m == 3)) return false;
         for (int k = 0; k < 2; k++)
-            if (!(S[k]->dyn || S[k]->i >= n || w->bodies->body[S[k]->i].motion != IMP_DYNAMIC)) return false;
+            if (!(S[k]->moves || S[k]->i >= n || w->bodies->body[S[k]->i].motion != IMP_DYNAMIC)) return false;
     }
     return true;
 }
@@ -120,10 +120,10 @@ static bool post_rows_sound(const imp_world *w, const struct joint_set *js, int 
 /* the right-hand sides of an active-set pass: rows fixed at a bound take no part (rhs 0, C zeroed) */
 static void post_rhs(struct joint_set *js)
 {
-    for (int p = 0; p < js->nn; p++) {
-        jrows *R = &js->rows[p];
+    for (int p = 0; p < js->node_count; p++) {
+        row_block *R = &js->rows[p];
         for (int r = 0; r < R->m; r++) {
-            js->rhs[MAXR * p + r] = R->fixed[r] ? 0 : R->f[r];
+            js->rhs[MAX_ROWS * p + r] = R->fixed[r] ? 0 : R->f[r];
             if (R->fixed[r]) memset(R->cA[r], 0, sizeof R->cA[r]), memset(R->cB[r], 0, sizeof R->cB[r]);
         }
     }
@@ -136,22 +136,22 @@ static void post_rhs(struct joint_set *js)
 static bool post_clamp(struct joint_set *js, solver_bodies *sb)
 {
     bool release = false, clamped = false;
-    for (int p = 0; p < js->nn && !release; p++)
+    for (int p = 0; p < js->node_count && !release; p++)
         for (int r = 0; r < js->rows[p].m; r++) {
-            const jrows *R = &js->rows[p];
-            double l = js->sol[MAXR * p + r];
+            const row_block *R = &js->rows[p];
+            double l = js->sol[MAX_ROWS * p + r];
             release = release || (R->kind[r] == ROW_LIMIT && !R->fixed[r] && !(l >= R->lo[r] && l <= R->hi[r]));
         }
-    for (int p = 0; p < js->nn; p++) {
-        jrows *R = &js->rows[p];
-        double lam[MAXR] = {0};
+    for (int p = 0; p < js->node_count; p++) {
+        row_block *R = &js->rows[p];
+        double lam[MAX_ROWS] = {0};
         for (int r = 0; r < R->m; r++) {
-            double l = js->sol[MAXR * p + r];
+            double l = js->sol[MAX_ROWS * p + r];
             if (R->fixed[r] || (l >= R->lo[r] && l <= R->hi[r])) continue;
             if (release && R->kind[r] != ROW_LIMIT) continue;
             lam[r] = l < R->lo[r] ? R->lo[r] : R->hi[r];
             R->fixed[r] = true, clamped = true;
-            if (R->kind[r] == ROW_MOTOR) js->j[js->nodes[p]].motor_used += lam[r], js->j[js->nodes[p]].motor_sat = true;
+            if (R->kind[r] == ROW_MOTOR) js->joint[js->nodes[p]].motor_used += lam[r], js->joint[js->nodes[p]].motor_sat = true;
         }
         jsolve_apply(js, p, lam, 1, sb->v, sb->w, NULL, NULL, sb->n);
     }
@@ -161,13 +161,13 @@ static bool post_clamp(struct joint_set *js, solver_bodies *sb)
 /* the free rows' multipliers (within their bounds) applied, and the motors' impulses counted */
 static void post_apply(struct joint_set *js, solver_bodies *sb)
 {
-    for (int p = 0; p < js->nn; p++) {
-        jrows *R = &js->rows[p];
-        double lam[MAXR] = {0};
+    for (int p = 0; p < js->node_count; p++) {
+        row_block *R = &js->rows[p];
+        double lam[MAX_ROWS] = {0};
         for (int r = 0; r < R->m; r++) {
-            double l = js->sol[MAXR * p + r];
+            double l = js->sol[MAX_ROWS * p + r];
             if (!R->fixed[r]) lam[r] = l < R->lo[r] ? R->lo[r] : l > R->hi[r] ? R->hi[r] : l;
-            if (R->kind[r] == ROW_MOTOR) js->j[js->nodes[p]].motor_used += lam[r];
+            if (R->kind[r] == ROW_MOTOR) js->joint[js->nodes[p]].motor_used += lam[r];
         }
         jsolve_apply(js, p, lam, 1, sb->v, sb->w, NULL, NULL, sb->n);
     }
@@ -184,13 +184,13 @@ void joints_post_stabilize(imp_world *w, solver_bodies *sb, bool motors)
     struct joint_set *js = w->joints;
     if (!js || !js->ids.count) return;
     jsolve_collect(js, n, im);
-    if (!js->nn) return;
-    for (int p = 0; p < js->nn; p++)
-        joint_rows_velocity(w, &js->j[js->nodes[p]], &js->rows[p], n, v, om, Iinv, im, h, true, motors);
-    js->sound = post_rows_sound(w, js, n);
+    if (!js->node_count) return;
+    for (int p = 0; p < js->node_count; p++)
+        joint_rows_velocity(w, &js->joint[js->nodes[p]], &js->rows[p], n, v, om, Iinv, im, h, true, motors);
+    js->post_definite = post_rows_sound(w, js, n);
     for (int pass = 0; pass < ACTIVE_PASSES; pass++) {
         if (pass)
-            for (int p = 0; p < js->nn; p++) joint_rows_velocity(w, &js->j[js->nodes[p]], &js->rows[p], n, v, om, Iinv, im, h, false, motors);
+            for (int p = 0; p < js->node_count; p++) joint_rows_velocity(w, &js->joint[js->nodes[p]], &js->rows[p], n, v, om, Iinv, im, h, false, motors);
         post_rhs(js);
         if (!post_solve(js, n, pass == 0)) return;
         if (post_clamp(js, sb) && pass + 1 < ACTIVE_PASSES) continue;
@@ -235,46 +235,46 @@ void joints_contacts_begin(imp_world *w, const solver_bodies *sb)
     struct joint_set *js = w->joints;
     if (!js || !js->ids.count) return;
     jsolve_collect(js, n, im);
-    if (js->nn > js->vcap) {
-        js->vcap = js->nn * 3 / 2 + 16;
-        js->vK = ids_grow(js->vK, BS * sizeof(double), js->vcap), js->vKi = ids_grow(js->vKi, BS * sizeof(double), js->vcap);
-        js->vacc = ids_grow(js->vacc, MAXR * sizeof(double), js->vcap);
+    if (js->node_count > js->level_cap) {
+        js->level_cap = js->node_count * 3 / 2 + 16;
+        js->level_K = ids_grow(js->level_K, BLOCK_DOUBLES * sizeof(double), js->level_cap), js->level_Kinv = ids_grow(js->level_Kinv, BLOCK_DOUBLES * sizeof(double), js->level_cap);
+        js->level_acc = ids_grow(js->level_acc, MAX_ROWS * sizeof(double), js->level_cap);
     }
-    for (int p = 0; p < js->nn; p++) {
-        jrows *R = &js->rows[p];
-        joint_rows_velocity(w, &js->j[js->nodes[p]], R, n, v, om, Iinv, im, h, true, true);
-        double *K = js->vK + BS * (size_t)p, *Ki = js->vKi + BS * (size_t)p;
+    for (int p = 0; p < js->node_count; p++) {
+        row_block *R = &js->rows[p];
+        joint_rows_velocity(w, &js->joint[js->nodes[p]], R, n, v, om, Iinv, im, h, true, true);
+        double *K = js->level_K + BLOCK_DOUBLES * (size_t)p, *Ki = js->level_Kinv + BLOCK_DOUBLES * (size_t)p;
         for (int r = 0; r < R->m; r++)
-            for (int c = 0; c < R->m; c++) K[MAXR * r + c] = dot6(R->gA[r], R->wA[c]) + dot6(R->gB[r], R->wB[c]);
-        memcpy(Ki, K, BS * sizeof(double));
-        for (int r = 0; r < R->m; r++) Ki[MAXR * r + r] += 1e-10 * fabs(Ki[MAXR * r + r]) + 1e-300;
+            for (int c = 0; c < R->m; c++) K[MAX_ROWS * r + c] = dot6(R->gA[r], R->wA[c]) + dot6(R->gB[r], R->wB[c]);
+        memcpy(Ki, K, BLOCK_DOUBLES * sizeof(double));
+        for (int r = 0; r < R->m; r++) Ki[MAX_ROWS * r + r] += 1e-10 * fabs(Ki[MAX_ROWS * r + r]) + 1e-300;
         if (!block_invert(Ki, R->m)) R->m = 0; /* no moving side left in any row: nothing to do */
-        memset(js->vacc + MAXR * (size_t)p, 0, MAXR * sizeof(double));
+        memset(js->level_acc + MAX_ROWS * (size_t)p, 0, MAX_ROWS * sizeof(double));
     }
 }
 
 /* K and K^-1 of the side that answers alone (hold 1: B answers, 2: A): G_X W_X G_X^T; false when that
  * side cannot answer alone */
-static bool held_block(const jrows *R, int hold, double *K1, double *K1i)
+static bool held_block(const row_block *R, int hold, double *K1, double *K1i)
 {
     const double(*g)[6] = hold == 1 ? (const double(*)[6])R->gB : (const double(*)[6])R->gA;
     const double(*wg)[6] = hold == 1 ? (const double(*)[6])R->wB : (const double(*)[6])R->wA;
     const int m = R->m;
-    memset(K1, 0, BS * sizeof(double));
+    memset(K1, 0, BLOCK_DOUBLES * sizeof(double));
     for (int r = 0; r < m; r++)
-        for (int c = 0; c < m; c++) K1[MAXR * r + c] = dot6(g[r], wg[c]);
-    memcpy(K1i, K1, BS * sizeof(double));
-    for (int r = 0; r < m; r++) K1i[MAXR * r + r] += 1e-10 * fabs(K1i[MAXR * r + r]) + 1e-300;
+        for (int c = 0; c < m; c++) K1[MAX_ROWS * r + c] = dot6(g[r], wg[c]);
+    memcpy(K1i, K1, BLOCK_DOUBLES * sizeof(double));
+    for (int r = 0; r < m; r++) K1i[MAX_ROWS * r + r] += 1e-10 * fabs(K1i[MAX_ROWS * r + r]) + 1e-300;
     return block_invert(K1i, m);
 }
 
 /* the bounded rows (limit, motor) of a block: a row whose accumulated multiplier acc + lam would leave
  * its bounds is held at the bound and the free rows solved again with the held ones' multipliers fixed,
  * K_ff lam_f = rhs_f - K_fh lam_h (at most two passes). False when the free rows' block is singular */
-static bool level_bounds(const jrows *R, joint *jt, const double *K, const double *acc, const double *rhs, double *lam)
+static bool level_bounds(const row_block *R, joint *jt, const double *K, const double *acc, const double *rhs, double *lam)
 {
     const int m = R->m;
-    bool held[MAXR] = {false};
+    bool held[MAX_ROWS] = {false};
     for (int pass = 0; pass < 2; pass++) {
         bool any = false;
         for (int r = 0; r < m; r++) {
@@ -286,21 +286,21 @@ static bool level_bounds(const jrows *R, joint *jt, const double *K, const doubl
             if (R->kind[r] == ROW_MOTOR) jt->motor_sat = true;
         }
         if (!any) break;
-        int f[MAXR], nf = 0;
-        double D[BS], b[MAXR];
+        int f[MAX_ROWS], nf = 0;
+        double D[BLOCK_DOUBLES], b[MAX_ROWS];
         for (int r = 0; r < m; r++)
             if (!held[r]) f[nf++] = r;
         for (int i = 0; i < nf; i++) {
             b[i] = rhs[f[i]];
             for (int c = 0; c < m; c++)
-                if (held[c]) b[i] -= K[MAXR * f[i] + c] * lam[c];
-            for (int k = 0; k < nf; k++) D[MAXR * i + k] = K[MAXR * f[i] + f[k]];
-            D[MAXR * i + i] += 1e-10 * fabs(D[MAXR * i + i]) + 1e-300;
+                if (held[c]) b[i] -= K[MAX_ROWS * f[i] + c] * lam[c];
+            for (int k = 0; k < nf; k++) D[MAX_ROWS * i + k] = K[MAX_ROWS * f[i] + f[k]];
+            D[MAX_ROWS * i + i] += 1e-10 * fabs(D[MAX_ROWS * i + i]) + 1e-300;
         }
         if (nf && !block_invert(D, nf)) return false;
         for (int i = 0; i < nf; i++) {
             double s = 0;
-            for (int k = 0; k < nf; k++) s += D[MAXR * i + k] * b[k];
+            for (int k = 0; k < nf; k++) s += D[MAX_ROWS * i + k] * b[k];
             lam[f[i]] = s;
         }
     }
@@ -310,14 +310,14 @@ static bool level_bounds(const jrows *R, joint *jt, const double *K, const doubl
 /* The held solve may only take energy from the side that answers: with P = G_X^T lambda,
  * dKE_X = lambda . (G_X V_X) + 1/2 lambda . K_X lambda. True when that side would gain (yanked along by a
  * fast lower body: a ragdoll's torso by a leg bouncing off a step); then both bodies answer, as S1 does */
-static bool held_gains_energy(const jrows *R, int hold, const double *K, const double *lam, const double *xa, const double *xb)
+static bool held_gains_energy(const row_block *R, int hold, const double *K, const double *lam, const double *xa, const double *xb)
 {
     const double(*g)[6] = hold == 1 ? (const double(*)[6])R->gB : (const double(*)[6])R->gA;
     const double *xx = hold == 1 ? xb : xa;
     double dke = 0;
     for (int r = 0; r < R->m; r++) {
         double kl = 0;
-        for (int c = 0; c < R->m; c++) kl += K[MAXR * r + c] * lam[c];
+        for (int c = 0; c < R->m; c++) kl += K[MAX_ROWS * r + c] * lam[c];
         dke += lam[r] * (dot6(g[r], xx) + 0.5 * kl);
     }
     return dke > 0;
@@ -325,20 +325,20 @@ static bool held_gains_energy(const jrows *R, int hold, const double *K, const d
 
 /* one joint's block of velocity rows (the comment above); hold 1 or 2: side A or B is held (shock
  * propagation: the lower of two levels), K is then the other side's part alone and only it answers */
-static void vel_node(struct joint_set *js, int p, imp_vec3 *v, imp_vec3 *om, int n, int hold)
+static void level_solve(struct joint_set *js, int p, imp_vec3 *v, imp_vec3 *om, int n, int hold)
 {
-    jrows *R = &js->rows[p];
-    joint *jt = &js->j[js->nodes[p]];
+    row_block *R = &js->rows[p];
+    joint *jt = &js->joint[js->nodes[p]];
     const int m = R->m;
     if (!m) return;
     const imp_vec3 va = v[jt->ia], wa = om[jt->ia], vb = v[jt->ib], wb = om[jt->ib]; /* index n: the world, at rest */
     const double xa[6] = {va.x, va.y, va.z, wa.x, wa.y, wa.z}, xb[6] = {vb.x, vb.y, vb.z, wb.x, wb.y, wb.z};
-    double rhs[MAXR], lam[MAXR], *acc = js->vacc + MAXR * (size_t)p;
-    const double *K = js->vK + BS * (size_t)p, *Ki = js->vKi + BS * (size_t)p;
-    double K1[BS], K1i[BS];
+    double rhs[MAX_ROWS], lam[MAX_ROWS], *acc = js->level_acc + MAX_ROWS * (size_t)p;
+    const double *K = js->level_K + BLOCK_DOUBLES * (size_t)p, *Ki = js->level_Kinv + BLOCK_DOUBLES * (size_t)p;
+    double K1[BLOCK_DOUBLES], K1i[BLOCK_DOUBLES];
     if (hold) {
         if (!held_block(R, hold, K1, K1i)) { /* the moving side cannot answer alone: both do, as without hold */
-            vel_node(js, p, v, om, n, 0);
+            level_solve(js, p, v, om, n, 0);
             return;
         }
         K = K1, Ki = K1i;
@@ -347,7 +347,7 @@ static void vel_node(struct joint_set *js, int p, imp_vec3 *v, imp_vec3 *om, int
     const bool sat = jt->motor_sat;
     for (int r = 0; r < m; r++) {
         double s = 0;
-        for (int c = 0; c < m; c++) s += Ki[MAXR * r + c] * rhs[c];
+        for (int c = 0; c < m; c++) s += Ki[MAX_ROWS * r + c] * rhs[c];
         lam[r] = s;
     }
     if (!level_bounds(R, jt, K, acc, rhs, lam)) return;
@@ -355,7 +355,7 @@ static void vel_node(struct joint_set *js, int p, imp_vec3 *v, imp_vec3 *om, int
         if (R->kind[r] != ROW_EQ) lam[r] = fmin(fmax(acc[r] + lam[r], R->lo[r]), R->hi[r]) - acc[r];
     if (hold && held_gains_energy(R, hold, K, lam, xa, xb)) {
         jt->motor_sat = sat;
-        vel_node(js, p, v, om, n, 0);
+        level_solve(js, p, v, om, n, 0);
         return;
     }
     for (int r = 0; r < m; r++) {
@@ -387,26 +387,26 @@ void joints_split(imp_world *w, solver_bodies *sb)
     const int n = sb->n;
     struct joint_set *js = w->joints;
     if (!js || !js->ids.count) return;
-    for (int p = 0; p < js->nn; p++) {
-        const jrows *R = &js->rows[p];
-        const joint *jt = &js->j[js->nodes[p]];
-        int e[MAXR], me = 0;
+    for (int p = 0; p < js->node_count; p++) {
+        const row_block *R = &js->rows[p];
+        const joint *jt = &js->joint[js->nodes[p]];
+        int e[MAX_ROWS], me = 0;
         for (int r = 0; r < R->m; r++)
             if (R->kind[r] == ROW_EQ) e[me++] = r;
         if (!me) continue;
         const imp_vec3 va = vp[jt->ia], wa = wp[jt->ia], vb = vp[jt->ib], wb = wp[jt->ib];
         const double xa[6] = {va.x, va.y, va.z, wa.x, wa.y, wa.z}, xb[6] = {vb.x, vb.y, vb.z, wb.x, wb.y, wb.z};
-        const double *K = js->vK + BS * (size_t)p;
-        double D[BS], rhs[MAXR], lam[MAXR] = {0};
+        const double *K = js->level_K + BLOCK_DOUBLES * (size_t)p;
+        double D[BLOCK_DOUBLES], rhs[MAX_ROWS], lam[MAX_ROWS] = {0};
         for (int i = 0; i < me; i++) {
             rhs[i] = -dot6(R->gA[e[i]], xa) - dot6(R->gB[e[i]], xb);
-            for (int k = 0; k < me; k++) D[MAXR * i + k] = K[MAXR * e[i] + e[k]];
-            D[MAXR * i + i] += 1e-10 * fabs(D[MAXR * i + i]) + 1e-300;
+            for (int k = 0; k < me; k++) D[MAX_ROWS * i + k] = K[MAX_ROWS * e[i] + e[k]];
+            D[MAX_ROWS * i + i] += 1e-10 * fabs(D[MAX_ROWS * i + i]) + 1e-300;
         }
         if (!block_invert(D, me)) continue;
         for (int i = 0; i < me; i++) {
             double s = 0;
-            for (int k = 0; k < me; k++) s += D[MAXR * i + k] * rhs[k];
+            for (int k = 0; k < me; k++) s += D[MAX_ROWS * i + k] * rhs[k];
             lam[e[i]] = s;
         }
         jsolve_apply(js, p, lam, 1, vp, wp, NULL, NULL, n);
@@ -419,11 +419,11 @@ void joints_level(imp_world *w, solver_bodies *sb, int lo, int hi, const int *bl
     const int n = sb->n;
     struct joint_set *js = w->joints;
     if (!js || !js->ids.count) return;
-    for (int p = 0; p < js->nn; p++) {
-        const joint *jt = &js->j[js->nodes[p]];
+    for (int p = 0; p < js->node_count; p++) {
+        const joint *jt = &js->joint[js->nodes[p]];
         int la = jt->ia < n ? blevel[jt->ia] : 0, lb = jt->ib < n ? blevel[jt->ib] : 0;
         int l = la > lb ? la : lb;
-        if (l >= lo && l < hi) vel_node(js, p, v, om, n, shock && la != lb ? (la < lb ? 1 : 2) : 0);
+        if (l >= lo && l < hi) level_solve(js, p, v, om, n, shock && la != lb ? (la < lb ? 1 : 2) : 0);
     }
 }
 
