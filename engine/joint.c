@@ -1,9 +1,12 @@
-/* joint.c: articulated rigid bodies in the impulse contact mode, after Weinstein, Teran and Fedkiw
- * (S1). A joint joins body A and body B (or the static world) and keeps a frame in each (S1 section
- * III): an articulation point (la, lb: body frames; world frame when B is the world) and an orientation
- * (fa, fb: the joint frame's axes in the body; x is the joint axis). At creation the two frames
- * coincide; the joint state is A's frame relative to B's, and each type is a projection of that state
- * to the allowed set (S1's black-box joint models):
+/* joint.c: articulated rigid bodies in the impulse contact mode, after Weinstein, Teran and Fedkiw (S1):
+ * the joint types, their frames, limits and motors, the public imp_joint_* functions, the step's joint
+ * topology (joints_prepare), and the rows of each type that the stages solve.
+ *
+ * A joint joins body A and body B (or the static world) and keeps a frame in each (S1 section III): an
+ * articulation point (la, lb: body frames; the world frame when B is the world) and an orientation (fa,
+ * fb: the joint frame's axes in the body; x is the joint axis). At creation the two frames coincide; the
+ * joint state is A's frame relative to B's, and each type is a projection of that state to the allowed
+ * set (S1's black-box joint models):
  *   point      origin common, rotation free        (+ limit: swing of the axis inside a cone)
  *   hinge      origin common, rotation about x     (+ limit: angle about x in [lo, hi])
  *   twist      as hinge (S1 Fig. 9: the axis through the two faces; default A's centre -> B's centre)
@@ -11,41 +14,20 @@
  *   prismatic  rotation as created, origin on B's x line (+ limit: slide along x in [lo, hi])
  *   planar     origin in B's plane normal to x, rotation about x only (S1's fridge magnet)
  *
- * The step (impulse.c, S1 section VI) calls in:
- *   joints_prepare          which bodies are jointed, their sleeping islands, the pairs that do not touch
- *   joints_post_stabilize   velocities (S1 section V): after collisions, after the velocity update and
- *                           after the position update (these two with the motors)
- *   joints_contacts_begin, joints_level
- *                           the joints inside the contact sweeps and shock propagation, level by level,
- *                           as blocks of velocity rows (see the comment over joints_contacts_begin)
- *   joints_pre_stabilize    positions (S1 section IV, eqs. 4-6): impulses that make the PREDICTED joint
- *                           state (positions after the position update with the velocities as they are)
- *                           allowed, so the joints never drift
- *   joints_positions        the position update of jointed bodies, exactly the prediction:
- *                           x' = x + h v, q' = exp(h omega) q (omega held), then post-stabilization
+ * Rows. A joint is a list of m <= 7 rows: the constrained directions of its type, a limit row while the
+ * limit is met, a motor row. Row r has an impulse direction on each side, the 6-vectors
+ * g_A = (d, r_A x d) and g_B = -(d, r_B x d) of a linear impulse along d at the midpoint of the two
+ * articulation points now (lever arms r = midpoint - x), or g = +-(0, d) of an angular impulse. A
+ * multiplier lambda_r changes the velocities (v, omega) of side X by W_X g_X lambda_r, W = diag(1/M, I^-1).
+ * Velocity rows (joint_rows_velocity) have C = G and f = target - u, u_r = g_A.V_A + g_B.V_B.
  *
- * Rows. Every joint is a list of m <= 7 rows (the constrained directions of its type, plus a limit row
- * while the limit is met, plus a motor row). Row r has an impulse direction on each
- * side, the 6-vectors g_A = (d, r_A x d) and g_B = -(d, r_B x d) of a linear impulse along d at the
- * midpoint of the two articulation points now (S1: lever arms r = midpoint - x), or g = +-(0, d) of an
- * angular impulse. A multiplier lambda_r changes the velocities (v, omega) of side X by W_X g_X lambda_r,
- * W = diag(1/M, I^-1).
- *
- * Post-stabilization (velocities, S1 section V) solves K lambda = -(u - target), u_r = g_A.V_A + g_B.V_B
- * the relative velocity of row r, K = J W J^T (symmetric: the rows are their own impulse directions, S0's
- * collision matrix for a point joint). Limit rows are one-sided (only velocity that moves further past
- * the limit is removed: lambda >= 0 at lo, <= 0 at hi) and motor rows boxed by what is left of max h in
- * this step (motor_used: the motor's impulses of all the stages of a step stay within |.| <= max h): a row
- * whose multiplier leaves its bounds is fixed at the bound and the rest solved again (an active set).
- * Each linear solve is checked (post_solve).
- *
- * Pre-stabilization (positions, S1 section IV). The predicted articulation point of side X is
+ * Predicted rows (joint_rows_predicted, for pre-stabilization). The predicted articulation point of
+ * side X after the position update is
  *     p'_X = x_X + h v_X + c'_X,   c'_X = R(h omega_X) c_X,   c_X = R(q_X) l_X (its offset now)
- * and its predicted frame F'_X = exp(h omega_X) q_X f_X. A row's residual f_r(lambda) is the predicted
- * joint error in its direction; Newton on all rows: (dF/dlambda) dlambda = -F with dF/dlambda = C W G,
- * C the derivative of the residual with respect to each side's (v, omega). By S1's appendix, a change
- * d omega turns the predicted rotation by dtheta = h J_l(h omega) d omega, J_l the left Jacobian of SO(3)
- * (predict_rotation, below), and d(R c) = dtheta x c', so
+ * and its predicted frame F'_X = exp(h omega_X) q_X f_X. A row's residual f_r is the predicted joint
+ * error in its direction, and C the derivative of f with respect to each side's (v, omega). By S1's
+ * appendix a change d omega turns the predicted rotation by dtheta = h J_l(h omega) d omega, J_l the left
+ * Jacobian of SO(3) (joint_predict_rotation), and d(R c) = dtheta x c', so
  *     point row t.(p'_A - p'_B):   C_A = ( h t,  (h J_l,A)^T (c'_A x t) ),   C_B = -( h t, (h J_l,B)^T (c'_B x t) )
  * (a direction t' fixed in B, prismatic and planar, adds g.(dtheta_B x t') = dtheta_B.(t' x g), g the
  * predicted gap); an orientation row with de = rho_A.dtheta_A + rho_B.dtheta_B has C_X = (0, (h J_l,X)^T rho_X):
@@ -56,57 +38,15 @@
  *     hinge angle theta = 2 atan2(x, w) of conj(F'_B) F'_A (unwrapped):  rho_A = b, rho_B = -b
  *         (b B's predicted axis: theta dot = b.(omega_A - omega_B))
  *     point swing phi = angle(a'_A, a'_B), n = a'_A x a'_B / |.|:        rho_A = -n, rho_B = n
- * A limit is part of the projection: when the predicted coordinate is past [lo, hi] its row drives it
- * to the bound; once met at any prediction of the stage the row stays to its end (pre_side), and a limit
- * the Newton carried past joins it after it converged and the Newton goes on (at most 3 rounds). A motor
- * that was not clamped in this step's velocity stages, with no limit row active, is a row too: the
- * predicted coordinate (hinge angle theta as above, rho_A = b, rho_B = -b; slide t.g' along B's axis) is
- * the one now plus h speed, so the position update moves the joint at the motor's speed exactly (without
- * it the corrections of a loop changed a motored crank's rate by up to 2 % in the position update). The
- * solve, in order:
- *   1. S1's sweeps: each joint's own Newton (its m x m block alone) in turn, the tolerance tightening
- *      from 1e-4 across sweeps; kept only if they lower |F| over all joints. One sweep runs when the
- *      joints close a loop (through bodies or the world; joints_prepare finds them), and not on open
- *      chains and trees (PRE_SWEEPS 0; 1 runs it always): measured, on the 50-link chain at 1/60 the
- *      sweep saved 0.08 global iterations a step and cost 8 % of the step, while without it the net
- *      scene's fastest body went from 7.4 to 11.5 m/s and blew up under a change of rounding.
- *   2. The global Newton on every row at once by the sparse solve below (Levenberg-Marquardt damping
- *      K + mu diag K only when a factorization fails) and a backtracking line search on |F|^2: never
- *      worse than its start. Converges in 2-4 iterations to 1e-9 (m, rad) in ordinary steps.
- *   3. When it stalls (S1's impulse directions G are fixed at time n, and on a long taut chain whipping
- *      at a coarse step the predicted constraints can be out of their reach: measured, a 50-link chain
- *      at dt 1/60), and it is handed over at the first sign (a rejected or shortened step, or one that
- *      keeps more than STALL_RATIO of the residual), the fallback (pre_project, below): Newton whose
- *      directions are the constraint normals at each iterate (Gauss-Newton, the smallest correction in
- *      the mass metric each iteration), quadratic where a solution exists; and if a joint was already
- *      broken open, a continuation that closes part of the gap now and the rest in the next steps. Its
- *      impulses are not a pair through one point, so a step it solves does not keep angular momentum
- *      exactly (measured: a free 20-link chain whipped in 3D at 1/60, fallback in nearly every step,
- *      lost 15 % of its angular momentum over 600 steps; linear momentum is kept). S1's directions
- *      rebuilt at the prediction (one point per joint, momentum kept) were tried as the fallback: they
- *      stall too (that chain blew up at step 223, the articulated net at step 81).
- * The sparse solve. K has one block per joint (m x m) and a block K_kl = sum_X C_kX W_X G_lX for joints k,
- * l that share a moving body X. Block Gaussian elimination in a minimum-degree order of this joint graph
- * (Baraff 1996, "Linear-time dynamics using Lagrange multipliers": a chain or tree, leaves first, makes
- * no fill and costs O(joints)); a loop (four-bar, net) fills in only the cliques its eliminations make.
- * The order and fill are found once per joint topology (a greedy minimum-degree pass, O(joints^2), the
- * only allocation, when joints or their bodies change) and kept. Diagonal blocks are inverted densely
- * (Gauss-Jordan with partial pivoting); a tiny relative shift keeps redundant rows (a planar loop of
- * hinges) solvable in the least-squares sense.
- * Hubs. The k joints of one body are a clique of this graph, O(k^3) a solve (100 pendulums on one hub:
- * 18 ms a step). A body with HUB_MIN or more joints is therefore a node of its own (Baraff's body-and-joint
- * graph, for that body alone): its unknown is its velocity change u = W_X sum_k G_kX^T lambda_k, its row
- *     u - W_X sum_k G_kX^T lambda_k = 0        (an identity block, and -(W G)^T blocks to its joints),
- * and each of its joints reads C_kX u instead of blocks with the others. Eliminated in this order: the
- * joints with a moving side that is no hub (their blocks without the hub's part are invertible; the
- * spokes of a star are leaves), then the hubs, then the joints whose moving sides are all hubs (a hub's
- * joint to the world, or between two hubs), whose blocks the hubs' eliminations complete. The same
- * lambda as the dense blocks (measured: two joined hubs of 10 spokes each tumbling for 600 steps agree
- * with their dense solve to 7 digits); 100 pendulums on a hub 0.18 ms a step, 300 0.6 ms.
+ * A limit row drives the predicted coordinate to its bound, a motor row to the coordinate now plus
+ * h speed (joint_position.c says when each is active).
+ *
+ * The stages that solve the rows: joint_velocity.c (post-stabilization, S1 section V, and the rows
+ * inside the contact sweeps, section VI), joint_position.c (pre-stabilization, section IV, and the
+ * position update), both through joint_solve.c's sparse block solve of K = C W G^T.
  *
  * Quaternions (GUIDE trap 8): exp(theta/2) uses sin(t/2)/t with its series near t = 0, J_l its series,
- * and a new q is kept in the hemisphere of the old one. No allocation per step otherwise: tables grow
- * and are kept. */
+ * and a new q is kept in the hemisphere of the old one. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,14 +70,20 @@ void joints_free(imp_world *w)
     struct joint_set *js = w->joints;
     if (!js) return;
     ids_free(&js->ids);
-    free(js->joint), free(js->jointed), free(js->pairs), free(js->island_parent), free(js->loop_parent), free(js->nodes), free(js->rows), free(js->saved_v), free(js->saved_w);
-    free(js->body_node_start), free(js->body_nodes), free(js->moving_ends), free(js->order), free(js->order_pos), free(js->upper_start), free(js->upper_node);
-    free(js->diag), free(js->upper), free(js->lower), free(js->rhs), free(js->sol), free(js->fill_cursor), free(js->pred_v), free(js->pred_w), free(js->scratch_v), free(js->scratch_w), free(js->pred_q), free(js->pred_HL), free(js->vel_version), free(js->pred_version), free(js->pred_epoch), free(js->kept_rows), free(js->body_q_state), free(js->pred_R), free(js->body_q), free(js->body_R), free(js->hub_node), free(js->node_size);
-    free(js->level_K), free(js->level_Kinv), free(js->level_acc), free(js->rhs_kept);
+    free(js->joint);
+    free(js->jointed), free(js->pairs), free(js->island_parent), free(js->loop_parent);
+    free(js->body_q_state), free(js->body_q), free(js->body_R);
+    free(js->pred_q), free(js->pred_R), free(js->pred_HL), free(js->vel_version), free(js->pred_version), free(js->pred_epoch);
+    free(js->nodes), free(js->rows), free(js->body_node_start), free(js->body_nodes), free(js->fill_cursor), free(js->moving_ends);
+    free(js->hub_node), free(js->node_size), free(js->order), free(js->order_pos), free(js->upper_start), free(js->upper_node);
+    free(js->diag), free(js->upper), free(js->lower), free(js->rhs), free(js->sol);
+    free(js->rhs_kept), free(js->kept_rows), free(js->level_K), free(js->level_Kinv), free(js->level_acc);
+    free(js->pred_v), free(js->pred_w), free(js->saved_v), free(js->saved_w), free(js->scratch_v), free(js->scratch_w);
     free(js);
     w->joints = NULL;
 }
 
+/* the world's joint set, made on first use */
 static struct joint_set *joint_set_of(imp_world *w)
 {
     if (!w->joints) {
@@ -157,6 +103,7 @@ static imp_quat frame_from_axis(imp_vec3 a)
     return quat_normalize(quat_from_m3(m));
 }
 
+/* a dynamic body that a joint's change concerns wakes */
 static void body_wake(imp_world *w, imp_id id)
 {
     int k = imp_id_is_null(id) ? -1 : ids_lookup(&w->bodies->ids, id);
@@ -761,7 +708,7 @@ static int cmp_u64(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
-/* ---- the stages -------------------------------------------------------------------------------------- */
+/* ---- the step's topology ------------------------------------------------------------------------------ */
 
 /* the per-body and per-pair tables of joints_prepare, grown to n bodies */
 static void prepare_tables(struct joint_set *js, int n)

@@ -1,4 +1,35 @@
-/* joint_position.c: the joints at the position level (joint.c's header, "Pre-stabilization"). */
+/* joint_position.c: the joints at the position level: pre-stabilization (S1 section IV, eqs. 4-6) and
+ * the position update of jointed bodies.
+ *
+ * Pre-stabilization applies impulses that make the PREDICTED joint state allowed: the positions the
+ * position update will give with the velocities as they are (x' = x + h v, q' = exp(h omega) q, the split
+ * impulses' pseudo velocities included), so the joints never drift. With F the predicted residuals of
+ * every row (joint.c's predicted rows) and C their derivative with respect to the velocities, Newton
+ * solves (C W G^T) dlambda = -F with S1's impulse directions G fixed at the positions now. Limit rows
+ * are part of the projection: a limit whose predicted coordinate is past [lo, hi] drives it to the bound,
+ * and a limit once met at any prediction of the stage stays a row to its end (joint.pre_side); a limit
+ * the Newton carried past joins after it converged and the Newton goes on (at most 3 rounds). A motor
+ * that was not clamped in this step's velocity stages, with no limit row active, is a row too: its
+ * predicted coordinate is the one now plus h speed, so the position update moves the joint at the
+ * motor's speed exactly and the corrections of a loop do not change a motored crank's rate. In order:
+ *   1. S1's sweep: each joint's own Newton step (its m x m block alone) in turn, kept only if it lowers
+ *      |F| over all joints. It runs where the joints close a loop (through bodies or the world:
+ *      joints_prepare finds them), where it keeps a net's closed loops stable; on open chains and trees
+ *      it barely shortens the global Newton and costs a pass over every joint.
+ *   2. The global Newton on every row at once by joint_solve.c (Levenberg-Marquardt damping
+ *      K + mu diag K where a factorization fails) with a backtracking line search on |F|^2: never worse
+ *      than its start. It converges in 2-4 iterations to 1e-9 (m, rad) in ordinary steps.
+ *   3. Where it stalls, the fallback (pre_project): S1's directions are fixed at the positions now, and
+ *      on a long taut chain whipping at a coarse step the predicted constraints can be out of their
+ *      reach. Newton whose directions are the constraint normals at each iterate (Gauss-Newton, the
+ *      smallest correction in the mass metric each iteration) is quadratic where a solution exists; and
+ *      where a joint was already broken open, a continuation closes part of the gap now and the rest in
+ *      the next steps. Its impulses are not a pair through one point, so a step it solves keeps linear
+ *      momentum but not angular momentum exactly; S1's directions rebuilt at the prediction (one point per
+ *      joint, momentum kept) stall on the same chains.
+ *
+ * The position update (joints_positions) is exactly the prediction pre-stabilization converged on, then
+ * post-stabilization with the motors. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,15 +141,15 @@ static double pre_sweep(imp_world *w, solver_bodies *sb, double *n2)
     return pre_rows(w, sb, n2, false);
 }
 
-/* the global Newton on every row at once: the sparse solve and a backtracking line search (alpha = 1,
- * 1/2, 1/4) on |F|^2. S1's directions G are fixed, and where the predicted constraints are out of
- * their reach the iteration stalls well above the tolerance: a step that lowers nothing is undone,
- * and that, a step the line search had to shorten, or one that cuts the largest residual by less than
- * STALL_RATIO (Newton near a reachable solution cuts it by far more) hands over to the fallback below
- * at once (waiting for the damped retries cost as much as the rest of the step on a whipping chain).
- * Where the joints close a loop the Newton keeps its Levenberg-Marquardt retries (mu raised on a
- * rejected step, two failures end it) and hands over only then: measured, the net scene handed over
- * early ran hotter (fastest body 11-17 m/s against 7.4) and blew up under a change of rounding. */
+/* One round of the global Newton on every row at once: the sparse solve and a backtracking line search
+ * (alpha = 1, 1/2, 1/4) on |F|^2. With S1's directions G fixed, the iteration stalls well above the
+ * tolerance where the predicted constraints are out of their reach. On open chains and trees it hands
+ * over to the fallback at the first sign: a step that lowers nothing (undone), a step the line search
+ * had to shorten, or one that keeps more than STALL_RATIO of the largest residual (Newton near a
+ * reachable solution cuts it by far more); the damped retries on a stalled whipping chain would cost as
+ * much as the rest of the step. Where the joints close a loop it keeps its Levenberg-Marquardt retries
+ * (mu raised on a rejected step, two failures end it) and hands over only then: a closed net handed
+ * over early runs hotter and less stable. */
 static void newton_round(imp_world *w, solver_bodies *sb, double *worst, double *n2, double *mu, int *fails)
 {
     struct joint_set *js = w->joints;
@@ -173,16 +204,15 @@ static bool limits_joined(imp_world *w, const solver_bodies *sb, double *worst, 
     return lim1 != lim0;
 }
 
-/* The fallback when S1's Newton stalls (no solution near: with the impulse directions G fixed at time n
- * the predicted constraints need not be reachable, which happens on long taut chains at coarse steps):
- * Newton whose directions follow the iterate. At V_k the rows' derivatives C (dF/dV) give G = C^T / h
- * (rows_as_normals), and the smallest step in the mass metric that zeroes the linearization,
+/* The fallback when S1's Newton stalls: Newton whose directions follow the iterate. At V_k the rows'
+ * derivatives C (dF/dV) give G = C^T / h (rows_as_normals), and the smallest step in the mass metric
+ * that zeroes the linearization,
  *     min 1/2 |dV|_M^2  subject to  F(V_k) + C dV = 0   =>   dV = W C^T mu,  (C W C^T) mu = -F(V_k),
- * is the same sparse solve. This converges quadratically where a solution exists (measured, 50 capsule
- * links at 1/60: 2-4 iterations to 1e-9 m, where the Gauss-Newton projection of V_0 that was the
- * fallback before, rhs C (V_k - V_0) - F, crept at a ratio of ~0.5 an iteration and needed 10-20); its
- * limit is the mass-metric projection of V_0 to first order. A line search on |F|^2 keeps every iterate
- * no worse than the last, and a rejected step raises the Levenberg-Marquardt damping. */
+ * is the same sparse solve. It converges quadratically where a solution exists (2-4 iterations to
+ * 1e-9 m on a 50-link capsule chain at 1/60, where projecting V_0 with the derivatives of V_k creeps at a
+ * ratio of ~0.5 an iteration); its limit is the mass-metric projection of V_0 to first order. A line
+ * search on |F|^2 keeps every iterate no worse than the last, and a rejected step raises the
+ * Levenberg-Marquardt damping. */
 /* the constraint normals as directions, G = C^T / h (the impulse of a point row is then t at the
  * predicted articulation point, turned by J_l^T), with W G: then K = C W C^T / h is symmetric positive
  * semidefinite and every Newton step a descent direction of |F|^2 (Gauss-Newton: the smallest step in the
@@ -264,8 +294,8 @@ static void pre_fallback(imp_world *w, solver_bodies *sb, double worst, double n
         if (js->jointed[i] && sb->im[i] > 0) sb->v[i] = v3_sub(js->pred_v[i], sb->vp[i]), sb->w[i] = v3_sub(js->pred_w[i], sb->wp[i]);
 }
 
-/* Pre-stabilization (S1 section IV; the header's paragraph): S1's sweep where the joints close a loop,
- * the global damped Newton, and the fallback where it stalls */
+/* Pre-stabilization (S1 section IV; the header): S1's sweep where the joints close a loop, the global
+ * damped Newton, and the fallback where it stalls */
 void joints_pre_stabilize(imp_world *w, solver_bodies *sb)
 {
     const int n = sb->n;
@@ -289,6 +319,9 @@ void joints_pre_stabilize(imp_world *w, solver_bodies *sb)
     js->pre_stab_h = sb->h; /* pred_v, pred_w hold the predicted velocities of this step (joints_positions) */
 }
 
+/* The position update of jointed bodies, exactly the prediction of pre-stabilization: x' = x + h v,
+ * q' = exp(h omega) q (omega held); then post-stabilization with the motors, the momenta from the
+ * velocities, and the hinge angles unwrapped turn by turn */
 void joints_positions(imp_world *w, solver_bodies *sb, const double *states0)
 {
     imp_vec3 *v = sb->v, *om = sb->w;

@@ -5,8 +5,10 @@
 
 #include "solver_bodies.h"
 
+/* impulses that make the joint state after the position update allowed */
 void joints_pre_stabilize(imp_world *w, solver_bodies *sb);
-/* states0: the bodies' states at the start of the step */
+/* the position update of jointed bodies (the prediction of pre-stabilization), then their
+ * post-stabilization; states0: the bodies' states at the start of the step */
 void joints_positions(imp_world *w, solver_bodies *sb, const double *states0);
 
 #endif

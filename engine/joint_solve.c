@@ -1,11 +1,30 @@
-/* joint_solve.c: the sparse block solve of the joints' rows (joint.c's header, "The sparse solve"). */
+/* joint_solve.c: the sparse block solve of the joints' rows, K x = rhs with K = C W G^T (C = G for
+ * velocity rows), after Baraff 1996 ("Linear-time dynamics using Lagrange multipliers").
+ *
+ * K has one block per active joint (m x m) and a block K_kl = sum_X C_kX W_X G_lX^T for joints k, l that
+ * share a moving body X. Block Gaussian elimination in a minimum-degree order of this joint graph: a
+ * chain or tree, leaves first, makes no fill and costs O(joints); a loop (four-bar, net) fills in only
+ * the cliques its eliminations make. The order and fill are found once per joint topology (a greedy
+ * minimum-degree pass, O(joints^2), the only allocation, when joints or their moving bodies change) and
+ * kept. Diagonal blocks are inverted densely (dense.h); a tiny relative shift keeps redundant rows (a
+ * planar loop of hinges) solvable in the least-squares sense.
+ *
+ * Hubs. The k joints of one body are a clique of the joint graph, O(k^3) a solve. A body with HUB_MIN or
+ * more joints is therefore a node of its own (Baraff's body-and-joint graph, for that body alone): its
+ * unknown is its velocity change u = W_X sum_k G_kX^T lambda_k, its row
+ *     u - W_X sum_k G_kX^T lambda_k = 0        (an identity block, and -(W G)^T blocks to its joints),
+ * and each of its joints reads C_kX u instead of blocks with the others, so the cost is linear in k.
+ * Eliminated in this order: the joints with a moving side that is no hub (their blocks without the hub's
+ * part are invertible; the spokes of a star are leaves), then the hubs, then the joints whose moving
+ * sides are all hubs (a hub's joint to the world, or between two hubs), whose blocks the hubs'
+ * eliminations complete. The multipliers are those of the dense blocks, up to rounding. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "joint_internal.h"
 #include "joint_solve.h"
 
-#define HUB_MIN 8         /* a body with this many joints is a node of the sparse solve (the header) */
+#define HUB_MIN 8 /* a body with this many joints is a node of the sparse solve (the header) */
 
 /* the moving ends of every node (moving_ends, -1 for a side that does not move) and body -> incident nodes
  * (CSR: bstart, bjoint); returns whether the ends are those the elimination structure was built for */
@@ -179,6 +198,7 @@ void jsolve_collect(struct joint_set *js, int n, const double *im)
     solver_structure(js, n, im);
 }
 
+/* the stored block K_pq of two neighbouring nodes: in U when p is eliminated first, else in L */
 static double *offdiag_block(struct joint_set *js, int p, int q)
 {
     if (js->order_pos[p] < js->order_pos[q]) {
@@ -191,8 +211,11 @@ static double *offdiag_block(struct joint_set *js, int p, int q)
     return NULL; /* not reached: every edge is in the structure */
 }
 
+/* Fixed-size kernels: each block routine is written once for any m and inlined into a dispatcher that
+ * calls it with the literal 3 when the blocks are 3 x 3 (point joints, the common case), so the compiler
+ * unrolls the loops for that size; any other size takes the general loops. */
 
-/* K += C W G of one side: K_rc += c_r . w_c for mr x mc rows */
+/* K += C W G^T of one side: K_rc += c_r . (W g)_c for mr x mc rows */
 static inline __attribute__((always_inline)) void block_add_cwg_any(double *restrict K, const double (*restrict c)[6], const double (*restrict wg)[6], int mr, int mc)
 {
     for (int r = 0; r < mr; r++)
@@ -229,7 +252,7 @@ static inline __attribute__((always_inline)) void block_add_cwg_axes(double *res
 
 static void block_add_cwg(double *K, const double (*c)[6], const double (*wg)[6], int mr, int mc, bool axes)
 {
-    if (mr == 3 && mc == 3) { /* point joints (see the fixed-size kernels below) */
+    if (mr == 3 && mc == 3) { /* point joints: the fixed-size kernels */
         if (axes) block_add_cwg_axes(K, c, wg);
         else block_add_cwg_3(K, c, wg);
     } else {
@@ -246,7 +269,7 @@ static inline void block_zero(double *A, int mr, int mc)
     for (int r = 0; r < mr; r++) memset(A + MAX_ROWS * r, 0, sizeof(double) * (size_t)mc);
 }
 
-/* a joint's side on a hub body h (the header's last paragraph): its block row gets C_X (m x 6), the
+/* a joint's side on a hub body h (the header's "Hubs"): its block row gets C_X (m x 6), the
  * hub's row -(W G_X)^T (6 x m), and hd the side's share of the joint's diagonal (for the shifts) */
 static void assemble_hub_side(struct joint_set *js, int p, int h, const double (*c)[6], const double (*wg)[6], int m, double *hd)
 {
@@ -257,7 +280,7 @@ static void assemble_hub_side(struct joint_set *js, int p, int h, const double (
     }
 }
 
-/* K = C W G by blocks into the structure; the diagonal gets the Levenberg-Marquardt shift mu diag K
+/* K = C W G^T by blocks into the structure; the diagonal gets the Levenberg-Marquardt shift mu diag K
  * and a tiny one for redundant rows; fixed rows (C zeroed) get a unit diagonal. A hub body's joints meet
  * at its node instead of in blocks of their own: its unknown is its velocity change u = W sum G^T lambda
  * (the row: u - W sum G^T lambda = 0, an identity block), and its joints' rows read C u */
@@ -305,11 +328,6 @@ void jsolve_assemble(struct joint_set *js, int n, double mu)
             }
 }
 
-/* Fixed-size kernels: each block routine below is written once for any m and inlined into a dispatcher
- * that calls it with the literal 3 when the blocks are 3 x 3 (point joints, the common case), so the
- * compiler unrolls the loops for that size; any other size takes the general loops. */
-
-
 /* C = A (ma x mk) B (mk x mb), all stride MAX_ROWS; sub: C -= instead */
 static inline __attribute__((always_inline)) void block_mul_any(double *restrict C, const double *restrict A, const double *restrict B, int ma, int mk, int mb, bool sub)
 {
@@ -356,7 +374,6 @@ bool jsolve_factor(struct joint_set *js)
     return true;
 }
 
-/* solve K x = rhs with the factors (rhs is overwritten; x into sol) */
 /* y -= A x (ma x mb block, stride MAX_ROWS) */
 static inline __attribute__((always_inline)) void block_mv_sub_any(double *restrict y, const double *restrict A, const double *restrict x, int ma, int mb)
 {
@@ -370,6 +387,8 @@ static void block_mv_sub(double *y, const double *A, const double *x, int ma, in
     else block_mv_sub_any(y, A, x, ma, mb);
 }
 
+/* solve K x = rhs with the factors: forward through L, then back through D^-1 and U (rhs is
+ * overwritten; x into sol; the hubs' right-hand sides are zero) */
 void jsolve_solve(struct joint_set *js)
 {
     for (int p = js->node_count; p < js->node_total; p++) memset(js->rhs + MAX_ROWS * (size_t)p, 0, 6 * sizeof(double)); /* hubs */
@@ -397,7 +416,8 @@ void jsolve_solve(struct joint_set *js)
     }
 }
 
-/* velocities += alpha * sum_r lam_r W g_r of node p (lam: 6 per node); with v2 also into v2, om2 */
+/* velocities += alpha * sum_r lam_r W g_r of node p (lam: its rows' multipliers); with v2 also into v2,
+ * om2. A change of the predicted velocities (pred_v, or v2) invalidates its bodies' predictions */
 void jsolve_apply(struct joint_set *js, int p, const double *lam, double alpha, imp_vec3 *v, imp_vec3 *om, imp_vec3 *v2, imp_vec3 *om2, int n)
 {
     const row_block *R = &js->rows[p];

@@ -1,4 +1,14 @@
-/* joint_velocity.c: the joints at the velocity level (joint.c's header, "Post-stabilization"). */
+/* joint_velocity.c: the joints at the velocity level: post-stabilization (S1 section V), the joints'
+ * rows inside the contact sweeps and shock propagation (section VI), and on the split impulses.
+ *
+ * Post-stabilization solves K lambda = target - u with K = G W G^T (symmetric: the velocity rows are
+ * their own impulse directions, C = G; S0's collision matrix for a point joint), u the rows' relative
+ * velocities (joint.c). It runs after collisions, after the velocity update and after the position
+ * update (these two with the motors). Limit rows are one-sided (only velocity that moves further past
+ * the limit is removed: lambda >= 0 at lo, <= 0 at hi) and motor rows boxed by what is left of max h in
+ * this step (motor_used: the motor's impulses of all the stages of a step stay within |.| <= max h): a
+ * row whose multiplier leaves its bounds is fixed at the bound and the rest solved again (an active set,
+ * at most ACTIVE_PASSES solves). Each linear solve is checked (post_solve). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,14 +18,15 @@
 #include "joint_velocity.h"
 #include "world_parts.h"
 
-#define ACTIVE_PASSES 6
+#define ACTIVE_PASSES 6  /* post-stabilization's solves at most (its active set) */
 
-/* The factors of K reused. K = J W J^T depends on the rows' directions G and W G only, and these depend
+/* The factors of K reused. K = G W G^T depends on the rows' directions G and W G only, and these depend
  * on the positions alone: the post-stabilization after the position update and the next step's (after
  * the velocity update, when no motor row is active, or after collisions) see the same positions, so the
- * second solves with the first one's factors. The rows are compared exactly (G and W G of every row,
- * a few thousand numbers for 50 joints, against an assembly and factorization), so anything that moved
- * a body, changed a mass, a limit or the joints in between makes a fresh factorization. */
+ * second solves with the first one's factors. The rows are compared exactly (G and W G of every row: a
+ * few thousand numbers for 50 joints, against an assembly and factorization), so anything that moved a
+ * body, changed a mass, a limit or the joints in between makes a fresh factorization. keep_post_factors
+ * records the rows of the factors in diag, upper and lower; jsolve_assemble overwrites them. */
 static void keep_post_factors(struct joint_set *js)
 {
     int need = 0;
@@ -34,6 +45,7 @@ static void keep_post_factors(struct joint_set *js)
     js->kept_valid = true, js->kept_gen = js->structure_gen;
 }
 
+/* do diag, upper and lower hold the factors of K for the rows as they are? */
 static bool post_factors_kept(const struct joint_set *js)
 {
     if (!js->kept_valid || js->kept_gen != js->structure_gen) return false;
@@ -51,22 +63,21 @@ static bool post_factors_kept(const struct joint_set *js)
     return true;
 }
 
-/* The linear solve of post-stabilization, K lambda = rhs (rows as built, fixed rows with C zeroed), checked.
- * K is singular where rows are redundant (closed loops: a planar four-bar has 20 rows on 18 degrees of
- * freedom, a net or a tread attached to its gears many more), and rhs is consistent (u = G V), so with a
- * small diagonal shift eps diag K the solution is the least-squares one (and rows that are nearly, not
- * exactly, dependent, such as a sagging net's, are left a little unsatisfied instead of taking huge
- * multipliers). But block elimination of a nearly singular K loses digits at every nearly singular pivot
- * (its L blocks grow like 1/sqrt(eps)), and with several of them in a row the computed lambda can be
- * garbage whose impulses are not in the null space: measured, the net of scenes/net.lua (197 rows on 180
- * degrees of freedom) with eps = 1e-10 once got multipliers of 5e7 from relative velocities of 0.16 m/s,
- * and its knots 9 m/s out of a velocity projection, which can only remove kinetic energy. So the solve is
- * checked where it is cheap: the velocity change of the multipliers, dV = W G^T lambda, must give
- * G dV = rhs on every free row to 1e-3 of the largest |rhs| (+ 1e-9); that failed solve missed by 20 %,
- * ordinary ones by 1e-6. If not, the shift grows by 1000 (eps = 1e-9, 1e-6, 1e-3) and the solve is done
- * again: a softer projection rather than a violent one (not where K is positive definite by
- * construction: js->post_definite, joints_post_stabilize). first: the active set's first pass, whose factors may
- * be the kept ones (above) and are kept. */
+/* The linear solve of post-stabilization, K lambda = rhs (rows as built, fixed rows with C zeroed),
+ * checked. K is singular where rows are redundant (closed loops: a planar four-bar has 20 rows on 18
+ * degrees of freedom, a net or a tread attached to its gears many more), and rhs is consistent
+ * (u = G V), so with a small diagonal shift eps diag K the solution is the least-squares one (and rows
+ * that are nearly, not exactly, dependent, such as a sagging net's, are left a little unsatisfied
+ * instead of taking huge multipliers). But block elimination of a nearly singular K loses digits at
+ * every nearly singular pivot (its L blocks grow like 1/sqrt(eps)), and with several of them in a row
+ * the computed lambda can be garbage whose impulses are not in the null space, with knots thrown out of
+ * a velocity projection that can only remove kinetic energy. So the solve is checked where it is cheap:
+ * the velocity change of the multipliers, dV = W G^T lambda, must give G dV = rhs on every free row to
+ * 1e-3 of the largest |rhs| (+ 1e-9; a sound solve meets it to about 1e-6, a garbage one misses by tens
+ * of percent). If not, the shift grows by 1000 (eps = 1e-9, 1e-6, 1e-3) and the solve is done again: a
+ * softer projection rather than a violent one. Not checked where K is positive definite by construction
+ * (post_definite). first: the active set's first pass, whose factors may be the kept ones (above) and
+ * are kept. */
 static bool post_solve(struct joint_set *js, int n, bool first)
 {
     double big = 0;
@@ -74,7 +85,7 @@ static bool post_solve(struct joint_set *js, int n, bool first)
         for (int r = 0; r < js->rows[p].m; r++) big = fmax_num(big, fabs(js->rhs[MAX_ROWS * p + r]));
     memcpy(js->rhs_kept, js->rhs, sizeof(double) * MAX_ROWS * (size_t)js->node_count); /* solve overwrites rhs */
     bool kept = first && post_factors_kept(js);
-    const bool sound = js->post_definite;
+    const bool definite = js->post_definite;
     for (double mu = kept ? js->kept_shift : 1e-9; mu < 1e-2; mu *= 1000, kept = false) {
         memcpy(js->rhs, js->rhs_kept, sizeof(double) * MAX_ROWS * (size_t)js->node_count);
         if (!kept) {
@@ -83,7 +94,7 @@ static bool post_solve(struct joint_set *js, int n, bool first)
             if (first) keep_post_factors(js), js->kept_shift = mu;
         }
         jsolve_solve(js);
-        if (sound) break;
+        if (definite) break;
         for (int i = 0; i <= n; i++) js->scratch_v[i] = js->scratch_w[i] = v3(0, 0, 0);
         for (int p = 0; p < js->node_count; p++) jsolve_apply(js, p, js->sol + MAX_ROWS * p, 1, js->scratch_v, js->scratch_w, NULL, NULL, n);
         double worst = 0;
@@ -104,7 +115,7 @@ static bool post_solve(struct joint_set *js, int n, bool first)
  * each) that close no loop, between bodies that move (1/m > 0) or do not move at all, have rows of
  * full rank (root each tree at the world or any body: each joint's child body takes its three rows
  * through 1/m times the identity, block-triangular), so K is positive definite */
-static bool post_rows_sound(const imp_world *w, const struct joint_set *js, int n)
+static bool post_rows_definite(const imp_world *w, const struct joint_set *js, int n)
 {
     if (js->loops) return false;
     for (int p = 0; p < js->node_count; p++) {
@@ -173,8 +184,8 @@ static void post_apply(struct joint_set *js, solver_bodies *sb)
     }
 }
 
-/* Velocity post-stabilization (S1 section V; the header's "Post-stabilization" paragraph). motors: the
- * velocity stage, where motor rows drive the free coordinate's rate with at most max h of impulse. */
+/* Velocity post-stabilization (S1 section V; the header). motors: the velocity stage, where motor rows
+ * drive the free coordinate's rate with at most max h of impulse. */
 void joints_post_stabilize(imp_world *w, solver_bodies *sb, bool motors)
 {
     imp_vec3 *v = sb->v, *om = sb->w;
@@ -187,7 +198,7 @@ void joints_post_stabilize(imp_world *w, solver_bodies *sb, bool motors)
     if (!js->node_count) return;
     for (int p = 0; p < js->node_count; p++)
         joint_rows_velocity(w, &js->joint[js->nodes[p]], &js->rows[p], n, v, om, Iinv, im, h, true, motors);
-    js->post_definite = post_rows_sound(w, js, n);
+    js->post_definite = post_rows_definite(w, js, n);
     for (int pass = 0; pass < ACTIVE_PASSES; pass++) {
         if (pass)
             for (int p = 0; p < js->node_count; p++) joint_rows_velocity(w, &js->joint[js->nodes[p]], &js->rows[p], n, v, om, Iinv, im, h, false, motors);
@@ -214,18 +225,17 @@ void joints_post_stabilize(imp_world *w, solver_bodies *sb, bool motors)
  * energy and a sweep can never run away; the relative velocities it leaves (zero across the joint now)
  * are the first-order part of the pre-stabilization that follows shock propagation, which removes the
  * rest (the O(h^2 omega^2) of the bodies' curved paths and any error of the positions now) exactly.
+ *
  * In shock propagation a joint whose bodies are at two levels holds the lower one fixed, as the contacts
  * there do, and only the upper one answers (its own part of K, G_X W_X G_X^T), as long as that takes
  * energy from the upper body; if it would give it energy (the upper body yanked along by a fast lower
  * one), both answer, as S1 does throughout ("we remove the infinite inertia aspect of the shock
  * propagation algorithm only when computing the impulses due to articulation"); a joint within one level
- * moves both. Measured: with both answering always, an 8000 kg box welded on a 1000 kg box resting on
- * the ground pushed the base 5.2 cm into the ground (the weld moved it after its ground contact was
- * final); with the lower body held always, 3.4 mm at worst, but the ragdoll scene's three dolls landing
- * on the top step gained 222 J for a few steps and sent a thigh to 10.8 m/s; with the energy rule the
- * base lands 7.9 mm deep at worst when the top's push rocks it and rests 1.4 mm deep (6.2 and 1.0 mm
- * with the joints on the split impulses, joints_split), the dolls gain nothing. A joint to the world or a static body is exact either way, so a body welded to the world is as
- * fixed as the world for the contacts of the levels above it. */
+ * moves both. Both answering always would let a heavy body welded on a resting one push it into the
+ * ground after its ground contact was final; the lower body held always would let a fast lower body
+ * (a leg bouncing off a step) pump energy into the upper one. A joint to the world or a static body is
+ * exact either way, so a body welded to the world is as fixed as the world for the contacts of the levels
+ * above it. joints_contacts_begin builds every active joint's rows and K, K^-1 for the stage. */
 void joints_contacts_begin(imp_world *w, const solver_bodies *sb)
 {
     const imp_vec3 *v = sb->v, *om = sb->w;
@@ -377,10 +387,9 @@ static void level_solve(struct joint_set *js, int p, imp_vec3 *v, imp_vec3 *om, 
 
 /* The split impulses' pseudo velocities (impulse.c) with the joints: each joint's equality rows brought
  * to zero relative pseudo velocity on its own block, K_ee dlambda = -u_e (no accumulation: no bounds), so
- * the displacement that pushes a jointed body out of an overlap moves its partners with it. Without it,
- * pre-stabilization took most of such a displacement back (measured: a ragdoll that landed 6 cm deep in
- * the floor was still 2.8 cm deep 90 steps later and needed 5 s to get out; with it, 2.6 mm, the contact
- * slop, 90 steps later). Limit and motor rows stay out: they concern the real velocities. */
+ * the displacement that pushes a jointed body out of an overlap moves its partners with it; else
+ * pre-stabilization takes most of that displacement back, and a jointed body pushed into the ground
+ * leaves it only over seconds. Limit and motor rows stay out: they concern the real velocities. */
 void joints_split(imp_world *w, solver_bodies *sb)
 {
     imp_vec3 *vp = sb->vp, *wp = sb->wp;
@@ -413,6 +422,8 @@ void joints_split(imp_world *w, solver_bodies *sb)
     }
 }
 
+/* the joints whose level (their higher body's) is in [lo, hi), each solved on its block (level_solve);
+ * shock: a joint across two levels holds the lower body */
 void joints_level(imp_world *w, solver_bodies *sb, int lo, int hi, const int *blevel, bool shock)
 {
     imp_vec3 *v = sb->v, *om = sb->w;
