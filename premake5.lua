@@ -2,7 +2,7 @@
 --
 --   engine        static C11 library: the dynamics pipeline (no Lua, no SDL, no GL)
 --   impetus.core  the Lua 5.4 C module that specs and scripts `require "impetus.core"`
---   impetus       the host program: SDL2 + OpenGL 3.3 core (libepoxy) + embedded Lua 5.4
+--   impetus       the host program: SDL2 + OpenGL 3.3 core (libepoxy) + SDL2_mixer + embedded Lua 5.4
 --
 -- Configurations: Debug, Release, Sanitize (AddressSanitizer + UBSan). Outputs go to
 -- build/<config>/bin/impetus and build/<config>/lib/impetus/core.so.
@@ -80,7 +80,7 @@ project "impetus.core"
 project "impetus"
   kind "ConsoleApp"
   files { "render/*.h", "render/*.c", "engine/lua/*.c" }
-  buildoptions { "`pkg-config --cflags sdl2 epoxy`" }
+  buildoptions { "`pkg-config --cflags sdl2 SDL2_mixer epoxy`" }
   links { "engine", "lua5.4", "m", "pthread" }
-  linkoptions { "`pkg-config --libs sdl2 epoxy`", "-Wl,-E" }
+  linkoptions { "`pkg-config --libs sdl2 SDL2_mixer epoxy`", "-Wl,-E" }
   outputs("bin")

@@ -4,9 +4,10 @@
  * Pairs are kept from step to step, sorted by key (the two sides' shape slots), so this step's pairs
  * and last step's are matched by one merge walk: a pair found again keeps its cached separating
  * axis (S0 7.1's witness), its age and its points' ids (a new point within 2 cm of an old one, both
- * measured in A's shape frame so that moving bodies keep them, takes its id), so a later contact solver can warm start. A pair that touches now and did not is a begin
- * event, one that touched and does not (or whose shapes were destroyed, or that left the broad
- * phase) an end event. Events are collected during the step and read after it, as in Box2D v3. */
+ * measured in A's shape frame so that moving bodies keep them, takes its id and its impulses), so the
+ * contact solver can warm start. A pair that touches now and did not is a begin event, one that
+ * touched and does not (or whose shapes were destroyed, or that left the broad phase) an end event.
+ * Events are collected during the step and read after it, as in Box2D v3. */
 #include <stdlib.h>
 #include <string.h>
 

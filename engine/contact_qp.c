@@ -34,6 +34,30 @@
  *              (ea' = omega_A x ea, eb' = omega_B x eb), ndot = (z - (z.n) n) / |ea x eb|
  *              (S0's compute_ndot, which the text garbles: trap 4).
  *
+ * Contact kinematics: curved surfaces. S0's b takes the contact point as a vertex fixed in its body. A
+ * sphere or a capsule touches through a point that moves over its surface as it rolls: the material
+ * point under the contact rises off the ground, and b taken at it reads a rolling ball as separating
+ * (n . omega x (omega x r) = R |omega_t|^2 > 0), so the forces fall short and the ball sinks and
+ * speeds up. A curved side is a core (a sphere's centre, a point of a capsule's axis: material points
+ * of the body) swept by its radius R, so its surface is exactly R from the core along the normal. The
+ * contact's d is measured from the core (qp_place; each side's point X is a material point, v and a
+ * its rigid velocity and acceleration):
+ *     on a face of B (n and the plane fixed in B; X_B the plane's point under X_A, h its height):
+ *         d = h - R_A,  h = n . (X_A - X_B),  d' = n . (v_A(X_A) - v_B(X_B)),
+ *         d'' = n . (a_A(X_A) - a_B(X_B)) + 2 ndot . (v_A(X_A) - v_B(X_B)) + nddot . (X_A - X_B),
+ *         where nddot . (X_A - X_B) = h nddot . n = -h |ndot|^2 (n . n = 1 twice differentiated;
+ *         nddot's alpha_B x n part is normal to n and goes into A's column through the lever arm);
+ *         a vertex of B on a face of A the same with the roles swapped (R = 0);
+ *     two cores, or a core on an edge or a vertex of B (no face normal there: the normal is the line
+ *     through the two points):  L = X_A - X_B, l = |L|, n = L / l,  d = l - R_A - R_B,
+ *         u = v_A(X_A) - v_B(X_B),  d' = n . u,  ndot = (u - (n . u) n) / l,
+ *         d'' = n . (a_A(X_A) - a_B(X_B)) + ndot . u    (the last term |u_t|^2 / l);
+ *     two edges: as S0 (no curved side).
+ * The force acts at the contact point on A's surface, p = X_A - R_A n, with the lever arms r = p - x on
+ * both sides; the columns of A then match d'' exactly, since (p - x_A) x n = (X_A - x_A) x n and
+ * likewise for B (p - X_B is along n). At rest on flat ground d'' = n . a(centre): a rolling ball keeps
+ * its speed and its height.
+ *
  * Extra acceleration (S4). Integrating d'' = 0 leaves whatever normal velocity d' and separation d
  * a resting contact had, and they drift; S4 asks for the acceleration that cancels the normal
  * velocity over one step h, a = -d'/h. The solve enforces
@@ -88,8 +112,12 @@ typedef struct qp_contact {
     imp_vec3 la, lb;        /* the contact point on A / on B: body frame (about the centre of mass), or world */
     imp_vec3 ln;            /* the normal: in its face owner's body frame (B's, or A's when face_a), or world */
     imp_vec3 lea, leb;      /* edge/edge: ea in A's frame, eb in B's (or world)                     */
+    double rad_a, rad_b;    /* the radius of a curved side (sphere, capsule): its point is on the
+                             * core, the centre or the axis, and the surface is rad from it; else 0 */
     bool edge;
     bool face_a;            /* vertex/face on A's face: n turns with A                              */
+    bool points;            /* the normal is the line between the two points: two curved sides, or
+                             * a curved side on an edge or a vertex of B                           */
     bool eq;                /* a joint row: equality (w = 0, f free); ln a world direction, or B's  */
     bool in_b;              /* a joint row whose direction is fixed in B (ln in B's frame)          */
     bool angular;           /* a joint row on the relative angular velocity along n (no point)      */
@@ -99,7 +127,10 @@ typedef struct qp_contact {
     imp_id ida, idb;        /* body ids (null for colliders)                                        */
     uint64_t key;           /* the manifold's pair (qp_pair_key; 0 for joint rows)                   */
     /* evaluated at the current state */
-    imp_vec3 p, pb, n, ndot, ra, rb;  /* p: the point on A (force application), pb on B; r = p - x */
+    imp_vec3 p, pb, n, ndot, ra, rb;  /* p: the contact point on A (force application), pb on B; r = p - x */
+    imp_vec3 qa, qb;        /* the points whose motion gives d' and d'' (b), relative to each centre of
+                             * mass: a core or a vertex, and the point of the other side's plane or core */
+    double bvel;            /* the velocity products of d'' (b's part that no force changes)        */
     double d, dd;           /* separation and its rate d'                                            */
     double force;           /* last solve: force magnitude (or impulse)                             */
     imp_vec3 tforce;        /* last solve: friction force (or impulse) on A                         */
@@ -139,8 +170,6 @@ struct qp_state {
     int *isl_neq;           /* joint rows at the head of each island                                 */
     int cur_neq;            /* those of the island being solved                                      */
     struct qp_joint { imp_id a, b; imp_vec3 la, lb; bool live; } *joints; int nj, jcap;
-    /* joint.c joints' angular references, by dense joint index, re-recorded when the entry no longer
-     * names the same joint (bodies and A's articulation point) */
     /* the resting set's points at the start of a (sub)step, sorted by pair (time of impact) */
     struct qp_start_point { uint64_t key; int ka, kb, idx; imp_vec3 la, lb; double pen, now; } *pd; int npd, pdcap;
     bool warm;              /* g holds the last evaluation's friction forces of this contact set      */
@@ -351,31 +380,12 @@ static imp_vec3 point_acc(const qp_body *k, imp_vec3 r)
 static const qp_body QP_FIXED = {{1, 0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0},
                                  {{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}, {{{0}}}, 0, false};
 
-/* place contact c at the current body kinematics: points, normal, ndot, d, d' */
-static void qp_place(const struct qp_state *q, qp_contact *c)
+/* place an equality row of a joint (see qp_gather): its points, direction, d, d' */
+static void qp_place_row(qp_contact *c, const qp_body *A, const qp_body *B, imp_vec3 xa, imp_vec3 xb)
 {
-    const qp_body *A = c->ka >= 0 ? &q->b[c->ka] : &QP_FIXED, *B = c->kb >= 0 ? &q->b[c->kb] : &QP_FIXED;
-    c->p = v3_add(A->x, m3_mul_v(A->R, c->la));
-    c->pb = v3_add(B->x, m3_mul_v(B->R, c->lb));
-    if (c->eq) {
-        c->n = c->in_b ? m3_mul_v(B->R, c->ln) : c->ln;
-        c->ndot = c->in_b ? v3_cross(B->w, c->n) : v3(0, 0, 0);
-    } else if (c->edge) {
-        imp_vec3 ea = m3_mul_v(A->R, c->lea), eb = m3_mul_v(B->R, c->leb);
-        imp_vec3 e = v3_cross(ea, eb);
-        double l = v3_len(e);
-        if (l > 1e-12) {
-            c->n = v3_scale(e, 1.0 / l);
-            imp_vec3 z = v3_add(v3_cross(v3_cross(A->w, ea), eb), v3_cross(ea, v3_cross(B->w, eb)));
-            c->ndot = v3_scale(v3_sub(z, v3_scale(c->n, v3_dot(z, c->n))), 1.0 / l);
-        } else { /* the edges turned parallel inside the step: keep the last normal */
-            c->ndot = v3(0, 0, 0);
-        }
-    } else {
-        const qp_body *F = c->face_a ? A : B; /* the face's owner */
-        c->n = m3_mul_v(F->R, c->ln);
-        c->ndot = v3_cross(F->w, c->n);
-    }
+    c->p = xa, c->pb = xb;
+    c->n = c->in_b ? m3_mul_v(B->R, c->ln) : c->ln;
+    c->ndot = c->in_b ? v3_cross(B->w, c->n) : v3(0, 0, 0);
     c->ra = v3_sub(c->p, A->x);
     c->rb = v3_sub(c->p, B->x);
     if (c->angular) {
@@ -405,6 +415,62 @@ static void qp_place(const struct qp_state *q, qp_contact *c)
     }
 }
 
+/* place contact c at the current body kinematics: its points, normal, d, d', the lever arms of the force
+ * and the velocity products of d'' (the header's "Contact kinematics") */
+static void qp_place(const struct qp_state *q, qp_contact *c)
+{
+    const qp_body *A = c->ka >= 0 ? &q->b[c->ka] : &QP_FIXED, *B = c->kb >= 0 ? &q->b[c->kb] : &QP_FIXED;
+    const imp_vec3 xa = v3_add(A->x, m3_mul_v(A->R, c->la)), xb = v3_add(B->x, m3_mul_v(B->R, c->lb));
+    if (c->eq) {
+        qp_place_row(c, A, B, xa, xb);
+        return;
+    }
+    imp_vec3 u; /* the relative velocity of the two points that d measures */
+    if (c->points) {
+        imp_vec3 L = v3_sub(xa, xb);
+        double l = v3_len(L);
+        if (l > 1e-12) c->n = v3_scale(L, 1.0 / l); /* (cores through each other: the last normal) */
+        u = v3_sub(point_vel(A, v3_sub(xa, A->x)), point_vel(B, v3_sub(xb, B->x)));
+        c->ndot = l > 1e-12 ? v3_scale(v3_sub(u, v3_scale(c->n, v3_dot(c->n, u))), 1.0 / l) : v3(0, 0, 0);
+        c->d = v3_dot(c->n, L) - c->rad_a - c->rad_b;
+        c->bvel = v3_dot(c->ndot, u);
+        c->p = v3_sub(xa, v3_scale(c->n, c->rad_a)), c->pb = v3_add(xb, v3_scale(c->n, c->rad_b));
+        c->qa = v3_sub(xa, A->x), c->qb = v3_sub(xb, B->x);
+    } else if (c->edge) {
+        imp_vec3 ea = m3_mul_v(A->R, c->lea), eb = m3_mul_v(B->R, c->leb);
+        imp_vec3 e = v3_cross(ea, eb);
+        double l = v3_len(e);
+        if (l > 1e-12) {
+            c->n = v3_scale(e, 1.0 / l);
+            imp_vec3 z = v3_add(v3_cross(v3_cross(A->w, ea), eb), v3_cross(ea, v3_cross(B->w, eb)));
+            c->ndot = v3_scale(v3_sub(z, v3_scale(c->n, v3_dot(z, c->n))), 1.0 / l);
+        } else { /* the edges turned parallel inside the step: keep the last normal */
+            c->ndot = v3(0, 0, 0);
+        }
+        c->p = xa, c->pb = xb;
+        c->qa = v3_sub(xa, A->x), c->qb = v3_sub(xb, B->x);
+        u = v3_sub(point_vel(A, c->qa), point_vel(B, c->qb));
+        c->d = v3_dot(c->n, v3_sub(xa, xb));
+        c->bvel = 2 * v3_dot(c->ndot, u);
+    } else {
+        /* a face: its plane and normal turn with its owner F; the other side's point (a vertex or a
+         * core) against the point of the plane under it */
+        const qp_body *F = c->face_a ? A : B;
+        c->n = m3_mul_v(F->R, c->ln);
+        c->ndot = v3_cross(F->w, c->n);
+        double h = v3_dot(c->n, v3_sub(xa, xb)); /* the point's height over the plane */
+        if (c->face_a) c->p = v3_add(xb, v3_scale(c->n, h)), c->pb = xb;
+        else c->p = v3_sub(xa, v3_scale(c->n, c->rad_a)), c->pb = v3_sub(xa, v3_scale(c->n, h));
+        c->qa = v3_sub(c->face_a ? c->p : xa, A->x), c->qb = v3_sub(c->pb, B->x);
+        u = v3_sub(point_vel(A, c->qa), point_vel(B, c->qb));
+        c->d = h - c->rad_a - c->rad_b;
+        c->bvel = 2 * v3_dot(c->ndot, u) - h * v3_dot(c->ndot, c->ndot);
+    }
+    c->ra = v3_sub(c->p, A->x);
+    c->rb = v3_sub(c->p, B->x);
+    c->dd = v3_dot(c->n, u);
+}
+
 /* a row's Jacobian on one side (side 0: A, 1: B; the sign sigma is the caller's) for direction u:
  * a point row (contact, linear joint row) (u, r x u), an angular row (0, u) */
 static void qp_jac(const qp_contact *c, imp_vec3 u, int side, imp_vec3 *lin, imp_vec3 *ang)
@@ -423,6 +489,55 @@ static uint64_t qp_pair_key(const imp_contact *mc)
 }
 
 #define QP_SEPARATED 1e-4 /* m: a manifold point farther apart than this is not a contact */
+
+/* the shape of a contact side (NULL for a collider) */
+static const shape *side_shape(const imp_world *w, imp_contact_side sd)
+{
+    if (imp_id_is_null(sd.body)) return NULL;
+    int i = ids_lookup(&w->bodies->ids, sd.body);
+    if (i < 0 || sd.shape < 0 || sd.shape >= w->bodies->body[i].nshapes) return NULL;
+    return &w->shapes->shape[w->shapes->ids.slot_dense[w->bodies->body[i].shapes[sd.shape]]];
+}
+
+/* the radius of a curved side (a sphere's or a capsule's, its surface that far from its core), else 0 */
+static double side_radius(const imp_world *w, imp_contact_side sd)
+{
+    const shape *sh = side_shape(w, sd);
+    if (sh) return sh->type == IMP_SHAPE_SPHERE || sh->type == IMP_SHAPE_CAPSULE ? sh->radius : 0;
+    int ci = imp_id_is_null(sd.collider) ? -1 : ids_lookup(&w->colliders->ids, sd.collider);
+    const imp_collider_def *cd = ci >= 0 ? &w->colliders->collider[ci].def : NULL;
+    return cd && cd->shape == IMP_COLLIDER_SPHERE ? cd->radius : 0;
+}
+
+/* whether n (out of side B) is the outward normal of one of B's faces: a curved side then touches that
+ * face, else it touches an edge or a vertex of B (a mesh is taken as faces) */
+static bool side_face(const imp_world *w, imp_contact_side sd, imp_vec3 n)
+{
+    const double aligned = 1 - 1e-6;
+    const shape *sh = side_shape(w, sd);
+    imp_mat3 R = m3_identity();
+    imp_shape_type type = IMP_SHAPE_PLANE;
+    const hull *hl = NULL;
+    if (sh) R = sh->wrot, type = sh->type, hl = sh->hull;
+    else {
+        int ci = imp_id_is_null(sd.collider) ? -1 : ids_lookup(&w->colliders->ids, sd.collider);
+        if (ci < 0) return true;
+        const imp_collider_def *cd = &w->colliders->collider[ci].def;
+        if (cd->shape != IMP_COLLIDER_BOX) return true;
+        R = cd->rotation, type = IMP_SHAPE_BOX;
+    }
+    if (type == IMP_SHAPE_BOX) {
+        imp_vec3 l = m3_mul_tv(R, n);
+        return fabs(l.x) > aligned || fabs(l.y) > aligned || fabs(l.z) > aligned;
+    }
+    if (type == IMP_SHAPE_HULL && hl) {
+        imp_vec3 l = m3_mul_tv(R, n);
+        for (int f = 0; f < hl->nf; f++)
+            if (v3_dot(l, hl->face_n[f]) > aligned) return true;
+        return false;
+    }
+    return true;
+}
 
 /* the contacts of the current manifolds, every touching point, at the current state */
 static int qp_gather(imp_world *w)
@@ -443,6 +558,7 @@ static int qp_gather(imp_world *w)
         bool dyn = (ka >= 0 && q->b[ka].dyn) || (kb >= 0 && q->b[kb].dyn);
         if (!dyn) continue;
         if (njt && ka >= 0 && kb >= 0 && joints_connected(w, ka, kb)) continue; /* S1: joined bodies do not touch */
+        const double rad_a = side_radius(w, mc->a), rad_b = side_radius(w, mc->b);
         for (int k = 0; k < mc->count; k++) {
             /* the impulse mode's manifolds keep face corners a few mm above the face (negative
              * depth) to steady its stacks; S0's contacts are the touching points only */
@@ -452,9 +568,14 @@ static int qp_gather(imp_world *w)
             c->ka = ka, c->kb = kb;
             c->ida = mc->a.body, c->idb = mc->b.body;
             c->key = qp_pair_key(mc);
+            /* the narrow phase's points are on the surfaces: a curved side's point goes to its core */
             imp_vec3 pa = mc->points[k], pb = v3_add(pa, v3_scale(mc->normal, mc->depth[k]));
+            c->rad_a = rad_a, c->rad_b = rad_b;
+            c->points = !mc->edge && !mc->face_a && rad_a > 0 && (rad_b > 0 || !side_face(w, mc->b, mc->normal));
+            pa = v3_add(pa, v3_scale(mc->normal, rad_a)), pb = v3_sub(pb, v3_scale(mc->normal, rad_b));
             c->la = ka >= 0 ? m3_mul_tv(q->b[ka].R, v3_sub(pa, q->b[ka].x)) : pa;
             c->lb = kb >= 0 ? m3_mul_tv(q->b[kb].R, v3_sub(pb, q->b[kb].x)) : pb;
+            c->n = mc->normal;
             c->face_a = mc->face_a; /* a Collider on side A has R = I and omega = 0 (qp_place's fixed body) */
             c->ln = c->face_a ? (ka >= 0 ? m3_mul_tv(q->b[ka].R, mc->normal) : mc->normal) : kb >= 0 ? m3_mul_tv(q->b[kb].R, mc->normal) : mc->normal;
             c->edge = mc->edge;
@@ -616,10 +737,14 @@ static void qp_bvector(const struct qp_state *q, int n, double *b)
             b[i] = v3_dot(c->n, v3_sub(A->alpha, B->alpha)) + v3_dot(c->ndot, v3_sub(A->w, B->w));
             continue;
         }
-        imp_vec3 rbp = c->in_b ? c->rb : v3_sub(c->pb, B->x); /* rows fixed in B: B's point coincident with A's */
-        imp_vec3 acc = v3_sub(point_acc(A, c->ra), point_acc(B, rbp));
-        imp_vec3 vel = v3_sub(point_vel(A, c->ra), point_vel(B, rbp));
-        b[i] = v3_dot(c->n, acc) + 2 * v3_dot(c->ndot, vel);
+        if (c->eq) { /* a joint's linear row (rows fixed in B: B's point coincident with A's) */
+            imp_vec3 rbp = c->in_b ? c->rb : v3_sub(c->pb, B->x);
+            imp_vec3 acc = v3_sub(point_acc(A, c->ra), point_acc(B, rbp));
+            imp_vec3 vel = v3_sub(point_vel(A, c->ra), point_vel(B, rbp));
+            b[i] = v3_dot(c->n, acc) + 2 * v3_dot(c->ndot, vel);
+            continue;
+        }
+        b[i] = v3_dot(c->n, v3_sub(point_acc(A, c->qa), point_acc(B, c->qb))) + c->bvel;
     }
 }
 
@@ -1257,6 +1382,32 @@ static void qp_restore(imp_world *w, const double *X)
 #define IMP_QP_MAX_IMPACTS 32
 #define IMP_QP_TOI_ITERS 12
 
+/* The bodies' ODE over span, in pieces in which no body turns more than QP_MAX_TURN rad. A body spinning
+ * fast turns its contact and joint points around it within one step; the resting forces are solved at
+ * every stage of the solver, and an explicit stage that turns a point 1.7 rad (100 rad/s at 1/60 s)
+ * evaluates the constraints far from where the body goes: a pinned top at that spin gained energy
+ * without bound. Pieces of at most 0.5 rad keep it to the accuracy of slow bodies; bodies that turn
+ * slowly take the one piece. */
+#define QP_MAX_TURN 0.5
+static int qp_integrate(imp_world *w, imp_ode_system *sys, imp_ode_solver *solver, double t, double span)
+{
+    double spin = 0;
+    for (int i = 0; i < w->bodies->ids.count; i++) {
+        const body *b = &w->bodies->body[i];
+        if (b->motion != IMP_DYNAMIC) continue;
+        const double *X = w->bodies->state + BODY_DIM * i;
+        imp_mat3 R = quat_to_m3(quat_normalize(quat(X[3], X[4], X[5], X[6])));
+        spin = fmax(spin, v3_len(m3_mul_v(m3_rotate_tensor(R, b->Ibody_inv), v3_load(X + 10))));
+    }
+    int pieces = spin * span > QP_MAX_TURN ? (int)ceil(spin * span / QP_MAX_TURN) : 1;
+    if (pieces > 64) pieces = 64;
+    for (int k = 0; k < pieces; k++) {
+        int rc = imp_ode_advance(sys, solver, t + span * k / pieces, span / pieces);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
 static int qp_advance(imp_world *w, imp_ode_solver *solver, double dt)
 {
     struct qp_state *q = qp_get(w);
@@ -1272,7 +1423,7 @@ static int qp_advance(imp_world *w, imp_ode_solver *solver, double dt)
         double *X0 = q->dx; /* the state after the impulses */
         qp_save(w, X0);
         imp_ode_system sys = bodies_ode(&with_contacts);
-        int rc = imp_ode_advance(&sys, solver, t, left);
+        int rc = qp_integrate(w, &sys, solver, t, left);
         if (rc) return rc;
         contacts_update(w);
         const double allow = IMP_QP_TOI_DEPTH; /* depths are growth over each pair's start depth */
@@ -1288,7 +1439,7 @@ static int qp_advance(imp_world *w, imp_ode_solver *solver, double dt)
             if (!(s > lo && s < hi)) s = 0.5 * (lo + hi);
             qp_restore(w, X0); /* the resting set gathered at X0 stays */
             sys = bodies_ode(&with_contacts);
-            if ((rc = imp_ode_advance(&sys, solver, t, s))) return rc;
+            if ((rc = qp_integrate(w, &sys, solver, t, s))) return rc;
             contacts_update(w);
             double ms = qp_max_depth(w), gs = ms - target;
             if (fabs(gs) <= 0.375 * IMP_QP_TOI_DEPTH) break; /* depth within [allow / 4, allow] */

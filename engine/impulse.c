@@ -299,8 +299,10 @@ static void manifold_sides(imp_world *w, impulse_state *s)
         ct->impact = 0, ct->impact_speed = 0;
         int a = side_body(w, ct->a, n), b = side_body(w, ct->b, n);
         s->man_ab[2 * m] = a, s->man_ab[2 * m + 1] = b;
-        islands_wake_touched(w, a, b, &s->sb);
-        islands_wake_touched(w, b, a, &s->sb);
+        if (a < n && b < n && w->bodies->body[a].asleep != w->bodies->body[b].asleep) { /* one sleeps, one is awake */
+            islands_wake_touched(w, a, b, &s->sb);
+            islands_wake_touched(w, b, a, &s->sb);
+        }
     }
 }
 
@@ -360,7 +362,7 @@ static bool contact_graph(imp_world *w, impulse_state *s)
 
 /* friction (kinetic, static) and restitution of a contact side: its shape's, a collider's, or the
  * defaults for a side that is gone */
-static void side_material(const imp_world *w, imp_contact_side sd, double *mu, double *mu_s, double *e)
+static inline void side_material(const imp_world *w, imp_contact_side sd, double *mu, double *mu_s, double *e)
 {
     const shape *sh = side_shape(w, sd);
     *mu = 0.5, *mu_s = 0.5, *e = 0;

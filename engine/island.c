@@ -42,25 +42,6 @@ void islands_begin(islands *g, const solver_bodies *sb)
     g->edges = 0;
 }
 
-int islands_find(islands *g, int i)
-{
-    int *uf = g->root;
-    while (uf[i] != i) uf[i] = uf[uf[i]], i = uf[i];
-    return i;
-}
-
-void islands_union(islands *g, int a, int b)
-{
-    int ra = islands_find(g, a), rb = islands_find(g, b);
-    if (ra != rb) g->root[ra] = rb;
-}
-
-void islands_count_edge(islands *g, int a, int b)
-{
-    g->adj_start[a + 1]++, g->adj_start[b + 1]++;
-    g->edges++;
-}
-
 /* offsets from the counts; the queue holds each node's fill cursor until the search */
 void islands_edges_done(islands *g, int n)
 {
@@ -70,12 +51,6 @@ void islands_edges_done(islands *g, int n)
     }
     for (int i = 0; i < n + 1; i++) g->adj_start[i + 1] += g->adj_start[i];
     for (int i = 0; i <= n; i++) g->queue[i] = g->adj_start[i];
-}
-
-void islands_add_edge(islands *g, int a, int b)
-{
-    g->adj[g->queue[a]++] = b;
-    g->adj[g->queue[b]++] = a;
 }
 
 void islands_levels(islands *g, int n)

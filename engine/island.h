@@ -20,12 +20,33 @@ void islands_free(islands *g);
 /* n bodies: every body its own island, adjacency counters cleared; levels: 0 where im == 0 (does not
  * move), unknown elsewhere */
 void islands_begin(islands *g, const solver_bodies *sb);
-int islands_find(islands *g, int i);
-void islands_union(islands *g, int a, int b);
-/* the graph's edges: count them all (islands_count_edge), then add them in the same order */
-void islands_count_edge(islands *g, int a, int b);
-void islands_add_edge(islands *g, int a, int b);
+/* the island of body i: its root, halving the path on the way */
+static inline int islands_find(islands *g, int i)
+{
+    int *uf = g->root;
+    while (uf[i] != i) uf[i] = uf[uf[i]], i = uf[i];
+    return i;
+}
+
+static inline void islands_union(islands *g, int a, int b)
+{
+    int ra = islands_find(g, a), rb = islands_find(g, b);
+    if (ra != rb) g->root[ra] = rb;
+}
+
+/* the graph's edges: count them all (islands_count_edge), then islands_edges_done, then add them */
+static inline void islands_count_edge(islands *g, int a, int b)
+{
+    g->adj_start[a + 1]++, g->adj_start[b + 1]++;
+    g->edges++;
+}
 void islands_edges_done(islands *g, int n);
+/* after islands_edges_done, the queue holds each node's fill cursor */
+static inline void islands_add_edge(islands *g, int a, int b)
+{
+    g->adj[g->queue[a]++] = b;
+    g->adj[g->queue[b]++] = a;
+}
 /* levels by breadth-first search from everything at level 0 */
 void islands_levels(islands *g, int n);
 

@@ -51,6 +51,7 @@
 #include "shape.h"
 
 #define NP_KEEP 0.005 /* m: near-touching points kept in a touching face manifold (face_points) */
+#define NP_LEVEL 1e-4 /* m: a capsule's end this close above a plane it touches is on it too */
 
 /* a manifold while it is built: up to NP_MAX points, reduced to IMP_MANIFOLD_MAX at the end */
 #define NP_MAX 16
@@ -841,11 +842,15 @@ static int vs_plane(const geom *A, const geom *B, np_man *c)
     case IMP_SHAPE_CAPSULE: {
         imp_vec3 p0, p1;
         core_of(A, &p0, &p1);
-        for (int k = 0; k < (A->type == IMP_SHAPE_CAPSULE ? 2 : 1); k++) {
-            imp_vec3 q = k ? p1 : p0;
-            double dist = v3_dot(n, q) - B->offset;
-            if (dist <= A->radius) add_point(c, v3_mad(q, n, -A->radius), A->radius - dist);
-        }
+        /* a capsule that touches keeps its other end up to NP_LEVEL above the plane: one lying flat is
+         * held at both ends, not tipped over one of them by round-off */
+        const int ends = A->type == IMP_SHAPE_CAPSULE ? 2 : 1;
+        double dist[2];
+        for (int k = 0; k < ends; k++) dist[k] = v3_dot(n, k ? p1 : p0) - B->offset;
+        const bool touches = dist[0] <= A->radius || (ends == 2 && dist[1] <= A->radius);
+        for (int k = 0; k < ends; k++)
+            if (dist[k] <= A->radius || (touches && dist[k] <= A->radius + NP_LEVEL))
+                add_point(c, v3_mad(k ? p1 : p0, n, -A->radius), A->radius - dist[k]);
         break;
     }
     case IMP_SHAPE_BOX:

@@ -1,30 +1,41 @@
 /* world.c: create and destroy a world, and imp_world_step, the pipeline read top to bottom.
  *
- *   imp_world_step(world, dt)
- *     particles:  contacts  (which particles rest on a collider: their pushing force is cancelled)
- *                 integrate (the chosen ODE solver; forces from particles_deriv -> forces.c, then the
- *                            constraint forces -> tinkertoy.c; or "implicit": one backward Euler
- *                            step, implicit.c)
- *                 curves    (particles on curves put exactly at x(u), tinkertoy.c)
- *                 collide   (impacts inside the step: restitution, friction, no tunnelling; then,
- *                            where constrained particles touch or hit, positions and velocities
- *                            projected back onto the constraints, tinkertoy.c)
- *     bodies:     contact response (world.contact, impulse.c: S1's collisions -> velocities ->
- *                 contacts level by level with shock propagation -> positions; bodies touching
- *                 nothing integrate with the world's ODE solver, body.c), then bullets swept
- *                 (world.contact = "qp", contact_qp.c: collision impulses first, the resting contact
- *                 forces inside every derivative evaluation, the step cut at each time of impact)
- *     collide:    broadphase -> narrowphase -> contacts + begin/end events (contact.c); run after
- *                 the bodies moved, so the contacts a script reads describe the state it sees
- *     finish:     NaN guard (a particle or body that went non-finite is put back and reported)
+ * The engine in layers; each file calls only files of the layers below it (and of its own layer
+ * below it), never one above:
  *
- * A failing callback aborts the step; the state taken before integrating is put back, so the world
- * is exactly as it was before the call. Each stage is timed into w->profile. */
+ *   world.c                   the step: particles -> bodies -> contacts -> finish
+ *   rigid-body contact modes  impulse.c (S1's stages)   contact_qp.c (exact contact)   toi.c
+ *                             joint*.c (joints)   island.c (contact graph, sleeping)   solver_bodies.h
+ *   particle dynamics         particle_system.c   implicit.c   tinkertoy.c   forces.c   cloth.c
+ *                             assemble.c   particle_collide.c
+ *   collision                 query.c   contact.c   broadphase.c   narrowphase.c
+ *   stores                    body.c   shape.c   collider.c   particles.c
+ *   kernels                   ode.c   lcp.c   amg.c   cg.c   sparse.c   dense.h   hull.c   mass.c
+ *                             ids.c   parallel.c   imp_math.h
+ *   the layout                world_parts.h (the world's parts)   step.h (the step context)
+ *                             impetus.h (the public C API)
+ *
+ * imp_world_step(world, dt) makes the step context (step.h) and calls the stages in order:
+ *   particles   resting contacts -> integrate (the chosen ODE solver; forces.c, then the constraint
+ *               forces of tinkertoy.c; or "implicit": one backward Euler step of implicit.c) -> curve
+ *               particles onto their curves -> collisions inside the step -> constrained particles
+ *               projected back (particle_system.c)
+ *   bodies      the contact mode (impulse.c: S1's collisions -> velocities -> contacts and joints level
+ *               by level -> shock propagation -> positions, bullets swept after; contact_qp.c:
+ *               collision impulses, the resting contact forces in every derivative evaluation, the
+ *               step cut at each time of impact); bodies that touch nothing move by their ODE (body.c)
+ *   contacts    broad phase -> narrow phase -> manifolds -> begin/end events (contact.c), after the
+ *               bodies moved, so the contacts a script reads describe the state it sees
+ *   finish      the clock; the NaN guard (a particle or body that went non-finite is put back, at
+ *               rest, and reported)
+ *
+ * A failing callback aborts the step in the particle stage, before the bodies move; the particles'
+ * state saved at the start is put back, so the world is exactly as it was before the call. Each stage
+ * is timed into the step's profile. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "body.h"
 #include "broadphase.h"

@@ -1,7 +1,8 @@
 /* gfx_bodies.c: drawing rigid bodies and collision debug views through impetus.h only.
  *
  *   gfx_draw_bodies(world)   every body shape lit: spheres and boxes instanced, capsules as two
- *                            spheres and a cylinder, hulls and meshes as triangles with face normals
+ *                            spheres and a cylinder, hulls and meshes as triangles with face normals,
+ *                            planes as ground (rnd_plane); a body whose colour has alpha 0 is hidden
  *   gfx.debug{contacts, aabbs, centers, velocities}   toggles (returns the current settings)
  *   drawn over the bodies: contacts: points (yellow crosses) and normals (red, 0.25 m); aabbs: body bounds (green); centers: a
  *   cross at each centre of mass; velocities: v (cyan, 0.25 s worth) and omega (magenta). */
@@ -118,6 +119,7 @@ void gfx_draw_bodies(imp_world *w)
         imp_id id = imp_body_id(w, i);
         float color[4];
         imp_body_color(w, id, color);
+        if (color[3] <= 0.0f) continue; /* alpha 0: hidden (a sprite may stand for it) */
         if (imp_body_motion(w, id) == IMP_FIXED) color[0] *= 0.7f, color[1] *= 0.7f, color[2] *= 0.7f;
         for (int k = 0; k < imp_body_shape_count(w, id); k++) {
             imp_shape_info s = imp_body_shape(w, id, k);
@@ -140,7 +142,13 @@ void gfx_draw_bodies(imp_world *w)
             case IMP_SHAPE_CAPSULE: rnd_capsule(xf, (float)s.radius, (float)s.half_height, color); break;
             case IMP_SHAPE_HULL:
             case IMP_SHAPE_MESH: draw_triangles(&s, color); break;
-            default: break; /* planes: the ground grid stands for them */
+            case IMP_SHAPE_PLANE: {
+                float point[3], normal[3];
+                f3(point, s.position), f3(normal, s.normal);
+                rnd_plane(point, normal, color);
+                break;
+            }
+            default: break;
             }
         }
     }

@@ -6,11 +6,12 @@
  *   gfx.begin_frame(rgb)  gfx.end_frame()  gfx.present()  gfx.screenshot(path)
  *   gfx.camera3d(eye, target, fovy)  gfx.camera2d(cx, cy, half_height)
  *   gfx.project(p) -> x, y | nil     gfx.unproject(x, y) -> origin, dir
- *   gfx.grid(extent, spacing, height)  gfx.line(a, b, rgba)  gfx.sphere(c, r, rgba)  gfx.box(c, half, rgba)
+ *   gfx.grid(extent, spacing, height)  gfx.sphere(c, r, rgba)  gfx.box(c, half, rgba)  gfx.shadows(on)
  *   gfx.world(world)  draws particles, springs, constraints, curves, colliders, rigid bodies,
  *                     cloth (shaded meshes) and hair (lines)
  *   gfx.debug{contacts, aabbs, centers, velocities}  debug views of gfx.world (gfx_bodies.c)
- *   gfx.rect(x, y, w, h, rgba)  gfx.text(x, y, s, rgba)  gfx.text_width(s)  gfx.line_height()
+ *   gfx.rect(x, y, w, h, rgba)
+ *   lines, shapes, text and images for games: gfx_draw.c
  */
 #include <SDL.h>
 #include <ctype.h>
@@ -25,6 +26,12 @@
 static SDL_Window *window;
 static SDL_GLContext context;
 static bool renderer_ready;
+static int renderer_generation; /* counts the renderers opened; images remember theirs */
+
+void gfx_draw_register(lua_State *L);
+
+/* the open renderer's number (images made under another one are gone), 0 when none is open */
+int gfx_renderer_generation(void) { return renderer_ready ? renderer_generation : 0; }
 static float *scratch; /* per-frame instance data for gfx.world */
 static size_t scratch_cap;
 static struct {           /* cloth meshes and hair for gfx.world */
@@ -79,6 +86,7 @@ static int gfx_open(lua_State *L)
         offscreen = impl_field_bool(L, 1, "gfx.open", "offscreen", 0);
     }
     if (offscreen) SDL_SetHint(SDL_HINT_VIDEODRIVER, "offscreen");
+    SDL_SetHint(SDL_HINT_NO_SIGNAL_HANDLERS, "1"); /* render/main.c handles SIGTERM and SIGINT */
     if (SDL_InitSubSystem(SDL_INIT_VIDEO) != 0) {
         lua_pushnil(L);
         lua_pushfstring(L, "cannot start SDL video: %s", SDL_GetError());
@@ -107,6 +115,7 @@ static int gfx_open(lua_State *L)
         return 2;
     }
     renderer_ready = true;
+    renderer_generation++;
     lua_pushboolean(L, 1);
     lua_pushstring(L, SDL_GetCurrentVideoDriver());
     lua_pushstring(L, (const char *)glGetString(GL_RENDERER));
@@ -171,6 +180,14 @@ static void push_key(lua_State *L, SDL_Keycode k)
 
 static void set_int(lua_State *L, const char *k, lua_Integer v) { lua_pushinteger(L, v), lua_setfield(L, -2, k); }
 
+/* SDL numbers buttons left 1, middle 2, right 3; scripts see LOVE's left 1, right 2, middle 3 */
+static int love_button(int sdl_button)
+{
+    if (sdl_button == SDL_BUTTON_MIDDLE) return 3;
+    if (sdl_button == SDL_BUTTON_RIGHT) return 2;
+    return sdl_button;
+}
+
 static int gfx_poll(lua_State *L)
 {
     lua_newtable(L);
@@ -206,7 +223,7 @@ static int gfx_poll(lua_State *L)
             lua_setfield(L, -2, "type");
             set_int(L, "x", (lua_Integer)(e.button.x * scale));
             set_int(L, "y", (lua_Integer)(e.button.y * scale));
-            set_int(L, "button", e.button.button);
+            set_int(L, "button", love_button(e.button.button));
             lua_pushboolean(L, (SDL_GetModState() & KMOD_CTRL) != 0), lua_setfield(L, -2, "ctrl");
             lua_pushboolean(L, (SDL_GetModState() & KMOD_SHIFT) != 0), lua_setfield(L, -2, "shift");
             break;
@@ -222,10 +239,12 @@ static int gfx_poll(lua_State *L)
         case SDL_MOUSEWHEEL:
             lua_pushliteral(L, "wheel");
             lua_setfield(L, -2, "type");
-            set_int(L, "dy", e.wheel.y);
+            set_int(L, "dx", e.wheel.direction == SDL_MOUSEWHEEL_FLIPPED ? -e.wheel.x : e.wheel.x);
+            set_int(L, "dy", e.wheel.direction == SDL_MOUSEWHEEL_FLIPPED ? -e.wheel.y : e.wheel.y);
             break;
         case SDL_WINDOWEVENT:
-            lua_pushliteral(L, "window");
+            /* focus lost: keys released elsewhere never report, so the input state forgets them */
+            lua_pushstring(L, e.window.event == SDL_WINDOWEVENT_FOCUS_LOST ? "focuslost" : "window");
             lua_setfield(L, -2, "type");
             break;
         default:
@@ -323,16 +342,6 @@ static int gfx_grid(lua_State *L)
 {
     check_open(L, "grid");
     rnd_grid((float)luaL_optnumber(L, 1, 10), (float)luaL_optnumber(L, 2, 1), (float)luaL_optnumber(L, 3, 0));
-    return 0;
-}
-
-static int gfx_line(lua_State *L)
-{
-    check_open(L, "line");
-    float a[3], b[3], c[4];
-    tofloat3(impl_tovec3(L, 1, "gfx.line: argument 'a'"), a);
-    tofloat3(impl_tovec3(L, 2, "gfx.line: argument 'b'"), b);
-    rnd_line(a, b, opt_color(L, 3, "gfx.line: argument 'color'", c, 1, 1, 1, 1));
     return 0;
 }
 
@@ -495,7 +504,7 @@ static int gfx_world(lua_State *L)
 {
     check_open(L, "world");
     imp_world *w = impl_checkworld(L, 1)->w;
-    const float surface[4] = {0.55f, 0.58f, 0.62f, 1};
+    const float surface[4] = {0.55f, 0.58f, 0.62f, 1}, ground[4] = {0.36f, 0.38f, 0.41f, 1};
     for (int i = 0; i < imp_collider_count(w); i++) {
         imp_collider_def c = imp_collider_get(w, i);
         if (c.shape == IMP_COLLIDER_SPHERE) {
@@ -511,7 +520,11 @@ static int gfx_world(lua_State *L)
             tofloat3(c.half, half);
             rnd_boxes(1, xf, half, surface);
         }
-        /* planes: the ground grid drawn by the run loop stands for them */
+        else if (c.shape == IMP_COLLIDER_PLANE) {
+            float point[3], normal[3];
+            tofloat3(c.position, point), tofloat3(c.normal, normal);
+            rnd_plane(point, normal, ground);
+        }
     }
     const float spring_color[4] = {0.75f, 0.85f, 1.0f, 0.9f};
     for (int i = 0; i < imp_spring_count(w); i++) {
@@ -548,6 +561,14 @@ static int gfx_world(lua_State *L)
 
 /* ---- overlay -------------------------------------------------------------------------------------------- */
 
+/* gfx.shadows(on): shadows from the key light in this frame (3D camera only) */
+static int gfx_shadows(lua_State *L)
+{
+    check_open(L, "shadows");
+    rnd_shadows(lua_toboolean(L, 1));
+    return 0;
+}
+
 static int gfx_rect(lua_State *L)
 {
     check_open(L, "rect");
@@ -555,27 +576,6 @@ static int gfx_rect(lua_State *L)
     rnd_rect((float)luaL_checknumber(L, 1), (float)luaL_checknumber(L, 2), (float)luaL_checknumber(L, 3),
              (float)luaL_checknumber(L, 4), opt_color(L, 5, "gfx.rect: argument 'color'", c, 0, 0, 0, 0.6f));
     return 0;
-}
-
-static int gfx_text(lua_State *L)
-{
-    check_open(L, "text");
-    float c[4];
-    rnd_text((float)luaL_checknumber(L, 1), (float)luaL_checknumber(L, 2), luaL_checkstring(L, 3),
-             opt_color(L, 4, "gfx.text: argument 'color'", c, 1, 1, 1, 1));
-    return 0;
-}
-
-static int gfx_text_width(lua_State *L)
-{
-    lua_pushnumber(L, renderer_ready ? rnd_text_width(luaL_checkstring(L, 1)) : 0);
-    return 1;
-}
-
-static int gfx_line_height(lua_State *L)
-{
-    lua_pushnumber(L, renderer_ready ? rnd_line_height() : 16);
-    return 1;
 }
 
 int luaopen_impetus_gfx(lua_State *L)
@@ -586,11 +586,11 @@ int luaopen_impetus_gfx(lua_State *L)
         {"poll", gfx_poll},         {"begin_frame", gfx_begin_frame}, {"end_frame", gfx_end_frame},
         {"present", gfx_present},   {"screenshot", gfx_screenshot},   {"camera3d", gfx_camera3d},
         {"camera2d", gfx_camera2d}, {"project", gfx_project},   {"unproject", gfx_unproject},
-        {"grid", gfx_grid},         {"line", gfx_line},         {"sphere", gfx_sphere},
-        {"box", gfx_box},           {"world", gfx_world},       {"rect", gfx_rect},
-        {"text", gfx_text},         {"text_width", gfx_text_width}, {"line_height", gfx_line_height},
+        {"grid", gfx_grid},         {"sphere", gfx_sphere},     {"box", gfx_box},
+        {"world", gfx_world},       {"rect", gfx_rect},         {"shadows", gfx_shadows},
         {NULL, NULL}};
     luaL_newlib(L, fns);
     gfx_bodies_register(L); /* gfx.debug (gfx_bodies.c) */
+    gfx_draw_register(L);   /* shapes, text, images (gfx_draw.c) */
     return 1;
 }

@@ -5,6 +5,7 @@
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,41 @@
 
 int luaopen_impetus_core(lua_State *L);
 int luaopen_impetus_gfx(lua_State *L);
+int luaopen_impetus_audio(lua_State *L);
+
+/* SIGTERM / SIGINT: the first sets this flag, which the frame loop and the script watchdog
+ * (scripts/impetus/guard.lua) poll through impetus.host.interrupted(), so the host quits cleanly even
+ * while a script loops; the handler resets itself (SA_RESETHAND), so a second signal ends the process
+ * at once, as when something loops in C. */
+static volatile sig_atomic_t interrupted_by;
+
+static void on_signal(int sig) { interrupted_by = sig; }
+
+static void install_signal_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+}
+
+/* impetus.host.interrupted() -> the signal number, or false */
+static int host_interrupted(lua_State *L)
+{
+    if (interrupted_by) lua_pushinteger(L, interrupted_by);
+    else lua_pushboolean(L, 0);
+    return 1;
+}
+
+static int luaopen_impetus_host(lua_State *L)
+{
+    static const luaL_Reg fns[] = {{"interrupted", host_interrupted}, {NULL, NULL}};
+    luaL_newlib(L, fns);
+    return 1;
+}
 
 /* the checkout the binary was built in: build/<config>/bin/impetus -> three levels up */
 static const char *default_root(char *buf, size_t size)
@@ -52,7 +88,14 @@ int main(int argc, char **argv)
     luaL_openlibs(L);
     luaL_requiref(L, "impetus.core", luaopen_impetus_core, 0);
     luaL_requiref(L, "impetus.gfx", luaopen_impetus_gfx, 0);
-    lua_pop(L, 2);
+    luaL_requiref(L, "impetus.host", luaopen_impetus_host, 0);
+    lua_pop(L, 3);
+    /* impetus.audio opens no device until audio.open(): required on demand by sound.lua */
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
+    lua_pushcfunction(L, luaopen_impetus_audio);
+    lua_setfield(L, -2, "impetus.audio");
+    lua_pop(L, 1);
+    install_signal_handlers();
 
     /* package.path: the engine's scripts first */
     lua_getglobal(L, "package");

@@ -2,8 +2,9 @@
  *
  * Every rnd_* call during a frame only appends to a growable float array owned by this file;
  * rnd_end_frame() uploads each array into a streamed buffer (orphaned with glBufferData, then filled
- * with glBufferSubData) and draws it with one call: grid, instanced spheres, instanced boxes, lines,
- * then the overlay (rects and text quads in call order). Matrices are column-major, like GL. */
+ * with glBufferSubData) and draws it with one call: the back layer of flat world drawing, grid,
+ * instanced spheres, instanced boxes, triangles, meshes, lines, the flat world drawing, then the
+ * screen overlay (render_2d.c). Matrices are column-major, like GL. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,7 +27,6 @@
 #define SPHERE_FLOATS   8            /* x y z r, r g b a                                            */
 #define BOX_FLOATS      19           /* 3 rotation columns, translation, half extents, r g b a      */
 #define LINE_VFLOATS    7            /* x y z, r g b a (per vertex)                                 */
-#define OVERLAY_VFLOATS 8            /* x y, u v, r g b a (per vertex)                              */
 #define GRID_FLOATS     3            /* half_extent, spacing, height (per rnd_grid request)          */
 #define TRI_VFLOATS     10           /* x y z, nx ny nz, r g b a (per vertex of rnd_triangles)  */
 
@@ -34,60 +34,6 @@
 
 static const float default_solid[4] = { 1.00f, 0.55f, 0.15f, 1.0f }; /* a pleasant orange       */
 static const float default_line[4]  = { 0.90f, 0.90f, 0.90f, 1.0f };
-static const float default_rect[4]  = { 0.00f, 0.00f, 0.00f, 0.6f };
-
-/* a growable array of floats; len and cap count floats */
-typedef struct {
-    float *data;
-    size_t len, cap;
-} FloatArray;
-
-/* a GL buffer that is refilled every frame; cap counts bytes */
-typedef struct {
-    GLuint id;
-    size_t cap;
-} StreamBuffer;
-
-/* reserve n more floats at the end of a; returns where to write them, NULL when out of memory */
-static float *farray_push(FloatArray *a, size_t n)
-{
-    if (a->len + n > a->cap) {
-        size_t cap = a->cap ? a->cap : 1024;
-        while (cap < a->len + n)
-            cap *= 2;
-        float *data = realloc(a->data, cap * sizeof(float));
-        if (!data)
-            return NULL;
-        a->data = data;
-        a->cap = cap;
-    }
-    float *p = a->data + a->len;
-    a->len += n;
-    return p;
-}
-
-/* release an array's memory */
-static void farray_free(FloatArray *a)
-{
-    free(a->data);
-    a->data = NULL;
-    a->len = a->cap = 0;
-}
-
-/* copy bytes into a streamed buffer: grow it (doubling) when too small, else orphan its storage so
- * the driver never waits for the previous frame's draw; leaves the buffer bound to GL_ARRAY_BUFFER */
-static void stream_upload(StreamBuffer *b, const void *data, size_t bytes)
-{
-    glBindBuffer(GL_ARRAY_BUFFER, b->id);
-    if (bytes > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < bytes)
-            cap *= 2;
-        b->cap = cap;
-    }
-    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)b->cap, NULL, GL_STREAM_DRAW);
-    glBufferSubData(GL_ARRAY_BUFFER, 0, (GLsizeiptr)bytes, data);
-}
 
 /* dot product of two 3-vectors */
 static float dot3(const float a[3], const float b[3])
@@ -173,10 +119,14 @@ typedef struct {
     float cx, cy, half_height;
 } CameraParams;
 
-/* uniform locations of the two lit programs */
+/* uniform locations of the lit programs */
 typedef struct {
     GLint viewproj, key_dir, fill_dir, eye, view_dir, ortho;
+    GLint shadows, light_viewproj, shadow_map, shadow_texel;
 } LitUniforms;
+
+#define SHADOW_SIZE 2048             /* texels per side of the shadow map                           */
+#define PLANE_FLOATS 7               /* point xyz, unit normal xyz, (colour follows: 4)             */
 
 static struct {
     int ready;
@@ -190,9 +140,9 @@ static struct {
     float aspect, tan_half_fovy, depth_half;       /* depth_half: 2D eye height above z = 0       */
     float key_dir[3], fill_dir[3];                 /* world-space directions towards the lights   */
 
-    GLuint prog_sphere, prog_box, prog_line, prog_overlay, prog_tri;
+    GLuint prog_sphere, prog_box, prog_line, prog_tri;
     LitUniforms u_sphere, u_box, u_tri;
-    GLint u_line_viewproj, u_overlay_screen, u_overlay_font;
+    GLint u_line_viewproj;
 
     GLuint sphere_vao, sphere_vbo, sphere_ebo;
     int sphere_first[4], sphere_count[4];          /* index range of each icosphere level 0..3   */
@@ -201,15 +151,24 @@ static struct {
     StreamBuffer box_inst;
     GLuint line_vao;
     StreamBuffer line_buf;
-    GLuint overlay_vao;
-    StreamBuffer overlay_buf;
     GLuint tri_vao;                                /* lit triangles: hulls, meshes, capsule sides */
     StreamBuffer tri_buf;
     FloatArray tris;
     FloatArray xlines;                             /* lines drawn over everything (debug views)  */
 
-    FloatArray spheres, boxes, grids, lines, overlay;
+    FloatArray spheres, boxes, grids, lines;
     FloatArray scratch;                            /* grid vertices followed by the lines        */
+
+    /* planes (rnd_plane): drawn as a large lit quad in 3D, as the solid half-plane in 2D */
+    FloatArray planes;                             /* point, normal, rgba per plane              */
+    FloatArray ground;                             /* their triangles, TRI_VFLOATS per vertex    */
+
+    /* shadows of the key light (3D only): a depth map rendered from the light */
+    int shadows_wanted, shadows_on;
+    GLuint shadow_fbo, shadow_tex;
+    GLuint prog_depth_sphere, prog_depth_box, prog_depth_tri, prog_depth_mesh;
+    GLint u_depth_sphere, u_depth_box, u_depth_tri, u_depth_mesh;
+    float light_viewproj[16], shadow_texel;
 } R;
 
 /* record a message for rnd_error() */
@@ -264,9 +223,13 @@ static const char *box_vs =
     "out vec3 v_normal;\n"
     "out vec3 v_world;\n"
     "out vec4 v_color;\n"
+    "out vec3 v_local;   // metres from the centre, box frame\n"
+    "out vec3 v_half;\n"
     "void main() {\n"
     "    mat3 rot = mat3(a_col0, a_col1, a_col2);\n"
     "    vec3 world = a_trans + rot * (a_half * a_pos);\n"
+    "    v_local = a_half * a_pos;\n"
+    "    v_half = a_half;\n"
     "    v_normal = rot * a_normal;\n"
     "    v_world = world;\n"
     "    v_color = a_color;\n"
@@ -290,30 +253,75 @@ static const char *tri_vs =
     "    gl_Position = u_viewproj * vec4(a_pos, 1.0);\n"
     "}\n";
 
-/* shared lighting: warm key light + cool fill + sky/ground ambient, Lambert + a little Blinn */
-static const char *lit_fs =
-    "#version 330 core\n"
-    "in vec3 v_normal;\n"
-    "in vec3 v_world;\n"
-    "in vec4 v_color;\n"
-    "uniform vec3 u_key_dir;    // towards the key light, world space\n"
-    "uniform vec3 u_fill_dir;   // towards the fill light\n"
-    "uniform vec3 u_eye;        // camera position (perspective)\n"
-    "uniform vec3 u_view_dir;   // towards the camera (orthographic)\n"
-    "uniform int u_ortho;\n"
-    "out vec4 o_color;\n"
-    "void main() {\n"
-    "    vec3 n = normalize(v_normal);\n"
-    "    vec3 v = (u_ortho != 0) ? u_view_dir : normalize(u_eye - v_world);\n"
-    "    float key = max(dot(n, u_key_dir), 0.0);\n"
-    "    float fill = max(dot(n, u_fill_dir), 0.0);\n"
-    "    vec3 ambient = mix(vec3(0.14, 0.13, 0.12), vec3(0.28, 0.30, 0.34), 0.5 + 0.5 * n.y);\n"
-    "    vec3 h = normalize(u_key_dir + v);\n"
-    "    float spec = key > 0.0 ? pow(max(dot(n, h), 0.0), 40.0) : 0.0;\n"
-    "    vec3 light = ambient + key * vec3(0.80, 0.77, 0.72) + fill * vec3(0.22, 0.25, 0.30);\n"
-    "    vec3 color = v_color.rgb * light + 0.30 * spec * vec3(1.0, 0.98, 0.95);\n"
-    "    o_color = vec4(color, v_color.a);\n"
-    "}\n";
+/* shadows from the key light (a shadow map rendered from the light, see shadow_pass): the receiver is
+ * pushed out along its normal by a texel and a half against acne, and four bilinear comparisons
+ * (hardware PCF) soften the edge; points outside the map are lit */
+#define SHADOW_GLSL \
+    "uniform int u_shadows;\n" \
+    "uniform mat4 u_light_viewproj;\n" \
+    "uniform sampler2DShadow u_shadow_map;\n" \
+    "uniform float u_shadow_texel;   // world size of one texel of the map\n" \
+    "float shadow_visibility(vec3 p, vec3 n) {\n" \
+    "    if (u_shadows == 0) return 1.0;\n" \
+    "    vec4 c = u_light_viewproj * vec4(p + n * (1.5 * u_shadow_texel), 1.0);\n" \
+    "    vec3 s = c.xyz / c.w * 0.5 + 0.5;\n" \
+    "    if (s.x <= 0.0 || s.x >= 1.0 || s.y <= 0.0 || s.y >= 1.0 || s.z >= 1.0) return 1.0;\n" \
+    "    float t = 1.0 / float(textureSize(u_shadow_map, 0).x);\n" \
+    "    float v = 0.0;\n" \
+    "    for (int i = -1; i <= 1; i += 2)\n" \
+    "        for (int j = -1; j <= 1; j += 2)\n" \
+    "            v += texture(u_shadow_map, vec3(s.xy + vec2(i, j) * 0.75 * t, s.z - 0.0004));\n" \
+    "    return 0.25 * v;\n" \
+    "}\n"
+
+/* shared lighting: warm key light (shadowed) + cool fill + sky/ground ambient, Lambert + a little
+ * Blinn. Boxes (BOX_OUTLINE) darken a line about 1.5 px wide along their edges, so a stack of boxes of
+ * one colour reads as separate boxes: on a face one local coordinate sits at its half extent, and the
+ * distance to the nearest edge is the second smallest of half - |local|. Spheres (SPHERE_RIM) darken
+ * their silhouette the same way, so touching balls of one colour stay apart. */
+#define LIT_GLSL \
+    "in vec3 v_normal;\n" \
+    "in vec3 v_world;\n" \
+    "in vec4 v_color;\n" \
+    "uniform vec3 u_key_dir;    // towards the key light, world space\n" \
+    "uniform vec3 u_fill_dir;   // towards the fill light\n" \
+    "uniform vec3 u_eye;        // camera position (perspective)\n" \
+    "uniform vec3 u_view_dir;   // towards the camera (orthographic)\n" \
+    "uniform int u_ortho;\n" \
+    "out vec4 o_color;\n" \
+    SHADOW_GLSL \
+    "vec3 lit(vec3 base, vec3 n, vec3 v) {\n" \
+    "    float key = max(dot(n, u_key_dir), 0.0) * shadow_visibility(v_world, n);\n" \
+    "    float fill = max(dot(n, u_fill_dir), 0.0);\n" \
+    "    vec3 ambient = mix(vec3(0.14, 0.13, 0.12), vec3(0.28, 0.30, 0.34), 0.5 + 0.5 * n.y);\n" \
+    "    vec3 h = normalize(u_key_dir + v);\n" \
+    "    float spec = key > 0.0 ? key * pow(max(dot(n, h), 0.0), 40.0) : 0.0;\n" \
+    "    vec3 light = ambient + key * vec3(0.80, 0.77, 0.72) + fill * vec3(0.22, 0.25, 0.30);\n" \
+    "    return base * light + 0.30 * spec * vec3(1.0, 0.98, 0.95);\n" \
+    "}\n" \
+    "void main() {\n" \
+    "    vec3 n = normalize(v_normal);\n" \
+    "    vec3 v = (u_ortho != 0) ? u_view_dir : normalize(u_eye - v_world);\n" \
+    "    vec3 base = v_color.rgb;\n" \
+    "#ifdef BOX_OUTLINE\n" \
+    "    vec3 d = v_half - abs(v_local);\n" \
+    "    float edge = max(min(d.x, d.y), min(max(d.x, d.y), d.z));\n" \
+    "    float px = fwidth(edge);\n" \
+    "    base *= mix(0.55, 1.0, smoothstep(0.75, 1.75, edge / max(px, 1e-9)));\n" \
+    "#endif\n" \
+    "#ifdef SPHERE_RIM\n" \
+    "    float ndv = dot(n, v);\n" \
+    "    base *= mix(0.6, 1.0, smoothstep(0.75, 1.75, ndv / max(fwidth(ndv), 1e-9)));\n" \
+    "#endif\n" \
+    "    o_color = vec4(lit(base, n, v), v_color.a);\n" \
+    "}\n"
+
+static const char *lit_fs = "#version 330 core\n" LIT_GLSL;
+static const char *box_fs = "#version 330 core\n#define BOX_OUTLINE\nin vec3 v_local;\nin vec3 v_half;\n" LIT_GLSL;
+static const char *sphere_fs = "#version 330 core\n#define SPHERE_RIM\n" LIT_GLSL;
+
+/* the shadow pass writes depth only */
+static const char *depth_fs = "#version 330 core\nvoid main() {}\n";
 
 /* coloured lines (and the grid) */
 static const char *line_vs =
@@ -333,80 +341,6 @@ static const char *line_fs =
     "out vec4 o_color;\n"
     "void main() { o_color = v_color; }\n";
 
-/* overlay in window pixels (origin top-left); u < 0 marks an untextured (rect) vertex */
-static const char *overlay_vs =
-    "#version 330 core\n"
-    "layout(location = 0) in vec2 a_pos;\n"
-    "layout(location = 1) in vec2 a_uv;\n"
-    "layout(location = 2) in vec4 a_color;\n"
-    "uniform vec2 u_screen;\n"
-    "out vec2 v_uv;\n"
-    "out vec4 v_color;\n"
-    "void main() {\n"
-    "    v_uv = a_uv;\n"
-    "    v_color = a_color;\n"
-    "    gl_Position = vec4(2.0 * a_pos.x / u_screen.x - 1.0, 1.0 - 2.0 * a_pos.y / u_screen.y, 0.0, 1.0);\n"
-    "}\n";
-
-static const char *overlay_fs =
-    "#version 330 core\n"
-    "in vec2 v_uv;\n"
-    "in vec4 v_color;\n"
-    "uniform sampler2D u_font;\n"
-    "out vec4 o_color;\n"
-    "void main() {\n"
-    "    float coverage = v_uv.x < 0.0 ? 1.0 : texture(u_font, v_uv).r;\n"
-    "    o_color = vec4(v_color.rgb, v_color.a * coverage);\n"
-    "}\n";
-
-/* compile one shader stage; 0 (and an rnd_error message) on failure */
-static GLuint compile_shader(GLenum type, const char *src, const char *name)
-{
-    GLuint sh = glCreateShader(type);
-    glShaderSource(sh, 1, &src, NULL);
-    glCompileShader(sh);
-    GLint ok = 0;
-    glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
-    if (!ok) {
-        char log[768] = "";
-        glGetShaderInfoLog(sh, sizeof log, NULL, log);
-        rndi_set_error("rnd_init: %s %s shader failed to compile: %s", name,
-                       type == GL_VERTEX_SHADER ? "vertex" : "fragment", log);
-        glDeleteShader(sh);
-        return 0;
-    }
-    return sh;
-}
-
-/* compile and link a vertex + fragment program; 0 (and an rnd_error message) on failure */
-static GLuint link_program(const char *vs_src, const char *fs_src, const char *name)
-{
-    GLuint vs = compile_shader(GL_VERTEX_SHADER, vs_src, name);
-    if (!vs)
-        return 0;
-    GLuint fs = compile_shader(GL_FRAGMENT_SHADER, fs_src, name);
-    if (!fs) {
-        glDeleteShader(vs);
-        return 0;
-    }
-    GLuint prog = glCreateProgram();
-    glAttachShader(prog, vs);
-    glAttachShader(prog, fs);
-    glLinkProgram(prog);
-    glDeleteShader(vs);              /* flagged; freed with the program                            */
-    glDeleteShader(fs);
-    GLint ok = 0;
-    glGetProgramiv(prog, GL_LINK_STATUS, &ok);
-    if (!ok) {
-        char log[768] = "";
-        glGetProgramInfoLog(prog, sizeof log, NULL, log);
-        rndi_set_error("rnd_init: %s program failed to link: %s", name, log);
-        glDeleteProgram(prog);
-        return 0;
-    }
-    return prog;
-}
-
 /* look up the uniforms of a lit program */
 static LitUniforms lit_uniforms(GLuint prog)
 {
@@ -417,6 +351,10 @@ static LitUniforms lit_uniforms(GLuint prog)
     u.eye      = glGetUniformLocation(prog, "u_eye");
     u.view_dir = glGetUniformLocation(prog, "u_view_dir");
     u.ortho    = glGetUniformLocation(prog, "u_ortho");
+    u.shadows  = glGetUniformLocation(prog, "u_shadows");
+    u.light_viewproj = glGetUniformLocation(prog, "u_light_viewproj");
+    u.shadow_map = glGetUniformLocation(prog, "u_shadow_map");
+    u.shadow_texel = glGetUniformLocation(prog, "u_shadow_texel");
     return u;
 }
 
@@ -602,28 +540,6 @@ static void build_box_mesh(void)
     glBindVertexArray(0);
 }
 
-/* a VAO over one streamed buffer of interleaved float attributes with the given sizes */
-static GLuint build_stream_vao(StreamBuffer *buf, const int *sizes, int nattr)
-{
-    GLuint vao;
-    int stride = 0;
-    for (int i = 0; i < nattr; i++)
-        stride += sizes[i];
-    glGenVertexArrays(1, &vao);
-    glBindVertexArray(vao);
-    glGenBuffers(1, &buf->id);
-    glBindBuffer(GL_ARRAY_BUFFER, buf->id);
-    size_t offset = 0;
-    for (int i = 0; i < nattr; i++) {
-        glEnableVertexAttribArray((GLuint)i);
-        glVertexAttribPointer((GLuint)i, sizes[i], GL_FLOAT, GL_FALSE, stride * (GLsizei)sizeof(float),
-                              (void *)(offset * sizeof(float)));
-        offset += (size_t)sizes[i];
-    }
-    glBindVertexArray(0);
-    return vao;
-}
-
 /* ================================================================================================
  * lifetime
  * ================================================================================================ */
@@ -633,6 +549,55 @@ static int mesh_init(void);
 static void mesh_shutdown(void);
 static void mesh_begin_frame(void);
 static void mesh_draw(void);
+static int mesh_init_depth(void);
+static void mesh_draw_depth(void);
+static void mesh_shutdown_depth(void);
+static void mesh_grow_bounds(float lo[3], float hi[3]);
+
+/* the shadow map: a depth texture compared in the lit shaders (sampler2DShadow), and its framebuffer;
+ * 0 on success (a GL without depth framebuffers draws no shadows rather than failing) */
+static int shadow_init(void)
+{
+    R.prog_depth_sphere = rndi_link_program(sphere_vs, depth_fs, "sphere depth");
+    R.prog_depth_box = R.prog_depth_sphere ? rndi_link_program(box_vs, depth_fs, "box depth") : 0;
+    R.prog_depth_tri = R.prog_depth_box ? rndi_link_program(tri_vs, depth_fs, "triangle depth") : 0;
+    if (!R.prog_depth_tri || mesh_init_depth() != 0)
+        return 1;
+    R.u_depth_sphere = glGetUniformLocation(R.prog_depth_sphere, "u_viewproj");
+    R.u_depth_box = glGetUniformLocation(R.prog_depth_box, "u_viewproj");
+    R.u_depth_tri = glGetUniformLocation(R.prog_depth_tri, "u_viewproj");
+    glGenTextures(1, &R.shadow_tex);
+    glBindTexture(GL_TEXTURE_2D, R.shadow_tex);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_DEPTH_COMPONENT24, SHADOW_SIZE, SHADOW_SIZE, 0, GL_DEPTH_COMPONENT, GL_FLOAT, NULL);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_COMPARE_MODE, GL_COMPARE_REF_TO_TEXTURE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_COMPARE_FUNC, GL_LEQUAL);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    glGenFramebuffers(1, &R.shadow_fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, R.shadow_fbo);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_TEXTURE_2D, R.shadow_tex, 0);
+    glDrawBuffer(GL_NONE);
+    glReadBuffer(GL_NONE);
+    int complete = glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    return complete ? 0 : 1;
+}
+
+static void shadow_shutdown(void)
+{
+    rndi_delete_program(&R.prog_depth_sphere);
+    rndi_delete_program(&R.prog_depth_box);
+    rndi_delete_program(&R.prog_depth_tri);
+    mesh_shutdown_depth();
+    if (R.shadow_fbo)
+        glDeleteFramebuffers(1, &R.shadow_fbo);
+    if (R.shadow_tex)
+        glDeleteTextures(1, &R.shadow_tex);
+    R.shadow_fbo = R.shadow_tex = 0;
+}
 
 /* compile shaders, build meshes and buffers, bake the font; 0 on success */
 int rnd_init(void)
@@ -646,11 +611,10 @@ int rnd_init(void)
         return 1;
     }
 
-    R.prog_sphere = link_program(sphere_vs, lit_fs, "sphere");
-    R.prog_box = R.prog_sphere ? link_program(box_vs, lit_fs, "box") : 0;
-    R.prog_line = R.prog_box ? link_program(line_vs, line_fs, "line") : 0;
-    R.prog_overlay = R.prog_line ? link_program(overlay_vs, overlay_fs, "overlay") : 0;
-    R.prog_tri = R.prog_overlay ? link_program(tri_vs, lit_fs, "triangles") : 0;
+    R.prog_sphere = rndi_link_program(sphere_vs, sphere_fs, "sphere");
+    R.prog_box = R.prog_sphere ? rndi_link_program(box_vs, box_fs, "box") : 0;
+    R.prog_line = R.prog_box ? rndi_link_program(line_vs, line_fs, "line") : 0;
+    R.prog_tri = R.prog_line ? rndi_link_program(tri_vs, lit_fs, "triangles") : 0;
     if (!R.prog_tri) {
         rnd_shutdown();
         return 1;
@@ -659,22 +623,22 @@ int rnd_init(void)
     R.u_box = lit_uniforms(R.prog_box);
     R.u_tri = lit_uniforms(R.prog_tri);
     R.u_line_viewproj = glGetUniformLocation(R.prog_line, "u_viewproj");
-    R.u_overlay_screen = glGetUniformLocation(R.prog_overlay, "u_screen");
-    R.u_overlay_font = glGetUniformLocation(R.prog_overlay, "u_font");
 
     build_sphere_mesh();
     build_box_mesh();
-    static const int line_attrs[2] = { 3, 4 }, overlay_attrs[3] = { 2, 2, 4 };
-    R.line_vao = build_stream_vao(&R.line_buf, line_attrs, 2);
-    R.overlay_vao = build_stream_vao(&R.overlay_buf, overlay_attrs, 3);
+    static const int line_attrs[2] = { 3, 4 };
+    R.line_vao = rndi_build_stream_vao(&R.line_buf, line_attrs, 2);
     static const int tri_attrs[3] = { 3, 3, 4 };
-    R.tri_vao = build_stream_vao(&R.tri_buf, tri_attrs, 3);
+    R.tri_vao = rndi_build_stream_vao(&R.tri_buf, tri_attrs, 3);
 
     rndi_text_init();                /* never fails: a missing font only disables text             */
-    if (mesh_init() != 0) {
+    if (mesh_init() != 0 || rndi_2d_init() != 0) {
         rnd_shutdown();
         return 1;
     }
+    if (shadow_init() != 0)
+        shadow_shutdown();           /* no shadows, everything else works                          */
+    R.shadows_wanted = 1;
 
     /* a default camera until the host sets one */
     if (R.cam.fovy <= 0.0f && !R.cam.ortho) {
@@ -696,63 +660,39 @@ int rnd_init(void)
     return 0;
 }
 
-/* delete a GL buffer if it exists */
-static void delete_buffer(GLuint *id)
-{
-    if (*id)
-        glDeleteBuffers(1, id);
-    *id = 0;
-}
-
-/* delete a GL vertex array if it exists */
-static void delete_vao(GLuint *id)
-{
-    if (*id)
-        glDeleteVertexArrays(1, id);
-    *id = 0;
-}
-
-/* delete a GL program if it exists */
-static void delete_program(GLuint *id)
-{
-    if (*id)
-        glDeleteProgram(*id);
-    *id = 0;
-}
-
 /* free every GL object and every batch array; safe to call more than once */
 void rnd_shutdown(void)
 {
-    delete_program(&R.prog_sphere);
-    delete_program(&R.prog_box);
-    delete_program(&R.prog_line);
-    delete_program(&R.prog_overlay);
-    delete_program(&R.prog_tri);
-    delete_vao(&R.tri_vao);
-    delete_buffer(&R.tri_buf.id);
-    farray_free(&R.tris);
-    farray_free(&R.xlines);
-    delete_vao(&R.sphere_vao);
-    delete_vao(&R.box_vao);
-    delete_vao(&R.line_vao);
-    delete_vao(&R.overlay_vao);
-    delete_buffer(&R.sphere_vbo);
-    delete_buffer(&R.sphere_ebo);
-    delete_buffer(&R.sphere_inst.id);
-    delete_buffer(&R.box_vbo);
-    delete_buffer(&R.box_ebo);
-    delete_buffer(&R.box_inst.id);
-    delete_buffer(&R.line_buf.id);
-    delete_buffer(&R.overlay_buf.id);
-    R.sphere_inst.cap = R.box_inst.cap = R.line_buf.cap = R.overlay_buf.cap = 0;
+    shadow_shutdown();
+    rndi_farray_free(&R.planes);
+    rndi_farray_free(&R.ground);
+    rndi_delete_program(&R.prog_sphere);
+    rndi_delete_program(&R.prog_box);
+    rndi_delete_program(&R.prog_line);
+    rndi_delete_program(&R.prog_tri);
+    rndi_delete_vao(&R.tri_vao);
+    rndi_delete_buffer(&R.tri_buf.id);
+    rndi_farray_free(&R.tris);
+    rndi_farray_free(&R.xlines);
+    rndi_delete_vao(&R.sphere_vao);
+    rndi_delete_vao(&R.box_vao);
+    rndi_delete_vao(&R.line_vao);
+    rndi_delete_buffer(&R.sphere_vbo);
+    rndi_delete_buffer(&R.sphere_ebo);
+    rndi_delete_buffer(&R.sphere_inst.id);
+    rndi_delete_buffer(&R.box_vbo);
+    rndi_delete_buffer(&R.box_ebo);
+    rndi_delete_buffer(&R.box_inst.id);
+    rndi_delete_buffer(&R.line_buf.id);
+    R.sphere_inst.cap = R.box_inst.cap = R.line_buf.cap = 0;
     rndi_text_shutdown();
     mesh_shutdown();
-    farray_free(&R.spheres);
-    farray_free(&R.boxes);
-    farray_free(&R.grids);
-    farray_free(&R.lines);
-    farray_free(&R.overlay);
-    farray_free(&R.scratch);
+    rndi_2d_shutdown();
+    rndi_farray_free(&R.spheres);
+    rndi_farray_free(&R.boxes);
+    rndi_farray_free(&R.grids);
+    rndi_farray_free(&R.lines);
+    rndi_farray_free(&R.scratch);
     R.ready = 0;
 }
 
@@ -832,12 +772,24 @@ static void update_camera(void)
     }
     mat4_mul(R.proj, R.view, R.viewproj);
 
-    /* lights are fixed relative to the camera: key from upper left behind the viewer, fill from
-     * the right, so every view of the scene looks lit */
+    /* the fill light is fixed relative to the camera (from the right), so every view looks lit. The
+     * key light is the sun of the shadows: fixed in the world in 3D (high, from the left and the +z
+     * side most cameras look from); in 2D it comes from upper left behind the viewer */
     const float key_view[3] = { -0.45f, 0.70f, 0.55f }, fill_view[3] = { 0.70f, -0.15f, 0.45f };
-    view_to_world(key_view, R.key_dir);
+    if (R.cam.ortho) {
+        view_to_world(key_view, R.key_dir);
+    } else {
+        R.key_dir[0] = -0.35f, R.key_dir[1] = 1.0f, R.key_dir[2] = 0.45f;
+        normalize3(R.key_dir);
+    }
     view_to_world(fill_view, R.fill_dir);
 }
+
+/* the view for the other files of the renderer (valid after update_camera) */
+const float *rndi_viewproj(void) { return R.viewproj; }
+int rndi_width(void) { return R.width; }
+int rndi_height(void) { return R.height; }
+int rndi_ortho(void) { return R.cam.ortho; }
 
 /* world point -> window pixel (origin top-left); 0 when the point is behind the camera */
 int rnd_project(const float world[3], float *px, float *py)
@@ -885,8 +837,9 @@ void rnd_begin_frame(int width, int height, const float clear_rgb[3])
 {
     R.width = width > 0 ? width : 1;
     R.height = height > 0 ? height : 1;
-    R.spheres.len = R.boxes.len = R.grids.len = R.lines.len = R.overlay.len = R.tris.len = R.xlines.len = 0;
+    R.spheres.len = R.boxes.len = R.grids.len = R.lines.len = R.tris.len = R.xlines.len = R.planes.len = 0;
     mesh_begin_frame();
+    rndi_2d_begin_frame();
     glViewport(0, 0, R.width, R.height);
     if (clear_rgb)
         glClearColor(clear_rgb[0], clear_rgb[1], clear_rgb[2], 1.0f);
@@ -902,7 +855,7 @@ void rnd_spheres(int n, const float *xyzr, const float *rgba)
 {
     if (n <= 0 || !xyzr)
         return;
-    float *out = farray_push(&R.spheres, (size_t)n * SPHERE_FLOATS);
+    float *out = rndi_farray_push(&R.spheres, (size_t)n * SPHERE_FLOATS);
     if (!out)
         return;
     for (int i = 0; i < n; i++, out += SPHERE_FLOATS) {
@@ -916,7 +869,7 @@ void rnd_boxes(int n, const float *xform, const float *half, const float *rgba)
 {
     if (n <= 0 || !xform || !half)
         return;
-    float *out = farray_push(&R.boxes, (size_t)n * BOX_FLOATS);
+    float *out = rndi_farray_push(&R.boxes, (size_t)n * BOX_FLOATS);
     if (!out)
         return;
     for (int i = 0; i < n; i++, out += BOX_FLOATS) {
@@ -933,7 +886,7 @@ void rnd_triangles(int ntri, const float *pos, const float *nrm, const float rgb
         return;
     if (!rgba)
         rgba = default_solid;
-    float *out = farray_push(&R.tris, (size_t)ntri * 3 * TRI_VFLOATS);
+    float *out = rndi_farray_push(&R.tris, (size_t)ntri * 3 * TRI_VFLOATS);
     if (!out)
         return;
     for (int v = 0; v < 3 * ntri; v++, out += TRI_VFLOATS) {
@@ -988,7 +941,7 @@ static void push_line(FloatArray *batch, const float a[3], const float b[3], con
         return;
     if (!rgba)
         rgba = default_line;
-    float *out = farray_push(batch, 2 * LINE_VFLOATS);
+    float *out = rndi_farray_push(batch, 2 * LINE_VFLOATS);
     if (!out)
         return;
     memcpy(out, a, 3 * sizeof(float));
@@ -1008,7 +961,7 @@ void rnd_grid(float half_extent, float spacing, float height)
 {
     if (!(half_extent > 0.0f) || !(spacing > 0.0f))
         return;
-    float *out = farray_push(&R.grids, GRID_FLOATS);
+    float *out = rndi_farray_push(&R.grids, GRID_FLOATS);
     if (!out)
         return;
     out[0] = half_extent;
@@ -1016,30 +969,6 @@ void rnd_grid(float half_extent, float spacing, float height)
     out[2] = height;
 }
 
-/* append one overlay quad (two triangles) in window pixels; u0 < 0 draws it untextured */
-void rndi_overlay_quad(float x0, float y0, float x1, float y1,
-                       float u0, float v0, float u1, float v1, const float rgba[4])
-{
-    float *out = farray_push(&R.overlay, 6 * OVERLAY_VFLOATS);
-    if (!out)
-        return;
-    const float corners[6][4] = {
-        { x0, y0, u0, v0 }, { x0, y1, u0, v1 }, { x1, y1, u1, v1 },
-        { x0, y0, u0, v0 }, { x1, y1, u1, v1 }, { x1, y0, u1, v0 },
-    };
-    for (int k = 0; k < 6; k++, out += OVERLAY_VFLOATS) {
-        memcpy(out, corners[k], 4 * sizeof(float));
-        memcpy(out + 4, rgba, 4 * sizeof(float));
-    }
-}
-
-/* queue a filled (usually translucent) rectangle in window pixels */
-void rnd_rect(float x, float y, float w, float h, const float rgba[4])
-{
-    if (!(w > 0.0f) || !(h > 0.0f))
-        return;
-    rndi_overlay_quad(x, y, x + w, y + h, -1.0f, 0.0f, -1.0f, 0.0f, rgba ? rgba : default_rect);
-}
 
 /* ================================================================================================
  * drawing
@@ -1048,7 +977,7 @@ void rnd_rect(float x, float y, float w, float h, const float rgba[4])
 /* append one coloured line-vertex pair to the scratch array */
 static void push_segment(float ax, float ay, float az, float bx, float by, float bz, const float c[4])
 {
-    float *out = farray_push(&R.scratch, 2 * LINE_VFLOATS);
+    float *out = rndi_farray_push(&R.scratch, 2 * LINE_VFLOATS);
     if (!out)
         return;
     const float v[14] = { ax, ay, az, c[0], c[1], c[2], c[3], bx, by, bz, c[0], c[1], c[2], c[3] };
@@ -1093,6 +1022,10 @@ static void set_lit_uniforms(const LitUniforms *u)
     const float to_camera[3] = { -R.fwd[0], -R.fwd[1], -R.fwd[2] };
     glUniform3fv(u->view_dir, 1, to_camera);
     glUniform1i(u->ortho, R.cam.ortho);
+    glUniform1i(u->shadows, R.shadows_on);
+    glUniformMatrix4fv(u->light_viewproj, 1, GL_FALSE, R.light_viewproj);
+    glUniform1i(u->shadow_map, 1);
+    glUniform1f(u->shadow_texel, R.shadow_texel);
 }
 
 /* pick the icosphere level from how many spheres are drawn: fine for a few, coarse for crowds
@@ -1106,12 +1039,194 @@ static int sphere_level(size_t count)
     return 1;                        /* 80 triangles                                              */
 }
 
-/* draw every queued batch: grid, spheres, boxes, lines, overlay */
+/* ---- planes ------------------------------------------------------------------------------------- */
+
+/* queue an infinite plane through point with unit normal (the solid side is behind the normal) */
+void rnd_plane(const float point[3], const float normal[3], const float rgba[4])
+{
+    float *out = rndi_farray_push(&R.planes, PLANE_FLOATS + 4);
+    if (!out)
+        return;
+    memcpy(out, point, 3 * sizeof(float));
+    memcpy(out + 3, normal, 3 * sizeof(float));
+    normalize3(out + 3);
+    memcpy(out + 6, rgba ? rgba : default_solid, 4 * sizeof(float));
+}
+
+static void push_ground_quad(const float c[4][3], const float n[3], const float rgba[4])
+{
+    float *out = rndi_farray_push(&R.ground, 6 * TRI_VFLOATS);
+    if (!out)
+        return;
+    static const int order[6] = { 0, 1, 2, 0, 2, 3 };
+    for (int k = 0; k < 6; k++, out += TRI_VFLOATS) {
+        memcpy(out, c[order[k]], 3 * sizeof(float));
+        memcpy(out + 3, n, 3 * sizeof(float));
+        memcpy(out + 6, rgba, 4 * sizeof(float));
+    }
+}
+
+/* the planes as quads: in 3D a square 800 m wide in the plane, centred under the camera target; in
+ * 2D the cross-section with the view plane z = 0, the solid half below the plane's line, facing the
+ * camera */
+static void emit_planes(void)
+{
+    R.ground.len = 0;
+    for (size_t i = 0; i < R.planes.len; i += PLANE_FLOATS + 4) {
+        const float *p = R.planes.data + i, *n = p + 3, *rgba = p + 6;
+        float c[4][3];
+        if (R.cam.ortho) {
+            float l = sqrtf(n[0] * n[0] + n[1] * n[1]);
+            if (l < 1e-6f)
+                continue;            /* a plane facing the camera has no edge in the view          */
+            float nx = n[0] / l, ny = n[1] / l, tx = -ny, ty = nx;
+            /* the point of the plane's line nearest the view centre, and a span past the view */
+            float s = (R.cam.cx - p[0]) * tx + (R.cam.cy - p[1]) * ty;
+            float ox = p[0] + tx * s, oy = p[1] + ty * s;
+            float span = 4.0f * R.cam.half_height * (R.aspect > 1.0f ? R.aspect : 1.0f) + 1.0f;
+            const float corner[4][2] = { { -1, 0 }, { 1, 0 }, { 1, -1 }, { -1, -1 } };
+            for (int k = 0; k < 4; k++) {
+                c[k][0] = ox + corner[k][0] * span * tx + corner[k][1] * span * nx;
+                c[k][1] = oy + corner[k][0] * span * ty + corner[k][1] * span * ny;
+                c[k][2] = 0.0f;
+            }
+            const float facing[3] = { 0, 0, 1 };
+            push_ground_quad(c, facing, rgba);
+        } else {
+            float e1[3], e2[3];
+            const float h[3] = { fabsf(n[0]) < 0.9f ? 1.0f : 0.0f, fabsf(n[0]) < 0.9f ? 0.0f : 1.0f, 0.0f };
+            cross3(n, h, e1);
+            normalize3(e1);
+            cross3(n, e1, e2);
+            float rel[3] = { R.cam.target[0] - p[0], R.cam.target[1] - p[1], R.cam.target[2] - p[2] };
+            float d = dot3(rel, n), half = 400.0f;
+            float o[3] = { R.cam.target[0] - d * n[0], R.cam.target[1] - d * n[1], R.cam.target[2] - d * n[2] };
+            const float corner[4][2] = { { -1, -1 }, { 1, -1 }, { 1, 1 }, { -1, 1 } };
+            for (int k = 0; k < 4; k++)
+                for (int j = 0; j < 3; j++)
+                    c[k][j] = o[j] + half * (corner[k][0] * e1[j] + corner[k][1] * e2[j]);
+            push_ground_quad(c, n, rgba);
+        }
+    }
+}
+
+/* ---- shadows ------------------------------------------------------------------------------------ */
+
+void rnd_shadows(int on)
+{
+    R.shadows_wanted = on != 0;
+}
+
+static void grow_bounds(float lo[3], float hi[3], const float c[3], const float r[3])
+{
+    for (int i = 0; i < 3; i++) {
+        if (c[i] - r[i] < lo[i]) lo[i] = c[i] - r[i];
+        if (c[i] + r[i] > hi[i]) hi[i] = c[i] + r[i];
+    }
+}
+
+/* render the casters' depth as seen from the key light into the shadow map. The light's orthographic
+ * view is fitted to the bounds of the casters (spheres, boxes, triangles, meshes; planes only
+ * receive), clipped to a region around the camera target so a large world keeps sharp shadows near
+ * where the camera looks. */
+static void shadow_pass(void)
+{
+    R.shadows_on = 0;
+    if (!R.shadows_wanted || R.cam.ortho || !R.shadow_fbo)
+        return;
+    float lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+    for (size_t i = 0; i < R.spheres.len; i += SPHERE_FLOATS) {
+        const float *q = R.spheres.data + i, r[3] = { q[3], q[3], q[3] };
+        grow_bounds(lo, hi, q, r);
+    }
+    for (size_t i = 0; i < R.boxes.len; i += BOX_FLOATS) {
+        const float *b = R.boxes.data + i, *half = b + 12;
+        float r[3];
+        for (int k = 0; k < 3; k++)
+            r[k] = fabsf(b[k]) * half[0] + fabsf(b[3 + k]) * half[1] + fabsf(b[6 + k]) * half[2];
+        grow_bounds(lo, hi, b + 9, r);
+    }
+    const float zero[3] = { 0, 0, 0 };
+    for (size_t i = 0; i < R.tris.len; i += TRI_VFLOATS)
+        grow_bounds(lo, hi, R.tris.data + i, zero);
+    mesh_grow_bounds(lo, hi);
+    float reach = 4.0f * sqrtf((R.cam.eye[0] - R.cam.target[0]) * (R.cam.eye[0] - R.cam.target[0]) +
+                               (R.cam.eye[1] - R.cam.target[1]) * (R.cam.eye[1] - R.cam.target[1]) +
+                               (R.cam.eye[2] - R.cam.target[2]) * (R.cam.eye[2] - R.cam.target[2])) + 10.0f;
+    float c[3], r = 0;
+    for (int i = 0; i < 3; i++) {
+        if (lo[i] < R.cam.target[i] - reach) lo[i] = R.cam.target[i] - reach;
+        if (hi[i] > R.cam.target[i] + reach) hi[i] = R.cam.target[i] + reach;
+        if (!(lo[i] <= hi[i]))
+            return;                  /* nothing (finite) near the camera casts a shadow             */
+        c[i] = 0.5f * (lo[i] + hi[i]);
+        r += 0.25f * (hi[i] - lo[i]) * (hi[i] - lo[i]);
+    }
+    r = sqrtf(r) + 0.01f;
+    /* the light looks along -key_dir at the centre from 2r away: the casters lie 1r..3r deep */
+    float fwd[3] = { -R.key_dir[0], -R.key_dir[1], -R.key_dir[2] }, right[3], up[3];
+    const float alt[3] = { 0, 0, 1 };
+    cross3(fwd, alt, right);
+    normalize3(right);
+    cross3(right, fwd, up);
+    float eye[3] = { c[0] + 2 * r * R.key_dir[0], c[1] + 2 * r * R.key_dir[1], c[2] + 2 * r * R.key_dir[2] };
+    float view[16], proj[16];
+    mat4_view(right, up, fwd, eye, view);
+    mat4_ortho(-r, r, -r, r, 0.01f * r, 6.0f * r, proj);
+    mat4_mul(proj, view, R.light_viewproj);
+    R.shadow_texel = 2.0f * r / SHADOW_SIZE;
+
+    glBindFramebuffer(GL_FRAMEBUFFER, R.shadow_fbo);
+    glViewport(0, 0, SHADOW_SIZE, SHADOW_SIZE);
+    glDepthMask(GL_TRUE);
+    glClear(GL_DEPTH_BUFFER_BIT);
+    glEnable(GL_DEPTH_TEST);
+    glDisable(GL_CULL_FACE);
+    glEnable(GL_POLYGON_OFFSET_FILL);
+    glPolygonOffset(2.0f, 4.0f);
+    size_t nspheres = R.spheres.len / SPHERE_FLOATS;
+    if (nspheres) {
+        glUseProgram(R.prog_depth_sphere);
+        glUniformMatrix4fv(R.u_depth_sphere, 1, GL_FALSE, R.light_viewproj);
+        glBindVertexArray(R.sphere_vao);
+        rndi_stream_upload(&R.sphere_inst, R.spheres.data, R.spheres.len * sizeof(float));
+        glDrawElementsInstanced(GL_TRIANGLES, R.sphere_count[2], GL_UNSIGNED_SHORT,
+                                (void *)(R.sphere_first[2] * sizeof(GLushort)), (GLsizei)nspheres);
+    }
+    size_t nboxes = R.boxes.len / BOX_FLOATS;
+    if (nboxes) {
+        glUseProgram(R.prog_depth_box);
+        glUniformMatrix4fv(R.u_depth_box, 1, GL_FALSE, R.light_viewproj);
+        glBindVertexArray(R.box_vao);
+        rndi_stream_upload(&R.box_inst, R.boxes.data, R.boxes.len * sizeof(float));
+        glDrawElementsInstanced(GL_TRIANGLES, 36, GL_UNSIGNED_SHORT, (void *)0, (GLsizei)nboxes);
+    }
+    if (R.tris.len) {
+        glUseProgram(R.prog_depth_tri);
+        glUniformMatrix4fv(R.u_depth_tri, 1, GL_FALSE, R.light_viewproj);
+        glBindVertexArray(R.tri_vao);
+        rndi_stream_upload(&R.tri_buf, R.tris.data, R.tris.len * sizeof(float));
+        glDrawArrays(GL_TRIANGLES, 0, (GLsizei)(R.tris.len / TRI_VFLOATS));
+    }
+    mesh_draw_depth();
+    glDisable(GL_POLYGON_OFFSET_FILL);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glViewport(0, 0, R.width, R.height);
+    R.shadows_on = 1;
+}
+
+/* draw every queued batch: back layer, grid, planes, spheres, boxes, triangles, meshes, lines, flat
+ * world drawing, overlay; the shadow map first when shadows are on */
 void rnd_end_frame(void)
 {
     if (!R.ready)
         return;
     update_camera();
+    shadow_pass();
+    glActiveTexture(GL_TEXTURE1);
+    glBindTexture(GL_TEXTURE_2D, R.shadow_tex);
+    glActiveTexture(GL_TEXTURE0);
+    emit_planes();
     glViewport(0, 0, R.width, R.height);
     glEnable(GL_BLEND);
     glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
@@ -1119,28 +1234,43 @@ void rnd_end_frame(void)
     glDepthFunc(GL_LEQUAL);
     glDepthMask(GL_TRUE);
 
+    rndi_2d_draw_back();             /* the world's back layer (backgrounds), under everything     */
+
     /* grid and lines share one upload: grid vertices first, then the lines */
     R.scratch.len = 0;
     for (size_t g = 0; g < R.grids.len; g += GRID_FLOATS)
         emit_grid(R.grids.data[g], R.grids.data[g + 1], R.grids.data[g + 2]);
     GLsizei grid_verts = (GLsizei)(R.scratch.len / LINE_VFLOATS);
-    float *lines = R.lines.len ? farray_push(&R.scratch, R.lines.len) : NULL;
+    float *lines = R.lines.len ? rndi_farray_push(&R.scratch, R.lines.len) : NULL;
     if (lines)
         memcpy(lines, R.lines.data, R.lines.len * sizeof(float));
     GLsizei line_verts = (GLsizei)(R.scratch.len / LINE_VFLOATS) - grid_verts;
-    float *xl = R.xlines.len ? farray_push(&R.scratch, R.xlines.len) : NULL;
+    float *xl = R.xlines.len ? rndi_farray_push(&R.scratch, R.xlines.len) : NULL;
     if (xl)
         memcpy(xl, R.xlines.data, R.xlines.len * sizeof(float));
     GLsizei xline_verts = (GLsizei)(R.scratch.len / LINE_VFLOATS) - grid_verts - line_verts;
 
     if (R.scratch.len) {
-        stream_upload(&R.line_buf, R.scratch.data, R.scratch.len * sizeof(float));
+        rndi_stream_upload(&R.line_buf, R.scratch.data, R.scratch.len * sizeof(float));
         glUseProgram(R.prog_line);
         glUniformMatrix4fv(R.u_line_viewproj, 1, GL_FALSE, R.viewproj);
         glBindVertexArray(R.line_vao);
         glDisable(GL_CULL_FACE);
         if (grid_verts)
             glDrawArrays(GL_LINES, 0, grid_verts);
+    }
+
+    /* planes: pushed back in depth, so grid lines on them stay visible */
+    if (R.ground.len) {
+        glDisable(GL_CULL_FACE);
+        glEnable(GL_POLYGON_OFFSET_FILL);
+        glPolygonOffset(1.0f, 2.0f);
+        glUseProgram(R.prog_tri);
+        set_lit_uniforms(&R.u_tri);
+        glBindVertexArray(R.tri_vao);
+        rndi_stream_upload(&R.tri_buf, R.ground.data, R.ground.len * sizeof(float));
+        glDrawArrays(GL_TRIANGLES, 0, (GLsizei)(R.ground.len / TRI_VFLOATS));
+        glDisable(GL_POLYGON_OFFSET_FILL);
     }
 
     /* lit solids */
@@ -1153,7 +1283,7 @@ void rnd_end_frame(void)
         glUseProgram(R.prog_sphere);
         set_lit_uniforms(&R.u_sphere);
         glBindVertexArray(R.sphere_vao);
-        stream_upload(&R.sphere_inst, R.spheres.data, R.spheres.len * sizeof(float));
+        rndi_stream_upload(&R.sphere_inst, R.spheres.data, R.spheres.len * sizeof(float));
         glDrawElementsInstanced(GL_TRIANGLES, R.sphere_count[level], GL_UNSIGNED_SHORT,
                                 (void *)(R.sphere_first[level] * sizeof(GLushort)), (GLsizei)nspheres);
     }
@@ -1162,7 +1292,7 @@ void rnd_end_frame(void)
         glUseProgram(R.prog_box);
         set_lit_uniforms(&R.u_box);
         glBindVertexArray(R.box_vao);
-        stream_upload(&R.box_inst, R.boxes.data, R.boxes.len * sizeof(float));
+        rndi_stream_upload(&R.box_inst, R.boxes.data, R.boxes.len * sizeof(float));
         glDrawElementsInstanced(GL_TRIANGLES, 36, GL_UNSIGNED_SHORT, (void *)0, (GLsizei)nboxes);
     }
     glDisable(GL_CULL_FACE);
@@ -1171,7 +1301,7 @@ void rnd_end_frame(void)
         glUseProgram(R.prog_tri);
         set_lit_uniforms(&R.u_tri);
         glBindVertexArray(R.tri_vao);
-        stream_upload(&R.tri_buf, R.tris.data, R.tris.len * sizeof(float));
+        rndi_stream_upload(&R.tri_buf, R.tris.data, R.tris.len * sizeof(float));
         glDrawArrays(GL_TRIANGLES, 0, (GLsizei)ntri_verts);
     }
     mesh_draw();                     /* two-sided: no culling                                     */
@@ -1192,22 +1322,8 @@ void rnd_end_frame(void)
         glEnable(GL_DEPTH_TEST);
     }
 
-    /* overlay: rects and text in call order, blended over everything */
-    if (R.overlay.len) {
-        glDisable(GL_DEPTH_TEST);
-        glDepthMask(GL_FALSE);
-        glUseProgram(R.prog_overlay);
-        glUniform2f(R.u_overlay_screen, (float)R.width, (float)R.height);
-        glUniform1i(R.u_overlay_font, 0);
-        glActiveTexture(GL_TEXTURE0);
-        glBindTexture(GL_TEXTURE_2D, rndi_text_texture());
-        glBindVertexArray(R.overlay_vao);
-        stream_upload(&R.overlay_buf, R.overlay.data, R.overlay.len * sizeof(float));
-        glDrawArrays(GL_TRIANGLES, 0, (GLsizei)(R.overlay.len / OVERLAY_VFLOATS));
-        glBindTexture(GL_TEXTURE_2D, 0);
-        glDepthMask(GL_TRUE);
-        glEnable(GL_DEPTH_TEST);
-    }
+    rndi_2d_draw_world();            /* flat world shapes, images and wide lines                   */
+    rndi_2d_draw_overlay();          /* the screen overlay, in call order, over everything         */
 
     glBindVertexArray(0);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
@@ -1293,6 +1409,7 @@ static const char *mesh_vs =
 
 static const char *mesh_fs =
     "#version 330 core\n"
+    SHADOW_GLSL
     "in vec3 v_normal;\n"
     "in vec3 v_world;\n"
     "in vec4 v_color;\n"
@@ -1308,7 +1425,7 @@ static const char *mesh_fs =
     "    vec4 base = v_color;\n"
     "    if (!gl_FrontFacing) { n = -n; base = v_back; }\n"
     "    vec3 v = (u_ortho != 0) ? u_view_dir : normalize(u_eye - v_world);\n"
-    "    float key = max(dot(n, u_key_dir), 0.0);\n"
+    "    float key = max(dot(n, u_key_dir), 0.0) * shadow_visibility(v_world, n);\n"
     "    float fill = max(dot(n, u_fill_dir), 0.0);\n"
     "    float rim = pow(1.0 - max(dot(n, v), 0.0), 3.0);\n"
     "    vec3 ambient = mix(vec3(0.10, 0.09, 0.08), vec3(0.24, 0.26, 0.30), 0.5 + 0.5 * n.y);\n"
@@ -1329,12 +1446,12 @@ static struct {
 
 static int mesh_init(void)
 {
-    M.prog = link_program(mesh_vs, mesh_fs, "mesh");
+    M.prog = rndi_link_program(mesh_vs, mesh_fs, "mesh");
     if (!M.prog)
         return 1;
     M.u = lit_uniforms(M.prog);
     static const int attrs[4] = { 3, 3, 4, 4 };
-    M.vao = build_stream_vao(&M.vbuf, attrs, 4);
+    M.vao = rndi_build_stream_vao(&M.vbuf, attrs, 4);
     glBindVertexArray(M.vao);
     glGenBuffers(1, &M.ebo);
     glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, M.ebo);
@@ -1345,12 +1462,12 @@ static int mesh_init(void)
 
 static void mesh_shutdown(void)
 {
-    delete_program(&M.prog);
-    delete_vao(&M.vao);
-    delete_buffer(&M.vbuf.id);
-    delete_buffer(&M.ebo);
+    rndi_delete_program(&M.prog);
+    rndi_delete_vao(&M.vao);
+    rndi_delete_buffer(&M.vbuf.id);
+    rndi_delete_buffer(&M.ebo);
     M.vbuf.cap = M.ebo_cap = 0;
-    farray_free(&M.verts);
+    rndi_farray_free(&M.verts);
     free(M.idx);
     M.idx = NULL;
     M.nidx = M.idx_cap = 0;
@@ -1383,7 +1500,7 @@ void rnd_mesh(int nverts, const float *xyz, const float *normals, int ntris, con
         M.idx = p;
         M.idx_cap = cap;
     }
-    float *out = farray_push(&M.verts, (size_t)nverts * MESH_VFLOATS);
+    float *out = rndi_farray_push(&M.verts, (size_t)nverts * MESH_VFLOATS);
     if (!out)
         return;
     for (int i = 0; i < nverts; i++, out += MESH_VFLOATS) {
@@ -1406,7 +1523,56 @@ static void mesh_draw(void)
     glUseProgram(M.prog);
     set_lit_uniforms(&M.u);
     glBindVertexArray(M.vao);
-    stream_upload(&M.vbuf, M.verts.data, M.verts.len * sizeof(float));
+    rndi_stream_upload(&M.vbuf, M.verts.data, M.verts.len * sizeof(float));
+    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, M.ebo);
+    size_t bytes = M.nidx * sizeof(unsigned);
+    if (bytes > M.ebo_cap) {
+        size_t cap = M.ebo_cap ? M.ebo_cap : 16384;
+        while (cap < bytes)
+            cap *= 2;
+        M.ebo_cap = cap;
+    }
+    glBufferData(GL_ELEMENT_ARRAY_BUFFER, (GLsizeiptr)M.ebo_cap, NULL, GL_STREAM_DRAW);
+    glBufferSubData(GL_ELEMENT_ARRAY_BUFFER, 0, (GLsizeiptr)bytes, M.idx);
+    glDrawElements(GL_TRIANGLES, (GLsizei)M.nidx, GL_UNSIGNED_INT, (void *)0);
+    glBindVertexArray(0);
+}
+
+/* the shadow pass's program for meshes (cloth casts shadows too) */
+static GLuint mesh_depth_prog;
+static GLint mesh_depth_viewproj;
+
+static int mesh_init_depth(void)
+{
+    mesh_depth_prog = rndi_link_program(mesh_vs, depth_fs, "mesh depth");
+    mesh_depth_viewproj = glGetUniformLocation(mesh_depth_prog, "u_viewproj");
+    return mesh_depth_prog ? 0 : 1;
+}
+
+static void mesh_shutdown_depth(void)
+{
+    rndi_delete_program(&mesh_depth_prog);
+}
+
+static void mesh_grow_bounds(float lo[3], float hi[3])
+{
+    for (size_t i = 0; i < M.verts.len; i += MESH_VFLOATS)
+        for (int k = 0; k < 3; k++) {
+            float v = M.verts.data[i + k];
+            if (v < lo[k]) lo[k] = v;
+            if (v > hi[k]) hi[k] = v;
+        }
+}
+
+/* the queued meshes into the shadow map (the uploads are repeated by mesh_draw) */
+static void mesh_draw_depth(void)
+{
+    if (!M.nidx || !mesh_depth_prog)
+        return;
+    glUseProgram(mesh_depth_prog);
+    glUniformMatrix4fv(mesh_depth_viewproj, 1, GL_FALSE, R.light_viewproj);
+    glBindVertexArray(M.vao);
+    rndi_stream_upload(&M.vbuf, M.verts.data, M.verts.len * sizeof(float));
     glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, M.ebo);
     size_t bytes = M.nidx * sizeof(unsigned);
     if (bytes > M.ebo_cap) {

@@ -40,12 +40,34 @@ void rnd_triangles(int ntri, const float *pos, const float *nrm, const float rgb
 /* a lit capsule: xform as for rnd_boxes (its core segment runs along the local y axis) */
 void rnd_capsule(const float xform[12], float radius, float half_height, const float rgba[4]);
 
-/* --- 2D overlay (window pixels, origin top-left) ------------------------------------------------- */
+/* an infinite plane (the solid is behind the normal): a large lit quad in 3D, the solid half-plane in 2D */
+void rnd_plane(const float point[3], const float normal[3], const float rgba[4]);
+/* shadows of the key light on or off (on by default; drawn in 3D only) */
+void rnd_shadows(int on);
+
+/* --- 2D overlay (window pixels, origin top-left; drawn last, in call order) --------------------- */
 void  rnd_rect(float x, float y, float w, float h, const float rgba[4]);
+void  rnd_overlay_triangles(int ntri, const float *xy, const float rgba[4]);  /* xy: 6 floats each    */
+/* an image: corners of its top-left, top-right, bottom-right, bottom-left (8 floats), tinted */
+void  rnd_overlay_image(int image, const float corners[8], const float rgba[4]);
 void  rnd_text(float x, float y, const char *utf8, const float rgba[4]); /* y = top of the line     */
 float rnd_text_width(const char *utf8);
 float rnd_line_height(void);
+/* the same at a size in pixels (ascent - descent), baked on first use */
+void  rnd_text_sized(float x, float y, const char *utf8, float pixels, const float rgba[4]);
+float rnd_text_width_sized(const char *utf8, float pixels);
+float rnd_line_height_sized(float pixels);
 int   rnd_text_available(void);   /* 1 when a font was baked; text calls draw nothing otherwise     */
+
+/* --- flat world drawing (unlit; layer 0 after the solids, 1 behind everything) ------------------ */
+void  rnd_flat_triangles(int layer, int ntri, const float *xyz, const float rgba[4]); /* 9 floats each */
+/* an image in the world: corners xyz of its top-left, top-right, bottom-right, bottom-left */
+void  rnd_flat_image(int layer, int image, const float corners[12], const float rgba[4]);
+void  rnd_wide_line(const float a[3], const float b[3], float width_pixels, const float rgba[4]);
+
+/* --- images ---------------------------------------------------------------------------------------- */
+int   rnd_image_create(int w, int h, const unsigned char *rgba); /* a texture id > 0, or 0 (rnd_error) */
+void  rnd_image_destroy(int image);
 
 /* --- meshes ------------------------------------------------------------------------------------ */
 /* a lit, two-sided, smooth-shaded triangle mesh (cloth): nverts vertices with positions xyz and

@@ -1,5 +1,7 @@
-/* text.c: bakes a monospace TrueType font into a single-channel GL texture with stb_truetype and
- * turns strings into overlay quads (drawn by render.c together with rnd_rect, in call order). */
+/* text.c: text for the overlay through stb_truetype. The font file is read once; each pixel size a
+ * script asks for is baked into its own single-channel atlas on first use (a few sizes are kept, the
+ * least recently used is dropped), and strings become glyph quads of the overlay (render_2d.c), drawn
+ * in call order with rects and shapes. Size 16 is the HUD's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,11 +13,12 @@
 #include "render.h"
 #include "render_internal.h"
 
-#define FONT_PIXELS  16.0f           /* ascent - descent in pixels                                 */
+#define DEFAULT_PIXELS 16             /* ascent - descent in pixels of the default size              */
+#define MIN_PIXELS   6
+#define MAX_PIXELS   160
 #define FIRST_CHAR   32              /* ' '                                                        */
 #define NUM_CHARS    95              /* ' ' .. '~'                                                 */
-#define ATLAS_W      512
-#define ATLAS_H      256
+#define SIZES        8               /* atlases kept at once                                       */
 #define LEADING      2.0f            /* extra pixels between lines so they don't touch             */
 
 static const char *font_paths[] = {
@@ -23,12 +26,22 @@ static const char *font_paths[] = {
     "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
 };
 
-static struct {
-    int ok;                          /* a font was baked                                           */
+typedef struct {
+    int pixels;                      /* 0: an empty slot                                           */
     GLuint texture;
+    int atlas_w, atlas_h;
     stbtt_bakedchar chars[NUM_CHARS];
     float ascent;                    /* baseline offset below the top of a line, pixels            */
     float line_height;               /* distance between two baselines, pixels                     */
+    unsigned long used;              /* the frame count when last used                             */
+} FontSize;
+
+static struct {
+    int ok;                          /* a font file was read                                       */
+    unsigned char *ttf;
+    stbtt_fontinfo info;
+    FontSize sizes[SIZES];
+    unsigned long clock;
 } text;
 
 /* read a whole file into a malloc'ed buffer; NULL when it cannot be read */
@@ -52,23 +65,6 @@ static unsigned char *read_file(const char *path)
     return data;
 }
 
-/* bake one font file into bitmap; returns 1 on success and fills the metrics */
-static int bake_font(const unsigned char *ttf, unsigned char *bitmap)
-{
-    stbtt_fontinfo info;
-    if (!stbtt_InitFont(&info, ttf, stbtt_GetFontOffsetForIndex(ttf, 0)))
-        return 0;
-    if (stbtt_BakeFontBitmap(ttf, 0, FONT_PIXELS, bitmap, ATLAS_W, ATLAS_H,
-                             FIRST_CHAR, NUM_CHARS, text.chars) <= 0)
-        return 0;                    /* <= 0: not every glyph fitted                               */
-    int ascent, descent, gap;
-    stbtt_GetFontVMetrics(&info, &ascent, &descent, &gap);
-    float scale = stbtt_ScaleForPixelHeight(&info, FONT_PIXELS);
-    text.ascent = roundf((float)ascent * scale);
-    text.line_height = ceilf((float)(ascent - descent + gap) * scale) + LEADING;
-    return 1;
-}
-
 /* create the R8 texture from a w x h single-channel bitmap */
 static GLuint make_texture(const unsigned char *pixels, int w, int h)
 {
@@ -85,45 +81,99 @@ static GLuint make_texture(const unsigned char *pixels, int w, int h)
     return tex;
 }
 
-/* try the font files in order; a missing font only disables text (recorded for rnd_error) */
-int rndi_text_init(void)
+/* bake the font at `pixels` into slot f: an atlas wide enough for every glyph (grown until they
+ * fit); returns 1 on success */
+static int bake(FontSize *f, int pixels)
 {
-    memset(&text, 0, sizeof text);
-    text.line_height = ceilf(FONT_PIXELS * 1.2f);
-
-    unsigned char *bitmap = calloc((size_t)ATLAS_W * ATLAS_H, 1);
-    if (bitmap) {
-        for (size_t i = 0; i < sizeof font_paths / sizeof font_paths[0] && !text.ok; i++) {
-            unsigned char *ttf = read_file(font_paths[i]);
-            if (ttf) {
-                text.ok = bake_font(ttf, bitmap);
-                free(ttf);
-            }
+    int w = 256, h = 128;
+    while (w * h < pixels * pixels * NUM_CHARS)
+        w < 4 * h ? (w *= 2) : (h *= 2);
+    for (int tries = 0; tries < 4; tries++, h *= 2) {
+        unsigned char *bitmap = calloc((size_t)w * (size_t)h, 1);
+        if (!bitmap)
+            return 0;
+        int fit = stbtt_BakeFontBitmap(text.ttf, stbtt_GetFontOffsetForIndex(text.ttf, 0), (float)pixels, bitmap,
+                                       w, h, FIRST_CHAR, NUM_CHARS, f->chars);
+        if (fit > 0) {
+            f->texture = make_texture(bitmap, w, h);
+            free(bitmap);
+            int ascent, descent, gap;
+            stbtt_GetFontVMetrics(&text.info, &ascent, &descent, &gap);
+            float scale = stbtt_ScaleForPixelHeight(&text.info, (float)pixels);
+            f->ascent = roundf((float)ascent * scale);
+            f->line_height = ceilf((float)(ascent - descent + gap) * scale) + LEADING * (float)pixels / DEFAULT_PIXELS;
+            f->atlas_w = w, f->atlas_h = h;
+            f->pixels = pixels;
+            return 1;
         }
+        free(bitmap);                /* <= 0: not every glyph fitted: a taller atlas               */
     }
-    if (text.ok) {
-        text.texture = make_texture(bitmap, ATLAS_W, ATLAS_H);
-    } else {
-        unsigned char blank = 0;
-        text.texture = make_texture(&blank, 1, 1);
-        rndi_set_error("rnd_init: no usable font found (tried %s); text is disabled", font_paths[0]);
-    }
-    free(bitmap);
     return 0;
 }
 
-/* free the atlas texture */
-void rndi_text_shutdown(void)
+/* the baked size nearest to `pixels` (clamped to MIN..MAX), baking it when new; NULL without a font */
+static FontSize *font_size(float pixels)
 {
-    if (text.texture)
-        glDeleteTextures(1, &text.texture);
-    memset(&text, 0, sizeof text);
+    if (!text.ok)
+        return NULL;
+    int px = (int)lroundf(pixels);
+    if (!(pixels == pixels))
+        px = DEFAULT_PIXELS;
+    px = px < MIN_PIXELS ? MIN_PIXELS : px > MAX_PIXELS ? MAX_PIXELS : px;
+    text.clock++;
+    for (int i = 0; i < SIZES; i++)
+        if (text.sizes[i].pixels == px) {
+            text.sizes[i].used = text.clock;
+            return &text.sizes[i];
+        }
+    /* an empty slot, else the least recently used size other than the default (the HUD's) */
+    FontSize *victim = NULL;
+    for (int i = 0; i < SIZES && !victim; i++)
+        if (text.sizes[i].pixels == 0)
+            victim = &text.sizes[i];
+    if (!victim)
+        for (int i = 0; i < SIZES; i++) {
+            FontSize *f = &text.sizes[i];
+            if (f->pixels != DEFAULT_PIXELS && (!victim || f->used < victim->used))
+                victim = f;
+        }
+    if (victim->texture)
+        glDeleteTextures(1, &victim->texture);
+    memset(victim, 0, sizeof *victim);
+    if (!bake(victim, px))
+        return NULL;
+    victim->used = text.clock;
+    return victim;
 }
 
-/* the atlas texture, for the overlay shader */
-GLuint rndi_text_texture(void)
+/* read the first font file that loads; a missing font only disables text (recorded for rnd_error) */
+int rndi_text_init(void)
 {
-    return text.texture;
+    memset(&text, 0, sizeof text);
+    for (size_t i = 0; i < sizeof font_paths / sizeof font_paths[0] && !text.ok; i++) {
+        text.ttf = read_file(font_paths[i]);
+        if (text.ttf && stbtt_InitFont(&text.info, text.ttf, stbtt_GetFontOffsetForIndex(text.ttf, 0))) {
+            text.ok = 1;
+        } else {
+            free(text.ttf);
+            text.ttf = NULL;
+        }
+    }
+    if (!text.ok || !font_size(DEFAULT_PIXELS)) {
+        text.ok = 0;
+        rndi_set_error("rnd_init: no usable font found (tried %s); text is disabled", font_paths[0]);
+    }
+    return 0;
+}
+
+/* free the atlases and the font */
+void rndi_text_shutdown(void)
+{
+    for (int i = 0; i < SIZES; i++)
+        if (text.sizes[i].texture)
+            glDeleteTextures(1, &text.sizes[i].texture);
+    free(text.ttf);
+    memset(&text, 0, sizeof text);
 }
 
 /* 1 when text can be drawn */
@@ -157,34 +207,36 @@ static int next_char(const char **s)
     return c;
 }
 
-/* queue a string at (x, y) = top-left of its first line; '\n' starts a new line at the same x */
-void rnd_text(float x, float y, const char *utf8, const float rgba[4])
+/* queue a string at `pixels` size with (x, y) the top-left of its first line; '\n' starts a new line */
+void rnd_text_sized(float x, float y, const char *utf8, float pixels, const float rgba[4])
 {
     static const float white[4] = { 1.0f, 1.0f, 1.0f, 1.0f };
-    if (!text.ok || !utf8)
+    FontSize *f = font_size(pixels);
+    if (!f || !utf8)
         return;
     if (!rgba)
         rgba = white;
-    float pen_x = x, baseline = y + text.ascent;
+    float pen_x = x, baseline = y + f->ascent;
     const char *s = utf8;
     while (*s) {
         int c = next_char(&s);
         if (c == '\n') {
             pen_x = x;
-            baseline += text.line_height;
+            baseline += f->line_height;
             continue;
         }
         stbtt_aligned_quad q;
-        stbtt_GetBakedQuad(text.chars, ATLAS_W, ATLAS_H, c - FIRST_CHAR, &pen_x, &baseline, &q, 1);
+        stbtt_GetBakedQuad(f->chars, f->atlas_w, f->atlas_h, c - FIRST_CHAR, &pen_x, &baseline, &q, 1);
         if (q.x1 > q.x0 && q.y1 > q.y0)      /* spaces have no quad                               */
-            rndi_overlay_quad(q.x0, q.y0, q.x1, q.y1, q.s0, q.t0, q.s1, q.t1, rgba);
+            rndi_overlay_quad(f->texture, RNDI_FONT, q.x0, q.y0, q.x1, q.y1, q.s0, q.t0, q.s1, q.t1, rgba);
     }
 }
 
-/* width in pixels of the widest line of a string */
-float rnd_text_width(const char *utf8)
+/* width in pixels of the widest line of a string at `pixels` size */
+float rnd_text_width_sized(const char *utf8, float pixels)
 {
-    if (!text.ok || !utf8)
+    FontSize *f = font_size(pixels);
+    if (!f || !utf8)
         return 0.0f;
     float width = 0.0f, line = 0.0f;
     const char *s = utf8;
@@ -194,15 +246,20 @@ float rnd_text_width(const char *utf8)
             line = 0.0f;
             continue;
         }
-        line += text.chars[c - FIRST_CHAR].xadvance;
+        line += f->chars[c - FIRST_CHAR].xadvance;
         if (line > width)
             width = line;
     }
     return width;
 }
 
-/* distance in pixels between the tops of two consecutive text lines */
-float rnd_line_height(void)
+/* distance in pixels between the tops of two consecutive lines at `pixels` size */
+float rnd_line_height_sized(float pixels)
 {
-    return text.line_height;
+    FontSize *f = font_size(pixels);
+    return f ? f->line_height : ceilf(pixels * 1.2f);
 }
+
+void rnd_text(float x, float y, const char *utf8, const float rgba[4]) { rnd_text_sized(x, y, utf8, DEFAULT_PIXELS, rgba); }
+float rnd_text_width(const char *utf8) { return rnd_text_width_sized(utf8, DEFAULT_PIXELS); }
+float rnd_line_height(void) { return rnd_line_height_sized(DEFAULT_PIXELS); }

@@ -79,3 +79,164 @@ return {
     os.execute("rm -rf " .. dir)
   end)
 end)
+
+-- issue 20, the host: nothing a scene's settings or loops do may freeze or crash the host
+describe("the host under hostile scenes", function()
+  local Runner = require "impetus.runner"
+  local run = require "impetus.run"
+  local dir
+  before_each(function() dir = helpers.tmpdir() end)
+  after_each(function() os.execute("rm -rf " .. dir) end)
+
+  local function start(src)
+    helpers.write(dir .. "/scene.lua", src)
+    local r = Runner.new(dir .. "/scene.lua")
+    r:start()
+    return r
+  end
+
+  it("shows bad settings as clear errors naming the field", function()
+    for _, case in ipairs {
+      { "background = 'red'", "scene.background must be a colour {r, g, b[, a]} with numbers in 0..1 (got string \"red\")" },
+      { "title = {}", "scene.title must be a string (got table)" },
+      { "camera = { eye = {1, 2, 3}, target = {1, 2, 3} }", "scene.camera: field 'eye' equals field 'target'" },
+      { "dt = 'abc'", "scene.dt must be a number of seconds > 0 and <= 1 (got string \"abc\")" },
+      { "dt = 0/0", "scene.dt must be a number of seconds > 0 and <= 1" },
+      { "dt = -1", "scene.dt must be a number of seconds > 0 and <= 1" },
+      { "backgroud = {0, 0, 0}", "scene: unknown setting 'backgroud' (did you mean 'background'?)" },
+      { "keypresed = function() end", "scene.keypresed is not a callback: did you mean 'keypressed'?" },
+      { "camera = { mode = '2d', height = -3 }", "scene.camera: field 'height' must be a number > 0" },
+      { "viewer = { hud = 'no' }", "scene.viewer.hud must be true or false" },
+      { "keys = { 'space' }", "scene.keys[1] must be a pair of strings" },
+      { "debug = { contact = true }", "scene.debug: unknown view 'contact'" },
+    } do
+      local r = start("return { " .. case[1] .. ", setup = function(w) w:particle{} end }")
+      assert.is_truthy(r.error, case[1])
+      assert.matches(case[2], r.error, 1, true)
+      assert.is_nil(r.world, "no world for a scene that did not load")
+    end
+    -- a scene's own helper functions are fine
+    local r = start("return { build_level = function() end, ragdoll = function() end }")
+    assert.is_nil(r.error)
+  end)
+
+  it("prints the scene's own error for a scene that never loaded, also with --screenshot", function()
+    helpers.write(dir .. "/bad.lua", "return { background = 'red' }")
+    helpers.write(dir .. "/syntax.lua", "return { setup = function(w) end")
+    for _, args in ipairs {
+      "--screenshot " .. dir .. "/x.png --frames 2 " .. dir .. "/bad.lua",
+      "--headless --steps 5 " .. dir .. "/bad.lua",
+      "--bench --steps 5 " .. dir .. "/bad.lua",
+    } do
+      local out, code = helpers.run_host(args)
+      assert.are.equal(1, code, out)
+      assert.matches("scene.background must be a colour", out, 1, true)
+      assert.is_nil(out:find("attempt to index a nil value", 1, true), out)
+    end
+    -- the no-display fallback of `impetus scene.lua`
+    local out, code = helpers.run_host(dir .. "/syntax.lua", "-u DISPLAY -u WAYLAND_DISPLAY -u SDL_VIDEODRIVER")
+    assert.are.equal(1, code, out)
+    assert.matches("syntax error", out)
+    assert.is_nil(out:find("attempt to index", 1, true), out)
+    os.execute("rm -f impetus-syntax.png")
+  end)
+
+  it("caps catch-up work: dt = 1e-300 neither freezes the frame loop nor hides that it falls behind", function()
+    local r = start("return { dt = 1e-300, setup = function(w) w:particle{} end }")
+    assert.is_nil(r.error)
+    local n = r:advance(1 / 60)
+    assert.is_true(n >= 8 and n <= 1000, "steps in one frame: " .. n)
+    assert.is_truthy(r.behind, "the loop says it fell behind")
+    assert.is_true(r.behind.ratio < 1e-290, "simulated / wall time: " .. r.behind.ratio)
+    -- a slow scene: the wall budget stops the frame long before its step cap
+    r = start([[return { dt = 1e-4, update = function() local t = os.clock() while os.clock() - t < 0.002 do end end }]])
+    local t0 = os.clock()
+    n = r:advance(0.05, 0.02)
+    assert.is_true(os.clock() - t0 < 0.2, "the frame kept to its budget")
+    assert.is_true(n < 50, "steps: " .. n)
+    assert.is_truthy(r.behind)
+    -- and the real host, offscreen, ends (a hang would be killed by timeout: status 124)
+    helpers.write(dir .. "/tiny.lua", "return { dt = 1e-300, setup = function(w) w:particle{} end }")
+    local out, code = helpers.sh(string.format("cd %q && timeout 60 env IMPETUS_ROOT=%q %q --screenshot %s/t.png --frames 30 %s/tiny.lua",
+      helpers.root, helpers.root, helpers.host, dir, dir))
+    assert.are.equal(0, code, out)
+  end)
+
+  it("refuses a bad --dt", function()
+    for _, v in ipairs { "nan", "0", "-1", "abc", "inf" } do
+      local out, code = helpers.run_host("--headless --dt " .. v .. " scenes/fountain.lua")
+      assert.are_not.equal(0, code, v)
+      assert.matches("impetus: --dt must be a number of seconds > 0 and <= 1", out, 1, true)
+    end
+  end)
+
+  it("keeps per-step records bounded in long runs", function()
+    local r = start("return { setup = function(w) end }")
+    collectgarbage()
+    local before = collectgarbage("count")
+    local stats = run.timed_steps(r, 200000)
+    collectgarbage()
+    local grown = collectgarbage("count") - before
+    assert.are.equal(200000, stats.n)
+    assert.is_true(#stats.samples <= 4096, "samples kept: " .. #stats.samples)
+    assert.is_true(grown < 512, string.format("Lua memory grew by %.0f KiB over 200000 steps", grown))
+    assert.is_true(stats.min <= stats:median() and stats:median() <= stats.max)
+  end)
+
+  it("quits on SIGTERM in a window even while a callback loops swallowing errors", function()
+    helpers.write(dir .. "/spin.lua", [[
+return { update = function(world) while true do pcall(function() end) end end }]])
+    local t0 = os.time()
+    local out, code = helpers.sh(string.format(
+      "cd %q && timeout -k 30 3 env IMPETUS_ROOT=%q SDL_VIDEODRIVER=offscreen SDL_AUDIODRIVER=dummy %q --size 320x240 %s/spin.lua",
+      helpers.root, helpers.root, helpers.host, dir))
+    assert.are.equal(124, code, "ended by the TERM from timeout, not by its KILL 30 s later: " .. out)
+    assert.is_true(os.time() - t0 < 20, "it quit promptly")
+    assert.matches("interrupted: the host is quitting %(signal 15%)", out)
+  end)
+end)
+
+describe("the HUD", function()
+  local Runner = require "impetus.runner"
+  local Viewer = require "impetus.viewer"
+
+  local function drawn_text(r, info)
+    local texts = {}
+    local gfx = {
+      size = function() return 1280, 720 end, line_height = function() return 16 end,
+      text_width = function(s) return 8 * #s end, rect = function() end, line = function() end,
+      text = function(x, y, s) texts[#texts + 1] = s end,
+    }
+    r.viewer:draw(gfx, info)
+    return table.concat(texts, "\n")
+  end
+
+  it("shows no fps when none was measured (offscreen), and real fps in a window", function()
+    local dir = helpers.tmpdir()
+    helpers.write(dir .. "/s.lua", "return { title = 'hud test' }")
+    local r = Runner.new(dir .. "/s.lua")
+    r:start()
+    Viewer.new(r)
+    local t = drawn_text(r, { title = "hud test", step_ms = 0.5 })
+    assert.matches("hud test", t, 1, true)
+    assert.is_nil(t:find("fps", 1, true), t)
+    assert.matches("58 fps", drawn_text(r, { title = "hud test", step_ms = 0.5, fps = 58 }), 1, true)
+    local out = helpers.run_host("--screenshot " .. dir .. "/s.png --frames 2 " .. dir .. "/s.lua")
+    assert.is_nil(out:find("0 fps", 1, true))
+    os.execute("rm -rf " .. dir)
+  end)
+
+  it("is hidden under the error screen", function()
+    local dir = helpers.tmpdir()
+    helpers.write(dir .. "/s.lua", "return { title = 'hud test', update = function() error('kaboom') end }")
+    local r = Runner.new(dir .. "/s.lua")
+    r:start()
+    Viewer.new(r)
+    r:step()
+    local t = drawn_text(r, { title = "hud test", step_ms = 0.5, fps = 60 })
+    assert.matches("kaboom", t, 1, true)
+    assert.is_nil(t:find("hud test", 1, true), "the HUD's title is not drawn: " .. t)
+    assert.is_nil(t:find("F1: help", 1, true))
+    os.execute("rm -rf " .. dir)
+  end)
+end)

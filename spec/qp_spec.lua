@@ -741,3 +741,87 @@ describe("simultaneous collisions (S2 section 8)", function()
     near(B.velocity[1], 0, 1e-15, "B untouched")
   end)
 end)
+
+-- Curved surfaces (contact_qp.c, "Contact kinematics: curved surfaces"): a sphere or a capsule touches
+-- through a point that moves over its surface as it rolls; d is measured from the core, so a rolling
+-- body neither sinks nor gains energy (closed forms: uniform rolling, v = omega R; a solid sphere that
+-- skids ends rolling at 5/7 v0, its angular momentum about the contact point m v0 R conserved).
+describe("rolling and curved contact", function()
+  local function roller(kind, v0, mu, omega)
+    local w = qp_world {}
+    w.friction = mu
+    w.sleeping = false
+    ground(w, { 0, 1, 0 })
+    local R = 0.5
+    local spin = omega or { 0, 0, -v0 / R }
+    if kind == "sphere" then
+      return w, w:sphere { radius = R, position = { 0, R, 0 }, velocity = { v0, 0, 0 }, angular_velocity = spin }
+    end
+    return w, w:capsule { radius = R, length = 1, position = { 0, R, 0 }, velocity = { v0, 0, 0 }, angular_velocity = spin,
+      orientation = impetus.quat.from_axis_angle({ 1, 0, 0 }, math.pi / 2) }
+  end
+
+  for _, case in ipairs { { "sphere", 3 }, { "sphere", 1 }, { "capsule", 3 } } do
+    it(string.format("a %s rolling at %g m/s keeps its speed and energy to 0.1 %% over 10 s and sinks < 0.1 mm", case[1], case[2]), function()
+      local w, b = roller(case[1], case[2], 0.5)
+      local e0, lowest = b:kinetic_energy(), math.huge
+      for _ = 1, 600 do
+        w:step(1 / 60)
+        lowest = math.min(lowest, b.position[2])
+      end
+      near(b.velocity[1], case[2], 1e-3 * case[2], "speed")
+      near(b:kinetic_energy(), e0, 1e-3 * e0, "kinetic energy")
+      assert(lowest > 0.5 - 1e-4, string.format("sank to %.6f m", lowest))
+      local om = b.angular_velocity
+      assert(math.abs(om[1]) + math.abs(om[2]) < 1e-6, "it turned off its rolling axis: " .. om[1] .. ", " .. om[2])
+    end)
+  end
+
+  it("a frictionless ball spinning in place keeps its spin and its place", function()
+    local w, b = roller("sphere", 0, 0, { 0, 0, -10 })
+    for _ = 1, 600 do w:step(1 / 60) end
+    near(b.angular_velocity[3], -10, 1e-9, "spin")
+    near(b.position[1], 0, 1e-9, "x")
+    assert(b.position[2] > 0.5 - 1e-4, "sank to " .. b.position[2])
+  end)
+
+  for _, dt in ipairs { 1 / 60, 1 / 240 } do
+    it(string.format("a skidding ball ends rolling at 5/7 of its speed (dt 1/%d)", math.floor(1 / dt + 0.5)), function()
+      local w, b = roller("sphere", 4, 0.3, { 0, 0, 0 })
+      for _ = 1, math.floor(3 / dt) do w:step(dt) end
+      near(b.velocity[1], 4 * 5 / 7, 2e-3 * 4 * 5 / 7, "rolling speed")
+      near(-b.angular_velocity[3] * 0.5, b.velocity[1], 1e-6, "omega R = v")
+    end)
+  end
+
+  -- a frictionless ball over a curved or sharp support leaves it where g cos(theta) = v^2 / L (L the
+  -- radius of its centre's circle), with v^2 = v0^2 + 2 g L (1 - cos theta) by energy:
+  -- cos(theta) = (v0^2 / (g L) + 2) / 3; in free flight after that its horizontal speed stays
+  -- v cos(theta) = sqrt(g L cos(theta)) cos(theta)
+  local function leaves_at(v0, L)
+    local c = (v0 * v0 / (g * L) + 2) / 3
+    return math.sqrt(g * L * c) * c
+  end
+
+  it("a ball sliding off the top of a fixed sphere leaves it at cos(theta) = 2/3 (two curved sides)", function()
+    local w = qp_world {}
+    w.sleeping = false
+    local R, r, v0 = 1, 0.25, 0.2
+    w:sphere { static = true, radius = R, position = { 0, 0, 0 } }
+    local b = w:sphere { radius = r, position = { 0, R + r, 0 }, velocity = { v0, 0, 0 } }
+    for _ = 1, 960 do w:step(1 / 240) end -- 4 s: long gone
+    assert(b.position[2] < 0.5 * (R + r), "it never left: y " .. b.position[2])
+    near(b.velocity[1], leaves_at(v0, R + r), 5e-4 * leaves_at(v0, R + r), "horizontal speed after it left")
+  end)
+
+  it("a ball sliding over the edge of a box pivots on the edge and leaves it at cos(theta) = 2/3 (a core on an edge)", function()
+    local w = qp_world {}
+    w.sleeping = false
+    local r, v0 = 0.25, 0.2
+    w:box { static = true, size = { 2, 1, 2 }, position = { -1, -0.5, 0 } } -- its top face y = 0 ends at x = 0
+    local b = w:sphere { radius = r, position = { -0.3, r, 0 }, velocity = { v0, 0, 0 } }
+    for _ = 1, 960 do w:step(1 / 240) end -- 4 s: at the edge after 1.5 s
+    assert(b.position[2] < -0.5, "it never left: y " .. b.position[2])
+    near(b.velocity[1], leaves_at(v0, r), 5e-4 * leaves_at(v0, r), "horizontal speed after it left")
+  end)
+end)

@@ -44,6 +44,19 @@ local function fire(hs, kind, e)
   end
 end
 
+-- after a hot reload: replace each handler of the world by map(handler) when that gives its new version;
+-- returns the handlers that have none (closures made at run time), for the runner to warn about
+function contacts.rebind(world, map)
+  local hs = handlers[world]
+  local stale = {}
+  if not hs then return stale end
+  for body, fn in pairs(hs) do
+    local new = map(fn)
+    if new then hs[body] = new else stale[#stale + 1] = fn end
+  end
+  return stale
+end
+
 -- call the handlers of the last step's events: begin, then hit, then end
 function contacts.dispatch(world)
   local hs = handlers[world]

@@ -21,4 +21,25 @@ local contacts = require "impetus.contacts"
 impetus.on_contact = contacts.on_contact
 impetus.dispatch_contacts = contacts.dispatch
 
+-- input polling, the camera and sound of the running scene (input.lua, camera.lua, sound.lua)
+impetus.input = require("impetus.input").api
+impetus.camera = require("impetus.camera").api
+impetus.sound = require "impetus.sound"
+
+local active = require "impetus.active"
+
+-- impetus.restart(): a fresh world and setup, as the R key, once the current callback returns
+function impetus.restart()
+  local r = active.runner
+  if not r then error("impetus.restart: no scene is running", 2) end
+  r.restart_requested = true
+end
+
+-- impetus.quit(): close the window (or end a headless run) after the current frame
+function impetus.quit()
+  local r = active.runner
+  if not r then error("impetus.quit: no scene is running", 2) end
+  r.quit_requested = true
+end
+
 return impetus

@@ -2,29 +2,20 @@
 -- scenes may use in draw(world, gfx).
 local ui = {}
 
-ui.keys = {
-  { "Space", "pause / resume" },
-  { "S or Right", "single step (while paused)" },
-  { "R", "restart: setup on a fresh world" },
-  { "F1", "this help" },
-  { "F12", "save a screenshot (impetus-<scene>-N.png)" },
-  { "Esc", "quit" },
-  { "F2 / F3 / F4 / F5", "show contacts / bounding boxes / centres of mass / velocities" },
-  { "left drag", "orbit (3D) or pan (2D); on a particle or body: drag it with a spring" },
-  { "right drag", "pan" },
-  { "wheel", "zoom" },
-}
+local WHITE, DIM, KEY = { 1, 1, 1, 1 }, { 0.75, 0.78, 0.82, 1 }, { 1, 0.8, 0.4, 1 }
 
-local WHITE, DIM = { 1, 1, 1, 1 }, { 0.75, 0.78, 0.82, 1 }
-
+-- info: {title, time, step_ms, fps (nil when not measured, as offscreen), particles, bodies, paused,
+-- warning, behind ({ratio}: the loop could not keep up with real time)}
 function ui.hud(gfx, info)
-  local lines = {
-    info.title,
-    string.format("t = %.2f s   step %.2f ms   %d fps   %d particles%s%s", info.time, info.step_ms, info.fps,
-      info.particles, (info.bodies or 0) > 0 and string.format("   %d bodies", info.bodies) or "",
-      info.paused and "   [paused]" or ""),
-    "F1: help",
-  }
+  local stats = string.format("t = %.2f s   step %.2f ms", info.time, info.step_ms or 0)
+  if info.fps then stats = stats .. string.format("   %d fps", info.fps) end
+  stats = stats .. string.format("   %d particles", info.particles)
+  if (info.bodies or 0) > 0 then stats = stats .. string.format("   %d bodies", info.bodies) end
+  if info.paused then stats = stats .. "   [paused]" end
+  local lines = { info.title, stats, "F1: help" }
+  if info.behind then
+    lines[#lines + 1] = string.format("behind: simulating at %.2g x real time (catch-up capped)", info.behind.ratio)
+  end
   if info.warning then lines[#lines + 1] = info.warning end
   local lh = gfx.line_height()
   local w = 0
@@ -33,29 +24,42 @@ function ui.hud(gfx, info)
   for i, l in ipairs(lines) do gfx.text(16, 12 + (i - 1) * lh, l, i == 1 and WHITE or DIM) end
 end
 
-function ui.help(gfx)
+-- the help overlay: the scene's own keys ({{"space", "fire"}, ...}) first, then the viewer's
+function ui.help(gfx, own, viewer)
   local lh = gfx.line_height()
   local width, height = gfx.size()
+  local rows = {}
+  if #own > 0 then
+    rows[#rows + 1] = { title = "this scene" }
+    for _, k in ipairs(own) do rows[#rows + 1] = k end
+    rows[#rows + 1] = { title = "impetus" }
+  end
+  for _, k in ipairs(viewer) do rows[#rows + 1] = k end
   local col = 0
-  for _, k in ipairs(ui.keys) do col = math.max(col, gfx.text_width(k[1])) end
+  for _, k in ipairs(rows) do if k[1] then col = math.max(col, gfx.text_width(k[1])) end end
   col = col + 24
-  local w = 0
-  for _, k in ipairs(ui.keys) do w = math.max(w, col + gfx.text_width(k[2])) end
+  local w = gfx.text_width("impetus keys")
+  for _, k in ipairs(rows) do if k[1] then w = math.max(w, col + gfx.text_width(k[2])) end end
   w = w + 32
-  local h = lh * (#ui.keys + 3)
+  local h = lh * (#rows + 3)
   local x, y = (width - w) / 2, (height - h) / 2
   gfx.rect(x, y, w, h, { 0.05, 0.06, 0.08, 0.85 })
-  gfx.text(x + 16, y + 10, "impetus keys", WHITE)
-  for i, k in ipairs(ui.keys) do
-    gfx.text(x + 16, y + 10 + (i + 0.5) * lh, k[1], { 1, 0.8, 0.4, 1 })
-    gfx.text(x + 16 + col, y + 10 + (i + 0.5) * lh, k[2], DIM)
+  gfx.text(x + 16, y + 10, #own > 0 and "keys" or "impetus keys", WHITE)
+  for i, k in ipairs(rows) do
+    local ty = y + 10 + (i + 0.5) * lh
+    if k.title then
+      gfx.text(x + 16, ty, k.title, WHITE)
+    else
+      gfx.text(x + 16, ty, k[1], KEY)
+      gfx.text(x + 16 + col, ty, k[2], DIM)
+    end
   end
 end
 
 -- LOVE-style error screen: the message and traceback, and what to do about it
 function ui.error_screen(gfx, message)
   local width, height = gfx.size()
-  gfx.rect(0, 0, width, height, { 0.25, 0.05, 0.07, 0.88 })
+  gfx.rect(0, 0, width, height, { 0.25, 0.05, 0.07, 0.96 })
   local lh = gfx.line_height()
   gfx.text(24, 24, "Script error: the simulation is waiting", WHITE)
   local y = 24 + 2 * lh
