@@ -66,6 +66,8 @@
 #include "impulse.h"
 #include "island.h"
 #include "joint.h"
+#include "joint_position.h"
+#include "joint_velocity.h"
 #include "shape.h"
 #include "solver_bodies.h"
 #include "step.h"

@@ -1,24 +1,17 @@
-/* joint.h: articulated rigid bodies: joints of S1 (joint.c). */
+/* joint.h: articulated rigid bodies, the joints of S1 (joint.c): what the step and the exact contact mode
+ * read of them. */
 #ifndef IMPETUS_JOINT_H
 #define IMPETUS_JOINT_H
 
 #include "solver_bodies.h"
 
-/* joint.c: the impulse mode's joints (S1); called from impulse.c's step */
+/* the impulse mode's joints (S1): which bodies are jointed this step, and the pairs they join; the
+ * stabilizations are joint_velocity.h's and joint_position.h's */
 void joints_free(imp_world *w);
-int joints_prepare(imp_world *w, int n);
-const uint8_t *joints_jointed(const imp_world *w);
-bool joints_connected(const imp_world *w, int a, int b);
-void joints_post_stabilize(imp_world *w, solver_bodies *sb, bool motors);
+int joints_prepare(imp_world *w, int n);                 /* the step's topology; returns the live joints */
+const uint8_t *joints_jointed(const imp_world *w);       /* per dense body: awake, dynamic, jointed (NULL: no joints) */
+bool joints_connected(const imp_world *w, int a, int b); /* dense bodies a and b are joined: no contact between them */
 int joints_pairs(const imp_world *w, const uint64_t **pairs); /* dense body pairs joined (sorted lo << 32 | hi; the world is n) */
-/* S1 section VI: joints processed level by level with the contacts (blevel: contact-graph level per
- * dense body; `outside` or more: not in the graph) */
-void joints_contacts_begin(imp_world *w, const solver_bodies *sb);
-void joints_level(imp_world *w, solver_bodies *sb, int lo, int hi, const int *blevel, bool shock);
-void joints_split(imp_world *w, solver_bodies *sb);
-void joints_pre_stabilize(imp_world *w, solver_bodies *sb);
-/* states0: the bodies' states at the start of the step */
-void joints_positions(imp_world *w, solver_bodies *sb, const double *states0);
 /* the constrained directions of joint k (dense index 0..count-1) now, in world coordinates, for the QP
  * mode's equality rows: returns the number of rows written (<= 6; 0 for a joint whose body is gone). A
  * row is linear (relative velocity of the two articulation points pa, pb along dir) or angular

@@ -1,0 +1,377 @@
+/* joint_position.c: the joints at the position level: pre-stabilization (S1 section IV, eqs. 4-6) and
+ * the position update of jointed bodies.
+ *
+ * Pre-stabilization applies impulses that make the PREDICTED joint state allowed: the positions the
+ * position update will give with the velocities as they are (x' = x + h v, q' = exp(h omega) q, the split
+ * impulses' pseudo velocities included), so the joints never drift. With F the predicted residuals of
+ * every row (joint.c's predicted rows) and C their derivative with respect to the velocities, Newton
+ * solves (C W G^T) dlambda = -F with S1's impulse directions G fixed at the positions now. Limit rows
+ * are part of the projection: a limit whose predicted coordinate is past [lo, hi] drives it to the bound,
+ * and a limit once met at any prediction of the stage stays a row to its end (joint.pre_side); a limit
+ * the Newton carried past joins after it converged and the Newton goes on (at most 3 rounds). A motor
+ * that was not clamped in this step's velocity stages, with no limit row active, is a row too: its
+ * predicted coordinate is the one now plus h speed, so the position update moves the joint at the
+ * motor's speed exactly and the corrections of a loop do not change a motored crank's rate. In order:
+ *   1. S1's sweep: each joint's own Newton step (its m x m block alone) in turn, kept only if it lowers
+ *      |F| over all joints. It runs where the joints close a loop (through bodies or the world:
+ *      joints_prepare finds them), where it keeps a net's closed loops stable; on open chains and trees
+ *      it barely shortens the global Newton and costs a pass over every joint.
+ *   2. The global Newton on every row at once by joint_solve.c (Levenberg-Marquardt damping
+ *      K + mu diag K where a factorization fails) with a backtracking line search on |F|^2: never worse
+ *      than its start. It converges in 2-4 iterations to 1e-9 (m, rad) in ordinary steps.
+ *   3. Where it stalls, the fallback (pre_project): S1's directions are fixed at the positions now, and
+ *      on a long taut chain whipping at a coarse step the predicted constraints can be out of their
+ *      reach. Newton whose directions are the constraint normals at each iterate (Gauss-Newton, the
+ *      smallest correction in the mass metric each iteration) is quadratic where a solution exists; and
+ *      where a joint was already broken open, a continuation closes part of the gap now and the rest in
+ *      the next steps. Its impulses are not a pair through one point, so a step it solves keeps linear
+ *      momentum but not angular momentum exactly; S1's directions rebuilt at the prediction (one point per
+ *      joint, momentum kept) stall on the same chains.
+ *
+ * The position update (joints_positions) is exactly the prediction pre-stabilization converged on, then
+ * post-stabilization with the motors. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "body.h"
+#include "joint_internal.h"
+#include "joint_position.h"
+#include "joint_solve.h"
+#include "joint_velocity.h"
+#include "world_parts.h"
+
+#define NEWTON_ITERS 16
+#define FINAL_TOL 1e-9    /* m, and rad */
+#define STALL_RATIO 0.1   /* a global Newton step that leaves more than this of the residual stalls */
+#define SWEEP_TOL 1e-4    /* S1's sweep: a joint whose largest residual is below this takes no step */
+
+/* the predicted residuals of every node at the velocities pred_v, pred_w; returns the largest, |F|^2 in *n2 */
+static double pre_residuals(imp_world *w, const solver_bodies *sb, double *n2)
+{
+    struct joint_set *js = w->joints;
+    double worst = 0, sum = 0;
+    for (int p = 0; p < js->node_count; p++) {
+        row_block *R = &js->rows[p];
+        joint_rows_predicted(w, &js->joint[js->nodes[p]], R, sb->n, js->pred_v, js->pred_w, sb->Iinv, sb->im, sb->h, false);
+        if (js->keep_error > 0)
+            for (int r = 0; r < R->m; r++) R->f[r] -= js->keep_error * R->error_now[r];
+        for (int r = 0; r < R->m; r++) worst = fmax_num(worst, fabs(R->f[r])), sum += R->f[r] * R->f[r];
+    }
+    *n2 = sum;
+    return worst == worst ? worst : INFINITY;
+}
+
+/* pre_residuals for a line search's trial, which is often rejected (or ends the iteration): plain ball
+ * joints leave their derivatives to pre_finish_derivs */
+static double pre_residuals_trial(imp_world *w, const solver_bodies *sb, double *n2)
+{
+    w->joints->line_trial = true;
+    double worst = pre_residuals(w, sb, n2);
+    w->joints->line_trial = false;
+    return worst;
+}
+
+/* the derivatives pre_residuals_trial left out, at the same prediction (the sides kept in the rows) */
+static void pre_finish_derivs(struct joint_set *js, double h)
+{
+    for (int p = 0; p < js->node_count; p++) {
+        row_block *R = &js->rows[p];
+        if (R->derivs_pending) joint_rows_point_derivs(R, h);
+    }
+}
+
+/* rows of every node from scratch (impulse directions, active limits) with their residuals, as pre_residuals;
+ * all false: only the joints with limits (whose limit rows may come or go with the prediction) */
+static double pre_rows(imp_world *w, const solver_bodies *sb, double *n2, bool all)
+{
+    struct joint_set *js = w->joints;
+    double worst = 0, sum = 0;
+    for (int p = 0; p < js->node_count; p++) {
+        row_block *R = &js->rows[p];
+        joint *jt = &js->joint[js->nodes[p]];
+        joint_rows_predicted(w, jt, R, sb->n, js->pred_v, js->pred_w, sb->Iinv, sb->im, sb->h, all || jt->has_limits);
+        for (int r = 0; r < R->m; r++) worst = fmax_num(worst, fabs(R->f[r])), sum += R->f[r] * R->f[r];
+    }
+    *n2 = sum;
+    return worst == worst ? worst : INFINITY;
+}
+
+/* one Newton step of joint p's rows alone (S1 section IV's per-joint iteration), with its m x m block
+ * of K and the impulse directions of the stage's build (a joint with limits builds its own: its limit
+ * rows may come or go); none when its largest residual is below tol or not finite */
+static void sweep_joint(imp_world *w, solver_bodies *sb, int p, double tol)
+{
+    struct joint_set *js = w->joints;
+    row_block *R = &js->rows[p];
+    joint *jt = &js->joint[js->nodes[p]];
+    joint_rows_predicted(w, jt, R, sb->n, js->pred_v, js->pred_w, sb->Iinv, sb->im, sb->h, jt->has_limits);
+    double worst = 0, D[BLOCK_DOUBLES], lam[MAX_ROWS] = {0};
+    for (int r = 0; r < R->m; r++) worst = fmax_num(worst, fabs(R->f[r]));
+    if (!(worst < INFINITY) || !(worst >= tol)) return;
+    for (int r = 0; r < R->m; r++) {
+        for (int c = 0; c < R->m; c++) D[MAX_ROWS * r + c] = dot6(R->cA[r], R->wA[c]) + dot6(R->cB[r], R->wB[c]);
+        D[MAX_ROWS * r + r] += 1e-10 * fabs(D[MAX_ROWS * r + r]) + 1e-300;
+    }
+    if (!block_invert(D, R->m)) return;
+    for (int r = 0; r < R->m; r++) {
+        double s = 0;
+        for (int c = 0; c < R->m; c++) s -= D[MAX_ROWS * r + c] * R->f[c];
+        lam[r] = s;
+    }
+    jsolve_apply(js, p, lam, 1, js->pred_v, js->pred_w, sb->v, sb->w, sb->n);
+}
+
+/* S1's sweep: each joint's own Newton step in turn; kept only when it lowers |F|^2 over all joints (the
+ * state before it is saved and restored). Returns the largest residual, |F|^2 in *n2 */
+static double pre_sweep(imp_world *w, solver_bodies *sb, double *n2)
+{
+    struct joint_set *js = w->joints;
+    imp_vec3 *v = sb->v, *om = sb->w;
+    const int n = sb->n;
+    double a2;
+    for (int i = 0; i <= n; i++) js->saved_v[i] = js->pred_v[i], js->saved_w[i] = js->pred_w[i], js->scratch_v[i] = v[i], js->scratch_w[i] = om[i];
+    for (int p = 0; p < js->node_count; p++) sweep_joint(w, sb, p, SWEEP_TOL);
+    double wa = pre_rows(w, sb, &a2, false);
+    if (a2 <= *n2) {
+        *n2 = a2;
+        return wa;
+    }
+    for (int i = 0; i <= n; i++) js->pred_v[i] = js->saved_v[i], js->pred_w[i] = js->saved_w[i], v[i] = js->scratch_v[i], om[i] = js->scratch_w[i];
+    js->epoch++;
+    return pre_rows(w, sb, n2, false);
+}
+
+/* One round of the global Newton on every row at once: the sparse solve and a backtracking line search
+ * (alpha = 1, 1/2, 1/4) on |F|^2. With S1's directions G fixed, the iteration stalls well above the
+ * tolerance where the predicted constraints are out of their reach. On open chains and trees it hands
+ * over to the fallback at the first sign: a step that lowers nothing (undone), a step the line search
+ * had to shorten, or one that keeps more than STALL_RATIO of the largest residual (Newton near a
+ * reachable solution cuts it by far more); the damped retries on a stalled whipping chain would cost as
+ * much as the rest of the step. Where the joints close a loop it keeps its Levenberg-Marquardt retries
+ * (mu raised on a rejected step, two failures end it) and hands over only then: a closed net handed
+ * over early runs hotter and less stable. */
+static void newton_round(imp_world *w, solver_bodies *sb, double *worst, double *n2, double *mu, int *fails)
+{
+    struct joint_set *js = w->joints;
+    imp_vec3 *v = sb->v, *om = sb->w;
+    const int n = sb->n;
+    for (int it = 0; it < NEWTON_ITERS && *worst > FINAL_TOL && *fails < 2; it++) {
+        pre_finish_derivs(js, sb->h);
+        for (int p = 0; p < js->node_count; p++)
+            for (int r = 0; r < js->rows[p].m; r++) js->rhs[MAX_ROWS * p + r] = -js->rows[p].f[r];
+        jsolve_assemble(js, n, *mu);
+        if (!jsolve_factor(js)) {
+            *mu = *mu * 100 + 1e-6, (*fails)++;
+            continue;
+        }
+        jsolve_solve(js);
+        double alpha = 1, applied = 0, t2 = *n2, tw = *worst, last_w = *worst;
+        bool ok = false;
+        for (int ls = 0; ls < 3 && !ok; ls++, alpha *= 0.5) {
+            for (int p = 0; p < js->node_count; p++) jsolve_apply(js, p, js->sol + MAX_ROWS * p, alpha - applied, js->pred_v, js->pred_w, v, om, n);
+            applied = alpha;
+            tw = pre_residuals_trial(w, sb, &t2);
+            ok = t2 < (1 - 1e-4 * alpha) * *n2;
+        }
+        if (ok) {
+            *n2 = t2, *worst = tw;
+            if (js->loops) *mu = applied == 1 ? fmax(*mu * 0.1, 1e-9) : *mu * 10;
+            else if (applied < 1 || tw > STALL_RATIO * last_w) return; /* not Newton's quadratic pace: pre_project */
+        } else {
+            for (int p = 0; p < js->node_count; p++) jsolve_apply(js, p, js->sol + MAX_ROWS * p, -applied, js->pred_v, js->pred_w, v, om, n);
+            *worst = pre_residuals(w, sb, n2);
+            if (!js->loops) return;
+            *mu = *mu * 100 + 1e-6, (*fails)++; /* closed loops: damped retries before the fallback */
+        }
+    }
+}
+
+/* a limit the solve carried its coordinate past (not met at the first prediction): its row joins (the
+ * impulse directions are those of now, unchanged). Returns whether one joined; the rows' residuals are
+ * rebuilt (their largest into *worst, |F|^2 into *n2) where a joint has limits */
+static bool limits_joined(imp_world *w, const solver_bodies *sb, double *worst, double *n2)
+{
+    struct joint_set *js = w->joints;
+    bool limits = false;
+    for (int p = 0; p < js->node_count && !limits; p++) limits = js->joint[js->nodes[p]].has_limits;
+    if (!limits) return false;
+    int lim0 = 0, lim1 = 0;
+    for (int p = 0; p < js->node_count; p++)
+        for (int r = 0; r < js->rows[p].m; r++) lim0 += js->rows[p].kind[r] == ROW_LIMIT;
+    *worst = pre_rows(w, sb, n2, false);
+    for (int p = 0; p < js->node_count; p++)
+        for (int r = 0; r < js->rows[p].m; r++) lim1 += js->rows[p].kind[r] == ROW_LIMIT;
+    return lim1 != lim0;
+}
+
+/* The fallback when S1's Newton stalls: Newton whose directions follow the iterate. At V_k the rows'
+ * derivatives C (dF/dV) give G = C^T / h (rows_as_normals), and the smallest step in the mass metric
+ * that zeroes the linearization,
+ *     min 1/2 |dV|_M^2  subject to  F(V_k) + C dV = 0   =>   dV = W C^T mu,  (C W C^T) mu = -F(V_k),
+ * is the same sparse solve. It converges quadratically where a solution exists (2-4 iterations to
+ * 1e-9 m on a 50-link capsule chain at 1/60, where projecting V_0 with the derivatives of V_k creeps at a
+ * ratio of ~0.5 an iteration); its limit is the mass-metric projection of V_0 to first order. A line
+ * search on |F|^2 keeps every iterate no worse than the last, and a rejected step raises the
+ * Levenberg-Marquardt damping. */
+/* the constraint normals as directions, G = C^T / h (the impulse of a point row is then t at the
+ * predicted articulation point, turned by J_l^T), with W G: then K = C W C^T / h is symmetric positive
+ * semidefinite and every Newton step a descent direction of |F|^2 (Gauss-Newton: the smallest step in the
+ * mass metric that zeroes the linearization) */
+static void rows_as_normals(struct joint_set *js, const solver_bodies *sb)
+{
+    for (int p = 0; p < js->node_count; p++) {
+        row_block *R = &js->rows[p];
+        for (int r = 0; r < R->m; r++)
+            for (int k = 0; k < 6; k++) R->gA[r][k] = R->cA[r][k] / sb->h, R->gB[r][k] = R->cB[r][k] / sb->h;
+        joint_rows_weights(R, sb->Iinv, sb->im);
+    }
+}
+
+static double pre_project(imp_world *w, const solver_bodies *sb, double worst, double n2)
+{
+    struct joint_set *js = w->joints;
+    const int n = sb->n;
+    double mu = 1e-9;
+    if (n2 < 0) worst = pre_residuals(w, sb, &n2); /* else the rows hold the residuals at V, with C */
+    for (int it = 0; it < 2 * NEWTON_ITERS && worst > FINAL_TOL; it++) {
+        pre_finish_derivs(js, sb->h);
+        rows_as_normals(js, sb);
+        for (int p = 0; p < js->node_count; p++)
+            for (int r = 0; r < js->rows[p].m; r++) js->rhs[MAX_ROWS * p + r] = -js->rows[p].f[r];
+        jsolve_assemble(js, n, mu);
+        if (!jsolve_factor(js)) break;
+        jsolve_solve(js);
+        /* the step dV = W G dlambda into scratch_v, scratch_w */
+        for (int i = 0; i <= n; i++) js->scratch_v[i] = js->scratch_w[i] = v3(0, 0, 0);
+        for (int p = 0; p < js->node_count; p++) jsolve_apply(js, p, js->sol + MAX_ROWS * p, 1, js->scratch_v, js->scratch_w, NULL, NULL, n);
+        double t2 = n2, tw = worst, at = 0;
+        bool ok = false;
+        for (int ls = 0; ls < 3 && !ok; ls++) {
+            double alpha = ls == 0 ? 1 : ls == 1 ? 0.5 : 0.25;
+            for (int i = 0; i <= n; i++) js->pred_v[i] = v3_mad(js->pred_v[i], js->scratch_v[i], alpha - at), js->pred_w[i] = v3_mad(js->pred_w[i], js->scratch_w[i], alpha - at);
+            js->epoch++;
+            at = alpha;
+            tw = pre_residuals_trial(w, sb, &t2);
+            ok = t2 < n2;
+        }
+        if (!ok) { /* back to V_k, and damp harder (Levenberg-Marquardt: a shorter step, closer to the gradient) */
+            for (int i = 0; i <= n; i++) js->pred_v[i] = v3_mad(js->pred_v[i], js->scratch_v[i], -at), js->pred_w[i] = v3_mad(js->pred_w[i], js->scratch_w[i], -at);
+            js->epoch++;
+            worst = pre_residuals(w, sb, &n2);
+            mu = mu * 10 + 1e-4;
+            if (mu > 1e6) break;
+            continue;
+        }
+        mu = at == 1 ? fmax(mu * 0.1, 1e-9) : mu;
+        n2 = t2, worst = tw;
+    }
+    return worst;
+}
+
+/* the fallback (pre_project), and where a joint is still far (broken open by an earlier failure) a
+ * continuation that aims at part of the way, so the next steps close it instead of one violent step
+ * that cannot; the velocities of jointed bodies become the predicted ones less the split impulses' */
+static void pre_fallback(imp_world *w, solver_bodies *sb, double worst, double n2)
+{
+    struct joint_set *js = w->joints;
+    const int n = sb->n;
+    double left = pre_project(w, sb, worst, n2);
+    /* the errors now (the prediction with h = 0) are built in a scratch copy of the row (what a
+     * residual build reads: the sides now, the rows and their targets), so the rows keep the residuals
+     * and derivatives of the last iterate, where the continuation starts */
+    for (int p = 0; p < js->node_count && left > 1e-6; p++) {
+        row_block *R = &js->rows[p], T;
+        T.m = R->m, T.limit_target = R->limit_target, T.motor_target = R->motor_target, T.sA = R->sA, T.sB = R->sB;
+        memcpy(T.kind, R->kind, sizeof T.kind);
+        joint_rows_predicted(w, &js->joint[js->nodes[p]], &T, n, js->pred_v, js->pred_w, sb->Iinv, sb->im, 0, false);
+        memcpy(R->error_now, T.f, sizeof R->error_now);
+        for (int r = 0; r < R->m; r++)
+            if (R->kind[r] == ROW_MOTOR) R->error_now[r] = 0; /* a motor's target is a motion, not an error */
+    }
+    for (js->keep_error = 0.5; left > 1e-6 && js->keep_error < 0.9; js->keep_error = 1 - 0.5 * (1 - js->keep_error)) left = pre_project(w, sb, left, -1);
+    js->keep_error = 0;
+    for (int i = 0; i < n; i++)
+        if (js->jointed[i] && sb->im[i] > 0) sb->v[i] = v3_sub(js->pred_v[i], sb->vp[i]), sb->w[i] = v3_sub(js->pred_w[i], sb->wp[i]);
+}
+
+/* Pre-stabilization (S1 section IV; the header): S1's sweep where the joints close a loop, the global
+ * damped Newton, and the fallback where it stalls */
+void joints_pre_stabilize(imp_world *w, solver_bodies *sb)
+{
+    const int n = sb->n;
+    struct joint_set *js = w->joints;
+    if (!js || !js->ids.count) return;
+    jsolve_collect(js, n, sb->im);
+    if (!js->node_count) return;
+    for (int i = 0; i <= n; i++) js->pred_v[i] = v3_add(sb->v[i], sb->vp[i]), js->pred_w[i] = v3_add(sb->w[i], sb->wp[i]);
+    js->epoch++, js->pred_cache_h = sb->h, js->keep_error = 0;
+    for (int p = 0; p < js->node_count; p++) js->joint[js->nodes[p]].pre_side = 0;
+    /* impulse directions and active limit rows (fixed through the global solve), with the residuals */
+    double n2, worst = pre_rows(w, sb, &n2, true);
+    if (js->loops && worst > FINAL_TOL) worst = pre_sweep(w, sb, &n2);
+    double mu = 1e-9;
+    int fails = 0;
+    for (int round = 0; round < 3; round++) {
+        newton_round(w, sb, &worst, &n2, &mu, &fails);
+        if (fails >= 2 || !limits_joined(w, sb, &worst, &n2)) break;
+    }
+    if (worst > 1e-8) pre_fallback(w, sb, worst, n2);
+    js->pre_stab_h = sb->h; /* pred_v, pred_w hold the predicted velocities of this step (joints_positions) */
+}
+
+/* The position update of jointed bodies, exactly the prediction of pre-stabilization: x' = x + h v,
+ * q' = exp(h omega) q (omega held); then post-stabilization with the motors, the momenta from the
+ * velocities, and the hinge angles unwrapped turn by turn */
+void joints_positions(imp_world *w, solver_bodies *sb, const double *states0)
+{
+    imp_vec3 *v = sb->v, *om = sb->w;
+    const imp_vec3 *vp = sb->vp, *wp = sb->wp;
+    imp_mat3 *Iinv = sb->Iinv;
+    const double *im = sb->im, h = sb->h;
+    const int n = sb->n;
+    struct joint_set *js = w->joints;
+    if (!js || !js->ids.count) return;
+    /* the predicted velocities pre-stabilization converged on (v + v_p there, up to rounding) and, where
+     * its last evaluation was at them, its predicted rotations: the positions are exactly the
+     * prediction whose joint errors it made < 1e-9 */
+    const bool pre = js->pre_stab_h == h && js->body_table_cap > n && !w->settings.planar; /* (planar: impulse.c projects v, v_p after) */
+    for (int i = 0; i < n; i++) {
+        if (!js->jointed[i] || im[i] == 0) continue;
+        const double *X0 = states0 + BODY_DIM * i;
+        double *X = w->bodies->state + BODY_DIM * i;
+        const imp_vec3 vv = pre ? js->pred_v[i] : v3_add(v[i], vp[i]), ww = pre ? js->pred_w[i] : v3_add(om[i], wp[i]);
+        v3_store(X, v3_add(v3_load(X0), v3_scale(vv, h)));
+        imp_quat q;
+        if (pre && js->pred_epoch[i] == js->epoch && js->pred_version[i] == js->vel_version[i] && !memcmp(&js->body_q_state[i], X0 + 3, sizeof(imp_quat))) {
+            q = js->pred_q[i];
+        } else {
+            imp_mat3 unused;
+            joint_predict_rotation(quat_normalize(quat(X0[3], X0[4], X0[5], X0[6])), ww, h, &q, &unused);
+        }
+        X[3] = q.w, X[4] = q.x, X[5] = q.y, X[6] = q.z;
+        /* as impulse_step loads it next step (bit for bit: the kept post-stabilization factors), and as
+         * joint_side_now would find it */
+        const imp_quat qn = quat_normalize(q);
+        const imp_mat3 R = quat_to_m3(qn);
+        Iinv[i] = m3_rotate_tensor(R, w->bodies->body[i].Ibody_inv);
+        if (js->body_table_cap > i) memcpy(&js->body_q_state[i], X + 3, sizeof(imp_quat)), js->body_q[i] = qn, js->body_R[i] = R;
+    } /* (the shapes follow in the step's contact update, or as the body falls asleep: impulse.c) */
+    joints_post_stabilize(w, sb, true); /* with the motors (what is left of max h) */
+    for (int i = 0; i < n; i++) {
+        if (!js->jointed[i] || im[i] == 0) continue;
+        double *X = w->bodies->state + BODY_DIM * i;
+        const imp_mat3 R = js->body_table_cap > i ? js->body_R[i] : quat_to_m3(quat_of(X));
+        v3_store(X + 7, v3_scale(v[i], w->bodies->body[i].mass));
+        v3_store(X + 10, m3_mul_v(m3_rotate_tensor(R, w->bodies->body[i].Ibody), om[i]));
+    }
+    /* the hinge angles, unwrapped turn by turn */
+    for (int k = 0; k < js->ids.count; k++) {
+        joint *jt = &js->joint[k];
+        if (jt->ia < 0 || jt->ib < 0 || !angular_free(jt->type)) continue;
+        joint_side A, B;
+        joint_side_now(w, jt->ia, n, jt->la, jt->fa, NULL, true, &A);
+        joint_side_now(w, jt->ib, n, jt->lb, jt->fb, NULL, true, &B);
+        jt->angle = joint_hinge_angle(A.F, B.F, jt->angle);
+    }
+}
+
