@@ -1,10 +1,30 @@
-/* wrap_handles.c: the machinery every type shares: handles (one userdata per object, found again
+/* wrap_handles.c: the machinery every type shares: the World's checker, handles (one userdata per object, found again
  * through the world's cache), the scripts' data tables, script callbacks the engine calls, and the
  * metatables (methods, getters, setters). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "imp_lua.h"
+
+/* ---- the World's checker --------------------------------------------------------------------------------------- */
+
+world_userdata *impl_check_world_userdata(lua_State *L, int idx)
+{
+    world_userdata *world = luaL_checkudata(L, idx, IMPL_WORLD);
+    if (!world->w) luaL_error(L, "stale World: this world was destroyed");
+    return world;
+}
+
+imp_world *impl_check_world(lua_State *L, int idx) { return impl_check_world_userdata(L, idx)->w; }
+
+world_userdata *impl_check_world_unlocked(lua_State *L, int idx, const char *what)
+{
+    world_userdata *world = impl_check_world_userdata(L, idx);
+    if (imp_world_locked(world->w))
+        luaL_error(L, "%s: the world is locked while it steps (a force field or behaviour may read it, "
+                      "not change it; make changes in update)", what);
+    return world;
+}
 
 /* ---- handles -------------------------------------------------------------------------------------- */
 

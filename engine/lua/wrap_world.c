@@ -1,8 +1,9 @@
-/* wrap_world.c: the World type (impetus.world{...}): its checker, stepping, its properties (the
+/* wrap_world.c: the World type (impetus.world{...}): creating and stepping it, its properties (the
  * integrator's, the contact modes', the constraint solver's and the implicit integrator's settings)
  * and the one table of every World method. A method that makes or reads objects of another type
  * (world:body{...}, world:rod(a, b), world:raycast(...)) has its body in that type's file
- * (or in wrap_world_contacts.c for the contact results and queries) and is listed here.
+ * (or in wrap_world_contacts.c for the contact results and queries) and is listed here; the World's
+ * checker, which every type's file uses, is in wrap_handles.c.
  *
  * A World userdata owns its imp_world. Its first user value is a cache of handles (weak values), so
  * the same object always comes back as the same userdata: handles compare equal and can key tables. */
@@ -12,26 +13,6 @@
 #include <string.h>
 
 #include "imp_lua.h"
-
-/* ---- the checker --------------------------------------------------------------------------------------- */
-
-world_userdata *impl_check_world_userdata(lua_State *L, int idx)
-{
-    world_userdata *world = luaL_checkudata(L, idx, IMPL_WORLD);
-    if (!world->w) luaL_error(L, "stale World: this world was destroyed");
-    return world;
-}
-
-imp_world *impl_check_world(lua_State *L, int idx) { return impl_check_world_userdata(L, idx)->w; }
-
-world_userdata *impl_check_world_unlocked(lua_State *L, int idx, const char *what)
-{
-    world_userdata *world = impl_check_world_userdata(L, idx);
-    if (imp_world_locked(world->w))
-        luaL_error(L, "%s: the world is locked while it steps (a force field or behaviour may read it, "
-                      "not change it; make changes in update)", what);
-    return world;
-}
 
 /* ---- creation, collection, stepping ---------------------------------------------------------------------- */
 
