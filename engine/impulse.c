@@ -61,6 +61,7 @@
 #include "body.h"
 #include "collider.h"
 #include "contact.h"
+#include "dense.h"
 #include "ids.h"
 #include "imp_math.h"
 #include "impulse.h"
@@ -89,15 +90,14 @@ typedef struct contact_row {
     double k;                 /* m_eff = 1 / (1/M_a + 1/M_b + (r_a x d).I_a^-1 (r_a x d) + ...)   */
 } contact_row;
 
-/* a contact point as the sweeps see it (what every sweep reads is here, ~460 bytes; the rest is in
- * contact_point_info at the same index, so the sweeps stream less memory) */
+/* a contact point: its rows along n, t1, t2 (the collisions, the split impulses and the friction
+ * coefficient read them per point; the sweeps solve a manifold's points together, as a patch) */
 typedef struct contact_point {
     contact_row row[3];       /* along n, t1, t2                                                    */
     imp_vec3 n, t1, t2;
     double ima, imb;
-    double jn, jt1, jt2, jp;  /* accumulated normal, friction and split (pseudo) impulses; in the
-                                 collision stage jp marks a point that collided                     */
-    double mu;                /* the Coulomb coefficient of this step (static or kinetic)          */
+    double jn, jp;            /* accumulated normal and split (pseudo) impulses; in the collision
+                                 stage jp marks a point that collided                               */
     double gap;               /* max(-depth, 0) / h: the approach speed a near point may have      */
     double bias;              /* beta max(depth - slop, 0) / h: the split impulses' target speed  */
     int a, b;                 /* dense body index; the static world is index n (all zero)          */
@@ -105,12 +105,31 @@ typedef struct contact_point {
 
 /* the rest of a contact point: what the stages other than the sweeps read */
 typedef struct contact_point_info {
-    double ka[3], kb[3];      /* m_eff with only A / only B moving (shock propagation), per row    */
     imp_vec3 ra, rb;          /* lever arms from the centres of mass                               */
     int man, k;               /* manifold and point in it                                          */
     int level;                /* contact-graph level: the higher of the two bodies' levels         */
     double mu_s, mu_k, e, depth;
 } contact_point_info;
+
+/* A manifold's points solved together (see "the patch" below): the matrices of its normal rows and of
+ * the three friction rows at its centroid, in slot 0 with both sides answering and in slot 1 with the
+ * side shock propagation moves (built when it gets there) */
+typedef struct contact_patch {
+    int first, count;         /* its points: points[first .. first + count)                        */
+    int a, b, level;          /* its bodies (dense; n: the world) and its contact-graph level      */
+    imp_vec3 n, t1, t2;
+    imp_vec3 ra, rb;          /* the centroid's lever arms                                          */
+    double rho;               /* the twist's lever: 2/3 of the points' mean distance from the centroid */
+    double mu;                /* this step's Coulomb coefficient (static or kinetic)                */
+    double lambda[3];         /* accumulated friction: along t1, t2, and the twist about n          */
+    imp_vec3 fa[3], fb[3];    /* the friction rows' angular parts on A and B: r x t1, r x t2, n     */
+    imp_vec3 ia[3], ib[3];    /* their images under I_a^-1, I_b^-1                                   */
+    int active;               /* the normal rows that pushed in the last solve (a bit set)         */
+    double normal[2][16];     /* A of the normal rows (m x m, row stride 4)                         */
+    double normal_inv[2][16]; /* (A + eps I)^-1                                                      */
+    double eps[2];
+    double friction_inv[2][9];/* K^-1 of the three friction rows                                    */
+} contact_patch;
 
 typedef struct impulse_state {
     solver_bodies sb;            /* the bodies' velocities, inverse masses and inertias; n + 1 each  */
@@ -122,6 +141,8 @@ typedef struct impulse_state {
     contact_point *points;       /* the contact points in level order                                */
     contact_point_info *info;    /* their other data, same order                                     */
     int np;                      /* points this step                                                 */
+    contact_patch *patches;      /* the live manifolds' patches, in the same order                   */
+    int npatch, patch_cap;
     int *level_count;            /* MAX_LEVEL + 2 counters of the level sort                         */
     int *man_ab, *live; int man_cap, nlive; /* per manifold: its two bodies; the manifolds that count */
     int njoints;                 /* live joints this step                                            */
@@ -137,7 +158,7 @@ void impulse_free(imp_world *w)
     solver_bodies *sb = &s->sb;
     free(sb->v), free(sb->w), free(sb->vp), free(sb->wp), free(sb->Iinv), free(sb->im);
     islands_free(&s->graph);
-    free(s->held), free(s->points), free(s->info), free(s->level_count), free(s->hits), free(s->man_ab), free(s->live);
+    free(s->held), free(s->points), free(s->info), free(s->patches), free(s->level_count), free(s->hits), free(s->man_ab), free(s->live);
     free(s);
     w->impulse = NULL;
 }
@@ -174,6 +195,10 @@ static void reserve_points(impulse_state *s, int n)
 
 static void reserve_manifolds(impulse_state *s, int nm)
 {
+    if (nm > s->patch_cap) {
+        s->patch_cap = nm * 3 / 2 + 64;
+        s->patches = ids_grow(s->patches, sizeof(contact_patch), s->patch_cap);
+    }
     if (nm <= s->man_cap) return;
     s->man_cap = nm * 3 / 2 + 64;
     s->man_ab = ids_grow(s->man_ab, 2 * sizeof(int), s->man_cap);
@@ -210,48 +235,200 @@ static inline void row_apply(imp_vec3 *v, imp_vec3 *w, const contact_point *c, c
     if (mb) v[c->b] = v3_mad(v[c->b], d, -j * c->imb), w[c->b] = v3_mad(w[c->b], r->ib, -j);
 }
 
-static inline double row_k(const contact_point *c, const contact_point_info *cc, int r, int ma, int mb)
+/* ---- the patch: a manifold's points solved together ------------------------------------------------ *
+ * The points of one manifold (up to four corners of a face on a face) are solved as one block, in the
+ * sweeps and in shock propagation. Point by point, Gauss-Seidel leaves their normal impulses anywhere
+ * along the directions the corners share (four coplanar corners hold a body by three equations; the
+ * fourth is redundant), and warm starting carries that choice from step to step: the weight in a tall
+ * stack drifts onto one edge of an interface and the column above tips over it. Friction taken per
+ * corner is eight rows for an interface's three tangential freedoms: the corners lock in opposing
+ * friction that warm starting feeds, and its torques push the normal impulses to the edges.
+ *
+ * Normal impulses: the patch's m rows at once, w = A j + b >= 0, j >= 0, j . w = 0, A the rows'
+ * J M^-1 J^T (S0's A restricted to the patch), b the normal velocities with the patch's own impulses
+ * taken out, plus each point's allowed approach (its gap). A is singular for four coplanar corners; it
+ * is solved as A + eps I, eps = PATCH_EPS times its largest diagonal entry, whose solution tends to the
+ * least-norm one as eps -> 0: the weight as evenly over the corners as the torques allow.
+ *
+ * Friction: three rows at the patch's centroid c, the tangents t1, t2 (linear rows with lever arms
+ * r = c - x) and the twist about n (angular), with the accumulated (lambda1, lambda2) held in the disc
+ * mu N and the twist in [-mu N rho, mu N rho], N the patch's normal impulse and rho 2/3 of the points'
+ * mean distance from c (uniform pressure over a disc of radius R resists twisting with 2/3 mu N R).
+ * One 3 x 3 solve, lambda += -K^-1 u with u the rows' velocities and K = J M^-1 J^T, then the clamp.
+ *
+ * Shock propagation holds the lower body: the same solves with its inverse mass and inertia zero, with
+ * the patch's matrices for that case built when shock propagation reaches it. */
+#define PATCH_EPS 1e-6 /* the regularization of the normal rows' A, relative to its largest diagonal entry */
+enum { BOTH, ONLY_A, ONLY_B }; /* which sides of a patch answer its impulses */
+
+/* into `slot`: K^-1 of the friction rows, and A and A^+ of the normal rows, when `who` answers */
+static void patch_matrices(const solver_bodies *sb, const contact_point *P, contact_patch *p, int who, int slot)
 {
-    return ma && mb ? c->row[r].k : ma ? cc->ka[r] : cc->kb[r];
+    const bool ua = who != ONLY_B, ub = who != ONLY_A;
+    const double ima = ua ? sb->im[p->a] : 0, imb = ub ? sb->im[p->b] : 0;
+    const imp_vec3 lin[3] = {p->t1, p->t2, v3(0, 0, 0)};
+    double *K = p->friction_inv[slot];
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) {
+            double k = (ima + imb) * v3_dot(lin[r], lin[c]);
+            if (ua) k += v3_dot(p->fa[r], p->ia[c]);
+            if (ub) k += v3_dot(p->fb[r], p->ib[c]);
+            K[3 * r + c] = k;
+        }
+    if (!dense_invert(K, 3, 3)) memset(K, 0, 9 * sizeof(double)); /* neither side can answer */
+    const int m = p->count;
+    double *A = p->normal[slot], *N = p->normal_inv[slot], big = 0;
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < m; j++) {
+            const contact_row *ri = &P[i].row[0], *rj = &P[j].row[0];
+            double a = ima + imb;
+            if (ua) a += v3_dot(ri->ca, rj->ia);
+            if (ub) a += v3_dot(ri->cb, rj->ib);
+            A[4 * i + j] = a;
+            if (i == j && a > big) big = a;
+        }
+    p->eps[slot] = m > 1 ? PATCH_EPS * big : 0;
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < m; j++) N[4 * i + j] = A[4 * i + j] + (i == j ? p->eps[slot] : 0);
+    if (!(big > 0) || !dense_invert(N, m, 4)) memset(N, 0, 16 * sizeof(double));
 }
 
-/* one point of a contact sweep: friction in the cone of the present normal impulse, then the normal
- * impulse that stops the approach. ma, mb: which sides answer (shock propagation: the upper one only).
- * The two bodies' velocities are held in locals for the three rows and stored once. */
-static double solve_point(solver_bodies *bodies, contact_point *c, const contact_point_info *cc, int ma, int mb)
+/* the patch of the points [first, first + count): centroid, twist lever, matrices */
+static void patch_prepare(const solver_bodies *sb, const contact_point *P, const contact_point_info *info,
+                          contact_patch *p)
 {
-    const int a = c->a, b = c->b;
-    imp_vec3 va = bodies->v[a], wa = bodies->w[a], vb = bodies->v[b], wb = bodies->w[b];
-    const double sa = ma ? c->ima : 0, sb = mb ? c->imb : 0, fa = ma ? 1 : 0, fb = mb ? 1 : 0;
-#define ROW_VEL(r, d) (v3_dot(d, v3_sub(va, vb)) + v3_dot(c->row[r].ca, wa) - v3_dot(c->row[r].cb, wb))
-#define ROW_APPLY(r, d, j)                                                              \
-    do {                                                                                \
-        va = v3_mad(va, d, (j) * sa), wa = v3_mad(wa, c->row[r].ia, (j) * fa);          \
-        vb = v3_mad(vb, d, -(j) * sb), wb = v3_mad(wb, c->row[r].ib, -(j) * fb);        \
-    } while (0)
-    /* friction: accumulated (jt1, jt2) clamped to the disc of radius mu jn */
-    double o1 = c->jt1, o2 = c->jt2;
-    double j1 = o1 - row_k(c, cc, 1, ma, mb) * ROW_VEL(1, c->t1);
-    double j2 = o2 - row_k(c, cc, 2, ma, mb) * ROW_VEL(2, c->t2);
-    double lim = c->mu * c->jn, len2 = j1 * j1 + j2 * j2;
+    const int m = p->count;
+    imp_vec3 ra = v3(0, 0, 0), rb = v3(0, 0, 0);
+    for (int i = 0; i < m; i++) ra = v3_add(ra, info[i].ra), rb = v3_add(rb, info[i].rb);
+    p->ra = v3_scale(ra, 1.0 / m), p->rb = v3_scale(rb, 1.0 / m);
+    double dist = 0;
+    for (int i = 0; i < m; i++) dist += v3_len(v3_sub(info[i].ra, p->ra));
+    p->rho = 2.0 / 3.0 * dist / m;
+    const imp_vec3 ra_ = p->ra, rb_ = p->rb;
+    p->fa[0] = v3_cross(ra_, p->t1), p->fa[1] = v3_cross(ra_, p->t2), p->fa[2] = p->n;
+    p->fb[0] = v3_cross(rb_, p->t1), p->fb[1] = v3_cross(rb_, p->t2), p->fb[2] = p->n;
+    for (int r = 0; r < 3; r++) p->ia[r] = m3_mul_v(sb->Iinv[p->a], p->fa[r]), p->ib[r] = m3_mul_v(sb->Iinv[p->b], p->fb[r]);
+    p->active = (1 << m) - 1;
+    patch_matrices(sb, P, p, BOTH, 0);
+}
+
+/* apply the friction change d (t1, t2, twist) to the sides that answer */
+static void patch_friction_apply(solver_bodies *sb, const contact_patch *p, const double d[3], int who)
+{
+    const imp_vec3 lin = v3_add(v3_scale(p->t1, d[0]), v3_scale(p->t2, d[1]));
+    if (who != ONLY_B) {
+        sb->v[p->a] = v3_mad(sb->v[p->a], lin, sb->im[p->a]);
+        sb->w[p->a] = v3_mad(v3_mad(v3_mad(sb->w[p->a], p->ia[0], d[0]), p->ia[1], d[1]), p->ia[2], d[2]);
+    }
+    if (who != ONLY_A) {
+        sb->v[p->b] = v3_mad(sb->v[p->b], lin, -sb->im[p->b]);
+        sb->w[p->b] = v3_mad(v3_mad(v3_mad(sb->w[p->b], p->ib[0], -d[0]), p->ib[1], -d[1]), p->ib[2], -d[2]);
+    }
+}
+
+/* hold lambda in the friction cone of the patch's normal impulse N */
+static void patch_friction_clamp(const contact_patch *p, double N, double lambda[3])
+{
+    double lim = p->mu * N, len2 = lambda[0] * lambda[0] + lambda[1] * lambda[1];
     if (len2 > lim * lim) {
         double f = lim / sqrt(len2);
-        j1 *= f, j2 *= f;
+        lambda[0] *= f, lambda[1] *= f;
     }
-    c->jt1 = j1, c->jt2 = j2;
-    ROW_APPLY(1, c->t1, j1 - o1);
-    ROW_APPLY(2, c->t2, j2 - o2);
-    /* normal: accumulated jn >= 0, target n . dv = 0; a gap (depth < 0) may close in this step, no more */
-    double jn = c->jn - row_k(c, cc, 0, ma, mb) * (ROW_VEL(0, c->n) + c->gap);
-    if (jn < 0) jn = 0;
-    double change = fabs(jn - c->jn) + fabs(j1 - o1) + fabs(j2 - o2);
-    ROW_APPLY(0, c->n, jn - c->jn);
-    c->jn = jn;
-#undef ROW_VEL
-#undef ROW_APPLY
-    if (ma) bodies->v[a] = va, bodies->w[a] = wa;
-    if (mb) bodies->v[b] = vb, bodies->w[b] = wb;
-    return change; /* how much the impulses moved (the sweeps stop when nothing does) */
+    double tw = lim * p->rho;
+    lambda[2] = lambda[2] > tw ? tw : lambda[2] < -tw ? -tw : lambda[2];
+}
+
+static double patch_friction(solver_bodies *sb, const contact_point *P, contact_patch *p, int who)
+{
+    const int slot = who != BOTH;
+    const imp_vec3 dv = v3_sub(sb->v[p->a], sb->v[p->b]), wa = sb->w[p->a], wb = sb->w[p->b];
+    const double u[3] = {v3_dot(p->t1, dv) + v3_dot(p->fa[0], wa) - v3_dot(p->fb[0], wb),
+                         v3_dot(p->t2, dv) + v3_dot(p->fa[1], wa) - v3_dot(p->fb[1], wb),
+                         v3_dot(p->fa[2], wa) - v3_dot(p->fb[2], wb)};
+    const double *Ki = p->friction_inv[slot];
+    double N = 0, lambda[3], d[3];
+    for (int i = 0; i < p->count; i++) N += P[i].jn;
+    for (int r = 0; r < 3; r++) lambda[r] = p->lambda[r] - (Ki[3 * r] * u[0] + Ki[3 * r + 1] * u[1] + Ki[3 * r + 2] * u[2]);
+    patch_friction_clamp(p, N, lambda);
+    for (int r = 0; r < 3; r++) d[r] = lambda[r] - p->lambda[r], p->lambda[r] = lambda[r];
+    patch_friction_apply(sb, p, d, who);
+    return fabs(d[0]) + fabs(d[1]) + fabs(d[2]);
+}
+
+/* x = -(A_SS + eps I)^-1 b_S on the rows of S (a bit set), 0 on the others */
+static void patch_normal_solve(const contact_patch *p, int slot, const double *b, int S, double *x)
+{
+    const int m = p->count;
+    if (S == (1 << m) - 1) { /* every row: the inverse kept for it */
+        for (int i = 0; i < m; i++) {
+            x[i] = 0;
+            for (int j = 0; j < m; j++) x[i] -= p->normal_inv[slot][4 * i + j] * b[j];
+        }
+        return;
+    }
+    int idx[4], k = 0;
+    for (int i = 0; i < m; i++) x[i] = 0;
+    for (int i = 0; i < m; i++)
+        if (S >> i & 1) idx[k++] = i;
+    double M[16];
+    for (int r = 0; r < k; r++)
+        for (int c = 0; c < k; c++) M[4 * r + c] = p->normal[slot][4 * idx[r] + idx[c]] + (r == c ? p->eps[slot] : 0);
+    if (!k || !dense_invert(M, k, 4)) return;
+    for (int r = 0; r < k; r++)
+        for (int c = 0; c < k; c++) x[idx[r]] -= M[4 * r + c] * b[idx[c]];
+}
+
+/* The patch's normal impulses: the LCP w = A x + b >= 0, x >= 0, x . w = 0 by an active set S of rows
+ * (x = -(A_SS + eps I)^-1 b_S on S, 0 off it): from the last solve's set, drop the row of the most
+ * negative x, or take in the row of the most negative w, until neither is left (a few rounds for
+ * m <= 4; the first holds at rest) */
+static double patch_normals(solver_bodies *sb, contact_point *P, contact_patch *p, int who)
+{
+    const int m = p->count, slot = who != BOTH;
+    const double *A = p->normal[slot];
+    double b[4], x[4];
+    for (int i = 0; i < m; i++) {
+        b[i] = row_vel(sb->v, sb->w, &P[i], &P[i].row[0], P[i].n) + P[i].gap;
+        for (int j = 0; j < m; j++) b[i] -= A[4 * i + j] * P[j].jn;
+    }
+    int S = p->active; /* the last solve's set: the same at rest */
+    for (int round = 0; round < 2 * m + 2; round++) {
+        patch_normal_solve(p, slot, b, S, x);
+        int worst = -1;
+        double most = 0;
+        for (int i = 0; i < m; i++)
+            if ((S >> i & 1) && x[i] < most) most = x[i], worst = i;
+        if (worst >= 0) {
+            S &= ~(1 << worst);
+            continue;
+        }
+        for (int i = 0; i < m; i++) {
+            if (S >> i & 1) continue;
+            double wi = b[i];
+            for (int j = 0; j < m; j++) wi += A[4 * i + j] * x[j];
+            if (wi < most) most = wi, worst = i;
+        }
+        if (worst < 0) break;
+        S |= 1 << worst;
+    }
+    p->active = S;
+    double change = 0;
+    for (int i = 0; i < m; i++) {
+        const double d = (x[i] > 0 ? x[i] : 0) - P[i].jn;
+        change += fabs(d);
+        row_apply(sb->v, sb->w, &P[i], &P[i].row[0], P[i].n, d, who != ONLY_B, who != ONLY_A);
+        P[i].jn += d;
+    }
+    return change;
+}
+
+/* one patch in a sweep: friction in the cone of the present normal impulses, then the normal impulses
+ * that stop the approach; returns how much the impulses moved */
+static double patch_solve(solver_bodies *sb, contact_point *points, contact_patch *p, int who)
+{
+    contact_point *P = points + p->first;
+    double change = patch_friction(sb, P, p, who);
+    return change + patch_normals(sb, P, p, who);
 }
 
 static void project_planar(imp_vec3 *v, imp_vec3 *w) { v->z = 0, w->x = 0, w->y = 0; }
@@ -417,8 +594,6 @@ static void build_points(imp_world *w, impulse_state *s)
             cc->mu_k = sqrt(mu_a * mu_b), cc->mu_s = sqrt(ms_a * ms_b), cc->e = fmax(e_a, e_b);
             c->jn = ct->normal_impulse[k];
             c->jp = 0;
-            imp_vec3 jt = ct->tangent_impulse[k];
-            c->jt1 = v3_dot(jt, t1), c->jt2 = v3_dot(jt, t2);
         }
     }
 }
@@ -438,9 +613,34 @@ static void point_rows(impulse_state *s)
             R->ia = m3_mul_v(sb->Iinv[c->a], R->ca), R->ib = m3_mul_v(sb->Iinv[c->b], R->cb);
             double ka = c->ima + v3_dot(R->ca, R->ia), kb = c->imb + v3_dot(R->cb, R->ib);
             R->k = ka + kb > 0 ? 1 / (ka + kb) : 0;
-            cc->ka[r] = ka > 0 ? 1 / ka : 0;
-            cc->kb[r] = kb > 0 ? 1 / kb : 0;
         }
+    }
+}
+
+/* the points of each live manifold as one patch (they are consecutive in level order), with last step's
+ * friction as the warm start: the points' friction impulses summed along t1, t2, and their twist about
+ * the centroid */
+static void build_patches(imp_world *w, impulse_state *s)
+{
+    s->npatch = 0;
+    for (int q = 0; q < s->np;) {
+        const int man = s->info[q].man;
+        int m = 1;
+        while (q + m < s->np && s->info[q + m].man == man) m++;
+        contact_patch *p = &s->patches[s->npatch++];
+        const contact_point *P = &s->points[q];
+        p->first = q, p->count = m;
+        p->a = P->a, p->b = P->b, p->level = s->info[q].level;
+        p->n = P->n, p->t1 = P->t1, p->t2 = P->t2;
+        patch_prepare(&s->sb, P, &s->info[q], p);
+        const imp_contact *ct = &w->contacts->manifolds[man].c;
+        p->lambda[0] = p->lambda[1] = p->lambda[2] = 0;
+        for (int k = 0; k < m; k++) {
+            const imp_vec3 jt = ct->tangent_impulse[s->info[q + k].k];
+            p->lambda[0] += v3_dot(jt, p->t1), p->lambda[1] += v3_dot(jt, p->t2);
+            p->lambda[2] += v3_dot(p->n, v3_cross(v3_sub(s->info[q + k].ra, p->ra), jt));
+        }
+        q += m;
     }
 }
 
@@ -505,14 +705,18 @@ static void collisions(imp_world *w, impulse_state *s)
     if (s->njoints && s->hit_count) joints_post_stabilize(w, sb, false);
 }
 
-/* static or kinetic friction: is the point sliding after the collisions, before gravity acts */
+/* static or kinetic friction: is the patch's centroid sliding after the collisions, before gravity acts */
 static void friction_coefficients(impulse_state *s)
 {
     const solver_bodies *sb = &s->sb;
-    for (int q = 0; q < s->np; q++) {
-        contact_point *c = &s->points[q];
-        double v1 = row_vel(sb->v, sb->w, c, &c->row[1], c->t1), v2 = row_vel(sb->v, sb->w, c, &c->row[2], c->t2);
-        c->mu = v1 * v1 + v2 * v2 < STICK_SPEED * STICK_SPEED ? s->info[q].mu_s : s->info[q].mu_k;
+    for (int k = 0; k < s->npatch; k++) {
+        contact_patch *p = &s->patches[k];
+        const imp_vec3 va = v3_add(sb->v[p->a], v3_cross(sb->w[p->a], p->ra));
+        const imp_vec3 vb = v3_add(sb->v[p->b], v3_cross(sb->w[p->b], p->rb));
+        const imp_vec3 u = v3_sub(va, vb);
+        const double v1 = v3_dot(u, p->t1), v2 = v3_dot(u, p->t2);
+        const contact_point_info *info = &s->info[p->first];
+        p->mu = v1 * v1 + v2 * v2 < STICK_SPEED * STICK_SPEED ? info->mu_s : info->mu_k;
     }
 }
 
@@ -537,17 +741,20 @@ static void velocities(imp_world *w, impulse_state *s)
     if (s->njoints) joints_post_stabilize(w, sb, true);
 }
 
-/* 3a. Warm start: last step's accumulated impulses, clamped to this step's cone, applied first */
+/* 3a. Warm start: last step's impulses first, the friction clamped to this step's cone */
 static void warm_start(impulse_state *s)
 {
     solver_bodies *sb = &s->sb;
-    for (int q = 0; q < s->np; q++) {
-        contact_point *c = &s->points[q];
-        double lim = c->mu * c->jn, len = sqrt(c->jt1 * c->jt1 + c->jt2 * c->jt2);
-        if (len > lim) c->jt1 *= lim / len, c->jt2 *= lim / len;
-        row_apply(sb->v, sb->w, c, &c->row[0], c->n, c->jn, 1, 1);
-        row_apply(sb->v, sb->w, c, &c->row[1], c->t1, c->jt1, 1, 1);
-        row_apply(sb->v, sb->w, c, &c->row[2], c->t2, c->jt2, 1, 1);
+    for (int k = 0; k < s->npatch; k++) {
+        contact_patch *p = &s->patches[k];
+        contact_point *P = &s->points[p->first];
+        double N = 0;
+        for (int i = 0; i < p->count; i++) {
+            row_apply(sb->v, sb->w, &P[i], &P[i].row[0], P[i].n, P[i].jn, 1, 1);
+            N += P[i].jn;
+        }
+        patch_friction_clamp(p, N, p->lambda);
+        patch_friction_apply(sb, p, p->lambda, BOTH);
     }
 }
 
@@ -564,10 +771,12 @@ static void contact_sweeps(imp_world *w, impulse_state *s)
     for (int it = 0; it < w->settings.velocity_iterations; it++) {
         double change = 0, size = 0;
         int done = 0;
-        for (int q = 0; q < s->np; q++) {
-            if (s->level_joints && (q == 0 || s->info[q].level != s->info[q - 1].level))
-                joints_level(w, sb, done, s->info[q].level, level, false), done = s->info[q].level;
-            change += solve_point(sb, &s->points[q], NULL, 1, 1), size += s->points[q].jn;
+        for (int k = 0; k < s->npatch; k++) {
+            contact_patch *p = &s->patches[k];
+            if (s->level_joints && (k == 0 || p->level != s->patches[k - 1].level))
+                joints_level(w, sb, done, p->level, level, false), done = p->level;
+            change += patch_solve(sb, s->points, p, BOTH);
+            for (int i = 0; i < p->count; i++) size += s->points[p->first + i].jn;
         }
         if (s->level_joints) joints_level(w, sb, done, MAX_LEVEL + 1, level, false);
         if (change <= CONVERGED * size) break;
@@ -578,27 +787,36 @@ static void contact_sweeps(imp_world *w, impulse_state *s)
  * of the levels below a level's contacts first (joint.c's vel_node: the lower body held while that
  * takes energy from the upper one, else both answer as S1 asks; a joint to the world or a static body
  * then holds its body as fixed as the world for the levels above) */
+/* who answers a patch in shock propagation: the upper side alone between two levels, else both */
+static int shock_side(const int *level, const contact_patch *p)
+{
+    const int la = level[p->a], lb = level[p->b];
+    return la == lb || la == MAX_LEVEL || lb == MAX_LEVEL ? BOTH : la > lb ? ONLY_A : ONLY_B;
+}
+
 static void shock_propagation(imp_world *w, impulse_state *s)
 {
     solver_bodies *sb = &s->sb;
     const int *level = s->graph.level;
-    const int np = s->np;
     int jdone = 0;
-    for (int lo = 0; lo < np;) {
+    for (int lo = 0; lo < s->npatch;) {
         int hi = lo;
-        while (hi < np && s->info[hi].level == s->info[lo].level) hi++;
+        while (hi < s->npatch && s->patches[hi].level == s->patches[lo].level) hi++;
         if (s->level_joints) {
-            for (int pass = 0; pass < SHOCK_PASSES; pass++) joints_level(w, sb, jdone, s->info[lo].level, level, true);
-            jdone = s->info[lo].level;
+            for (int pass = 0; pass < SHOCK_PASSES; pass++) joints_level(w, sb, jdone, s->patches[lo].level, level, true);
+            jdone = s->patches[lo].level;
+        }
+        for (int k = lo; k < hi; k++) {
+            contact_patch *p = &s->patches[k];
+            const int who = shock_side(level, p);
+            if (who != BOTH) patch_matrices(sb, s->points + p->first, p, who, 1);
         }
         for (int pass = 0; pass < SHOCK_PASSES; pass++) {
             double change = 0, size = 0;
-            for (int q = lo; q < hi; q++) {
-                contact_point *c = &s->points[q];
-                int la = level[c->a], lb = level[c->b];
-                if (la == lb || la == MAX_LEVEL || lb == MAX_LEVEL) change += solve_point(sb, c, NULL, 1, 1);
-                else change += solve_point(sb, c, &s->info[q], la > lb, lb > la);
-                size += c->jn;
+            for (int k = lo; k < hi; k++) {
+                contact_patch *p = &s->patches[k];
+                change += patch_solve(sb, s->points, p, shock_side(level, p));
+                for (int i = 0; i < p->count; i++) size += s->points[p->first + i].jn;
             }
             if (change <= CONVERGED * size) break; /* this level holds */
         }
@@ -628,14 +846,32 @@ static void split_impulses(imp_world *w, impulse_state *s)
     }
 }
 
-/* the impulses go back to the manifolds: next step's warm start, and what scripts read */
+/* The impulses of the sweeps go back to the manifolds: next step's warm start, and what scripts read.
+ * They are stored before shock propagation, whose impulses answer a changed problem (the lower body of
+ * each contact held fixed) and would seed the next step's sweeps with forces its bodies never felt. A
+ * patch's friction goes to its points as equal shares of (lambda1 t1 + lambda2 t2) plus the tangential
+ * impulses n x d_k lambda3 / sum |d|^2 (d_k a point's offset from the centroid) whose moment is the twist */
 static void store_impulses(imp_world *w, impulse_state *s)
 {
-    for (int q = 0; q < s->np; q++) {
-        const contact_point *c = &s->points[q];
-        imp_contact *ct = &w->contacts->manifolds[s->info[q].man].c;
-        ct->normal_impulse[s->info[q].k] = c->jn;
-        ct->tangent_impulse[s->info[q].k] = v3_add(v3_scale(c->t1, c->jt1), v3_scale(c->t2, c->jt2));
+    for (int k = 0; k < s->npatch; k++) {
+        const contact_patch *p = &s->patches[k];
+        const contact_point *P = &s->points[p->first];
+        const contact_point_info *info = &s->info[p->first];
+        imp_contact *ct = &w->contacts->manifolds[info->man].c;
+        double d2 = 0;
+        imp_vec3 d[4];
+        for (int i = 0; i < p->count; i++) {
+            d[i] = v3_sub(info[i].ra, p->ra);
+            d[i] = v3_mad(d[i], p->n, -v3_dot(d[i], p->n));
+            d2 += v3_dot(d[i], d[i]);
+        }
+        const imp_vec3 share = v3_scale(v3_add(v3_scale(p->t1, p->lambda[0]), v3_scale(p->t2, p->lambda[1])), 1.0 / p->count);
+        for (int i = 0; i < p->count; i++) {
+            imp_vec3 jt = share;
+            if (d2 > 0) jt = v3_mad(jt, v3_cross(p->n, d[i]), p->lambda[2] / d2);
+            ct->normal_impulse[info[i].k] = P[i].jn;
+            ct->tangent_impulse[info[i].k] = jt;
+        }
     }
 }
 
@@ -729,19 +965,20 @@ static bool impulse_stages(imp_world *w, const imp_step *st)
     if (!contact_graph(w, s)) return false;
     build_points(w, s);
     point_rows(s);
+    build_patches(w, s);
     s->level_joints = s->njoints && s->np;
     collisions(w, s);
     friction_coefficients(s);
     velocities(w, s);
     warm_start(s);
     contact_sweeps(w, s);
+    store_impulses(w, s);
     shock_propagation(w, s);
     split_impulses(w, s);
     /* S1 section IV: pre-stabilization of every joint at once, after the contacts: impulses that make the
      * predicted joint frames (after the position update below, split impulses included) satisfy every
      * joint. It is also S1's final articulation-only sweep. */
     if (s->njoints) joints_pre_stabilize(w, &s->sb);
-    store_impulses(w, s);
     positions(w, s, st);
     sleeping(w, s);
     return true;
