@@ -186,6 +186,7 @@ imp_id imp_body_create(imp_world *w, const imp_body_def *def)
         b->kin_v = def->velocity;
         b->kin_w = def->angular_velocity;
     }
+    w->bodies->edits++;
     for (int k = 0; k < b->nshapes; k++) {
         shape *sh = &w->shapes->shape[w->shapes->ids.slot_dense[b->shapes[k]]];
         shape_place(sh, X, b->com);
@@ -197,6 +198,7 @@ imp_id imp_body_create(imp_world *w, const imp_body_def *def)
 void imp_body_destroy(imp_world *w, imp_id id)
 {
     BODY_OR();
+    w->bodies->edits++;
     body *b = &w->bodies->body[i];
     for (int k = 0; k < b->nshapes; k++) destroy_shape(w, b->shapes[k]);
     free(b->shapes);
@@ -311,6 +313,7 @@ void bodies_place_shape(imp_world *w, shape *s)
 void imp_body_set_position(imp_world *w, imp_id id, imp_vec3 origin)
 {
     BODY_OR();
+    w->bodies->edits++;
     w->bodies->body[i].asleep = 0, w->bodies->body[i].sleep_time = 0; /* touched by the script: awake */
     double *X = w->bodies->state + BODY_DIM * i;
     v3_store(X, v3_add(origin, quat_rotate(state_q(X), w->bodies->body[i].com)));
@@ -321,6 +324,7 @@ void imp_body_set_position(imp_world *w, imp_id id, imp_vec3 origin)
 void imp_body_set_orientation(imp_world *w, imp_id id, imp_quat q)
 {
     BODY_OR();
+    w->bodies->edits++;
     w->bodies->body[i].asleep = 0, w->bodies->body[i].sleep_time = 0; /* touched by the script: awake */
     double *X = w->bodies->state + BODY_DIM * i;
     body *b = &w->bodies->body[i];
@@ -355,6 +359,7 @@ void imp_body_set_angular_velocity(imp_world *w, imp_id id, imp_vec3 omega)
 void imp_body_set_motion(imp_world *w, imp_id id, imp_motion m)
 {
     BODY_OR();
+    w->bodies->edits++;
     body *b = &w->bodies->body[i];
     if (m == b->motion) return;
     if (m != IMP_FIXED && !(b->mass > 0)) return; /* planes and meshes stay static */

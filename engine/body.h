@@ -40,6 +40,8 @@ typedef struct body_store {
     double *state;        /* BODY_DIM per body: what the ODE solvers step */
     int cap;
     body_ode plain;       /* the system with the applied forces alone (imp_body_ode) */
+    uint64_t edits;       /* bumped when a body comes or goes or a script moves it or changes its motion:
+                             the contacts found before are stale (contact.c) */
 } body_store;
 
 /* body.c */

@@ -123,7 +123,7 @@ void contacts_update(imp_world *w)
     const broadphase *bp = w->broadphase;
     grow((void **)&c->next_pairs, &c->next_pair_cap, bp->cand_count, sizeof(pair));
     c->next_pair_count = bp->cand_count;
-    c->begin_count = c->end_count = c->next_manifold_count = 0;
+    c->next_manifold_count = 0;
     int j = 0;
     for (int k = 0; k < c->next_pair_count; k++) {
         pair *p = &c->next_pairs[k];
@@ -190,11 +190,21 @@ void contacts_update(imp_world *w)
     tc = c->manifold_cap; c->manifold_cap = c->next_manifold_cap; c->next_manifold_cap = tc;
     c->manifold_count = c->next_manifold_count;
     c->next_manifold_count = 0;
+    c->body_edits = w->bodies->edits, c->collider_edits = w->colliders->edits;
 }
+
+bool contacts_current(const imp_world *w)
+{
+    const contact_set *c = w->contacts;
+    return c->body_edits == w->bodies->edits && c->collider_edits == w->colliders->edits;
+}
+
+void contacts_clear_events(imp_world *w) { w->contacts->begin_count = w->contacts->end_count = 0; }
 
 void imp_world_collide(imp_world *w)
 {
     if (w->locked) return;
+    contacts_clear_events(w);
     contacts_update(w);
 }
 

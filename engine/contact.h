@@ -29,10 +29,16 @@ typedef struct contact_set {
     imp_contact_side *begin, *end; int begin_count, end_count, begin_cap, end_cap; /* 2 sides per event */
     double *begin_speed, *end_impulse; int begin_val_cap, end_val_cap; /* what each event carried */
     uint32_t next_point_id;
+    uint64_t body_edits, collider_edits; /* the stores' edits when the set was found (contacts_current) */
 } contact_set;
 
 /* contact.c */
 void contacts_update(imp_world *w);
+/* whether the set describes the bodies and colliders as they are: nothing came, went or was moved by a
+ * script since it was found (the integration moves them, but the collide stage follows it) */
+bool contacts_current(const imp_world *w);
+/* a step's events accumulate over every collide of the step: cleared when the step begins */
+void contacts_clear_events(imp_world *w);
 void contacts_free(imp_world *w);
 imp_contact_side contacts_side(const imp_world *w, uint32_t key);
 const geom *contacts_geom(const imp_world *w, uint32_t key, geom *tmp);

@@ -808,9 +808,11 @@ static void qp_friction_reserve_contacts(struct qp_state *q, int n)
     if (n <= q->gcap) return;
     int cap = q->gcap ? q->gcap : 16;
     while (cap < n) cap *= 2;
-    free(q->g), free(q->gi), free(q->t1), free(q->t2);
-    q->warm = false;
-    q->g = ids_grow(NULL, sizeof(double), 2 * (size_t)cap);
+    free(q->gi), free(q->t1), free(q->t2);
+    /* g keeps its values: they are the next evaluation's first guess when the step's contact set is
+     * last step's (qp_begin_step decides that after this may have run) */
+    q->g = ids_grow(q->g, sizeof(double), 2 * (size_t)cap);
+    memset(q->g + 2 * (size_t)q->gcap, 0, sizeof(double) * 2 * (size_t)(cap - q->gcap));
     q->gi = ids_grow(NULL, sizeof(double), 2 * (size_t)cap);
     q->t1 = ids_grow(NULL, sizeof(imp_vec3), cap);
     q->t2 = ids_grow(NULL, sizeof(imp_vec3), cap);
@@ -1413,7 +1415,6 @@ static int qp_advance(imp_world *w, imp_ode_solver *solver, double dt)
     struct qp_state *q = qp_get(w);
     const int nb = w->bodies->ids.count;
     if (nb > q->dxcap) qp_reserve(q, 0, nb);
-    if (w->steps == 0) contacts_update(w); /* the first step: contacts of the initial state */
     body_ode with_contacts = {w, NULL, qp_deriv};
     double t = w->time, left = dt;
     for (int impact = 0; impact <= IMP_QP_MAX_IMPACTS && left > 0; impact++) {

@@ -247,8 +247,12 @@ static inline void row_apply(imp_vec3 *v, imp_vec3 *w, const contact_point *c, c
  * Normal impulses: the patch's m rows at once, w = A j + b >= 0, j >= 0, j . w = 0, A the rows'
  * J M^-1 J^T (S0's A restricted to the patch), b the normal velocities with the patch's own impulses
  * taken out, plus each point's allowed approach (its gap). A is singular for four coplanar corners; it
- * is solved as A + eps I, eps = PATCH_EPS times its largest diagonal entry, whose solution tends to the
- * least-norm one as eps -> 0: the weight as evenly over the corners as the torques allow.
+ * is solved in the proximal form (A + eps I) j = -b + eps j0, j0 the present impulses and eps =
+ * PATCH_EPS times A's largest diagonal entry: the minimizer of the LCP's energy plus eps/2 |j - j0|^2.
+ * Along A's null space (the redundant corner) j keeps j0, which a contact's first solve (j0 = 0) makes
+ * the least-norm share, the weight as evenly over the corners as the torques allow; on A's range the
+ * velocity error left is eps (j - j0), zero once the impulses settle (eps j would leave a load-sized
+ * approach every step, and the stack would creep down to the slop).
  *
  * Friction: three rows at the patch's centroid c, the tangents t1, t2 (linear rows with lever arms
  * r = c - x) and the twist about n (angular), with the accumulated (lambda1, lambda2) held in the disc
@@ -391,9 +395,12 @@ static double patch_normals(solver_bodies *sb, contact_point *P, contact_patch *
         b[i] = row_vel(sb->v, sb->w, &P[i], &P[i].row[0], P[i].n) + P[i].gap;
         for (int j = 0; j < m; j++) b[i] -= A[4 * i + j] * P[j].jn;
     }
+    /* the proximal right side b - eps j: the regularization pulls toward the present impulses, not 0 */
+    double bp[4];
+    for (int i = 0; i < m; i++) bp[i] = b[i] - p->eps[slot] * P[i].jn;
     int S = p->active; /* the last solve's set: the same at rest */
     for (int round = 0; round < 2 * m + 2; round++) {
-        patch_normal_solve(p, slot, b, S, x);
+        patch_normal_solve(p, slot, bp, S, x);
         int worst = -1;
         double most = 0;
         for (int i = 0; i < m; i++)

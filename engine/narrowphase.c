@@ -287,7 +287,7 @@ static int core_core(const geom *A, const geom *B, np_man *c)
     core_of(A, &a0, &a1), core_of(B, &b0, &b1);
     const double r = A->radius + B->radius;
     double d = seg_seg(a0, a1, b0, b1, &pa, &pb);
-    if (d > r) return 0;
+    if (d > r + SHAPE_TOUCH) return 0;
     imp_vec3 n = d > 1e-12 ? v3_scale(v3_sub(pa, pb), 1.0 / d) : v3(0, 1, 0);
     c->normal = n;
     /* two nearly parallel capsules: a point per end that overlaps */
@@ -298,7 +298,7 @@ static int core_core(const geom *A, const geom *B, np_man *c)
         for (int k = 0; k < 4; k++) {
             imp_vec3 qa, qb;
             double dk = k < 2 ? seg_seg(ends[k], ends[k], b0, b1, &qa, &qb) : seg_seg(a0, a1, ends[k], ends[k], &qa, &qb);
-            if (dk < r && (k < 2 ? 1 : v3_len(v3_sub(qa, a0)) > 1e-9 && v3_len(v3_sub(qa, a1)) > 1e-9))
+            if (dk <= r + SHAPE_TOUCH && (k < 2 ? 1 : v3_len(v3_sub(qa, a0)) > 1e-9 && v3_len(v3_sub(qa, a1)) > 1e-9))
                 add_point(c, v3_mad(qa, n, -A->radius), r - dk);
         }
         if (c->count >= 2) return c->count;
@@ -418,7 +418,7 @@ static int core_outside_poly(const geom *A, const poly *B, imp_vec3 p0, imp_vec3
             if (dist < best) best = dist, bc = qc, bp = qp;
         }
     }
-    if (best > r) return 0;
+    if (best > r + SHAPE_TOUCH) return 0;
     imp_vec3 n = best > 1e-12 ? v3_scale(v3_sub(bc, bp), 1.0 / best) : poly_normal(B, 0);
     if (seg) {
         int bf = -1;
@@ -433,7 +433,7 @@ static int core_outside_poly(const geom *A, const poly *B, imp_vec3 p0, imp_vec3
             for (int k = 0; k < 2; k++) {
                 imp_vec3 q = k ? p1 : p0;
                 double dist = v3_dot(fn, q) - d;
-                if (dist < r && dist >= 0 && in_face(B, bf, fn, v3_mad(q, fn, -dist))) add_point(c, v3_mad(q, fn, -r), r - dist);
+                if (dist <= r + SHAPE_TOUCH && dist >= 0 && in_face(B, bf, fn, v3_mad(q, fn, -dist))) add_point(c, v3_mad(q, fn, -r), r - dist);
             }
             if (c->count >= 2) {
                 c->normal = fn;
@@ -519,18 +519,18 @@ typedef struct sat_result {
 static bool sat_faces(const poly *A, const poly *B, int32_t *witness, sat_result *r, bool edge_pairs)
 {
     imp_vec3 axis;
-    if (witness && *witness >= 0 && axis_sep(A, B, *witness, &axis) > 0) return false; /* still separated */
+    if (witness && *witness >= 0 && axis_sep(A, B, *witness, &axis) > SHAPE_TOUCH) return false; /* still separated */
     r->face_a = r->face_b = r->edge = -INFINITY;
     r->fa = r->fb = r->ei = r->ej = 0;
     r->edge_pairs = edge_pairs;
     for (int f = 0; f < A->nf; f++) {
         double s = axis_sep(A, B, witness_encode(AX_FACE_A, f, 0), &axis);
-        if (s > 0) { if (witness) *witness = witness_encode(AX_FACE_A, f, 0); return false; }
+        if (s > SHAPE_TOUCH) { if (witness) *witness = witness_encode(AX_FACE_A, f, 0); return false; }
         if (s > r->face_a) r->face_a = s, r->fa = f;
     }
     for (int f = 0; f < B->nf; f++) {
         double s = axis_sep(A, B, witness_encode(AX_FACE_B, f, 0), &axis);
-        if (s > 0) { if (witness) *witness = witness_encode(AX_FACE_B, f, 0); return false; }
+        if (s > SHAPE_TOUCH) { if (witness) *witness = witness_encode(AX_FACE_B, f, 0); return false; }
         if (s > r->face_b) r->face_b = s, r->fb = f;
     }
     return true;
@@ -578,7 +578,7 @@ static bool sat_gauss(const poly *A, const poly *B, int32_t *witness, sat_result
         for (int j = 0; j < ne; j++) {
             if (!hit[j]) continue;
             double s = edge_pair_sep(A, B, i, j, &axis);
-            if (s > 0) { if (witness) *witness = witness_encode(AX_EDGE_PAIR, i, j); return false; }
+            if (s > SHAPE_TOUCH) { if (witness) *witness = witness_encode(AX_EDGE_PAIR, i, j); return false; }
             if (s > r->edge) r->edge = s, r->ei = i, r->ej = j;
         }
     }
@@ -593,7 +593,7 @@ static bool sat_generic(const poly *A, const poly *B, int32_t *witness, sat_resu
     for (int i = 0; i < A->ndir; i++)
         for (int j = 0; j < B->ndir; j++) {
             double s = axis_sep(A, B, witness_encode(AX_EDGE, i, j), &axis);
-            if (s > 0) { if (witness) *witness = witness_encode(AX_EDGE, i, j); return false; }
+            if (s > SHAPE_TOUCH) { if (witness) *witness = witness_encode(AX_EDGE, i, j); return false; }
             if (s > r->edge) r->edge = s, r->ei = i, r->ej = j;
         }
     if (witness) *witness = -1;
@@ -648,19 +648,19 @@ static bool sat_boxes(const poly *A, const poly *B, int32_t *witness, sat_result
     for (int j = 0; j < 3; j++) k.TB[j] = k.C[0][j] * k.T[0] + k.C[1][j] * k.T[1] + k.C[2][j] * k.T[2];
     k.a[0] = A->half.x, k.a[1] = A->half.y, k.a[2] = A->half.z;
     k.b[0] = B->half.x, k.b[1] = B->half.y, k.b[2] = B->half.z;
-    if (witness && *witness >= 0 && bb_sep(&k, *witness) > 0) return false;
+    if (witness && *witness >= 0 && bb_sep(&k, *witness) > SHAPE_TOUCH) return false;
     r->face_a = r->face_b = r->edge = -INFINITY;
     r->edge_pairs = false;
     r->fa = r->fb = r->ei = r->ej = 0;
     /* the same expressions as bb_sep, written out for the 15 axes in turn */
     for (int i = 0; i < 3; i++) {
         double s = fabs(k.T[i]) - k.a[i] - (k.b[0] * k.AC[i][0] + k.b[1] * k.AC[i][1] + k.b[2] * k.AC[i][2]);
-        if (s > 0) { if (witness) *witness = witness_encode(AX_FACE_A, 2 * i + (k.T[i] < 0), 0); return false; }
+        if (s > SHAPE_TOUCH) { if (witness) *witness = witness_encode(AX_FACE_A, 2 * i + (k.T[i] < 0), 0); return false; }
         if (s > r->face_a) r->face_a = s, r->fa = 2 * i + (k.T[i] < 0);
     }
     for (int j = 0; j < 3; j++) {
         double s = fabs(k.TB[j]) - k.b[j] - (k.a[0] * k.AC[0][j] + k.a[1] * k.AC[1][j] + k.a[2] * k.AC[2][j]);
-        if (s > 0) { if (witness) *witness = witness_encode(AX_FACE_B, 2 * j + (k.TB[j] > 0), 0); return false; }
+        if (s > SHAPE_TOUCH) { if (witness) *witness = witness_encode(AX_FACE_B, 2 * j + (k.TB[j] > 0), 0); return false; }
         if (s > r->face_b) r->face_b = s, r->fb = 2 * j + (k.TB[j] > 0);
     }
     /* an edge axis is only used when it beats the faces by the margin of poly_poly (0.95, 0.5 mm);
@@ -675,7 +675,10 @@ static bool sat_boxes(const poly *A, const poly *B, int32_t *witness, sat_result
             double tl = k.T[i2] * k.C[i1][j] - k.T[i1] * k.C[i2][j];
             double ra = k.a[i1] * k.AC[i2][j] + k.a[i2] * k.AC[i1][j], rb = k.b[j1] * k.AC[i][j2] + k.b[j2] * k.AC[i][j1];
             double num = fabs(tl) - ra - rb;
-            if (num > 0) { if (witness) *witness = witness_encode(AX_EDGE, i, j); return false; }
+            if (num > 0 && num * num > SHAPE_TOUCH * SHAPE_TOUCH * l2) { /* num / |L| > SHAPE_TOUCH */
+                if (witness) *witness = witness_encode(AX_EDGE, i, j);
+                return false;
+            }
             if (num <= edge_floor) continue;
             double s = num / sqrt(l2);
             if (s > r->edge) r->edge = s, r->ei = i, r->ej = j;
@@ -710,7 +713,7 @@ static int face_points(const imp_vec3 *poly_pts, int n, imp_vec3 nr, double dr, 
     for (int i = 0; i < n; i++) dmin = fmin(dmin, v3_dot(nr, poly_pts[i]) - dr);
     for (int i = 0; i < n; i++) {
         double dist = v3_dot(nr, poly_pts[i]) - dr;
-        if (dist > 0 && !(dmin <= 0 && dist <= NP_KEEP)) continue;
+        if (dist > SHAPE_TOUCH && !(dmin <= SHAPE_TOUCH && dist <= NP_KEEP)) continue;
         add_point(c, ref_is_a ? v3_mad(poly_pts[i], nr, -dist) : poly_pts[i], -dist);
     }
     return c->count;
@@ -869,9 +872,10 @@ static int vs_plane(const geom *A, const geom *B, np_man *c)
         const int ends = A->type == IMP_SHAPE_CAPSULE ? 2 : 1;
         double dist[2];
         for (int k = 0; k < ends; k++) dist[k] = v3_dot(n, k ? p1 : p0) - B->offset;
-        const bool touches = dist[0] <= A->radius || (ends == 2 && dist[1] <= A->radius);
+        const double reach = A->radius + SHAPE_TOUCH;
+        const bool touches = dist[0] <= reach || (ends == 2 && dist[1] <= reach);
         for (int k = 0; k < ends; k++)
-            if (dist[k] <= A->radius || (touches && dist[k] <= A->radius + NP_LEVEL))
+            if (dist[k] <= reach || (touches && dist[k] <= A->radius + NP_LEVEL))
                 add_point(c, v3_mad(k ? p1 : p0, n, -A->radius), A->radius - dist[k]);
         break;
     }
@@ -883,11 +887,11 @@ static int vs_plane(const geom *A, const geom *B, np_man *c)
         else poly_hull(A, &P);
         double lo, hi;
         project(&P, n, &lo, &hi);
-        if (lo > B->offset) return 0;
+        if (lo > B->offset + SHAPE_TOUCH) return 0;
         for (int i = 0; i < P.nv; i++) {
             imp_vec3 q = poly_vertex(&P, i);
             double dist = v3_dot(n, q) - B->offset;
-            if (dist <= 0 || dist <= NP_KEEP) add_point(c, q, -dist); /* lo <= offset: it touches */
+            if (dist <= NP_KEEP) add_point(c, q, -dist); /* lo <= offset + SHAPE_TOUCH: it touches */
         }
         break;
     }

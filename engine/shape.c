@@ -258,7 +258,10 @@ void shape_geom_bounds(geom *g)
         break;
     default:
         g->lo = v3(-big, -big, -big), g->hi = v3(big, big, big);
+        return;
     }
+    const imp_vec3 touch = v3(SHAPE_TOUCH, SHAPE_TOUCH, SHAPE_TOUCH);
+    g->lo = v3_sub(g->lo, touch), g->hi = v3_add(g->hi, touch);
 }
 
 /* the shape's world pose and bounds from its body's state X (x, q: body.c) and centre of mass com */

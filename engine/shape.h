@@ -59,6 +59,12 @@ typedef struct shape_store {
     shape_change *changes; int change_count, change_cap;
 } shape_store;
 
+/* m: shapes this close count as touching. Bounds grow by it and the narrow phase reports such a pair
+ * (its points at a negative depth, which the solvers let close and no more), so bodies built exactly
+ * touching at rounded coordinates (0.1 + 0.2 is not 0.3) touch, and a resting contact lifted by
+ * round-off stays a contact */
+#define SHAPE_TOUCH 1e-6
+
 /* world-space geometry the narrow phase works on: a body shape placed, or a particle collider */
 typedef struct geom {
     imp_shape_type type;

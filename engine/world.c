@@ -141,6 +141,9 @@ static void bodies_step(imp_step *s)
     const double t0 = step_clock_ms();
     w->body_solver.method = w->settings.integrator;
     w->body_solver.tolerance = w->settings.tolerance;
+    /* the contacts the stages start from describe the state at the start of the step: found again
+     * when bodies came, went or were moved by a script since the last collide stage */
+    if (!contacts_current(w)) contacts_update(w);
     if (w->settings.contact_mode == IMP_CONTACT_QP) qp_step(s);
     else impulse_step(s);
     bodies_clear_accumulators(w);
@@ -172,6 +175,7 @@ static imp_step step_begin(imp_world *w, double dt, imp_profile *profile)
     if (n) memcpy(w->bstate0, w->bodies->state, BODY_DIM * sizeof(double) * (size_t)n);
     w->error[0] = 0;
     w->locked = true;
+    contacts_clear_events(w);
     return (imp_step){w, w->time, dt, 1 / dt, profile, w->bstate0, false};
 }
 
