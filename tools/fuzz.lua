@@ -75,7 +75,7 @@ local function child(from, count, nops, dir)
     seeds:write("start ", seed, "\n") seeds:flush()
     journal = assert(io.open(dir .. "/journal", "w"))
     FUZZ_RESET()
-    FUZZ.failed, FUZZ.armed = {}, {}
+    FUZZ.failed = {}
     local r, ctx, fns = gen.rng(seed), gen.context(), {}
     for i = 1, nops do
       local src, post = gen.generate(r, ctx)
@@ -151,20 +151,32 @@ local function normalize(s)
   return (s:gsub("[%w_/%.]+%.lua:%d+: ", ""):gsub("op:%d+: ", ""):gsub("0x%x+", "#"):gsub("%-?%d[%d%.e%+%-]*", "#"))
 end
 
--- signature, kind, description of a finished child (nil when it passed)
-local function classify(rc, out, err)
-  local kind, detail
-  for line in out:gmatch("[^\n]+") do
-    if not kind and not line:find(" @seed %d+ journal ") then kind, detail = line:match("^FUZZ%-FAIL (%S+): (.*)") end
+-- signature, kind and description of one "FUZZ-FAIL kind: detail" line of the prelude's checks
+local function soft_signature(kind, detail)
+  detail = detail:gsub(" @seed %d+ journal %S+$", "")
+  if kind == "unclean" then
+    detail = detail:gsub("^operation %d+: ", "")
+    return "unclean: " .. normalize(detail):sub(1, 100), kind, detail
   end
-  if kind then
-    if kind == "unclean" then detail = detail:gsub("^operation %d+: ", "") end
-    if kind == "nan" then return "nan: a non-finite state escaped the NaN guard", kind, detail end
-    if kind == "undo" then return "undo: a failed callback left the world changed", kind, detail end
-    if kind == "undo-drift" then return "undo-drift: a failed step changed the later steps", kind, detail end
-    if kind == "accepted" then return "accepted: " .. (detail:match("^[%a ]*%a") or detail), kind, detail end
-    return kind .. ": " .. normalize(detail):sub(1, 100), kind, detail
+  if kind == "nan" then return "nan: a non-finite state escaped the NaN guard", kind, detail end
+  if kind == "undo" then return "undo: a failed callback left the world changed", kind, detail end
+  if kind == "undo-drift" then return "undo-drift: a failed step changed the later steps", kind, detail end
+  if kind == "accepted" then return "accepted: " .. (detail:match("^[%a ]*%a") or detail), kind, detail end
+  return kind .. ": " .. normalize(detail):sub(1, 100), kind, detail
+end
+
+local function soft_failures(out)
+  local list = {}
+  for kind, detail in out:gmatch("FUZZ%-FAIL (%S+): ([^\n]*)") do
+    local sig, k, d = soft_signature(kind, detail)
+    list[#list + 1] = { sig = sig, kind = k, detail = d }
   end
+  return list
+end
+
+-- signature, kind, description of a process that died (a sanitizer report, a hang, an assert, a
+-- signal); nil when it exited by itself
+local function crash_signature(rc, err)
   if err:find("FUZZ-HANG", 1, true) or rc == 124 then
     local binding, below = hang_place(err)
     return string.format("hang in %s > %s", binding, below), "hang", "no progress; see the backtrace"
@@ -183,13 +195,15 @@ local function classify(rc, out, err)
   end
   local assertion = err:match("Assertion `([^']*)' failed")
   if assertion then return "assert " .. assertion, "assert", assertion end
-  if rc ~= 0 then
+  if rc ~= 0 and rc ~= 3 then
     local fs = frames(err)
     local last = err:match("([^\n]+)\n?$") or ""
     return string.format("crash (status %d) in %s", rc, fs[1] and fs[1].fn or "?"), "crash", last
   end
   return nil
 end
+
+local SOFT = { unclean = true, nan = true, undo = true, ["undo-drift"] = true, accepted = true }
 
 -- ---- running children ----------------------------------------------------------------------------
 
@@ -225,9 +239,9 @@ end
 
 local ENV
 
-local function watch(stall, watched, dir, cmd)
+local function watch(stall, watched, dir, cmd, watchdog_env)
   local out, err = dir .. "/out", dir .. "/err"
-  local line = string.format("%s %d %s %s %s -- %s%s", shell_quote(ROOT .. "/tools/fuzz_watchdog.sh"), stall,
+  local line = string.format("%s%s %d %s %s %s -- %s%s", watchdog_env or "", shell_quote(ROOT .. "/tools/fuzz_watchdog.sh"), stall,
     shell_quote(watched), shell_quote(out), shell_quote(err), ENV, cmd)
   local ok, how, rc = os.execute(line)
   if how == "signal" then rc = 128 + rc end
@@ -238,12 +252,25 @@ local function run_script(ops, dir, stall)
   write(dir .. "/cand.lua", script(ops))
   write(dir .. "/progress", "")
   return watch(stall, dir .. "/progress", dir, "FUZZ_JOURNAL=" .. shell_quote(dir .. "/progress") .. " lua5.4 "
-    .. shell_quote(dir .. "/cand.lua"))
+    .. shell_quote(dir .. "/cand.lua"), "FUZZ_NO_GDB=1 ")
 end
 
 -- does this candidate fail the way the original did?
-local function same_failure(sig, kind, rc, out, err)
-  local s, k = classify(rc, out, err)
+local function same_failure(sig, kind, rc, out, err, hang_op, cand_ops, dir)
+  -- an operation on an object whose making was shrunk away is not the same run
+  for _, f in ipairs(soft_failures(out)) do
+    if f.sig ~= sig and f.kind == "unclean" and f.detail:find("a nil value", 1, true) then return false end
+  end
+  if kind == "hang" then -- the same operation hangs (the watchdog stopped it there)
+    if rc ~= 124 then return false end
+    local i = math.tointeger(tonumber(read(dir .. "/progress"):match("%d+") or ""))
+    return i ~= nil and cand_ops[i] == hang_op
+  end
+  if SOFT[kind] then
+    for _, f in ipairs(soft_failures(out)) do if f.sig == sig then return true end end
+    return false
+  end
+  local s, k = crash_signature(rc, err)
   if not s then return false end
   if kind == "hang" then return k == "hang" and s:match("^hang in ([%w_?]+)") == sig:match("^hang in ([%w_?]+)") end
   return s == sig
@@ -276,12 +303,14 @@ local function ddmin(ops, fails)
 end
 
 local function minimize(ops, sig, kind, dir)
-  local stall = kind == "hang" and math.min(CFG.stall, 8) or CFG.stall
+  -- a candidate that hangs is known by the operation it stopped in (the last of the journal); no
+  -- backtrace needed, and a few seconds without progress are enough (operations take milliseconds)
+  local stall = kind == "hang" and 3 or CFG.stall
   local tests = 0
   local function fails(list)
     tests = tests + 1
     local rc, out, err = run_script(list, dir, stall)
-    return same_failure(sig, kind, rc, out, err)
+    return same_failure(sig, kind, rc, out, err, ops[#ops], list, dir)
   end
   if not fails(ops) then return nil, tests end
   return ddmin(ops, fails), tests
@@ -353,9 +382,12 @@ local function campaign()
       if what == "start" then started = s else done[s] = true ops_run = ops_run + tonumber(n) seeds_run = seeds_run + 1 end
     end
     for k, d, s, path in out:gmatch("FUZZ%-FAIL (%S+): ([^\n]-) @seed (%d+) journal (%S+)") do
-      note(tonumber(s), read(path), classify(3, "FUZZ-FAIL " .. k .. ": " .. d, ""))
+      note(tonumber(s), read(path), soft_signature(k, d))
     end
-    local sig, kind, detail = classify(rc, out, err)
+    local sig, kind, detail = crash_signature(rc, err)
+    if not sig and rc == 3 then -- a hard failure: the generator wrote an operation that does not compile
+      sig, kind, detail = "fuzzer: " .. (out:match("FUZZ%-FAIL generator: ([^\n]*)") or "exit 3"), "generator", ""
+    end
     if not sig and rc == 0 then
       seed = seed + count
     else

@@ -606,7 +606,7 @@ ops[#ops + 1] = { w = 18, name = "handle", gen = function(r, ctx)
   local h = handle(r, ctx, kind)
   local spec = HANDLE_OPS[kind]
   local c = r.float()
-  if c < 0.04 then return h .. ":destroy()" end
+  if c < 0.04 or (c < 0.1 and (kind == "b" or kind == "p")) then return h .. ":destroy()" end
   if c < 0.08 then return string.format("local _ = %s:valid(), tostring(%s)", h, h) end
   local setters = {}
   for k in pairs(spec.set) do setters[#setters + 1] = k end

@@ -6,7 +6,8 @@
 -- behaviours, f fields, c colliders, k constraints, b bodies, cl cloths, hr hairs, j joints,
 -- qj QP joint indices), CB(kind) (a callback), STEP(world, dt), ARM(n), ACCEPT_NOT(what, fn).
 --
--- A failure prints one line "FUZZ-FAIL <kind>: <detail>" and exits with status 3:
+-- A failure prints a line "FUZZ-FAIL <kind>: <detail>" and the run goes on; RUN exits with status 3
+-- at the end when there was one:
 --   unclean     an operation raised an error that is not a clean Lua error of the API (an internal
 --               error of the Lua layer, a non-string error object, "attempt to ...", out of memory)
 --   nan         a step returned and left a non-finite position, velocity or body state (the NaN
@@ -17,14 +18,21 @@
 --   accepted    an operation with an argument the documentation refuses returned without error
 impetus = require "impetus"
 
-FUZZ = { calls = 0, arm = nil, arm_op = nil, in_step = false, op = 0, failed = {}, armed = {}, callbacks = 0 }
+FUZZ = { calls = 0, arm = nil, arm_op = nil, in_step = false, op = 0, stepno = 0, failed = {}, callbacks = 0 }
 
 local journal_path = os.getenv("FUZZ_JOURNAL")
 
--- a campaign's child sets FUZZ_SOFT to note a failure and go on with the seed; a reproduction
--- script stops at the first
+-- a failure is printed and the run goes on (so that a later failure can still be reached); RUN
+-- exits with status 3 at the end when there was one. A campaign's child replaces FUZZ_SOFT to
+-- keep a copy of its journal with each.
+function FUZZ_SOFT(kind, detail)
+  FUZZ.failures = (FUZZ.failures or 0) + 1
+  io.stdout:write(string.format("FUZZ-FAIL %s: %s\n", kind, (tostring(detail):gsub("\n", "\\n"))))
+  io.stdout:flush()
+end
+
 function FUZZ_FAIL(kind, detail)
-  if FUZZ_SOFT and kind ~= "generator" then return FUZZ_SOFT(kind, detail) end
+  if kind ~= "generator" then return FUZZ_SOFT(kind, detail) end
   io.stdout:write(string.format("FUZZ-FAIL %s: %s\n", kind, (tostring(detail):gsub("\n", "\\n"))))
   io.stdout:flush()
   os.exit(3)
@@ -33,15 +41,15 @@ end
 function FUZZ_RESET()
   W = { impetus.world() }
   H = { p = {}, s = {}, bh = {}, f = {}, c = {}, k = {}, b = {}, cl = {}, hr = {}, j = {}, qj = {} }
-  FUZZ.calls, FUZZ.arm, FUZZ.arm_op, FUZZ.in_step, FUZZ.op = 0, nil, nil, false, 0
+  FUZZ.calls, FUZZ.arm, FUZZ.arm_op, FUZZ.in_step, FUZZ.op, FUZZ.stepno = 0, nil, nil, false, 0, 0
   FUZZ.callbacks = 0
   collectgarbage()
 end
 
 -- ARM(n): the n-th script callback called inside a step from now raises an error (once)
 function ARM(n)
+  if FUZZ.replaying then return end -- FUZZ_DRIFT's run without the armed failures
   FUZZ.arm, FUZZ.arm_op = n, FUZZ.op
-  FUZZ.armed[FUZZ.op] = true
 end
 
 local function armed_failure()
@@ -161,6 +169,10 @@ end
 -- STEP(world, dt): world:step with the step oracles: a callback failure leaves the world as it
 -- was; a step that returns leaves finite state
 function STEP(w, dt)
+  FUZZ.stepno = FUZZ.stepno + 1
+  if FUZZ.replaying and FUZZ.failed[FUZZ.stepno] then
+    error("fuzz: this step failed in the first run", 0) -- and ends its operation as it did there
+  end
   local before = FUZZ.callbacks > 0 and type(w) == "userdata" and pcall(FUZZ_STATE, w) and FUZZ_STATE(w) or nil
   FUZZ.in_step, FUZZ.tripped = true, false
   local ok, a, b = pcall(w.step, w, dt)
@@ -174,7 +186,7 @@ function STEP(w, dt)
         FUZZ_FAIL("undo", "the world changed across a failed step, from character " .. i .. ": "
           .. before:sub(i, i + 40) .. " -> " .. after:sub(i, i + 40))
       end
-      if FUZZ.tripped then FUZZ.failed[FUZZ.op] = true end
+      if FUZZ.tripped then FUZZ.failed[FUZZ.stepno] = true end
     end
     error(a, 0)
   end
@@ -247,16 +259,18 @@ local function final_state()
   return table.concat(s, "\n")
 end
 
--- FUZZ_DRIFT(ops): the differential check of undo; ops is rerun without its armed failures
+-- FUZZ_DRIFT(ops): the differential check of undo. ops run again from the start with ARM doing
+-- nothing, and each step that failed by an armed callback in the first run skipped (it raises
+-- as it did, so its operation ends at the same place): a failed step that left the world exactly
+-- as it was makes no difference to anything after it.
 function FUZZ_DRIFT(ops)
   if next(FUZZ.failed) == nil then return end
   local with_failures = final_state()
-  local skip = {}
-  for i in pairs(FUZZ.failed) do skip[i] = true end
-  for i in pairs(FUZZ.armed) do skip[i] = true end
+  local failed = FUZZ.failed
   FUZZ_RESET()
-  FUZZ.failed, FUZZ.armed = {}, {}
-  run_ops(ops, skip)
+  FUZZ.failed, FUZZ.replaying = failed, true
+  run_ops(ops)
+  FUZZ.replaying = false
   local without = final_state()
   if without ~= with_failures then
     local i = 1
@@ -268,9 +282,10 @@ end
 -- RUN(ops): every operation protected, then the differential check of undo
 function RUN(ops)
   FUZZ_RESET()
-  FUZZ.failed, FUZZ.armed = {}, {}
+  FUZZ.failed = {}
   run_ops(ops)
   FUZZ_DRIFT(ops)
+  if (FUZZ.failures or 0) > 0 then os.exit(3) end
   print("FUZZ-OK " .. #ops .. " operations")
 end
 
