@@ -8,11 +8,11 @@
 -- It fails on the engine as it is until the fixes of issue 20 land; the file is named
 -- *_campaign.lua so that the default run (pattern _spec) leaves it out. Run it alone with
 --   ./impetus test --sanitize --pattern=_campaign spec/fuzz_campaign.lua
--- FUZZ_SEEDS and FUZZ_OPS in the environment change its size (defaults 300 seeds of 60 operations).
+-- FUZZ_SEEDS and FUZZ_OPS in the environment change its size (defaults 300 seeds of 120 operations).
 
 local BUILD = os.getenv("IMPETUS_BUILD") or "build/release"
 local SEEDS = tonumber(os.getenv("FUZZ_SEEDS") or "") or 300
-local OPS = tonumber(os.getenv("FUZZ_OPS") or "") or 60
+local OPS = tonumber(os.getenv("FUZZ_OPS") or "") or 120
 
 describe("fuzz campaign", function()
   it(string.format("%d seeds of %d operations find nothing", SEEDS, OPS), function()

@@ -27,24 +27,29 @@ done
 [ -f "$scene" ] || [ -f "$scene/main.lua" ] || { echo "soak: no scene $scene" >&2; exit 2; }
 
 steps_file=$(mktemp)
-trap 'rm -f "$steps_file"' EXIT
+child_lua=$(mktemp --suffix=.lua)
+trap 'rm -f "$steps_file" "$child_lua"' EXIT
 if [ "$restart" -gt 0 ]; then
+  cat >"$child_lua" <<'LUA'
+local path, every, steps_file = arg[1], tonumber(arg[2]), arg[3]
+local runner = require("impetus").runner(path)
+runner:start()
+if not runner.world then io.stderr:write("soak: " .. tostring(runner.error) .. "\n") os.exit(1) end
+local n, restarts = 0, 0
+while true do
+  if not runner:step() then io.stderr:write("soak: " .. tostring(runner.error) .. "\n") os.exit(1) end
+  n = n + 1
+  if n % every == 0 then
+    runner:restart()
+    restarts = restarts + 1
+    local f = io.open(steps_file, "w")
+    f:write(n, " steps, ", restarts, " restarts\n")
+    f:close()
+  end
+end
+LUA
   LUA_PATH="$ROOT/scripts/?.lua;$ROOT/scripts/?/init.lua;;" LUA_CPATH="$ROOT/build/release/lib/?.so;;" \
-    lua5.4 -e '
-      local path, every, steps_file = arg[1], tonumber(arg[2]), arg[3]
-      local runner = require("impetus").runner(path)
-      runner:start()
-      if not runner.world then io.stderr:write("soak: " .. tostring(runner.error) .. "\n") os.exit(1) end
-      local n, restarts = 0, 0
-      while true do
-        if not runner:step() then io.stderr:write("soak: " .. tostring(runner.error) .. "\n") os.exit(1) end
-        n = n + 1
-        if n % every == 0 then
-          runner:restart()
-          restarts = restarts + 1
-          local f = io.open(steps_file, "w") f:write(n, " steps, ", restarts, " restarts\n") f:close()
-        end
-      end' "$scene" "$restart" "$steps_file" &
+    lua5.4 "$child_lua" "$scene" "$restart" "$steps_file" &
 else
   "$ROOT/build/release/bin/impetus" --headless --steps 2000000000 "$scene" >/dev/null &
 fi
@@ -74,9 +79,10 @@ wait "$pid" 2>/dev/null || true
 
 n=${#samples[@]}
 half=$(( n / 2 ))
+[ "$half" -gt 0 ] || half=1
 printf '%s\n' "${samples[@]}" | awk -v half="$half" '
   { v[NR] = $1; if ($1 > peak) peak = $1 }
   END {
     printf "soak: first %.1f MB, peak %.1f MB, last %.1f MB; growth %+.1f MB over the run, %+.1f MB over its second half\n",
-      v[1], peak, v[NR], v[NR] - v[1], v[NR] - v[half > 0 ? half : 1]
+      v[1], peak, v[NR], v[NR] - v[1], v[NR] - v[half]
   }'
