@@ -123,7 +123,7 @@ local function frames(err)
   local list = {}
   for line in err:gmatch("[^\n]+") do
     -- ASan / UBSan: "    #3 0x7f.. in hash_grid ../engine/broadphase.c:455"
-    local fn, file = line:match("^%s*#%d+ 0x%x+ in ([%w_]+) (%S+)")
+    local fn, file = line:match("^%s*#%d+ 0x%x+ in ([%w_]+) ([^%(%s]%S*)$")
     -- gdb: "#3  0x00007f.. in hash_grid (...) at ../engine/broadphase.c:455" or "#0  hash_grid (...) at ..."
     if not fn then fn, file = line:match("^#%d+%s+0x%x+ in ([%w_]+) .* at (%S+)$") end
     if not fn then fn, file = line:match("^#%d+%s+([%w_]+) .* at (%S+)$") end
@@ -148,6 +148,7 @@ local function hang_place(err)
 end
 
 local function normalize(s)
+  s = s:gsub("expected, got %a+", "expected, got T")
   return (s:gsub("[%w_/%.]+%.lua:%d+: ", ""):gsub("op:%d+: ", ""):gsub("0x%x+", "#"):gsub("%-?%d[%d%.e%+%-]*", "#"))
 end
 
@@ -214,14 +215,14 @@ local CFG = {
 
 local function shell_quote(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
 
-local function env_prefix()
-  local lib = ROOT .. "/build/" .. CFG.build .. "/lib/?.so"
+local function env_prefix(build)
+  local lib = ROOT .. "/build/" .. build .. "/lib/?.so"
   local env = {
     "LUA_PATH=" .. shell_quote(ROOT .. "/scripts/?.lua;" .. ROOT .. "/scripts/?/init.lua;" .. ROOT .. "/tools/?.lua;;"),
     "LUA_CPATH=" .. shell_quote(lib .. ";;"),
     "IMPETUS_ROOT=" .. shell_quote(ROOT),
   }
-  if CFG.build == "sanitize" then
+  if build == "sanitize" then
     local function gcc_lib(name)
       local p = io.popen("gcc -print-file-name=" .. name)
       local s = p:read("l")
@@ -248,11 +249,12 @@ local function watch(stall, watched, dir, cmd, watchdog_env)
   return rc or 0, read(out), read(err)
 end
 
+-- a candidate of the minimizer, killed at once when it stops making progress
 local function run_script(ops, dir, stall)
   write(dir .. "/cand.lua", script(ops))
   write(dir .. "/progress", "")
   return watch(stall, dir .. "/progress", dir, "FUZZ_JOURNAL=" .. shell_quote(dir .. "/progress") .. " lua5.4 "
-    .. shell_quote(dir .. "/cand.lua"), "FUZZ_NO_GDB=1 ")
+    .. shell_quote(dir .. "/cand.lua"), "FUZZ_QUICK_KILL=1 ")
 end
 
 -- does this candidate fail the way the original did?
@@ -305,7 +307,7 @@ end
 local function minimize(ops, sig, kind, dir)
   -- a candidate that hangs is known by the operation it stopped in (the last of the journal); no
   -- backtrace needed, and a few seconds without progress are enough (operations take milliseconds)
-  local stall = kind == "hang" and 3 or CFG.stall
+  local stall = kind == "hang" and 5 or CFG.stall
   local tests = 0
   local function fails(list)
     tests = tests + 1
@@ -323,8 +325,6 @@ end
 -- ---- the campaign --------------------------------------------------------------------------------
 
 local function campaign()
-  local t0 = os.time()
-  local clock0 = os.clock()
   local wall0 = io.popen("date +%s.%N"):read("l")
   local function elapsed() return tonumber(io.popen("date +%s.%N"):read("l")) - tonumber(wall0) end
   os.execute("mkdir -p " .. shell_quote(CFG.out))
@@ -339,12 +339,13 @@ local function campaign()
   say("fuzz: %s build, %d operations a seed, seeds from %d%s%s, findings in %s/\n", CFG.build, CFG.ops, CFG.seed,
     last_seed and (" to " .. last_seed) or "", deadline and string.format(", for %g minutes", CFG.minutes) or "", CFG.out)
   -- a failure of seed `failed` whose journal is `journal`: counted, and a new one shrunk and written
-  local function note(failed, journal, sig, kind, detail, out, err)
+  -- (after_seeds, ops_before: the seeds run up to this one, the operations before its own)
+  local function note(failed, journal, after_seeds, ops_before, sig, kind, detail, out, err)
     local ops = journal_ops(journal)
     local f = findings[sig]
     if not f then
-      f = { sig = sig, kind = kind, detail = detail, seed = failed, seeds = {}, at = elapsed(), after_seeds = seeds_run,
-        after_ops = ops_run + #ops, ops = #ops }
+      f = { sig = sig, kind = kind, detail = detail, seed = failed, seeds = {}, at = elapsed(), after_seeds = after_seeds,
+        after_ops = ops_before + #ops, ops = #ops }
       findings[sig] = f
       order[#order + 1] = sig
       write(CFG.out .. "/" .. slug(sig) .. ".log", string.format("seed %d\n%s\n--- stdout\n%s\n--- stderr\n%s", failed, sig,
@@ -374,6 +375,7 @@ local function campaign()
     if last_seed then count = math.min(count, last_seed - seed + 1) end
     write(dir .. "/seeds", "")
     write(dir .. "/journal", "")
+    local batch_start, seeds_before, ops_before = seed, seeds_run, ops_run
     local rc, out, err = watch(CFG.stall, dir .. "/journal", dir, string.format("lua5.4 %s child %d %d %d %s",
       shell_quote(ROOT .. "/tools/fuzz.lua"), seed, count, CFG.ops, shell_quote(dir)))
     local started, done = nil, {}
@@ -382,7 +384,8 @@ local function campaign()
       if what == "start" then started = s else done[s] = true ops_run = ops_run + tonumber(n) seeds_run = seeds_run + 1 end
     end
     for k, d, s, path in out:gmatch("FUZZ%-FAIL (%S+): ([^\n]-) @seed (%d+) journal (%S+)") do
-      note(tonumber(s), read(path), soft_signature(k, d))
+      s = tonumber(s) -- the seeds of the batch before s ran all their operations
+      note(s, read(path), seeds_before + s - batch_start + 1, ops_before + (s - batch_start) * CFG.ops, soft_signature(k, d))
     end
     local sig, kind, detail = crash_signature(rc, err)
     if not sig and rc == 3 then -- a hard failure: the generator wrote an operation that does not compile
@@ -395,7 +398,7 @@ local function campaign()
       local journal = read(dir .. "/journal")
       seeds_run = seeds_run + 1
       ops_run = ops_run + #journal_ops(journal)
-      note(failed, journal, sig or ("child failed (status " .. rc .. ")"), kind, detail, out, err)
+      note(failed, journal, seeds_run, ops_run - #journal_ops(journal), sig or ("child failed (status " .. rc .. ")"), kind, detail, out, err)
       seed = failed + 1
     end
   end
@@ -443,7 +446,7 @@ while args[i] do
   end
   i = i + 1
 end
-ENV = env_prefix()
+ENV = env_prefix(CFG.build)
 
 if replay then
   local ok, how, rc = os.execute(ENV .. "lua5.4 " .. shell_quote(replay))

@@ -674,6 +674,10 @@ ops[#ops + 1] = { w = 1.5, name = "on_contact", gen = function(r, ctx)
   return string.format("impetus.on_contact(%s, %s)", handle(r, ctx, "b", wi), r.chance(0.2) and "nil" or callback(r))
 end }
 
+-- a scene file with hostile settings and callbacks, run headless by impetus.runner (fuzz_scene.lua)
+local scene = require "fuzz_scene"
+ops[#ops + 1] = { w = 0.7, name = "scene", gen = function(r) return scene.generate(r) end }
+
 local total = 0
 for _, o in ipairs(ops) do total = total + o.w end
 

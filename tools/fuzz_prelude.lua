@@ -4,7 +4,8 @@
 --
 -- Globals the operations use: W (worlds), H (handles by kind: p particles, s springs, bh
 -- behaviours, f fields, c colliders, k constraints, b bodies, cl cloths, hr hairs, j joints,
--- qj QP joint indices), CB(kind) (a callback), STEP(world, dt), ARM(n), ACCEPT_NOT(what, fn).
+-- qj QP joint indices), CB(kind) (a callback), STEP(world, dt), ARM(n), ACCEPT_NOT(what, fn),
+-- MUT(list, k, v), SCENE(source, steps, advance, restart).
 --
 -- A failure prints a line "FUZZ-FAIL <kind>: <detail>" and the run goes on; RUN exits with status 3
 -- at the end when there was one:
@@ -18,7 +19,7 @@
 --   accepted    an operation with an argument the documentation refuses returned without error
 impetus = require "impetus"
 
-FUZZ = { calls = 0, arm = nil, arm_op = nil, in_step = false, op = 0, stepno = 0, failed = {}, callbacks = 0 }
+FUZZ = { calls = 0, arm = nil, in_step = false, op = 0, stepno = 0, failed = {}, callbacks = 0 }
 
 local journal_path = os.getenv("FUZZ_JOURNAL")
 
@@ -41,7 +42,7 @@ end
 function FUZZ_RESET()
   W = { impetus.world() }
   H = { p = {}, s = {}, bh = {}, f = {}, c = {}, k = {}, b = {}, cl = {}, hr = {}, j = {}, qj = {} }
-  FUZZ.calls, FUZZ.arm, FUZZ.arm_op, FUZZ.in_step, FUZZ.op, FUZZ.stepno = 0, nil, nil, false, 0, 0
+  FUZZ.calls, FUZZ.arm, FUZZ.in_step, FUZZ.op, FUZZ.stepno = 0, nil, false, 0, 0
   FUZZ.callbacks = 0
   collectgarbage()
 end
@@ -49,7 +50,7 @@ end
 -- ARM(n): the n-th script callback called inside a step from now raises an error (once)
 function ARM(n)
   if FUZZ.replaying then return end -- FUZZ_DRIFT's run without the armed failures
-  FUZZ.arm, FUZZ.arm_op = n, FUZZ.op
+  FUZZ.arm = n
 end
 
 local function armed_failure()
@@ -198,6 +199,26 @@ end
 function MUT(list, k, v)
   if type(list) == "table" and math.type(k) == "integer" and k >= 1 and k <= #list + 1 then list[k] = v end
   return list
+end
+
+-- SCENE(source, steps, advance, restart): a scene file run headless by impetus.runner, as the host
+-- runs it (tools/fuzz_scene.lua writes these operations); the runner reports a script error in
+-- runner.error and must not raise one
+function SCENE(src, steps, advance, restart)
+  local path = os.tmpname()
+  local f = assert(io.open(path, "w"))
+  f:write(src)
+  f:close()
+  local ok, err = pcall(function()
+    local r = impetus.runner(path)
+    r:start()
+    for _ = 1, steps do if not r:step() then break end end
+    r:advance(advance)
+    if restart then r:restart() r:step() end
+    if r.error ~= nil and type(r.error) ~= "string" then FUZZ_FAIL("unclean", "runner.error is a " .. type(r.error)) end
+  end)
+  os.remove(path)
+  if not ok then error(err, 0) end
 end
 
 -- ACCEPT_NOT(what, fn): fn passes an argument the documentation refuses; returning is a failure
