@@ -1,23 +1,29 @@
 -- tools/fuzz.lua: the API fuzzer of impetus (`./impetus fuzz`).
 --
---   ./impetus fuzz [--minutes N] [--seeds N] [--seed S] [--ops K]    a campaign (default: 200 seeds
---                                                                     from seed 1, 300 operations each)
---   ./impetus fuzz --replay findings/x.lua                           run a reproduction script
+--   ./impetus fuzz [--minutes N] [--seeds N] [--seed S] [--ops K]   a campaign (without --minutes and
+--                                                                    --seeds: 200 seeds from seed 1;
+--                                                                    300 operations a seed)
+--   ./impetus fuzz --replay fuzz-findings/x.lua                     run a reproduction it wrote
+--   ./impetus fuzz --script S [--ops K]                             print seed S as a standalone script
 --   options: --batch B (seeds per child process, 25), --stall T (seconds without progress that make
 --            a hang, 20), --build sanitize|release (sanitize), --out DIR (fuzz-findings),
 --            --no-minimize, --quiet
 --
 -- A campaign runs seeds in child processes (lua5.4 tools/fuzz.lua child ...), a batch of seeds
 -- each, under tools/fuzz_watchdog.sh. Seed s draws its operations from tools/fuzz_ops.lua's
--- generator seeded with s, and runs them one by one (each protected by pcall) on the runtime of
--- tools/fuzz_prelude.lua, whose checks turn a wrong outcome into "FUZZ-FAIL" and exit status 3.
--- The child journals every operation's source before running it, so when it dies (a crash, an
--- AddressSanitizer or UBSan report, a C assert, a hang) the parent has the operations up to the
--- one that killed it. The parent names the failure by a signature (the sanitizer's report kind and
--- the engine function or source line; for a hang, the binding and engine functions of the
--- backtrace), shrinks the operation list by delta debugging (Zeller's ddmin, each candidate a
--- standalone script run under the watchdog, kept when it fails with the same signature) and writes
--- the result to DIR/<signature>.lua; then it resumes with the next seed.
+-- generator seeded with s and runs them one by one, each protected by pcall, on the runtime of
+-- tools/fuzz_prelude.lua. The child journals every operation's source before running it.
+--
+-- Two kinds of failure. The prelude's checks (an unclean error, NaN past the NaN guard, a failed
+-- callback that changed the world, an accepted bad argument) print "FUZZ-FAIL" with a copy of the
+-- journal and the seed goes on. A process that dies (an AddressSanitizer or UBSan report, a crash,
+-- a C assert, a hang that the watchdog stops) leaves the journal up to the operation that killed
+-- it; the campaign goes on with the next seed. Each failure gets a signature (the check, or the
+-- sanitizer's report kind and engine function or source line; for a hang, the binding and the
+-- engine stage of the backtrace). A new signature's operation list is shrunk by delta debugging
+-- (Zeller and Hildebrandt's ddmin: each candidate is a standalone script run under the watchdog,
+-- kept when it fails with the same signature) and written to DIR/<signature>.lua, its output to
+-- DIR/<signature>.log.
 --
 -- A seed replays the same operations bit for bit: the generator is splitmix64 on Lua integers, the
 -- operations are source text, and what the generator looks at (which objects exist) is the
@@ -325,8 +331,14 @@ end
 -- ---- the campaign --------------------------------------------------------------------------------
 
 local function campaign()
-  local wall0 = io.popen("date +%s.%N"):read("l")
-  local function elapsed() return tonumber(io.popen("date +%s.%N"):read("l")) - tonumber(wall0) end
+  local function now()
+    local p = io.popen("date +%s.%N")
+    local t = tonumber(p:read("l"))
+    p:close()
+    return t
+  end
+  local wall0 = now()
+  local function elapsed() return now() - wall0 end
   os.execute("mkdir -p " .. shell_quote(CFG.out))
   local dir = os.tmpname()
   os.remove(dir)
