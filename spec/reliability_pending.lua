@@ -110,6 +110,21 @@ describe("reliability: a joint whose bodies were destroyed", function()
   end)
 end)
 
+describe("reliability: a joint whose body was destroyed, then world:resolve_collisions()", function()
+  it("returns (fuzz, release build: a segfault; seed 5048, 83 operations shrunk to 4)", function()
+    holds [[
+      local w = impetus.world()
+      local hull = w:hull{points = {{0, 0, 0}, {1e-12, 0, 0}, {0, 1e-12, 0}, {0, 0, 1e-12}},
+        orientation = {0.70794961375015597, 0.99777678128415914, 0.92961033700735896, -0.91659390224452242},
+        velocity = {-0.61462909166496615, 4.7075484223595296, -1.2096518840547201}}
+      w:joint{type = "prismatic", a = hull, anchor = {1.7666162787854658, -1.1923001066207348, 1.8146937247110007},
+        axis = {-0.18806667523533505, -0.33102363210285413, -0.062934304397226137}}
+      hull:destroy()
+      clean(pcall(w.resolve_collisions, w))
+    ]]
+  end)
+end)
+
 describe("reliability: the adaptive integrator returns", function()
   it("world:step(1e308) of one free particle", function()
     holds([[

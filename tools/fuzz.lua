@@ -150,7 +150,8 @@ local function hang_place(err)
       break
     end
   end
-  return binding or "?", below or "?"
+  if not binding then return "Lua code", "no engine frame" end
+  return binding, below or "?"
 end
 
 local function normalize(s)
