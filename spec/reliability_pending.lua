@@ -211,6 +211,20 @@ describe("reliability: integer arguments", function()
       for _ = 1, 4 do assert(w:step(1 / 60) == true) end
     ]]
   end)
+  it("impetus.ode.adapt_factor with a huge order (fuzz: UBSan overflow in ode.c, seed 1132)", function()
+    -- (tol / err)^(1 / (order + 1)), or a clean error naming 'order'; never the order cast to int
+    holds [[
+      for _, order in ipairs {2147483647, 4294967297, math.maxinteger} do
+        local ok, f = clean(pcall(impetus.ode.adapt_factor, 0.5, 1e-6, order))
+        if ok then
+          local want = (1e-6 / 0.5) ^ (1 / (order + 1.0))
+          assert(math.abs(f - want) <= 1e-12, string.format("order %d: %.17g, want %.17g", order, f, want))
+        else
+          assert(f:find("order", 1, true), f)
+        end
+      end
+    ]]
+  end)
   it("names the field of a wrong integrator type (fuzz: \"bad argument #-1 to 'world'\")", function()
     holds [[
       local ok, err = pcall(impetus.world, {integrator = true})
