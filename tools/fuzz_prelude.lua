@@ -236,7 +236,7 @@ function FUZZ_CLEAN(err)
   local first = err:match("^[^\n]*")
   -- a field called as a method (h:particles() on a handle whose particles is a list) is the
   -- script's own mistake, which Lua itself reports
-  if first:match("attempt to call a %a+ value %(method '[%w_]+'%)$") then return true end
+  if first:match("attempt to call a %a+ value %(method '[%w_]+'%)$") and not first:find("impetus/", 1, true) then return true end
   if first:find("attempt to ", 1, true) or first:find("stack overflow", 1, true)
     or first:find("not enough memory", 1, true) or first:find("(null)", 1, true) then
     return false, first
