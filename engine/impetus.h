@@ -92,6 +92,7 @@ typedef struct imp_profile {
     int pairs, manifolds;    /* broad-phase pairs and touching manifolds of the last step          */
     int cg_iterations;   /* IMP_IMPLICIT: conjugate gradient iterations of the last step      */
     double cg_residual;  /* IMP_IMPLICIT: its final relative residual, max_i |r_i|/m_i over max_i |S b|_i/m_i */
+    int particle_contacts; /* contacts of particles with bodies, with each other, and (in pairs) with colliders */
 } imp_profile;
 
 imp_world_def imp_world_def_default(void);
@@ -131,6 +132,10 @@ typedef struct imp_particle_def {
     double radius;      /* collision and drawing radius, default 0.05 m     */
     imp_motion motion;  /* default IMP_DYNAMIC                               */
     float color[4];     /* drawing colour, default orange                    */
+    double restitution; /* against bodies and other particles, in [0, 1], default 0 (combined
+                         * with the other side's as two bodies' are: the larger one)          */
+    double friction;    /* Coulomb coefficient against bodies and other particles, >= 0,
+                         * default 0.5 (combined as two bodies' are: sqrt(mu_a mu_b))       */
 } imp_particle_def;
 
 imp_particle_def imp_particle_def_default(void);
@@ -150,6 +155,11 @@ imp_motion imp_particle_motion(const imp_world *w, imp_id id);
 void imp_particle_set_motion(imp_world *w, imp_id id, imp_motion m);
 void imp_particle_color(const imp_world *w, imp_id id, float rgba[4]);
 void imp_particle_set_color(imp_world *w, imp_id id, const float rgba[4]);
+double imp_particle_restitution(const imp_world *w, imp_id id);
+double imp_particle_friction(const imp_world *w, imp_id id);
+/* false (and nothing changes) unless restitution is in [0, 1] / friction a finite number >= 0 */
+bool imp_particle_set_restitution(imp_world *w, imp_id id, double e);
+bool imp_particle_set_friction(imp_world *w, imp_id id, double mu);
 /* kinematic particles: aim at target so that it is reached at the end of the next step of length dt */
 void imp_particle_move_to(imp_world *w, imp_id id, imp_vec3 target, double dt);
 
@@ -161,6 +171,21 @@ const double *imp_particle_positions(const imp_world *w);
 const double *imp_particle_velocities(const imp_world *w);
 const double *imp_particle_radii(const imp_world *w);
 const float *imp_particle_colors(const imp_world *w);
+
+/* ---- particles meeting bodies and each other (engine/particle_contact.c, engine/particle_attach.c) ---- */
+
+/* Particles collide with every body's shapes always, both ways (the body takes the opposite impulse);
+ * with each other only when this is on (default off) */
+void imp_world_set_particle_collisions(imp_world *w, bool on);
+bool imp_world_particle_collisions(const imp_world *w);
+/* pins particle p to the point `at` (world, now) of body b: the particle moves with that point, and
+ * the body carries it (its weight and what pulls on it); replaces an earlier attachment of p. A fixed
+ * or kinematic particle holds nothing while it is so. IMP_ERR_ARG for stale ids, a curve particle or a
+ * non-finite point, IMP_ERR_LOCKED during a step (imp_world_error says why). */
+imp_status imp_particle_attach(imp_world *w, imp_id p, imp_id b, imp_vec3 at);
+void imp_particle_detach(imp_world *w, imp_id p);
+/* p's body, its point (world, now) and the impulse p gave the body in the last step; false: none */
+bool imp_particle_attachment(const imp_world *w, imp_id p, imp_id *b, imp_vec3 *at, imp_vec3 *impulse);
 
 /* ---- forces (engine/forces.c) --------------------------------------------------------------------- */
 
@@ -655,6 +680,9 @@ typedef struct imp_cloth_def {
     double stretch, shear, bend; /* N/m, N/m, N m (J); defaults 2000, 50, 2e-4                     */
     double damping;              /* s: k_d = damping * k for every term, default 0.01              */
     double radius;               /* collision radius of the particles, default 0.01 m              */
+    double restitution, friction; /* its particles' material against bodies and particles (0, 0.5) */
+    bool self_collision;         /* its particles collide with each other (world.particle_collisions on)
+                                  * where they lie more than twice their radii apart at rest      */
     int rows, cols;              /* informational: a grid's size (0 for a mesh)                    */
     float color[4], back_color[4];
 } imp_cloth_def;
@@ -667,7 +695,10 @@ typedef struct imp_hair_def {
     double bend;                 /* B (N m^2): joints k_i = B / l_i, default 1e-4                   */
     double damping;              /* s: k_d = damping * k, default 0.01                              */
     double radius;               /* collision radius, default 0.005 m                              */
+    double restitution, friction; /* its particles' material against bodies and particles (0, 0.5) */
     imp_motion root;             /* the root particle: IMP_FIXED (default), IMP_KINEMATIC, IMP_DYNAMIC */
+    imp_id body;                 /* not null: the root (and the anchor) are held by this body where
+                                  * they start (imp_particle_attach), and root is IMP_DYNAMIC   */
     bool clamped;                /* a hidden anchor behind the root holds the root's direction
                                   * (moves with the root: same motion), default true                */
     float color[4];
@@ -691,6 +722,8 @@ imp_vec3 imp_hair_root_direction(const imp_world *w, imp_id id);
 void imp_cloth_params(const imp_world *w, imp_id id, double *stretch, double *shear, double *bend, double *damping);
 void imp_cloth_set_params(imp_world *w, imp_id id, double stretch, double shear, double bend, double damping);
 void imp_cloth_set_color(imp_world *w, imp_id id, const float rgba[4], const float back_rgba[4]);
+bool imp_cloth_self_collision(const imp_world *w, imp_id id);
+void imp_cloth_set_self_collision(imp_world *w, imp_id id, bool on); /* cloth only: hair never */
 double imp_cloth_energy(const imp_world *w, imp_id id); /* elastic energy, J */
 
 /* Drawing: the cloth and hair objects as index lists over the dense particle arrays. */

@@ -50,8 +50,9 @@ void pcollide_drop_stale(imp_world *w)
 
 int imp_contact_count(const imp_world *w) { return pcontacts_stale(w) ? 0 : w->pcontacts->count; }
 
-/* signed distance from x to the collider's surface, and the outward normal there */
-static double collider_distance(const imp_collider_def *c, imp_vec3 x, imp_vec3 *n)
+/* signed distance from x to the collider's surface, and the outward normal there (also
+ * particle_contact.c) */
+double pcollide_distance(const imp_collider_def *c, imp_vec3 x, imp_vec3 *n)
 {
     switch (c->shape) {
     case IMP_COLLIDER_PLANE:
@@ -114,7 +115,7 @@ static double plane_impact_time(double d0, double vn, double an, double span)
 static double segment_entry(const imp_collider_def *c, imp_vec3 a, imp_vec3 b, double r)
 {
     imp_vec3 n;
-    if (collider_distance(c, a, &n) - r <= 0) return 0;
+    if (pcollide_distance(c, a, &n) - r <= 0) return 0;
     if (c->shape == IMP_COLLIDER_SPHERE) {
         /* |a + s (b - a) - c|^2 = R^2 */
         imp_vec3 d = v3_sub(b, a), m = v3_sub(a, c->position);
@@ -163,7 +164,7 @@ void pcollide_find_contacts(imp_world *w)
         double *x = w->particles->x + 3 * i, *v = w->particles->v + 3 * i;
         for (int c = 0; c < nc; c++) {
             imp_vec3 N;
-            double d = collider_distance(&w->colliders->collider[c].def, v3_load(x), &N) - w->particles->radius[i];
+            double d = pcollide_distance(&w->colliders->collider[c].def, v3_load(x), &N) - w->particles->radius[i];
             if (d > CONTACT_SLOP) continue;
             double vn = v3_dot(N, v3_load(v));
             if (vn > CONTACT_VN || vn < -CONTACT_VN) continue;
@@ -190,7 +191,7 @@ void pcollide_contact_forces(imp_world *w, const particle_range *r, const double
         const imp_collider_def *c = &w->colliders->collider[pc->collider].def;
         int i = pc->particle - r->first;
         imp_vec3 N, fi = v3_load(f + 3 * i);
-        collider_distance(c, v3_load(x + 3 * i), &N);
+        pcollide_distance(c, v3_load(x + 3 * i), &N);
         double fn = v3_dot(N, fi);
         if (fn >= 0) continue; /* pulled away: no contact force, the particle leaves */
         fi = v3_mad(fi, N, -fn);  /* cancel the pushing part: f_c = -(N . f) N */
@@ -215,7 +216,7 @@ void pcollide_contact_forces(imp_world *w, const particle_range *r, const double
 int pcollide_contact_row(const imp_world *w, int k, const double *x, imp_vec3 *normal, double *gap)
 {
     const pcontact *pc = &w->pcontacts->contact[k];
-    *gap = collider_distance(&w->colliders->collider[pc->collider].def, v3_load(x + 3 * pc->particle), normal) - w->particles->radius[pc->particle];
+    *gap = pcollide_distance(&w->colliders->collider[pc->collider].def, v3_load(x + 3 * pc->particle), normal) - w->particles->radius[pc->particle];
     return pc->particle;
 }
 
@@ -226,7 +227,7 @@ int pcollide_touching(const imp_world *w, int i, imp_vec3 *normals, int max)
     int n = 0;
     for (int c = 0; c < w->colliders->ids.count && n < max; c++) {
         imp_vec3 N;
-        double d = collider_distance(&w->colliders->collider[c].def, v3_load(w->particles->x + 3 * i), &N) - w->particles->radius[i];
+        double d = pcollide_distance(&w->colliders->collider[c].def, v3_load(w->particles->x + 3 * i), &N) - w->particles->radius[i];
         if (d <= CONTACT_SLOP) normals[n++] = N;
     }
     return n;
@@ -237,7 +238,7 @@ imp_vec3 pcollide_contact_normal(const imp_world *w, int k)
 {
     const pcontact *pc = &w->pcontacts->contact[k];
     imp_vec3 N;
-    collider_distance(&w->colliders->collider[pc->collider].def, v3_load(w->particles->x + 3 * pc->particle), &N);
+    pcollide_distance(&w->colliders->collider[pc->collider].def, v3_load(w->particles->x + 3 * pc->particle), &N);
     return N;
 }
 
@@ -248,7 +249,7 @@ void pcollide_friction_clamp(imp_world *w)
         if (w->colliders->collider[pc->collider].def.friction <= 0) continue;
         int i = pc->particle;
         imp_vec3 N, v = v3_load(w->particles->v + 3 * i);
-        collider_distance(&w->colliders->collider[pc->collider].def, v3_load(w->particles->x + 3 * i), &N);
+        pcollide_distance(&w->colliders->collider[pc->collider].def, v3_load(w->particles->x + 3 * i), &N);
         imp_vec3 vt = v3_mad(v, N, -v3_dot(N, v));
         if (v3_dot(vt, pc->vt0) < 0) v3_store(w->particles->v + 3 * i, v3_sub(v, vt));
     }
@@ -292,8 +293,8 @@ void pcollide_resolve(imp_world *w, const double *x0, const double *v0, double h
                 imp_vec3 N;
                 double tau;
                 if (cd->shape == IMP_COLLIDER_PLANE) {
-                    double d0 = collider_distance(cd, xs, &N) - r;
-                    double d1 = collider_distance(cd, x1, &N) - r;
+                    double d0 = pcollide_distance(cd, xs, &N) - r;
+                    double d1 = pcollide_distance(cd, x1, &N) - r;
                     if (d1 >= 0 && d0 >= 0) continue;
                     tau = plane_impact_time(d0, v3_dot(N, vs), v3_dot(N, a), span);
                     if (tau < 0) tau = d0 > 0 ? span * d0 / (d0 - d1) : 0;
@@ -308,7 +309,7 @@ void pcollide_resolve(imp_world *w, const double *x0, const double *v0, double h
             const imp_collider_def *cd = &w->colliders->collider[who].def;
             imp_vec3 xc = v3_add(xs, v3_add(v3_scale(vs, best), v3_scale(a, 0.5 * best * best)));
             imp_vec3 vc = v3_mad(vs, a, best), N;
-            double d = collider_distance(cd, xc, &N) - r;
+            double d = pcollide_distance(cd, xc, &N) - r;
             if (d > 1e-9 && cd->shape == IMP_COLLIDER_BOX) {
                 /* the grown box's corner is not the rounded one: no contact here after all */
                 if (best >= span) break;
@@ -332,7 +333,7 @@ void pcollide_resolve(imp_world *w, const double *x0, const double *v0, double h
         /* whatever remains inside a collider is pushed out and loses its inward velocity */
         for (int c = 0; c < nc; c++) {
             imp_vec3 N;
-            double d = collider_distance(&w->colliders->collider[c].def, x1, &N) - r;
+            double d = pcollide_distance(&w->colliders->collider[c].def, x1, &N) - r;
             if (d >= 0) continue;
             x1 = v3_mad(x1, N, -d);
             double vn = v3_dot(N, v1);

@@ -32,8 +32,7 @@ void pcollide_resolve(imp_world *w, const double *x0, const double *v0, double h
 void pcollide_friction_clamp(imp_world *w);
 int pcollide_contact_row(const imp_world *w, int k, const double *x, imp_vec3 *normal, double *gap);
 int pcollide_touching(const imp_world *w, int i, imp_vec3 *normals, int max);
-
-
 imp_vec3 pcollide_contact_normal(const imp_world *w, int k);
+double pcollide_distance(const imp_collider_def *c, imp_vec3 x, imp_vec3 *n);
 
 #endif

@@ -3,11 +3,12 @@
  * The engine in layers; each file calls only files of the layers below it (and of its own layer
  * below it), never one above:
  *
- *   world.c                   the step: particles -> bodies -> contacts -> finish
+ *   world.c                   the step: particles -> bodies -> particle contacts -> contacts -> finish
  *   rigid-body contact modes  impulse.c (S1's stages)   contact_qp.c (exact contact)   toi.c
  *                             joint*.c (joints)   island.c (contact graph, sleeping)   solver_bodies.h
- *   particle dynamics         particle_system.c   implicit.c   tinkertoy.c   curve.c   forces.c
- *                             cloth.c   assemble.c   particle_collide.c
+ *   particle dynamics         particle_contact.c   particle_system.c   implicit.c   tinkertoy.c
+ *                             curve.c   forces.c   cloth.c   assemble.c   particle_attach.c
+ *                             particle_collide.c   particle_shape.c
  *   collision                 query.c   contact.c   broadphase.c   narrowphase.c
  *   stores                    body.c   shape.c   collider.c   particles.c
  *   kernels                   ode.c   lcp.c   amg.c   cg.c   ic0.c   sparse.c   dense.h   hull.c   mass.c
@@ -24,6 +25,9 @@
  *               by level -> shock propagation -> positions, bullets swept after; contact_qp.c:
  *               collision impulses, the resting contact forces in every derivative evaluation, the
  *               step cut at each time of impact); bodies that touch nothing move by their ODE (body.c)
+ *   particle contacts  attached particles onto their body points; particles against the bodies' shapes
+ *               over the step's motion of both, and against each other; the bodies take the opposite
+ *               impulses into their momenta (particle_contact.c)
  *   contacts    broad phase -> narrow phase -> manifolds -> begin/end events (contact.c), after the
  *               bodies moved, so the contacts a script reads describe the state it sees
  *   finish      the clock; the NaN guard (a particle or body that went non-finite is put back, at
@@ -50,7 +54,9 @@
 #include "implicit.h"
 #include "impulse.h"
 #include "joint.h"
+#include "particle_attach.h"
 #include "particle_collide.h"
+#include "particle_contact.h"
 #include "particle_system.h"
 #include "particles.h"
 #include "shape.h"
@@ -105,6 +111,7 @@ void imp_world_destroy(imp_world *w)
     curves_free(w);
     particle_store *p = w->particles;
     free(p->x), free(p->v), free(p->mass), free(p->inv_mass), free(p->radius), free(p->motion), free(p->color);
+    free(p->restitution), free(p->friction);
     ids_free(&p->ids);
     free(p);
     ids_free(&w->forces->spring_ids), free(w->forces->springs);
@@ -120,6 +127,8 @@ void imp_world_destroy(imp_world *w)
     free(w->bodies), free(w->shapes);
     imp_ode_solver_free(&w->body_solver);
     contacts_free(w);
+    attach_free(w);
+    particle_coupling_free(w);
     bp_free(w);
     impulse_free(w);
     joints_free(w);
@@ -217,6 +226,7 @@ imp_status imp_world_step(imp_world *w, double dt)
         return IMP_ERR_CALLBACK;
     }
     bodies_step(&s);
+    particle_contacts_step(&s);
     contacts_step(&s);
     return step_finish(&s, t_start);
 }

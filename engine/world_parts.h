@@ -21,6 +21,7 @@ typedef struct world_settings {
     bool sleeping;                    /* resting islands may sleep                              */
     int velocity_iterations, position_iterations; /* the impulse mode's sweeps                 */
     double restitution_threshold;     /* m/s: the impulse mode's slower approaches do not bounce */
+    bool particle_collisions;         /* particles collide with each other (particle_contact.c) */
 } world_settings;
 
 struct imp_world {
@@ -52,6 +53,8 @@ struct imp_world {
     struct tinker *tinker;                      /* tinkertoy.c: constraints                         */
     struct implicit_state *implicit;            /* implicit.c (NULL until first used)               */
     struct particle_system *particle_system;    /* particle_system.c: the stage's solver, scratch   */
+    struct attach_set *attach;                  /* particle_attach.c: particles held by bodies (NULL until the first) */
+    struct particle_coupling *coupling;         /* particle_contact.c: scratch of the stage after the bodies' */
 
     /* rigid-body contact modes */
     imp_ode_solver body_solver;                 /* the bodies' ODE solver (its adaptive h carries over) */

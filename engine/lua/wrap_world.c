@@ -178,6 +178,7 @@ static int world_profile(lua_State *L)
     lua_pushnumber(L, p.contacts), lua_setfield(L, -2, "contacts");
     lua_pushinteger(L, p.pairs), lua_setfield(L, -2, "pairs");
     lua_pushinteger(L, p.manifolds), lua_setfield(L, -2, "manifolds");
+    lua_pushinteger(L, p.particle_contacts), lua_setfield(L, -2, "particle_contacts");
     return 1;
 }
 
@@ -304,6 +305,15 @@ static int world_set_broadphase(lua_State *L)
     return 0;
 }
 static int world_get_planar(lua_State *L) { lua_pushboolean(L, imp_world_planar(impl_check_world(L, 1))); return 1; }
+/* particles collide with each other (engine/particle_contact.c) */
+static int world_get_particle_collisions(lua_State *L) { lua_pushboolean(L, imp_world_particle_collisions(impl_check_world(L, 1))); return 1; }
+static int world_set_particle_collisions(lua_State *L)
+{
+    world_userdata *world = impl_check_world_unlocked(L, 1, "world.particle_collisions");
+    if (!lua_isboolean(L, 2)) return luaL_error(L, "world.particle_collisions must be true or false (got %s)", luaL_typename(L, 2));
+    imp_world_set_particle_collisions(world->w, lua_toboolean(L, 2));
+    return 0;
+}
 static int world_set_planar(lua_State *L)
 {
     world_userdata *world = impl_check_world_unlocked(L, 1, "world.planar");
@@ -572,6 +582,7 @@ int impl_open_world(lua_State *L)
         {"contact", world_get_contact},
         {"broadphase", world_get_broadphase},
         {"planar", world_get_planar},
+        {"particle_collisions", world_get_particle_collisions},
         {"sleeping", world_get_sleeping},
         {"velocity_iterations", world_get_velocity_iterations},
         {"position_iterations", world_get_position_iterations},
@@ -595,6 +606,7 @@ int impl_open_world(lua_State *L)
         {"contact", world_set_contact},
         {"broadphase", world_set_broadphase},
         {"planar", world_set_planar},
+        {"particle_collisions", world_set_particle_collisions},
         {"sleeping", world_set_sleeping},
         {"velocity_iterations", world_set_velocity_iterations},
         {"position_iterations", world_set_position_iterations},

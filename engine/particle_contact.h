@@ -1,0 +1,79 @@
+/* particle_contact.h: particles against bodies and against each other, after the bodies' stage (particle_contact.c). */
+#ifndef IMPETUS_PARTICLE_CONTACT_H
+#define IMPETUS_PARTICLE_CONTACT_H
+
+#include "particles.h"
+#include "step.h"
+
+/* a contact of particle i with a side (a body's shape or a collider) as the sweeps see it; the rest of
+ * it is in its pc_side */
+typedef struct pc_row {
+    int i;                 /* the particle (dense)                                                  */
+    int side;              /* its pc_side                                                            */
+    int moves;             /* the side is a dynamic body, which answers impulses                    */
+    imp_vec3 n;            /* unit normal, out of the side towards i                                */
+    double kn;             /* effective mass along n                                                 */
+    double target;         /* the normal velocity aimed at                                           */
+    double mu;             /* Coulomb coefficient                                                    */
+    double limit;          /* positions: n . x_i >= limit                                           */
+    double jn;             /* accumulated impulses on i: normal, tangential                          */
+    imp_vec3 jt;
+} pc_row;
+
+/* a pair as the sweeps see it: kept small (single precision but for the accumulated normal impulse),
+ * as a pile has several per particle */
+typedef struct pc_pair {
+    int i, j;              /* particles (dense)                                                     */
+    float n[3];            /* unit normal, out of j towards i                                       */
+    float kn, target, mu;  /* effective mass 1 / (1/m_i + 1/m_j), normal velocity aimed at, Coulomb */
+    float limit;           /* r_i + r_j                                                              */
+    double jn;             /* accumulated impulses on i: normal, tangential                          */
+    float jt[3];
+} pc_pair;
+
+/* what a side contact holds besides its row */
+typedef struct pc_side {
+    int body;              /* the body (dense), or -1: a collider                                    */
+    imp_vec3 r, at;        /* the contact point's lever arm from the body's centre of mass, the point */
+    imp_vec3 c;            /* a touch on the way: i's centre at the touch, on the body as it ended  */
+    double s;              /* the fraction of the step at the touch (1: none)                       */
+    double height;         /* i's height along -gravity: the solving order                           */
+} pc_side;
+
+/* The rows of one group (particle_contact.c, "the solve on two threads"): its side rows, sorted
+ * lowest first, and its pairs */
+typedef struct pc_group {
+    pc_row *side, *spare; int side_count, side_cap;
+    pc_pair *pair; int pair_count, pair_cap;
+} pc_group;
+
+/* the stage's scratch, kept for its capacity (nothing in it carries over from step to step) */
+typedef struct particle_coupling {
+    pc_group group[3];
+    pc_side *side; int side_count, side_cap;
+    int *order, *tmp; uint32_t *key; int order_cap;
+    /* per particle (dense) */
+    double *im;                       /* inverse mass in the solve: 0 for driven, fixed, kinematic */
+    uint8_t *driven;                  /* held on a body point (particle_attach.c)                */
+    uint8_t *half;                    /* which half of the split it lies in (0, 1)               */
+    uint8_t *touched;                 /* in a contact of this step                                */
+    int *first;                       /* its earliest touch of a body (a pc_side), or -1          */
+    int *owner, *vertex;              /* cloth or hair object + 1 (0: none), and its vertex        */
+    double *lo, *hi;                  /* swept bounds, 3 each                                      */
+    int particle_cap;
+    /* the pair grid: the particles by cell key, with their cells and data alongside */
+    int *cell_start, *bucket_particle; int32_t (*bucket_cell)[3], (*cell_of)[3];
+    double *bucket_x;                 /* PAIR_DATA per particle: end position, radius, path length */
+    uint32_t *bucket_of; int table_cap;
+    /* per body (dense): velocities in the solve, inverse mass and world inverse inertia at the end */
+    imp_vec3 *bv, *bw;
+    double *bim;
+    imp_mat3 *bI;
+    int body_cap;
+} particle_coupling;
+
+/* particle_contact.c: the stage (world.c), after the bodies' */
+void particle_contacts_step(const imp_step *st);
+void particle_coupling_free(imp_world *w);
+
+#endif
