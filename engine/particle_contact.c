@@ -111,6 +111,7 @@ void particle_coupling_free(imp_world *w)
     particle_coupling *p = w->coupling;
     if (!p) return;
     for (int g = 0; g < 3; g++) free(p->group[g].side), free(p->group[g].spare), free(p->group[g].pair);
+    free(p->warm.start), free(p->warm.lower), free(p->warm.higher), free(p->warm.impulse);
     free(p->side), free(p->order), free(p->tmp), free(p->key);
     free(p->im), free(p->driven), free(p->half), free(p->touched), free(p->first), free(p->owner), free(p->vertex);
     free(p->lo), free(p->hi);
@@ -517,6 +518,90 @@ static void meet_bodies(imp_world *w, particle_coupling *p, const double *x0, co
 
 /* ---- particles against particles ------------------------------------------------------------------------- */
 
+/* ---- warm starting ---------------------------------------------------------------------------------------- */
+
+/* the pair's impulses of the last step, if it had one: its normal part (>= 0) and its tangential part
+ * (in the Coulomb disc), about the pair's normal of this step */
+static void warm_lookup(const imp_world *w, const particle_coupling *p, pc_pair *r, imp_vec3 n)
+{
+    const pc_warm *wm = &p->warm;
+    const imp_id a = ids_of(&w->particles->ids, r->i), b = ids_of(&w->particles->ids, r->j);
+    const bool a_low = a.index < b.index;
+    const imp_id lo = a_low ? a : b, hi = a_low ? b : a;
+    if ((int)lo.index >= wm->slots) return;
+    for (int e = wm->start[lo.index]; e < wm->start[lo.index + 1]; e++) {
+        if (wm->higher[e].index != hi.index || wm->higher[e].generation != hi.generation || wm->lower[e].generation != lo.generation)
+            continue;
+        const float *J = wm->impulse + 3 * e;
+        const imp_vec3 Ji = v3_scale(v3(J[0], J[1], J[2]), a_low ? 1 : -1);
+        const double jn = v3_dot(n, Ji);
+        if (!(jn > 0)) return;
+        imp_vec3 jt = v3_mad(Ji, n, -jn);
+        const double lim = r->mu * jn, len2 = v3_dot(jt, jt);
+        if (len2 > lim * lim) jt = v3_scale(jt, lim / sqrt(len2));
+        r->jn = jn;
+        r->jt[0] = (float)jt.x, r->jt[1] = (float)jt.y, r->jt[2] = (float)jt.z;
+        return;
+    }
+}
+
+/* the pairs' warm starts applied before the sweeps: each one's impulse on i, the opposite on j */
+static void warm_apply(particle_coupling *p, double *v, int g)
+{
+    const pc_group *G = &p->group[g];
+    for (int t = 0; t < G->pair_count; t++) {
+        const pc_pair *r = &G->pair[t];
+        if (!(r->jn > 0)) continue;
+        const imp_vec3 J = v3_add(v3_scale(v3(r->n[0], r->n[1], r->n[2]), r->jn), v3(r->jt[0], r->jt[1], r->jt[2]));
+        v3_accum(v + 3 * r->i, v3_scale(J, p->im[r->i]));
+        v3_accum(v + 3 * r->j, v3_scale(J, -p->im[r->j]));
+    }
+}
+
+/* this step's pair impulses kept for the next (an entry per pair that pushed, under its lower slot) */
+static void warm_keep(imp_world *w, particle_coupling *p)
+{
+    pc_warm *wm = &p->warm;
+    const idtable *ids = &w->particles->ids;
+    int count = 0;
+    for (int g = 0; g < 3; g++)
+        for (int t = 0; t < p->group[g].pair_count; t++) count += p->group[g].pair[t].jn > 0;
+    if (ids->slots + 1 > wm->start_cap) {
+        wm->start_cap = ids->slots + 1 + ids->slots / 2;
+        wm->start = ids_grow(wm->start, sizeof(int), (size_t)wm->start_cap);
+    }
+    if (count > wm->cap) {
+        wm->cap = count + count / 2;
+        wm->lower = ids_grow(wm->lower, sizeof(imp_id), (size_t)wm->cap);
+        wm->higher = ids_grow(wm->higher, sizeof(imp_id), (size_t)wm->cap);
+        wm->impulse = ids_grow(wm->impulse, 3 * sizeof(float), (size_t)wm->cap);
+    }
+    wm->slots = ids->slots;
+    memset(wm->start, 0, sizeof(int) * (size_t)(wm->slots + 1));
+    for (int g = 0; g < 3; g++)
+        for (int t = 0; t < p->group[g].pair_count; t++) {
+            const pc_pair *r = &p->group[g].pair[t];
+            if (!(r->jn > 0)) continue;
+            const uint32_t a = ids->dense_slot[r->i], b = ids->dense_slot[r->j];
+            wm->start[(a < b ? a : b) + 1]++;
+        }
+    for (int s = 0; s < wm->slots; s++) wm->start[s + 1] += wm->start[s];
+    for (int g = 0; g < 3; g++)
+        for (int t = 0; t < p->group[g].pair_count; t++) {
+            const pc_pair *r = &p->group[g].pair[t];
+            if (!(r->jn > 0)) continue;
+            const imp_id a = ids_of(ids, r->i), b = ids_of(ids, r->j);
+            const bool a_low = a.index < b.index;
+            const int e = wm->start[a_low ? a.index : b.index]++;
+            wm->lower[e] = a_low ? a : b, wm->higher[e] = a_low ? b : a;
+            const double sign = a_low ? 1 : -1, jn = r->jn;
+            for (int k = 0; k < 3; k++) wm->impulse[3 * e + k] = (float)(sign * (r->n[k] * jn + r->jt[k]));
+        }
+    for (int s = wm->slots; s > 0; s--) wm->start[s] = wm->start[s - 1];
+    wm->start[0] = 0;
+    wm->count = count;
+}
+
 /* the pair (i, j), which ends within reach of each other (d2: their squared distance at the end) or
  * may have crossed on the way: a contact with its normal and gap at the start, when they are within
  * reach or did cross (their closest approach over the step); particles of one cloth or hair only if
@@ -555,6 +640,7 @@ static void meet_pair(imp_world *w, particle_coupling *p, int i, int j, double d
     double target, mu_c;
     normal_target(w, n, d, false, l0 - R, ei > ej ? ei : ej, mu, mu, h, &target, &mu_c);
     r->target = (float)target, r->mu = (float)mu_c;
+    warm_lookup(w, p, r, n);
 }
 
 /* the 13 neighbour cells after a cell (the third coordinate slowest), and the cell itself: each pair once */
@@ -834,7 +920,7 @@ static void split_halves(imp_world *w, particle_coupling *p, imp_vec3 up)
     for (int i = 0; i < n; i++) p->half[i] = x[3 * i + axis] < split ? 0 : 1; /* (NaN: 1) */
 }
 
-enum { SWEEP_VELOCITY, SWEEP_SHOCK, SWEEP_POSITION, SWEEP_POSITION_SHOCK, SWEEP_SIDES };
+enum { SWEEP_WARM, SWEEP_VELOCITY, SWEEP_SHOCK, SWEEP_POSITION, SWEEP_POSITION_SHOCK, SWEEP_SIDES };
 
 typedef struct sweep_job {
     particle_coupling *p;
@@ -847,6 +933,7 @@ static void sweep_group(void *ctx, int g)
 {
     const sweep_job *k = ctx;
     switch (k->kind) {
+    case SWEEP_WARM: warm_apply(k->p, k->v, g); break;
     case SWEEP_VELOCITY: sweep_velocities(k->p, k->v, k->up, g, false); break;
     case SWEEP_SHOCK: sweep_velocities(k->p, k->v, k->up, g, true); break;
     case SWEEP_POSITION:
@@ -903,6 +990,7 @@ void particle_contacts_step(const imp_step *st)
         for (int g = 0; g < 3; g++) rows += p->group[g].side_count + p->group[g].pair_count;
         if (rows > 0) {
             sort_sides(p, up);
+            sweep(w, p, up, SWEEP_WARM);
             for (int k = 0; k < VELOCITY_SWEEPS; k++) sweep(w, p, up, SWEEP_VELOCITY);
             sweep(w, p, up, SWEEP_SHOCK);
             place_particles(w, p, x0, st->dt);
@@ -912,6 +1000,8 @@ void particle_contacts_step(const imp_step *st)
             bodies_take(w, p);
         }
     }
+    if (pairs) warm_keep(w, p);
+    else p->warm.slots = 0;
     st->profile->particle_contacts = rows;
     st->profile->collide += step_clock_ms() - t0;
 }

@@ -47,8 +47,21 @@ typedef struct pc_group {
     pc_pair *pair; int pair_count, pair_cap;
 } pc_group;
 
-/* the stage's scratch, kept for its capacity (nothing in it carries over from step to step) */
+/* The pairs' impulses of the last step, from which the next step's sweeps start (warm starting): the
+ * one part of the stage that carries from step to step (a snapshot keeps it; without it the next step
+ * starts from zero impulses and converges less far). An entry per pair that pushed, under the lower
+ * particle slot of the two: the higher one's id and the impulse on the lower one. */
+typedef struct pc_warm {
+    int *start;            /* by particle slot s: its entries [start[s], start[s + 1])            */
+    int slots;             /* slots the table covers                                               */
+    imp_id *lower, *higher;
+    float *impulse;        /* 3 per entry, N s                                                     */
+    int count, cap, start_cap;
+} pc_warm;
+
+/* the stage's scratch, kept for its capacity, and the warm start */
 typedef struct particle_coupling {
+    pc_warm warm;
     pc_group group[3];
     pc_side *side; int side_count, side_cap;
     int *order, *tmp; uint32_t *key; int order_cap;
