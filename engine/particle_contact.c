@@ -85,7 +85,7 @@
 #include "shape.h"
 #include "world_parts.h"
 
-#define VELOCITY_SWEEPS 3   /* sequential impulse sweeps over the contacts, before shock propagation  */
+#define VELOCITY_SWEEPS 1   /* sequential impulse sweeps over the contacts, before shock propagation  */
 #define POSITION_SWEEPS 1   /* sweeps of the position constraints, before the shock sweep and the sides' */
 #define STICK_SPEED 0.01    /* m/s: a slip slower than this takes the static coefficient (impulse.c's) */
 #define NEAR_FRACTION 0.2   /* a contact about to close: the particle ends within (1 + this) r of a side,
@@ -93,6 +93,17 @@
 #define STEEP 0.5           /* shock propagation: normals with n . up beyond this (60 degrees) stand    */
 #define PARALLEL_PARTICLES 2000 /* from this many particles the two halves are solved side by side   */
 #define PAIR_DATA 5         /* doubles per particle in the pair grid: end position, radius, path length */
+
+/* the lesser and the greater of two numbers that are not NaN (the loops below check first) */
+static inline double lesser(double a, double b) { return a < b ? a : b; }
+static inline double greater(double a, double b) { return a > b ? a : b; }
+
+/* the id of the particle at dense index i */
+static inline imp_id particle_id(const idtable *ids, int i)
+{
+    const uint32_t s = ids->dense_slot[i];
+    return (imp_id){s, ids->slot_gen[s]};
+}
 
 void imp_world_set_particle_collisions(imp_world *w, bool on) { w->settings.particle_collisions = on; }
 bool imp_world_particle_collisions(const imp_world *w) { return w->settings.particle_collisions; }
@@ -115,7 +126,7 @@ void particle_coupling_free(imp_world *w)
     free(p->side), free(p->order), free(p->tmp), free(p->key);
     free(p->im), free(p->driven), free(p->half), free(p->touched), free(p->first), free(p->owner), free(p->vertex);
     free(p->lo), free(p->hi);
-    free(p->cell_start), free(p->bucket_particle), free(p->bucket_cell), free(p->cell_of), free(p->bucket_x), free(p->bucket_of);
+    free(p->cell_start), free(p->grain), free(p->bucket_cell), free(p->cell_of), free(p->bucket_x), free(p->bucket_of);
     free(p->bv), free(p->bw), free(p->bim), free(p->bI);
     free(p);
     w->coupling = NULL;
@@ -134,7 +145,7 @@ static void reserve_particles(particle_coupling *p, int n)
     p->vertex = ids_grow(p->vertex, sizeof(int), cap);
     p->lo = ids_grow(p->lo, 3 * sizeof(double), cap);
     p->hi = ids_grow(p->hi, 3 * sizeof(double), cap);
-    p->bucket_particle = ids_grow(p->bucket_particle, sizeof(int), cap);
+    p->grain = ids_grow(p->grain, sizeof(pc_grain), cap);
     p->bucket_cell = ids_grow(p->bucket_cell, sizeof(int32_t[3]), cap);
     p->cell_of = ids_grow(p->cell_of, sizeof(int32_t[3]), cap);
     p->bucket_x = ids_grow(p->bucket_x, PAIR_DATA * sizeof(double), cap);
@@ -416,11 +427,11 @@ static int sweep_boxes(imp_world *w, particle_coupling *p, const double *x0, dou
         if (!(p->im[i] > 0)) continue;
         const double grow = rad[i] * (1 + NEAR_FRACTION);
         for (int a = 0; a < 3; a++) {
-            p->lo[3 * i + a] = fmin(x0[3 * i + a], x1[3 * i + a]) - grow;
-            p->hi[3 * i + a] = fmax(x0[3 * i + a], x1[3 * i + a]) + grow;
+            p->lo[3 * i + a] = lesser(x0[3 * i + a], x1[3 * i + a]) - grow;
+            p->hi[3 * i + a] = greater(x0[3 * i + a], x1[3 * i + a]) + grow;
         }
         if (!(p->hi[3 * i] - p->lo[3 * i] <= 1e300)) continue; /* not finite: the NaN guard takes it */
-        *widest = fmax(*widest, p->hi[3 * i] - p->lo[3 * i]);
+        *widest = greater(*widest, p->hi[3 * i] - p->lo[3 * i]);
         p->key[i] = order_key(p->lo[3 * i]);
         p->order[m++] = i;
     }
@@ -522,10 +533,9 @@ static void meet_bodies(imp_world *w, particle_coupling *p, const double *x0, co
 
 /* the pair's impulses of the last step, if it had one: its normal part (>= 0) and its tangential part
  * (in the Coulomb disc), about the pair's normal of this step */
-static void warm_lookup(const imp_world *w, const particle_coupling *p, pc_pair *r, imp_vec3 n)
+static void warm_lookup(const particle_coupling *p, pc_pair *r, imp_vec3 n, imp_id a, imp_id b)
 {
     const pc_warm *wm = &p->warm;
-    const imp_id a = ids_of(&w->particles->ids, r->i), b = ids_of(&w->particles->ids, r->j);
     const bool a_low = a.index < b.index;
     const imp_id lo = a_low ? a : b, hi = a_low ? b : a;
     if ((int)lo.index >= wm->slots) return;
@@ -590,7 +600,7 @@ static void warm_keep(imp_world *w, particle_coupling *p)
         for (int t = 0; t < p->group[g].pair_count; t++) {
             const pc_pair *r = &p->group[g].pair[t];
             if (!(r->jn > 0)) continue;
-            const imp_id a = ids_of(ids, r->i), b = ids_of(ids, r->j);
+            const imp_id a = particle_id(ids, r->i), b = particle_id(ids, r->j);
             const bool a_low = a.index < b.index;
             const int e = wm->start[a_low ? a.index : b.index]++;
             wm->lower[e] = a_low ? a : b, wm->higher[e] = a_low ? b : a;
@@ -602,17 +612,18 @@ static void warm_keep(imp_world *w, particle_coupling *p)
     wm->count = count;
 }
 
-/* the pair (i, j), which ends within reach of each other (d2: their squared distance at the end) or
- * may have crossed on the way: a contact with its normal and gap at the start, when they are within
- * reach or did cross (their closest approach over the step); particles of one cloth or hair only if
- * it self-collides and they lie more than twice their radii apart at rest */
-static void meet_pair(imp_world *w, particle_coupling *p, int i, int j, double d2, double R, const double *x0, double h)
+/* the pair of grains a, b (xa, xb: their search data), which end within reach of each other (d2: their
+ * squared distance at the end) or may have crossed on the way: a contact with its normal and gap at
+ * the start, when they are within reach or did cross (their closest approach over the step);
+ * particles of one cloth or hair only if it self-collides and they lie more than twice their radii
+ * apart at rest */
+static void meet_pair(imp_world *w, particle_coupling *p, const pc_grain *a, const pc_grain *b, const double *xa, const double *xb,
+                      double d2, double R, double h)
 {
     const double reach = R * (1 + NEAR_FRACTION / 2);
-    const double *x = w->particles->x;
-    const imp_vec3 d0 = v3_sub(v3_load(x0 + 3 * i), v3_load(x0 + 3 * j));
+    const imp_vec3 d0 = v3_sub(v3_load(a->x0), v3_load(b->x0));
     if (d2 >= reach * reach) {
-        const imp_vec3 move = v3_sub(v3_sub(v3_load(x + 3 * i), v3_load(x + 3 * j)), d0);
+        const imp_vec3 move = v3_sub(v3_sub(v3_load(xa), v3_load(xb)), d0);
         const double mm = v3_dot(move, move);
         if (!(mm > 0)) return;
         double s = -v3_dot(d0, move) / mm;
@@ -620,27 +631,24 @@ static void meet_pair(imp_world *w, particle_coupling *p, int i, int j, double d
         const imp_vec3 dc = v3_mad(d0, move, s);
         if (v3_dot(dc, dc) >= R * R) return;
     }
-    if (p->owner[i] != 0 && p->owner[i] == p->owner[j] &&
-        !cloth_self_pair(w, p->owner[i] - 1, p->vertex[i], p->vertex[j], 2 * R))
-        return;
+    if (a->owner != 0 && a->owner == b->owner && !cloth_self_pair(w, a->owner - 1, a->vertex, b->vertex, 2 * R)) return;
     const double l0 = v3_len(d0);
     imp_vec3 n = v3(0, 1, 0);
     if (l0 > 1e-9 * R) n = v3_scale(d0, 1 / l0);
-    else if (d2 > 1e-18 * R * R) n = v3_scale(v3_sub(v3_load(x + 3 * i), v3_load(x + 3 * j)), 1 / sqrt(d2));
-    const double wi = p->im[i], wj = p->im[j];
+    else if (d2 > 1e-18 * R * R) n = v3_scale(v3_sub(v3_load(xa), v3_load(xb)), 1 / sqrt(d2));
+    const int i = a->particle, j = b->particle;
     pc_pair *r = pair_new(p, group_of(p, i, j));
     r->i = i, r->j = j;
     r->n[0] = (float)n.x, r->n[1] = (float)n.y, r->n[2] = (float)n.z;
     r->limit = (float)R;
-    r->kn = (float)(1 / (wi + wj));
+    r->kn = (float)(1 / (a->im + b->im));
     r->jn = 0, r->jt[0] = r->jt[1] = r->jt[2] = 0;
-    const double mu = sqrt(w->particles->friction[i] * w->particles->friction[j]);
-    const double ei = w->particles->restitution[i], ej = w->particles->restitution[j];
-    const imp_vec3 d = v3_sub(v3_load(w->particles->v + 3 * i), v3_load(w->particles->v + 3 * j));
+    const double mu = sqrt(a->mu * b->mu);
+    const imp_vec3 d = v3_sub(v3_load(a->v), v3_load(b->v));
     double target, mu_c;
-    normal_target(w, n, d, false, l0 - R, ei > ej ? ei : ej, mu, mu, h, &target, &mu_c);
+    normal_target(w, n, d, false, l0 - R, a->e > b->e ? a->e : b->e, mu, mu, h, &target, &mu_c);
     r->target = (float)target, r->mu = (float)mu_c;
-    warm_lookup(w, p, r, n);
+    warm_lookup(p, r, n, a->id, b->id);
 }
 
 /* the 13 neighbour cells after a cell (the third coordinate slowest), and the cell itself: each pair once */
@@ -682,7 +690,7 @@ static void meet_pairs(imp_world *w, particle_coupling *p, const double *x0, dou
     for (int i = 0; i < n; i++) {
         if (w->particles->motion[i] == IMP_CURVE || !(rad[i] > 0) || !v3_finite(v3_load(x + 3 * i))) continue;
         rmax = rad[i] > rmax ? rad[i] : rmax;
-        for (int a = 0; a < 3; a++) lo[a] = fmin(lo[a], x[3 * i + a]), hi[a] = fmax(hi[a], x[3 * i + a]);
+        for (int a = 0; a < 3; a++) lo[a] = lesser(lo[a], x[3 * i + a]), hi[a] = greater(hi[a], x[3 * i + a]);
         p->order[m++] = i;
     }
     if (m < 2) return;
@@ -716,7 +724,7 @@ static void meet_pairs(imp_world *w, particle_coupling *p, const double *x0, dou
     int32_t (*cell)[3] = p->cell_of;
     for (int t = 0; t < m; t++) {
         const int i = p->order[t];
-        for (int k = 0; k < 3; k++) cell[t][k] = (int32_t)fmin(floor((x[3 * i + g.axis[k]] - g.lo[k]) * g.inv), 2e9);
+        for (int k = 0; k < 3; k++) cell[t][k] = (int32_t)lesser((x[3 * i + g.axis[k]] - g.lo[k]) * g.inv, 2e9); /* >= 0 */
         p->bucket_of[t] = grid_key(&g, cell[t][0], cell[t][1], cell[t][2]);
         start[p->bucket_of[t] + 1]++;
     }
@@ -724,22 +732,28 @@ static void meet_pairs(imp_world *w, particle_coupling *p, const double *x0, dou
     for (int t = 0; t < m; t++) p->tmp[start[p->bucket_of[t]]++] = t;
     for (uint32_t b = g.size; b > 0; b--) start[b] = start[b - 1];
     start[0] = 0;
+    const double *v = w->particles->v;
     for (int q = 0; q < m; q++) {
         const int t = p->tmp[q], i = p->order[t];
         double *data = p->bucket_x + PAIR_DATA * q;
-        p->bucket_particle[q] = i;
+        pc_grain *gr = &p->grain[q];
         memcpy(p->bucket_cell[q], cell[t], sizeof(int32_t[3]));
         memcpy(data, x + 3 * i, 3 * sizeof(double));
         data[3] = rad[i];
         data[4] = v3_len(v3_sub(v3_load(x + 3 * i), v3_load(x0 + 3 * i)));
+        memcpy(gr->x0, x0 + 3 * i, sizeof gr->x0);
+        memcpy(gr->v, v + 3 * i, sizeof gr->v);
+        gr->im = p->im[i], gr->mu = w->particles->friction[i], gr->e = w->particles->restitution[i];
+        gr->particle = i, gr->owner = p->owner[i], gr->vertex = gr->owner ? p->vertex[i] : 0;
+        gr->id = particle_id(&w->particles->ids, i);
     }
     /* each particle against those after it in its cell and all in the 13 cells after its cell */
     const double grow = 1 + NEAR_FRACTION / 2;
     for (int q0 = 0; q0 < m; q0++) {
-        const int i = p->bucket_particle[q0];
+        const pc_grain *gi = &p->grain[q0];
         const int32_t *c = p->bucket_cell[q0];
         const double *xi = p->bucket_x + PAIR_DATA * q0;
-        const bool moves = p->im[i] > 0;
+        const bool moves = gi->im > 0;
         for (int s = 0; s < 14; s++) {
             const int32_t ca = c[0] + HALF_STENCIL[s][0], cb = c[1] + HALF_STENCIL[s][1], cc = c[2] + HALF_STENCIL[s][2];
             if (g.dense && (ca < 0 || cb < 0 || cc < 0 || ca >= g.n[0] || cb >= g.n[1] || cc >= g.n[2])) continue;
@@ -751,9 +765,9 @@ static void meet_pairs(imp_world *w, particle_coupling *p, const double *x0, dou
                 if (d2 >= reach * reach && xi[4] + xq[4] < R) continue;
                 const int32_t *cq = p->bucket_cell[q];
                 if (!g.dense && (cq[0] != ca || cq[1] != cb || cq[2] != cc)) continue;
-                const int j = p->bucket_particle[q];
-                if (!moves && !(p->im[j] > 0)) continue;
-                meet_pair(w, p, i, j, d2, R, x0, h);
+                const pc_grain *gq = &p->grain[q];
+                if (!moves && !(gq->im > 0)) continue;
+                meet_pair(w, p, gi, gq, xi, xq, d2, R, h);
             }
         }
     }
@@ -899,7 +913,7 @@ static void split_halves(imp_world *w, particle_coupling *p, imp_vec3 up)
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (int i = 0; i < n; i++)
         for (int a = 0; a < 3; a++)
-            if (isfinite(x[3 * i + a])) lo[a] = fmin(lo[a], x[3 * i + a]), hi[a] = fmax(hi[a], x[3 * i + a]);
+            if (isfinite(x[3 * i + a])) lo[a] = lesser(lo[a], x[3 * i + a]), hi[a] = greater(hi[a], x[3 * i + a]);
     const double ua[3] = {fabs(up.x), fabs(up.y), fabs(up.z)};
     int axis = -1;
     for (int a = 0; a < 3; a++) {

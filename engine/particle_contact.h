@@ -40,6 +40,15 @@ typedef struct pc_side {
     double height;         /* i's height along -gravity: the solving order                           */
 } pc_side;
 
+/* a particle as the pair search reads it, copied in grid order so that neighbours lie near each other */
+typedef struct pc_grain {
+    double x0[3], v[3];    /* position at the start of the step, velocity                          */
+    double im, mu, e;      /* inverse mass in the solve, friction, restitution                      */
+    int particle;          /* dense index                                                            */
+    int owner, vertex;     /* cloth or hair object + 1 (0: none), and its vertex                     */
+    imp_id id;
+} pc_grain;
+
 /* The rows of one group (particle_contact.c, "the solve on two threads"): its side rows, sorted
  * lowest first, and its pairs */
 typedef struct pc_group {
@@ -75,8 +84,9 @@ typedef struct particle_coupling {
     double *lo, *hi;                  /* swept bounds, 3 each                                      */
     int particle_cap;
     /* the pair grid: the particles by cell key, with their cells and data alongside */
-    int *cell_start, *bucket_particle; int32_t (*bucket_cell)[3], (*cell_of)[3];
+    int *cell_start; int32_t (*bucket_cell)[3], (*cell_of)[3];
     double *bucket_x;                 /* PAIR_DATA per particle: end position, radius, path length */
+    pc_grain *grain;
     uint32_t *bucket_of; int table_cap;
     /* per body (dense): velocities in the solve, inverse mass and world inverse inertia at the end */
     imp_vec3 *bv, *bw;
