@@ -21,12 +21,14 @@
  * at the start of the step); while stuck, the tangential force is cancelled up to mu |N . f|. A
  * slide that would reverse within a step is stopped there. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "collider.h"
 #include "ids.h"
 #include "imp_math.h"
 #include "particle_collide.h"
+#include "particle_contact.h"
 #include "particles.h"
 #include "shape.h"
 #include "world_parts.h"
@@ -152,14 +154,49 @@ static double segment_entry(const imp_collider_def *c, imp_vec3 a, imp_vec3 b, d
 
 /* ---- resting contacts ------------------------------------------------------------------------------ */
 
+/* contacts in particle order (particles_ode finds a range's by bisection), a particle's body
+ * contact (collider -1) before its collider contacts, those in collider order: one total order */
+static int contact_order(const void *a, const void *b)
+{
+    const pcontact *p = a, *q = b;
+    if (p->particle != q->particle) return p->particle < q->particle ? -1 : 1;
+    return (p->collider > q->collider) - (p->collider < q->collider);
+}
+
+/* the body contacts (the first `bodies` contacts) of particles that rest on a collider too are
+ * dropped (pcontact_find_bodies); the collider contacts after them are in particle order, and the
+ * whole list is put in particle order */
+static void drop_shared_body_contacts(imp_world *w, int bodies)
+{
+    particle_contacts *pcs = w->pcontacts;
+    int kept = 0;
+    for (int k = 0; k < pcs->count; k++) {
+        const pcontact *pc = &pcs->contact[k];
+        bool shared = false;
+        if (k < bodies) {
+            int lo = bodies, hi = pcs->count;
+            while (lo < hi) {
+                const int mid = (lo + hi) / 2;
+                if (pcs->contact[mid].particle < pc->particle) lo = mid + 1;
+                else hi = mid;
+            }
+            shared = lo < pcs->count && pcs->contact[lo].particle == pc->particle;
+        }
+        if (!shared) pcs->contact[kept++] = *pc;
+    }
+    pcs->count = kept;
+    if (bodies > 0) qsort(pcs->contact, (size_t)kept, sizeof *pcs->contact, contact_order);
+}
+
 void pcollide_find_contacts(imp_world *w)
 {
     w->pcontacts->count = 0;
     w->pcontacts->particle_edits = w->particles->edits;
     w->pcontacts->collider_edits = w->colliders->edits;
     const int n = w->particles->ids.count, nc = w->colliders->ids.count;
-    if (nc == 0) return;
-    for (int i = 0; i < n; i++) {
+    if (w->settings.integrator == IMP_IMPLICIT) pcontact_find_bodies(w, CONTACT_SLOP, CONTACT_VN);
+    const int bodies = w->pcontacts->count;
+    for (int i = 0; i < n && nc > 0; i++) {
         if (w->particles->motion[i] != IMP_DYNAMIC) continue;
         double *x = w->particles->x + 3 * i, *v = w->particles->v + 3 * i;
         for (int c = 0; c < nc; c++) {
@@ -177,17 +214,42 @@ void pcollide_find_contacts(imp_world *w)
             }
             imp_vec3 vv = v3_load(v);
             pcontact *pc = &w->pcontacts->contact[w->pcontacts->count++];
+            memset(pc, 0, sizeof *pc);
             pc->particle = i;
             pc->collider = c;
+            pc->body = pc->shape = -1;
+            pc->mu = w->colliders->collider[c].def.friction;
             pc->vt0 = v3_mad(vv, N, -v3_dot(N, vv));
         }
     }
+    drop_shared_body_contacts(w, bodies);
 }
+
+void pcollide_add_contact(imp_world *w, const pcontact *pc)
+{
+    if (w->pcontacts->count == w->pcontacts->cap) {
+        w->pcontacts->cap = w->pcontacts->cap ? 2 * w->pcontacts->cap : 64;
+        w->pcontacts->contact = ids_grow(w->pcontacts->contact, sizeof(pcontact), w->pcontacts->cap);
+    }
+    w->pcontacts->contact[w->pcontacts->count++] = *pc;
+}
+
+double pcollide_contact_friction(const imp_world *w, int k) { return w->pcontacts->contact[k].mu; }
+
+imp_vec3 pcollide_contact_relative(const imp_world *w, int k, const double *v)
+{
+    const pcontact *pc = &w->pcontacts->contact[k];
+    return v3_sub(v3_load(v + 3 * pc->particle), pc->u);
+}
+
+void pcollide_set_impulse(imp_world *w, int k, imp_vec3 j) { w->pcontacts->contact[k].impulse = j; }
+void pcollide_add_impulse(imp_world *w, int k, imp_vec3 j) { w->pcontacts->contact[k].impulse = v3_add(w->pcontacts->contact[k].impulse, j); }
 
 void pcollide_contact_forces(imp_world *w, const particle_range *r, const double *x, double *f)
 {
     for (int k = r->contact_lo; k < r->contact_hi; k++) {
         const pcontact *pc = &w->pcontacts->contact[k];
+        if (pc->collider < 0) continue; /* a body's: the implicit integrator's alone */
         const imp_collider_def *c = &w->colliders->collider[pc->collider].def;
         int i = pc->particle - r->first;
         imp_vec3 N, fi = v3_load(f + 3 * i);
@@ -216,6 +278,10 @@ void pcollide_contact_forces(imp_world *w, const particle_range *r, const double
 int pcollide_contact_row(const imp_world *w, int k, const double *x, imp_vec3 *normal, double *gap)
 {
     const pcontact *pc = &w->pcontacts->contact[k];
+    if (pc->collider < 0) { /* a body's (the implicit integrator's): never taut here */
+        *normal = v3(0, 1, 0), *gap = 1;
+        return pc->particle;
+    }
     *gap = pcollide_distance(&w->colliders->collider[pc->collider].def, v3_load(x + 3 * pc->particle), normal) - w->particles->radius[pc->particle];
     return pc->particle;
 }
@@ -237,6 +303,7 @@ int pcollide_touching(const imp_world *w, int i, imp_vec3 *normals, int max)
 imp_vec3 pcollide_contact_normal(const imp_world *w, int k)
 {
     const pcontact *pc = &w->pcontacts->contact[k];
+    if (pc->collider < 0) return pcontact_body_normal(w, pc);
     imp_vec3 N;
     pcollide_distance(&w->colliders->collider[pc->collider].def, v3_load(w->particles->x + 3 * pc->particle), &N);
     return N;
@@ -246,7 +313,7 @@ void pcollide_friction_clamp(imp_world *w)
 {
     for (int k = 0; k < w->pcontacts->count; k++) {
         const pcontact *pc = &w->pcontacts->contact[k];
-        if (w->colliders->collider[pc->collider].def.friction <= 0) continue;
+        if (pc->collider < 0 || w->colliders->collider[pc->collider].def.friction <= 0) continue;
         int i = pc->particle;
         imp_vec3 N, v = v3_load(w->particles->v + 3 * i);
         pcollide_distance(&w->colliders->collider[pc->collider].def, v3_load(w->particles->x + 3 * i), &N);

@@ -125,7 +125,7 @@ void particle_coupling_free(imp_world *w)
     free(p->warm.start), free(p->warm.lower), free(p->warm.higher), free(p->warm.impulse);
     free(p->side), free(p->order), free(p->tmp), free(p->key);
     free(p->im), free(p->driven), free(p->half), free(p->touched), free(p->first), free(p->owner), free(p->vertex);
-    free(p->lo), free(p->hi);
+    free(p->lo), free(p->hi), free(p->disp_gap);
     free(p->cell_start), free(p->grain), free(p->bucket_cell), free(p->cell_of), free(p->bucket_x), free(p->bucket_of);
     free(p->bv), free(p->bw), free(p->bim), free(p->bI);
     free(p);
@@ -144,6 +144,7 @@ static void reserve_particles(particle_coupling *p, int n)
     p->owner = ids_grow(p->owner, sizeof(int), cap);
     p->vertex = ids_grow(p->vertex, sizeof(int), cap);
     p->lo = ids_grow(p->lo, 3 * sizeof(double), cap);
+    p->disp_gap = ids_grow(p->disp_gap, sizeof(double), cap);
     p->hi = ids_grow(p->hi, 3 * sizeof(double), cap);
     p->grain = ids_grow(p->grain, sizeof(pc_grain), cap);
     p->bucket_cell = ids_grow(p->bucket_cell, sizeof(int32_t[3]), cap);
@@ -527,6 +528,101 @@ static void meet_bodies(imp_world *w, particle_coupling *p, const double *x0, co
     }
 }
 
+/* ---- resting on bodies (the implicit integrator's contacts) -------------------------------------------------- */
+
+/* The implicit integrator holds a resting contact inside its solve (implicit.c, Baraff and Witkin's
+ * filter): the particle's normal velocity relative to the surface is prescribed, and friction acts
+ * there, so a cloth lies on a body as it lies on a collider, its stiff forces and the contact solved
+ * together. Its impulse on the particle comes back (pcollide_set_impulse) and the body takes the
+ * opposite at the end of the step (bodies_take). A contact holds a particle (dynamic, not attached)
+ * within slop of a convex shape (meshes: the stage after the bodies' alone) at the start of the step
+ * whose normal speed relative to the surface is at most vn_max: one per particle, its nearest shape,
+ * and none for a particle resting on a collider as well (the solve returns one impulse per particle,
+ * which would not be the body's alone; pcollide_find_contacts drops those). A particle in two
+ * contacts, a cloth pinched between two bodies, meets them in the stage after the bodies'. */
+void pcontact_find_bodies(imp_world *w, double slop, double vn_max)
+{
+    const int n = w->particles->ids.count;
+    if (n == 0 || w->shapes->ids.count == 0) return;
+    particle_coupling *p = coupling_get(w);
+    reserve_particles(p, n);
+    const attach_set *as = w->attach;
+    memset(p->driven, 0, (size_t)n);
+    for (int k = 0; as && k < as->count; k++)
+        if (as->a[k].dense >= 0) p->driven[as->a[k].dense] = 1;
+    for (int i = 0; i < n; i++) {
+        p->im[i] = w->particles->motion[i] == IMP_DYNAMIC && !p->driven[i] ? w->particles->inv_mass[i] : 0;
+        p->first[i] = -1;
+    }
+    double *x = w->particles->x;
+    double widest;
+    const int m = sweep_boxes(w, p, x, &widest);
+    if (m == 0) return;
+    bodies_load(w, p);
+    /* each particle's nearest shape within slop (p->first: the shape, p->lo[3 i]: its gap) */
+    for (int q = 0; q < w->shapes->ids.count; q++) {
+        const shape *sh = &w->shapes->shape[q];
+        if (sh->type == IMP_SHAPE_MESH) continue;
+        const int b = bodies_dense(w, sh->body);
+        imp_vec3 pos, lo, hi;
+        imp_mat3 R;
+        shape_pose(sh, w->bodies->state + BODY_DIM * b, w->bodies->body[b].com, &pos, &R, &lo, &hi);
+        const int t0 = sh->type == IMP_SHAPE_PLANE ? 0 : lower_bound(p, m, lo.x - widest);
+        for (int t = t0; t < m; t++) {
+            const int i = p->order[t];
+            const double *plo = p->lo + 3 * i, *phi = p->hi + 3 * i;
+            if (sh->type != IMP_SHAPE_PLANE) {
+                if (plo[0] > hi.x) break;
+                if (phi[0] < lo.x || plo[1] > hi.y || phi[1] < lo.y || plo[2] > hi.z || phi[2] < lo.z) continue;
+            }
+            imp_vec3 nl;
+            const double d = pshape_distance(sh, m3_mul_tv(R, v3_sub(v3_load(x + 3 * i), pos)), &nl) - w->particles->radius[i];
+            if (d <= slop && (p->first[i] < 0 || d < p->disp_gap[i])) p->first[i] = q, p->disp_gap[i] = d;
+        }
+    }
+    for (int t = 0; t < m; t++) {
+        const int i = p->order[t], q = p->first[i];
+        if (q < 0) continue;
+        const shape *sh = &w->shapes->shape[q];
+        const int b = bodies_dense(w, sh->body);
+        const double *X = w->bodies->state + BODY_DIM * b;
+        imp_vec3 pos, lo, hi, nl;
+        imp_mat3 R;
+        shape_pose(sh, X, w->bodies->body[b].com, &pos, &R, &lo, &hi);
+        const double r = w->particles->radius[i];
+        const imp_vec3 xi = v3_load(x + 3 * i);
+        const double d = pshape_distance(sh, m3_mul_tv(R, v3_sub(xi, pos)), &nl) - r;
+        const imp_vec3 N = m3_mul_v(R, nl), at = v3_mad(xi, N, -(r + d));
+        const imp_vec3 ra = v3_sub(at, v3_load(X));
+        const imp_vec3 u = v3_add(p->bv[b], v3_cross(p->bw[b], ra));
+        const imp_vec3 vr = v3_sub(v3_load(w->particles->v + 3 * i), u);
+        const double vn = v3_dot(N, vr);
+        if (vn > vn_max || vn < -vn_max) continue;
+        /* on the surface with no normal velocity: make the position exact, then it is a contact */
+        v3_store(x + 3 * i, v3_mad(xi, N, -d));
+        pcontact pc;
+        memset(&pc, 0, sizeof pc);
+        pc.particle = i, pc.collider = -1, pc.body = b, pc.shape = q;
+        pc.vt0 = v3_mad(vr, N, -vn);
+        pc.u = u;
+        pc.at = m3_mul_tv(quat_to_m3(quat_normalize(quat(X[3], X[4], X[5], X[6]))), ra);
+        pc.mu = sqrt(w->particles->friction[i] * sh->friction);
+        pcollide_add_contact(w, &pc);
+    }
+}
+
+/* the outward normal of a body contact at its particle's current position (the body where it is) */
+imp_vec3 pcontact_body_normal(const imp_world *w, const pcontact *pc)
+{
+    const shape *sh = &w->shapes->shape[pc->shape];
+    const body *bd = &w->bodies->body[pc->body];
+    imp_vec3 pos, lo, hi, nl;
+    imp_mat3 R;
+    shape_pose(sh, w->bodies->state + BODY_DIM * pc->body, bd->com, &pos, &R, &lo, &hi);
+    pshape_distance(sh, m3_mul_tv(R, v3_sub(v3_load(w->particles->x + 3 * pc->particle), pos)), &nl);
+    return m3_mul_v(R, nl);
+}
+
 /* ---- particles against particles ------------------------------------------------------------------------- */
 
 /* ---- warm starting ---------------------------------------------------------------------------------------- */
@@ -878,10 +974,18 @@ static void project_pairs(particle_coupling *p, double *x, int g, bool shock, im
     }
 }
 
-/* the bodies take the opposite of what their contacts gave the particles, at the contact points (the
- * rows of moving bodies are all in group 2) */
+/* the bodies take the opposite of what their contacts gave the particles, at the contact points: the
+ * rows of moving bodies (all in group 2), and the resting contacts the implicit integrator solved
+ * (their points carried with the bodies to where they ended) */
 static void bodies_take(imp_world *w, const particle_coupling *p)
 {
+    for (int k = 0; k < w->pcontacts->count; k++) {
+        const pcontact *pc = &w->pcontacts->contact[k];
+        if (pc->collider >= 0 || w->bodies->body[pc->body].motion != IMP_DYNAMIC || !(v3_dot(pc->impulse, pc->impulse) > 0)) continue;
+        const double *X = w->bodies->state + BODY_DIM * pc->body;
+        const imp_vec3 at = v3_add(v3_load(X), m3_mul_v(quat_to_m3(quat_normalize(quat(X[3], X[4], X[5], X[6]))), pc->at));
+        imp_body_apply_impulse(w, ids_of(&w->bodies->ids, pc->body), v3_scale(pc->impulse, -1), at);
+    }
     const pc_group *G = &p->group[2];
     for (int t = 0; t < G->side_count; t++) {
         const pc_row *r = &G->side[t];
@@ -1011,8 +1115,8 @@ void particle_contacts_step(const imp_step *st)
             for (int k = 0; k < POSITION_SWEEPS; k++) sweep(w, p, up, SWEEP_POSITION);
             sweep(w, p, up, SWEEP_POSITION_SHOCK);
             sweep(w, p, up, SWEEP_SIDES);
-            bodies_take(w, p);
         }
+        bodies_take(w, p);
     }
     if (pairs) warm_keep(w, p);
     else p->warm.slots = 0;

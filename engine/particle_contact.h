@@ -82,6 +82,7 @@ typedef struct particle_coupling {
     int *first;                       /* its earliest touch of a body (a pc_side), or -1          */
     int *owner, *vertex;              /* cloth or hair object + 1 (0: none), and its vertex        */
     double *lo, *hi;                  /* swept bounds, 3 each                                      */
+    double *disp_gap;                 /* pcontact_find_bodies: the gap to the nearest shape        */
     int particle_cap;
     /* the pair grid: the particles by cell key, with their cells and data alongside */
     int *cell_start; int32_t (*bucket_cell)[3], (*cell_of)[3];
@@ -98,5 +99,11 @@ typedef struct particle_coupling {
 /* particle_contact.c: the stage (world.c), after the bodies' */
 void particle_contacts_step(const imp_step *st);
 void particle_coupling_free(imp_world *w);
+/* particle_contact.c, for the particle stage under the implicit integrator (particle_collide.c): the
+ * particles resting on body shapes (within slop of the surface, the normal speed relative to it
+ * at most vn_max) put exactly onto them and added as resting contacts; a body contact's normal */
+struct pcontact;
+void pcontact_find_bodies(imp_world *w, double slop, double vn_max);
+imp_vec3 pcontact_body_normal(const imp_world *w, const struct pcontact *pc);
 
 #endif

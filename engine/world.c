@@ -148,7 +148,10 @@ static void bodies_step(imp_step *s)
 {
     imp_world *w = s->w;
     const double t0 = step_clock_ms();
-    w->body_solver.method = w->settings.integrator;
+    /* "implicit" is the particles' integrator (implicit.c: cloth and hair); the bodies' ODE has no
+     * stiff forces, and ode.c's generic backward Euler solves a dense (13 n)^2 Jacobian, O(n^3) a
+     * step for n bodies: under "implicit" the bodies step by RK4 */
+    w->body_solver.method = w->settings.integrator == IMP_IMPLICIT ? IMP_RK4 : w->settings.integrator;
     w->body_solver.tolerance = w->settings.tolerance;
     /* the contacts the stages start from describe the state at the start of the step: found again
      * when bodies came, went or were moved by a script since the last collide stage */
