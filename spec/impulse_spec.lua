@@ -129,7 +129,9 @@ describe("impulse contact", function()
     helpers.near(bs[10].position[1], 0, 0.01, "top x")
   end)
 
-  it("stands a pyramid with a base of 20 for 1000 steps (top drops < 3 cm, no box slides > 3 cm)", function()
+  it("stands a pyramid with a base of 20 for 1000 steps (top drops < 5 mm, no box slides > 1 cm)", function()
+    -- built exactly touching; its boxes keep their contacts when the solver lifts them by micrometres
+    -- (shape.h's SHAPE_TOUCH), so no row falls onto the one below
     local w = impetus.world {}
     w.sleeping = false
     w:plane {}
@@ -144,11 +146,11 @@ describe("impulse contact", function()
     assert.are.equal(210, #bs)
     for _ = 1, 1000 do w:step(dt) end
     local top = bs[#bs]
-    assert.is_true(p0[#bs][2] - top.position[2] < 0.03, "top dropped " .. (p0[#bs][2] - top.position[2]))
+    assert.is_true(p0[#bs][2] - top.position[2] < 0.005, "top dropped " .. (p0[#bs][2] - top.position[2]))
     for i, b in ipairs(bs) do
       local p = b.position
       local side = math.sqrt((p[1] - p0[i][1]) ^ 2 + (p[3] - p0[i][3]) ^ 2)
-      assert.is_true(side < 0.03, "box " .. i .. " slid " .. side)
+      assert.is_true(side < 0.01, "box " .. i .. " slid " .. side)
     end
   end)
 
