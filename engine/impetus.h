@@ -776,7 +776,7 @@ typedef struct imp_joint_def {
 /* bounds of a joint's numbers: anchor |x| (m), limits and motor speeds (rad, m, rad/s, m/s), motor max
  * torque or force (N m, N); outside them imp_joint_create returns the null id and the setters do nothing */
 #define IMP_JOINT_MAX_COORD 1e6
-#define IMP_JOINT_MAX_FORCE 1e12 /* (lua_joint.c's messages quote both numbers) */
+#define IMP_JOINT_MAX_FORCE 1e12 /* (wrap_joint.c's messages quote both numbers) */
 imp_id imp_joint_create(imp_world *w, const imp_joint_def *d);
 void imp_joint_destroy(imp_world *w, imp_id id);
 bool imp_joint_valid(const imp_world *w, imp_id id);

@@ -6,19 +6,21 @@
  *   1. collisions    impulses with restitution on the approaching contacts, a few sweeps
  *   2. velocities    v += h (g + F/M), omega += h I^-1 tau, for the bodies that touch something
  *   3. contacts      and joints level by level in the contact graph: sequential impulses with
- *                    Coulomb friction, warm started, the joints as blocks of velocity rows after each
- *                    level's contacts (joint.c), then one sweep of shock propagation (each level solved
- *                    against the levels below as if they were fixed; a joint between two levels holds
- *                    its lower body while that takes energy from the upper one, else both answer),
- *                    then the joints' pre-stabilization
+ *                    Coulomb friction, each manifold a patch (below), warm started, the joints as
+ *                    blocks of velocity rows after each level's contacts (joint_velocity.c), then one
+ *                    sweep of shock propagation (each level solved against the levels below as if
+ *                    they were fixed; a joint between two levels holds its lower body while that takes
+ *                    energy from the upper one, else both answer), then the joints' pre-stabilization
  *   4. positions     the world's ODE solver moves x and q with the new velocities (P and L held:
- *                    a rigid body's free rotation stays exact), plus the split-impulse correction
+ *                    a rigid body's free rotation stays exact), plus the split-impulse correction;
+ *                    jointed bodies turn with L held too (joint_position.c)
  *
  * impulse_step below calls one function per stage, in this order; the contact graph (islands, levels,
- * sleeping) is island.c's, the joints' rows are joint.c's, continuous collision is toi.c's. The
- * contacts are last step's manifolds (the collide stage runs after the positions moved, so they
- * describe the state at the start of this step). Bodies that touch nothing are integrated by the ODE
- * solver with their forces exactly as without contact response.
+ * sleeping) is island.c's, the joints' rows are joint*.c's, continuous collision is toi.c's. The
+ * contacts are those of the bodies as the step starts: the collide stage runs after the positions
+ * moved, and bodies a script made, moved or destroyed since are collided before the step (world.c).
+ * Bodies that touch nothing are integrated by the ODE solver with their forces exactly as without
+ * contact response.
  *
  * The impulse (S0 eqs. 8-18). At a contact point p with normal n (out of B towards A), r_a = p - x_a,
  * the relative normal velocity is vrel = n . ((v_a + w_a x r_a) - (v_b + w_b x r_b)). An impulse j n
@@ -784,7 +786,7 @@ static void warm_start(impulse_state *s)
 }
 
 /* 3b. The sweeps, in level order; one that moves the impulses by less than CONVERGED of their size ends
- * them. S1 section VI: the joints are velocity rows of the sweeps (joint.c, joints_contacts_begin),
+ * them. S1 section VI: the joints are velocity rows of the sweeps (joint_velocity.c, joints_contacts_begin),
  * each level's after that level's contacts: before the contacts of level k, the joints of the levels
  * below k not yet visited; after the last contact, the rest (those above it and those outside the
  * graph). */
@@ -809,7 +811,7 @@ static void contact_sweeps(imp_world *w, impulse_state *s)
 }
 
 /* 3c. Shock propagation: level by level, each level against the levels below held fixed; the joints
- * of the levels below a level's contacts first (joint.c's vel_node: the lower body held while that
+ * of the levels below a level's contacts first (joint_velocity.c's level_solve: the lower body held while that
  * takes energy from the upper one, else both answer as S1 asks; a joint to the world or a static body
  * then holds its body as fixed as the world for the levels above) */
 /* who answers a patch in shock propagation: the upper side alone between two levels, else both */
@@ -903,7 +905,7 @@ static void store_impulses(imp_world *w, impulse_state *s)
 /* 4. Positions. The velocities go back into the state (P = M v, L = I(t) omega); the ODE solver moves
  * x and q with P and L held for the held bodies (the others: with their forces); the split impulses'
  * displacement follows (x += h v_p, q += h/2 [0, w_p] q, omega kept); jointed bodies move as
- * pre-stabilization predicted (joint.c). The ODE pass is skipped when it would move nothing that is
+ * pre-stabilization predicted (joint_position.c). The ODE pass is skipped when it would move nothing that is
  * kept: every body static, asleep (its momenta are zeroed here), or jointed. */
 static void positions(imp_world *w, impulse_state *s, const imp_step *st)
 {
