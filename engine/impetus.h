@@ -51,9 +51,9 @@ typedef enum imp_method { IMP_EULER, IMP_MIDPOINT, IMP_RK4, IMP_ADAPTIVE, IMP_IM
 
 /* imp_ode_step / imp_ode_advance return this when IMP_IMPLICIT meets a singular matrix */
 #define IMP_ODE_SINGULAR (-1)
-/* imp_ode_advance returns this when IMP_ADAPTIVE took max_substeps attempts without reaching the end
- * of the span (the tolerance is out of reach: a stiff system, or a span far beyond its time scales);
- * the state is left as it was */
+/* imp_ode_advance returns this when IMP_ADAPTIVE would need more than max_substeps attempts to reach
+ * the end of the span (the tolerance is out of reach: a stiff system, or a span far beyond its time
+ * scales); the state is left as it was */
 #define IMP_ODE_SUBSTEPS (-2)
 #define IMP_ODE_MAX_SUBSTEPS 100 /* the default max_substeps: 1,200 evaluations with RK4 doubled */
 
@@ -76,7 +76,7 @@ typedef struct imp_ode_solver {
     double h;            /* IMP_ADAPTIVE: the step size it will try next (0: start from the full step) */
     double h_min;        /* IMP_ADAPTIVE: never step smaller than this (default 1e-9)                */
     double max_growth;   /* IMP_ADAPTIVE: largest factor h may grow by per step (default 5)          */
-    long max_substeps;   /* IMP_ADAPTIVE: attempts (accepted or not) per advance before it gives up
+    long max_substeps;   /* IMP_ADAPTIVE: attempts (accepted or not) an advance may take; it gives up
                           * with IMP_ODE_SUBSTEPS (default IMP_ODE_MAX_SUBSTEPS)                     */
     long steps, rejected, evaluations; /* counters since creation                                    */
     long gave_up;        /* IMP_ADAPTIVE: advances that ended with IMP_ODE_SUBSTEPS, since creation  */

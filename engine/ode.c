@@ -23,10 +23,12 @@
  * accurate of the two. h_new is multiplied by a safety factor 0.9 and its growth is capped.
  *
  * Two limits make every advance finish. h never goes below h_min (a step at h_min is accepted
- * whatever its error, and the next one starts from h_min again), and an advance gives up after
+ * whatever its error, and the next one starts from h_min again), and an advance takes at most
  * max_substeps attempts, accepted or rejected: a span of 1e308 s, or a spring of 1e30 N/m at a
  * tolerance its time scale cannot meet, would otherwise take more steps than there is time for.
- * Giving up returns IMP_ODE_SUBSTEPS and leaves the state where it was at the start.
+ * It gives up as soon as the attempts it has left, at the step size the tolerance asks for, would
+ * not reach the end of the span (a stiff cloth is known hopeless after a few attempts, not after
+ * all of them). Giving up returns IMP_ODE_SUBSTEPS and leaves the state where it was at the start.
  *
  * IMP_IMPLICIT is linearized backward Euler (below, for a generic system; a world steps its particles
  * with implicit.c instead). */
@@ -244,6 +246,11 @@ static int adaptive_advance(const imp_ode_system *sys, imp_ode_solver *s, double
         } else {
             s->rejected++;
             s->h = fmax(h * fmax(factor, 0.1), s->h_min);
+        }
+        /* the attempts left would not reach the end at the step size the tolerance asks for */
+        if (done < span && (double)(s->max_substeps - attempt - 1) * s->h < span - done) {
+            s->gave_up++;
+            return IMP_ODE_SUBSTEPS;
         }
     }
     return 0;

@@ -214,8 +214,8 @@ imp_status imp_world_step(imp_world *w, double dt)
     const int rc = particles_step(&s);
     if (rc == IMP_ODE_SUBSTEPS) { /* the adaptive integrator gave up: the particles are as they were */
         w->locked = false;
-        world_error(w, "step: the adaptive integrator took %ld steps without reaching t + dt (the tolerance %g is out of reach "
-                       "at dt = %g: a stiff system?); the step was not taken", w->particle_system->solver.max_substeps,
+        world_error(w, "step: the adaptive integrator would need more than %ld steps to reach t + dt (the tolerance %g is out "
+                       "of reach at dt = %g: a stiff system?); the step was not taken", w->particle_system->solver.max_substeps,
                     w->settings.tolerance, dt);
         return IMP_ERR_STEP;
     }
@@ -229,8 +229,8 @@ imp_status imp_world_step(imp_world *w, double dt)
     contacts_step(&s);
     imp_status status = step_finish(&s, t_start);
     if (status == IMP_OK && w->body_solver.gave_up != gave_up) {
-        world_error(w, "step: the adaptive integrator took %ld steps without reaching t + dt (the tolerance %g is out of reach "
-                       "at dt = %g); the bodies' motion under forces was left out of this step", w->body_solver.max_substeps,
+        world_error(w, "step: the adaptive integrator would need more than %ld steps to reach t + dt (the tolerance %g is out "
+                       "of reach at dt = %g); the bodies' motion under forces was left out of this step", w->body_solver.max_substeps,
                     w->settings.tolerance, dt);
         status = IMP_ERR_STEP;
     }

@@ -111,7 +111,7 @@ describe("reliability: the adaptive integrator returns", function()
       for _, p in ipairs(w:particles()) do before[#before + 1] = string.format("%a %a", p.position[2], p.velocity[2]) end
       local ok, done, msg = clean(pcall(w.step, w, dt))
       assert(ok and done == false, "the step did not report that it gave up")
-      assert(msg:find("the adaptive integrator took 100 steps without reaching t + dt", 1, true), msg)
+      assert(msg:find("the adaptive integrator would need more than 100 steps to reach t + dt", 1, true), msg)
       assert(w.time == 0 and w.steps == 0, "the clock moved")
       for i, p in ipairs(w:particles()) do
         assert(string.format("%a %a", p.position[2], p.velocity[2]) == before[i], "particle " .. i .. " moved")

@@ -99,8 +99,8 @@ static void finish(lua_State *L, imp_ode_solver *s, int rc)
     if (rc == IMP_ODE_SINGULAR)
         luaL_error(L, "impetus.ode: backward Euler met a singular or non-finite matrix I - h df/dx (does f return finite numbers? is h too large for f?)");
     if (rc == IMP_ODE_SUBSTEPS)
-        luaL_error(L, "impetus.ode.solve: the adaptive method took max_steps (%d) steps without reaching t1: the tolerance "
-                      "is out of reach (a stiff f? try a larger tol, base = \"implicit\", or a larger max_steps)", (int)s->max_substeps);
+        luaL_error(L, "impetus.ode.solve: the adaptive method would need more than max_steps (%d) steps to reach t1: the "
+                      "tolerance is out of reach (a stiff f? try a larger tol, base = \"implicit\", or a larger max_steps)", (int)s->max_substeps);
     if (rc) {
         const char *msg = lua_tostring(L, -1);
         luaL_error(L, "impetus.ode: f failed:\n%s", msg ? msg : "(error object is not a string)");
