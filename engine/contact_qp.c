@@ -1379,10 +1379,14 @@ static double qp_max_depth(imp_world *w)
     return m;
 }
 
-static void qp_save(imp_world *w, double *X) { memcpy(X, w->bodies->state, sizeof(double) * BODY_DIM * (size_t)w->bodies->ids.count); }
+/* (with no bodies the arrays may be NULL, which memcpy must not see even for 0 bytes) */
+static void qp_save(imp_world *w, double *X)
+{
+    if (w->bodies->ids.count) memcpy(X, w->bodies->state, sizeof(double) * BODY_DIM * (size_t)w->bodies->ids.count);
+}
 static void qp_restore(imp_world *w, const double *X)
 {
-    memcpy(w->bodies->state, X, sizeof(double) * BODY_DIM * (size_t)w->bodies->ids.count);
+    if (w->bodies->ids.count) memcpy(w->bodies->state, X, sizeof(double) * BODY_DIM * (size_t)w->bodies->ids.count);
 }
 
 /* One step of length dt in QP mode:
