@@ -310,7 +310,7 @@ describe("damping (body.linear_damping, body.angular_damping)", function()
     end
   end)
 
-  it("slows a jointed pendulum's swing: its energy falls step by step", function()
+  it("slows a jointed pendulum's swing: its energy falls", function()
     local w = impetus.world {}
     w.sleeping = false
     local bob = w:box { size = { 0.2, 0.2, 0.2 }, position = { 1, 2, 0 }, angular_damping = 1, linear_damping = 0.5 }
@@ -320,7 +320,9 @@ describe("damping (body.linear_damping, body.angular_damping)", function()
     for _ = 1, 300 do
       w:step(1 / 60)
       local e = energy()
-      assert(e <= last + 1e-9, "energy rose " .. last .. " -> " .. e)
+      -- at the turns of the swing the damping takes almost nothing and the step's own energy error
+      -- shows (kick, drift, kick: at most 1.7e-7 of E0, measured; the undamped swing keeps E0 to 5e-5)
+      assert(e <= last + 1e-6 * e0, "energy rose " .. last .. " -> " .. e)
       last = e
     end
     assert(j.gap < 1e-6, "gap " .. j.gap)
@@ -481,7 +483,7 @@ describe("body errors", function()
     assert.matches("world:mesh: mesh triangle 1 refers to vertex 5",
       err_of(function() w:mesh { vertices = { { 0, 0, 0 }, { 1, 0, 0 }, { 0, 0, 1 } }, triangles = { { 1, 2, 5 } } } end))
     assert.matches("group", err_of(function() w:sphere { group = -1 } end))
-    assert.matches("world:sphere: the body's mass properties are not finite", err_of(function() w:sphere { radius = 1e300 } end))
+    assert.matches("world:sphere: field 'radius' must be in 0.0001 .. 1e%+06 m", err_of(function() w:sphere { radius = 1e300 } end))
     assert.matches("body:apply_force: argument 'force'", err_of(function() w:sphere {}:apply_force(5) end))
   end)
 

@@ -11,7 +11,7 @@ local impetus = {
 }
 
 -- impetus.world{gravity = {0, -9.81, 0}, drag = 0, integrator = "rk4", tolerance = 1e-6}
-function impetus.world(def) return core.world(def) end
+function impetus.world(...) return core.world(...) end
 
 -- impetus.runner(path, opts): a scene with its world, stepping and hot reload, without a window
 function impetus.runner(path, opts) return require("impetus.runner").new(path, opts) end
