@@ -295,20 +295,21 @@ static void side_velocity(particle_coupling *p, double *v, pc_row *r, double wi,
     side_apply(p, v, r, s, wi, moves, friction_step(r, dt, kt, r->mu * jn));
 }
 
-/* One visit of a pair: the same with K = (wi + wj) 1 */
-static void pair_velocity(double *v, pc_pair *r, double wi, double wj, double kn)
+/* One visit of a pair: the same with K = (wi + wj) 1; the normal aim lowered by ease (>= 0), friction
+ * only when asked */
+static void pair_velocity(double *v, pc_pair *r, double wi, double wj, double kn, double ease, bool friction)
 {
     double *vi = v + 3 * r->i, *vj = v + 3 * r->j;
     const imp_vec3 n = v3(r->n[0], r->n[1], r->n[2]);
     imp_vec3 d = v3_sub(v3_load(vi), v3_load(vj));
-    const double sum = r->jn + kn * (r->target - v3_dot(n, d)), jn = sum > 0 ? sum : 0, dj = jn - r->jn;
+    const double sum = r->jn + kn * (r->target - ease - v3_dot(n, d)), jn = sum > 0 ? sum : 0, dj = jn - r->jn;
     r->jn = jn;
     if (dj != 0) {
         v3_accum(vi, v3_scale(n, dj * wi));
         v3_accum(vj, v3_scale(n, -dj * wj));
         d = v3_mad(d, n, dj * (wi + wj));
     }
-    if (r->mu <= 0) return;
+    if (r->mu <= 0 || !friction) return;
     const imp_vec3 dt = v3_mad(d, n, -v3_dot(n, d));
     if (v3_dot(dt, dt) < 1e-28) return;
     /* the tangential impulse that stops the slip, dt / (wi + wj) = kn dt, kept in the disc of radius mu jn */
@@ -355,19 +356,29 @@ static void sweep_velocities(particle_coupling *p, double *v, imp_vec3 up, int g
         const int half = (G->pair_count + 1) / 2;
         for (int t = 0; t < half; t++) {
             pc_pair *r = &G->pair[t];
-            pair_velocity(v, r, im[r->i], im[r->j], r->kn);
+            pair_velocity(v, r, im[r->i], im[r->j], r->kn, 0, true);
             if (t + half < G->pair_count) {
                 r = &G->pair[t + half];
-                pair_velocity(v, r, im[r->i], im[r->j], r->kn);
+                pair_velocity(v, r, im[r->i], im[r->j], r->kn, 0, true);
             }
         }
         return;
     }
+    /* A lower particle that stands still here but moves (what the sweeps before left it) would carry
+     * the upper one with it, energy from nowhere: along n the upper one is held at most to standing
+     * still, n . v_upper >= target + min(n . v_lower, 0), and the friction of the sweeps before
+     * stands (stopping the slip against a lower particle that moves sideways would drag the upper
+     * one along). So the shock sweep only takes approach out of a column, never adds motion. */
     for (int t = 0; t < G->pair_count; t++) {
         pc_pair *r = &G->pair[t];
-        double wi, wj;
+        double wi, wj, ease = 0;
         shock_weights(p, r, up, &wi, &wj);
-        if (wi + wj > 0) pair_velocity(v, r, wi, wj, 1 / (wi + wj));
+        if (wi + wj > 0 && wi * wj == 0) {
+            const imp_vec3 n = v3(r->n[0], r->n[1], r->n[2]);
+            ease = wj == 0 ? v3_dot(n, v3_load(v + 3 * r->j)) : -v3_dot(n, v3_load(v + 3 * r->i));
+            ease = ease > 0 ? ease : 0;
+        }
+        if (wi + wj > 0) pair_velocity(v, r, wi, wj, 1 / (wi + wj), ease, wi * wj > 0);
     }
 }
 
