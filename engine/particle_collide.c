@@ -28,13 +28,12 @@
 #include "ids.h"
 #include "imp_math.h"
 #include "particle_collide.h"
-#include "particle_contact.h"
 #include "particles.h"
 #include "shape.h"
 #include "world_parts.h"
 
-#define CONTACT_SLOP 1e-4  /* m: how close to a surface a particle counts as touching it          */
-#define CONTACT_VN 1e-3    /* m/s: normal speed below which a touching particle is resting         */
+#define CONTACT_SLOP PCOLLIDE_REST_SLOP
+#define CONTACT_VN PCOLLIDE_REST_SPEED
 #define STICK_SPEED 1e-6   /* m/s: tangential speed below which a resting particle is stuck        */
 
 /* resting contacts found before a script removed or moved a particle, or added or removed a collider,
@@ -188,13 +187,18 @@ static void drop_shared_body_contacts(imp_world *w, int bodies)
     if (bodies > 0) qsort(pcs->contact, (size_t)kept, sizeof *pcs->contact, contact_order);
 }
 
-void pcollide_find_contacts(imp_world *w)
+void pcollide_begin_contacts(imp_world *w)
 {
     w->pcontacts->count = 0;
     w->pcontacts->particle_edits = w->particles->edits;
     w->pcontacts->collider_edits = w->colliders->edits;
+}
+
+/* the colliders' resting contacts, after the bodies' that are there (particle_contact.c adds those
+ * under the implicit integrator, between pcollide_begin_contacts and this) */
+void pcollide_find_contacts(imp_world *w)
+{
     const int n = w->particles->ids.count, nc = w->colliders->ids.count;
-    if (w->settings.integrator == IMP_IMPLICIT) pcontact_find_bodies(w, CONTACT_SLOP, CONTACT_VN);
     const int bodies = w->pcontacts->count;
     for (int i = 0; i < n && nc > 0; i++) {
         if (w->particles->motion[i] != IMP_DYNAMIC) continue;
@@ -303,7 +307,7 @@ int pcollide_touching(const imp_world *w, int i, imp_vec3 *normals, int max)
 imp_vec3 pcollide_contact_normal(const imp_world *w, int k)
 {
     const pcontact *pc = &w->pcontacts->contact[k];
-    if (pc->collider < 0) return pcontact_body_normal(w, pc);
+    if (pc->collider < 0) return pc->normal; /* the body is where it was found until the particle stage ends */
     imp_vec3 N;
     pcollide_distance(&w->colliders->collider[pc->collider].def, v3_load(w->particles->x + 3 * pc->particle), &N);
     return N;

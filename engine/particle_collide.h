@@ -13,6 +13,7 @@ typedef struct pcontact {
     imp_vec3 vt0;  /* tangential velocity at the start of the step, relative to the surface */
     imp_vec3 u;    /* the surface's velocity at the contact (a collider's: zero)               */
     imp_vec3 at;   /* a body contact: the contact point in the body's frame, from its centre of mass */
+    imp_vec3 normal; /* a body contact: the shape's outward normal there (world)                  */
     double mu;     /* Coulomb coefficient                                                       */
     imp_vec3 impulse; /* the contact's impulse on the particle in the step (the implicit integrator) */
 } pcontact;
@@ -31,6 +32,14 @@ typedef struct particle_contacts {
 } particle_contacts;
 
 /* particle_collide.c */
+/* a step's resting contacts: pcollide_begin_contacts empties the list, the bodies' contacts come next
+ * (particle_contact.c, pcollide_add_contact; the implicit integrator's alone), then the colliders'
+ * (pcollide_find_contacts, in the particle stage), and the list ends in particle order. A particle
+ * rests when it is within PCOLLIDE_REST_SLOP of a surface, its normal speed relative to it at most
+ * PCOLLIDE_REST_SPEED. */
+#define PCOLLIDE_REST_SLOP 1e-4  /* m  */
+#define PCOLLIDE_REST_SPEED 1e-3 /* m/s */
+void pcollide_begin_contacts(imp_world *w);
 void pcollide_find_contacts(imp_world *w);
 void pcollide_drop_stale(imp_world *w);
 void pcollide_contact_forces(imp_world *w, const particle_range *r, const double *x, double *f);

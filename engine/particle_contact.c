@@ -551,7 +551,7 @@ static void meet_bodies(imp_world *w, particle_coupling *p, const double *x0, co
  * and none for a particle resting on a collider as well (the solve returns one impulse per particle,
  * which would not be the body's alone; pcollide_find_contacts drops those). A particle in two
  * contacts, a cloth pinched between two bodies, meets them in the stage after the bodies'. */
-void pcontact_find_bodies(imp_world *w, double slop, double vn_max)
+static void pcontact_find_bodies(imp_world *w, double slop, double vn_max)
 {
     const int n = w->particles->ids.count;
     if (n == 0 || w->shapes->ids.count == 0) return;
@@ -616,22 +616,18 @@ void pcontact_find_bodies(imp_world *w, double slop, double vn_max)
         pc.particle = i, pc.collider = -1, pc.body = b, pc.shape = q;
         pc.vt0 = v3_mad(vr, N, -vn);
         pc.u = u;
+        pc.normal = N;
         pc.at = m3_mul_tv(quat_to_m3(quat_normalize(quat(X[3], X[4], X[5], X[6]))), ra);
         pc.mu = sqrt(w->particles->friction[i] * sh->friction);
         pcollide_add_contact(w, &pc);
     }
 }
 
-/* the outward normal of a body contact at its particle's current position (the body where it is) */
-imp_vec3 pcontact_body_normal(const imp_world *w, const pcontact *pc)
+void particle_contacts_rest(const imp_step *st)
 {
-    const shape *sh = &w->shapes->shape[pc->shape];
-    const body *bd = &w->bodies->body[pc->body];
-    imp_vec3 pos, lo, hi, nl;
-    imp_mat3 R;
-    shape_pose(sh, w->bodies->state + BODY_DIM * pc->body, bd->com, &pos, &R, &lo, &hi);
-    pshape_distance(sh, m3_mul_tv(R, v3_sub(v3_load(w->particles->x + 3 * pc->particle), pos)), &nl);
-    return m3_mul_v(R, nl);
+    imp_world *w = st->w;
+    pcollide_begin_contacts(w);
+    if (w->settings.integrator == IMP_IMPLICIT) pcontact_find_bodies(w, PCOLLIDE_REST_SLOP, PCOLLIDE_REST_SPEED);
 }
 
 /* ---- particles against particles ------------------------------------------------------------------------- */

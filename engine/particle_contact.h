@@ -99,11 +99,9 @@ typedef struct particle_coupling {
 /* particle_contact.c: the stage (world.c), after the bodies' */
 void particle_contacts_step(const imp_step *st);
 void particle_coupling_free(imp_world *w);
-/* particle_contact.c, for the particle stage under the implicit integrator (particle_collide.c): the
- * particles resting on body shapes (within slop of the surface, the normal speed relative to it
- * at most vn_max) put exactly onto them and added as resting contacts; a body contact's normal */
-struct pcontact;
-void pcontact_find_bodies(imp_world *w, double slop, double vn_max);
-imp_vec3 pcontact_body_normal(const imp_world *w, const struct pcontact *pc);
+/* particle_contact.c, before the particle stage (world.c): the step's resting contacts begun, and under
+ * the implicit integrator the particles resting on body shapes put exactly onto them and added as
+ * resting contacts (particle_collide.h) */
+void particle_contacts_rest(const imp_step *st);
 
 #endif

@@ -223,6 +223,7 @@ imp_status imp_world_step(imp_world *w, double dt)
     const double t_start = step_clock_ms();
     imp_profile profile = {0};
     imp_step s = step_begin(w, dt, &profile);
+    particle_contacts_rest(&s); /* the resting contacts the particle stage starts from */
     const int rc = particles_step(&s);
     if (rc == IMP_ODE_SUBSTEPS) { /* the adaptive integrator gave up: the particles are as they were */
         w->locked = false;
