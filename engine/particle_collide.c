@@ -70,7 +70,9 @@ double pcollide_distance(const imp_collider_def *c, imp_vec3 x, imp_vec3 *n)
         double pc[3] = {p.x, p.y, p.z}, h[3] = {c->half.x, c->half.y, c->half.z}, q[3];
         bool inside = true;
         for (int k = 0; k < 3; k++) {
-            q[k] = fmin(fmax(pc[k], -h[k]), h[k]);
+            /* the clamp without libm's calls (a NaN coordinate gives -h, as fmax would) */
+            q[k] = pc[k] > -h[k] ? pc[k] : -h[k];
+            q[k] = q[k] < h[k] ? q[k] : h[k];
             if (q[k] != pc[k]) inside = false;
         }
         if (!inside) {
@@ -112,10 +114,35 @@ static double plane_impact_time(double d0, double vn, double an, double span)
     return best >= 0 && best <= span ? best : -1;
 }
 
+bool pcollide_beyond(const imp_collider_def *c, imp_vec3 x, double reach)
+{
+    switch (c->shape) {
+    case IMP_COLLIDER_PLANE: return v3_dot(c->normal, v3_sub(x, c->position)) > reach;
+    case IMP_COLLIDER_SPHERE: {
+        const imp_vec3 r = v3_sub(x, c->position);
+        const double R = c->radius + reach;
+        return R >= 0 && v3_dot(r, r) > R * R;
+    }
+    case IMP_COLLIDER_BOX: {
+        /* the distance is at least the largest excess of a box-frame coordinate over its half size */
+        const imp_vec3 p = m3_mul_tv(c->rotation, v3_sub(x, c->position));
+        return fabs(p.x) - c->half.x > reach || fabs(p.y) - c->half.y > reach || fabs(p.z) - c->half.z > reach;
+    }
+    }
+    return false;
+}
+
 /* fraction s in [0,1] at which the segment a -> b first enters the collider grown by r, or -1 */
 static double segment_entry(const imp_collider_def *c, imp_vec3 a, imp_vec3 b, double r)
 {
     imp_vec3 n;
+    if (c->shape == IMP_COLLIDER_BOX) {
+        /* a segment beside the grown box along one of its axes never enters it (nor starts in it) */
+        const imp_vec3 pa = m3_mul_tv(c->rotation, v3_sub(a, c->position)), pb = m3_mul_tv(c->rotation, v3_sub(b, c->position));
+        const double oa[3] = {pa.x, pa.y, pa.z}, ob[3] = {pb.x, pb.y, pb.z}, h[3] = {c->half.x + r, c->half.y + r, c->half.z + r};
+        for (int k = 0; k < 3; k++)
+            if ((oa[k] > h[k] && ob[k] > h[k]) || (oa[k] < -h[k] && ob[k] < -h[k])) return -1;
+    }
     if (pcollide_distance(c, a, &n) - r <= 0) return 0;
     if (c->shape == IMP_COLLIDER_SPHERE) {
         /* |a + s (b - a) - c|^2 = R^2 */
@@ -205,6 +232,7 @@ void pcollide_find_contacts(imp_world *w)
         double *x = w->particles->x + 3 * i, *v = w->particles->v + 3 * i;
         for (int c = 0; c < nc; c++) {
             imp_vec3 N;
+            if (pcollide_beyond(&w->colliders->collider[c].def, v3_load(x), w->particles->radius[i] + CONTACT_SLOP)) continue;
             double d = pcollide_distance(&w->colliders->collider[c].def, v3_load(x), &N) - w->particles->radius[i];
             if (d > CONTACT_SLOP) continue;
             double vn = v3_dot(N, v3_load(v));

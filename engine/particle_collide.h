@@ -49,6 +49,9 @@ int pcollide_contact_row(const imp_world *w, int k, const double *x, imp_vec3 *n
 int pcollide_touching(const imp_world *w, int i, imp_vec3 *normals, int max);
 imp_vec3 pcollide_contact_normal(const imp_world *w, int k);
 double pcollide_distance(const imp_collider_def *c, imp_vec3 x, imp_vec3 *n);
+/* true when x is surely farther than reach from the collider's surface, outside it (a cheap bound:
+ * false does not mean near) */
+bool pcollide_beyond(const imp_collider_def *c, imp_vec3 x, double reach);
 /* resting contact k: its Coulomb coefficient; the particle's velocity v (a state's, dense) relative
  * to the surface; its impulse on the particle in the step, set and added to by the implicit
  * integrator (particle_contact.c hands the opposite to a body) */

@@ -891,7 +891,7 @@ static void meet_colliders(imp_world *w, particle_coupling *p, const double *x0,
         for (int ci = 0; ci < nc; ci++) {
             const imp_collider_def *cd = &w->colliders->collider[ci].def;
             imp_vec3 nrm;
-            if (pcollide_distance(cd, xe, &nrm) - r > NEAR_FRACTION * r) continue;
+            if (pcollide_beyond(cd, xe, (1 + NEAR_FRACTION) * r) || pcollide_distance(cd, xe, &nrm) - r > NEAR_FRACTION * r) continue;
             const double gap0 = pcollide_distance(cd, xs, &nrm) - r;
             int k;
             pc_row *row = side_new(p, p->half[i], i, &k);
