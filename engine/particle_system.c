@@ -20,7 +20,8 @@
  * solver's stages out of main memory.
  *
  * The stage (particles_step): attached particles onto their body points, carrying their bodies'
- * shares (particle_attach.c) -> resting contacts -> integrate (the world's ODE solver, or one backward
+ * shares (particle_attach.c) -> the colliders' resting contacts (after the bodies' that world.c had
+ * particle_contact.c find for the implicit integrator) -> integrate (the world's ODE solver, or one backward
  * Euler step of implicit.c) -> what the attached particles gave their bodies -> curve particles
  * exactly onto their curves -> collisions with the colliders inside the step -> constrained particles
  * that touched or hit projected back onto their constraints. A failing callback puts back the state

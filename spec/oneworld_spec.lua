@@ -303,6 +303,46 @@ describe("sewn particles (particle:attach)", function()
     helpers.near(att.impulse[2], 4 * G * H, 0.01 * 4 * G * H, "the rope's pull on the crate per step")
   end)
 
+  -- a 4 kg head on the floor with eight strands of hair rooted on it (world:hair{body = head})
+  local function hairy_head()
+    local w = impetus.world { gravity = { 0, -G, 0 } }
+    w.integrator = "implicit"
+    w:plane { friction = 0.8, restitution = 0 }
+    local head = w:sphere { radius = 0.12, mass = 4, position = { 0, 0.12, 0 }, friction = 0.8 }
+    local roots = {}
+    for k = 1, 8 do
+      local a = 2 * math.pi * k / 8
+      local root = { 0.1 * math.cos(a), 0.12 + 0.066, 0.1 * math.sin(a) }
+      local strand = w:hair { root = root, direction = { math.cos(a), 0.2, math.sin(a) }, length = 0.08, segments = 6,
+        mass = 0.01, body = head }
+      roots[k] = { strand = strand, at = sub(root, head.position) }
+    end
+    return w, head, roots
+  end
+
+  it("hair rooted on a dynamic head that rolls: every root stays within 1 mm of its point on the head", function()
+    local w, head, roots = hairy_head()
+    head.velocity = { 0.5, 0, 0 }
+    local worst = 0
+    for _ = 1, 300 do
+      w:step(H)
+      for _, r in ipairs(roots) do
+        worst = math.max(worst, len(sub(r.strand:particle(1).position, body_point(head, r.at))))
+      end
+    end
+    assert.is_true(len(head.position) > 0.5, "the head rolled away")
+    assert.is_true(worst < 1e-3, string.format("a root strayed %.3g m from its point on the head", worst))
+  end)
+
+  it("hair rooted on a dynamic head at rest: the floor carries (m_head + m_hair) g h within 1 %", function()
+    local w, head = hairy_head()
+    for _ = 1, 600 do w:step(H) end
+    local m_hair = 0 -- the strands' particles, the hidden anchors behind the roots included
+    for _, p in ipairs(w:particles()) do m_hair = m_hair + p.mass end
+    helpers.near(impulse_on(w, head) / ((4 + m_hair) * G * H), 1, 0.01, "floor impulse / ((m_head + m_hair) g h)")
+    assert.is_true(m_hair > 0.08, "the hair's mass is counted")
+  end)
+
   it("refuse bad input with the function and argument named", function()
     local w = impetus.world {}
     local p = w:particle {}
