@@ -218,8 +218,15 @@ describe("the viewer steps aside for games", function()
     r:tap_key("f1")
     r.viewer:draw(gfx, { title = "t", step_ms = 0 })
     local joined = table.concat(drawn, "|")
-    assert.matches("this scene|space|fire|left / right|aim|impetus|Space|pause", joined, 1, true)
+    assert.matches("this scene|space|fire|left / right|aim|impetus|S|single step (while paused)|R|restart", joined, 1, true)
     assert.are.same({ space = true, left = true, right = true }, r.scene_keys)
+    -- the host's keys the scene took are not offered: Space is the scene's, Right no longer steps
+    assert.is_nil(joined:find("|Space|", 1, true))
+    assert.is_nil(joined:find("S or Right", 1, true))
+    assert.is_nil(joined:find("pause / resume", 1, true))
+    -- and what is offered still acts: S steps while paused, Space fires and does not pause
+    r:tap_key("space")
+    assert.is_false(r.paused)
   end)
 end)
 
