@@ -201,6 +201,36 @@ describe("pinball", function()
     assert.is_true(s.in_play, "the ball left the lane")
     assert.are.equal(3, s.balls)
   end)
+
+  it("Space held with the keyboard's auto-repeat charges as a plain hold does", function()
+    -- a window repeats a held key: keydown events with isrepeat = true every ~30 ms until the release
+    local r, s = game("pinball")
+    run(r, 0.2)
+    r:press_key("space")
+    for _ = 1, 30 do
+      run(r, 1 / 30)
+      r:event { type = "keydown", key = "space", isrepeat = true }
+    end
+    r:release_key("space")
+    helpers.near(s.ball.velocity[2], 10.5, 1e-9, "launch speed after a 1 s hold")
+  end)
+end)
+
+describe("held keys", function()
+  -- a key held in a window repeats; a game's one-shot keys act on the first press only
+  it("a held R restarts the slingshot's level and the maze once", function()
+    for _, name in ipairs { "slingshot", "marble_maze" } do
+      local r = game(name)
+      run(r, 0.2)
+      local restarts = 0
+      local restart = r.restart
+      r.restart = function(self, ...) restarts = restarts + 1 return restart(self, ...) end
+      r:press_key("r")
+      for _ = 1, 10 do r:event { type = "keydown", key = "r", isrepeat = true } end
+      r:release_key("r")
+      assert.are.equal(1, restarts, name .. ": restarts for one held R")
+    end
+  end)
 end)
 
 describe("marble maze", function()
