@@ -111,4 +111,22 @@ describe("sound", function()
     assert.is_true(ogg and math.abs(ogg - 22050) < 1200, out)
     assert.is_true(tonumber(out:match("pitched voice\t(%d+)")) >= 1, out)
   end)
+
+  it("opens no device and prints nothing where there is no sound card and no sound server", function()
+    local dir = helpers.tmpdir()
+    helpers.write(dir .. "/open.lua", [[
+      local ok, err = require("impetus.audio").open()
+      print("opened", ok, err)
+      return {}]])
+    -- no card here: a sound server in the environment is kept out of reach
+    local out, code = helpers.run_host("--headless --steps 1 " .. dir .. "/open.lua",
+      "-u SDL_AUDIODRIVER PULSE_SERVER=unix:/nonexistent PIPEWIRE_REMOTE=/nonexistent XDG_RUNTIME_DIR=" .. dir)
+    os.execute("rm -rf " .. dir)
+    assert.are.equal(0, code, out)
+    local f = io.open("/dev/snd", "r")
+    if f then f:close() return end -- a machine with a sound card opens it
+    assert.matches("opened\tnil\tno audio device: no sound card (/dev/snd) and no sound server", out, 1, true)
+    assert.is_nil(out:find("ALSA lib", 1, true), "alsa-lib's errors reached the terminal:\n" .. out)
+    assert.is_nil(out:find("play stream", 1, true), out)
+  end)
 end)
