@@ -190,6 +190,24 @@ describe("drawing in screen and world space", function()
   end)
 end)
 
+describe("the 2D grid", function()
+  it("covers the view wherever the camera looks", function()
+    local pixel = render("grid_far.lua")
+    -- the brightest red of the pixels x - 1 .. x + 1 (a line on a pixel boundary lands on either side)
+    local function near_line(x, y)
+      local best = 0
+      for dx = -1, 1 do best = math.max(best, (pixel(x + dx, y))) end
+      return best
+    end
+    -- x = 45 m (a major line) falls between pixels 459 and 460 (640 + (45 - 48) 60); x = 49 m (minor) at 700
+    local r = near_line(460, 100)
+    assert.is_true(r > 70, "the grid line at x = 45 m is drawn (red " .. r .. ")")
+    r = near_line(700, 130)
+    assert.is_true(r > 45, "the minor line at x = 49 m is drawn (red " .. r .. ")")
+    is(pixel, 490, 100, BG, 12, "between the lines")
+  end)
+end)
+
 describe("drawing in 3D", function()
   local pixel
   setup(function() pixel = render("draw3d.lua") end)
