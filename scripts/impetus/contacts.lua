@@ -15,7 +15,8 @@ local contacts = {}
 -- body handles strongly, so a body keeps its handle (and its handler) while nobody else refers to it.
 local handlers = setmetatable({}, { __mode = "k" })
 
-function contacts.on_contact(body, fn)
+function contacts.on_contact(body, fn, ...)
+  require("impetus.args").at_most("impetus.on_contact(body, fn)", 2, body, fn, ...)
   if type(body) ~= "userdata" or not pcall(function() return body.valid end) then error("impetus.on_contact: argument 1 must be a Body", 2) end
   if fn ~= nil and type(fn) ~= "function" then error("impetus.on_contact: argument 2 must be a function or nil", 2) end
   local world = debug.getuservalue(body, 1) -- a handle's first user value is its world

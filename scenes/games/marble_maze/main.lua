@@ -173,7 +173,8 @@ return {
     return true
   end,
 
-  keypressed = function(world, key)
+  keypressed = function(world, key, isrepeat)
+    if isrepeat then return end -- a held key repeats: act on the first press only
     local n = tonumber(key)
     if n and mazes[n] then state.level = n end
     if (n and mazes[n]) or key == "r" then

@@ -148,7 +148,8 @@ return {
     if p[2] < -0.6 then lose_ball(world) end
   end,
 
-  keypressed = function(world, key)
+  keypressed = function(world, key, isrepeat)
+    if isrepeat then return end -- a held key repeats: the charge runs from the first press
     if (key == "space" or key == "down") and not state.over then
       local p = state.ball.position
       if p[1] > 2.8 and p[2] < 0.8 then state.charge = 0 end
