@@ -592,6 +592,23 @@ void imp_body_set_material(imp_world *w, imp_id id, int index, double friction, 
     }
 }
 
+static const shape *body_shape_at(const imp_world *w, imp_id id, int index)
+{
+    const int i = ids_lookup(&w->bodies->ids, id);
+    if (i < 0 || index < 0 || index >= w->bodies->body[i].nshapes) return NULL;
+    return &w->shapes->shape[w->shapes->ids.slot_dense[w->bodies->body[i].shapes[index]]];
+}
+bool imp_body_shape_sensor(const imp_world *w, imp_id id, int index)
+{
+    const shape *s = body_shape_at(w, id, index);
+    return s && s->sensor;
+}
+bool imp_body_shape_pre_solve(const imp_world *w, imp_id id, int index)
+{
+    const shape *s = body_shape_at(w, id, index);
+    return s && s->pre_solve;
+}
+
 int imp_body_shape_count(const imp_world *w, imp_id id)
 {
     int i = ids_lookup(&w->bodies->ids, id);

@@ -18,6 +18,7 @@
 #include "ids.h"
 #include "imp_math.h"
 #include "narrowphase.h"
+#include "sensor.h"
 #include "shape.h"
 #include "world_parts.h"
 
@@ -143,6 +144,10 @@ void contacts_update(imp_world *w)
         }
         p->witness = old ? old->witness : -1;
         p->man = -1;
+        if (sensor_key(w, p->a) || sensor_key(w, p->b)) { /* a sensor's pair: an overlap, never a manifold (sensor.c) */
+            sensor_pair(w, p->key, p->a, p->b, &ga, &gb, key_resting(w, p->a) && key_resting(w, p->b));
+            continue;
+        }
         if (c->next_manifold_count == c->next_manifold_cap) grow((void **)&c->next_manifolds, &c->next_manifold_cap, c->next_manifold_count + 1, sizeof(manifold));
         manifold *m = &c->next_manifolds[c->next_manifold_count];
         if (om && key_resting(w, p->a) && key_resting(w, p->b)) {
@@ -181,6 +186,7 @@ void contacts_update(imp_world *w)
     }
     for (; j < c->pair_count; j++)
         if (c->pairs[j].man >= 0) end_event(c, &c->manifolds[c->pairs[j].man]);
+    sensors_finish(w);
     /* this step's pairs and manifolds become the persistent ones */
     pair *t = c->pairs; c->pairs = c->next_pairs; c->next_pairs = t;
     int tc = c->pair_cap; c->pair_cap = c->next_pair_cap; c->next_pair_cap = tc;
@@ -199,7 +205,11 @@ bool contacts_current(const imp_world *w)
     return c->body_edits == w->bodies->edits && c->collider_edits == w->colliders->edits;
 }
 
-void contacts_clear_events(imp_world *w) { w->contacts->begin_count = w->contacts->end_count = 0; }
+void contacts_clear_events(imp_world *w)
+{
+    w->contacts->begin_count = w->contacts->end_count = 0;
+    sensors_clear_events(w);
+}
 
 void imp_world_collide(imp_world *w)
 {

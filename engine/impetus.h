@@ -266,6 +266,8 @@ typedef struct imp_collider_def {
     imp_mat3 rotation;     /* box: orientation (rows: world = R * local)        */
     double restitution;    /* default 0.5                                       */
     double friction;       /* Coulomb coefficient, default 0.5                  */
+    bool sensor;           /* detects bodies' shapes overlapping it, pushes nothing (sensor.c) */
+    bool pre_solve;        /* its contacts with bodies go to the pre-solve callback */
 } imp_collider_def;
 
 imp_collider_def imp_collider_def_default(void);
@@ -417,6 +419,10 @@ typedef struct imp_shape_def {
     /* contact material (impulse.c): Coulomb coefficients while sliding (friction, default 0.5) and
      * while sticking (static_friction; < 0, the default, means equal to friction); restitution, 0..1 */
     double friction, static_friction, restitution;
+    /* a sensor detects the shapes that overlap it (sensor.c: begin and end events, imp_world_overlaps)
+     * and never pushes: its pairs make no contact manifold. pre_solve: the world's pre-solve callback
+     * sees the contacts of this shape before the solver (imp_world_set_pre_solve) */
+    bool sensor, pre_solve;
 } imp_shape_def;
 
 typedef struct imp_body_def {
@@ -545,6 +551,9 @@ bool imp_body_set_damping(imp_world *w, imp_id id, double linear, double angular
 /* shape materials: friction (kinetic), static friction, restitution of shape `index` of a body */
 void imp_body_shape_material(const imp_world *w, imp_id id, int index, double *friction, double *static_friction, double *restitution);
 void imp_body_set_material(imp_world *w, imp_id id, int index, double friction, double static_friction, double restitution);
+/* whether shape `index` of a body is a sensor, and whether its contacts go to the pre-solve callback */
+bool imp_body_shape_sensor(const imp_world *w, imp_id id, int index);
+bool imp_body_shape_pre_solve(const imp_world *w, imp_id id, int index);
 
 /* ---- collision detection (engine/broadphase.c, narrowphase.c, contact.c) ------------------------------ */
 
@@ -606,6 +615,34 @@ int imp_world_pair_count(const imp_world *w);
 void imp_world_pair(const imp_world *w, int i, imp_contact_side *a, imp_contact_side *b);
 /* run the collision stages now, without stepping (after moving bodies by hand) */
 void imp_world_collide(imp_world *w);
+
+/* contact modification (engine/presolve.c): a callback that sees, at the start of each step (after the
+ * narrow phase, before the solver, serially), every contact of a shape or collider made with pre_solve =
+ * true, and may change what the impulse mode does with it in this step: mod starts as the pair's own
+ * values. tangent_velocity: the velocity a's surface is to slide at relative to b's (world frame; its
+ * part along the normal is ignored): friction drives the pair towards it (a conveyor belt). Nonzero from
+ * the callback is a failure: the step is not taken and the world is as it was (IMP_ERR_CALLBACK). The
+ * exact mode ("qp") refuses a world with a callback (its step cuts at each time of impact and collides
+ * again, so a step has no one set of contacts to modify). */
+typedef struct imp_contact_mod {
+    bool enabled;                   /* false: the contact does nothing in this step          */
+    double friction, static_friction, restitution;
+    imp_vec3 tangent_velocity;      /* m/s                                                   */
+} imp_contact_mod;
+typedef int (*imp_pre_solve_fn)(void *user, imp_world *w, const imp_contact *c, imp_contact_mod *mod);
+/* sets the callback (NULL: none); release(user), when given, is called when it is replaced or the world goes */
+void imp_world_set_pre_solve(imp_world *w, imp_pre_solve_fn fn, void *user, void (*release)(void *user));
+void *imp_world_pre_solve_user(const imp_world *w); /* the callback's user pointer, NULL when none */
+
+/* sensors (engine/sensor.c): shapes made with sensor = true detect what overlaps them and never push.
+ * The last step's events: overlaps that began and ended (begin = true / false), i-th of each, as the
+ * sensor's side and the other shape's; false when i is out of range */
+int imp_world_sensor_begin_count(const imp_world *w);
+int imp_world_sensor_end_count(const imp_world *w);
+bool imp_world_sensor_event(const imp_world *w, bool begin, int i, imp_contact_side *sensor, imp_contact_side *other);
+/* the shapes that overlap a sensor (a body's shape, or a collider) after the last collide stage: returns
+ * how many, writes at most max of them */
+int imp_world_overlaps(const imp_world *w, imp_contact_side sensor, imp_contact_side *out, int max);
 
 /* ---- queries (engine/query.c) ------------------------------------------------------------------------ */
 typedef struct imp_ray_hit {

@@ -181,6 +181,7 @@ static bool raycast(const imp_world *w, imp_vec3 from, imp_vec3 to, imp_ray_hit 
         geom g;
         uint32_t key;
         if (k < ns && static_only && w->bodies->body[bodies_dense(w, w->shapes->shape[k].body)].motion != IMP_FIXED) continue;
+        if (static_only && (k < ns ? w->shapes->shape[k].sensor : w->colliders->collider[k - ns].def.sensor)) continue; /* sensors stop no bullet */
         if (k < ns) {
             shape_geom(&w->shapes->shape[k], &g);
             key = w->shapes->ids.dense_slot[k];

@@ -53,6 +53,8 @@
 #include "particle_collide.h"
 #include "particle_system.h"
 #include "particles.h"
+#include "presolve.h"
+#include "sensor.h"
 #include "shape.h"
 #include "step.h"
 #include "tinkertoy.h"
@@ -120,6 +122,8 @@ void imp_world_destroy(imp_world *w)
     free(w->bodies), free(w->shapes);
     imp_ode_solver_free(&w->body_solver);
     contacts_free(w);
+    sensors_free(w);
+    presolve_free(w);
     bp_free(w);
     impulse_free(w);
     joints_free(w);
@@ -208,9 +212,24 @@ imp_status imp_world_step(imp_world *w, double dt)
                        "\"midpoint\", \"euler\" or \"adaptive\"); the implicit one does not solve them");
         return IMP_ERR_ARG;
     }
+    if (w->presolve && w->presolve->fn && w->settings.contact_mode == IMP_CONTACT_QP) {
+        world_error(w, "step: the exact mode (\"qp\") cannot take a pre_solve callback: it cuts the step at each time of impact "
+                       "and collides again, so a step has no one set of contacts to modify; use the impulse mode or remove pre_solve");
+        return IMP_ERR_ARG;
+    }
     const double t_start = step_clock_ms();
     imp_profile profile = {0};
     imp_step s = step_begin(w, dt, &profile);
+    /* pre-solve: the script modifies the contacts the step starts from before anything moves, so that a
+     * failing callback leaves the world as it was */
+    if (w->presolve && w->presolve->fn) {
+        if (!contacts_current(w)) contacts_update(w);
+        if (presolve_run(w)) {
+            w->locked = false;
+            if (!w->error[0]) world_error(w, "the pre_solve callback failed");
+            return IMP_ERR_CALLBACK;
+        }
+    }
     const int rc = particles_step(&s);
     if (rc == IMP_ODE_SUBSTEPS) { /* the adaptive integrator gave up: the particles are as they were */
         w->locked = false;

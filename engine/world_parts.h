@@ -44,6 +44,8 @@ struct imp_world {
     /* collision */
     struct broadphase *broadphase;              /* broadphase.c                                     */
     struct contact_set *contacts;               /* contact.c: pairs, manifolds, events              */
+    struct presolve_set *presolve;              /* presolve.c: the pre-solve callback and this step's modifications */
+    struct sensor_set *sensors;                 /* sensor.c: overlaps and their events (NULL until the first sensor pair) */
 
     /* particle dynamics */
     struct particle_contacts *pcontacts;        /* particle_collide.c: resting contacts, impacts    */

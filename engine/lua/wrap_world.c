@@ -556,6 +556,7 @@ int impl_open_world(lua_State *L)
         {"raycast", impl_world_raycast},
         {"query_point", impl_world_query_point},
         {"overlap", impl_world_overlap},
+        {"overlaps", impl_world_overlaps},
         /* the exact contact mode's contact system (wrap_world_contacts.c) */
         {"contact_system", impl_world_contact_system},
         {"contact_accelerations", impl_world_contact_accelerations},
@@ -587,6 +588,7 @@ int impl_open_world(lua_State *L)
         {"position_iterations", world_get_position_iterations},
         {"restitution", world_get_restitution},
         {"restitution_threshold", world_get_restitution_threshold},
+        {"pre_solve", impl_world_get_pre_solve},
         {"friction", world_get_friction},
         {"qp_dense_max", world_get_qp_dense_max},
         {"constraint_ks", world_get_constraint_ks},
@@ -611,6 +613,7 @@ int impl_open_world(lua_State *L)
         {"position_iterations", world_set_position_iterations},
         {"restitution", world_set_restitution},
         {"restitution_threshold", world_set_restitution_threshold},
+        {"pre_solve", impl_world_set_pre_solve},
         {"friction", world_set_friction},
         {"qp_dense_max", world_set_qp_dense_max},
         {"constraint_ks", world_set_constraint_ks},

@@ -8,6 +8,7 @@
  *   world:raycast(from, to)         the first hit {body | collider, shape, point, normal, fraction} or nil
  *   world:query_point(p)            the shapes containing p
  *   world:overlap(shape, position [, orientation])  the shapes overlapping a sphere, capsule, box or hull
+ *   world:overlaps(sensor [, shape]) the shapes inside a sensor (a Body's sensor shape or a sensor Collider)
  * The exact contact mode (engine/contact_qp.c, S2):
  *   world:contact_system()          A (rows), b, contacts: d'' = A f + b for every contact point now
  *   world:contact_accelerations(f)  d'' of those contacts when forces f act (through the bodies)
@@ -20,11 +21,14 @@
  * {a, b (bodies, nil for a collider), point, normal, separation, velocity, force, acceleration,
  * friction, edge, joint}; info is {status, pivots, clamped, regularized}. */
 #include <stdio.h>
+#include <string.h>
 
 #include "imp_lua.h"
 
+static int push_sides(lua_State *L, const imp_contact_side *s, int n);
+
 /* one side of a contact: a Body (and its shape index, 1-based), or a Collider */
-static void push_side_into(lua_State *L, int world_idx, int table, const char *bkey, const char *skey, imp_contact_side s)
+void impl_push_side_into(lua_State *L, int world_idx, int table, const char *bkey, const char *skey, imp_contact_side s)
 {
     table = lua_absindex(L, table);
     if (!imp_id_is_null(s.body)) {
@@ -48,8 +52,8 @@ int impl_world_contacts(lua_State *L)
     for (int i = 0; i < n; i++) {
         const imp_contact *c = imp_world_contact(world->w, i);
         lua_createtable(L, 0, 8);
-        push_side_into(L, 1, -1, "a", "shape_a", c->a);
-        push_side_into(L, 1, -1, "b", "shape_b", c->b);
+        impl_push_side_into(L, 1, -1, "a", "shape_a", c->a);
+        impl_push_side_into(L, 1, -1, "b", "shape_b", c->b);
         impl_pushvec3(L, c->normal), lua_setfield(L, -2, "normal");
         lua_pushinteger(L, c->age), lua_setfield(L, -2, "age");
         lua_pushnumber(L, c->impact), lua_setfield(L, -2, "impact");
@@ -84,8 +88,8 @@ static void push_events(lua_State *L, int n, void (*get)(const imp_world *, int,
         imp_contact_side a, b;
         get(w, i, &a, &b);
         lua_createtable(L, 0, 5);
-        push_side_into(L, 1, -1, "a", "shape_a", a);
-        push_side_into(L, 1, -1, "b", "shape_b", b);
+        impl_push_side_into(L, 1, -1, "a", "shape_a", a);
+        impl_push_side_into(L, 1, -1, "b", "shape_b", b);
         lua_pushnumber(L, value(w, i)), lua_setfield(L, -2, key);
         lua_rawseti(L, -2, i + 1);
     }
@@ -106,8 +110,8 @@ int impl_world_contact_events(lua_State *L)
     for (int i = 0; i < nh; i++) {
         const imp_contact_hit *h = imp_world_hit(world->w, i);
         lua_createtable(L, 0, 8);
-        push_side_into(L, 1, -1, "a", "shape_a", h->a);
-        push_side_into(L, 1, -1, "b", "shape_b", h->b);
+        impl_push_side_into(L, 1, -1, "a", "shape_a", h->a);
+        impl_push_side_into(L, 1, -1, "b", "shape_b", h->b);
         impl_pushvec3(L, h->point), lua_setfield(L, -2, "point");
         impl_pushvec3(L, h->normal), lua_setfield(L, -2, "normal");
         lua_pushnumber(L, h->impulse), lua_setfield(L, -2, "impulse");
@@ -115,7 +119,49 @@ int impl_world_contact_events(lua_State *L)
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, "hit");
+    for (int begin = 1; begin >= 0; begin--) { /* sensor_begin, sensor_end: {sensor, shape, other, other_shape} */
+        const int n = begin ? imp_world_sensor_begin_count(world->w) : imp_world_sensor_end_count(world->w);
+        lua_createtable(L, n, 0);
+        for (int i = 0; i < n; i++) {
+            imp_contact_side sensor, other;
+            imp_world_sensor_event(world->w, begin, i, &sensor, &other);
+            lua_createtable(L, 0, 4);
+            impl_push_side_into(L, 1, -1, "sensor", "shape", sensor);
+            impl_push_side_into(L, 1, -1, "other", "other_shape", other);
+            lua_rawseti(L, -2, i + 1);
+        }
+        lua_setfield(L, -2, begin ? "sensor_begin" : "sensor_end");
+    }
     return 1;
+}
+
+/* world:overlaps(sensor [, shape]) -> the shapes inside a sensor after the last step, as a list of
+ * {body, shape} (or {collider}); sensor is a Collider or a Body (its shape index 1-based, default 1) */
+int impl_world_overlaps(lua_State *L)
+{
+    impl_check_arg_count(L, "world:overlaps(sensor [, shape])");
+    world_userdata *world = impl_check_world_userdata(L, 1);
+    imp_contact_side side;
+    memset(&side, 0, sizeof side);
+    handle_userdata *h = luaL_testudata(L, 2, IMPL_COLLIDER);
+    if (h) {
+        h = impl_check_handle(L, 2, IMPL_COLLIDER, imp_collider_valid);
+        if (!imp_collider_def_of(world->w, h->id).sensor) return luaL_error(L, "world:overlaps: the collider is not a sensor (make it with sensor = true)");
+        side.collider = h->id;
+    } else {
+        if (!luaL_testudata(L, 2, IMPL_BODY)) return luaL_error(L, "world:overlaps: argument 'sensor' must be a Body or a Collider");
+        h = impl_check_body(L, 2);
+        const int count = imp_body_shape_count(world->w, h->id);
+        const lua_Integer index = luaL_optinteger(L, 3, 1);
+        if (index < 1 || index > count) return luaL_error(L, "world:overlaps: argument 'shape' must be a shape index in 1 .. %d (got %d)", count, (int)index);
+        if (!imp_body_shape_sensor(world->w, h->id, (int)index - 1))
+            return luaL_error(L, "world:overlaps: shape %d of the body is not a sensor (make it with sensor = true)", (int)index);
+        side.body = h->id, side.shape = (int)index - 1;
+    }
+    int n = imp_world_overlaps(world->w, side, NULL, 0);
+    imp_contact_side *sides = lua_newuserdatauv(L, sizeof *sides * (size_t)(n > 0 ? n : 1), 0);
+    n = imp_world_overlaps(world->w, side, sides, n);
+    return push_sides(L, sides, n);
 }
 
 /* world:pairs() -> the broad-phase pairs of the last step, {a, b, shape_a, shape_b} */
@@ -129,8 +175,8 @@ int impl_world_pairs(lua_State *L)
         imp_contact_side a, b;
         imp_world_pair(world->w, i, &a, &b);
         lua_createtable(L, 0, 4);
-        push_side_into(L, 1, -1, "a", "shape_a", a);
-        push_side_into(L, 1, -1, "b", "shape_b", b);
+        impl_push_side_into(L, 1, -1, "a", "shape_a", a);
+        impl_push_side_into(L, 1, -1, "b", "shape_b", b);
         lua_rawseti(L, -2, i + 1);
     }
     return 1;
@@ -148,7 +194,7 @@ int impl_world_raycast(lua_State *L)
         return 1;
     }
     lua_createtable(L, 0, 5);
-    push_side_into(L, 1, -1, imp_id_is_null(hit.side.body) ? "collider" : "body", "shape", hit.side);
+    impl_push_side_into(L, 1, -1, imp_id_is_null(hit.side.body) ? "collider" : "body", "shape", hit.side);
     impl_pushvec3(L, hit.point), lua_setfield(L, -2, "point");
     impl_pushvec3(L, hit.normal), lua_setfield(L, -2, "normal");
     lua_pushnumber(L, hit.fraction), lua_setfield(L, -2, "fraction");
@@ -160,7 +206,7 @@ static int push_sides(lua_State *L, const imp_contact_side *s, int n)
     lua_createtable(L, n, 0);
     for (int i = 0; i < n; i++) {
         lua_createtable(L, 0, 2);
-        push_side_into(L, 1, -1, imp_id_is_null(s[i].body) ? "collider" : "body", "shape", s[i]);
+        impl_push_side_into(L, 1, -1, imp_id_is_null(s[i].body) ? "collider" : "body", "shape", s[i]);
         lua_rawseti(L, -2, i + 1);
     }
     return 1;

@@ -1,0 +1,322 @@
+-- Game physics: sensors, contact modification before the solver (pre_solve), joint forces and breaking,
+-- queries. Every case asserts a number a closed form gives: the steps at which a ball moving at a known
+-- speed enters and leaves a zone, the momentum a sensor must leave untouched, m g in a rope at rest.
+local impetus = require "impetus"
+
+local function run(w, n, dt)
+  for _ = 1, n do w:step(dt or 0.01) end
+end
+
+describe("sensors", function()
+  -- a ball of radius 0.25 at 10 m/s along x through a sensor box spanning x = 2 .. 3, no gravity: with
+  -- dt = 0.01 its centre is at 0.1 k after step k, so it overlaps (|x - 2.5| < 0.75) after steps 18 .. 32
+  local function zone_world(mode, as_body)
+    local w = impetus.world { gravity = { 0, 0, 0 } }
+    w.contact = mode
+    local zone
+    if as_body then
+      zone = w:body { static = true, position = { 2.5, 0, 0 }, shapes = { { type = "box", size = { 1, 4, 4 }, sensor = true } } }
+    else
+      zone = w:box { static = true, position = { 2.5, 0, 0 }, size = { 1, 4, 4 }, sensor = true }
+    end
+    local ball = w:sphere { radius = 0.25, mass = 2, position = { 0, 0, 0 }, velocity = { 10, 0, 0 } }
+    return w, zone, ball
+  end
+
+  for _, mode in ipairs { "impulse", "qp" } do
+    for _, as_body in ipairs { false, true } do
+      local what = (as_body and "a static body's sensor shape" or "a sensor collider") .. " in the " .. mode .. " mode"
+      it(what .. " reports begin after step 18 and end after step 33, and applies no impulse", function()
+        local w, zone, ball = zone_world(mode, as_body)
+        local began, ended = {}, {}
+        for k = 1, 40 do
+          w:step(0.01)
+          local ev = w:contact_events()
+          assert.are.equal(0, #ev.begin) -- a sensor makes no contact
+          for _, e in ipairs(ev.sensor_begin) do
+            assert.are.equal(zone, e.sensor)
+            assert.are.equal(ball, e.other)
+            began[#began + 1] = k
+          end
+          for _, e in ipairs(ev.sensor_end) do
+            assert.are.equal(ball, e.other)
+            ended[#ended + 1] = k
+          end
+          local inside = w:overlaps(zone)
+          if k >= 18 and k <= 32 then
+            assert.are.equal(1, #inside)
+            assert.are.equal(ball, inside[1].body)
+            assert.are.equal(1, inside[1].shape)
+          else
+            assert.are.equal(0, #inside)
+          end
+          -- momentum 2 kg * 10 m/s along x, to 1e-12
+          local p = ball.momentum
+          assert.is_true(math.abs(p[1] - 20) < 1e-12 and math.abs(p[2]) < 1e-12 and math.abs(p[3]) < 1e-12)
+          assert.are.equal(0, #w:contacts())
+        end
+        assert.are.same({ 18 }, began)
+        assert.are.same({ 33 }, ended)
+      end)
+    end
+  end
+
+  it("on a falling body, passes through the ground and keeps m g t of momentum", function()
+    local w = impetus.world {}
+    w:box { static = true, position = { 0, -0.5, 0 }, size = { 10, 1, 10 } }
+    local probe = w:body { mass = 1, position = { 0, 0.5, 0 }, shapes = { { type = "sphere", radius = 0.2, sensor = true } } }
+    local touched = 0
+    for _ = 1, 60 do
+      w:step(1 / 60)
+      touched = touched + #w:contact_events().sensor_begin
+    end
+    assert.are.equal(1, touched) -- it entered the ground box once
+    assert.is_true(math.abs(probe.momentum[2] + 9.81) < 1e-12) -- 1 kg * 9.81 m/s^2 * 1 s
+    assert.is_true(probe.position[2] < -4)
+  end)
+
+  it("a sensor shape of a compound body detects, its solid shape collides", function()
+    local w = impetus.world {}
+    w:box { static = true, position = { 0, -0.5, 0 }, size = { 10, 1, 10 } }
+    local player = w:body { mass = 1, position = { 0, 0.3, 0 }, shapes = {
+      { type = "box", size = { 0.5, 0.5, 0.5 } },
+      { type = "sphere", radius = 0.6, sensor = true } } }
+    local coin = w:sphere { static = true, position = { 0.55, 0.3, 0 }, radius = 0.1 }
+    run(w, 60, 1 / 60)
+    assert.is_true(math.abs(player.position[2] - 0.25) < 2e-3) -- the box rests on the ground
+    local inside = w:overlaps(player, 2)
+    local found = {}
+    for _, s in ipairs(inside) do found[s.body or s.collider] = true end
+    assert.is_true(found[coin] == true)
+    local ok, err = pcall(w.overlaps, w, player, 1)
+    assert.is_false(ok)
+    assert.matches("shape 1 of the body is not a sensor", err)
+  end)
+
+  it("two sensors do not detect each other; a bullet is not stopped by a sensor", function()
+    local w = impetus.world { gravity = { 0, 0, 0 } }
+    local a = w:box { static = true, position = { 0, 0, 0 }, size = { 1, 1, 1 }, sensor = true }
+    local b = w:body { position = { 0.2, 0, 0 }, shapes = { { type = "sphere", radius = 0.5, sensor = true } } }
+    run(w, 3)
+    assert.are.equal(0, #w:overlaps(a))
+    local bullet = w:sphere { radius = 0.05, position = { -5, 0, 0 }, velocity = { 400, 0, 0 }, bullet = true }
+    run(w, 3)
+    assert.is_true(math.abs(bullet.velocity[1] - 400) < 1e-9)
+    assert.is_true(bullet.position[1] > 5)
+    assert.is_true(b:valid())
+  end)
+
+  it("particles pass through a sensor collider", function()
+    local w = impetus.world {}
+    w:box { static = true, position = { 0, 0, 0 }, size = { 2, 0.2, 2 }, sensor = true }
+    local p = w:particle { position = { 0, 1, 0 }, mass = 1 }
+    run(w, 100)
+    assert.is_true(p.position[2] < -2)
+  end)
+
+  it("reaches impetus.on_contact handlers as sensor_begin and sensor_end", function()
+    local w, zone, ball = zone_world("impulse", false)
+    local seen = {}
+    impetus.on_contact(ball, function(self, other, e)
+      seen[#seen + 1] = { e.kind, self == ball, other == zone, e.sensor == zone, e.other == ball }
+    end)
+    for _ = 1, 40 do
+      w:step(0.01)
+      impetus.dispatch_contacts(w)
+    end
+    assert.are.same({ { "sensor_begin", true, true, true, true }, { "sensor_end", true, true, true, true } }, seen)
+  end)
+
+  it("ends the overlap of a destroyed body", function()
+    local w, zone, ball = zone_world("impulse", false)
+    run(w, 20)
+    assert.are.equal(1, #w:overlaps(zone))
+    ball:destroy()
+    assert.are.equal(0, #w:overlaps(zone))
+    w:step(0.01)
+    assert.are.equal(1, #w:contact_events().sensor_end)
+  end)
+
+  it("refuses bad fields by name", function()
+    local w = impetus.world {}
+    for _, f in ipairs {
+      function() w:sphere { radius = 1, sensor = "yes" } end,
+      function() w:box { static = true, sensor = 1 } end,
+      function() w:body { shapes = { { type = "sphere", sensor = {} } } } end,
+    } do
+      local ok, err = pcall(f)
+      assert.is_false(ok)
+      assert.matches("sensor", err)
+    end
+    local ok, err = pcall(w.overlaps, w, {})
+    assert.is_false(ok)
+    assert.matches("world:overlaps", err)
+    local solid = w:box { static = true }
+    ok, err = pcall(w.overlaps, w, solid)
+    assert.is_false(ok)
+    assert.matches("not a sensor", err)
+  end)
+end)
+
+describe("world.pre_solve", function()
+  -- a one-way platform: a contact is disabled while the body moves up or its bottom is below the
+  -- platform's top by more than a step's sinking
+  local TOP = 2.1
+  local function platform_world(one_way)
+    local w = impetus.world {}
+    w:box { static = true, position = { 0, -0.5, 0 }, size = { 20, 1, 20 } }
+    local platform = w:box { static = true, position = { 0, 2, 0 }, size = { 4, 0.2, 4 }, pre_solve = true, restitution = 0 }
+    local ball = w:sphere { radius = 0.25, mass = 1, position = { 0, 0.25, 0 }, velocity = { 0, 8, 0 } }
+    local calls = 0
+    if one_way then
+      w.pre_solve = function(world, c)
+        calls = calls + 1
+        local body = c.a == platform and c.b or c.a
+        if body.velocity[2] > 0.05 or body.position[2] - 0.25 < TOP - 0.05 then c.enabled = false end
+      end
+    end
+    return w, ball, function() return calls end
+  end
+
+  it("makes a one-way platform: a ball thrown up passes through at free flight and lands on it", function()
+    local w, ball, calls = platform_world(true)
+    local peak, dt = 0, 1 / 120
+    local v0, g = 8, 9.81
+    for k = 1, 240 do
+      w:step(dt)
+      local t = k * dt
+      if t < v0 / g then -- rising: exactly the free flight v0 - g t (nothing pushed)
+        assert.is_true(math.abs(ball.velocity[2] - (v0 - g * t)) < 1e-9)
+      end
+      peak = math.max(peak, ball.position[2])
+    end
+    assert.is_true(calls() > 0)
+    -- the first step starts on the ground (its contact takes g h before the position update), then free flight
+    local v1 = v0 - g * dt
+    assert.is_true(math.abs(peak - (0.25 + v1 * dt + v1 * v1 / (2 * g))) < 1e-4) -- 3.5117 m
+    assert.is_true(math.abs(ball.position[2] - (TOP + 0.25)) < 3e-3) -- resting on it, within the contact slop
+    assert.is_true(math.abs(ball.velocity[2]) < 1e-3)
+  end)
+
+  it("without the callback the same platform stops the ball from below", function()
+    local w, ball = platform_world(false)
+    local peak = 0
+    for _ = 1, 240 do
+      w:step(1 / 120)
+      peak = math.max(peak, ball.position[2])
+    end
+    assert.is_true(peak < 1.9 - 0.25 + 1e-2)
+    assert.is_true(ball.position[2] < 0.3)
+  end)
+
+  it("makes a conveyor belt: a box on it reaches the belt's speed and keeps it", function()
+    local w = impetus.world {}
+    local belt = w:box { static = true, position = { 0, -0.5, 0 }, size = { 40, 1, 4 }, pre_solve = true }
+    local crate = w:box { size = { 0.5, 0.5, 0.5 }, mass = 1, position = { 0, 0.25, 0 } }
+    local u = 2
+    w.pre_solve = function(world, c)
+      c.tangent_velocity = c.b == belt and { u, 0, 0 } or { -u, 0, 0 }
+    end
+    local times = {}
+    for k = 1, 120 do
+      w:step(1 / 60)
+      times[k] = crate.velocity[1]
+    end
+    -- kinetic friction 0.5 accelerates it at mu g = 4.905 m/s^2: after 0.25 s, 1.226 m/s
+    assert.is_true(math.abs(times[15] - 0.5 * 9.81 * 0.25) < 0.05)
+    assert.is_true(math.abs(crate.velocity[1] - u) < 1e-6)
+    assert.is_true(math.abs(crate.velocity[3]) < 1e-9)
+    assert.is_true(math.abs(crate.position[2] - 0.25) < 2e-3)
+  end)
+
+  it("sets a contact's friction and restitution: ice keeps the slide, a pad bounces a dead ball", function()
+    local w = impetus.world {}
+    w:box { static = true, position = { 0, -0.5, 0 }, size = { 100, 1, 4 }, pre_solve = true }
+    local slider = w:box { size = { 0.5, 0.5, 0.5 }, mass = 1, position = { 0, 0.25, 0 }, velocity = { 3, 0, 0 } }
+    w.pre_solve = function(world, c) c.friction = 0 end
+    for _ = 1, 60 do w:step(1 / 60) end
+    assert.is_true(math.abs(slider.velocity[1] - 3) < 1e-9)
+
+    local w2 = impetus.world {}
+    w2:box { static = true, position = { 0, -0.5, 0 }, size = { 10, 1, 10 }, pre_solve = true }
+    local ball = w2:sphere { radius = 0.25, mass = 1, position = { 0, 1.25, 0 }, restitution = 0 }
+    w2.pre_solve = function(world, c) c.restitution = 1 end
+    local peak, fell = 0, false
+    for _ = 1, 240 do
+      w2:step(1 / 240)
+      if ball.velocity[2] > 0 then fell = true end
+      if fell then peak = math.max(peak, ball.position[2]) end
+    end
+    assert.is_true(fell)
+    assert.is_true(math.abs(peak - 1.25) < 0.02) -- an elastic bounce back to its height
+  end)
+
+  it("is called only for the shapes that asked, with the pair's own material", function()
+    local w = impetus.world {}
+    w:box { static = true, position = { 0, -0.5, 0 }, size = { 10, 1, 10 }, friction = 0.8, restitution = 0.3 }
+    local asked = w:box { size = { 0.5, 0.5, 0.5 }, position = { 2, 0.25, 0 }, pre_solve = true, friction = 0.2 }
+    w:box { size = { 0.5, 0.5, 0.5 }, position = { -2, 0.25, 0 } }
+    local seen = 0
+    w.pre_solve = function(world, c)
+      seen = seen + 1
+      assert.are.equal(asked, c.a)
+      assert.is_true(math.abs(c.friction - math.sqrt(0.8 * 0.2)) < 1e-15)
+      assert.are.equal(0.3, c.restitution)
+      assert.is_true(c.enabled)
+      assert.are.same({ 0, 0, 0 }, c.tangent_velocity)
+      assert.is_true(#c.points >= 1 and c.points[1].depth ~= nil)
+    end
+    for _ = 1, 5 do w:step(1 / 60) end
+    assert.are.equal(5, seen)
+    assert.are.equal("function", type(w.pre_solve))
+    w.pre_solve = nil
+    w:step(1 / 60)
+    assert.are.equal(5, seen)
+    assert.is_nil(w.pre_solve)
+  end)
+
+  it("an error, a bad value or an unknown field leaves the world as before the step", function()
+    for _, body in ipairs {
+      function(c) error("boom") end,
+      function(c) c.restitution = 2 end,
+      function(c) c.frictoin = 0 end,
+      function(c) c.enabled = "no" end,
+      function(c) c.tangent_velocity = { 0 / 0, 0, 0 } end,
+    } do
+      local w = impetus.world {}
+      w:box { static = true, position = { 0, -0.5, 0 }, size = { 10, 1, 10 }, pre_solve = true }
+      local b = w:box { size = { 0.5, 0.5, 0.5 }, position = { 0, 0.25, 0 }, velocity = { 1, 0, 0 } }
+      local p = w:particle { position = { 5, 5, 5 } }
+      w:step(1 / 60)
+      local before = { b.position, b.velocity, b.angular_velocity, p.position, w.time, w.steps }
+      w.pre_solve = function(world, c) body(c) end
+      local ok, err = pcall(w.step, w, 1 / 60)
+      assert.is_false(ok)
+      assert.matches("the step was undone", err)
+      assert.are.same(before, { b.position, b.velocity, b.angular_velocity, p.position, w.time, w.steps })
+    end
+    local w = impetus.world {}
+    w:box { static = true, position = { 0, -0.5, 0 }, size = { 10, 1, 10 }, pre_solve = true }
+    w:box { size = { 0.5, 0.5, 0.5 }, position = { 0, 0.25, 0 } }
+    w.pre_solve = function(world, c) c.frictoin = 0 end
+    local ok, err = pcall(w.step, w, 1 / 60)
+    assert.is_false(ok)
+    assert.matches("unknown field 'frictoin'", err)
+    w.pre_solve = function(world, c) c.restitution = 2 end
+    ok, err = pcall(w.step, w, 1 / 60)
+    assert.matches("field 'restitution'", err)
+    ok, err = pcall(function() w.pre_solve = 3 end)
+    assert.is_false(ok)
+    assert.matches("world.pre_solve must be a function", err)
+  end)
+
+  it("is refused by the exact mode with a message that says why", function()
+    local w = impetus.world {}
+    w.contact = "qp"
+    w.pre_solve = function() end
+    local ok, err = pcall(w.step, w, 1 / 60)
+    assert.is_false(ok)
+    assert.matches("exact mode", err)
+    assert.matches("pre_solve", err)
+  end)
+end)
