@@ -857,6 +857,20 @@ bool imp_joint_limits(const imp_world *w, imp_id id, double *lo, double *hi);
 void imp_joint_set_motor(imp_world *w, imp_id id, bool on, double speed, double max);
 bool imp_joint_motor(const imp_world *w, imp_id id, double *speed, double *max);
 int imp_world_joint_count(const imp_world *w);
+/* what the joint applied in the last step (joint_force.c), impulse mode: the force on body a (N, world
+ * frame) and the torque on it about its articulation point (N m); b got the opposite. false: no joint */
+bool imp_joint_force(const imp_world *w, imp_id id, imp_vec3 *force, imp_vec3 *torque);
+/* breaking: after a step whose |force| exceeds force (N) or |torque| exceeds torque (N m), the joint is
+ * destroyed and reported (0: never). false, and no change, for a negative or non-finite value */
+bool imp_joint_set_break(imp_world *w, imp_id id, double force, double torque);
+bool imp_joint_break_limits(const imp_world *w, imp_id id, double *force, double *torque);
+typedef struct imp_joint_break {
+    imp_id joint, a, b;           /* the joint (destroyed now) and its bodies (b null: the world)      */
+    imp_joint_type type;
+    imp_vec3 force, torque;       /* what it applied in the step that broke it                         */
+} imp_joint_break;
+int imp_world_broken_joint_count(const imp_world *w);           /* joints the last step broke */
+const imp_joint_break *imp_world_broken_joint(const imp_world *w, int i);
 long imp_qp_impacts(const imp_world *w); /* times of impact found by the QP mode's steps so far */
 long imp_qp_solves(const imp_world *w);  /* resting-contact LCPs solved so far (one per derivative evaluation) */
 long imp_qp_fallbacks(const imp_world *w); /* projected Gauss-Seidel solves (islands over dense_max rows) */

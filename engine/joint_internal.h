@@ -30,6 +30,11 @@ typedef struct joint {
     bool motor_sat;         /* the motor ran out of max h in this step's velocity stages             */
     int pre_side;           /* pre-stabilization: the limit met in this step (+1 lo, -1 hi, 0 none)  */
     double pre_bound;       /* ... and its bound: a limit once met stays a row for the stage         */
+    /* joint_force.c: what it applied (the impulse on A this step: linear, and angular about A's centre,
+     * N s; the force and torque of the last step), and where it breaks (0: never) */
+    double impulse[6], impulse_saved[6];
+    imp_vec3 force, torque;
+    double break_force, break_torque;
 } joint;
 
 /* a side of a joint: now (centre x, body rotation q, offset c, frame F) and predicted (c1, p1, F1) */
@@ -135,7 +140,20 @@ struct joint_set {
     double pre_stab_h;              /* pre-stabilization ran this step with this h (pred_v valid)     */
     double keep_error;              /* the fraction of the error now left as the target (0: S1)       */
     bool line_trial;                /* a line search's trial: plain ball joints defer C               */
+
+    /* joint_force.c: the bodies' velocities of the stages (the solver's v): impulses applied to them
+     * are the joints' forces (set by each stage's entry; others apply to predictions and scratch) */
+    const imp_vec3 *real_v;
 };
+
+/* joint_force.c: node p's multipliers lam, times alpha, applied to the bodies' velocities: its joint's impulse */
+void joint_impulse_add(struct joint_set *js, int p, const double *lam, double alpha);
+/* the impulse j (world, linear) at world point at on body i of joint jt (A or B side; A takes it as is,
+ * B's reaction goes to A as -j) */
+void joint_impulse_at(const imp_world *w, joint *jt, int i, imp_vec3 j, imp_vec3 at);
+/* every joint's impulse so far kept, and put back (a stage that undoes its velocity changes) */
+void joints_impulse_save(struct joint_set *js);
+void joints_impulse_restore(struct joint_set *js);
 
 /* grow p to hold need elements of size elem when *cap is short (no allocation in a steady step) */
 static inline void *table_grow(void *p, size_t elem, int *cap, int need)

@@ -194,6 +194,7 @@ void joints_post_stabilize(imp_world *w, solver_bodies *sb, bool motors)
     const int n = sb->n;
     struct joint_set *js = w->joints;
     if (!js || !js->ids.count) return;
+    js->real_v = sb->v; /* impulses on these velocities are the joints' forces (joint_force.c) */
     jsolve_collect(js, n, im);
     if (!js->node_count) return;
     for (int p = 0; p < js->node_count; p++)
@@ -244,6 +245,7 @@ void joints_contacts_begin(imp_world *w, const solver_bodies *sb)
     const int n = sb->n;
     struct joint_set *js = w->joints;
     if (!js || !js->ids.count) return;
+    js->real_v = sb->v; /* impulses on these velocities are the joints' forces (joint_force.c) */
     jsolve_collect(js, n, im);
     if (js->node_count > js->level_cap) {
         js->level_cap = js->node_count * 3 / 2 + 16;
@@ -379,6 +381,7 @@ static void level_solve(struct joint_set *js, int p, imp_vec3 *v, imp_vec3 *om, 
     const int x = hold == 1 ? jt->ib : jt->ia; /* the side that answers */
     const double(*wg)[6] = hold == 1 ? (const double(*)[6])R->wB : (const double(*)[6])R->wA;
     if (x >= n) return;
+    if (v == js->real_v) joint_impulse_add(js, p, lam, 1); /* the joint's force (joint_force.c) */
     for (int r = 0; r < m; r++) {
         v[x] = v3_add(v[x], v3(lam[r] * wg[r][0], lam[r] * wg[r][1], lam[r] * wg[r][2]));
         om[x] = v3_add(om[x], v3(lam[r] * wg[r][3], lam[r] * wg[r][4], lam[r] * wg[r][5]));
@@ -430,6 +433,7 @@ void joints_level(imp_world *w, solver_bodies *sb, int lo, int hi, const int *bl
     const int n = sb->n;
     struct joint_set *js = w->joints;
     if (!js || !js->ids.count) return;
+    js->real_v = sb->v; /* impulses on these velocities are the joints' forces (joint_force.c) */
     for (int p = 0; p < js->node_count; p++) {
         const joint *jt = &js->joint[js->nodes[p]];
         int la = jt->ia < n ? blevel[jt->ia] : 0, lb = jt->ib < n ? blevel[jt->ib] : 0;

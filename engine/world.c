@@ -50,6 +50,7 @@
 #include "implicit.h"
 #include "impulse.h"
 #include "joint.h"
+#include "joint_force.h"
 #include "particle_collide.h"
 #include "particle_system.h"
 #include "particles.h"
@@ -127,6 +128,7 @@ void imp_world_destroy(imp_world *w)
     bp_free(w);
     impulse_free(w);
     joints_free(w);
+    joints_breaks_free(w);
     implicit_free(w);
     cloth_free(w);
     qp_free(w);
@@ -244,9 +246,11 @@ imp_status imp_world_step(imp_world *w, double dt)
         return IMP_ERR_CALLBACK;
     }
     const long gave_up = w->body_solver.gave_up;
+    joints_forces_begin(w);
     bodies_step(&s);
     contacts_step(&s);
     imp_status status = step_finish(&s, t_start);
+    joints_forces_finish(w, dt); /* (unlocked: a joint past its break force or torque is destroyed) */
     if (status == IMP_OK && w->body_solver.gave_up != gave_up) {
         world_error(w, "step: the adaptive integrator would need more than %ld steps to reach t + dt (the tolerance %g is out "
                        "of reach at dt = %g); the bodies' motion under forces was left out of this step", w->body_solver.max_substeps,

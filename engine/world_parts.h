@@ -58,6 +58,7 @@ struct imp_world {
     /* rigid-body contact modes */
     imp_ode_solver body_solver;                 /* the bodies' ODE solver (its adaptive h carries over) */
     struct joint_set *joints;                   /* joint.c (NULL until the first joint)             */
+    struct joint_break_list *joints_broken;     /* joint_force.c: the joints the last step broke (NULL until one) */
     struct impulse_state *impulse;              /* impulse.c (NULL until first used)                */
     struct qp_state *qp;                        /* contact_qp.c (NULL until first used)             */
 };

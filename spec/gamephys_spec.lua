@@ -320,3 +320,129 @@ describe("world.pre_solve", function()
     assert.matches("pre_solve", err)
   end)
 end)
+
+describe("joint forces and breaking", function()
+  local g = 9.81
+  local function hanging(type, m, world_opts)
+    local w = impetus.world {}
+    local b = w:box { size = { 0.2, 0.2, 0.2 }, mass = m, position = { 0, 1, 0 } }
+    local axis = (type == "hinge" or type == "prismatic" or type == "planar") and { 0, 0, 1 } or nil
+    local j = w:joint { type = type, a = b, anchor = { 0, 2, 0 }, axis = axis }
+    return w, b, j
+  end
+
+  for _, type in ipairs { "point", "hinge", "twist", "rigid", "prismatic" } do
+    it("a " .. type .. " joint holding a hanging mass at rest reports m g within 1e-6, and no torque", function()
+      local w, b, j = hanging(type, 3)
+      for k = 1, 120 do -- (it falls asleep after 0.5 s: the joint keeps its load)
+        w:step(1 / 60)
+        local f, t = j.force, j.torque
+        assert.is_true(math.abs(f[2] / (3 * g) - 1) < 1e-6, type .. " step " .. k .. ": " .. f[2])
+        assert.is_true(math.abs(f[1]) < 1e-9 and math.abs(f[3]) < 1e-9)
+        assert.is_true(math.abs(t[1]) < 1e-9 and math.abs(t[2]) < 1e-9 and math.abs(t[3]) < 1e-9)
+      end
+      assert.is_true(b.asleep)
+    end)
+  end
+
+  it("in a hanging chain each joint carries the weight below it", function()
+    local w = impetus.world {}
+    local prev, joints = nil, {}
+    for i = 1, 4 do
+      local b = w:box { size = { 0.2, 0.2, 0.2 }, mass = 2, position = { 0, 2 - i, 0 } }
+      joints[i] = w:joint { type = "point", a = b, b = prev, anchor = { 0, 2.5 - i, 0 } }
+      prev = b
+    end
+    for _ = 1, 30 do w:step(1 / 60) end
+    for i = 1, 4 do
+      assert.is_true(math.abs(joints[i].force[2] / ((5 - i) * 2 * g) - 1) < 1e-6)
+    end
+  end)
+
+  it("a pendulum released level pulls its pivot with 3 m g at the bottom", function()
+    local w = impetus.world {}
+    local s = w:sphere { radius = 0.01, mass = 1, position = { 1, 2, 0 } }
+    local j = w:joint { type = "point", a = s, anchor = { 0, 2, 0 } }
+    local peak = 0
+    for _ = 1, 2000 do
+      w:step(1 / 2000)
+      local f = j.force
+      peak = math.max(peak, math.sqrt(f[1] ^ 2 + f[2] ^ 2 + f[3] ^ 2))
+    end
+    -- a point mass (the sphere's own inertia adds 2/5 r^2 / L^2 = 4e-5)
+    assert.is_true(math.abs(peak / (3 * g) - 1) < 1e-3)
+  end)
+
+  it("a weld holding a horizontal beam reports the torque m g L / 2 about its point", function()
+    local w = impetus.world {}
+    local beam = w:box { size = { 2, 0.1, 0.1 }, mass = 5, position = { 1, 2, 0 } }
+    local j = w:joint { type = "rigid", a = beam, anchor = { 0, 2, 0 } }
+    for _ = 1, 10 do w:step(1 / 60) end
+    local t = j.torque
+    -- the joint holds the beam up against gravity: on the beam, +m g up and +m g L/2 about +z
+    assert.is_true(math.abs(j.force[2] / (5 * g) - 1) < 1e-6)
+    assert.is_true(math.abs(t[3] / (5 * g * 1) - 1) < 1e-6)
+  end)
+
+  it("breaks on the first step when break_force is just below m g, and never just above", function()
+    for _, case in ipairs { { 1 - 1e-6, true }, { 1 + 1e-6, false } } do
+      local w, b, j = hanging("hinge", 2)
+      j.break_force = 2 * g * case[1]
+      assert.are.equal(2 * g * case[1], j.break_force)
+      w:step(1 / 60)
+      local broken = w:broken_joints()
+      if case[2] then
+        assert.is_false(j:valid())
+        assert.are.equal(1, #broken)
+        assert.are.equal(j, broken[1].joint)
+        assert.are.equal(b, broken[1].a)
+        assert.are.equal("hinge", broken[1].type)
+        assert.is_true(math.abs(broken[1].force[2] / (2 * g) - 1) < 1e-6)
+        for _ = 1, 30 do w:step(1 / 60) end
+        assert.is_true(math.abs(b.velocity[2] + g * 30 / 60) < 1e-9) -- falling freely since
+      else
+        for _ = 1, 600 do
+          w:step(1 / 60)
+          assert.are.equal(0, #w:broken_joints())
+        end
+        assert.is_true(j:valid())
+      end
+    end
+  end)
+
+  it("breaks by torque: a beam welded at one end with break_torque just below m g L / 2", function()
+    local function beam(limit)
+      local w = impetus.world {}
+      local b = w:box { size = { 2, 0.1, 0.1 }, mass = 5, position = { 1, 2, 0 } }
+      local j = w:joint { type = "rigid", a = b, anchor = { 0, 2, 0 }, break_torque = limit }
+      w:step(1 / 60)
+      return j, w
+    end
+    local j1 = beam(5 * g * (1 - 1e-6))
+    assert.is_false(j1:valid())
+    local j2, w2 = beam(5 * g * (1 + 1e-6))
+    for _ = 1, 300 do w2:step(1 / 60) end
+    assert.is_true(j2:valid())
+  end)
+
+  it("refuses bad break limits by name, and the exact mode says it cannot measure joint forces", function()
+    local w = impetus.world {}
+    local b = w:box { position = { 0, 1, 0 } }
+    for _, bad in ipairs { -1, "x", 0 / 0, 1e13 } do
+      local ok, err = pcall(function() w:joint { type = "point", a = b, anchor = { 0, 2, 0 }, break_force = bad } end)
+      assert.is_false(ok)
+      assert.matches("break_force", err)
+    end
+    local j = w:joint { type = "point", a = b, anchor = { 0, 2, 0 } }
+    local ok, err = pcall(function() j.break_torque = -2 end)
+    assert.is_false(ok)
+    assert.matches("joint.break_torque", err)
+    w.contact = "qp"
+    ok, err = pcall(function() return j.force end)
+    assert.is_false(ok)
+    assert.matches("exact mode", err)
+    ok, err = pcall(function() j.break_force = 10 end)
+    assert.is_false(ok)
+    assert.matches("joint.break_force: the exact mode", err)
+  end)
+end)

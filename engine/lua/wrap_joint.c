@@ -7,7 +7,9 @@
  *               motor = {speed = s, max = m} (hinge/twist/prismatic)} -> Joint
  *   joint:destroy(), joint:valid()
  *   joint.type, joint.a, joint.b, joint.gap, joint.axis_error, joint.angle, joint.position, joint.speed,
- *   joint.limits (get/set, nil removes), joint.motor (get/set, nil removes)
+ *   joint.limits (get/set, nil removes), joint.motor (get/set, nil removes), joint.force, joint.torque
+ *   (what it applied to a in the last step), joint.break_force, joint.break_torque (get/set; also def fields)
+ *   world:broken_joints() -> the joints the last step broke {joint, a, b, type, force, torque}
  *
  * In world.contact = "qp" a typed joint is taken by the QP mode's LCP as equality rows (contact_qp.c);
  * limits and motors are refused there.
@@ -76,13 +78,34 @@ static imp_id joint_body(lua_State *L, world_userdata *world, const char *key)
     return h->id;
 }
 
+/* break_force (N) or break_torque (N m) of a def table or a setter's value at idx (key: NULL, a setter) */
+static const char *const QP_NO_FORCE = "the exact mode (\"qp\") does not measure joint forces (its joints are equality rows of one "
+                                       "LCP, solved together with the contacts); use world.contact = \"impulse\"";
+static double check_break(lua_State *L, int idx, const char *what, bool qp)
+{
+    if (qp) luaL_error(L, "%s: %s", what, QP_NO_FORCE);
+    int ok = 0;
+    const double v = lua_tonumberx(L, idx, &ok);
+    if (!ok || !(v >= 0) || !(v <= IMP_JOINT_MAX_FORCE)) luaL_error(L, "%s must be a number in 0 .. 1e12 (0: unbreakable)", what);
+    return v;
+}
+static double read_break(lua_State *L, int idx, const char *key, bool qp)
+{
+    char what[64];
+    snprintf(what, sizeof what, "world:joint: field '%s'", key);
+    double v = 0;
+    if (lua_getfield(L, idx, key) != LUA_TNIL) v = check_break(L, lua_gettop(L), what, qp);
+    lua_pop(L, 1);
+    return v;
+}
+
 /* world:joint{type = ...}: a Joint */
 static int create_typed_joint(lua_State *L)
 {
     const char *fn = "world:joint";
     world_userdata *world = impl_check_world_unlocked(L, 1, fn);
     imp_world *w = world->w;
-    static const char *const keys[] = {"type", "a", "b", "anchor", "axis", "limits", "motor", NULL};
+    static const char *const keys[] = {"type", "a", "b", "anchor", "axis", "limits", "motor", "break_force", "break_torque", NULL};
     impl_check_keys(L, 2, fn, keys);
     /* world.contact = "qp" takes the joint's constrained directions as equality rows of its LCP
      * (contact_qp.c); limits and motors are the impulse mode's alone */
@@ -123,17 +146,40 @@ static int create_typed_joint(lua_State *L)
     lua_getfield(L, 2, "motor");
     if (qp && !lua_isnil(L, -1)) return luaL_error(L, "%s: field 'motor' is not supported in world.contact = \"qp\" (the impulse mode's)", fn);
     if (!lua_isnil(L, -1)) read_motor(L, lua_gettop(L), d.type, fn, &d.speed, &d.max), d.has_motor = true;
+    const double break_force = read_break(L, 2, "break_force", qp), break_torque = read_break(L, 2, "break_torque", qp);
     imp_id id = imp_joint_create(w, &d);
     if (imp_id_is_null(id)) {
         if (d.type == IMP_JOINT_TWIST && !d.has_axis)
             return luaL_error(L, "%s: a twist joint without field 'axis' takes the line between the two centres, and they coincide", fn);
         return luaL_error(L, "%s: could not create the joint (stale body?)", fn);
     }
+    imp_joint_set_break(w, id, break_force, break_torque);
     impl_push_handle(L, 1, IMPL_JOINT, id);
     return 1;
 }
 
 /* world:joint{a = body, b = body (optional: the world), point = {x, y, z}} -> index */
+/* world:broken_joints() -> {{joint, a, b, type, force, torque}, ...} of the last step (joint is stale now) */
+int impl_world_broken_joints(lua_State *L)
+{
+    impl_check_arg_count(L, "world:broken_joints()");
+    world_userdata *world = impl_check_world_userdata(L, 1);
+    const int n = imp_world_broken_joint_count(world->w);
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        const imp_joint_break *e = imp_world_broken_joint(world->w, i);
+        lua_createtable(L, 0, 6);
+        impl_push_handle(L, 1, IMPL_JOINT, e->joint), lua_setfield(L, -2, "joint");
+        if (imp_body_valid(world->w, e->a)) impl_push_handle(L, 1, IMPL_BODY, e->a), lua_setfield(L, -2, "a");
+        if (!imp_id_is_null(e->b) && imp_body_valid(world->w, e->b)) impl_push_handle(L, 1, IMPL_BODY, e->b), lua_setfield(L, -2, "b");
+        lua_pushstring(L, TYPE_NAMES[e->type]), lua_setfield(L, -2, "type");
+        impl_pushvec3(L, e->force), lua_setfield(L, -2, "force");
+        impl_pushvec3(L, e->torque), lua_setfield(L, -2, "torque");
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
+
 int impl_world_joint(lua_State *L)
 {
     impl_check_arg_count(L, "world:joint(def)");
@@ -285,6 +331,42 @@ static int joint_set_limits(lua_State *L)
     return 0;
 }
 
+/* joint.force, joint.torque: what it applied to body a in the last step (N; N m about its point) */
+static int get_force(lua_State *L, bool torque)
+{
+    handle_userdata *h = check_joint(L, 1);
+    if (imp_world_contact_mode(h->world->w) == IMP_CONTACT_QP) return luaL_error(L, "joint.%s: %s", torque ? "torque" : "force", QP_NO_FORCE);
+    imp_vec3 f, t;
+    imp_joint_force(h->world->w, h->id, &f, &t);
+    impl_pushvec3(L, torque ? t : f);
+    return 1;
+}
+static int joint_get_force(lua_State *L) { return get_force(L, false); }
+static int joint_get_torque(lua_State *L) { return get_force(L, true); }
+static int get_break(lua_State *L, bool torque)
+{
+    handle_userdata *h = check_joint(L, 1);
+    double f, t;
+    imp_joint_break_limits(h->world->w, h->id, &f, &t);
+    lua_pushnumber(L, torque ? t : f);
+    return 1;
+}
+static int joint_get_break_force(lua_State *L) { return get_break(L, false); }
+static int joint_get_break_torque(lua_State *L) { return get_break(L, true); }
+static int set_break(lua_State *L, bool torque)
+{
+    handle_userdata *h = check_joint(L, 1);
+    const char *what = torque ? "joint.break_torque" : "joint.break_force";
+    imp_world *w = impl_handle_unlocked(L, h, what)->w;
+    const double v = check_break(L, 2, what, imp_world_contact_mode(w) == IMP_CONTACT_QP);
+    double f, t;
+    imp_joint_break_limits(w, h->id, &f, &t);
+    imp_joint_set_break(w, h->id, torque ? f : v, torque ? v : t);
+    return 0;
+}
+static int joint_set_break_force(lua_State *L) { return set_break(L, false); }
+static int joint_set_break_torque(lua_State *L) { return set_break(L, true); }
+
 static int joint_get_motor(lua_State *L)
 {
     handle_userdata *h = check_joint(L, 1);
@@ -315,8 +397,10 @@ void impl_open_joint(lua_State *L)
     static const luaL_Reg methods[] = {{"destroy", joint_destroy}, {"valid", joint_valid}, {NULL, NULL}};
     static const luaL_Reg getters[] = {{"type", joint_get_type}, {"gap", joint_get_gap}, {"axis_error", joint_get_axis_error}, {"angle", joint_get_angle},
                                        {"position", joint_get_position}, {"speed", joint_get_speed}, {"limits", joint_get_limits}, {"motor", joint_get_motor},
-                                       {"a", joint_get_a}, {"b", joint_get_b}, {NULL, NULL}};
-    static const luaL_Reg setters[] = {{"limits", joint_set_limits}, {"motor", joint_set_motor}, {NULL, NULL}};
+                                       {"a", joint_get_a}, {"b", joint_get_b}, {"force", joint_get_force}, {"torque", joint_get_torque},
+                                       {"break_force", joint_get_break_force}, {"break_torque", joint_get_break_torque}, {NULL, NULL}};
+    static const luaL_Reg setters[] = {{"limits", joint_set_limits}, {"motor", joint_set_motor}, {"break_force", joint_set_break_force},
+                                       {"break_torque", joint_set_break_torque}, {NULL, NULL}};
     static const impl_type type = {IMPL_JOINT, "joint", meta, methods, getters, setters};
     impl_register_type(L, &type);
 }
