@@ -437,7 +437,9 @@ typedef struct imp_body_def {
     int shape_count;
     bool bullet;             /* continuous collision against static shapes (impulse.c)           */
     double linear_damping, angular_damping; /* 1/s, >= 0 (default 0): P, L decay as exp(-c t)          */
+    double gravity_scale;    /* the body feels gravity_scale g (default 1; |.| <= IMP_MAX_GRAVITY_SCALE) */
 } imp_body_def;
+#define IMP_MAX_GRAVITY_SCALE 1e6
 
 imp_shape_def imp_shape_def_default(imp_shape_type type);
 imp_body_def imp_body_def_default(void);
@@ -548,6 +550,10 @@ void imp_body_set_bullet(imp_world *w, imp_id id, bool on);
 #define IMP_MAX_DAMPING 1e6
 void imp_body_damping(const imp_world *w, imp_id id, double *linear, double *angular);
 bool imp_body_set_damping(imp_world *w, imp_id id, double linear, double angular);
+/* the factor on the world's gravity for this body (1: as every body; 0: floats; -1: falls up); false, and
+ * no change, beyond +-IMP_MAX_GRAVITY_SCALE or not finite */
+double imp_body_gravity_scale(const imp_world *w, imp_id id);
+bool imp_body_set_gravity_scale(imp_world *w, imp_id id, double scale);
 /* shape materials: friction (kinetic), static friction, restitution of shape `index` of a body */
 void imp_body_shape_material(const imp_world *w, imp_id id, int index, double *friction, double *static_friction, double *restitution);
 void imp_body_set_material(imp_world *w, imp_id id, int index, double friction, double static_friction, double restitution);
@@ -650,8 +656,21 @@ typedef struct imp_ray_hit {
     imp_vec3 point, normal;
     double fraction;          /* of the segment from -> to */
 } imp_ray_hit;
-/* closest hit on the segment from -> to; false when nothing is hit */
+/* which shapes a query sees: a body's shape when (body.group & mask) and (group & body.mask), a collider
+ * when mask has bit 1; sensors only with sensors = true. Default: every bit of both, no sensors */
+typedef struct imp_query_filter { uint32_t group, mask; bool sensors; } imp_query_filter;
+imp_query_filter imp_query_filter_default(void);
+/* closest hit on the segment from -> to (sensors left out); false when nothing is hit */
 bool imp_world_raycast(const imp_world *w, imp_vec3 from, imp_vec3 to, imp_ray_hit *hit);
+bool imp_world_raycast_filtered(const imp_world *w, imp_vec3 from, imp_vec3 to, const imp_query_filter *f, imp_ray_hit *hit);
+/* every shape the segment hits (each shape's first hit), sorted by fraction: returns how many, writes at
+ * most max of them (the first max in the order of the shapes, then sorted, when there are more) */
+int imp_world_raycast_all(const imp_world *w, imp_vec3 from, imp_vec3 to, const imp_query_filter *f, imp_ray_hit *out, int max);
+/* shape cast (query_cast.c): the shape of def (sphere, capsule, box, hull) at orientation q, its origin
+ * swept from -> to: the first shape (passing the filter; NULL: the default) the exact shapes touch, with
+ * fraction in 0..1 along the segment (0: overlapping at from), the deepest touching point, and the normal
+ * out of the hit shape. false when nothing is touched; -1 (and the world error) for a bad def */
+int imp_world_cast(imp_world *w, const imp_shape_def *def, imp_vec3 from, imp_vec3 to, imp_quat q, const imp_query_filter *f, imp_ray_hit *hit);
 /* shapes that contain the point; returns how many, writes at most max of them */
 int imp_world_query_point(const imp_world *w, imp_vec3 p, imp_contact_side *out, int max);
 /* shapes that overlap a shape def placed at (position, orientation) */

@@ -826,7 +826,8 @@ static void velocities(imp_world *w, impulse_state *s)
         if (!s->held[i] || sb->im[i] == 0) continue;
         const body *b = &w->bodies->body[i];
         const double hk = s->njoints && joints_half_kick(w, i) ? 0.5 * h : h;
-        sb->v[i] = v3_add(sb->v[i], v3_scale(v3_add(g, v3_scale(v3_sub(b->force, v3_scale(sb->v[i], w->settings.drag)), b->inv_mass)), hk));
+        /* (gravity scaled per body: body.gravity_scale, 1 unless a script set it) */
+        sb->v[i] = v3_add(sb->v[i], v3_scale(v3_add(v3_scale(g, b->gravity_scale), v3_scale(v3_sub(b->force, v3_scale(sb->v[i], w->settings.drag)), b->inv_mass)), hk));
         sb->w[i] = v3_add(sb->w[i], m3_mul_v(sb->Iinv[i], v3_scale(b->torque, hk)));
         /* the body's damping dv/dt = -c v over the step, exactly: v exp(-c h), as body.c's bodies_damp
          * takes it for the bodies the ODE moves (stable for any c h) */

@@ -447,7 +447,7 @@ void joints_positions(imp_world *w, solver_bodies *sb, const double *states0)
         Iinv[i] = m3_rotate_tensor(R, b->Ibody_inv);
         if (js->half_kick[i]) { /* the second half of the forces' impulse, at the new positions */
             om[i] = v3_add(om[i], m3_mul_v(Iinv[i], v3_scale(b->torque, 0.5 * h)));
-            v[i] = v3_add(v[i], v3_scale(v3_add(w->settings.gravity, v3_scale(v3_sub(b->force, v3_scale(v[i], w->settings.drag)), b->inv_mass)), 0.5 * h));
+            v[i] = v3_add(v[i], v3_scale(v3_add(v3_scale(w->settings.gravity, b->gravity_scale), v3_scale(v3_sub(b->force, v3_scale(v[i], w->settings.drag)), b->inv_mass)), 0.5 * h));
         }
         if (js->body_table_cap > i) memcpy(&js->body_q_state[i], X + 3, sizeof(imp_quat)), js->body_q[i] = qn, js->body_R[i] = R;
     } /* (the shapes follow in the step's contact update, or as the body falls asleep: impulse.c) */

@@ -6,5 +6,7 @@
 
 /* query.c: the first hit of the segment on a static shape or collider */
 bool query_ray_static(const imp_world *w, imp_vec3 from, imp_vec3 to, imp_ray_hit *hit);
+/* whether dense shape k (k >= the shape count: collider k - count) passes the filter */
+bool query_passes(const imp_world *w, int k, const imp_query_filter *f);
 
 #endif

@@ -446,3 +446,117 @@ describe("joint forces and breaking", function()
     assert.matches("joint.break_force: the exact mode", err)
   end)
 end)
+
+describe("queries", function()
+  local function row_world()
+    local w = impetus.world { gravity = { 0, 0, 0 } }
+    local boxes = {}
+    for i, x in ipairs { 6, 2, 4 } do
+      boxes[i] = w:box { static = false, kinematic = true, size = { 1, 1, 1 }, position = { x, 0, 0 }, group = i == 2 and 2 or 1 }
+    end
+    local zone = w:box { static = true, sensor = true, position = { 8, 0, 0 }, size = { 1, 1, 1 } }
+    return w, boxes, zone
+  end
+
+  it("raycast{all = true} returns every hit sorted by fraction", function()
+    local w, boxes = row_world()
+    local hits = w:raycast({ 0, 0, 0 }, { 10, 0, 0 }, { all = true })
+    assert.are.equal(3, #hits)
+    local expect = { { boxes[2], 0.15 }, { boxes[3], 0.35 }, { boxes[1], 0.55 } }
+    for i, e in ipairs(expect) do
+      assert.are.equal(e[1], hits[i].body)
+      assert.is_true(math.abs(hits[i].fraction - e[2]) < 1e-12)
+      assert.are.same({ -1, 0, 0 }, hits[i].normal)
+    end
+    assert.are.same({}, w:raycast({ 0, 5, 0 }, { 10, 5, 0 }, { all = true }))
+  end)
+
+  it("filters by group and mask, and sees sensors only when asked", function()
+    local w, boxes, zone = row_world()
+    -- the ray's mask leaves out group 2 (the box at x = 2)
+    local hit = w:raycast({ 0, 0, 0 }, { 10, 0, 0 }, { mask = 1 })
+    assert.are.equal(boxes[3], hit.body)
+    assert.is_true(math.abs(hit.fraction - 0.35) < 1e-12)
+    -- a body whose mask leaves out the ray's group is not hit
+    boxes[3].mask = 0xfffffffe
+    hit = w:raycast({ 0, 0, 0 }, { 10, 0, 0 }, { group = 1, mask = 1 })
+    assert.are.equal(boxes[1], hit.body)
+    assert.are.equal(2, #w:raycast({ 0, 0, 0 }, { 10, 0, 0 }, { all = true, group = 1 }))
+    local all = w:raycast({ 0, 0, 0 }, { 10, 0, 0 }, { all = true, sensors = true })
+    assert.are.equal(zone, all[#all].collider)
+    assert.is_true(math.abs(all[#all].fraction - 0.75) < 1e-12)
+    assert.is_nil(w:raycast({ 7, 0, 0 }, { 10, 0, 0 }))
+    for _, bad in ipairs { { alll = true }, { group = -1 }, { mask = 0.5 }, { all = "yes" } } do
+      local ok, err = pcall(w.raycast, w, { 0, 0, 0 }, { 1, 0, 0 }, bad)
+      assert.is_false(ok)
+      assert.matches("world:raycast: the filter", err)
+    end
+  end)
+
+  it("cast: a sphere onto a plane touches at the closed-form fraction, straight and oblique", function()
+    local w = impetus.world {}
+    w:plane {}
+    local hit = w:cast({ type = "sphere", radius = 0.5 }, { 0, 5, 0 }, { 0, -5, 0 })
+    assert.is_true(math.abs(hit.fraction - 0.45) < 1e-9)
+    assert.is_true(math.abs(hit.normal[2] - 1) < 1e-12)
+    assert.is_true(math.abs(hit.point[2]) < 1e-9)
+    hit = w:cast({ type = "sphere", radius = 0.5 }, { 0, 3, 0 }, { 4, -1, 0 })
+    assert.is_true(math.abs(hit.fraction - 0.625) < 1e-9) -- 3 - 4 t = 0.5
+    assert.is_true(math.abs(hit.point[1] - 2.5) < 1e-8)
+  end)
+
+  it("cast: a box onto a box face, square and turned 45 degrees (a corner first)", function()
+    local w = impetus.world { gravity = { 0, 0, 0 } }
+    local wall = w:box { static = true, position = { 2, 0, 0 }, size = { 1, 4, 4 } }
+    local hit = w:cast({ type = "box", size = { 1, 1, 1 } }, { -5, 0, 0 }, { 5, 0, 0 })
+    assert.are.equal(wall, hit.collider)
+    assert.is_true(math.abs(hit.fraction - 0.6) < 1e-9) -- x + 0.5 = 1.5
+    assert.is_true(math.abs(hit.normal[1] + 1) < 1e-12)
+    local q = impetus.quat.from_axis_angle({ 0, 0, 1 }, math.pi / 4)
+    hit = w:cast({ type = "box", size = { 1, 1, 1 } }, { -5, 0, 0 }, { 5, 0, 0 }, q)
+    assert.is_true(math.abs(hit.fraction - (6.5 - 0.5 * math.sqrt(2)) / 10) < 1e-9)
+    assert.is_true(math.abs(hit.point[1] - 1.5) < 1e-9)
+    -- a body's box and a capsule against a sphere: |c - s| = r1 + r2
+    local w2 = impetus.world { gravity = { 0, 0, 0 } }
+    local ball = w2:sphere { radius = 1, position = { 0, 0, 0 } }
+    hit = w2:cast({ type = "capsule", radius = 0.25, length = 2 }, { -10, 0, 0 }, { 10, 0, 0 }, impetus.quat.from_axis_angle({ 0, 0, 1 }, math.pi / 2))
+    assert.are.equal(ball, hit.body)
+    assert.is_true(math.abs(hit.fraction - (10 - 2.25) / 20) < 1e-9) -- the capsule's end cap, 1 + 0.25 from the centre
+  end)
+
+  it("cast: starting inside is fraction 0, a miss is nil, a filter applies, bad shapes are refused", function()
+    local w = impetus.world { gravity = { 0, 0, 0 } }
+    local b = w:box { position = { 0, 0, 0 }, size = { 1, 1, 1 }, group = 4 }
+    assert.are.equal(0, w:cast({ type = "sphere", radius = 0.2 }, { 0, 0, 0 }, { 5, 0, 0 }).fraction)
+    assert.is_nil(w:cast({ type = "sphere", radius = 0.2 }, { 0, 3, 0 }, { 5, 3, 0 }))
+    assert.is_nil(w:cast({ type = "sphere", radius = 0.2 }, { -5, 0, 0 }, { 5, 0, 0 }, nil, { mask = 3 }))
+    for _, bad in ipairs { { type = "plane" }, { type = "sphere", radius = -1 }, { type = "box", sise = 1 } } do
+      local ok, err = pcall(w.cast, w, bad, { 0, 0, 0 }, { 1, 0, 0 })
+      assert.is_false(ok)
+      assert.matches("world:cast", err)
+    end
+  end)
+
+  it("gravity_scale: a body falls with scale g, floats at 0, and weighs scale m g on a joint", function()
+    local w = impetus.world {}
+    local half = w:sphere { radius = 0.1, position = { 0, 10, 0 }, gravity_scale = 0.5 }
+    local float = w:sphere { radius = 0.1, position = { 1, 10, 0 }, gravity_scale = 0 }
+    local up = w:sphere { radius = 0.1, position = { 2, 10, 0 } }
+    up.gravity_scale = -1
+    for _ = 1, 60 do w:step(1 / 60) end
+    assert.is_true(math.abs(half.position[2] - (10 - 0.25 * 9.81)) < 1e-9)
+    assert.are.equal(10, float.position[2])
+    assert.is_true(math.abs(up.position[2] - (10 + 0.5 * 9.81)) < 1e-9)
+    assert.are.equal(-1, up.gravity_scale)
+    local b = w:box { size = { 0.2, 0.2, 0.2 }, mass = 2, position = { 5, 1, 0 }, gravity_scale = 3 }
+    local j = w:joint { type = "point", a = b, anchor = { 5, 2, 0 } }
+    w:step(1 / 60)
+    assert.is_true(math.abs(j.force[2] / (3 * 2 * 9.81) - 1) < 1e-6)
+    local ok, err = pcall(function() w:sphere { gravity_scale = "x" } end)
+    assert.is_false(ok)
+    assert.matches("gravity_scale", err)
+    ok, err = pcall(function() b.gravity_scale = 1e9 end)
+    assert.is_false(ok)
+    assert.matches("body.gravity_scale", err)
+  end)
+end)

@@ -190,6 +190,7 @@ int impl_world_raycast(lua_State *L);
 int impl_world_query_point(lua_State *L);
 int impl_world_overlap(lua_State *L);
 int impl_world_overlaps(lua_State *L);
+int impl_world_cast(lua_State *L);
 int impl_world_broken_joints(lua_State *L); /* wrap_joint.c */
 /* one side of a contact into the table at `table`: bkey = the Body and skey = its shape index (1-based), or
  * bkey = the Collider */

@@ -4,7 +4,7 @@
  * body state world:body_state() / world:set_body_state(x).
  *
  *   body.position, orientation, velocity, angular_velocity, mass, static, kinematic, group, mask,
- *   color, friction, static_friction, restitution, bullet, linear_damping, angular_damping (settable);
+ *   color, friction, static_friction, restitution, bullet, linear_damping, angular_damping, gravity_scale (settable);
  *   center_of_mass, rotation, momentum, angular_momentum, force, torque, inertia, inertia_body, id,
  *   shape_count, asleep, data
  *   body:destroy(), valid(), apply_force(f [, at]), apply_torque(t), apply_impulse(j [, at]),
@@ -210,6 +210,8 @@ static void read_body(lua_State *L, int idx, const char *fn, imp_body_def *d)
         luaL_error(L, "%s: field 'linear_damping' must be a number in 0 .. 1e6 (1/s)", fn);
     if (!(d->angular_damping >= 0 && d->angular_damping <= IMP_MAX_DAMPING))
         luaL_error(L, "%s: field 'angular_damping' must be a number in 0 .. 1e6 (1/s)", fn);
+    d->gravity_scale = impl_field_number(L, idx, fn, "gravity_scale", 1);
+    if (!(fabs(d->gravity_scale) <= IMP_MAX_GRAVITY_SCALE)) luaL_error(L, "%s: field 'gravity_scale' must be a number in -1e6 .. 1e6", fn);
 }
 
 /* ---- constructors ------------------------------------------------------------------------------------------ */
@@ -224,7 +226,7 @@ static int create_body(lua_State *L, world_userdata *world, const char *fn, imp_
 
 #define BODY_KEYS "position", "orientation", "axis", "angle", "velocity", "angular_velocity", "static", "kinematic", \
                   "mass", "density", "color", "group", "mask", "friction", "static_friction", "restitution", "bullet", \
-                  "linear_damping", "angular_damping", "sensor", "pre_solve"
+                  "linear_damping", "angular_damping", "sensor", "pre_solve", "gravity_scale"
 
 /* a body of one shape of the given type: world:sphere{...}, world:box{...}, ... */
 static int create_single_shape_body(lua_State *L, const char *fn, imp_shape_type type, const char *const *keys)
@@ -663,6 +665,21 @@ static int body_set_bullet(lua_State *L)
     imp_body_set_bullet(h->world->w, h->id, lua_toboolean(L, 2));
     return 0;
 }
+static int body_set_gravity_scale(lua_State *L)
+{
+    handle_userdata *h = impl_check_body(L, 1);
+    imp_world *w = impl_handle_unlocked(L, h, "body.gravity_scale")->w;
+    int ok = 0;
+    const double s = lua_tonumberx(L, 2, &ok);
+    if (!ok || !imp_body_set_gravity_scale(w, h->id, s)) return luaL_error(L, "body.gravity_scale must be a number in -1e6 .. 1e6");
+    return 0;
+}
+static int body_get_gravity_scale(lua_State *L)
+{
+    handle_userdata *h = impl_check_body(L, 1);
+    lua_pushnumber(L, imp_body_gravity_scale(h->world->w, h->id));
+    return 1;
+}
 static int set_damping(lua_State *L, int which, const char *what)
 {
     handle_userdata *h = impl_check_body(L, 1);
@@ -710,6 +727,7 @@ void impl_open_body(lua_State *L)
         {"static_friction", body_get_static_friction},
         {"restitution", body_get_restitution},
         {"bullet", body_get_bullet},
+        {"gravity_scale", body_get_gravity_scale},
         {"asleep", body_get_asleep},
         {"linear_damping", body_get_linear_damping},
         {"angular_damping", body_get_angular_damping},
@@ -729,6 +747,7 @@ void impl_open_body(lua_State *L)
         {"static_friction", body_set_static_friction},
         {"restitution", body_set_restitution},
         {"bullet", body_set_bullet},
+        {"gravity_scale", body_set_gravity_scale},
         {"linear_damping", body_set_linear_damping},
         {"angular_damping", body_set_angular_damping},
         {NULL, NULL}};

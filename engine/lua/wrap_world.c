@@ -557,6 +557,7 @@ int impl_open_world(lua_State *L)
         {"query_point", impl_world_query_point},
         {"overlap", impl_world_overlap},
         {"overlaps", impl_world_overlaps},
+        {"cast", impl_world_cast},
         {"broken_joints", impl_world_broken_joints},
         /* the exact contact mode's contact system (wrap_world_contacts.c) */
         {"contact_system", impl_world_contact_system},

@@ -182,22 +182,60 @@ int impl_world_pairs(lua_State *L)
     return 1;
 }
 
-/* world:raycast(from, to) -> {body | collider, shape, point, normal, fraction} or nil */
+/* a query's filter table {group, mask, sensors[, all]} at idx (absent: the default); *all when allowed */
+static imp_query_filter read_filter(lua_State *L, int idx, const char *fn, bool *all)
+{
+    imp_query_filter f = imp_query_filter_default();
+    if (all) *all = false;
+    if (lua_isnoneornil(L, idx)) return f;
+    static const char *const keys[] = {"group", "mask", "sensors", "all", NULL};
+    static const char *const keys_no_all[] = {"group", "mask", "sensors", NULL};
+    char what[64];
+    snprintf(what, sizeof what, "%s: the filter", fn);
+    if (!lua_istable(L, idx)) luaL_error(L, "%s must be a table {group, mask, sensors%s}", what, all ? ", all" : "");
+    impl_check_keys(L, idx, what, all ? keys : keys_no_all);
+    const double g = impl_field_number(L, idx, what, "group", 4294967295.0), m = impl_field_number(L, idx, what, "mask", 4294967295.0);
+    if (!(g >= 0 && g <= 4294967295.0 && g == floor(g))) luaL_error(L, "%s: field 'group' must be an integer in 0 .. 2^32-1 (a bit set)", what);
+    if (!(m >= 0 && m <= 4294967295.0 && m == floor(m))) luaL_error(L, "%s: field 'mask' must be an integer in 0 .. 2^32-1 (a bit set)", what);
+    f.group = (uint32_t)g, f.mask = (uint32_t)m;
+    f.sensors = impl_field_bool(L, idx, what, "sensors", 0);
+    if (all) *all = impl_field_bool(L, idx, what, "all", 0);
+    return f;
+}
+
+static void push_hit(lua_State *L, const imp_ray_hit *hit)
+{
+    lua_createtable(L, 0, 5);
+    impl_push_side_into(L, 1, -1, imp_id_is_null(hit->side.body) ? "collider" : "body", "shape", hit->side);
+    impl_pushvec3(L, hit->point), lua_setfield(L, -2, "point");
+    impl_pushvec3(L, hit->normal), lua_setfield(L, -2, "normal");
+    lua_pushnumber(L, hit->fraction), lua_setfield(L, -2, "fraction");
+}
+
+/* world:raycast(from, to [, {all, group, mask, sensors}]) -> {body | collider, shape, point, normal,
+ * fraction} or nil; with all = true the list of every shape hit, sorted by fraction */
 int impl_world_raycast(lua_State *L)
 {
-    impl_check_arg_count(L, "world:raycast(from, to)");
+    impl_check_arg_count(L, "world:raycast(from, to [, filter])");
     world_userdata *world = impl_check_world_userdata(L, 1);
     imp_vec3 from = impl_tovec3(L, 2, "world:raycast: argument 'from'"), to = impl_tovec3(L, 3, "world:raycast: argument 'to'");
+    bool all;
+    const imp_query_filter f = read_filter(L, 4, "world:raycast", &all);
+    if (all) {
+        int max = imp_collider_count(world->w);
+        for (int i = 0; i < imp_body_count(world->w); i++) max += imp_body_shape_count(world->w, imp_body_id(world->w, i));
+        imp_ray_hit *hits = lua_newuserdatauv(L, sizeof *hits * (size_t)(max > 0 ? max : 1), 0);
+        const int n = imp_world_raycast_all(world->w, from, to, &f, hits, max);
+        lua_createtable(L, n, 0);
+        for (int i = 0; i < n && i < max; i++) push_hit(L, &hits[i]), lua_rawseti(L, -2, i + 1);
+        return 1;
+    }
     imp_ray_hit hit;
-    if (!imp_world_raycast(world->w, from, to, &hit)) {
+    if (!imp_world_raycast_filtered(world->w, from, to, &f, &hit)) {
         lua_pushnil(L);
         return 1;
     }
-    lua_createtable(L, 0, 5);
-    impl_push_side_into(L, 1, -1, imp_id_is_null(hit.side.body) ? "collider" : "body", "shape", hit.side);
-    impl_pushvec3(L, hit.point), lua_setfield(L, -2, "point");
-    impl_pushvec3(L, hit.normal), lua_setfield(L, -2, "normal");
-    lua_pushnumber(L, hit.fraction), lua_setfield(L, -2, "fraction");
+    push_hit(L, &hit);
     return 1;
 }
 
@@ -224,23 +262,60 @@ int impl_world_query_point(lua_State *L)
     return push_sides(L, s, n);
 }
 
+/* a query's shape table {type = "sphere" | "capsule" | "box" | "hull", radius, length, size, half, points}
+ * at idx 2 (buffers left on the stack) */
+static imp_shape_def read_query_shape(lua_State *L, const char *fn);
+
 /* world:overlap({type = "box", size = ...}, position [, orientation]) -> list of {body, shape} */
 int impl_world_overlap(lua_State *L)
 {
     impl_check_arg_count(L, "world:overlap(shape, position [, orientation])");
     const char *fn = "world:overlap";
     world_userdata *world = impl_check_world_userdata(L, 1);
+    imp_shape_def d = read_query_shape(L, fn);
+    imp_vec3 pos = impl_tovec3(L, 3, "world:overlap: argument 'position'");
+    imp_quat q = lua_isnoneornil(L, 4) ? quat_identity() : impl_toquat(L, 4, "world:overlap: argument 'orientation'");
+    int n = imp_world_overlap(world->w, &d, pos, q, NULL, 0);
+    if (n < 0) return luaL_error(L, "%s: %s", fn, imp_world_error(world->w));
+    imp_contact_side *s = lua_newuserdatauv(L, sizeof *s * (size_t)(n > 0 ? n : 1), 0);
+    n = imp_world_overlap(world->w, &d, pos, q, s, n);
+    return push_sides(L, s, n);
+}
+
+/* world:cast(shape, from, to [, orientation [, filter]]) -> the first hit {body | collider, shape, point,
+ * normal, fraction} of the shape swept from -> to, or nil */
+int impl_world_cast(lua_State *L)
+{
+    impl_check_arg_count(L, "world:cast(shape, from, to [, orientation [, filter]])");
+    const char *fn = "world:cast";
+    world_userdata *world = impl_check_world_userdata(L, 1);
+    imp_shape_def d = read_query_shape(L, fn);
+    const imp_vec3 from = impl_topoint(L, 3, "world:cast: argument 'from'"), to = impl_topoint(L, 4, "world:cast: argument 'to'");
+    const imp_quat q = lua_isnoneornil(L, 5) ? quat_identity() : impl_toquat(L, 5, "world:cast: argument 'orientation'");
+    const imp_query_filter f = read_filter(L, 6, fn, NULL);
+    imp_ray_hit hit;
+    const int r = imp_world_cast(world->w, &d, from, to, q, &f, &hit);
+    if (r < 0) return luaL_error(L, "%s: %s", fn, imp_world_error(world->w));
+    if (!r) return lua_pushnil(L), 1;
+    push_hit(L, &hit);
+    return 1;
+}
+
+static imp_shape_def read_query_shape(lua_State *L, const char *fn)
+{
     luaL_checktype(L, 2, LUA_TTABLE);
     static const char *const keys[] = {"type", "radius", "length", "size", "half", "points", NULL};
     impl_check_keys(L, 2, fn, keys);
     static const char *const shape_names[] = {"sphere", "capsule", "box", "hull", NULL}; /* imp_shape_type's first four */
     lua_getfield(L, 2, "type");
-    int type = impl_check_option(L, -1, "world:overlap: field 'type'", shape_names);
+    char type_what[64];
+    snprintf(type_what, sizeof type_what, "%s: field 'type'", fn);
+    int type = impl_check_option(L, -1, type_what, shape_names);
     lua_pop(L, 1);
     static const char *const type_keys[][4] = {{"type", "radius", NULL}, {"type", "radius", "length", NULL},
                                                {"type", "size", "half", NULL}, {"type", "points", NULL}};
     char what[64];
-    snprintf(what, sizeof what, "world:overlap (a %s)", shape_names[type]);
+    snprintf(what, sizeof what, "%s (a %s)", fn, shape_names[type]);
     impl_check_keys(L, 2, what, type_keys[type]);
     imp_shape_def d = imp_shape_def_default((imp_shape_type)type);
     if (type == IMP_SHAPE_SPHERE || type == IMP_SHAPE_CAPSULE) d.radius = impl_field_number(L, 2, fn, "radius", d.radius);
@@ -250,25 +325,21 @@ int impl_world_overlap(lua_State *L)
         d.half = impl_field_vec3(L, 2, fn, "half", d.half);
     }
     if (type == IMP_SHAPE_HULL) {
-        if (lua_getfield(L, 2, "points") != LUA_TTABLE) return luaL_error(L, "%s: field 'points' must be a list of points", fn);
+        if (lua_getfield(L, 2, "points") != LUA_TTABLE) luaL_error(L, "%s: field 'points' must be a list of points", fn);
         int n = (int)lua_rawlen(L, -1);
-        impl_check_list(L, -1, "world:overlap: field 'points'", n);
+        snprintf(what, sizeof what, "%s: field 'points'", fn);
+        impl_check_list(L, -1, what, n);
         double *p = lua_newuserdatauv(L, sizeof(double) * 3 * (size_t)(n > 0 ? n : 1), 0);
         for (int i = 0; i < n; i++) {
             lua_rawgeti(L, -2, i + 1);
-            snprintf(what, sizeof what, "world:overlap: points[%d]", i + 1);
+            snprintf(what, sizeof what, "%s: points[%d]", fn, i + 1);
             v3_store(p + 3 * i, impl_tovec3(L, -1, what));
             lua_pop(L, 1);
         }
         d.points = p, d.point_count = n;
+        lua_remove(L, -2); /* the points table; the buffer stays */
     }
-    imp_vec3 pos = impl_tovec3(L, 3, "world:overlap: argument 'position'");
-    imp_quat q = lua_isnoneornil(L, 4) ? quat_identity() : impl_toquat(L, 4, "world:overlap: argument 'orientation'");
-    int n = imp_world_overlap(world->w, &d, pos, q, NULL, 0);
-    if (n < 0) return luaL_error(L, "%s: %s", fn, imp_world_error(world->w));
-    imp_contact_side *s = lua_newuserdatauv(L, sizeof *s * (size_t)(n > 0 ? n : 1), 0);
-    n = imp_world_overlap(world->w, &d, pos, q, s, n);
-    return push_sides(L, s, n);
+    return d;
 }
 
 /* world:collide(): run broad and narrow phase now (after moving bodies by hand) */
