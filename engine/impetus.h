@@ -842,15 +842,21 @@ void imp_qp_joint_remove(imp_world *w, int k);
  * speed (rad/s, m/s) reached with at most `max` torque (N m) or force (N). Create returns the null id
  * for stale bodies, a == b, non-finite input or a zero axis where one is needed. */
 typedef enum imp_joint_type {
-    IMP_JOINT_POINT, IMP_JOINT_HINGE, IMP_JOINT_TWIST, IMP_JOINT_RIGID, IMP_JOINT_PRISMATIC, IMP_JOINT_PLANAR
+    IMP_JOINT_POINT, IMP_JOINT_HINGE, IMP_JOINT_TWIST, IMP_JOINT_RIGID, IMP_JOINT_PRISMATIC, IMP_JOINT_PLANAR,
+    IMP_JOINT_DISTANCE, /* the distance of A's point (anchor) and B's (anchor_b) stays in [lo, hi]: lo == hi a rigid
+                           rod, lo = 0 a rope; one row, an inequality at a bound (impulse mode; joint.c)       */
+    IMP_JOINT_SPRING    /* a spring-damper between the two points: f = -(stiffness (d - rest) + damping d') along
+                           the line, no rows (joint_force.c kicks the bodies at each step's start)            */
 } imp_joint_type;
 typedef struct imp_joint_def {
     imp_joint_type type;
     imp_id a, b;
     imp_vec3 anchor, axis;
     bool has_axis;               /* false: the default axis (twist: A's centre to B's; point: anchor to A's centre) */
-    bool has_limits; double lo, hi;
+    bool has_limits; double lo, hi;  /* (distance: the range of the distance, 0 <= lo <= hi, always used) */
     bool has_motor; double speed, max;
+    imp_vec3 anchor_b;           /* distance, spring: B's point (world, now)                              */
+    double stiffness, damping, rest; /* spring: N/m (> 0), N s/m (>= 0), m (>= 0)                          */
 } imp_joint_def;
 /* bounds of a joint's numbers: anchor |x| (m), limits and motor speeds (rad, m, rad/s, m/s), motor max
  * torque or force (N m, N); outside them imp_joint_create returns the null id and the setters do nothing */

@@ -124,6 +124,98 @@ void joints_forces_finish(imp_world *w, double dt)
     }
 }
 
+/* Springs between bodies (IMP_JOINT_SPRING): f = -(k (d - rest) + c d') along the unit line u from B's
+ * point to A's, d their distance. At the start of each step each spring gives its two bodies an impulse
+ * at its points: the spring's force at the positions now times h (a kick; the step's own integration then
+ * drifts the positions with the new velocities: symplectic Euler, whose energy stays bounded and whose
+ * frequency is (2/h) asin(omega h / 2), omega (1 + (omega h)^2 / 24): 6e-4 fast at omega h = 0.12), and
+ * the damping implicitly on the relative speed along u over the step: the speed after the kick d'_1 and
+ * the damping's change make the step's mean speed d'_2 + a h / 2 (a: the relative acceleration along u of
+ * gravity and the applied forces), and
+ *     d'_2 = d'_1 - c h / m_eff (d'_2 + a h / 2),   1/m_eff = 1/m_A + 1/m_B + (r_A x u).I_A^-1 (r_A x u) + (B's),
+ * stable for any c h; a body at rest on the spring under gravity has mean speed 0 and settles exactly at
+ * rest + m g / k. The impulse counts as the joint's (joint.force). */
+static void body_point(const imp_world *w, int i, imp_vec3 l, imp_vec3 *p, imp_vec3 *r, imp_vec3 *v, imp_mat3 *Iinv, double *im)
+{
+    const double *X = w->bodies->state + BODY_DIM * i;
+    const body *b = &w->bodies->body[i];
+    const imp_mat3 R = quat_to_m3(quat_normalize(quat(X[3], X[4], X[5], X[6])));
+    *r = m3_mul_v(R, l); /* the point from the centre of mass (joint.c keeps l from it, in the body frame) */
+    *p = v3_add(v3_load(X), *r);
+    const bool moves = b->motion == IMP_DYNAMIC;
+    *im = moves ? b->inv_mass : 0;
+    *Iinv = moves ? m3_rotate_tensor(R, b->Ibody_inv) : (imp_mat3){{{0}}};
+    const imp_vec3 vc = b->motion == IMP_KINEMATIC ? b->kin_v : v3_scale(v3_load(X + 7), b->inv_mass);
+    const imp_vec3 om = b->motion == IMP_KINEMATIC ? b->kin_w : moves ? m3_mul_v(*Iinv, v3_load(X + 10)) : v3(0, 0, 0);
+    *v = b->motion == IMP_FIXED ? v3(0, 0, 0) : v3_add(vc, v3_cross(om, *r));
+}
+
+/* a dynamic body's acceleration by gravity and its applied force (0 for the others) */
+static imp_vec3 applied_acceleration(const imp_world *w, const body *b)
+{
+    if (b->motion != IMP_DYNAMIC) return v3(0, 0, 0);
+    return v3_add(v3_scale(w->settings.gravity, b->gravity_scale), v3_scale(b->force, b->inv_mass));
+}
+
+void joints_springs_kick(imp_world *w, double h)
+{
+    struct joint_set *js = w->joints;
+    if (!js) return;
+    for (int k = 0; k < js->ids.count; k++) {
+        joint *jt = &js->joint[k];
+        if (jt->type != IMP_JOINT_SPRING) continue;
+        const int ia = ids_lookup(&w->bodies->ids, jt->a), ib = imp_id_is_null(jt->b) ? -1 : ids_lookup(&w->bodies->ids, jt->b);
+        if (ia < 0 || (!imp_id_is_null(jt->b) && ib < 0)) continue;
+        imp_vec3 pa, ra, va, pb = jt->lb, rb = v3(0, 0, 0), vb = v3(0, 0, 0);
+        imp_mat3 Ia, Ib = (imp_mat3){{{0}}};
+        double ima, imb = 0;
+        body_point(w, ia, jt->la, &pa, &ra, &va, &Ia, &ima);
+        if (ib >= 0) body_point(w, ib, jt->lb, &pb, &rb, &vb, &Ib, &imb);
+        const imp_vec3 g = v3_sub(pa, pb);
+        const double len = v3_len(g);
+        if (!(len > 1e-12)) continue;
+        const imp_vec3 u = v3_scale(g, 1 / len);
+        const imp_vec3 ca = v3_cross(ra, u), cb = v3_cross(rb, u);
+        const double inv_meff = ima + imb + v3_dot(ca, m3_mul_v(Ia, ca)) + v3_dot(cb, m3_mul_v(Ib, cb));
+        if (!(inv_meff > 0)) continue;
+        const body *A = &w->bodies->body[ia], *B = ib >= 0 ? &w->bodies->body[ib] : NULL;
+        if ((A->motion != IMP_DYNAMIC || A->asleep) && (!B || B->motion != IMP_DYNAMIC || B->asleep) &&
+            fabs(len - jt->rest) * jt->stiffness == 0)
+            continue;
+        const double vrel = v3_dot(u, v3_sub(va, vb));
+        const double j_spring = -jt->stiffness * (len - jt->rest) * h;
+        const double arel = v3_dot(u, v3_sub(applied_acceleration(w, A), B ? applied_acceleration(w, B) : v3(0, 0, 0)));
+        const double ch = jt->damping * h * inv_meff;
+        const double v1 = vrel + j_spring * inv_meff, v2 = (v1 - ch * arel * h / 2) / (1 + ch);
+        const double j = j_spring + (v2 - v1) / inv_meff; /* on A along u; B gets -j */
+        if (j == 0) continue;
+        const imp_vec3 J = v3_scale(u, j);
+        double *XA = w->bodies->state + BODY_DIM * ia;
+        if (A->motion == IMP_DYNAMIC) {
+            v3_store(XA + 7, v3_add(v3_load(XA + 7), J)), v3_store(XA + 10, v3_add(v3_load(XA + 10), v3_cross(ra, J)));
+            w->bodies->body[ia].asleep = 0, w->bodies->body[ia].sleep_time = 0;
+        }
+        if (B && B->motion == IMP_DYNAMIC) {
+            double *XB = w->bodies->state + BODY_DIM * ib;
+            v3_store(XB + 7, v3_sub(v3_load(XB + 7), J)), v3_store(XB + 10, v3_sub(v3_load(XB + 10), v3_cross(rb, J)));
+            w->bodies->body[ib].asleep = 0, w->bodies->body[ib].sleep_time = 0;
+        }
+        const imp_vec3 K = v3_cross(ra, J);
+        jt->impulse[0] += J.x, jt->impulse[1] += J.y, jt->impulse[2] += J.z;
+        jt->impulse[3] += K.x, jt->impulse[4] += K.y, jt->impulse[5] += K.z;
+    }
+}
+
+const char *joints_exact_refusal(const imp_world *w)
+{
+    const struct joint_set *js = w->joints;
+    for (int k = 0; js && k < js->ids.count; k++)
+        if (js->joint[k].type == IMP_JOINT_DISTANCE)
+            return "the exact mode (\"qp\") cannot take a distance or rope joint: its rows there are equalities of one LCP "
+                   "and a rope's bound is an inequality it does not hold; use world.contact = \"impulse\"";
+    return NULL;
+}
+
 void joints_breaks_free(imp_world *w)
 {
     joint_break_list *b = w->joints_broken;

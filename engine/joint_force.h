@@ -10,5 +10,9 @@ void joints_forces_begin(imp_world *w);
  * joints that exceeded their break_force or break_torque destroyed, with an event each */
 void joints_forces_finish(imp_world *w, double dt);
 void joints_breaks_free(imp_world *w);
+/* world.c, at the bodies' stage's start: each spring joint's impulse on its bodies over the step h */
+void joints_springs_kick(imp_world *w, double h);
+/* why the exact mode cannot step this world's joints, or NULL */
+const char *joints_exact_refusal(const imp_world *w);
 
 #endif

@@ -32,6 +32,7 @@ typedef struct joint {
     double pre_bound;       /* ... and its bound: a limit once met stays a row for the stage         */
     /* joint_force.c: what it applied (the impulse on A this step: linear, and angular about A's centre,
      * N s; the force and torque of the last step), and where it breaks (0: never) */
+    double stiffness, damping, rest; /* a spring's (joint_force.c)                                         */
     double impulse[6], impulse_saved[6];
     imp_vec3 force, torque;
     double break_force, break_torque;

@@ -150,6 +150,7 @@ static void bodies_step(imp_step *s)
     /* the contacts the stages start from describe the state at the start of the step: found again
      * when bodies came, went or were moved by a script since the last collide stage */
     if (!contacts_current(w)) contacts_update(w);
+    joints_springs_kick(w, s->dt); /* springs between bodies: their impulse over the step (joint_force.c) */
     if (w->settings.contact_mode == IMP_CONTACT_QP) qp_step(s);
     else impulse_step(s);
     bodies_clear_accumulators(w);
@@ -217,6 +218,11 @@ imp_status imp_world_step(imp_world *w, double dt)
     if (w->presolve && w->presolve->fn && w->settings.contact_mode == IMP_CONTACT_QP) {
         world_error(w, "step: the exact mode (\"qp\") cannot take a pre_solve callback: it cuts the step at each time of impact "
                        "and collides again, so a step has no one set of contacts to modify; use the impulse mode or remove pre_solve");
+        return IMP_ERR_ARG;
+    }
+    const char *refusal = w->settings.contact_mode == IMP_CONTACT_QP ? joints_exact_refusal(w) : NULL;
+    if (refusal) {
+        world_error(w, "step: %s", refusal);
         return IMP_ERR_ARG;
     }
     const double t_start = step_clock_ms();

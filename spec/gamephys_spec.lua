@@ -560,3 +560,122 @@ describe("queries", function()
     assert.matches("body.gravity_scale", err)
   end)
 end)
+
+describe("distance, rope and spring joints", function()
+  it("a rope lets the bodies approach freely and holds its length", function()
+    local w = impetus.world { gravity = { 0, 0, 0 } }
+    local a = w:sphere { radius = 0.1, mass = 1, position = { 0, 0, 0 } }
+    local b = w:sphere { radius = 0.1, mass = 1, position = { 2, 0, 0 } }
+    local rope = w:joint { type = "rope", a = a, b = b, anchor = { 0, 0, 0 }, anchor_b = { 2, 0, 0 } }
+    assert.are.equal("distance", rope.type)
+    -- approaching: no force, the velocities exactly as set
+    a.velocity, b.velocity = { 1, 0, 0 }, { -1, 0, 0 }
+    for _ = 1, 30 do
+      w:step(1 / 60)
+      assert.are.same({ 1, 0, 0 }, a.velocity)
+      assert.are.same({ 0, 0, 0 }, rope.force)
+    end
+    -- separating: stopped at 2 m, momentum conserved (equal masses: both at rest along the line)
+    a.velocity, b.velocity = { -3, 0.5, 0 }, { 3, 0.5, 0 }
+    local longest = 0
+    for _ = 1, 120 do
+      w:step(1 / 60)
+      local d = math.sqrt((b.position[1] - a.position[1]) ^ 2 + (b.position[2] - a.position[2]) ^ 2)
+      longest = math.max(longest, d)
+    end
+    assert.is_true(longest < 2 + 1e-6)
+    local p = { a.momentum[1] + b.momentum[1], a.momentum[2] + b.momentum[2] }
+    assert.is_true(math.abs(p[1]) < 1e-9 and math.abs(p[2] - 1) < 1e-9)
+  end)
+
+  it("a rope catches a falling mass at its length and then carries m g", function()
+    local w = impetus.world {}
+    local m = w:sphere { radius = 0.1, mass = 2, position = { 0, 1.5, 0 } }
+    local r = w:joint { type = "rope", a = m, anchor = { 0, 1.5, 0 }, anchor_b = { 0, 2, 0 }, length = 1 }
+    for _ = 1, 9 do
+      w:step(1 / 60)
+      assert.are.same({ 0, 0, 0 }, r.force) -- slack: free fall
+    end
+    for _ = 1, 60 do w:step(1 / 60) end
+    assert.is_true(math.abs(m.position[2] - 1) < 1e-9)
+    assert.is_true(math.abs(r.force[2] / (2 * 9.81) - 1) < 1e-6)
+    assert.is_true(r.gap < 1e-9)
+  end)
+
+  it("a rigid distance joint keeps its length both ways", function()
+    local w = impetus.world {}
+    local m = w:sphere { radius = 0.1, mass = 1, position = { 1, 2, 0 } }
+    local j = w:joint { type = "distance", a = m, anchor = { 1, 2, 0 }, anchor_b = { 0, 2, 0 } }
+    local worst = 0
+    for _ = 1, 240 do
+      w:step(1 / 120)
+      local p = m.position
+      worst = math.max(worst, math.abs(math.sqrt(p[1] ^ 2 + (p[2] - 2) ^ 2) - 1))
+    end
+    assert.is_true(worst < 1e-8)
+    m.velocity = { 0, 0, 0 }
+    m.position = { 0, 2.5, 0 } -- pushed inside: a rod pushes back out to 1 m
+    for _ = 1, 120 do w:step(1 / 120) end
+    local p = m.position
+    assert.is_true(math.abs(math.sqrt(p[1] ^ 2 + (p[2] - 2) ^ 2) - 1) < 1e-6)
+  end)
+
+  it("a spring between two bodies oscillates with period 2 pi sqrt(m_eff / k) within 0.5 %", function()
+    for _, case in ipairs { { 1, 3, 100 }, { 2, 2, 400 } } do
+      local ma, mb, k = case[1], case[2], case[3]
+      local w = impetus.world { gravity = { 0, 0, 0 } }
+      local a = w:sphere { radius = 0.1, mass = ma, position = { -1, 0, 0 } }
+      local b = w:sphere { radius = 0.1, mass = mb, position = { 1, 0, 0 } }
+      w:joint { type = "spring", a = a, b = b, anchor = { -1, 0, 0 }, anchor_b = { 1, 0, 0 }, stiffness = k, rest_length = 1.8 }
+      local h, prev, crossings = 1 / 240, nil, {}
+      for s = 1, 2400 do
+        w:step(h)
+        local d = b.position[1] - a.position[1] - 1.8
+        if prev and prev < 0 and d >= 0 then crossings[#crossings + 1] = (s - 1 + prev / (prev - d)) * h end
+        prev = d
+      end
+      local T = (crossings[#crossings] - crossings[1]) / (#crossings - 1)
+      local expect = 2 * math.pi * math.sqrt(ma * mb / (ma + mb) / k)
+      assert.is_true(#crossings >= 5)
+      assert.is_true(math.abs(T / expect - 1) < 0.005, T .. " vs " .. expect)
+      -- the centre of mass stays put
+      assert.is_true(math.abs(ma * a.position[1] + mb * b.position[1] - (mb - ma)) < 1e-9)
+    end
+  end)
+
+  it("a damped spring to the world settles at rest_length + m g / k", function()
+    local w = impetus.world {}
+    local m = w:sphere { radius = 0.1, mass = 2, position = { 0, 1, 0 } }
+    local j = w:joint { type = "spring", a = m, anchor = { 0, 1, 0 }, anchor_b = { 0, 2, 0 }, stiffness = 200, damping = 20, rest_length = 1 }
+    for _ = 1, 600 do w:step(1 / 60) end
+    assert.is_true(math.abs(m.position[2] - (1 - 2 * 9.81 / 200)) < 1e-6)
+    assert.is_true(math.abs(j.force[2] / (2 * 9.81) - 1) < 1e-6)
+  end)
+
+  it("refuses bad fields by name, and the exact mode refuses a rope", function()
+    local w = impetus.world {}
+    local a = w:sphere { position = { 0, 0, 0 } }
+    for _, def in ipairs {
+      { type = "rope", a = a, anchor = { 0, 0, 0 }, anchor_b = { 0, 1, 0 }, length = -1 },
+      { type = "rope", a = a, anchor = { 0, 0, 0 } },
+      { type = "rope", a = a, anchor = { 0, 0, 0 }, anchor_b = { 0, 1, 0 }, stiffness = 3 },
+      { type = "spring", a = a, anchor = { 0, 0, 0 }, anchor_b = { 0, 1, 0 } },
+      { type = "spring", a = a, anchor = { 0, 0, 0 }, anchor_b = { 0, 1, 0 }, stiffness = 10, damping = -1 },
+      { type = "distance", a = a, anchor = { 0, 0, 0 }, anchor_b = { 0, 1, 0 }, min_length = 2, max_length = 1 },
+    } do
+      local ok, err = pcall(w.joint, w, def)
+      assert.is_false(ok)
+      assert.matches("world:joint", err)
+    end
+    w.contact = "qp"
+    local ok, err = pcall(w.joint, w, { type = "rope", a = a, anchor = { 0, 0, 0 }, anchor_b = { 0, 1, 0 } })
+    assert.is_false(ok)
+    assert.matches("exact mode", err)
+    w.contact = "impulse"
+    w:joint { type = "rope", a = a, anchor = { 0, 0, 0 }, anchor_b = { 0, 1, 0 } }
+    w.contact = "qp"
+    ok, err = pcall(w.step, w, 1 / 60)
+    assert.is_false(ok)
+    assert.matches("distance or rope joint", err)
+  end)
+end)

@@ -22,7 +22,10 @@
 
 #include "imp_lua.h"
 
-static const char *const TYPE_NAMES[] = {"point", "hinge", "twist", "rigid", "prismatic", "planar", NULL}; /* imp_joint_type's order */
+static const char *const TYPE_NAMES[] = {"point", "hinge", "twist", "rigid", "prismatic", "planar", "distance", "spring", NULL}; /* imp_joint_type's order */
+/* what world:joint's field 'type' takes: the types, and "rope" (a distance joint in 0 .. length) */
+static const char *const TYPE_OPTIONS[] = {"point", "hinge", "twist", "rigid", "prismatic", "planar", "distance", "spring", "rope", NULL};
+enum { TYPE_ROPE = 8 };
 
 static bool limited_type(imp_joint_type t) { return t == IMP_JOINT_HINGE || t == IMP_JOINT_TWIST || t == IMP_JOINT_PRISMATIC; }
 
@@ -99,12 +102,87 @@ static double read_break(lua_State *L, int idx, const char *key, bool qp)
     return v;
 }
 
+static double read_break(lua_State *L, int idx, const char *key, bool qp);
+
+/* a number field >= 0 and <= hi (def when nil) */
+static double field_range(lua_State *L, const char *fn, const char *key, double def, double lo, double hi)
+{
+    const double v = impl_field_number(L, 2, fn, key, def);
+    if (!(v >= lo && v <= hi)) luaL_error(L, "%s: field '%s' must be a number in %f .. %f (got %f)", fn, key, lo, hi, v);
+    return v;
+}
+
+/* world:joint{type = "distance" | "rope" | "spring", a, b, anchor, anchor_b, ...}: two points, one on each
+ * body (b nil: anchor_b is a point of the world) */
+static int create_two_point_joint(lua_State *L, world_userdata *world, int option)
+{
+    const char *fn = "world:joint";
+    imp_world *w = world->w;
+    static const char *const distance_keys[] = {"type", "a", "b", "anchor", "anchor_b", "length", "min_length", "max_length", "break_force", "break_torque", NULL};
+    static const char *const rope_keys[] = {"type", "a", "b", "anchor", "anchor_b", "length", "break_force", "break_torque", NULL};
+    static const char *const spring_keys[] = {"type", "a", "b", "anchor", "anchor_b", "stiffness", "damping", "rest_length", "break_force", "break_torque", NULL};
+    char what[64];
+    snprintf(what, sizeof what, "world:joint (a %s joint)", TYPE_OPTIONS[option]);
+    impl_check_keys(L, 2, what, option == IMP_JOINT_SPRING ? spring_keys : option == TYPE_ROPE ? rope_keys : distance_keys);
+    const bool qp = imp_world_contact_mode(w) == IMP_CONTACT_QP;
+    if (qp && option != IMP_JOINT_SPRING)
+        return luaL_error(L, "%s: the exact mode (\"qp\") cannot take a %s joint: its rows there are equalities of one LCP and a rope's "
+                             "bound is an inequality; use world.contact = \"impulse\"", fn, TYPE_OPTIONS[option]);
+    imp_joint_def d;
+    memset(&d, 0, sizeof d);
+    d.type = option == IMP_JOINT_SPRING ? IMP_JOINT_SPRING : IMP_JOINT_DISTANCE;
+    lua_getfield(L, 2, "a");
+    if (!luaL_testudata(L, -1, IMPL_BODY)) return luaL_error(L, "%s: field 'a' (a body) is required", fn);
+    d.a = joint_body(L, world, "a");
+    lua_getfield(L, 2, "b");
+    if (!lua_isnil(L, -1)) {
+        if (!luaL_testudata(L, -1, IMPL_BODY)) return luaL_error(L, "%s: field 'b' must be a body or nil (the world)", fn);
+        d.b = joint_body(L, world, "b");
+        if (d.a.index == d.b.index && d.a.generation == d.b.generation)
+            return luaL_error(L, "%s: fields 'a' and 'b' must be two different bodies", fn);
+    }
+    for (int e = 0; e < 2; e++) {
+        const char *key = e ? "anchor_b" : "anchor";
+        if (lua_getfield(L, 2, key) == LUA_TNIL) return luaL_error(L, "%s: field '%s' (a world point {x, y, z} on %s) is required", fn, key, e ? "b" : "a");
+        snprintf(what, sizeof what, "world:joint: field '%s'", key);
+        const imp_vec3 p = impl_topoint(L, lua_gettop(L), what);
+        if (e) d.anchor_b = p;
+        else d.anchor = p;
+        lua_pop(L, 1);
+    }
+    const double now = v3_len(v3_sub(d.anchor, d.anchor_b));
+    if (option == IMP_JOINT_SPRING) {
+        if (!impl_has_field(L, 2, "stiffness")) return luaL_error(L, "%s: a spring joint needs field 'stiffness' (N/m, > 0)", fn);
+        d.stiffness = field_range(L, fn, "stiffness", 0, 0, IMP_JOINT_MAX_FORCE);
+        if (!(d.stiffness > 0)) return luaL_error(L, "%s: field 'stiffness' must be > 0 (N/m)", fn);
+        d.damping = field_range(L, fn, "damping", 0, 0, IMP_JOINT_MAX_FORCE);
+        d.rest = field_range(L, fn, "rest_length", now, 0, IMP_JOINT_MAX_COORD);
+    } else {
+        const double length = field_range(L, fn, "length", now, 0, IMP_JOINT_MAX_COORD);
+        d.lo = option == TYPE_ROPE ? 0 : field_range(L, fn, "min_length", length, 0, IMP_JOINT_MAX_COORD);
+        d.hi = option == TYPE_ROPE ? length : field_range(L, fn, "max_length", length, 0, IMP_JOINT_MAX_COORD);
+        if (impl_has_field(L, 2, "min_length") && !impl_has_field(L, 2, "max_length") && !impl_has_field(L, 2, "length")) d.hi = fmax(d.lo, now);
+        if (impl_has_field(L, 2, "max_length") && !impl_has_field(L, 2, "min_length") && !impl_has_field(L, 2, "length")) d.lo = fmin(d.hi, now);
+        if (!(d.lo <= d.hi)) return luaL_error(L, "%s: field 'min_length' (%f) must not exceed 'max_length' (%f)", fn, d.lo, d.hi);
+    }
+    const double break_force = read_break(L, 2, "break_force", qp), break_torque = read_break(L, 2, "break_torque", qp);
+    imp_id id = imp_joint_create(w, &d);
+    if (imp_id_is_null(id)) return luaL_error(L, "%s: could not create the joint (stale body?)", fn);
+    imp_joint_set_break(w, id, break_force, break_torque);
+    impl_push_handle(L, 1, IMPL_JOINT, id);
+    return 1;
+}
+
 /* world:joint{type = ...}: a Joint */
 static int create_typed_joint(lua_State *L)
 {
     const char *fn = "world:joint";
     world_userdata *world = impl_check_world_unlocked(L, 1, fn);
     imp_world *w = world->w;
+    lua_getfield(L, 2, "type");
+    const int option = impl_check_option(L, -1, "world:joint: field 'type'", TYPE_OPTIONS);
+    lua_pop(L, 1);
+    if (option >= IMP_JOINT_DISTANCE) return create_two_point_joint(L, world, option);
     static const char *const keys[] = {"type", "a", "b", "anchor", "axis", "limits", "motor", "break_force", "break_torque", NULL};
     impl_check_keys(L, 2, fn, keys);
     /* world.contact = "qp" takes the joint's constrained directions as equality rows of its LCP
@@ -112,8 +190,7 @@ static int create_typed_joint(lua_State *L)
     const bool qp = imp_world_contact_mode(w) == IMP_CONTACT_QP;
     imp_joint_def d;
     memset(&d, 0, sizeof d);
-    lua_getfield(L, 2, "type");
-    int k = impl_check_option(L, -1, "world:joint: field 'type'", TYPE_NAMES);
+    const int k = option;
     d.type = (imp_joint_type)k;
     lua_getfield(L, 2, "a");
     if (lua_isnil(L, -1)) return luaL_error(L, "%s: field 'a' (a body) is required", fn);
