@@ -435,7 +435,7 @@ typedef struct imp_body_def {
     float color[4];
     const imp_shape_def *shapes;
     int shape_count;
-    bool bullet;             /* continuous collision against static shapes (impulse.c)           */
+    bool bullet;             /* continuous collision against the other bodies and colliders (toi.c) */
     double linear_damping, angular_damping; /* 1/s, >= 0 (default 0): P, L decay as exp(-c t)          */
     double gravity_scale;    /* the body feels gravity_scale g (default 1; |.| <= IMP_MAX_GRAVITY_SCALE) */
 } imp_body_def;

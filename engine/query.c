@@ -188,8 +188,9 @@ bool query_passes(const imp_world *w, int k, const imp_query_filter *f)
 }
 
 /* the hits of the segment on the shapes that pass the filter: the closest into *hit (all == NULL), or
- * every shape's first hit into all[0 .. max) (returns how many there are) */
-static int raycast(const imp_world *w, imp_vec3 from, imp_vec3 to, const imp_query_filter *f, imp_ray_hit *hit, bool static_only,
+ * every shape's first hit into all[0 .. max) (returns how many there are); bullet >= 0: the shapes a
+ * bullet (that dense body) may meet, its own and other bullets' left out */
+static int raycast(const imp_world *w, imp_vec3 from, imp_vec3 to, const imp_query_filter *f, imp_ray_hit *hit, int bullet,
                    imp_ray_hit *all, int max)
 {
     imp_vec3 d = v3_sub(to, from);
@@ -199,7 +200,10 @@ static int raycast(const imp_world *w, imp_vec3 from, imp_vec3 to, const imp_que
     for (int k = 0; k < ns + nc; k++) {
         geom g;
         uint32_t key;
-        if (k < ns && static_only && w->bodies->body[bodies_dense(w, w->shapes->shape[k].body)].motion != IMP_FIXED) continue;
+        if (k < ns && bullet >= 0) {
+            const int bk = bodies_dense(w, w->shapes->shape[k].body);
+            if (bk == bullet || (w->bodies->body[bk].bullet && w->bodies->body[bk].motion == IMP_DYNAMIC)) continue;
+        }
         if (!query_passes(w, k, f)) continue; /* (sensors stop no bullet) */
         if (k < ns) {
             shape_geom(&w->shapes->shape[k], &g);
@@ -232,22 +236,23 @@ static int hit_order(const void *a, const void *b)
 bool imp_world_raycast(const imp_world *w, imp_vec3 from, imp_vec3 to, imp_ray_hit *hit)
 {
     const imp_query_filter f = imp_query_filter_default();
-    return raycast(w, from, to, &f, hit, false, NULL, 0) > 0;
+    return raycast(w, from, to, &f, hit, -1, NULL, 0) > 0;
 }
 bool imp_world_raycast_filtered(const imp_world *w, imp_vec3 from, imp_vec3 to, const imp_query_filter *f, imp_ray_hit *hit)
 {
-    return raycast(w, from, to, f, hit, false, NULL, 0) > 0;
+    return raycast(w, from, to, f, hit, -1, NULL, 0) > 0;
 }
 int imp_world_raycast_all(const imp_world *w, imp_vec3 from, imp_vec3 to, const imp_query_filter *f, imp_ray_hit *out, int max)
 {
-    const int n = raycast(w, from, to, f, NULL, false, out, max);
+    const int n = raycast(w, from, to, f, NULL, -1, out, max);
     qsort(out, (size_t)(n < max ? n : max), sizeof *out, hit_order);
     return n;
 }
-bool query_ray_static(const imp_world *w, imp_vec3 from, imp_vec3 to, imp_ray_hit *hit)
+bool query_ray_bullet(const imp_world *w, int i, imp_vec3 from, imp_vec3 to, imp_ray_hit *hit)
 {
-    const imp_query_filter f = imp_query_filter_default();
-    return raycast(w, from, to, &f, hit, true, NULL, 0) > 0;
+    const body *b = &w->bodies->body[i];
+    const imp_query_filter f = {b->group, b->mask, false}; /* what the bullet may touch (no sensors) */
+    return raycast(w, from, to, &f, hit, i, NULL, 0) > 0;
 }
 
 static bool point_in(const geom *g, imp_vec3 p)

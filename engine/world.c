@@ -59,6 +59,7 @@
 #include "shape.h"
 #include "step.h"
 #include "tinkertoy.h"
+#include "toi.h"
 #include "world_parts.h"
 
 imp_world_def imp_world_def_default(void)
@@ -151,8 +152,10 @@ static void bodies_step(imp_step *s)
      * when bodies came, went or were moved by a script since the last collide stage */
     if (!contacts_current(w)) contacts_update(w);
     joints_springs_kick(w, s->dt); /* springs between bodies: their impulse over the step (joint_force.c) */
-    if (w->settings.contact_mode == IMP_CONTACT_QP) qp_step(s);
-    else impulse_step(s);
+    if (w->settings.contact_mode == IMP_CONTACT_QP) {
+        qp_step(s);
+        if (toi_bullets(w, s->bodies0)) s->collided = false; /* a bullet put back: the contacts are found again */
+    } else impulse_step(s);
     bodies_clear_accumulators(w);
     s->profile->bodies = step_clock_ms() - t0;
 }

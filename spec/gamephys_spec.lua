@@ -679,3 +679,32 @@ describe("distance, rope and spring joints", function()
     assert.matches("distance or rope joint", err)
   end)
 end)
+
+describe("continuous collision against dynamic bodies", function()
+  for _, mode in ipairs { "impulse", "qp" } do
+    it("a 100 m/s bullet ball does not pass through a 5 cm dynamic plank (" .. mode .. " mode)", function()
+      for _, bullet in ipairs { false, true } do
+        local w = impetus.world { gravity = { 0, 0, 0 } }
+        w.contact = mode
+        local ball = w:sphere { radius = 0.1, mass = 1, position = { 0, 0, 0 }, velocity = { 100, 0, 0 }, bullet = bullet, restitution = 0 }
+        local plank = w:box { size = { 0.05, 1, 1 }, mass = 2, position = { 1, 0, 0 } }
+        local behind = true
+        for _ = 1, 30 do
+          w:step(1 / 60)
+          behind = behind and ball.position[1] < plank.position[1]
+        end
+        if bullet then
+          assert.is_true(behind)
+          -- a perfectly inelastic impact: both at 100 / 3 m/s, momentum 100 kg m/s, touching
+          assert.is_true(math.abs(ball.velocity[1] - 100 / 3) < 1e-9)
+          assert.is_true(math.abs(plank.velocity[1] - 100 / 3) < 1e-9)
+          assert.is_true(math.abs(plank.position[1] - ball.position[1] - 0.125) < 1e-6)
+        else
+          assert.is_false(behind) -- without the flag it tunnels: the discrete step never sees the overlap
+          assert.are.equal(0, plank.velocity[1])
+        end
+        assert.is_true(math.abs(ball.momentum[1] + plank.momentum[1] - 100) < 1e-9)
+      end
+    end)
+  end
+end)
