@@ -209,10 +209,18 @@ void joints_springs_kick(imp_world *w, double h)
 const char *joints_exact_refusal(const imp_world *w)
 {
     const struct joint_set *js = w->joints;
-    for (int k = 0; js && k < js->ids.count; k++)
-        if (js->joint[k].type == IMP_JOINT_DISTANCE)
+    for (int k = 0; js && k < js->ids.count; k++) {
+        const joint *jt = &js->joint[k];
+        if (jt->type == IMP_JOINT_DISTANCE)
             return "the exact mode (\"qp\") cannot take a distance or rope joint: its rows there are equalities of one LCP "
                    "and a rope's bound is an inequality it does not hold; use world.contact = \"impulse\"";
+        if (jt->has_limits)
+            return "the exact mode (\"qp\") cannot hold joint limits (a joint of this world has some): its rows there are "
+                   "equalities of one LCP and a limit is an inequality; remove them or use world.contact = \"impulse\"";
+        if (jt->has_motor)
+            return "the exact mode (\"qp\") cannot drive joint motors (a joint of this world has one): its rows there are "
+                   "equalities of one LCP and a motor is a bounded row; remove it or use world.contact = \"impulse\"";
+    }
     return NULL;
 }
 

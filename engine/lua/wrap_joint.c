@@ -81,6 +81,13 @@ static imp_id joint_body(lua_State *L, world_userdata *world, const char *key)
     return h->id;
 }
 
+/* what the exact mode cannot do with joints, said once for every message */
+static const char *const QP_NO_LIMITS = "the exact mode (\"qp\") cannot hold joint limits: its joints are equality rows of one LCP "
+                                        "with the contacts, and a limit is an inequality (a row that only pushes at its bound); use "
+                                        "world.contact = \"impulse\"";
+static const char *const QP_NO_MOTORS = "the exact mode (\"qp\") cannot drive joint motors: its joints are equality rows of one LCP, "
+                                        "and a motor is a bounded row (at most max of torque or force); use world.contact = \"impulse\"";
+
 /* break_force (N) or break_torque (N m) of a def table or a setter's value at idx (key: NULL, a setter) */
 static const char *const QP_NO_FORCE = "the exact mode (\"qp\") does not measure joint forces (its joints are equality rows of one "
                                        "LCP, solved together with the contacts); use world.contact = \"impulse\"";
@@ -218,10 +225,10 @@ static int create_typed_joint(lua_State *L)
         return luaL_error(L, "%s: a %s joint needs field 'axis' (a world direction {x, y, z})", fn, TYPE_NAMES[k]);
     }
     lua_getfield(L, 2, "limits");
-    if (qp && !lua_isnil(L, -1)) return luaL_error(L, "%s: field 'limits' is not supported in world.contact = \"qp\" (the impulse mode's)", fn);
+    if (qp && !lua_isnil(L, -1)) return luaL_error(L, "%s: field 'limits': %s", fn, QP_NO_LIMITS);
     if (!lua_isnil(L, -1)) read_limits(L, lua_gettop(L), d.type, fn, &d.lo, &d.hi), d.has_limits = true;
     lua_getfield(L, 2, "motor");
-    if (qp && !lua_isnil(L, -1)) return luaL_error(L, "%s: field 'motor' is not supported in world.contact = \"qp\" (the impulse mode's)", fn);
+    if (qp && !lua_isnil(L, -1)) return luaL_error(L, "%s: field 'motor': %s", fn, QP_NO_MOTORS);
     if (!lua_isnil(L, -1)) read_motor(L, lua_gettop(L), d.type, fn, &d.speed, &d.max), d.has_motor = true;
     const double break_force = read_break(L, 2, "break_force", qp), break_torque = read_break(L, 2, "break_torque", qp);
     imp_id id = imp_joint_create(w, &d);
@@ -401,7 +408,7 @@ static int joint_set_limits(lua_State *L)
     imp_world *w = impl_handle_unlocked(L, h, "joint.limits")->w;
     if (lua_isnil(L, 2)) return imp_joint_set_limits(w, h->id, false, 0, 0), 0;
     if (imp_world_contact_mode(w) == IMP_CONTACT_QP)
-        return luaL_error(L, "joint.limits: not supported in world.contact = \"qp\" (the impulse mode's)");
+        return luaL_error(L, "joint.limits: %s", QP_NO_LIMITS);
     double lo, hi;
     read_limits(L, 2, imp_joint_kind(w, h->id), "joint.limits", &lo, &hi);
     imp_joint_set_limits(w, h->id, true, lo, hi);
@@ -461,7 +468,7 @@ static int joint_set_motor(lua_State *L)
     imp_world *w = impl_handle_unlocked(L, h, "joint.motor")->w;
     if (lua_isnil(L, 2)) return imp_joint_set_motor(w, h->id, false, 0, 0), 0;
     if (imp_world_contact_mode(w) == IMP_CONTACT_QP)
-        return luaL_error(L, "joint.motor: not supported in world.contact = \"qp\" (the impulse mode's)");
+        return luaL_error(L, "joint.motor: %s", QP_NO_MOTORS);
     double s, m;
     read_motor(L, 2, imp_joint_kind(w, h->id), "joint.motor", &s, &m);
     imp_joint_set_motor(w, h->id, true, s, m);
