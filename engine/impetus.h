@@ -879,6 +879,10 @@ int imp_joint_hub_count(const imp_world *w);
 int imp_joint_coordinate(const imp_world *w, imp_id id, double *value, double *speed);
 void imp_joint_set_limits(imp_world *w, imp_id id, bool on, double lo, double hi);
 bool imp_joint_limits(const imp_world *w, imp_id id, double *lo, double *hi);
+/* a point joint's twist limit: A's frame's turn about its axis relative to B's (the twist of their swing-
+ * twist split, rad) stays in [lo, hi], -pi <= lo <= hi <= pi; false for another type or a bad range */
+bool imp_joint_set_twist_limits(imp_world *w, imp_id id, bool on, double lo, double hi);
+bool imp_joint_twist_limits(const imp_world *w, imp_id id, double *lo, double *hi);
 void imp_joint_set_motor(imp_world *w, imp_id id, bool on, double speed, double max);
 bool imp_joint_motor(const imp_world *w, imp_id id, double *speed, double *max);
 int imp_world_joint_count(const imp_world *w);

@@ -410,6 +410,22 @@ void imp_joint_set_limits(imp_world *w, imp_id id, bool on, double lo, double hi
     body_wake(w, p->a), body_wake(w, p->b);
 }
 
+bool imp_joint_set_twist_limits(imp_world *w, imp_id id, bool on, double lo, double hi)
+{
+    joint *p = joint_find(w, id);
+    if (!p || p->type != IMP_JOINT_POINT) return false;
+    if (on && !(lo <= hi && lo >= -M_PI && hi <= M_PI)) return false;
+    p->has_twist = on, p->twist_lo = lo, p->twist_hi = hi;
+    body_wake(w, p->a), body_wake(w, p->b);
+    return true;
+}
+bool imp_joint_twist_limits(const imp_world *w, imp_id id, double *lo, double *hi)
+{
+    joint *p = joint_find(w, id);
+    if (!p || !p->has_twist) return false;
+    *lo = p->twist_lo, *hi = p->twist_hi;
+    return true;
+}
 bool imp_joint_limits(const imp_world *w, imp_id id, double *lo, double *hi)
 {
     joint *p = joint_find(w, id);
@@ -554,7 +570,7 @@ static int rows_add_motor(const joint *jt, row_block *R, int m, imp_vec3 ra, imp
 static void rows_distance(joint *jt, row_block *R, imp_vec3 ra, imp_vec3 rb, bool pre)
 {
     const joint_side *A = &R->sA, *B = &R->sB;
-    R->m = 0, R->axis_rows = false;
+    R->m = 0, R->axis_rows = false, R->twist_row = -1;
     if (jt->type != IMP_JOINT_DISTANCE) return;
     imp_vec3 d = v3_sub(A->p, B->p);
     d = v3_len(d) > 1e-12 ? v3_normalize(d) : v3(0, 1, 0);
@@ -571,6 +587,31 @@ static void rows_distance(joint *jt, row_block *R, imp_vec3 ra, imp_vec3 rb, boo
     R->lo[0] = side > 0 ? (side == 2 ? -INFINITY : 0) : -INFINITY, R->hi[0] = side < 0 ? 0 : INFINITY;
     R->limit_target = bound;
     R->m = 1;
+}
+
+/* A point joint's twist limit: the twist theta = 2 atan2(x, w) of q = conj(F_B) F_A (the rotation about
+ * x left when the swing that takes B's axis onto A's is taken out), in (-pi, pi]; its rate is about
+ * b.(omega_A - omega_B), b B's axis, the row's angular direction (exact without swing, as a hinge's). A row
+ * while the twist (predicted in pre-stabilization) is at or past a bound, pushing one way, and kept for the
+ * stage once met. Before the swing limit's row, so that residuals_limit_motor finds that one after it. */
+static int rows_add_twist(joint *jt, row_block *R, int m, imp_vec3 eb, bool pre)
+{
+    const joint_side *A = &R->sA, *B = &R->sB;
+    R->twist_row = -1;
+    if (!jt->has_twist || jt->type != IMP_JOINT_POINT || m >= MAX_ROWS) return m;
+    const double x = pre ? joint_hinge_angle(A->F1, B->F1, 0) : joint_hinge_angle(A->F, B->F, 0), slop = pre ? 0 : LIMIT_SLOP;
+    double side = 0, bound = 0;
+    if (x < jt->twist_lo + slop) side = 1, bound = jt->twist_lo;
+    else if (x > jt->twist_hi - slop) side = -1, bound = jt->twist_hi;
+    if (pre && side != 0) jt->twist_pre_side = (int)side, jt->twist_pre_bound = bound;
+    else if (pre && jt->twist_pre_side) side = jt->twist_pre_side, bound = jt->twist_pre_bound;
+    if (side == 0) return m;
+    row_ang(R, m, eb);
+    R->kind[m] = ROW_LIMIT, R->lo[m] = side > 0 ? 0 : -INFINITY, R->hi[m] = side > 0 ? INFINITY : 0;
+    const double now = pre ? joint_hinge_angle(A->F, B->F, 0) : x;
+    R->twist_target = fmin(fmax(bound, now - LIMIT_REACH), now + LIMIT_REACH);
+    R->twist_row = m;
+    return m + 1;
 }
 
 /* the rows' impulse directions now (linear d at the midpoint of the two articulation points, or angular
@@ -606,6 +647,7 @@ static void rows_directions(joint *jt, row_block *R, const imp_mat3 *Iinv, const
         for (int c = 0; c < 3; c++) row_ang(R, m++, v3(c == 0, c == 1, c == 2));
     }
     for (int r = 0; r < m; r++) R->kind[r] = ROW_EQ, R->lo[r] = -INFINITY, R->hi[r] = INFINITY;
+    m = rows_add_twist(jt, R, m, eb, pre);
     if (jt->has_limits && (angular_free(ty) || ty == IMP_JOINT_PRISMATIC || ty == IMP_JOINT_POINT)) m = rows_add_limit(jt, R, m, ra, rb, aa, eb, pre);
     R->m = rows_add_motor(jt, R, m, ra, rb, eb, h, pre, motor);
     joint_rows_weights(R, Iinv, im);
@@ -633,6 +675,11 @@ static void residuals_limit_motor(const joint *jt, row_block *R, int m, int n, i
 {
     const joint_side *A = &R->sA, *B = &R->sB;
     const imp_joint_type ty = jt->type;
+    if (m < R->m && m == R->twist_row) { /* a point joint's twist limit (rows_add_twist) */
+        R->f[m] = joint_hinge_angle(A->F1, B->F1, 0) - R->twist_target;
+        deriv_ang(R, m, b1, v3_scale(b1, -1), A, B);
+        m++;
+    }
     if (m < R->m && R->kind[m] == ROW_LIMIT) {
         double target = R->limit_target;
         if (angular_free(ty)) {
@@ -720,7 +767,7 @@ static inline __attribute__((always_inline)) void rows_residuals(const imp_world
 /* a plain ball joint needs no axes */
 static bool needs_frames(const joint *jt)
 {
-    return (jt->type != IMP_JOINT_POINT && jt->type != IMP_JOINT_DISTANCE && jt->type != IMP_JOINT_SPRING) || jt->has_limits;
+    return (jt->type != IMP_JOINT_POINT && jt->type != IMP_JOINT_DISTANCE && jt->type != IMP_JOINT_SPRING) || jt->has_limits || jt->has_twist;
 }
 
 /* Post-stabilization's rows of jt at the positions now: with directions, the impulse directions G, the

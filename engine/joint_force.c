@@ -214,7 +214,7 @@ const char *joints_exact_refusal(const imp_world *w)
         if (jt->type == IMP_JOINT_DISTANCE)
             return "the exact mode (\"qp\") cannot take a distance or rope joint: its rows there are equalities of one LCP "
                    "and a rope's bound is an inequality it does not hold; use world.contact = \"impulse\"";
-        if (jt->has_limits)
+        if (jt->has_limits || jt->has_twist)
             return "the exact mode (\"qp\") cannot hold joint limits (a joint of this world has some): its rows there are "
                    "equalities of one LCP and a limit is an inequality; remove them or use world.contact = \"impulse\"";
         if (jt->has_motor)

@@ -33,6 +33,10 @@ typedef struct joint {
     /* joint_force.c: what it applied (the impulse on A this step: linear, and angular about A's centre,
      * N s; the force and torque of the last step), and where it breaks (0: never) */
     double stiffness, damping, rest; /* a spring's (joint_force.c)                                         */
+    bool has_twist;         /* a point joint's twist limit: A's frame about its x axis relative to B's, */
+    double twist_lo, twist_hi; /* the twist of their swing-twist split, stays in [lo, hi] (rad)         */
+    int twist_pre_side;     /* ... met in this step's pre-stabilization (as pre_side)                   */
+    double twist_pre_bound;
     double impulse[6], impulse_saved[6];
     imp_vec3 force, torque;
     double break_force, break_torque;
@@ -68,6 +72,8 @@ typedef struct row_block {
     bool derivs_pending;                    /* pre: C not yet built for f (a plain ball joint in a line
                                                search's trial: joint_rows_point_derivs)              */
     bool axis_rows;                         /* rows 0-2 are linear along x, y, z (block_add_cwg_axes) */
+    int twist_row;                          /* a point joint's twist limit row (-1: none)             */
+    double twist_target;                    /* pre: the bound it drives the twist to                  */
 } row_block;
 
 /* The joints of a world (w->joints) and the tables of their stages. Nodes of the sparse solve: the

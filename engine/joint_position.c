@@ -345,7 +345,7 @@ static void find_pivots(imp_world *w, int n)
             const int i = ends[e], o = ends[1 - e];
             if (i >= n) continue;
             const bool fixed_other = o >= n || w->bodies->body[o].motion == IMP_FIXED;
-            const bool ball = jt->type == IMP_JOINT_POINT && !jt->has_limits && !jt->has_motor;
+            const bool ball = jt->type == IMP_JOINT_POINT && !jt->has_limits && !jt->has_motor && !jt->has_twist;
             js->pivot[i] = js->pivot[i] == -1 && fixed_other && ball ? k : -2; /* -2: another joint, or not a ball */
         }
     }

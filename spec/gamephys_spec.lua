@@ -708,3 +708,49 @@ describe("continuous collision against dynamic bodies", function()
     end)
   end
 end)
+
+describe("ball joint twist limit and motor", function()
+  local function twist_of(b) -- the turn of the body about y (its x axis in the x-z plane)
+    local R = b.rotation
+    return math.atan(-R[3][1], R[1][1])
+  end
+
+  it("a twist limit stops a spinning body at its bounds, the swing left free", function()
+    for _, spin in ipairs { 5, -5 } do
+      local w = impetus.world {}
+      w.sleeping = false
+      local b = w:box { size = { 0.6, 0.2, 0.2 }, mass = 1, position = { 0, 1, 0 }, angular_velocity = { 0, spin, 0 } }
+      local j = w:joint { type = "point", a = b, anchor = { 0, 2, 0 }, limits = { twist = { -0.5, 0.3 } } }
+      local lo, hi = 0, 0
+      for _ = 1, 120 do
+        w:step(1 / 60)
+        local t = twist_of(b)
+        lo, hi = math.min(lo, t), math.max(hi, t)
+      end
+      -- the joint's axis points from the anchor down to the centre: twist about -y
+      if spin > 0 then assert.is_true(math.abs(hi - 0.5) < 1e-6) else assert.is_true(math.abs(lo + 0.3) < 1e-6) end
+      assert.is_true(j.gap < 1e-8)
+      assert.are.same({ twist = { -0.5, 0.3 } }, j.limits)
+    end
+    -- the swing stays free: a pendulum released sideways swings through 0.9 rad
+    local w = impetus.world {}
+    local b = w:box { size = { 0.2, 0.2, 0.2 }, mass = 1, position = { 1, 2, 0 } }
+    w:joint { type = "point", a = b, anchor = { 0, 2, 0 }, limits = { twist = { -0.1, 0.1 } } }
+    local low = 2
+    for _ = 1, 60 do
+      w:step(1 / 60)
+      low = math.min(low, b.position[2])
+    end
+    assert.is_true(math.abs(low - 1) < 1e-3)
+  end)
+
+  it("refuses bad twist limits by name", function()
+    local w = impetus.world {}
+    local b = w:box { position = { 0, 1, 0 } }
+    for _, lim in ipairs { { twist = { 1, -1 } }, { twist = { -4, 0 } }, { twist = 1 }, {}, { swing = 1, twst = 2 } } do
+      local ok, err = pcall(w.joint, w, { type = "point", a = b, anchor = { 0, 2, 0 }, limits = lim })
+      assert.is_false(ok)
+      assert.matches("field 'limits'", err)
+    end
+  end)
+end)

@@ -29,23 +29,50 @@ enum { TYPE_ROPE = 8 };
 
 static bool limited_type(imp_joint_type t) { return t == IMP_JOINT_HINGE || t == IMP_JOINT_TWIST || t == IMP_JOINT_PRISMATIC; }
 
-/* limits at idx: {lo, hi} (hinge/twist/prismatic) or {swing = rad} (point); fn names the field */
+/* a point joint's limits: {swing = angle (0 < swing <= pi), twist = {lo, hi} (-pi <= lo <= hi <= pi)},
+ * either or both */
+typedef struct point_limits {
+    bool swing, twist;
+    double swing_angle, twist_lo, twist_hi;
+} point_limits;
+static point_limits read_point_limits(lua_State *L, int idx, const char *fn)
+{
+    char what[64];
+    snprintf(what, sizeof what, "%s: field 'limits'", fn);
+    point_limits pl = {false, false, 0, 0, 0};
+    if (!lua_istable(L, idx)) luaL_error(L, "%s of a point joint must be {swing = angle, twist = {lo, hi}} (either or both)", what);
+    static const char *const keys[] = {"swing", "twist", NULL};
+    impl_check_keys(L, idx, what, keys);
+    if (lua_getfield(L, idx, "swing") != LUA_TNIL) {
+        int ok;
+        pl.swing_angle = lua_tonumberx(L, -1, &ok);
+        if (!ok || !(pl.swing_angle > 0) || !(pl.swing_angle <= M_PI)) luaL_error(L, "%s: field 'swing' must be an angle with 0 < swing <= pi", what);
+        pl.swing = true;
+    }
+    lua_pop(L, 1);
+    if (lua_getfield(L, idx, "twist") != LUA_TNIL) {
+        char twhat[80];
+        snprintf(twhat, sizeof twhat, "%s: field 'twist'", what);
+        if (!lua_istable(L, -1)) luaL_error(L, "%s must be {lo, hi} with -pi <= lo <= hi <= pi", twhat);
+        impl_check_list(L, lua_gettop(L), twhat, 2);
+        lua_rawgeti(L, -1, 1), lua_rawgeti(L, -2, 2);
+        int ok1, ok2;
+        pl.twist_lo = lua_tonumberx(L, -2, &ok1), pl.twist_hi = lua_tonumberx(L, -1, &ok2);
+        lua_pop(L, 2);
+        if (!ok1 || !ok2 || !(pl.twist_lo >= -M_PI && pl.twist_hi <= M_PI && pl.twist_lo <= pl.twist_hi))
+            luaL_error(L, "%s must be {lo, hi} with -pi <= lo <= hi <= pi", twhat);
+        pl.twist = true;
+    }
+    lua_pop(L, 1);
+    if (!pl.swing && !pl.twist) luaL_error(L, "%s of a point joint must be {swing = angle, twist = {lo, hi}} (either or both)", what);
+    return pl;
+}
+
+/* limits at idx: {lo, hi} (hinge/twist/prismatic); fn names the field */
 static void read_limits(lua_State *L, int idx, imp_joint_type t, const char *fn, double *lo, double *hi)
 {
     char what[64];
     snprintf(what, sizeof what, "%s: field 'limits'", fn);
-    if (t == IMP_JOINT_POINT) {
-        if (!lua_istable(L, idx)) luaL_error(L, "%s: field 'limits' of a point joint must be {swing = angle}", fn);
-        static const char *const keys[] = {"swing", NULL};
-        impl_check_keys(L, idx, what, keys);
-        lua_getfield(L, idx, "swing");
-        int ok;
-        double sw = lua_tonumberx(L, -1, &ok);
-        lua_pop(L, 1);
-        if (!ok || !(sw > 0) || !(sw <= M_PI)) luaL_error(L, "%s: field 'limits' of a point joint must be {swing = angle} with 0 < swing <= pi", fn);
-        *lo = 0, *hi = sw;
-        return;
-    }
     if (!limited_type(t)) luaL_error(L, "%s: field 'limits' is for hinge, twist, prismatic and point joints", fn);
     if (!lua_istable(L, idx)) luaL_error(L, "%s: field 'limits' must be {lo, hi} with lo <= hi", fn);
     impl_check_list(L, idx, what, 2);
@@ -226,7 +253,11 @@ static int create_typed_joint(lua_State *L)
     }
     lua_getfield(L, 2, "limits");
     if (qp && !lua_isnil(L, -1)) return luaL_error(L, "%s: field 'limits': %s", fn, QP_NO_LIMITS);
-    if (!lua_isnil(L, -1)) read_limits(L, lua_gettop(L), d.type, fn, &d.lo, &d.hi), d.has_limits = true;
+    point_limits pl = {false, false, 0, 0, 0};
+    if (!lua_isnil(L, -1) && d.type == IMP_JOINT_POINT) {
+        pl = read_point_limits(L, lua_gettop(L), fn);
+        d.has_limits = pl.swing, d.lo = 0, d.hi = pl.swing_angle;
+    } else if (!lua_isnil(L, -1)) read_limits(L, lua_gettop(L), d.type, fn, &d.lo, &d.hi), d.has_limits = true;
     lua_getfield(L, 2, "motor");
     if (qp && !lua_isnil(L, -1)) return luaL_error(L, "%s: field 'motor': %s", fn, QP_NO_MOTORS);
     if (!lua_isnil(L, -1)) read_motor(L, lua_gettop(L), d.type, fn, &d.speed, &d.max), d.has_motor = true;
@@ -238,6 +269,7 @@ static int create_typed_joint(lua_State *L)
         return luaL_error(L, "%s: could not create the joint (stale body?)", fn);
     }
     imp_joint_set_break(w, id, break_force, break_torque);
+    if (pl.twist) imp_joint_set_twist_limits(w, id, true, pl.twist_lo, pl.twist_hi);
     impl_push_handle(L, 1, IMPL_JOINT, id);
     return 1;
 }
@@ -390,12 +422,23 @@ static int joint_get_b(lua_State *L) { return push_end_body(L, false); }
 static int joint_get_limits(lua_State *L)
 {
     handle_userdata *h = check_joint(L, 1);
-    double lo, hi;
+    double lo, hi, tlo, thi;
+    if (imp_joint_kind(h->world->w, h->id) == IMP_JOINT_POINT) {
+        const bool swing = imp_joint_limits(h->world->w, h->id, &lo, &hi), twist = imp_joint_twist_limits(h->world->w, h->id, &tlo, &thi);
+        if (!swing && !twist) return lua_pushnil(L), 1;
+        lua_createtable(L, 0, 2);
+        if (swing) lua_pushnumber(L, hi), lua_setfield(L, -2, "swing");
+        if (twist) {
+            lua_createtable(L, 2, 0);
+            lua_pushnumber(L, tlo), lua_rawseti(L, -2, 1);
+            lua_pushnumber(L, thi), lua_rawseti(L, -2, 2);
+            lua_setfield(L, -2, "twist");
+        }
+        return 1;
+    }
     if (!imp_joint_limits(h->world->w, h->id, &lo, &hi)) return lua_pushnil(L), 1;
     lua_createtable(L, 2, 1);
-    if (imp_joint_kind(h->world->w, h->id) == IMP_JOINT_POINT) {
-        lua_pushnumber(L, hi), lua_setfield(L, -2, "swing");
-    } else {
+    {
         lua_pushnumber(L, lo), lua_rawseti(L, -2, 1);
         lua_pushnumber(L, hi), lua_rawseti(L, -2, 2);
     }
@@ -406,9 +449,15 @@ static int joint_set_limits(lua_State *L)
 {
     handle_userdata *h = check_joint(L, 1);
     imp_world *w = impl_handle_unlocked(L, h, "joint.limits")->w;
-    if (lua_isnil(L, 2)) return imp_joint_set_limits(w, h->id, false, 0, 0), 0;
+    if (lua_isnil(L, 2)) return imp_joint_set_limits(w, h->id, false, 0, 0), imp_joint_set_twist_limits(w, h->id, false, 0, 0), 0;
     if (imp_world_contact_mode(w) == IMP_CONTACT_QP)
         return luaL_error(L, "joint.limits: %s", QP_NO_LIMITS);
+    if (imp_joint_kind(w, h->id) == IMP_JOINT_POINT) {
+        const point_limits pl = read_point_limits(L, 2, "joint.limits");
+        imp_joint_set_limits(w, h->id, pl.swing, 0, pl.swing_angle);
+        imp_joint_set_twist_limits(w, h->id, pl.twist, pl.twist_lo, pl.twist_hi);
+        return 0;
+    }
     double lo, hi;
     read_limits(L, 2, imp_joint_kind(w, h->id), "joint.limits", &lo, &hi);
     imp_joint_set_limits(w, h->id, true, lo, hi);
