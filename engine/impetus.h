@@ -883,6 +883,10 @@ bool imp_joint_limits(const imp_world *w, imp_id id, double *lo, double *hi);
  * twist split, rad) stays in [lo, hi], -pi <= lo <= hi <= pi; false for another type or a bad range */
 bool imp_joint_set_twist_limits(imp_world *w, imp_id id, bool on, double lo, double hi);
 bool imp_joint_twist_limits(const imp_world *w, imp_id id, double *lo, double *hi);
+/* a point joint's motor: drives omega_A - omega_B (world frame, rad/s) to velocity with at most max torque
+ * (N m) about each world axis; false for another type or values out of range (|velocity| <= 1e6, max <= 1e12) */
+bool imp_joint_set_ball_motor(imp_world *w, imp_id id, bool on, imp_vec3 velocity, double max);
+bool imp_joint_ball_motor(const imp_world *w, imp_id id, imp_vec3 *velocity, double *max);
 void imp_joint_set_motor(imp_world *w, imp_id id, bool on, double speed, double max);
 bool imp_joint_motor(const imp_world *w, imp_id id, double *speed, double *max);
 int imp_world_joint_count(const imp_world *w);

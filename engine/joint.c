@@ -419,6 +419,22 @@ bool imp_joint_set_twist_limits(imp_world *w, imp_id id, bool on, double lo, dou
     body_wake(w, p->a), body_wake(w, p->b);
     return true;
 }
+bool imp_joint_set_ball_motor(imp_world *w, imp_id id, bool on, imp_vec3 velocity, double max)
+{
+    joint *p = joint_find(w, id);
+    if (!p || p->type != IMP_JOINT_POINT) return false;
+    if (on && !(v3_len(velocity) <= IMP_JOINT_MAX_COORD && max >= 0 && max <= IMP_JOINT_MAX_FORCE)) return false;
+    p->has_motor = on, p->motor_velocity = velocity, p->max = max, p->speed = 0;
+    body_wake(w, p->a), body_wake(w, p->b);
+    return true;
+}
+bool imp_joint_ball_motor(const imp_world *w, imp_id id, imp_vec3 *velocity, double *max)
+{
+    joint *p = joint_find(w, id);
+    if (!p || p->type != IMP_JOINT_POINT || !p->has_motor) return false;
+    *velocity = p->motor_velocity, *max = p->max;
+    return true;
+}
 bool imp_joint_twist_limits(const imp_world *w, imp_id id, double *lo, double *hi)
 {
     joint *p = joint_find(w, id);
@@ -551,13 +567,27 @@ static int rows_add_motor(const joint *jt, row_block *R, int m, imp_vec3 ra, imp
         else row_ang(R, m, eb), R->motor_target = joint_hinge_angle(A->F, B->F, jt->angle);
         R->motor_target += h * jt->speed;
         R->kind[m] = ROW_MOTOR, R->lo[m] = -INFINITY, R->hi[m] = INFINITY;
+        R->motor_speed[m] = jt->speed, R->motor_axis[m] = -1;
         return m + 1;
     }
     if (!pre && motor && jt->has_motor && has_coordinate(ty) && m < MAX_ROWS) {
         if (ty == IMP_JOINT_PRISMATIC) row_lin(R, m, eb, ra, rb);
         else row_ang(R, m, eb);
         R->kind[m] = ROW_MOTOR, R->lo[m] = fmin(-jt->max * h - jt->motor_used, 0), R->hi[m] = fmax(jt->max * h - jt->motor_used, 0);
+        R->motor_speed[m] = jt->speed, R->motor_axis[m] = -1;
         return m + 1;
+    }
+    /* a point joint's motor: three angular rows along the world axes, each driving its component of
+     * omega_A - omega_B to the motor's velocity with at most max h of impulse in the step (velocity
+     * stages only: a ball joint has no coordinate for pre-stabilization to aim at) */
+    if (!pre && motor && jt->has_motor && ty == IMP_JOINT_POINT && m + 3 <= MAX_ROWS) {
+        const double target[3] = {jt->motor_velocity.x, jt->motor_velocity.y, jt->motor_velocity.z};
+        for (int c = 0; c < 3; c++, m++) {
+            row_ang(R, m, v3(c == 0, c == 1, c == 2));
+            const double used = jt->motor_used_axis[c];
+            R->kind[m] = ROW_MOTOR, R->lo[m] = fmin(-jt->max * h - used, 0), R->hi[m] = fmax(jt->max * h - used, 0);
+            R->motor_speed[m] = target[c], R->motor_axis[m] = c;
+        }
     }
     return m;
 }
@@ -655,7 +685,7 @@ static void rows_directions(joint *jt, row_block *R, const imp_mat3 *Iinv, const
 }
 
 /* velocity rows: C = G, and the right-hand side f = target - u at the velocities (v, om) */
-static void rows_velocity_rhs(const joint *jt, row_block *R, int n, const imp_vec3 *v, const imp_vec3 *om)
+static void rows_velocity_rhs(row_block *R, int n, const imp_vec3 *v, const imp_vec3 *om)
 {
     const joint_side *A = &R->sA, *B = &R->sB;
     imp_vec3 va = A->i < n ? v[A->i] : v3(0, 0, 0), wa = A->i < n ? om[A->i] : v3(0, 0, 0);
@@ -665,7 +695,7 @@ static void rows_velocity_rhs(const joint *jt, row_block *R, int n, const imp_ve
         const double *a = R->gA[r], *b = R->gB[r];
         double u = a[0] * va.x + a[1] * va.y + a[2] * va.z + a[3] * wa.x + a[4] * wa.y + a[5] * wa.z +
                    b[0] * vb.x + b[1] * vb.y + b[2] * vb.z + b[3] * wb.x + b[4] * wb.y + b[5] * wb.z;
-        R->f[r] = (R->kind[r] == ROW_MOTOR ? jt->speed : 0) - u;
+        R->f[r] = (R->kind[r] == ROW_MOTOR ? R->motor_speed[r] : 0) - u;
     }
 }
 
@@ -779,7 +809,7 @@ void joint_rows_velocity(const imp_world *w, joint *jt, row_block *R, int n, con
     const bool frames = needs_frames(jt);
     rows_sides_now(w, jt, R, n, im, frames);
     if (directions) rows_directions(jt, R, Iinv, im, h, frames, false, motor);
-    if (v) rows_velocity_rhs(jt, R, n, v, om);
+    if (v) rows_velocity_rhs(R, n, v, om);
 }
 
 /* Pre-stabilization's rows of jt: the residuals f and derivatives C at the prediction from the velocities
@@ -892,6 +922,7 @@ int joints_prepare(imp_world *w, int n)
     for (int k = 0; k < js->ids.count; k++) {
         joint *jt = &js->joint[k];
         jt->motor_used = 0, jt->motor_sat = false; /* a new step */
+        jt->motor_used_axis[0] = jt->motor_used_axis[1] = jt->motor_used_axis[2] = 0;
         if (!joint_bodies(w, jt, n)) {
             if (!jt->woke) { /* a body of it was destroyed: the partner wakes, once */
                 jt->woke = true;

@@ -37,6 +37,8 @@ typedef struct joint {
     double twist_lo, twist_hi; /* the twist of their swing-twist split, stays in [lo, hi] (rad)         */
     int twist_pre_side;     /* ... met in this step's pre-stabilization (as pre_side)                   */
     double twist_pre_bound;
+    imp_vec3 motor_velocity; /* a point joint's motor: the target omega_A - omega_B (world, rad/s)       */
+    double motor_used_axis[3]; /* ... its impulse so far in this step about x, y, z (|.| <= max h each)  */
     double impulse[6], impulse_saved[6];
     imp_vec3 force, torque;
     double break_force, break_torque;
@@ -73,6 +75,9 @@ typedef struct row_block {
                                                search's trial: joint_rows_point_derivs)              */
     bool axis_rows;                         /* rows 0-2 are linear along x, y, z (block_add_cwg_axes) */
     int twist_row;                          /* a point joint's twist limit row (-1: none)             */
+    double motor_speed[MAX_ROWS];           /* a motor row's target rate (the joint's speed, or a point
+                                               joint's motor velocity along the row)                  */
+    int motor_axis[MAX_ROWS];               /* a point joint's motor row: its axis (0..2), else -1    */
     double twist_target;                    /* pre: the bound it drives the twist to                  */
 } row_block;
 
@@ -152,6 +157,13 @@ struct joint_set {
      * are the joints' forces (set by each stage's entry; others apply to predictions and scratch) */
     const imp_vec3 *real_v;
 };
+
+/* a motor row's multiplier lam counted against its budget of max h in the step */
+static inline void joint_motor_used(joint *jt, const row_block *R, int r, double lam)
+{
+    if (R->motor_axis[r] >= 0) jt->motor_used_axis[R->motor_axis[r]] += lam;
+    else jt->motor_used += lam;
+}
 
 /* joint_force.c: node p's multipliers lam, times alpha, applied to the bodies' velocities: its joint's impulse */
 void joint_impulse_add(struct joint_set *js, int p, const double *lam, double alpha);

@@ -162,7 +162,7 @@ static bool post_clamp(struct joint_set *js, solver_bodies *sb)
             if (release && R->kind[r] != ROW_LIMIT) continue;
             lam[r] = l < R->lo[r] ? R->lo[r] : R->hi[r];
             R->fixed[r] = true, clamped = true;
-            if (R->kind[r] == ROW_MOTOR) js->joint[js->nodes[p]].motor_used += lam[r], js->joint[js->nodes[p]].motor_sat = true;
+            if (R->kind[r] == ROW_MOTOR) joint_motor_used(&js->joint[js->nodes[p]], R, r, lam[r]), js->joint[js->nodes[p]].motor_sat = true;
         }
         jsolve_apply(js, p, lam, 1, sb->v, sb->w, NULL, NULL, sb->n);
     }
@@ -178,7 +178,7 @@ static void post_apply(struct joint_set *js, solver_bodies *sb)
         for (int r = 0; r < R->m; r++) {
             double l = js->sol[MAX_ROWS * p + r];
             if (!R->fixed[r]) lam[r] = l < R->lo[r] ? R->lo[r] : l > R->hi[r] ? R->hi[r] : l;
-            if (R->kind[r] == ROW_MOTOR) js->joint[js->nodes[p]].motor_used += lam[r];
+            if (R->kind[r] == ROW_MOTOR) joint_motor_used(&js->joint[js->nodes[p]], R, r, lam[r]);
         }
         jsolve_apply(js, p, lam, 1, sb->v, sb->w, NULL, NULL, sb->n);
     }
@@ -355,7 +355,7 @@ static void level_solve(struct joint_set *js, int p, imp_vec3 *v, imp_vec3 *om, 
         }
         K = K1, Ki = K1i;
     }
-    for (int r = 0; r < m; r++) rhs[r] = (R->kind[r] == ROW_MOTOR ? jt->speed : 0) - dot6(R->gA[r], xa) - dot6(R->gB[r], xb);
+    for (int r = 0; r < m; r++) rhs[r] = (R->kind[r] == ROW_MOTOR ? R->motor_speed[r] : 0) - dot6(R->gA[r], xa) - dot6(R->gB[r], xb);
     const bool sat = jt->motor_sat;
     for (int r = 0; r < m; r++) {
         double s = 0;
@@ -372,7 +372,7 @@ static void level_solve(struct joint_set *js, int p, imp_vec3 *v, imp_vec3 *om, 
     }
     for (int r = 0; r < m; r++) {
         acc[r] += lam[r];
-        if (R->kind[r] == ROW_MOTOR) jt->motor_used += lam[r];
+        if (R->kind[r] == ROW_MOTOR) joint_motor_used(jt, R, r, lam[r]);
     }
     if (!hold) {
         jsolve_apply(js, p, lam, 1, v, om, NULL, NULL, n);

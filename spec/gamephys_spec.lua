@@ -754,3 +754,34 @@ describe("ball joint twist limit and motor", function()
     end
   end)
 end)
+
+describe("ball joint motor", function()
+  it("drives the relative angular velocity to its target, or accelerates at max / I when too weak", function()
+    local w = impetus.world {}
+    w.sleeping = false
+    local b = w:box { size = { 1, 0.2, 0.2 }, mass = 1, position = { 0, 2, 0 } }
+    local j = w:joint { type = "point", a = b, anchor = { 0, 2, 0 }, motor = { velocity = { 0, 2, 0 }, max = 1e6 } }
+    for _ = 1, 60 do w:step(1 / 60) end
+    local om = b.angular_velocity
+    assert.is_true(math.abs(om[2] - 2) < 1e-9 and math.abs(om[1]) < 1e-9 and math.abs(om[3]) < 1e-9)
+    assert.are.same({ velocity = { 0, 2, 0 }, max = 1e6 }, j.motor)
+    -- torque-limited, without gravity: omega = max t / I_yy
+    local w2 = impetus.world { gravity = { 0, 0, 0 } }
+    local b2 = w2:box { size = { 1, 0.2, 0.2 }, mass = 1, position = { 0, 2, 0 } }
+    w2:joint { type = "point", a = b2, anchor = { 0, 2, 0 }, motor = { velocity = { 0, 10, 0 }, max = 0.05 } }
+    local I = b2.inertia_body[2][2] -- (1 + 0.04) / 12
+    for _ = 1, 60 do w2:step(1 / 60) end
+    assert.is_true(math.abs(b2.angular_velocity[2] - 0.05 * 1 / I) < 1e-9)
+    j.motor = nil
+    assert.is_nil(j.motor)
+    for _, bad in ipairs { { speed = 1, max = 1 }, { velocity = { 0, 1, 0 } }, { velocity = { 0, 1, 0 }, max = -1 }, { velocity = 3, max = 1 } } do
+      local ok, err = pcall(function() j.motor = bad end)
+      assert.is_false(ok)
+      assert.matches("joint.motor", err)
+    end
+    w.contact = "qp"
+    local ok, err = pcall(function() j.motor = { velocity = { 0, 1, 0 }, max = 1 } end)
+    assert.is_false(ok)
+    assert.matches("cannot drive joint motors", err)
+  end)
+end)

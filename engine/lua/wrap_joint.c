@@ -84,9 +84,30 @@ static void read_limits(lua_State *L, int idx, imp_joint_type t, const char *fn,
         luaL_error(L, "%s: field 'limits' must be {lo, hi} with lo <= hi, both within +-1e6", fn);
 }
 
+/* a point joint's motor at idx: {velocity = {x, y, z} (rad/s, world), max = N m} */
+static void read_ball_motor(lua_State *L, int idx, const char *fn, imp_vec3 *velocity, double *max)
+{
+    char what[64];
+    snprintf(what, sizeof what, "%s: field 'motor'", fn);
+    if (!lua_istable(L, idx)) luaL_error(L, "%s of a point joint must be {velocity = {x, y, z}, max = m}", what);
+    static const char *const keys[] = {"velocity", "max", NULL};
+    impl_check_keys(L, idx, what, keys);
+    char vwhat[112];
+    snprintf(vwhat, sizeof vwhat, "%s: field 'velocity'", what);
+    if (lua_getfield(L, idx, "velocity") == LUA_TNIL) luaL_error(L, "%s of a point joint needs field 'velocity' {x, y, z} (rad/s)", what);
+    *velocity = impl_tovec3(L, lua_gettop(L), vwhat);
+    lua_pop(L, 1);
+    lua_getfield(L, idx, "max");
+    int ok;
+    *max = lua_tonumberx(L, -1, &ok);
+    lua_pop(L, 1);
+    if (!(v3_len(*velocity) <= IMP_JOINT_MAX_COORD) || !ok || !(*max >= 0 && *max <= IMP_JOINT_MAX_FORCE))
+        luaL_error(L, "%s of a point joint must be {velocity = {x, y, z}, max = m} with |velocity| <= 1e6 and 0 <= max <= 1e12", what);
+}
+
 static void read_motor(lua_State *L, int idx, imp_joint_type t, const char *fn, double *speed, double *max)
 {
-    if (!limited_type(t)) luaL_error(L, "%s: field 'motor' is for hinge, twist and prismatic joints", fn);
+    if (!limited_type(t)) luaL_error(L, "%s: field 'motor' is for hinge, twist, prismatic and point joints", fn);
     if (!lua_istable(L, idx)) luaL_error(L, "%s: field 'motor' must be {speed = s, max = m} with max >= 0", fn);
     static const char *const keys[] = {"speed", "max", NULL};
     char what[64];
@@ -260,7 +281,11 @@ static int create_typed_joint(lua_State *L)
     } else if (!lua_isnil(L, -1)) read_limits(L, lua_gettop(L), d.type, fn, &d.lo, &d.hi), d.has_limits = true;
     lua_getfield(L, 2, "motor");
     if (qp && !lua_isnil(L, -1)) return luaL_error(L, "%s: field 'motor': %s", fn, QP_NO_MOTORS);
-    if (!lua_isnil(L, -1)) read_motor(L, lua_gettop(L), d.type, fn, &d.speed, &d.max), d.has_motor = true;
+    imp_vec3 ball_velocity = v3(0, 0, 0);
+    double ball_max = 0;
+    const bool ball_motor = !lua_isnil(L, -1) && d.type == IMP_JOINT_POINT;
+    if (ball_motor) read_ball_motor(L, lua_gettop(L), fn, &ball_velocity, &ball_max);
+    else if (!lua_isnil(L, -1)) read_motor(L, lua_gettop(L), d.type, fn, &d.speed, &d.max), d.has_motor = true;
     const double break_force = read_break(L, 2, "break_force", qp), break_torque = read_break(L, 2, "break_torque", qp);
     imp_id id = imp_joint_create(w, &d);
     if (imp_id_is_null(id)) {
@@ -270,6 +295,7 @@ static int create_typed_joint(lua_State *L)
     }
     imp_joint_set_break(w, id, break_force, break_torque);
     if (pl.twist) imp_joint_set_twist_limits(w, id, true, pl.twist_lo, pl.twist_hi);
+    if (ball_motor) imp_joint_set_ball_motor(w, id, true, ball_velocity, ball_max);
     impl_push_handle(L, 1, IMPL_JOINT, id);
     return 1;
 }
@@ -504,6 +530,14 @@ static int joint_get_motor(lua_State *L)
 {
     handle_userdata *h = check_joint(L, 1);
     double s, m;
+    imp_vec3 vel;
+    if (imp_joint_kind(h->world->w, h->id) == IMP_JOINT_POINT) {
+        if (!imp_joint_ball_motor(h->world->w, h->id, &vel, &m)) return lua_pushnil(L), 1;
+        lua_createtable(L, 0, 2);
+        impl_pushvec3(L, vel), lua_setfield(L, -2, "velocity");
+        lua_pushnumber(L, m), lua_setfield(L, -2, "max");
+        return 1;
+    }
     if (!imp_joint_motor(h->world->w, h->id, &s, &m)) return lua_pushnil(L), 1;
     lua_createtable(L, 0, 2);
     lua_pushnumber(L, s), lua_setfield(L, -2, "speed");
@@ -519,6 +553,12 @@ static int joint_set_motor(lua_State *L)
     if (imp_world_contact_mode(w) == IMP_CONTACT_QP)
         return luaL_error(L, "joint.motor: %s", QP_NO_MOTORS);
     double s, m;
+    if (imp_joint_kind(w, h->id) == IMP_JOINT_POINT) {
+        imp_vec3 vel;
+        read_ball_motor(L, 2, "joint.motor", &vel, &m);
+        imp_joint_set_ball_motor(w, h->id, true, vel, m);
+        return 0;
+    }
     read_motor(L, 2, imp_joint_kind(w, h->id), "joint.motor", &s, &m);
     imp_joint_set_motor(w, h->id, true, s, m);
     return 0;
