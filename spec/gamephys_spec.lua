@@ -785,3 +785,22 @@ describe("ball joint motor", function()
     assert.matches("cannot drive joint motors", err)
   end)
 end)
+
+describe("the games gallery", function()
+  it("pinball's one-way gate (world.pre_solve) lets a launched ball out of the lane and none back in", function()
+    local helpers = require "helpers"
+    local r = impetus.runner(helpers.root .. "/scenes/games/pinball/main.lua")
+    r:start()
+    local s = r.state
+    s.ball.position, s.ball.velocity = { 3.05, 7.2, 0 }, { 0, 6, 0 }
+    for _ = 1, 12 do r:advance(1 / 60) end
+    assert.is_true(s.ball.position[2] > 7.65 + 0.3, "the ball went up through the gate")
+    s.ball.position, s.ball.velocity = { 3.05, 8.2, 0 }, { 0, -3, 0 }
+    local lowest = math.huge
+    for _ = 1, 30 do
+      r:advance(1 / 60)
+      lowest = math.min(lowest, s.ball.position[2])
+    end
+    assert.is_true(lowest > 7.65 + 0.03 + 0.15 - 0.02, "the ball stayed on the gate: " .. lowest) -- (a 3 m/s impact sinks it 1 cm for a step)
+  end)
+end)
