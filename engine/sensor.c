@@ -4,8 +4,9 @@
  * its momentum exactly. Two sensors do not detect each other.
  *
  * Overlap: the narrow phase's manifold of the two shapes with a point of positive depth (the exact
- * shapes interpenetrate; the contact skin SHAPE_TOUCH does not count). The overlaps of a collide stage
- * are listed in the broad phase's key order; the merge walk of that list with the last one gives the
+ * shapes interpenetrate; the contact skin SHAPE_TOUCH does not count), tested in the collide stage's
+ * parallel narrow phase (sensor_test reads only), then listed in the broad phase's key order by its
+ * serial pass (sensor_add); the merge walk of that list with the last one gives the
  * begin events (in the new list only) and the end events (in the old one only, which includes a shape
  * destroyed or a pair that left the broad phase). A pair whose two sides did not move (static, asleep)
  * keeps its state. Events accumulate over a step and are read after it, as the contact events. */
@@ -57,22 +58,22 @@ static const sensor_overlap *find_now(const sensor_set *s, uint64_t key)
     return lo < s->now_count && s->now[lo].key == key ? &s->now[lo] : NULL;
 }
 
-void sensor_pair(imp_world *w, uint64_t pair_key, uint32_t ka, uint32_t kb, const geom *ga, const geom *gb, bool resting)
+int sensor_test(const imp_world *w, uint64_t pair_key, uint32_t ka, uint32_t kb, const geom *ga, const geom *gb, bool resting)
 {
-    const bool sa = sensor_key(w, ka), sb = sensor_key(w, kb);
-    if (sa && sb) return;
-    sensor_set *s = set_get(w);
-    if (resting) { /* neither side moved: the overlap is as it was */
-        const sensor_overlap *o = find_now(s, pair_key);
-        if (o) push(&s->next, &s->next_count, &s->next_cap, *o);
-        return;
-    }
+    if (sensor_key(w, ka) && sensor_key(w, kb)) return 0;
+    if (resting) return w->sensors && find_now(w->sensors, pair_key); /* neither side moved: as it was */
     imp_contact c;
     memset(&c, 0, sizeof c);
     const int n = np_order(ga->type, gb->type) ? np_collide(gb, ga, &c, NULL) : np_collide(ga, gb, &c, NULL);
-    bool inside = false;
-    for (int k = 0; k < n; k++) inside = inside || c.depth[k] > 0;
-    if (!inside) return;
+    for (int k = 0; k < n; k++)
+        if (c.depth[k] > 0) return 1;
+    return 0;
+}
+
+void sensor_add(imp_world *w, uint64_t pair_key, uint32_t ka, uint32_t kb)
+{
+    sensor_set *s = set_get(w);
+    const bool sa = sensor_key(w, ka);
     sensor_overlap o = {pair_key, contacts_side(w, sa ? ka : kb), contacts_side(w, sa ? kb : ka)};
     push(&s->next, &s->next_count, &s->next_cap, o);
 }

@@ -19,8 +19,11 @@ typedef struct sensor_set {
 /* sensor.c, called by the collide stage (contact.c) */
 /* whether the side of key is a sensor shape */
 bool sensor_key(const imp_world *w, uint32_t key);
-/* a pair with a sensor side, in key order: tests the overlap (held as it was when neither side moved) */
-void sensor_pair(imp_world *w, uint64_t pair_key, uint32_t ka, uint32_t kb, const geom *ga, const geom *gb, bool resting);
+/* a pair with a sensor side: whether its shapes overlap (as they did when neither side moved; two sensors
+ * never do). Reads only: the collide stage calls it on both threads */
+int sensor_test(const imp_world *w, uint64_t pair_key, uint32_t ka, uint32_t kb, const geom *ga, const geom *gb, bool resting);
+/* an overlapping pair, added in key order (the collide stage's serial pass) */
+void sensor_add(imp_world *w, uint64_t pair_key, uint32_t ka, uint32_t kb);
 /* after the pairs: the overlaps that began and ended, and the new set becomes the present one */
 void sensors_finish(imp_world *w);
 void sensors_clear_events(imp_world *w);
