@@ -231,6 +231,7 @@ void pcollide_find_contacts(imp_world *w)
         if (w->particles->motion[i] != IMP_DYNAMIC) continue;
         double *x = w->particles->x + 3 * i, *v = w->particles->v + 3 * i;
         for (int c = 0; c < nc; c++) {
+            if (w->colliders->collider[c].def.sensor) continue; /* sensors never push (sensor.c) */
             imp_vec3 N;
             if (pcollide_beyond(&w->colliders->collider[c].def, v3_load(x), w->particles->radius[i] + CONTACT_SLOP)) continue;
             double d = pcollide_distance(&w->colliders->collider[c].def, v3_load(x), &N) - w->particles->radius[i];
@@ -324,6 +325,7 @@ int pcollide_touching(const imp_world *w, int i, imp_vec3 *normals, int max)
 {
     int n = 0;
     for (int c = 0; c < w->colliders->ids.count && n < max; c++) {
+        if (w->colliders->collider[c].def.sensor) continue;
         imp_vec3 N;
         double d = pcollide_distance(&w->colliders->collider[c].def, v3_load(w->particles->x + 3 * i), &N) - w->particles->radius[i];
         if (d <= CONTACT_SLOP) normals[n++] = N;
@@ -389,6 +391,7 @@ void pcollide_resolve(imp_world *w, const double *x0, const double *v0, double h
             int who = -1;
             for (int c = 0; c < nc; c++) {
                 const imp_collider_def *cd = &w->colliders->collider[c].def;
+                if (cd->sensor) continue;
                 imp_vec3 N;
                 double tau;
                 if (cd->shape == IMP_COLLIDER_PLANE) {
@@ -431,6 +434,7 @@ void pcollide_resolve(imp_world *w, const double *x0, const double *v0, double h
         if (!hit_any) continue;
         /* whatever remains inside a collider is pushed out and loses its inward velocity */
         for (int c = 0; c < nc; c++) {
+            if (w->colliders->collider[c].def.sensor) continue; /* sensors never push (sensor.c) */
             imp_vec3 N;
             double d = pcollide_distance(&w->colliders->collider[c].def, x1, &N) - r;
             if (d >= 0) continue;

@@ -45,6 +45,8 @@ struct imp_world {
     /* collision */
     struct broadphase *broadphase;              /* broadphase.c                                     */
     struct contact_set *contacts;               /* contact.c: pairs, manifolds, events              */
+    struct presolve_set *presolve;              /* presolve.c: the pre-solve callback and this step's modifications */
+    struct sensor_set *sensors;                 /* sensor.c: overlaps and their events (NULL until the first sensor pair) */
 
     /* particle dynamics */
     struct particle_contacts *pcontacts;        /* particle_collide.c: resting contacts, impacts    */
@@ -59,6 +61,7 @@ struct imp_world {
     /* rigid-body contact modes */
     imp_ode_solver body_solver;                 /* the bodies' ODE solver (its adaptive h carries over) */
     struct joint_set *joints;                   /* joint.c (NULL until the first joint)             */
+    struct joint_break_list *joints_broken;     /* joint_force.c: the joints the last step broke (NULL until one) */
     struct impulse_state *impulse;              /* impulse.c (NULL until first used)                */
     struct qp_state *qp;                        /* contact_qp.c (NULL until first used)             */
 };

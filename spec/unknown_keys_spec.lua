@@ -139,8 +139,8 @@ describe("unexpected arguments", function()
   it("are refused, named by their position", function()
     local w, p, _, _, b = scene()
     local cases = {
-      -- raycast has no options: an options table would be silently ignored
-      { "world:raycast(from, to)", "#3 (table)", function() w:raycast({ 0, 5, 0 }, { 0, -5, 0 }, { all = true }) end },
+      -- raycast takes one filter table: a second would be silently ignored
+      { "world:raycast(from, to [, filter])", "#4 (table)", function() w:raycast({ 0, 5, 0 }, { 0, -5, 0 }, { all = true }, {}) end },
       { "world:step(dt)", "#2 (number)", function() w:step(1 / 60, 4) end },
       { "world:sphere(def)", "#2 (table)", function() w:sphere({ radius = 1 }, { radius = 2 }) end },
       { "world:query_point(point)", "#2 (boolean)", function() w:query_point({ 0, 0, 0 }, true) end },
