@@ -1,7 +1,7 @@
 -- scenes/pachinko2d.lua: a 2D scene with the orthographic camera. Balls (particles that collide with
 -- each other: world.particle_collisions) drop from the top, bounce off static pegs and tilted bars,
--- meet a paddle turned by a motor, push two free crates and pile up on the floor. Space pauses, the wheel
--- zooms, dragging pans. Keys: B drops a burst of balls, M switches the bodies' contact mode (impulse /
+-- meet a turning paddle (kinematic: it pushes and nothing pushes it), push two free crates and pile up
+-- on the floor. Space pauses, the wheel zooms, dragging pans. Keys: B drops a burst of balls, M switches the bodies' contact mode (impulse /
 -- exact), I the integrator (RK4 / implicit).
 local S = state -- what setup builds: the runner keeps `state` across hot reloads (which re-run this file)
 
@@ -38,9 +38,9 @@ return {
     end
     world:box { static = true, position = { -3, 2.2, 0 }, size = { 3, 0.2, 1 }, angle = -0.35, restitution = 0.3 }
     world:box { static = true, position = { 3, 2.2, 0 }, size = { 3, 0.2, 1 }, angle = 0.35, restitution = 0.3 }
-    -- a paddle turning on a hinge, and two crates on the floor the balls push
-    S.paddle = world:box { position = { 0, 9.6, 0 }, size = { 2.4, 0.16, 0.6 }, density = 200, color = { 0.8, 0.35, 0.3 } }
-    world:joint { type = "hinge", a = S.paddle, anchor = { 0, 9.6, 0 }, axis = { 0, 0, 1 }, motor = { speed = 1.5, max = 200 } }
+    -- a paddle turning at 1.5 rad/s about its centre, and two crates on the floor the balls push
+    S.paddle = world:box { kinematic = true, position = { 0, 9.6, 0 }, size = { 2.4, 0.16, 0.6 }, angular_velocity = { 0, 0, 1.5 },
+                           color = { 0.8, 0.35, 0.3 } }
     for k = -1, 1, 2 do
       world:box { position = { 4.2 * k, 0.35, 0 }, size = { 0.7, 0.7, 0.6 }, density = 150, friction = 0.3, color = { 0.35, 0.55, 0.8 } }
     end
