@@ -177,6 +177,13 @@ void gjk_distance(const gjk_convex *A, const gjk_convex *B, double scale, gjk_re
         double kept[4] = {0, 0, 0, 0};
         for (int i = 0; i <= n; i++)
             if (l[i] > 0) next[m] = next[i], kept[m] = l[i], vn = v3_mad(vn, next[i].w, l[i]), m++;
+        if (m == 3) {
+            /* inside a face: the origin's projection on its plane, whose direction is the face normal to
+             * the rounding of the face (the weighted sum's is that of |w| / |v|, poor as |v| -> 0) */
+            const imp_vec3 fn = v3_cross(v3_sub(next[1].w, next[0].w), v3_sub(next[2].w, next[0].w));
+            const double nn = v3_dot(fn, fn);
+            if (nn > 0) vn = v3_scale(fn, v3_dot(fn, next[0].w) / nn);
+        }
         if (m == 0 || !(v3_dot(vn, vn) < vv)) break; /* no progress: v is as close as rounding allows */
         memcpy(s, next, sizeof s);
         memcpy(lam, kept, sizeof kept);

@@ -256,7 +256,7 @@ int imp_world_cast(imp_world *w, const imp_shape_def *def, imp_vec3 from, imp_ve
             if (!cast_slab(v3_sub(g.lo, grow_hi), v3_sub(g.hi, grow_lo), from, d, best)) continue;
             const double size_b = half_diagonal(g.lo, g.hi), scale = scale_a + v3_len(g.p) + size_b;
             if (g.type == IMP_SHAPE_MESH) {
-                cast_mesh mk = {&g, &g0, &a0, from, d, grow_lo, grow_hi, size_a, scale, best, false, {0}};
+                cast_mesh mk = {.g = &g, .swept0 = &g0, .a0 = &a0, .from = from, .d = d, .grow_lo = grow_lo, .grow_hi = grow_hi, .size_a = size_a, .scale = scale, .limit = best};
                 /* the swept bounds in the mesh frame: the box around their world box turned by R^T */
                 const imp_vec3 wlo = v3(fmin(g0.lo.x, g1.lo.x), fmin(g0.lo.y, g1.lo.y), fmin(g0.lo.z, g1.lo.z));
                 const imp_vec3 whi = v3(fmax(g0.hi.x, g1.hi.x), fmax(g0.hi.y, g1.hi.y), fmax(g0.hi.z, g1.hi.z));
