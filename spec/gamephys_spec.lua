@@ -537,6 +537,187 @@ describe("queries", function()
     end
   end)
 
+  it("cast: a sphere that grazes a box corner by 1e-4 m is hit there, not at the wall behind it", function()
+    -- the centre moves along c + b u_perp + s u (u_perp along the corner's diagonal, u across it), its
+    -- closest approach to the corner c is b = r - 1e-4, so it touches the corner's sphere of radius r at
+    -- s = -sqrt(r^2 - b^2): 4.5e-3 m before the closest approach, a touch 8.9e-3 m long along the path
+    local w = impetus.world { gravity = { 0, 0, 0 } }
+    local box = w:box { static = true, size = { 1, 1, 1 } }
+    local r, b = 0.1, 0.1 - 1e-4
+    local k3, k2 = 1 / math.sqrt(3), 1 / math.sqrt(2)
+    local function path(s) return { 0.5 + b * k3 + s * k2, 0.5 + b * k3 - s * k2, 0.5 + b * k3 } end
+    local wall = w:box { static = true, size = { 1, 1, 1 }, position = path(5.2) }
+    local s0, s1 = -4.9875, 5.0125
+    local hit = w:cast({ type = "sphere", radius = r }, path(s0), path(s1))
+    assert.are.equal(box, hit.collider)
+    local s_touch = -math.sqrt(r * r - b * b)
+    assert.is_true(math.abs(hit.fraction - (s_touch - s0) / (s1 - s0)) < 1e-9)
+    local centre = path(s_touch)
+    for i = 1, 3 do
+      assert.is_true(math.abs(hit.point[i] - 0.5) < 1e-9) -- the corner
+      assert.is_true(math.abs(hit.normal[i] - (centre[i] - 0.5) / r) < 1e-9)
+    end
+    -- the same path 2e-4 m farther out misses the box and meets the wall
+    local function out(s) local p = path(s) return { p[1] + 2e-4 * k3, p[2] + 2e-4 * k3, p[3] + 2e-4 * k3 } end
+    assert.are.equal(wall, w:cast({ type = "sphere", radius = r }, out(s0), out(s1)).collider)
+  end)
+
+  it("cast: a 0.05 m sphere over 500 m and over 20 km meets the wall at the closed-form fraction", function()
+    local w = impetus.world { gravity = { 0, 0, 0 } }
+    w:box { static = true, size = { 1, 4, 4 }, position = { 400.5, 0, 0 } }
+    local hit = w:cast({ type = "sphere", radius = 0.05 }, { 0, 0, 0 }, { 500, 0, 0 })
+    assert.is_true(math.abs(hit.fraction - 399.95 / 500) < 1e-12)
+    assert.is_true(math.abs(hit.point[1] - 400) < 1e-9)
+    assert.is_true(math.abs(hit.normal[1] + 1) < 1e-12)
+    w:box { static = true, size = { 1, 4, 4 }, position = { 15000.5, 0, 0 } }
+    hit = w:cast({ type = "sphere", radius = 0.05 }, { 1000, 0, 0.01 }, { 21000, 0, 0.01 })
+    assert.is_true(math.abs(hit.fraction - 13999.95 / 20000) < 1e-12)
+    assert.is_true(math.abs(hit.point[1] - 15000) < 1e-9)
+  end)
+
+  it("cast: a sphere against turned boxes agrees with the point-box distance solved apart, hits and misses", function()
+    -- the reference: the distance from the centre to the box (clamping in the box frame) is convex
+    -- along the segment; its minimum by golden sections, then the first t where it equals r by bisection
+    local function dist_to_box(p, c, R, h)
+      local s = 0
+      for a = 1, 3 do
+        local l = (p[1] - c[1]) * R[1][a] + (p[2] - c[2]) * R[2][a] + (p[3] - c[3]) * R[3][a]
+        local e = math.max(math.abs(l) - h[a], 0)
+        s = s + e * e
+      end
+      return math.sqrt(s)
+    end
+    local function rot(q) -- the matrix of a unit quaternion {w, x, y, z}
+      local w, x, y, z = q[1], q[2], q[3], q[4]
+      return { { 1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y) },
+               { 2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x) },
+               { 2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y) } }
+    end
+    math.randomseed(11)
+    local hits, misses = 0, 0
+    for _ = 1, 200 do
+      local w = impetus.world { gravity = { 0, 0, 0 } }
+      local axis = { math.random() - 0.5, math.random() - 0.5, math.random() - 0.5 }
+      local len = math.sqrt(axis[1] ^ 2 + axis[2] ^ 2 + axis[3] ^ 2)
+      local angle = math.random() * math.pi
+      local q = { math.cos(angle / 2) }
+      for i = 1, 3 do q[i + 1] = math.sin(angle / 2) * axis[i] / len end
+      local h = { 0.2 + math.random(), 0.2 + math.random(), 0.2 + math.random() }
+      local c = { math.random() - 0.5, math.random() - 0.5, math.random() - 0.5 }
+      w:box { static = true, position = c, axis = axis, angle = angle, size = { 2 * h[1], 2 * h[2], 2 * h[3] } }
+      local r = 0.05 + 0.5 * math.random()
+      local from, to = {}, {}
+      for i = 1, 3 do from[i], to[i] = 6 * (math.random() - 0.5), 6 * (math.random() - 0.5) end
+      local R = rot(q)
+      local function f(t) return dist_to_box({ from[1] + t * (to[1] - from[1]), from[2] + t * (to[2] - from[2]), from[3] + t * (to[3] - from[3]) }, c, R, h) end
+      if f(0) > r + 1e-6 then
+        local lo, hi = 0, 1
+        for _ = 1, 200 do
+          local m1, m2 = lo + (hi - lo) * 0.382, lo + (hi - lo) * 0.618
+          if f(m1) < f(m2) then hi = m2 else lo = m1 end
+        end
+        local tmin = 0.5 * (lo + hi)
+        local hit = w:cast({ type = "sphere", radius = r }, from, to)
+        if f(tmin) > r + 1e-6 then
+          assert.is_nil(hit)
+          misses = misses + 1
+        elseif f(tmin) < r - 1e-6 then
+          local a, b = 0, tmin
+          for _ = 1, 100 do
+            local m = 0.5 * (a + b)
+            if f(m) > r then a = m else b = m end
+          end
+          assert.is_true(math.abs(hit.fraction - a) < 1e-9)
+          hits = hits + 1
+        end
+      end
+    end
+    assert.is_true(hits > 40 and misses > 40)
+  end)
+
+  it("cast: boxes, spheres, capsules and hulls swept onto a mesh floor, from its front only", function()
+    local w = impetus.world { gravity = { 0, 0, 0 } }
+    local ground = w:mesh { vertices = { { -5, 0, -5 }, { 5, 0, -5 }, { 5, 0, 5 }, { -5, 0, 5 } }, triangles = { { 1, 3, 2 }, { 1, 4, 3 } } }
+    local hit = w:cast({ type = "box", size = { 1, 1, 1 } }, { 0.3, 5, 0.2 }, { 0.3, -5, 0.2 })
+    assert.are.equal(ground, hit.body)
+    assert.is_true(math.abs(hit.fraction - 0.45) < 1e-9)
+    assert.is_true(math.abs(hit.normal[2] - 1) < 1e-12)
+    assert.is_true(math.abs(hit.point[2]) < 1e-9)
+    -- turned 45 degrees about z: an edge first, sqrt(2) / 2 below the centre
+    hit = w:cast({ type = "box", size = { 1, 1, 1 } }, { 0.3, 5, 0.2 }, { 0.3, -5, 0.2 }, impetus.quat.from_axis_angle({ 0, 0, 1 }, math.pi / 4))
+    assert.is_true(math.abs(hit.fraction - (5 - math.sqrt(0.5)) / 10) < 1e-9)
+    assert.is_true(math.abs(hit.point[1] - 0.3) < 1e-9 and math.abs(hit.point[2]) < 1e-9)
+    -- a sphere onto the diagonal both triangles share, and obliquely
+    hit = w:cast({ type = "sphere", radius = 0.5 }, { 1, 5, 1 }, { 1, -5, 1 })
+    assert.is_true(math.abs(hit.fraction - 0.45) < 1e-9)
+    assert.is_true(math.abs(hit.normal[2] - 1) < 1e-12)
+    hit = w:cast({ type = "sphere", radius = 0.5 }, { 0, 3, 0 }, { 4, -1, 0 })
+    assert.is_true(math.abs(hit.fraction - 0.625) < 1e-9)
+    assert.is_true(math.abs(hit.point[1] - 2.5) < 1e-9)
+    -- a capsule lying along x, and a hull's tip (an octahedron's vertex 1 m below its centre)
+    hit = w:cast({ type = "capsule", radius = 0.25, length = 2 }, { 0, 3, 0 }, { 4, -1, 0 }, impetus.quat.from_axis_angle({ 0, 0, 1 }, math.pi / 2))
+    assert.is_true(math.abs(hit.fraction - 2.75 / 4) < 1e-9)
+    local octahedron = { type = "hull", points = { { 1, 0, 0 }, { -1, 0, 0 }, { 0, 1, 0 }, { 0, -1, 0 }, { 0, 0, 1 }, { 0, 0, -1 } } }
+    hit = w:cast(octahedron, { -2, 4, 1 }, { -2, -4, 1 })
+    assert.is_true(math.abs(hit.fraction - 3 / 8) < 1e-9)
+    assert.is_true(math.abs(hit.point[1] + 2) < 1e-9 and math.abs(hit.point[3] - 1) < 1e-9)
+    -- from below, through the back of the triangles: the mesh pushes from its front only
+    assert.is_nil(w:cast({ type = "sphere", radius = 0.5 }, { 1, -5, 1 }, { 1, 5, 1 }))
+    -- a sweep that ends short of the floor, and one beside it
+    assert.is_nil(w:cast({ type = "sphere", radius = 0.5 }, { 1, 5, 1 }, { 1, 0.6, 1 }))
+    assert.is_nil(w:cast({ type = "sphere", radius = 0.5 }, { 6, 5, 1 }, { 6, -5, 1 }))
+  end)
+
+  it("cast: hulls hit and are hit on their faces at the closed form", function()
+    local w = impetus.world { gravity = { 0, 0, 0 } }
+    local pts = { { 1, 0, 0 }, { -1, 0, 0 }, { 0, 1, 0 }, { 0, -1, 0 }, { 0, 0, 1 }, { 0, 0, -1 } }
+    local oct = w:hull { static = true, points = pts }
+    -- a sphere along the face normal (1, 1, 1) / sqrt(3): the face x + y + z = 1 is 1 / sqrt(3) away
+    local n = 1 / math.sqrt(3)
+    local hit = w:cast({ type = "sphere", radius = 0.3 }, { 5 * n, 5 * n, 5 * n }, { 0, 0, 0 })
+    assert.are.equal(oct, hit.body)
+    assert.is_true(math.abs(hit.fraction - (5 - n - 0.3) / 5) < 1e-9)
+    for i = 1, 3 do assert.is_true(math.abs(hit.normal[i] - n) < 1e-9 and math.abs(hit.point[i] - n / 3 * 3 * n) < 1e-9) end
+    -- a box face-on onto the octahedron's tip at y = 1
+    hit = w:cast({ type = "box", size = { 1, 1, 1 } }, { 0.1, 6, 0.2 }, { 0.1, 0, 0.2 })
+    assert.is_true(math.abs(hit.fraction - 4.5 / 6) < 1e-9)
+    assert.is_true(math.abs(hit.point[1]) < 1e-9 and math.abs(hit.point[2] - 1) < 1e-9)
+    -- a hull as the swept shape with the optional arguments left out, and in world:overlap
+    assert.is_true(math.abs(w:cast({ type = "hull", points = pts }, { 0, 0, 5 }, { 0, 0, 0 }).fraction - 0.6) < 1e-9)
+    assert.are.equal(oct, w:overlap({ type = "hull", points = pts }, { 1.5, 0, 0 })[1].body)
+  end)
+
+  it("cast: bad input is refused with the argument named; an empty segment is an overlap test", function()
+    local w = impetus.world { gravity = { 0, 0, 0 } }
+    w:box { static = true, size = { 1, 1, 1 } }
+    local S = { type = "sphere", radius = 0.2 }
+    local cases = {
+      { { S, { 0 / 0, 0, 0 }, { 1, 0, 0 } }, "world:cast: argument 'from' must be finite" },
+      { { S, { 0, 0, 0 }, { math.huge, 0, 0 } }, "world:cast: argument 'to' must be finite" },
+      { { S, { 1e308, 0, 0 }, { -1e308, 0, 0 } }, "world:cast: argument 'from' must lie within" },
+      { { S, { 0, 0, 0 }, { 1, 0, 0 }, { 0, 0, 0, 0 } }, "world:cast: argument 'orientation'" },
+      { { S, { 0, 0, 0 }, { 1, 0, 0 }, { 0 / 0, 0, 0, 1 } }, "world:cast: argument 'orientation'" },
+      { { S, { 0, 0, 0 }, { 1, 0, 0 }, nil, { all = true } }, "world:cast: the filter: unknown field 'all'" },
+      { { { type = "hull", points = { { 0, 0, 0 }, { 1, 0, 0 } } }, { 0, 0, 0 }, { 1, 0, 0 } }, "world:cast: hull: a hull needs at least 4 points" },
+      { { { type = "mesh" }, { 0, 0, 0 }, { 1, 0, 0 } }, "world:cast: field 'type'" },
+      { { { type = "capsule", radius = 0.1, length = -1 }, { 0, 0, 0 }, { 1, 0, 0 } }, "world:cast: a capsule needs" },
+      { { { type = "box", size = { 0, 1, 1 } }, { 0, 0, 0 }, { 1, 0, 0 } }, "world:cast: a box needs positive half extents" },
+      { { S, { 0, 0, 0 }, "x" }, "world:cast: argument 'to' must be a vector" },
+    }
+    for _, c in ipairs(cases) do
+      local a = c[1]
+      local ok, err = pcall(w.cast, w, a[1], a[2], a[3], a[4], a[5])
+      assert.is_false(ok)
+      assert.is_truthy(err:find(c[2], 1, true), err)
+    end
+    assert.is_nil(w:cast(S, { 3, 0, 0 }, { 3, 0, 0 }))
+    assert.are.equal(0, w:cast(S, { 0.6, 0, 0 }, { 0.6, 0, 0 }).fraction)
+    -- starting inside: fraction 0, the narrow phase's normal out of the box (its nearest face, +x)
+    local hit = w:cast(S, { 0.4, 0, 0 }, { 5, 0, 0 })
+    assert.are.equal(0, hit.fraction)
+    assert.is_true(math.abs(hit.normal[1] - 1) < 1e-12)
+  end)
+
   it("gravity_scale: a body falls with scale g, floats at 0, and weighs scale m g on a joint", function()
     local w = impetus.world {}
     local half = w:sphere { radius = 0.1, position = { 0, 10, 0 }, gravity_scale = 0.5 }

@@ -270,6 +270,7 @@ static imp_shape_def read_query_shape(lua_State *L, const char *fn);
 int impl_world_overlap(lua_State *L)
 {
     impl_check_arg_count(L, "world:overlap(shape, position [, orientation])");
+    lua_settop(L, 4); /* the optional argument in place: a hull's point buffers go above it */
     const char *fn = "world:overlap";
     world_userdata *world = impl_check_world_userdata(L, 1);
     imp_shape_def d = read_query_shape(L, fn);
@@ -287,6 +288,7 @@ int impl_world_overlap(lua_State *L)
 int impl_world_cast(lua_State *L)
 {
     impl_check_arg_count(L, "world:cast(shape, from, to [, orientation [, filter]])");
+    lua_settop(L, 6); /* the optional arguments in place: a hull's point buffers go above them */
     const char *fn = "world:cast";
     world_userdata *world = impl_check_world_userdata(L, 1);
     imp_shape_def d = read_query_shape(L, fn);
