@@ -14,8 +14,8 @@
  *   collision                 query.c   query_cast.c   contact.c   sensor.c   presolve.c   broadphase.c
  *                             narrowphase.c
  *   stores                    body.c   shape.c   collider.c   particles.c
- *   kernels                   ode.c   lcp.c   amg.c   cg.c   ic0.c   sparse.c   dense.h   hull.c   mass.c
- *                             ids.c   parallel.c   imp_math.h
+ *   kernels                   ode.c   lcp.c   amg.c   cg.c   ic0.c   sparse.c   dense.h   rotation.c   hull.c
+ *                             gjk.c   mass.c   ids.c   parallel.c   imp_math.h
  *   the layout                world_parts.h (the world's parts)   step.h (the step context)
  *                             impetus.h (the public C API)
  *
