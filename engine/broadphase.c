@@ -593,3 +593,20 @@ void bp_find_pairs(imp_world *w)
         if (m == 0 || c->cand[m - 1].key != c->cand[k].key) c->cand[m++] = c->cand[k];
     c->cand_count = m;
 }
+
+/* the contact side (body and shape, or collider) of a key */
+imp_contact_side bp_key_side(const imp_world *w, uint32_t key)
+{
+    imp_contact_side s;
+    memset(&s, 0, sizeof s);
+    if (key & COLLIDER_KEY) {
+        uint32_t slot = key & ~COLLIDER_KEY;
+        s.collider = ids_of(&w->colliders->ids, (int)w->colliders->ids.slot_dense[slot]);
+        s.shape = 0;
+        return s;
+    }
+    const shape *sh = &w->shapes->shape[w->shapes->ids.slot_dense[key]];
+    s.body = ids_of(&w->bodies->ids, bodies_dense(w, sh->body));
+    s.shape = sh->index;
+    return s;
+}

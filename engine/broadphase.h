@@ -35,4 +35,7 @@ void bp_find_pairs(imp_world *w);
 bool bp_can_collide(const imp_world *w, const shape *a, const shape *b);
 void bp_free(imp_world *w);
 
+/* the contact side (body and shape, or collider) of a key */
+imp_contact_side bp_key_side(const imp_world *w, uint32_t key);
+
 #endif

@@ -34,22 +34,6 @@ static void grow(void **p, int *cap, int need, size_t elem)
     *cap = c;
 }
 
-imp_contact_side contacts_side(const imp_world *w, uint32_t key)
-{
-    imp_contact_side s;
-    memset(&s, 0, sizeof s);
-    if (key & COLLIDER_KEY) {
-        uint32_t slot = key & ~COLLIDER_KEY;
-        s.collider = ids_of(&w->colliders->ids, (int)w->colliders->ids.slot_dense[slot]);
-        s.shape = 0;
-        return s;
-    }
-    const shape *sh = &w->shapes->shape[w->shapes->ids.slot_dense[key]];
-    s.body = ids_of(&w->bodies->ids, bodies_dense(w, sh->body));
-    s.shape = sh->index;
-    return s;
-}
-
 const geom *contacts_geom(const imp_world *w, uint32_t key, geom *tmp)
 {
     if (key & COLLIDER_KEY) {
@@ -211,7 +195,7 @@ void contacts_update(imp_world *w)
         if (p->man != k) *m = c->next_manifolds[k];
         if (touching[k] < 0) continue; /* kept whole */
         const int n = touching[k];
-        m->c.a = contacts_side(w, p->a), m->c.b = contacts_side(w, p->b);
+        m->c.a = bp_key_side(w, p->a), m->c.b = bp_key_side(w, p->b);
         m->c.age = om ? om->c.age + 1 : 0;
         m->c.impact = om ? om->c.impact : 0;
         m->c.impact_speed = om ? om->c.impact_speed : 0;
@@ -304,7 +288,7 @@ static imp_contact_side side_of_key(const imp_world *w, uint32_t key)
     const idtable *t = (key & COLLIDER_KEY) ? &w->colliders->ids : &w->shapes->ids;
     uint32_t slot = key & ~COLLIDER_KEY;
     if (slot >= (uint32_t)t->slots || !(t->slot_gen[slot] & 1u)) return none;
-    return contacts_side(w, key);
+    return bp_key_side(w, key);
 }
 
 void imp_world_pair(const imp_world *w, int i, imp_contact_side *a, imp_contact_side *b)

@@ -41,7 +41,6 @@ bool contacts_current(const imp_world *w);
 /* a step's events accumulate over every collide of the step: cleared when the step begins */
 void contacts_clear_events(imp_world *w);
 void contacts_free(imp_world *w);
-imp_contact_side contacts_side(const imp_world *w, uint32_t key);
 const geom *contacts_geom(const imp_world *w, uint32_t key, geom *tmp);
 
 #endif

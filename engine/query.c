@@ -216,7 +216,7 @@ static int raycast(const imp_world *w, imp_vec3 from, imp_vec3 to, const imp_que
         double t;
         imp_vec3 n;
         if (!ray_geom(&g, from, d, &t, &n)) continue;
-        imp_ray_hit h = {contacts_side(w, key), v3_mad(from, d, t), n, t};
+        imp_ray_hit h = {bp_key_side(w, key), v3_mad(from, d, t), n, t};
         if (all) {
             if (found < max) all[found] = h;
             found++;
@@ -285,7 +285,7 @@ int imp_world_query_point(const imp_world *w, imp_vec3 p, imp_contact_side *out,
         else shape_geom_from_collider(&w->colliders->collider[k - ns].def, &g), key = COLLIDER_KEY | w->colliders->ids.dense_slot[k - ns];
         if (g.type != IMP_SHAPE_PLANE && (p.x < g.lo.x || p.x > g.hi.x || p.y < g.lo.y || p.y > g.hi.y || p.z < g.lo.z || p.z > g.hi.z)) continue;
         if (!point_in(&g, p)) continue;
-        if (found < max) out[found] = contacts_side(w, key);
+        if (found < max) out[found] = bp_key_side(w, key);
         found++;
     }
     return found;
@@ -321,7 +321,7 @@ int imp_world_overlap(imp_world *w, const imp_shape_def *def, imp_vec3 position,
         memset(&c, 0, sizeof c);
         int n = np_order(q.type, g.type) ? np_collide(&g, &q, &c, NULL) : np_collide(&q, &g, &c, NULL);
         if (n <= 0) continue;
-        if (found < max) out[found] = contacts_side(w, key);
+        if (found < max) out[found] = bp_key_side(w, key);
         found++;
     }
     shape_free(&tmp);

@@ -279,7 +279,7 @@ int imp_world_cast(imp_world *w, const imp_shape_def *def, imp_vec3 from, imp_ve
         }
         if (found && c.t >= best) continue;
         found = true, best = c.t;
-        hit->side = contacts_side(w, key);
+        hit->side = bp_key_side(w, key);
         hit->fraction = c.t;
         hit->normal = c.normal;
         hit->point = c.point;

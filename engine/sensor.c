@@ -16,7 +16,6 @@
 #include "body.h"
 #include "broadphase.h"
 #include "collider.h"
-#include "contact.h"
 #include "ids.h"
 #include "narrowphase.h"
 #include "sensor.h"
@@ -74,7 +73,7 @@ void sensor_add(imp_world *w, uint64_t pair_key, uint32_t ka, uint32_t kb)
 {
     sensor_set *s = set_get(w);
     const bool sa = sensor_key(w, ka);
-    sensor_overlap o = {pair_key, contacts_side(w, sa ? ka : kb), contacts_side(w, sa ? kb : ka)};
+    sensor_overlap o = {pair_key, bp_key_side(w, sa ? ka : kb), bp_key_side(w, sa ? kb : ka)};
     push(&s->next, &s->next_count, &s->next_cap, o);
 }
 
