@@ -544,39 +544,49 @@ static bool sat_faces(const poly *A, const poly *B, int32_t *witness, sat_result
  *     c.(b x a) and d.(b x a) of opposite signs, a.(d x c) and b.(d x c) of opposite signs, and
  *     c.(b x a), b.(d x c) of one sign (the arcs lie in one hemisphere)
  * That leaves O(E) of the E_A E_B edge pairs, each tested with two points instead of projections.
- * Faces are tested by projecting the other polytope's vertices. */
+ * The first test needs c.(b x a) for the two faces of each edge of B: per edge of A, the B normals'
+ * products with b x a are computed once per face (a face borders several edges), each edge looks its
+ * two up, and only the edges whose arc crosses the plane of A's arc (a few of them) get the second
+ * and third tests. Faces are tested by projecting the other polytope's vertices. */
 enum { GAUSS_MAX = 256, GAUSS_EDGES = 512 };
 
 static bool sat_gauss(const poly *A, const poly *B, int32_t *witness, sat_result *r)
 {
     imp_vec3 axis;
     if (!sat_faces(A, B, witness, r, true)) return false;
-    /* world normals of A's faces, and for each edge of B its two arc ends (negated normals) and
-     * their cross product, laid out contiguously for the inner loop */
-    imp_vec3 na[GAUSS_MAX], nb[GAUSS_MAX], bc[GAUSS_EDGES], bd[GAUSS_EDGES], bdxc[GAUSS_EDGES];
-    /* the first test of every pair runs over structure-of-arrays copies (the compiler vectorizes it) */
-    double cx[GAUSS_EDGES], cy[GAUSS_EDGES], cz[GAUSS_EDGES], dx[GAUSS_EDGES], dy[GAUSS_EDGES], dz[GAUSS_EDGES];
+    /* world normals of A's faces; B's negated normals as structure of arrays (the per-face products
+     * vectorize); for each edge of B its arc's two faces and the arc ends' cross product d x c */
+    imp_vec3 na[GAUSS_MAX];
+    double nbx[GAUSS_MAX], nby[GAUSS_MAX], nbz[GAUSS_MAX], side[GAUSS_MAX];
     double ex[GAUSS_EDGES], ey[GAUSS_EDGES], ez[GAUSS_EDGES];
-    unsigned char hit[GAUSS_EDGES];
-    const int ne = B->ne;
+    int crossing[GAUSS_EDGES];
+    const int ne = B->ne, nfb = B->nf;
+    const int *bf = B->edge_faces;
     for (int f = 0; f < A->nf; f++) na[f] = poly_normal(A, f);
-    for (int f = 0; f < B->nf; f++) nb[f] = v3_scale(poly_normal(B, f), -1);
+    for (int f = 0; f < nfb; f++) {
+        imp_vec3 n = v3_scale(poly_normal(B, f), -1);
+        nbx[f] = n.x, nby[f] = n.y, nbz[f] = n.z;
+    }
     for (int j = 0; j < ne; j++) {
-        bc[j] = nb[B->edge_faces[2 * j]], bd[j] = nb[B->edge_faces[2 * j + 1]];
-        bdxc[j] = v3_cross(bd[j], bc[j]);
-        cx[j] = bc[j].x, cy[j] = bc[j].y, cz[j] = bc[j].z, dx[j] = bd[j].x, dy[j] = bd[j].y, dz[j] = bd[j].z;
-        ex[j] = bdxc[j].x, ey[j] = bdxc[j].y, ez[j] = bdxc[j].z;
+        const int fc = bf[2 * j], fd = bf[2 * j + 1];
+        imp_vec3 dxc = v3_cross(v3(nbx[fd], nby[fd], nbz[fd]), v3(nbx[fc], nby[fc], nbz[fc]));
+        ex[j] = dxc.x, ey[j] = dxc.y, ez[j] = dxc.z;
     }
     for (int i = 0; i < A->ne; i++) {
         const imp_vec3 a = na[A->edge_faces[2 * i]], b = na[A->edge_faces[2 * i + 1]], bxa = v3_cross(b, a);
         const double ux = bxa.x, uy = bxa.y, uz = bxa.z;
+        for (int f = 0; f < nfb; f++) side[f] = nbx[f] * ux + nby[f] * uy + nbz[f] * uz;
+        /* the edges of B whose arc crosses the plane of A's arc, in ascending order */
+        int nc = 0;
         for (int j = 0; j < ne; j++) {
-            double cba = cx[j] * ux + cy[j] * uy + cz[j] * uz, dba = dx[j] * ux + dy[j] * uy + dz[j] * uz;
-            double adc = a.x * ex[j] + a.y * ey[j] + a.z * ez[j], bdc = b.x * ex[j] + b.y * ey[j] + b.z * ez[j];
-            hit[j] = (unsigned char)((cba * dba < 0) & (adc * bdc < 0) & (cba * bdc > 0));
+            crossing[nc] = j;
+            nc += side[bf[2 * j]] * side[bf[2 * j + 1]] < 0;
         }
-        for (int j = 0; j < ne; j++) {
-            if (!hit[j]) continue;
+        for (int k = 0; k < nc; k++) {
+            const int j = crossing[k];
+            const double cba = side[bf[2 * j]];
+            const double adc = a.x * ex[j] + a.y * ey[j] + a.z * ez[j], bdc = b.x * ex[j] + b.y * ey[j] + b.z * ez[j];
+            if (!((adc * bdc < 0) & (cba * bdc > 0))) continue;
             double s = edge_pair_sep(A, B, i, j, &axis);
             if (s > SHAPE_TOUCH) { if (witness) *witness = witness_encode(AX_EDGE_PAIR, i, j); return false; }
             if (s > r->edge) r->edge = s, r->ei = i, r->ej = j;
