@@ -165,6 +165,10 @@ struct qp_state {
     double restitution;
     double friction;        /* Coulomb coefficient mu of every QP contact (world.friction, default 0) */
     double *At, *An, *bt; int tcap; /* friction rows of one island: A_tt (2n x 2n), A_tn (2n x n), b_t */
+    /* their nonzero entries (rows of contacts that share no body give exact zeros): per friction row
+     * the columns of A_tt and of A_tn, per contact the friction rows of its A_tn column, ascending;
+     * and the A_tn f + b_t part of each friction row's residual during a round of sweeps */
+    int *tt_cols, *tt_count, *tn_cols, *tn_count, *nt_rows, *nt_count; double *t_base;
     double *g; imp_vec3 *t1, *t2; int gcap; /* friction forces and tangent basis, per contact      */
     double *gi;             /* the collision impulses' friction (kept apart from g's warm start)     */
     /* islands (contacts grouped by the dynamic bodies they connect), contacts sorted by island */
@@ -197,6 +201,8 @@ void qp_free(imp_world *w)
 {
     if (!w->qp) return;
     free(w->qp->dx);
+    free(w->qp->tt_cols), free(w->qp->tt_count), free(w->qp->tn_cols), free(w->qp->tn_count);
+    free(w->qp->nt_rows), free(w->qp->nt_count), free(w->qp->t_base);
     free(w->qp->At), free(w->qp->An), free(w->qp->bt), free(w->qp->g), free(w->qp->gi), free(w->qp->t1), free(w->qp->t2);
     free(w->qp->c2), free(w->qp->par), free(w->qp->cnt), free(w->qp->isl), free(w->qp->isl_neq), free(w->qp->joints), free(w->qp->pd);
     free(w->qp->c), free(w->qp->b), free(w->qp->A), free(w->qp->bv), free(w->qp->f), free(w->qp->wv);
@@ -811,6 +817,14 @@ static void qp_friction_reserve(struct qp_state *q, int n)
     int cap = q->tcap ? q->tcap : 16;
     while (cap < n) cap *= 2;
     free(q->At), free(q->An), free(q->bt);
+    free(q->tt_cols), free(q->tt_count), free(q->tn_cols), free(q->tn_count), free(q->nt_rows), free(q->nt_count), free(q->t_base);
+    q->tt_cols = ids_grow(NULL, sizeof(int), 4 * (size_t)cap * cap);
+    q->tn_cols = ids_grow(NULL, sizeof(int), 2 * (size_t)cap * cap);
+    q->nt_rows = ids_grow(NULL, sizeof(int), 2 * (size_t)cap * cap);
+    q->tt_count = ids_grow(NULL, sizeof(int), 2 * (size_t)cap);
+    q->tn_count = ids_grow(NULL, sizeof(int), 2 * (size_t)cap);
+    q->nt_count = ids_grow(NULL, sizeof(int), (size_t)cap);
+    q->t_base = ids_grow(NULL, sizeof(double), 2 * (size_t)cap);
     q->At = ids_grow(NULL, sizeof(double), 4 * (size_t)cap * cap);
     q->An = ids_grow(NULL, sizeof(double), 2 * (size_t)cap * cap);
     q->bt = ids_grow(NULL, sizeof(double), 3 * (size_t)cap); /* b_t (2 per contact), then the normal b */
@@ -871,28 +885,56 @@ static void qp_solve_friction(struct qp_state *q, int n, const double *bn, doubl
         }
         for (int j = 0; j < n; j++) q->An[(size_t)r * n + j] = qp_kernel(q, cr, ur, &q->c[j], q->c[j].n);
     }
+    /* the nonzero pattern; sums over it add the same terms in the same order as over whole rows
+     * (a zero entry adds an exact zero) */
+    for (int r = 0; r < m; r++) {
+        int *tt = q->tt_cols + (size_t)r * m, *tn = q->tn_cols + (size_t)r * n, ktt = 0, ktn = 0;
+        for (int c = 0; c < m; c++) if (q->At[(size_t)r * m + c] != 0) tt[ktt++] = c;
+        for (int j = 0; j < n; j++) if (q->An[(size_t)r * n + j] != 0) tn[ktn++] = j;
+        q->tt_count[r] = ktt, q->tn_count[r] = ktn;
+    }
+    for (int i = 0; i < n; i++) {
+        int *nt = q->nt_rows + (size_t)i * m, k = 0;
+        for (int r = 0; r < m; r++) if (q->An[(size_t)r * n + i] != 0) nt[k++] = r;
+        q->nt_count[i] = k;
+    }
     for (int round = 0;; round++) {
         /* normal forces with the friction forces known: b_n + A_nt g (A_nt = A_tn^T) */
         for (int i = 0; i < n; i++) {
             double v = bn[i];
-            for (int r = 0; r < m; r++) v += q->An[(size_t)r * n + i] * g[r];
+            const int *nt = q->nt_rows + (size_t)i * m;
+            for (int k = 0; k < q->nt_count[i]; k++) v += q->An[(size_t)nt[k] * n + i] * g[nt[k]];
             bw[i] = v;
         }
         imp_lcp_solve(n, q->cur_neq, q->A, bw, q->f, q->wv, &q->info, &q->lcp);
         /* the last word is the normal LCP's: d'' >= 0 holds exactly with the friction forces applied
          * (the friction may then exceed the cone by what the last normal solve took away) */
         if (round == QP_FRICTION_ROUNDS) break;
-        /* tangential: projected Gauss-Seidel on A_tt g + A_tn f + b_t = 0, |g_i| <= mu f_i */
+        /* tangential: projected Gauss-Seidel on A_tt g + A_tn f + b_t = 0, |g_i| <= mu f_i; f is
+         * fixed over the sweeps, so b_t + A_tn f is summed once */
+        for (int r = 0; r < m; r++) {
+            double res = q->bt[r];
+            const double *an = q->An + (size_t)r * n;
+            const int *tn = q->tn_cols + (size_t)r * n;
+            for (int k = 0; k < q->tn_count[r]; k++) res += an[tn[k]] * q->f[tn[k]];
+            q->t_base[r] = res;
+        }
         for (int sweep = 0; sweep < 20; sweep++) {
             for (int i = 0; i < n; i++) {
                 for (int k = 0; k < 2; k++) {
                     int r = 2 * i + k;
-                    double res = q->bt[r], diag = q->At[(size_t)r * m + r];
-                    for (int j = 0; j < n; j++) res += q->An[(size_t)r * n + j] * q->f[j];
-                    for (int c = 0; c < m; c++) res += q->At[(size_t)r * m + c] * g[c];
+                    const double *at = q->At + (size_t)r * m;
+                    const int *tt = q->tt_cols + (size_t)r * m;
+                    double res = q->t_base[r], diag = at[r];
+                    for (int e = 0; e < q->tt_count[r]; e++) res += at[tt[e]] * g[tt[e]];
                     if (diag > 0) g[r] -= res / diag;
                 }
-                double lim = q->c[i].eq ? 0 : mu * q->f[i], gl = hypot(g[2 * i], g[2 * i + 1]);
+                double lim = q->c[i].eq ? 0 : mu * q->f[i], g0 = g[2 * i], g1 = g[2 * i + 1];
+                /* |g| <= lim decided without the square root where the squares are clear of it by
+                 * far more than their rounding (hypot is within an ulp of the true length) */
+                double sq = g0 * g0 + g1 * g1, lim2 = lim * lim;
+                if (sq < lim2 * (1 - 1e-12) && lim2 > 1e-290) continue;
+                double gl = hypot(g0, g1);
                 if (gl > lim) {
                     double sc = gl > 0 ? lim / gl : 0;
                     g[2 * i] *= sc, g[2 * i + 1] *= sc;
