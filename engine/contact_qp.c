@@ -715,6 +715,13 @@ static double qp_kernel(const struct qp_state *q, const qp_contact *ci, imp_vec3
     return s;
 }
 
+/* do contacts i and j share a dynamic body? (else their kernel is exactly 0) */
+static inline bool qp_share(const struct qp_state *q, const qp_contact *ci, const qp_contact *cj)
+{
+    return (ci->ka >= 0 && q->b[ci->ka].dyn && (ci->ka == cj->ka || ci->ka == cj->kb)) ||
+           (ci->kb >= 0 && q->b[ci->kb].dyn && (ci->kb == cj->ka || ci->kb == cj->kb));
+}
+
 /* A (n x n) over the contacts [0, n), from the placed contacts: A_ij = sum J_iX M_X^-1 J_jX^T */
 static void qp_amatrix(const struct qp_state *q, int n, double *A)
 {
@@ -881,9 +888,11 @@ static void qp_solve_friction(struct qp_state *q, int n, const double *bn, doubl
         imp_vec3 ur = (r & 1) ? q->t2[r / 2] : q->t1[r / 2];
         for (int k = r; k < m; k++) {
             imp_vec3 uk = (k & 1) ? q->t2[k / 2] : q->t1[k / 2];
-            q->At[(size_t)r * m + k] = q->At[(size_t)k * m + r] = qp_kernel(q, cr, ur, &q->c[k / 2], uk);
+            const qp_contact *ck = &q->c[k / 2];
+            q->At[(size_t)r * m + k] = q->At[(size_t)k * m + r] = qp_share(q, cr, ck) ? qp_kernel(q, cr, ur, ck, uk) : 0;
         }
-        for (int j = 0; j < n; j++) q->An[(size_t)r * n + j] = qp_kernel(q, cr, ur, &q->c[j], q->c[j].n);
+        for (int j = 0; j < n; j++)
+            q->An[(size_t)r * n + j] = qp_share(q, cr, &q->c[j]) ? qp_kernel(q, cr, ur, &q->c[j], q->c[j].n) : 0;
     }
     /* the nonzero pattern; sums over it add the same terms in the same order as over whole rows
      * (a zero entry adds an exact zero) */
