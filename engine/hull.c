@@ -76,7 +76,7 @@ static int cmp_angle(const void *a, const void *b)
 void hull_free(hull *h)
 {
     if (!h) return;
-    free(h->v), free(h->face_first), free(h->face_count), free(h->face_verts), free(h->face_n), free(h->face_d);
+    free(h->v), free(h->vx), free(h->face_first), free(h->face_count), free(h->face_verts), free(h->face_n), free(h->face_d);
     free(h->edges), free(h->edge_faces), free(h->dirs), free(h->tris);
     free(h);
 }
@@ -236,6 +236,9 @@ static int *hull_vertices(hull *h, const qh *q, int nt)
             int i = q->f[t].v[a];
             if (map[i] < 0) map[i] = h->nv, v3_store(h->v + 3 * h->nv++, qh_point(q, i));
         }
+    h->vx = ids_grow(NULL, 3 * sizeof(double), h->nv); /* one block: vy and vz follow vx */
+    h->vy = h->vx + h->nv, h->vz = h->vy + h->nv;
+    for (int i = 0; i < h->nv; i++) h->vx[i] = h->v[3 * i], h->vy[i] = h->v[3 * i + 1], h->vz[i] = h->v[3 * i + 2];
     imp_vec3 cen = v3(0, 0, 0);
     for (int i = 0; i < h->nv; i++) cen = v3_add(cen, v3_load(h->v + 3 * i));
     h->centroid = v3_scale(cen, 1.0 / h->nv);
