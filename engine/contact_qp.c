@@ -156,6 +156,7 @@ struct qp_state {
     double *bv, *f, *wv; int acap; /* one island's vectors (any size)                               */
     int dense_max;          /* islands up to this many rows: the pivoting LCP; larger: PGS         */
     imp_vec3 *dv, *dw; int dvcap; /* PGS: each body's velocity (or acceleration) change so far      */
+    struct qp_pgs_row *prow; int prowcap; /* PGS: each row's Jacobian and diagonal, fixed over a solve */
     double *pbt; int pbtcap; /* PGS: b_t of an island                                               */
     long pgs;               /* islands solved by the fallback                                        */
     double *dx; int dxcap;  /* a body derivative for the queries                                    */
@@ -206,7 +207,7 @@ void qp_free(imp_world *w)
     free(w->qp->At), free(w->qp->An), free(w->qp->bt), free(w->qp->g), free(w->qp->gi), free(w->qp->t1), free(w->qp->t2);
     free(w->qp->c2), free(w->qp->par), free(w->qp->cnt), free(w->qp->isl), free(w->qp->isl_neq), free(w->qp->joints), free(w->qp->pd);
     free(w->qp->c), free(w->qp->b), free(w->qp->A), free(w->qp->bv), free(w->qp->f), free(w->qp->wv);
-    free(w->qp->dv), free(w->qp->dw), free(w->qp->pbt);
+    free(w->qp->dv), free(w->qp->dw), free(w->qp->pbt), free(w->qp->prow);
     imp_lcp_work_free(&w->qp->lcp);
     free(w->qp);
     w->qp = NULL;
@@ -967,31 +968,46 @@ static void qp_solve_friction(struct qp_state *q, int n, const double *bn, doubl
 #define IMP_QP_PGS_SWEEPS 200
 #define IMP_QP_PGS_TOL 1e-6
 
-static double qp_row_w(const struct qp_state *q, const qp_contact *c, imp_vec3 u)
+/* a row of the sweeps with what stays fixed over a solve (the bodies do not move during it): per
+ * side its body (-1: none, or not dynamic), the Jacobian (lin, ang) as qp_jac gives it, I^-1 ang,
+ * and the diagonal A_ii */
+typedef struct qp_pgs_row {
+    int X[2];
+    imp_vec3 lin[2], ang[2], iang[2];
+    double diag;
+} qp_pgs_row;
+
+static void qp_row_init(const struct qp_state *q, const qp_contact *c, imp_vec3 u, qp_pgs_row *r)
+{
+    for (int side = 0; side < 2; side++) {
+        int X = side ? c->kb : c->ka;
+        r->X[side] = X < 0 || !q->b[X].dyn ? -1 : X;
+        qp_jac(c, u, side, &r->lin[side], &r->ang[side]);
+        r->iang[side] = r->X[side] < 0 ? v3(0, 0, 0) : m3_mul_v(q->b[X].Iinv, r->ang[side]);
+    }
+    r->diag = qp_kernel(q, c, u, c, u);
+}
+
+static double qp_row_w(const struct qp_state *q, const qp_pgs_row *r)
 {
     double s = 0;
     for (int side = 0; side < 2; side++) {
-        int X = side ? c->kb : c->ka;
-        if (X < 0 || !q->b[X].dyn) continue;
-        imp_vec3 lin, ang;
-        qp_jac(c, u, side, &lin, &ang);
-        double v = v3_dot(lin, q->dv[X]) + v3_dot(ang, q->dw[X]);
+        int X = r->X[side];
+        if (X < 0) continue;
+        double v = v3_dot(r->lin[side], q->dv[X]) + v3_dot(r->ang[side], q->dw[X]);
         s += side ? -v : v;
     }
     return s;
 }
 
-static void qp_row_push(struct qp_state *q, const qp_contact *c, imp_vec3 u, double df)
+static void qp_row_push(struct qp_state *q, const qp_pgs_row *r, double df)
 {
     for (int side = 0; side < 2; side++) {
-        int X = side ? c->kb : c->ka;
-        if (X < 0 || !q->b[X].dyn) continue;
-        const qp_body *k = &q->b[X];
-        imp_vec3 lin, ang;
-        qp_jac(c, u, side, &lin, &ang);
+        int X = r->X[side];
+        if (X < 0) continue;
         double sdf = side ? -df : df;
-        q->dv[X] = v3_add(q->dv[X], v3_scale(lin, sdf * k->im));
-        q->dw[X] = v3_add(q->dw[X], v3_scale(m3_mul_v(k->Iinv, ang), sdf));
+        q->dv[X] = v3_add(q->dv[X], v3_scale(r->lin[side], sdf * q->b[X].im));
+        q->dw[X] = v3_add(q->dw[X], v3_scale(r->iang[side], sdf));
     }
 }
 
@@ -1003,6 +1019,19 @@ static void qp_pgs(struct qp_state *q, int nb, int n, const double *bn, double *
         q->dv = ids_grow(q->dv, sizeof(imp_vec3), q->dvcap);
         q->dw = ids_grow(q->dw, sizeof(imp_vec3), q->dvcap);
     }
+    /* rows: contact i's normal row at 3 i, its friction rows at 3 i + 1, 3 i + 2 */
+    const int per = g ? 3 : 1;
+    if ((long)per * n > q->prowcap) {
+        q->prowcap = per * n + per * n / 2 + 16;
+        free(q->prow);
+        q->prow = ids_grow(NULL, sizeof(qp_pgs_row), q->prowcap);
+    }
+    qp_pgs_row *rows = q->prow;
+    for (int i = 0; i < n; i++) {
+        const qp_contact *c = &q->c[i];
+        qp_row_init(q, c, c->n, &rows[per * i]);
+        if (g) qp_row_init(q, c, q->t1[i], &rows[per * i + 1]), qp_row_init(q, c, q->t2[i], &rows[per * i + 2]);
+    }
     /* only the island's bodies are touched: zero them, then push the first guess in */
     for (int i = 0; i < n; i++) {
         const qp_contact *c = &q->c[i];
@@ -1012,8 +1041,8 @@ static void qp_pgs(struct qp_state *q, int nb, int n, const double *bn, double *
     for (int i = 0; i < n; i++) {
         const qp_contact *c = &q->c[i];
         if (!c->eq && f[i] < 0) f[i] = 0;
-        qp_row_push(q, c, c->n, f[i]);
-        if (g) qp_row_push(q, c, q->t1[i], g[2 * i]), qp_row_push(q, c, q->t2[i], g[2 * i + 1]);
+        qp_row_push(q, &rows[per * i], f[i]);
+        if (g) qp_row_push(q, &rows[per * i + 1], g[2 * i]), qp_row_push(q, &rows[per * i + 2], g[2 * i + 1]);
     }
     const double mu = q->friction;
     int sweep = 0;
@@ -1021,30 +1050,31 @@ static void qp_pgs(struct qp_state *q, int nb, int n, const double *bn, double *
         double change = 0, big = 0;
         for (int i = 0; i < n; i++) {
             const qp_contact *c = &q->c[i];
-            double d = qp_kernel(q, c, c->n, c, c->n);
+            const qp_pgs_row *rn = &rows[per * i];
+            double d = rn->diag;
             if (d > 0) {
-                double fn = f[i] - (bn[i] + qp_row_w(q, c, c->n)) / d;
+                double fn = f[i] - (bn[i] + qp_row_w(q, rn)) / d;
                 if (!c->eq && fn < 0) fn = 0;
-                if (fn != f[i]) qp_row_push(q, c, c->n, fn - f[i]);
+                if (fn != f[i]) qp_row_push(q, rn, fn - f[i]);
                 change = fmax(change, fabs(fn - f[i])), big = fmax(big, fabs(fn));
                 f[i] = fn;
             }
             if (!g) continue;
             double old[2] = {g[2 * i], g[2 * i + 1]};
             for (int k = 0; k < 2; k++) {
-                imp_vec3 u = k ? q->t2[i] : q->t1[i];
-                double dt = qp_kernel(q, c, u, c, u);
+                const qp_pgs_row *rt = &rows[per * i + 1 + k];
+                double dt = rt->diag;
                 if (!(dt > 0)) continue;
-                double dg = -(bt[2 * i + k] + qp_row_w(q, c, u)) / dt;
+                double dg = -(bt[2 * i + k] + qp_row_w(q, rt)) / dt;
                 g[2 * i + k] += dg;
-                qp_row_push(q, c, u, dg);
+                qp_row_push(q, rt, dg);
             }
             double lim = c->eq ? 0 : mu * f[i], gl = hypot(g[2 * i], g[2 * i + 1]);
             if (gl > lim) { /* onto the disc, and the bodies follow */
                 double sc = gl > 0 ? lim / gl : 0, g0 = g[2 * i], g1 = g[2 * i + 1];
                 g[2 * i] *= sc, g[2 * i + 1] *= sc;
-                qp_row_push(q, c, q->t1[i], g[2 * i] - g0);
-                qp_row_push(q, c, q->t2[i], g[2 * i + 1] - g1);
+                qp_row_push(q, &rows[per * i + 1], g[2 * i] - g0);
+                qp_row_push(q, &rows[per * i + 2], g[2 * i + 1] - g1);
             }
             change = fmax(change, fmax(fabs(g[2 * i] - old[0]), fabs(g[2 * i + 1] - old[1])));
         }
@@ -1052,7 +1082,7 @@ static void qp_pgs(struct qp_state *q, int nb, int n, const double *bn, double *
     }
     int clamped = 0;
     for (int i = 0; i < n; i++) {
-        wv[i] = bn[i] + qp_row_w(q, &q->c[i], q->c[i].n);
+        wv[i] = bn[i] + qp_row_w(q, &rows[per * i]);
         clamped += f[i] != 0;
     }
     /* out of sweeps before the changes settled: reported like a pivoting solve that ran out */
