@@ -1011,6 +1011,10 @@ static void qp_row_push(struct qp_state *q, const qp_pgs_row *r, double df)
     }
 }
 
+/* fmax for the sweeps' bookkeeping, inline (fmax is a library call without -ffast-math); like fmax it
+ * keeps a when b is NaN */
+static inline double qp_larger(double a, double b) { return b > a ? b : a; }
+
 /* f (first guess in, solution out), w = A f + bn in wv; with g: the friction rows too, b_t in bt */
 static void qp_pgs(struct qp_state *q, int nb, int n, const double *bn, double *f, double *wv, double *g, const double *bt)
 {
@@ -1056,7 +1060,7 @@ static void qp_pgs(struct qp_state *q, int nb, int n, const double *bn, double *
                 double fn = f[i] - (bn[i] + qp_row_w(q, rn)) / d;
                 if (!c->eq && fn < 0) fn = 0;
                 if (fn != f[i]) qp_row_push(q, rn, fn - f[i]);
-                change = fmax(change, fabs(fn - f[i])), big = fmax(big, fabs(fn));
+                change = qp_larger(change, fabs(fn - f[i])), big = qp_larger(big, fabs(fn));
                 f[i] = fn;
             }
             if (!g) continue;
@@ -1076,7 +1080,7 @@ static void qp_pgs(struct qp_state *q, int nb, int n, const double *bn, double *
                 qp_row_push(q, &rows[per * i + 1], g[2 * i] - g0);
                 qp_row_push(q, &rows[per * i + 2], g[2 * i + 1] - g1);
             }
-            change = fmax(change, fmax(fabs(g[2 * i] - old[0]), fabs(g[2 * i + 1] - old[1])));
+            change = qp_larger(change, qp_larger(fabs(g[2 * i] - old[0]), fabs(g[2 * i + 1] - old[1])));
         }
         if (change <= IMP_QP_PGS_TOL * big) break;
     }
