@@ -879,7 +879,7 @@ static void qp_friction_rows(struct qp_state *q, int n, bool impulse, double *bt
  * problem: at the velocity level b_n = (1 + e) v_n- and b_t = v_t-, and the rows' kernel is the same
  * J M^-1 J^T. */
 #define QP_FRICTION_ROUNDS 3 /* normal LCP + tangential sweeps, then the final normal LCP */
-static void qp_solve_friction(struct qp_state *q, int n, const double *bn, double *g)
+static void qp_solve_friction(struct qp_state *q, int n, const double *bn, double *g, bool impulse)
 {
     const double mu = q->friction;
     double *bw = q->bt + 2 * q->tcap; /* b of the normal LCP with the friction forces in */
@@ -916,7 +916,11 @@ static void qp_solve_friction(struct qp_state *q, int n, const double *bn, doubl
             for (int k = 0; k < q->nt_count[i]; k++) v += q->An[(size_t)nt[k] * n + i] * g[nt[k]];
             bw[i] = v;
         }
-        imp_lcp_solve(n, q->cur_neq, q->A, bw, q->f, q->wv, &q->info, &q->lcp);
+        /* the clamped set guessed from the last round's forces (the first round of a force solve: the
+         * last evaluation's, kept in each contact's force) */
+        if (round == 0)
+            for (int i = 0; i < n; i++) q->f[i] = impulse ? 0 : q->c[i].force;
+        imp_lcp_solve_guess(n, q->cur_neq, q->A, bw, q->f, q->f, q->wv, &q->info, &q->lcp);
         /* the last word is the normal LCP's: d'' >= 0 holds exactly with the friction forces applied
          * (the friction may then exceed the cone by what the last normal solve took away) */
         if (round == QP_FRICTION_ROUNDS) break;
@@ -1117,10 +1121,14 @@ static int qp_island_solve(imp_world *w, int n, const double *bn, double *g, boo
         return q->info.status;
     }
     qp_amatrix(q, n, q->A);
-    if (!g) return imp_lcp_solve(n, q->cur_neq, q->A, bn, q->f, q->wv, &q->info, &q->lcp);
+    if (!g) {
+        /* forces: the clamped set guessed from the last evaluation's (each contact's force) */
+        for (int i = 0; i < n; i++) q->f[i] = impulse ? 0 : q->c[i].force;
+        return imp_lcp_solve_guess(n, q->cur_neq, q->A, bn, q->f, q->f, q->wv, &q->info, &q->lcp);
+    }
     qp_friction_reserve(q, n);
     qp_friction_rows(q, n, impulse, q->bt);
-    qp_solve_friction(q, n, bn, g);
+    qp_solve_friction(q, n, bn, g, impulse);
     return q->info.status;
 }
 
