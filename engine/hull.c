@@ -14,6 +14,7 @@
  *      order each polygon counter-clockwise around its normal, and list the unique edges and edge
  *      directions the separating-axis tests need.
  * eps is relative to the cloud's size, so points within rounding of a face count as on it. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -344,5 +345,11 @@ hull *hull_build(const double *pts, int n, char *err, size_t errlen)
     const int fv = hull_faces(h, &q, nt, uf, map);
     free(uf), free(map), free(q.f);
     hull_edges(h, fv);
+    /* the centroid's least distance to a face plane, less 1% and 1e-9 of the hull's size for faces
+     * merged from triangles within rounding of one plane (a vertex may then lie just outside it) */
+    double in = INFINITY, size = 0;
+    for (int f = 0; f < h->nf; f++) in = fmin(in, h->face_d[f] - v3_dot(h->face_n[f], h->centroid));
+    for (int i = 0; i < h->nv; i++) size = fmax(size, v3_len(v3_sub(v3_load(h->v + 3 * i), h->centroid)));
+    h->inradius = fmax(0, 0.99 * in - 1e-9 * size);
     return h;
 }

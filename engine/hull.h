@@ -20,6 +20,7 @@ typedef struct hull {
     imp_vec3 *dirs;       /* unit edge directions, parallel ones once */
     int *tris;            /* 3 per triangle                        */
     imp_vec3 centroid;
+    double inradius;      /* a ball of this radius about the centroid lies inside the hull (0: flat) */
 } hull;
 
 /* hull.c */

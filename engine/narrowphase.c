@@ -84,6 +84,7 @@ typedef struct poly {
     imp_mat3 R;
     bool is_box;
     imp_vec3 half;
+    double inradius;            /* a ball of this radius about center lies inside (0: none known) */
     const imp_vec3 *wv;         /* world vertices when precomputed (NULL: transform on demand) */
 } poly;
 
@@ -102,6 +103,7 @@ static void poly_box(const geom *g, box_data *bd, poly *P)
 {
     P->p = g->p, P->R = g->R, P->center = g->p;
     P->is_box = true, P->half = g->half;
+    P->inradius = fmin(g->half.x, fmin(g->half.y, g->half.z));
     P->wv = NULL;
     P->nv = 8, P->nf = 6, P->ne = 12, P->ndir = 3;
     P->ff = BOX_FF, P->fc = BOX_FC, P->fv = BOX_FV, P->fn = BOX_FN, P->edges = BOX_EDGES, P->dirs = BOX_DIRS;
@@ -127,6 +129,7 @@ static void poly_hull(const geom *g, poly *P)
     P->edges = h->edges, P->dirs = h->dirs, P->edge_faces = h->edge_faces;
     P->p = g->p, P->R = g->R, P->center = v3_add(g->p, m3_mul_v(g->R, h->centroid));
     P->is_box = false;
+    P->inradius = h->inradius;
     P->wv = NULL;
 }
 
@@ -145,6 +148,7 @@ static void poly_triangle(imp_vec3 a, imp_vec3 b, imp_vec3 c, imp_vec3 n, tri_da
     P->p = v3(0, 0, 0), P->R = m3_identity();
     P->center = v3_scale(v3_add(v3_add(a, b), c), 1.0 / 3.0);
     P->is_box = false;
+    P->inradius = 0;
     P->wv = NULL;
 }
 
@@ -545,6 +549,47 @@ typedef struct sat_result {
     bool edge_pairs;    /* ei, ej are edges (sat_gauss), not edge directions */
 } sat_result;
 
+/* The face axes of one side (A's faces against B, or B's against A): false as soon as one separates
+ * (the witness then names the first in face order); else the deepest face and its separation.
+ * A bound skips most projections. With O the other polytope and a ball of radius r about its centre
+ * c inside it, the least of n . x over O is at most n . c - r, so a face's separation is at most
+ *     ub_f = n_f . c - r - d_f.
+ * The face with the largest ub_f is measured first; its separation s0 is a lower bound of the
+ * side's deepest, so a face with ub_f < min(s0, SHAPE_TOUCH) (with a margin for rounding) is neither
+ * the deepest nor separating and is not measured. The others are measured in face order as without
+ * the bound, so the result is the same to the bit. */
+enum { FACE_BOUND_MAX = 256 };
+
+static bool sat_face_side(const poly *A, const poly *B, bool faces_of_b, int32_t *witness, double *deepest, int *deepest_f)
+{
+    const poly *F = faces_of_b ? B : A, *O = faces_of_b ? A : B;
+    const int kind = faces_of_b ? AX_FACE_B : AX_FACE_A;
+    imp_vec3 axis;
+    double ub[FACE_BOUND_MAX], s0 = 0, skip_below = -INFINITY;
+    int f0 = -1;
+    if (F->nf <= FACE_BOUND_MAX && O->inradius > 0) {
+        for (int f = 0; f < F->nf; f++) {
+            const imp_vec3 n = poly_normal(F, f);
+            const double nc = v3_dot(n, O->center), d = poly_offset(F, f, n);
+            ub[f] = nc - O->inradius - d + 1e-9 + 1e-12 * (fabs(nc) + fabs(d)); /* margin above rounding */
+            if (f0 < 0 || ub[f] > ub[f0]) f0 = f;
+        }
+        if (f0 >= 0) {
+            s0 = axis_sep(A, B, witness_encode(kind, f0, 0), &axis);
+            if (isfinite(s0)) skip_below = fmin(s0, SHAPE_TOUCH);
+        }
+    }
+    for (int f = 0; f < F->nf; f++) {
+        double s;
+        if (f == f0) s = s0;
+        else if (f0 >= 0 && ub[f] < skip_below) continue;
+        else s = axis_sep(A, B, witness_encode(kind, f, 0), &axis);
+        if (s > SHAPE_TOUCH) { if (witness) *witness = witness_encode(kind, f, 0); return false; }
+        if (s > *deepest) *deepest = s, *deepest_f = f;
+    }
+    return true;
+}
+
 /* the cached witness, then the face normals of A and of B: false as soon as one separates (the
  * witness then names it); else the deepest face of each in r, edges not yet measured */
 static bool sat_faces(const poly *A, const poly *B, int32_t *witness, sat_result *r, bool edge_pairs)
@@ -554,17 +599,7 @@ static bool sat_faces(const poly *A, const poly *B, int32_t *witness, sat_result
     r->face_a = r->face_b = r->edge = -INFINITY;
     r->fa = r->fb = r->ei = r->ej = 0;
     r->edge_pairs = edge_pairs;
-    for (int f = 0; f < A->nf; f++) {
-        double s = axis_sep(A, B, witness_encode(AX_FACE_A, f, 0), &axis);
-        if (s > SHAPE_TOUCH) { if (witness) *witness = witness_encode(AX_FACE_A, f, 0); return false; }
-        if (s > r->face_a) r->face_a = s, r->fa = f;
-    }
-    for (int f = 0; f < B->nf; f++) {
-        double s = axis_sep(A, B, witness_encode(AX_FACE_B, f, 0), &axis);
-        if (s > SHAPE_TOUCH) { if (witness) *witness = witness_encode(AX_FACE_B, f, 0); return false; }
-        if (s > r->face_b) r->face_b = s, r->fb = f;
-    }
-    return true;
+    return sat_face_side(A, B, false, witness, &r->face_a, &r->fa) && sat_face_side(A, B, true, witness, &r->face_b, &r->fb);
 }
 
 /* the separating axis search over every face and edge-pair axis; false when an axis separates */
