@@ -55,6 +55,9 @@
 
 #define NP_KEEP 0.005 /* m: near-touching points kept in a touching face manifold (face_points) */
 #define NP_LEVEL 1e-4 /* m: a capsule's end this close above a plane it touches is on it too */
+/* an edge axis is taken over the best face axis when its separation exceeds NP_EDGE_REL face + NP_EDGE_ABS */
+#define NP_EDGE_REL 0.95
+#define NP_EDGE_ABS 5e-4
 
 /* a manifold while it is built: up to NP_MAX points, reduced to IMP_MANIFOLD_MAX at the end */
 #define NP_MAX 16
@@ -638,9 +641,33 @@ static bool sat_gauss(const poly *A, const poly *B, int32_t *witness, sat_result
         imp_vec3 dxc = v3_cross(v3(nbx[fd], nby[fd], nbz[fd]), v3(nbx[fc], nby[fc], nbz[fc]));
         ex[j] = dxc.x, ey[j] = dxc.y, ez[j] = dxc.z;
     }
+    /* Edge pairs that cannot matter. The pair (i, j) only counts when its separation s exceeds
+     * min(SHAPE_TOUCH, NP_EDGE_REL face + NP_EDGE_ABS): below, it neither separates nor wins over the
+     * faces (poly_poly). Its axis n is a point of A's arc (a, b), turned out of A, and on a crossing
+     * edge b0 of B is B's support point against n, so with a ball of radius r about B's centre c
+     * inside B and a0 on A's edge,  s = n . (b0 - a0) <= max over the arc of n . (c - a0) - r.
+     * An edge of A whose bound is below that threshold (with a margin for rounding, larger for short
+     * arcs, whose crossing points round more) is left out; the others run as they would, in order. */
+    const double face = fmax(r->face_a, r->face_b);
+    const double matter = fmin(SHAPE_TOUCH, NP_EDGE_REL * face + NP_EDGE_ABS);
+    const bool bounded = B->inradius > 0 && isfinite(face);
+    double shortest_b = INFINITY;
+    for (int j = 0; j < ne && bounded; j++) shortest_b = fmin(shortest_b, sqrt(ex[j] * ex[j] + ey[j] * ey[j] + ez[j] * ez[j]));
     for (int i = 0; i < A->ne; i++) {
         const imp_vec3 a = na[A->edge_faces[2 * i]], b = na[A->edge_faces[2 * i + 1]], bxa = v3_cross(b, a);
         const double ux = bxa.x, uy = bxa.y, uz = bxa.z;
+        if (bounded) {
+            const imp_vec3 wv = v3_sub(B->center, poly_vertex(A, A->edges[2 * i]));
+            const double len = v3_len(bxa), wl = v3_len(wv);
+            double top = fmax(v3_dot(a, wv), v3_dot(b, wv)); /* the arc's ends */
+            if (len > 0) { /* its inside: the great circle's highest point, when it lies between a and b */
+                const imp_vec3 e = v3_scale(bxa, 1 / len), wp = v3_sub(wv, v3_scale(e, v3_dot(wv, e)));
+                const imp_vec3 axb = v3_scale(bxa, -1);
+                if (v3_dot(v3_cross(a, wp), axb) >= 0 && v3_dot(v3_cross(wp, b), axb) >= 0) top = fmax(top, v3_len(wp));
+            }
+            const double margin = 1e-9 + 1e-12 * (wl + B->inradius) * (1 + 1 / fmax(len, 1e-300) + 1 / fmax(shortest_b, 1e-300));
+            if (top - B->inradius + margin < matter) continue;
+        }
         for (int f = 0; f < nfb; f++) side[f] = nbx[f] * ux + nby[f] * uy + nbz[f] * uz;
         /* the edges of B whose arc crosses the plane of A's arc, in ascending order */
         int nc = 0;
@@ -801,7 +828,7 @@ static int face_points(const imp_vec3 *poly_pts, int n, imp_vec3 nr, double dr, 
  * pushed by the half extents against the axis on the two other axes. */
 static int box_box_manifold(const poly *A, const poly *B, const sat_result *r, np_man *c)
 {
-    const double rel = 0.95, abs_tol = 5e-4;
+    const double rel = NP_EDGE_REL, abs_tol = NP_EDGE_ABS;
     const double ha[3] = {A->half.x, A->half.y, A->half.z}, hb[3] = {B->half.x, B->half.y, B->half.z};
     if (r->edge > rel * fmax(r->face_a, r->face_b) + abs_tol) {
         imp_vec3 u;
@@ -880,7 +907,7 @@ static int poly_poly(const poly *A, const poly *B, np_man *c, int32_t *witness, 
     A = &pa, B = &pb;
     const double face_a = r.face_a, face_b = r.face_b, edge = r.edge;
     const int fa = r.fa, fb = r.fb, ei = r.ei, ej = r.ej;
-    const double rel = 0.95, abs_tol = 5e-4;
+    const double rel = NP_EDGE_REL, abs_tol = NP_EDGE_ABS;
     double face = fmax(face_a, face_b);
     if (edge > rel * face + abs_tol) {
         /* edge / edge */
