@@ -12,6 +12,10 @@ double cloth_energy(const imp_world *w);
 void cloth_particle_removed(imp_world *w, uint32_t slot);
 uint32_t *cloth_remove(imp_world *w, imp_id id, int *count);
 int cloth_object_count(const imp_world *w);
+/* the object (+1; 0: none) and vertex of each particle (dense); whether two of object k's vertices may
+ * collide (particle_contact.c) */
+void cloth_owners(const imp_world *w, int *owner, int *vertex);
+bool cloth_self_pair(const imp_world *w, int k, int a, int b, double apart);
 void cloth_free(imp_world *w);
 
 struct asm_ctx;

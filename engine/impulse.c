@@ -71,6 +71,8 @@
 #include "joint.h"
 #include "joint_position.h"
 #include "joint_velocity.h"
+#include "parallel.h"
+#include "presolve.h"
 #include "shape.h"
 #include "solver_bodies.h"
 #include "step.h"
@@ -124,6 +126,7 @@ typedef struct contact_patch {
     double rho;               /* the twist's lever: 2/3 of the points' mean distance from the centroid */
     double mu;                /* this step's Coulomb coefficient (static or kinetic)                */
     double lambda[3];         /* accumulated friction: along t1, t2, and the twist about n          */
+    double target[2];         /* pre-solve hook: the sliding speed along t1, t2 friction drives to (0) */
     imp_vec3 fa[3], fb[3];    /* the friction rows' angular parts on A and B: r x t1, r x t2, n     */
     imp_vec3 ia[3], ib[3];    /* their images under I_a^-1, I_b^-1                                   */
     int active;               /* the normal rows that pushed in the last solve (a bit set)         */
@@ -266,7 +269,7 @@ static inline void row_apply(imp_vec3 *v, imp_vec3 *w, const contact_point *c, c
  * One 3 x 3 solve, lambda += -K^-1 u with u the rows' velocities and K = J M^-1 J^T, then the clamp.
  *
  * Shock propagation holds the lower body: the same solves with its inverse mass and inertia zero, with
- * the patch's matrices for that case built when shock propagation reaches it. */
+ * the patch's matrices for that case built with the others (patches_part). */
 #define PATCH_EPS 1e-6 /* the regularization of the normal rows' A, relative to its largest diagonal entry */
 enum { BOTH, ONLY_A, ONLY_B }; /* which sides of a patch answer its impulses */
 
@@ -370,8 +373,9 @@ static void patch_friction_clamp(const contact_patch *p, double N, double lambda
 static double patch_friction(patch_bodies *pb, const contact_point *P, contact_patch *p, int slot)
 {
     const imp_vec3 dv = v3_sub(pb->va, pb->vb), wa = pb->wa, wb = pb->wb;
-    const double u[3] = {v3_dot(p->t1, dv) + v3_dot(p->fa[0], wa) - v3_dot(p->fb[0], wb),
-                         v3_dot(p->t2, dv) + v3_dot(p->fa[1], wa) - v3_dot(p->fb[1], wb),
+    /* (target: the pre-solve hook's tangent velocity, zero unless a script set one) */
+    const double u[3] = {v3_dot(p->t1, dv) + v3_dot(p->fa[0], wa) - v3_dot(p->fb[0], wb) - p->target[0],
+                         v3_dot(p->t2, dv) + v3_dot(p->fa[1], wa) - v3_dot(p->fb[1], wb) - p->target[1],
                          v3_dot(p->fa[2], wa) - v3_dot(p->fb[2], wb)};
     const double *Ki = p->friction_inv[slot];
     double N = 0, lambda[3], d[3];
@@ -572,6 +576,9 @@ static bool contact_graph(imp_world *w, impulse_state *s)
         int a = s->man_ab[2 * m], b = s->man_ab[2 * m + 1];
         if (sb->im[a] == 0 && sb->im[b] == 0) continue;
         if (s->njoints && a < n && b < n && joints_connected(w, a, b)) continue;
+        /* pre-solve hook (presolve.c): a contact the script disabled for this step */
+        const imp_contact_mod *mod = presolve_mod(w, m);
+        if (mod && !mod->enabled) continue;
         s->live[s->nlive++] = m;
         if (sb->im[a] > 0) s->held[a] = 1;
         if (sb->im[b] > 0) s->held[b] = 1;
@@ -651,6 +658,8 @@ static void build_points(imp_world *w, impulse_state *s)
         double mu_a, ms_a, e_a, mu_b, ms_b, e_b;
         side_material(w, ct->a, &mu_a, &ms_a, &e_a);
         side_material(w, ct->b, &mu_b, &ms_b, &e_b);
+        /* pre-solve hook (presolve.c): the script's friction and restitution for this contact */
+        const imp_contact_mod *mod = presolve_mod(w, m);
         imp_vec3 nn = ct->normal, t1, t2;
         v3_basis(nn, &t1, &t2);
         for (int k = 0; k < ct->count; k++) {
@@ -668,34 +677,58 @@ static void build_points(imp_world *w, impulse_state *s)
             c->gap = ct->depth[k] < 0 ? -ct->depth[k] / h : 0;
             c->bias = BETA * fmax(ct->depth[k] - SLOP, 0) / h;
             cc->mu_k = sqrt(mu_a * mu_b), cc->mu_s = sqrt(ms_a * ms_b), cc->e = fmax(e_a, e_b);
+            if (mod) cc->mu_k = mod->friction, cc->mu_s = mod->static_friction, cc->e = mod->restitution;
             c->jn = ct->normal_impulse[k];
             c->jp = 0;
         }
     }
 }
 
-/* every point's rows: lever arms, angular responses, effective masses (the derivation above) */
-static void point_rows(impulse_state *s)
+/* a point's rows: lever arms, angular responses, effective masses (the derivation above) */
+static void point_rows(impulse_state *s, int q)
 {
     const solver_bodies *sb = &s->sb;
-    for (int q = 0; q < s->np; q++) {
-        contact_point *c = &s->points[q];
-        contact_point_info *cc = &s->info[q];
-        c->ima = sb->im[c->a], c->imb = sb->im[c->b];
-        const imp_vec3 dirs[3] = {c->n, c->t1, c->t2};
-        for (int r = 0; r < 3; r++) {
-            contact_row *R = &c->row[r];
-            R->ca = v3_cross(cc->ra, dirs[r]), R->cb = v3_cross(cc->rb, dirs[r]);
-            R->ia = m3_mul_v(sb->Iinv[c->a], R->ca), R->ib = m3_mul_v(sb->Iinv[c->b], R->cb);
-            double ka = c->ima + v3_dot(R->ca, R->ia), kb = c->imb + v3_dot(R->cb, R->ib);
-            R->k = ka + kb > 0 ? 1 / (ka + kb) : 0;
-        }
+    contact_point *c = &s->points[q];
+    const contact_point_info *cc = &s->info[q];
+    c->ima = sb->im[c->a], c->imb = sb->im[c->b];
+    const imp_vec3 dirs[3] = {c->n, c->t1, c->t2};
+    for (int r = 0; r < 3; r++) {
+        contact_row *R = &c->row[r];
+        R->ca = v3_cross(cc->ra, dirs[r]), R->cb = v3_cross(cc->rb, dirs[r]);
+        R->ia = m3_mul_v(sb->Iinv[c->a], R->ca), R->ib = m3_mul_v(sb->Iinv[c->b], R->cb);
+        double ka = c->ima + v3_dot(R->ca, R->ia), kb = c->imb + v3_dot(R->cb, R->ib);
+        R->k = ka + kb > 0 ? 1 / (ka + kb) : 0;
     }
 }
 
-/* the points of each live manifold as one patch (they are consecutive in level order), with last step's
- * friction as the warm start: the points' friction impulses summed along t1, t2, and their twist about
- * the centroid */
+/* who answers a patch in shock propagation: the upper side alone between two levels, else both */
+static int shock_side(const int *level, const contact_patch *p)
+{
+    const int la = level[p->a], lb = level[p->b];
+    return la == lb || la == MAX_LEVEL || lb == MAX_LEVEL ? BOTH : la > lb ? ONLY_A : ONLY_B;
+}
+
+/* one chunk of the patches (and so of their points, which are consecutive): the points' rows, then
+ * each patch's centroid and matrices, for the sweeps and, between two levels, for shock propagation.
+ * Chunks write disjoint patches and points, and a patch's numbers are the same whichever thread
+ * makes them. */
+static void patches_part(void *ctx, int chunk)
+{
+    impulse_state *s = ctx;
+    const int lo = (int)((long long)s->npatch * chunk / PAR_CHUNKS);
+    const int hi = (int)((long long)s->npatch * (chunk + 1) / PAR_CHUNKS);
+    for (int k = lo; k < hi; k++) {
+        contact_patch *p = &s->patches[k];
+        for (int i = 0; i < p->count; i++) point_rows(s, p->first + i);
+        patch_prepare(&s->sb, &s->points[p->first], &s->info[p->first], p);
+        const int who = shock_side(s->graph.level, p);
+        if (who != BOTH) patch_matrices(&s->sb, &s->points[p->first], p, who, 1);
+    }
+}
+
+/* the points of each live manifold as one patch (they are consecutive in level order), its rows and
+ * matrices (patches_part, on both threads), and last step's friction as the warm start: the points'
+ * friction impulses summed along t1, t2, and their twist about the centroid */
 static void build_patches(imp_world *w, impulse_state *s)
 {
     s->npatch = 0;
@@ -708,15 +741,23 @@ static void build_patches(imp_world *w, impulse_state *s)
         p->first = q, p->count = m;
         p->a = P->a, p->b = P->b, p->level = s->info[q].level;
         p->n = P->n, p->t1 = P->t1, p->t2 = P->t2;
-        patch_prepare(&s->sb, P, &s->info[q], p);
-        const imp_contact *ct = &w->contacts->manifolds[man].c;
-        p->lambda[0] = p->lambda[1] = p->lambda[2] = 0;
-        for (int k = 0; k < m; k++) {
-            const imp_vec3 jt = ct->tangent_impulse[s->info[q + k].k];
-            p->lambda[0] += v3_dot(jt, p->t1), p->lambda[1] += v3_dot(jt, p->t2);
-            p->lambda[2] += v3_dot(p->n, v3_cross(v3_sub(s->info[q + k].ra, p->ra), jt));
-        }
         q += m;
+    }
+    par_for(patches_part, s, PAR_CHUNKS);
+    for (int k = 0; k < s->npatch; k++) {
+        contact_patch *p = &s->patches[k];
+        const imp_contact *ct = &w->contacts->manifolds[s->info[p->first].man].c;
+        /* pre-solve hook (presolve.c): a tangent velocity makes friction drive the sliding to it */
+        const imp_contact_mod *mod = presolve_mod(w, s->info[p->first].man);
+        p->target[0] = mod ? v3_dot(mod->tangent_velocity, p->t1) : 0;
+        p->target[1] = mod ? v3_dot(mod->tangent_velocity, p->t2) : 0;
+        p->lambda[0] = p->lambda[1] = p->lambda[2] = 0;
+        for (int i = 0; i < p->count; i++) {
+            const contact_point_info *info = &s->info[p->first + i];
+            const imp_vec3 jt = ct->tangent_impulse[info->k];
+            p->lambda[0] += v3_dot(jt, p->t1), p->lambda[1] += v3_dot(jt, p->t2);
+            p->lambda[2] += v3_dot(p->n, v3_cross(v3_sub(info->ra, p->ra), jt));
+        }
     }
 }
 
@@ -813,7 +854,8 @@ static void velocities(imp_world *w, impulse_state *s)
         if (!s->held[i] || sb->im[i] == 0) continue;
         const body *b = &w->bodies->body[i];
         const double hk = s->njoints && joints_half_kick(w, i) ? 0.5 * h : h;
-        sb->v[i] = v3_add(sb->v[i], v3_scale(v3_add(g, v3_scale(v3_sub(b->force, v3_scale(sb->v[i], w->settings.drag)), b->inv_mass)), hk));
+        /* (gravity scaled per body: body.gravity_scale, 1 unless a script set it) */
+        sb->v[i] = v3_add(sb->v[i], v3_scale(v3_add(v3_scale(g, b->gravity_scale), v3_scale(v3_sub(b->force, v3_scale(sb->v[i], w->settings.drag)), b->inv_mass)), hk));
         sb->w[i] = v3_add(sb->w[i], m3_mul_v(sb->Iinv[i], v3_scale(b->torque, hk)));
         /* the body's damping dv/dt = -c v over the step, exactly: v exp(-c h), as body.c's bodies_damp
          * takes it for the bodies the ODE moves (stable for any c h) */
@@ -872,13 +914,6 @@ static void contact_sweeps(imp_world *w, impulse_state *s)
  * of the levels below a level's contacts first (joint_velocity.c's level_solve: the lower body held while that
  * takes energy from the upper one, else both answer as S1 asks; a joint to the world or a static body
  * then holds its body as fixed as the world for the levels above) */
-/* who answers a patch in shock propagation: the upper side alone between two levels, else both */
-static int shock_side(const int *level, const contact_patch *p)
-{
-    const int la = level[p->a], lb = level[p->b];
-    return la == lb || la == MAX_LEVEL || lb == MAX_LEVEL ? BOTH : la > lb ? ONLY_A : ONLY_B;
-}
-
 static void shock_propagation(imp_world *w, impulse_state *s)
 {
     solver_bodies *sb = &s->sb;
@@ -890,11 +925,6 @@ static void shock_propagation(imp_world *w, impulse_state *s)
         if (s->level_joints) {
             for (int pass = 0; pass < SHOCK_PASSES; pass++) joints_level(w, sb, jdone, s->patches[lo].level, level, true);
             jdone = s->patches[lo].level;
-        }
-        for (int k = lo; k < hi; k++) {
-            contact_patch *p = &s->patches[k];
-            const int who = shock_side(level, p);
-            if (who != BOTH) patch_matrices(sb, s->points + p->first, p, who, 1);
         }
         for (int pass = 0; pass < SHOCK_PASSES; pass++) {
             double change = 0, size = 0;
@@ -1049,7 +1079,6 @@ static bool impulse_stages(imp_world *w, const imp_step *st)
     manifold_sides(w, s);
     if (!contact_graph(w, s)) return false;
     build_points(w, s);
-    point_rows(s);
     build_patches(w, s);
     s->level_joints = s->njoints && s->np;
     collisions(w, s);

@@ -19,10 +19,14 @@
  * one after another. For such a separable system the two are the same ODE; the blocks keep the
  * solver's stages out of main memory.
  *
- * The stage (particles_step): resting contacts -> integrate (the world's ODE solver, or one backward
- * Euler step of implicit.c) -> curve particles exactly onto their curves -> collisions inside the
- * step -> constrained particles that touched or hit projected back onto their constraints. A failing
- * callback puts back the state saved at the start, so the world is as it was.
+ * The stage (particles_step): attached particles onto their body points, carrying their bodies'
+ * shares (particle_attach.c) -> the colliders' resting contacts (after the bodies' that world.c had
+ * particle_contact.c find for the implicit integrator) -> integrate (the world's ODE solver, or one backward
+ * Euler step of implicit.c) -> what the attached particles gave their bodies -> curve particles
+ * exactly onto their curves -> collisions with the colliders inside the step -> constrained particles
+ * that touched or hit projected back onto their constraints. A failing callback puts back the state
+ * saved at the start, so the world is as it was. (Particles meet bodies and each other after the
+ * bodies' stage: particle_contact.c.)
  *
  * Destroying a particle or a cloth reaches every part that holds particles: cloth, force objects,
  * constraints and curves let go of it before the store removes it. */
@@ -35,6 +39,7 @@
 #include "ids.h"
 #include "imp_math.h"
 #include "implicit.h"
+#include "particle_attach.h"
 #include "particle_collide.h"
 #include "particle_system.h"
 #include "particles.h"
@@ -190,6 +195,7 @@ int particles_step(const imp_step *st)
     double *X0 = state0_reserve(ps, 6 * n + curves_state_dim(w));
     force_reserve(ps, n);
     double t0 = step_clock_ms();
+    attach_begin(w, st); /* attached particles onto their points, carrying their bodies' shares */
     pcollide_find_contacts(w);
     particle_range range;
     imp_ode_system all = particles_ode(w, 0, n, &range);
@@ -217,13 +223,16 @@ int particles_step(const imp_step *st)
     if (!rc) rc = curves_after_integrate(w, X0 + 6 * n);
     prof->integrate = step_clock_ms() - t0;
     if (rc) {
+        attach_abort(w);
         particles_undo(w);
         return rc;
     }
+    attach_exchange(w, st, X0 + 3 * n); /* what the attached particles gave their bodies */
     t0 = step_clock_ms();
     pcollide_resolve(w, X0, X0 + 3 * n, dt);
     if (w->settings.integrator != IMP_IMPLICIT) pcollide_friction_clamp(w);
     if (tinker_active(w) && tinker_after_collide(w)) {
+        attach_abort(w);
         particles_undo(w); /* a constraint callback failed */
         return IMP_ERR_CALLBACK;
     }
@@ -256,6 +265,7 @@ int particles_nan_guard(imp_world *w)
 void imp_particle_destroy(imp_world *w, imp_id id)
 {
     if (ids_lookup(&w->particles->ids, id) < 0) return;
+    attach_particle_removed(w, id);
     cloth_particle_removed(w, id.index);
     forces_particle_removed(w, id.index);
     tinker_particle_removed(w, id.index);
