@@ -87,7 +87,8 @@ typedef struct poly {
     imp_mat3 R;
     bool is_box;
     imp_vec3 half;
-    double inradius;            /* a ball of this radius about center lies inside (0: none known) */
+    double inradius;            /* a ball of this radius about center lies inside (0: none known; boxes:
+                                 * poly_inradius) */
     const imp_vec3 *wv;         /* world vertices when precomputed (NULL: transform on demand) */
 } poly;
 
@@ -106,7 +107,7 @@ static void poly_box(const geom *g, box_data *bd, poly *P)
 {
     P->p = g->p, P->R = g->R, P->center = g->p;
     P->is_box = true, P->half = g->half;
-    P->inradius = fmin(g->half.x, fmin(g->half.y, g->half.z));
+    P->inradius = -1; /* poly_inradius: the least half extent, found where it is needed */
     P->wv = NULL;
     P->nv = 8, P->nf = 6, P->ne = 12, P->ndir = 3;
     P->ff = BOX_FF, P->fc = BOX_FC, P->fv = BOX_FV, P->fn = BOX_FN, P->edges = BOX_EDGES, P->dirs = BOX_DIRS;
@@ -153,6 +154,14 @@ static void poly_triangle(imp_vec3 a, imp_vec3 b, imp_vec3 c, imp_vec3 n, tri_da
     P->is_box = false;
     P->inradius = 0;
     P->wv = NULL;
+}
+
+/* the radius of a ball about P's centre inside P (a box's is its least half extent) */
+static double poly_inradius(const poly *P)
+{
+    if (!P->is_box) return P->inradius;
+    const double xy = P->half.x < P->half.y ? P->half.x : P->half.y;
+    return P->half.z < xy ? P->half.z : xy;
 }
 
 /* a polytope's vertex i, the normal of its face f, and that face's offset d (n . x = d) given its
@@ -567,14 +576,15 @@ static bool sat_face_side(const poly *A, const poly *B, bool faces_of_b, int32_t
 {
     const poly *F = faces_of_b ? B : A, *O = faces_of_b ? A : B;
     const int kind = faces_of_b ? AX_FACE_B : AX_FACE_A;
+    const double o_in = poly_inradius(O);
     imp_vec3 axis;
     double ub[FACE_BOUND_MAX], s0 = 0, skip_below = -INFINITY;
     int f0 = -1;
-    if (F->nf <= FACE_BOUND_MAX && O->inradius > 0) {
+    if (F->nf <= FACE_BOUND_MAX && o_in > 0) {
         for (int f = 0; f < F->nf; f++) {
             const imp_vec3 n = poly_normal(F, f);
             const double nc = v3_dot(n, O->center), d = poly_offset(F, f, n);
-            ub[f] = nc - O->inradius - d + 1e-9 + 1e-12 * (fabs(nc) + fabs(d)); /* margin above rounding */
+            ub[f] = nc - o_in - d + 1e-9 + 1e-12 * (fabs(nc) + fabs(d)); /* margin above rounding */
             if (f0 < 0 || ub[f] > ub[f0]) f0 = f;
         }
         if (f0 >= 0) {
@@ -650,7 +660,8 @@ static bool sat_gauss(const poly *A, const poly *B, int32_t *witness, sat_result
      * arcs, whose crossing points round more) is left out; the others run as they would, in order. */
     const double face = fmax(r->face_a, r->face_b);
     const double matter = fmin(SHAPE_TOUCH, NP_EDGE_REL * face + NP_EDGE_ABS);
-    const bool bounded = B->inradius > 0 && isfinite(face);
+    const double b_in = poly_inradius(B);
+    const bool bounded = b_in > 0 && isfinite(face);
     double shortest_b = INFINITY;
     for (int j = 0; j < ne && bounded; j++) shortest_b = fmin(shortest_b, sqrt(ex[j] * ex[j] + ey[j] * ey[j] + ez[j] * ez[j]));
     for (int i = 0; i < A->ne; i++) {
@@ -665,8 +676,8 @@ static bool sat_gauss(const poly *A, const poly *B, int32_t *witness, sat_result
                 const imp_vec3 axb = v3_scale(bxa, -1);
                 if (v3_dot(v3_cross(a, wp), axb) >= 0 && v3_dot(v3_cross(wp, b), axb) >= 0) top = fmax(top, v3_len(wp));
             }
-            const double margin = 1e-9 + 1e-12 * (wl + B->inradius) * (1 + 1 / fmax(len, 1e-300) + 1 / fmax(shortest_b, 1e-300));
-            if (top - B->inradius + margin < matter) continue;
+            const double margin = 1e-9 + 1e-12 * (wl + b_in) * (1 + 1 / fmax(len, 1e-300) + 1 / fmax(shortest_b, 1e-300));
+            if (top - b_in + margin < matter) continue;
         }
         for (int f = 0; f < nfb; f++) side[f] = nbx[f] * ux + nby[f] * uy + nbz[f] * uz;
         /* the edges of B whose arc crosses the plane of A's arc, in ascending order */
