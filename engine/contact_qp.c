@@ -156,6 +156,7 @@ struct qp_state {
     double *bv, *f, *wv; int acap; /* one island's vectors (any size)                               */
     int dense_max;          /* islands up to this many rows: the pivoting LCP; larger: PGS         */
     imp_vec3 *dv, *dw; int dvcap; /* PGS: each body's velocity (or acceleration) change so far      */
+    struct qp_pgs_row *prow; int prowcap; /* PGS: each row's Jacobian and diagonal, fixed over a solve */
     double *pbt; int pbtcap; /* PGS: b_t of an island                                               */
     long pgs;               /* islands solved by the fallback                                        */
     double *dx; int dxcap;  /* a body derivative for the queries                                    */
@@ -165,6 +166,10 @@ struct qp_state {
     double restitution;
     double friction;        /* Coulomb coefficient mu of every QP contact (world.friction, default 0) */
     double *At, *An, *bt; int tcap; /* friction rows of one island: A_tt (2n x 2n), A_tn (2n x n), b_t */
+    /* their nonzero entries (rows of contacts that share no body give exact zeros): per friction row
+     * the columns of A_tt and of A_tn, per contact the friction rows of its A_tn column, ascending;
+     * and the A_tn f + b_t part of each friction row's residual during a round of sweeps */
+    int *tt_cols, *tt_count, *tn_cols, *tn_count, *nt_rows, *nt_count; double *t_base;
     double *g; imp_vec3 *t1, *t2; int gcap; /* friction forces and tangent basis, per contact      */
     double *gi;             /* the collision impulses' friction (kept apart from g's warm start)     */
     /* islands (contacts grouped by the dynamic bodies they connect), contacts sorted by island */
@@ -197,10 +202,12 @@ void qp_free(imp_world *w)
 {
     if (!w->qp) return;
     free(w->qp->dx);
+    free(w->qp->tt_cols), free(w->qp->tt_count), free(w->qp->tn_cols), free(w->qp->tn_count);
+    free(w->qp->nt_rows), free(w->qp->nt_count), free(w->qp->t_base);
     free(w->qp->At), free(w->qp->An), free(w->qp->bt), free(w->qp->g), free(w->qp->gi), free(w->qp->t1), free(w->qp->t2);
     free(w->qp->c2), free(w->qp->par), free(w->qp->cnt), free(w->qp->isl), free(w->qp->isl_neq), free(w->qp->joints), free(w->qp->pd);
     free(w->qp->c), free(w->qp->b), free(w->qp->A), free(w->qp->bv), free(w->qp->f), free(w->qp->wv);
-    free(w->qp->dv), free(w->qp->dw), free(w->qp->pbt);
+    free(w->qp->dv), free(w->qp->dw), free(w->qp->pbt), free(w->qp->prow);
     imp_lcp_work_free(&w->qp->lcp);
     free(w->qp);
     w->qp = NULL;
@@ -709,6 +716,13 @@ static double qp_kernel(const struct qp_state *q, const qp_contact *ci, imp_vec3
     return s;
 }
 
+/* do contacts i and j share a dynamic body? (else their kernel is exactly 0) */
+static inline bool qp_share(const struct qp_state *q, const qp_contact *ci, const qp_contact *cj)
+{
+    return (ci->ka >= 0 && q->b[ci->ka].dyn && (ci->ka == cj->ka || ci->ka == cj->kb)) ||
+           (ci->kb >= 0 && q->b[ci->kb].dyn && (ci->kb == cj->ka || ci->kb == cj->kb));
+}
+
 /* A (n x n) over the contacts [0, n), from the placed contacts: A_ij = sum J_iX M_X^-1 J_jX^T */
 static void qp_amatrix(const struct qp_state *q, int n, double *A)
 {
@@ -811,6 +825,14 @@ static void qp_friction_reserve(struct qp_state *q, int n)
     int cap = q->tcap ? q->tcap : 16;
     while (cap < n) cap *= 2;
     free(q->At), free(q->An), free(q->bt);
+    free(q->tt_cols), free(q->tt_count), free(q->tn_cols), free(q->tn_count), free(q->nt_rows), free(q->nt_count), free(q->t_base);
+    q->tt_cols = ids_grow(NULL, sizeof(int), 4 * (size_t)cap * cap);
+    q->tn_cols = ids_grow(NULL, sizeof(int), 2 * (size_t)cap * cap);
+    q->nt_rows = ids_grow(NULL, sizeof(int), 2 * (size_t)cap * cap);
+    q->tt_count = ids_grow(NULL, sizeof(int), 2 * (size_t)cap);
+    q->tn_count = ids_grow(NULL, sizeof(int), 2 * (size_t)cap);
+    q->nt_count = ids_grow(NULL, sizeof(int), (size_t)cap);
+    q->t_base = ids_grow(NULL, sizeof(double), 2 * (size_t)cap);
     q->At = ids_grow(NULL, sizeof(double), 4 * (size_t)cap * cap);
     q->An = ids_grow(NULL, sizeof(double), 2 * (size_t)cap * cap);
     q->bt = ids_grow(NULL, sizeof(double), 3 * (size_t)cap); /* b_t (2 per contact), then the normal b */
@@ -857,7 +879,7 @@ static void qp_friction_rows(struct qp_state *q, int n, bool impulse, double *bt
  * problem: at the velocity level b_n = (1 + e) v_n- and b_t = v_t-, and the rows' kernel is the same
  * J M^-1 J^T. */
 #define QP_FRICTION_ROUNDS 3 /* normal LCP + tangential sweeps, then the final normal LCP */
-static void qp_solve_friction(struct qp_state *q, int n, const double *bn, double *g)
+static void qp_solve_friction(struct qp_state *q, int n, const double *bn, double *g, bool impulse)
 {
     const double mu = q->friction;
     double *bw = q->bt + 2 * q->tcap; /* b of the normal LCP with the friction forces in */
@@ -867,32 +889,66 @@ static void qp_solve_friction(struct qp_state *q, int n, const double *bn, doubl
         imp_vec3 ur = (r & 1) ? q->t2[r / 2] : q->t1[r / 2];
         for (int k = r; k < m; k++) {
             imp_vec3 uk = (k & 1) ? q->t2[k / 2] : q->t1[k / 2];
-            q->At[(size_t)r * m + k] = q->At[(size_t)k * m + r] = qp_kernel(q, cr, ur, &q->c[k / 2], uk);
+            const qp_contact *ck = &q->c[k / 2];
+            q->At[(size_t)r * m + k] = q->At[(size_t)k * m + r] = qp_share(q, cr, ck) ? qp_kernel(q, cr, ur, ck, uk) : 0;
         }
-        for (int j = 0; j < n; j++) q->An[(size_t)r * n + j] = qp_kernel(q, cr, ur, &q->c[j], q->c[j].n);
+        for (int j = 0; j < n; j++)
+            q->An[(size_t)r * n + j] = qp_share(q, cr, &q->c[j]) ? qp_kernel(q, cr, ur, &q->c[j], q->c[j].n) : 0;
+    }
+    /* the nonzero pattern; sums over it add the same terms in the same order as over whole rows
+     * (a zero entry adds an exact zero) */
+    for (int r = 0; r < m; r++) {
+        int *tt = q->tt_cols + (size_t)r * m, *tn = q->tn_cols + (size_t)r * n, ktt = 0, ktn = 0;
+        for (int c = 0; c < m; c++) if (q->At[(size_t)r * m + c] != 0) tt[ktt++] = c;
+        for (int j = 0; j < n; j++) if (q->An[(size_t)r * n + j] != 0) tn[ktn++] = j;
+        q->tt_count[r] = ktt, q->tn_count[r] = ktn;
+    }
+    for (int i = 0; i < n; i++) {
+        int *nt = q->nt_rows + (size_t)i * m, k = 0;
+        for (int r = 0; r < m; r++) if (q->An[(size_t)r * n + i] != 0) nt[k++] = r;
+        q->nt_count[i] = k;
     }
     for (int round = 0;; round++) {
         /* normal forces with the friction forces known: b_n + A_nt g (A_nt = A_tn^T) */
         for (int i = 0; i < n; i++) {
             double v = bn[i];
-            for (int r = 0; r < m; r++) v += q->An[(size_t)r * n + i] * g[r];
+            const int *nt = q->nt_rows + (size_t)i * m;
+            for (int k = 0; k < q->nt_count[i]; k++) v += q->An[(size_t)nt[k] * n + i] * g[nt[k]];
             bw[i] = v;
         }
-        imp_lcp_solve(n, q->cur_neq, q->A, bw, q->f, q->wv, &q->info, &q->lcp);
+        /* the clamped set guessed from the last round's forces (the first round of a force solve: the
+         * last evaluation's, kept in each contact's force) */
+        if (round == 0)
+            for (int i = 0; i < n; i++) q->f[i] = impulse ? 0 : q->c[i].force;
+        imp_lcp_solve_guess(n, q->cur_neq, q->A, bw, q->f, q->f, q->wv, &q->info, &q->lcp);
         /* the last word is the normal LCP's: d'' >= 0 holds exactly with the friction forces applied
          * (the friction may then exceed the cone by what the last normal solve took away) */
         if (round == QP_FRICTION_ROUNDS) break;
-        /* tangential: projected Gauss-Seidel on A_tt g + A_tn f + b_t = 0, |g_i| <= mu f_i */
+        /* tangential: projected Gauss-Seidel on A_tt g + A_tn f + b_t = 0, |g_i| <= mu f_i; f is
+         * fixed over the sweeps, so b_t + A_tn f is summed once */
+        for (int r = 0; r < m; r++) {
+            double res = q->bt[r];
+            const double *an = q->An + (size_t)r * n;
+            const int *tn = q->tn_cols + (size_t)r * n;
+            for (int k = 0; k < q->tn_count[r]; k++) res += an[tn[k]] * q->f[tn[k]];
+            q->t_base[r] = res;
+        }
         for (int sweep = 0; sweep < 20; sweep++) {
             for (int i = 0; i < n; i++) {
                 for (int k = 0; k < 2; k++) {
                     int r = 2 * i + k;
-                    double res = q->bt[r], diag = q->At[(size_t)r * m + r];
-                    for (int j = 0; j < n; j++) res += q->An[(size_t)r * n + j] * q->f[j];
-                    for (int c = 0; c < m; c++) res += q->At[(size_t)r * m + c] * g[c];
+                    const double *at = q->At + (size_t)r * m;
+                    const int *tt = q->tt_cols + (size_t)r * m;
+                    double res = q->t_base[r], diag = at[r];
+                    for (int e = 0; e < q->tt_count[r]; e++) res += at[tt[e]] * g[tt[e]];
                     if (diag > 0) g[r] -= res / diag;
                 }
-                double lim = q->c[i].eq ? 0 : mu * q->f[i], gl = hypot(g[2 * i], g[2 * i + 1]);
+                double lim = q->c[i].eq ? 0 : mu * q->f[i], g0 = g[2 * i], g1 = g[2 * i + 1];
+                /* |g| <= lim decided without the square root where the squares are clear of it by
+                 * far more than their rounding (hypot is within an ulp of the true length) */
+                double sq = g0 * g0 + g1 * g1, lim2 = lim * lim;
+                if (sq < lim2 * (1 - 1e-12) && lim2 > 1e-290) continue;
+                double gl = hypot(g0, g1);
                 if (gl > lim) {
                     double sc = gl > 0 ? lim / gl : 0;
                     g[2 * i] *= sc, g[2 * i + 1] *= sc;
@@ -916,33 +972,52 @@ static void qp_solve_friction(struct qp_state *q, int n, const double *bn, doubl
 #define IMP_QP_PGS_SWEEPS 200
 #define IMP_QP_PGS_TOL 1e-6
 
-static double qp_row_w(const struct qp_state *q, const qp_contact *c, imp_vec3 u)
+/* a row of the sweeps with what stays fixed over a solve (the bodies do not move during it): per
+ * side its body (-1: none, or not dynamic), the Jacobian (lin, ang) as qp_jac gives it, I^-1 ang,
+ * and the diagonal A_ii */
+typedef struct qp_pgs_row {
+    int X[2];
+    imp_vec3 lin[2], ang[2], iang[2];
+    double diag;
+} qp_pgs_row;
+
+static void qp_row_init(const struct qp_state *q, const qp_contact *c, imp_vec3 u, qp_pgs_row *r)
+{
+    for (int side = 0; side < 2; side++) {
+        int X = side ? c->kb : c->ka;
+        r->X[side] = X < 0 || !q->b[X].dyn ? -1 : X;
+        qp_jac(c, u, side, &r->lin[side], &r->ang[side]);
+        r->iang[side] = r->X[side] < 0 ? v3(0, 0, 0) : m3_mul_v(q->b[X].Iinv, r->ang[side]);
+    }
+    r->diag = qp_kernel(q, c, u, c, u);
+}
+
+static double qp_row_w(const struct qp_state *q, const qp_pgs_row *r)
 {
     double s = 0;
     for (int side = 0; side < 2; side++) {
-        int X = side ? c->kb : c->ka;
-        if (X < 0 || !q->b[X].dyn) continue;
-        imp_vec3 lin, ang;
-        qp_jac(c, u, side, &lin, &ang);
-        double v = v3_dot(lin, q->dv[X]) + v3_dot(ang, q->dw[X]);
+        int X = r->X[side];
+        if (X < 0) continue;
+        double v = v3_dot(r->lin[side], q->dv[X]) + v3_dot(r->ang[side], q->dw[X]);
         s += side ? -v : v;
     }
     return s;
 }
 
-static void qp_row_push(struct qp_state *q, const qp_contact *c, imp_vec3 u, double df)
+static void qp_row_push(struct qp_state *q, const qp_pgs_row *r, double df)
 {
     for (int side = 0; side < 2; side++) {
-        int X = side ? c->kb : c->ka;
-        if (X < 0 || !q->b[X].dyn) continue;
-        const qp_body *k = &q->b[X];
-        imp_vec3 lin, ang;
-        qp_jac(c, u, side, &lin, &ang);
+        int X = r->X[side];
+        if (X < 0) continue;
         double sdf = side ? -df : df;
-        q->dv[X] = v3_add(q->dv[X], v3_scale(lin, sdf * k->im));
-        q->dw[X] = v3_add(q->dw[X], v3_scale(m3_mul_v(k->Iinv, ang), sdf));
+        q->dv[X] = v3_add(q->dv[X], v3_scale(r->lin[side], sdf * q->b[X].im));
+        q->dw[X] = v3_add(q->dw[X], v3_scale(r->iang[side], sdf));
     }
 }
+
+/* fmax for the sweeps' bookkeeping, inline (fmax is a library call without -ffast-math); like fmax it
+ * keeps a when b is NaN */
+static inline double qp_larger(double a, double b) { return b > a ? b : a; }
 
 /* f (first guess in, solution out), w = A f + bn in wv; with g: the friction rows too, b_t in bt */
 static void qp_pgs(struct qp_state *q, int nb, int n, const double *bn, double *f, double *wv, double *g, const double *bt)
@@ -951,6 +1026,19 @@ static void qp_pgs(struct qp_state *q, int nb, int n, const double *bn, double *
         q->dvcap = nb + nb / 2 + 16;
         q->dv = ids_grow(q->dv, sizeof(imp_vec3), q->dvcap);
         q->dw = ids_grow(q->dw, sizeof(imp_vec3), q->dvcap);
+    }
+    /* rows: contact i's normal row at 3 i, its friction rows at 3 i + 1, 3 i + 2 */
+    const int per = g ? 3 : 1;
+    if ((long)per * n > q->prowcap) {
+        q->prowcap = per * n + per * n / 2 + 16;
+        free(q->prow);
+        q->prow = ids_grow(NULL, sizeof(qp_pgs_row), q->prowcap);
+    }
+    qp_pgs_row *rows = q->prow;
+    for (int i = 0; i < n; i++) {
+        const qp_contact *c = &q->c[i];
+        qp_row_init(q, c, c->n, &rows[per * i]);
+        if (g) qp_row_init(q, c, q->t1[i], &rows[per * i + 1]), qp_row_init(q, c, q->t2[i], &rows[per * i + 2]);
     }
     /* only the island's bodies are touched: zero them, then push the first guess in */
     for (int i = 0; i < n; i++) {
@@ -961,8 +1049,8 @@ static void qp_pgs(struct qp_state *q, int nb, int n, const double *bn, double *
     for (int i = 0; i < n; i++) {
         const qp_contact *c = &q->c[i];
         if (!c->eq && f[i] < 0) f[i] = 0;
-        qp_row_push(q, c, c->n, f[i]);
-        if (g) qp_row_push(q, c, q->t1[i], g[2 * i]), qp_row_push(q, c, q->t2[i], g[2 * i + 1]);
+        qp_row_push(q, &rows[per * i], f[i]);
+        if (g) qp_row_push(q, &rows[per * i + 1], g[2 * i]), qp_row_push(q, &rows[per * i + 2], g[2 * i + 1]);
     }
     const double mu = q->friction;
     int sweep = 0;
@@ -970,38 +1058,39 @@ static void qp_pgs(struct qp_state *q, int nb, int n, const double *bn, double *
         double change = 0, big = 0;
         for (int i = 0; i < n; i++) {
             const qp_contact *c = &q->c[i];
-            double d = qp_kernel(q, c, c->n, c, c->n);
+            const qp_pgs_row *rn = &rows[per * i];
+            double d = rn->diag;
             if (d > 0) {
-                double fn = f[i] - (bn[i] + qp_row_w(q, c, c->n)) / d;
+                double fn = f[i] - (bn[i] + qp_row_w(q, rn)) / d;
                 if (!c->eq && fn < 0) fn = 0;
-                if (fn != f[i]) qp_row_push(q, c, c->n, fn - f[i]);
-                change = fmax(change, fabs(fn - f[i])), big = fmax(big, fabs(fn));
+                if (fn != f[i]) qp_row_push(q, rn, fn - f[i]);
+                change = qp_larger(change, fabs(fn - f[i])), big = qp_larger(big, fabs(fn));
                 f[i] = fn;
             }
             if (!g) continue;
             double old[2] = {g[2 * i], g[2 * i + 1]};
             for (int k = 0; k < 2; k++) {
-                imp_vec3 u = k ? q->t2[i] : q->t1[i];
-                double dt = qp_kernel(q, c, u, c, u);
+                const qp_pgs_row *rt = &rows[per * i + 1 + k];
+                double dt = rt->diag;
                 if (!(dt > 0)) continue;
-                double dg = -(bt[2 * i + k] + qp_row_w(q, c, u)) / dt;
+                double dg = -(bt[2 * i + k] + qp_row_w(q, rt)) / dt;
                 g[2 * i + k] += dg;
-                qp_row_push(q, c, u, dg);
+                qp_row_push(q, rt, dg);
             }
             double lim = c->eq ? 0 : mu * f[i], gl = hypot(g[2 * i], g[2 * i + 1]);
             if (gl > lim) { /* onto the disc, and the bodies follow */
                 double sc = gl > 0 ? lim / gl : 0, g0 = g[2 * i], g1 = g[2 * i + 1];
                 g[2 * i] *= sc, g[2 * i + 1] *= sc;
-                qp_row_push(q, c, q->t1[i], g[2 * i] - g0);
-                qp_row_push(q, c, q->t2[i], g[2 * i + 1] - g1);
+                qp_row_push(q, &rows[per * i + 1], g[2 * i] - g0);
+                qp_row_push(q, &rows[per * i + 2], g[2 * i + 1] - g1);
             }
-            change = fmax(change, fmax(fabs(g[2 * i] - old[0]), fabs(g[2 * i + 1] - old[1])));
+            change = qp_larger(change, qp_larger(fabs(g[2 * i] - old[0]), fabs(g[2 * i + 1] - old[1])));
         }
         if (change <= IMP_QP_PGS_TOL * big) break;
     }
     int clamped = 0;
     for (int i = 0; i < n; i++) {
-        wv[i] = bn[i] + qp_row_w(q, &q->c[i], q->c[i].n);
+        wv[i] = bn[i] + qp_row_w(q, &rows[per * i]);
         clamped += f[i] != 0;
     }
     /* out of sweeps before the changes settled: reported like a pivoting solve that ran out */
@@ -1032,10 +1121,14 @@ static int qp_island_solve(imp_world *w, int n, const double *bn, double *g, boo
         return q->info.status;
     }
     qp_amatrix(q, n, q->A);
-    if (!g) return imp_lcp_solve(n, q->cur_neq, q->A, bn, q->f, q->wv, &q->info, &q->lcp);
+    if (!g) {
+        /* forces: the clamped set guessed from the last evaluation's (each contact's force) */
+        for (int i = 0; i < n; i++) q->f[i] = impulse ? 0 : q->c[i].force;
+        return imp_lcp_solve_guess(n, q->cur_neq, q->A, bn, q->f, q->f, q->wv, &q->info, &q->lcp);
+    }
     qp_friction_reserve(q, n);
     qp_friction_rows(q, n, impulse, q->bt);
-    qp_solve_friction(q, n, bn, g);
+    qp_solve_friction(q, n, bn, g, impulse);
     return q->info.status;
 }
 

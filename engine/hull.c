@@ -14,6 +14,7 @@
  *      order each polygon counter-clockwise around its normal, and list the unique edges and edge
  *      directions the separating-axis tests need.
  * eps is relative to the cloud's size, so points within rounding of a face count as on it. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,7 +77,7 @@ static int cmp_angle(const void *a, const void *b)
 void hull_free(hull *h)
 {
     if (!h) return;
-    free(h->v), free(h->face_first), free(h->face_count), free(h->face_verts), free(h->face_n), free(h->face_d);
+    free(h->v), free(h->vx), free(h->face_first), free(h->face_count), free(h->face_verts), free(h->face_n), free(h->face_d);
     free(h->edges), free(h->edge_faces), free(h->dirs), free(h->tris);
     free(h);
 }
@@ -236,6 +237,9 @@ static int *hull_vertices(hull *h, const qh *q, int nt)
             int i = q->f[t].v[a];
             if (map[i] < 0) map[i] = h->nv, v3_store(h->v + 3 * h->nv++, qh_point(q, i));
         }
+    h->vx = ids_grow(NULL, 3 * sizeof(double), h->nv); /* one block: vy and vz follow vx */
+    h->vy = h->vx + h->nv, h->vz = h->vy + h->nv;
+    for (int i = 0; i < h->nv; i++) h->vx[i] = h->v[3 * i], h->vy[i] = h->v[3 * i + 1], h->vz[i] = h->v[3 * i + 2];
     imp_vec3 cen = v3(0, 0, 0);
     for (int i = 0; i < h->nv; i++) cen = v3_add(cen, v3_load(h->v + 3 * i));
     h->centroid = v3_scale(cen, 1.0 / h->nv);
@@ -341,5 +345,11 @@ hull *hull_build(const double *pts, int n, char *err, size_t errlen)
     const int fv = hull_faces(h, &q, nt, uf, map);
     free(uf), free(map), free(q.f);
     hull_edges(h, fv);
+    /* the centroid's least distance to a face plane, less 1% and 1e-9 of the hull's size for faces
+     * merged from triangles within rounding of one plane (a vertex may then lie just outside it) */
+    double in = INFINITY, size = 0;
+    for (int f = 0; f < h->nf; f++) in = fmin(in, h->face_d[f] - v3_dot(h->face_n[f], h->centroid));
+    for (int i = 0; i < h->nv; i++) size = fmax(size, v3_len(v3_sub(v3_load(h->v + 3 * i), h->centroid)));
+    h->inradius = fmax(0, 0.99 * in - 1e-9 * size);
     return h;
 }

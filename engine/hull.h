@@ -11,6 +11,7 @@
 typedef struct hull {
     int nv, nf, ne, ndir, ntri;
     double *v;            /* 3 per vertex                          */
+    double *vx, *vy, *vz; /* the same coordinates as three arrays (projections run over them) */
     int *face_first, *face_count, *face_verts;
     imp_vec3 *face_n;
     double *face_d;
@@ -19,6 +20,7 @@ typedef struct hull {
     imp_vec3 *dirs;       /* unit edge directions, parallel ones once */
     int *tris;            /* 3 per triangle                        */
     imp_vec3 centroid;
+    double inradius;      /* a ball of this radius about the centroid lies inside the hull (0: flat) */
 } hull;
 
 /* hull.c */

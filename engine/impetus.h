@@ -827,6 +827,8 @@ typedef struct imp_lcp_info { int status, pivots, clamped; bool regularized; } i
 typedef struct imp_lcp_work { double *mem; int *set; int cap; } imp_lcp_work; /* zero-initialise; reused */
 int imp_lcp_solve(int n, int neq, const double *A, const double *b, double *f, double *w,
                   imp_lcp_info *info, imp_lcp_work *ws);
+int imp_lcp_solve_guess(int n, int neq, const double *A, const double *b, const double *guess, double *f, double *w,
+                        imp_lcp_info *info, imp_lcp_work *ws); /* from a guessed clamped set (guess_i > 0) */
 void imp_lcp_work_free(imp_lcp_work *ws);
 
 /* world.contact = IMP_CONTACT_QP (the contact mode enum is declared with the impulse mode above):

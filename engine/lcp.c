@@ -303,6 +303,66 @@ static int lcp_run(int n, int neq, const double *A, const double *b, double *f, 
     return info->status;
 }
 
+/* The solution for a guessed clamped set: C = the equality rows and the rows with guess_i > 0, in
+ * ascending order, f_C = -A_CC^+ b_C (the factor and solve of lcp_run), f = 0 elsewhere. For PSD A any
+ * f >= 0 with w = A f + b >= 0 and f_i w_i = 0 solves the LCP (and w is the same for every solution),
+ * so a guess that passes these checks, to a tolerance of 1e-10 (|b|max + |A_ii|max |f|max), is the
+ * answer without a pivot. True when it passed; f and w are then set. */
+static bool lcp_guess(int n, int neq, const double *A, const double *b, const double *guess, double *f, double *w,
+                      imp_lcp_info *info, imp_lcp_work *ws)
+{
+    lcp_reserve(ws, n);
+    lcp s = {n, neq, 0, A, ws->mem, ws->mem + (size_t)ws->cap * ws->cap, ws->set, ws->set + ws->cap,
+             ws->set + 2 * ws->cap, 1e-10, 0};
+    double *z = s.D + 3 * (size_t)ws->cap, *r = z + ws->cap, *x = r + ws->cap;
+    double bmax = 0, amax = 0, amin = INFINITY;
+    for (int i = 0; i < n; i++) {
+        double a = fabs(AIJ(&s, i, i));
+        s.set[i] = SET_NONE;
+        bmax = fmax(bmax, fabs(b[i]));
+        amax = fmax(amax, a);
+        if (a > 0) amin = fmin(amin, a);
+    }
+    if (amax == 0) return false;
+    for (int i = 0; i < n; i++)
+        if (i < neq || guess[i] > 0) lcp_append(&s, i, z); /* (guess may be f: read before f is written) */
+    for (int k = 0; k < s.m; k++) r[k] = -b[s.cidx[k]];
+    lcp_solve_cc(&s, r, x);
+    for (int i = 0; i < n; i++) f[i] = 0;
+    double fm = 0;
+    for (int k = 0; k < s.m; k++) {
+        const int i = s.cidx[k];
+        if (!isfinite(x[k]) || (i >= neq && x[k] < 0)) return false;
+        f[i] = x[k];
+        fm = fmax(fm, fabs(x[k]));
+    }
+    if (fm > 1e6 * n * (bmax > 0 ? bmax : 1) / amin) return false; /* imp_lcp_solve's bound on forces */
+    const double tol = 1e-10 * (bmax + amax * fm);
+    for (int i = 0; i < n; i++) {
+        const double *Ai = A + (size_t)i * n;
+        double v = b[i];
+        for (int j = 0; j < n; j++) v += Ai[j] * f[j];
+        w[i] = v;
+        if (s.set[i] == SET_C ? fabs(v) > tol : v < -tol) return false;
+    }
+    memset(info, 0, sizeof *info);
+    info->clamped = s.m;
+    return true;
+}
+
+/* imp_lcp_solve from a guess of which rows are clamped (guess_i > 0; guess may be the same array as
+ * f): the guessed set's solution when it is one, else the pivoting solve */
+int imp_lcp_solve_guess(int n, int neq, const double *A, const double *b, const double *guess, double *f, double *w,
+                        imp_lcp_info *info, imp_lcp_work *ws)
+{
+    imp_lcp_info dummy;
+    if (!info) info = &dummy;
+    if (neq < 0) neq = 0;
+    if (neq > n) neq = n;
+    if (n > 0 && guess && lcp_guess(n, neq, A, b, guess, f, w, info, ws)) return IMP_LCP_OK;
+    return imp_lcp_solve(n, neq, A, b, f, w, info, ws);
+}
+
 /* Exact first (reg = 0). Near-singular A (redundant contacts turned by round-off, a box on a box
  * tilted by 1e-13 rad) is ill-conditioned rather than singular, and its exact solution may hold
  * internal forces of 1e14 that cancel: "valid" and useless. Such a result (a row left infeasible,

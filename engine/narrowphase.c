@@ -44,6 +44,9 @@
  * always takes the triangle's face as the reference (never an edge axis): inside a mesh the least
  * penetration is often sideways across an edge shared with the next triangle, which is no surface. */
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "hull.h"
 #include "imp_math.h"
@@ -52,6 +55,9 @@
 
 #define NP_KEEP 0.005 /* m: near-touching points kept in a touching face manifold (face_points) */
 #define NP_LEVEL 1e-4 /* m: a capsule's end this close above a plane it touches is on it too */
+/* an edge axis is taken over the best face axis when its separation exceeds NP_EDGE_REL face + NP_EDGE_ABS */
+#define NP_EDGE_REL 0.95
+#define NP_EDGE_ABS 5e-4
 
 /* a manifold while it is built: up to NP_MAX points, reduced to IMP_MANIFOLD_MAX at the end */
 #define NP_MAX 16
@@ -70,6 +76,7 @@ typedef struct np_man {
 typedef struct poly {
     int nv, nf, ne, ndir;
     const double *v;            /* local vertices */
+    const double *vx, *vy, *vz; /* the same as three arrays (hulls), or NULL */
     const int *ff, *fc, *fv;    /* face first, count, vertex indices */
     const imp_vec3 *fn;
     const double *fd;
@@ -80,6 +87,8 @@ typedef struct poly {
     imp_mat3 R;
     bool is_box;
     imp_vec3 half;
+    double inradius;            /* a ball of this radius about center lies inside (0: none known; boxes:
+                                 * poly_inradius) */
     const imp_vec3 *wv;         /* world vertices when precomputed (NULL: transform on demand) */
 } poly;
 
@@ -98,11 +107,13 @@ static void poly_box(const geom *g, box_data *bd, poly *P)
 {
     P->p = g->p, P->R = g->R, P->center = g->p;
     P->is_box = true, P->half = g->half;
+    P->inradius = -1; /* poly_inradius: the least half extent, found where it is needed */
     P->wv = NULL;
     P->nv = 8, P->nf = 6, P->ne = 12, P->ndir = 3;
     P->ff = BOX_FF, P->fc = BOX_FC, P->fv = BOX_FV, P->fn = BOX_FN, P->edges = BOX_EDGES, P->dirs = BOX_DIRS;
     P->edge_faces = BOX_EDGE_FACES;
     P->v = NULL, P->fd = NULL;
+    P->vx = P->vy = P->vz = NULL;
     if (!bd) return;
     for (int i = 0; i < 8; i++) {
         bd->v[3 * i + 0] = (i & 1) ? g->half.x : -g->half.x;
@@ -117,10 +128,12 @@ static void poly_hull(const geom *g, poly *P)
 {
     const hull *h = g->hull;
     P->nv = h->nv, P->nf = h->nf, P->ne = h->ne, P->ndir = h->ndir;
-    P->v = h->v, P->ff = h->face_first, P->fc = h->face_count, P->fv = h->face_verts, P->fn = h->face_n, P->fd = h->face_d;
+    P->v = h->v, P->vx = h->vx, P->vy = h->vy, P->vz = h->vz;
+    P->ff = h->face_first, P->fc = h->face_count, P->fv = h->face_verts, P->fn = h->face_n, P->fd = h->face_d;
     P->edges = h->edges, P->dirs = h->dirs, P->edge_faces = h->edge_faces;
     P->p = g->p, P->R = g->R, P->center = v3_add(g->p, m3_mul_v(g->R, h->centroid));
     P->is_box = false;
+    P->inradius = h->inradius;
     P->wv = NULL;
 }
 
@@ -134,12 +147,21 @@ static void poly_triangle(imp_vec3 a, imp_vec3 b, imp_vec3 c, imp_vec3 n, tri_da
     td->fd[0] = v3_dot(n, a), td->fd[1] = -td->fd[0];
     td->dirs[0] = v3_normalize(v3_sub(b, a)), td->dirs[1] = v3_normalize(v3_sub(c, b)), td->dirs[2] = v3_normalize(v3_sub(a, c));
     P->nv = 3, P->nf = 2, P->ne = 3, P->ndir = 3;
-    P->v = td->v, P->ff = TRI_FF, P->fc = TRI_FC, P->fv = TRI_FV, P->fn = td->fn, P->fd = td->fd;
+    P->v = td->v, P->vx = P->vy = P->vz = NULL, P->ff = TRI_FF, P->fc = TRI_FC, P->fv = TRI_FV, P->fn = td->fn, P->fd = td->fd;
     P->edges = TRI_EDGES, P->dirs = td->dirs, P->edge_faces = NULL;
     P->p = v3(0, 0, 0), P->R = m3_identity();
     P->center = v3_scale(v3_add(v3_add(a, b), c), 1.0 / 3.0);
     P->is_box = false;
+    P->inradius = 0;
     P->wv = NULL;
+}
+
+/* the radius of a ball about P's centre inside P (a box's is its least half extent) */
+static double poly_inradius(const poly *P)
+{
+    if (!P->is_box) return P->inradius;
+    const double xy = P->half.x < P->half.y ? P->half.x : P->half.y;
+    return P->half.z < xy ? P->half.z : xy;
 }
 
 /* a polytope's vertex i, the normal of its face f, and that face's offset d (n . x = d) given its
@@ -162,6 +184,31 @@ static void project(const poly *P, imp_vec3 u, double *lo, double *hi)
         return;
     }
     double mn = INFINITY, mx = -INFINITY;
+    if (P->vx) {
+        /* the same products as below, over contiguous arrays (two lanes at a time) */
+        const double *vx = P->vx, *vy = P->vy, *vz = P->vz;
+        int i = 0;
+#ifdef __SSE2__
+        /* _mm_min_pd(d, m) is d < m ? d : m lane by lane, the scalar loop's own choice */
+        __m128d lx = _mm_set1_pd(l.x), ly = _mm_set1_pd(l.y), lz = _mm_set1_pd(l.z);
+        __m128d vmn = _mm_set1_pd(INFINITY), vmx = _mm_set1_pd(-INFINITY);
+        for (; i + 2 <= P->nv; i += 2) {
+            __m128d d = _mm_add_pd(_mm_add_pd(_mm_mul_pd(lx, _mm_loadu_pd(vx + i)), _mm_mul_pd(ly, _mm_loadu_pd(vy + i))),
+                                   _mm_mul_pd(lz, _mm_loadu_pd(vz + i)));
+            vmn = _mm_min_pd(d, vmn), vmx = _mm_max_pd(d, vmx);
+        }
+        double lo2[2], hi2[2];
+        _mm_storeu_pd(lo2, vmn), _mm_storeu_pd(hi2, vmx);
+        mn = lo2[1] < lo2[0] ? lo2[1] : lo2[0], mx = hi2[1] > hi2[0] ? hi2[1] : hi2[0];
+#endif
+        for (; i < P->nv; i++) {
+            double d = l.x * vx[i] + l.y * vy[i] + l.z * vz[i];
+            mn = d < mn ? d : mn;
+            mx = d > mx ? d : mx;
+        }
+        *lo = c + mn, *hi = c + mx;
+        return;
+    }
     for (int i = 0; i < P->nv; i++) {
         double d = l.x * P->v[3 * i] + l.y * P->v[3 * i + 1] + l.z * P->v[3 * i + 2];
         if (d < mn) mn = d; /* (not fmin/fmax: those are library calls without -ffast-math) */
@@ -514,6 +561,48 @@ typedef struct sat_result {
     bool edge_pairs;    /* ei, ej are edges (sat_gauss), not edge directions */
 } sat_result;
 
+/* The face axes of one side (A's faces against B, or B's against A): false as soon as one separates
+ * (the witness then names the first in face order); else the deepest face and its separation.
+ * A bound skips most projections. With O the other polytope and a ball of radius r about its centre
+ * c inside it, the least of n . x over O is at most n . c - r, so a face's separation is at most
+ *     ub_f = n_f . c - r - d_f.
+ * The face with the largest ub_f is measured first; its separation s0 is a lower bound of the
+ * side's deepest, so a face with ub_f < min(s0, SHAPE_TOUCH) (with a margin for rounding) is neither
+ * the deepest nor separating and is not measured. The others are measured in face order as without
+ * the bound, so the result is the same to the bit. */
+enum { FACE_BOUND_MAX = 256 };
+
+static bool sat_face_side(const poly *A, const poly *B, bool faces_of_b, int32_t *witness, double *deepest, int *deepest_f)
+{
+    const poly *F = faces_of_b ? B : A, *O = faces_of_b ? A : B;
+    const int kind = faces_of_b ? AX_FACE_B : AX_FACE_A;
+    const double o_in = poly_inradius(O);
+    imp_vec3 axis;
+    double ub[FACE_BOUND_MAX], s0 = 0, skip_below = -INFINITY;
+    int f0 = -1;
+    if (F->nf <= FACE_BOUND_MAX && o_in > 0) {
+        for (int f = 0; f < F->nf; f++) {
+            const imp_vec3 n = poly_normal(F, f);
+            const double nc = v3_dot(n, O->center), d = poly_offset(F, f, n);
+            ub[f] = nc - o_in - d + 1e-9 + 1e-12 * (fabs(nc) + fabs(d)); /* margin above rounding */
+            if (f0 < 0 || ub[f] > ub[f0]) f0 = f;
+        }
+        if (f0 >= 0) {
+            s0 = axis_sep(A, B, witness_encode(kind, f0, 0), &axis);
+            if (isfinite(s0)) skip_below = fmin(s0, SHAPE_TOUCH);
+        }
+    }
+    for (int f = 0; f < F->nf; f++) {
+        double s;
+        if (f == f0) s = s0;
+        else if (f0 >= 0 && ub[f] < skip_below) continue;
+        else s = axis_sep(A, B, witness_encode(kind, f, 0), &axis);
+        if (s > SHAPE_TOUCH) { if (witness) *witness = witness_encode(kind, f, 0); return false; }
+        if (s > *deepest) *deepest = s, *deepest_f = f;
+    }
+    return true;
+}
+
 /* the cached witness, then the face normals of A and of B: false as soon as one separates (the
  * witness then names it); else the deepest face of each in r, edges not yet measured */
 static bool sat_faces(const poly *A, const poly *B, int32_t *witness, sat_result *r, bool edge_pairs)
@@ -523,17 +612,7 @@ static bool sat_faces(const poly *A, const poly *B, int32_t *witness, sat_result
     r->face_a = r->face_b = r->edge = -INFINITY;
     r->fa = r->fb = r->ei = r->ej = 0;
     r->edge_pairs = edge_pairs;
-    for (int f = 0; f < A->nf; f++) {
-        double s = axis_sep(A, B, witness_encode(AX_FACE_A, f, 0), &axis);
-        if (s > SHAPE_TOUCH) { if (witness) *witness = witness_encode(AX_FACE_A, f, 0); return false; }
-        if (s > r->face_a) r->face_a = s, r->fa = f;
-    }
-    for (int f = 0; f < B->nf; f++) {
-        double s = axis_sep(A, B, witness_encode(AX_FACE_B, f, 0), &axis);
-        if (s > SHAPE_TOUCH) { if (witness) *witness = witness_encode(AX_FACE_B, f, 0); return false; }
-        if (s > r->face_b) r->face_b = s, r->fb = f;
-    }
-    return true;
+    return sat_face_side(A, B, false, witness, &r->face_a, &r->fa) && sat_face_side(A, B, true, witness, &r->face_b, &r->fb);
 }
 
 /* the separating axis search over every face and edge-pair axis; false when an axis separates */
@@ -544,39 +623,74 @@ static bool sat_faces(const poly *A, const poly *B, int32_t *witness, sat_result
  *     c.(b x a) and d.(b x a) of opposite signs, a.(d x c) and b.(d x c) of opposite signs, and
  *     c.(b x a), b.(d x c) of one sign (the arcs lie in one hemisphere)
  * That leaves O(E) of the E_A E_B edge pairs, each tested with two points instead of projections.
- * Faces are tested by projecting the other polytope's vertices. */
+ * The first test needs c.(b x a) for the two faces of each edge of B: per edge of A, the B normals'
+ * products with b x a are computed once per face (a face borders several edges), each edge looks its
+ * two up, and only the edges whose arc crosses the plane of A's arc (a few of them) get the second
+ * and third tests. Faces are tested by projecting the other polytope's vertices. */
 enum { GAUSS_MAX = 256, GAUSS_EDGES = 512 };
 
 static bool sat_gauss(const poly *A, const poly *B, int32_t *witness, sat_result *r)
 {
     imp_vec3 axis;
     if (!sat_faces(A, B, witness, r, true)) return false;
-    /* world normals of A's faces, and for each edge of B its two arc ends (negated normals) and
-     * their cross product, laid out contiguously for the inner loop */
-    imp_vec3 na[GAUSS_MAX], nb[GAUSS_MAX], bc[GAUSS_EDGES], bd[GAUSS_EDGES], bdxc[GAUSS_EDGES];
-    /* the first test of every pair runs over structure-of-arrays copies (the compiler vectorizes it) */
-    double cx[GAUSS_EDGES], cy[GAUSS_EDGES], cz[GAUSS_EDGES], dx[GAUSS_EDGES], dy[GAUSS_EDGES], dz[GAUSS_EDGES];
+    /* world normals of A's faces; B's negated normals as structure of arrays (the per-face products
+     * vectorize); for each edge of B its arc's two faces and the arc ends' cross product d x c */
+    imp_vec3 na[GAUSS_MAX];
+    double nbx[GAUSS_MAX], nby[GAUSS_MAX], nbz[GAUSS_MAX], side[GAUSS_MAX];
     double ex[GAUSS_EDGES], ey[GAUSS_EDGES], ez[GAUSS_EDGES];
-    unsigned char hit[GAUSS_EDGES];
-    const int ne = B->ne;
+    int crossing[GAUSS_EDGES];
+    const int ne = B->ne, nfb = B->nf;
+    const int *bf = B->edge_faces;
     for (int f = 0; f < A->nf; f++) na[f] = poly_normal(A, f);
-    for (int f = 0; f < B->nf; f++) nb[f] = v3_scale(poly_normal(B, f), -1);
-    for (int j = 0; j < ne; j++) {
-        bc[j] = nb[B->edge_faces[2 * j]], bd[j] = nb[B->edge_faces[2 * j + 1]];
-        bdxc[j] = v3_cross(bd[j], bc[j]);
-        cx[j] = bc[j].x, cy[j] = bc[j].y, cz[j] = bc[j].z, dx[j] = bd[j].x, dy[j] = bd[j].y, dz[j] = bd[j].z;
-        ex[j] = bdxc[j].x, ey[j] = bdxc[j].y, ez[j] = bdxc[j].z;
+    for (int f = 0; f < nfb; f++) {
+        imp_vec3 n = v3_scale(poly_normal(B, f), -1);
+        nbx[f] = n.x, nby[f] = n.y, nbz[f] = n.z;
     }
+    for (int j = 0; j < ne; j++) {
+        const int fc = bf[2 * j], fd = bf[2 * j + 1];
+        imp_vec3 dxc = v3_cross(v3(nbx[fd], nby[fd], nbz[fd]), v3(nbx[fc], nby[fc], nbz[fc]));
+        ex[j] = dxc.x, ey[j] = dxc.y, ez[j] = dxc.z;
+    }
+    /* Edge pairs that cannot matter. The pair (i, j) only counts when its separation s exceeds
+     * min(SHAPE_TOUCH, NP_EDGE_REL face + NP_EDGE_ABS): below, it neither separates nor wins over the
+     * faces (poly_poly). Its axis n is a point of A's arc (a, b), turned out of A, and on a crossing
+     * edge b0 of B is B's support point against n, so with a ball of radius r about B's centre c
+     * inside B and a0 on A's edge,  s = n . (b0 - a0) <= max over the arc of n . (c - a0) - r.
+     * An edge of A whose bound is below that threshold (with a margin for rounding, larger for short
+     * arcs, whose crossing points round more) is left out; the others run as they would, in order. */
+    const double face = fmax(r->face_a, r->face_b);
+    const double matter = fmin(SHAPE_TOUCH, NP_EDGE_REL * face + NP_EDGE_ABS);
+    const double b_in = poly_inradius(B);
+    const bool bounded = b_in > 0 && isfinite(face);
+    double shortest_b = INFINITY;
+    for (int j = 0; j < ne && bounded; j++) shortest_b = fmin(shortest_b, sqrt(ex[j] * ex[j] + ey[j] * ey[j] + ez[j] * ez[j]));
     for (int i = 0; i < A->ne; i++) {
         const imp_vec3 a = na[A->edge_faces[2 * i]], b = na[A->edge_faces[2 * i + 1]], bxa = v3_cross(b, a);
         const double ux = bxa.x, uy = bxa.y, uz = bxa.z;
-        for (int j = 0; j < ne; j++) {
-            double cba = cx[j] * ux + cy[j] * uy + cz[j] * uz, dba = dx[j] * ux + dy[j] * uy + dz[j] * uz;
-            double adc = a.x * ex[j] + a.y * ey[j] + a.z * ez[j], bdc = b.x * ex[j] + b.y * ey[j] + b.z * ez[j];
-            hit[j] = (unsigned char)((cba * dba < 0) & (adc * bdc < 0) & (cba * bdc > 0));
+        if (bounded) {
+            const imp_vec3 wv = v3_sub(B->center, poly_vertex(A, A->edges[2 * i]));
+            const double len = v3_len(bxa), wl = v3_len(wv);
+            double top = fmax(v3_dot(a, wv), v3_dot(b, wv)); /* the arc's ends */
+            if (len > 0) { /* its inside: the great circle's highest point, when it lies between a and b */
+                const imp_vec3 e = v3_scale(bxa, 1 / len), wp = v3_sub(wv, v3_scale(e, v3_dot(wv, e)));
+                const imp_vec3 axb = v3_scale(bxa, -1);
+                if (v3_dot(v3_cross(a, wp), axb) >= 0 && v3_dot(v3_cross(wp, b), axb) >= 0) top = fmax(top, v3_len(wp));
+            }
+            const double margin = 1e-9 + 1e-12 * (wl + b_in) * (1 + 1 / fmax(len, 1e-300) + 1 / fmax(shortest_b, 1e-300));
+            if (top - b_in + margin < matter) continue;
         }
+        for (int f = 0; f < nfb; f++) side[f] = nbx[f] * ux + nby[f] * uy + nbz[f] * uz;
+        /* the edges of B whose arc crosses the plane of A's arc, in ascending order */
+        int nc = 0;
         for (int j = 0; j < ne; j++) {
-            if (!hit[j]) continue;
+            crossing[nc] = j;
+            nc += side[bf[2 * j]] * side[bf[2 * j + 1]] < 0;
+        }
+        for (int k = 0; k < nc; k++) {
+            const int j = crossing[k];
+            const double cba = side[bf[2 * j]];
+            const double adc = a.x * ex[j] + a.y * ey[j] + a.z * ez[j], bdc = b.x * ex[j] + b.y * ey[j] + b.z * ez[j];
+            if (!((adc * bdc < 0) & (cba * bdc > 0))) continue;
             double s = edge_pair_sep(A, B, i, j, &axis);
             if (s > SHAPE_TOUCH) { if (witness) *witness = witness_encode(AX_EDGE_PAIR, i, j); return false; }
             if (s > r->edge) r->edge = s, r->ei = i, r->ej = j;
@@ -725,7 +839,7 @@ static int face_points(const imp_vec3 *poly_pts, int n, imp_vec3 nr, double dr, 
  * pushed by the half extents against the axis on the two other axes. */
 static int box_box_manifold(const poly *A, const poly *B, const sat_result *r, np_man *c)
 {
-    const double rel = 0.95, abs_tol = 5e-4;
+    const double rel = NP_EDGE_REL, abs_tol = NP_EDGE_ABS;
     const double ha[3] = {A->half.x, A->half.y, A->half.z}, hb[3] = {B->half.x, B->half.y, B->half.z};
     if (r->edge > rel * fmax(r->face_a, r->face_b) + abs_tol) {
         imp_vec3 u;
@@ -804,7 +918,7 @@ static int poly_poly(const poly *A, const poly *B, np_man *c, int32_t *witness, 
     A = &pa, B = &pb;
     const double face_a = r.face_a, face_b = r.face_b, edge = r.edge;
     const int fa = r.fa, fb = r.fb, ei = r.ei, ej = r.ej;
-    const double rel = 0.95, abs_tol = 5e-4;
+    const double rel = NP_EDGE_REL, abs_tol = NP_EDGE_ABS;
     double face = fmax(face_a, face_b);
     if (edge > rel * face + abs_tol) {
         /* edge / edge */

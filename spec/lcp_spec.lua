@@ -90,6 +90,47 @@ describe("impetus.lcp.solve", function()
     end
   end)
 
+  it("takes a guessed clamped set without a pivot when it is the solution, and pivots when it is not", function()
+    for trial = 1, 100 do
+      local n = 2 + trial % 20
+      local A, b = psd(n, n + 2), rand_b(n, 1)
+      if trial % 3 == 0 then -- singular (redundant rows), kept feasible by a witness x0 >= 0
+        A = psd(n, math.max(1, n - 2))
+        local x0 = {}
+        for j = 1, n do x0[j] = rand() end
+        for i = 1, n do
+          local s = 0
+          for j = 1, n do s = s - A[i][j] * x0[j] end
+          b[i] = s + (rand() < 0.5 and rand() or 0)
+        end
+      end
+      local f, w, info = lcp.solve(A, b)
+      assert.are.equal("ok", info.status)
+      -- the cold solve's clamped rows as the guess: the same w (unique for PSD A), no pivot
+      local f2, w2, info2 = lcp.solve(A, b, 0, f)
+      assert.are.equal("ok", info2.status)
+      assert.are.equal(0, info2.pivots)
+      assert(violation(A, b, f2, w2) < 1e-9, ("trial %d: guessed solution violates by %.3g"):format(trial, violation(A, b, f2, w2)))
+      for i = 1, n do assert(math.abs(w2[i] - w[i]) < 1e-9, ("trial %d: w[%d] %.17g vs %.17g"):format(trial, i, w2[i], w[i])) end
+      -- every row guessed clamped: a solution only if no force pulls, else the pivoting solve
+      local all = {}
+      for i = 1, n do all[i] = 1 end
+      local f3, w3, info3 = lcp.solve(A, b, 0, all)
+      assert.are.equal("ok", info3.status)
+      assert(violation(A, b, f3, w3) < 1e-9, ("trial %d: violation %.3g"):format(trial, violation(A, b, f3, w3)))
+    end
+    -- a one-row problem whose guess is wrong: f = 0 guessed for w = -3 < 0 is no solution
+    local f, w, info = lcp.solve({ { 2 } }, { -3 }, 0, { 0 })
+    assert.are.equal(1.5, f[1]); assert.are.equal(0, w[1]); assert(info.pivots > 0)
+    -- guessed clamped where the row must stay free (b > 0): f would be -1.5 < 0, so it pivots
+    f, w, info = lcp.solve({ { 2 } }, { 3 }, 0, { 1 })
+    assert.are.equal(0, f[1]); assert.are.equal(3, w[1])
+    assert.has_error(function() lcp.solve({ { 1 } }, { 1 }, 0, { 1, 2 }) end,
+      "impetus.lcp.solve: argument 'guess' must have as many entries as 'b' (2 vs 1)")
+    assert.has_error(function() lcp.solve({ { 1 } }, { 1 }, 0, { 0 / 0 }) end,
+      "impetus.lcp.solve: argument 'guess' entry 1 must be a finite number")
+  end)
+
   it("handles exactly duplicated rows (four coplanar contacts: a box on the floor)", function()
     -- a 2D box on the floor: two contacts at x = -1 and x = 1, each listed twice (duplicates)
     local m, I = 1, 1 / 3
