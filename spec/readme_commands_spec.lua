@@ -53,6 +53,9 @@ local function shorten(snippet, tmpdir, n)
   if first == "test" or first == "build" or first == "hash" then return nil, "left to the test command and CI" end
   if first == "fuzz" or first == "soak" then return nil, "a run of minutes (the short fuzz campaign is spec/fuzz_spec.lua)" end
   if SANITIZED and (first == "bench" or rest:match("%-%-bench")) then return nil, "a benchmark, under the sanitizers" end
+  if first == "bench" and not rest:match("%.lua") and not rest:match("/") then
+    return { env = env, args = "table", table = true } -- the table of every benchmark scene (tools/bench_table.lua)
+  end
   local out, mode, shot = {}, nil, nil
   if first == "bench" then
     table.remove(args, 1)
@@ -126,6 +129,17 @@ describe("the commands the README and docs/ show", function()
 
   for _, c in ipairs(commands) do
     it(c.doc .. ": " .. c.text, function()
+      if c.table then -- every scene in scenes/bench/ for 3 steps: a row each, none failed
+        local p = assert(io.popen("cd " .. helpers.root .. " && lua5.4 tools/bench_table.lua --steps 3 2>&1"))
+        local out = p:read("a")
+        local ok = p:close()
+        assert.is_true(ok, out)
+        local rows, scenes = 0, 0
+        for _ in out:gmatch("\n[%w_]+%s+3%s+[%d.]+") do rows = rows + 1 end
+        for _ in io.popen("ls " .. helpers.root .. "/scenes/bench/*.lua"):lines() do scenes = scenes + 1 end
+        assert.is_true(rows >= scenes, out)
+        return
+      end
       local out, code = helpers.run_host(c.args, c.env ~= "" and c.env or nil)
       assert.are.equal(0, code, c.args .. "\n" .. out)
       if c.screenshot then

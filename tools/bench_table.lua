@@ -9,8 +9,9 @@
 -- median wall time of a step, then the per-stage means (ms/step): particle integration (forces, solves and
 -- the implicit matrix included), particle collisions, rigid bodies (solver and integration), broad + narrow
 -- phase. Where bench/peers/peers is built (make -C bench/peers, needs libode-dev and libbullet-dev), the
--- scenes the peer benchmark also builds get ODE QuickStep's and Bullet's median ms/step from the same run
--- (pile_1000: "pile", pyramid_20: "pyramid", capsule_chain_core: "chain").
+-- scenes the peer benchmark also builds get a row with every body awake, as the peers run them, with ODE
+-- QuickStep's and Bullet's median ms/step from the same run (pile_1000: "pile", pyramid_20: "pyramid",
+-- capsule_chain_core: "chain").
 local HOST_DEFAULT_STEPS = 300
 local PEER_SCENE = { pile_1000 = "pile", pyramid_20 = "pyramid", capsule_chain_core = "chain" }
 local PEERS = "bench/peers/peers"
@@ -61,8 +62,9 @@ local function scene_steps(path)
 end
 
 -- one --bench run: the median and the stage means, or nil and the error text
-local function bench(path, steps)
-  local out, ok = read_all(string.format("%s --bench %s --steps %d 2>&1", shell_quote(host), shell_quote(path), steps))
+local function bench(path, steps, awake)
+  local out, ok = read_all(string.format("%s%s --bench %s --steps %d 2>&1", awake and "IMPETUS_SLEEP=0 " or "",
+    shell_quote(host), shell_quote(path), steps))
   local median = tonumber(out:match(": ([%d.]+) ms/step"))
   if not ok or not median then return nil, (out:gsub("\n+$", "")) end
   local r = { median = median, steps = steps }
@@ -95,17 +97,24 @@ if have_peers then header = header .. string.format(" %10s %10s", "ODE", "Bullet
 print("ms/step (median of the steps; stages: mean)   " .. os.date("!%Y-%m-%d %H:%M UTC"))
 print(header)
 local failed = 0
+-- a scene the peers also run gets a second row with sleeping off (IMPETUS_SLEEP=0), as the peers run it, and
+-- their medians go on that row
+local rows = {}
 for _, path in ipairs(scenes) do
   local name = path:match("([^/]+)%.lua$")
-  local r, err = bench(path, steps_override or scene_steps(path))
+  rows[#rows + 1] = { path = path, name = name }
+  if PEER_SCENE[name] then rows[#rows + 1] = { path = path, name = name .. " awake", awake = true, peer = PEER_SCENE[name] } end
+end
+for _, row in ipairs(rows) do
+  local r, err = bench(row.path, steps_override or scene_steps(row.path), row.awake)
   if not r then
     failed = failed + 1
-    print(string.format("%-22s failed: %s", name, err))
+    print(string.format("%-22s failed: %s", row.name, err))
   else
-    local line = string.format("%-22s %6d %10s %10s %10s %10s %10s", name, r.steps, cell(r.median), cell(r.integrate),
+    local line = string.format("%-22s %6d %10s %10s %10s %10s %10s", row.name, r.steps, cell(r.median), cell(r.integrate),
       cell(r.collide), cell(r.bodies), cell(r.contacts))
     if have_peers then
-      local p = peers[PEER_SCENE[name] or ""] or {}
+      local p = peers[row.peer or ""] or {}
       line = line .. string.format(" %10s %10s", cell(p.ode or p.ode_quick), cell(p.bullet))
     end
     print(line)
