@@ -764,6 +764,9 @@ static const int HALF_STENCIL[14][3] = {{0, 0, 0},   {1, 0, 0},  {-1, 1, 0}, {0,
                                         {-1, -1, 1}, {0, -1, 1}, {1, -1, 1}, {-1, 0, 1}, {0, 0, 1},
                                         {1, 0, 1},   {-1, 1, 1}, {0, 1, 1},  {1, 1, 1}};
 
+/* HALF_STENCIL's rows: the first and last of its cells that lie in one row of the dense grid */
+static const int DENSE_RUN[5][2] = {{0, 1}, {2, 4}, {5, 7}, {8, 10}, {11, 13}};
+
 static inline uint32_t cell_hash(int32_t x, int32_t y, int32_t z, uint32_t mask)
 {
     return ((uint32_t)x * 73856093u ^ (uint32_t)y * 19349663u ^ (uint32_t)z * 83492791u) & mask;
@@ -861,10 +864,23 @@ static void search_pairs(void *ctx, int chunk)
         const double *xi = p->bucket_x + PAIR_DATA * q0;
         const bool moves = gi->im > 0;
         const uint32_t key0 = g->dense ? grid_key(g, c[0], c[1], c[2]) : 0;
-        for (int s = 0; s < 14; s++) {
-            const int32_t ca = c[0] + HALF_STENCIL[s][0], cb = c[1] + HALF_STENCIL[s][1], cc = c[2] + HALF_STENCIL[s][2];
-            const uint32_t b = g->dense ? key0 + (uint32_t)g->offset[s] : grid_key(g, ca, cb, cc);
-            for (int q = s == 0 ? q0 + 1 : start[b]; q < start[b + 1]; q++) {
+        /* dense: the stencil's cells of one row (first coordinate a - 1 .. a + 1, or a .. a + 1 in the
+         * particle's own row) have consecutive keys, so each row is one run of particles; hashed:
+         * cell by cell */
+        const int runs = g->dense ? 5 : 14;
+        for (int s = 0; s < runs; s++) {
+            int32_t ca = 0, cb = 0, cc = 0;
+            int from, to;
+            if (g->dense) {
+                const int first = DENSE_RUN[s][0], last = DENSE_RUN[s][1];
+                from = s == 0 ? q0 + 1 : start[key0 + (uint32_t)g->offset[first]];
+                to = start[key0 + (uint32_t)g->offset[last] + 1];
+            } else {
+                ca = c[0] + HALF_STENCIL[s][0], cb = c[1] + HALF_STENCIL[s][1], cc = c[2] + HALF_STENCIL[s][2];
+                const uint32_t b = grid_key(g, ca, cb, cc);
+                from = s == 0 ? q0 + 1 : start[b], to = start[b + 1];
+            }
+            for (int q = from; q < to; q++) {
                 const double *xq = p->bucket_x + PAIR_DATA * q;
                 const double R = xi[3] + xq[3], ex = xq[0] - xi[0], ey = xq[1] - xi[1], ez = xq[2] - xi[2];
                 const double d2 = ex * ex + ey * ey + ez * ez, reach = R * grow;
