@@ -436,6 +436,10 @@ static void resolve_chunk(void *ctx, int chunk)
                     tau = plane_impact_time(d0, v3_dot(N, vs), v3_dot(N, a), span);
                     if (tau < 0) tau = d0 > 0 ? span * d0 / (d0 - d1) : 0;
                 } else {
+                    /* every point of the segment lies within its length of x1: beyond r + that, it
+                     * never comes within r of the collider (with a margin of 1e-9 relative, so that
+                     * a particle resting on the surface, where rounding decides, gets the exact test) */
+                    if (pcollide_beyond(cd, x1, (r + v3_len(v3_sub(x1, xs))) * (1 + 1e-9) + 1e-12)) continue;
                     double s = segment_entry(cd, xs, x1, r);
                     if (s < 0) continue;
                     tau = s * span;
