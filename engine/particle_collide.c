@@ -495,6 +495,7 @@ void pcollide_resolve(imp_world *w, const double *x0, const double *v0, double h
     par_for(resolve_chunk, (void *)&job, PAR_CHUNKS);
     for (int c = 0; c < PAR_CHUNKS; c++) {
         const int k = pcs->chunk[c].hit_count;
+        if (k == 0) continue;
         if (pcs->hit_count + k > pcs->hit_cap) {
             pcs->hit_cap = pcs->hit_count + k + (pcs->hit_count + k) / 2 + 64;
             pcs->hit = ids_grow(pcs->hit, sizeof(phit), pcs->hit_cap);

@@ -954,6 +954,7 @@ static void meet_pairs(imp_world *w, particle_coupling *p, const double *x0, dou
         for (int c = 0; c < PAR_CHUNKS; c++) total += p->found[c].count[gr];
         reserve_pairs(G, total);
         for (int c = 0; c < PAR_CHUNKS; c++) {
+            if (p->found[c].count[gr] == 0) continue;
             memcpy(G->pair + G->pair_count, p->found[c].pair[gr], sizeof(pc_pair) * (size_t)p->found[c].count[gr]);
             G->pair_count += p->found[c].count[gr];
         }
