@@ -233,6 +233,15 @@ static inline void chunk_range(int n, int chunk, int *lo, int *hi)
     *lo = (int)((long long)n * chunk / PAR_CHUNKS), *hi = (int)((long long)n * (chunk + 1) / PAR_CHUNKS);
 }
 
+/* the chunks on both threads from CHUNKED_PARTICLES particles on (fewer are not worth waking the worker
+ * for), else one after another on this one: the same results either way */
+#define CHUNKED_PARTICLES 512
+static void run_chunks(par_fn fn, void *ctx, int particles)
+{
+    if (particles >= CHUNKED_PARTICLES) par_for(fn, ctx, PAR_CHUNKS);
+    else for (int c = 0; c < PAR_CHUNKS; c++) fn(ctx, c);
+}
+
 /* the resting contacts of one chunk of the particles (each particle's alone: its own x, v) */
 static void find_contacts_chunk(void *ctx, int chunk)
 {
@@ -278,7 +287,7 @@ void pcollide_find_contacts(imp_world *w)
     particle_contacts *pcs = w->pcontacts;
     const int bodies = pcs->count;
     if (w->particles->ids.count > 0 && w->colliders->ids.count > 0) {
-        par_for(find_contacts_chunk, w, PAR_CHUNKS);
+        run_chunks(find_contacts_chunk, w, w->particles->ids.count);
         for (int c = 0; c < PAR_CHUNKS; c++)
             for (int k = 0; k < pcs->chunk[c].count; k++) pcollide_add_contact(w, &pcs->chunk[c].contact[k]);
     }
@@ -492,7 +501,7 @@ void pcollide_resolve(imp_world *w, const double *x0, const double *v0, double h
     if (w->colliders->ids.count == 0 || w->particles->ids.count == 0 || h <= 0) return;
     /* impacts slower than what gravity adds over two steps come to rest instead of bouncing */
     const resolve_job job = {w, x0, v0, h, 2 * v3_len(w->settings.gravity) * h + 1e-3};
-    par_for(resolve_chunk, (void *)&job, PAR_CHUNKS);
+    run_chunks(resolve_chunk, (void *)&job, w->particles->ids.count);
     for (int c = 0; c < PAR_CHUNKS; c++) {
         const int k = pcs->chunk[c].hit_count;
         if (k == 0) continue;

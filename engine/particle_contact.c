@@ -807,6 +807,15 @@ typedef struct pair_search {
     int m;
 } pair_search;
 
+/* the chunks on both threads from CHUNKED_PARTICLES particles on (fewer are not worth waking the worker
+ * for), else one after another on this one: the same results either way */
+#define CHUNKED_PARTICLES 512
+static void run_chunks(par_fn fn, void *ctx, int particles)
+{
+    if (particles >= CHUNKED_PARTICLES) par_for(fn, ctx, PAR_CHUNKS);
+    else for (int c = 0; c < PAR_CHUNKS; c++) fn(ctx, c);
+}
+
 /* the grid cells of the particles (t in p->order), and their keys */
 static void search_cells(void *ctx, int chunk)
 {
@@ -938,7 +947,7 @@ static void meet_pairs(imp_world *w, particle_coupling *p, const double *x0, dou
     }
     pair_search k = {w, p, &g, x, x0, w->particles->v, h, m};
     /* the particles sorted by key (counting sort), their cells and data copied alongside */
-    par_for(search_cells, &k, PAR_CHUNKS);
+    run_chunks(search_cells, &k, m);
     int *start = p->cell_start;
     memset(start, 0, sizeof(int) * (g.size + 1));
     for (int t = 0; t < m; t++) start[p->bucket_of[t] + 1]++;
@@ -946,8 +955,8 @@ static void meet_pairs(imp_world *w, particle_coupling *p, const double *x0, dou
     for (int t = 0; t < m; t++) p->tmp[start[p->bucket_of[t]]++] = t;
     for (uint32_t b = g.size; b > 0; b--) start[b] = start[b - 1];
     start[0] = 0;
-    par_for(search_copy, &k, PAR_CHUNKS);
-    par_for(search_pairs, &k, PAR_CHUNKS);
+    run_chunks(search_copy, &k, m);
+    run_chunks(search_pairs, &k, m);
     for (int gr = 0; gr < 3; gr++) {
         pc_group *G = &p->group[gr];
         int total = G->pair_count;
