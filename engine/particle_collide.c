@@ -44,6 +44,12 @@ static bool pcontacts_stale(const imp_world *w)
     return w->pcontacts->particle_edits != w->particles->edits || w->pcontacts->collider_edits != w->colliders->edits;
 }
 
+void pcollide_free(particle_contacts *pcs)
+{
+    free(pcs->contact), free(pcs->hit);
+    for (int c = 0; c < PAR_CHUNKS; c++) free(pcs->chunk[c].contact), free(pcs->chunk[c].hit);
+}
+
 void pcollide_drop_stale(imp_world *w)
 {
     if (pcontacts_stale(w)) w->pcontacts->count = 0;
@@ -221,13 +227,31 @@ void pcollide_begin_contacts(imp_world *w)
     w->pcontacts->collider_edits = w->colliders->edits;
 }
 
-/* the colliders' resting contacts, after the bodies' that are there (particle_contact.c adds those
- * under the implicit integrator, between pcollide_begin_contacts and this) */
-void pcollide_find_contacts(imp_world *w)
+/* the particles [lo, hi) of a chunk, the dense indices from lo to hi */
+static inline void chunk_range(int n, int chunk, int *lo, int *hi)
 {
-    const int n = w->particles->ids.count, nc = w->colliders->ids.count;
-    const int bodies = w->pcontacts->count;
-    for (int i = 0; i < n && nc > 0; i++) {
+    *lo = (int)((long long)n * chunk / PAR_CHUNKS), *hi = (int)((long long)n * (chunk + 1) / PAR_CHUNKS);
+}
+
+/* the chunks on both threads from CHUNKED_PARTICLES particles on (fewer are not worth waking the worker
+ * for), else one after another on this one: the same results either way */
+#define CHUNKED_PARTICLES 512
+static void run_chunks(par_fn fn, void *ctx, int particles)
+{
+    if (particles >= CHUNKED_PARTICLES) par_for(fn, ctx, PAR_CHUNKS);
+    else for (int c = 0; c < PAR_CHUNKS; c++) fn(ctx, c);
+}
+
+/* the resting contacts of one chunk of the particles (each particle's alone: its own x, v) */
+static void find_contacts_chunk(void *ctx, int chunk)
+{
+    imp_world *w = ctx;
+    particle_contacts *pcs = w->pcontacts;
+    const int nc = w->colliders->ids.count;
+    int lo, hi;
+    chunk_range(w->particles->ids.count, chunk, &lo, &hi);
+    pcs->chunk[chunk].count = 0;
+    for (int i = lo; i < hi; i++) {
         if (w->particles->motion[i] != IMP_DYNAMIC) continue;
         double *x = w->particles->x + 3 * i, *v = w->particles->v + 3 * i;
         for (int c = 0; c < nc; c++) {
@@ -241,12 +265,12 @@ void pcollide_find_contacts(imp_world *w)
             /* on the surface with no normal velocity: make that exact, then it is a contact */
             v3_store(x, v3_mad(v3_load(x), N, -d));
             if (vn < 0) v3_store(v, v3_mad(v3_load(v), N, -vn));
-            if (w->pcontacts->count == w->pcontacts->cap) {
-                w->pcontacts->cap = w->pcontacts->cap ? 2 * w->pcontacts->cap : 64;
-                w->pcontacts->contact = ids_grow(w->pcontacts->contact, sizeof(pcontact), w->pcontacts->cap);
+            if (pcs->chunk[chunk].count == pcs->chunk[chunk].cap) {
+                pcs->chunk[chunk].cap = pcs->chunk[chunk].cap ? 2 * pcs->chunk[chunk].cap : 64;
+                pcs->chunk[chunk].contact = ids_grow(pcs->chunk[chunk].contact, sizeof(pcontact), pcs->chunk[chunk].cap);
             }
             imp_vec3 vv = v3_load(v);
-            pcontact *pc = &w->pcontacts->contact[w->pcontacts->count++];
+            pcontact *pc = &pcs->chunk[chunk].contact[pcs->chunk[chunk].count++];
             memset(pc, 0, sizeof *pc);
             pc->particle = i;
             pc->collider = c;
@@ -254,6 +278,19 @@ void pcollide_find_contacts(imp_world *w)
             pc->mu = w->colliders->collider[c].def.friction;
             pc->vt0 = v3_mad(vv, N, -v3_dot(N, vv));
         }
+    }
+}
+
+/* the colliders' resting contacts, after the bodies' that are there (particle_contact.c adds those
+ * under the implicit integrator, between pcollide_begin_contacts and this) */
+void pcollide_find_contacts(imp_world *w)
+{
+    particle_contacts *pcs = w->pcontacts;
+    const int bodies = pcs->count;
+    if (w->particles->ids.count > 0 && w->colliders->ids.count > 0) {
+        run_chunks(find_contacts_chunk, w, w->particles->ids.count);
+        for (int c = 0; c < PAR_CHUNKS; c++)
+            for (int k = 0; k < pcs->chunk[c].count; k++) pcollide_add_contact(w, &pcs->chunk[c].contact[k]);
     }
     drop_shared_body_contacts(w, bodies);
 }
@@ -371,14 +408,24 @@ static imp_vec3 bounce(imp_vec3 v, imp_vec3 N, double e, double mu, double rest_
     return st <= cut ? v3_sub(v, vt) : v3_mad(v, vt, -cut / st);
 }
 
-void pcollide_resolve(imp_world *w, const double *x0, const double *v0, double h)
+/* one chunk of the collision pass (each particle's alone: its own x, v, and its impacts in the chunk's list) */
+typedef struct resolve_job {
+    imp_world *w;
+    const double *x0, *v0;
+    double h, rest_speed;
+} resolve_job;
+
+static void resolve_chunk(void *ctx, int chunk)
 {
-    const int n = w->particles->ids.count, nc = w->colliders->ids.count;
-    w->pcontacts->hit_count = 0;
-    if (nc == 0 || h <= 0) return;
-    /* impacts slower than what gravity adds over two steps come to rest instead of bouncing */
-    const double rest_speed = 2 * v3_len(w->settings.gravity) * h + 1e-3;
-    for (int i = 0; i < n; i++) {
+    const resolve_job *job = ctx;
+    imp_world *w = job->w;
+    particle_contacts *pcs = w->pcontacts;
+    const double *x0 = job->x0, *v0 = job->v0, h = job->h, rest_speed = job->rest_speed;
+    const int nc = w->colliders->ids.count;
+    int lo, hi;
+    chunk_range(w->particles->ids.count, chunk, &lo, &hi);
+    pcs->chunk[chunk].hit_count = 0;
+    for (int i = lo; i < hi; i++) {
         if (w->particles->motion[i] != IMP_DYNAMIC) continue;
         const double r = w->particles->radius[i];
         imp_vec3 xs = v3_load(x0 + 3 * i), vs = v3_load(v0 + 3 * i);
@@ -401,6 +448,10 @@ void pcollide_resolve(imp_world *w, const double *x0, const double *v0, double h
                     tau = plane_impact_time(d0, v3_dot(N, vs), v3_dot(N, a), span);
                     if (tau < 0) tau = d0 > 0 ? span * d0 / (d0 - d1) : 0;
                 } else {
+                    /* every point of the segment lies within its length of x1: beyond r + that, it
+                     * never comes within r of the collider (with a margin of 1e-9 relative, so that
+                     * a particle resting on the surface, where rounding decides, gets the exact test) */
+                    if (pcollide_beyond(cd, x1, (r + v3_len(v3_sub(x1, xs))) * (1 + 1e-9) + 1e-12)) continue;
                     double s = segment_entry(cd, xs, x1, r);
                     if (s < 0) continue;
                     tau = s * span;
@@ -420,11 +471,11 @@ void pcollide_resolve(imp_world *w, const double *x0, const double *v0, double h
             if (v3_dot(N, vc) >= 0 && pass > 0) break; /* already leaving: nothing more this step */
             vc = bounce(vc, N, cd->restitution, cd->friction, rest_speed);
             hit_any = true;
-            if (w->pcontacts->hit_count == w->pcontacts->hit_cap) { /* recorded for tinkertoy.c */
-                w->pcontacts->hit_cap = w->pcontacts->hit_cap ? 2 * w->pcontacts->hit_cap : 64;
-                w->pcontacts->hit = ids_grow(w->pcontacts->hit, sizeof(phit), w->pcontacts->hit_cap);
+            if (pcs->chunk[chunk].hit_count == pcs->chunk[chunk].hit_cap) { /* recorded for tinkertoy.c */
+                pcs->chunk[chunk].hit_cap = pcs->chunk[chunk].hit_cap ? 2 * pcs->chunk[chunk].hit_cap : 64;
+                pcs->chunk[chunk].hit = ids_grow(pcs->chunk[chunk].hit, sizeof(phit), pcs->chunk[chunk].hit_cap);
             }
-            w->pcontacts->hit[w->pcontacts->hit_count++] = (phit){i, N};
+            pcs->chunk[chunk].hit[pcs->chunk[chunk].hit_count++] = (phit){i, N};
             double rem = span - best;
             xs = xc, vs = vc, span = rem;
             x1 = v3_add(xc, v3_add(v3_scale(vc, rem), v3_scale(a, 0.5 * rem * rem)));
@@ -444,5 +495,25 @@ void pcollide_resolve(imp_world *w, const double *x0, const double *v0, double h
         }
         v3_store(w->particles->x + 3 * i, x1);
         v3_store(w->particles->v + 3 * i, v1);
+    }
+}
+
+void pcollide_resolve(imp_world *w, const double *x0, const double *v0, double h)
+{
+    particle_contacts *pcs = w->pcontacts;
+    pcs->hit_count = 0;
+    if (w->colliders->ids.count == 0 || w->particles->ids.count == 0 || h <= 0) return;
+    /* impacts slower than what gravity adds over two steps come to rest instead of bouncing */
+    const resolve_job job = {w, x0, v0, h, 2 * v3_len(w->settings.gravity) * h + 1e-3};
+    run_chunks(resolve_chunk, (void *)&job, w->particles->ids.count);
+    for (int c = 0; c < PAR_CHUNKS; c++) {
+        const int k = pcs->chunk[c].hit_count;
+        if (k == 0) continue;
+        if (pcs->hit_count + k > pcs->hit_cap) {
+            pcs->hit_cap = pcs->hit_count + k + (pcs->hit_count + k) / 2 + 64;
+            pcs->hit = ids_grow(pcs->hit, sizeof(phit), pcs->hit_cap);
+        }
+        memcpy(pcs->hit + pcs->hit_count, pcs->chunk[c].hit, sizeof(phit) * (size_t)k);
+        pcs->hit_count += k;
     }
 }

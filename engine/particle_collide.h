@@ -2,6 +2,7 @@
 #ifndef IMPETUS_PARTICLE_COLLIDE_H
 #define IMPETUS_PARTICLE_COLLIDE_H
 
+#include "parallel.h"
 #include "particles.h"
 
 /* resting contact of one particle with one collider, or (under the implicit integrator) with one body
@@ -29,6 +30,12 @@ typedef struct particle_contacts {
     pcontact *contact; int count, cap;
     uint64_t particle_edits, collider_edits; /* the stores' edits when they were found */
     phit *hit; int hit_count, hit_cap;
+    /* what each chunk of the particles found on its thread (par_for), joined in chunk order: the
+     * lists one pass in particle order makes */
+    struct {
+        pcontact *contact; int count, cap;
+        phit *hit; int hit_count, hit_cap;
+    } chunk[PAR_CHUNKS];
 } particle_contacts;
 
 /* particle_collide.c */
@@ -42,6 +49,7 @@ typedef struct particle_contacts {
 void pcollide_begin_contacts(imp_world *w);
 void pcollide_find_contacts(imp_world *w);
 void pcollide_drop_stale(imp_world *w);
+void pcollide_free(particle_contacts *pcs);
 void pcollide_contact_forces(imp_world *w, const particle_range *r, const double *x, double *f);
 void pcollide_resolve(imp_world *w, const double *x0, const double *v0, double h);
 void pcollide_friction_clamp(imp_world *w);

@@ -127,6 +127,8 @@ void particle_coupling_free(imp_world *w)
     free(p->im), free(p->driven), free(p->half), free(p->touched), free(p->first), free(p->owner), free(p->vertex);
     free(p->lo), free(p->hi), free(p->disp_gap);
     free(p->cell_start), free(p->grain), free(p->bucket_cell), free(p->cell_of), free(p->bucket_x), free(p->bucket_of);
+    for (int c = 0; c < PAR_CHUNKS; c++)
+        for (int g = 0; g < 3; g++) free(p->found[c].pair[g]);
     free(p->bv), free(p->bw), free(p->bim), free(p->bI);
     free(p);
     w->coupling = NULL;
@@ -197,14 +199,12 @@ static pc_row *side_new(particle_coupling *p, int g, int i, int *k)
     return r;
 }
 
-static pc_pair *pair_new(particle_coupling *p, int g)
+/* room for n pairs in group g */
+static void reserve_pairs(pc_group *G, int n)
 {
-    pc_group *G = &p->group[g];
-    if (G->pair_count == G->pair_cap) {
-        G->pair_cap = G->pair_cap ? 2 * G->pair_cap : 1024;
-        G->pair = ids_grow(G->pair, sizeof(pc_pair), G->pair_cap);
-    }
-    return &G->pair[G->pair_count++];
+    if (n <= G->pair_cap) return;
+    G->pair_cap = n + n / 2 + 1024;
+    G->pair = ids_grow(G->pair, sizeof(pc_pair), (size_t)G->pair_cap);
 }
 
 /* the group of a contact between particles i and j (j = i for a side): one half, or the rows across */
@@ -720,8 +720,8 @@ static void warm_keep(imp_world *w, particle_coupling *p)
  * the start, when they are within reach or did cross (their closest approach over the step);
  * particles of one cloth or hair only if it self-collides and they lie more than twice their radii
  * apart at rest */
-static void meet_pair(imp_world *w, particle_coupling *p, const pc_grain *a, const pc_grain *b, const double *xa, const double *xb,
-                      double d2, double R, double h)
+static void meet_pair(const imp_world *w, const particle_coupling *p, pc_found *out, const pc_grain *a, const pc_grain *b,
+                      const double *xa, const double *xb, double d2, double R, double h)
 {
     const double reach = R * (1 + NEAR_FRACTION / 2);
     const imp_vec3 d0 = v3_sub(v3_load(a->x0), v3_load(b->x0));
@@ -740,7 +740,12 @@ static void meet_pair(imp_world *w, particle_coupling *p, const pc_grain *a, con
     if (l0 > 1e-9 * R) n = v3_scale(d0, 1 / l0);
     else if (d2 > 1e-18 * R * R) n = v3_scale(v3_sub(v3_load(xa), v3_load(xb)), 1 / sqrt(d2));
     const int i = a->particle, j = b->particle;
-    pc_pair *r = pair_new(p, group_of(p, i, j));
+    const int g = group_of(p, i, j);
+    if (out->count[g] == out->cap[g]) {
+        out->cap[g] = out->cap[g] ? 2 * out->cap[g] : 256;
+        out->pair[g] = ids_grow(out->pair[g], sizeof(pc_pair), (size_t)out->cap[g]);
+    }
+    pc_pair *r = &out->pair[g][out->count[g]++];
     r->i = i, r->j = j;
     r->n[0] = (float)n.x, r->n[1] = (float)n.y, r->n[2] = (float)n.z;
     r->limit = (float)R;
@@ -759,6 +764,9 @@ static const int HALF_STENCIL[14][3] = {{0, 0, 0},   {1, 0, 0},  {-1, 1, 0}, {0,
                                         {-1, -1, 1}, {0, -1, 1}, {1, -1, 1}, {-1, 0, 1}, {0, 0, 1},
                                         {1, 0, 1},   {-1, 1, 1}, {0, 1, 1},  {1, 1, 1}};
 
+/* HALF_STENCIL's rows: the first and last of its cells that lie in one row of the dense grid */
+static const int DENSE_RUN[5][2] = {{0, 1}, {2, 4}, {5, 7}, {8, 10}, {11, 13}};
+
 static inline uint32_t cell_hash(int32_t x, int32_t y, int32_t z, uint32_t mask)
 {
     return ((uint32_t)x * 73856093u ^ (uint32_t)y * 19349663u ^ (uint32_t)z * 83492791u) & mask;
@@ -766,21 +774,134 @@ static inline uint32_t cell_hash(int32_t x, int32_t y, int32_t z, uint32_t mask)
 
 /* The grid of the pair search: cells as wide as the largest reach, their coordinates along the axes
  * axis[0..2] (the one nearest gravity last). Over the particles' bounds when that takes at most four
- * cells a particle (a cell's key is its index, the last coordinate slowest), else hashed into
- * 2^k >= 2 m buckets (a key then holds several cells: the search compares cells). */
+ * cells a particle, else hashed into 2^k >= 2 m buckets (a key then holds several cells: the search
+ * compares cells). The dense grid has a border of empty cells (one on both sides along the first
+ * two axes, one above along the last), so every cell of a particle's stencil is in the table and
+ * its key is the particle's key plus a fixed offset; a cell's key is its index, the last coordinate
+ * slowest. */
 typedef struct pair_grid {
     bool dense;
     int axis[3];
-    int32_t n[3];        /* dense: cells along each axis */
+    int32_t n[3];        /* dense: cells along each axis, the border included */
     double lo[3], inv;   /* the grid's corner and 1 / cell width */
     uint32_t mask;       /* hashed */
     uint32_t size;       /* keys */
+    int32_t offset[14];  /* dense: the key of HALF_STENCIL's cell s less the particle's */
 } pair_grid;
 
 static inline uint32_t grid_key(const pair_grid *g, int32_t a, int32_t b, int32_t c)
 {
     if (g->dense) return (uint32_t)a + (uint32_t)g->n[0] * ((uint32_t)b + (uint32_t)g->n[1] * (uint32_t)c);
     return cell_hash(a, b, c, g->mask);
+}
+
+/* The search in PAR_CHUNKS chunks of the particles in key order: each chunk's pairs go to its own
+ * lists (pc_found), which are joined in chunk order, so the pairs and their order are those of one
+ * pass over all particles, whichever thread ran which chunk. */
+typedef struct pair_search {
+    const imp_world *w;
+    particle_coupling *p;
+    const pair_grid *g;
+    const double *x, *x0, *v;
+    double h;
+    int m;
+} pair_search;
+
+/* the chunks on both threads from CHUNKED_PARTICLES particles on (fewer are not worth waking the worker
+ * for), else one after another on this one: the same results either way */
+#define CHUNKED_PARTICLES 512
+static void run_chunks(par_fn fn, void *ctx, int particles)
+{
+    if (particles >= CHUNKED_PARTICLES) par_for(fn, ctx, PAR_CHUNKS);
+    else for (int c = 0; c < PAR_CHUNKS; c++) fn(ctx, c);
+}
+
+/* the grid cells of the particles (t in p->order), and their keys */
+static void search_cells(void *ctx, int chunk)
+{
+    const pair_search *k = ctx;
+    particle_coupling *p = k->p;
+    const pair_grid *g = k->g;
+    const int lo = (int)((long long)k->m * chunk / PAR_CHUNKS), hi = (int)((long long)k->m * (chunk + 1) / PAR_CHUNKS);
+    const int32_t pad[3] = {g->dense, g->dense, 0};
+    for (int t = lo; t < hi; t++) {
+        const int i = p->order[t];
+        for (int c = 0; c < 3; c++) /* >= 0 */
+            p->cell_of[t][c] = (int32_t)lesser((k->x[3 * i + g->axis[c]] - g->lo[c]) * g->inv, 2e9) + pad[c];
+        p->bucket_of[t] = grid_key(g, p->cell_of[t][0], p->cell_of[t][1], p->cell_of[t][2]);
+    }
+}
+
+/* the particles' search data copied in key order (q: their place in it) */
+static void search_copy(void *ctx, int chunk)
+{
+    const pair_search *k = ctx;
+    particle_coupling *p = k->p;
+    const imp_world *w = k->w;
+    const double *rad = w->particles->radius;
+    const int lo = (int)((long long)k->m * chunk / PAR_CHUNKS), hi = (int)((long long)k->m * (chunk + 1) / PAR_CHUNKS);
+    for (int q = lo; q < hi; q++) {
+        const int t = p->tmp[q], i = p->order[t];
+        double *data = p->bucket_x + PAIR_DATA * q;
+        pc_grain *gr = &p->grain[q];
+        memcpy(p->bucket_cell[q], p->cell_of[t], sizeof(int32_t[3]));
+        memcpy(data, k->x + 3 * i, 3 * sizeof(double));
+        data[3] = rad[i];
+        data[4] = v3_len(v3_sub(v3_load(k->x + 3 * i), v3_load(k->x0 + 3 * i)));
+        memcpy(gr->x0, k->x0 + 3 * i, sizeof gr->x0);
+        memcpy(gr->v, k->v + 3 * i, sizeof gr->v);
+        gr->im = p->im[i], gr->mu = w->particles->friction[i], gr->e = w->particles->restitution[i];
+        gr->particle = i, gr->owner = p->owner[i], gr->vertex = gr->owner ? p->vertex[i] : 0;
+        gr->id = particle_id(&w->particles->ids, i);
+    }
+}
+
+/* each particle of the chunk against those after it in its cell and all in the 13 cells after its cell */
+static void search_pairs(void *ctx, int chunk)
+{
+    const pair_search *k = ctx;
+    particle_coupling *p = k->p;
+    const pair_grid *g = k->g;
+    const int *start = p->cell_start;
+    pc_found *out = &p->found[chunk];
+    out->count[0] = out->count[1] = out->count[2] = 0;
+    const int lo = (int)((long long)k->m * chunk / PAR_CHUNKS), hi = (int)((long long)k->m * (chunk + 1) / PAR_CHUNKS);
+    const double grow = 1 + NEAR_FRACTION / 2;
+    for (int q0 = lo; q0 < hi; q0++) {
+        const pc_grain *gi = &p->grain[q0];
+        const int32_t *c = p->bucket_cell[q0];
+        const double *xi = p->bucket_x + PAIR_DATA * q0;
+        const bool moves = gi->im > 0;
+        const uint32_t key0 = g->dense ? grid_key(g, c[0], c[1], c[2]) : 0;
+        /* dense: the stencil's cells of one row (first coordinate a - 1 .. a + 1, or a .. a + 1 in the
+         * particle's own row) have consecutive keys, so each row is one run of particles; hashed:
+         * cell by cell */
+        const int runs = g->dense ? 5 : 14;
+        for (int s = 0; s < runs; s++) {
+            int32_t ca = 0, cb = 0, cc = 0;
+            int from, to;
+            if (g->dense) {
+                const int first = DENSE_RUN[s][0], last = DENSE_RUN[s][1];
+                from = s == 0 ? q0 + 1 : start[key0 + (uint32_t)g->offset[first]];
+                to = start[key0 + (uint32_t)g->offset[last] + 1];
+            } else {
+                ca = c[0] + HALF_STENCIL[s][0], cb = c[1] + HALF_STENCIL[s][1], cc = c[2] + HALF_STENCIL[s][2];
+                const uint32_t b = grid_key(g, ca, cb, cc);
+                from = s == 0 ? q0 + 1 : start[b], to = start[b + 1];
+            }
+            for (int q = from; q < to; q++) {
+                const double *xq = p->bucket_x + PAIR_DATA * q;
+                const double R = xi[3] + xq[3], ex = xq[0] - xi[0], ey = xq[1] - xi[1], ez = xq[2] - xi[2];
+                const double d2 = ex * ex + ey * ey + ez * ez, reach = R * grow;
+                if (d2 >= reach * reach && xi[4] + xq[4] < R) continue;
+                const int32_t *cq = p->bucket_cell[q];
+                if (!g->dense && (cq[0] != ca || cq[1] != cb || cq[2] != cc)) continue;
+                const pc_grain *gq = &p->grain[q];
+                if (!moves && !(gq->im > 0)) continue;
+                meet_pair(k->w, p, out, gi, gq, xi, xq, d2, R, k->h);
+            }
+        }
+    }
 }
 
 static void meet_pairs(imp_world *w, particle_coupling *p, const double *x0, double h, imp_vec3 up)
@@ -812,7 +933,10 @@ static void meet_pairs(imp_world *w, particle_coupling *p, const double *x0, dou
     }
     g.dense = cells <= 4.0 * m;
     if (g.dense) {
-        g.size = (uint32_t)cells;
+        g.n[0] += 2, g.n[1] += 2, g.n[2] += 1; /* the border */
+        g.size = (uint32_t)g.n[0] * (uint32_t)g.n[1] * (uint32_t)g.n[2];
+        for (int s = 0; s < 14; s++)
+            g.offset[s] = HALF_STENCIL[s][0] + g.n[0] * (HALF_STENCIL[s][1] + g.n[1] * HALF_STENCIL[s][2]);
     } else {
         for (g.size = 64; g.size < 2 * (uint32_t)m; g.size *= 2) {}
         g.mask = g.size - 1;
@@ -821,57 +945,27 @@ static void meet_pairs(imp_world *w, particle_coupling *p, const double *x0, dou
         p->table_cap = (int)g.size + 1;
         p->cell_start = ids_grow(p->cell_start, sizeof(int), (size_t)p->table_cap);
     }
+    pair_search k = {w, p, &g, x, x0, w->particles->v, h, m};
     /* the particles sorted by key (counting sort), their cells and data copied alongside */
+    run_chunks(search_cells, &k, m);
     int *start = p->cell_start;
     memset(start, 0, sizeof(int) * (g.size + 1));
-    int32_t (*cell)[3] = p->cell_of;
-    for (int t = 0; t < m; t++) {
-        const int i = p->order[t];
-        for (int k = 0; k < 3; k++) cell[t][k] = (int32_t)lesser((x[3 * i + g.axis[k]] - g.lo[k]) * g.inv, 2e9); /* >= 0 */
-        p->bucket_of[t] = grid_key(&g, cell[t][0], cell[t][1], cell[t][2]);
-        start[p->bucket_of[t] + 1]++;
-    }
+    for (int t = 0; t < m; t++) start[p->bucket_of[t] + 1]++;
     for (uint32_t b = 0; b < g.size; b++) start[b + 1] += start[b];
     for (int t = 0; t < m; t++) p->tmp[start[p->bucket_of[t]]++] = t;
     for (uint32_t b = g.size; b > 0; b--) start[b] = start[b - 1];
     start[0] = 0;
-    const double *v = w->particles->v;
-    for (int q = 0; q < m; q++) {
-        const int t = p->tmp[q], i = p->order[t];
-        double *data = p->bucket_x + PAIR_DATA * q;
-        pc_grain *gr = &p->grain[q];
-        memcpy(p->bucket_cell[q], cell[t], sizeof(int32_t[3]));
-        memcpy(data, x + 3 * i, 3 * sizeof(double));
-        data[3] = rad[i];
-        data[4] = v3_len(v3_sub(v3_load(x + 3 * i), v3_load(x0 + 3 * i)));
-        memcpy(gr->x0, x0 + 3 * i, sizeof gr->x0);
-        memcpy(gr->v, v + 3 * i, sizeof gr->v);
-        gr->im = p->im[i], gr->mu = w->particles->friction[i], gr->e = w->particles->restitution[i];
-        gr->particle = i, gr->owner = p->owner[i], gr->vertex = gr->owner ? p->vertex[i] : 0;
-        gr->id = particle_id(&w->particles->ids, i);
-    }
-    /* each particle against those after it in its cell and all in the 13 cells after its cell */
-    const double grow = 1 + NEAR_FRACTION / 2;
-    for (int q0 = 0; q0 < m; q0++) {
-        const pc_grain *gi = &p->grain[q0];
-        const int32_t *c = p->bucket_cell[q0];
-        const double *xi = p->bucket_x + PAIR_DATA * q0;
-        const bool moves = gi->im > 0;
-        for (int s = 0; s < 14; s++) {
-            const int32_t ca = c[0] + HALF_STENCIL[s][0], cb = c[1] + HALF_STENCIL[s][1], cc = c[2] + HALF_STENCIL[s][2];
-            if (g.dense && (ca < 0 || cb < 0 || cc < 0 || ca >= g.n[0] || cb >= g.n[1] || cc >= g.n[2])) continue;
-            const uint32_t b = grid_key(&g, ca, cb, cc);
-            for (int q = s == 0 ? q0 + 1 : start[b]; q < start[b + 1]; q++) {
-                const double *xq = p->bucket_x + PAIR_DATA * q;
-                const double R = xi[3] + xq[3], ex = xq[0] - xi[0], ey = xq[1] - xi[1], ez = xq[2] - xi[2];
-                const double d2 = ex * ex + ey * ey + ez * ez, reach = R * grow;
-                if (d2 >= reach * reach && xi[4] + xq[4] < R) continue;
-                const int32_t *cq = p->bucket_cell[q];
-                if (!g.dense && (cq[0] != ca || cq[1] != cb || cq[2] != cc)) continue;
-                const pc_grain *gq = &p->grain[q];
-                if (!moves && !(gq->im > 0)) continue;
-                meet_pair(w, p, gi, gq, xi, xq, d2, R, h);
-            }
+    run_chunks(search_copy, &k, m);
+    run_chunks(search_pairs, &k, m);
+    for (int gr = 0; gr < 3; gr++) {
+        pc_group *G = &p->group[gr];
+        int total = G->pair_count;
+        for (int c = 0; c < PAR_CHUNKS; c++) total += p->found[c].count[gr];
+        reserve_pairs(G, total);
+        for (int c = 0; c < PAR_CHUNKS; c++) {
+            if (p->found[c].count[gr] == 0) continue;
+            memcpy(G->pair + G->pair_count, p->found[c].pair[gr], sizeof(pc_pair) * (size_t)p->found[c].count[gr]);
+            G->pair_count += p->found[c].count[gr];
         }
     }
 }

@@ -2,6 +2,7 @@
 #ifndef IMPETUS_PARTICLE_CONTACT_H
 #define IMPETUS_PARTICLE_CONTACT_H
 
+#include "parallel.h"
 #include "particles.h"
 #include "step.h"
 
@@ -68,6 +69,12 @@ typedef struct pc_warm {
     int count, cap, start_cap;
 } pc_warm;
 
+/* the pairs one chunk of the grid search found (particle_contact.c, meet_pairs), by group; the
+ * chunks' lists joined in chunk order are the pairs in the order one thread finds them */
+typedef struct pc_found {
+    pc_pair *pair[3]; int count[3], cap[3];
+} pc_found;
+
 /* the stage's scratch, kept for its capacity, and the warm start */
 typedef struct particle_coupling {
     pc_warm warm;
@@ -89,6 +96,7 @@ typedef struct particle_coupling {
     double *bucket_x;                 /* PAIR_DATA per particle: end position, radius, path length */
     pc_grain *grain;
     uint32_t *bucket_of; int table_cap;
+    pc_found found[PAR_CHUNKS];
     /* per body (dense): velocities in the solve, inverse mass and world inverse inertia at the end */
     imp_vec3 *bv, *bw;
     double *bim;

@@ -127,7 +127,7 @@ void imp_world_destroy(imp_world *w)
     ids_free(&w->forces->behavior_ids), free(w->forces->behaviors);
     ids_free(&w->forces->field_ids), free(w->forces->fields);
     ids_free(&w->colliders->ids), free(w->colliders->collider);
-    free(w->pcontacts->contact), free(w->pcontacts->hit);
+    pcollide_free(w->pcontacts);
     free(w->forces), free(w->colliders), free(w->pcontacts);
     particle_system_free(w->particle_system);
     while (w->bodies->ids.count) imp_body_destroy(w, ids_of(&w->bodies->ids, w->bodies->ids.count - 1));

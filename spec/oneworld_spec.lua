@@ -263,8 +263,8 @@ describe("particles against each other (world.particle_collisions)", function()
   end)
 
   pending("2000 grains, RK4, and 400 under the implicit integrator: the energy rises by up to 9.5e-6 and 3.4e-6 " ..
-    "of the initial energy in a step while the pile creeps (the friction of warm-started sweeps); overlaps 2.2 % " ..
-    "and 0.00005 % of r")
+    "of the initial energy in a step, from the last position sweep lifting the upper grains of steep pairs out of " ..
+    "overlaps the velocity sweeps left (docs/one_world.md); overlaps 2.2 % and 0.00005 % of r")
 end)
 
 describe("sewn particles (particle:attach)", function()
