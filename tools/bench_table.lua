@@ -91,7 +91,7 @@ end
 
 local function cell(v) return v and string.format("%.3f", tonumber(v)) or "-" end
 
-local header = string.format("%-22s %6s %10s %10s %10s %10s %10s", "scene", "steps", "median", "particles",
+local header = string.format("%-26s %6s %10s %10s %10s %10s %10s", "scene", "steps", "median", "particles",
   "p.collide", "bodies", "broad+nar")
 if have_peers then header = header .. string.format(" %10s %10s", "ODE", "Bullet") end
 print("ms/step (median of the steps; stages: mean)   " .. os.date("!%Y-%m-%d %H:%M UTC"))
@@ -109,9 +109,9 @@ for _, row in ipairs(rows) do
   local r, err = bench(row.path, steps_override or scene_steps(row.path), row.awake)
   if not r then
     failed = failed + 1
-    print(string.format("%-22s failed: %s", row.name, err))
+    print(string.format("%-26s failed: %s", row.name, err))
   else
-    local line = string.format("%-22s %6d %10s %10s %10s %10s %10s", row.name, r.steps, cell(r.median), cell(r.integrate),
+    local line = string.format("%-26s %6d %10s %10s %10s %10s %10s", row.name, r.steps, cell(r.median), cell(r.integrate),
       cell(r.collide), cell(r.bodies), cell(r.contacts))
     if have_peers then
       local p = peers[row.peer or ""] or {}
