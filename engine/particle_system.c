@@ -21,8 +21,11 @@
  *
  * The stage (particles_step): resting contacts -> integrate (the world's ODE solver, or one backward
  * Euler step of implicit.c) -> curve particles exactly onto their curves -> collisions inside the
- * step -> constrained particles that touched or hit projected back onto their constraints. A failing
- * callback puts back the state saved at the start, so the world is as it was.
+ * step -> constrained particles that touched or hit projected back onto their constraints. The state
+ * at the start (as the integrator and the collision sweep see it: resting particles put exactly on
+ * their surfaces) is kept, with the values the resting contacts changed, so that a failing callback's
+ * undo (particles_undo, with snapshot.c's undo of the stage's other state) puts back the state as the
+ * script left it.
  *
  * Destroying a particle or a cloth reaches every part that holds particles: cloth, force objects,
  * constraints and curves let go of it before the store removes it. */
@@ -57,7 +60,7 @@ void particle_system_free(particle_system *ps)
 {
     if (!ps) return;
     imp_ode_solver_free(&ps->solver);
-    free(ps->state0), free(ps->force), free(ps->now_X), free(ps->now_dX);
+    free(ps->state0), free(ps->force), free(ps->now_X), free(ps->now_dX), free(ps->snapped);
     free(ps);
 }
 
@@ -170,16 +173,45 @@ static double *state0_reserve(particle_system *ps, int dim)
     return ps->state0;
 }
 
-/* put the state saved at the start of the step back */
-static void particles_undo(imp_world *w)
+/* the resting contacts just found put their particles exactly on the surface (pcollide_find_contacts):
+ * X0, taken before, gets those values (the integrator and the sweep start from them), and the snap
+ * journal keeps what they replaced. Contacts are in particle order, a particle's together. */
+static void particles_snapped(imp_world *w, double *X0, int n)
 {
-    particle_range range;
-    imp_ode_system all = particles_ode(w, 0, w->particles->ids.count, &range);
-    all.set_state(all.ctx, w->particle_system->state0);
+    particle_system *ps = w->particle_system;
+    const particle_contacts *pc = w->pcontacts;
+    ps->snapped_count = 0;
+    for (int k = 0; k < pc->count; k++) {
+        const int i = pc->contact[k].particle;
+        if (k > 0 && pc->contact[k - 1].particle == i) continue;
+        if (ps->snapped_count == ps->snapped_cap) {
+            ps->snapped_cap = ps->snapped_cap ? 2 * ps->snapped_cap : 64;
+            ps->snapped = ids_grow(ps->snapped, sizeof *ps->snapped, (size_t)ps->snapped_cap);
+        }
+        struct particle_snap *j = &ps->snapped[ps->snapped_count++];
+        j->particle = i;
+        memcpy(j->x, X0 + 3 * i, sizeof j->x), memcpy(j->v, X0 + 3 * (n + i), sizeof j->v);
+        memcpy(X0 + 3 * i, w->particles->x + 3 * i, sizeof j->x), memcpy(X0 + 3 * (n + i), w->particles->v + 3 * i, sizeof j->v);
+    }
 }
 
-/* resting contacts -> integrate -> curves -> collisions -> constraint projection; nonzero (and the
- * particles as they were) when a callback failed */
+/* a callback failed: the particles' state as the script left it before the step (the state at the
+ * start, and the values the resting contacts replaced) */
+void particles_undo(imp_world *w)
+{
+    particle_system *ps = w->particle_system;
+    const int n = w->particles->ids.count;
+    particle_range range;
+    imp_ode_system all = particles_ode(w, 0, n, &range);
+    all.set_state(all.ctx, ps->state0);
+    for (int k = 0; k < ps->snapped_count; k++) {
+        const struct particle_snap *j = &ps->snapped[k];
+        memcpy(w->particles->x + 3 * j->particle, j->x, sizeof j->x), memcpy(w->particles->v + 3 * j->particle, j->v, sizeof j->v);
+    }
+}
+
+/* resting contacts -> integrate -> curves -> collisions -> constraint projection; nonzero when a
+ * callback failed (the caller undoes the stage: particles_undo) */
 int particles_step(const imp_step *st)
 {
     imp_world *w = st->w;
@@ -190,10 +222,11 @@ int particles_step(const imp_step *st)
     double *X0 = state0_reserve(ps, 6 * n + curves_state_dim(w));
     force_reserve(ps, n);
     double t0 = step_clock_ms();
-    pcollide_find_contacts(w);
     particle_range range;
     imp_ode_system all = particles_ode(w, 0, n, &range);
     all.get_state(all.ctx, X0);
+    pcollide_find_contacts(w);
+    particles_snapped(w, X0, n);
     ps->solver.method = w->settings.integrator;
     ps->solver.tolerance = w->settings.tolerance;
     long evals = ps->solver.evaluations;
@@ -216,17 +249,11 @@ int particles_step(const imp_step *st)
     prof->evaluations = (int)((ps->solver.evaluations - evals) / (blocks > 0 ? blocks : 1));
     if (!rc) rc = curves_after_integrate(w, X0 + 6 * n);
     prof->integrate = step_clock_ms() - t0;
-    if (rc) {
-        particles_undo(w);
-        return rc;
-    }
+    if (rc) return rc;
     t0 = step_clock_ms();
     pcollide_resolve(w, X0, X0 + 3 * n, dt);
     if (w->settings.integrator != IMP_IMPLICIT) pcollide_friction_clamp(w);
-    if (tinker_active(w) && tinker_after_collide(w)) {
-        particles_undo(w); /* a constraint callback failed */
-        return IMP_ERR_CALLBACK;
-    }
+    if (tinker_active(w) && tinker_after_collide(w)) return IMP_ERR_CALLBACK; /* a constraint callback failed */
     prof->collide = step_clock_ms() - t0;
     return 0;
 }

@@ -29,9 +29,11 @@
  *   finish      the clock; the NaN guard (a particle or body that went non-finite is put back, at
  *               rest, and reported)
  *
- * A failing callback aborts the step in the particle stage, before the bodies move; the particles'
- * state saved at the start is put back, so the world is exactly as it was before the call. Each stage
- * is timed into the step's profile. */
+ * A failing callback aborts the step in the particle stage, the only one that calls scripts, before
+ * the bodies move; what that stage may have changed is put back from the undo kept at the start of
+ * the step (snapshot.c, and the particles' own start state: particle_system.c), so the world is bit
+ * for bit as it was before the call, caches and warm starts included. Each stage is timed into the
+ * step's profile. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +56,7 @@
 #include "particle_system.h"
 #include "particles.h"
 #include "shape.h"
+#include "snapshot.h"
 #include "step.h"
 #include "tinkertoy.h"
 #include "world_parts.h"
@@ -71,8 +74,10 @@ imp_world_def imp_world_def_default(void)
 
 imp_world *imp_world_create(const imp_world_def *def)
 {
+    static _Atomic uint64_t serials;
     imp_world *w = calloc(1, sizeof *w);
     if (!w) return NULL;
+    w->serial = ++serials;
     w->particles = calloc(1, sizeof *w->particles);
     w->bodies = calloc(1, sizeof *w->bodies);
     w->shapes = calloc(1, sizeof *w->shapes);
@@ -126,6 +131,7 @@ void imp_world_destroy(imp_world *w)
     implicit_free(w);
     cloth_free(w);
     qp_free(w);
+    snapshot_step_free(w);
     free(w);
 }
 
@@ -163,7 +169,8 @@ static void contacts_step(const imp_step *s)
     s->profile->manifolds = w->contacts->manifold_count;
 }
 
-/* lock the world, and keep the bodies' states at the start of the step */
+/* lock the world, and keep the bodies' states and the undo of the particle stage at the start of the
+ * step */
 static imp_step step_begin(imp_world *w, double dt, imp_profile *profile)
 {
     const int n = w->bodies->ids.count;
@@ -174,9 +181,18 @@ static imp_step step_begin(imp_world *w, double dt, imp_profile *profile)
     }
     if (n) memcpy(w->bstate0, w->bodies->state, BODY_DIM * sizeof(double) * (size_t)n);
     w->error[0] = 0;
+    snapshot_step_keep(w);
     w->locked = true;
     contacts_clear_events(w);
     return (imp_step){w, w->time, dt, 1 / dt, profile, w->bstate0, false};
+}
+
+/* a callback failed in the particle stage: the world as it was before the step */
+static void step_undo(imp_world *w)
+{
+    particles_undo(w);
+    snapshot_step_undo(w);
+    w->locked = false;
 }
 
 /* the clock moves on; non-finite particles and bodies are put back and reported */
@@ -211,8 +227,8 @@ imp_status imp_world_step(imp_world *w, double dt)
     const double t_start = step_clock_ms();
     imp_profile profile = {0};
     imp_step s = step_begin(w, dt, &profile);
-    if (particles_step(&s)) { /* a callback failed: the particles are as they were, the bodies untouched */
-        w->locked = false;
+    if (particles_step(&s)) { /* a callback failed: the bodies are untouched, the particle stage undone */
+        step_undo(w);
         if (!w->error[0]) world_error(w, "a callback failed during the step");
         return IMP_ERR_CALLBACK;
     }
@@ -244,6 +260,26 @@ double imp_world_kinetic_energy(const imp_world *w)
         e += 0.5 * w->particles->mass[i] * v3_dot(v, v);
     }
     return e + bodies_kinetic_energy(w);
+}
+
+/* P = sum m v (particles) + sum P (bodies); L about the origin = sum x x m v + sum (x x P + L) */
+void imp_world_momentum(const imp_world *w, imp_vec3 *linear, imp_vec3 *angular)
+{
+    imp_vec3 P = v3(0, 0, 0), L = v3(0, 0, 0);
+    for (int i = 0; i < w->particles->ids.count; i++) {
+        if (w->particles->motion[i] == IMP_FIXED) continue;
+        imp_vec3 p = v3_scale(v3_load(w->particles->v + 3 * i), w->particles->mass[i]);
+        P = v3_add(P, p);
+        L = v3_add(L, v3_cross(v3_load(w->particles->x + 3 * i), p));
+    }
+    for (int i = 0; i < w->bodies->ids.count; i++) {
+        if (w->bodies->body[i].motion != IMP_DYNAMIC) continue;
+        const double *X = w->bodies->state + BODY_DIM * i;
+        imp_vec3 p = v3_load(X + 7);
+        P = v3_add(P, p);
+        L = v3_add(L, v3_add(v3_cross(v3_load(X), p), v3_load(X + 10)));
+    }
+    *linear = P, *angular = L;
 }
 
 /* gravitational potential -m g . x (zero at the origin) plus the springs' elastic energy */
