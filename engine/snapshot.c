@@ -349,7 +349,8 @@ static void particles_load(reader *in, imp_world *w, load_ctx *ctx)
     idtable ids;
     get_ids(in, &ids);
     const size_t n = (size_t)ids.count;
-    if (in->failed || n * 97 > in->len - in->pos) { /* 97 bytes per particle follow */
+    const size_t per = 8 * sizeof(double) + 1 + 4 * sizeof(float); /* what follows, per particle */
+    if (in->failed || n > (in->len - in->pos) / per) {
         ids_free(&ids);
         in->failed = true;
         return;
@@ -602,8 +603,7 @@ static void tinker_load(reader *in, imp_world *w, load_ctx *ctx)
     t->j_valid = get_u32(in);
     if (t->j_valid) {
         t->J.rows = (int)get_u32(in);
-        t->J.e = get_array(in, sizeof(jentry), &t->J.count, 0);
-        t->J.cap = t->J.count;
+        t->J.e = get_array(in, sizeof(jentry), &t->J.count, 0); /* cap 0: the next assembly grows J and Jdot together */
     }
     if (in->failed) t->rows = 0, t->rows_valid = t->j_valid = false;
 }
