@@ -111,6 +111,7 @@ static void body_mass_properties(imp_world *w, body *b, double want_mass)
     b->mass = m;
     b->Ibody = I;
     b->Ibody_inv = m3_inverse(I);
+    b->principal = rot_principal(I);
     b->inv_mass = (b->motion == IMP_DYNAMIC && m > 0) ? 1.0 / m : 0;
     if (b->motion != IMP_DYNAMIC) b->Ibody_inv = (imp_mat3){{{0}}};
 }
@@ -381,6 +382,7 @@ void imp_body_set_mass(imp_world *w, imp_id id, double m)
     double *X = w->bodies->state + BODY_DIM * i;
     b->mass = m;
     b->Ibody = m3_scale(b->Ibody, f);
+    b->principal = rot_principal(b->Ibody);
     if (b->motion == IMP_DYNAMIC) {
         b->inv_mass = 1.0 / m;
         b->Ibody_inv = m3_inverse(b->Ibody);

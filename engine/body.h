@@ -3,11 +3,13 @@
 #define IMPETUS_BODY_H
 
 #include "ids.h"
+#include "rotation.h"
 #include "shape.h"
 
 typedef struct body {
     double mass, inv_mass;
     imp_mat3 Ibody, Ibody_inv;  /* about the centre of mass, body frame                 */
+    rot_inertia principal;      /* Ibody's principal moments and axes (rotation.h)     */
     imp_vec3 com;               /* centre of mass relative to the origin, body frame   */
     imp_vec3 force, torque;     /* accumulators, cleared after each step               */
     imp_vec3 kin_v, kin_w;      /* kinematic bodies: the velocities the script set     */

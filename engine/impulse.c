@@ -471,20 +471,30 @@ static void load_bodies(imp_world *w, impulse_state *s)
     sb->Iinv[n] = (imp_mat3){{{0}}}, sb->im[n] = 0, sb->v[n] = sb->w[n] = sb->vp[n] = sb->wp[n] = v3(0, 0, 0);
 }
 
-/* each manifold's two bodies; a sleeper touched by an awake body that moves wakes (island.c) */
+/* each manifold's two bodies; a sleeper touched by an awake body that moves wakes (island.c), and
+ * with it every sleeper that touches it, through the sleeping island: the passes repeat, alternately
+ * forwards and backwards, until one wakes nobody (a gate's lintel asleep on a post that a ball woke
+ * would otherwise hold the post as a wall) */
 static void manifold_sides(imp_world *w, impulse_state *s)
 {
     contact_set *col = w->contacts;
-    const int n = s->sb.n;
-    reserve_manifolds(s, col->manifold_count);
-    for (int m = 0; m < col->manifold_count; m++) {
+    const int n = s->sb.n, nm = col->manifold_count;
+    reserve_manifolds(s, nm);
+    bool woke = false;
+    for (int m = 0; m < nm; m++) {
         imp_contact *ct = &col->manifolds[m].c;
         ct->impact = 0, ct->impact_speed = 0;
         int a = side_body(w, ct->a, n), b = side_body(w, ct->b, n);
         s->man_ab[2 * m] = a, s->man_ab[2 * m + 1] = b;
-        if (a < n && b < n && w->bodies->body[a].asleep != w->bodies->body[b].asleep) { /* one sleeps, one is awake */
-            islands_wake_touched(w, a, b, &s->sb);
-            islands_wake_touched(w, b, a, &s->sb);
+        if (a < n && b < n && w->bodies->body[a].asleep != w->bodies->body[b].asleep) /* one sleeps, one is awake */
+            woke |= islands_wake_touched(w, a, b, &s->sb) | islands_wake_touched(w, b, a, &s->sb);
+    }
+    for (int pass = 1; woke; pass++) {
+        woke = false;
+        for (int k = 0; k < nm; k++) {
+            const int m = pass & 1 ? nm - 1 - k : k, a = s->man_ab[2 * m], b = s->man_ab[2 * m + 1];
+            if (a < n && b < n && w->bodies->body[a].asleep != w->bodies->body[b].asleep)
+                woke |= islands_wake_touched(w, a, b, &s->sb) | islands_wake_touched(w, b, a, &s->sb);
         }
     }
 }
@@ -515,6 +525,7 @@ static bool contact_graph(imp_world *w, impulse_state *s)
         for (int i = 0; i < n; i++) any_asleep = any_asleep || w->bodies->body[i].asleep;
         if (!any_asleep && !w->settings.planar && !s->njoints) return false;
     }
+    if (s->njoints) joints_mark_half_kicks(w, s->held, n); /* held: the bodies a live manifold touches */
     /* sleepers are held too (their momenta are zero): otherwise the ODE solver would let them fall
      * g h^2 / 2 a step while other contacts in the world are live */
     for (int i = 0; i < n; i++) s->held[i] = s->held[i] || w->bodies->body[i].asleep;
@@ -728,7 +739,12 @@ static void friction_coefficients(impulse_state *s)
 }
 
 /* 2. Velocities: the forces of the held bodies (the others go through the ODE), their damping, then
- * the joints' post-stabilization with the motors (S1) */
+ * the joints' post-stabilization with the motors (S1). A jointed body whose joint island touches
+ * nothing takes half of its forces' impulse here and half after its position update
+ * (joints_positions): with the joints' impulses before the turn that keeps L and the velocity
+ * projection after it, the step is RATTLE's kick, drift, kick (second order: a conical pendulum's
+ * rate, a top's precession and their energy hold at dt 1/60). An island that touches something takes
+ * the whole impulse here, before its contacts, so that resting on them it ends the step at rest. */
 static void velocities(imp_world *w, impulse_state *s)
 {
     solver_bodies *sb = &s->sb;
@@ -737,8 +753,9 @@ static void velocities(imp_world *w, impulse_state *s)
     for (int i = 0; i < sb->n; i++) {
         if (!s->held[i] || sb->im[i] == 0) continue;
         const body *b = &w->bodies->body[i];
-        sb->v[i] = v3_add(sb->v[i], v3_scale(v3_add(g, v3_scale(v3_sub(b->force, v3_scale(sb->v[i], w->settings.drag)), b->inv_mass)), h));
-        sb->w[i] = v3_add(sb->w[i], m3_mul_v(sb->Iinv[i], v3_scale(b->torque, h)));
+        const double hk = s->njoints && joints_half_kick(w, i) ? 0.5 * h : h;
+        sb->v[i] = v3_add(sb->v[i], v3_scale(v3_add(g, v3_scale(v3_sub(b->force, v3_scale(sb->v[i], w->settings.drag)), b->inv_mass)), hk));
+        sb->w[i] = v3_add(sb->w[i], m3_mul_v(sb->Iinv[i], v3_scale(b->torque, hk)));
         /* the body's damping dv/dt = -c v over the step, exactly: v exp(-c h), as body.c's bodies_damp
          * takes it for the bodies the ODE moves (stable for any c h) */
         if (b->lin_damp > 0) sb->v[i] = v3_scale(sb->v[i], exp(-b->lin_damp * h));
@@ -931,7 +948,7 @@ static void positions(imp_world *w, impulse_state *s, const imp_step *st)
         X[3] = q.w, X[4] = q.x, X[5] = q.y, X[6] = q.z;
         v3_store(X + 10, m3_mul_v(m3_rotate_tensor(quat_to_m3(q), w->bodies->body[i].Ibody), om));
     }
-    /* jointed bodies: x' = x + h v, q' = exp(h omega) q exactly as pre-stabilization predicted, then
+    /* jointed bodies: x' = x + h v, q' the turn that keeps L, exactly as pre-stabilization predicted, then
      * velocity post-stabilization after the position update (S1 section VI) */
     if (s->njoints) joints_positions(w, sb, st->bodies0);
 }

@@ -23,14 +23,18 @@
  *
  * Predicted rows (joint_rows_predicted, for pre-stabilization). The predicted articulation point of
  * side X after the position update is
- *     p'_X = x_X + h v_X + c'_X,   c'_X = R(h omega_X) c_X,   c_X = R(q_X) l_X (its offset now)
- * and its predicted frame F'_X = exp(h omega_X) q_X f_X. A row's residual f_r is the predicted joint
- * error in its direction, and C the derivative of f with respect to each side's (v, omega). By S1's
- * appendix a change d omega turns the predicted rotation by dtheta = h J_l(h omega) d omega, J_l the left
- * Jacobian of SO(3) (joint_predict_rotation), and d(R c) = dtheta x c', so
- *     point row t.(p'_A - p'_B):   C_A = ( h t,  (h J_l,A)^T (c'_A x t) ),   C_B = -( h t, (h J_l,B)^T (c'_B x t) )
+ *     p'_X = x_X + h v_X + c'_X,   c'_X = R'_X l_X,   c_X = R(q_X) l_X (its offset now)
+ * and its predicted frame F'_X = q'_X f_X, with q'_X the body's turn over h: S1 takes
+ * q' = exp(h omega) q (omega held), which for a body of unequal moments changes its angular momentum
+ * L = I omega as it turns and loses the gyroscopic motion (a pinned top would precess at twice the rate);
+ * here the body turns as a free body does, L held (rotation.c), and the joints add only their impulses.
+ * A row's residual f_r is the predicted joint error in its direction, and C the derivative of f with
+ * respect to each side's (v, omega). A change d omega turns the predicted rotation by dtheta = HL d omega
+ * (rotation.c; by S1's appendix HL = h J_l(h omega) for the turn at held omega, J_l the left Jacobian
+ * of SO(3)), and d(R c) = dtheta x c', so
+ *     point row t.(p'_A - p'_B):   C_A = ( h t,  HL_A^T (c'_A x t) ),   C_B = -( h t, HL_B^T (c'_B x t) )
  * (a direction t' fixed in B, prismatic and planar, adds g.(dtheta_B x t') = dtheta_B.(t' x g), g the
- * predicted gap); an orientation row with de = rho_A.dtheta_A + rho_B.dtheta_B has C_X = (0, (h J_l,X)^T rho_X):
+ * predicted gap); an orientation row with de = rho_A.dtheta_A + rho_B.dtheta_B has C_X = (0, HL_X^T rho_X):
  *     hinge/twist/planar, e = t.(a'_A x a'_B) (S1 eq. 6, in the plane normal to the axis):
  *         rho_A = a'_A x (a'_B x t),   rho_B = a'_B x (t x a'_A)
  *     rigid/prismatic, e = 2 sgn(w) vec(q_e), q_e = F'_A conj(F'_B) = (w, v), one hemisphere (GUIDE trap 8):
@@ -55,6 +59,7 @@
 #include "imp_math.h"
 #include "joint.h"
 #include "joint_internal.h"
+#include "rotation.h"
 #include "solver_bodies.h"
 #include "world_parts.h"
 
@@ -71,7 +76,7 @@ void joints_free(imp_world *w)
     if (!js) return;
     ids_free(&js->ids);
     free(js->joint);
-    free(js->jointed), free(js->pairs), free(js->island_parent), free(js->loop_parent);
+    free(js->jointed), free(js->pairs), free(js->island_parent), free(js->loop_parent), free(js->pivot), free(js->half_kick);
     free(js->body_q_state), free(js->body_q), free(js->body_R);
     free(js->pred_q), free(js->pred_R), free(js->pred_HL), free(js->vel_version), free(js->pred_version), free(js->pred_epoch);
     free(js->nodes), free(js->rows), free(js->body_node_start), free(js->body_nodes), free(js->fill_cursor), free(js->moving_ends);
@@ -215,32 +220,15 @@ bool imp_joint_ends(const imp_world *w, imp_id id, imp_id *a, imp_id *b)
 
 /* ---- geometry ------------------------------------------------------------------------------------ */
 
-/* S1's appendix derivative of the rotation: with R' = exp(theta) R (theta = h omega), a change dtheta of
- * theta turns R' by J_l(theta) dtheta, the left Jacobian of SO(3):
- *     J_l = 1 + (1 - cos t) / t^2 [theta]x + (t - sin t) / t^3 [theta]x^2,   t = |theta|
- * (series 1/2 - t^2/24 and 1/6 - t^2/120 as t -> 0, robust as |omega| -> 0), so d(R' c) = (J_l dtheta) x R' c.
- * predict_rotation returns the predicted rotation q1 = exp(h omega) q (in q's hemisphere) and
- * HL = h J_l(h omega) together: one sincos of the half angle serves both (sin t = 2 s c,
- * 1 - cos t = 2 s^2; exp(theta/2) = (c, s theta / t)). */
-void joint_predict_rotation(imp_quat q, imp_vec3 om, double h, imp_quat *q1, imp_mat3 *HL)
+/* body i turned over h from q at angular velocity om (world): a dynamic body with its angular momentum
+ * held, as a free body turns (rotation.c; in the pieces its momentum at the step's start, in its state
+ * X0, asks for), a kinematic one at om. The predicted rotation q1 and HL = d(theta1)/d(om), which is
+ * h J_l(h om) for a body of equal moments. */
+void joint_predict_rotation(const imp_world *w, int i, const double *X0, imp_quat q, imp_vec3 om, double h, imp_quat *q1, imp_mat3 *HL)
 {
-    imp_vec3 th = v3_scale(om, h);
-    double t = v3_len(th), t2 = t * t, ex, c1, c2, block_add_cwg;
-    if (t < 1e-4) {
-        ex = 0.5 - t2 / 48, block_add_cwg = cos(0.5 * t), c1 = 0.5 - t2 / 24, c2 = 1.0 / 6 - t2 / 120;
-    } else {
-        double sh = sin(0.5 * t), ch = cos(0.5 * t);
-        ex = sh / t, block_add_cwg = ch, c1 = 2 * sh * sh / t2, c2 = (t - 2 * sh * ch) / (t2 * t);
-    }
-    imp_quat e = quat(block_add_cwg, ex * th.x, ex * th.y, ex * th.z);
-    imp_quat r = quat_normalize(quat_mul(e, q));
-    if (r.w * q.w + r.x * q.x + r.y * q.y + r.z * q.z < 0) r = quat(-r.w, -r.x, -r.y, -r.z);
-    *q1 = r;
-    /* [theta]x^2 = theta theta^T - t^2 1, so h J_l = h ((1 - c2 t^2) 1 + c1 [theta]x + c2 theta theta^T) */
-    const double d = h * (1 - c2 * t2), a = h * c1, b = h * c2;
-    const double xx = b * th.x * th.x, yy = b * th.y * th.y, zz = b * th.z * th.z;
-    const double xy = b * th.x * th.y, xz = b * th.x * th.z, yz = b * th.y * th.z;
-    *HL = (imp_mat3){{{d + xx, xy - a * th.z, xz + a * th.y}, {xy + a * th.z, d + yy, yz - a * th.x}, {xz - a * th.y, yz + a * th.x, d + zz}}};
+    const body *b = &w->bodies->body[i];
+    if (b->motion == IMP_DYNAMIC) rot_flow(&b->principal, q, om, h, rot_pieces(&b->principal, q, v3_load(X0 + 10), h), q1, HL);
+    else rot_exp(q, om, h, q1, HL);
 }
 
 static imp_vec3 frame_axis(imp_quat F, int k) { return quat_rotate(F, v3(k == 0, k == 1, k == 2)); }
@@ -277,13 +265,14 @@ static void joint_side_predict(const imp_world *w, imp_vec3 l, imp_quat f, const
     const int i = s->i;
     if (i >= w->bodies->ids.count) return; /* the world: set by joint_side_now */
     struct joint_set *js = w->joints;
+    const double *X0 = w->bodies->state + BODY_DIM * i; /* the step's start: predictions come before the position update */
     imp_quat q1;
     imp_mat3 R1;
     bool cache = js->body_table_cap > i && h == js->pred_cache_h && v == js->pred_v; /* pre-stabilization's predictions */
     if (cache && js->pred_epoch[i] == js->epoch && js->pred_version[i] == js->vel_version[i]) { /* shared by the body's joints */
         q1 = js->pred_q[i], s->HL = js->pred_HL[i], R1 = js->pred_R[i];
     } else {
-        joint_predict_rotation(s->q, om[i], h, &q1, &s->HL);
+        joint_predict_rotation(w, i, X0, s->q, om[i], h, &q1, &s->HL);
         if (!s->moves) s->HL = (imp_mat3){{{0}}};
         R1 = quat_to_m3(q1);
         if (cache) js->pred_q[i] = q1, js->pred_HL[i] = s->HL, js->pred_R[i] = R1, js->pred_version[i] = js->vel_version[i], js->pred_epoch[i] = js->epoch;
@@ -514,7 +503,7 @@ static int rows_add_limit(joint *jt, row_block *R, int m, imp_vec3 ra, imp_vec3 
     R->kind[m] = ROW_LIMIT;
     R->lo[m] = side > 0 ? 0 : -INFINITY, R->hi[m] = side > 0 ? INFINITY : 0;
     /* a bound far from the coordinate now (limits set away from the pose) is approached by at
-     * most LIMIT_REACH a step: exp(h omega) cannot turn more than pi in one step */
+     * most LIMIT_REACH a step: a step's turn cannot be followed past pi */
     const double now = pre ? limit_coordinate(jt, ty, A->F, B->F, A->p, B->p) : x;
     R->limit_target = fmin(fmax(bound, now - LIMIT_REACH), now + LIMIT_REACH);
     return m + 1;
@@ -718,6 +707,8 @@ static void prepare_tables(struct joint_set *js, int n)
         js->jointed = ids_grow(js->jointed, 1, js->body_cap);
         js->island_parent = ids_grow(js->island_parent, sizeof(int), js->body_cap);
         js->loop_parent = ids_grow(js->loop_parent, sizeof(int), js->body_cap + 1);
+        js->pivot = ids_grow(js->pivot, sizeof(int), js->body_cap);
+        js->half_kick = ids_grow(js->half_kick, 1, js->body_cap);
     }
     if (js->ids.count > js->pair_cap) {
         js->pair_cap = js->ids.count * 3 / 2 + 16;
@@ -812,6 +803,20 @@ int joints_prepare(imp_world *w, int n)
     qsort(js->pairs, (size_t)js->npairs, sizeof(uint64_t), cmp_u64);
     return live;
 }
+
+/* the jointed bodies of joint islands that no body of `touches` (per dense body) is in take their
+ * forces' impulse in two halves, around the position update (impulse.c's velocity stage) */
+void joints_mark_half_kicks(imp_world *w, const uint8_t *touches, int n)
+{
+    struct joint_set *js = w->joints;
+    if (!js || !js->ids.count) return;
+    for (int i = 0; i < n; i++) js->half_kick[i] = 1;
+    for (int i = 0; i < n; i++)
+        if (touches[i]) js->half_kick[uf_root(js->island_parent, i)] = 0;
+    for (int i = 0; i < n; i++) js->half_kick[i] = js->jointed[i] && js->half_kick[uf_root(js->island_parent, i)];
+}
+
+bool joints_half_kick(const imp_world *w, int i) { return w->joints && w->joints->half_kick && w->joints->half_kick[i]; }
 
 /* are dense bodies a and b joined (their contacts are ignored, as S1's articulated bodies' are)? */
 bool joints_connected(const imp_world *w, int a, int b)

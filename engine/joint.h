@@ -12,6 +12,10 @@ int joints_prepare(imp_world *w, int n);                 /* the step's topology;
 const uint8_t *joints_jointed(const imp_world *w);       /* per dense body: awake, dynamic, jointed (NULL: no joints) */
 bool joints_connected(const imp_world *w, int a, int b); /* dense bodies a and b are joined: no contact between them */
 int joints_pairs(const imp_world *w, const uint64_t **pairs); /* dense body pairs joined (sorted lo << 32 | hi; the world is n) */
+/* the jointed bodies whose joint island `touches` (per dense body) leaves alone take their forces' impulse
+ * in two halves around the position update; joints_half_kick: whether body i does this step */
+void joints_mark_half_kicks(imp_world *w, const uint8_t *touches, int n);
+bool joints_half_kick(const imp_world *w, int i);
 /* the constrained directions of joint k (dense index 0..count-1) now, in world coordinates, for the QP
  * mode's equality rows: returns the number of rows written (<= 6; 0 for a joint whose body is gone). A
  * row is linear (relative velocity of the two articulation points pa, pb along dir) or angular

@@ -81,6 +81,8 @@ struct joint_set {
     int *island_parent;             /* union-find of the joint islands of dynamic bodies (sleeping)   */
     int *loop_parent;               /* union-find with all that does not move as one node (n)         */
     bool loops;                     /* the joints close a loop (through bodies or the world)          */
+    int *pivot;                     /* joint_position.c: per body, the joint it turns about (-1: none) */
+    uint8_t *half_kick;             /* per body: its forces' impulse in two halves (joints_mark_half_kicks) */
 
     /* joint.c: per body, the rotation of its state quaternion (joint_side_now) */
     imp_quat *body_q_state;         /* the state quaternion seen                                      */
@@ -89,8 +91,8 @@ struct joint_set {
 
     /* joint.c, joint_side_predict: per body, the prediction of pre-stabilization, valid while
      * pred_version == vel_version (the body's predicted velocity unchanged) and pred_epoch == epoch */
-    imp_quat *pred_q;               /* exp(h omega) q                                                 */
-    imp_mat3 *pred_R, *pred_HL;     /* ... as a matrix; h J_l(h omega)                                */
+    imp_quat *pred_q;               /* the turn of q over h                                           */
+    imp_mat3 *pred_R, *pred_HL;     /* ... as a matrix; d(theta)/d(omega)                             */
     unsigned *vel_version, *pred_version, *pred_epoch, epoch;
     double pred_cache_h;            /* the step of the cached predictions                             */
 
@@ -171,7 +173,7 @@ static inline void joint_rows_weights(row_block *R, const imp_mat3 *Iinv, const 
 }
 
 /* joint.c: the sides of a joint and its rows */
-void joint_predict_rotation(imp_quat q, imp_vec3 om, double h, imp_quat *q1, imp_mat3 *HL);
+void joint_predict_rotation(const imp_world *w, int i, const double *X0, imp_quat q, imp_vec3 om, double h, imp_quat *q1, imp_mat3 *HL);
 void joint_side_now(const imp_world *w, int i, int n, imp_vec3 l, imp_quat f, const double *im, bool frame, joint_side *s);
 double joint_hinge_angle(imp_quat FA, imp_quat FB, double near);
 void joint_rows_point_derivs(row_block *R, double h);

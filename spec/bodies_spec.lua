@@ -310,7 +310,7 @@ describe("damping (body.linear_damping, body.angular_damping)", function()
     end
   end)
 
-  it("slows a jointed pendulum's swing: its energy falls step by step", function()
+  it("slows a jointed pendulum's swing: its energy falls", function()
     local w = impetus.world {}
     w.sleeping = false
     local bob = w:box { size = { 0.2, 0.2, 0.2 }, position = { 1, 2, 0 }, angular_damping = 1, linear_damping = 0.5 }
@@ -320,7 +320,9 @@ describe("damping (body.linear_damping, body.angular_damping)", function()
     for _ = 1, 300 do
       w:step(1 / 60)
       local e = energy()
-      assert(e <= last + 1e-9, "energy rose " .. last .. " -> " .. e)
+      -- at the turns of the swing the damping takes almost nothing and the step's own energy error
+      -- shows (kick, drift, kick: at most 1.7e-7 of E0, measured; the undamped swing keeps E0 to 5e-5)
+      assert(e <= last + 1e-6 * e0, "energy rose " .. last .. " -> " .. e)
       last = e
     end
     assert(j.gap < 1e-6, "gap " .. j.gap)

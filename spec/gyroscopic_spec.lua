@@ -1,5 +1,8 @@
 -- Gyroscopic motion against closed forms: a pinned top's precession, a conical pendulum's rate, the
--- intermediate axis flip of a body on a joint at its centre of mass (spec/support/tops.lua).
+-- intermediate axis flip of a body on a joint at its centre of mass (spec/support/tops.lua), in both
+-- contact modes. The impulse mode turns a jointed body with its angular momentum held (rotation.c) and
+-- a body on a ball joint at a fixed point about that point (joint_position.c); the exact mode
+-- integrates the constrained equations of motion.
 local impetus = require "impetus"
 local helpers = require "helpers"
 local tops = require "tops"
@@ -17,7 +20,7 @@ local function turned(b, steps, step) -- the azimuth of the centre about the ver
   return -total
 end
 
-for _, mode in ipairs { "qp" } do
+for _, mode in ipairs { "impulse", "qp" } do
   describe("gyroscopic motion (world.contact = \"" .. mode .. "\")", function()
     for _, dt in ipairs { 1 / 60, 1 / 240 } do
       it(string.format("a pinned top precesses at m g r / (I3 spin) within 1 %% at dt 1/%d, its axis level and L_y kept", math.floor(1 / dt + 0.5)), function()

@@ -1,0 +1,36 @@
+/* rotation.h: the torque-free rotation of a rigid body over a step, with its derivative (rotation.c). */
+#ifndef IMPETUS_ROTATION_H
+#define IMPETUS_ROTATION_H
+
+#include <stdbool.h>
+
+#include "imp_math.h"
+
+/* a body's inertia in its principal frame: I_body = axes diag(moments) axes^T, axes a rotation (its
+ * columns the principal axes in the body frame) */
+typedef struct rot_inertia {
+    imp_mat3 axes;
+    imp_vec3 moments;
+    bool body_axes;        /* the axes are the body's own (axes = 1)                                  */
+    int j, k;              /* the moments other than the reference (the middle one, I_r)             */
+    double Ir, cj, ck;     /* I_r and c = 1/I - 1/I_r of j and k                                      */
+    bool use_j, use_k;     /* j, k differ from the reference: a part of the flow of their own         */
+} rot_inertia;
+
+rot_inertia rot_principal(imp_mat3 I_body);
+
+/* The body at orientation q with angular velocity om (world) turns for h with its angular momentum
+ * L = I(q) om held: the new orientation q1 (in the hemisphere of q) and HL = d(theta1)/d(om), theta1 the
+ * world rotation vector of a change of q1 (q1 -> exp(d theta1) q1), at q fixed. A body of three
+ * different moments is turned in `pieces` Strang pieces. */
+void rot_flow(const rot_inertia *in, imp_quat q, imp_vec3 om, double h, int pieces, imp_quat *q1, imp_mat3 *HL);
+
+/* the pieces rot_flow needs for a body at q with angular momentum L: each turns it by at most
+ * ROT_PIECE about a principal axis (rotation.c); 1 for an axially symmetric body (exact) */
+int rot_pieces(const rot_inertia *in, imp_quat q, imp_vec3 L, double h);
+
+/* exp(h om) q in the hemisphere of q, and h J_l(h om), J_l the left Jacobian of SO(3): the turn at a
+ * held angular velocity, and the flow of a body whose principal moments are equal */
+void rot_exp(imp_quat q, imp_vec3 om, double h, imp_quat *q1, imp_mat3 *HL);
+
+#endif
