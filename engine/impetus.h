@@ -833,6 +833,9 @@ long imp_snapshot_step_count(const imp_snapshot *s);
  * Loading refuses another version or layout and a corrupt file, with the reason in err */
 bool imp_snapshot_save(const imp_snapshot *s, const char *path, char *err, size_t errlen);
 imp_snapshot *imp_snapshot_load(const char *path, char *err, size_t errlen);
+/* the same in memory: the file's bytes (malloc'd, *length of them), and a snapshot from such bytes */
+void *imp_snapshot_encode(const imp_snapshot *s, size_t *length);
+imp_snapshot *imp_snapshot_decode(const void *bytes, size_t length, char *err, size_t errlen);
 /* a snapshot holds each callback it keeps by calling retain(user), and lets go by the callback's own
  * release; a world with callbacks that have a release function and no retain hook cannot take back a
  * snapshot's callbacks (restore refuses) */

@@ -1157,7 +1157,7 @@ static void set_error(char *err, size_t errlen, const char *fmt, const char *pat
     if (err && errlen) snprintf(err, errlen, fmt, path, detail ? detail : "");
 }
 
-bool imp_snapshot_save(const imp_snapshot *s, const char *path, char *err, size_t errlen)
+void *imp_snapshot_encode(const imp_snapshot *s, size_t *length)
 {
     file_header h;
     memset(&h, 0, sizeof h);
@@ -1165,14 +1165,64 @@ bool imp_snapshot_save(const imp_snapshot *s, const char *path, char *err, size_
     h.version = IMP_SNAPSHOT_VERSION, h.layout = layout_signature();
     h.time = s->time, h.steps = s->steps;
     h.length = s->len, h.checksum = checksum(s->data, s->len);
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        set_error(err, errlen, "cannot write %s: %s", path, strerror(errno));
-        return false;
+    unsigned char *out = malloc(sizeof h + s->len);
+    if (!out) abort();
+    memcpy(out, &h, sizeof h);
+    if (s->len) memcpy(out + sizeof h, s->data, s->len);
+    *length = sizeof h + s->len;
+    return out;
+}
+
+/* why the bytes are not a snapshot this build reads, or "" */
+static void decode_check(const unsigned char *bytes, size_t length, file_header *h, char *detail, size_t n)
+{
+    detail[0] = 0;
+    if (length < sizeof *h || memcmp(bytes, FILE_MAGIC, sizeof FILE_MAGIC)) {
+        snprintf(detail, n, "not an impetus snapshot");
+        return;
     }
-    bool ok = fwrite(&h, sizeof h, 1, f) == 1 && (s->len == 0 || fwrite(s->data, s->len, 1, f) == 1);
-    ok = fclose(f) == 0 && ok;
+    memcpy(h, bytes, sizeof *h);
+    if (h->version != IMP_SNAPSHOT_VERSION)
+        snprintf(detail, n, "written in snapshot format version %u; this build reads version %u", (unsigned)h->version,
+                 (unsigned)IMP_SNAPSHOT_VERSION);
+    else if (h->layout != layout_signature())
+        snprintf(detail, n, "written by a build whose state layout differs (%08x; this build %08x)", (unsigned)h->layout,
+                 (unsigned)layout_signature());
+    else if (length - sizeof *h != h->length)
+        snprintf(detail, n, "corrupt: %llu bytes of state where the header says %llu",
+                 (unsigned long long)(length - sizeof *h), (unsigned long long)h->length);
+    else if (checksum(bytes + sizeof *h, (size_t)h->length) != h->checksum)
+        snprintf(detail, n, "corrupt: its checksum does not match");
+}
+
+imp_snapshot *imp_snapshot_decode(const void *bytes, size_t length, char *err, size_t errlen)
+{
+    file_header h;
+    char detail[200];
+    decode_check(bytes, length, &h, detail, sizeof detail);
+    if (detail[0]) {
+        if (err && errlen) snprintf(err, errlen, "%s", detail);
+        return NULL;
+    }
+    imp_snapshot *s = calloc(1, sizeof *s);
+    if (!s) abort();
+    s->len = (size_t)h.length;
+    s->data = malloc(s->len ? s->len : 1);
+    if (!s->data) abort();
+    if (s->len) memcpy(s->data, (const unsigned char *)bytes + sizeof h, s->len);
+    s->time = h.time, s->steps = (long)h.steps;
+    return s;
+}
+
+bool imp_snapshot_save(const imp_snapshot *s, const char *path, char *err, size_t errlen)
+{
+    size_t n;
+    void *bytes = imp_snapshot_encode(s, &n);
+    FILE *f = fopen(path, "wb");
+    bool ok = f && fwrite(bytes, n, 1, f) == 1;
+    if (f) ok = fclose(f) == 0 && ok;
     if (!ok) set_error(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    free(bytes);
     return ok;
 }
 
@@ -1183,41 +1233,19 @@ imp_snapshot *imp_snapshot_load(const char *path, char *err, size_t errlen)
         set_error(err, errlen, "cannot open %s: %s", path, strerror(errno));
         return NULL;
     }
-    file_header h;
-    char detail[160] = "";
-    unsigned char *data = NULL;
-    if (fread(&h, sizeof h, 1, f) != 1 || memcmp(h.magic, FILE_MAGIC, sizeof FILE_MAGIC)) {
-        snprintf(detail, sizeof detail, "not an impetus snapshot");
-    } else if (h.version != IMP_SNAPSHOT_VERSION) {
-        snprintf(detail, sizeof detail, "written in snapshot format version %u; this build reads version %u",
-                 (unsigned)h.version, (unsigned)IMP_SNAPSHOT_VERSION);
-    } else if (h.layout != layout_signature()) {
-        snprintf(detail, sizeof detail, "written by a build whose state layout differs (%08x; this build %08x)",
-                 (unsigned)h.layout, (unsigned)layout_signature());
-    } else {
-        fseek(f, 0, SEEK_END);
-        long size = ftell(f);
-        if (size < 0 || (uint64_t)size - sizeof h != h.length) {
-            snprintf(detail, sizeof detail, "corrupt: %ld bytes of state where the header says %llu",
-                     size < 0 ? 0 : size - (long)sizeof h, (unsigned long long)h.length);
-        } else {
-            fseek(f, (long)sizeof h, SEEK_SET);
-            data = malloc(h.length ? (size_t)h.length : 1);
-            if (!data) abort();
-            if (h.length && fread(data, (size_t)h.length, 1, f) != 1) snprintf(detail, sizeof detail, "cannot read it");
-            else if (checksum(data, (size_t)h.length) != h.checksum) snprintf(detail, sizeof detail, "corrupt: its checksum does not match");
-        }
-    }
+    unsigned char *bytes = NULL;
+    size_t n = 0, cap = 0, got;
+    do { /* the whole file */
+        if (n == cap) cap = cap ? 2 * cap : 1 << 16, bytes = ids_grow(bytes, 1, cap);
+        got = fread(bytes + n, 1, cap - n, f);
+        n += got;
+    } while (got > 0);
+    const bool failed = ferror(f);
     fclose(f);
-    if (detail[0]) {
-        free(data);
-        set_error(err, errlen, "%s: %s", path, detail);
-        return NULL;
-    }
-    imp_snapshot *s = calloc(1, sizeof *s);
-    if (!s) abort();
-    s->data = data, s->len = (size_t)h.length;
-    s->time = h.time, s->steps = (long)h.steps;
+    char detail[256] = "cannot read it";
+    imp_snapshot *s = failed ? NULL : imp_snapshot_decode(bytes, n, detail, sizeof detail);
+    free(bytes);
+    if (!s) set_error(err, errlen, "%s: %s", path, detail);
     return s;
 }
 

@@ -131,7 +131,7 @@ void impl_open_hair(lua_State *L);
 int impl_open_ode(lua_State *L);
 int impl_open_lcp(lua_State *L);
 int impl_open_quat(lua_State *L);
-int impl_open_snapshot(lua_State *L); /* registers Snapshot; leaves impetus.load_snapshot */
+int impl_open_snapshot(lua_State *L); /* registers Snapshot; leaves impetus.load_snapshot, impetus.decode_snapshot */
 
 /* ---- World methods whose bodies live with the type they make or read (listed in wrap_world.c) ---------- */
 /* wrap_particle.c */

@@ -82,6 +82,7 @@ int luaopen_impetus_core(lua_State *L)
     impl_open_lcp(L);
     lua_setfield(L, -2, "lcp");
     impl_open_snapshot(L);
+    lua_setfield(L, -3, "decode_snapshot");
     lua_setfield(L, -2, "load_snapshot");
     lua_pushliteral(L, "0.1.0");
     lua_setfield(L, -2, "version");

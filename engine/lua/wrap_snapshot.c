@@ -3,6 +3,7 @@
  *   world:snapshot()                 a Snapshot of the world now (not while it steps)
  *   world:restore(s)                 the world as s was taken (its handles valid or stale as then)
  *   s:save(path)                     a file: format version, checksum, the state
+ *   s:encode(), impetus.decode_snapshot(bytes)   the same bytes in a string (a recording holds one)
  *   impetus.load_snapshot(path)      a Snapshot from a file; another format version or a corrupt file
  *                                    is refused with an error that says which
  *   s.bytes, s.time, s.steps         memory it holds; the world's time and step count when taken
@@ -14,6 +15,7 @@
  * restore puts those tables back in place, so a handle's data table stays the same table and holds
  * what it held. A Snapshot loaded from a file has neither: restored into a world, its objects take the
  * functions of the objects with the same ids there, and the world's tables are left as they are. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "imp_lua.h"
@@ -172,6 +174,33 @@ static int load_snapshot(lua_State *L)
     return 1;
 }
 
+/* s:encode() -> the file's bytes as a string */
+static int snapshot_encode(lua_State *L)
+{
+    impl_check_arg_count(L, "snapshot:encode()");
+    snapshot_userdata *u = check_snapshot(L, 1, "snapshot:encode");
+    size_t n;
+    char *bytes = imp_snapshot_encode(u->s, &n);
+    lua_pushlstring(L, bytes, n);
+    free(bytes);
+    return 1;
+}
+
+/* impetus.decode_snapshot(bytes) */
+static int decode_snapshot(lua_State *L)
+{
+    impl_check_arg_count(L, "impetus.decode_snapshot(bytes)");
+    size_t n;
+    const char *bytes = luaL_checklstring(L, 1, &n);
+    char err[512];
+    imp_snapshot *s = imp_snapshot_decode(bytes, n, err, sizeof err);
+    if (!s) return luaL_error(L, "impetus.decode_snapshot: %s", err);
+    snapshot_userdata *u = lua_newuserdatauv(L, sizeof *u, 3);
+    u->s = s;
+    luaL_setmetatable(L, IMPL_SNAPSHOT);
+    return 1;
+}
+
 static int snapshot_release(lua_State *L)
 {
     impl_check_arg_count(L, "snapshot:release()");
@@ -229,14 +258,15 @@ int impl_world_momentum(lua_State *L)
     return 2;
 }
 
-/* registers the Snapshot type; leaves impetus.load_snapshot on the stack */
+/* registers the Snapshot type; leaves impetus.load_snapshot and impetus.decode_snapshot on the stack */
 int impl_open_snapshot(lua_State *L)
 {
     static const luaL_Reg meta[] = {{"__gc", snapshot_gc}, {"__tostring", snapshot_tostring}, {NULL, NULL}};
-    static const luaL_Reg methods[] = {{"save", snapshot_save}, {"release", snapshot_release}, {NULL, NULL}};
+    static const luaL_Reg methods[] = {{"save", snapshot_save}, {"encode", snapshot_encode}, {"release", snapshot_release}, {NULL, NULL}};
     static const luaL_Reg getters[] = {{"bytes", snapshot_get_bytes}, {"time", snapshot_get_time}, {"steps", snapshot_get_steps}, {NULL, NULL}};
     static const impl_type type = {IMPL_SNAPSHOT, "snapshot", meta, methods, getters, NULL};
     impl_register_type(L, &type);
     lua_pushcfunction(L, load_snapshot);
-    return 1;
+    lua_pushcfunction(L, decode_snapshot);
+    return 2;
 }

@@ -15,6 +15,10 @@ function impetus.world(def) return core.world(def) end
 
 -- impetus.load_snapshot(path): a Snapshot saved by snapshot:save(path) (world:snapshot() makes one)
 impetus.load_snapshot = core.load_snapshot
+impetus.decode_snapshot = core.decode_snapshot -- from snapshot:encode()
+
+-- impetus.random: the seeded generator scenes draw from, so rewound and replayed runs draw the same
+impetus.random = require "impetus.random"
 
 -- impetus.runner(path, opts): a scene with its world, stepping and hot reload, without a window
 function impetus.runner(path, opts) return require("impetus.runner").new(path, opts) end
