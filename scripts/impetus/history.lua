@@ -80,9 +80,16 @@ function History:lua_roots()
     roots[#roots + 1] = contacts.handlers_of(r.world)
     roots[#roots + 1] = sound.registrations_of(r.world)
   end
-  local v = r.viewer
-  if v and v.drag then roots[#roots + 1] = v.drag end
   return roots, own
+end
+
+-- the host's objects a scene may reach (active.runner, a handler that keeps the camera): not the scene's
+function History:host_tables()
+  local r = self.runner
+  local host = { r, self, r.camera, r.input, self.log, self.keyframes }
+  if r.viewer then host[#host + 1] = r.viewer end
+  if r.viewer and r.viewer.drag then host[#host + 1] = r.viewer.drag end
+  return host
 end
 
 local function copy_set(t)
@@ -100,11 +107,12 @@ function History:capture(pos)
   local kf = {
     pos = pos, tick = r.tick,
     snap = r.world:snapshot(),
-    kept = keep.take(roots, own, function(fn) return self:scene_function(fn) end),
+    kept = keep.take(roots, own, function(fn) return self:scene_function(fn) end, self:host_tables()),
     random = random.state(),
     math_seed = self.math_seed,
     input = { keys = copy_set(r.input.keys), buttons = copy_set(r.input.buttons), x = r.input.x, y = r.input.y },
     drag = r.viewer and r.viewer.drag, button = r.viewer and r.viewer.button, before_step = r.before_step,
+    drag_fields = r.viewer and r.viewer.drag and copy_set(r.viewer.drag),
     scene = r.scene, env = r.env, modules = modules, module_files = copy_set(r.modules), reloads = r.reloads,
     pose = self.last_pose,
   }
@@ -123,6 +131,10 @@ function History:apply(kf)
   local i = r.input
   i.keys, i.buttons, i.x, i.y = copy_set(kf.input.keys), copy_set(kf.input.buttons), kf.input.x, kf.input.y
   if r.viewer then r.viewer.drag, r.viewer.button = kf.drag, kf.button end
+  if kf.drag then -- the viewer's drag as it was (its spring's target moves with the mouse)
+    for k in pairs(kf.drag) do kf.drag[k] = nil end
+    for k, x in pairs(kf.drag_fields) do kf.drag[k] = x end
+  end
   r.before_step = kf.before_step
   if r.scene ~= kf.scene then
     r.scene = kf.scene

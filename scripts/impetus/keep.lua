@@ -12,8 +12,9 @@
 -- handler counts up rewinds too. Put back, each table is emptied and refilled in place and each upvalue
 -- set again, so every reference a script holds to a table stays good and sees what it held.
 --
--- Not kept: the engine's modules (package.loaded tables other than the scene's), _G, weak tables
--- (caches), metatables, and what lives outside Lua values (a coroutine's stack; files). Userdata
+-- Not kept: the engine's modules (package.loaded tables other than the scene's) and the host's objects
+-- (the runner, its history, viewer, camera, input), _G, weak tables (caches), metatables, and what
+-- lives outside Lua values (a coroutine's stack; files). Userdata
 -- (handles, the World) are kept as references: the world's snapshot rewinds what they refer to.
 local keep = {}
 
@@ -32,12 +33,14 @@ local function weak(t)
 end
 
 -- roots: a list of tables and functions; own_modules: the names of the scene's own modules (their tables
--- are kept); is_scene_function(fn): whether fn's upvalues are the scene's
-function keep.take(roots, own_modules, is_scene_function)
+-- are kept); is_scene_function(fn): whether fn's upvalues are the scene's; host: tables of the host that
+-- a scene's data may refer to (the runner, its camera...), neither kept nor walked into
+function keep.take(roots, own_modules, is_scene_function, host)
   local running = collectgarbage("isrunning")
   collectgarbage("stop")
   local before = collectgarbage("count")
   local foreign = foreign_tables(own_modules or {})
+  for _, t in ipairs(host or {}) do foreign[t] = true end
   local seen = {}
   local tables, upvalues = {}, {}
   local stack = {}
