@@ -74,7 +74,8 @@
  * contacts get simultaneous impulses (S2 section 8): with v+ = A j + v-,
  *     v+_i >= -e_i v-_i,   j >= 0,   j_i (v+_i + e_i v-_i) = 0
  * i.e. the LCP w = A j + (1 + e_i) v-_i (e_i = restitution for colliding, 0 for resting contacts and
- * for impacts slower than IMP_QP_BOUNCE_SPEED, 0.5 m/s, so that resting contact cannot chatter).
+ * for impacts slower than the bounce cutoff IMP_QP_BOUNCE_STEPS |g| h, so that resting contact cannot
+ * chatter; the resting threshold is never above it).
  * With world.friction > 0 the impulses carry Coulomb friction, solved like the resting forces'
  * (qp_solve_friction: the normal LCP alternated with tangential impulses that stop the slip, within
  * mu j_n). After that the contacts with d' <= threshold form the resting set that every derivative
@@ -97,13 +98,16 @@
 #include "step.h"
 #include "world_parts.h"
 
-#define IMP_QP_RESTING_SPEED 0.05 /* m/s: |d'| below this is resting contact */
+#define IMP_QP_RESTING_SPEED 0.05 /* m/s: |d'| below this is resting contact (below the bounce cutoff too) */
 /* m: resting contacts settle at this depth, not at d = 0 exactly, so that round-off (a tilt of
  * 1e-17 rad) cannot make the narrow phase drop a corner of a face contact for a step */
 #define IMP_QP_SLOP 1e-5
-/* m/s: impacts slower than this are inelastic (e = 0): a resting contact re-established after a step
- * of free fall (g h = 0.16 m/s at 60 Hz) must not bounce forever (S4's chattering) */
-#define IMP_QP_BOUNCE_SPEED 0.5
+/* the bounce cutoff, in steps of gravity: impacts slower than IMP_QP_BOUNCE_STEPS |g| h are inelastic
+ * (e = 0). A contact that rests is re-established after at most a step of free fall, at g h, and must
+ * not bounce forever (S4's chattering); a ball bouncing with e < 1 stops after finitely many impacts.
+ * Faster ones keep their restitution: two e = 1 balls meeting at 0.3 m/s swap their velocities
+ * (cutoff 0.25 m/s at 60 Hz under 9.81 m/s^2; none without gravity) */
+#define IMP_QP_BOUNCE_STEPS 1.5
 
 #define IMP_QP_DENSE_MAX 256 /* rows: larger islands are solved by projected Gauss-Seidel (qp_pgs) */
 
@@ -417,7 +421,11 @@ static uint64_t qp_pair_key(const imp_contact *mc)
     return a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
 }
 
-#define QP_SEPARATED 1e-4 /* m: a manifold point farther apart than this is not a contact */
+/* m: a manifold point farther apart than this is not a contact. A face's corners lifted by a rock stay
+ * in the resting set (S4's term lets a point above the face approach: d > 0 in (d + slop) / (4 h^2)),
+ * so the set does not flap as a body rocks from edge to edge: with 0.1 mm a box lying on the floor
+ * rocked between two edges for good, kicked each time the lifted one came back */
+#define QP_SEPARATED 2e-3
 
 /* the shape of a contact side (NULL for a collider) */
 static const shape *side_shape(const imp_world *w, imp_contact_side sd)
@@ -489,8 +497,8 @@ static int qp_gather(imp_world *w)
         if (njt && ka >= 0 && kb >= 0 && joints_connected(w, ka, kb)) continue; /* S1: joined bodies do not touch */
         const double rad_a = side_radius(w, mc->a), rad_b = side_radius(w, mc->b);
         for (int k = 0; k < mc->count; k++) {
-            /* the impulse mode's manifolds keep face corners a few mm above the face (negative
-             * depth) to steady its stacks; S0's contacts are the touching points only */
+            /* the manifolds keep face corners up to a few mm above the face (negative depth); those
+             * within QP_SEPARATED are contacts too */
             if (mc->depth[k] < -QP_SEPARATED) continue;
             qp_contact *c = &q->c[q->count++];
             memset(c, 0, sizeof *c);
@@ -1055,6 +1063,10 @@ static int qp_filter(struct qp_state *q, double hi)
     return k;
 }
 
+/* the speeds below which an impact does not bounce, and below which a contact rests, at step h */
+static double qp_bounce_speed(const imp_world *w, double h) { return IMP_QP_BOUNCE_STEPS * v3_len(w->settings.gravity) * h; }
+static double qp_resting_speed(const imp_world *w, double h) { return fmin(IMP_QP_RESTING_SPEED, qp_bounce_speed(w, h)); }
+
 /* start of a step in QP mode: gather the contacts, resolve the colliding ones with simultaneous
  * impulses, and keep the resting set for the derivative evaluations of the step */
 void qp_begin_step(imp_world *w, double h)
@@ -1062,13 +1074,14 @@ void qp_begin_step(imp_world *w, double h)
     struct qp_state *q = qp_get(w);
     q->h = h;
     qp_gather(w);
-    qp_filter(q, IMP_QP_RESTING_SPEED); /* separating contacts are left out */
+    const double resting = qp_resting_speed(w, h);
+    qp_filter(q, resting); /* separating contacts are left out */
     bool colliding = false;
     for (int i = 0; i < q->count; i++) /* joints drifting apart in velocity are projected back too */
-        colliding = colliding || q->c[i].dd < -IMP_QP_RESTING_SPEED || (q->c[i].eq && q->c[i].dd > IMP_QP_RESTING_SPEED);
+        colliding = colliding || (q->c[i].eq ? fabs(q->c[i].dd) > IMP_QP_RESTING_SPEED : q->c[i].dd < -resting);
     if (colliding) {
-        qp_impulses(w, q->restitution, IMP_QP_BOUNCE_SPEED);
-        qp_filter(q, IMP_QP_RESTING_SPEED); /* bounced contacts now separate */
+        qp_impulses(w, q->restitution, qp_bounce_speed(w, h));
+        qp_filter(q, resting); /* bounced contacts now separate */
         for (int i = 0; i < q->count; i++) q->c[i].force = 0; /* impulses are no first guess for forces */
     }
     qp_islands(w);
@@ -1174,8 +1187,9 @@ int imp_qp_collide(imp_world *w, double e, imp_lcp_info *info)
     struct qp_state *q = qp_get(w);
     qp_bodies(w, w->bodies->state, NULL);
     for (int i = 0; i < q->count; i++) qp_place(q, &q->c[i]);
-    qp_filter(q, IMP_QP_RESTING_SPEED);
-    int st = q->count ? qp_impulses(w, e, IMP_QP_BOUNCE_SPEED) : 0;
+    const double h = q->h; /* the last step's (0 before any: no cutoff) */
+    qp_filter(q, qp_resting_speed(w, h));
+    int st = q->count ? qp_impulses(w, e, qp_bounce_speed(w, h)) : 0;
     if (info) *info = q->info;
     return st;
 }

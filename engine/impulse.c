@@ -669,7 +669,8 @@ static void build_patches(imp_world *w, impulse_state *s)
  * tangential speed of Coulomb's impact law). Each sweep tests again, so the impulse on one ball of a row
  * makes the next pair collide (propagation). Approaches slower than the world's restitution threshold
  * are left to the contact stage (no bounce at rest), except at points that already collided in this
- * step. The pairs that collided become the step's hit events; the joints are post-stabilized after
+ * step. A point still apart (negative depth: shapes within SHAPE_TOUCH, a face's near corners) collides
+ * when this step's approach closes its gap. The pairs that collided become the step's hit events; the joints are post-stabilized after
  * them (S1). */
 static void collisions(imp_world *w, impulse_state *s)
 {
@@ -684,8 +685,8 @@ static void collisions(imp_world *w, impulse_state *s)
         for (int q = 0; q < np; q++) {
             contact_point *c = &P[q];
             const contact_point_info *cc = &s->info[q];
-            if (cc->depth < 0) continue;
             double vn = row_vel(sb->v, sb->w, c, &c->row[0], c->n);
+            if (cc->depth < 0 && -vn * sb->h < -cc->depth) continue; /* a gap this step's approach does not close */
             if (!(vn < -rest || (c->jp > 0 && vn < -1e-9))) continue;
             imp_contact *ct = &col->manifolds[cc->man].c;
             if (-vn > ct->impact_speed) ct->impact_speed = -vn;

@@ -361,6 +361,16 @@ static int world_set_restitution(lua_State *L)
     imp_world_set_restitution(w, e);
     return 0;
 }
+static int world_get_restitution_threshold(lua_State *L) { lua_pushnumber(L, imp_world_restitution_threshold(impl_check_world(L, 1))); return 1; }
+static int world_set_restitution_threshold(lua_State *L)
+{
+    imp_world *w = impl_check_world_unlocked(L, 1, "world.restitution_threshold")->w;
+    int ok;
+    double v = lua_tonumberx(L, 2, &ok);
+    if (!ok || !(v >= 0 && v <= 1e6)) return luaL_error(L, "world.restitution_threshold: must be a number in [0, 1e6] (m/s)");
+    imp_world_set_restitution_threshold(w, v);
+    return 0;
+}
 static int world_get_friction(lua_State *L) { lua_pushnumber(L, imp_world_friction(impl_check_world(L, 1))); return 1; }
 static int world_set_friction(lua_State *L)
 {
@@ -580,6 +590,7 @@ int impl_open_world(lua_State *L)
         {"velocity_iterations", world_get_velocity_iterations},
         {"position_iterations", world_get_position_iterations},
         {"restitution", world_get_restitution},
+        {"restitution_threshold", world_get_restitution_threshold},
         {"friction", world_get_friction},
         {"qp_dense_max", world_get_qp_dense_max},
         {"constraint_ks", world_get_constraint_ks},
@@ -603,6 +614,7 @@ int impl_open_world(lua_State *L)
         {"velocity_iterations", world_set_velocity_iterations},
         {"position_iterations", world_set_position_iterations},
         {"restitution", world_set_restitution},
+        {"restitution_threshold", world_set_restitution_threshold},
         {"friction", world_set_friction},
         {"qp_dense_max", world_set_qp_dense_max},
         {"constraint_ks", world_set_constraint_ks},
