@@ -21,9 +21,6 @@ local Viewer = require "impetus.viewer"
 local Stats = require "impetus.stats"
 local settings = require "impetus.settings"
 local sound = require "impetus.sound"
-local History = require "impetus.history"
-local record = require "impetus.record"
-local state_hash = require "impetus.state_hash"
 
 local run = {}
 
@@ -311,7 +308,7 @@ end
 -- the hash line a recording and its replay print
 local function print_hash(r, recorded)
   if not r.world then return end
-  local h = state_hash.hash(r.world)
+  local h = require("impetus.state_hash").hash(r.world)
   print("state hash: " .. h)
   if recorded and recorded ~= h then
     io.stderr:write("impetus: the replay's final state differs from the recording's (recorded " .. recorded .. ")\n")
@@ -322,6 +319,7 @@ end
 
 -- --replay PATH: headless, to a screenshot, or in a window at the recorded pace
 local function replay(o)
+  local record = require "impetus.record"
   local rec = record.load(o.replay)
   local player = record.player(rec, { viewer = true })
   local r = player.runner
@@ -376,14 +374,14 @@ function run.main(argv)
   f:close()
   local window = not (o.headless or o.bench)
   local r = Runner.new(path, { dt = o.dt, size = { o.width, o.height }, seed = o.seed })
-  if o.record then record.start(r) -- (its history keeps the whole log, and serves the viewer too)
-  elseif window then History.new(r) end
+  if o.record then require("impetus.record").start(r) -- (its history keeps the whole log, and serves the viewer too)
+  elseif window then require("impetus.history").new(r) end
   r:start()
   if o.bench then return run.bench(r, o) end
   if o.headless then
     local status = run.headless(r, o)
     if o.record then
-      record.save(r, o.record)
+      require("impetus.record").save(r, o.record)
       status = math.max(status, print_hash(r))
     end
     return status
@@ -417,7 +415,7 @@ function run.main(argv)
     if r.error then status = report_error(r) end
   end
   if o.record then
-    record.save(r, o.record)
+    require("impetus.record").save(r, o.record)
     print_hash(r)
   end
   gfx.close()
