@@ -273,6 +273,10 @@ function App:replay_loop()
     local now = gfx.time()
     p:advance(now - last)
     last = now
+    if p:done() and not self.replay_status then -- the end: its hash now, the last frame until Esc
+      self.replay_status = self.on_replay_end()
+      self.r.warning = "replay finished (Esc quits)"
+    end
     self:draw()
     gfx.present()
     if self.o.frames then
@@ -338,8 +342,8 @@ local function replay(o)
     return 1
   end
   local app = App.new(r, gfx, o)
-  r.viewer = app.viewer
   app.player = player
+  app.on_replay_end = function() return r.error and report_error(r) or print_hash(r, rec.hash) end
   local status
   if o.screenshot or not has_display() then
     player:finish()
@@ -348,11 +352,16 @@ local function replay(o)
     local sok, err = gfx.screenshot(path)
     if not sok then io.stderr:write("impetus: cannot write " .. path .. ": " .. tostring(err) .. "\n") end
     summary(r, Stats.new())
+    print(string.format("screenshot: %s", path))
+    status = app.on_replay_end()
   else
     app:loop()
-    if not player:done() then io.stderr:write("impetus: the replay was stopped before its end\n") end
+    status = app.replay_status
+    if not status then
+      io.stderr:write("impetus: the replay was stopped before its end\n")
+      status = print_hash(r)
+    end
   end
-  status = r.error and report_error(r) or print_hash(r, player:done() and rec.hash or nil)
   gfx.close()
   return status
 end

@@ -255,7 +255,7 @@ function Viewer:draw_timeline(gfx)
   if past > 0 then text = text .. string.format(" (%.2f s ago: Space resumes from here)", past) end
   text = text .. "   [ ] step   drag the bar to scrub"
   local lh = gfx.line_height()
-  gfx.rect(x, y - lh - 4, gfx.text_width(text) + 12, lh + 2, { 0, 0, 0, 0.45 })
+  gfx.rect(x, y - lh - 4, gfx.text_width(text) + 12, lh + 2, { 0.08, 0.09, 0.11, 0.92 })
   gfx.text(x + 6, y - lh - 3, text, past > 0 and { 1, 0.85, 0.3, 1 } or { 0.75, 0.78, 0.82, 1 })
 end
 
