@@ -135,9 +135,9 @@ static int64_t get_i64(reader *in) { int64_t v; get(in, &v, sizeof v); return v;
 static uint64_t get_u64(reader *in) { uint64_t v; get(in, &v, sizeof v); return v; }
 static double get_f64(reader *in) { double v; get(in, &v, sizeof v); return v; }
 
-/* count elements of elem bytes into new memory with room for at least cap (NULL when there are none
- * and cap is 0); *count receives the count */
-static void *get_array(reader *in, size_t elem, int *count, int cap)
+/* a count, then count elements of elem bytes, into new memory (NULL when there are none); *count
+ * receives the count */
+static void *get_array(reader *in, size_t elem, int *count)
 {
     uint32_t n = get_u32(in);
     *count = 0;
@@ -145,8 +145,8 @@ static void *get_array(reader *in, size_t elem, int *count, int cap)
         in->failed = true;
         return NULL;
     }
-    if (n == 0 && cap <= 0) return NULL;
-    void *p = ids_grow(NULL, elem, n > (uint32_t)cap ? n : (size_t)cap);
+    if (n == 0) return NULL;
+    void *p = ids_grow(NULL, elem, n);
     get(in, p, elem * n);
     *count = (int)n;
     return p;
@@ -349,7 +349,7 @@ static void particles_load(reader *in, imp_world *w, load_ctx *ctx)
     idtable ids;
     get_ids(in, &ids);
     const size_t n = (size_t)ids.count;
-    const size_t per = 8 * sizeof(double) + 1 + 4 * sizeof(float); /* what follows, per particle */
+    const size_t per = 9 * sizeof(double) + 1 + 4 * sizeof(float); /* what follows, per particle */
     if (in->failed || n > (in->len - in->pos) / per) {
         ids_free(&ids);
         in->failed = true;
@@ -446,10 +446,10 @@ static void pcontacts_load(reader *in, imp_world *w, load_ctx *ctx)
 {
     (void)ctx;
     particle_contacts *c = w->pcontacts;
-    c->contact = get_array(in, sizeof(pcontact), &c->count, 0);
+    c->contact = get_array(in, sizeof(pcontact), &c->count);
     c->cap = c->count;
     c->particle_edits = get_u64(in), c->collider_edits = get_u64(in);
-    c->hit = get_array(in, sizeof(phit), &c->hit_count, 0);
+    c->hit = get_array(in, sizeof(phit), &c->hit_count);
     c->hit_cap = c->hit_count;
 }
 
@@ -598,12 +598,12 @@ static void tinker_load(reader *in, imp_world *w, load_ctx *ctx)
     get(in, &t->set, sizeof t->set), get(in, &t->stats, sizeof t->stats);
     t->stats_step = (long)get_i64(in);
     int m = 0;
-    t->lambda = get_array(in, sizeof(double), &m, 0); /* row_cap 0: the first solve grows every row array, lambda kept */
+    t->lambda = get_array(in, sizeof(double), &m); /* row_cap 0: the first solve grows every row array, lambda kept */
     t->warm_ok = get_u32(in), t->rows_valid = get_u32(in), t->ncontact = (int)get_u32(in), t->contact_step = (long)get_i64(in);
     t->j_valid = get_u32(in);
     if (t->j_valid) {
         t->J.rows = (int)get_u32(in);
-        t->J.e = get_array(in, sizeof(jentry), &t->J.count, 0); /* cap 0: the next assembly grows J and Jdot together */
+        t->J.e = get_array(in, sizeof(jentry), &t->J.count); /* cap 0: the next assembly grows J and Jdot together */
     }
     if (in->failed) t->rows = 0, t->rows_valid = t->j_valid = false;
 }
@@ -651,7 +651,7 @@ static void implicit_load(reader *in, imp_world *w, load_ctx *ctx)
     int expect = st->A.n;
     for (uint32_t l = 0; l + 1 < levels; l++) {
         int count = 0;
-        agg[l] = get_array(in, sizeof(int), &count, 0);
+        agg[l] = get_array(in, sizeof(int), &count);
         int next = 0;
         for (int i = 0; i < count && !in->failed; i++) {
             if (agg[l][i] < 0 || agg[l][i] >= count) in->failed = true;
@@ -790,7 +790,7 @@ static void shapes_load(reader *in, imp_world *w, load_ctx *ctx)
         c->hull = c->type == IMP_SHAPE_HULL ? hull_load(in) : NULL;
         c->mesh = c->type == IMP_SHAPE_MESH ? mesh_load(in) : NULL;
     }
-    s->changes = get_array(in, sizeof(shape_change), &s->change_count, 0);
+    s->changes = get_array(in, sizeof(shape_change), &s->change_count);
     s->change_cap = s->change_count;
     if (in->failed) ids.count = 0;
     s->ids = ids;
@@ -810,7 +810,7 @@ static void broadphase_load(reader *in, imp_world *w, load_ctx *ctx)
     (void)ctx;
     broadphase *bp = w->broadphase;
     bp->kind = (imp_broadphase)get_u32(in), bp->axis = (int)get_u32(in);
-    bp->order = get_array(in, sizeof(uint32_t), &bp->order_count, 0);
+    bp->order = get_array(in, sizeof(uint32_t), &bp->order_count);
     bp->order_cap = bp->order_count;
     if ((unsigned)bp->kind > IMP_BROADPHASE_SWEEP || (unsigned)bp->axis > 2) in->failed = true;
 }
@@ -833,14 +833,14 @@ static void contacts_load(reader *in, imp_world *w, load_ctx *ctx)
 {
     (void)ctx;
     contact_set *c = w->contacts;
-    c->pairs = get_array(in, sizeof(pair), &c->pair_count, 0);
+    c->pairs = get_array(in, sizeof(pair), &c->pair_count);
     c->pair_cap = c->pair_count;
-    c->manifolds = get_array(in, sizeof(manifold), &c->manifold_count, 0);
+    c->manifolds = get_array(in, sizeof(manifold), &c->manifold_count);
     c->manifold_cap = c->manifold_count;
-    c->begin = get_array(in, 2 * sizeof(imp_contact_side), &c->begin_count, 0);
+    c->begin = get_array(in, 2 * sizeof(imp_contact_side), &c->begin_count);
     c->begin_cap = 2 * c->begin_count, c->begin_val_cap = c->begin_count;
     c->begin_speed = get_block(in, sizeof(double), c->begin_count);
-    c->end = get_array(in, 2 * sizeof(imp_contact_side), &c->end_count, 0);
+    c->end = get_array(in, 2 * sizeof(imp_contact_side), &c->end_count);
     c->end_cap = 2 * c->end_count, c->end_val_cap = c->end_count;
     c->end_impulse = get_block(in, sizeof(double), c->end_count);
     c->next_point_id = get_u32(in), c->body_edits = get_u64(in), c->collider_edits = get_u64(in);
@@ -888,7 +888,7 @@ static void impulse_load(reader *in, imp_world *w, load_ctx *ctx)
 {
     (void)ctx;
     int n = 0;
-    imp_contact_hit *hits = get_array(in, sizeof(imp_contact_hit), &n, 0);
+    imp_contact_hit *hits = get_array(in, sizeof(imp_contact_hit), &n);
     if (!in->failed) impulse_restore_hits(w, hits, n);
     free(hits);
 }
@@ -920,16 +920,16 @@ static void qp_load(reader *in, imp_world *w, load_ctx *ctx)
     q->solves = (long)get_i64(in), q->impacts = (long)get_i64(in), q->pgs = (long)get_i64(in);
     get(in, &q->info, sizeof q->info);
     /* the contact list is the queries' until the next gather; the sort's buffer and the islands with it */
-    q->c = get_array(in, sizeof(qp_contact), &q->count, 0);
+    q->c = get_array(in, sizeof(qp_contact), &q->count);
     q->cap = q->count;
     if (q->cap) {
         q->c2 = ids_grow(NULL, sizeof(qp_contact), (size_t)q->cap);
         q->isl = ids_grow(NULL, sizeof(int), (size_t)q->cap + 1), q->isl_neq = ids_grow(NULL, sizeof(int), (size_t)q->cap + 1);
     }
-    q->joints = get_array(in, sizeof *q->joints, &q->nj, 0);
+    q->joints = get_array(in, sizeof *q->joints, &q->nj);
     q->jcap = q->nj;
     int gcap = 0;
-    q->g = get_array(in, 2 * sizeof(double), &gcap, 0);
+    q->g = get_array(in, 2 * sizeof(double), &gcap);
     if (gcap) { /* the friction arrays share g's capacity */
         q->gcap = gcap;
         q->gi = ids_grow(NULL, 2 * sizeof(double), (size_t)gcap);
@@ -1058,7 +1058,7 @@ static callback *restore_callbacks(imp_world *w, const imp_snapshot *s, reader *
     reader sub;
     int n = 0;
     callback_key *keys = NULL;
-    if (section_open(in, "CBKS", &sub)) keys = get_array(&sub, sizeof(callback_key), &n, 0);
+    if (section_open(in, "CBKS", &sub)) keys = get_array(&sub, sizeof(callback_key), &n);
     *count = n;
     if (in->failed || sub.failed) {
         free(keys);
