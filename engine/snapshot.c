@@ -114,7 +114,6 @@ static void section_end(writer *o, size_t at)
 typedef struct reader {
     const unsigned char *data;
     size_t len, pos;
-    const char *section; /* for the message */
     bool failed;
 } reader;
 
@@ -179,12 +178,11 @@ static bool section_open(reader *in, const char *tag, reader *sub)
     char got[4];
     get(in, got, 4);
     uint64_t n = get_u64(in);
-    in->section = tag;
     if (in->failed || memcmp(got, tag, 4) || n > in->len - in->pos) {
         in->failed = true;
         return false;
     }
-    *sub = (reader){in->data + in->pos, (size_t)n, 0, tag, false};
+    *sub = (reader){in->data + in->pos, (size_t)n, 0, false};
     in->pos += n;
     return true;
 }
@@ -251,27 +249,24 @@ static int callbacks_of(const imp_world *w, callback_key *keys, callback *cbs)
     return n;
 }
 
-/* the callback of world w's object `key`, or false */
-static bool callback_in_world(const imp_world *w, callback_key key, callback *out)
+/* the callback of `key` among a world's objects with callbacks (keys, cbs: n of them), or false */
+static bool callback_find(const callback_key *keys, const callback *cbs, int n, callback_key key, callback *out)
 {
-    int n = callbacks_of(w, NULL, NULL);
-    if (!n) return false;
-    callback_key *keys = ids_grow(NULL, sizeof *keys, (size_t)n);
-    callback *cbs = ids_grow(NULL, sizeof *cbs, (size_t)n);
-    callbacks_of(w, keys, cbs);
-    bool found = false;
-    for (int k = 0; k < n && !found; k++)
-        if (keys[k].kind == key.kind && keys[k].id.index == key.id.index && keys[k].id.generation == key.id.generation)
-            *out = cbs[k], found = true;
-    free(keys), free(cbs);
-    return found;
+    for (int k = 0; k < n; k++)
+        if (keys[k].kind == key.kind && keys[k].id.index == key.id.index && keys[k].id.generation == key.id.generation) {
+            *out = cbs[k];
+            return true;
+        }
+    return false;
 }
 
 /* what a load needs besides the bytes: the callbacks, resolved before anything is built, taken in
- * order as the sections meet their objects */
+ * order as the sections meet their objects, each held for the object that takes it (the world's retain
+ * hook: destroying the world, restored or not, lets go of exactly those) */
 typedef struct load_ctx {
     const callback *callbacks;
     int count, next;
+    void (*retain)(void *user);
 } load_ctx;
 
 static callback next_callback(load_ctx *ctx, reader *in)
@@ -280,7 +275,9 @@ static callback next_callback(load_ctx *ctx, reader *in)
         in->failed = true;
         return (callback){NULL, NULL, NULL};
     }
-    return ctx->callbacks[ctx->next++];
+    callback cb = ctx->callbacks[ctx->next++];
+    if (ctx->retain) ctx->retain(cb.user);
+    return cb;
 }
 
 /* ---- the parts ------------------------------------------------------------------------------------------ */
@@ -540,10 +537,9 @@ static void curves_load(reader *in, imp_world *w, load_ctx *ctx)
     cs->curve = n ? ids_grow(NULL, sizeof(curve), n) : NULL;
     cs->cap = (int)n;
     for (uint32_t k = 0; k < n; k++) {
-        get(in, &cs->curve[k], sizeof(curve));
+        if (!get(in, &cs->curve[k], sizeof(curve))) break;
         callback cb = next_callback(ctx, in);
         cs->curve[k].def.fn = (imp_curve_fn)cb.fn, cs->curve[k].def.user = cb.user, cs->curve[k].def.release = cb.release;
-        if (in->failed) break;
         cs->count = (int)k + 1;
     }
 }
@@ -583,16 +579,15 @@ static void tinker_load(reader *in, imp_world *w, load_ctx *ctx)
     const int n = in->failed ? 0 : ids.count;
     t->constraint = n ? ids_grow(NULL, sizeof(constraint), (size_t)n) : NULL;
     t->constraint_cap = n;
-    int done = 0;
-    for (; done < n; done++) {
-        constraint *c = &t->constraint[done];
+    for (int k = 0; k < n; k++) {
+        constraint *c = &t->constraint[k];
         if (!get(in, c, sizeof *c)) break;
         if (c->def.kind == IMP_CONSTRAINT_CALLBACK) {
             callback cb = next_callback(ctx, in);
             c->def.fn = (imp_constraint_fn)cb.fn, c->def.user = cb.user, c->def.release = cb.release;
         }
     }
-    if (in->failed) ids.count = 0, done = 0;
+    if (in->failed) ids.count = 0;
     t->ids = ids;
     t->rows = (int)get_u32(in), t->j_entries = (int)get_u32(in);
     get(in, &t->set, sizeof t->set), get(in, &t->stats, sizeof t->stats);
@@ -1067,25 +1062,30 @@ static callback *restore_callbacks(imp_world *w, const imp_snapshot *s, reader *
     }
     callback *cbs = ids_grow(NULL, sizeof(callback), n > 0 ? (size_t)n : 1);
     const bool own = s->callbacks && s->world_serial == w->serial && s->callback_count == n;
+    /* the world's own objects with callbacks, for a snapshot from elsewhere */
+    const int nw = own ? 0 : callbacks_of(w, NULL, NULL);
+    callback_key *wkeys = nw ? ids_grow(NULL, sizeof(callback_key), (size_t)nw) : NULL;
+    callback *wcbs = nw ? ids_grow(NULL, sizeof(callback), (size_t)nw) : NULL;
+    if (nw) callbacks_of(w, wkeys, wcbs);
     for (int k = 0; k < n; k++) {
         if (own) {
             cbs[k] = s->callbacks[k];
-        } else if (keys[k].kind > CB_CURVE || !callback_in_world(w, keys[k], &cbs[k])) {
+        } else if (keys[k].kind > CB_CURVE || !callback_find(wkeys, wcbs, nw, keys[k], &cbs[k])) {
             world_error(w, "restore: the snapshot's %s #%u (a script function) has no counterpart in this world: a "
                            "snapshot restored into another world, or loaded from a file, takes its functions from the "
                            "objects with the same ids (make them first, as the scene's setup does)",
                         keys[k].kind <= CB_CURVE ? CB_NAMES[keys[k].kind] : "callback", (unsigned)keys[k].id.index);
-            free(keys), free(cbs);
+            free(keys), free(cbs), free(wkeys), free(wcbs);
             return NULL;
         }
         if (cbs[k].release && !w->retain) {
             world_error(w, "restore: the world has no callback retain hook (imp_world_set_callback_retain), so it "
                            "cannot share the snapshot's %s #%u", CB_NAMES[keys[k].kind], (unsigned)keys[k].id.index);
-            free(keys), free(cbs);
+            free(keys), free(cbs), free(wkeys), free(wcbs);
             return NULL;
         }
     }
-    free(keys);
+    free(keys), free(wkeys), free(wcbs);
     return cbs;
 }
 
@@ -1108,17 +1108,14 @@ imp_status imp_snapshot_restore(imp_world *w, const imp_snapshot *s)
         world_error(w, "restore: the world is stepping (restore between steps)");
         return IMP_ERR_LOCKED;
     }
-    reader in = {s->data, s->len, 0, "CBKS", false};
+    reader in = {s->data, s->len, 0, false};
     int n = 0;
     callback *cbs = restore_callbacks(w, s, &in, &n);
     if (!cbs) return IMP_ERR_ARG;
     imp_world *tmp = imp_world_create(NULL);
     if (!tmp) abort();
     tmp->retain = w->retain;
-    /* the new world holds its callbacks as the old one did: one reference each */
-    if (w->retain)
-        for (int k = 0; k < n; k++) w->retain(cbs[k].user);
-    load_ctx ctx = {cbs, n, 0};
+    load_ctx ctx = {cbs, n, 0, w->retain}; /* the new world holds its callbacks as the old one did */
     const char *bad = NULL;
     for (int k = 0; k < PART_COUNT && !bad; k++) {
         reader sub;
@@ -1131,7 +1128,7 @@ imp_status imp_snapshot_restore(imp_world *w, const imp_snapshot *s)
     if (!bad && (ctx.next != n || in.pos != in.len)) bad = "CBKS";
     free(cbs);
     if (bad) {
-        imp_world_destroy(tmp); /* (releases the references taken above) */
+        imp_world_destroy(tmp); /* (lets go of the callbacks its objects took) */
         world_error(w, "restore: the snapshot is corrupt (section %s); the world is unchanged", bad);
         return IMP_ERR_ARG;
     }

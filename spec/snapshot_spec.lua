@@ -170,6 +170,33 @@ describe("world:snapshot and world:restore", function()
     assert.is_true(b:valid())
   end)
 
+  it("hold a field's function while a snapshot keeps it, and let it go with the last holder", function()
+    local w = impetus.world()
+    w:particle { position = { 0, 0, 0 } }
+    local seen = setmetatable({}, { __mode = "k" }) -- the function, without holding it
+    local field
+    do
+      local fn = function() return 0, 0, 0 end
+      seen[fn] = true
+      field = w:field(fn)
+    end
+    local function alive()
+      collectgarbage()
+      collectgarbage()
+      return next(seen) ~= nil
+    end
+    local s = w:snapshot()
+    field:destroy()
+    assert.is_true(alive(), "the snapshot holds the function of a field destroyed after it")
+    w:restore(s)
+    s:release()
+    assert.is_true(alive(), "the restored field holds it")
+    assert.is_true(field:valid())
+    w:step(DT)
+    field:destroy()
+    assert.is_false(alive(), "nothing holds it any more")
+  end)
+
   it("puts handle.data back in place: the same table, holding what it held", function()
     local w = impetus.world()
     local a = w:box { size = { 1, 1, 1 } }
