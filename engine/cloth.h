@@ -2,10 +2,10 @@
 #ifndef IMPETUS_CLOTH_H
 #define IMPETUS_CLOTH_H
 
-#include "particles.h"
-#include "sparse.h"
 #include "ids.h"
 #include "parallel.h"
+#include "particles.h"
+#include "sparse.h"
 
 /* cloth.c: forces of cloth and hair for the explicit integrators, their elastic energy, the
  * particle-removal hook, cleanup */
@@ -28,6 +28,7 @@ void cloth_pairs(imp_world *w, int **pairs, int *count, int *cap);
 void cloth_bind_blocks(imp_world *w, const bsr3 *A, const int *split);
 void cloth_assemble(imp_world *w, struct asm_ctx *a, int group);
 
+/* cloth and hair objects and their elements (cloth.c): here so that snapshot.c saves them */
 typedef struct ctri {
     int v[3];
     double au[3], av[3]; /* w_u = sum au_i x_i, w_v = sum av_i x_i                       */

@@ -2,9 +2,9 @@
 #ifndef IMPETUS_CONTACT_QP_H
 #define IMPETUS_CONTACT_QP_H
 
-#include "step.h"
 #include "imp_math.h"
 #include "impetus.h"
+#include "step.h"
 
 /* contact_qp.c: world.contact = "qp" */
 void qp_begin_step(imp_world *w, double h);            /* impulses, then the step's resting set     */
@@ -12,6 +12,8 @@ int qp_deriv(imp_world *w, const double *X, double *dX); /* adds the resting con
 void qp_free(imp_world *w);
 void qp_step(imp_step *s); /* integrate + collide, cut at impacts */
 
+/* the exact mode's contacts, bodies and state (contact_qp.c): here so that snapshot.c saves what outlives
+ * a step (settings, counters, ball joints, the friction warm start, the contact list) */
 typedef struct qp_contact {
     int ka, kb;             /* dense body index of A and B for kinematics, -1: a fixed collider    */
     imp_vec3 la, lb;        /* the contact point on A / on B: body frame (about the centre of mass), or world */

@@ -2,17 +2,19 @@
 #ifndef IMPETUS_IMPLICIT_H
 #define IMPETUS_IMPLICIT_H
 
-#include "impetus.h"
 #include "amg.h"
 #include "cg.h"
-#include "sparse.h"
+#include "impetus.h"
 #include "parallel.h"
+#include "sparse.h"
 
 /* implicit.c: the world's implicit step (particles_step calls it in place of imp_ode_advance), cleanup */
 int implicit_step(imp_world *w, double t, double h, imp_profile *prof);
 void implicit_free(imp_world *w);
 void implicit_rebuild(imp_world *w); /* the pattern now (made on first use); snapshot.c restores after it */
 
+/* the implicit integrator's state (implicit.c): here so that snapshot.c saves what outlives a step (the
+ * settings, the warm start dv, the multigrid hierarchy) */
 typedef struct implicit_state {
     imp_implicit_settings set;
     bool built;

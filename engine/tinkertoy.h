@@ -2,12 +2,12 @@
 #ifndef IMPETUS_TINKERTOY_H
 #define IMPETUS_TINKERTOY_H
 
-#include "impetus.h"
 #include "cg.h"
 #include "ic0.h"
 #include "ids.h"
-#include "sparse.h"
 #include "imp_math.h"
+#include "impetus.h"
+#include "sparse.h"
 
 /* tinkertoy.c: constrained dynamics. Active while there are constraints or curve particles (the
  * parametric constraints of curve.c): the whole store is then one ODE, and particles_deriv adds the
@@ -20,6 +20,8 @@ int tinker_after_collide(imp_world *w);
 void tinker_particle_removed(imp_world *w, uint32_t slot);
 void tinker_free(imp_world *w);
 
+/* the constraints and the solver's state (tinkertoy.c): here so that snapshot.c saves what outlives a step
+ * (the store, the multipliers' warm start, J) */
 typedef struct constraint {
     imp_constraint_def def;
     uint32_t slots[IMP_CONSTRAINT_MAX];
