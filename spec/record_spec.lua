@@ -75,6 +75,39 @@ describe("a recorded run", function()
     assert.matches("state hash: " .. hash, out)
   end)
 
+  it("with the viewer's restarts (R): played back, each restart happens once, where it happened", function()
+    local path = dir .. "/restarts.lua"
+    helpers.write(path, [[
+local impetus = require "impetus"
+return {
+  setup = function(world)
+    state.starts = (state.starts or 0) + 1 -- counts the setups: a restart replayed twice would show
+    world:plane {}
+    for i = 1, state.starts do world:sphere { radius = 0.3, position = { i, 2 + impetus.random(), 0 } } end
+  end,
+  keypressed = function(world, key)
+    if key == "k" then world:box { size = { 0.5, 0.5, 0.5 }, position = { 0, 3 + math.random(), 0 } } end
+  end,
+}]])
+    local r = Runner.new(path, { seed = 5, viewer = true })
+    record.start(r)
+    r:start()
+    steps(r, 20)
+    r:tap_key("r")
+    steps(r, 20)
+    r:tap_key("k")
+    steps(r, 20)
+    r:tap_key("r")
+    steps(r, 10)
+    assert.are.equal(3, r.state.starts)
+    local file = dir .. "/restarts.imprec"
+    local hash = record.save(r, file)
+    local player = record.player(record.load(file), { viewer = true })
+    player:finish()
+    assert.are.equal(3, player.runner.state.starts)
+    assert.are.equal(hash, state_hash.hash(player.runner.world))
+  end)
+
   it("from the host: --record writes a run, --replay prints the same state hash", function()
     local file = dir .. "/fountain.imprec"
     local out, code = helpers.run_host("--headless --steps 150 --seed 9 --record " .. file .. " scenes/fountain.lua")

@@ -173,11 +173,11 @@ function History:reset()
   end
 end
 
--- the viewer restarts the scene (R): a replay restarts there too (a restart the scene asks for is
--- replayed by replaying what asked for it)
+-- the viewer restarts the scene on the key event just logged (R): a replay's viewer does the same there,
+-- after the scene's own handler (a restart the scene asks for is replayed by replaying what asked)
 function History:note_restart()
-  if self:in_past() then self:truncate() end
-  self:append { kind = "restart" }
+  local e = self.log[self.last]
+  if e and e.kind == "event" then e.e.viewer_restart = true end
 end
 
 -- update asked for a restart: the step that ran it is replayed, and restarts the same way
@@ -364,8 +364,7 @@ function History.play_entry(r, e)
   if e.kind == "step" then
     r:step()
     if e.seed then math.randomseed(e.seed) end
-  elseif e.kind == "restart" then
-    r:restart()
+
   elseif e.kind == "event" then
     r:event(e.e)
   elseif e.kind == "camera" then

@@ -68,7 +68,13 @@ end
 -- a key went down; claimed: the scene listed it or its handler returned true
 function Viewer:keydown(e, claimed)
   local r, k = self.runner, e.key
-  if r.replaying then return end -- a replayed key was the scene's; the viewer's own acted when it happened
+  if r.replaying then -- a replayed key was the scene's; of the viewer's own, only a restart changed the run
+    if e.viewer_restart then
+      self:release_drag()
+      r:restart()
+    end
+    return
+  end
   if k == "escape" then self.quit = true return end
   if k == "f1" then self.help = not self.help return end
   if not r.error and (claimed or not self:switches().keys) then return end
