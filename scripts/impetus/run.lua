@@ -386,6 +386,7 @@ function run.main(argv)
   if o.record then require("impetus.record").start(r) -- (its history keeps the whole log, and serves the viewer too)
   elseif window then require("impetus.history").new(r) end
   r:start()
+  if r.history and not o.record and not settings.viewer(r.scene).timeline then r.history = nil end -- (viewer.timeline = false)
   if o.bench then return run.bench(r, o) end
   if o.headless then
     local status = run.headless(r, o)

@@ -284,7 +284,7 @@ function Viewer:draw(gfx, info)
       warning = r.warning, behind = r.behind,
     })
   end
-  if sw.hud and self:history() and r.world and not r.error then self:draw_timeline(gfx) end
+  if self:history() and r.world and not r.error then self:draw_timeline(gfx) end
   if self.show_plots and r.world then
     local width, height = gfx.size()
     local pw = math.min(440, width * 0.4)
