@@ -87,6 +87,7 @@ end
 function History:host_tables()
   local r = self.runner
   local host = { r, self, r.camera, r.input, self.log, self.keyframes }
+  if r.env and type(rawget(r.env, "coroutine")) == "table" then host[#host + 1] = rawget(r.env, "coroutine") end
   if r.viewer then host[#host + 1] = r.viewer end
   if r.viewer and r.viewer.drag then host[#host + 1] = r.viewer.drag end
   return host
@@ -384,6 +385,7 @@ function History:seek(t)
   t = math.max(oldest, math.min(newest, math.floor(t)))
   local target = self.step_pos[t] or (t == oldest and self.keyframes[1].pos) or nil
   if not target then return false end
+  target = math.max(target, self.keyframes[1].pos) -- (the oldest keyframe may follow its tick's step: a reload's)
   if target == self.pos then return true end
   r.paused = true
   local live_pose = self:camera_pose()

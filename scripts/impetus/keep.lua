@@ -80,7 +80,7 @@ end
 function keep.put_back(kept)
   for _, entry in ipairs(kept.tables) do
     local t, copy = entry[1], entry[2]
-    for k in next, t do t[k] = nil end
+    for k in next, t do rawset(t, k, nil) end
     for k, x in next, copy do rawset(t, k, x) end
   end
   for _, u in ipairs(kept.upvalues) do debug.setupvalue(u[1], u[2], u[3]) end
