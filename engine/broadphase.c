@@ -465,6 +465,15 @@ static uint32_t cell_hash(int64_t x, int64_t y, int64_t z)
     return (uint32_t)(h ^ (h >> 32));
 }
 
+/* the grid cell of coordinate x (in cells: x / h), clamped to +-GRID_MAX_INDEX so that far-away and
+ * non-finite boxes get cells too: a lower bound that is NaN goes to the lowest cell and an upper one
+ * to the highest (fmax and fmin pass over NaN), so such a box spans the grid and is tested as a large
+ * one. Clamping is monotone, so two overlapping boxes still share the cell of their intersection's
+ * lower corner. */
+#define GRID_MAX_INDEX 1e15
+static int64_t grid_cell_lo(double x) { return (int64_t)fmin(fmax(floor(x), -GRID_MAX_INDEX), GRID_MAX_INDEX); }
+static int64_t grid_cell_hi(double x) { return (int64_t)fmax(fmin(floor(x), GRID_MAX_INDEX), -GRID_MAX_INDEX); }
+
 static void hash_grid(imp_world *w, bp_box *bx, int n)
 {
     broadphase *c = w->broadphase;
@@ -479,19 +488,21 @@ static void hash_grid(imp_world *w, bp_box *bx, int n)
     int *large = NULL;
     for (int k = 0; k < n; k++) {
         int64_t i0[3], i1[3];
-        long cells = 1;
+        double span = 1; /* cells the box covers (a double: the spans of far boxes overflow integers) */
         for (int a = 0; a < 3; a++) {
-            i0[a] = (int64_t)floor(fmax(bx[k].lo[a] * inv, -1e15));
-            i1[a] = (int64_t)floor(fmin(bx[k].hi[a] * inv, 1e15));
-            cells *= (long)fmin((double)(i1[a] - i0[a] + 1), 1e6);
+            i0[a] = grid_cell_lo(bx[k].lo[a] * inv);
+            i1[a] = grid_cell_hi(bx[k].hi[a] * inv);
+            span *= i1[a] >= i0[a] ? (double)(i1[a] - i0[a]) + 1 : 0;
         }
-        if (cells > GRID_MAX_CELLS) {
+        if (span == 0) continue; /* an empty box (hi below lo) overlaps nothing */
+        if (span > GRID_MAX_CELLS) {
             large = ids_grow(large, sizeof(int), nlarge + 1);
             large[nlarge++] = k;
             continue;
         }
+        const int cells = (int)span;
         if (m + cells > c->cell_cap) {
-            c->cell_cap = 2 * (m + (int)cells) + 1024;
+            c->cell_cap = 2 * (m + cells) + 1024;
             c->cells = ids_grow(c->cells, sizeof *c->cells, c->cell_cap);
             c->cells_tmp = ids_grow(c->cells_tmp, sizeof *c->cells_tmp, c->cell_cap);
         }
@@ -511,8 +522,8 @@ static void hash_grid(imp_world *w, bp_box *bx, int n)
                 const bp_box *a = &bx[(uint32_t)c->cells[i].key], *b = &bx[(uint32_t)c->cells[j].key];
                 if (!overlap(a, b)) continue;
                 /* report from the cell of the intersection's lower corner only */
-                int64_t cx = (int64_t)floor(fmax(a->lo[0], b->lo[0]) * inv), cy = (int64_t)floor(fmax(a->lo[1], b->lo[1]) * inv),
-                        cz = (int64_t)floor(fmax(a->lo[2], b->lo[2]) * inv);
+                int64_t cx = grid_cell_lo(fmax(a->lo[0], b->lo[0]) * inv), cy = grid_cell_lo(fmax(a->lo[1], b->lo[1]) * inv),
+                        cz = grid_cell_lo(fmax(a->lo[2], b->lo[2]) * inv);
                 if (cell_hash(cx, cy, cz) != hsh) continue;
                 test_pair(w, a, b);
             }

@@ -426,6 +426,9 @@ static uint64_t qp_pair_key(const imp_contact *mc)
  * so the set does not flap as a body rocks from edge to edge: with 0.1 mm a box lying on the floor
  * rocked between two edges for good, kicked each time the lifted one came back */
 #define QP_SEPARATED 2e-3
+/* m: a pair touches when its deepest point is this close. The narrow phase reports pairs up to
+ * SHAPE_TOUCH apart, for the impulse mode's contacts that let a gap close; S2's contacts touch */
+#define QP_TOUCH 1e-6
 
 /* the shape of a contact side (NULL for a collider) */
 static const shape *side_shape(const imp_world *w, imp_contact_side sd)
@@ -495,6 +498,9 @@ static int qp_gather(imp_world *w)
         bool dyn = (ka >= 0 && q->b[ka].dyn) || (kb >= 0 && q->b[kb].dyn);
         if (!dyn) continue;
         if (njt && ka >= 0 && kb >= 0 && joints_connected(w, ka, kb)) continue; /* S1: joined bodies do not touch */
+        double deepest = -INFINITY;
+        for (int k = 0; k < mc->count; k++) deepest = fmax(deepest, mc->depth[k]);
+        if (deepest < -QP_TOUCH) continue; /* a pair the narrow phase keeps in reach, not touching yet */
         const double rad_a = side_radius(w, mc->a), rad_b = side_radius(w, mc->b);
         for (int k = 0; k < mc->count; k++) {
             /* the manifolds keep face corners up to a few mm above the face (negative depth); those
@@ -1302,10 +1308,14 @@ static double qp_max_depth(imp_world *w)
     return m;
 }
 
-static void qp_save(imp_world *w, double *X) { memcpy(X, w->bodies->state, sizeof(double) * BODY_DIM * (size_t)w->bodies->ids.count); }
+/* (with no bodies the arrays may be NULL, which memcpy must not see even for 0 bytes) */
+static void qp_save(imp_world *w, double *X)
+{
+    if (w->bodies->ids.count) memcpy(X, w->bodies->state, sizeof(double) * BODY_DIM * (size_t)w->bodies->ids.count);
+}
 static void qp_restore(imp_world *w, const double *X)
 {
-    memcpy(w->bodies->state, X, sizeof(double) * BODY_DIM * (size_t)w->bodies->ids.count);
+    if (w->bodies->ids.count) memcpy(w->bodies->state, X, sizeof(double) * BODY_DIM * (size_t)w->bodies->ids.count);
 }
 
 /* One step of length dt in QP mode:

@@ -1,4 +1,4 @@
-/* ids.c: generation-counted handles over dense arrays (see internal.h). */
+/* ids.c: generation-counted handles over dense arrays (ids.h). */
 #include <stdio.h>
 #include <stdlib.h>
 

@@ -24,8 +24,23 @@ typedef enum imp_status {
     IMP_ERR_CALLBACK, /* a user callback (force field, behaviour) reported an error: the step was undone */
     IMP_ERR_NAN,      /* a non-finite value appeared: the offending objects were reset, see the message  */
     IMP_ERR_LOCKED,   /* the world was changed from inside its own step                                  */
-    IMP_ERR_ARG       /* an argument was out of range                                                    */
+    IMP_ERR_ARG,      /* an argument was out of range                                                    */
+    IMP_ERR_STEP      /* the adaptive integrator gave up (IMP_ODE_SUBSTEPS), see the message             */
 } imp_status;
+
+/* ---- the range of inputs ---------------------------------------------------------------------------
+ * What a script gives the engine lies in this range; the bindings refuse a value beyond it with an
+ * error that names the field (README, "Limits"). Positions lie within IMP_MAX_COORD of the origin:
+ * there a double resolves 1.2e-10 m, four orders finer than the contact tolerance (SHAPE_TOUCH,
+ * 1 um). Sizes (radii, half extents, a hull's points, a mesh's vertices about the body) lie in
+ * IMP_MIN_SIZE .. IMP_MAX_SIZE, speeds up to IMP_MAX_SPEED and angular speeds up to IMP_MAX_SPIN. The
+ * simulation itself may carry a body beyond them (a body that falls for ten minutes); the collision
+ * stages stay correct there, only less precise. */
+#define IMP_MAX_COORD 1e6 /* m   */
+#define IMP_MIN_SIZE 1e-4 /* m   */
+#define IMP_MAX_SIZE 1e6  /* m   */
+#define IMP_MAX_SPEED 1e6 /* m/s */
+#define IMP_MAX_SPIN 1e6  /* rad/s */
 
 /* ---- ODE solvers (engine/ode.c) ------------------------------------------------------------------ */
 
@@ -36,6 +51,11 @@ typedef enum imp_method { IMP_EULER, IMP_MIDPOINT, IMP_RK4, IMP_ADAPTIVE, IMP_IM
 
 /* imp_ode_step / imp_ode_advance return this when IMP_IMPLICIT meets a singular matrix */
 #define IMP_ODE_SINGULAR (-1)
+/* imp_ode_advance returns this when IMP_ADAPTIVE would need more than max_substeps attempts to reach
+ * the end of the span (the tolerance is out of reach: a stiff system, or a span far beyond its time
+ * scales); the state is left as it was */
+#define IMP_ODE_SUBSTEPS (-2)
+#define IMP_ODE_MAX_SUBSTEPS 100 /* the default max_substeps: 1,200 evaluations with RK4 doubled */
 
 /* S3's solver interface: the solver sees a black box with a dimension, a state it can read and
  * install, and a derivative. deriv evaluates dx/dt = f(x, t) at the state x it is given (which is
@@ -56,7 +76,10 @@ typedef struct imp_ode_solver {
     double h;            /* IMP_ADAPTIVE: the step size it will try next (0: start from the full step) */
     double h_min;        /* IMP_ADAPTIVE: never step smaller than this (default 1e-9)                */
     double max_growth;   /* IMP_ADAPTIVE: largest factor h may grow by per step (default 5)          */
+    long max_substeps;   /* IMP_ADAPTIVE: attempts (accepted or not) an advance may take; it gives up
+                          * with IMP_ODE_SUBSTEPS (default IMP_ODE_MAX_SUBSTEPS)                     */
     long steps, rejected, evaluations; /* counters since creation                                    */
+    long gave_up;        /* IMP_ADAPTIVE: advances that ended with IMP_ODE_SUBSTEPS, since creation  */
     double *work;        /* scratch, owned                                                           */
     int work_dim;        /* doubles in work                                                          */
 } imp_ode_solver;
@@ -779,7 +802,7 @@ typedef struct imp_joint_def {
 /* bounds of a joint's numbers: anchor |x| (m), limits and motor speeds (rad, m, rad/s, m/s), motor max
  * torque or force (N m, N); outside them imp_joint_create returns the null id and the setters do nothing */
 #define IMP_JOINT_MAX_COORD 1e6
-#define IMP_JOINT_MAX_FORCE 1e12 /* (lua_joint.c's messages quote both numbers) */
+#define IMP_JOINT_MAX_FORCE 1e12 /* (wrap_joint.c's messages quote both numbers) */
 imp_id imp_joint_create(imp_world *w, const imp_joint_def *d);
 void imp_joint_destroy(imp_world *w, imp_id id);
 bool imp_joint_valid(const imp_world *w, imp_id id);

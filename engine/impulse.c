@@ -6,19 +6,21 @@
  *   1. collisions    impulses with restitution on the approaching contacts, a few sweeps
  *   2. velocities    v += h (g + F/M), omega += h I^-1 tau, for the bodies that touch something
  *   3. contacts      and joints level by level in the contact graph: sequential impulses with
- *                    Coulomb friction, warm started, the joints as blocks of velocity rows after each
- *                    level's contacts (joint.c), then one sweep of shock propagation (each level solved
- *                    against the levels below as if they were fixed; a joint between two levels holds
- *                    its lower body while that takes energy from the upper one, else both answer),
- *                    then the joints' pre-stabilization
+ *                    Coulomb friction, each manifold a patch (below), warm started, the joints as
+ *                    blocks of velocity rows after each level's contacts (joint_velocity.c), then one
+ *                    sweep of shock propagation (each level solved against the levels below as if
+ *                    they were fixed; a joint between two levels holds its lower body while that takes
+ *                    energy from the upper one, else both answer), then the joints' pre-stabilization
  *   4. positions     the world's ODE solver moves x and q with the new velocities (P and L held:
- *                    a rigid body's free rotation stays exact), plus the split-impulse correction
+ *                    a rigid body's free rotation stays exact), plus the split-impulse correction;
+ *                    jointed bodies turn with L held too (joint_position.c)
  *
  * impulse_step below calls one function per stage, in this order; the contact graph (islands, levels,
- * sleeping) is island.c's, the joints' rows are joint.c's, continuous collision is toi.c's. The
- * contacts are last step's manifolds (the collide stage runs after the positions moved, so they
- * describe the state at the start of this step). Bodies that touch nothing are integrated by the ODE
- * solver with their forces exactly as without contact response.
+ * sleeping) is island.c's, the joints' rows are joint*.c's, continuous collision is toi.c's. The
+ * contacts are those of the bodies as the step starts: the collide stage runs after the positions
+ * moved, and bodies a script made, moved or destroyed since are collided before the step (world.c).
+ * Bodies that touch nothing are integrated by the ODE solver with their forces exactly as without
+ * contact response.
  *
  * The impulse (S0 eqs. 8-18). At a contact point p with normal n (out of B towards A), r_a = p - x_a,
  * the relative normal velocity is vrel = n . ((v_a + w_a x r_a) - (v_b + w_b x r_b)). An impulse j n
@@ -128,6 +130,9 @@ typedef struct contact_patch {
     double normal[2][16];     /* A of the normal rows (m x m, row stride 4)                         */
     double normal_inv[2][16]; /* (A + eps I)^-1                                                      */
     double eps[2];
+    double sub_inv[2][16];    /* (A_SS + eps I)^-1 of the last set S other than every row: sub_set  */
+    int sub_set[2];           /* ... (-1: none yet); sub_ok: it could be inverted                   */
+    bool sub_ok[2];
     double friction_inv[2][9];/* K^-1 of the three friction rows                                    */
 } contact_patch;
 
@@ -295,6 +300,7 @@ static void patch_matrices(const solver_bodies *sb, const contact_point *P, cont
     for (int i = 0; i < m; i++)
         for (int j = 0; j < m; j++) N[4 * i + j] = A[4 * i + j] + (i == j ? p->eps[slot] : 0);
     if (!(big > 0) || !dense_invert(N, m, 4)) memset(N, 0, 16 * sizeof(double));
+    p->sub_set[slot] = -1;
 }
 
 /* the patch of the points [first, first + count): centroid, twist lever, matrices */
@@ -316,17 +322,36 @@ static void patch_prepare(const solver_bodies *sb, const contact_point *P, const
     patch_matrices(sb, P, p, BOTH, 0);
 }
 
+/* the velocities of a patch's two bodies while a sweep solves it, and the inverse masses that answer */
+typedef struct patch_bodies {
+    imp_vec3 va, wa, vb, wb;
+    double ima, imb;
+    bool ma, mb;              /* which sides move (shock propagation holds the lower one)          */
+} patch_bodies;
+
+static patch_bodies patch_load(const solver_bodies *sb, const contact_patch *p, int who)
+{
+    patch_bodies pb = {sb->v[p->a], sb->w[p->a], sb->v[p->b], sb->w[p->b], sb->im[p->a], sb->im[p->b], who != ONLY_B, who != ONLY_A};
+    return pb;
+}
+
+static void patch_store(solver_bodies *sb, const contact_patch *p, const patch_bodies *pb)
+{
+    if (pb->ma) sb->v[p->a] = pb->va, sb->w[p->a] = pb->wa;
+    if (pb->mb) sb->v[p->b] = pb->vb, sb->w[p->b] = pb->wb;
+}
+
 /* apply the friction change d (t1, t2, twist) to the sides that answer */
-static void patch_friction_apply(solver_bodies *sb, const contact_patch *p, const double d[3], int who)
+static void patch_friction_apply(patch_bodies *pb, const contact_patch *p, const double d[3])
 {
     const imp_vec3 lin = v3_add(v3_scale(p->t1, d[0]), v3_scale(p->t2, d[1]));
-    if (who != ONLY_B) {
-        sb->v[p->a] = v3_mad(sb->v[p->a], lin, sb->im[p->a]);
-        sb->w[p->a] = v3_mad(v3_mad(v3_mad(sb->w[p->a], p->ia[0], d[0]), p->ia[1], d[1]), p->ia[2], d[2]);
+    if (pb->ma) {
+        pb->va = v3_mad(pb->va, lin, pb->ima);
+        pb->wa = v3_mad(v3_mad(v3_mad(pb->wa, p->ia[0], d[0]), p->ia[1], d[1]), p->ia[2], d[2]);
     }
-    if (who != ONLY_A) {
-        sb->v[p->b] = v3_mad(sb->v[p->b], lin, -sb->im[p->b]);
-        sb->w[p->b] = v3_mad(v3_mad(v3_mad(sb->w[p->b], p->ib[0], -d[0]), p->ib[1], -d[1]), p->ib[2], -d[2]);
+    if (pb->mb) {
+        pb->vb = v3_mad(pb->vb, lin, -pb->imb);
+        pb->wb = v3_mad(v3_mad(v3_mad(pb->wb, p->ib[0], -d[0]), p->ib[1], -d[1]), p->ib[2], -d[2]);
     }
 }
 
@@ -342,10 +367,9 @@ static void patch_friction_clamp(const contact_patch *p, double N, double lambda
     lambda[2] = lambda[2] > tw ? tw : lambda[2] < -tw ? -tw : lambda[2];
 }
 
-static double patch_friction(solver_bodies *sb, const contact_point *P, contact_patch *p, int who)
+static double patch_friction(patch_bodies *pb, const contact_point *P, contact_patch *p, int slot)
 {
-    const int slot = who != BOTH;
-    const imp_vec3 dv = v3_sub(sb->v[p->a], sb->v[p->b]), wa = sb->w[p->a], wb = sb->w[p->b];
+    const imp_vec3 dv = v3_sub(pb->va, pb->vb), wa = pb->wa, wb = pb->wb;
     const double u[3] = {v3_dot(p->t1, dv) + v3_dot(p->fa[0], wa) - v3_dot(p->fb[0], wb),
                          v3_dot(p->t2, dv) + v3_dot(p->fa[1], wa) - v3_dot(p->fb[1], wb),
                          v3_dot(p->fa[2], wa) - v3_dot(p->fb[2], wb)};
@@ -355,52 +379,78 @@ static double patch_friction(solver_bodies *sb, const contact_point *P, contact_
     for (int r = 0; r < 3; r++) lambda[r] = p->lambda[r] - (Ki[3 * r] * u[0] + Ki[3 * r + 1] * u[1] + Ki[3 * r + 2] * u[2]);
     patch_friction_clamp(p, N, lambda);
     for (int r = 0; r < 3; r++) d[r] = lambda[r] - p->lambda[r], p->lambda[r] = lambda[r];
-    patch_friction_apply(sb, p, d, who);
+    patch_friction_apply(pb, p, d);
     return fabs(d[0]) + fabs(d[1]) + fabs(d[2]);
 }
 
-/* x = -(A_SS + eps I)^-1 b_S on the rows of S (a bit set), 0 on the others */
-static void patch_normal_solve(const contact_patch *p, int slot, const double *b, int S, double *x)
+/* (A_SS + eps I)^-1 for the rows of S (a bit set), as a |S| x |S| matrix (row stride 4) over the rows
+ * of S in order: kept for every row in normal_inv, for the last other set in sub_inv; NULL when the
+ * rows cannot be solved (neither side answers) */
+static const double *patch_inverse(contact_patch *p, int slot, int S)
 {
     const int m = p->count;
-    if (S == (1 << m) - 1) { /* every row: the inverse kept for it */
-        for (int i = 0; i < m; i++) {
-            x[i] = 0;
-            for (int j = 0; j < m; j++) x[i] -= p->normal_inv[slot][4 * i + j] * b[j];
-        }
-        return;
-    }
+    if (S == (1 << m) - 1) return p->normal_inv[slot];
+    if (p->sub_set[slot] == S) return p->sub_ok[slot] ? p->sub_inv[slot] : NULL;
     int idx[4], k = 0;
-    for (int i = 0; i < m; i++) x[i] = 0;
     for (int i = 0; i < m; i++)
         if (S >> i & 1) idx[k++] = i;
-    double M[16];
+    double *M = p->sub_inv[slot];
     for (int r = 0; r < k; r++)
         for (int c = 0; c < k; c++) M[4 * r + c] = p->normal[slot][4 * idx[r] + idx[c]] + (r == c ? p->eps[slot] : 0);
-    if (!k || !dense_invert(M, k, 4)) return;
-    for (int r = 0; r < k; r++)
-        for (int c = 0; c < k; c++) x[idx[r]] -= M[4 * r + c] * b[idx[c]];
+    p->sub_set[slot] = S;
+    p->sub_ok[slot] = dense_invert(M, k, 4);
+    return p->sub_ok[slot] ? M : NULL;
 }
 
-/* The patch's normal impulses: the LCP w = A x + b >= 0, x >= 0, x . w = 0 by an active set S of rows
- * (x = -(A_SS + eps I)^-1 b_S on S, 0 off it): from the last solve's set, drop the row of the most
- * negative x, or take in the row of the most negative w, until neither is left (a few rounds for
- * m <= 4; the first holds at rest) */
-static double patch_normals(solver_bodies *sb, contact_point *P, contact_patch *p, int who)
+/* The patch's normal impulses: the LCP w = A x + b >= 0, x >= 0, x . w = 0 by an active set S of rows,
+ * from the last solve's set (the same at rest), dropping the row of the most negative x or taking in
+ * the row of the most negative w until neither is left (a few rounds for m <= 4). With w the rows'
+ * velocities now (gaps in) and j0 the present impulses, b = w - A j0, and the proximal solve on S is
+ *     x_S = j0_S - (A_SS + eps I)^-1 (w_S - A_S,notS j0_notS),   x_notS = 0
+ * (at rest S is every row and its inverse is kept: x = j0 - (A + eps I)^-1 w) */
+static double patch_normals(patch_bodies *pb, contact_point *P, contact_patch *p, int slot)
 {
-    const int m = p->count, slot = who != BOTH;
+    const int m = p->count;
     const double *A = p->normal[slot];
-    double b[4], x[4];
+    const imp_vec3 wa = pb->wa, wb = pb->wb;
+    const double vn = v3_dot(p->n, v3_sub(pb->va, pb->vb));
+    double w[4], j0[4], x[4];
     for (int i = 0; i < m; i++) {
-        b[i] = row_vel(sb->v, sb->w, &P[i], &P[i].row[0], P[i].n) + P[i].gap;
-        for (int j = 0; j < m; j++) b[i] -= A[4 * i + j] * P[j].jn;
+        w[i] = vn + v3_dot(P[i].row[0].ca, wa) - v3_dot(P[i].row[0].cb, wb) + P[i].gap;
+        j0[i] = P[i].jn;
     }
-    /* the proximal right side b - eps j: the regularization pulls toward the present impulses, not 0 */
-    double bp[4];
-    for (int i = 0; i < m; i++) bp[i] = b[i] - p->eps[slot] * P[i].jn;
-    int S = p->active; /* the last solve's set: the same at rest */
+    int S = p->active;
+    if (S == (1 << m) - 1) { /* at rest, every row: x = j0 - (A + eps I)^-1 w, kept when none is < 0 */
+        const double *N = p->normal_inv[slot];
+        bool ok = true;
+        for (int i = 0; i < m; i++) {
+            double xi = j0[i];
+            for (int j = 0; j < m; j++) xi -= N[4 * i + j] * w[j];
+            x[i] = xi;
+            ok = ok && xi >= 0;
+        }
+        if (ok) goto apply;
+    }
     for (int round = 0; round < 2 * m + 2; round++) {
-        patch_normal_solve(p, slot, bp, S, x);
+        int idx[4], k = 0;
+        for (int i = 0; i < m; i++) x[i] = 0;
+        for (int i = 0; i < m; i++)
+            if (S >> i & 1) idx[k++] = i;
+        const double *N = k ? patch_inverse(p, slot, S) : NULL;
+        if (N) {
+            double r[4];
+            for (int a = 0; a < k; a++) {
+                const int i = idx[a];
+                r[a] = w[i];
+                for (int j = 0; j < m; j++)
+                    if (!(S >> j & 1)) r[a] -= A[4 * i + j] * j0[j];
+            }
+            for (int a = 0; a < k; a++) {
+                double xi = j0[idx[a]];
+                for (int c = 0; c < k; c++) xi -= N[4 * a + c] * r[c];
+                x[idx[a]] = xi;
+            }
+        }
         int worst = -1;
         double most = 0;
         for (int i = 0; i < m; i++)
@@ -411,21 +461,25 @@ static double patch_normals(solver_bodies *sb, contact_point *P, contact_patch *
         }
         for (int i = 0; i < m; i++) {
             if (S >> i & 1) continue;
-            double wi = b[i];
-            for (int j = 0; j < m; j++) wi += A[4 * i + j] * x[j];
+            double wi = w[i];
+            for (int j = 0; j < m; j++) wi += A[4 * i + j] * (x[j] - j0[j]);
             if (wi < most) most = wi, worst = i;
         }
         if (worst < 0) break;
         S |= 1 << worst;
     }
     p->active = S;
-    double change = 0;
+apply:;
+    double sum = 0, change = 0;
+    imp_vec3 dwa = v3(0, 0, 0), dwb = v3(0, 0, 0);
     for (int i = 0; i < m; i++) {
-        const double d = (x[i] > 0 ? x[i] : 0) - P[i].jn;
-        change += fabs(d);
-        row_apply(sb->v, sb->w, &P[i], &P[i].row[0], P[i].n, d, who != ONLY_B, who != ONLY_A);
-        P[i].jn += d;
+        const double xi = x[i] > 0 ? x[i] : 0, d = xi - j0[i];
+        change += fabs(d), sum += d;
+        dwa = v3_mad(dwa, P[i].row[0].ia, d), dwb = v3_mad(dwb, P[i].row[0].ib, d);
+        P[i].jn = xi;
     }
+    if (pb->ma) pb->va = v3_mad(pb->va, p->n, sum * pb->ima), pb->wa = v3_add(wa, dwa);
+    if (pb->mb) pb->vb = v3_mad(pb->vb, p->n, -sum * pb->imb), pb->wb = v3_sub(wb, dwb);
     return change;
 }
 
@@ -434,8 +488,12 @@ static double patch_normals(solver_bodies *sb, contact_point *P, contact_patch *
 static double patch_solve(solver_bodies *sb, contact_point *points, contact_patch *p, int who)
 {
     contact_point *P = points + p->first;
-    double change = patch_friction(sb, P, p, who);
-    return change + patch_normals(sb, P, p, who);
+    const int slot = who != BOTH;
+    patch_bodies pb = patch_load(sb, p, who);
+    double change = patch_friction(&pb, P, p, slot);
+    change += patch_normals(&pb, P, p, slot);
+    patch_store(sb, p, &pb);
+    return change;
 }
 
 static void project_planar(imp_vec3 *v, imp_vec3 *w) { v->z = 0, w->x = 0, w->y = 0; }
@@ -779,12 +837,14 @@ static void warm_start(impulse_state *s)
             N += P[i].jn;
         }
         patch_friction_clamp(p, N, p->lambda);
-        patch_friction_apply(sb, p, p->lambda, BOTH);
+        patch_bodies pb = patch_load(sb, p, BOTH);
+        patch_friction_apply(&pb, p, p->lambda);
+        patch_store(sb, p, &pb);
     }
 }
 
 /* 3b. The sweeps, in level order; one that moves the impulses by less than CONVERGED of their size ends
- * them. S1 section VI: the joints are velocity rows of the sweeps (joint.c, joints_contacts_begin),
+ * them. S1 section VI: the joints are velocity rows of the sweeps (joint_velocity.c, joints_contacts_begin),
  * each level's after that level's contacts: before the contacts of level k, the joints of the levels
  * below k not yet visited; after the last contact, the rest (those above it and those outside the
  * graph). */
@@ -809,7 +869,7 @@ static void contact_sweeps(imp_world *w, impulse_state *s)
 }
 
 /* 3c. Shock propagation: level by level, each level against the levels below held fixed; the joints
- * of the levels below a level's contacts first (joint.c's vel_node: the lower body held while that
+ * of the levels below a level's contacts first (joint_velocity.c's level_solve: the lower body held while that
  * takes energy from the upper one, else both answer as S1 asks; a joint to the world or a static body
  * then holds its body as fixed as the world for the levels above) */
 /* who answers a patch in shock propagation: the upper side alone between two levels, else both */
@@ -903,7 +963,7 @@ static void store_impulses(imp_world *w, impulse_state *s)
 /* 4. Positions. The velocities go back into the state (P = M v, L = I(t) omega); the ODE solver moves
  * x and q with P and L held for the held bodies (the others: with their forces); the split impulses'
  * displacement follows (x += h v_p, q += h/2 [0, w_p] q, omega kept); jointed bodies move as
- * pre-stabilization predicted (joint.c). The ODE pass is skipped when it would move nothing that is
+ * pre-stabilization predicted (joint_position.c). The ODE pass is skipped when it would move nothing that is
  * kept: every body static, asleep (its momenta are zeroed here), or jointed. */
 static void positions(imp_world *w, impulse_state *s, const imp_step *st)
 {

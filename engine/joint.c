@@ -702,7 +702,7 @@ static int cmp_u64(const void *x, const void *y)
 /* the per-body and per-pair tables of joints_prepare, grown to n bodies */
 static void prepare_tables(struct joint_set *js, int n)
 {
-    if (n > js->body_cap) {
+    if (n > js->body_cap || !js->loop_parent) { /* (allocated with no bodies too: loop_parent[n] is the world) */
         js->body_cap = n * 3 / 2 + 16;
         js->jointed = ids_grow(js->jointed, 1, js->body_cap);
         js->island_parent = ids_grow(js->island_parent, sizeof(int), js->body_cap);

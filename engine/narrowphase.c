@@ -238,7 +238,7 @@ static void set_edges(np_man *c, imp_vec3 ea, imp_vec3 eb)
 static void reduce4(np_man *c)
 {
     if (c->count <= IMP_MANIFOLD_MAX) return;
-    int k[4] = {0, -1, -1, -1};
+    int k[4] = {0, 0, -1, -1}; /* (k[1] stays k[0] when no distance compares: NaN points) */
     for (int i = 1; i < c->count; i++)
         if (c->depth[i] > c->depth[k[0]]) k[0] = i;
     double best = -1;
@@ -1010,6 +1010,13 @@ int np_collide(const geom *A, const geom *B, imp_contact *out, int32_t *witness)
     m.edge = m.face_a = false;
     m.normal = v3(0, 1, 0);
     np_dispatch(A, B, &m, witness);
+    /* a shape whose pose overflowed or went NaN in the step (before the NaN guard puts its body
+     * back) gives non-finite points: they are no contact */
+    if (!v3_finite(m.normal)) m.count = 0;
+    int finite = 0;
+    for (int i = 0; i < m.count; i++)
+        if (v3_finite(m.points[i]) && isfinite(m.depth[i])) m.points[finite] = m.points[i], m.depth[finite++] = m.depth[i];
+    m.count = finite;
     reduce4(&m);
     out->normal = m.normal;
     out->edge = m.edge && m.count == 1;

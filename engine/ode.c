@@ -22,6 +22,14 @@
  * A step with e > tol is rejected and retried with h_new; an accepted one keeps x_b, the more
  * accurate of the two. h_new is multiplied by a safety factor 0.9 and its growth is capped.
  *
+ * Two limits make every advance finish. h never goes below h_min (a step at h_min is accepted
+ * whatever its error, and the next one starts from h_min again), and an advance takes at most
+ * max_substeps attempts, accepted or rejected: a span of 1e308 s, or a spring of 1e30 N/m at a
+ * tolerance its time scale cannot meet, would otherwise take more steps than there is time for.
+ * It gives up as soon as the attempts it has left, at the step size the tolerance asks for, would
+ * not reach the end of the span (a stiff cloth is known hopeless after a few attempts, not after
+ * all of them). Giving up returns IMP_ODE_SUBSTEPS and leaves the state where it was at the start.
+ *
  * IMP_IMPLICIT is linearized backward Euler (below, for a generic system; a world steps its particles
  * with implicit.c instead). */
 #include <math.h>
@@ -69,6 +77,7 @@ void imp_ode_solver_init(imp_ode_solver *s, imp_method method)
     s->tolerance = 1e-6;
     s->h_min = 1e-9;
     s->max_growth = 5.0;
+    s->max_substeps = IMP_ODE_MAX_SUBSTEPS;
 }
 
 void imp_ode_solver_free(imp_ode_solver *s)
@@ -216,8 +225,12 @@ static int adaptive_advance(const imp_ode_system *sys, imp_ode_solver *s, double
     double *xa = w + 6 * n, *xb = w + 7 * n;
     const int p = imp_ode_order(s->base);
     double done = 0;
-    if (s->h <= 0) s->h = span;
-    while (done < span) {
+    if (!(s->h > 0)) s->h = span;
+    for (long attempt = 0; done < span; attempt++) {
+        if (attempt >= s->max_substeps) {
+            s->gave_up++;
+            return IMP_ODE_SUBSTEPS;
+        }
         double h = fmin(s->h, span - done);
         bool last = h >= span - done;
         double err;
@@ -229,10 +242,15 @@ static int adaptive_advance(const imp_ode_system *sys, imp_ode_solver *s, double
             memcpy(x, xb, sizeof(double) * (size_t)n);
             done = last ? span : done + h;
             /* a step shortened only to land on the end of the span says nothing about the next h */
-            if (!(last && h < s->h)) s->h = h * fmin(factor, s->max_growth);
+            if (!(last && h < s->h)) s->h = fmax(h * fmin(factor, s->max_growth), s->h_min);
         } else {
             s->rejected++;
             s->h = fmax(h * fmax(factor, 0.1), s->h_min);
+        }
+        /* the attempts left would not reach the end at the step size the tolerance asks for */
+        if (done < span && (double)(s->max_substeps - attempt - 1) * s->h < span - done) {
+            s->gave_up++;
+            return IMP_ODE_SUBSTEPS;
         }
     }
     return 0;

@@ -112,7 +112,7 @@ static mesh *mesh_build(const imp_shape_def *def, char *err, size_t n)
     }
     for (int t = 0; t < 3 * def->triangle_count; t++)
         if (def->triangles[t] < 0 || def->triangles[t] >= def->vertex_count) {
-            snprintf(err, n, "mesh triangle %d refers to vertex %d, which does not exist", t / 3 + 1, def->triangles[t] + 1);
+            snprintf(err, n, "mesh triangle %d refers to vertex %lld, which does not exist", t / 3 + 1, (long long)def->triangles[t] + 1);
             return NULL;
         }
     mesh *m = calloc(1, sizeof *m);

@@ -227,14 +227,30 @@ imp_status imp_world_step(imp_world *w, double dt)
     const double t_start = step_clock_ms();
     imp_profile profile = {0};
     imp_step s = step_begin(w, dt, &profile);
-    if (particles_step(&s)) { /* a callback failed: the bodies are untouched, the particle stage undone */
+    const int rc = particles_step(&s);
+    if (rc == IMP_ODE_SUBSTEPS) { /* the adaptive integrator gave up: the world as it was before the step */
+        step_undo(w);
+        world_error(w, "step: the adaptive integrator would need more than %ld steps to reach t + dt (the tolerance %g is out "
+                       "of reach at dt = %g: a stiff system?); the step was not taken", w->particle_system->solver.max_substeps,
+                    w->settings.tolerance, dt);
+        return IMP_ERR_STEP;
+    }
+    if (rc) { /* a callback failed: the bodies are untouched, the particle stage undone */
         step_undo(w);
         if (!w->error[0]) world_error(w, "a callback failed during the step");
         return IMP_ERR_CALLBACK;
     }
+    const long gave_up = w->body_solver.gave_up;
     bodies_step(&s);
     contacts_step(&s);
-    return step_finish(&s, t_start);
+    imp_status status = step_finish(&s, t_start);
+    if (status == IMP_OK && w->body_solver.gave_up != gave_up) {
+        world_error(w, "step: the adaptive integrator would need more than %ld steps to reach t + dt (the tolerance %g is out "
+                       "of reach at dt = %g); the bodies' motion under forces was left out of this step", w->body_solver.max_substeps,
+                    w->settings.tolerance, dt);
+        status = IMP_ERR_STEP;
+    }
+    return status;
 }
 
 const char *imp_world_error(const imp_world *w) { return w->error; }

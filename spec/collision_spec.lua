@@ -539,15 +539,16 @@ describe("every pair of shapes", function()
             -- A is above B: the normal from B to A points up
             assert.is_true(up * c.normal[2] > 0, what .. string.format(": normal (%.3f, %.3f, %.3f)", c.normal[1], c.normal[2], c.normal[3]))
             helpers.near(c.normal[1] ^ 2 + c.normal[2] ^ 2 + c.normal[3] ^ 2, 1, 1e-9, what .. " |n|")
-            -- the deepest point just touches (shapes within 1 um count as touching: round-off in
-            -- positions built exactly touching must not part them); face manifolds also keep corners
-            -- up to 5 mm above the face (negative depth) so that a resting box keeps its 4 points
+            -- the deepest point just touches (shapes within 0.1 mm count as touching: round-off in
+            -- positions built exactly touching, or a solver's micrometres, must not part them); face
+            -- manifolds also keep corners up to 5 mm above the face (negative depth) so that a resting
+            -- box keeps its 4 points
             local top = -1
             for _, p in ipairs(c.points) do
               top = math.max(top, p.depth)
               assert.is_true(p.depth >= -0.005 - 1e-12 and p.depth < 1e-3, what .. ": depth at first touch " .. p.depth)
             end
-            assert.is_true(top >= -1e-6 - 1e-12 and top <= 1e-6, what .. ": deepest point at first touch " .. top)
+            assert.is_true(top >= -1e-4 - 1e-12 and top <= 1e-6, what .. ": deepest point at first touch " .. top)
             -- 2 cm deeper: a penetration of at most a few cm along the normal
             c = at(lo - 0.02)[1]
             local deepest = 0

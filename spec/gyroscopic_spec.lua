@@ -8,17 +8,7 @@ local helpers = require "helpers"
 local tops = require "tops"
 local near = helpers.near
 
-local function turned(b, steps, step) -- the azimuth of the centre about the vertical through (0, *, 0), unwrapped
-  local total, last = 0, math.atan(b.position[3], b.position[1])
-  for _ = 1, steps do
-    step()
-    local now = math.atan(b.position[3], b.position[1])
-    local d = now - last
-    if d > math.pi then d = d - 2 * math.pi elseif d < -math.pi then d = d + 2 * math.pi end
-    total, last = total + d, now
-  end
-  return -total
-end
+local turned = tops.turned
 
 for _, mode in ipairs { "impulse", "qp" } do
   describe("gyroscopic motion (world.contact = \"" .. mode .. "\")", function()

@@ -129,7 +129,9 @@ describe("impulse contact", function()
     helpers.near(bs[10].position[1], 0, 0.01, "top x")
   end)
 
-  it("stands a pyramid with a base of 20 for 1000 steps (top drops < 3 cm, no box slides > 3 cm)", function()
+  it("stands a pyramid with a base of 20 for 1000 steps (top drops < 5 mm, no box slides > 1 cm)", function()
+    -- built exactly touching; its boxes keep their contacts when the solver lifts them by micrometres
+    -- (shape.h's SHAPE_TOUCH), so no row falls onto the one below
     local w = impetus.world {}
     w.sleeping = false
     w:plane {}
@@ -144,11 +146,11 @@ describe("impulse contact", function()
     assert.are.equal(210, #bs)
     for _ = 1, 1000 do w:step(dt) end
     local top = bs[#bs]
-    assert.is_true(p0[#bs][2] - top.position[2] < 0.03, "top dropped " .. (p0[#bs][2] - top.position[2]))
+    assert.is_true(p0[#bs][2] - top.position[2] < 0.005, "top dropped " .. (p0[#bs][2] - top.position[2]))
     for i, b in ipairs(bs) do
       local p = b.position
       local side = math.sqrt((p[1] - p0[i][1]) ^ 2 + (p[3] - p0[i][3]) ^ 2)
-      assert.is_true(side < 0.03, "box " .. i .. " slid " .. side)
+      assert.is_true(side < 0.01, "box " .. i .. " slid " .. side)
     end
   end)
 
@@ -371,15 +373,7 @@ end)
 -- leaves sliding with v_t = v_t0 - mu (1 + e) v_n and omega R = 5/2 mu (1 + e) v_n
 describe("friction at impacts", function()
   local near = helpers.near
-  local function bounce(mu, e)
-    local w = impetus.world { gravity = { 0, 0, 0 } }
-    w.sleeping = false
-    w:plane { normal = { 0, 1, 0 }, friction = mu, restitution = e }
-    local R = 0.5
-    local b = w:sphere { radius = R, position = { 0, R, 0 }, velocity = { 1, -3, 0 }, friction = mu, restitution = e }
-    for _ = 1, 3 do w:step(1 / 60) end
-    return b.velocity[1], b.velocity[2], -b.angular_velocity[3] * R
-  end
+  local bounce = require("fidelity").oblique_bounce
 
   it("where the cone holds the impulse, a ball leaves rolling at 5/7 of its tangential speed", function()
     local vt, vn, wr = bounce(0.6, 0)
@@ -405,26 +399,8 @@ end)
 -- and the sweeps' impulses, not shock propagation's, seed the next step.
 describe("tall stacks", function()
   local function tower(n, size, alternate)
-    local w = impetus.world {}
-    w.sleeping = false
-    w:plane { friction = 0.6 }
-    local boxes = {}
-    for i = 1, n do
-      local mass = alternate and (i % 2 == 0 and 10 or 1) * size ^ 3 * 1000 or nil
-      boxes[i] = w:box { size = { size, size, size }, position = { 0, (i - 0.5) * size, 0 }, friction = 0.6, mass = mass }
-    end
-    local off = 0
-    for _ = 1, 3600 do
-      w:step(dt)
-      for i = 1, n do
-        local p = boxes[i].position
-        off = math.max(off, math.sqrt(p[1] ^ 2 + p[3] ^ 2))
-      end
-    end
-    local spin = 0
-    for i = 1, n do spin = math.max(spin, math.abs(boxes[i].angular_velocity[2])) end
+    local off, sunk, spin = require("fidelity").tower(n, size, alternate, 60)
     assert(off < 0.01, string.format("a box went %.4f m off the column", off))
-    local sunk = (n - 0.5) * size - boxes[n].position[2]
     assert(math.abs(sunk) < 1e-5, string.format("the top sank %.3g m", sunk))
     assert(spin < 1e-6, "turning about the vertical at " .. spin .. " rad/s")
   end

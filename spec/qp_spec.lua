@@ -747,19 +747,7 @@ end)
 -- body neither sinks nor gains energy (closed forms: uniform rolling, v = omega R; a solid sphere that
 -- skids ends rolling at 5/7 v0, its angular momentum about the contact point m v0 R conserved).
 describe("rolling and curved contact", function()
-  local function roller(kind, v0, mu, omega)
-    local w = qp_world {}
-    w.friction = mu
-    w.sleeping = false
-    ground(w, { 0, 1, 0 })
-    local R = 0.5
-    local spin = omega or { 0, 0, -v0 / R }
-    if kind == "sphere" then
-      return w, w:sphere { radius = R, position = { 0, R, 0 }, velocity = { v0, 0, 0 }, angular_velocity = spin }
-    end
-    return w, w:capsule { radius = R, length = 1, position = { 0, R, 0 }, velocity = { v0, 0, 0 }, angular_velocity = spin,
-      orientation = impetus.quat.from_axis_angle({ 1, 0, 0 }, math.pi / 2) }
-  end
+  local roller = require("fidelity").roller
 
   for _, case in ipairs { { "sphere", 3 }, { "sphere", 1 }, { "capsule", 3 } } do
     it(string.format("a %s rolling at %g m/s keeps its speed and energy to 0.1 %% over 10 s and sinks < 0.1 mm", case[1], case[2]), function()

@@ -1,7 +1,8 @@
 -- Every host command README.md and docs/*.md show (`./impetus ...` and `./build/release/bin/impetus ...`,
 -- in code spans and code blocks) runs and exits 0, made short: screenshots go to a temporary file,
 -- --steps is capped at 60, benchmarks take 3 steps, and a windowed run becomes a 30-step headless
--- run. `./impetus test`, `build` and `hash` are left to the test command and CI themselves; under the
+-- run. `./impetus test`, `build` and `hash` are left to the test command and CI themselves, `fuzz` and
+-- `soak` (runs of minutes) to spec/fuzz_spec.lua and the README's figures; under the
 -- sanitizers the benchmarks are left out (building 100,000 particles alone outlasts the 5 s watchdog).
 local helpers = require "helpers"
 
@@ -50,6 +51,7 @@ local function shorten(snippet, tmpdir, n)
   for a in rest:gmatch("%S+") do args[#args + 1] = a end
   local first = args[1]
   if first == "test" or first == "build" or first == "hash" then return nil, "left to the test command and CI" end
+  if first == "fuzz" or first == "soak" then return nil, "a run of minutes (the short fuzz campaign is spec/fuzz_spec.lua)" end
   if SANITIZED and (first == "bench" or rest:match("%-%-bench")) then return nil, "a benchmark, under the sanitizers" end
   local out, mode, shot = {}, nil, nil
   if first == "bench" then

@@ -7,7 +7,7 @@
 --   ./impetus fuzz --script S [--ops K]                             print seed S as a standalone script
 --   options: --batch B (seeds per child process, 25), --stall T (seconds without progress that make
 --            a hang, 20), --build sanitize|release (sanitize), --out DIR (fuzz-findings),
---            --no-minimize, --quiet
+--            --no-minimize, --quiet, --no-undo (without the undo and undo-drift checks)
 --
 -- A campaign runs seeds in child processes (lua5.4 tools/fuzz.lua child ...), a batch of seeds
 -- each, under tools/fuzz_watchdog.sh. Seed s draws its operations from tools/fuzz_ops.lua's
@@ -217,7 +217,7 @@ local SOFT = { unclean = true, nan = true, undo = true, ["undo-drift"] = true, a
 
 local CFG = {
   build = "sanitize", batch = 25, stall = 20, ops = 300, out = "fuzz-findings", minimize = true,
-  minutes = nil, seeds = nil, seed = 1, quiet = false,
+  minutes = nil, seeds = nil, seed = 1, quiet = false, undo = true,
 }
 
 local function shell_quote(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
@@ -229,6 +229,7 @@ local function env_prefix(build)
     "LUA_CPATH=" .. shell_quote(lib .. ";;"),
     "IMPETUS_ROOT=" .. shell_quote(ROOT),
   }
+  if not CFG.undo then env[#env + 1] = "FUZZ_NO_UNDO=1" end
   if build == "sanitize" then
     local function gcc_lib(name)
       local p = io.popen("gcc -print-file-name=" .. name)
@@ -349,8 +350,9 @@ local function campaign()
   if not deadline and not last_seed then last_seed = CFG.seed + 199 end
   local seed, seeds_run, ops_run, findings, order = CFG.seed, 0, 0, {}, {}
   local function say(...) if not CFG.quiet then io.stderr:write(string.format(...)) end end
-  say("fuzz: %s build, %d operations a seed, seeds from %d%s%s, findings in %s/\n", CFG.build, CFG.ops, CFG.seed,
-    last_seed and (" to " .. last_seed) or "", deadline and string.format(", for %g minutes", CFG.minutes) or "", CFG.out)
+  say("fuzz: %s build, %d operations a seed, seeds from %d%s%s%s, findings in %s/\n", CFG.build, CFG.ops, CFG.seed,
+    last_seed and (" to " .. last_seed) or "", deadline and string.format(", for %g minutes", CFG.minutes) or "",
+    CFG.undo and "" or ", without the undo checks", CFG.out)
   -- a failure of seed `failed` whose journal is `journal`: counted, and a new one shrunk and written
   -- (after_seeds, ops_before: the seeds run up to this one, the operations before its own)
   local function note(failed, journal, after_seeds, ops_before, sig, kind, detail, out, err)
@@ -417,8 +419,8 @@ local function campaign()
   end
   os.execute("rm -rf " .. shell_quote(dir))
   local wall = elapsed()
-  print(string.format("fuzz: %d seeds, %d operations in %.0f s (%s build): %d distinct failure(s)", seeds_run, ops_run,
-    wall, CFG.build, #order))
+  print(string.format("fuzz: %d seeds, %d operations in %.0f s (%s build%s): %d distinct failure(s)", seeds_run, ops_run,
+    wall, CFG.build, CFG.undo and "" or ", no undo checks", #order))
   for _, sig in ipairs(order) do
     local f = findings[sig]
     print(string.format("  %s\n    first at seed %d after %d seeds / %d operations / %.0f s; %d seed(s) hit it%s", sig, f.seed,
@@ -450,6 +452,7 @@ while args[i] do
   elseif a == "--out" then CFG.out = value()
   elseif a == "--no-minimize" then CFG.minimize = false
   elseif a == "--quiet" then CFG.quiet = true
+  elseif a == "--no-undo" then CFG.undo = false
   elseif a == "--replay" then replay = value()
   elseif a == "--script" then -- print the standalone script of one seed: --script SEED
     CFG.script = math.tointeger(tonumber(value()))

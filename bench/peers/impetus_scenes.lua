@@ -1,7 +1,7 @@
 -- bench/peers/impetus_scenes.lua: the peer benchmark's scenes in impetus, measured as peers.cpp measures
 -- ODE and Bullet: median ms/step over 1000 steps of 1/60 s, the top box's drop and the largest sideways
 -- slide; for the chain the largest joint gap. Run from the checkout: bench/peers/run.sh (or lua5.4 with the
--- build's paths, args: [--sleep] [pile|pyramid|chain|chain240]).
+-- build's paths, args: [--sleep] [pile|pyramid|tower20|tower30|chain|chain240]).
 local impetus = require "impetus"
 local sleep_on, only = false, nil
 for _, a in ipairs(arg) do
@@ -70,5 +70,14 @@ end
 
 if not only or only == "pile" then run("pile", dofile("scenes/bench/pile_1000.lua").pile) end
 if not only or only == "pyramid" then run("pyramid", function(w) dofile("scenes/bench/pyramid_20.lua").pyramid(w, 20) end) end
+for _, n in ipairs { 20, 30 } do
+  local name = "tower" .. n
+  if not only or only == name then
+    run(name, function(w)
+      w:plane { friction = 0.6 }
+      for i = 1, n do w:box { size = { 1, 1, 1 }, position = { 0, i - 0.5, 0 }, density = 1000, friction = 0.6 } end
+    end)
+  end
+end
 if not only or only == "chain" then chain("chain", 1 / 60, 1000) end
 if not only or only == "chain240" then chain("chain240", 1 / 240, 4000) end

@@ -3,6 +3,7 @@
 //
 //   pile     10 x 10 x 10 unit boxes (1000 kg each), 0.2 m gaps, dropped on a ground plane
 //   pyramid  a pyramid of unit boxes with a base of 20 (210 boxes) resting on the ground
+//   tower20, tower30  a column of 20 (30) unit boxes built exactly touching on the ground
 //   chain    50 capsule links (radius 0.05 m, core 0.3 m, so 0.4 m from tip to tip, density 1000) joined tip
 //            to tip by ball joints, the first to the world, released horizontal along +x; no collisions
 //            (no ground, links never touch each other). ODE twice: QuickStep (20 iterations) and the direct
@@ -12,7 +13,7 @@
 //            or a gap passed 1 m, and the first step with a gap over 1 cm. chain240: the same 16.7 s at dt 1/240.
 //
 // friction 0.6, dt = 1/60 s, 1000 steps, one thread. Prints, per engine and scene, the median ms/step
-// and, for the pyramid, how far the top box dropped and the largest sideways slide of any box.
+// and, for the pyramid and the towers, how far the top box dropped and the largest sideways slide of any box.
 // Sleeping is off in both (ODE's auto-disable is off by default; Bullet's deactivation is disabled
 // per body) unless --sleep is given. Written for impetus; it uses only the two libraries' public APIs.
 #include <ode/ode.h>
@@ -22,6 +23,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -42,6 +44,9 @@ std::vector<Pose> scene_boxes(const char *scene)
             for (int i = 0; i < 10; i++)
                 for (int k = 0; k < 10; k++)
                     out.push_back({(i - 4.5) * 1.2, 0.5 + 0.2 + layer * 1.2, (k - 4.5) * 1.2});
+    } else if (!std::strncmp(scene, "tower", 5)) {
+        const int n = std::atoi(scene + 5);
+        for (int i = 0; i < n; i++) out.push_back({0, i + 0.5, 0});
     } else {
         for (int row = 0; row < 20; row++)
             for (int k = 0; k < 20 - row; k++) out.push_back({k - (19 - row) / 2.0, row + 0.5, 0});
@@ -328,7 +333,7 @@ int main(int argc, char **argv)
         else only = argv[i];
     }
     dInitODE2(0);
-    const char *scenes[] = {"pile", "pyramid", "chain", "chain240"};
+    const char *scenes[] = {"pile", "pyramid", "tower20", "tower30", "chain", "chain240"};
     for (const char *scene : scenes) {
         if (only && std::strcmp(only, scene)) continue;
         if (!std::strncmp(scene, "chain", 5)) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/peers/run.sh [--sleep] [pile|pyramid|chain|chain240]: impetus, ODE and Bullet on the same scenes, side
+# bench/peers/run.sh [--sleep] [pile|pyramid|tower20|tower30|chain|chain240]: impetus, ODE and Bullet on the same scenes, side
 # by side, with ratios (all scenes without a name). Needs libode-dev and libbullet-dev (the build is skipped
 # with a message when they are missing).
 set -euo pipefail
@@ -18,6 +18,14 @@ for scene in pile pyramid; do
   [ -n "$imp" ] || continue
   awk -v s="$scene" -v i="$imp" -v o="$ode" -v b="$bul" \
     'BEGIN { printf "%-8s ODE / impetus = %.2f   Bullet / impetus = %.2f   (> 1: impetus is faster)\n", s, o / i, b / i }'
+done
+# the towers: does each engine's column stand (top dropped < 1 cm, no box slid 1 cm) after 1000 steps?
+for scene in tower20 tower30; do
+  echo "$out" | awk -v s="$scene:" '$2 == s' | grep -q . || continue
+  echo "$out" | awk -v s="$scene:" '$2 == s {
+    drop = $6; side = $9
+    printf "%-8s %-8s %s (top dropped %s m, largest slide %s m)\n", substr(s, 1, length(s) - 1), $1,
+      (drop + 0 < 0.01 && side + 0 < 0.01) ? "stands" : "falls", drop, side }'
 done
 # the chains: ms/step and the largest joint gap of each engine in one table; the bar is a gap below ODE's
 # direct solver's at no more than twice ODE QuickStep's time

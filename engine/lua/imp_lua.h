@@ -57,6 +57,20 @@ bool impl_has_field(lua_State *L, int idx, const char *key);
 double impl_field_positive(lua_State *L, int idx, const char *fn, const char *key, double def, bool allow_zero);
 int impl_field_integer(lua_State *L, int idx, const char *fn, const char *key, int def, int lo, int hi);
 imp_vec3 impl_unit_vector(lua_State *L, imp_vec3 v, const char *fn, const char *key); /* v / |v|; "field 'key' must not be zero" */
+/* the range of inputs (impetus.h): a position within IMP_MAX_COORD of the origin, a speed up to
+ * IMP_MAX_SPEED, an angular speed up to IMP_MAX_SPIN, a size in IMP_MIN_SIZE .. IMP_MAX_SIZE (or 0 with
+ * allow_zero); errors name `what` ("world:box: field 'position'") and the range */
+imp_vec3 impl_limit_position(lua_State *L, imp_vec3 p, const char *what);
+imp_vec3 impl_limit_speed(lua_State *L, imp_vec3 v, const char *what);
+imp_vec3 impl_limit_spin(lua_State *L, imp_vec3 w, const char *what);
+double impl_limit_size(lua_State *L, double s, const char *what, bool allow_zero);
+/* the same, read from the value at idx or from field `key` of the table at idx (def when nil) */
+imp_vec3 impl_topoint(lua_State *L, int idx, const char *what);
+imp_vec3 impl_tovelocity(lua_State *L, int idx, const char *what);
+imp_vec3 impl_field_position(lua_State *L, int idx, const char *fn, const char *key, imp_vec3 def);
+imp_vec3 impl_field_velocity(lua_State *L, int idx, const char *fn, const char *key, imp_vec3 def);
+imp_vec3 impl_field_spin(lua_State *L, int idx, const char *fn, const char *key, imp_vec3 def);
+double impl_field_size(lua_State *L, int idx, const char *fn, const char *key, double def, bool allow_zero);
 void *impl_scratch(lua_State *L, size_t bytes); /* a buffer the collector frees, left on the stack (safe across errors) */
 /* refuses any key of the table at idx but the list positions 1 .. length ("what: unknown field 'x'") */
 void impl_check_list(lua_State *L, int idx, const char *what, lua_Integer length);

@@ -1,6 +1,7 @@
 /* wrap_args.c: reading the values scripts pass (vectors, quaternions, matrices, colours, fields of
  * definition tables, string options) and pushing values back, with errors that name the function
  * and the argument or field. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -183,6 +184,88 @@ imp_vec3 impl_unit_vector(lua_State *L, imp_vec3 v, const char *fn, const char *
     double l = v3_len(v);
     if (!(l > 1e-12)) luaL_error(L, "%s: field '%s' must not be zero", fn, key);
     return v3_scale(v, 1 / l);
+}
+
+/* ---- the range of inputs (impetus.h) ------------------------------------------------------------------ */
+
+/* luaL_error with C's number formats (%g), which lua_pushfstring lacks */
+static void range_error(lua_State *L, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    luaL_error(L, "%s", msg);
+}
+
+imp_vec3 impl_limit_position(lua_State *L, imp_vec3 p, const char *what)
+{
+    if (!(v3_len(p) <= IMP_MAX_COORD))
+        range_error(L, "%s must lie within %g m of the origin (got {%g, %g, %g})", what, IMP_MAX_COORD, p.x, p.y, p.z);
+    return p;
+}
+
+imp_vec3 impl_limit_speed(lua_State *L, imp_vec3 v, const char *what)
+{
+    if (!(v3_len(v) <= IMP_MAX_SPEED)) range_error(L, "%s must be a speed of at most %g m/s (got %g m/s)", what, IMP_MAX_SPEED, v3_len(v));
+    return v;
+}
+
+imp_vec3 impl_limit_spin(lua_State *L, imp_vec3 w, const char *what)
+{
+    if (!(v3_len(w) <= IMP_MAX_SPIN)) range_error(L, "%s must be an angular speed of at most %g rad/s (got %g rad/s)", what, IMP_MAX_SPIN, v3_len(w));
+    return w;
+}
+
+double impl_limit_size(lua_State *L, double s, const char *what, bool allow_zero)
+{
+    if (!((s >= IMP_MIN_SIZE || (allow_zero && s == 0)) && s <= IMP_MAX_SIZE))
+        range_error(L, "%s must be %sin %g .. %g m (got %g)", what, allow_zero ? "0 or " : "", IMP_MIN_SIZE, IMP_MAX_SIZE, s);
+    return s;
+}
+
+imp_vec3 impl_topoint(lua_State *L, int idx, const char *what) { return impl_limit_position(L, impl_tovec3(L, idx, what), what); }
+imp_vec3 impl_tovelocity(lua_State *L, int idx, const char *what) { return impl_limit_speed(L, impl_tovec3(L, idx, what), what); }
+
+/* the field's vector and the name errors give it ("fn: field 'key'"); has = false (and def) when nil */
+static imp_vec3 field_vec3_named(lua_State *L, int idx, const char *fn, const char *key, imp_vec3 def, char *what, size_t n, bool *has)
+{
+    snprintf(what, n, "%s: field '%s'", fn, key);
+    *has = impl_has_field(L, idx, key);
+    return impl_field_vec3(L, idx, fn, key, def);
+}
+
+imp_vec3 impl_field_position(lua_State *L, int idx, const char *fn, const char *key, imp_vec3 def)
+{
+    char what[96];
+    bool has;
+    imp_vec3 v = field_vec3_named(L, idx, fn, key, def, what, sizeof what, &has);
+    return has ? impl_limit_position(L, v, what) : v;
+}
+
+imp_vec3 impl_field_velocity(lua_State *L, int idx, const char *fn, const char *key, imp_vec3 def)
+{
+    char what[96];
+    bool has;
+    imp_vec3 v = field_vec3_named(L, idx, fn, key, def, what, sizeof what, &has);
+    return has ? impl_limit_speed(L, v, what) : v;
+}
+
+imp_vec3 impl_field_spin(lua_State *L, int idx, const char *fn, const char *key, imp_vec3 def)
+{
+    char what[96];
+    bool has;
+    imp_vec3 v = field_vec3_named(L, idx, fn, key, def, what, sizeof what, &has);
+    return has ? impl_limit_spin(L, v, what) : v;
+}
+
+double impl_field_size(lua_State *L, int idx, const char *fn, const char *key, double def, bool allow_zero)
+{
+    if (!impl_has_field(L, idx, key)) return def;
+    char what[96];
+    snprintf(what, sizeof what, "%s: field '%s'", fn, key);
+    return impl_limit_size(L, impl_field_number(L, idx, fn, key, def), what, allow_zero);
 }
 
 void *impl_scratch(lua_State *L, size_t bytes) { return lua_newuserdatauv(L, bytes ? bytes : 1, 0); }

@@ -85,7 +85,7 @@ int impl_world_behavior(lua_State *L)
     def.ks = impl_field_number(L, 2, fn, "ks", def.ks);
     def.kd = impl_field_number(L, 2, fn, "kd", def.kd);
     def.rest = impl_field_number(L, 2, fn, "rest", 0);
-    def.point = impl_field_vec3(L, 2, fn, "point", v3(0, 0, 0));
+    def.point = impl_field_position(L, 2, fn, "point", v3(0, 0, 0));
     def.normal = v3_normalize(impl_field_vec3(L, 2, fn, "normal", def.normal));
     def.offset = impl_field_number(L, 2, fn, "offset", 0);
     if (def.kind == IMP_BEHAVE_ANCHOR && !impl_has_field(L, 2, "point")) def.point = imp_particle_position(world->w, def.particles[0]);

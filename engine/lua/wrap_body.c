@@ -58,7 +58,7 @@ static double *read_points(lua_State *L, int idx, const char *fn, const char *ke
     for (int i = 0; i < n; i++) {
         lua_rawgeti(L, -2, i + 1);
         snprintf(what, sizeof what, "%s: %s[%d]", fn, key, i + 1);
-        v3_store(p + 3 * i, impl_tovec3(L, -1, what));
+        v3_store(p + 3 * i, impl_topoint(L, -1, what));
         lua_pop(L, 1);
     }
     lua_remove(L, -2);
@@ -85,7 +85,7 @@ static int *read_triangles(lua_State *L, int idx, const char *fn, int vertex_cou
             lua_Integer v = lua_tointegerx(L, -1, &ok);
             if (!ok) luaL_error(L, "%s: triangles[%d] must hold three vertex numbers", fn, i + 1);
             if (v < 1 || v > vertex_count) /* before the cast to int: 2^32 + 1 is not vertex 1 */
-                luaL_error(L, "%s: mesh triangle %d refers to vertex %I (the vertices are 1..%d)", fn, i + 1, v, vertex_count);
+                luaL_error(L, "%s: mesh triangle %d refers to vertex %I (field 'triangles' numbers the vertices 1..%d)", fn, i + 1, v, vertex_count);
             t[3 * i + k] = (int)(v - 1); /* 1-based in Lua */
             lua_pop(L, 1);
         }
@@ -121,22 +121,49 @@ static const char *const SHAPE_KEYS[][12] = {
     {SHAPE_COMMON_KEYS, "size", "half", NULL},       {SHAPE_COMMON_KEYS, "points", NULL},
     {SHAPE_COMMON_KEYS, "vertices", "triangles", NULL}, {SHAPE_COMMON_KEYS, "normal", "point", NULL}};
 
+/* a size field in the range of inputs (impetus.h) */
+static double size_field(lua_State *L, const char *fn, const char *key, double v, bool allow_zero)
+{
+    char what[96];
+    snprintf(what, sizeof what, "%s: field '%s'", fn, key);
+    return impl_limit_size(L, v, what, allow_zero);
+}
+
 /* the shape part of a def table: type-specific fields; buffers are left on the Lua stack */
 static void read_shape(lua_State *L, int idx, const char *fn, imp_shape_def *s, bool local_pose)
 {
     switch (s->type) {
-    case IMP_SHAPE_SPHERE: s->radius = impl_field_positive(L, idx, fn, "radius", 0.5, false); break;
+    case IMP_SHAPE_SPHERE: s->radius = size_field(L, fn, "radius", impl_field_positive(L, idx, fn, "radius", 0.5, false), false); break;
     case IMP_SHAPE_CAPSULE:
-        s->radius = impl_field_positive(L, idx, fn, "radius", 0.25, false);
+        s->radius = size_field(L, fn, "radius", impl_field_positive(L, idx, fn, "radius", 0.25, false), false);
         s->half_height = 0.5 * impl_field_number(L, idx, fn, "length", 1.0);
         if (!(s->half_height >= 0)) luaL_error(L, "%s: field 'length' must be >= 0", fn);
+        size_field(L, fn, "length", 2 * s->half_height, true);
         break;
-    case IMP_SHAPE_BOX:
+    case IMP_SHAPE_BOX: {
+        const bool half = impl_has_field(L, idx, "half");
         s->half = v3_scale(impl_field_vec3(L, idx, fn, "size", v3(1, 1, 1)), 0.5);
         s->half = impl_field_vec3(L, idx, fn, "half", s->half);
         if (!(s->half.x > 0 && s->half.y > 0 && s->half.z > 0)) luaL_error(L, "%s: the box's size must be positive", fn);
+        const double scale = half ? 1 : 2; /* name the field the script gave, in its own numbers */
+        size_field(L, fn, half ? "half" : "size", scale * fmin(s->half.x, fmin(s->half.y, s->half.z)), false);
+        size_field(L, fn, half ? "half" : "size", scale * fmax(s->half.x, fmax(s->half.y, s->half.z)), false);
         break;
-    case IMP_SHAPE_HULL: s->points = read_points(L, idx, fn, "points", &s->point_count); break;
+    }
+    case IMP_SHAPE_HULL: {
+        s->points = read_points(L, idx, fn, "points", &s->point_count);
+        /* the hull's extent, the largest side of its points' bounding box, is a size too */
+        double extent = 0;
+        for (int a = 0; a < 3; a++) {
+            double lo = INFINITY, hi = -INFINITY;
+            for (int i = 0; i < s->point_count; i++) lo = fmin(lo, s->points[3 * i + a]), hi = fmax(hi, s->points[3 * i + a]);
+            if (s->point_count) extent = fmax(extent, hi - lo);
+        }
+        char what[96];
+        snprintf(what, sizeof what, "%s: the extent of field 'points'", fn);
+        if (s->point_count >= 4) impl_limit_size(L, extent, what, false); /* (fewer: hull_build says so) */
+        break;
+    }
     case IMP_SHAPE_MESH:
         s->vertices = read_points(L, idx, fn, "vertices", &s->vertex_count);
         s->triangles = read_triangles(L, idx, fn, s->vertex_count, &s->triangle_count);
@@ -145,24 +172,24 @@ static void read_shape(lua_State *L, int idx, const char *fn, imp_shape_def *s, 
         s->normal = impl_field_vec3(L, idx, fn, "normal", v3(0, 1, 0));
         if (v3_len(s->normal) < 1e-12) luaL_error(L, "%s: field 'normal' must not be zero", fn);
         s->normal = v3_normalize(s->normal);
-        s->offset = v3_dot(s->normal, impl_field_vec3(L, idx, fn, "point", v3(0, 0, 0)));
+        s->offset = v3_dot(s->normal, impl_field_position(L, idx, fn, "point", v3(0, 0, 0)));
         break;
     default: break;
     }
     s->density = impl_field_positive(L, idx, fn, "density", s->density, false);
     read_material(L, idx, fn, s);
     if (local_pose) {
-        s->position = impl_field_vec3(L, idx, fn, "position", v3(0, 0, 0));
+        s->position = impl_field_position(L, idx, fn, "position", v3(0, 0, 0));
         s->orientation = field_orientation(L, idx, fn);
     }
 }
 
 static void read_body(lua_State *L, int idx, const char *fn, imp_body_def *d)
 {
-    d->position = impl_field_vec3(L, idx, fn, "position", d->position);
+    d->position = impl_field_position(L, idx, fn, "position", d->position);
     d->orientation = field_orientation(L, idx, fn);
-    d->velocity = impl_field_vec3(L, idx, fn, "velocity", d->velocity);
-    d->angular_velocity = impl_field_vec3(L, idx, fn, "angular_velocity", d->angular_velocity);
+    d->velocity = impl_field_velocity(L, idx, fn, "velocity", d->velocity);
+    d->angular_velocity = impl_field_spin(L, idx, fn, "angular_velocity", d->angular_velocity);
     int st = impl_field_bool(L, idx, fn, "static", 0), kin = impl_field_bool(L, idx, fn, "kinematic", 0);
     if (st && kin) luaL_error(L, "%s: a body cannot be both static and kinematic", fn);
     d->motion = st ? IMP_FIXED : kin ? IMP_KINEMATIC : IMP_DYNAMIC;
@@ -338,6 +365,9 @@ int impl_world_set_body_state(lua_State *L)
         const double *q = x + 13 * b + 3;
         if (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] < 1e-24)
             return luaL_error(L, "world:set_body_state: body %d has a zero quaternion", b + 1);
+        char what[96];
+        snprintf(what, sizeof what, "world:set_body_state: body %d's position (state[%d..%d])", b + 1, 13 * b + 1, 13 * b + 3);
+        impl_limit_position(L, v3_load(x + 13 * b), what);
     }
     if (sys.dim) sys.set_state(sys.ctx, x);
     imp_body_refresh_all(world->w);
@@ -393,13 +423,14 @@ static int body_move_to(lua_State *L)
 {
     impl_check_arg_count(L, "body:move_to(target, dt)");
     handle_userdata *h = impl_check_body(L, 1);
-    imp_vec3 target = impl_tovec3(L, 2, "body:move_to: argument 'target'");
+    imp_vec3 target = impl_topoint(L, 2, "body:move_to: argument 'target'");
     double dt = luaL_checknumber(L, 3);
     if (!(dt > 0) || !isfinite(dt)) return luaL_argerror(L, 3, "dt must be > 0");
     imp_world *w = impl_handle_unlocked(L, h, "body:move_to")->w;
     if (imp_body_motion(w, h->id) != IMP_KINEMATIC)
         return luaL_error(L, "body:move_to: the body must be kinematic (set body.kinematic = true)");
-    imp_body_set_velocity(w, h->id, v3_scale(v3_sub(target, imp_body_position(w, h->id)), 1.0 / dt));
+    imp_vec3 v = v3_scale(v3_sub(target, imp_body_position(w, h->id)), 1.0 / dt);
+    imp_body_set_velocity(w, h->id, impl_limit_speed(L, v, "body:move_to: the velocity (target - position) / dt"));
     return 0;
 }
 static int body_aabb(lua_State *L)
@@ -535,7 +566,7 @@ static int body_get_angular_damping(lua_State *L) { return get_damping(L, 1); }
 static int body_set_position(lua_State *L)
 {
     handle_userdata *h = impl_check_body(L, 1);
-    imp_body_set_position(impl_handle_unlocked(L, h, "body.position")->w, h->id, impl_tovec3(L, 2, "body.position"));
+    imp_body_set_position(impl_handle_unlocked(L, h, "body.position")->w, h->id, impl_topoint(L, 2, "body.position"));
     return 0;
 }
 static int body_set_orientation(lua_State *L)
@@ -547,13 +578,13 @@ static int body_set_orientation(lua_State *L)
 static int body_set_velocity(lua_State *L)
 {
     handle_userdata *h = impl_check_body(L, 1);
-    imp_body_set_velocity(impl_handle_unlocked(L, h, "body.velocity")->w, h->id, impl_tovec3(L, 2, "body.velocity"));
+    imp_body_set_velocity(impl_handle_unlocked(L, h, "body.velocity")->w, h->id, impl_tovelocity(L, 2, "body.velocity"));
     return 0;
 }
 static int body_set_angular_velocity(lua_State *L)
 {
     handle_userdata *h = impl_check_body(L, 1);
-    imp_body_set_angular_velocity(impl_handle_unlocked(L, h, "body.angular_velocity")->w, h->id, impl_tovec3(L, 2, "body.angular_velocity"));
+    imp_body_set_angular_velocity(impl_handle_unlocked(L, h, "body.angular_velocity")->w, h->id, impl_limit_spin(L, impl_tovec3(L, 2, "body.angular_velocity"), "body.angular_velocity"));
     return 0;
 }
 static int set_motion(lua_State *L, const char *what, imp_motion on)

@@ -29,6 +29,7 @@ static void cloth_common(lua_State *L, const char *fn, imp_cloth_def *def)
     def->bend = impl_field_positive(L, 2, fn, "bend", def->bend, true);
     def->damping = impl_field_positive(L, 2, fn, "damping", def->damping, true);
     def->radius = impl_field_positive(L, 2, fn, "radius", def->radius, true);
+    impl_field_size(L, 2, fn, "radius", def->radius, true);
     impl_field_color(L, 2, fn, "color", def->color);
     memcpy(def->back_color, def->color, sizeof def->back_color);
     for (int k = 0; k < 3; k++) def->back_color[k] = 0.55f + 0.35f * def->color[k]; /* a paler lining */
@@ -53,7 +54,10 @@ static void cloth_grid(lua_State *L, const char *fn, imp_cloth_def *def)
     height = impl_field_number(L, 2, fn, "height", height);
     if (!(width > 0)) luaL_error(L, "%s: field 'width' must be > 0 (got %f)", fn, width);
     if (!(height > 0)) luaL_error(L, "%s: field 'height' must be > 0 (got %f)", fn, height);
-    imp_vec3 centre = impl_field_vec3(L, 2, fn, "position", v3(0, 2, 0));
+    const bool named = impl_has_field(L, 2, "width") || impl_has_field(L, 2, "height");
+    impl_limit_size(L, width, named ? "world:cloth: field 'width'" : "world:cloth: field 'size'", false);
+    impl_limit_size(L, height, named ? "world:cloth: field 'height'" : "world:cloth: field 'size'", false);
+    imp_vec3 centre = impl_field_position(L, 2, fn, "position", v3(0, 2, 0));
     imp_vec3 u = v3(1, 0, 0), v = v3(0, 0, -1);
     lua_getfield(L, 2, "axes");
     bool has_axes = !lua_isnil(L, -1);
@@ -162,7 +166,7 @@ static void cloth_mesh(lua_State *L, const char *fn, imp_cloth_def *def)
         char what[64];
         snprintf(what, sizeof what, "%s: vertices[%d]", fn, k + 1);
         lua_rawgeti(L, -2, k + 1);
-        pos[k] = impl_tovec3(L, -1, what);
+        pos[k] = impl_topoint(L, -1, what);
         lua_pop(L, 1);
     }
     lua_getfield(L, 2, "triangles");

@@ -74,7 +74,7 @@ int impl_world_plane(lua_State *L)
         luaL_checktype(L, 2, LUA_TTABLE);
         static const char *const keys[] = {"point", "normal", "restitution", "friction", "color", NULL};
         impl_check_keys(L, 2, fn, keys);
-        d.position = impl_field_vec3(L, 2, fn, "point", d.position);
+        d.position = impl_field_position(L, 2, fn, "point", d.position);
         d.normal = impl_field_vec3(L, 2, fn, "normal", d.normal);
         if (v3_len(d.normal) < 1e-12) return luaL_error(L, "%s: field 'normal' must not be zero", fn);
         read_surface(L, fn, &d);
@@ -91,9 +91,10 @@ int impl_world_collider_sphere(lua_State *L)
     impl_check_keys(L, 2, fn, keys);
     imp_collider_def d = imp_collider_def_default();
     d.shape = IMP_COLLIDER_SPHERE;
-    d.position = impl_field_vec3(L, 2, fn, "position", d.position);
+    d.position = impl_field_position(L, 2, fn, "position", d.position);
     d.radius = impl_field_number(L, 2, fn, "radius", d.radius);
     if (!(d.radius > 0)) return luaL_error(L, "%s: field 'radius' must be > 0", fn);
+    impl_field_size(L, 2, fn, "radius", d.radius, false);
     read_surface(L, fn, &d);
     return push_collider(L, world, &d, fn);
 }
@@ -107,10 +108,14 @@ int impl_world_collider_box(lua_State *L)
     impl_check_keys(L, 2, fn, keys);
     imp_collider_def d = imp_collider_def_default();
     d.shape = IMP_COLLIDER_BOX;
-    d.position = impl_field_vec3(L, 2, fn, "position", d.position);
+    d.position = impl_field_position(L, 2, fn, "position", d.position);
+    const bool half = impl_has_field(L, 2, "half");
     d.half = v3_scale(impl_field_vec3(L, 2, fn, "size", v3_scale(d.half, 2)), 0.5);
     d.half = impl_field_vec3(L, 2, fn, "half", d.half);
     if (!(d.half.x > 0 && d.half.y > 0 && d.half.z > 0)) return luaL_error(L, "%s: the box's size must be positive", fn);
+    const double scale = half ? 1 : 2; /* name the field the script gave, in its own numbers */
+    impl_limit_size(L, scale * fmin(d.half.x, fmin(d.half.y, d.half.z)), half ? "world:box: field 'half'" : "world:box: field 'size'", false);
+    impl_limit_size(L, scale * fmax(d.half.x, fmax(d.half.y, d.half.z)), half ? "world:box: field 'half'" : "world:box: field 'size'", false);
     imp_vec3 axis = impl_field_vec3(L, 2, fn, "axis", v3(0, 0, 1));
     double angle = impl_field_number(L, 2, fn, "angle", 0);
     if (v3_len(axis) < 1e-12) return luaL_error(L, "%s: field 'axis' must not be zero", fn);
@@ -245,7 +250,7 @@ static int collider_set_position(lua_State *L)
 {
     handle_userdata *h;
     imp_collider_def d = collider_def_unlocked(L, "position", &h);
-    d.position = impl_tovec3(L, 2, "collider.position");
+    d.position = impl_topoint(L, 2, "collider.position");
     imp_collider_set(h->world->w, h->id, &d);
     return 0;
 }

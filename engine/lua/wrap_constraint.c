@@ -82,6 +82,7 @@ int impl_world_rod(lua_State *L)
     if (impl_options(L, 4, fn, keys, false)) {
         def.length = impl_field_number(L, 4, fn, "length", -1);
         if (impl_has_field(L, 4, "length") && !(def.length > 0)) return luaL_error(L, "%s: field 'length' must be > 0 (got %f)", fn, def.length);
+        if (impl_has_field(L, 4, "length")) impl_field_size(L, 4, fn, "length", def.length, false);
         impl_field_color(L, 4, fn, "color", def.color);
     }
     if (def.length < 0) {
@@ -101,7 +102,7 @@ int impl_world_pin(lua_State *L)
     def.kind = IMP_CONSTRAINT_PIN;
     def.particles[0] = particle_argument(L, 2, world, fn, "p");
     def.point = lua_isnoneornil(L, 3) ? imp_particle_position(world->w, def.particles[0])
-                                      : impl_tovec3(L, 3, "world:pin: argument 'point'");
+                                      : impl_topoint(L, 3, "world:pin: argument 'point'");
     return push_constraint(L, world, &def, fn);
 }
 
@@ -116,10 +117,11 @@ int impl_world_wire(lua_State *L)
     def.particles[0] = particle_argument(L, 2, world, fn, "p");
     static const char *const keys[] = {"center", "radius", "normal", "color", NULL};
     if (impl_options(L, 3, fn, keys, false)) {
-        def.center = impl_field_vec3(L, 3, fn, "center", def.center);
+        def.center = impl_field_position(L, 3, fn, "center", def.center);
         def.normal = impl_field_vec3(L, 3, fn, "normal", def.normal);
         def.radius = impl_field_number(L, 3, fn, "radius", -1);
         if (impl_has_field(L, 3, "radius") && !(def.radius > 0)) return luaL_error(L, "%s: field 'radius' must be > 0 (got %f)", fn, def.radius);
+        impl_field_size(L, 3, fn, "radius", def.radius, false);
         impl_field_color(L, 3, fn, "color", def.color);
     }
     if (!(v3_len(def.normal) > 0)) return luaL_error(L, "%s: field 'normal' must not be zero", fn);
@@ -143,7 +145,7 @@ int impl_world_on_plane(lua_State *L)
     impl_options(L, 3, fn, keys, true);
     if (!impl_has_field(L, 3, "normal")) return luaL_error(L, "%s: field 'normal' is required", fn);
     def.normal = impl_field_vec3(L, 3, fn, "normal", def.normal);
-    def.point = impl_field_vec3(L, 3, fn, "point", imp_particle_position(world->w, def.particles[0]));
+    def.point = impl_field_position(L, 3, fn, "point", imp_particle_position(world->w, def.particles[0]));
     impl_field_color(L, 3, fn, "color", def.color);
     if (!(v3_len(def.normal) > 0)) return luaL_error(L, "%s: field 'normal' must not be zero", fn);
     return push_constraint(L, world, &def, fn);
@@ -162,7 +164,7 @@ int impl_world_on_line(lua_State *L)
     impl_options(L, 3, fn, keys, true);
     if (!impl_has_field(L, 3, "direction")) return luaL_error(L, "%s: field 'direction' is required", fn);
     def.direction = impl_field_vec3(L, 3, fn, "direction", def.direction);
-    def.point = impl_field_vec3(L, 3, fn, "point", imp_particle_position(world->w, def.particles[0]));
+    def.point = impl_field_position(L, 3, fn, "point", imp_particle_position(world->w, def.particles[0]));
     impl_field_color(L, 3, fn, "color", def.color);
     if (!(v3_len(def.direction) > 0)) return luaL_error(L, "%s: field 'direction' must not be zero", fn);
     return push_constraint(L, world, &def, fn);
@@ -401,7 +403,7 @@ static int constraint_set_point(lua_State *L)
     handle_userdata *h = check_constraint(L, 1);
     imp_constraint_def d = imp_constraint_get(h->world->w, h->id);
     if (d.kind != IMP_CONSTRAINT_PIN) return luaL_error(L, "constraint.point: only a pin's point can be moved");
-    d.point = impl_tovec3(L, 2, "constraint.point");
+    d.point = impl_topoint(L, 2, "constraint.point");
     if (imp_world_locked(h->world->w)) return luaL_error(L, "constraint.point: the world is locked while it steps; change it in update");
     imp_constraint_set(h->world->w, h->id, &d);
     return 0;

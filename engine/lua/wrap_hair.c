@@ -35,6 +35,7 @@ int impl_world_hair(lua_State *L)
     def.bend = impl_field_positive(L, 2, fn, "bend", def.bend, true);
     def.damping = impl_field_positive(L, 2, fn, "damping", def.damping, true);
     def.radius = impl_field_positive(L, 2, fn, "radius", def.radius, true);
+    impl_field_size(L, 2, fn, "radius", def.radius, true);
     def.clamped = impl_field_bool(L, 2, fn, "clamped", def.clamped);
     impl_field_color(L, 2, fn, "color", def.color);
     if (lua_getfield(L, 2, "root_motion") != LUA_TNIL) def.root = ROOT_MOTIONS[impl_check_option(L, -1, "world:hair: field 'root_motion'", ROOT_MOTION_NAMES)];
@@ -57,15 +58,16 @@ int impl_world_hair(lua_State *L)
             char what[64];
             snprintf(what, sizeof what, "%s: points[%d]", fn, k + 1);
             lua_rawgeti(L, -2, k + 1);
-            pts[k] = impl_tovec3(L, -1, what);
+            pts[k] = impl_topoint(L, -1, what);
             lua_pop(L, 1);
             if (k > 0 && !(v3_len(v3_sub(pts[k], pts[k - 1])) > 1e-9))
                 return luaL_error(L, "%s: points[%d] coincides with points[%d]", fn, k + 1, k);
         }
     } else {
-        imp_vec3 root = impl_field_vec3(L, 2, fn, "root", v3(0, 2, 0));
+        imp_vec3 root = impl_field_position(L, 2, fn, "root", v3(0, 2, 0));
         imp_vec3 dir = impl_unit_vector(L, impl_field_vec3(L, 2, fn, "direction", v3(0, -1, 0)), fn, "direction");
         double len = impl_field_positive(L, 2, fn, "length", 0.3, false);
+        impl_field_size(L, 2, fn, "length", len, false);
         int seg = impl_field_integer(L, 2, fn, "segments", 10, 1, 10000);
         np = seg + 1;
         pts = impl_scratch(L, sizeof(imp_vec3) * (size_t)np);
@@ -88,25 +90,26 @@ static int hair_move_root(lua_State *L)
     impl_check_arg_count(L, "hair:move_root(position [, direction], dt)");
     handle_userdata *h = check_hair(L, 1);
     imp_world *w = impl_handle_unlocked(L, h, "hair:move_root")->w;
-    imp_vec3 target = impl_tovec3(L, 2, "hair:move_root: argument 'position'");
+    imp_vec3 target = impl_topoint(L, 2, "hair:move_root: argument 'position'");
     int dt_idx = lua_gettop(L) >= 4 ? 4 : 3;
     double dt = luaL_checknumber(L, dt_idx);
     if (!(dt > 0)) return luaL_argerror(L, dt_idx, "dt must be > 0");
     imp_id root = imp_cloth_particle(w, h->id, 0), anchor = imp_hair_anchor(w, h->id);
     if (imp_id_is_null(root) || imp_particle_motion(w, root) != IMP_KINEMATIC)
         return luaL_error(L, "hair:move_root: the root must be kinematic (world:hair{root_motion = \"kinematic\"})");
+    imp_vec3 nd = v3(0, 0, 0);
+    if (dt_idx == 4) { /* read (and refuse) every argument before anything moves */
+        nd = impl_tovec3(L, 3, "hair:move_root: argument 'direction'");
+        if (!(v3_len(nd) > 1e-12)) return luaL_argerror(L, 3, "direction must not be zero");
+    }
+    impl_limit_speed(L, v3_scale(v3_sub(target, imp_particle_position(w, root)), 1.0 / dt),
+                     "hair:move_root: the velocity (position - root) / dt");
     imp_particle_move_to(w, root, target, dt);
     if (!imp_id_is_null(anchor)) {
         imp_vec3 xr = imp_particle_position(w, root), xa = imp_particle_position(w, anchor);
         imp_vec3 d = v3_sub(xr, xa);
         double l = v3_len(d);
-        if (dt_idx == 4) {
-            imp_vec3 nd = impl_tovec3(L, 3, "hair:move_root: argument 'direction'");
-            if (!(v3_len(nd) > 1e-12)) return luaL_argerror(L, 3, "direction must not be zero");
-            d = v3_normalize(nd);
-        } else {
-            d = v3_scale(d, 1 / l);
-        }
+        d = dt_idx == 4 ? v3_normalize(nd) : v3_scale(d, 1 / l);
         imp_particle_move_to(w, anchor, v3_mad(target, d, -l), dt);
     }
     return 0;

@@ -10,6 +10,7 @@
  *
  * f(x, t) takes the state as a list of numbers and returns dx/dt as a list of the same length.
  * An error inside f stops the solve and is raised with f's traceback. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,6 +98,9 @@ static void finish(lua_State *L, imp_ode_solver *s, int rc)
     imp_ode_solver_free(s);
     if (rc == IMP_ODE_SINGULAR)
         luaL_error(L, "impetus.ode: backward Euler met a singular or non-finite matrix I - h df/dx (does f return finite numbers? is h too large for f?)");
+    if (rc == IMP_ODE_SUBSTEPS)
+        luaL_error(L, "impetus.ode.solve: the adaptive method would need more than max_steps (%d) steps to reach t1: the "
+                      "tolerance is out of reach (a stiff f? try a larger tol, base = \"implicit\", or a larger max_steps)", (int)s->max_substeps);
     if (rc) {
         const char *msg = lua_tostring(L, -1);
         luaL_error(L, "impetus.ode: f failed:\n%s", msg ? msg : "(error object is not a string)");
@@ -122,20 +126,24 @@ static int ode_step(lua_State *L)
     return 1;
 }
 
-/* opts: method ("rk4"), h ((t1 - t0) / 100), tol (1e-6), base ("rk4"), max_growth (5), h_min (1e-9) */
+/* opts: method ("rk4"), h ((t1 - t0) / 100), tol (1e-6), base ("rk4"), max_growth (5), h_min (1e-9),
+ * max_steps (SOLVE_MAX_STEPS: the fixed-step methods' (t1 - t0) / h, the adaptive one's attempts) */
+enum { SOLVE_MAX_STEPS = 100000 };
 static int ode_solve(lua_State *L)
 {
     impl_check_arg_count(L, "impetus.ode.solve(f, x0, t0, t1 [, options])");
     const char *fn = "impetus.ode.solve";
     luaL_checktype(L, 1, LUA_TFUNCTION);
     double t0 = luaL_checknumber(L, 3), t1 = luaL_checknumber(L, 4);
+    if (!isfinite(t0) || !isfinite(t1)) return luaL_error(L, "%s: t0 and t1 must be finite", fn);
     if (!(t1 >= t0)) return luaL_error(L, "%s: t1 must be >= t0", fn);
     imp_ode_solver s;
     imp_ode_solver_init(&s, IMP_RK4);
+    s.max_substeps = SOLVE_MAX_STEPS;
     double h = (t1 - t0) / 100;
     if (!lua_isnoneornil(L, 5)) {
         luaL_checktype(L, 5, LUA_TTABLE);
-        static const char *const keys[] = {"method", "h", "tol", "base", "max_growth", "h_min", NULL};
+        static const char *const keys[] = {"method", "h", "tol", "base", "max_growth", "h_min", "max_steps", NULL};
         impl_check_keys(L, 5, fn, keys);
         if (lua_getfield(L, 5, "method") != LUA_TNIL) s.method = impl_check_method(L, -1, "impetus.ode.solve: field 'method'");
         if (lua_getfield(L, 5, "base") != LUA_TNIL) s.base = impl_check_method(L, -1, "impetus.ode.solve: field 'base'");
@@ -145,7 +153,9 @@ static int ode_solve(lua_State *L)
         s.tolerance = impl_field_number(L, 5, fn, "tol", s.tolerance);
         s.max_growth = impl_field_number(L, 5, fn, "max_growth", s.max_growth);
         s.h_min = impl_field_number(L, 5, fn, "h_min", s.h_min);
+        s.max_substeps = impl_field_integer(L, 5, fn, "max_steps", SOLVE_MAX_STEPS, 1, 1000000000);
         if (!(h > 0)) return luaL_error(L, "%s: field 'h' must be > 0", fn);
+        if (!(s.h_min >= 0)) return luaL_error(L, "%s: field 'h_min' must be >= 0", fn);
         if (!(s.tolerance > 0)) return luaL_error(L, "%s: field 'tol' must be > 0", fn);
         if (!(s.max_growth >= 1)) return luaL_error(L, "%s: field 'max_growth' must be >= 1", fn);
     }
@@ -159,7 +169,13 @@ static int ode_solve(lua_State *L)
         s.h = h;
         rc = imp_ode_advance(&sys, &s, t0, t1 - t0);
     } else {
-        long n = (long)ceil((t1 - t0) / h - 1e-9);
+        const double steps = ceil((t1 - t0) / h - 1e-9);
+        if (steps > (double)s.max_substeps) {
+            char count[32];
+            snprintf(count, sizeof count, "%.4g", steps);
+            return luaL_error(L, "%s: (t1 - t0) / h is %s steps, more than max_steps (%d)", fn, count, (int)s.max_substeps);
+        }
+        const long n = (long)steps;
         for (long i = 0; i < n && !rc; i++) {
             double t = t0 + i * h;
             rc = imp_ode_step(&sys, &s, s.method, o.x, t, fmin(h, t1 - t));
@@ -182,7 +198,7 @@ static int ode_adapt_factor(lua_State *L)
     double err = luaL_checknumber(L, 1), tol = luaL_checknumber(L, 2);
     lua_Integer order = luaL_checkinteger(L, 3);
     if (!(tol > 0)) return luaL_argerror(L, 2, "tol must be > 0");
-    if (order < 1) return luaL_argerror(L, 3, "order must be >= 1");
+    if (order < 1 || order > 1000) return luaL_argerror(L, 3, "order must be an integer in 1..1000");
     lua_pushnumber(L, imp_ode_adapt_factor(err, tol, (int)order));
     return 1;
 }

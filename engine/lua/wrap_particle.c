@@ -28,14 +28,15 @@ int impl_world_particle(lua_State *L)
         luaL_checktype(L, 2, LUA_TTABLE);
         static const char *const keys[] = {"position", "velocity", "mass", "radius", "fixed", "kinematic", "color", NULL};
         impl_check_keys(L, 2, fn, keys);
-        def.position = impl_field_vec3(L, 2, fn, "position", def.position);
-        def.velocity = impl_field_vec3(L, 2, fn, "velocity", def.velocity);
+        def.position = impl_field_position(L, 2, fn, "position", def.position);
+        def.velocity = impl_field_velocity(L, 2, fn, "velocity", def.velocity);
         def.mass = impl_field_number(L, 2, fn, "mass", def.mass);
         def.radius = impl_field_number(L, 2, fn, "radius", def.radius);
         def.motion = motion_from_def(L, 2, fn);
         impl_field_color(L, 2, fn, "color", def.color);
         if (!(def.mass > 0)) return luaL_error(L, "%s: field 'mass' must be > 0 (got %f)", fn, def.mass);
         if (!(def.radius >= 0)) return luaL_error(L, "%s: field 'radius' must be >= 0 (got %f)", fn, def.radius);
+        impl_field_size(L, 2, fn, "radius", def.radius, true);
     }
     impl_push_handle(L, 1, IMPL_PARTICLE, imp_particle_create(world->w, &def));
     return 1;
@@ -84,6 +85,7 @@ int impl_world_curve_particle(lua_State *L)
     impl_field_color(L, 2, fn, "color", def.particle.color);
     if (!(def.particle.mass > 0)) return luaL_error(L, "%s: field 'mass' must be > 0 (got %f)", fn, def.particle.mass);
     if (!(def.particle.radius >= 0)) return luaL_error(L, "%s: field 'radius' must be >= 0 (got %f)", fn, def.particle.radius);
+    impl_field_size(L, 2, fn, "radius", def.particle.radius, true);
     if (lua_getfield(L, 2, "range") != LUA_TNIL) {
         int ok1 = 0, ok2 = 0;
         if (lua_istable(L, -1)) {
@@ -148,11 +150,13 @@ static int particle_move_to(lua_State *L)
 {
     impl_check_arg_count(L, "particle:move_to(target, dt)");
     handle_userdata *h = impl_check_particle(L, 1);
-    imp_vec3 target = impl_tovec3(L, 2, "particle:move_to: argument 'target'");
+    imp_vec3 target = impl_topoint(L, 2, "particle:move_to: argument 'target'");
     double dt = luaL_checknumber(L, 3);
     if (!(dt > 0)) return luaL_argerror(L, 3, "dt must be > 0");
     if (imp_particle_motion(h->world->w, h->id) != IMP_KINEMATIC)
         return luaL_error(L, "particle:move_to: the particle must be kinematic (set particle.kinematic = true)");
+    impl_limit_speed(L, v3_scale(v3_sub(target, imp_particle_position(h->world->w, h->id)), 1.0 / dt),
+                     "particle:move_to: the velocity (target - position) / dt");
     imp_particle_move_to(impl_handle_unlocked(L, h, "particle:move_to")->w, h->id, target, dt);
     return 0;
 }
@@ -225,13 +229,13 @@ static handle_userdata *check_not_on_curve(lua_State *L, const char *what)
 static int particle_set_position(lua_State *L)
 {
     handle_userdata *h = check_not_on_curve(L, "particle.position");
-    imp_particle_set_position(impl_handle_unlocked(L, h, "particle.position")->w, h->id, impl_tovec3(L, 2, "particle.position"));
+    imp_particle_set_position(impl_handle_unlocked(L, h, "particle.position")->w, h->id, impl_topoint(L, 2, "particle.position"));
     return 0;
 }
 static int particle_set_velocity(lua_State *L)
 {
     handle_userdata *h = check_not_on_curve(L, "particle.velocity");
-    imp_particle_set_velocity(impl_handle_unlocked(L, h, "particle.velocity")->w, h->id, impl_tovec3(L, 2, "particle.velocity"));
+    imp_particle_set_velocity(impl_handle_unlocked(L, h, "particle.velocity")->w, h->id, impl_tovelocity(L, 2, "particle.velocity"));
     return 0;
 }
 static int particle_set_mass(lua_State *L)
@@ -247,6 +251,7 @@ static int particle_set_radius(lua_State *L)
     handle_userdata *h = impl_check_particle(L, 1);
     double r = luaL_checknumber(L, 2);
     if (!(r >= 0) || !isfinite(r)) return luaL_error(L, "particle.radius must be >= 0 (got %f)", r);
+    impl_limit_size(L, r, "particle.radius", true);
     imp_particle_set_radius(impl_handle_unlocked(L, h, "particle.radius")->w, h->id, r);
     return 0;
 }

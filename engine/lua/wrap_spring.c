@@ -23,7 +23,7 @@ int impl_world_spring(lua_State *L)
         if (b->id.index == a->id.index) return luaL_argerror(L, 3, "a spring needs two different particles");
         def.b = b->id;
     } else {
-        def.anchor = impl_tovec3(L, 3, "world:spring: argument 'b' (a particle or a point)");
+        def.anchor = impl_topoint(L, 3, "world:spring: argument 'b' (a particle or a point)");
     }
     if (!lua_isnoneornil(L, 4)) {
         luaL_checktype(L, 4, LUA_TTABLE);
@@ -98,7 +98,7 @@ static int spring_set_anchor(lua_State *L)
 {
     handle_userdata *h = check_spring(L, 1);
     imp_spring_def d = imp_spring_get(h->world->w, h->id);
-    d.anchor = impl_tovec3(L, 2, "spring.anchor");
+    d.anchor = impl_topoint(L, 2, "spring.anchor");
     imp_spring_set(impl_handle_unlocked(L, h, "spring")->w, h->id, &d);
     return 0;
 }

@@ -11,7 +11,7 @@ local impetus = {
 }
 
 -- impetus.world{gravity = {0, -9.81, 0}, drag = 0, integrator = "rk4", tolerance = 1e-6}
-function impetus.world(def) return core.world(def) end
+function impetus.world(...) return core.world(...) end
 
 -- impetus.load_snapshot(path): a Snapshot saved by snapshot:save(path) (world:snapshot() makes one)
 impetus.load_snapshot = core.load_snapshot

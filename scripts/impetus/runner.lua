@@ -188,10 +188,14 @@ function Runner:start()
   return self:restart()
 end
 
--- a fresh world and setup again (key R); the camera goes back to the scene's
+-- a fresh world and setup again (key R); the camera goes back to the scene's. The old world's C
+-- memory is freed here, not when the collector finds it (its handles a script kept become stale),
+-- so a scene restarted every few seconds for hours holds one world at a time.
 function Runner:restart()
   active.runner = self
   if self.viewer then self.viewer:release_drag() end
+  local old = self.world
+  if old and old:valid() and not old.locked then old:destroy() end
   random.seed(self.seed)
   if self.math_seed then math.randomseed(self.math_seed) end -- (history.lua) setup draws the same numbers
   self.tick = 0

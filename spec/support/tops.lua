@@ -20,6 +20,20 @@ function tops.pinned_top(mode, spin)
   return w, b, j, Om
 end
 
+-- the angle b's centre turned about the vertical through the origin over `steps` calls of step(),
+-- unwrapped, positive clockwise seen from above (the tops' sense)
+function tops.turned(b, steps, step)
+  local total, last = 0, math.atan(b.position[3], b.position[1])
+  for _ = 1, steps do
+    step()
+    local now = math.atan(b.position[3], b.position[1])
+    local d = now - last
+    if d > math.pi then d = d - 2 * math.pi elseif d < -math.pi then d = d + 2 * math.pi end
+    total, last = total + d, now
+  end
+  return -total
+end
+
 -- the vertical angular momentum about the point p (the body's own plus its centre's m x v)
 function tops.vertical_momentum(b, p)
   local x, v = b.position, b.velocity
