@@ -18,6 +18,7 @@
 #include "ids.h"
 #include "imp_math.h"
 #include "narrowphase.h"
+#include "parallel.h"
 #include "shape.h"
 #include "world_parts.h"
 
@@ -111,28 +112,25 @@ static double contacts_approach_speed(const imp_world *w, const imp_contact *c)
     return vn < 0 ? -vn : 0;
 }
 
-void contacts_update(imp_world *w)
+/* one chunk of the narrow phase: each candidate pair in A-B order, and its manifold in its own slot
+ * of next_manifolds (the pair's old manifold copied when neither side moved); chunks write disjoint
+ * pairs and slots, so the result does not depend on which thread ran them */
+typedef struct collide_job {
+    imp_world *w;
+    const int *old;          /* per candidate: last step's pair with its key, or -1 */
+    int *touching;           /* per candidate: its points (0: apart); -1: the old manifold kept */
+} collide_job;
+
+static void collide_part(void *ctx, int chunk)
 {
+    const collide_job *jb = ctx;
+    imp_world *w = jb->w;
     contact_set *c = w->contacts;
-    for (int s = 0; s < w->shapes->ids.count; s++) {
-        shape *sh = &w->shapes->shape[s];
-        const body *b = &w->bodies->body[bodies_dense(w, sh->body)];
-        if ((b->motion != IMP_FIXED && !b->asleep) || sh->type == IMP_SHAPE_PLANE) bodies_place_shape(w, sh);
-    }
-    bp_find_pairs(w);
-    const broadphase *bp = w->broadphase;
-    grow((void **)&c->next_pairs, &c->next_pair_cap, bp->cand_count, sizeof(pair));
-    c->next_pair_count = bp->cand_count;
-    c->next_manifold_count = 0;
-    int j = 0;
-    for (int k = 0; k < c->next_pair_count; k++) {
+    const int n = c->next_pair_count;
+    const int lo = (int)((long long)n * chunk / PAR_CHUNKS), hi = (int)((long long)n * (chunk + 1) / PAR_CHUNKS);
+    for (int k = lo; k < hi; k++) {
         pair *p = &c->next_pairs[k];
-        p->key = bp->cand[k].key, p->a = bp->cand[k].a, p->b = bp->cand[k].b;
-        while (j < c->pair_count && c->pairs[j].key < p->key) {
-            if (c->pairs[j].man >= 0) end_event(c, &c->manifolds[c->pairs[j].man]);
-            j++;
-        }
-        const pair *old = (j < c->pair_count && c->pairs[j].key == p->key) ? &c->pairs[j++] : NULL;
+        const pair *old = jb->old[k] >= 0 ? &c->pairs[jb->old[k]] : NULL;
         const manifold *om = old && old->man >= 0 ? &c->manifolds[old->man] : NULL;
         geom ga, gb;
         contacts_geom(w, p->a, &ga), contacts_geom(w, p->b, &gb);
@@ -143,41 +141,85 @@ void contacts_update(imp_world *w)
         }
         p->witness = old ? old->witness : -1;
         p->man = -1;
-        if (c->next_manifold_count == c->next_manifold_cap) grow((void **)&c->next_manifolds, &c->next_manifold_cap, c->next_manifold_count + 1, sizeof(manifold));
-        manifold *m = &c->next_manifolds[c->next_manifold_count];
+        manifold *m = &c->next_manifolds[k];
         if (om && key_resting(w, p->a) && key_resting(w, p->b)) {
             /* neither side moved (static or asleep): last step's manifold still holds, impulses and all */
             *m = *om;
             m->c.age++;
-            p->man = c->next_manifold_count++;
+            jb->touching[k] = -1;
             continue;
         }
-        int n = np_collide(&ga, &gb, &m->c, &p->witness);
-        if (n > 0) {
-            p->man = c->next_manifold_count++;
-            m->c.a = contacts_side(w, p->a), m->c.b = contacts_side(w, p->b);
-            m->c.age = om ? om->c.age + 1 : 0;
-            m->c.impact = om ? om->c.impact : 0;
-            m->c.impact_speed = om ? om->c.impact_speed : 0;
-            for (int i = 0; i < n; i++) {
-                m->local[i] = m3_mul_tv(ga.R, v3_sub(m->c.points[i], ga.p));
-                uint32_t id = 0;
-                m->c.normal_impulse[i] = 0, m->c.tangent_impulse[i] = v3(0, 0, 0);
-                for (int q = 0; om && q < om->c.count && !id; q++) {
-                    imp_vec3 d = v3_sub(om->local[q], m->local[i]);
-                    if (v3_dot(d, d) < POINT_MATCH * POINT_MATCH) {
-                        id = om->c.point_id[q]; /* the solver's impulses follow the point (warm start) */
-                        m->c.normal_impulse[i] = om->c.normal_impulse[q], m->c.tangent_impulse[i] = om->c.tangent_impulse[q];
-                    }
+        const int count = np_collide(&ga, &gb, &m->c, &p->witness);
+        jb->touching[k] = count > 0 ? count : 0;
+        for (int i = 0; i < count; i++) m->local[i] = m3_mul_tv(ga.R, v3_sub(m->c.points[i], ga.p));
+    }
+}
+
+/* The collide stage: shapes placed, the broad phase's candidates matched to last step's pairs by key,
+ * the narrow phase on both threads, then in candidate order the touching pairs' manifolds packed,
+ * their points' ids and warm starts carried over and the events raised */
+void contacts_update(imp_world *w)
+{
+    contact_set *c = w->contacts;
+    for (int s = 0; s < w->shapes->ids.count; s++) {
+        shape *sh = &w->shapes->shape[s];
+        const body *b = &w->bodies->body[bodies_dense(w, sh->body)];
+        if ((b->motion != IMP_FIXED && !b->asleep) || sh->type == IMP_SHAPE_PLANE) bodies_place_shape(w, sh);
+    }
+    bp_find_pairs(w);
+    const broadphase *bp = w->broadphase;
+    const int nc = bp->cand_count;
+    grow((void **)&c->next_pairs, &c->next_pair_cap, nc, sizeof(pair));
+    grow((void **)&c->next_manifolds, &c->next_manifold_cap, nc, sizeof(manifold));
+    grow((void **)&c->cand_old, &c->cand_cap, 2 * nc, sizeof(int));
+    int *old = c->cand_old, *touching = c->cand_old + nc;
+    c->next_pair_count = nc;
+    for (int k = 0, j = 0; k < nc; k++) {
+        pair *p = &c->next_pairs[k];
+        p->key = bp->cand[k].key, p->a = bp->cand[k].a, p->b = bp->cand[k].b;
+        while (j < c->pair_count && c->pairs[j].key < p->key) j++;
+        old[k] = j < c->pair_count && c->pairs[j].key == p->key ? j++ : -1;
+    }
+    collide_job jb = {w, old, touching};
+    par_for(collide_part, &jb, PAR_CHUNKS);
+    c->next_manifold_count = 0;
+    int j = 0;
+    for (int k = 0; k < nc; k++) {
+        pair *p = &c->next_pairs[k];
+        for (; j < c->pair_count && c->pairs[j].key < p->key; j++)
+            if (c->pairs[j].man >= 0) end_event(c, &c->manifolds[c->pairs[j].man]);
+        const manifold *om = old[k] >= 0 && c->pairs[old[k]].man >= 0 ? &c->manifolds[c->pairs[old[k]].man] : NULL;
+        if (old[k] >= 0) j++;
+        if (touching[k] == 0) {
+            if (om) end_event(c, om);
+            continue;
+        }
+        p->man = c->next_manifold_count++;
+        manifold *m = &c->next_manifolds[p->man];
+        if (p->man != k) *m = c->next_manifolds[k];
+        if (touching[k] < 0) continue; /* kept whole */
+        const int n = touching[k];
+        m->c.a = contacts_side(w, p->a), m->c.b = contacts_side(w, p->b);
+        m->c.age = om ? om->c.age + 1 : 0;
+        m->c.impact = om ? om->c.impact : 0;
+        m->c.impact_speed = om ? om->c.impact_speed : 0;
+        for (int i = 0; i < n; i++) {
+            uint32_t id = 0;
+            m->c.normal_impulse[i] = 0, m->c.tangent_impulse[i] = v3(0, 0, 0);
+            for (int q = 0; om && q < om->c.count && !id; q++) {
+                imp_vec3 d = v3_sub(om->local[q], m->local[i]);
+                if (v3_dot(d, d) < POINT_MATCH * POINT_MATCH) {
+                    id = om->c.point_id[q]; /* the solver's impulses follow the point (warm start) */
+                    m->c.normal_impulse[i] = om->c.normal_impulse[q], m->c.tangent_impulse[i] = om->c.tangent_impulse[q];
                 }
-                m->c.point_id[i] = id ? id : ++c->next_point_id;
             }
-            if (!om) {
-                grow((void **)&c->begin_speed, &c->begin_val_cap, c->begin_count + 1, sizeof(double));
-                c->begin_speed[c->begin_count] = contacts_approach_speed(w, &m->c);
-                push_event(&c->begin, &c->begin_count, &c->begin_cap, m->c.a, m->c.b);
-            }
-        } else if (om) end_event(c, om);
+            m->c.point_id[i] = id ? id : ++c->next_point_id;
+        }
+        if (!om) {
+            grow((void **)&c->begin_speed, &c->begin_val_cap, c->begin_count + 1, sizeof(double));
+            c->begin_speed[c->begin_count] = contacts_approach_speed(w, &m->c);
+            push_event(&c->begin, &c->begin_count, &c->begin_cap, m->c.a, m->c.b);
+        }
     }
     for (; j < c->pair_count; j++)
         if (c->pairs[j].man >= 0) end_event(c, &c->manifolds[c->pairs[j].man]);
@@ -212,7 +254,7 @@ void contacts_free(imp_world *w)
 {
     contact_set *c = w->contacts;
     if (!c) return;
-    free(c->next_pairs), free(c->pairs), free(c->next_manifolds), free(c->manifolds), free(c->begin), free(c->end), free(c->begin_speed), free(c->end_impulse);
+    free(c->next_pairs), free(c->pairs), free(c->next_manifolds), free(c->manifolds), free(c->begin), free(c->end), free(c->begin_speed), free(c->end_impulse), free(c->cand_old);
     free(c);
     w->contacts = NULL;
 }

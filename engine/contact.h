@@ -28,6 +28,7 @@ typedef struct contact_set {
     manifold *next_manifolds; int next_manifold_count, next_manifold_cap;
     imp_contact_side *begin, *end; int begin_count, end_count, begin_cap, end_cap; /* 2 sides per event */
     double *begin_speed, *end_impulse; int begin_val_cap, end_val_cap; /* what each event carried */
+    int *cand_old; int cand_cap;        /* the narrow phase's scratch: per candidate its old pair, its points */
     uint32_t next_point_id;
     uint64_t body_edits, collider_edits; /* the stores' edits when the set was found (contacts_current) */
 } contact_set;

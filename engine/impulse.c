@@ -71,6 +71,7 @@
 #include "joint.h"
 #include "joint_position.h"
 #include "joint_velocity.h"
+#include "parallel.h"
 #include "shape.h"
 #include "solver_bodies.h"
 #include "step.h"
@@ -266,7 +267,7 @@ static inline void row_apply(imp_vec3 *v, imp_vec3 *w, const contact_point *c, c
  * One 3 x 3 solve, lambda += -K^-1 u with u the rows' velocities and K = J M^-1 J^T, then the clamp.
  *
  * Shock propagation holds the lower body: the same solves with its inverse mass and inertia zero, with
- * the patch's matrices for that case built when shock propagation reaches it. */
+ * the patch's matrices for that case built with the others (patches_part). */
 #define PATCH_EPS 1e-6 /* the regularization of the normal rows' A, relative to its largest diagonal entry */
 enum { BOTH, ONLY_A, ONLY_B }; /* which sides of a patch answer its impulses */
 
@@ -674,28 +675,51 @@ static void build_points(imp_world *w, impulse_state *s)
     }
 }
 
-/* every point's rows: lever arms, angular responses, effective masses (the derivation above) */
-static void point_rows(impulse_state *s)
+/* a point's rows: lever arms, angular responses, effective masses (the derivation above) */
+static void point_rows(impulse_state *s, int q)
 {
     const solver_bodies *sb = &s->sb;
-    for (int q = 0; q < s->np; q++) {
-        contact_point *c = &s->points[q];
-        contact_point_info *cc = &s->info[q];
-        c->ima = sb->im[c->a], c->imb = sb->im[c->b];
-        const imp_vec3 dirs[3] = {c->n, c->t1, c->t2};
-        for (int r = 0; r < 3; r++) {
-            contact_row *R = &c->row[r];
-            R->ca = v3_cross(cc->ra, dirs[r]), R->cb = v3_cross(cc->rb, dirs[r]);
-            R->ia = m3_mul_v(sb->Iinv[c->a], R->ca), R->ib = m3_mul_v(sb->Iinv[c->b], R->cb);
-            double ka = c->ima + v3_dot(R->ca, R->ia), kb = c->imb + v3_dot(R->cb, R->ib);
-            R->k = ka + kb > 0 ? 1 / (ka + kb) : 0;
-        }
+    contact_point *c = &s->points[q];
+    const contact_point_info *cc = &s->info[q];
+    c->ima = sb->im[c->a], c->imb = sb->im[c->b];
+    const imp_vec3 dirs[3] = {c->n, c->t1, c->t2};
+    for (int r = 0; r < 3; r++) {
+        contact_row *R = &c->row[r];
+        R->ca = v3_cross(cc->ra, dirs[r]), R->cb = v3_cross(cc->rb, dirs[r]);
+        R->ia = m3_mul_v(sb->Iinv[c->a], R->ca), R->ib = m3_mul_v(sb->Iinv[c->b], R->cb);
+        double ka = c->ima + v3_dot(R->ca, R->ia), kb = c->imb + v3_dot(R->cb, R->ib);
+        R->k = ka + kb > 0 ? 1 / (ka + kb) : 0;
     }
 }
 
-/* the points of each live manifold as one patch (they are consecutive in level order), with last step's
- * friction as the warm start: the points' friction impulses summed along t1, t2, and their twist about
- * the centroid */
+/* who answers a patch in shock propagation: the upper side alone between two levels, else both */
+static int shock_side(const int *level, const contact_patch *p)
+{
+    const int la = level[p->a], lb = level[p->b];
+    return la == lb || la == MAX_LEVEL || lb == MAX_LEVEL ? BOTH : la > lb ? ONLY_A : ONLY_B;
+}
+
+/* one chunk of the patches (and so of their points, which are consecutive): the points' rows, then
+ * each patch's centroid and matrices, for the sweeps and, between two levels, for shock propagation.
+ * Chunks write disjoint patches and points, and a patch's numbers are the same whichever thread
+ * makes them. */
+static void patches_part(void *ctx, int chunk)
+{
+    impulse_state *s = ctx;
+    const int lo = (int)((long long)s->npatch * chunk / PAR_CHUNKS);
+    const int hi = (int)((long long)s->npatch * (chunk + 1) / PAR_CHUNKS);
+    for (int k = lo; k < hi; k++) {
+        contact_patch *p = &s->patches[k];
+        for (int i = 0; i < p->count; i++) point_rows(s, p->first + i);
+        patch_prepare(&s->sb, &s->points[p->first], &s->info[p->first], p);
+        const int who = shock_side(s->graph.level, p);
+        if (who != BOTH) patch_matrices(&s->sb, &s->points[p->first], p, who, 1);
+    }
+}
+
+/* the points of each live manifold as one patch (they are consecutive in level order), its rows and
+ * matrices (patches_part, on both threads), and last step's friction as the warm start: the points'
+ * friction impulses summed along t1, t2, and their twist about the centroid */
 static void build_patches(imp_world *w, impulse_state *s)
 {
     s->npatch = 0;
@@ -708,15 +732,19 @@ static void build_patches(imp_world *w, impulse_state *s)
         p->first = q, p->count = m;
         p->a = P->a, p->b = P->b, p->level = s->info[q].level;
         p->n = P->n, p->t1 = P->t1, p->t2 = P->t2;
-        patch_prepare(&s->sb, P, &s->info[q], p);
-        const imp_contact *ct = &w->contacts->manifolds[man].c;
-        p->lambda[0] = p->lambda[1] = p->lambda[2] = 0;
-        for (int k = 0; k < m; k++) {
-            const imp_vec3 jt = ct->tangent_impulse[s->info[q + k].k];
-            p->lambda[0] += v3_dot(jt, p->t1), p->lambda[1] += v3_dot(jt, p->t2);
-            p->lambda[2] += v3_dot(p->n, v3_cross(v3_sub(s->info[q + k].ra, p->ra), jt));
-        }
         q += m;
+    }
+    par_for(patches_part, s, PAR_CHUNKS);
+    for (int k = 0; k < s->npatch; k++) {
+        contact_patch *p = &s->patches[k];
+        const imp_contact *ct = &w->contacts->manifolds[s->info[p->first].man].c;
+        p->lambda[0] = p->lambda[1] = p->lambda[2] = 0;
+        for (int i = 0; i < p->count; i++) {
+            const contact_point_info *info = &s->info[p->first + i];
+            const imp_vec3 jt = ct->tangent_impulse[info->k];
+            p->lambda[0] += v3_dot(jt, p->t1), p->lambda[1] += v3_dot(jt, p->t2);
+            p->lambda[2] += v3_dot(p->n, v3_cross(v3_sub(info->ra, p->ra), jt));
+        }
     }
 }
 
@@ -872,13 +900,6 @@ static void contact_sweeps(imp_world *w, impulse_state *s)
  * of the levels below a level's contacts first (joint_velocity.c's level_solve: the lower body held while that
  * takes energy from the upper one, else both answer as S1 asks; a joint to the world or a static body
  * then holds its body as fixed as the world for the levels above) */
-/* who answers a patch in shock propagation: the upper side alone between two levels, else both */
-static int shock_side(const int *level, const contact_patch *p)
-{
-    const int la = level[p->a], lb = level[p->b];
-    return la == lb || la == MAX_LEVEL || lb == MAX_LEVEL ? BOTH : la > lb ? ONLY_A : ONLY_B;
-}
-
 static void shock_propagation(imp_world *w, impulse_state *s)
 {
     solver_bodies *sb = &s->sb;
@@ -890,11 +911,6 @@ static void shock_propagation(imp_world *w, impulse_state *s)
         if (s->level_joints) {
             for (int pass = 0; pass < SHOCK_PASSES; pass++) joints_level(w, sb, jdone, s->patches[lo].level, level, true);
             jdone = s->patches[lo].level;
-        }
-        for (int k = lo; k < hi; k++) {
-            contact_patch *p = &s->patches[k];
-            const int who = shock_side(level, p);
-            if (who != BOTH) patch_matrices(sb, s->points + p->first, p, who, 1);
         }
         for (int pass = 0; pass < SHOCK_PASSES; pass++) {
             double change = 0, size = 0;
@@ -1049,7 +1065,6 @@ static bool impulse_stages(imp_world *w, const imp_step *st)
     manifold_sides(w, s);
     if (!contact_graph(w, s)) return false;
     build_points(w, s);
-    point_rows(s);
     build_patches(w, s);
     s->level_joints = s->njoints && s->np;
     collisions(w, s);
