@@ -424,6 +424,30 @@ describe("a failing callback leaves the world as it was", function()
     end, 200, 100)
   end)
 
+  it("a step the adaptive integrator gives up: the world as it was, its step size too, and the 60 steps after", function()
+    local function make()
+      local w = impetus.world { integrator = "adaptive" }
+      w:plane {}
+      local prev
+      for i = 1, 6 do
+        local p = w:particle { position = { 0.3 * i, 0.5 + 0.2 * i, 0 } }
+        if prev then w:spring(prev, p, { ks = 1e5, kd = 1 }) end
+        prev = p
+      end
+      return w
+    end
+    local tried, never = make(), make()
+    run(tried, 20)
+    run(never, 20)
+    -- a step of 1 s: the stiff springs reject the first attempts, their step size shrinks, and the
+    -- attempts left cannot reach the end; the world keeps the step size it had
+    local ok, err = tried:step(1)
+    assert.is_false(ok)
+    assert.truthy(err:find("the step was not taken", 1, true), err)
+    assert.are.equal(state(never), state(tried))
+    assert.is_nil(first_difference(run(never, 60), run(tried, 60)), "the steps after the step given up differ")
+  end)
+
   it("with the implicit integrator over a cloth lying on a plane", function()
     failing_twin(function(field)
       local w = impetus.world { integrator = "implicit" }
