@@ -187,7 +187,8 @@ static imp_step step_begin(imp_world *w, double dt, imp_profile *profile)
     return (imp_step){w, w->time, dt, 1 / dt, profile, w->bstate0, false};
 }
 
-/* a callback failed in the particle stage: the world as it was before the step */
+/* the particle stage failed (a callback, or the adaptive integrator gave up): the world as it was
+ * before the step */
 static void step_undo(imp_world *w)
 {
     particles_undo(w);
