@@ -33,6 +33,7 @@ imp_body_def imp_body_def_default(void)
     d.motion = IMP_DYNAMIC;
     d.group = 1;
     d.mask = 0xffffffffu;
+    d.gravity_scale = 1;
     d.color[0] = 0.35f, d.color[1] = 0.6f, d.color[2] = 0.9f, d.color[3] = 1.0f;
     return d;
 }
@@ -174,6 +175,11 @@ imp_id imp_body_create(imp_world *w, const imp_body_def *def)
         imp_body_destroy(w, id);
         return none;
     }
+    b->gravity_scale = 1;
+    if (!imp_body_set_gravity_scale(w, id, def->gravity_scale)) {
+        imp_body_destroy(w, id);
+        return none;
+    }
     double *X = w->bodies->state + BODY_DIM * i;
     imp_quat q = quat_normalize(def->orientation);
     imp_mat3 R = quat_to_m3(q);
@@ -292,7 +298,8 @@ double bodies_potential_energy(const imp_world *w)
 {
     double e = 0;
     for (int i = 0; i < w->bodies->ids.count; i++)
-        if (w->bodies->body[i].motion == IMP_DYNAMIC) e -= w->bodies->body[i].mass * v3_dot(w->settings.gravity, v3_load(w->bodies->state + BODY_DIM * i));
+        if (w->bodies->body[i].motion == IMP_DYNAMIC)
+            e -= w->bodies->body[i].mass * w->bodies->body[i].gravity_scale * v3_dot(w->settings.gravity, v3_load(w->bodies->state + BODY_DIM * i));
     return e;
 }
 
@@ -520,7 +527,7 @@ static int bodies_deriv(void *ctx, double t, const double *X, double *dX)
                 /* the impulse mode already applied this body's forces (S1: velocities, then positions) */
                 memset(d + 7, 0, 6 * sizeof(double));
             } else {
-                v3_store(d + 7, v3_add(b->force, v3_sub(v3_scale(g, b->mass), v3_scale(v, kd))));
+                v3_store(d + 7, v3_add(b->force, v3_sub(v3_scale(g, b->mass * b->gravity_scale), v3_scale(v, kd))));
                 v3_store(d + 10, b->torque); /* (the body's damping: bodies_damp, after the step) */
             }
         }
@@ -568,6 +575,23 @@ bool imp_body_set_damping(imp_world *w, imp_id id, double linear, double angular
     return true;
 }
 void imp_body_set_bullet(imp_world *w, imp_id id, bool on) { BODY_OR(); w->bodies->body[i].bullet = on; }
+double imp_body_gravity_scale(const imp_world *w, imp_id id)
+{
+    const int i = ids_lookup(&w->bodies->ids, id);
+    return i < 0 ? 0 : w->bodies->body[i].gravity_scale;
+}
+bool imp_body_set_gravity_scale(imp_world *w, imp_id id, double scale)
+{
+    const int i = ids_lookup(&w->bodies->ids, id);
+    if (i < 0) return false;
+    if (!(fabs(scale) <= IMP_MAX_GRAVITY_SCALE)) {
+        world_error(w, "gravity_scale must be a finite number within +-%g (got %g)", IMP_MAX_GRAVITY_SCALE, scale);
+        return false;
+    }
+    if (scale != w->bodies->body[i].gravity_scale) w->bodies->body[i].asleep = 0, w->bodies->body[i].sleep_time = 0;
+    w->bodies->body[i].gravity_scale = scale;
+    return true;
+}
 
 void imp_body_shape_material(const imp_world *w, imp_id id, int index, double *friction, double *static_friction, double *restitution)
 {
@@ -590,6 +614,23 @@ void imp_body_set_material(imp_world *w, imp_id id, int index, double friction, 
         if (static_friction >= 0) s->static_friction = static_friction;
         if (restitution >= 0) s->restitution = restitution;
     }
+}
+
+static const shape *body_shape_at(const imp_world *w, imp_id id, int index)
+{
+    const int i = ids_lookup(&w->bodies->ids, id);
+    if (i < 0 || index < 0 || index >= w->bodies->body[i].nshapes) return NULL;
+    return &w->shapes->shape[w->shapes->ids.slot_dense[w->bodies->body[i].shapes[index]]];
+}
+bool imp_body_shape_sensor(const imp_world *w, imp_id id, int index)
+{
+    const shape *s = body_shape_at(w, id, index);
+    return s && s->sensor;
+}
+bool imp_body_shape_pre_solve(const imp_world *w, imp_id id, int index)
+{
+    const shape *s = body_shape_at(w, id, index);
+    return s && s->pre_solve;
 }
 
 int imp_body_shape_count(const imp_world *w, imp_id id)

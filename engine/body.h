@@ -16,6 +16,7 @@ typedef struct body {
     uint8_t motion;             /* imp_motion                                          */
     uint8_t bullet, asleep;     /* continuous collision; sleeping (impulse.c)          */
     double lin_damp, ang_damp;  /* 1/s: dP/dt -= c P, dL/dt -= c L (imp_body_damping)   */
+    double gravity_scale;       /* the body feels gravity_scale * the world's gravity    */
     float sleep_time;           /* seconds it has been slow enough to sleep            */
     uint32_t group, mask;
     float color[4];

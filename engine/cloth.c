@@ -122,7 +122,7 @@ int cloth_object_count(const imp_world *w) { return w->cloth ? w->cloth->ids.cou
 
 static void obj_free(cobj *o)
 {
-    free(o->slot), free(o->dense), free(o->tri), free(o->bend), free(o->seg), free(o->joint), free(o->draw);
+    free(o->slot), free(o->dense), free(o->tri), free(o->bend), free(o->seg), free(o->joint), free(o->draw), free(o->rest);
     memset(o, 0, sizeof *o);
 }
 
@@ -728,6 +728,7 @@ imp_cloth_def imp_cloth_def_default(void)
     d.bend = 2e-4;
     d.damping = 0.01;
     d.radius = 0.01;
+    d.friction = 0.5;
     const float c[4] = {0.78f, 0.22f, 0.20f, 1}, b[4] = {0.85f, 0.75f, 0.55f, 1};
     memcpy(d.color, c, sizeof c);
     memcpy(d.back_color, b, sizeof b);
@@ -743,6 +744,7 @@ imp_hair_def imp_hair_def_default(void)
     d.bend = 1e-4;
     d.damping = 0.01;
     d.radius = 0.005;
+    d.friction = 0.5;
     d.root = IMP_FIXED;
     d.clamped = true;
     const float c[4] = {0.35f, 0.22f, 0.12f, 1};
@@ -858,6 +860,7 @@ imp_id imp_cloth_create(imp_world *w, const imp_cloth_def *def)
     if (nv < 3 || nt < 1 || !def->positions || !def->triangles) return none;
     if (!(def->stretch >= 0 && def->shear >= 0 && def->bend >= 0 && def->damping >= 0 && def->radius >= 0))
         return none;
+    if (!(def->restitution >= 0 && def->restitution <= 1 && def->friction >= 0 && isfinite(def->friction))) return none;
     for (int i = 0; i < nv; i++)
         if (!finite3(def->positions[i])) return none;
     /* rest geometry of every triangle; refuse bad indices and degenerate triangles */
@@ -889,11 +892,15 @@ imp_id imp_cloth_create(imp_world *w, const imp_cloth_def *def)
     rebuild_draw(o);
     o->stretch = def->stretch, o->shear = def->shear, o->bendk = def->bend, o->damping = def->damping;
     o->rows = def->rows, o->cols = def->cols;
+    o->self_collision = def->self_collision;
+    o->rest = ids_grow(NULL, sizeof(imp_vec3), nv);
+    memcpy(o->rest, def->positions, sizeof(imp_vec3) * (size_t)nv);
     memcpy(o->color, def->color, sizeof o->color);
     memcpy(o->back, def->back_color, sizeof o->back);
     for (int i = 0; i < nv; i++) {
         imp_particle_def pd = imp_particle_def_default();
         pd.position = def->positions[i];
+        pd.restitution = def->restitution, pd.friction = def->friction;
         double m = def->masses ? def->masses[i] : area[i] > 0 ? def->mass * area[i] / total : def->mass / nv;
         pd.mass = m > 0 && isfinite(m) ? m : 1e-6;
         pd.radius = def->radius;
@@ -912,6 +919,7 @@ imp_id imp_hair_create(imp_world *w, const imp_hair_def *def)
     const int np = def->point_count;
     if (np < 2 || !def->points) return none;
     if (!(def->mass > 0 && def->stretch >= 0 && def->bend >= 0 && def->damping >= 0 && def->radius >= 0)) return none;
+    if (!(def->restitution >= 0 && def->restitution <= 1 && def->friction >= 0 && isfinite(def->friction))) return none;
     double total = 0;
     for (int i = 0; i < np; i++) {
         if (!finite3(def->points[i])) return none;
@@ -921,7 +929,9 @@ imp_id imp_hair_create(imp_world *w, const imp_hair_def *def)
             total += l;
         }
     }
-    const bool clamped = def->clamped && def->root != IMP_DYNAMIC;
+    const bool held = !imp_id_is_null(def->body);
+    if (held && !imp_body_valid(w, def->body)) return none;
+    const bool clamped = def->clamped && (def->root != IMP_DYNAMIC || held);
     const int base = clamped ? 1 : 0, nv = np + base;
     imp_id id;
     cobj *o = obj_new(w, &id, nv);
@@ -957,10 +967,13 @@ imp_id imp_hair_create(imp_world *w, const imp_hair_def *def)
         double share = i < 0 ? len[0] / 2 : ((i > 0 ? len[i - 1] : 0) + (i + 1 < np ? len[i] : 0)) / 2;
         pd.mass = def->mass * share / total;
         pd.radius = def->radius;
-        pd.motion = i <= 0 ? def->root : IMP_DYNAMIC;
+        pd.restitution = def->restitution, pd.friction = def->friction;
+        pd.motion = i <= 0 && !held ? def->root : IMP_DYNAMIC;
         memcpy(pd.color, def->color, sizeof pd.color);
         o = &w->cloth->obj[ids_lookup(&w->cloth->ids, id)];
-        o->slot[k] = imp_particle_create(w, &pd).index;
+        imp_id p = imp_particle_create(w, &pd);
+        o->slot[k] = p.index;
+        if (held && i <= 0) imp_particle_attach(w, p, def->body, pd.position); /* the root, the anchor */
     }
     free(len);
     return id;
@@ -976,6 +989,42 @@ static cobj *obj_of(const imp_world *w, imp_id id)
 }
 
 bool imp_cloth_valid(const imp_world *w, imp_id id) { return obj_of(w, id) != NULL; }
+
+bool imp_cloth_self_collision(const imp_world *w, imp_id id)
+{
+    const cobj *o = obj_of(w, id);
+    return o && o->self_collision;
+}
+
+void imp_cloth_set_self_collision(imp_world *w, imp_id id, bool on)
+{
+    cobj *o = obj_of(w, id);
+    if (o && !o->hair) o->self_collision = on;
+}
+
+/* which object (+1, 0: none) and which of its vertices each particle (dense) is (particle_contact.c) */
+void cloth_owners(const imp_world *w, int *owner, int *vertex)
+{
+    memset(owner, 0, sizeof(int) * (size_t)w->particles->ids.count);
+    for (int k = 0; w->cloth && k < w->cloth->ids.count; k++) {
+        const cobj *o = &w->cloth->obj[k];
+        for (int v = 0; v < o->nv; v++) {
+            if (o->slot[v] == NONE) continue;
+            const int d = particles_slot_dense(w, o->slot[v]);
+            owner[d] = k + 1, vertex[d] = v;
+        }
+    }
+}
+
+/* two particles of object k (dense in the store), vertices a and b: whether they may collide: it
+ * self-collides and they lie more than `apart` from each other at rest */
+bool cloth_self_pair(const imp_world *w, int k, int a, int b, double apart)
+{
+    const cobj *o = &w->cloth->obj[k];
+    if (!o->self_collision || !o->rest) return false;
+    const imp_vec3 d = v3_sub(o->rest[a], o->rest[b]);
+    return v3_dot(d, d) > apart * apart;
+}
 bool imp_cloth_is_hair(const imp_world *w, imp_id id)
 {
     const cobj *o = obj_of(w, id);

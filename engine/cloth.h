@@ -14,6 +14,10 @@ double cloth_energy(const imp_world *w);
 void cloth_particle_removed(imp_world *w, uint32_t slot);
 uint32_t *cloth_remove(imp_world *w, imp_id id, int *count);
 int cloth_object_count(const imp_world *w);
+/* the object (+1; 0: none) and vertex of each particle (dense); whether two of object k's vertices may
+ * collide (particle_contact.c) */
+void cloth_owners(const imp_world *w, int *owner, int *vertex);
+bool cloth_self_pair(const imp_world *w, int k, int a, int b, double apart);
 void cloth_free(imp_world *w);
 
 struct asm_ctx;
@@ -70,6 +74,8 @@ typedef struct cobj {
     int rows, cols;
     imp_vec3 root_dir;
     float color[4], back[4];
+    bool self_collision;   /* its particles meet each other (particle_contact.c)                  */
+    imp_vec3 *rest;        /* rest position per vertex: which of its particles are near neighbours */
 } cobj;
 
 typedef struct cloth_store {

@@ -19,6 +19,7 @@
 #include "imp_math.h"
 #include "narrowphase.h"
 #include "parallel.h"
+#include "sensor.h"
 #include "shape.h"
 #include "world_parts.h"
 
@@ -118,8 +119,10 @@ static double contacts_approach_speed(const imp_world *w, const imp_contact *c)
 typedef struct collide_job {
     imp_world *w;
     const int *old;          /* per candidate: last step's pair with its key, or -1 */
-    int *touching;           /* per candidate: its points (0: apart); -1: the old manifold kept */
+    int *touching;           /* per candidate: its points (0: apart); -1: the old manifold kept; a sensor's
+                                pair: TOUCH_SENSOR_IN or TOUCH_SENSOR_OUT (no manifold either way) */
 } collide_job;
+enum { TOUCH_SENSOR_OUT = -3, TOUCH_SENSOR_IN = -2 };
 
 static void collide_part(void *ctx, int chunk)
 {
@@ -141,6 +144,11 @@ static void collide_part(void *ctx, int chunk)
         }
         p->witness = old ? old->witness : -1;
         p->man = -1;
+        if (sensor_key(w, p->a) || sensor_key(w, p->b)) { /* a sensor's pair: an overlap, never a manifold (sensor.c) */
+            const int in = sensor_test(w, p->key, p->a, p->b, &ga, &gb, key_resting(w, p->a) && key_resting(w, p->b));
+            jb->touching[k] = in > 0 ? TOUCH_SENSOR_IN : TOUCH_SENSOR_OUT;
+            continue;
+        }
         manifold *m = &c->next_manifolds[k];
         if (om && key_resting(w, p->a) && key_resting(w, p->b)) {
             /* neither side moved (static or asleep): last step's manifold still holds, impulses and all */
@@ -190,6 +198,10 @@ void contacts_update(imp_world *w)
             if (c->pairs[j].man >= 0) end_event(c, &c->manifolds[c->pairs[j].man]);
         const manifold *om = old[k] >= 0 && c->pairs[old[k]].man >= 0 ? &c->manifolds[c->pairs[old[k]].man] : NULL;
         if (old[k] >= 0) j++;
+        if (touching[k] <= TOUCH_SENSOR_IN) { /* a sensor's pair: its overlap, in key order (sensor.c) */
+            if (touching[k] == TOUCH_SENSOR_IN) sensor_add(w, p->key, p->a, p->b);
+            continue;
+        }
         if (touching[k] == 0) {
             if (om) end_event(c, om);
             continue;
@@ -223,6 +235,7 @@ void contacts_update(imp_world *w)
     }
     for (; j < c->pair_count; j++)
         if (c->pairs[j].man >= 0) end_event(c, &c->manifolds[c->pairs[j].man]);
+    sensors_finish(w);
     /* this step's pairs and manifolds become the persistent ones */
     pair *t = c->pairs; c->pairs = c->next_pairs; c->next_pairs = t;
     int tc = c->pair_cap; c->pair_cap = c->next_pair_cap; c->next_pair_cap = tc;
@@ -241,7 +254,11 @@ bool contacts_current(const imp_world *w)
     return c->body_edits == w->bodies->edits && c->collider_edits == w->colliders->edits;
 }
 
-void contacts_clear_events(imp_world *w) { w->contacts->begin_count = w->contacts->end_count = 0; }
+void contacts_clear_events(imp_world *w)
+{
+    w->contacts->begin_count = w->contacts->end_count = 0;
+    sensors_clear_events(w);
+}
 
 void imp_world_collide(imp_world *w)
 {

@@ -21,6 +21,7 @@
 #include "forces.h"
 #include "ids.h"
 #include "imp_math.h"
+#include "particle_attach.h"
 #include "particles.h"
 #include "sparse.h"
 #include "world_parts.h"
@@ -303,6 +304,7 @@ void forces_local(imp_world *w, const particle_range *r, const double *v, double
         f[3 * i + 1] = m[i] * g.y - kd * v[3 * i + 1];
         f[3 * i + 2] = m[i] * g.z - kd * v[3 * i + 2];
     }
+    attach_forces(w, r->first, n, f); /* particles carrying a share of a body: its load (particle_attach.c) */
 }
 
 int forces_fields(imp_world *w, double t, const particle_range *r, const double *x, const double *v, double *f)

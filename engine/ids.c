@@ -29,9 +29,12 @@ imp_id ids_alloc(idtable *t)
         slot = (uint32_t)t->free_head;
         t->free_head = (int)t->slot_dense[slot];
     } else {
+        if (t->slots >= t->slot_cap) { /* doubling: n creations copy O(n) entries, not O(n^2) */
+            t->slot_cap = t->slots >= 8 ? 2 * t->slots : 16;
+            t->slot_dense = ids_grow(t->slot_dense, sizeof *t->slot_dense, t->slot_cap);
+            t->slot_gen = ids_grow(t->slot_gen, sizeof *t->slot_gen, t->slot_cap);
+        }
         slot = (uint32_t)t->slots++;
-        t->slot_dense = ids_grow(t->slot_dense, sizeof *t->slot_dense, t->slots);
-        t->slot_gen = ids_grow(t->slot_gen, sizeof *t->slot_gen, t->slots);
         t->slot_gen[slot] = 0;
     }
     t->slot_gen[slot] += 1; /* odd: live */
@@ -75,5 +78,5 @@ void ids_free(idtable *t)
     free(t->slot_gen);
     free(t->dense_slot);
     t->slot_dense = t->slot_gen = t->dense_slot = NULL;
-    t->count = t->slots = t->cap = 0;
+    t->count = t->slots = t->cap = t->slot_cap = 0;
 }

@@ -13,6 +13,7 @@ typedef struct idtable {
     uint32_t *slot_gen;   /* slot -> generation (odd: live, even: free)               */
     uint32_t *dense_slot; /* dense index -> slot                                      */
     int count, slots, cap, free_head;
+    int slot_cap;         /* room in slot_dense and slot_gen (0 after a table is read whole: grown on use) */
 } idtable;
 
 imp_id ids_alloc(idtable *t);                    /* new dense entry at index t->count - 1    */

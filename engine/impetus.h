@@ -115,6 +115,7 @@ typedef struct imp_profile {
     int pairs, manifolds;    /* broad-phase pairs and touching manifolds of the last step          */
     int cg_iterations;   /* IMP_IMPLICIT: conjugate gradient iterations of the last step      */
     double cg_residual;  /* IMP_IMPLICIT: its final relative residual, max_i |r_i|/m_i over max_i |S b|_i/m_i */
+    int particle_contacts; /* contacts of particles with bodies, with each other, and (in pairs) with colliders */
 } imp_profile;
 
 imp_world_def imp_world_def_default(void);
@@ -157,6 +158,10 @@ typedef struct imp_particle_def {
     double radius;      /* collision and drawing radius, default 0.05 m     */
     imp_motion motion;  /* default IMP_DYNAMIC                               */
     float color[4];     /* drawing colour, default orange                    */
+    double restitution; /* against bodies and other particles, in [0, 1], default 0 (combined
+                         * with the other side's as two bodies' are: the larger one)          */
+    double friction;    /* Coulomb coefficient against bodies and other particles, >= 0,
+                         * default 0.5 (combined as two bodies' are: sqrt(mu_a mu_b))       */
 } imp_particle_def;
 
 imp_particle_def imp_particle_def_default(void);
@@ -176,6 +181,11 @@ imp_motion imp_particle_motion(const imp_world *w, imp_id id);
 void imp_particle_set_motion(imp_world *w, imp_id id, imp_motion m);
 void imp_particle_color(const imp_world *w, imp_id id, float rgba[4]);
 void imp_particle_set_color(imp_world *w, imp_id id, const float rgba[4]);
+double imp_particle_restitution(const imp_world *w, imp_id id);
+double imp_particle_friction(const imp_world *w, imp_id id);
+/* false (and nothing changes) unless restitution is in [0, 1] / friction a finite number >= 0 */
+bool imp_particle_set_restitution(imp_world *w, imp_id id, double e);
+bool imp_particle_set_friction(imp_world *w, imp_id id, double mu);
 /* kinematic particles: aim at target so that it is reached at the end of the next step of length dt */
 void imp_particle_move_to(imp_world *w, imp_id id, imp_vec3 target, double dt);
 
@@ -187,6 +197,21 @@ const double *imp_particle_positions(const imp_world *w);
 const double *imp_particle_velocities(const imp_world *w);
 const double *imp_particle_radii(const imp_world *w);
 const float *imp_particle_colors(const imp_world *w);
+
+/* ---- particles meeting bodies and each other (engine/particle_contact.c, engine/particle_attach.c) ---- */
+
+/* Particles collide with every body's shapes always, both ways (the body takes the opposite impulse);
+ * with each other only when this is on (default off) */
+void imp_world_set_particle_collisions(imp_world *w, bool on);
+bool imp_world_particle_collisions(const imp_world *w);
+/* pins particle p to the point `at` (world, now) of body b: the particle moves with that point, and
+ * the body carries it (its weight and what pulls on it); replaces an earlier attachment of p. A fixed
+ * or kinematic particle holds nothing while it is so. IMP_ERR_ARG for stale ids, a curve particle or a
+ * non-finite point, IMP_ERR_LOCKED during a step (imp_world_error says why). */
+imp_status imp_particle_attach(imp_world *w, imp_id p, imp_id b, imp_vec3 at);
+void imp_particle_detach(imp_world *w, imp_id p);
+/* p's body, its point (world, now) and the impulse p gave the body in the last step; false: none */
+bool imp_particle_attachment(const imp_world *w, imp_id p, imp_id *b, imp_vec3 *at, imp_vec3 *impulse);
 
 /* ---- forces (engine/forces.c) --------------------------------------------------------------------- */
 
@@ -269,6 +294,8 @@ typedef struct imp_collider_def {
     imp_mat3 rotation;     /* box: orientation (rows: world = R * local)        */
     double restitution;    /* default 0.5                                       */
     double friction;       /* Coulomb coefficient, default 0.5                  */
+    bool sensor;           /* detects bodies' shapes overlapping it, pushes nothing (sensor.c) */
+    bool pre_solve;        /* its contacts with bodies go to the pre-solve callback */
 } imp_collider_def;
 
 imp_collider_def imp_collider_def_default(void);
@@ -420,6 +447,10 @@ typedef struct imp_shape_def {
     /* contact material (impulse.c): Coulomb coefficients while sliding (friction, default 0.5) and
      * while sticking (static_friction; < 0, the default, means equal to friction); restitution, 0..1 */
     double friction, static_friction, restitution;
+    /* a sensor detects the shapes that overlap it (sensor.c: begin and end events, imp_world_overlaps)
+     * and never pushes: its pairs make no contact manifold. pre_solve: the world's pre-solve callback
+     * sees the contacts of this shape before the solver (imp_world_set_pre_solve) */
+    bool sensor, pre_solve;
 } imp_shape_def;
 
 typedef struct imp_body_def {
@@ -432,9 +463,11 @@ typedef struct imp_body_def {
     float color[4];
     const imp_shape_def *shapes;
     int shape_count;
-    bool bullet;             /* continuous collision against static shapes (impulse.c)           */
+    bool bullet;             /* continuous collision against the other bodies and colliders (toi.c) */
     double linear_damping, angular_damping; /* 1/s, >= 0 (default 0): P, L decay as exp(-c t)          */
+    double gravity_scale;    /* the body feels gravity_scale g (default 1; |.| <= IMP_MAX_GRAVITY_SCALE) */
 } imp_body_def;
+#define IMP_MAX_GRAVITY_SCALE 1e6
 
 imp_shape_def imp_shape_def_default(imp_shape_type type);
 imp_body_def imp_body_def_default(void);
@@ -545,9 +578,16 @@ void imp_body_set_bullet(imp_world *w, imp_id id, bool on);
 #define IMP_MAX_DAMPING 1e6
 void imp_body_damping(const imp_world *w, imp_id id, double *linear, double *angular);
 bool imp_body_set_damping(imp_world *w, imp_id id, double linear, double angular);
+/* the factor on the world's gravity for this body (1: as every body; 0: floats; -1: falls up); false, and
+ * no change, beyond +-IMP_MAX_GRAVITY_SCALE or not finite */
+double imp_body_gravity_scale(const imp_world *w, imp_id id);
+bool imp_body_set_gravity_scale(imp_world *w, imp_id id, double scale);
 /* shape materials: friction (kinetic), static friction, restitution of shape `index` of a body */
 void imp_body_shape_material(const imp_world *w, imp_id id, int index, double *friction, double *static_friction, double *restitution);
 void imp_body_set_material(imp_world *w, imp_id id, int index, double friction, double static_friction, double restitution);
+/* whether shape `index` of a body is a sensor, and whether its contacts go to the pre-solve callback */
+bool imp_body_shape_sensor(const imp_world *w, imp_id id, int index);
+bool imp_body_shape_pre_solve(const imp_world *w, imp_id id, int index);
 
 /* ---- collision detection (engine/broadphase.c, narrowphase.c, contact.c) ------------------------------ */
 
@@ -610,14 +650,55 @@ void imp_world_pair(const imp_world *w, int i, imp_contact_side *a, imp_contact_
 /* run the collision stages now, without stepping (after moving bodies by hand) */
 void imp_world_collide(imp_world *w);
 
+/* contact modification (engine/presolve.c): a callback that sees, at the start of each step (after the
+ * narrow phase, before the solver, serially), every contact of a shape or collider made with pre_solve =
+ * true, and may change what the impulse mode does with it in this step: mod starts as the pair's own
+ * values. tangent_velocity: the velocity a's surface is to slide at relative to b's (world frame; its
+ * part along the normal is ignored): friction drives the pair towards it (a conveyor belt). Nonzero from
+ * the callback is a failure: the step is not taken and the world is as it was (IMP_ERR_CALLBACK). The
+ * exact mode ("qp") refuses a world with a callback (its step cuts at each time of impact and collides
+ * again, so a step has no one set of contacts to modify). */
+typedef struct imp_contact_mod {
+    bool enabled;                   /* false: the contact does nothing in this step          */
+    double friction, static_friction, restitution;
+    imp_vec3 tangent_velocity;      /* m/s                                                   */
+} imp_contact_mod;
+typedef int (*imp_pre_solve_fn)(void *user, imp_world *w, const imp_contact *c, imp_contact_mod *mod);
+/* sets the callback (NULL: none); release(user), when given, is called when it is replaced or the world goes */
+void imp_world_set_pre_solve(imp_world *w, imp_pre_solve_fn fn, void *user, void (*release)(void *user));
+void *imp_world_pre_solve_user(const imp_world *w); /* the callback's user pointer, NULL when none */
+
+/* sensors (engine/sensor.c): shapes made with sensor = true detect what overlaps them and never push.
+ * The last step's events: overlaps that began and ended (begin = true / false), i-th of each, as the
+ * sensor's side and the other shape's; false when i is out of range */
+int imp_world_sensor_begin_count(const imp_world *w);
+int imp_world_sensor_end_count(const imp_world *w);
+bool imp_world_sensor_event(const imp_world *w, bool begin, int i, imp_contact_side *sensor, imp_contact_side *other);
+/* the shapes that overlap a sensor (a body's shape, or a collider) after the last collide stage: returns
+ * how many, writes at most max of them */
+int imp_world_overlaps(const imp_world *w, imp_contact_side sensor, imp_contact_side *out, int max);
+
 /* ---- queries (engine/query.c) ------------------------------------------------------------------------ */
 typedef struct imp_ray_hit {
     imp_contact_side side;
     imp_vec3 point, normal;
     double fraction;          /* of the segment from -> to */
 } imp_ray_hit;
-/* closest hit on the segment from -> to; false when nothing is hit */
+/* which shapes a query sees: a body's shape when (body.group & mask) and (group & body.mask), a collider
+ * when mask has bit 1; sensors only with sensors = true. Default: every bit of both, no sensors */
+typedef struct imp_query_filter { uint32_t group, mask; bool sensors; } imp_query_filter;
+imp_query_filter imp_query_filter_default(void);
+/* closest hit on the segment from -> to (sensors left out); false when nothing is hit */
 bool imp_world_raycast(const imp_world *w, imp_vec3 from, imp_vec3 to, imp_ray_hit *hit);
+bool imp_world_raycast_filtered(const imp_world *w, imp_vec3 from, imp_vec3 to, const imp_query_filter *f, imp_ray_hit *hit);
+/* every shape the segment hits (each shape's first hit), sorted by fraction: returns how many, writes at
+ * most max of them (the first max in the order of the shapes, then sorted, when there are more) */
+int imp_world_raycast_all(const imp_world *w, imp_vec3 from, imp_vec3 to, const imp_query_filter *f, imp_ray_hit *out, int max);
+/* shape cast (query_cast.c): the shape of def (sphere, capsule, box, hull) at orientation q, its origin
+ * swept from -> to: the first shape (passing the filter; NULL: the default) the exact shapes touch, with
+ * fraction in 0..1 along the segment (0: overlapping at from), the deepest touching point, and the normal
+ * out of the hit shape. false when nothing is touched; -1 (and the world error) for a bad def */
+int imp_world_cast(imp_world *w, const imp_shape_def *def, imp_vec3 from, imp_vec3 to, imp_quat q, const imp_query_filter *f, imp_ray_hit *hit);
 /* shapes that contain the point; returns how many, writes at most max of them */
 int imp_world_query_point(const imp_world *w, imp_vec3 p, imp_contact_side *out, int max);
 /* shapes that overlap a shape def placed at (position, orientation) */
@@ -681,6 +762,9 @@ typedef struct imp_cloth_def {
     double stretch, shear, bend; /* N/m, N/m, N m (J); defaults 2000, 50, 2e-4                     */
     double damping;              /* s: k_d = damping * k for every term, default 0.01              */
     double radius;               /* collision radius of the particles, default 0.01 m              */
+    double restitution, friction; /* its particles' material against bodies and particles (0, 0.5) */
+    bool self_collision;         /* its particles collide with each other (world.particle_collisions on)
+                                  * where they lie more than twice their radii apart at rest      */
     int rows, cols;              /* informational: a grid's size (0 for a mesh)                    */
     float color[4], back_color[4];
 } imp_cloth_def;
@@ -693,7 +777,10 @@ typedef struct imp_hair_def {
     double bend;                 /* B (N m^2): joints k_i = B / l_i, default 1e-4                   */
     double damping;              /* s: k_d = damping * k, default 0.01                              */
     double radius;               /* collision radius, default 0.005 m                              */
+    double restitution, friction; /* its particles' material against bodies and particles (0, 0.5) */
     imp_motion root;             /* the root particle: IMP_FIXED (default), IMP_KINEMATIC, IMP_DYNAMIC */
+    imp_id body;                 /* not null: the root (and the anchor) are held by this body where
+                                  * they start (imp_particle_attach), and root is IMP_DYNAMIC   */
     bool clamped;                /* a hidden anchor behind the root holds the root's direction
                                   * (moves with the root: same motion), default true                */
     float color[4];
@@ -717,6 +804,8 @@ imp_vec3 imp_hair_root_direction(const imp_world *w, imp_id id);
 void imp_cloth_params(const imp_world *w, imp_id id, double *stretch, double *shear, double *bend, double *damping);
 void imp_cloth_set_params(imp_world *w, imp_id id, double stretch, double shear, double bend, double damping);
 void imp_cloth_set_color(imp_world *w, imp_id id, const float rgba[4], const float back_rgba[4]);
+bool imp_cloth_self_collision(const imp_world *w, imp_id id);
+void imp_cloth_set_self_collision(imp_world *w, imp_id id, bool on); /* cloth only: hair never */
 double imp_cloth_energy(const imp_world *w, imp_id id); /* elastic energy, J */
 
 /* Drawing: the cloth and hair objects as index lists over the dense particle arrays. */
@@ -789,15 +878,21 @@ void imp_qp_joint_remove(imp_world *w, int k);
  * speed (rad/s, m/s) reached with at most `max` torque (N m) or force (N). Create returns the null id
  * for stale bodies, a == b, non-finite input or a zero axis where one is needed. */
 typedef enum imp_joint_type {
-    IMP_JOINT_POINT, IMP_JOINT_HINGE, IMP_JOINT_TWIST, IMP_JOINT_RIGID, IMP_JOINT_PRISMATIC, IMP_JOINT_PLANAR
+    IMP_JOINT_POINT, IMP_JOINT_HINGE, IMP_JOINT_TWIST, IMP_JOINT_RIGID, IMP_JOINT_PRISMATIC, IMP_JOINT_PLANAR,
+    IMP_JOINT_DISTANCE, /* the distance of A's point (anchor) and B's (anchor_b) stays in [lo, hi]: lo == hi a rigid
+                           rod, lo = 0 a rope; one row, an inequality at a bound (impulse mode; joint.c)       */
+    IMP_JOINT_SPRING    /* a spring-damper between the two points: f = -(stiffness (d - rest) + damping d') along
+                           the line, no rows (joint_force.c kicks the bodies at each step's start)            */
 } imp_joint_type;
 typedef struct imp_joint_def {
     imp_joint_type type;
     imp_id a, b;
     imp_vec3 anchor, axis;
     bool has_axis;               /* false: the default axis (twist: A's centre to B's; point: anchor to A's centre) */
-    bool has_limits; double lo, hi;
+    bool has_limits; double lo, hi;  /* (distance: the range of the distance, 0 <= lo <= hi, always used) */
     bool has_motor; double speed, max;
+    imp_vec3 anchor_b;           /* distance, spring: B's point (world, now)                              */
+    double stiffness, damping, rest; /* spring: N/m (> 0), N s/m (>= 0), m (>= 0)                          */
 } imp_joint_def;
 /* bounds of a joint's numbers: anchor |x| (m), limits and motor speeds (rad, m, rad/s, m/s), motor max
  * torque or force (N m, N); outside them imp_joint_create returns the null id and the setters do nothing */
@@ -820,9 +915,31 @@ int imp_joint_hub_count(const imp_world *w);
 int imp_joint_coordinate(const imp_world *w, imp_id id, double *value, double *speed);
 void imp_joint_set_limits(imp_world *w, imp_id id, bool on, double lo, double hi);
 bool imp_joint_limits(const imp_world *w, imp_id id, double *lo, double *hi);
+/* a point joint's twist limit: A's frame's turn about its axis relative to B's (the twist of their swing-
+ * twist split, rad) stays in [lo, hi], -pi <= lo <= hi <= pi; false for another type or a bad range */
+bool imp_joint_set_twist_limits(imp_world *w, imp_id id, bool on, double lo, double hi);
+bool imp_joint_twist_limits(const imp_world *w, imp_id id, double *lo, double *hi);
+/* a point joint's motor: drives omega_A - omega_B (world frame, rad/s) to velocity with at most max torque
+ * (N m) about each world axis; false for another type or values out of range (|velocity| <= 1e6, max <= 1e12) */
+bool imp_joint_set_ball_motor(imp_world *w, imp_id id, bool on, imp_vec3 velocity, double max);
+bool imp_joint_ball_motor(const imp_world *w, imp_id id, imp_vec3 *velocity, double *max);
 void imp_joint_set_motor(imp_world *w, imp_id id, bool on, double speed, double max);
 bool imp_joint_motor(const imp_world *w, imp_id id, double *speed, double *max);
 int imp_world_joint_count(const imp_world *w);
+/* what the joint applied in the last step (joint_force.c), impulse mode: the force on body a (N, world
+ * frame) and the torque on it about its articulation point (N m); b got the opposite. false: no joint */
+bool imp_joint_force(const imp_world *w, imp_id id, imp_vec3 *force, imp_vec3 *torque);
+/* breaking: after a step whose |force| exceeds force (N) or |torque| exceeds torque (N m), the joint is
+ * destroyed and reported (0: never). false, and no change, for a negative or non-finite value */
+bool imp_joint_set_break(imp_world *w, imp_id id, double force, double torque);
+bool imp_joint_break_limits(const imp_world *w, imp_id id, double *force, double *torque);
+typedef struct imp_joint_break {
+    imp_id joint, a, b;           /* the joint (destroyed now) and its bodies (b null: the world)      */
+    imp_joint_type type;
+    imp_vec3 force, torque;       /* what it applied in the step that broke it                         */
+} imp_joint_break;
+int imp_world_broken_joint_count(const imp_world *w);           /* joints the last step broke */
+const imp_joint_break *imp_world_broken_joint(const imp_world *w, int i);
 long imp_qp_impacts(const imp_world *w); /* times of impact found by the QP mode's steps so far */
 long imp_qp_solves(const imp_world *w);  /* resting-contact LCPs solved so far (one per derivative evaluation) */
 long imp_qp_fallbacks(const imp_world *w); /* projected Gauss-Seidel solves (islands over dense_max rows) */

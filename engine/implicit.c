@@ -15,8 +15,10 @@
  * a particle's velocity change is prescribed in the directions S removes,
  *
  *     fixed or kinematic particle       S_i = 0,             dv_i = 0
- *     resting contact, sliding          S_i = I - n n^T,     n . (v0 + dv) = 0
- *     resting contact, sticking         S_i = 0,             v0 + dv = 0
+ *     resting contact, sliding          S_i = I - n n^T,     n . (v0 + dv - u) = 0
+ *     resting contact, sticking         S_i = 0,             v0 + dv = u
+ *
+ * (u: the surface's velocity at the contact, a body's as the step starts; a collider's is zero)
  *
  * so pinned cloth needs no huge masses, and cloth lies on a collider without jitter. Whether a
  * resting contact holds is decided from the force at the start of the step (it must push into the
@@ -24,8 +26,9 @@
  * After the solve each contact's constraint impulse j = (A dv - b)_i is checked: a contact whose
  * normal impulse pulls is released, a sticking one whose tangential impulse exceeds mu j_n slides,
  * and the system is solved again (up to three solves). Coulomb friction then takes at most mu j_n
- * off a sliding particle's tangential momentum. Force fields (Lua callbacks) have no Jacobian:
- * they are explicit forces in f0, evaluated at the start of the step.
+ * off a sliding particle's tangential momentum. Each contact's impulse on the particle goes back to
+ * particle_collide.c (a body takes the opposite: particle_contact.c). Force fields (Lua callbacks)
+ * have no Jacobian: they are explicit forces in f0, evaluated at the start of the step.
  *
  * The same file holds imp_world_jacobian_check. */
 #include <math.h>
@@ -229,10 +232,10 @@ static bool filter_build(imp_world *w, implicit_state *st, const double *v0)
         if (st->contact_kind[k] == CONTACT_OFF) continue;
         int i = w->pcontacts->contact[k].particle;
         if (st->filter_kind[i] == 1) continue;
-        if (st->contact_kind[k] == CONTACT_STICK) { /* static friction: stop it */
+        if (st->contact_kind[k] == CONTACT_STICK) { /* static friction: stop it (on the surface) */
             if (st->filter_kind[i] == 0) st->filtered[st->nfiltered++] = i;
             st->filter_kind[i] = 1;
-            v3_store(st->z + 3 * i, v3_scale(v3_load(v0 + 3 * i), -1));
+            v3_store(st->z + 3 * i, v3_scale(pcollide_contact_relative(w, k, v0), -1));
             any = true;
             continue;
         }
@@ -251,12 +254,12 @@ static bool filter_build(imp_world *w, implicit_state *st, const double *v0)
             st->filter_kind[i] = 3;
         } else {
             st->filter_kind[i] = 1; /* a third independent normal: no free direction left */
-            v3_store(st->z + 3 * i, v3_scale(v3_load(v0 + 3 * i), -1));
+            v3_store(st->z + 3 * i, v3_scale(pcollide_contact_relative(w, k, v0), -1));
             any = true;
             continue;
         }
         v3_store(st->filter_normal + 6 * i + 3 * (st->filter_kind[i] - 2), N);
-        imp_vec3 vi = v3_load(v0 + 3 * i);
+        imp_vec3 vi = pcollide_contact_relative(w, k, v0); /* relative to the surface */
         v3_accum(st->z + 3 * i, v3_scale(N, -v3_dot(N, vi)));
         any = true;
     }
@@ -436,7 +439,7 @@ static void contacts_classify(imp_world *w, implicit_state *st)
     for (int k = 0; k < w->pcontacts->count; k++) {
         const pcontact *pc = &w->pcontacts->contact[k];
         imp_vec3 N = pcollide_contact_normal(w, k), fi = v3_load(st->f + 3 * pc->particle);
-        double fn = v3_dot(N, fi), mu = w->colliders->collider[pc->collider].def.friction;
+        double fn = v3_dot(N, fi), mu = pcollide_contact_friction(w, k);
         imp_vec3 ft = v3_mad(fi, N, -fn);
         st->contact_kind[k] = fn >= 0 ? CONTACT_OFF
                        : v3_len(pc->vt0) < STICK_SPEED && v3_len(ft) <= mu * -fn ? CONTACT_STICK : CONTACT_SLIDE;
@@ -456,7 +459,7 @@ static bool contacts_check(imp_world *w, implicit_state *st, int pass)
         int i = w->pcontacts->contact[k].particle;
         imp_vec3 N = pcollide_contact_normal(w, k);
         imp_vec3 imp = v3_sub(row_mul(&st->A, i, st->dv), v3_load(st->b + 3 * i));
-        double jn = v3_dot(N, imp), mu = w->colliders->collider[w->pcontacts->contact[k].collider].def.friction;
+        double jn = v3_dot(N, imp), mu = pcollide_contact_friction(w, k);
         if (jn < 0 && pass < 2) {
             st->contact_kind[k] = CONTACT_OFF;
             changed = true;
@@ -465,6 +468,9 @@ static bool contacts_check(imp_world *w, implicit_state *st, int pass)
             changed = true;
         }
         st->contact_impulse[k] = fmax(jn, 0);
+        /* the contact's impulse on the particle (a body takes the opposite: particle_contact.c) */
+        pcollide_set_impulse(w, k, st->contact_kind[k] == CONTACT_STICK ? v3_mad(imp, N, st->contact_impulse[k] - jn)
+                                                                         : v3_scale(N, st->contact_impulse[k]));
     }
     return changed;
 }
@@ -476,13 +482,14 @@ static void contacts_friction(imp_world *w, implicit_state *st, const double *v)
         if (st->contact_kind[k] != CONTACT_SLIDE || st->contact_impulse[k] <= 0) continue;
         int i = w->pcontacts->contact[k].particle;
         if (w->particles->motion[i] != IMP_DYNAMIC) continue;
-        double mu = w->colliders->collider[w->pcontacts->contact[k].collider].def.friction;
+        double mu = pcollide_contact_friction(w, k);
         imp_vec3 N = pcollide_contact_normal(w, k);
-        imp_vec3 v1 = v3_add(v3_load(v + 3 * i), v3_load(st->dv + 3 * i));
+        imp_vec3 v1 = v3_add(pcollide_contact_relative(w, k, v), v3_load(st->dv + 3 * i)); /* relative to the surface */
         imp_vec3 vt = v3_mad(v1, N, -v3_dot(N, v1));
         double speed = v3_len(vt), cut = mu * st->contact_impulse[k] * w->particles->inv_mass[i];
         imp_vec3 dvt = speed <= cut ? vt : v3_scale(vt, cut / speed);
         v3_store(st->dv + 3 * i, v3_sub(v3_load(st->dv + 3 * i), dvt));
+        pcollide_add_impulse(w, k, v3_scale(dvt, -w->particles->mass[i]));
     }
 }
 

@@ -72,6 +72,7 @@
 #include "joint_position.h"
 #include "joint_velocity.h"
 #include "parallel.h"
+#include "presolve.h"
 #include "shape.h"
 #include "solver_bodies.h"
 #include "step.h"
@@ -125,6 +126,7 @@ typedef struct contact_patch {
     double rho;               /* the twist's lever: 2/3 of the points' mean distance from the centroid */
     double mu;                /* this step's Coulomb coefficient (static or kinetic)                */
     double lambda[3];         /* accumulated friction: along t1, t2, and the twist about n          */
+    double target[2];         /* pre-solve hook: the sliding speed along t1, t2 friction drives to (0) */
     imp_vec3 fa[3], fb[3];    /* the friction rows' angular parts on A and B: r x t1, r x t2, n     */
     imp_vec3 ia[3], ib[3];    /* their images under I_a^-1, I_b^-1                                   */
     int active;               /* the normal rows that pushed in the last solve (a bit set)         */
@@ -371,8 +373,9 @@ static void patch_friction_clamp(const contact_patch *p, double N, double lambda
 static double patch_friction(patch_bodies *pb, const contact_point *P, contact_patch *p, int slot)
 {
     const imp_vec3 dv = v3_sub(pb->va, pb->vb), wa = pb->wa, wb = pb->wb;
-    const double u[3] = {v3_dot(p->t1, dv) + v3_dot(p->fa[0], wa) - v3_dot(p->fb[0], wb),
-                         v3_dot(p->t2, dv) + v3_dot(p->fa[1], wa) - v3_dot(p->fb[1], wb),
+    /* (target: the pre-solve hook's tangent velocity, zero unless a script set one) */
+    const double u[3] = {v3_dot(p->t1, dv) + v3_dot(p->fa[0], wa) - v3_dot(p->fb[0], wb) - p->target[0],
+                         v3_dot(p->t2, dv) + v3_dot(p->fa[1], wa) - v3_dot(p->fb[1], wb) - p->target[1],
                          v3_dot(p->fa[2], wa) - v3_dot(p->fb[2], wb)};
     const double *Ki = p->friction_inv[slot];
     double N = 0, lambda[3], d[3];
@@ -573,6 +576,9 @@ static bool contact_graph(imp_world *w, impulse_state *s)
         int a = s->man_ab[2 * m], b = s->man_ab[2 * m + 1];
         if (sb->im[a] == 0 && sb->im[b] == 0) continue;
         if (s->njoints && a < n && b < n && joints_connected(w, a, b)) continue;
+        /* pre-solve hook (presolve.c): a contact the script disabled for this step */
+        const imp_contact_mod *mod = presolve_mod(w, m);
+        if (mod && !mod->enabled) continue;
         s->live[s->nlive++] = m;
         if (sb->im[a] > 0) s->held[a] = 1;
         if (sb->im[b] > 0) s->held[b] = 1;
@@ -652,6 +658,8 @@ static void build_points(imp_world *w, impulse_state *s)
         double mu_a, ms_a, e_a, mu_b, ms_b, e_b;
         side_material(w, ct->a, &mu_a, &ms_a, &e_a);
         side_material(w, ct->b, &mu_b, &ms_b, &e_b);
+        /* pre-solve hook (presolve.c): the script's friction and restitution for this contact */
+        const imp_contact_mod *mod = presolve_mod(w, m);
         imp_vec3 nn = ct->normal, t1, t2;
         v3_basis(nn, &t1, &t2);
         for (int k = 0; k < ct->count; k++) {
@@ -669,6 +677,7 @@ static void build_points(imp_world *w, impulse_state *s)
             c->gap = ct->depth[k] < 0 ? -ct->depth[k] / h : 0;
             c->bias = BETA * fmax(ct->depth[k] - SLOP, 0) / h;
             cc->mu_k = sqrt(mu_a * mu_b), cc->mu_s = sqrt(ms_a * ms_b), cc->e = fmax(e_a, e_b);
+            if (mod) cc->mu_k = mod->friction, cc->mu_s = mod->static_friction, cc->e = mod->restitution;
             c->jn = ct->normal_impulse[k];
             c->jp = 0;
         }
@@ -738,6 +747,10 @@ static void build_patches(imp_world *w, impulse_state *s)
     for (int k = 0; k < s->npatch; k++) {
         contact_patch *p = &s->patches[k];
         const imp_contact *ct = &w->contacts->manifolds[s->info[p->first].man].c;
+        /* pre-solve hook (presolve.c): a tangent velocity makes friction drive the sliding to it */
+        const imp_contact_mod *mod = presolve_mod(w, s->info[p->first].man);
+        p->target[0] = mod ? v3_dot(mod->tangent_velocity, p->t1) : 0;
+        p->target[1] = mod ? v3_dot(mod->tangent_velocity, p->t2) : 0;
         p->lambda[0] = p->lambda[1] = p->lambda[2] = 0;
         for (int i = 0; i < p->count; i++) {
             const contact_point_info *info = &s->info[p->first + i];
@@ -841,7 +854,8 @@ static void velocities(imp_world *w, impulse_state *s)
         if (!s->held[i] || sb->im[i] == 0) continue;
         const body *b = &w->bodies->body[i];
         const double hk = s->njoints && joints_half_kick(w, i) ? 0.5 * h : h;
-        sb->v[i] = v3_add(sb->v[i], v3_scale(v3_add(g, v3_scale(v3_sub(b->force, v3_scale(sb->v[i], w->settings.drag)), b->inv_mass)), hk));
+        /* (gravity scaled per body: body.gravity_scale, 1 unless a script set it) */
+        sb->v[i] = v3_add(sb->v[i], v3_scale(v3_add(v3_scale(g, b->gravity_scale), v3_scale(v3_sub(b->force, v3_scale(sb->v[i], w->settings.drag)), b->inv_mass)), hk));
         sb->w[i] = v3_add(sb->w[i], m3_mul_v(sb->Iinv[i], v3_scale(b->torque, hk)));
         /* the body's damping dv/dt = -c v over the step, exactly: v exp(-c h), as body.c's bodies_damp
          * takes it for the bodies the ODE moves (stable for any c h) */

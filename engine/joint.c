@@ -128,7 +128,12 @@ imp_id imp_joint_create(imp_world *w, const imp_joint_def *d)
     int ka = ids_lookup(&w->bodies->ids, d->a);
     int kb = imp_id_is_null(d->b) ? -1 : ids_lookup(&w->bodies->ids, d->b);
     if (ka < 0 || (!imp_id_is_null(d->b) && kb < 0) || ka == kb) return none;
-    if ((int)d->type < 0 || d->type > IMP_JOINT_PLANAR) return none;
+    if ((int)d->type < 0 || d->type > IMP_JOINT_SPRING) return none;
+    const bool two_points = d->type == IMP_JOINT_DISTANCE || d->type == IMP_JOINT_SPRING;
+    if (two_points && (!v3_finite(d->anchor_b) || !(v3_len(d->anchor_b) <= IMP_JOINT_MAX_COORD))) return none;
+    if (d->type == IMP_JOINT_DISTANCE && !(d->lo >= 0 && d->lo <= d->hi && d->hi <= IMP_JOINT_MAX_COORD)) return none;
+    if (d->type == IMP_JOINT_SPRING && !(d->stiffness > 0 && d->stiffness <= IMP_JOINT_MAX_FORCE && d->damping >= 0 &&
+                                         d->damping <= IMP_JOINT_MAX_FORCE && d->rest >= 0 && d->rest <= IMP_JOINT_MAX_COORD)) return none;
     if (!v3_finite(d->anchor) || (d->has_axis && !v3_finite(d->axis))) return none;
     const double *XA = w->bodies->state + BODY_DIM * ka;
     const double *XB = kb >= 0 ? w->bodies->state + BODY_DIM * kb : NULL;
@@ -142,8 +147,8 @@ imp_id imp_joint_create(imp_world *w, const imp_joint_def *d)
     }
     if (!(v3_len(axis) > 1e-12) || !isfinite(v3_len(axis))) return none; /* |axis| may overflow */
     if (!(v3_len(d->anchor) <= IMP_JOINT_MAX_COORD)) return none;
-    if (d->has_limits && !limits_ok(d->type, d->lo, d->hi)) return none;
-    if (d->has_motor && !motor_ok(d->speed, d->max)) return none;
+    if (!two_points && d->has_limits && !limits_ok(d->type, d->lo, d->hi)) return none;
+    if (d->has_motor && (two_points || !motor_ok(d->speed, d->max))) return none;
     axis = v3_normalize(axis);
     struct joint_set *js = joint_set_of(w);
     imp_id id = ids_alloc(&js->ids);
@@ -158,14 +163,17 @@ imp_id imp_joint_create(imp_world *w, const imp_joint_def *d)
     imp_quat qa = quat_of(XA);
     jt->la = quat_rotate(quat_conj(qa), v3_sub(d->anchor, v3_load(XA)));
     jt->fa = quat_normalize(quat_mul(quat_conj(qa), F));
+    const imp_vec3 anchor_b = two_points ? d->anchor_b : d->anchor; /* distance, spring: a point of its own on B */
     if (XB) {
         imp_quat qb = quat_of(XB);
-        jt->lb = quat_rotate(quat_conj(qb), v3_sub(d->anchor, v3_load(XB)));
+        jt->lb = quat_rotate(quat_conj(qb), v3_sub(anchor_b, v3_load(XB)));
         jt->fb = quat_normalize(quat_mul(quat_conj(qb), F));
     } else {
-        jt->lb = d->anchor, jt->fb = F;
+        jt->lb = anchor_b, jt->fb = F;
     }
     jt->has_limits = d->has_limits, jt->lo = d->lo, jt->hi = d->hi;
+    if (d->type == IMP_JOINT_DISTANCE) jt->has_limits = false; /* (its range is lo, hi: rows_distance) */
+    jt->stiffness = d->stiffness, jt->damping = d->damping, jt->rest = d->rest;
     jt->has_motor = d->has_motor, jt->speed = d->speed, jt->max = d->max;
     body_wake(w, d->a), body_wake(w, d->b);
     return id;
@@ -328,9 +336,13 @@ static void errors_now(const imp_world *w, const joint *jt, int n, double *gap, 
     switch (jt->type) {
     case IMP_JOINT_PRISMATIC: *gap = v3_len(v3_sub(g, v3_scale(e, v3_dot(g, e)))); break;
     case IMP_JOINT_PLANAR: *gap = fabs(v3_dot(g, e)); break;
+    case IMP_JOINT_DISTANCE: *gap = fmax(fmax(jt->lo - v3_len(g), v3_len(g) - jt->hi), 0); break;
+    case IMP_JOINT_SPRING: *gap = 0; break;
     default: *gap = v3_len(g);
     }
-    if (jt->type == IMP_JOINT_RIGID || jt->type == IMP_JOINT_PRISMATIC) {
+    if (jt->type == IMP_JOINT_DISTANCE || jt->type == IMP_JOINT_SPRING) {
+        *ax = 0;
+    } else if (jt->type == IMP_JOINT_RIGID || jt->type == IMP_JOINT_PRISMATIC) {
         imp_quat q = frame_error(A.F, B.F);
         *ax = 2 * atan2(sqrt(q.x * q.x + q.y * q.y + q.z * q.z), q.w);
     } else if (jt->type == IMP_JOINT_POINT) {
@@ -398,6 +410,38 @@ void imp_joint_set_limits(imp_world *w, imp_id id, bool on, double lo, double hi
     body_wake(w, p->a), body_wake(w, p->b);
 }
 
+bool imp_joint_set_twist_limits(imp_world *w, imp_id id, bool on, double lo, double hi)
+{
+    joint *p = joint_find(w, id);
+    if (!p || p->type != IMP_JOINT_POINT) return false;
+    if (on && !(lo <= hi && lo >= -M_PI && hi <= M_PI)) return false;
+    p->has_twist = on, p->twist_lo = lo, p->twist_hi = hi;
+    body_wake(w, p->a), body_wake(w, p->b);
+    return true;
+}
+bool imp_joint_set_ball_motor(imp_world *w, imp_id id, bool on, imp_vec3 velocity, double max)
+{
+    joint *p = joint_find(w, id);
+    if (!p || p->type != IMP_JOINT_POINT) return false;
+    if (on && !(v3_len(velocity) <= IMP_JOINT_MAX_COORD && max >= 0 && max <= IMP_JOINT_MAX_FORCE)) return false;
+    p->has_motor = on, p->motor_velocity = velocity, p->max = max, p->speed = 0;
+    body_wake(w, p->a), body_wake(w, p->b);
+    return true;
+}
+bool imp_joint_ball_motor(const imp_world *w, imp_id id, imp_vec3 *velocity, double *max)
+{
+    joint *p = joint_find(w, id);
+    if (!p || p->type != IMP_JOINT_POINT || !p->has_motor) return false;
+    *velocity = p->motor_velocity, *max = p->max;
+    return true;
+}
+bool imp_joint_twist_limits(const imp_world *w, imp_id id, double *lo, double *hi)
+{
+    joint *p = joint_find(w, id);
+    if (!p || !p->has_twist) return false;
+    *lo = p->twist_lo, *hi = p->twist_hi;
+    return true;
+}
 bool imp_joint_limits(const imp_world *w, imp_id id, double *lo, double *hi)
 {
     joint *p = joint_find(w, id);
@@ -523,15 +567,81 @@ static int rows_add_motor(const joint *jt, row_block *R, int m, imp_vec3 ra, imp
         else row_ang(R, m, eb), R->motor_target = joint_hinge_angle(A->F, B->F, jt->angle);
         R->motor_target += h * jt->speed;
         R->kind[m] = ROW_MOTOR, R->lo[m] = -INFINITY, R->hi[m] = INFINITY;
+        R->motor_speed[m] = jt->speed, R->motor_axis[m] = -1;
         return m + 1;
     }
     if (!pre && motor && jt->has_motor && has_coordinate(ty) && m < MAX_ROWS) {
         if (ty == IMP_JOINT_PRISMATIC) row_lin(R, m, eb, ra, rb);
         else row_ang(R, m, eb);
         R->kind[m] = ROW_MOTOR, R->lo[m] = fmin(-jt->max * h - jt->motor_used, 0), R->hi[m] = fmax(jt->max * h - jt->motor_used, 0);
+        R->motor_speed[m] = jt->speed, R->motor_axis[m] = -1;
         return m + 1;
     }
+    /* a point joint's motor: three angular rows along the world axes, each driving its component of
+     * omega_A - omega_B to the motor's velocity with at most max h of impulse in the step (velocity
+     * stages only: a ball joint has no coordinate for pre-stabilization to aim at) */
+    if (!pre && motor && jt->has_motor && ty == IMP_JOINT_POINT && m + 3 <= MAX_ROWS) {
+        const double target[3] = {jt->motor_velocity.x, jt->motor_velocity.y, jt->motor_velocity.z};
+        for (int c = 0; c < 3; c++, m++) {
+            row_ang(R, m, v3(c == 0, c == 1, c == 2));
+            const double used = jt->motor_used_axis[c];
+            R->kind[m] = ROW_MOTOR, R->lo[m] = fmin(-jt->max * h - used, 0), R->hi[m] = fmax(jt->max * h - used, 0);
+            R->motor_speed[m] = target[c], R->motor_axis[m] = c;
+        }
+    }
     return m;
+}
+
+/* A distance joint's row: along the line of its two points now, d = (p_A - p_B) / |p_A - p_B| (y when they
+ * coincide), a linear row at the midpoint; an equality when lo == hi (a rod), else an inequality while the
+ * distance (predicted in pre-stabilization, now in post-stabilization) is at or past a bound: at hi the
+ * multiplier may only pull (lambda <= 0), at lo only push; none in between (a slack rope). As a limit, a
+ * bound once met in pre-stabilization stays a row for the stage. A spring has no rows. */
+static void rows_distance(joint *jt, row_block *R, imp_vec3 ra, imp_vec3 rb, bool pre)
+{
+    const joint_side *A = &R->sA, *B = &R->sB;
+    R->m = 0, R->axis_rows = false, R->twist_row = -1;
+    if (jt->type != IMP_JOINT_DISTANCE) return;
+    imp_vec3 d = v3_sub(A->p, B->p);
+    d = v3_len(d) > 1e-12 ? v3_normalize(d) : v3(0, 1, 0);
+    const double x = v3_len(pre ? v3_sub(A->p1, B->p1) : v3_sub(A->p, B->p)), slop = pre ? 0 : LIMIT_SLOP;
+    double side = 0, bound = 0;
+    if (jt->lo == jt->hi) side = 2, bound = jt->lo;
+    else if (x < jt->lo + slop) side = 1, bound = jt->lo;
+    else if (x > jt->hi - slop) side = -1, bound = jt->hi;
+    if (pre && side != 0) jt->pre_side = (int)side, jt->pre_bound = bound;
+    else if (pre && jt->pre_side) side = jt->pre_side, bound = jt->pre_bound;
+    if (side == 0) return;
+    row_lin(R, 0, d, ra, rb);
+    R->kind[0] = side == 2 ? ROW_EQ : ROW_LIMIT;
+    R->lo[0] = side > 0 ? (side == 2 ? -INFINITY : 0) : -INFINITY, R->hi[0] = side < 0 ? 0 : INFINITY;
+    R->limit_target = bound;
+    R->m = 1;
+}
+
+/* A point joint's twist limit: the twist theta = 2 atan2(x, w) of q = conj(F_B) F_A (the rotation about
+ * x left when the swing that takes B's axis onto A's is taken out), in (-pi, pi]; its rate is about
+ * b.(omega_A - omega_B), b B's axis, the row's angular direction (exact without swing, as a hinge's). A row
+ * while the twist (predicted in pre-stabilization) is at or past a bound, pushing one way, and kept for the
+ * stage once met. Before the swing limit's row, so that residuals_limit_motor finds that one after it. */
+static int rows_add_twist(joint *jt, row_block *R, int m, imp_vec3 eb, bool pre)
+{
+    const joint_side *A = &R->sA, *B = &R->sB;
+    R->twist_row = -1;
+    if (!jt->has_twist || jt->type != IMP_JOINT_POINT || m >= MAX_ROWS) return m;
+    const double x = pre ? joint_hinge_angle(A->F1, B->F1, 0) : joint_hinge_angle(A->F, B->F, 0), slop = pre ? 0 : LIMIT_SLOP;
+    double side = 0, bound = 0;
+    if (x < jt->twist_lo + slop) side = 1, bound = jt->twist_lo;
+    else if (x > jt->twist_hi - slop) side = -1, bound = jt->twist_hi;
+    if (pre && side != 0) jt->twist_pre_side = (int)side, jt->twist_pre_bound = bound;
+    else if (pre && jt->twist_pre_side) side = jt->twist_pre_side, bound = jt->twist_pre_bound;
+    if (side == 0) return m;
+    row_ang(R, m, eb);
+    R->kind[m] = ROW_LIMIT, R->lo[m] = side > 0 ? 0 : -INFINITY, R->hi[m] = side > 0 ? INFINITY : 0;
+    const double now = pre ? joint_hinge_angle(A->F, B->F, 0) : x;
+    R->twist_target = fmin(fmax(bound, now - LIMIT_REACH), now + LIMIT_REACH);
+    R->twist_row = m;
+    return m + 1;
 }
 
 /* the rows' impulse directions now (linear d at the midpoint of the two articulation points, or angular
@@ -540,6 +650,13 @@ static void rows_directions(joint *jt, row_block *R, const imp_mat3 *Iinv, const
 {
     const joint_side *A = &R->sA, *B = &R->sB;
     const imp_joint_type ty = jt->type;
+    if (ty == IMP_JOINT_DISTANCE || ty == IMP_JOINT_SPRING) {
+        const imp_vec3 mid = v3_scale(v3_add(A->p, B->p), 0.5);
+        rows_distance(jt, R, v3_sub(mid, A->x), v3_sub(mid, B->x), pre);
+        joint_rows_weights(R, Iinv, im);
+        for (int r = 0; r < MAX_ROWS; r++) R->fixed[r] = false;
+        return;
+    }
     imp_vec3 mid = v3_scale(v3_add(A->p, B->p), 0.5);
     imp_vec3 ra = v3_sub(mid, A->x), rb = v3_sub(mid, B->x);
     imp_vec3 aa = frames ? frame_axis(A->F, 0) : v3(0, 0, 0), eb = frames ? frame_axis(B->F, 0) : v3(0, 0, 0);
@@ -560,6 +677,7 @@ static void rows_directions(joint *jt, row_block *R, const imp_mat3 *Iinv, const
         for (int c = 0; c < 3; c++) row_ang(R, m++, v3(c == 0, c == 1, c == 2));
     }
     for (int r = 0; r < m; r++) R->kind[r] = ROW_EQ, R->lo[r] = -INFINITY, R->hi[r] = INFINITY;
+    m = rows_add_twist(jt, R, m, eb, pre);
     if (jt->has_limits && (angular_free(ty) || ty == IMP_JOINT_PRISMATIC || ty == IMP_JOINT_POINT)) m = rows_add_limit(jt, R, m, ra, rb, aa, eb, pre);
     R->m = rows_add_motor(jt, R, m, ra, rb, eb, h, pre, motor);
     joint_rows_weights(R, Iinv, im);
@@ -567,7 +685,7 @@ static void rows_directions(joint *jt, row_block *R, const imp_mat3 *Iinv, const
 }
 
 /* velocity rows: C = G, and the right-hand side f = target - u at the velocities (v, om) */
-static void rows_velocity_rhs(const joint *jt, row_block *R, int n, const imp_vec3 *v, const imp_vec3 *om)
+static void rows_velocity_rhs(row_block *R, int n, const imp_vec3 *v, const imp_vec3 *om)
 {
     const joint_side *A = &R->sA, *B = &R->sB;
     imp_vec3 va = A->i < n ? v[A->i] : v3(0, 0, 0), wa = A->i < n ? om[A->i] : v3(0, 0, 0);
@@ -577,7 +695,7 @@ static void rows_velocity_rhs(const joint *jt, row_block *R, int n, const imp_ve
         const double *a = R->gA[r], *b = R->gB[r];
         double u = a[0] * va.x + a[1] * va.y + a[2] * va.z + a[3] * wa.x + a[4] * wa.y + a[5] * wa.z +
                    b[0] * vb.x + b[1] * vb.y + b[2] * vb.z + b[3] * wb.x + b[4] * wb.y + b[5] * wb.z;
-        R->f[r] = (R->kind[r] == ROW_MOTOR ? jt->speed : 0) - u;
+        R->f[r] = (R->kind[r] == ROW_MOTOR ? R->motor_speed[r] : 0) - u;
     }
 }
 
@@ -587,6 +705,11 @@ static void residuals_limit_motor(const joint *jt, row_block *R, int m, int n, i
 {
     const joint_side *A = &R->sA, *B = &R->sB;
     const imp_joint_type ty = jt->type;
+    if (m < R->m && m == R->twist_row) { /* a point joint's twist limit (rows_add_twist) */
+        R->f[m] = joint_hinge_angle(A->F1, B->F1, 0) - R->twist_target;
+        deriv_ang(R, m, b1, v3_scale(b1, -1), A, B);
+        m++;
+    }
     if (m < R->m && R->kind[m] == ROW_LIMIT) {
         double target = R->limit_target;
         if (angular_free(ty)) {
@@ -622,6 +745,14 @@ static inline __attribute__((always_inline)) void rows_residuals(const imp_world
     const imp_joint_type ty = jt->type;
     R->derivs_pending = false;
     imp_vec3 g = v3_sub(A->p1, B->p1);
+    if (ty == IMP_JOINT_DISTANCE || ty == IMP_JOINT_SPRING) { /* |g| - bound, d|g| = (g / |g|) . dg */
+        if (R->m == 1) {
+            const double len = v3_len(g);
+            R->f[0] = len - R->limit_target;
+            joint_deriv_point(R, 0, len > 1e-12 ? v3_scale(g, 1 / len) : v3(0, 1, 0), A, B, false, g, h);
+        }
+        return;
+    }
     imp_vec3 a1 = frames ? frame_axis(A->F1, 0) : v3(0, 0, 0), b1 = frames ? frame_axis(B->F1, 0) : v3(0, 0, 0);
     int m = 0;
     if (ty == IMP_JOINT_PRISMATIC || ty == IMP_JOINT_PLANAR) {
@@ -664,7 +795,10 @@ static inline __attribute__((always_inline)) void rows_residuals(const imp_world
 }
 
 /* a plain ball joint needs no axes */
-static bool needs_frames(const joint *jt) { return jt->type != IMP_JOINT_POINT || jt->has_limits; }
+static bool needs_frames(const joint *jt)
+{
+    return (jt->type != IMP_JOINT_POINT && jt->type != IMP_JOINT_DISTANCE && jt->type != IMP_JOINT_SPRING) || jt->has_limits || jt->has_twist;
+}
 
 /* Post-stabilization's rows of jt at the positions now: with directions, the impulse directions G, the
  * kinds and bounds (motor rows if motor) and W G, else those of the stage's first build; then, with v,
@@ -675,7 +809,7 @@ void joint_rows_velocity(const imp_world *w, joint *jt, row_block *R, int n, con
     const bool frames = needs_frames(jt);
     rows_sides_now(w, jt, R, n, im, frames);
     if (directions) rows_directions(jt, R, Iinv, im, h, frames, false, motor);
-    if (v) rows_velocity_rhs(jt, R, n, v, om);
+    if (v) rows_velocity_rhs(R, n, v, om);
 }
 
 /* Pre-stabilization's rows of jt: the residuals f and derivatives C at the prediction from the velocities
@@ -788,12 +922,17 @@ int joints_prepare(imp_world *w, int n)
     for (int k = 0; k < js->ids.count; k++) {
         joint *jt = &js->joint[k];
         jt->motor_used = 0, jt->motor_sat = false; /* a new step */
+        jt->motor_used_axis[0] = jt->motor_used_axis[1] = jt->motor_used_axis[2] = 0;
         if (!joint_bodies(w, jt, n)) {
             if (!jt->woke) { /* a body of it was destroyed: the partner wakes, once */
                 jt->woke = true;
                 if (jt->ia >= 0 && jt->ia < n) w->bodies->body[jt->ia].asleep = 0, w->bodies->body[jt->ia].sleep_time = 0;
                 if (jt->ib >= 0 && jt->ib < n) w->bodies->body[jt->ib].asleep = 0, w->bodies->body[jt->ib].sleep_time = 0;
             }
+            continue;
+        }
+        if (jt->type == IMP_JOINT_SPRING) { /* no rows, no island: joint_force.c kicks its bodies */
+            jt->ia = jt->ib = -1;
             continue;
         }
         live++;

@@ -30,6 +30,18 @@ typedef struct joint {
     bool motor_sat;         /* the motor ran out of max h in this step's velocity stages             */
     int pre_side;           /* pre-stabilization: the limit met in this step (+1 lo, -1 hi, 0 none)  */
     double pre_bound;       /* ... and its bound: a limit once met stays a row for the stage         */
+    /* joint_force.c: what it applied (the impulse on A this step: linear, and angular about A's centre,
+     * N s; the force and torque of the last step), and where it breaks (0: never) */
+    double stiffness, damping, rest; /* a spring's (joint_force.c)                                         */
+    bool has_twist;         /* a point joint's twist limit: A's frame about its x axis relative to B's, */
+    double twist_lo, twist_hi; /* the twist of their swing-twist split, stays in [lo, hi] (rad)         */
+    int twist_pre_side;     /* ... met in this step's pre-stabilization (as pre_side)                   */
+    double twist_pre_bound;
+    imp_vec3 motor_velocity; /* a point joint's motor: the target omega_A - omega_B (world, rad/s)       */
+    double motor_used_axis[3]; /* ... its impulse so far in this step about x, y, z (|.| <= max h each)  */
+    double impulse[6], impulse_saved[6];
+    imp_vec3 force, torque;
+    double break_force, break_torque;
 } joint;
 
 /* a side of a joint: now (centre x, body rotation q, offset c, frame F) and predicted (c1, p1, F1) */
@@ -62,6 +74,11 @@ typedef struct row_block {
     bool derivs_pending;                    /* pre: C not yet built for f (a plain ball joint in a line
                                                search's trial: joint_rows_point_derivs)              */
     bool axis_rows;                         /* rows 0-2 are linear along x, y, z (block_add_cwg_axes) */
+    int twist_row;                          /* a point joint's twist limit row (-1: none)             */
+    double motor_speed[MAX_ROWS];           /* a motor row's target rate (the joint's speed, or a point
+                                               joint's motor velocity along the row)                  */
+    int motor_axis[MAX_ROWS];               /* a point joint's motor row: its axis (0..2), else -1    */
+    double twist_target;                    /* pre: the bound it drives the twist to                  */
 } row_block;
 
 /* The joints of a world (w->joints) and the tables of their stages. Nodes of the sparse solve: the
@@ -135,7 +152,27 @@ struct joint_set {
     double pre_stab_h;              /* pre-stabilization ran this step with this h (pred_v valid)     */
     double keep_error;              /* the fraction of the error now left as the target (0: S1)       */
     bool line_trial;                /* a line search's trial: plain ball joints defer C               */
+
+    /* joint_force.c: the bodies' velocities of the stages (the solver's v): impulses applied to them
+     * are the joints' forces (set by each stage's entry; others apply to predictions and scratch) */
+    const imp_vec3 *real_v;
 };
+
+/* a motor row's multiplier lam counted against its budget of max h in the step */
+static inline void joint_motor_used(joint *jt, const row_block *R, int r, double lam)
+{
+    if (R->motor_axis[r] >= 0) jt->motor_used_axis[R->motor_axis[r]] += lam;
+    else jt->motor_used += lam;
+}
+
+/* joint_force.c: node p's multipliers lam, times alpha, applied to the bodies' velocities: its joint's impulse */
+void joint_impulse_add(struct joint_set *js, int p, const double *lam, double alpha);
+/* the impulse j (world, linear) at world point at on body i of joint jt (A or B side; A takes it as is,
+ * B's reaction goes to A as -j) */
+void joint_impulse_at(const imp_world *w, joint *jt, int i, imp_vec3 j, imp_vec3 at);
+/* every joint's impulse so far kept, and put back (a stage that undoes its velocity changes) */
+void joints_impulse_save(struct joint_set *js);
+void joints_impulse_restore(struct joint_set *js);
 
 /* grow p to hold need elements of size elem when *cap is short (no allocation in a steady step) */
 static inline void *table_grow(void *p, size_t elem, int *cap, int need)

@@ -131,12 +131,14 @@ static double pre_sweep(imp_world *w, solver_bodies *sb, double *n2)
     const int n = sb->n;
     double a2;
     for (int i = 0; i <= n; i++) js->saved_v[i] = js->pred_v[i], js->saved_w[i] = js->pred_w[i], js->scratch_v[i] = v[i], js->scratch_w[i] = om[i];
+    joints_impulse_save(js); /* the joints' forces: taken back with the sweep (joint_force.c) */
     for (int p = 0; p < js->node_count; p++) sweep_joint(w, sb, p, SWEEP_TOL);
     double wa = pre_rows(w, sb, &a2, false);
     if (a2 <= *n2) {
         *n2 = a2;
         return wa;
     }
+    joints_impulse_restore(js);
     for (int i = 0; i <= n; i++) js->pred_v[i] = js->saved_v[i], js->pred_w[i] = js->saved_w[i], v[i] = js->scratch_v[i], om[i] = js->scratch_w[i];
     js->epoch++;
     return pre_rows(w, sb, n2, false);
@@ -265,6 +267,8 @@ static double pre_project(imp_world *w, const solver_bodies *sb, double worst, d
         }
         mu = at == 1 ? fmax(mu * 0.1, 1e-9) : mu;
         n2 = t2, worst = tw;
+        /* the step reaches the velocities in pre_fallback: the joints' forces (joint_force.c) */
+        for (int p = 0; p < js->node_count; p++) joint_impulse_add(js, p, js->sol + MAX_ROWS * p, at);
     }
     return worst;
 }
@@ -302,6 +306,7 @@ void joints_pre_stabilize(imp_world *w, solver_bodies *sb)
     const int n = sb->n;
     struct joint_set *js = w->joints;
     if (!js || !js->ids.count) return;
+    js->real_v = sb->v; /* impulses on these velocities are the joints' forces (joint_force.c) */
     jsolve_collect(js, n, sb->im);
     if (!js->node_count) return;
     for (int i = 0; i <= n; i++) js->pred_v[i] = v3_add(sb->v[i], sb->vp[i]), js->pred_w[i] = v3_add(sb->w[i], sb->wp[i]);
@@ -340,7 +345,7 @@ static void find_pivots(imp_world *w, int n)
             const int i = ends[e], o = ends[1 - e];
             if (i >= n) continue;
             const bool fixed_other = o >= n || w->bodies->body[o].motion == IMP_FIXED;
-            const bool ball = jt->type == IMP_JOINT_POINT && !jt->has_limits && !jt->has_motor;
+            const bool ball = jt->type == IMP_JOINT_POINT && !jt->has_limits && !jt->has_motor && !jt->has_twist;
             js->pivot[i] = js->pivot[i] == -1 && fixed_other && ball ? k : -2; /* -2: another joint, or not a ball */
         }
     }
@@ -360,7 +365,7 @@ static imp_vec3 pivot_point(const imp_world *w, const joint *jt, int i, int n, i
 
 /* the pivoted body i from its state X0 at the step's start, with the velocities vv, ww to move by and
  * v, om its velocities after the stages: x and q into X, the velocities of the turn's end into v, om */
-static void pivot_turn(imp_world *w, int i, const joint *jt, int n, const double *X0, imp_vec3 vv, imp_vec3 ww,
+static void pivot_turn(imp_world *w, int i, joint *jt, int n, const double *X0, imp_vec3 vv, imp_vec3 ww,
                        double h, double *X, imp_vec3 *v, imp_vec3 *om)
 {
     const body *b = &w->bodies->body[i];
@@ -387,7 +392,10 @@ static void pivot_turn(imp_world *w, int i, const joint *jt, int n, const double
     const imp_vec3 r = v3_scale(m3_mul_v(R, l), -1);
     v3_store(X, v3_add(P, r));
     *om = m3_mul_v(m3_rotate_tensor(R, m3_inverse(Ip)), L);
+    const imp_vec3 v_before = *v;
     *v = v3_cross(*om, r);
+    /* the turn about the point changed the momentum by the joint's impulse there (joint_force.c) */
+    joint_impulse_at(w, jt, i, v3_scale(v3_sub(*v, v_before), b->mass), P);
 }
 
 /* The position update of jointed bodies, exactly the prediction of pre-stabilization: x' = x + h v, q'
@@ -439,7 +447,7 @@ void joints_positions(imp_world *w, solver_bodies *sb, const double *states0)
         Iinv[i] = m3_rotate_tensor(R, b->Ibody_inv);
         if (js->half_kick[i]) { /* the second half of the forces' impulse, at the new positions */
             om[i] = v3_add(om[i], m3_mul_v(Iinv[i], v3_scale(b->torque, 0.5 * h)));
-            v[i] = v3_add(v[i], v3_scale(v3_add(w->settings.gravity, v3_scale(v3_sub(b->force, v3_scale(v[i], w->settings.drag)), b->inv_mass)), 0.5 * h));
+            v[i] = v3_add(v[i], v3_scale(v3_add(v3_scale(w->settings.gravity, b->gravity_scale), v3_scale(v3_sub(b->force, v3_scale(v[i], w->settings.drag)), b->inv_mass)), 0.5 * h));
         }
         if (js->body_table_cap > i) memcpy(&js->body_q_state[i], X + 3, sizeof(imp_quat)), js->body_q[i] = qn, js->body_R[i] = R;
     } /* (the shapes follow in the step's contact update, or as the body falls asleep: impulse.c) */

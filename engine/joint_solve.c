@@ -430,6 +430,7 @@ void jsolve_apply(struct joint_set *js, int p, const double *lam, double alpha, 
         dva = v3_add(dva, v3(l * a[0], l * a[1], l * a[2])), dwa = v3_add(dwa, v3(l * a[3], l * a[4], l * a[5]));
         dvb = v3_add(dvb, v3(l * b[0], l * b[1], l * b[2])), dwb = v3_add(dwb, v3(l * b[3], l * b[4], l * b[5]));
     }
+    if (v == js->real_v || v2 == js->real_v) joint_impulse_add(js, p, lam, alpha); /* the joint's force (joint_force.c) */
     if (v2 || v == js->pred_v) {
         if (jt->ia < n) js->vel_version[jt->ia]++;
         if (jt->ib < n) js->vel_version[jt->ib]++;

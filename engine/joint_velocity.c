@@ -162,7 +162,7 @@ static bool post_clamp(struct joint_set *js, solver_bodies *sb)
             if (release && R->kind[r] != ROW_LIMIT) continue;
             lam[r] = l < R->lo[r] ? R->lo[r] : R->hi[r];
             R->fixed[r] = true, clamped = true;
-            if (R->kind[r] == ROW_MOTOR) js->joint[js->nodes[p]].motor_used += lam[r], js->joint[js->nodes[p]].motor_sat = true;
+            if (R->kind[r] == ROW_MOTOR) joint_motor_used(&js->joint[js->nodes[p]], R, r, lam[r]), js->joint[js->nodes[p]].motor_sat = true;
         }
         jsolve_apply(js, p, lam, 1, sb->v, sb->w, NULL, NULL, sb->n);
     }
@@ -178,7 +178,7 @@ static void post_apply(struct joint_set *js, solver_bodies *sb)
         for (int r = 0; r < R->m; r++) {
             double l = js->sol[MAX_ROWS * p + r];
             if (!R->fixed[r]) lam[r] = l < R->lo[r] ? R->lo[r] : l > R->hi[r] ? R->hi[r] : l;
-            if (R->kind[r] == ROW_MOTOR) js->joint[js->nodes[p]].motor_used += lam[r];
+            if (R->kind[r] == ROW_MOTOR) joint_motor_used(&js->joint[js->nodes[p]], R, r, lam[r]);
         }
         jsolve_apply(js, p, lam, 1, sb->v, sb->w, NULL, NULL, sb->n);
     }
@@ -194,6 +194,7 @@ void joints_post_stabilize(imp_world *w, solver_bodies *sb, bool motors)
     const int n = sb->n;
     struct joint_set *js = w->joints;
     if (!js || !js->ids.count) return;
+    js->real_v = sb->v; /* impulses on these velocities are the joints' forces (joint_force.c) */
     jsolve_collect(js, n, im);
     if (!js->node_count) return;
     for (int p = 0; p < js->node_count; p++)
@@ -244,6 +245,7 @@ void joints_contacts_begin(imp_world *w, const solver_bodies *sb)
     const int n = sb->n;
     struct joint_set *js = w->joints;
     if (!js || !js->ids.count) return;
+    js->real_v = sb->v; /* impulses on these velocities are the joints' forces (joint_force.c) */
     jsolve_collect(js, n, im);
     if (js->node_count > js->level_cap) {
         js->level_cap = js->node_count * 3 / 2 + 16;
@@ -353,7 +355,7 @@ static void level_solve(struct joint_set *js, int p, imp_vec3 *v, imp_vec3 *om, 
         }
         K = K1, Ki = K1i;
     }
-    for (int r = 0; r < m; r++) rhs[r] = (R->kind[r] == ROW_MOTOR ? jt->speed : 0) - dot6(R->gA[r], xa) - dot6(R->gB[r], xb);
+    for (int r = 0; r < m; r++) rhs[r] = (R->kind[r] == ROW_MOTOR ? R->motor_speed[r] : 0) - dot6(R->gA[r], xa) - dot6(R->gB[r], xb);
     const bool sat = jt->motor_sat;
     for (int r = 0; r < m; r++) {
         double s = 0;
@@ -370,7 +372,7 @@ static void level_solve(struct joint_set *js, int p, imp_vec3 *v, imp_vec3 *om, 
     }
     for (int r = 0; r < m; r++) {
         acc[r] += lam[r];
-        if (R->kind[r] == ROW_MOTOR) jt->motor_used += lam[r];
+        if (R->kind[r] == ROW_MOTOR) joint_motor_used(jt, R, r, lam[r]);
     }
     if (!hold) {
         jsolve_apply(js, p, lam, 1, v, om, NULL, NULL, n);
@@ -379,6 +381,7 @@ static void level_solve(struct joint_set *js, int p, imp_vec3 *v, imp_vec3 *om, 
     const int x = hold == 1 ? jt->ib : jt->ia; /* the side that answers */
     const double(*wg)[6] = hold == 1 ? (const double(*)[6])R->wB : (const double(*)[6])R->wA;
     if (x >= n) return;
+    if (v == js->real_v) joint_impulse_add(js, p, lam, 1); /* the joint's force (joint_force.c) */
     for (int r = 0; r < m; r++) {
         v[x] = v3_add(v[x], v3(lam[r] * wg[r][0], lam[r] * wg[r][1], lam[r] * wg[r][2]));
         om[x] = v3_add(om[x], v3(lam[r] * wg[r][3], lam[r] * wg[r][4], lam[r] * wg[r][5]));
@@ -430,6 +433,7 @@ void joints_level(imp_world *w, solver_bodies *sb, int lo, int hi, const int *bl
     const int n = sb->n;
     struct joint_set *js = w->joints;
     if (!js || !js->ids.count) return;
+    js->real_v = sb->v; /* impulses on these velocities are the joints' forces (joint_force.c) */
     for (int p = 0; p < js->node_count; p++) {
         const joint *jt = &js->joint[js->nodes[p]];
         int la = jt->ia < n ? blevel[jt->ia] : 0, lb = jt->ib < n ? blevel[jt->ib] : 0;

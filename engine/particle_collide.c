@@ -21,6 +21,7 @@
  * at the start of the step); while stuck, the tangential force is cancelled up to mu |N . f|. A
  * slide that would reverse within a step is stopped there. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "collider.h"
@@ -31,8 +32,8 @@
 #include "shape.h"
 #include "world_parts.h"
 
-#define CONTACT_SLOP 1e-4  /* m: how close to a surface a particle counts as touching it          */
-#define CONTACT_VN 1e-3    /* m/s: normal speed below which a touching particle is resting         */
+#define CONTACT_SLOP PCOLLIDE_REST_SLOP
+#define CONTACT_VN PCOLLIDE_REST_SPEED
 #define STICK_SPEED 1e-6   /* m/s: tangential speed below which a resting particle is stuck        */
 
 /* resting contacts found before a script removed or moved a particle, or added or removed a collider,
@@ -50,8 +51,9 @@ void pcollide_drop_stale(imp_world *w)
 
 int imp_contact_count(const imp_world *w) { return pcontacts_stale(w) ? 0 : w->pcontacts->count; }
 
-/* signed distance from x to the collider's surface, and the outward normal there */
-static double collider_distance(const imp_collider_def *c, imp_vec3 x, imp_vec3 *n)
+/* signed distance from x to the collider's surface, and the outward normal there (also
+ * particle_contact.c) */
+double pcollide_distance(const imp_collider_def *c, imp_vec3 x, imp_vec3 *n)
 {
     switch (c->shape) {
     case IMP_COLLIDER_PLANE:
@@ -68,7 +70,9 @@ static double collider_distance(const imp_collider_def *c, imp_vec3 x, imp_vec3 
         double pc[3] = {p.x, p.y, p.z}, h[3] = {c->half.x, c->half.y, c->half.z}, q[3];
         bool inside = true;
         for (int k = 0; k < 3; k++) {
-            q[k] = fmin(fmax(pc[k], -h[k]), h[k]);
+            /* the clamp without libm's calls (a NaN coordinate gives -h, as fmax would) */
+            q[k] = pc[k] > -h[k] ? pc[k] : -h[k];
+            q[k] = q[k] < h[k] ? q[k] : h[k];
             if (q[k] != pc[k]) inside = false;
         }
         if (!inside) {
@@ -110,11 +114,36 @@ static double plane_impact_time(double d0, double vn, double an, double span)
     return best >= 0 && best <= span ? best : -1;
 }
 
+bool pcollide_beyond(const imp_collider_def *c, imp_vec3 x, double reach)
+{
+    switch (c->shape) {
+    case IMP_COLLIDER_PLANE: return v3_dot(c->normal, v3_sub(x, c->position)) > reach;
+    case IMP_COLLIDER_SPHERE: {
+        const imp_vec3 r = v3_sub(x, c->position);
+        const double R = c->radius + reach;
+        return R >= 0 && v3_dot(r, r) > R * R;
+    }
+    case IMP_COLLIDER_BOX: {
+        /* the distance is at least the largest excess of a box-frame coordinate over its half size */
+        const imp_vec3 p = m3_mul_tv(c->rotation, v3_sub(x, c->position));
+        return fabs(p.x) - c->half.x > reach || fabs(p.y) - c->half.y > reach || fabs(p.z) - c->half.z > reach;
+    }
+    }
+    return false;
+}
+
 /* fraction s in [0,1] at which the segment a -> b first enters the collider grown by r, or -1 */
 static double segment_entry(const imp_collider_def *c, imp_vec3 a, imp_vec3 b, double r)
 {
     imp_vec3 n;
-    if (collider_distance(c, a, &n) - r <= 0) return 0;
+    if (c->shape == IMP_COLLIDER_BOX) {
+        /* a segment beside the grown box along one of its axes never enters it (nor starts in it) */
+        const imp_vec3 pa = m3_mul_tv(c->rotation, v3_sub(a, c->position)), pb = m3_mul_tv(c->rotation, v3_sub(b, c->position));
+        const double oa[3] = {pa.x, pa.y, pa.z}, ob[3] = {pb.x, pb.y, pb.z}, h[3] = {c->half.x + r, c->half.y + r, c->half.z + r};
+        for (int k = 0; k < 3; k++)
+            if ((oa[k] > h[k] && ob[k] > h[k]) || (oa[k] < -h[k] && ob[k] < -h[k])) return -1;
+    }
+    if (pcollide_distance(c, a, &n) - r <= 0) return 0;
     if (c->shape == IMP_COLLIDER_SPHERE) {
         /* |a + s (b - a) - c|^2 = R^2 */
         imp_vec3 d = v3_sub(b, a), m = v3_sub(a, c->position);
@@ -151,19 +180,61 @@ static double segment_entry(const imp_collider_def *c, imp_vec3 a, imp_vec3 b, d
 
 /* ---- resting contacts ------------------------------------------------------------------------------ */
 
-void pcollide_find_contacts(imp_world *w)
+/* contacts in particle order (particles_ode finds a range's by bisection), a particle's body
+ * contact (collider -1) before its collider contacts, those in collider order: one total order */
+static int contact_order(const void *a, const void *b)
+{
+    const pcontact *p = a, *q = b;
+    if (p->particle != q->particle) return p->particle < q->particle ? -1 : 1;
+    return (p->collider > q->collider) - (p->collider < q->collider);
+}
+
+/* the body contacts (the first `bodies` contacts) of particles that rest on a collider too are
+ * dropped (pcontact_find_bodies); the collider contacts after them are in particle order, and the
+ * whole list is put in particle order */
+static void drop_shared_body_contacts(imp_world *w, int bodies)
+{
+    particle_contacts *pcs = w->pcontacts;
+    int kept = 0;
+    for (int k = 0; k < pcs->count; k++) {
+        const pcontact *pc = &pcs->contact[k];
+        bool shared = false;
+        if (k < bodies) {
+            int lo = bodies, hi = pcs->count;
+            while (lo < hi) {
+                const int mid = (lo + hi) / 2;
+                if (pcs->contact[mid].particle < pc->particle) lo = mid + 1;
+                else hi = mid;
+            }
+            shared = lo < pcs->count && pcs->contact[lo].particle == pc->particle;
+        }
+        if (!shared) pcs->contact[kept++] = *pc;
+    }
+    pcs->count = kept;
+    if (bodies > 0) qsort(pcs->contact, (size_t)kept, sizeof *pcs->contact, contact_order);
+}
+
+void pcollide_begin_contacts(imp_world *w)
 {
     w->pcontacts->count = 0;
     w->pcontacts->particle_edits = w->particles->edits;
     w->pcontacts->collider_edits = w->colliders->edits;
+}
+
+/* the colliders' resting contacts, after the bodies' that are there (particle_contact.c adds those
+ * under the implicit integrator, between pcollide_begin_contacts and this) */
+void pcollide_find_contacts(imp_world *w)
+{
     const int n = w->particles->ids.count, nc = w->colliders->ids.count;
-    if (nc == 0) return;
-    for (int i = 0; i < n; i++) {
+    const int bodies = w->pcontacts->count;
+    for (int i = 0; i < n && nc > 0; i++) {
         if (w->particles->motion[i] != IMP_DYNAMIC) continue;
         double *x = w->particles->x + 3 * i, *v = w->particles->v + 3 * i;
         for (int c = 0; c < nc; c++) {
+            if (w->colliders->collider[c].def.sensor) continue; /* sensors never push (sensor.c) */
             imp_vec3 N;
-            double d = collider_distance(&w->colliders->collider[c].def, v3_load(x), &N) - w->particles->radius[i];
+            if (pcollide_beyond(&w->colliders->collider[c].def, v3_load(x), w->particles->radius[i] + CONTACT_SLOP)) continue;
+            double d = pcollide_distance(&w->colliders->collider[c].def, v3_load(x), &N) - w->particles->radius[i];
             if (d > CONTACT_SLOP) continue;
             double vn = v3_dot(N, v3_load(v));
             if (vn > CONTACT_VN || vn < -CONTACT_VN) continue;
@@ -176,21 +247,46 @@ void pcollide_find_contacts(imp_world *w)
             }
             imp_vec3 vv = v3_load(v);
             pcontact *pc = &w->pcontacts->contact[w->pcontacts->count++];
+            memset(pc, 0, sizeof *pc);
             pc->particle = i;
             pc->collider = c;
+            pc->body = pc->shape = -1;
+            pc->mu = w->colliders->collider[c].def.friction;
             pc->vt0 = v3_mad(vv, N, -v3_dot(N, vv));
         }
     }
+    drop_shared_body_contacts(w, bodies);
 }
+
+void pcollide_add_contact(imp_world *w, const pcontact *pc)
+{
+    if (w->pcontacts->count == w->pcontacts->cap) {
+        w->pcontacts->cap = w->pcontacts->cap ? 2 * w->pcontacts->cap : 64;
+        w->pcontacts->contact = ids_grow(w->pcontacts->contact, sizeof(pcontact), w->pcontacts->cap);
+    }
+    w->pcontacts->contact[w->pcontacts->count++] = *pc;
+}
+
+double pcollide_contact_friction(const imp_world *w, int k) { return w->pcontacts->contact[k].mu; }
+
+imp_vec3 pcollide_contact_relative(const imp_world *w, int k, const double *v)
+{
+    const pcontact *pc = &w->pcontacts->contact[k];
+    return v3_sub(v3_load(v + 3 * pc->particle), pc->u);
+}
+
+void pcollide_set_impulse(imp_world *w, int k, imp_vec3 j) { w->pcontacts->contact[k].impulse = j; }
+void pcollide_add_impulse(imp_world *w, int k, imp_vec3 j) { w->pcontacts->contact[k].impulse = v3_add(w->pcontacts->contact[k].impulse, j); }
 
 void pcollide_contact_forces(imp_world *w, const particle_range *r, const double *x, double *f)
 {
     for (int k = r->contact_lo; k < r->contact_hi; k++) {
         const pcontact *pc = &w->pcontacts->contact[k];
+        if (pc->collider < 0) continue; /* a body's: the implicit integrator's alone */
         const imp_collider_def *c = &w->colliders->collider[pc->collider].def;
         int i = pc->particle - r->first;
         imp_vec3 N, fi = v3_load(f + 3 * i);
-        collider_distance(c, v3_load(x + 3 * i), &N);
+        pcollide_distance(c, v3_load(x + 3 * i), &N);
         double fn = v3_dot(N, fi);
         if (fn >= 0) continue; /* pulled away: no contact force, the particle leaves */
         fi = v3_mad(fi, N, -fn);  /* cancel the pushing part: f_c = -(N . f) N */
@@ -215,7 +311,11 @@ void pcollide_contact_forces(imp_world *w, const particle_range *r, const double
 int pcollide_contact_row(const imp_world *w, int k, const double *x, imp_vec3 *normal, double *gap)
 {
     const pcontact *pc = &w->pcontacts->contact[k];
-    *gap = collider_distance(&w->colliders->collider[pc->collider].def, v3_load(x + 3 * pc->particle), normal) - w->particles->radius[pc->particle];
+    if (pc->collider < 0) { /* a body's (the implicit integrator's): never taut here */
+        *normal = v3(0, 1, 0), *gap = 1;
+        return pc->particle;
+    }
+    *gap = pcollide_distance(&w->colliders->collider[pc->collider].def, v3_load(x + 3 * pc->particle), normal) - w->particles->radius[pc->particle];
     return pc->particle;
 }
 
@@ -225,8 +325,9 @@ int pcollide_touching(const imp_world *w, int i, imp_vec3 *normals, int max)
 {
     int n = 0;
     for (int c = 0; c < w->colliders->ids.count && n < max; c++) {
+        if (w->colliders->collider[c].def.sensor) continue;
         imp_vec3 N;
-        double d = collider_distance(&w->colliders->collider[c].def, v3_load(w->particles->x + 3 * i), &N) - w->particles->radius[i];
+        double d = pcollide_distance(&w->colliders->collider[c].def, v3_load(w->particles->x + 3 * i), &N) - w->particles->radius[i];
         if (d <= CONTACT_SLOP) normals[n++] = N;
     }
     return n;
@@ -236,8 +337,9 @@ int pcollide_touching(const imp_world *w, int i, imp_vec3 *normals, int max)
 imp_vec3 pcollide_contact_normal(const imp_world *w, int k)
 {
     const pcontact *pc = &w->pcontacts->contact[k];
+    if (pc->collider < 0) return pc->normal; /* the body is where it was found until the particle stage ends */
     imp_vec3 N;
-    collider_distance(&w->colliders->collider[pc->collider].def, v3_load(w->particles->x + 3 * pc->particle), &N);
+    pcollide_distance(&w->colliders->collider[pc->collider].def, v3_load(w->particles->x + 3 * pc->particle), &N);
     return N;
 }
 
@@ -245,10 +347,10 @@ void pcollide_friction_clamp(imp_world *w)
 {
     for (int k = 0; k < w->pcontacts->count; k++) {
         const pcontact *pc = &w->pcontacts->contact[k];
-        if (w->colliders->collider[pc->collider].def.friction <= 0) continue;
+        if (pc->collider < 0 || w->colliders->collider[pc->collider].def.friction <= 0) continue;
         int i = pc->particle;
         imp_vec3 N, v = v3_load(w->particles->v + 3 * i);
-        collider_distance(&w->colliders->collider[pc->collider].def, v3_load(w->particles->x + 3 * i), &N);
+        pcollide_distance(&w->colliders->collider[pc->collider].def, v3_load(w->particles->x + 3 * i), &N);
         imp_vec3 vt = v3_mad(v, N, -v3_dot(N, v));
         if (v3_dot(vt, pc->vt0) < 0) v3_store(w->particles->v + 3 * i, v3_sub(v, vt));
     }
@@ -289,11 +391,12 @@ void pcollide_resolve(imp_world *w, const double *x0, const double *v0, double h
             int who = -1;
             for (int c = 0; c < nc; c++) {
                 const imp_collider_def *cd = &w->colliders->collider[c].def;
+                if (cd->sensor) continue;
                 imp_vec3 N;
                 double tau;
                 if (cd->shape == IMP_COLLIDER_PLANE) {
-                    double d0 = collider_distance(cd, xs, &N) - r;
-                    double d1 = collider_distance(cd, x1, &N) - r;
+                    double d0 = pcollide_distance(cd, xs, &N) - r;
+                    double d1 = pcollide_distance(cd, x1, &N) - r;
                     if (d1 >= 0 && d0 >= 0) continue;
                     tau = plane_impact_time(d0, v3_dot(N, vs), v3_dot(N, a), span);
                     if (tau < 0) tau = d0 > 0 ? span * d0 / (d0 - d1) : 0;
@@ -308,7 +411,7 @@ void pcollide_resolve(imp_world *w, const double *x0, const double *v0, double h
             const imp_collider_def *cd = &w->colliders->collider[who].def;
             imp_vec3 xc = v3_add(xs, v3_add(v3_scale(vs, best), v3_scale(a, 0.5 * best * best)));
             imp_vec3 vc = v3_mad(vs, a, best), N;
-            double d = collider_distance(cd, xc, &N) - r;
+            double d = pcollide_distance(cd, xc, &N) - r;
             if (d > 1e-9 && cd->shape == IMP_COLLIDER_BOX) {
                 /* the grown box's corner is not the rounded one: no contact here after all */
                 if (best >= span) break;
@@ -331,8 +434,9 @@ void pcollide_resolve(imp_world *w, const double *x0, const double *v0, double h
         if (!hit_any) continue;
         /* whatever remains inside a collider is pushed out and loses its inward velocity */
         for (int c = 0; c < nc; c++) {
+            if (w->colliders->collider[c].def.sensor) continue; /* sensors never push (sensor.c) */
             imp_vec3 N;
-            double d = collider_distance(&w->colliders->collider[c].def, x1, &N) - r;
+            double d = pcollide_distance(&w->colliders->collider[c].def, x1, &N) - r;
             if (d >= 0) continue;
             x1 = v3_mad(x1, N, -d);
             double vn = v3_dot(N, v1);

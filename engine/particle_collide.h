@@ -4,11 +4,18 @@
 
 #include "particles.h"
 
-/* resting contact of one particle with one collider, found at the start of a step */
+/* resting contact of one particle with one collider, or (under the implicit integrator) with one body
+ * shape, found at the start of a step */
 typedef struct pcontact {
     int particle;  /* dense index */
-    int collider;  /* dense index */
-    imp_vec3 vt0;  /* tangential velocity at the start of the step */
+    int collider;  /* dense index, or -1: a body's shape */
+    int body, shape; /* a body contact: the body and the shape (dense)                              */
+    imp_vec3 vt0;  /* tangential velocity at the start of the step, relative to the surface */
+    imp_vec3 u;    /* the surface's velocity at the contact (a collider's: zero)               */
+    imp_vec3 at;   /* a body contact: the contact point in the body's frame, from its centre of mass */
+    imp_vec3 normal; /* a body contact: the shape's outward normal there (world)                  */
+    double mu;     /* Coulomb coefficient                                                       */
+    imp_vec3 impulse; /* the contact's impulse on the particle in the step (the implicit integrator) */
 } pcontact;
 
 /* an impact of the last collision pass: the particle (dense) and the surface normal it hit */
@@ -25,6 +32,14 @@ typedef struct particle_contacts {
 } particle_contacts;
 
 /* particle_collide.c */
+/* a step's resting contacts: pcollide_begin_contacts empties the list, the bodies' contacts come next
+ * (particle_contact.c, pcollide_add_contact; the implicit integrator's alone), then the colliders'
+ * (pcollide_find_contacts, in the particle stage), and the list ends in particle order. A particle
+ * rests when it is within PCOLLIDE_REST_SLOP of a surface, its normal speed relative to it at most
+ * PCOLLIDE_REST_SPEED. */
+#define PCOLLIDE_REST_SLOP 1e-4  /* m  */
+#define PCOLLIDE_REST_SPEED 1e-3 /* m/s */
+void pcollide_begin_contacts(imp_world *w);
 void pcollide_find_contacts(imp_world *w);
 void pcollide_drop_stale(imp_world *w);
 void pcollide_contact_forces(imp_world *w, const particle_range *r, const double *x, double *f);
@@ -32,8 +47,18 @@ void pcollide_resolve(imp_world *w, const double *x0, const double *v0, double h
 void pcollide_friction_clamp(imp_world *w);
 int pcollide_contact_row(const imp_world *w, int k, const double *x, imp_vec3 *normal, double *gap);
 int pcollide_touching(const imp_world *w, int i, imp_vec3 *normals, int max);
-
-
 imp_vec3 pcollide_contact_normal(const imp_world *w, int k);
+double pcollide_distance(const imp_collider_def *c, imp_vec3 x, imp_vec3 *n);
+/* true when x is surely farther than reach from the collider's surface, outside it (a cheap bound:
+ * false does not mean near) */
+bool pcollide_beyond(const imp_collider_def *c, imp_vec3 x, double reach);
+/* resting contact k: its Coulomb coefficient; the particle's velocity v (a state's, dense) relative
+ * to the surface; its impulse on the particle in the step, set and added to by the implicit
+ * integrator (particle_contact.c hands the opposite to a body) */
+double pcollide_contact_friction(const imp_world *w, int k);
+imp_vec3 pcollide_contact_relative(const imp_world *w, int k, const double *v);
+void pcollide_set_impulse(imp_world *w, int k, imp_vec3 j);
+void pcollide_add_impulse(imp_world *w, int k, imp_vec3 j);
+void pcollide_add_contact(imp_world *w, const pcontact *pc);
 
 #endif

@@ -19,13 +19,17 @@
  * one after another. For such a separable system the two are the same ODE; the blocks keep the
  * solver's stages out of main memory.
  *
- * The stage (particles_step): resting contacts -> integrate (the world's ODE solver, or one backward
- * Euler step of implicit.c) -> curve particles exactly onto their curves -> collisions inside the
- * step -> constrained particles that touched or hit projected back onto their constraints. The state
- * at the start (as the integrator and the collision sweep see it: resting particles put exactly on
- * their surfaces) is kept, with the values the resting contacts changed, so that a failing callback's
- * undo (particles_undo, with snapshot.c's undo of the stage's other state) puts back the state as the
- * script left it.
+ * The stage (particles_step): attached particles onto their body points, carrying their bodies'
+ * shares (particle_attach.c) -> the colliders' resting contacts (after the bodies' that world.c had
+ * particle_contact.c find for the implicit integrator) -> integrate (the world's ODE solver, or one
+ * backward Euler step of implicit.c) -> what the attached particles gave their bodies -> curve
+ * particles exactly onto their curves -> collisions with the colliders inside the step -> constrained
+ * particles that touched or hit projected back onto their constraints. (Particles meet bodies and each
+ * other after the bodies' stage: particle_contact.c.) The state at the start (as the integrator and
+ * the collision sweep see it: attached particles on their points, resting particles exactly on their
+ * surfaces) is kept, with the values the attachments and the resting contacts replaced, so that a
+ * failing callback's undo (particles_undo, with snapshot.c's undo of the stage's other state) puts
+ * back the state as the script left it.
  *
  * Destroying a particle or a cloth reaches every part that holds particles: cloth, force objects,
  * constraints and curves let go of it before the store removes it. */
@@ -38,6 +42,7 @@
 #include "ids.h"
 #include "imp_math.h"
 #include "implicit.h"
+#include "particle_attach.h"
 #include "particle_collide.h"
 #include "particle_system.h"
 #include "particles.h"
@@ -173,30 +178,44 @@ static double *state0_reserve(particle_system *ps, int dim)
     return ps->state0;
 }
 
-/* the resting contacts just found put their particles exactly on the surface (pcollide_find_contacts):
- * X0, taken before, gets those values (the integrator and the sweep start from them), and the snap
- * journal keeps what they replaced. Contacts are in particle order, a particle's together. */
+/* particle i was moved at the start of the step (onto its attachment's point, or onto a surface by a
+ * resting contact) after X0 was taken: X0 gets the new values (the integrator and the sweep start
+ * from them), and the journal keeps what they replaced */
+static void particles_journal(particle_system *ps, const particle_store *P, double *X0, int n, int i)
+{
+    if (ps->snapped_count == ps->snapped_cap) {
+        ps->snapped_cap = ps->snapped_cap ? 2 * ps->snapped_cap : 64;
+        ps->snapped = ids_grow(ps->snapped, sizeof *ps->snapped, (size_t)ps->snapped_cap);
+    }
+    struct particle_snap *j = &ps->snapped[ps->snapped_count++];
+    j->particle = i;
+    memcpy(j->x, X0 + 3 * i, sizeof j->x), memcpy(j->v, X0 + 3 * (n + i), sizeof j->v);
+    memcpy(X0 + 3 * i, P->x + 3 * i, sizeof j->x), memcpy(X0 + 3 * (n + i), P->v + 3 * i, sizeof j->v);
+}
+
+/* the attached particles just put on their body points (attach_begin) */
+static void particles_attached(imp_world *w, double *X0, int n)
+{
+    const attach_set *s = w->attach;
+    for (int k = 0; s && k < s->count; k++)
+        if (s->a[k].dense >= 0) particles_journal(w->particle_system, w->particles, X0, n, s->a[k].dense);
+}
+
+/* the resting contacts just found put their particles exactly on the surface (pcollide_find_contacts).
+ * Contacts are in particle order, a particle's together. */
 static void particles_snapped(imp_world *w, double *X0, int n)
 {
-    particle_system *ps = w->particle_system;
     const particle_contacts *pc = w->pcontacts;
-    ps->snapped_count = 0;
     for (int k = 0; k < pc->count; k++) {
         const int i = pc->contact[k].particle;
         if (k > 0 && pc->contact[k - 1].particle == i) continue;
-        if (ps->snapped_count == ps->snapped_cap) {
-            ps->snapped_cap = ps->snapped_cap ? 2 * ps->snapped_cap : 64;
-            ps->snapped = ids_grow(ps->snapped, sizeof *ps->snapped, (size_t)ps->snapped_cap);
-        }
-        struct particle_snap *j = &ps->snapped[ps->snapped_count++];
-        j->particle = i;
-        memcpy(j->x, X0 + 3 * i, sizeof j->x), memcpy(j->v, X0 + 3 * (n + i), sizeof j->v);
-        memcpy(X0 + 3 * i, w->particles->x + 3 * i, sizeof j->x), memcpy(X0 + 3 * (n + i), w->particles->v + 3 * i, sizeof j->v);
+        particles_journal(w->particle_system, w->particles, X0, n, i);
     }
 }
 
 /* a callback failed: the particles' state as the script left it before the step (the state at the
- * start, and the values the resting contacts replaced) */
+ * start, and the values the attachments and the resting contacts replaced, latest first: a particle
+ * may be in the journal twice) */
 void particles_undo(imp_world *w)
 {
     particle_system *ps = w->particle_system;
@@ -204,7 +223,7 @@ void particles_undo(imp_world *w)
     particle_range range;
     imp_ode_system all = particles_ode(w, 0, n, &range);
     all.set_state(all.ctx, ps->state0);
-    for (int k = 0; k < ps->snapped_count; k++) {
+    for (int k = ps->snapped_count - 1; k >= 0; k--) {
         const struct particle_snap *j = &ps->snapped[k];
         memcpy(w->particles->x + 3 * j->particle, j->x, sizeof j->x), memcpy(w->particles->v + 3 * j->particle, j->v, sizeof j->v);
     }
@@ -225,6 +244,9 @@ int particles_step(const imp_step *st)
     particle_range range;
     imp_ode_system all = particles_ode(w, 0, n, &range);
     all.get_state(all.ctx, X0);
+    ps->snapped_count = 0;
+    attach_begin(w, st); /* attached particles onto their points, carrying their bodies' shares */
+    particles_attached(w, X0, n);
     pcollide_find_contacts(w);
     particles_snapped(w, X0, n);
     ps->solver.method = w->settings.integrator;
@@ -249,11 +271,18 @@ int particles_step(const imp_step *st)
     prof->evaluations = (int)((ps->solver.evaluations - evals) / (blocks > 0 ? blocks : 1));
     if (!rc) rc = curves_after_integrate(w, X0 + 6 * n);
     prof->integrate = step_clock_ms() - t0;
-    if (rc) return rc;
+    if (rc) {
+        attach_abort(w); /* the masses and motions the attachments changed (the caller undoes the rest) */
+        return rc;
+    }
+    attach_exchange(w, st, X0 + 3 * n); /* what the attached particles gave their bodies */
     t0 = step_clock_ms();
     pcollide_resolve(w, X0, X0 + 3 * n, dt);
     if (w->settings.integrator != IMP_IMPLICIT) pcollide_friction_clamp(w);
-    if (tinker_active(w) && tinker_after_collide(w)) return IMP_ERR_CALLBACK; /* a constraint callback failed */
+    if (tinker_active(w) && tinker_after_collide(w)) { /* a constraint callback failed */
+        attach_abort(w);
+        return IMP_ERR_CALLBACK;
+    }
     prof->collide = step_clock_ms() - t0;
     return 0;
 }
@@ -283,6 +312,7 @@ int particles_nan_guard(imp_world *w)
 void imp_particle_destroy(imp_world *w, imp_id id)
 {
     if (ids_lookup(&w->particles->ids, id) < 0) return;
+    attach_particle_removed(w, id);
     cloth_particle_removed(w, id.index);
     forces_particle_removed(w, id.index);
     tinker_particle_removed(w, id.index);

@@ -9,7 +9,7 @@
 typedef struct particle_system {
     imp_ode_solver solver;          /* the world's ODE solver for the particles (its adaptive h carries over) */
     double *state0; int state0_cap; /* [x | v | u | u'] at the start of the step (resting particles placed) */
-    struct particle_snap { int particle; double x[3], v[3]; } *snapped; /* what the resting contacts replaced */
+    struct particle_snap { int particle; double x[3], v[3]; } *snapped; /* what the attachments and resting contacts replaced */
     int snapped_count, snapped_cap;
     double *force; int force_cap;   /* the force accumulator of one derivative evaluation, 3 per particle   */
     double *now_X, *now_dX; int now_cap; /* imp_world_solve_constraints's state and derivative             */

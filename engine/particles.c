@@ -21,6 +21,8 @@ imp_particle_def imp_particle_def_default(void)
     d.mass = 1.0;
     d.radius = 0.05;
     d.motion = IMP_DYNAMIC;
+    d.restitution = 0;
+    d.friction = 0.5;
     d.color[0] = 0.95f, d.color[1] = 0.55f, d.color[2] = 0.15f, d.color[3] = 1.0f;
     return d;
 }
@@ -35,6 +37,8 @@ static void store_reserve(particle_store *p, int n)
     p->mass = ids_grow(p->mass, sizeof(double), cap);
     p->inv_mass = ids_grow(p->inv_mass, sizeof(double), cap);
     p->radius = ids_grow(p->radius, sizeof(double), cap);
+    p->restitution = ids_grow(p->restitution, sizeof(double), cap);
+    p->friction = ids_grow(p->friction, sizeof(double), cap);
     p->motion = ids_grow(p->motion, 1, cap);
     p->color = ids_grow(p->color, 4 * sizeof(float), cap);
     p->cap = cap;
@@ -52,6 +56,8 @@ imp_id imp_particle_create(imp_world *w, const imp_particle_def *def)
     p->mass[i] = def->mass > 0 ? def->mass : 1.0;
     p->inv_mass[i] = 1.0 / p->mass[i];
     p->radius[i] = def->radius >= 0 ? def->radius : 0;
+    p->restitution[i] = def->restitution >= 0 && def->restitution <= 1 ? def->restitution : 0;
+    p->friction[i] = def->friction >= 0 && isfinite(def->friction) ? def->friction : 0.5;
     p->motion[i] = (uint8_t)def->motion;
     memcpy(p->color + 4 * i, def->color, 4 * sizeof(float));
     return id;
@@ -72,6 +78,8 @@ void particles_remove(imp_world *w, imp_id id)
         p->mass[d] = p->mass[last];
         p->inv_mass[d] = p->inv_mass[last];
         p->radius[d] = p->radius[last];
+        p->restitution[d] = p->restitution[last];
+        p->friction[d] = p->friction[last];
         p->motion[d] = p->motion[last];
         memcpy(p->color + 4 * d, p->color + 4 * last, 4 * sizeof(float));
     }
@@ -121,6 +129,24 @@ void imp_particle_set_mass(imp_world *w, imp_id id, double m)
 }
 
 void imp_particle_set_radius(imp_world *w, imp_id id, double r) { DENSE_OR(); if (r >= 0) w->particles->radius[i] = r; }
+double imp_particle_restitution(const imp_world *w, imp_id id) { DENSE_OR(0); return w->particles->restitution[i]; }
+double imp_particle_friction(const imp_world *w, imp_id id) { DENSE_OR(0); return w->particles->friction[i]; }
+
+bool imp_particle_set_restitution(imp_world *w, imp_id id, double e)
+{
+    DENSE_OR(false);
+    if (!(e >= 0 && e <= 1)) return false;
+    w->particles->restitution[i] = e;
+    return true;
+}
+
+bool imp_particle_set_friction(imp_world *w, imp_id id, double mu)
+{
+    DENSE_OR(false);
+    if (!(mu >= 0) || !isfinite(mu)) return false;
+    w->particles->friction[i] = mu;
+    return true;
+}
 
 void imp_particle_set_motion(imp_world *w, imp_id id, imp_motion m)
 {

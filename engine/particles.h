@@ -10,6 +10,7 @@ typedef struct particle_store {
     int cap;
     double *x, *v;      /* 3 per particle: committed state                     */
     double *mass, *inv_mass, *radius;
+    double *restitution, *friction; /* material against bodies and other particles (particle_contact.c) */
     uint8_t *motion;    /* imp_motion                                          */
     float *color;       /* 4 per particle                                      */
     uint64_t topology;  /* bumped when particles or force objects come or go  */

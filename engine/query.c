@@ -172,15 +172,39 @@ static bool ray_geom(const geom *g, imp_vec3 o, imp_vec3 d, double *t, imp_vec3 
     }
 }
 
-static bool raycast(const imp_world *w, imp_vec3 from, imp_vec3 to, imp_ray_hit *hit, bool static_only)
+imp_query_filter imp_query_filter_default(void) { return (imp_query_filter){0xffffffffu, 0xffffffffu, false}; }
+
+/* whether dense shape k (k >= the shape count: collider k - ns) passes the filter: a body's shape when
+ * (body.group & f.mask) and (f.group & body.mask), a collider as group 1 with every mask bit; sensors
+ * only when asked for */
+bool query_passes(const imp_world *w, int k, const imp_query_filter *f)
+{
+    const int ns = w->shapes->ids.count;
+    if (k >= ns) return (f->mask & 1u) && (f->sensors || !w->colliders->collider[k - ns].def.sensor);
+    const shape *sh = &w->shapes->shape[k];
+    if (sh->sensor && !f->sensors) return false;
+    const body *b = &w->bodies->body[bodies_dense(w, sh->body)];
+    return (b->group & f->mask) && (f->group & b->mask);
+}
+
+/* the hits of the segment on the shapes that pass the filter: the closest into *hit (all == NULL), or
+ * every shape's first hit into all[0 .. max) (returns how many there are); bullet >= 0: the shapes a
+ * bullet (that dense body) may meet, its own and other bullets' left out */
+static int raycast(const imp_world *w, imp_vec3 from, imp_vec3 to, const imp_query_filter *f, imp_ray_hit *hit, int bullet,
+                   imp_ray_hit *all, int max)
 {
     imp_vec3 d = v3_sub(to, from);
     double best = INFINITY;
+    int found = 0;
     const int ns = w->shapes->ids.count, nc = w->colliders->ids.count;
     for (int k = 0; k < ns + nc; k++) {
         geom g;
         uint32_t key;
-        if (k < ns && static_only && w->bodies->body[bodies_dense(w, w->shapes->shape[k].body)].motion != IMP_FIXED) continue;
+        if (k < ns && bullet >= 0) {
+            const int bk = bodies_dense(w, w->shapes->shape[k].body);
+            if (bk == bullet || (w->bodies->body[bk].bullet && w->bodies->body[bk].motion == IMP_DYNAMIC)) continue;
+        }
+        if (!query_passes(w, k, f)) continue; /* (sensors stop no bullet) */
         if (k < ns) {
             shape_geom(&w->shapes->shape[k], &g);
             key = w->shapes->ids.dense_slot[k];
@@ -188,22 +212,48 @@ static bool raycast(const imp_world *w, imp_vec3 from, imp_vec3 to, imp_ray_hit 
             shape_geom_from_collider(&w->colliders->collider[k - ns].def, &g);
             key = COLLIDER_KEY | w->colliders->ids.dense_slot[k - ns];
         }
-        if (g.type != IMP_SHAPE_PLANE && !slab(g.lo, g.hi, from, d, fmin(best, 1.0))) continue;
+        if (g.type != IMP_SHAPE_PLANE && !slab(g.lo, g.hi, from, d, all ? 1.0 : fmin(best, 1.0))) continue;
         double t;
         imp_vec3 n;
-        if (ray_geom(&g, from, d, &t, &n) && t < best) {
-            best = t;
-            hit->side = contacts_side(w, key);
-            hit->fraction = t;
-            hit->point = v3_mad(from, d, t);
-            hit->normal = n;
+        if (!ray_geom(&g, from, d, &t, &n)) continue;
+        imp_ray_hit h = {contacts_side(w, key), v3_mad(from, d, t), n, t};
+        if (all) {
+            if (found < max) all[found] = h;
+            found++;
+        } else if (t < best) {
+            best = t, *hit = h, found = 1;
         }
     }
-    return best <= 1;
+    return found;
 }
 
-bool imp_world_raycast(const imp_world *w, imp_vec3 from, imp_vec3 to, imp_ray_hit *hit) { return raycast(w, from, to, hit, false); }
-bool query_ray_static(const imp_world *w, imp_vec3 from, imp_vec3 to, imp_ray_hit *hit) { return raycast(w, from, to, hit, true); }
+static int hit_order(const void *a, const void *b)
+{
+    const double fa = ((const imp_ray_hit *)a)->fraction, fb = ((const imp_ray_hit *)b)->fraction;
+    return fa < fb ? -1 : fa > fb;
+}
+
+bool imp_world_raycast(const imp_world *w, imp_vec3 from, imp_vec3 to, imp_ray_hit *hit)
+{
+    const imp_query_filter f = imp_query_filter_default();
+    return raycast(w, from, to, &f, hit, -1, NULL, 0) > 0;
+}
+bool imp_world_raycast_filtered(const imp_world *w, imp_vec3 from, imp_vec3 to, const imp_query_filter *f, imp_ray_hit *hit)
+{
+    return raycast(w, from, to, f, hit, -1, NULL, 0) > 0;
+}
+int imp_world_raycast_all(const imp_world *w, imp_vec3 from, imp_vec3 to, const imp_query_filter *f, imp_ray_hit *out, int max)
+{
+    const int n = raycast(w, from, to, f, NULL, -1, out, max);
+    qsort(out, (size_t)(n < max ? n : max), sizeof *out, hit_order);
+    return n;
+}
+bool query_ray_bullet(const imp_world *w, int i, imp_vec3 from, imp_vec3 to, imp_ray_hit *hit)
+{
+    const body *b = &w->bodies->body[i];
+    const imp_query_filter f = {b->group, b->mask, false}; /* what the bullet may touch (no sensors) */
+    return raycast(w, from, to, &f, hit, i, NULL, 0) > 0;
+}
 
 static bool point_in(const geom *g, imp_vec3 p)
 {

@@ -4,7 +4,10 @@
 
 #include "impetus.h"
 
-/* query.c: the first hit of the segment on a static shape or collider */
-bool query_ray_static(const imp_world *w, imp_vec3 from, imp_vec3 to, imp_ray_hit *hit);
+/* query.c: the first hit of the segment on a shape bullet i (dense) may touch: its filter's, not its own,
+ * not another bullet's, no sensor */
+bool query_ray_bullet(const imp_world *w, int i, imp_vec3 from, imp_vec3 to, imp_ray_hit *hit);
+/* whether dense shape k (k >= the shape count: collider k - count) passes the filter */
+bool query_passes(const imp_world *w, int k, const imp_query_filter *f);
 
 #endif

@@ -153,6 +153,7 @@ bool shape_build(shape *s, const imp_shape_def *def, char *err, size_t errlen)
     s->friction = def->friction >= 0 && isfinite(def->friction) ? def->friction : 0.5;
     s->static_friction = def->static_friction >= 0 && isfinite(def->static_friction) ? def->static_friction : -1; /* -1: as friction */
     s->restitution = def->restitution >= 0 && isfinite(def->restitution) ? def->restitution : 0;
+    s->sensor = def->sensor, s->pre_solve = def->pre_solve;
     switch (def->type) {
     case IMP_SHAPE_SPHERE:
     case IMP_SHAPE_CAPSULE:

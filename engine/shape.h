@@ -37,6 +37,7 @@ typedef struct shape {
     mesh *mesh;
     double mass, volume;
     double friction, static_friction, restitution; /* contact material (impulse.c); static < 0: as friction */
+    bool sensor, pre_solve; /* detects overlaps, never pushes (sensor.c); its contacts go to pre_solve   */
     imp_vec3 center;      /* centre of mass, shape frame           */
     imp_mat3 inertia;     /* about it, shape frame                 */
     /* world placement: written by the collide stage (shape_update) */

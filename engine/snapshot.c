@@ -459,7 +459,7 @@ static void cloth_save(writer *o, const imp_world *w)
     put_ids(o, &cs->ids);
     for (int k = 0; k < cs->ids.count; k++) {
         cobj b = cs->obj[k];
-        b.slot = NULL, b.dense = NULL, b.tri = NULL, b.bend = NULL, b.seg = NULL, b.joint = NULL, b.draw = NULL;
+        b.slot = NULL, b.dense = NULL, b.tri = NULL, b.bend = NULL, b.seg = NULL, b.joint = NULL, b.draw = NULL, b.rest = NULL;
         put(o, &b, sizeof b);
         const cobj *c = &cs->obj[k];
         put(o, c->slot, sizeof(uint32_t) * (size_t)c->nv), put(o, c->dense, sizeof(int) * (size_t)c->nv);
@@ -467,6 +467,8 @@ static void cloth_save(writer *o, const imp_world *w)
         put(o, c->seg, sizeof(cseg) * (size_t)c->nseg), put(o, c->joint, sizeof(cjoint) * (size_t)c->njoint);
         put_u32(o, c->draw != NULL);
         if (c->draw) put(o, c->draw, 3 * sizeof(int) * (size_t)c->ntri);
+        put_u32(o, c->rest != NULL);
+        if (c->rest) put(o, c->rest, sizeof(imp_vec3) * (size_t)c->nv);
     }
 }
 
@@ -499,6 +501,7 @@ static void cloth_load(reader *in, imp_world *w, load_ctx *ctx)
         c->tri = get_block(in, sizeof(ctri), c->ntri), c->bend = get_block(in, sizeof(cbend), c->nbend);
         c->seg = get_block(in, sizeof(cseg), c->nseg), c->joint = get_block(in, sizeof(cjoint), c->njoint);
         c->draw = get_u32(in) ? get_block(in, 3 * sizeof(int), c->ntri) : NULL;
+        c->rest = get_u32(in) ? get_block(in, sizeof(imp_vec3), c->nv) : NULL;
     }
     if (in->failed) { /* keep what was read consistent: the objects read, none after */
         for (int k = done; k < n; k++) memset(&cs->obj[k], 0, sizeof(cobj));

@@ -3,12 +3,16 @@
  * The engine in layers; each file calls only files of the layers below it (and of its own layer
  * below it), never one above:
  *
- *   world.c                   the step: particles -> bodies -> contacts -> finish
+ *   world.c                   the step: pre-solve -> particles -> bodies -> particle contacts -> contacts
+ *                             -> finish
  *   rigid-body contact modes  impulse.c (S1's stages)   contact_qp.c (exact contact)   toi.c
- *                             joint*.c (joints)   island.c (contact graph, sleeping)   solver_bodies.h
- *   particle dynamics         particle_system.c   implicit.c   tinkertoy.c   curve.c   forces.c
- *                             cloth.c   assemble.c   particle_collide.c
- *   collision                 query.c   contact.c   broadphase.c   narrowphase.c
+ *                             joint*.c (joints; joint_force.c their forces and breaking)   island.c
+ *                             (contact graph, sleeping)   solver_bodies.h
+ *   particle dynamics         particle_contact.c   particle_system.c   implicit.c   tinkertoy.c
+ *                             curve.c   forces.c   cloth.c   assemble.c   particle_attach.c
+ *                             particle_collide.c   particle_shape.c
+ *   collision                 query.c   query_cast.c   contact.c   sensor.c   presolve.c   broadphase.c
+ *                             narrowphase.c
  *   stores                    body.c   shape.c   collider.c   particles.c
  *   kernels                   ode.c   lcp.c   amg.c   cg.c   ic0.c   sparse.c   dense.h   hull.c   mass.c
  *                             ids.c   parallel.c   imp_math.h
@@ -16,6 +20,8 @@
  *                             impetus.h (the public C API)
  *
  * imp_world_step(world, dt) makes the step context (step.h) and calls the stages in order:
+ *   pre-solve   the script's pre_solve callback on the contacts the step starts from (presolve.c), the
+ *               one callback before anything moves: an error returns with the world as it was
  *   particles   resting contacts -> integrate (the chosen ODE solver; forces.c, then the constraint
  *               forces of tinkertoy.c; or "implicit": one backward Euler step of implicit.c) -> curve
  *               particles onto their curves -> collisions inside the step -> constrained particles
@@ -24,6 +30,9 @@
  *               by level -> shock propagation -> positions, bullets swept after; contact_qp.c:
  *               collision impulses, the resting contact forces in every derivative evaluation, the
  *               step cut at each time of impact); bodies that touch nothing move by their ODE (body.c)
+ *   particle contacts  attached particles onto their body points; particles against the bodies' shapes
+ *               over the step's motion of both, and against each other; the bodies take the opposite
+ *               impulses into their momenta (particle_contact.c)
  *   contacts    broad phase -> narrow phase -> manifolds -> begin/end events (contact.c), after the
  *               bodies moved, so the contacts a script reads describe the state it sees
  *   finish      the clock; the NaN guard (a particle or body that went non-finite is put back, at
@@ -52,13 +61,19 @@
 #include "implicit.h"
 #include "impulse.h"
 #include "joint.h"
+#include "joint_force.h"
+#include "particle_attach.h"
 #include "particle_collide.h"
+#include "particle_contact.h"
 #include "particle_system.h"
 #include "particles.h"
+#include "presolve.h"
+#include "sensor.h"
 #include "shape.h"
 #include "snapshot.h"
 #include "step.h"
 #include "tinkertoy.h"
+#include "toi.h"
 #include "world_parts.h"
 
 imp_world_def imp_world_def_default(void)
@@ -110,6 +125,7 @@ void imp_world_destroy(imp_world *w)
     curves_free(w);
     particle_store *p = w->particles;
     free(p->x), free(p->v), free(p->mass), free(p->inv_mass), free(p->radius), free(p->motion), free(p->color);
+    free(p->restitution), free(p->friction);
     ids_free(&p->ids);
     free(p);
     ids_free(&w->forces->spring_ids), free(w->forces->springs);
@@ -125,9 +141,14 @@ void imp_world_destroy(imp_world *w)
     free(w->bodies), free(w->shapes);
     imp_ode_solver_free(&w->body_solver);
     contacts_free(w);
+    attach_free(w);
+    particle_coupling_free(w);
+    sensors_free(w);
+    presolve_free(w);
     bp_free(w);
     impulse_free(w);
     joints_free(w);
+    joints_breaks_free(w);
     implicit_free(w);
     cloth_free(w);
     qp_free(w);
@@ -145,13 +166,19 @@ static void bodies_step(imp_step *s)
 {
     imp_world *w = s->w;
     const double t0 = step_clock_ms();
-    w->body_solver.method = w->settings.integrator;
+    /* "implicit" is the particles' integrator (implicit.c: cloth and hair); the bodies' ODE has no
+     * stiff forces, and ode.c's generic backward Euler solves a dense (13 n)^2 Jacobian, O(n^3) a
+     * step for n bodies: under "implicit" the bodies step by RK4 */
+    w->body_solver.method = w->settings.integrator == IMP_IMPLICIT ? IMP_RK4 : w->settings.integrator;
     w->body_solver.tolerance = w->settings.tolerance;
     /* the contacts the stages start from describe the state at the start of the step: found again
      * when bodies came, went or were moved by a script since the last collide stage */
     if (!contacts_current(w)) contacts_update(w);
-    if (w->settings.contact_mode == IMP_CONTACT_QP) qp_step(s);
-    else impulse_step(s);
+    joints_springs_kick(w, s->dt); /* springs between bodies: their impulse over the step (joint_force.c) */
+    if (w->settings.contact_mode == IMP_CONTACT_QP) {
+        qp_step(s);
+        if (toi_bullets(w, s->bodies0)) s->collided = false; /* a bullet put back: the contacts are found again */
+    } else impulse_step(s);
     bodies_clear_accumulators(w);
     s->profile->bodies = step_clock_ms() - t0;
 }
@@ -225,9 +252,30 @@ imp_status imp_world_step(imp_world *w, double dt)
                        "\"midpoint\", \"euler\" or \"adaptive\"); the implicit one does not solve them");
         return IMP_ERR_ARG;
     }
+    if (w->presolve && w->presolve->fn && w->settings.contact_mode == IMP_CONTACT_QP) {
+        world_error(w, "step: the exact mode (\"qp\") cannot take a pre_solve callback: it cuts the step at each time of impact "
+                       "and collides again, so a step has no one set of contacts to modify; use the impulse mode or remove pre_solve");
+        return IMP_ERR_ARG;
+    }
+    const char *refusal = w->settings.contact_mode == IMP_CONTACT_QP ? joints_exact_refusal(w) : NULL;
+    if (refusal) {
+        world_error(w, "step: %s", refusal);
+        return IMP_ERR_ARG;
+    }
     const double t_start = step_clock_ms();
     imp_profile profile = {0};
     imp_step s = step_begin(w, dt, &profile);
+    /* pre-solve: the script modifies the contacts the step starts from before anything moves, so that a
+     * failing callback leaves the world as it was */
+    if (w->presolve && w->presolve->fn) {
+        if (!contacts_current(w)) contacts_update(w);
+        if (presolve_run(w)) {
+            w->locked = false;
+            if (!w->error[0]) world_error(w, "the pre_solve callback failed");
+            return IMP_ERR_CALLBACK;
+        }
+    }
+    particle_contacts_rest(&s); /* the resting contacts the particle stage starts from */
     const int rc = particles_step(&s);
     if (rc == IMP_ODE_SUBSTEPS) { /* the adaptive integrator gave up: the world as it was before the step */
         step_undo(w);
@@ -242,9 +290,12 @@ imp_status imp_world_step(imp_world *w, double dt)
         return IMP_ERR_CALLBACK;
     }
     const long gave_up = w->body_solver.gave_up;
+    joints_forces_begin(w);
     bodies_step(&s);
+    particle_contacts_step(&s);
     contacts_step(&s);
     imp_status status = step_finish(&s, t_start);
+    joints_forces_finish(w, dt); /* (unlocked: a joint past its break force or torque is destroyed) */
     if (status == IMP_OK && w->body_solver.gave_up != gave_up) {
         world_error(w, "step: the adaptive integrator would need more than %ld steps to reach t + dt (the tolerance %g is out "
                        "of reach at dt = %g); the bodies' motion under forces was left out of this step", w->body_solver.max_substeps,

@@ -21,6 +21,7 @@ typedef struct world_settings {
     bool sleeping;                    /* resting islands may sleep                              */
     int velocity_iterations, position_iterations; /* the impulse mode's sweeps                 */
     double restitution_threshold;     /* m/s: the impulse mode's slower approaches do not bounce */
+    bool particle_collisions;         /* particles collide with each other (particle_contact.c) */
 } world_settings;
 
 struct imp_world {
@@ -50,6 +51,8 @@ struct imp_world {
     /* collision */
     struct broadphase *broadphase;              /* broadphase.c                                     */
     struct contact_set *contacts;               /* contact.c: pairs, manifolds, events              */
+    struct presolve_set *presolve;              /* presolve.c: the pre-solve callback and this step's modifications */
+    struct sensor_set *sensors;                 /* sensor.c: overlaps and their events (NULL until the first sensor pair) */
 
     /* particle dynamics */
     struct particle_contacts *pcontacts;        /* particle_collide.c: resting contacts, impacts    */
@@ -58,10 +61,13 @@ struct imp_world {
     struct tinker *tinker;                      /* tinkertoy.c: constraints                         */
     struct implicit_state *implicit;            /* implicit.c (NULL until first used)               */
     struct particle_system *particle_system;    /* particle_system.c: the stage's solver, scratch   */
+    struct attach_set *attach;                  /* particle_attach.c: particles held by bodies (NULL until the first) */
+    struct particle_coupling *coupling;         /* particle_contact.c: scratch of the stage after the bodies' */
 
     /* rigid-body contact modes */
     imp_ode_solver body_solver;                 /* the bodies' ODE solver (its adaptive h carries over) */
     struct joint_set *joints;                   /* joint.c (NULL until the first joint)             */
+    struct joint_break_list *joints_broken;     /* joint_force.c: the joints the last step broke (NULL until one) */
     struct impulse_state *impulse;              /* impulse.c (NULL until first used)                */
     struct qp_state *qp;                        /* contact_qp.c (NULL until first used)             */
 };

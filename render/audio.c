@@ -18,6 +18,7 @@
 #include <lua.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 #define AUDIO_CHUNK "impetus.audio.Chunk"
 #define PITCH_SLOTS 8                /* pitched copies kept per chunk                                */
@@ -91,6 +92,26 @@ static int push_chunk(lua_State *L, Mix_Chunk *c)
     return 1;
 }
 
+/* With no sound card (no /dev/snd) the drivers that open one anyway load alsa-lib (ALSA, and sndio on
+ * top of it), which prints a page of "ALSA lib ... cannot find card" errors to stderr before the open
+ * fails. There only the sound servers SDL knows are tried (pulseaudio, pipewire, jack: a server may
+ * play elsewhere); OSS's /dev/dsp is missing as well, and disk and dummy are never tried unasked (they
+ * are not devices). A machine without sound stays quiet, and the sound stays off either way. */
+static void skip_card_drivers(void)
+{
+    static const char *const card[] = {"alsa", "sndio", "dsp", "disk", "dummy", NULL};
+    char list[256] = "";
+    for (int i = 0; i < SDL_GetNumAudioDrivers(); i++) {
+        const char *name = SDL_GetAudioDriver(i);
+        int skip = 0;
+        for (const char *const *c = card; *c && !skip; c++) skip = !strcmp(*c, name);
+        if (skip || strlen(list) + strlen(name) + 2 > sizeof list) continue;
+        if (list[0]) strcat(list, ",");
+        strcat(list, name);
+    }
+    SDL_SetHint(SDL_HINT_AUDIODRIVER, list[0] ? list : "none");
+}
+
 static int audio_open(lua_State *L)
 {
     if (device_open) {
@@ -98,10 +119,13 @@ static int audio_open(lua_State *L)
         return 1;
     }
     const char *driver = luaL_optstring(L, 1, NULL);
+    int no_card = 0;
     if (driver) SDL_SetHint(SDL_HINT_AUDIODRIVER, driver);
+    else if (!SDL_getenv("SDL_AUDIODRIVER") && access("/dev/snd", F_OK) != 0) skip_card_drivers(), no_card = 1;
     if (SDL_InitSubSystem(SDL_INIT_AUDIO) != 0) {
         lua_pushnil(L);
-        lua_pushfstring(L, "no audio device: %s", SDL_GetError());
+        if (no_card) lua_pushstring(L, "no audio device: no sound card (/dev/snd) and no sound server");
+        else lua_pushfstring(L, "no audio device: %s", SDL_GetError());
         return 2;
     }
     Mix_Init(MIX_INIT_OGG);

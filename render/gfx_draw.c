@@ -38,6 +38,7 @@
 #include <stb_image.h>
 #include <stb_image_write.h>
 
+#include "../engine/lua/impetus_lua.h"
 #include "gfx_draw.h"
 #include "render.h"
 
@@ -75,11 +76,46 @@ static float checkfinite(lua_State *L, int idx, const char *fn, const char *what
     return (float)v;
 }
 
+/* the table at idx holds only entries 1..n, and the names x, y, z when `named`: a stray entry
+ * ({1, 0, 0, 1, 5}, {0, 1, bogus = 2}) is an error naming it, never silently dropped */
+static void check_components(lua_State *L, int idx, const char *fn, const char *what, const char *shape, lua_Integer n, int named)
+{
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        int is_integer;
+        lua_Integer k = lua_tointegerx(L, -1, &is_integer);
+        if (lua_type(L, -1) == LUA_TNUMBER && is_integer && k >= 1 && k <= n) continue;
+        if (lua_type(L, -1) == LUA_TSTRING) {
+            const char *name = lua_tostring(L, -1);
+            if (named && (!strcmp(name, "x") || !strcmp(name, "y") || !strcmp(name, "z"))) continue;
+            luaL_error(L, "gfx.%s: %s must be %s: unknown field '%s'", fn, what, shape, name);
+        }
+        luaL_error(L, "gfx.%s: %s must be %s: unexpected entry [%s]", fn, what, shape, luaL_tolstring(L, -1, NULL));
+    }
+}
+
+/* a pair {a, b} of finite numbers at idx (sizes, scales, origins) */
+static void read_pair(lua_State *L, int idx, const char *fn, const char *what, float out[2])
+{
+    idx = lua_absindex(L, idx);
+    check_components(L, idx, fn, what, "a pair {a, b}", 2, 0);
+    for (int k = 0; k < 2; k++) {
+        lua_rawgeti(L, idx, k + 1);
+        int ok;
+        lua_Number v = lua_tonumberx(L, -1, &ok);
+        if (!ok || !isfinite(v)) luaL_error(L, "gfx.%s: %s must be a pair {a, b} of finite numbers", fn, what);
+        out[k] = (float)v;
+        lua_pop(L, 1);
+    }
+}
+
 /* a colour {r, g, b[, a]} at idx */
 static void read_color(lua_State *L, int idx, const char *fn, const char *what, float c[4])
 {
     idx = lua_absindex(L, idx);
     if (!lua_istable(L, idx)) luaL_error(L, "gfx.%s: %s must be a colour {r, g, b[, a]}", fn, what);
+    check_components(L, idx, fn, what, "a colour {r, g, b[, a]}", 4, 0);
     for (int k = 0; k < 4; k++) {
         lua_rawgeti(L, idx, k + 1);
         int ok;
@@ -96,6 +132,7 @@ static void read_point(lua_State *L, int idx, const char *fn, const char *what, 
 {
     idx = lua_absindex(L, idx);
     if (!lua_istable(L, idx)) luaL_error(L, "gfx.%s: %s must be a point {x, y[, z]}", fn, what);
+    check_components(L, idx, fn, what, "a point {x, y[, z]}", 3, 1);
     static const char *names[3] = { "x", "y", "z" };
     for (int k = 0; k < 3; k++) {
         if (lua_rawgeti(L, idx, k + 1) == LUA_TNIL) {
@@ -367,6 +404,7 @@ static int gfx_circle(lua_State *L)
     Opts o;
     if (lua_istable(L, 1)) {
         float c[3];
+        impl_check_arg_count(L, "gfx.circle(center, r [, opts])");
         read_point(L, 1, "circle", "argument 'center'", c);
         float r = checkfinite(L, 2, "circle", "radius");
         read_opts(L, 3, "circle", SHAPE_OPTS, &o);
@@ -383,6 +421,7 @@ static int gfx_circle(lua_State *L)
         free(p);
         return 0;
     }
+    impl_check_arg_count(L, "gfx.circle(x, y, r [, opts])");
     float x = checkfinite(L, 1, "circle", "x"), y = checkfinite(L, 2, "circle", "y"), r = checkfinite(L, 3, "circle", "radius");
     read_opts(L, 4, "circle", SHAPE_OPTS, &o);
     float rp = fabsf(r);
@@ -405,6 +444,7 @@ static int gfx_rectangle(lua_State *L)
     Opts o;
     if (lua_istable(L, 1)) {
         float c[3], p[12], ax[3], ay[3];
+        impl_check_arg_count(L, "gfx.rectangle(center, w, h [, opts])");
         read_point(L, 1, "rectangle", "argument 'center'", c);
         float hw = 0.5f * checkfinite(L, 2, "rectangle", "width"), hh = 0.5f * checkfinite(L, 3, "rectangle", "height");
         read_opts(L, 4, "rectangle", SHAPE_OPTS, &o);
@@ -415,6 +455,7 @@ static int gfx_rectangle(lua_State *L)
         world_shape(p, 4, &o);
         return 0;
     }
+    impl_check_arg_count(L, "gfx.rectangle(x, y, w, h [, opts])");
     float x = checkfinite(L, 1, "rectangle", "x"), y = checkfinite(L, 2, "rectangle", "y");
     float w = checkfinite(L, 3, "rectangle", "width"), h = checkfinite(L, 4, "rectangle", "height");
     read_opts(L, 5, "rectangle", SHAPE_OPTS, &o);
@@ -436,6 +477,7 @@ static float *read_points(lua_State *L, int idx, const char *fn, int *n, int *di
     luaL_checktype(L, idx, LUA_TTABLE);
     lua_Integer len = (lua_Integer)lua_rawlen(L, idx);
     if (len == 0) luaL_error(L, "gfx.%s: argument 'points' is empty", fn);
+    check_components(L, lua_absindex(L, idx), fn, "argument 'points'", "a list", len, 0);
     int world = lua_rawgeti(L, idx, 1) == LUA_TTABLE;
     lua_pop(L, 1);
     if (!world && len % 2) luaL_error(L, "gfx.%s: argument 'points' must hold x, y pairs (got %d numbers)", fn, (int)len);
@@ -462,6 +504,7 @@ static float *read_points(lua_State *L, int idx, const char *fn, int *n, int *di
 static int gfx_polygon(lua_State *L)
 {
     check_open(L, "polygon");
+    impl_check_arg_count(L, "gfx.polygon(points [, opts])");
     int n, dim;
     float *p = read_points(L, 1, "polygon", &n, &dim);
     Opts o;
@@ -475,6 +518,7 @@ static int gfx_polygon(lua_State *L)
 static int gfx_polyline(lua_State *L)
 {
     check_open(L, "polyline");
+    impl_check_arg_count(L, "gfx.polyline(points [, opts])");
     int n, dim;
     float *p = read_points(L, 1, "polyline", &n, &dim);
     Opts o;
@@ -490,6 +534,7 @@ static int gfx_line(lua_State *L)
     Opts o;
     if (lua_istable(L, 1)) {
         float a[3], b[3];
+        impl_check_arg_count(L, "gfx.line(a, b [, opts])");
         read_point(L, 1, "line", "argument 'a'", a);
         read_point(L, 2, "line", "argument 'b'", b);
         read_opts(L, 3, "line", "color width", &o);
@@ -498,6 +543,7 @@ static int gfx_line(lua_State *L)
         else rnd_wide_line(a, b, o.width, o.color);
         return 0;
     }
+    impl_check_arg_count(L, "gfx.line(x1, y1, x2, y2 [, opts])");
     float x1 = checkfinite(L, 1, "line", "x1"), y1 = checkfinite(L, 2, "line", "y1");
     float x2 = checkfinite(L, 3, "line", "x2"), y2 = checkfinite(L, 4, "line", "y2");
     read_opts(L, 5, "line", "color width", &o);
@@ -546,6 +592,7 @@ static int gfx_text(lua_State *L)
     Opts o;
     if (lua_istable(L, 1)) {
         float p[3], x, y;
+        impl_check_arg_count(L, "gfx.text(point, s [, opts])");
         read_point(L, 1, "text", "argument 'point'", p);
         const char *s = luaL_checkstring(L, 2);
         read_opts(L, 3, "text", "color size align valign", &o);
@@ -554,6 +601,7 @@ static int gfx_text(lua_State *L)
         if (rnd_project(p, &x, &y)) aligned_text(x, y, s, &o);
         return 0;
     }
+    impl_check_arg_count(L, "gfx.text(x, y, s [, opts])");
     float x = checkfinite(L, 1, "text", "x"), y = checkfinite(L, 2, "text", "y");
     const char *s = luaL_checkstring(L, 3);
     read_opts(L, 4, "text", "color size align valign width", &o);
@@ -573,6 +621,7 @@ static float opt_size(lua_State *L, int idx, const char *fn)
 
 static int gfx_text_width(lua_State *L)
 {
+    impl_check_arg_count(L, "gfx.text_width(s [, size])");
     const char *s = luaL_checkstring(L, 1);
     float size = opt_size(L, 2, "text_width");
     lua_pushnumber(L, rnd_generation() ? rnd_text_width_sized(s, size) : 0);
@@ -581,6 +630,7 @@ static int gfx_text_width(lua_State *L)
 
 static int gfx_line_height(lua_State *L)
 {
+    impl_check_arg_count(L, "gfx.line_height([size])");
     float size = opt_size(L, 1, "line_height");
     lua_pushnumber(L, rnd_generation() ? rnd_line_height_sized(size) : ceilf(size * 1.2f));
     return 1;
@@ -626,6 +676,7 @@ static int image_tostring(lua_State *L)
 static int gfx_image(lua_State *L)
 {
     check_open(L, "image");
+    impl_check_arg_count(L, "gfx.image(path)");
     const char *path = luaL_checkstring(L, 1);
     struct stat st;
     if (stat(path, &st) != 0) return luaL_error(L, "gfx.image: cannot open %s", path);
@@ -660,16 +711,16 @@ static int gfx_draw(lua_State *L)
     Opts o;
     if (lua_istable(L, 2)) {
         float p[3], ax[3], ay[3], corners[12];
+        impl_check_arg_count(L, "gfx.draw(image, point [, opts])");
         read_point(L, 2, "draw", "argument 'point'", p);
         read_opts(L, 3, "draw", "color angle size layer", &o);
         /* size: width in metres (height from the aspect), or {w, h} */
         float w = 1.0f, h = (float)im->height / (float)im->width;
         lua_getfield(L, 3, "size");
         if (lua_istable(L, -1)) {
-            lua_rawgeti(L, -1, 1);
-            lua_rawgeti(L, -2, 2);
-            w = checkfinite(L, -2, "draw", "size[1]"), h = checkfinite(L, -1, "draw", "size[2]");
-            lua_pop(L, 2);
+            float wh[2];
+            read_pair(L, -1, "draw", "option 'size'", wh);
+            w = wh[0], h = wh[1];
         } else if (!lua_isnil(L, -1)) {
             w = o.size, h = o.size * (float)im->height / (float)im->width;
         }
@@ -683,25 +734,24 @@ static int gfx_draw(lua_State *L)
         rnd_flat_image(o.layer, im->id, corners, o.color);
         return 0;
     }
+    impl_check_arg_count(L, "gfx.draw(image, x, y [, opts])");
     float x = checkfinite(L, 2, "draw", "x"), y = checkfinite(L, 3, "draw", "y");
     read_opts(L, 4, "draw", "color angle scale origin", &o);
     float sx = 1, sy = 1, ox = 0, oy = 0;
     if (lua_istable(L, 4)) {
         lua_getfield(L, 4, "scale");
         if (lua_istable(L, -1)) {
-            lua_rawgeti(L, -1, 1);
-            lua_rawgeti(L, -2, 2);
-            sx = checkfinite(L, -2, "draw", "scale[1]"), sy = checkfinite(L, -1, "draw", "scale[2]");
-            lua_pop(L, 2);
+            float s2[2];
+            read_pair(L, -1, "draw", "option 'scale'", s2);
+            sx = s2[0], sy = s2[1];
         } else if (!lua_isnil(L, -1)) {
             sx = sy = checkfinite(L, -1, "draw", "scale");
         }
         lua_getfield(L, 4, "origin");
         if (lua_istable(L, -1)) {
-            lua_rawgeti(L, -1, 1);
-            lua_rawgeti(L, -2, 2);
-            ox = checkfinite(L, -2, "draw", "origin[1]"), oy = checkfinite(L, -1, "draw", "origin[2]");
-            lua_pop(L, 2);
+            float o2[2];
+            read_pair(L, -1, "draw", "option 'origin'", o2);
+            ox = o2[0], oy = o2[1];
         } else if (!lua_isnil(L, -1)) {
             luaL_error(L, "gfx.draw: option 'origin' must be {ox, oy} in image pixels");
         }
@@ -721,8 +771,10 @@ static int gfx_draw(lua_State *L)
 static int gfx_image_quad(lua_State *L)
 {
     check_open(L, "image_quad");
+    impl_check_arg_count(L, "gfx.image_quad(image, corners [, opts])");
     Image *im = check_image(L, 1, "image_quad");
     luaL_checktype(L, 2, LUA_TTABLE);
+    check_components(L, 2, "image_quad", "argument 'corners'", "a list of 4 corners", 4, 0);
     float corners[12];
     for (int k = 0; k < 4; k++) {
         lua_rawgeti(L, 2, k + 1);

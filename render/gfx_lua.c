@@ -130,6 +130,7 @@ static int gfx_close(lua_State *L)
 
 static int gfx_size(lua_State *L)
 {
+    impl_check_arg_count(L, "gfx.size()");
     int w = 0, h = 0;
     if (window) SDL_GL_GetDrawableSize(window, &w, &h);
     lua_pushinteger(L, w);
@@ -306,6 +307,7 @@ static int gfx_camera2d(lua_State *L)
 static int gfx_project(lua_State *L)
 {
     check_open(L, "project");
+    impl_check_arg_count(L, "gfx.project(p)");
     float p[3], x, y;
     tofloat3(impl_tovec3(L, 1, "gfx.project: argument 'point'"), p);
     if (!rnd_project(p, &x, &y)) return 0;
@@ -317,6 +319,7 @@ static int gfx_project(lua_State *L)
 static int gfx_unproject(lua_State *L)
 {
     check_open(L, "unproject");
+    impl_check_arg_count(L, "gfx.unproject(x, y)");
     float o[3], d[3];
     rnd_unproject((float)luaL_checknumber(L, 1), (float)luaL_checknumber(L, 2), o, d);
     impl_pushvec3(L, v3(o[0], o[1], o[2]));
@@ -329,6 +332,7 @@ static int gfx_unproject(lua_State *L)
 static int gfx_grid(lua_State *L)
 {
     check_open(L, "grid");
+    impl_check_arg_count(L, "gfx.grid([extent, spacing, height])");
     rnd_grid((float)luaL_optnumber(L, 1, 10), (float)luaL_optnumber(L, 2, 1), (float)luaL_optnumber(L, 3, 0));
     return 0;
 }
@@ -336,6 +340,7 @@ static int gfx_grid(lua_State *L)
 static int gfx_sphere(lua_State *L)
 {
     check_open(L, "sphere");
+    impl_check_arg_count(L, "gfx.sphere(center, r [, color])");
     float s[4], c[4];
     tofloat3(impl_tovec3(L, 1, "gfx.sphere: argument 'center'"), s);
     s[3] = (float)luaL_checknumber(L, 2);
@@ -346,6 +351,7 @@ static int gfx_sphere(lua_State *L)
 static int gfx_box(lua_State *L)
 {
     check_open(L, "box");
+    impl_check_arg_count(L, "gfx.box(center, half [, color])");
     float xf[12] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0}, half[3], c[4];
     tofloat3(impl_tovec3(L, 1, "gfx.box: argument 'center'"), xf + 9);
     tofloat3(impl_tovec3(L, 2, "gfx.box: argument 'half'"), half);
@@ -560,6 +566,7 @@ static int gfx_shadows(lua_State *L)
 static int gfx_rect(lua_State *L)
 {
     check_open(L, "rect");
+    impl_check_arg_count(L, "gfx.rect(x, y, w, h [, color])");
     float c[4];
     rnd_rect((float)luaL_checknumber(L, 1), (float)luaL_checknumber(L, 2), (float)luaL_checknumber(L, 3),
              (float)luaL_checknumber(L, 4), opt_color(L, 5, "gfx.rect: argument 'color'", c, 0, 0, 0, 0.6f));

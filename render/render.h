@@ -34,7 +34,7 @@ int  rnd_project(const float world[3], float *px, float *py);
 void rnd_unproject(float px, float py, float origin[3], float dir[3]);
 
 /* --- 3D batches ---------------------------------------------------------------------------------- */
-void rnd_grid(float half_extent, float spacing, float height); /* lines on the plane y = height (3D), z = 0 plane in 2D mode */
+void rnd_grid(float half_extent, float spacing, float height); /* lines on the plane y = height (3D), the z = 0 plane across the whole view in 2D mode */
 /* n lit spheres: xyzr = n*(x, y, z, radius), rgba = n*(r, g, b, a) (NULL: a default colour) */
 void rnd_spheres(int n, const float *xyzr, const float *rgba);
 /* n lit boxes: xform = n*12 floats (3x3 rotation column-major, then translation), half = n*3 half extents */

@@ -29,6 +29,7 @@
 #define TRI_VFLOATS     10           /* x y z, nx ny nz, r g b a (per vertex of rnd_triangles)  */
 
 #define MAX_GRID_LINES  1000         /* per side of the origin and per direction                    */
+#define GRID_MIN_PIXELS 6.0          /* closest 2D grid lines on the screen, pixels                  */
 
 static const float default_solid[4] = { 1.00f, 0.55f, 0.15f, 1.0f }; /* a pleasant orange       */
 static const float default_line[4]  = { 0.90f, 0.90f, 0.90f, 1.0f };
@@ -711,8 +712,37 @@ static void push_segment(float ax, float ay, float az, float bx, float by, float
     memcpy(out, v, sizeof v);
 }
 
+/* the grid of the 2D camera covers the whole view wherever it looks (a game that follows a body far
+ * from the origin keeps its grid): lines at multiples of `spacing` across the visible rectangle, the
+ * spacing multiplied by 5 while lines would fall closer than GRID_MIN_PIXELS or a direction would need
+ * more than 2 MAX_GRID_LINES lines (a view zoomed far out shows every 5th, 25th, ... line); every 5th
+ * line of the base spacing brighter, the axes coloured */
+static void emit_grid_2d(const RenderView *v, float spacing, const float minor[4], const float major[4],
+                         const float axis_x[4], const float axis_y[4])
+{
+    float hh = v->cam.half_height, hw = hh * v->aspect;
+    float lo[2] = { v->cam.cx - hw, v->cam.cy - hh }, hi[2] = { v->cam.cx + hw, v->cam.cy + hh };
+    double step = spacing;
+    long stride = 1;                                  /* step / spacing                              */
+    double px_per_m = (double)v->height / (2.0 * hh);
+    while (step * px_per_m < GRID_MIN_PIXELS || (hi[0] - lo[0]) / step > 2.0 * MAX_GRID_LINES ||
+           (hi[1] - lo[1]) / step > 2.0 * MAX_GRID_LINES)
+        step *= 5.0, stride *= 5;
+    for (int d = 0; d < 2; d++) {                     /* d = 0: lines along x (at y = s); 1: along y  */
+        long first = (long)floor(lo[1 - d] / step), last = (long)ceil(hi[1 - d] / step);
+        for (long i = first; i <= last; i++) {
+            float s = (float)((double)i * step);
+            long k = i * stride;                      /* the line's index in the base spacing       */
+            const float *c = k == 0 ? (d == 0 ? axis_x : axis_y) : (k % 5 == 0 ? major : minor);
+            if (d == 0) push_segment(lo[0], s, 0.0f, hi[0], s, 0.0f, c);
+            else push_segment(s, lo[1], 0.0f, s, hi[1], 0.0f, c);
+        }
+    }
+}
+
 /* turn one grid request into line vertices in the scratch array: the ground plane y = height in
- * 3D, the z = 0 plane in 2D; every 5th line brighter, the axes coloured */
+ * 3D (half_extent on each side of the origin), the z = 0 plane across the whole view in 2D; every
+ * 5th line brighter, the axes coloured */
 static void emit_grid(const RenderView *v, float half_extent, float spacing, float height)
 {
     static const float minor[4]  = { 0.50f, 0.50f, 0.50f, 0.30f };
@@ -721,6 +751,10 @@ static void emit_grid(const RenderView *v, float half_extent, float spacing, flo
     static const float axis_y[4] = { 0.35f, 0.80f, 0.35f, 0.95f };   /* 2D: the y axis            */
     static const float axis_z[4] = { 0.30f, 0.50f, 0.95f, 0.95f };   /* 3D: the z axis            */
 
+    if (v->cam.ortho) {
+        emit_grid_2d(v, spacing, minor, major, axis_x, axis_y);
+        return;
+    }
     long count = (long)floorf(half_extent / spacing);
     if (count > MAX_GRID_LINES)
         count = MAX_GRID_LINES;
@@ -728,14 +762,9 @@ static void emit_grid(const RenderView *v, float half_extent, float spacing, flo
     for (long i = -count; i <= count; i++) {
         float s = (float)i * spacing;
         const float *c1 = i == 0 ? axis_x : (i % 5 == 0 ? major : minor);  /* along x           */
-        const float *c2 = i == 0 ? (v->cam.ortho ? axis_y : axis_z) : (i % 5 == 0 ? major : minor);
-        if (v->cam.ortho) {
-            push_segment(-L, s, 0.0f, L, s, 0.0f, c1);
-            push_segment(s, -L, 0.0f, s, L, 0.0f, c2);
-        } else {
-            push_segment(-L, height, s, L, height, s, c1);
-            push_segment(s, height, -L, s, height, L, c2);
-        }
+        const float *c2 = i == 0 ? axis_z : (i % 5 == 0 ? major : minor);
+        push_segment(-L, height, s, L, height, s, c1);
+        push_segment(s, height, -L, s, height, L, c2);
     }
 }
 

@@ -90,4 +90,33 @@ describe("the scriptable camera", function()
     assert.has_error(function() impetus.camera.follow(function() end, { smooth = 1 }) end,
       "camera.follow: unknown option 'smooth' (known: smoothing, offset)")
   end)
+
+  it("refuses stray entries in its vectors and arguments beyond those it takes, by name", function()
+    runner_with "return {}"
+    local before = impetus.camera.get()
+    local function refuses(fn, message)
+      local ok, err = pcall(fn)
+      assert.is_false(ok, message)
+      assert.matches(message, tostring(err), 1, true)
+    end
+    refuses(function() impetus.camera.set { eye = { 0, 2, 9, 1 } } end, "camera.set: field 'eye' must be a vector {x, y, z}: unexpected entry [4]")
+    refuses(function() impetus.camera.set { target = { 0, 1, 0, w = 1 } } end, "camera.set: field 'target' must be a vector {x, y, z}: unknown field 'w'")
+    refuses(function() impetus.camera.set { mode = "2d", center = { 1, 2, 3, 4 } } end, "field 'center' must be a vector {x, y}: unexpected entry [4]")
+    refuses(function() impetus.camera.set({ fov = 1 }, true) end, "impetus.camera.set(spec): unexpected argument #2 (boolean)")
+    refuses(function() impetus.camera.follow(function() return { 0, 0, 0 } end, { offset = { 0, 1, 0, 0 } }) end,
+      "camera.follow: option 'offset' must be a vector {x, y, z}: unexpected entry [4]")
+    refuses(function() impetus.camera.follow(nil, {}, 1) end, "impetus.camera.follow(thing [, opts]): unexpected argument #3 (number)")
+    refuses(function() impetus.camera.shake(0.1, 0.2, 0.3) end, "impetus.camera.shake(amplitude [, duration]): unexpected argument #3 (number)")
+    refuses(function() impetus.camera.reset(true) end, "impetus.camera.reset(): unexpected argument #1 (boolean)")
+    refuses(function() impetus.camera.get(1) end, "impetus.camera.get(): unexpected argument #1 (number)")
+    refuses(function() impetus.camera.project({ 0, 0, 0 }, 1) end, "impetus.camera.project(point): unexpected argument #2 (number)")
+    refuses(function() impetus.camera.ray(1, 2, 3) end, "impetus.camera.ray(x, y): unexpected argument #3 (number)")
+    -- nothing refused moved the view or started a follow
+    assert.are.same(before, impetus.camera.get())
+    assert.is_nil(impetus.runner and require("impetus.active").runner.camera.following)
+    -- trailing nils are no arguments
+    impetus.camera.shake(0.1, nil, nil)
+    impetus.camera.set({ fov = 0.8 }, nil)
+    assert.are.equal(0.8, impetus.camera.get().fov)
+  end)
 end)

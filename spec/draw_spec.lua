@@ -126,6 +126,86 @@ describe("drawing in screen and world space", function()
     end
     os.execute("rm -rf " .. dir)
   end)
+
+  it("refuses stray entries in colours, points and pairs, and arguments beyond those a call takes", function()
+    -- one host run: the scene tries every case under pcall and prints what each said
+    local cases = {
+      { "g.circle(1, 2, 3, {}, 5)", "gfx.circle(x, y, r [, opts]): unexpected argument #5 (number)" },
+      { "g.circle({0, 0}, 1, {}, 5)", "gfx.circle(center, r [, opts]): unexpected argument #4 (number)" },
+      { "g.circle(1, 2, 3, { color = {1, 0, 0, 1, 1} })", "gfx.circle: option 'color' must be a colour {r, g, b[, a]}: unexpected entry [5]" },
+      { "g.circle(1, 2, 3, { outline = {1, 0, 0, bogus = 1} })", "gfx.circle: option 'outline' must be a colour {r, g, b[, a]}: unknown field 'bogus'" },
+      { "g.circle(1, 2, 3, {1, 0, 0, 1, 1})", "gfx.circle: argument 'color' must be a colour {r, g, b[, a]}: unexpected entry [5]" },
+      { "g.circle({0, 0, 0, 1}, 1)", "gfx.circle: argument 'center' must be a point {x, y[, z]}: unexpected entry [4]" },
+      { "g.circle({0, 0}, 1, { normal = {0, 0, 1, bogus = 1} })", "gfx.circle: option 'normal' must be a point {x, y[, z]}: unknown field 'bogus'" },
+      { "g.rectangle(1, 2, 3, 4, {}, 1)", "gfx.rectangle(x, y, w, h [, opts]): unexpected argument #6 (number)" },
+      { "g.polygon({0, 0, 1, 0, 0, 1, closed = true})", "gfx.polygon: argument 'points' must be a list: unknown field 'closed'" },
+      { "g.polygon({{0, 0}, {1, 0}, {0, 1, w = 1}})", "gfx.polygon: each point must be a point {x, y[, z]}: unknown field 'w'" },
+      { "g.line(0, 0, 1, 1, {}, 3)", "gfx.line(x1, y1, x2, y2 [, opts]): unexpected argument #6 (number)" },
+      { "g.text(1, 2, 'x', {}, 4)", "gfx.text(x, y, s [, opts]): unexpected argument #5 (number)" },
+      { "g.text_width('x', 16, 3)", "gfx.text_width(s [, size]): unexpected argument #3 (number)" },
+      { "g.draw(img, 1, 2, { origin = {0, 0, 3} })", "gfx.draw: option 'origin' must be a pair {a, b}: unexpected entry [3]" },
+      { "g.draw(img, 1, 2, { scale = {1, 1, sz = 1} })", "gfx.draw: option 'scale' must be a pair {a, b}: unknown field 'sz'" },
+      { "g.draw(img, {0, 0}, { size = {1, 2, 3} })", "gfx.draw: option 'size' must be a pair {a, b}: unexpected entry [3]" },
+      { "g.image_quad(img, {{0, 0}, {1, 0}, {1, 1}, {0, 1}, {0, 0}})", "gfx.image_quad: argument 'corners' must be a list of 4 corners: unexpected entry [5]" },
+      { "g.sprite(img, body, { offset = {1, 0, 0} })", "gfx.sprite: option 'offset' must be {x, y}: unexpected entry [3]" },
+      { "g.sprite(img, body, {}, 1)", "gfx.sprite(image, body [, opts]): unexpected argument #4 (number)" },
+      { "g.image(path, 1)", "gfx.image(path): unexpected argument #2 (number)" },
+      { "g.rect(1, 2, 3, 4, {1, 0, 0}, 5)", "gfx.rect(x, y, w, h [, color]): unexpected argument #6 (number)" },
+      { "g.sphere({0, 0, 0}, 1, {1, 0, 0}, 5)", "gfx.sphere(center, r [, color]): unexpected argument #4 (number)" },
+      { "g.box({0, 0, 0}, {1, 1, 1, 1})", "gfx.box: argument 'half' must be a vector {x, y, z}: unexpected entry [4]" },
+      { "g.project({0, 0, 0}, 1)", "gfx.project(p): unexpected argument #2 (number)" },
+      { "g.size(1)", "gfx.size(): unexpected argument #1 (number)" },
+    }
+    local dir = helpers.tmpdir()
+    local lines = { "local cases = {" }
+    for _, c in ipairs(cases) do lines[#lines + 1] = string.format("  %q,", c[1]) end
+    lines[#lines + 1] = "}"
+    lines[#lines + 1] = [[
+      local done = false
+      return {
+        setup = function(world) body = world:box { position = { 0, 1, 0 } } end,
+        draw = function(world, g)
+          if done then return end
+          done = true
+          path = os.tmpname() .. ".png"
+          g.write_png(path, 2, 2, string.rep("\255\0\0\255", 4))
+          img = g.image(path)
+          for i, src in ipairs(cases) do
+            local ok, err = pcall(load("local g = ... " .. src, "case", "t", _ENV), g)
+            print(string.format("case %d %s %s", i, ok and "accepted" or "refused", ok and "" or tostring(err)))
+          end
+          os.remove(path)
+        end,
+      }]]
+    helpers.write(dir .. "/probe.lua", table.concat(lines, "\n"))
+    local out, code = helpers.run_host("--screenshot " .. dir .. "/probe.png --frames 1 " .. dir .. "/probe.lua")
+    assert.are.equal(0, code, out)
+    for i, c in ipairs(cases) do
+      local line = out:match("case " .. i .. " ([^\n]*)")
+      assert.is_not_nil(line, "case " .. i .. " ran: " .. out)
+      assert.matches("^refused", line, nil, false, c[1] .. " was accepted")
+      assert.matches(c[2], line, 1, true)
+    end
+    os.execute("rm -rf " .. dir)
+  end)
+end)
+
+describe("the 2D grid", function()
+  it("covers the view wherever the camera looks", function()
+    local pixel = render("grid_far.lua")
+    -- the brightest red of the pixels x - 1 .. x + 1 (a line on a pixel boundary lands on either side)
+    local function near_line(x, y)
+      local best = 0
+      for dx = -1, 1 do best = math.max(best, (pixel(x + dx, y))) end
+      return best
+    end
+    -- x = 45 m (a major line) falls between pixels 459 and 460 (640 + (45 - 48) 60); x = 49 m (minor) at 700
+    local r = near_line(460, 100)
+    assert.is_true(r > 70, "the grid line at x = 45 m is drawn (red " .. r .. ")")
+    r = near_line(700, 130)
+    assert.is_true(r > 45, "the minor line at x = 49 m is drawn (red " .. r .. ")")
+    is(pixel, 490, 100, BG, 12, "between the lines")
+  end)
 end)
 
 describe("drawing in 3D", function()

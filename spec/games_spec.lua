@@ -201,6 +201,36 @@ describe("pinball", function()
     assert.is_true(s.in_play, "the ball left the lane")
     assert.are.equal(3, s.balls)
   end)
+
+  it("Space held with the keyboard's auto-repeat charges as a plain hold does", function()
+    -- a window repeats a held key: keydown events with isrepeat = true every ~30 ms until the release
+    local r, s = game("pinball")
+    run(r, 0.2)
+    r:press_key("space")
+    for _ = 1, 30 do
+      run(r, 1 / 30)
+      r:event { type = "keydown", key = "space", isrepeat = true }
+    end
+    r:release_key("space")
+    helpers.near(s.ball.velocity[2], 10.5, 1e-9, "launch speed after a 1 s hold")
+  end)
+end)
+
+describe("held keys", function()
+  -- a key held in a window repeats; a game's one-shot keys act on the first press only
+  it("a held R restarts the slingshot's level and the maze once", function()
+    for _, name in ipairs { "slingshot", "marble_maze" } do
+      local r = game(name)
+      run(r, 0.2)
+      local restarts = 0
+      local restart = r.restart
+      r.restart = function(self, ...) restarts = restarts + 1 return restart(self, ...) end
+      r:press_key("r")
+      for _ = 1, 10 do r:event { type = "keydown", key = "r", isrepeat = true } end
+      r:release_key("r")
+      assert.are.equal(1, restarts, name .. ": restarts for one held R")
+    end
+  end)
 end)
 
 describe("marble maze", function()
@@ -292,5 +322,84 @@ describe("marble maze", function()
       end
       assert.is_true(found, "maze " .. n .. " has no path from S to G")
     end
+  end)
+end)
+
+describe("the README's first game", function()
+  -- the tutorial's code exactly as README.md shows it under "### Your first game", saved in a folder of its own
+  local function tutorial()
+    local f = assert(io.open(helpers.root .. "/README.md"))
+    local readme = f:read("a")
+    f:close()
+    local section = readme:match("\n### Your first game\n(.-)\n##")
+    assert.is_not_nil(section, "README.md has a section '### Your first game'")
+    local code = section:match("```lua\n(.-)```")
+    assert.is_not_nil(code, "the section shows the game's code")
+    local dir = helpers.tmpdir()
+    helpers.write(dir .. "/sling.lua", code)
+    return dir .. "/sling.lua", dir
+  end
+
+  -- the game's rules as the tutorial states them: bands meet at FORK, the ball leaves at K times the pull
+  local FORK, K = { 0, 2 }, 8
+
+  it("a pull with the mouse fires the ball at K times the pull, and one good shot knocks the crate down", function()
+    local path, dir = tutorial()
+    local r = impetus.runner(path, { viewer = true }) -- with the host's keys and mouse, as in a window
+    r:start()
+    assert.is_nil(r.error, tostring(r.error))
+    local s = r.state
+    run(r, 0.5)
+    assert.are.equal(0, s.shots)
+    assert.is_nil(s.won)
+    local bodies = #r.world:bodies()
+    local release = { FORK[1] - 1.6, FORK[2] - 0.6, 0 }
+    r:press_mouse({ FORK[1] - 0.5, FORK[2] + 0.5, 0 }, 1)
+    assert.is_true(s.aiming)
+    r:move_mouse(release)
+    r:release_mouse(release, 1)
+    assert.are.equal(1, s.shots)
+    local all = r.world:bodies()
+    assert.are.equal(bodies + 1, #all)
+    local ball = all[#all]
+    helpers.near(ball.position[1], release[1], 0.02, "the ball starts where the mouse let go (x)")
+    helpers.near(ball.position[2], release[2], 0.02, "(y)")
+    helpers.near(ball.velocity[1], K * (FORK[1] - ball.position[1]), 1e-9, "vx = K pull")
+    helpers.near(ball.velocity[2], K * (FORK[2] - ball.position[2]), 1e-9, "vy = K pull")
+    -- the scene turned the host's mouse off: the press dragged no body and panned nothing
+    assert.is_nil(r.viewer.drag)
+    for _ = 1, 240 do r:advance(1 / 60) end
+    assert.is_nil(r.error, tostring(r.error))
+    assert.are.equal(1, s.won, "the crate is down after the first shot")
+    local c = r.camera:get().center
+    helpers.near(c[1], ball.position[1], 1.0, "the camera follows the ball (x)")
+    -- a save keeps the state: the file re-executes, setup does not run again
+    helpers.write(path, (io.open(path):read("a")):gsub('title = "Sling"', 'title = "Sling!"'))
+    r:reload()
+    assert.is_nil(r.error, tostring(r.error))
+    assert.are.equal("Sling!", r.scene.title)
+    assert.is_nil(r.warning, "every handler found its new code") -- crate_hit is a file-level function
+    assert.are.equal(1, s.won)
+    assert.are.equal(1, s.shots)
+    -- R starts again: the scene's setup resets what it chooses to
+    r:tap_key("r")
+    assert.are.equal(0, r.state.shots)
+    os.remove(path)
+    os.remove(dir)
+  end)
+
+  it("a pull too weak to reach the tower leaves the crate up", function()
+    local path, dir = tutorial()
+    local r = impetus.runner(path)
+    r:start()
+    run(r, 0.5)
+    r:press_mouse({ FORK[1], FORK[2], 0 }, 1)
+    r:release_mouse({ FORK[1] - 0.4, FORK[2], 0 }, 1) -- 3.2 m/s level from 2 m: lands ~2 m out, 10 m short
+    run(r, 4)
+    assert.is_nil(r.error, tostring(r.error))
+    assert.are.equal(1, r.state.shots)
+    assert.is_nil(r.state.won)
+    os.remove(path)
+    os.remove(dir)
   end)
 end)

@@ -109,6 +109,11 @@ describe("the host under hostile scenes", function()
       { "viewer = { hud = 'no' }", "scene.viewer.hud must be true or false" },
       { "keys = { 'space' }", "scene.keys[1] must be a pair of strings" },
       { "debug = { contact = true }", "scene.debug: unknown view 'contact'" },
+      { "background = { 0.1, 0.1, 0.1, 1, 1 }", "scene.background must be a colour {r, g, b[, a]}: unexpected entry [5]" },
+      { "background = { 0.1, 0.1, 0.1, a = 1 }", "scene.background must be a colour {r, g, b[, a]}: unknown field 'a'" },
+      { "keys = { { 'f', 'fire', 'loud' } }", "scene.keys[1] must be a pair of strings {\"space\", \"fire\"}: unexpected entry [3]" },
+      { "keys = { { 'f', 'fire' }, extra = { 'g', 'go' } }", "scene.keys must be a list of {key, what it does} pairs: unknown field 'extra'" },
+      { "camera = { eye = { 0, 2, 9, 1 } }", "scene.camera: field 'eye' must be a vector {x, y, z}: unexpected entry [4]" },
     } do
       local r = start("return { " .. case[1] .. ", setup = function(w) w:particle{} end }")
       assert.is_truthy(r.error, case[1])
@@ -118,6 +123,24 @@ describe("the host under hostile scenes", function()
     -- a scene's own helper functions are fine
     local r = start("return { build_level = function() end, ragdoll = function() end }")
     assert.is_nil(r.error)
+  end)
+
+  it("refuses a runner's unknown or malformed options by name", function()
+    helpers.write(dir .. "/scene.lua", "return {}")
+    local path = dir .. "/scene.lua"
+    for _, case in ipairs {
+      { { viewr = true }, "runner: unknown option 'viewr' (known: dt, max_steps_per_frame, size, viewer, seed, history, sources)" },
+      { { size = { 800, 600, 1 } }, "runner: option 'size' must be {width, height} in whole pixels >= 1" },
+      { { size = { 800.5, 600 } }, "runner: option 'size' must be {width, height} in whole pixels >= 1" },
+      { { max_steps_per_frame = 0 }, "runner: option 'max_steps_per_frame' must be a whole number >= 1" },
+      { "fast", "runner: argument 'opts' must be a table" },
+    } do
+      local ok, err = pcall(Runner.new, path, case[1])
+      assert.is_false(ok, case[2])
+      assert.matches(case[2], tostring(err), 1, true)
+    end
+    local r = Runner.new(path, { size = { 800, 600 }, max_steps_per_frame = 4 })
+    assert.are.same({ 800, 600 }, { r.input.width, r.input.height })
   end)
 
   it("prints the scene's own error for a scene that never loaded, also with --screenshot", function()

@@ -207,6 +207,26 @@ describe("the viewer steps aside for games", function()
     assert.is_true(r.camera.target[1] < target, "right drag pans")
   end)
 
+  it("refuses arguments its polling functions do not take, by position", function()
+    runner_with "return {}"
+    for _, case in ipairs {
+      { function() impetus.input.key_down("a", true) end, "impetus.input.key_down(key): unexpected argument #2 (boolean)" },
+      { function() impetus.input.mouse_down(1, 2) end, "impetus.input.mouse_down([button]): unexpected argument #2 (number)" },
+      { function() impetus.input.mouse_position(1) end, "impetus.input.mouse_position(): unexpected argument #1 (number)" },
+      { function() impetus.input.mouse_world({}) end, "impetus.input.mouse_world(): unexpected argument #1 (table)" },
+      { function() impetus.input.mouse_ray(1) end, "impetus.input.mouse_ray(): unexpected argument #1 (number)" },
+      { function() impetus.input.mouse_hit(1) end, "impetus.input.mouse_hit(): unexpected argument #1 (number)" },
+      { function() impetus.input.size(1) end, "impetus.input.size(): unexpected argument #1 (number)" },
+      { function() impetus.restart(true) end, "impetus.restart(): unexpected argument #1 (boolean)" },
+      { function() impetus.quit(1) end, "impetus.quit(): unexpected argument #1 (number)" },
+    } do
+      local ok, err = pcall(case[1])
+      assert.is_false(ok, case[2])
+      assert.matches(case[2], tostring(err), 1, true)
+    end
+    assert.is_false(impetus.input.key_down("a", nil), "a trailing nil is no argument")
+  end)
+
   it("lists the scene's keys first in the help", function()
     local r = runner_with [[ return { keys = { { "space", "fire" }, { "left / right", "aim" } } } ]]
     local drawn = {}
@@ -218,8 +238,15 @@ describe("the viewer steps aside for games", function()
     r:tap_key("f1")
     r.viewer:draw(gfx, { title = "t", step_ms = 0 })
     local joined = table.concat(drawn, "|")
-    assert.matches("this scene|space|fire|left / right|aim|impetus|Space|pause", joined, 1, true)
+    assert.matches("this scene|space|fire|left / right|aim|impetus|S|single step (while paused)|R|restart", joined, 1, true)
     assert.are.same({ space = true, left = true, right = true }, r.scene_keys)
+    -- the host's keys the scene took are not offered: Space is the scene's, Right no longer steps
+    assert.is_nil(joined:find("|Space|", 1, true))
+    assert.is_nil(joined:find("S or Right", 1, true))
+    assert.is_nil(joined:find("pause / resume", 1, true))
+    -- and what is offered still acts: S steps while paused, Space fires and does not pause
+    r:tap_key("space")
+    assert.is_false(r.paused)
   end)
 end)
 

@@ -153,7 +153,7 @@ describe("joints (impulse mode, S1)", function()
       assert.is_false(ok)
       return e
     end
-    assert.truthy(err { type = "spring", a = a, anchor = { 0, 0, 0 } }:find("field 'type'", 1, true))
+    assert.truthy(err { type = "springy", a = a, anchor = { 0, 0, 0 } }:find("field 'type'", 1, true))
     assert.truthy(err { type = "point", anchor = { 0, 0, 0 } }:find("field 'a'", 1, true))
     assert.truthy(err { type = "point", a = 3, anchor = { 0, 0, 0 } }:find("field 'a' must be a body", 1, true))
     assert.truthy(err { type = "point", a = a, b = a, anchor = { 0, 0, 0 } }:find("two different bodies", 1, true))
@@ -165,8 +165,8 @@ describe("joints (impulse mode, S1)", function()
     assert.truthy(err { type = "point", a = a, anchor = { 0, 0, 0 }, colour = 1 }:find("colour", 1, true))
     -- the QP mode takes typed joints as equality rows (qp_spec), but not their limits and motors
     w.contact = "qp"
-    assert.truthy(err { type = "hinge", a = a, anchor = { 0, 0, 0 }, axis = { 0, 0, 1 }, limits = { -1, 1 } }:find("field 'limits' is not supported", 1, true))
-    assert.truthy(err { type = "hinge", a = a, anchor = { 0, 0, 0 }, axis = { 0, 0, 1 }, motor = { speed = 1, max = 1 } }:find("field 'motor' is not supported", 1, true))
+    assert.truthy(err { type = "hinge", a = a, anchor = { 0, 0, 0 }, axis = { 0, 0, 1 }, limits = { -1, 1 } }:find("field 'limits': the exact mode (\"qp\") cannot hold joint limits", 1, true))
+    assert.truthy(err { type = "hinge", a = a, anchor = { 0, 0, 0 }, axis = { 0, 0, 1 }, motor = { speed = 1, max = 1 } }:find("field 'motor': the exact mode (\"qp\") cannot drive joint motors", 1, true))
     assert.are.equal(1, w:joint { a = a, point = { 0, 0, 0 } })
     -- the handle describes itself
     w.contact = "impulse"

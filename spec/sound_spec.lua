@@ -24,6 +24,24 @@ describe("sound", function()
     assert.has_error(function() s:play { volume = 2 } end, "sound:play: option 'volume' must be a number in 0..1")
     assert.has_error(function() s:play { pitch = 0 } end)
     assert.has_error(function() s:play { speed = 1 } end, "sound:play: unknown option 'speed' (known: volume, pitch, pan, loop)")
+    -- arguments beyond those a function takes, and stray entries in a list option, name themselves
+    local plays = s.plays
+    assert.has_error(function() s:play({ volume = 0.5 }, 2) end, "sound:play([opts]): unexpected argument #2 (number)")
+    assert.has_error(function() s:stop(true) end, "sound:stop(): unexpected argument #1 (boolean)")
+    assert.has_error(function() impetus.sound.load(wav, "loop") end, "impetus.sound.load(path): unexpected argument #2 (string)")
+    assert.has_error(function() impetus.sound.synth({ kind = "click" }, {}) end, "impetus.sound.synth(def): unexpected argument #2 (table)")
+    assert.has_error(function() impetus.sound.volume(0.5, 1) end, "impetus.sound.volume([v]): unexpected argument #2 (number)")
+    assert.has_error(function() impetus.sound.impact(s, { speed = 3 }, {}, 1) end,
+      "impetus.sound.impact(sound, e [, opts]): unexpected argument #4 (number)")
+    local w = impetus.world()
+    local ball = w:sphere { position = { 0, 1, 0 } }
+    assert.has_error(function() impetus.sound.impacts(w, s, {}, 1) end,
+      "impetus.sound.impacts(world, sound [, opts]): unexpected argument #4 (number)")
+    assert.has_error(function() impetus.sound.impacts(w, s, { bodies = { ball, extra = ball } }) end,
+      "impetus.sound.impacts: option 'bodies' must be a list of bodies: unexpected entry ['extra']")
+    assert.has_error(function() impetus.sound.impacts(w, s, { bodies = { ball, 5 } }) end,
+      "impetus.sound.impacts: option 'bodies'[2] must be a Body or a Collider (got number)")
+    assert.are.equal(plays, s.plays, "nothing refused was played")
     os.execute("rm -rf " .. dir)
   end)
 
@@ -92,5 +110,23 @@ describe("sound", function()
     local ogg = tonumber(out:match("ogg frames\t(%d+)"))
     assert.is_true(ogg and math.abs(ogg - 22050) < 1200, out)
     assert.is_true(tonumber(out:match("pitched voice\t(%d+)")) >= 1, out)
+  end)
+
+  it("opens no device and prints nothing where there is no sound card and no sound server", function()
+    local dir = helpers.tmpdir()
+    helpers.write(dir .. "/open.lua", [[
+      local ok, err = require("impetus.audio").open()
+      print("opened", ok, err)
+      return {}]])
+    -- no card here: a sound server in the environment is kept out of reach
+    local out, code = helpers.run_host("--headless --steps 1 " .. dir .. "/open.lua",
+      "-u SDL_AUDIODRIVER PULSE_SERVER=unix:/nonexistent PIPEWIRE_REMOTE=/nonexistent XDG_RUNTIME_DIR=" .. dir)
+    os.execute("rm -rf " .. dir)
+    assert.are.equal(0, code, out)
+    local f = io.open("/dev/snd", "r")
+    if f then f:close() return end -- a machine with a sound card opens it
+    assert.matches("opened\tnil\tno audio device: no sound card (/dev/snd) and no sound server", out, 1, true)
+    assert.is_nil(out:find("ALSA lib", 1, true), "alsa-lib's errors reached the terminal:\n" .. out)
+    assert.is_nil(out:find("play stream", 1, true), out)
   end)
 end)

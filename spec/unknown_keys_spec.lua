@@ -105,12 +105,42 @@ describe("unknown fields", function()
   end)
 end)
 
+describe("stray entries in vectors, colours and quaternions", function()
+  it("are refused by name, in definitions, setters and arguments", function()
+    local w, p, _, _, b = scene()
+    local cases = {
+      { "world:box: field 'position'", "unexpected entry [4]", function() w:box { position = { 0, 1, 0, 5 } } end },
+      { "world:box: field 'position'", "unknown field 'bogus'", function() w:box { position = { 0, 1, 0, bogus = 5 } } end },
+      { "world:box: field 'size'", "unexpected entry [4]", function() w:box { size = { 1, 1, 1, 1 } } end },
+      { "world:box: field 'color'", "unexpected entry [5]", function() w:box { color = { 1, 0, 0, 1, 1 } } end },
+      { "world:sphere: field 'color'", "unknown field 'r'", function() w:sphere { color = { 1, 0, 0, r = 1 } } end },
+      { "world:joint: field 'axis'", "unknown field 'bogus'", function()
+        w:joint { type = "hinge", a = b, anchor = { 0, 4, 0 }, axis = { 0, 0, 1, bogus = 1 } }
+      end },
+      { "body.position", "unexpected entry [4]", function() b.position = { 0, 3, 0, 1 } end },
+      { "body.velocity", "unknown field 'w'", function() b.velocity = { 0, 0, 0, w = 1 } end },
+      { "body.orientation", "unexpected entry [5]", function() b.orientation = { 1, 0, 0, 0, 0 } end },
+      { "body.color", "unexpected entry [5]", function() b.color = { 1, 0, 0, 1, 1 } end },
+      { "particle.position", "unexpected entry [4]", function() p.position = { 0, 1, 0, 1 } end },
+      { "world.gravity", "unexpected entry [4]", function() w.gravity = { 0, -9.81, 0, 0 } end },
+      { "body:apply_force: argument 'force'", "unexpected entry [4]", function() b:apply_force({ 0, 1, 0, 1 }) end },
+      { "world:raycast: argument 'from'", "unknown field 'bogus'", function() w:raycast({ 0, 5, 0, bogus = 1 }, { 0, -5, 0 }) end },
+    }
+    for _, case in ipairs(cases) do refuses(case[1], case[2], case[3]) end
+    -- what a vector may be: {x, y, z}, {x, y} (z = 0), {x = .., y = .., z = ..}; a colour's alpha is optional
+    local named = w:box { position = { x = 1, y = 2, z = 3 }, color = { 1, 0, 0 } }
+    assert.are.same({ 1, 2, 3 }, named.position)
+    b.position = { 0, 3 }
+    assert.are.same({ 0, 3, 0 }, b.position)
+  end)
+end)
+
 describe("unexpected arguments", function()
   it("are refused, named by their position", function()
     local w, p, _, _, b = scene()
     local cases = {
-      -- raycast has no options: an options table would be silently ignored
-      { "world:raycast(from, to)", "#3 (table)", function() w:raycast({ 0, 5, 0 }, { 0, -5, 0 }, { all = true }) end },
+      -- raycast takes one filter table: a second would be silently ignored
+      { "world:raycast(from, to [, filter])", "#4 (table)", function() w:raycast({ 0, 5, 0 }, { 0, -5, 0 }, { all = true }, {}) end },
       { "world:step(dt)", "#2 (number)", function() w:step(1 / 60, 4) end },
       { "world:sphere(def)", "#2 (table)", function() w:sphere({ radius = 1 }, { radius = 2 }) end },
       { "world:query_point(point)", "#2 (boolean)", function() w:query_point({ 0, 0, 0 }, true) end },

@@ -197,6 +197,14 @@ int impl_world_pairs(lua_State *L);
 int impl_world_raycast(lua_State *L);
 int impl_world_query_point(lua_State *L);
 int impl_world_overlap(lua_State *L);
+int impl_world_overlaps(lua_State *L);
+int impl_world_cast(lua_State *L);
+int impl_world_broken_joints(lua_State *L); /* wrap_joint.c */
+/* one side of a contact into the table at `table`: bkey = the Body and skey = its shape index (1-based), or
+ * bkey = the Collider */
+void impl_push_side_into(lua_State *L, int world_idx, int table, const char *bkey, const char *skey, imp_contact_side s);
+int impl_world_set_pre_solve(lua_State *L); /* wrap_presolve.c */
+int impl_world_get_pre_solve(lua_State *L);
 int impl_world_collide(lua_State *L);
 int impl_world_contact_system(lua_State *L);
 int impl_world_contact_accelerations(lua_State *L);

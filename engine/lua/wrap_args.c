@@ -9,11 +9,31 @@
 
 /* ---- vectors, quaternions, matrices, colours ---------------------------------------------------------- */
 
+/* the table at idx holds only entries 1..n, and the names x, y, z when `named` (a vector): anything
+ * else, {0, 1, 0, 5} or {0, 1, 0, bogus = 5}, is a mistake the reader would otherwise drop unseen */
+static void check_components(lua_State *L, int idx, const char *what, const char *shape, lua_Integer n, bool named)
+{
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        int is_integer;
+        lua_Integer k = lua_tointegerx(L, -1, &is_integer);
+        if (lua_type(L, -1) == LUA_TNUMBER && is_integer && k >= 1 && k <= n) continue;
+        if (lua_type(L, -1) == LUA_TSTRING) {
+            const char *name = lua_tostring(L, -1);
+            if (named && (!strcmp(name, "x") || !strcmp(name, "y") || !strcmp(name, "z"))) continue;
+            luaL_error(L, "%s must be %s: unknown field '%s'", what, shape, name);
+        }
+        luaL_error(L, "%s must be %s: unexpected entry [%s]", what, shape, luaL_tolstring(L, -1, NULL));
+    }
+}
+
 imp_vec3 impl_tovec3(lua_State *L, int idx, const char *what)
 {
     idx = lua_absindex(L, idx);
     if (!lua_istable(L, idx))
         luaL_error(L, "%s must be a vector {x, y, z} (got %s)", what, luaL_typename(L, idx));
+    check_components(L, idx, what, "a vector {x, y, z}", 3, true);
     double c[3];
     static const char *const names[3] = {"x", "y", "z"};
     for (int k = 0; k < 3; k++) {
@@ -60,6 +80,7 @@ imp_quat impl_toquat(lua_State *L, int idx, const char *what)
 {
     idx = lua_absindex(L, idx);
     if (!lua_istable(L, idx)) luaL_error(L, "%s must be a quaternion {w, x, y, z} (got %s)", what, luaL_typename(L, idx));
+    check_components(L, idx, what, "a quaternion {w, x, y, z}", 4, false);
     double c[4];
     for (int k = 0; k < 4; k++) {
         lua_rawgeti(L, idx, k + 1);
@@ -95,6 +116,7 @@ void impl_tocolor(lua_State *L, int idx, const char *what, float rgba[4])
 {
     idx = lua_absindex(L, idx);
     if (!lua_istable(L, idx)) luaL_error(L, "%s must be a colour {r, g, b[, a]} (got %s)", what, luaL_typename(L, idx));
+    check_components(L, idx, what, "a colour {r, g, b[, a]}", 4, false);
     for (int k = 0; k < 4; k++) {
         lua_rawgeti(L, idx, k + 1);
         int ok;

@@ -4,7 +4,7 @@
  * body state world:body_state() / world:set_body_state(x).
  *
  *   body.position, orientation, velocity, angular_velocity, mass, static, kinematic, group, mask,
- *   color, friction, static_friction, restitution, bullet, linear_damping, angular_damping (settable);
+ *   color, friction, static_friction, restitution, bullet, linear_damping, angular_damping, gravity_scale (settable);
  *   center_of_mass, rotation, momentum, angular_momentum, force, torque, inertia, inertia_body, id,
  *   shape_count, asleep, data
  *   body:destroy(), valid(), apply_force(f [, at]), apply_torque(t), apply_impulse(j [, at]),
@@ -115,8 +115,9 @@ static void read_material(lua_State *L, int idx, const char *fn, imp_shape_def *
 static const char *const SHAPE_NAMES[] = {"sphere", "capsule", "box", "hull", "mesh", "plane", NULL}; /* imp_shape_type's order */
 
 /* the fields of a shape table of world:body{shapes = {...}}, by type (SHAPE_NAMES' order) */
-#define SHAPE_COMMON_KEYS "type", "position", "orientation", "axis", "angle", "density", "friction", "static_friction", "restitution"
-static const char *const SHAPE_KEYS[][12] = {
+#define SHAPE_COMMON_KEYS "type", "position", "orientation", "axis", "angle", "density", "friction", "static_friction", "restitution", \
+                          "sensor", "pre_solve"
+static const char *const SHAPE_KEYS[][16] = {
     {SHAPE_COMMON_KEYS, "radius", NULL},            {SHAPE_COMMON_KEYS, "radius", "length", NULL},
     {SHAPE_COMMON_KEYS, "size", "half", NULL},       {SHAPE_COMMON_KEYS, "points", NULL},
     {SHAPE_COMMON_KEYS, "vertices", "triangles", NULL}, {SHAPE_COMMON_KEYS, "normal", "point", NULL}};
@@ -178,6 +179,8 @@ static void read_shape(lua_State *L, int idx, const char *fn, imp_shape_def *s, 
     }
     s->density = impl_field_positive(L, idx, fn, "density", s->density, false);
     read_material(L, idx, fn, s);
+    s->sensor = impl_field_bool(L, idx, fn, "sensor", s->sensor);
+    s->pre_solve = impl_field_bool(L, idx, fn, "pre_solve", s->pre_solve);
     if (local_pose) {
         s->position = impl_field_position(L, idx, fn, "position", v3(0, 0, 0));
         s->orientation = field_orientation(L, idx, fn);
@@ -207,6 +210,8 @@ static void read_body(lua_State *L, int idx, const char *fn, imp_body_def *d)
         luaL_error(L, "%s: field 'linear_damping' must be a number in 0 .. 1e6 (1/s)", fn);
     if (!(d->angular_damping >= 0 && d->angular_damping <= IMP_MAX_DAMPING))
         luaL_error(L, "%s: field 'angular_damping' must be a number in 0 .. 1e6 (1/s)", fn);
+    d->gravity_scale = impl_field_number(L, idx, fn, "gravity_scale", 1);
+    if (!(fabs(d->gravity_scale) <= IMP_MAX_GRAVITY_SCALE)) luaL_error(L, "%s: field 'gravity_scale' must be a number in -1e6 .. 1e6", fn);
 }
 
 /* ---- constructors ------------------------------------------------------------------------------------------ */
@@ -221,7 +226,7 @@ static int create_body(lua_State *L, world_userdata *world, const char *fn, imp_
 
 #define BODY_KEYS "position", "orientation", "axis", "angle", "velocity", "angular_velocity", "static", "kinematic", \
                   "mass", "density", "color", "group", "mask", "friction", "static_friction", "restitution", "bullet", \
-                  "linear_damping", "angular_damping"
+                  "linear_damping", "angular_damping", "sensor", "pre_solve", "gravity_scale"
 
 /* a body of one shape of the given type: world:sphere{...}, world:box{...}, ... */
 static int create_single_shape_body(lua_State *L, const char *fn, imp_shape_type type, const char *const *keys)
@@ -264,7 +269,7 @@ int impl_world_mesh(lua_State *L)
 {
     impl_check_arg_count(L, "world:mesh(def)");
     static const char *const keys[] = {"position", "orientation", "axis", "angle", "static", "color", "group", "mask",
-                                       "vertices", "triangles", "friction", "static_friction", "restitution", NULL};
+                                       "vertices", "triangles", "friction", "static_friction", "restitution", "sensor", "pre_solve", NULL};
     return create_single_shape_body(L, "world:mesh", IMP_SHAPE_MESH, keys);
 }
 
@@ -288,6 +293,7 @@ int impl_world_body(lua_State *L)
     double density = impl_field_number(L, 2, fn, "density", 1000);
     imp_shape_def material = imp_shape_def_default(IMP_SHAPE_BOX);
     read_material(L, 2, fn, &material); /* the body's material is every shape's default */
+    material.sensor = impl_field_bool(L, 2, fn, "sensor", 0), material.pre_solve = impl_field_bool(L, 2, fn, "pre_solve", 0);
     for (int i = 0; i < n; i++) {
         char shape_fn[64];
         snprintf(shape_fn, sizeof shape_fn, "world:body: shapes[%d]", i + 1);
@@ -295,7 +301,7 @@ int impl_world_body(lua_State *L)
         int shape_idx = lua_gettop(L);
         static const char *const shape_keys[] = {"type", "position", "orientation", "axis", "angle", "density", "radius", "length",
                                                  "size", "half", "points", "vertices", "triangles", "normal", "point",
-                                                 "friction", "static_friction", "restitution", NULL};
+                                                 "friction", "static_friction", "restitution", "sensor", "pre_solve", NULL};
         impl_check_keys(L, shape_idx, shape_fn, shape_keys);
         char what[96];
         snprintf(what, sizeof what, "%s: field 'type'", shape_fn);
@@ -308,6 +314,7 @@ int impl_world_body(lua_State *L)
         defs[i].density = density;
         defs[i].friction = material.friction, defs[i].static_friction = material.static_friction;
         defs[i].restitution = material.restitution;
+        defs[i].sensor = material.sensor, defs[i].pre_solve = material.pre_solve;
         read_shape(L, shape_idx, shape_fn, &defs[i], true); /* leaves its buffers on the stack, under the table */
         lua_pushvalue(L, shape_idx);
         lua_remove(L, shape_idx);
@@ -658,6 +665,21 @@ static int body_set_bullet(lua_State *L)
     imp_body_set_bullet(h->world->w, h->id, lua_toboolean(L, 2));
     return 0;
 }
+static int body_set_gravity_scale(lua_State *L)
+{
+    handle_userdata *h = impl_check_body(L, 1);
+    imp_world *w = impl_handle_unlocked(L, h, "body.gravity_scale")->w;
+    int ok = 0;
+    const double s = lua_tonumberx(L, 2, &ok);
+    if (!ok || !imp_body_set_gravity_scale(w, h->id, s)) return luaL_error(L, "body.gravity_scale must be a number in -1e6 .. 1e6");
+    return 0;
+}
+static int body_get_gravity_scale(lua_State *L)
+{
+    handle_userdata *h = impl_check_body(L, 1);
+    lua_pushnumber(L, imp_body_gravity_scale(h->world->w, h->id));
+    return 1;
+}
 static int set_damping(lua_State *L, int which, const char *what)
 {
     handle_userdata *h = impl_check_body(L, 1);
@@ -705,6 +727,7 @@ void impl_open_body(lua_State *L)
         {"static_friction", body_get_static_friction},
         {"restitution", body_get_restitution},
         {"bullet", body_get_bullet},
+        {"gravity_scale", body_get_gravity_scale},
         {"asleep", body_get_asleep},
         {"linear_damping", body_get_linear_damping},
         {"angular_damping", body_get_angular_damping},
@@ -724,6 +747,7 @@ void impl_open_body(lua_State *L)
         {"static_friction", body_set_static_friction},
         {"restitution", body_set_restitution},
         {"bullet", body_set_bullet},
+        {"gravity_scale", body_set_gravity_scale},
         {"linear_damping", body_set_linear_damping},
         {"angular_damping", body_set_angular_damping},
         {NULL, NULL}};

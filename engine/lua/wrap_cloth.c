@@ -7,7 +7,8 @@
  *   world:cloth{vertices, triangles, uv, pin, ...}                                      a mesh
  *   cloth:particle(row, col) (grid) or cloth:particle(k) (mesh), cloth:particles(), cloth:energy(),
  *   cloth:destroy(), cloth:valid()
- *   cloth.stretch, shear, bend, damping (settable), color, back_color (set only), vertex_count, rows, cols
+ *   cloth.stretch, shear, bend, damping, self_collision (settable), color, back_color (set only),
+ *   vertex_count, rows, cols
  * (the implicit integrator's settings are the World's cg_tolerance, cg_max_iterations, jacobian) */
 #include <string.h>
 
@@ -29,6 +30,11 @@ static void cloth_common(lua_State *L, const char *fn, imp_cloth_def *def)
     def->bend = impl_field_positive(L, 2, fn, "bend", def->bend, true);
     def->damping = impl_field_positive(L, 2, fn, "damping", def->damping, true);
     def->radius = impl_field_positive(L, 2, fn, "radius", def->radius, true);
+    def->restitution = impl_field_number(L, 2, fn, "restitution", def->restitution);
+    def->friction = impl_field_number(L, 2, fn, "friction", def->friction);
+    if (!(def->restitution >= 0 && def->restitution <= 1)) luaL_error(L, "%s: field 'restitution' must be in [0, 1] (got %f)", fn, def->restitution);
+    if (!(def->friction >= 0 && def->friction <= 1e6)) luaL_error(L, "%s: field 'friction' must be a number in 0 .. 1000000 (got %f)", fn, def->friction);
+    def->self_collision = impl_field_bool(L, 2, fn, "self_collision", def->self_collision);
     impl_field_size(L, 2, fn, "radius", def->radius, true);
     impl_field_color(L, 2, fn, "color", def->color);
     memcpy(def->back_color, def->color, sizeof def->back_color);
@@ -238,7 +244,7 @@ int impl_world_cloth(lua_State *L)
     luaL_checktype(L, 2, LUA_TTABLE);
     static const char *const keys[] = {"rows", "cols", "size", "width", "height", "position", "axes", "normal",
                                        "vertices", "triangles", "uv", "mass", "stretch", "shear", "bend", "damping",
-                                       "pin", "color", "back_color", "radius", NULL};
+                                       "pin", "color", "back_color", "radius", "restitution", "friction", "self_collision", NULL};
     impl_check_keys(L, 2, fn, keys);
     imp_cloth_def def = imp_cloth_def_default();
     cloth_common(L, fn, &def);
@@ -388,6 +394,19 @@ static int cloth_set_stretch(lua_State *L) { return impl_cloth_set_parameter(L, 
 static int cloth_set_shear(lua_State *L) { return impl_cloth_set_parameter(L, check_cloth(L, 1), 1, "cloth", "shear"); }
 static int cloth_set_bend(lua_State *L) { return impl_cloth_set_parameter(L, check_cloth(L, 1), 2, "cloth", "bend"); }
 static int cloth_set_damping(lua_State *L) { return impl_cloth_set_parameter(L, check_cloth(L, 1), 3, "cloth", "damping"); }
+static int cloth_get_self_collision(lua_State *L)
+{
+    handle_userdata *h = check_cloth(L, 1);
+    lua_pushboolean(L, imp_cloth_self_collision(h->world->w, h->id));
+    return 1;
+}
+static int cloth_set_self_collision(lua_State *L)
+{
+    handle_userdata *h = check_cloth(L, 1);
+    if (!lua_isboolean(L, 2)) return luaL_error(L, "cloth.self_collision must be true or false (got %s)", luaL_typename(L, 2));
+    imp_cloth_set_self_collision(impl_handle_unlocked(L, h, "cloth.self_collision")->w, h->id, lua_toboolean(L, 2));
+    return 0;
+}
 static int cloth_get_vertex_count(lua_State *L)
 {
     handle_userdata *h = check_cloth(L, 1);
@@ -427,10 +446,11 @@ void impl_open_cloth(lua_State *L)
                                        {"valid", cloth_valid},       {"energy", cloth_energy},       {NULL, NULL}};
     static const luaL_Reg getters[] = {{"stretch", cloth_get_stretch}, {"shear", cloth_get_shear}, {"bend", cloth_get_bend},
                                        {"damping", cloth_get_damping}, {"vertex_count", cloth_get_vertex_count},
-                                       {"rows", cloth_get_rows},       {"cols", cloth_get_cols},   {NULL, NULL}};
+                                       {"rows", cloth_get_rows},       {"cols", cloth_get_cols},
+                                       {"self_collision", cloth_get_self_collision}, {NULL, NULL}};
     static const luaL_Reg setters[] = {{"stretch", cloth_set_stretch}, {"shear", cloth_set_shear}, {"bend", cloth_set_bend},
                                        {"damping", cloth_set_damping}, {"color", cloth_set_color}, {"back_color", cloth_set_back_color},
-                                       {NULL, NULL}};
+                                       {"self_collision", cloth_set_self_collision}, {NULL, NULL}};
     static const impl_type type = {IMPL_CLOTH, "cloth", meta, methods, getters, setters};
     impl_register_type(L, &type);
 }

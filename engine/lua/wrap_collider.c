@@ -61,6 +61,8 @@ static void read_surface(lua_State *L, const char *fn, imp_collider_def *d)
     d->friction = impl_field_number(L, 2, fn, "friction", d->friction);
     if (d->restitution < 0 || d->restitution > 1) luaL_error(L, "%s: field 'restitution' must be in [0, 1]", fn);
     if (d->friction < 0) luaL_error(L, "%s: field 'friction' must be >= 0", fn);
+    d->sensor = impl_field_bool(L, 2, fn, "sensor", d->sensor);
+    d->pre_solve = impl_field_bool(L, 2, fn, "pre_solve", d->pre_solve);
 }
 
 /* world:plane{point = {0,0,0}, normal = {0,1,0}, restitution, friction, color} */
@@ -72,7 +74,7 @@ int impl_world_plane(lua_State *L)
     imp_collider_def d = imp_collider_def_default();
     if (!lua_isnoneornil(L, 2)) {
         luaL_checktype(L, 2, LUA_TTABLE);
-        static const char *const keys[] = {"point", "normal", "restitution", "friction", "color", NULL};
+        static const char *const keys[] = {"point", "normal", "restitution", "friction", "color", "sensor", "pre_solve", NULL};
         impl_check_keys(L, 2, fn, keys);
         d.position = impl_field_position(L, 2, fn, "point", d.position);
         d.normal = impl_field_vec3(L, 2, fn, "normal", d.normal);
@@ -87,7 +89,7 @@ int impl_world_collider_sphere(lua_State *L)
 {
     const char *fn = "world:sphere";
     world_userdata *world = impl_check_world_unlocked(L, 1, fn);
-    static const char *const keys[] = {"static", "position", "radius", "restitution", "friction", "color", NULL};
+    static const char *const keys[] = {"static", "position", "radius", "restitution", "friction", "color", "sensor", "pre_solve", NULL};
     impl_check_keys(L, 2, fn, keys);
     imp_collider_def d = imp_collider_def_default();
     d.shape = IMP_COLLIDER_SPHERE;
@@ -104,7 +106,7 @@ int impl_world_collider_box(lua_State *L)
 {
     const char *fn = "world:box";
     world_userdata *world = impl_check_world_unlocked(L, 1, fn);
-    static const char *const keys[] = {"static", "position", "size", "half", "axis", "angle", "restitution", "friction", "color", NULL};
+    static const char *const keys[] = {"static", "position", "size", "half", "axis", "angle", "restitution", "friction", "color", "sensor", "pre_solve", NULL};
     impl_check_keys(L, 2, fn, keys);
     imp_collider_def d = imp_collider_def_default();
     d.shape = IMP_COLLIDER_BOX;

@@ -2,7 +2,8 @@
  * rod without twist, engine/cloth.c), stepped by the implicit integrator like cloth.
  *
  *   world:hair{root, direction, length, segments | points, mass, stretch, bend, damping, radius,
- *              root_motion = "fixed" | "kinematic" | "free", clamped, color}
+ *              root_motion = "fixed" | "kinematic" | "free", clamped, body, restitution, friction, color}
+ *   (body: a Body that holds the root and the anchor, engine/particle_attach.c)
  *   hair:particle(k) (1 = the root), hair:particles(), hair:energy(), hair:move_root(position
  *   [, direction], dt), hair:destroy(), hair:valid()
  *   hair.stretch, bend, damping (settable), color (set only), vertex_count, anchor (the particle that
@@ -19,7 +20,7 @@ static handle_userdata *check_hair(lua_State *L, int idx) { return impl_check_ha
 /* ---- world:hair{...} ---------------------------------------------------------------------------------- */
 
 /* world:hair{root, direction, length, segments | points, mass, stretch, bend, damping, radius,
- *            root_motion = "fixed" | "kinematic" | "free", clamped, color} */
+ *            root_motion = "fixed" | "kinematic" | "free", clamped, body, restitution, friction, color} */
 int impl_world_hair(lua_State *L)
 {
     impl_check_arg_count(L, "world:hair(def)");
@@ -27,7 +28,8 @@ int impl_world_hair(lua_State *L)
     world_userdata *world = impl_check_world_unlocked(L, 1, fn);
     luaL_checktype(L, 2, LUA_TTABLE);
     static const char *const keys[] = {"root", "direction", "length", "segments", "points", "mass", "stretch", "bend",
-                                       "damping", "radius", "root_motion", "clamped", "color", NULL};
+                                       "damping", "radius", "root_motion", "clamped", "color", "body", "restitution",
+                                       "friction", NULL};
     impl_check_keys(L, 2, fn, keys);
     imp_hair_def def = imp_hair_def_default();
     def.mass = impl_field_positive(L, 2, fn, "mass", def.mass, false);
@@ -38,7 +40,19 @@ int impl_world_hair(lua_State *L)
     impl_field_size(L, 2, fn, "radius", def.radius, true);
     def.clamped = impl_field_bool(L, 2, fn, "clamped", def.clamped);
     impl_field_color(L, 2, fn, "color", def.color);
+    def.restitution = impl_field_number(L, 2, fn, "restitution", def.restitution);
+    def.friction = impl_field_number(L, 2, fn, "friction", def.friction);
+    if (!(def.restitution >= 0 && def.restitution <= 1)) return luaL_error(L, "%s: field 'restitution' must be in [0, 1] (got %f)", fn, def.restitution);
+    if (!(def.friction >= 0 && def.friction <= 1e6)) return luaL_error(L, "%s: field 'friction' must be a number in 0 .. 1000000 (got %f)", fn, def.friction);
     if (lua_getfield(L, 2, "root_motion") != LUA_TNIL) def.root = ROOT_MOTIONS[impl_check_option(L, -1, "world:hair: field 'root_motion'", ROOT_MOTION_NAMES)];
+    lua_pop(L, 1);
+    if (lua_getfield(L, 2, "body") != LUA_TNIL) {
+        if (impl_has_field(L, 2, "root_motion")) return luaL_error(L, "%s: give either 'body' (the body holds the root) or 'root_motion', not both", fn);
+        if (!lua_isuserdata(L, -1)) return luaL_error(L, "%s: field 'body' must be a Body (got %s)", fn, luaL_typename(L, -1));
+        handle_userdata *b = impl_check_body(L, lua_gettop(L));
+        if (b->world != world) return luaL_error(L, "%s: field 'body' belongs to another world", fn);
+        def.body = b->id;
+    }
     lua_pop(L, 1);
     imp_vec3 *pts;
     int np;

@@ -1,9 +1,12 @@
 /* wrap_particle.c: the Particle type; world:particle{...}, world:curve_particle{...} (a particle
  * held on a curve x(u) by a script's function, engine/tinkertoy.c) and world:particles().
  *
- *   particle.position, velocity, mass, radius, fixed, kinematic, color (settable), id, data
+ *   particle.position, velocity, mass, radius, fixed, kinematic, color, restitution, friction (settable),
+ *   id, data, attached (the Body it is pinned to, or nil)
  *   particle.u, udot (curve particles: settable; nil otherwise), on_curve
- *   particle:destroy(), particle:valid(), particle:move_to(target, dt) (kinematic particles) */
+ *   particle:destroy(), particle:valid(), particle:move_to(target, dt) (kinematic particles)
+ *   particle:attach(body [, point]), particle:detach(), particle:attachment() -> {body, point, impulse} | nil
+ *   (engine/particle_attach.c) */
 #include "imp_lua.h"
 
 handle_userdata *impl_check_particle(lua_State *L, int idx) { return impl_check_handle(L, idx, IMPL_PARTICLE, imp_particle_valid); }
@@ -17,7 +20,16 @@ static imp_motion motion_from_def(lua_State *L, int idx, const char *fn)
     return fixed ? IMP_FIXED : kin ? IMP_KINEMATIC : IMP_DYNAMIC;
 }
 
-/* world:particle{position, velocity, mass, radius, fixed, kinematic, color} */
+/* the material fields of a def table at idx: restitution in [0, 1], friction in 0 .. 1e6 (a body's range) */
+static void material_from_def(lua_State *L, int idx, const char *fn, double *restitution, double *friction)
+{
+    *restitution = impl_field_number(L, idx, fn, "restitution", *restitution);
+    *friction = impl_field_number(L, idx, fn, "friction", *friction);
+    if (!(*restitution >= 0 && *restitution <= 1)) luaL_error(L, "%s: field 'restitution' must be in [0, 1] (got %f)", fn, *restitution);
+    if (!(*friction >= 0 && *friction <= 1e6)) luaL_error(L, "%s: field 'friction' must be a number in 0 .. 1000000 (got %f)", fn, *friction);
+}
+
+/* world:particle{position, velocity, mass, radius, fixed, kinematic, color, restitution, friction} */
 int impl_world_particle(lua_State *L)
 {
     impl_check_arg_count(L, "world:particle([def])");
@@ -26,8 +38,10 @@ int impl_world_particle(lua_State *L)
     imp_particle_def def = imp_particle_def_default();
     if (!lua_isnoneornil(L, 2)) {
         luaL_checktype(L, 2, LUA_TTABLE);
-        static const char *const keys[] = {"position", "velocity", "mass", "radius", "fixed", "kinematic", "color", NULL};
+        static const char *const keys[] = {"position", "velocity", "mass", "radius", "fixed", "kinematic", "color",
+                                           "restitution", "friction", NULL};
         impl_check_keys(L, 2, fn, keys);
+        material_from_def(L, 2, fn, &def.restitution, &def.friction);
         def.position = impl_field_position(L, 2, fn, "position", def.position);
         def.velocity = impl_field_velocity(L, 2, fn, "velocity", def.velocity);
         def.mass = impl_field_number(L, 2, fn, "mass", def.mass);
@@ -161,6 +175,48 @@ static int particle_move_to(lua_State *L)
     return 0;
 }
 
+/* particle:attach(body [, point]): the particle is held at the point (world, now; default: where the
+ * particle is) of the body and moves with it; the body carries it (particle_attach.c) */
+static int particle_attach(lua_State *L)
+{
+    impl_check_arg_count(L, "particle:attach(body [, point])");
+    handle_userdata *h = impl_check_particle(L, 1);
+    handle_userdata *b = impl_check_body(L, 2);
+    if (b->world != h->world) return luaL_argerror(L, 2, "the body belongs to another world");
+    imp_world *w = impl_handle_unlocked(L, h, "particle:attach")->w;
+    if (imp_particle_motion(w, h->id) == IMP_CURVE) return luaL_error(L, "particle:attach: a curve particle moves along its curve; it cannot be attached");
+    imp_vec3 at = lua_isnoneornil(L, 3) ? imp_particle_position(w, h->id) : impl_topoint(L, 3, "particle:attach: argument 'point'");
+    if (imp_particle_attach(w, h->id, b->id, at) != IMP_OK) return luaL_error(L, "particle:%s", imp_world_error(w));
+    return 0;
+}
+
+static int particle_detach(lua_State *L)
+{
+    impl_check_arg_count(L, "particle:detach()");
+    handle_userdata *h = impl_check_particle(L, 1);
+    imp_particle_detach(impl_handle_unlocked(L, h, "particle:detach")->w, h->id);
+    return 0;
+}
+
+/* particle:attachment() -> {body, point (world, now), impulse (on the body in the last step)} or nil */
+static int particle_attachment(lua_State *L)
+{
+    impl_check_arg_count(L, "particle:attachment()");
+    handle_userdata *h = impl_check_particle(L, 1);
+    imp_id body;
+    imp_vec3 at, impulse;
+    if (!imp_particle_attachment(h->world->w, h->id, &body, &at, &impulse)) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_createtable(L, 0, 3);
+    impl_push_sibling(L, 1, IMPL_BODY, body);
+    lua_setfield(L, -2, "body");
+    impl_pushvec3(L, at), lua_setfield(L, -2, "point");
+    impl_pushvec3(L, impulse), lua_setfield(L, -2, "impulse");
+    return 1;
+}
+
 static int particle_tostring(lua_State *L)
 {
     handle_userdata *h = luaL_checkudata(L, 1, IMPL_PARTICLE);
@@ -182,6 +238,17 @@ static int particle_get_radius(lua_State *L) { handle_userdata *h = impl_check_p
 static int particle_get_fixed(lua_State *L) { handle_userdata *h = impl_check_particle(L, 1); lua_pushboolean(L, imp_particle_motion(h->world->w, h->id) == IMP_FIXED); return 1; }
 static int particle_get_kinematic(lua_State *L) { handle_userdata *h = impl_check_particle(L, 1); lua_pushboolean(L, imp_particle_motion(h->world->w, h->id) == IMP_KINEMATIC); return 1; }
 static int particle_get_id(lua_State *L) { handle_userdata *h = impl_check_particle(L, 1); lua_pushinteger(L, h->id.index); return 1; }
+static int particle_get_restitution(lua_State *L) { handle_userdata *h = impl_check_particle(L, 1); lua_pushnumber(L, imp_particle_restitution(h->world->w, h->id)); return 1; }
+static int particle_get_friction(lua_State *L) { handle_userdata *h = impl_check_particle(L, 1); lua_pushnumber(L, imp_particle_friction(h->world->w, h->id)); return 1; }
+static int particle_get_attached(lua_State *L)
+{
+    handle_userdata *h = impl_check_particle(L, 1);
+    imp_id body;
+    imp_vec3 at, impulse;
+    if (imp_particle_attachment(h->world->w, h->id, &body, &at, &impulse)) impl_push_sibling(L, 1, IMPL_BODY, body);
+    else lua_pushnil(L);
+    return 1;
+}
 static int particle_get_color(lua_State *L)
 {
     handle_userdata *h = impl_check_particle(L, 1);
@@ -255,6 +322,24 @@ static int particle_set_radius(lua_State *L)
     imp_particle_set_radius(impl_handle_unlocked(L, h, "particle.radius")->w, h->id, r);
     return 0;
 }
+static int particle_set_restitution(lua_State *L)
+{
+    handle_userdata *h = impl_check_particle(L, 1);
+    int ok;
+    double e = lua_tonumberx(L, 2, &ok);
+    if (!ok || !(e >= 0 && e <= 1)) return luaL_error(L, "particle.restitution must be a number in [0, 1] (got %s)", luaL_tolstring(L, 2, NULL));
+    imp_particle_set_restitution(impl_handle_unlocked(L, h, "particle.restitution")->w, h->id, e);
+    return 0;
+}
+static int particle_set_friction(lua_State *L)
+{
+    handle_userdata *h = impl_check_particle(L, 1);
+    int ok;
+    double mu = lua_tonumberx(L, 2, &ok);
+    if (!ok || !(mu >= 0 && mu <= 1e6)) return luaL_error(L, "particle.friction must be a number in 0 .. 1000000 (got %s)", luaL_tolstring(L, 2, NULL));
+    imp_particle_set_friction(impl_handle_unlocked(L, h, "particle.friction")->w, h->id, mu);
+    return 0;
+}
 static int particle_set_fixed(lua_State *L)
 {
     handle_userdata *h = check_not_on_curve(L, "particle.fixed");
@@ -301,17 +386,21 @@ static int particle_set_udot(lua_State *L) { return set_curve_coordinate(L, fals
 void impl_open_particle(lua_State *L)
 {
     static const luaL_Reg meta[] = {{"__tostring", particle_tostring}, {NULL, NULL}};
-    static const luaL_Reg methods[] = {{"destroy", particle_destroy}, {"valid", particle_valid}, {"move_to", particle_move_to}, {NULL, NULL}};
+    static const luaL_Reg methods[] = {{"destroy", particle_destroy}, {"valid", particle_valid}, {"move_to", particle_move_to},
+                                       {"attach", particle_attach},   {"detach", particle_detach}, {"attachment", particle_attachment},
+                                       {NULL, NULL}};
     static const luaL_Reg getters[] = {
         {"position", particle_get_position}, {"velocity", particle_get_velocity}, {"mass", particle_get_mass},
         {"radius", particle_get_radius},     {"fixed", particle_get_fixed},       {"kinematic", particle_get_kinematic},
         {"color", particle_get_color},       {"id", particle_get_id},             {"data", particle_get_data},
         {"u", particle_get_u},               {"udot", particle_get_udot},         {"on_curve", particle_get_on_curve},
+        {"restitution", particle_get_restitution}, {"friction", particle_get_friction}, {"attached", particle_get_attached},
         {NULL, NULL}};
     static const luaL_Reg setters[] = {
         {"position", particle_set_position}, {"velocity", particle_set_velocity}, {"mass", particle_set_mass},
         {"radius", particle_set_radius},     {"fixed", particle_set_fixed},       {"kinematic", particle_set_kinematic},
         {"color", particle_set_color},       {"u", particle_set_u},               {"udot", particle_set_udot},
+        {"restitution", particle_set_restitution}, {"friction", particle_set_friction},
         {NULL, NULL}};
     static const impl_type type = {IMPL_PARTICLE, "particle", meta, methods, getters, setters};
     impl_register_type(L, &type);

@@ -179,6 +179,7 @@ static int world_profile(lua_State *L)
     lua_pushnumber(L, p.contacts), lua_setfield(L, -2, "contacts");
     lua_pushinteger(L, p.pairs), lua_setfield(L, -2, "pairs");
     lua_pushinteger(L, p.manifolds), lua_setfield(L, -2, "manifolds");
+    lua_pushinteger(L, p.particle_contacts), lua_setfield(L, -2, "particle_contacts");
     return 1;
 }
 
@@ -305,6 +306,15 @@ static int world_set_broadphase(lua_State *L)
     return 0;
 }
 static int world_get_planar(lua_State *L) { lua_pushboolean(L, imp_world_planar(impl_check_world(L, 1))); return 1; }
+/* particles collide with each other (engine/particle_contact.c) */
+static int world_get_particle_collisions(lua_State *L) { lua_pushboolean(L, imp_world_particle_collisions(impl_check_world(L, 1))); return 1; }
+static int world_set_particle_collisions(lua_State *L)
+{
+    world_userdata *world = impl_check_world_unlocked(L, 1, "world.particle_collisions");
+    if (!lua_isboolean(L, 2)) return luaL_error(L, "world.particle_collisions must be true or false (got %s)", luaL_typename(L, 2));
+    imp_world_set_particle_collisions(world->w, lua_toboolean(L, 2));
+    return 0;
+}
 static int world_set_planar(lua_State *L)
 {
     world_userdata *world = impl_check_world_unlocked(L, 1, "world.planar");
@@ -560,6 +570,9 @@ int impl_open_world(lua_State *L)
         {"raycast", impl_world_raycast},
         {"query_point", impl_world_query_point},
         {"overlap", impl_world_overlap},
+        {"overlaps", impl_world_overlaps},
+        {"cast", impl_world_cast},
+        {"broken_joints", impl_world_broken_joints},
         /* the exact contact mode's contact system (wrap_world_contacts.c) */
         {"contact_system", impl_world_contact_system},
         {"contact_accelerations", impl_world_contact_accelerations},
@@ -586,11 +599,13 @@ int impl_open_world(lua_State *L)
         {"contact", world_get_contact},
         {"broadphase", world_get_broadphase},
         {"planar", world_get_planar},
+        {"particle_collisions", world_get_particle_collisions},
         {"sleeping", world_get_sleeping},
         {"velocity_iterations", world_get_velocity_iterations},
         {"position_iterations", world_get_position_iterations},
         {"restitution", world_get_restitution},
         {"restitution_threshold", world_get_restitution_threshold},
+        {"pre_solve", impl_world_get_pre_solve},
         {"friction", world_get_friction},
         {"qp_dense_max", world_get_qp_dense_max},
         {"constraint_ks", world_get_constraint_ks},
@@ -610,11 +625,13 @@ int impl_open_world(lua_State *L)
         {"contact", world_set_contact},
         {"broadphase", world_set_broadphase},
         {"planar", world_set_planar},
+        {"particle_collisions", world_set_particle_collisions},
         {"sleeping", world_set_sleeping},
         {"velocity_iterations", world_set_velocity_iterations},
         {"position_iterations", world_set_position_iterations},
         {"restitution", world_set_restitution},
         {"restitution_threshold", world_set_restitution_threshold},
+        {"pre_solve", impl_world_set_pre_solve},
         {"friction", world_set_friction},
         {"qp_dense_max", world_set_qp_dense_max},
         {"constraint_ks", world_set_constraint_ks},

@@ -8,6 +8,7 @@
  *   world:raycast(from, to)         the first hit {body | collider, shape, point, normal, fraction} or nil
  *   world:query_point(p)            the shapes containing p
  *   world:overlap(shape, position [, orientation])  the shapes overlapping a sphere, capsule, box or hull
+ *   world:overlaps(sensor [, shape]) the shapes inside a sensor (a Body's sensor shape or a sensor Collider)
  * The exact contact mode (engine/contact_qp.c, S2):
  *   world:contact_system()          A (rows), b, contacts: d'' = A f + b for every contact point now
  *   world:contact_accelerations(f)  d'' of those contacts when forces f act (through the bodies)
@@ -20,11 +21,14 @@
  * {a, b (bodies, nil for a collider), point, normal, separation, velocity, force, acceleration,
  * friction, edge, joint}; info is {status, pivots, clamped, regularized}. */
 #include <stdio.h>
+#include <string.h>
 
 #include "imp_lua.h"
 
+static int push_sides(lua_State *L, const imp_contact_side *s, int n);
+
 /* one side of a contact: a Body (and its shape index, 1-based), or a Collider */
-static void push_side_into(lua_State *L, int world_idx, int table, const char *bkey, const char *skey, imp_contact_side s)
+void impl_push_side_into(lua_State *L, int world_idx, int table, const char *bkey, const char *skey, imp_contact_side s)
 {
     table = lua_absindex(L, table);
     if (!imp_id_is_null(s.body)) {
@@ -48,8 +52,8 @@ int impl_world_contacts(lua_State *L)
     for (int i = 0; i < n; i++) {
         const imp_contact *c = imp_world_contact(world->w, i);
         lua_createtable(L, 0, 8);
-        push_side_into(L, 1, -1, "a", "shape_a", c->a);
-        push_side_into(L, 1, -1, "b", "shape_b", c->b);
+        impl_push_side_into(L, 1, -1, "a", "shape_a", c->a);
+        impl_push_side_into(L, 1, -1, "b", "shape_b", c->b);
         impl_pushvec3(L, c->normal), lua_setfield(L, -2, "normal");
         lua_pushinteger(L, c->age), lua_setfield(L, -2, "age");
         lua_pushnumber(L, c->impact), lua_setfield(L, -2, "impact");
@@ -84,8 +88,8 @@ static void push_events(lua_State *L, int n, void (*get)(const imp_world *, int,
         imp_contact_side a, b;
         get(w, i, &a, &b);
         lua_createtable(L, 0, 5);
-        push_side_into(L, 1, -1, "a", "shape_a", a);
-        push_side_into(L, 1, -1, "b", "shape_b", b);
+        impl_push_side_into(L, 1, -1, "a", "shape_a", a);
+        impl_push_side_into(L, 1, -1, "b", "shape_b", b);
         lua_pushnumber(L, value(w, i)), lua_setfield(L, -2, key);
         lua_rawseti(L, -2, i + 1);
     }
@@ -106,8 +110,8 @@ int impl_world_contact_events(lua_State *L)
     for (int i = 0; i < nh; i++) {
         const imp_contact_hit *h = imp_world_hit(world->w, i);
         lua_createtable(L, 0, 8);
-        push_side_into(L, 1, -1, "a", "shape_a", h->a);
-        push_side_into(L, 1, -1, "b", "shape_b", h->b);
+        impl_push_side_into(L, 1, -1, "a", "shape_a", h->a);
+        impl_push_side_into(L, 1, -1, "b", "shape_b", h->b);
         impl_pushvec3(L, h->point), lua_setfield(L, -2, "point");
         impl_pushvec3(L, h->normal), lua_setfield(L, -2, "normal");
         lua_pushnumber(L, h->impulse), lua_setfield(L, -2, "impulse");
@@ -115,7 +119,49 @@ int impl_world_contact_events(lua_State *L)
         lua_rawseti(L, -2, i + 1);
     }
     lua_setfield(L, -2, "hit");
+    for (int begin = 1; begin >= 0; begin--) { /* sensor_begin, sensor_end: {sensor, shape, other, other_shape} */
+        const int n = begin ? imp_world_sensor_begin_count(world->w) : imp_world_sensor_end_count(world->w);
+        lua_createtable(L, n, 0);
+        for (int i = 0; i < n; i++) {
+            imp_contact_side sensor, other;
+            imp_world_sensor_event(world->w, begin, i, &sensor, &other);
+            lua_createtable(L, 0, 4);
+            impl_push_side_into(L, 1, -1, "sensor", "shape", sensor);
+            impl_push_side_into(L, 1, -1, "other", "other_shape", other);
+            lua_rawseti(L, -2, i + 1);
+        }
+        lua_setfield(L, -2, begin ? "sensor_begin" : "sensor_end");
+    }
     return 1;
+}
+
+/* world:overlaps(sensor [, shape]) -> the shapes inside a sensor after the last step, as a list of
+ * {body, shape} (or {collider}); sensor is a Collider or a Body (its shape index 1-based, default 1) */
+int impl_world_overlaps(lua_State *L)
+{
+    impl_check_arg_count(L, "world:overlaps(sensor [, shape])");
+    world_userdata *world = impl_check_world_userdata(L, 1);
+    imp_contact_side side;
+    memset(&side, 0, sizeof side);
+    handle_userdata *h = luaL_testudata(L, 2, IMPL_COLLIDER);
+    if (h) {
+        h = impl_check_handle(L, 2, IMPL_COLLIDER, imp_collider_valid);
+        if (!imp_collider_def_of(world->w, h->id).sensor) return luaL_error(L, "world:overlaps: the collider is not a sensor (make it with sensor = true)");
+        side.collider = h->id;
+    } else {
+        if (!luaL_testudata(L, 2, IMPL_BODY)) return luaL_error(L, "world:overlaps: argument 'sensor' must be a Body or a Collider");
+        h = impl_check_body(L, 2);
+        const int count = imp_body_shape_count(world->w, h->id);
+        const lua_Integer index = luaL_optinteger(L, 3, 1);
+        if (index < 1 || index > count) return luaL_error(L, "world:overlaps: argument 'shape' must be a shape index in 1 .. %d (got %d)", count, (int)index);
+        if (!imp_body_shape_sensor(world->w, h->id, (int)index - 1))
+            return luaL_error(L, "world:overlaps: shape %d of the body is not a sensor (make it with sensor = true)", (int)index);
+        side.body = h->id, side.shape = (int)index - 1;
+    }
+    int n = imp_world_overlaps(world->w, side, NULL, 0);
+    imp_contact_side *sides = lua_newuserdatauv(L, sizeof *sides * (size_t)(n > 0 ? n : 1), 0);
+    n = imp_world_overlaps(world->w, side, sides, n);
+    return push_sides(L, sides, n);
 }
 
 /* world:pairs() -> the broad-phase pairs of the last step, {a, b, shape_a, shape_b} */
@@ -129,29 +175,67 @@ int impl_world_pairs(lua_State *L)
         imp_contact_side a, b;
         imp_world_pair(world->w, i, &a, &b);
         lua_createtable(L, 0, 4);
-        push_side_into(L, 1, -1, "a", "shape_a", a);
-        push_side_into(L, 1, -1, "b", "shape_b", b);
+        impl_push_side_into(L, 1, -1, "a", "shape_a", a);
+        impl_push_side_into(L, 1, -1, "b", "shape_b", b);
         lua_rawseti(L, -2, i + 1);
     }
     return 1;
 }
 
-/* world:raycast(from, to) -> {body | collider, shape, point, normal, fraction} or nil */
+/* a query's filter table {group, mask, sensors[, all]} at idx (absent: the default); *all when allowed */
+static imp_query_filter read_filter(lua_State *L, int idx, const char *fn, bool *all)
+{
+    imp_query_filter f = imp_query_filter_default();
+    if (all) *all = false;
+    if (lua_isnoneornil(L, idx)) return f;
+    static const char *const keys[] = {"group", "mask", "sensors", "all", NULL};
+    static const char *const keys_no_all[] = {"group", "mask", "sensors", NULL};
+    char what[64];
+    snprintf(what, sizeof what, "%s: the filter", fn);
+    if (!lua_istable(L, idx)) luaL_error(L, "%s must be a table {group, mask, sensors%s}", what, all ? ", all" : "");
+    impl_check_keys(L, idx, what, all ? keys : keys_no_all);
+    const double g = impl_field_number(L, idx, what, "group", 4294967295.0), m = impl_field_number(L, idx, what, "mask", 4294967295.0);
+    if (!(g >= 0 && g <= 4294967295.0 && g == floor(g))) luaL_error(L, "%s: field 'group' must be an integer in 0 .. 2^32-1 (a bit set)", what);
+    if (!(m >= 0 && m <= 4294967295.0 && m == floor(m))) luaL_error(L, "%s: field 'mask' must be an integer in 0 .. 2^32-1 (a bit set)", what);
+    f.group = (uint32_t)g, f.mask = (uint32_t)m;
+    f.sensors = impl_field_bool(L, idx, what, "sensors", 0);
+    if (all) *all = impl_field_bool(L, idx, what, "all", 0);
+    return f;
+}
+
+static void push_hit(lua_State *L, const imp_ray_hit *hit)
+{
+    lua_createtable(L, 0, 5);
+    impl_push_side_into(L, 1, -1, imp_id_is_null(hit->side.body) ? "collider" : "body", "shape", hit->side);
+    impl_pushvec3(L, hit->point), lua_setfield(L, -2, "point");
+    impl_pushvec3(L, hit->normal), lua_setfield(L, -2, "normal");
+    lua_pushnumber(L, hit->fraction), lua_setfield(L, -2, "fraction");
+}
+
+/* world:raycast(from, to [, {all, group, mask, sensors}]) -> {body | collider, shape, point, normal,
+ * fraction} or nil; with all = true the list of every shape hit, sorted by fraction */
 int impl_world_raycast(lua_State *L)
 {
-    impl_check_arg_count(L, "world:raycast(from, to)");
+    impl_check_arg_count(L, "world:raycast(from, to [, filter])");
     world_userdata *world = impl_check_world_userdata(L, 1);
     imp_vec3 from = impl_tovec3(L, 2, "world:raycast: argument 'from'"), to = impl_tovec3(L, 3, "world:raycast: argument 'to'");
+    bool all;
+    const imp_query_filter f = read_filter(L, 4, "world:raycast", &all);
+    if (all) {
+        int max = imp_collider_count(world->w);
+        for (int i = 0; i < imp_body_count(world->w); i++) max += imp_body_shape_count(world->w, imp_body_id(world->w, i));
+        imp_ray_hit *hits = lua_newuserdatauv(L, sizeof *hits * (size_t)(max > 0 ? max : 1), 0);
+        const int n = imp_world_raycast_all(world->w, from, to, &f, hits, max);
+        lua_createtable(L, n, 0);
+        for (int i = 0; i < n && i < max; i++) push_hit(L, &hits[i]), lua_rawseti(L, -2, i + 1);
+        return 1;
+    }
     imp_ray_hit hit;
-    if (!imp_world_raycast(world->w, from, to, &hit)) {
+    if (!imp_world_raycast_filtered(world->w, from, to, &f, &hit)) {
         lua_pushnil(L);
         return 1;
     }
-    lua_createtable(L, 0, 5);
-    push_side_into(L, 1, -1, imp_id_is_null(hit.side.body) ? "collider" : "body", "shape", hit.side);
-    impl_pushvec3(L, hit.point), lua_setfield(L, -2, "point");
-    impl_pushvec3(L, hit.normal), lua_setfield(L, -2, "normal");
-    lua_pushnumber(L, hit.fraction), lua_setfield(L, -2, "fraction");
+    push_hit(L, &hit);
     return 1;
 }
 
@@ -160,7 +244,7 @@ static int push_sides(lua_State *L, const imp_contact_side *s, int n)
     lua_createtable(L, n, 0);
     for (int i = 0; i < n; i++) {
         lua_createtable(L, 0, 2);
-        push_side_into(L, 1, -1, imp_id_is_null(s[i].body) ? "collider" : "body", "shape", s[i]);
+        impl_push_side_into(L, 1, -1, imp_id_is_null(s[i].body) ? "collider" : "body", "shape", s[i]);
         lua_rawseti(L, -2, i + 1);
     }
     return 1;
@@ -178,23 +262,60 @@ int impl_world_query_point(lua_State *L)
     return push_sides(L, s, n);
 }
 
+/* a query's shape table {type = "sphere" | "capsule" | "box" | "hull", radius, length, size, half, points}
+ * at idx 2 (buffers left on the stack) */
+static imp_shape_def read_query_shape(lua_State *L, const char *fn);
+
 /* world:overlap({type = "box", size = ...}, position [, orientation]) -> list of {body, shape} */
 int impl_world_overlap(lua_State *L)
 {
     impl_check_arg_count(L, "world:overlap(shape, position [, orientation])");
     const char *fn = "world:overlap";
     world_userdata *world = impl_check_world_userdata(L, 1);
+    imp_shape_def d = read_query_shape(L, fn);
+    imp_vec3 pos = impl_tovec3(L, 3, "world:overlap: argument 'position'");
+    imp_quat q = lua_isnoneornil(L, 4) ? quat_identity() : impl_toquat(L, 4, "world:overlap: argument 'orientation'");
+    int n = imp_world_overlap(world->w, &d, pos, q, NULL, 0);
+    if (n < 0) return luaL_error(L, "%s: %s", fn, imp_world_error(world->w));
+    imp_contact_side *s = lua_newuserdatauv(L, sizeof *s * (size_t)(n > 0 ? n : 1), 0);
+    n = imp_world_overlap(world->w, &d, pos, q, s, n);
+    return push_sides(L, s, n);
+}
+
+/* world:cast(shape, from, to [, orientation [, filter]]) -> the first hit {body | collider, shape, point,
+ * normal, fraction} of the shape swept from -> to, or nil */
+int impl_world_cast(lua_State *L)
+{
+    impl_check_arg_count(L, "world:cast(shape, from, to [, orientation [, filter]])");
+    const char *fn = "world:cast";
+    world_userdata *world = impl_check_world_userdata(L, 1);
+    imp_shape_def d = read_query_shape(L, fn);
+    const imp_vec3 from = impl_topoint(L, 3, "world:cast: argument 'from'"), to = impl_topoint(L, 4, "world:cast: argument 'to'");
+    const imp_quat q = lua_isnoneornil(L, 5) ? quat_identity() : impl_toquat(L, 5, "world:cast: argument 'orientation'");
+    const imp_query_filter f = read_filter(L, 6, fn, NULL);
+    imp_ray_hit hit;
+    const int r = imp_world_cast(world->w, &d, from, to, q, &f, &hit);
+    if (r < 0) return luaL_error(L, "%s: %s", fn, imp_world_error(world->w));
+    if (!r) return lua_pushnil(L), 1;
+    push_hit(L, &hit);
+    return 1;
+}
+
+static imp_shape_def read_query_shape(lua_State *L, const char *fn)
+{
     luaL_checktype(L, 2, LUA_TTABLE);
     static const char *const keys[] = {"type", "radius", "length", "size", "half", "points", NULL};
     impl_check_keys(L, 2, fn, keys);
     static const char *const shape_names[] = {"sphere", "capsule", "box", "hull", NULL}; /* imp_shape_type's first four */
     lua_getfield(L, 2, "type");
-    int type = impl_check_option(L, -1, "world:overlap: field 'type'", shape_names);
+    char type_what[64];
+    snprintf(type_what, sizeof type_what, "%s: field 'type'", fn);
+    int type = impl_check_option(L, -1, type_what, shape_names);
     lua_pop(L, 1);
     static const char *const type_keys[][4] = {{"type", "radius", NULL}, {"type", "radius", "length", NULL},
                                                {"type", "size", "half", NULL}, {"type", "points", NULL}};
     char what[64];
-    snprintf(what, sizeof what, "world:overlap (a %s)", shape_names[type]);
+    snprintf(what, sizeof what, "%s (a %s)", fn, shape_names[type]);
     impl_check_keys(L, 2, what, type_keys[type]);
     imp_shape_def d = imp_shape_def_default((imp_shape_type)type);
     if (type == IMP_SHAPE_SPHERE || type == IMP_SHAPE_CAPSULE) d.radius = impl_field_number(L, 2, fn, "radius", d.radius);
@@ -204,25 +325,21 @@ int impl_world_overlap(lua_State *L)
         d.half = impl_field_vec3(L, 2, fn, "half", d.half);
     }
     if (type == IMP_SHAPE_HULL) {
-        if (lua_getfield(L, 2, "points") != LUA_TTABLE) return luaL_error(L, "%s: field 'points' must be a list of points", fn);
+        if (lua_getfield(L, 2, "points") != LUA_TTABLE) luaL_error(L, "%s: field 'points' must be a list of points", fn);
         int n = (int)lua_rawlen(L, -1);
-        impl_check_list(L, -1, "world:overlap: field 'points'", n);
+        snprintf(what, sizeof what, "%s: field 'points'", fn);
+        impl_check_list(L, -1, what, n);
         double *p = lua_newuserdatauv(L, sizeof(double) * 3 * (size_t)(n > 0 ? n : 1), 0);
         for (int i = 0; i < n; i++) {
             lua_rawgeti(L, -2, i + 1);
-            snprintf(what, sizeof what, "world:overlap: points[%d]", i + 1);
+            snprintf(what, sizeof what, "%s: points[%d]", fn, i + 1);
             v3_store(p + 3 * i, impl_tovec3(L, -1, what));
             lua_pop(L, 1);
         }
         d.points = p, d.point_count = n;
+        lua_remove(L, -2); /* the points table; the buffer stays */
     }
-    imp_vec3 pos = impl_tovec3(L, 3, "world:overlap: argument 'position'");
-    imp_quat q = lua_isnoneornil(L, 4) ? quat_identity() : impl_toquat(L, 4, "world:overlap: argument 'orientation'");
-    int n = imp_world_overlap(world->w, &d, pos, q, NULL, 0);
-    if (n < 0) return luaL_error(L, "%s: %s", fn, imp_world_error(world->w));
-    imp_contact_side *s = lua_newuserdatauv(L, sizeof *s * (size_t)(n > 0 ? n : 1), 0);
-    n = imp_world_overlap(world->w, &d, pos, q, s, n);
-    return push_sides(L, s, n);
+    return d;
 }
 
 /* world:collide(): run broad and narrow phase now (after moving bodies by hand) */

@@ -20,11 +20,15 @@ local function normalize(a)
   if l > 0 then return { a[1] / l, a[2] / l, a[3] / l }, l end
   return { a[1], a[2], a[3] }, 0
 end
+local args = require "impetus.args"
 local function finite(x) return type(x) == "number" and x == x and x > -math.huge and x < math.huge end
 
--- a finite vector of n (2 or 3) numbers from {x, y[, z]}; z defaults to 0 for 2-vectors
+-- a finite vector of n (2 or 3) numbers from {x, y[, z]}; z defaults to 0 for 2-vectors (a 2D centre
+-- may carry a z, which it ignores); any other entry is an error
 local function vector(v, n, what)
   if type(v) ~= "table" then error(string.format("%s must be a vector {x, y%s} (got %s)", what, n == 3 and ", z" or "", type(v)), 0) end
+  local stray = args.stray(v, 3, true)
+  if stray then error(string.format("%s must be a vector {x, y%s}: %s", what, n == 3 and ", z" or "", stray), 0) end
   local x, y, z = v[1] or v.x, v[2] or v.y, v[3] or v.z or 0
   if not (finite(x) and finite(y) and finite(z)) then
     error(string.format("%s must be a vector of finite numbers {x, y%s}", what, n == 3 and ", z" or ""), 0)
@@ -111,7 +115,7 @@ function Camera:set(spec)
     if self.mode == "3d" then
       -- a new target alone moves the eye with it (same view direction and distance)
       if target and not eye then
-        local t = vector(target, 3, "camera: field 'target'")
+        local t = vector(target, 3, "camera.set: field 'target'")
         local off = sub(self:eye(), self.target)
         eye = { t[1] + off[1], t[2] + off[2], t[3] + off[3] }
       end
@@ -369,19 +373,43 @@ local function call(fn, f, ...)
   return a, b
 end
 
-function api.set(spec) local cam = current("set") call("set", cam.set, cam, spec) end
-function api.get() return (current("get")):get() end
-function api.follow(thing, opts) local cam = current("follow") call("follow", cam.follow, cam, thing, opts) end
-function api.shake(amplitude, duration) local cam = current("shake") call("shake", cam.shake, cam, amplitude, duration) end
-function api.reset() (current("reset")):reset() end
+function api.set(spec, ...)
+  args.at_most("impetus.camera.set(spec)", 1, spec, ...)
+  local cam = current("set")
+  call("set", cam.set, cam, spec)
+end
 
-function api.project(p)
+function api.get(...)
+  args.at_most("impetus.camera.get()", 0, ...)
+  return (current("get")):get()
+end
+
+function api.follow(thing, opts, ...)
+  args.at_most("impetus.camera.follow(thing [, opts])", 2, thing, opts, ...)
+  local cam = current("follow")
+  call("follow", cam.follow, cam, thing, opts)
+end
+
+function api.shake(amplitude, duration, ...)
+  args.at_most("impetus.camera.shake(amplitude [, duration])", 2, amplitude, duration, ...)
+  local cam = current("shake")
+  call("shake", cam.shake, cam, amplitude, duration)
+end
+
+function api.reset(...)
+  args.at_most("impetus.camera.reset()", 0, ...)
+  current("reset"):reset()
+end
+
+function api.project(p, ...)
+  args.at_most("impetus.camera.project(point)", 1, p, ...)
   local cam, input = current("project")
   if type(p) ~= "table" then error("impetus.camera.project: argument 'point' must be a vector {x, y, z}", 2) end
   return cam:project(vector(p, 3, "impetus.camera.project: argument 'point'"), input.width, input.height)
 end
 
-function api.ray(x, y)
+function api.ray(x, y, ...)
+  args.at_most("impetus.camera.ray(x, y)", 2, x, y, ...)
   local cam, input = current("ray")
   if not finite(x) or not finite(y) then error("impetus.camera.ray: arguments x, y must be pixel coordinates", 2) end
   local o, d = cam:ray(x, y, input.width, input.height)

@@ -8,6 +8,9 @@
 -- touching (speed: the approach speed, m/s), "hit" when the impulse mode resolved a collision of the
 -- pair (impulse in N s, speed), "end" when it stops touching (impulse: the pair's last normal
 -- impulse). normal points towards self. other is a Body or a Collider.
+-- Sensors (shapes made with sensor = true): e = {kind = "sensor_begin" | "sensor_end", sensor, shape,
+-- other, other_shape} when a shape starts or stops overlapping a sensor; the handler of the sensor's
+-- body (or Collider) and the handler of the other body are both called, self being their own side.
 local contacts = {}
 
 -- handlers[world][body] = fn. The outer table is weak-keyed (an ephemeron): a world that is no longer
@@ -15,7 +18,8 @@ local contacts = {}
 -- body handles strongly, so a body keeps its handle (and its handler) while nobody else refers to it.
 local handlers = setmetatable({}, { __mode = "k" })
 
-function contacts.on_contact(body, fn)
+function contacts.on_contact(body, fn, ...)
+  require("impetus.args").at_most("impetus.on_contact(body, fn)", 2, body, fn, ...)
   if type(body) ~= "userdata" or not pcall(function() return body.valid end) then error("impetus.on_contact: argument 1 must be a Body", 2) end
   if fn ~= nil and type(fn) ~= "function" then error("impetus.on_contact: argument 2 must be a function or nil", 2) end
   local world = debug.getuservalue(body, 1) -- a handle's first user value is its world
@@ -67,7 +71,18 @@ function contacts.rebind(world, map)
   return stale
 end
 
--- call the handlers of the last step's events: begin, then hit, then end
+local function fire_sensor(hs, kind, e)
+  local s, o = e.sensor, e.other
+  local hsn, ho = hs[s], hs[o]
+  if not hsn and not ho then return end
+  if hsn and not s:valid() then hs[s], hsn = nil, nil end
+  if ho and not o:valid() then hs[o], ho = nil, nil end
+  local ev = { kind = kind, sensor = s, shape = e.shape, other = o, other_shape = e.other_shape }
+  if hsn then hsn(s, o, ev) end
+  if ho and o:valid() then ho(o, s, { kind = kind, sensor = s, shape = e.shape, other = o, other_shape = e.other_shape }) end
+end
+
+-- call the handlers of the last step's events: begin, then hit, then end, then the sensors' begin and end
 function contacts.dispatch(world)
   local hs = handlers[world]
   if not hs or next(hs) == nil then return end
@@ -75,6 +90,8 @@ function contacts.dispatch(world)
   for _, e in ipairs(ev.begin) do fire(hs, "begin", e) end
   for _, e in ipairs(ev.hit) do fire(hs, "hit", e) end
   for _, e in ipairs(ev["end"]) do fire(hs, "end", e) end
+  for _, e in ipairs(ev.sensor_begin) do fire_sensor(hs, "sensor_begin", e) end
+  for _, e in ipairs(ev.sensor_end) do fire_sensor(hs, "sensor_end", e) end
 end
 
 return contacts

@@ -7,6 +7,7 @@
 --                                   (default: the first shape's extent in x and y), opts.angle (extra
 --                                   turn), opts.color (tint), opts.layer. Set the body's colour alpha to 0
 --                                   to show only the sprite.
+local args = require "impetus.args"
 local draw = {}
 
 local SPRITE_KEYS = { size = true, offset = true, angle = true, color = true, layer = true }
@@ -35,6 +36,11 @@ function draw.sprite(gfx, image, body, opts)
   if not body:valid() then return end
   local ew, eh, front = shape_extent(body)
   local w, h = ew, eh
+  for _, key in ipairs { "size", "offset" } do
+    local v = opts[key]
+    local stray = type(v) == "table" and args.stray(v, 2, false)
+    if stray then error(string.format("gfx.sprite: option '%s' must be {x, y}: %s", key, stray), 3) end
+  end
   if type(opts.size) == "table" then w, h = opts.size[1], opts.size[2]
   elseif type(opts.size) == "number" then w, h = opts.size, opts.size * image.height / image.width end
   if type(w) ~= "number" or type(h) ~= "number" then error("gfx.sprite: option 'size' must be {w, h} or a width in metres", 3) end
@@ -60,7 +66,10 @@ end
 -- add the helpers to a gfx table (once)
 function draw.extend(gfx)
   if gfx.sprite then return gfx end
-  gfx.sprite = function(image, body, opts) return draw.sprite(gfx, image, body, opts) end
+  gfx.sprite = function(image, body, opts, ...)
+    args.at_most("gfx.sprite(image, body [, opts])", 3, image, body, opts, ...)
+    draw.sprite(gfx, image, body, opts) -- not a tail call: its errors name the scene's line
+  end
   return gfx
 end
 

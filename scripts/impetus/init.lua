@@ -36,14 +36,16 @@ impetus.sound = require "impetus.sound"
 local active = require "impetus.active"
 
 -- impetus.restart(): a fresh world and setup, as the R key, once the current callback returns
-function impetus.restart()
+function impetus.restart(...)
+  require("impetus.args").at_most("impetus.restart()", 0, ...)
   local r = active.runner
   if not r then error("impetus.restart: no scene is running", 2) end
   r.restart_requested = true
 end
 
 -- impetus.quit(): close the window (or end a headless run) after the current frame
-function impetus.quit()
+function impetus.quit(...)
+  require("impetus.args").at_most("impetus.quit()", 0, ...)
   local r = active.runner
   if not r then error("impetus.quit: no scene is running", 2) end
   r.quit_requested = true

@@ -14,6 +14,7 @@
 -- The state belongs to the runner that is running the scene (impetus.runner or the host); events
 -- reach it through runner:event(e), from the window or from a spec's scripted input.
 local active = require "impetus.active"
+local args = require "impetus.args"
 
 local Input = {}
 Input.__index = Input
@@ -66,12 +67,14 @@ local function current(fn)
   return r.input
 end
 
-function api.key_down(key)
+function api.key_down(key, ...)
+  args.at_most("impetus.input.key_down(key)", 1, key, ...)
   if type(key) ~= "string" then error("impetus.input.key_down: argument 'key' must be a key name such as \"space\"", 2) end
   return current("key_down").keys[key] == true
 end
 
-function api.mouse_down(button)
+function api.mouse_down(button, ...)
+  args.at_most("impetus.input.mouse_down([button])", 1, button, ...)
   button = button or 1
   if math.type(button) ~= "integer" or button < 1 then
     error("impetus.input.mouse_down: argument 'button' must be 1 (left), 2 (right), 3 (middle), ...", 2)
@@ -79,16 +82,29 @@ function api.mouse_down(button)
   return current("mouse_down").buttons[button] == true
 end
 
-function api.mouse_position()
+function api.mouse_position(...)
+  args.at_most("impetus.input.mouse_position()", 0, ...)
   local i = current("mouse_position")
   return i.x, i.y
 end
 
-function api.mouse_world() return current("mouse_world"):mouse_world() end
-function api.mouse_ray() return current("mouse_ray"):mouse_ray() end
-function api.mouse_hit() return current("mouse_hit"):mouse_hit() end
+function api.mouse_world(...)
+  args.at_most("impetus.input.mouse_world()", 0, ...)
+  return current("mouse_world"):mouse_world()
+end
 
-function api.size()
+function api.mouse_ray(...)
+  args.at_most("impetus.input.mouse_ray()", 0, ...)
+  return current("mouse_ray"):mouse_ray()
+end
+
+function api.mouse_hit(...)
+  args.at_most("impetus.input.mouse_hit()", 0, ...)
+  return current("mouse_hit"):mouse_hit()
+end
+
+function api.size(...)
+  args.at_most("impetus.input.size()", 0, ...)
   local i = current("size")
   return i.width, i.height
 end

@@ -20,6 +20,7 @@ local Camera = require "impetus.camera"
 local Input = require "impetus.input"
 local rebind = require "impetus.rebind"
 local random = require "impetus.random"
+local args = require "impetus.args"
 
 local Runner = {}
 Runner.__index = Runner
@@ -52,6 +53,26 @@ end
 function Runner.new(path, opts)
   opts = opts or {}
   if type(path) ~= "string" then error("runner: argument 'path' must be a file name", 2) end
+  if type(opts) ~= "table" then
+    error("runner: argument 'opts' must be a table {dt, max_steps_per_frame, size, viewer, seed, history, sources}", 2)
+  end
+  local known = { dt = true, max_steps_per_frame = true, size = true, viewer = true, seed = true, history = true, sources = true }
+  for k in pairs(opts) do
+    if not known[k] then
+      error(string.format("runner: unknown option '%s' (known: dt, max_steps_per_frame, size, viewer, seed, history, sources)",
+        tostring(k)), 2)
+    end
+  end
+  if opts.size ~= nil then
+    local s = opts.size
+    if type(s) ~= "table" or args.stray(s, 2, false) or math.type(s[1]) ~= "integer" or math.type(s[2]) ~= "integer"
+      or s[1] < 1 or s[2] < 1 then
+      error("runner: option 'size' must be {width, height} in whole pixels >= 1", 2)
+    end
+  end
+  if opts.max_steps_per_frame ~= nil and (math.type(opts.max_steps_per_frame) ~= "integer" or opts.max_steps_per_frame < 1) then
+    error("runner: option 'max_steps_per_frame' must be a whole number >= 1", 2)
+  end
   if opts.dt ~= nil then settings.check_dt(opts.dt, "runner: option 'dt'") end
   local self = setmetatable({
     path = path,

@@ -5,6 +5,7 @@
 -- (a misspelt setting would otherwise be ignored silently); an unknown function is the scene's own
 -- helper, unless its name is a near miss of a callback ("keypresed"), which is an error too.
 local Camera = require "impetus.camera"
+local args = require "impetus.args"
 
 local settings = {}
 
@@ -61,6 +62,8 @@ function settings.check_color(c, what)
       error(string.format("%s must be a colour {r, g, b[, a]} with numbers in 0..1 (component %d is %s)", what, i, show(v)), 0)
     end
   end
+  local stray = args.stray(c, 4, false)
+  if stray then error(string.format("%s must be a colour {r, g, b[, a]}: %s", what, stray), 0) end
   return c
 end
 
@@ -138,10 +141,14 @@ function settings.check(scene)
     end
     if scene.keys ~= nil then
       if type(scene.keys) ~= "table" then error("scene.keys must be a list of {key, what it does} pairs", 0) end
+      local stray = args.stray(scene.keys, #scene.keys, false)
+      if stray then error(string.format("scene.keys must be a list of {key, what it does} pairs: %s", stray), 0) end
       for i, pair in ipairs(scene.keys) do
         if type(pair) ~= "table" or type(pair[1]) ~= "string" or type(pair[2]) ~= "string" then
           error(string.format("scene.keys[%d] must be a pair of strings {\"space\", \"fire\"}", i), 0)
         end
+        stray = args.stray(pair, 2, false)
+        if stray then error(string.format("scene.keys[%d] must be a pair of strings {\"space\", \"fire\"}: %s", i, stray), 0) end
       end
     end
   end)

@@ -20,6 +20,7 @@
 -- only contacts touching one of them), max_per_step (4: the loudest impacts of a step).
 local active = require "impetus.active"
 local synth = require "impetus.synth"
+local args = require "impetus.args"
 
 local sound = {}
 
@@ -71,7 +72,8 @@ function sound.close()
 end
 
 
-function sound.volume(v)
+function sound.volume(v, ...)
+  args.at_most("impetus.sound.volume([v])", 1, v, ...)
   if v ~= nil then
     if not finite(v) or v < 0 or v > 1 then error("impetus.sound.volume: argument must be a number in 0..1", 2) end
     master = v
@@ -103,13 +105,15 @@ local function scene_relative(path)
 end
 
 -- whether sounds are heard: a device is open (opened now when the host allows one)
-function sound.available()
+function sound.available(...)
+  args.at_most("impetus.sound.available()", 0, ...)
   ensure_open()
   return backend ~= nil
 end
 
 -- path: a WAV or OGG file, as given or relative to the running scene's folder
-function sound.load(path)
+function sound.load(path, ...)
+  args.at_most("impetus.sound.load(path)", 1, path, ...)
   if type(path) ~= "string" then error("impetus.sound.load: argument 'path' must be a file name", 2) end
   local file = scene_relative(path)
   local kind, err = sniff(file)
@@ -130,7 +134,8 @@ function sound.load(path)
 end
 
 -- a synthesized sound (see synth.lua for the kinds and their parameters)
-function sound.synth(def)
+function sound.synth(def, ...)
+  args.at_most("impetus.sound.synth(def)", 1, def, ...)
   local ok, samples, rate = pcall(synth.render, def)
   if not ok then error("impetus.sound.synth: " .. tostring(samples), 2) end
   local s = setmetatable({ wav = synth.wav(samples, rate), kind = "wav", plays = 0, duration = #samples / rate }, Sound)
@@ -151,7 +156,8 @@ end
 
 local PLAY_KEYS = { volume = true, pitch = true, pan = true, loop = true }
 
-function Sound:play(opts)
+function Sound:play(opts, ...)
+  args.at_most("sound:play([opts])", 1, opts, ...)
   opts = opts or {}
   if type(opts) ~= "table" then error("sound:play: argument must be a table {volume, pitch, pan, loop}", 2) end
   for k in pairs(opts) do
@@ -170,7 +176,8 @@ function Sound:play(opts)
   return voice or 0
 end
 
-function Sound:stop()
+function Sound:stop(...)
+  args.at_most("sound:stop()", 0, ...)
   if backend and self.chunk then backend.stop(self.chunk) end
 end
 
@@ -198,7 +205,13 @@ local function impact_options(opts, fn)
   if opts.bodies ~= nil then
     if type(opts.bodies) ~= "table" then error(fn .. ": option 'bodies' must be a list of bodies", 3) end
     o.bodies = {}
-    for _, b in ipairs(opts.bodies) do o.bodies[b] = true end
+    for k, b in pairs(opts.bodies) do
+      if math.type(k) ~= "integer" or k < 1 or k > #opts.bodies then
+        error(string.format("%s: option 'bodies' must be a list of bodies: unexpected entry [%s]", fn, type(k) == "string" and ("'" .. k .. "'") or tostring(k)), 3)
+      end
+      if type(b) ~= "userdata" then error(string.format("%s: option 'bodies'[%d] must be a Body or a Collider (got %s)", fn, k, type(b)), 3) end
+      o.bodies[b] = true
+    end
   end
   return o
 end
@@ -228,7 +241,8 @@ local function pan_of(point)
   return math.max(-1, math.min(1, 2 * px / r.input.width - 1)) * 0.8
 end
 
-function sound.impact(s, e, opts)
+function sound.impact(s, e, opts, ...)
+  args.at_most("impetus.sound.impact(sound, e [, opts])", 3, s, e, opts, ...)
   if getmetatable(s) ~= Sound then error("impetus.sound.impact: argument 1 must be a Sound", 2) end
   if type(e) ~= "table" then error("impetus.sound.impact: argument 2 must be a contact event {speed, point, ...}", 2) end
   local o = impact_options(opts, "impetus.sound.impact")
@@ -253,7 +267,8 @@ function sound.registrations_of(world)
   return list
 end
 
-function sound.impacts(world, s, opts)
+function sound.impacts(world, s, opts, ...)
+  args.at_most("impetus.sound.impacts(world, sound [, opts])", 3, world, s, opts, ...)
   if type(world) ~= "userdata" or not pcall(function() return world.contact_events end) then
     error("impetus.sound.impacts: argument 1 must be a World", 2)
   end

@@ -25,23 +25,46 @@ local ui = require "impetus.ui"
 local Viewer = {}
 Viewer.__index = Viewer
 
--- the viewer's keys and mouse, for the help overlay; `switch` names the viewer setting that turns it off
+-- the viewer's keys and mouse, for the help overlay; `switch` names the viewer setting that turns it off,
+-- `codes` the key names it stands for with their labels (a key the scene claims is left out of the help)
 Viewer.keys = {
-  { "Space", "pause / resume", switch = "keys" },
-  { "S or Right", "single step (while paused)", switch = "keys" },
-  { "R", "restart: setup on a fresh world", switch = "keys" },
-  { "Home", "reset the view to the scene's camera", switch = "keys" },
+  { "Space", "pause / resume", switch = "keys", codes = { { "space", "Space" } } },
+  { "S or Right", "single step (while paused)", switch = "keys", codes = { { "s", "S" }, { "right", "Right" } } },
+  { "R", "restart: setup on a fresh world", switch = "keys", codes = { { "r", "R" } } },
+  { "Home", "reset the view to the scene's camera", switch = "keys", codes = { { "home", "Home" } } },
   { "F1", "this help" },
-  { "F2 / F3 / F4 / F5", "show contacts / bounding boxes / centres of mass / velocities", switch = "keys" },
-  { "F6", "live plots: energy, momentum, contacts, step stage times", switch = "keys" },
-  { "[ / ]", "one step back / forward through the history (while paused)", switch = "timeline" },
+  { "F2 / F3 / F4 / F5", "show contacts / bounding boxes / centres of mass / velocities", switch = "keys",
+    codes = { { "f2", "F2" }, { "f3", "F3" }, { "f4", "F4" }, { "f5", "F5" } }, separator = " / " },
+  { "F6", "live plots: energy, momentum, contacts, step stage times", switch = "keys", codes = { { "f6", "F6" } } },
+  { "[ / ]", "one step back / forward through the history (while paused)", switch = "timeline",
+    codes = { { "[", "[" }, { "]", "]" } }, separator = " / " },
   { "timeline drag", "scrub back over the last 30 s; Space resumes from the moment shown", switch = "timeline" },
-  { "F12", "save a screenshot (impetus-<scene>-N.png)", switch = "keys" },
+  { "F12", "save a screenshot (impetus-<scene>-N.png)", switch = "keys", codes = { { "f12", "F12" } } },
   { "Esc", "quit" },
   { "left drag", "orbit (3D) or pan (2D); on a particle or body: drag it with a spring", switch = "mouse" },
   { "right drag", "pan", switch = "mouse" },
   { "wheel", "zoom", switch = "mouse" },
 }
+
+-- the viewer's help rows that still act: those its switches leave on, without the keys the scene lists
+function Viewer.help_rows(switches, claimed)
+  local rows = {}
+  for _, k in ipairs(Viewer.keys) do
+    if not k.switch or switches[k.switch] then
+      if not k.codes then
+        rows[#rows + 1] = k
+      else
+        local left = {}
+        for _, c in ipairs(k.codes) do
+          if not claimed[c[1]] then left[#left + 1] = c[2] end
+        end
+        if #left == #k.codes then rows[#rows + 1] = k
+        elseif #left > 0 then rows[#rows + 1] = { table.concat(left, k.separator or " or "), k[2] } end
+      end
+    end
+  end
+  return rows
+end
 
 local DEBUG_KEYS = { f2 = "contacts", f3 = "aabbs", f4 = "centers", f5 = "velocities" }
 
@@ -293,11 +316,7 @@ function Viewer:draw(gfx, info)
   if self.help then
     local own = {}
     if type(r.scene.keys) == "table" then for _, k in ipairs(r.scene.keys) do own[#own + 1] = k end end
-    local viewer = {}
-    for _, k in ipairs(Viewer.keys) do
-      if not k.switch or sw[k.switch] then viewer[#viewer + 1] = k end
-    end
-    ui.help(gfx, own, viewer)
+    ui.help(gfx, own, Viewer.help_rows(sw, r.scene_keys))
   end
 end
 

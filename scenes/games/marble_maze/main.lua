@@ -92,18 +92,18 @@ return {
     state.maze, state.tilt, state.rate, state.steer = maze, { 0, 0 }, { 0, 0 }, nil
     state.start, state.goal, state.holes = find(maze, "S")[1], find(maze, "G")[1], find(maze, "O")
     state.time, state.falls, state.done = 0, 0, false
-    -- the board: floor, walls, and the goal pad and hole wells (drawn, touching nothing), each a
-    -- kinematic body about the origin, all turned alike
-    local function part(shapes, color, mask)
-      return world:body { kinematic = true, shapes = shapes, friction = 0.6, restitution = 0.1, color = color, mask = mask }
+    -- the board: floor, walls, the goal pad (a sensor: it reports the marble on it and pushes nothing)
+    -- and the hole wells (drawn, touching nothing), each a kinematic body about the origin, all turned alike
+    local function part(shapes, color, mask, sensor)
+      return world:body { kinematic = true, shapes = shapes, friction = 0.6, restitution = 0.1, color = color, mask = mask, sensor = sensor }
     end
     local decor = {}
     for _, h in ipairs(state.holes) do
       decor[#decor + 1] = { type = "box", size = { CELL, 0.02, CELL }, position = { h[1], -FLOOR_T - 0.6, h[3] } }
     end
     state.board = part(runs(maze, "[^O]+", -FLOOR_T / 2, FLOOR_T), FLOOR_C)
-    state.parts = { state.board, part(runs(maze, "#+", WALL_H / 2, WALL_H), WALL_C),
-      part({ { type = "box", size = { 0.8, 0.02, 0.8 }, position = { state.goal[1], 0.01, state.goal[3] } } }, GOAL_C, 0) }
+    state.goal_pad = part({ { type = "box", size = { 0.8, 0.02, 0.8 }, position = { state.goal[1], 0.01, state.goal[3] } } }, GOAL_C, nil, true)
+    state.parts = { state.board, part(runs(maze, "#+", WALL_H / 2, WALL_H), WALL_C), state.goal_pad }
     if #decor > 0 then state.parts[#state.parts + 1] = part(decor, HOLE_C, 0) end
     respawn(world)
   end,
@@ -151,8 +151,9 @@ return {
       respawn(world)
       return
     end
-    local g = to_world(state.goal)
-    if (m[1] - g[1]) ^ 2 + (m[3] - g[3]) ^ 2 < 0.35 ^ 2 and m[2] < g[2] + 2 * MARBLE_R then
+    local on_goal = false -- the marble rolled onto the goal pad's sensor
+    for _, inside in ipairs(world:overlaps(state.goal_pad)) do on_goal = on_goal or inside.body == state.marble end
+    if on_goal then
       state.done = true
       sounds.goal:play { volume = 0.8 }
       local best = state.best[state.level]
@@ -173,7 +174,8 @@ return {
     return true
   end,
 
-  keypressed = function(world, key)
+  keypressed = function(world, key, isrepeat)
+    if isrepeat then return end -- a held key repeats: act on the first press only
     local n = tonumber(key)
     if n and mazes[n] then state.level = n end
     if (n and mazes[n]) or key == "r" then

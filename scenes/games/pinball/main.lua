@@ -1,7 +1,8 @@
 -- scenes/games/pinball: a pinball table in planar mode. The flippers are boxes on hinge joints to the
 -- table, each with limits (rest and up) and a motor that drives it up while its key is held and back
 -- down when it is let go; the bumpers kick the ball away and ring. Hold Space to pull the plunger,
--- let go to launch. Three balls.
+-- let go to launch; a one-way gate at the top of the shooter lane (world.pre_solve) lets the ball out and
+-- never back in. Three balls.
 local impetus = require "impetus"
 
 local G = 4.5                           -- m/s^2 along the table: gravity of a table tilted ~27 degrees
@@ -12,6 +13,7 @@ local FLIP_SPEED, FLIP_TORQUE = 9, 40  -- motor: rad/s and N m up; back down at 
 local KICK, BUMPER_E = 2.5, 0.6         -- a bumper sends the ball out at BUMPER_E times its speed in + KICK
 local LAUNCH_MAX, CHARGE_TIME = 10.5, 1.0
 local LANE_X = 3.05
+local GATE_Y = 7.65                     -- the one-way gate across the shooter lane's top (m)
 
 local BUMPERS = { { -1.0, 7.2 }, { 1.0, 7.2 }, { 0, 5.9 } }
 local BUMPER_R, BUMPER_POINTS = 0.38, 100
@@ -132,6 +134,14 @@ return {
       state.bumpers[c] = { index = i, lit = 0, pos = b }
     end
     state.flippers = { left = flipper(world, -1), right = flipper(world, 1) }
+    -- the gate: its contact is switched off while the ball moves up or is still below it, so a ball
+    -- launched up the lane passes and one falling back onto it is turned away
+    state.gate = world:box { static = true, position = { 3.05, GATE_Y, 0 }, size = { 0.4, 0.06, 1 }, restitution = 0.3,
+                             friction = 0.2, pre_solve = true }
+    world.pre_solve = function(w, c)
+      local ball = c.a == state.gate and c.b or c.a
+      if ball.velocity[2] > 0 or ball.position[2] < GATE_Y then c.enabled = false end
+    end
     new_ball(world)
   end,
 
@@ -148,7 +158,8 @@ return {
     if p[2] < -0.6 then lose_ball(world) end
   end,
 
-  keypressed = function(world, key)
+  keypressed = function(world, key, isrepeat)
+    if isrepeat then return end -- a held key repeats: the charge runs from the first press
     if (key == "space" or key == "down") and not state.over then
       local p = state.ball.position
       if p[1] > 2.8 and p[2] < 0.8 then state.charge = 0 end

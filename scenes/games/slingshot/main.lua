@@ -166,7 +166,8 @@ return {
     if len(pull[1], pull[2]) > 0.3 then fire(world, pull) end
   end,
 
-  keypressed = function(world, key)
+  keypressed = function(world, key, isrepeat)
+    if isrepeat then return end -- a held key repeats: act on the first press only
     local n = tonumber(key)
     if n and levels[n] then
       state.score = 0

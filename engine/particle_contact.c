@@ -1,0 +1,1132 @@
+/* particle_contact.c: particles against rigid bodies (both ways) and against each other, the stage after
+ * the bodies' in imp_world_step.
+ *
+ * Order. The particle stage has integrated the particles (and met the static colliders); the bodies'
+ * stage has moved the bodies. Here both ends of the step are known: each particle's path from x0 to
+ * x1 and each body's poses at the start and at the end. A particle that meets a body gets an impulse
+ * and the body the opposite one, into its momentum P and angular momentum L, which it carries into
+ * the next step. Particles attached to bodies are put on their points first (particle_attach.c) and
+ * are driven (infinite mass) here.
+ *
+ * Detection.
+ *   particle - shape  every shape of every body (static, kinematic, dynamic; a compound shape by
+ *                     shape): the particle's path seen from the shape, from x0 mapped by the shape's
+ *                     pose at the start to x1 mapped by its pose at the end (particle_shape.c), so
+ *                     neither a fast particle nor a fast body lets one pass through the other. The
+ *                     candidates: the particles' swept boxes sorted by their lowest x, each shape's
+ *                     swept box searched among them (a plane: every particle).
+ *   particle - particle  with world.particle_collisions: a grid of cells as wide as the largest reach
+ *                     (twice the largest radius and a margin) over the particles' end positions,
+ *                     each pair found once, from the first of its two cells (its own cell and 13 of
+ *                     the 26 around it); the cells numbered with the axis nearest gravity slowest,
+ *                     so the pairs come out from the ground up. A pair is a contact when it ends
+ *                     within its reach, or crossed on the way (their closest approach over the
+ *                     step). Particles of one cloth or hair meet only when it opts in
+ *                     (cloth.self_collision) and they lie more than twice their radii apart at rest.
+ *   particle - collider  for the particles in a pair contact, so that one pushed by another stays out
+ *                     of the ground and the walls (the particle stage met the colliders on its own).
+ *
+ * Response: speculative contacts, sequential impulses, then positions. Every contact has a normal n
+ * and the gap g0 its two sides had at the start of the step (negative: overlapping). The particles in
+ * contact move, as in symplectic Euler, from where the step started at their new velocity, x0 + h v,
+ * so a contact holds through the step when n . d >= -g0 / h (d: the velocity of i relative to the
+ * other side at the contact): the sides may close their gap and no more. A contact that touched (the
+ * path met the shape, or g0 <= 0) stops the approach, n . d >= 0; one approaching faster than the
+ * world's restitution threshold (and fast enough to close its gap in the step) bounces, n . d = -e vn.
+ *
+ * The impulse kernel (below, side_velocity / pair_velocity) is S0's, for a particle of mass m against a
+ * body of mass M and inertia I (world, end of step) at the lever arm r from its centre of mass, or
+ * against another particle (M = m_j, no lever). An impulse J on the particle and -J on the body at the
+ * point changes the particle's velocity by J / m and the point's, u = V + omega x r, by
+ * -J / M - (I^-1 (r x J)) x r, so their difference d = v - u by
+ *
+ *     K J,   K = (1/m + 1/M) 1 - [r]x I^-1 [r]x          ([r]x v = r x v)
+ *
+ * Along the normal, n . K n = 1/m + 1/M + (r x n) . I^-1 (r x n) = 1 / m_eff, and the impulse j n that
+ * turns an approach n . d = vn < 0 into a separation -e vn is j = -(1 + e) vn m_eff (S0 eq. 8-18).
+ * Friction: the impulse along the slip t = d_t / |d_t| that stops it, -|d_t| / (t . K t) (against a
+ * particle or a collider K is a multiple of 1, the same along every tangent), with the accumulated
+ * tangential impulse kept in the Coulomb disc |J_t| <= mu j. Materials combine as two bodies' do
+ * (impulse.c): e = max(e_particle, e_other), mu = sqrt(mu_particle mu_other), the static coefficient
+ * while the slip is slower than 1 cm/s. Against a collider its own restitution and friction act (as
+ * in the particle stage).
+ *
+ * The sweeps visit the contacts with sides (bodies, colliders) lowest first, then the pairs from the
+ * ground up, accumulating clamped impulses (j >= 0, the disc), so a pile converges to its simultaneous
+ * solution from below; the last sweep is shock propagation (Guendelman et al., as impulse.c does it for
+ * bodies): of a contact whose normal is within 60 degrees of the vertical the lower side stands still,
+ * which settles a column in one pass.
+ *
+ * Positions. A particle that touched a body on the way is put where the touch left it: at the touch
+ * (mapped onto the body where it ended), moved on by the rest of the step at its new velocity relative
+ * to the body. The others in contact go to x0 + h v. What the sweeps left open (an overlap older than
+ * the step) is closed by moving the particles apart, n . x_i >= limit for a side, |x_i - x_j| >= r_i +
+ * r_j for a pair (in proportion to their inverse masses; in the last sweep the lower one of a steep
+ * pair stands still), the sides last. That changes no velocity: pushing overlapping particles apart adds
+ * no kinetic energy, and a pair's push keeps the pair's centre of mass, so its potential energy in
+ * uniform gravity too.
+ *
+ * The impulses the bodies take sum, with the particles', to zero: momentum is conserved to round-off. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "body.h"
+#include "cloth.h"
+#include "collider.h"
+#include "ids.h"
+#include "imp_math.h"
+#include "parallel.h"
+#include "particle_attach.h"
+#include "particle_collide.h"
+#include "particle_contact.h"
+#include "particle_shape.h"
+#include "particle_system.h"
+#include "particles.h"
+#include "shape.h"
+#include "world_parts.h"
+
+#define VELOCITY_SWEEPS 1   /* sequential impulse sweeps over the contacts, before shock propagation  */
+#define POSITION_SWEEPS 1   /* sweeps of the position constraints, before the shock sweep and the sides' */
+#define STICK_SPEED 0.01    /* m/s: a slip slower than this takes the static coefficient (impulse.c's) */
+#define NEAR_FRACTION 0.2   /* a contact about to close: the particle ends within (1 + this) r of a side,
+                               a pair within (1 + this / 2) (r_i + r_j)                                */
+#define STEEP 0.5           /* shock propagation: normals with n . up beyond this (60 degrees) stand    */
+#define PARALLEL_PARTICLES 2000 /* from this many particles the two halves are solved side by side   */
+#define PAIR_DATA 5         /* doubles per particle in the pair grid: end position, radius, path length */
+
+/* the lesser and the greater of two numbers that are not NaN (the loops below check first) */
+static inline double lesser(double a, double b) { return a < b ? a : b; }
+static inline double greater(double a, double b) { return a > b ? a : b; }
+
+/* the id of the particle at dense index i */
+static inline imp_id particle_id(const idtable *ids, int i)
+{
+    const uint32_t s = ids->dense_slot[i];
+    return (imp_id){s, ids->slot_gen[s]};
+}
+
+void imp_world_set_particle_collisions(imp_world *w, bool on) { w->settings.particle_collisions = on; }
+bool imp_world_particle_collisions(const imp_world *w) { return w->settings.particle_collisions; }
+
+static particle_coupling *coupling_get(imp_world *w)
+{
+    if (!w->coupling) {
+        w->coupling = calloc(1, sizeof *w->coupling);
+        if (!w->coupling) abort();
+    }
+    return w->coupling;
+}
+
+void particle_coupling_free(imp_world *w)
+{
+    particle_coupling *p = w->coupling;
+    if (!p) return;
+    for (int g = 0; g < 3; g++) free(p->group[g].side), free(p->group[g].spare), free(p->group[g].pair);
+    free(p->warm.start), free(p->warm.lower), free(p->warm.higher), free(p->warm.impulse);
+    free(p->side), free(p->order), free(p->tmp), free(p->key);
+    free(p->im), free(p->driven), free(p->half), free(p->touched), free(p->first), free(p->owner), free(p->vertex);
+    free(p->lo), free(p->hi), free(p->disp_gap);
+    free(p->cell_start), free(p->grain), free(p->bucket_cell), free(p->cell_of), free(p->bucket_x), free(p->bucket_of);
+    free(p->bv), free(p->bw), free(p->bim), free(p->bI);
+    free(p);
+    w->coupling = NULL;
+}
+
+static void reserve_particles(particle_coupling *p, int n)
+{
+    if (n <= p->particle_cap) return;
+    const int cap = n + n / 2 + 64;
+    p->im = ids_grow(p->im, sizeof(double), cap);
+    p->driven = ids_grow(p->driven, 1, cap);
+    p->half = ids_grow(p->half, 1, cap);
+    p->touched = ids_grow(p->touched, 1, cap);
+    p->first = ids_grow(p->first, sizeof(int), cap);
+    p->owner = ids_grow(p->owner, sizeof(int), cap);
+    p->vertex = ids_grow(p->vertex, sizeof(int), cap);
+    p->lo = ids_grow(p->lo, 3 * sizeof(double), cap);
+    p->disp_gap = ids_grow(p->disp_gap, sizeof(double), cap);
+    p->hi = ids_grow(p->hi, 3 * sizeof(double), cap);
+    p->grain = ids_grow(p->grain, sizeof(pc_grain), cap);
+    p->bucket_cell = ids_grow(p->bucket_cell, sizeof(int32_t[3]), cap);
+    p->cell_of = ids_grow(p->cell_of, sizeof(int32_t[3]), cap);
+    p->bucket_x = ids_grow(p->bucket_x, PAIR_DATA * sizeof(double), cap);
+    p->bucket_of = ids_grow(p->bucket_of, sizeof(uint32_t), cap);
+    p->particle_cap = cap;
+}
+
+/* the sorting scratch for n entries */
+static void reserve_order(particle_coupling *p, int n)
+{
+    if (n <= p->order_cap) return;
+    p->order_cap = n + n / 2 + 64;
+    p->order = ids_grow(p->order, sizeof(int), p->order_cap);
+    p->tmp = ids_grow(p->tmp, sizeof(int), p->order_cap);
+    p->key = ids_grow(p->key, sizeof(uint32_t), p->order_cap);
+}
+
+static void reserve_bodies(particle_coupling *p, int nb)
+{
+    if (nb <= p->body_cap) return;
+    const int cap = nb + nb / 2 + 16;
+    p->bv = ids_grow(p->bv, sizeof(imp_vec3), cap);
+    p->bw = ids_grow(p->bw, sizeof(imp_vec3), cap);
+    p->bim = ids_grow(p->bim, sizeof(double), cap);
+    p->bI = ids_grow(p->bI, sizeof(imp_mat3), cap);
+    p->body_cap = cap;
+}
+
+/* a new side contact of particle i in group g: its row, and its pc_side (index *k) */
+static pc_row *side_new(particle_coupling *p, int g, int i, int *k)
+{
+    if (p->side_count == p->side_cap) {
+        p->side_cap = p->side_cap ? 2 * p->side_cap : 256;
+        p->side = ids_grow(p->side, sizeof(pc_side), p->side_cap);
+    }
+    pc_group *G = &p->group[g];
+    if (G->side_count == G->side_cap) {
+        G->side_cap = G->side_cap ? 2 * G->side_cap : 256;
+        G->side = ids_grow(G->side, sizeof(pc_row), G->side_cap);
+        G->spare = ids_grow(G->spare, sizeof(pc_row), G->side_cap);
+    }
+    *k = p->side_count++;
+    memset(&p->side[*k], 0, sizeof(pc_side));
+    p->side[*k].body = -1, p->side[*k].s = 1;
+    pc_row *r = &G->side[G->side_count++];
+    memset(r, 0, sizeof *r);
+    r->i = i, r->side = *k;
+    return r;
+}
+
+static pc_pair *pair_new(particle_coupling *p, int g)
+{
+    pc_group *G = &p->group[g];
+    if (G->pair_count == G->pair_cap) {
+        G->pair_cap = G->pair_cap ? 2 * G->pair_cap : 1024;
+        G->pair = ids_grow(G->pair, sizeof(pc_pair), G->pair_cap);
+    }
+    return &G->pair[G->pair_count++];
+}
+
+/* the group of a contact between particles i and j (j = i for a side): one half, or the rows across */
+static inline int group_of(const particle_coupling *p, int i, int j) { return p->half[i] == p->half[j] ? p->half[i] : 2; }
+
+/* ---- sorting ------------------------------------------------------------------------------------------ */
+
+/* a float's bits as an unsigned key in the float's order */
+static uint32_t order_key(double x)
+{
+    float f = (float)x;
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return (u & 0x80000000u) ? ~u : u | 0x80000000u;
+}
+
+/* idx[0..n) sorted by key[idx[k]] (least significant byte first: four stable counting passes) */
+static void radix_sort(const uint32_t *key, int *idx, int *tmp, int n)
+{
+    int count[256];
+    for (int shift = 0; shift < 32; shift += 8) {
+        memset(count, 0, sizeof count);
+        for (int k = 0; k < n; k++) count[(key[idx[k]] >> shift) & 255]++;
+        for (int b = 0, sum = 0; b < 256; b++) {
+            const int c = count[b];
+            count[b] = sum, sum += c;
+        }
+        for (int k = 0; k < n; k++) tmp[count[(key[idx[k]] >> shift) & 255]++] = idx[k];
+        memcpy(idx, tmp, sizeof(int) * (size_t)n);
+    }
+}
+
+/* ---- the sweeps ------------------------------------------------------------------------------------------- */
+
+/* the velocity of a side at its contact (a collider, a static body: zero) */
+static inline imp_vec3 side_velocity_at(const particle_coupling *p, const pc_side *s)
+{
+    if (s->body < 0) return v3(0, 0, 0);
+    return v3_add(p->bv[s->body], v3_cross(p->bw[s->body], s->r));
+}
+
+/* d . K d for a unit direction d at a side: 1/m + 1/M + (r x d) . I^-1 (r x d) (derivation at the top) */
+static inline double side_response(const particle_coupling *p, const pc_side *s, double wi, bool moves, imp_vec3 d)
+{
+    if (!moves) return wi;
+    const imp_vec3 rd = v3_cross(s->r, d);
+    return wi + p->bim[s->body] + v3_dot(rd, m3_mul_v(p->bI[s->body], rd));
+}
+
+/* the impulse J on i and -J on the side (when it moves) */
+static inline void side_apply(particle_coupling *p, double *v, const pc_row *r, const pc_side *s, double wi, bool moves, imp_vec3 J)
+{
+    v3_accum(v + 3 * r->i, v3_scale(J, wi));
+    if (!moves) return;
+    p->bv[s->body] = v3_mad(p->bv[s->body], J, -p->bim[s->body]);
+    p->bw[s->body] = v3_sub(p->bw[s->body], m3_mul_v(p->bI[s->body], v3_cross(s->r, J)));
+}
+
+/* the accumulated tangential impulse moved to stop the slip dt (kt = t . K t), kept in the Coulomb
+ * disc |jt| <= lim; returns the change */
+static inline imp_vec3 friction_step(pc_row *r, imp_vec3 dt, double kt, double lim)
+{
+    imp_vec3 jt = r->jt;
+    if (kt > 0) jt = v3_mad(jt, dt, -1 / kt);
+    const double len2 = v3_dot(jt, jt);
+    if (len2 > lim * lim) jt = v3_scale(jt, lim / sqrt(len2));
+    const imp_vec3 change = v3_sub(jt, r->jt);
+    r->jt = jt;
+    return change;
+}
+
+/* One visit of a side contact: the normal impulse that brings n . d to the target (accumulated,
+ * >= 0), then the friction impulse that stops the slip. wi, moves: whether i and the side answer;
+ * kn the effective mass along n with them. */
+static void side_velocity(particle_coupling *p, double *v, pc_row *r, double wi, bool moves, double kn)
+{
+    const pc_side *s = &p->side[r->side];
+    imp_vec3 d = v3_sub(v3_load(v + 3 * r->i), side_velocity_at(p, s));
+    const double sum = r->jn + kn * (r->target - v3_dot(r->n, d)), jn = sum > 0 ? sum : 0, dj = jn - r->jn;
+    r->jn = jn;
+    if (dj != 0) side_apply(p, v, r, s, wi, moves, v3_scale(r->n, dj));
+    if (r->mu <= 0) return;
+    d = v3_sub(v3_load(v + 3 * r->i), side_velocity_at(p, s));
+    const imp_vec3 dt = v3_mad(d, r->n, -v3_dot(r->n, d));
+    const double slip2 = v3_dot(dt, dt);
+    if (slip2 < 1e-28) return;
+    const double kt = side_response(p, s, wi, moves, v3_scale(dt, 1 / sqrt(slip2)));
+    side_apply(p, v, r, s, wi, moves, friction_step(r, dt, kt, r->mu * jn));
+}
+
+/* One visit of a pair: the same with K = (wi + wj) 1; the normal aim lowered by ease (>= 0), friction
+ * only when asked */
+static void pair_velocity(double *v, pc_pair *r, double wi, double wj, double kn, double ease, bool friction)
+{
+    double *vi = v + 3 * r->i, *vj = v + 3 * r->j;
+    const imp_vec3 n = v3(r->n[0], r->n[1], r->n[2]);
+    imp_vec3 d = v3_sub(v3_load(vi), v3_load(vj));
+    const double sum = r->jn + kn * (r->target - ease - v3_dot(n, d)), jn = sum > 0 ? sum : 0, dj = jn - r->jn;
+    r->jn = jn;
+    if (dj != 0) {
+        v3_accum(vi, v3_scale(n, dj * wi));
+        v3_accum(vj, v3_scale(n, -dj * wj));
+        d = v3_mad(d, n, dj * (wi + wj));
+    }
+    if (r->mu <= 0 || !friction) return;
+    const imp_vec3 dt = v3_mad(d, n, -v3_dot(n, d));
+    if (v3_dot(dt, dt) < 1e-28) return;
+    /* the tangential impulse that stops the slip, dt / (wi + wj) = kn dt, kept in the disc of radius mu jn */
+    const imp_vec3 jt0 = v3(r->jt[0], r->jt[1], r->jt[2]);
+    imp_vec3 jt = v3_mad(jt0, dt, -kn);
+    const double lim = r->mu * jn, len2 = v3_dot(jt, jt);
+    if (len2 > lim * lim) jt = v3_scale(jt, lim / sqrt(len2));
+    r->jt[0] = (float)jt.x, r->jt[1] = (float)jt.y, r->jt[2] = (float)jt.z;
+    const imp_vec3 J = v3_sub(v3(r->jt[0], r->jt[1], r->jt[2]), jt0);
+    v3_accum(vi, v3_scale(J, wi));
+    v3_accum(vj, v3_scale(J, -wj));
+}
+
+/* Shock propagation's inverse masses of a pair: of a steep pair (normal within 60 degrees of the
+ * vertical) the lower particle stands still */
+static inline void shock_weights(const particle_coupling *p, const pc_pair *r, imp_vec3 up, double *wi, double *wj)
+{
+    const double tilt = r->n[0] * up.x + r->n[1] * up.y + r->n[2] * up.z; /* > 0: i above j */
+    *wi = p->im[r->i], *wj = p->im[r->j];
+    if (tilt > STEEP) *wj = 0;
+    else if (tilt < -STEEP) *wi = 0;
+}
+
+/* one sweep over the rows of group g (sides, then pairs); shock: the last one, in which the lower side
+ * of a steep contact stands still (what a body does not answer there still reaches it at the end,
+ * bodies_take: momentum stays conserved) */
+static void sweep_velocities(particle_coupling *p, double *v, imp_vec3 up, int g, bool shock)
+{
+    const double *im = p->im;
+    pc_group *G = &p->group[g];
+    for (int t = 0; t < G->side_count; t++) {
+        pc_row *r = &G->side[t];
+        if (!shock) {
+            side_velocity(p, v, r, im[r->i], r->moves, r->kn);
+            continue;
+        }
+        const bool moves = r->moves && !(v3_dot(r->n, up) > STEEP);
+        const double km = side_response(p, &p->side[r->side], im[r->i], moves, r->n);
+        if (km > 0) side_velocity(p, v, r, im[r->i], moves, 1 / km);
+    }
+    if (!shock) {
+        /* two runs of the rows side by side: the rows of one particle follow each other and wait on
+         * each other's velocities; the second run, far off in the pile, fills the wait */
+        const int half = (G->pair_count + 1) / 2;
+        for (int t = 0; t < half; t++) {
+            pc_pair *r = &G->pair[t];
+            pair_velocity(v, r, im[r->i], im[r->j], r->kn, 0, true);
+            if (t + half < G->pair_count) {
+                r = &G->pair[t + half];
+                pair_velocity(v, r, im[r->i], im[r->j], r->kn, 0, true);
+            }
+        }
+        return;
+    }
+    /* A lower particle that stands still here but moves (what the sweeps before left it) would carry
+     * the upper one with it, energy from nowhere: along n the upper one is held at most to standing
+     * still, n . v_upper >= target + min(n . v_lower, 0), and the friction of the sweeps before
+     * stands (stopping the slip against a lower particle that moves sideways would drag the upper
+     * one along). So the shock sweep only takes approach out of a column, never adds motion. */
+    for (int t = 0; t < G->pair_count; t++) {
+        pc_pair *r = &G->pair[t];
+        double wi, wj, ease = 0;
+        shock_weights(p, r, up, &wi, &wj);
+        if (wi + wj > 0 && wi * wj == 0) {
+            const imp_vec3 n = v3(r->n[0], r->n[1], r->n[2]);
+            ease = wj == 0 ? v3_dot(n, v3_load(v + 3 * r->j)) : -v3_dot(n, v3_load(v + 3 * r->i));
+            ease = ease > 0 ? ease : 0;
+        }
+        if (wi + wj > 0) pair_velocity(v, r, wi, wj, 1 / (wi + wj), ease, wi * wj > 0);
+    }
+}
+
+/* ---- setting a contact up -------------------------------------------------------------------------------- */
+
+/* The normal velocity a contact aims at and its Coulomb coefficient, from the relative velocity d
+ * before the sweeps. touched (a touch on the way, or gap0 <= 0: overlapping at the start): an approach
+ * faster than the restitution threshold turns into e times it, a slower one stops. Apart at the start
+ * by gap0 > 0: the approach may close the gap within the step, n . d >= -gap0 / h, unless it is fast
+ * enough to close it and bounces: then the bounce. */
+static void normal_target(const imp_world *w, imp_vec3 n, imp_vec3 d, bool touched, double gap0, double e, double mu_k,
+                          double mu_s, double h, double *target, double *mu)
+{
+    const double vn = v3_dot(n, d);
+    const double threshold = fmax(w->settings.restitution_threshold, 1e-9);
+    const bool bounce = vn < -threshold && e > 0;
+    if (touched || gap0 <= 0) *target = bounce ? -e * vn : 0;
+    else *target = bounce && vn * h < -gap0 ? -e * vn : -gap0 / h;
+    const imp_vec3 dt = v3_mad(d, n, -vn);
+    *mu = v3_dot(dt, dt) < STICK_SPEED * STICK_SPEED ? mu_s : mu_k;
+}
+
+/* ---- particles against bodies --------------------------------------------------------------------------- */
+
+/* every body's velocities, inverse mass and inverse inertia (world, at the end of the step) */
+static void bodies_load(imp_world *w, particle_coupling *p)
+{
+    const int nb = w->bodies->ids.count;
+    reserve_bodies(p, nb);
+    for (int b = 0; b < nb; b++) {
+        const body *bd = &w->bodies->body[b];
+        const double *X = w->bodies->state + BODY_DIM * b;
+        if (bd->motion == IMP_DYNAMIC) {
+            const imp_mat3 R = quat_to_m3(quat_normalize(quat(X[3], X[4], X[5], X[6])));
+            p->bim[b] = bd->inv_mass;
+            p->bI[b] = m3_rotate_tensor(R, bd->Ibody_inv);
+            p->bv[b] = v3_scale(v3_load(X + 7), bd->inv_mass);
+            p->bw[b] = m3_mul_v(p->bI[b], v3_load(X + 10));
+        } else {
+            p->bim[b] = 0;
+            memset(&p->bI[b], 0, sizeof(imp_mat3));
+            p->bv[b] = bd->motion == IMP_KINEMATIC ? bd->kin_v : v3(0, 0, 0);
+            p->bw[b] = bd->motion == IMP_KINEMATIC ? bd->kin_w : v3(0, 0, 0);
+        }
+    }
+}
+
+/* the particles that meet bodies (dynamic, not driven), sorted by the lowest x of their swept boxes
+ * into order[]; returns how many, and the widest box's x extent */
+static int sweep_boxes(imp_world *w, particle_coupling *p, const double *x0, double *widest)
+{
+    const int n = w->particles->ids.count;
+    const double *x1 = w->particles->x, *rad = w->particles->radius;
+    reserve_order(p, n);
+    int m = 0;
+    *widest = 0;
+    for (int i = 0; i < n; i++) {
+        if (!(p->im[i] > 0)) continue;
+        const double grow = rad[i] * (1 + NEAR_FRACTION);
+        for (int a = 0; a < 3; a++) {
+            p->lo[3 * i + a] = lesser(x0[3 * i + a], x1[3 * i + a]) - grow;
+            p->hi[3 * i + a] = greater(x0[3 * i + a], x1[3 * i + a]) + grow;
+        }
+        if (!(p->hi[3 * i] - p->lo[3 * i] <= 1e300)) continue; /* not finite: the NaN guard takes it */
+        *widest = greater(*widest, p->hi[3 * i] - p->lo[3 * i]);
+        p->key[i] = order_key(p->lo[3 * i]);
+        p->order[m++] = i;
+    }
+    radix_sort(p->key, p->order, p->tmp, m);
+    return m;
+}
+
+/* the first of the sorted particles whose box's lowest x is >= x */
+static int lower_bound(const particle_coupling *p, int m, double x)
+{
+    int lo = 0, hi = m;
+    while (lo < hi) {
+        const int mid = (lo + hi) / 2;
+        if (p->lo[3 * p->order[mid]] < x) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* a shape's pose from its body's state X: position and rotation, and its bounds */
+static void shape_pose(const shape *sh, const double *X, imp_vec3 com, imp_vec3 *pos, imp_mat3 *R, imp_vec3 *lo, imp_vec3 *hi)
+{
+    shape tmp = *sh;
+    shape_place(&tmp, X, com);
+    *pos = tmp.wpos, *R = tmp.wrot, *lo = tmp.lo, *hi = tmp.hi;
+}
+
+typedef struct shape_ctx {
+    const shape *sh;
+    int body;
+    imp_vec3 p0, p1;
+    imp_mat3 R0, R1;
+} shape_ctx;
+
+/* particle i against one shape: its path in the shape's frame; a contact when it touches or ends near */
+static void meet_shape(imp_world *w, particle_coupling *p, const shape_ctx *s, int i, const double *x0, double h, imp_vec3 up)
+{
+    const double r = w->particles->radius[i];
+    const imp_vec3 a = m3_mul_tv(s->R0, v3_sub(v3_load(x0 + 3 * i), s->p0));
+    const imp_vec3 b = m3_mul_tv(s->R1, v3_sub(v3_load(w->particles->x + 3 * i), s->p1));
+    pshape_hit hit;
+    if (!pshape_sweep(s->sh, a, b, r, NEAR_FRACTION * r, &hit)) return;
+    const imp_vec3 cl = v3_mad(a, v3_sub(b, a), hit.s);
+    const bool moves = p->bim[s->body] > 0;
+    int k;
+    pc_row *row = side_new(p, moves ? 2 : p->half[i], i, &k);
+    pc_side *sd = &p->side[k];
+    row->n = m3_mul_v(s->R1, hit.n);
+    row->moves = moves;
+    sd->body = s->body;
+    sd->at = v3_add(s->p1, m3_mul_v(s->R1, v3_mad(cl, hit.n, -hit.dist)));
+    sd->r = v3_sub(sd->at, v3_load(w->bodies->state + BODY_DIM * s->body));
+    sd->height = v3_dot(up, v3_load(w->particles->x + 3 * i));
+    row->limit = v3_dot(row->n, sd->at) + r;
+    if (hit.touched) sd->s = hit.s, sd->c = v3_add(s->p1, m3_mul_v(s->R1, cl));
+    row->kn = 1 / side_response(p, sd, p->im[i], moves, row->n);
+    const shape *sh = s->sh;
+    const double mu_p = w->particles->friction[i];
+    const double mu_s = sh->static_friction >= 0 ? sh->static_friction : sh->friction;
+    const imp_vec3 d = v3_sub(v3_load(w->particles->v + 3 * i), side_velocity_at(p, sd));
+    normal_target(w, row->n, d, hit.touched, hit.dist0 - r, fmax(w->particles->restitution[i], sh->restitution),
+                  sqrt(mu_p * sh->friction), sqrt(mu_p * mu_s), h, &row->target, &row->mu);
+    if (hit.touched && (p->first[i] < 0 || hit.s < p->side[p->first[i]].s)) p->first[i] = k;
+}
+
+static void meet_bodies(imp_world *w, particle_coupling *p, const double *x0, const imp_step *st, imp_vec3 up)
+{
+    double widest;
+    const int m = sweep_boxes(w, p, x0, &widest);
+    if (m == 0) return;
+    bodies_load(w, p);
+    for (int q = 0; q < w->shapes->ids.count; q++) {
+        const shape *sh = &w->shapes->shape[q];
+        const int b = bodies_dense(w, sh->body);
+        const body *bd = &w->bodies->body[b];
+        shape_ctx s = {.sh = sh, .body = b};
+        imp_vec3 lo0, hi0, lo1, hi1;
+        shape_pose(sh, st->bodies0 + BODY_DIM * b, bd->com, &s.p0, &s.R0, &lo0, &hi0);
+        shape_pose(sh, w->bodies->state + BODY_DIM * b, bd->com, &s.p1, &s.R1, &lo1, &hi1);
+        if (sh->type == IMP_SHAPE_PLANE) {
+            for (int t = 0; t < m; t++) meet_shape(w, p, &s, p->order[t], x0, st->dt, up);
+            continue;
+        }
+        const imp_vec3 lo = v3(fmin(lo0.x, lo1.x), fmin(lo0.y, lo1.y), fmin(lo0.z, lo1.z));
+        const imp_vec3 hi = v3(fmax(hi0.x, hi1.x), fmax(hi0.y, hi1.y), fmax(hi0.z, hi1.z));
+        for (int t = lower_bound(p, m, lo.x - widest); t < m; t++) {
+            const int i = p->order[t];
+            const double *plo = p->lo + 3 * i, *phi = p->hi + 3 * i;
+            if (plo[0] > hi.x) break;
+            if (phi[0] < lo.x || plo[1] > hi.y || phi[1] < lo.y || plo[2] > hi.z || phi[2] < lo.z) continue;
+            meet_shape(w, p, &s, i, x0, st->dt, up);
+        }
+    }
+}
+
+/* ---- resting on bodies (the implicit integrator's contacts) -------------------------------------------------- */
+
+/* The implicit integrator holds a resting contact inside its solve (implicit.c, Baraff and Witkin's
+ * filter): the particle's normal velocity relative to the surface is prescribed, and friction acts
+ * there, so a cloth lies on a body as it lies on a collider, its stiff forces and the contact solved
+ * together. Its impulse on the particle comes back (pcollide_set_impulse) and the body takes the
+ * opposite at the end of the step (bodies_take). A contact holds a particle (dynamic, not attached)
+ * within slop of a convex shape (meshes: the stage after the bodies' alone) at the start of the step
+ * whose normal speed relative to the surface is at most vn_max: one per particle, its nearest shape,
+ * and none for a particle resting on a collider as well (the solve returns one impulse per particle,
+ * which would not be the body's alone; pcollide_find_contacts drops those). A particle in two
+ * contacts, a cloth pinched between two bodies, meets them in the stage after the bodies'. */
+static void pcontact_find_bodies(imp_world *w, double slop, double vn_max)
+{
+    const int n = w->particles->ids.count;
+    if (n == 0 || w->shapes->ids.count == 0) return;
+    particle_coupling *p = coupling_get(w);
+    reserve_particles(p, n);
+    const attach_set *as = w->attach;
+    memset(p->driven, 0, (size_t)n);
+    for (int k = 0; as && k < as->count; k++)
+        if (as->a[k].dense >= 0) p->driven[as->a[k].dense] = 1;
+    for (int i = 0; i < n; i++) {
+        p->im[i] = w->particles->motion[i] == IMP_DYNAMIC && !p->driven[i] ? w->particles->inv_mass[i] : 0;
+        p->first[i] = -1;
+    }
+    double *x = w->particles->x;
+    double widest;
+    const int m = sweep_boxes(w, p, x, &widest);
+    if (m == 0) return;
+    bodies_load(w, p);
+    /* each particle's nearest shape within slop (p->first: the shape, p->lo[3 i]: its gap) */
+    for (int q = 0; q < w->shapes->ids.count; q++) {
+        const shape *sh = &w->shapes->shape[q];
+        if (sh->type == IMP_SHAPE_MESH) continue;
+        const int b = bodies_dense(w, sh->body);
+        imp_vec3 pos, lo, hi;
+        imp_mat3 R;
+        shape_pose(sh, w->bodies->state + BODY_DIM * b, w->bodies->body[b].com, &pos, &R, &lo, &hi);
+        const int t0 = sh->type == IMP_SHAPE_PLANE ? 0 : lower_bound(p, m, lo.x - widest);
+        for (int t = t0; t < m; t++) {
+            const int i = p->order[t];
+            const double *plo = p->lo + 3 * i, *phi = p->hi + 3 * i;
+            if (sh->type != IMP_SHAPE_PLANE) {
+                if (plo[0] > hi.x) break;
+                if (phi[0] < lo.x || plo[1] > hi.y || phi[1] < lo.y || plo[2] > hi.z || phi[2] < lo.z) continue;
+            }
+            imp_vec3 nl;
+            const double d = pshape_distance(sh, m3_mul_tv(R, v3_sub(v3_load(x + 3 * i), pos)), &nl) - w->particles->radius[i];
+            if (d <= slop && (p->first[i] < 0 || d < p->disp_gap[i])) p->first[i] = q, p->disp_gap[i] = d;
+        }
+    }
+    for (int t = 0; t < m; t++) {
+        const int i = p->order[t], q = p->first[i];
+        if (q < 0) continue;
+        const shape *sh = &w->shapes->shape[q];
+        const int b = bodies_dense(w, sh->body);
+        const double *X = w->bodies->state + BODY_DIM * b;
+        imp_vec3 pos, lo, hi, nl;
+        imp_mat3 R;
+        shape_pose(sh, X, w->bodies->body[b].com, &pos, &R, &lo, &hi);
+        const double r = w->particles->radius[i];
+        const imp_vec3 xi = v3_load(x + 3 * i);
+        const double d = pshape_distance(sh, m3_mul_tv(R, v3_sub(xi, pos)), &nl) - r;
+        const imp_vec3 N = m3_mul_v(R, nl), at = v3_mad(xi, N, -(r + d));
+        const imp_vec3 ra = v3_sub(at, v3_load(X));
+        const imp_vec3 u = v3_add(p->bv[b], v3_cross(p->bw[b], ra));
+        const imp_vec3 vr = v3_sub(v3_load(w->particles->v + 3 * i), u);
+        const double vn = v3_dot(N, vr);
+        if (vn > vn_max || vn < -vn_max) continue;
+        /* on the surface with no normal velocity: make the position exact, then it is a contact */
+        v3_store(x + 3 * i, v3_mad(xi, N, -d));
+        pcontact pc;
+        memset(&pc, 0, sizeof pc);
+        pc.particle = i, pc.collider = -1, pc.body = b, pc.shape = q;
+        pc.vt0 = v3_mad(vr, N, -vn);
+        pc.u = u;
+        pc.normal = N;
+        pc.at = m3_mul_tv(quat_to_m3(quat_normalize(quat(X[3], X[4], X[5], X[6]))), ra);
+        pc.mu = sqrt(w->particles->friction[i] * sh->friction);
+        pcollide_add_contact(w, &pc);
+    }
+}
+
+void particle_contacts_rest(const imp_step *st)
+{
+    imp_world *w = st->w;
+    pcollide_begin_contacts(w);
+    if (w->settings.integrator == IMP_IMPLICIT) pcontact_find_bodies(w, PCOLLIDE_REST_SLOP, PCOLLIDE_REST_SPEED);
+}
+
+/* ---- particles against particles ------------------------------------------------------------------------- */
+
+/* ---- warm starting ---------------------------------------------------------------------------------------- */
+
+/* the pair's impulses of the last step, if it had one: its normal part (>= 0) and its tangential part
+ * (in the Coulomb disc), about the pair's normal of this step */
+static void warm_lookup(const particle_coupling *p, pc_pair *r, imp_vec3 n, imp_id a, imp_id b)
+{
+    const pc_warm *wm = &p->warm;
+    const bool a_low = a.index < b.index;
+    const imp_id lo = a_low ? a : b, hi = a_low ? b : a;
+    if ((int)lo.index >= wm->slots) return;
+    for (int e = wm->start[lo.index]; e < wm->start[lo.index + 1]; e++) {
+        if (wm->higher[e].index != hi.index || wm->higher[e].generation != hi.generation || wm->lower[e].generation != lo.generation)
+            continue;
+        const float *J = wm->impulse + 3 * e;
+        const imp_vec3 Ji = v3_scale(v3(J[0], J[1], J[2]), a_low ? 1 : -1);
+        const double jn = v3_dot(n, Ji);
+        if (!(jn > 0)) return;
+        imp_vec3 jt = v3_mad(Ji, n, -jn);
+        const double lim = r->mu * jn, len2 = v3_dot(jt, jt);
+        if (len2 > lim * lim) jt = v3_scale(jt, lim / sqrt(len2));
+        r->jn = jn;
+        r->jt[0] = (float)jt.x, r->jt[1] = (float)jt.y, r->jt[2] = (float)jt.z;
+        return;
+    }
+}
+
+/* the pairs' warm starts applied before the sweeps: each one's impulse on i, the opposite on j */
+static void warm_apply(particle_coupling *p, double *v, int g)
+{
+    const pc_group *G = &p->group[g];
+    for (int t = 0; t < G->pair_count; t++) {
+        const pc_pair *r = &G->pair[t];
+        if (!(r->jn > 0)) continue;
+        const imp_vec3 J = v3_add(v3_scale(v3(r->n[0], r->n[1], r->n[2]), r->jn), v3(r->jt[0], r->jt[1], r->jt[2]));
+        v3_accum(v + 3 * r->i, v3_scale(J, p->im[r->i]));
+        v3_accum(v + 3 * r->j, v3_scale(J, -p->im[r->j]));
+    }
+}
+
+/* this step's pair impulses kept for the next (an entry per pair that pushed, under its lower slot) */
+static void warm_keep(imp_world *w, particle_coupling *p)
+{
+    pc_warm *wm = &p->warm;
+    const idtable *ids = &w->particles->ids;
+    int count = 0;
+    for (int g = 0; g < 3; g++)
+        for (int t = 0; t < p->group[g].pair_count; t++) count += p->group[g].pair[t].jn > 0;
+    if (ids->slots + 1 > wm->start_cap) {
+        wm->start_cap = ids->slots + 1 + ids->slots / 2;
+        wm->start = ids_grow(wm->start, sizeof(int), (size_t)wm->start_cap);
+    }
+    if (count > wm->cap) {
+        wm->cap = count + count / 2;
+        wm->lower = ids_grow(wm->lower, sizeof(imp_id), (size_t)wm->cap);
+        wm->higher = ids_grow(wm->higher, sizeof(imp_id), (size_t)wm->cap);
+        wm->impulse = ids_grow(wm->impulse, 3 * sizeof(float), (size_t)wm->cap);
+    }
+    wm->slots = ids->slots;
+    memset(wm->start, 0, sizeof(int) * (size_t)(wm->slots + 1));
+    for (int g = 0; g < 3; g++)
+        for (int t = 0; t < p->group[g].pair_count; t++) {
+            const pc_pair *r = &p->group[g].pair[t];
+            if (!(r->jn > 0)) continue;
+            const uint32_t a = ids->dense_slot[r->i], b = ids->dense_slot[r->j];
+            wm->start[(a < b ? a : b) + 1]++;
+        }
+    for (int s = 0; s < wm->slots; s++) wm->start[s + 1] += wm->start[s];
+    for (int g = 0; g < 3; g++)
+        for (int t = 0; t < p->group[g].pair_count; t++) {
+            const pc_pair *r = &p->group[g].pair[t];
+            if (!(r->jn > 0)) continue;
+            const imp_id a = particle_id(ids, r->i), b = particle_id(ids, r->j);
+            const bool a_low = a.index < b.index;
+            const int e = wm->start[a_low ? a.index : b.index]++;
+            wm->lower[e] = a_low ? a : b, wm->higher[e] = a_low ? b : a;
+            const double sign = a_low ? 1 : -1, jn = r->jn;
+            for (int k = 0; k < 3; k++) wm->impulse[3 * e + k] = (float)(sign * (r->n[k] * jn + r->jt[k]));
+        }
+    for (int s = wm->slots; s > 0; s--) wm->start[s] = wm->start[s - 1];
+    wm->start[0] = 0;
+    wm->count = count;
+}
+
+/* the pair of grains a, b (xa, xb: their search data), which end within reach of each other (d2: their
+ * squared distance at the end) or may have crossed on the way: a contact with its normal and gap at
+ * the start, when they are within reach or did cross (their closest approach over the step);
+ * particles of one cloth or hair only if it self-collides and they lie more than twice their radii
+ * apart at rest */
+static void meet_pair(imp_world *w, particle_coupling *p, const pc_grain *a, const pc_grain *b, const double *xa, const double *xb,
+                      double d2, double R, double h)
+{
+    const double reach = R * (1 + NEAR_FRACTION / 2);
+    const imp_vec3 d0 = v3_sub(v3_load(a->x0), v3_load(b->x0));
+    if (d2 >= reach * reach) {
+        const imp_vec3 move = v3_sub(v3_sub(v3_load(xa), v3_load(xb)), d0);
+        const double mm = v3_dot(move, move);
+        if (!(mm > 0)) return;
+        double s = -v3_dot(d0, move) / mm;
+        s = s < 0 ? 0 : s > 1 ? 1 : s;
+        const imp_vec3 dc = v3_mad(d0, move, s);
+        if (v3_dot(dc, dc) >= R * R) return;
+    }
+    if (a->owner != 0 && a->owner == b->owner && !cloth_self_pair(w, a->owner - 1, a->vertex, b->vertex, 2 * R)) return;
+    const double l0 = v3_len(d0);
+    imp_vec3 n = v3(0, 1, 0);
+    if (l0 > 1e-9 * R) n = v3_scale(d0, 1 / l0);
+    else if (d2 > 1e-18 * R * R) n = v3_scale(v3_sub(v3_load(xa), v3_load(xb)), 1 / sqrt(d2));
+    const int i = a->particle, j = b->particle;
+    pc_pair *r = pair_new(p, group_of(p, i, j));
+    r->i = i, r->j = j;
+    r->n[0] = (float)n.x, r->n[1] = (float)n.y, r->n[2] = (float)n.z;
+    r->limit = (float)R;
+    r->kn = (float)(1 / (a->im + b->im));
+    r->jn = 0, r->jt[0] = r->jt[1] = r->jt[2] = 0;
+    const double mu = sqrt(a->mu * b->mu);
+    const imp_vec3 d = v3_sub(v3_load(a->v), v3_load(b->v));
+    double target, mu_c;
+    normal_target(w, n, d, false, l0 - R, a->e > b->e ? a->e : b->e, mu, mu, h, &target, &mu_c);
+    r->target = (float)target, r->mu = (float)mu_c;
+    warm_lookup(p, r, n, a->id, b->id);
+}
+
+/* the 13 neighbour cells after a cell (the third coordinate slowest), and the cell itself: each pair once */
+static const int HALF_STENCIL[14][3] = {{0, 0, 0},   {1, 0, 0},  {-1, 1, 0}, {0, 1, 0},  {1, 1, 0},
+                                        {-1, -1, 1}, {0, -1, 1}, {1, -1, 1}, {-1, 0, 1}, {0, 0, 1},
+                                        {1, 0, 1},   {-1, 1, 1}, {0, 1, 1},  {1, 1, 1}};
+
+static inline uint32_t cell_hash(int32_t x, int32_t y, int32_t z, uint32_t mask)
+{
+    return ((uint32_t)x * 73856093u ^ (uint32_t)y * 19349663u ^ (uint32_t)z * 83492791u) & mask;
+}
+
+/* The grid of the pair search: cells as wide as the largest reach, their coordinates along the axes
+ * axis[0..2] (the one nearest gravity last). Over the particles' bounds when that takes at most four
+ * cells a particle (a cell's key is its index, the last coordinate slowest), else hashed into
+ * 2^k >= 2 m buckets (a key then holds several cells: the search compares cells). */
+typedef struct pair_grid {
+    bool dense;
+    int axis[3];
+    int32_t n[3];        /* dense: cells along each axis */
+    double lo[3], inv;   /* the grid's corner and 1 / cell width */
+    uint32_t mask;       /* hashed */
+    uint32_t size;       /* keys */
+} pair_grid;
+
+static inline uint32_t grid_key(const pair_grid *g, int32_t a, int32_t b, int32_t c)
+{
+    if (g->dense) return (uint32_t)a + (uint32_t)g->n[0] * ((uint32_t)b + (uint32_t)g->n[1] * (uint32_t)c);
+    return cell_hash(a, b, c, g->mask);
+}
+
+static void meet_pairs(imp_world *w, particle_coupling *p, const double *x0, double h, imp_vec3 up)
+{
+    const int n = w->particles->ids.count;
+    const double *x = w->particles->x, *rad = w->particles->radius;
+    reserve_order(p, n);
+    double rmax = 0, lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        if (w->particles->motion[i] == IMP_CURVE || !(rad[i] > 0) || !v3_finite(v3_load(x + 3 * i))) continue;
+        rmax = rad[i] > rmax ? rad[i] : rmax;
+        for (int a = 0; a < 3; a++) lo[a] = lesser(lo[a], x[3 * i + a]), hi[a] = greater(hi[a], x[3 * i + a]);
+        p->order[m++] = i;
+    }
+    if (m < 2) return;
+    if (w->cloth) cloth_owners(w, p->owner, p->vertex);
+    else memset(p->owner, 0, sizeof(int) * (size_t)n);
+    pair_grid g = {.inv = 1 / (2 * rmax * (1 + NEAR_FRACTION / 2))};
+    const double ua[3] = {fabs(up.x), fabs(up.y), fabs(up.z)};
+    g.axis[2] = ua[1] >= ua[0] && ua[1] >= ua[2] ? 1 : ua[0] >= ua[2] ? 0 : 2;
+    g.axis[0] = g.axis[2] == 0 ? 1 : 0, g.axis[1] = g.axis[2] == 2 ? 1 : 2;
+    double cells = 1;
+    for (int k = 0; k < 3; k++) {
+        const int a = g.axis[k];
+        g.lo[k] = lo[a];
+        g.n[k] = (int32_t)fmin(floor((hi[a] - lo[a]) * g.inv) + 1, 1e9);
+        cells *= g.n[k];
+    }
+    g.dense = cells <= 4.0 * m;
+    if (g.dense) {
+        g.size = (uint32_t)cells;
+    } else {
+        for (g.size = 64; g.size < 2 * (uint32_t)m; g.size *= 2) {}
+        g.mask = g.size - 1;
+    }
+    if ((int)g.size + 1 > p->table_cap) {
+        p->table_cap = (int)g.size + 1;
+        p->cell_start = ids_grow(p->cell_start, sizeof(int), (size_t)p->table_cap);
+    }
+    /* the particles sorted by key (counting sort), their cells and data copied alongside */
+    int *start = p->cell_start;
+    memset(start, 0, sizeof(int) * (g.size + 1));
+    int32_t (*cell)[3] = p->cell_of;
+    for (int t = 0; t < m; t++) {
+        const int i = p->order[t];
+        for (int k = 0; k < 3; k++) cell[t][k] = (int32_t)lesser((x[3 * i + g.axis[k]] - g.lo[k]) * g.inv, 2e9); /* >= 0 */
+        p->bucket_of[t] = grid_key(&g, cell[t][0], cell[t][1], cell[t][2]);
+        start[p->bucket_of[t] + 1]++;
+    }
+    for (uint32_t b = 0; b < g.size; b++) start[b + 1] += start[b];
+    for (int t = 0; t < m; t++) p->tmp[start[p->bucket_of[t]]++] = t;
+    for (uint32_t b = g.size; b > 0; b--) start[b] = start[b - 1];
+    start[0] = 0;
+    const double *v = w->particles->v;
+    for (int q = 0; q < m; q++) {
+        const int t = p->tmp[q], i = p->order[t];
+        double *data = p->bucket_x + PAIR_DATA * q;
+        pc_grain *gr = &p->grain[q];
+        memcpy(p->bucket_cell[q], cell[t], sizeof(int32_t[3]));
+        memcpy(data, x + 3 * i, 3 * sizeof(double));
+        data[3] = rad[i];
+        data[4] = v3_len(v3_sub(v3_load(x + 3 * i), v3_load(x0 + 3 * i)));
+        memcpy(gr->x0, x0 + 3 * i, sizeof gr->x0);
+        memcpy(gr->v, v + 3 * i, sizeof gr->v);
+        gr->im = p->im[i], gr->mu = w->particles->friction[i], gr->e = w->particles->restitution[i];
+        gr->particle = i, gr->owner = p->owner[i], gr->vertex = gr->owner ? p->vertex[i] : 0;
+        gr->id = particle_id(&w->particles->ids, i);
+    }
+    /* each particle against those after it in its cell and all in the 13 cells after its cell */
+    const double grow = 1 + NEAR_FRACTION / 2;
+    for (int q0 = 0; q0 < m; q0++) {
+        const pc_grain *gi = &p->grain[q0];
+        const int32_t *c = p->bucket_cell[q0];
+        const double *xi = p->bucket_x + PAIR_DATA * q0;
+        const bool moves = gi->im > 0;
+        for (int s = 0; s < 14; s++) {
+            const int32_t ca = c[0] + HALF_STENCIL[s][0], cb = c[1] + HALF_STENCIL[s][1], cc = c[2] + HALF_STENCIL[s][2];
+            if (g.dense && (ca < 0 || cb < 0 || cc < 0 || ca >= g.n[0] || cb >= g.n[1] || cc >= g.n[2])) continue;
+            const uint32_t b = grid_key(&g, ca, cb, cc);
+            for (int q = s == 0 ? q0 + 1 : start[b]; q < start[b + 1]; q++) {
+                const double *xq = p->bucket_x + PAIR_DATA * q;
+                const double R = xi[3] + xq[3], ex = xq[0] - xi[0], ey = xq[1] - xi[1], ez = xq[2] - xi[2];
+                const double d2 = ex * ex + ey * ey + ez * ez, reach = R * grow;
+                if (d2 >= reach * reach && xi[4] + xq[4] < R) continue;
+                const int32_t *cq = p->bucket_cell[q];
+                if (!g.dense && (cq[0] != ca || cq[1] != cb || cq[2] != cc)) continue;
+                const pc_grain *gq = &p->grain[q];
+                if (!moves && !(gq->im > 0)) continue;
+                meet_pair(w, p, gi, gq, xi, xq, d2, R, h);
+            }
+        }
+    }
+}
+
+/* the colliders near the particles in a pair contact: the ground and walls stay out of reach of a push */
+static void meet_colliders(imp_world *w, particle_coupling *p, const double *x0, double h, imp_vec3 up)
+{
+    const int nc = w->colliders->ids.count, n = w->particles->ids.count;
+    if (nc == 0 || n <= 0) return;
+    memset(p->touched, 0, (size_t)n);
+    for (int g = 0; g < 3; g++)
+        for (int q = 0; q < p->group[g].pair_count; q++) p->touched[p->group[g].pair[q].i] = p->touched[p->group[g].pair[q].j] = 1;
+    for (int i = 0; i < n; i++) {
+        if (!p->touched[i] || !(p->im[i] > 0)) continue;
+        const double r = w->particles->radius[i];
+        const imp_vec3 xs = v3_load(x0 + 3 * i), xe = v3_load(w->particles->x + 3 * i);
+        for (int ci = 0; ci < nc; ci++) {
+            const imp_collider_def *cd = &w->colliders->collider[ci].def;
+            imp_vec3 nrm;
+            if (pcollide_beyond(cd, xe, (1 + NEAR_FRACTION) * r) || pcollide_distance(cd, xe, &nrm) - r > NEAR_FRACTION * r) continue;
+            const double gap0 = pcollide_distance(cd, xs, &nrm) - r;
+            int k;
+            pc_row *row = side_new(p, p->half[i], i, &k);
+            row->n = nrm, row->limit = v3_dot(nrm, xs) - gap0;
+            row->kn = 1 / p->im[i];
+            p->side[k].height = v3_dot(up, xe);
+            normal_target(w, nrm, v3_load(w->particles->v + 3 * i), false, gap0, cd->restitution, cd->friction, cd->friction, h,
+                          &row->target, &row->mu);
+        }
+    }
+}
+
+/* each group's side rows lowest first along gravity (in the order found without gravity) */
+static void sort_sides(particle_coupling *p, imp_vec3 up)
+{
+    if (!(v3_dot(up, up) > 0)) return;
+    for (int g = 0; g < 3; g++) {
+        pc_group *G = &p->group[g];
+        const int ns = G->side_count;
+        if (ns < 2) continue;
+        reserve_order(p, ns);
+        for (int k = 0; k < ns; k++) p->order[k] = k, p->key[k] = order_key(p->side[G->side[k].side].height);
+        radix_sort(p->key, p->order, p->tmp, ns);
+        for (int t = 0; t < ns; t++) G->spare[t] = G->side[p->order[t]];
+        pc_row *swap = G->side;
+        G->side = G->spare, G->spare = swap;
+    }
+}
+
+/* ---- positions, and the bodies' share ----------------------------------------------------------------------- */
+
+/* New positions of the particles in contact: one that touched a body on the way at the touch (on the
+ * body as it ended), moved on by the rest of the step at its velocity relative to the body; the others
+ * from the start of the step at their new velocities, x0 + h v */
+static void place_particles(imp_world *w, particle_coupling *p, const double *x0, double h)
+{
+    const int n = w->particles->ids.count;
+    double *x = w->particles->x;
+    const double *v = w->particles->v;
+    memset(p->touched, 0, (size_t)n);
+    for (int g = 0; g < 3; g++) {
+        const pc_group *G = &p->group[g];
+        for (int t = 0; t < G->side_count; t++) p->touched[G->side[t].i] = 1;
+        for (int t = 0; t < G->pair_count; t++) p->touched[G->pair[t].i] = p->touched[G->pair[t].j] = 1;
+    }
+    for (int i = 0; i < n; i++) {
+        if (!p->touched[i] || !(p->im[i] > 0)) continue;
+        if (p->first[i] >= 0) {
+            const pc_side *s = &p->side[p->first[i]];
+            const imp_vec3 u = v3_sub(v3_load(v + 3 * i), side_velocity_at(p, s));
+            v3_store(x + 3 * i, v3_mad(s->c, u, (1 - s->s) * h));
+        } else {
+            v3_store(x + 3 * i, v3_mad(v3_load(x0 + 3 * i), v3_load(v + 3 * i), h));
+        }
+    }
+}
+
+static void project_sides(particle_coupling *p, double *x, int g)
+{
+    const pc_group *G = &p->group[g];
+    for (int t = 0; t < G->side_count; t++) {
+        const pc_row *r = &G->side[t];
+        const double C = v3_dot(r->n, v3_load(x + 3 * r->i)) - r->limit;
+        if (C < 0 && p->im[r->i] > 0) v3_accum(x + 3 * r->i, v3_scale(r->n, -C));
+    }
+}
+
+/* one sweep of group g's pair constraints |x_i - x_j| >= r_i + r_j (along the line of centres as it
+ * is, not the contact's normal: a pair sliding past each other is not pushed apart); shock: the lower
+ * one of a steep pair stands still */
+static void project_pairs(particle_coupling *p, double *x, int g, bool shock, imp_vec3 up)
+{
+    const pc_group *G = &p->group[g];
+    for (int t = 0; t < G->pair_count; t++) {
+        const pc_pair *r = &G->pair[t];
+        const imp_vec3 d = v3_sub(v3_load(x + 3 * r->i), v3_load(x + 3 * r->j));
+        const double d2 = v3_dot(d, d), limit = r->limit;
+        if (d2 >= limit * limit) continue;
+        double wi = p->im[r->i], wj = p->im[r->j];
+        if (shock) shock_weights(p, r, up, &wi, &wj);
+        if (!(wi + wj > 0)) continue;
+        const double len = sqrt(d2);
+        const imp_vec3 n = len > 1e-9 * limit ? v3_scale(d, 1 / len) : v3(r->n[0], r->n[1], r->n[2]);
+        const double lambda = (limit - len) / (wi + wj);
+        v3_accum(x + 3 * r->i, v3_scale(n, lambda * wi));
+        v3_accum(x + 3 * r->j, v3_scale(n, -lambda * wj));
+    }
+}
+
+/* the bodies take the opposite of what their contacts gave the particles, at the contact points: the
+ * rows of moving bodies (all in group 2), and the resting contacts the implicit integrator solved
+ * (their points carried with the bodies to where they ended) */
+static void bodies_take(imp_world *w, const particle_coupling *p)
+{
+    for (int k = 0; k < w->pcontacts->count; k++) {
+        const pcontact *pc = &w->pcontacts->contact[k];
+        if (pc->collider >= 0 || w->bodies->body[pc->body].motion != IMP_DYNAMIC || !(v3_dot(pc->impulse, pc->impulse) > 0)) continue;
+        const double *X = w->bodies->state + BODY_DIM * pc->body;
+        const imp_vec3 at = v3_add(v3_load(X), m3_mul_v(quat_to_m3(quat_normalize(quat(X[3], X[4], X[5], X[6]))), pc->at));
+        imp_body_apply_impulse(w, ids_of(&w->bodies->ids, pc->body), v3_scale(pc->impulse, -1), at);
+    }
+    const pc_group *G = &p->group[2];
+    for (int t = 0; t < G->side_count; t++) {
+        const pc_row *r = &G->side[t];
+        if (!r->moves) continue;
+        const pc_side *s = &p->side[r->side];
+        const imp_vec3 J = v3_mad(r->jt, r->n, r->jn);
+        if (v3_dot(J, J) > 0) imp_body_apply_impulse(w, ids_of(&w->bodies->ids, s->body), v3_scale(J, -1), s->at);
+    }
+}
+
+/* ---- the solve on two threads -------------------------------------------------------------------------------- */
+
+/* The rows fall into three groups: 0, those whose particles all lie on one side of a vertical plane
+ * (the median of the particles, along the wider horizontal axis), 1, those on the other side, and 2,
+ * the rest: pairs across the plane and every row of a moving body (a body may touch both halves).
+ * Groups 0 and 1 share no particle, so a sweep runs them at the same time (parallel.c), then group 2;
+ * each group keeps its rows' order. Which rows go where depends on the particles alone, so the result
+ * is the same on one thread or two. With fewer than PARALLEL_PARTICLES particles every row is in
+ * group 2. */
+static void split_halves(imp_world *w, particle_coupling *p, imp_vec3 up)
+{
+    const int n = w->particles->ids.count;
+    const double *x = w->particles->x;
+    if (n < PARALLEL_PARTICLES) {
+        memset(p->half, 2, (size_t)n);
+        return;
+    }
+    /* the horizontal axis the particles spread widest along, and their median on it (a histogram) */
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int i = 0; i < n; i++)
+        for (int a = 0; a < 3; a++)
+            if (isfinite(x[3 * i + a])) lo[a] = lesser(lo[a], x[3 * i + a]), hi[a] = greater(hi[a], x[3 * i + a]);
+    const double ua[3] = {fabs(up.x), fabs(up.y), fabs(up.z)};
+    int axis = -1;
+    for (int a = 0; a < 3; a++) {
+        if (ua[a] > 0.9) continue;
+        if (axis < 0 || hi[a] - lo[a] > hi[axis] - lo[axis]) axis = a;
+    }
+    if (!(hi[axis] > lo[axis])) {
+        memset(p->half, 2, (size_t)n);
+        return;
+    }
+    int bins[256] = {0};
+    const double scale = 255.999 / (hi[axis] - lo[axis]);
+    for (int i = 0; i < n; i++)
+        if (x[3 * i + axis] >= lo[axis] && x[3 * i + axis] <= hi[axis]) bins[(int)((x[3 * i + axis] - lo[axis]) * scale)]++;
+    int b = 0;
+    for (int sum = 0; b < 255 && (sum += bins[b]) < n / 2; b++) {}
+    const double split = lo[axis] + (b + 1) / scale;
+    for (int i = 0; i < n; i++) p->half[i] = x[3 * i + axis] < split ? 0 : 1; /* (NaN: 1) */
+}
+
+enum { SWEEP_WARM, SWEEP_VELOCITY, SWEEP_SHOCK, SWEEP_POSITION, SWEEP_POSITION_SHOCK, SWEEP_SIDES };
+
+typedef struct sweep_job {
+    particle_coupling *p;
+    double *v, *x;
+    imp_vec3 up;
+    int kind;
+} sweep_job;
+
+static void sweep_group(void *ctx, int g)
+{
+    const sweep_job *k = ctx;
+    switch (k->kind) {
+    case SWEEP_WARM: warm_apply(k->p, k->v, g); break;
+    case SWEEP_VELOCITY: sweep_velocities(k->p, k->v, k->up, g, false); break;
+    case SWEEP_SHOCK: sweep_velocities(k->p, k->v, k->up, g, true); break;
+    case SWEEP_POSITION:
+        project_sides(k->p, k->x, g);
+        project_pairs(k->p, k->x, g, false, k->up);
+        break;
+    case SWEEP_POSITION_SHOCK:
+        project_sides(k->p, k->x, g);
+        project_pairs(k->p, k->x, g, true, k->up);
+        break;
+    default: project_sides(k->p, k->x, g); break;
+    }
+}
+
+/* one sweep of every row: the two halves side by side, then the rows across */
+static void sweep(imp_world *w, particle_coupling *p, imp_vec3 up, int kind)
+{
+    sweep_job k = {p, w->particles->v, w->particles->x, up, kind};
+    const pc_group *G = p->group;
+    if (G[0].side_count + G[0].pair_count + G[1].side_count + G[1].pair_count > 0) par_for(sweep_group, &k, 2);
+    sweep_group(&k, 2);
+}
+
+/* ---- the stage ------------------------------------------------------------------------------------------------ */
+
+void particle_contacts_step(const imp_step *st)
+{
+    imp_world *w = st->w;
+    const double t0 = step_clock_ms();
+    const int n = w->particles->ids.count;
+    const bool pairs = w->settings.particle_collisions;
+    if (n == 0 || (!w->attach && !pairs && w->shapes->ids.count == 0)) return;
+    particle_coupling *p = coupling_get(w);
+    reserve_particles(p, n);
+    memset(p->driven, 0, (size_t)n);
+    attach_follow(w, st, p->driven);
+    p->side_count = 0;
+    int rows = 0;
+    for (int g = 0; g < 3; g++) p->group[g].side_count = p->group[g].pair_count = 0;
+    if (pairs || w->shapes->ids.count > 0) {
+        for (int i = 0; i < n; i++) {
+            p->im[i] = w->particles->motion[i] == IMP_DYNAMIC && !p->driven[i] ? w->particles->inv_mass[i] : 0;
+            p->first[i] = -1;
+        }
+        const double gl = v3_len(w->settings.gravity);
+        const imp_vec3 up = gl > 0 ? v3_scale(w->settings.gravity, -1 / gl) : v3(0, 0, 0);
+        const double *x0 = w->particle_system->state0; /* [x | v] at the start of the step */
+        split_halves(w, p, up);
+        if (w->shapes->ids.count > 0) meet_bodies(w, p, x0, st, up);
+        if (pairs) {
+            meet_pairs(w, p, x0, st->dt, up);
+            meet_colliders(w, p, x0, st->dt, up);
+        }
+        for (int g = 0; g < 3; g++) rows += p->group[g].side_count + p->group[g].pair_count;
+        if (rows > 0) {
+            sort_sides(p, up);
+            sweep(w, p, up, SWEEP_WARM);
+            for (int k = 0; k < VELOCITY_SWEEPS; k++) sweep(w, p, up, SWEEP_VELOCITY);
+            sweep(w, p, up, SWEEP_SHOCK);
+            place_particles(w, p, x0, st->dt);
+            for (int k = 0; k < POSITION_SWEEPS; k++) sweep(w, p, up, SWEEP_POSITION);
+            sweep(w, p, up, SWEEP_POSITION_SHOCK);
+            sweep(w, p, up, SWEEP_SIDES);
+        }
+        bodies_take(w, p);
+    }
+    if (pairs) warm_keep(w, p);
+    else p->warm.slots = 0;
+    st->profile->particle_contacts = rows;
+    st->profile->collide += step_clock_ms() - t0;
+}

@@ -1,0 +1,107 @@
+/* particle_contact.h: particles against bodies and against each other, after the bodies' stage (particle_contact.c). */
+#ifndef IMPETUS_PARTICLE_CONTACT_H
+#define IMPETUS_PARTICLE_CONTACT_H
+
+#include "particles.h"
+#include "step.h"
+
+/* a contact of particle i with a side (a body's shape or a collider) as the sweeps see it; the rest of
+ * it is in its pc_side */
+typedef struct pc_row {
+    int i;                 /* the particle (dense)                                                  */
+    int side;              /* its pc_side                                                            */
+    int moves;             /* the side is a dynamic body, which answers impulses                    */
+    imp_vec3 n;            /* unit normal, out of the side towards i                                */
+    double kn;             /* effective mass along n                                                 */
+    double target;         /* the normal velocity aimed at                                           */
+    double mu;             /* Coulomb coefficient                                                    */
+    double limit;          /* positions: n . x_i >= limit                                           */
+    double jn;             /* accumulated impulses on i: normal, tangential                          */
+    imp_vec3 jt;
+} pc_row;
+
+/* a pair as the sweeps see it: kept small (single precision but for the accumulated normal impulse),
+ * as a pile has several per particle */
+typedef struct pc_pair {
+    int i, j;              /* particles (dense)                                                     */
+    float n[3];            /* unit normal, out of j towards i                                       */
+    float kn, target, mu;  /* effective mass 1 / (1/m_i + 1/m_j), normal velocity aimed at, Coulomb */
+    float limit;           /* r_i + r_j                                                              */
+    double jn;             /* accumulated impulses on i: normal, tangential                          */
+    float jt[3];
+} pc_pair;
+
+/* what a side contact holds besides its row */
+typedef struct pc_side {
+    int body;              /* the body (dense), or -1: a collider                                    */
+    imp_vec3 r, at;        /* the contact point's lever arm from the body's centre of mass, the point */
+    imp_vec3 c;            /* a touch on the way: i's centre at the touch, on the body as it ended  */
+    double s;              /* the fraction of the step at the touch (1: none)                       */
+    double height;         /* i's height along -gravity: the solving order                           */
+} pc_side;
+
+/* a particle as the pair search reads it, copied in grid order so that neighbours lie near each other */
+typedef struct pc_grain {
+    double x0[3], v[3];    /* position at the start of the step, velocity                          */
+    double im, mu, e;      /* inverse mass in the solve, friction, restitution                      */
+    int particle;          /* dense index                                                            */
+    int owner, vertex;     /* cloth or hair object + 1 (0: none), and its vertex                     */
+    imp_id id;
+} pc_grain;
+
+/* The rows of one group (particle_contact.c, "the solve on two threads"): its side rows, sorted
+ * lowest first, and its pairs */
+typedef struct pc_group {
+    pc_row *side, *spare; int side_count, side_cap;
+    pc_pair *pair; int pair_count, pair_cap;
+} pc_group;
+
+/* The pairs' impulses of the last step, from which the next step's sweeps start (warm starting): the
+ * one part of the stage that carries from step to step (a snapshot keeps it; without it the next step
+ * starts from zero impulses and converges less far). An entry per pair that pushed, under the lower
+ * particle slot of the two: the higher one's id and the impulse on the lower one. */
+typedef struct pc_warm {
+    int *start;            /* by particle slot s: its entries [start[s], start[s + 1])            */
+    int slots;             /* slots the table covers                                               */
+    imp_id *lower, *higher;
+    float *impulse;        /* 3 per entry, N s                                                     */
+    int count, cap, start_cap;
+} pc_warm;
+
+/* the stage's scratch, kept for its capacity, and the warm start */
+typedef struct particle_coupling {
+    pc_warm warm;
+    pc_group group[3];
+    pc_side *side; int side_count, side_cap;
+    int *order, *tmp; uint32_t *key; int order_cap;
+    /* per particle (dense) */
+    double *im;                       /* inverse mass in the solve: 0 for driven, fixed, kinematic */
+    uint8_t *driven;                  /* held on a body point (particle_attach.c)                */
+    uint8_t *half;                    /* which half of the split it lies in (0, 1)               */
+    uint8_t *touched;                 /* in a contact of this step                                */
+    int *first;                       /* its earliest touch of a body (a pc_side), or -1          */
+    int *owner, *vertex;              /* cloth or hair object + 1 (0: none), and its vertex        */
+    double *lo, *hi;                  /* swept bounds, 3 each                                      */
+    double *disp_gap;                 /* pcontact_find_bodies: the gap to the nearest shape        */
+    int particle_cap;
+    /* the pair grid: the particles by cell key, with their cells and data alongside */
+    int *cell_start; int32_t (*bucket_cell)[3], (*cell_of)[3];
+    double *bucket_x;                 /* PAIR_DATA per particle: end position, radius, path length */
+    pc_grain *grain;
+    uint32_t *bucket_of; int table_cap;
+    /* per body (dense): velocities in the solve, inverse mass and world inverse inertia at the end */
+    imp_vec3 *bv, *bw;
+    double *bim;
+    imp_mat3 *bI;
+    int body_cap;
+} particle_coupling;
+
+/* particle_contact.c: the stage (world.c), after the bodies' */
+void particle_contacts_step(const imp_step *st);
+void particle_coupling_free(imp_world *w);
+/* particle_contact.c, before the particle stage (world.c): the step's resting contacts begun, and under
+ * the implicit integrator the particles resting on body shapes put exactly onto them and added as
+ * resting contacts (particle_collide.h) */
+void particle_contacts_rest(const imp_step *st);
+
+#endif
