@@ -959,7 +959,7 @@ int imp_qp_dense_max(const imp_world *w);
  * from a file, each such object takes the callback of the object with the same id in the world it is
  * restored into; a snapshot with a callback that has no such counterpart is refused. */
 typedef struct imp_snapshot imp_snapshot;
-#define IMP_SNAPSHOT_VERSION 1 /* the file format this build writes and reads */
+#define IMP_SNAPSHOT_VERSION 2 /* the file format this build writes and reads */
 /* NULL (and the world error) while the world steps */
 imp_snapshot *imp_snapshot_take(imp_world *w);
 /* the world as the snapshot was taken; otherwise an error status, the world error says why, and the world

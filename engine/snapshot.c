@@ -19,7 +19,7 @@
  * the same operation. A snapshot that cannot be restored leaves the world untouched.
  *
  * The bytes hold no pointers. Callbacks (force fields, "function" behaviours and constraints, curve
- * particles) are kept beside them with the world they came from, retained through the world's
+ * particles, the world's pre_solve) are kept beside them with the world they came from, retained through the world's
  * retain hook while the snapshot lives. Restored into that world, an object gets its callback back
  * (a field destroyed after the snapshot comes back with its function); restored into another world,
  * or loaded from a file, an object takes the callback of the object with the same id in the world it
@@ -45,10 +45,15 @@
 #include "ids.h"
 #include "implicit.h"
 #include "impulse.h"
+#include "joint_force.h"
 #include "joint_internal.h"
+#include "particle_attach.h"
 #include "particle_collide.h"
+#include "particle_contact.h"
 #include "particle_system.h"
 #include "particles.h"
+#include "presolve.h"
+#include "sensor.h"
 #include "shape.h"
 #include "snapshot.h"
 #include "tinkertoy.h"
@@ -189,8 +194,9 @@ static bool section_open(reader *in, const char *tag, reader *sub)
 
 /* ---- callbacks ------------------------------------------------------------------------------------------ */
 
-enum { CB_FIELD, CB_BEHAVIOR, CB_CONSTRAINT, CB_CURVE };
-static const char *const CB_NAMES[] = {"force field", "\"function\" behaviour", "\"function\" constraint", "curve particle"};
+enum { CB_FIELD, CB_BEHAVIOR, CB_CONSTRAINT, CB_CURVE, CB_PRESOLVE };
+static const char *const CB_NAMES[] = {"force field", "\"function\" behaviour", "\"function\" constraint", "curve particle",
+                                       "pre_solve callback"};
 
 /* a script's callback of one object, as its def holds it */
 typedef struct callback {
@@ -218,7 +224,7 @@ struct imp_snapshot {
 };
 
 /* the objects with callbacks, in the order the sections meet them: behaviours, fields (FORC), curve
- * particles (CURV), constraints (TINK) */
+ * particles (CURV), constraints (TINK), the world's pre_solve callback (PRES, its id null) */
 static int callbacks_of(const imp_world *w, callback_key *keys, callback *cbs)
 {
     int n = 0;
@@ -244,6 +250,11 @@ static int callbacks_of(const imp_world *w, callback_key *keys, callback *cbs)
         if (d->kind != IMP_CONSTRAINT_CALLBACK) continue;
         if (keys) keys[n] = (callback_key){CB_CONSTRAINT, ids_of(&w->tinker->ids, k)};
         if (cbs) cbs[n] = (callback){(void (*)(void))d->fn, d->user, d->release};
+        n++;
+    }
+    if (w->presolve && w->presolve->fn) {
+        if (keys) keys[n] = (callback_key){CB_PRESOLVE, {0, 0}};
+        if (cbs) cbs[n] = (callback){(void (*)(void))w->presolve->fn, w->presolve->user, w->presolve->release};
         n++;
     }
     return n;
@@ -336,6 +347,7 @@ static void particles_save(writer *o, const imp_world *w)
     put(o, p->x, 3 * sizeof(double) * (size_t)n), put(o, p->v, 3 * sizeof(double) * (size_t)n);
     put(o, p->mass, sizeof(double) * (size_t)n), put(o, p->inv_mass, sizeof(double) * (size_t)n);
     put(o, p->radius, sizeof(double) * (size_t)n), put(o, p->motion, (size_t)n), put(o, p->color, 4 * sizeof(float) * (size_t)n);
+    put(o, p->restitution, sizeof(double) * (size_t)n), put(o, p->friction, sizeof(double) * (size_t)n);
     put_u64(o, p->topology), put_u64(o, p->edits);
 }
 
@@ -346,7 +358,7 @@ static void particles_load(reader *in, imp_world *w, load_ctx *ctx)
     idtable ids;
     get_ids(in, &ids);
     const size_t n = (size_t)ids.count;
-    const size_t per = 9 * sizeof(double) + 1 + 4 * sizeof(float); /* what follows, per particle */
+    const size_t per = 11 * sizeof(double) + 1 + 4 * sizeof(float); /* what follows, per particle */
     if (in->failed || n > (in->len - in->pos) / per) {
         ids_free(&ids);
         in->failed = true;
@@ -358,10 +370,12 @@ static void particles_load(reader *in, imp_world *w, load_ctx *ctx)
         p->x = ids_grow(NULL, 3 * sizeof(double), n), p->v = ids_grow(NULL, 3 * sizeof(double), n);
         p->mass = ids_grow(NULL, sizeof(double), n), p->inv_mass = ids_grow(NULL, sizeof(double), n);
         p->radius = ids_grow(NULL, sizeof(double), n), p->motion = ids_grow(NULL, 1, n), p->color = ids_grow(NULL, 4 * sizeof(float), n);
+        p->restitution = ids_grow(NULL, sizeof(double), n), p->friction = ids_grow(NULL, sizeof(double), n);
     }
     get(in, p->x, 3 * sizeof(double) * n), get(in, p->v, 3 * sizeof(double) * n);
     get(in, p->mass, sizeof(double) * n), get(in, p->inv_mass, sizeof(double) * n);
     get(in, p->radius, sizeof(double) * n), get(in, p->motion, n), get(in, p->color, 4 * sizeof(float) * n);
+    get(in, p->restitution, sizeof(double) * n), get(in, p->friction, sizeof(double) * n);
     p->topology = get_u64(in), p->edits = get_u64(in);
 }
 
@@ -936,6 +950,123 @@ static void qp_load(reader *in, imp_world *w, load_ctx *ctx)
     q->warm = get_u32(in), q->sig = get_u64(in);
 }
 
+/* sensors: the overlaps after the last collide stage (what world:overlaps reports, and what the next
+ * stage's begin and end events are measured against) and the last step's events */
+static void sensors_save(writer *o, const imp_world *w)
+{
+    const sensor_set *s = w->sensors;
+    put_u32(o, s != NULL);
+    if (!s) return;
+    put_array(o, s->now, sizeof(sensor_overlap), s->now_count);
+    put_array(o, s->begin, sizeof(sensor_overlap), s->begin_count);
+    put_array(o, s->end, sizeof(sensor_overlap), s->end_count);
+}
+
+static void sensors_load(reader *in, imp_world *w, load_ctx *ctx)
+{
+    (void)ctx;
+    if (!get_u32(in)) return;
+    sensor_set *s = calloc(1, sizeof *s);
+    if (!s) abort();
+    w->sensors = s;
+    s->now = get_array(in, sizeof(sensor_overlap), &s->now_count), s->now_cap = s->now_count;
+    s->begin = get_array(in, sizeof(sensor_overlap), &s->begin_count), s->begin_cap = s->begin_count;
+    s->end = get_array(in, sizeof(sensor_overlap), &s->end_count), s->end_cap = s->end_count;
+}
+
+/* the pre_solve callback (kept apart; its modifications are the step's own and dated by it) */
+static void presolve_save(writer *o, const imp_world *w)
+{
+    put_u32(o, w->presolve && w->presolve->fn);
+}
+
+static void presolve_load(reader *in, imp_world *w, load_ctx *ctx)
+{
+    if (!get_u32(in)) return;
+    callback cb = next_callback(ctx, in);
+    if (!in->failed) imp_world_set_pre_solve(w, (imp_pre_solve_fn)cb.fn, cb.user, cb.release);
+}
+
+/* the joints the last step broke (what world:broken_joints reports) */
+static void breaks_save(writer *o, const imp_world *w)
+{
+    const int n = imp_world_broken_joint_count(w);
+    put_u32(o, (uint32_t)n);
+    for (int k = 0; k < n; k++) put(o, imp_world_broken_joint(w, k), sizeof(imp_joint_break));
+}
+
+static void breaks_load(reader *in, imp_world *w, load_ctx *ctx)
+{
+    (void)ctx;
+    int n = 0;
+    imp_joint_break *ev = get_array(in, sizeof(imp_joint_break), &n);
+    if (!in->failed) joints_breaks_restore(w, ev, n);
+    free(ev);
+}
+
+/* particles attached to body points: each with its support (the point's acceleration the next step
+ * starts from) and last impulse, in their order (the exchanges sum in it) */
+static void attach_save(writer *o, const imp_world *w)
+{
+    const attach_set *s = w->attach;
+    put_u32(o, s != NULL);
+    if (!s) return;
+    put_array(o, s->a, sizeof(attachment), s->count);
+}
+
+static void attach_load(reader *in, imp_world *w, load_ctx *ctx)
+{
+    (void)ctx;
+    if (!get_u32(in)) return;
+    attach_set *s = calloc(1, sizeof *s);
+    if (!s) abort();
+    w->attach = s;
+    s->a = get_array(in, sizeof(attachment), &s->count);
+    s->cap = s->count;
+}
+
+/* particles against bodies and each other: the pairs' impulses of the last step, which the next
+ * step's sweeps start from (the rest of the stage is its scratch) */
+static void coupling_save(writer *o, const imp_world *w)
+{
+    const particle_coupling *p = w->coupling;
+    put_u32(o, p != NULL);
+    if (!p) return;
+    const pc_warm *wm = &p->warm;
+    put_u32(o, (uint32_t)wm->slots);
+    if (wm->slots > 0) put(o, wm->start, sizeof(int) * (size_t)(wm->slots + 1));
+    put_array(o, wm->lower, sizeof(imp_id), wm->count);
+    put(o, wm->higher, sizeof(imp_id) * (size_t)wm->count), put(o, wm->impulse, 3 * sizeof(float) * (size_t)wm->count);
+}
+
+static void coupling_load(reader *in, imp_world *w, load_ctx *ctx)
+{
+    (void)ctx;
+    if (!get_u32(in)) return;
+    particle_coupling *p = calloc(1, sizeof *p);
+    if (!p) abort();
+    w->coupling = p;
+    pc_warm *wm = &p->warm;
+    const int slots = (int)get_u32(in);
+    if (in->failed || slots < 0) {
+        in->failed = true;
+        return;
+    }
+    if (slots > 0) wm->start = get_block(in, sizeof(int), slots + 1), wm->start_cap = slots + 1;
+    if (in->failed) return;
+    wm->slots = slots;
+    wm->lower = get_array(in, sizeof(imp_id), &wm->count);
+    wm->cap = wm->count;
+    wm->higher = get_block(in, sizeof(imp_id), wm->count), wm->impulse = get_block(in, 3 * sizeof(float), wm->count);
+    if (in->failed) {
+        wm->slots = wm->count = 0;
+        return;
+    }
+    for (int k = 0; k <= slots; k++) /* the entries' ranges, ascending within the entries */
+        if (wm->start[k] < (k ? wm->start[k - 1] : 0) || wm->start[k] > wm->count) in->failed = true;
+    if (in->failed) wm->slots = wm->count = 0;
+}
+
 /* the parts, in the order they are written and read: stores before what refers to them (the implicit
  * integrator's pattern is made from the particles, force objects and cloth; shapes before bodies, so
  * a body store never refers to shapes that are not there) */
@@ -963,6 +1094,11 @@ static const snapshot_part parts[] = {
     {"JOIN", joints_save, joints_load},
     {"IMPU", impulse_save, impulse_load},
     {"QPST", qp_save, qp_load},
+    {"SENS", sensors_save, sensors_load},
+    {"BRKN", breaks_save, breaks_load},
+    {"ATCH", attach_save, attach_load},
+    {"PCWM", coupling_save, coupling_load},
+    {"PRES", presolve_save, presolve_load},
 };
 #define PART_COUNT ((int)(sizeof parts / sizeof parts[0]))
 
@@ -979,7 +1115,7 @@ static uint32_t layout_signature(void)
         sizeof(jentry), sizeof(imp_implicit_settings), sizeof(body), sizeof(shape), sizeof(mesh_node),
         sizeof(shape_change), sizeof(pair), sizeof(manifold), sizeof(imp_contact_side), sizeof(joint),
         sizeof(imp_contact_hit), sizeof(qp_contact), sizeof(struct qp_joint), sizeof(imp_lcp_info),
-        sizeof(callback_key), BODY_DIM, IMP_MANIFOLD_MAX, IMP_BEHAVE_MAX, IMP_CONSTRAINT_MAX, PAR_CHUNKS,
+        sizeof(callback_key), sizeof(sensor_overlap), sizeof(imp_joint_break), sizeof(attachment), BODY_DIM, IMP_MANIFOLD_MAX, IMP_BEHAVE_MAX, IMP_CONSTRAINT_MAX, PAR_CHUNKS,
     };
     uint32_t h = 2166136261u;
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
@@ -1073,11 +1209,11 @@ static callback *restore_callbacks(imp_world *w, const imp_snapshot *s, reader *
     for (int k = 0; k < n; k++) {
         if (own) {
             cbs[k] = s->callbacks[k];
-        } else if (keys[k].kind > CB_CURVE || !callback_find(wkeys, wcbs, nw, keys[k], &cbs[k])) {
+        } else if (keys[k].kind > CB_PRESOLVE || !callback_find(wkeys, wcbs, nw, keys[k], &cbs[k])) {
             world_error(w, "restore: the snapshot's %s #%u (a script function) has no counterpart in this world: a "
                            "snapshot restored into another world, or loaded from a file, takes its functions from the "
                            "objects with the same ids (make them first, as the scene's setup does)",
-                        keys[k].kind <= CB_CURVE ? CB_NAMES[keys[k].kind] : "callback", (unsigned)keys[k].id.index);
+                        keys[k].kind <= CB_PRESOLVE ? CB_NAMES[keys[k].kind] : "callback", (unsigned)keys[k].id.index);
             free(keys), free(cbs), free(wkeys), free(wcbs);
             return NULL;
         }

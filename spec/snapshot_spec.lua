@@ -227,6 +227,109 @@ describe("world:snapshot and world:restore", function()
     assert.are.same({ score = 1 }, a.data)
   end)
 
+  -- the game-physics state a later step or query reads, as exact bits: what the sensors hold and the
+  -- last step's sensor events, the joints' forces and breaks, the attachments' impulses
+  local joints_of = setmetatable({}, { __mode = "k" }) -- world -> the joints its build made
+  local function game_state(w)
+    local s = { state(w) }
+    local ev = w:contact_events()
+    s[#s + 1] = string.format("events %d %d %d %d", #ev.begin, #ev["end"], #ev.sensor_begin, #ev.sensor_end)
+    for _, j in ipairs(joints_of[w] or {}) do
+      if j:valid() then
+        local f, t = j.force, j.torque
+        s[#s + 1] = string.format("%a %a %a %a %a %a", f[1], f[2], f[3], t[1], t[2], t[3])
+      end
+    end
+    for _, b in ipairs(w:broken_joints()) do s[#s + 1] = string.format("broke %s %a", b.type, b.force[2]) end
+    for _, p in ipairs(w:particles()) do
+      local a = p:attachment()
+      if a then s[#s + 1] = string.format("att %a %a %a", a.impulse[1], a.impulse[2], a.impulse[3]) end
+    end
+    return table.concat(s, " | ")
+  end
+
+  -- as check_rewind, reading game_state
+  local function check_game_rewind(build, n, m, act)
+    local world = build()
+    for k = 1, n do world:step(DT) if act then act(world, k) end end
+    local s = world:snapshot()
+    local function steps(w)
+      local out = {}
+      for k = 1, m do
+        w:step(DT)
+        if act then act(w, n + k) end
+        out[k] = game_state(w)
+      end
+      return out
+    end
+    local want = steps(world)
+    world:restore(s)
+    assert.is_nil(first_difference(want, steps(world)), "the world that took the snapshot differs after restoring it")
+    local other = build()
+    other:restore(s)
+    assert.is_nil(first_difference(want, steps(other)), "a fresh world restored from the snapshot differs")
+    return want
+  end
+
+  it("rewind sensors, a pre_solve one-way platform, a joint that breaks later, rope, spring and a driven ball joint", function()
+    local broke_at
+    local function build()
+      local w = impetus.world {}
+      w:box { static = true, position = { 0, -0.5, 0 }, size = { 40, 1, 40 } }
+      -- a ball through a sensor: inside over steps 10 .. 40 or so
+      w:box { static = true, position = { 3, 1, 0 }, size = { 1, 2, 2 }, sensor = true }
+      w:sphere { radius = 0.25, position = { 0, 1, 0 }, velocity = { 6, 0, 0 }, gravity_scale = 0 }
+      -- a one-way platform: a ball thrown up passes through and lands on it
+      local platform = w:box { static = true, position = { -4, 2, 0 }, size = { 2, 0.2, 2 }, pre_solve = true, restitution = 0 }
+      w:sphere { radius = 0.25, mass = 1, position = { -4, 0.25, 0 }, velocity = { 0, 8, 0 } }
+      w.pre_solve = function(world, c)
+        local body = c.a == platform and c.b or c.a
+        if body.velocity[2] > 0.05 or body.position[2] - 0.25 < 2.05 then c.enabled = false end
+      end
+      -- a pendulum released level: its pull passes 2 m g below the horizontal, after the snapshot
+      local bob = w:sphere { radius = 0.1, mass = 1, position = { 8, 5, 0 } }
+      local joints = {}
+      joints_of[w] = joints
+      joints[1] = w:joint { type = "point", a = bob, anchor = { 7, 5, 0 }, break_force = 2 * 9.81 }
+      -- a rope and a spring between bodies, and a ball joint driven by its motor
+      local a = w:box { size = { 0.3, 0.3, 0.3 }, position = { 0, 6, 5 }, gravity_scale = 0.5 }
+      local b = w:box { size = { 0.3, 0.3, 0.3 }, position = { 1.5, 6, 5 } }
+      joints[2] = w:joint { type = "rope", a = a, anchor = { 0, 6, 5 }, anchor_b = { 0, 7, 5 }, length = 1.2 }
+      joints[3] = w:joint { type = "spring", a = a, b = b, anchor = { 0, 6, 5 }, anchor_b = { 1.5, 6, 5 }, stiffness = 80, damping = 2, rest_length = 1 }
+      local top = w:box { size = { 0.6, 0.1, 0.2 }, position = { 6, 3, -5 } }
+      joints[4] = w:joint { type = "point", a = top, anchor = { 6, 3.3, -5 }, motor = { velocity = { 0, 2, 0 }, max = 3 } }
+      return w
+    end
+    local want = check_game_rewind(build, 12, 100, function(w, k)
+      if not broke_at and #w:broken_joints() > 0 then broke_at = k end
+    end)
+    assert.is_truthy(broke_at, "the pendulum's joint broke")
+    assert.is_true(broke_at > 12, "it broke after the snapshot (step " .. tostring(broke_at) .. ")")
+    assert.are.equal(100, #want)
+  end)
+
+  it("rewind particles colliding with each other and with bodies, and a self-colliding cloth sewn to a moving body", function()
+    local function build()
+      local w = impetus.world {}
+      w.particle_collisions = true
+      w:plane { restitution = 0.2, friction = 0.5 }
+      local crate = w:box { size = { 0.5, 0.5, 0.5 }, position = { 0, 0.25, 0 }, mass = 2 }
+      for k = 0, 11 do -- grains poured on the crate and on each other
+        w:particle { position = { 0.05 * (k % 3) - 0.05, 0.7 + 0.08 * k, 0.03 * (k % 2) }, radius = 0.035, mass = 0.02,
+          restitution = 0.3, friction = 0.6 }
+      end
+      local swing = w:box { size = { 0.3, 0.3, 0.3 }, position = { 2, 2, 0 }, mass = 3, velocity = { 0, 0, 1.5 } }
+      joints_of[w] = { w:joint { type = "point", a = swing, anchor = { 2, 2.6, 0 } } }
+      local cl = w:cloth { rows = 6, cols = 6, size = 0.6, position = { 2.5, 1.9, 0 }, normal = { 0, 1, 0 }, mass = 0.1,
+        radius = 0.015, restitution = 0.1, friction = 0.4 }
+      cl.self_collision = true
+      local corner = cl:particle(1, 1)
+      corner:attach(swing, corner.position)
+      return w
+    end
+    check_game_rewind(build, 30, 90)
+  end)
+
   it("refuses bad arguments, a released snapshot and a restore while the world steps", function()
     local w = impetus.world()
     assert.has_error(function() w:restore({}) end)
