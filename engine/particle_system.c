@@ -229,6 +229,21 @@ void particles_undo(imp_world *w)
     }
 }
 
+/* the particles' state at the start of the step, before anything moves them (the resting contacts
+ * with bodies under the implicit integrator, particle_contact.c, are found between this and
+ * particles_step) */
+void particles_step_begin(const imp_step *st)
+{
+    imp_world *w = st->w;
+    particle_system *ps = w->particle_system;
+    const int n = w->particles->ids.count;
+    double *X0 = state0_reserve(ps, 6 * n + curves_state_dim(w));
+    particle_range range;
+    imp_ode_system all = particles_ode(w, 0, n, &range);
+    all.get_state(all.ctx, X0);
+    ps->snapped_count = 0;
+}
+
 /* resting contacts -> integrate -> curves -> collisions -> constraint projection; nonzero when a
  * callback failed (the caller undoes the stage: particles_undo) */
 int particles_step(const imp_step *st)
@@ -238,13 +253,11 @@ int particles_step(const imp_step *st)
     imp_profile *prof = st->profile;
     particle_system *ps = w->particle_system;
     const int n = w->particles->ids.count;
-    double *X0 = state0_reserve(ps, 6 * n + curves_state_dim(w));
+    double *X0 = ps->state0;
     force_reserve(ps, n);
     double t0 = step_clock_ms();
     particle_range range;
-    imp_ode_system all = particles_ode(w, 0, n, &range);
-    all.get_state(all.ctx, X0);
-    ps->snapped_count = 0;
+    imp_ode_system all;
     attach_begin(w, st); /* attached particles onto their points, carrying their bodies' shares */
     particles_attached(w, X0, n);
     pcollide_find_contacts(w);

@@ -17,6 +17,7 @@ typedef struct particle_system {
 particle_system *particle_system_create(imp_method method, double tolerance);
 void particle_system_free(particle_system *ps);
 imp_ode_system particles_ode(imp_world *w, int first, int count, particle_range *r);
+void particles_step_begin(const imp_step *st); /* before particle_contacts_rest: the state at the start */
 int particles_step(const imp_step *st);
 int particles_nan_guard(imp_world *w);
 void particles_undo(imp_world *w); /* a callback failed: the particles as the script left them */

@@ -1402,6 +1402,11 @@ typedef struct step_undo {
     long contact_step, stats_step;
     imp_constraint_stats stats;
     int begin_count, end_count;             /* the last step's contact events (cleared as a step starts) */
+    int sensor_begin_count, sensor_end_count; /* ... and sensor events                              */
+    /* the attachments (attach_begin drops dead ones and sets each one's step values), and the forces
+     * on the bodies, which the attachments' exchange adds to */
+    attachment *attach; int attach_count, attach_cap;
+    imp_vec3 *body_force; int body_count, body_force_cap; /* force, torque per body (dense)           */
 } step_undo;
 
 /* dst holds count elements of elem bytes from src, growing *cap */
@@ -1424,6 +1429,19 @@ void snapshot_step_keep(imp_world *w)
     step_undo *u = w->undo;
     u->solver = w->particle_system->solver;
     u->begin_count = w->contacts->begin_count, u->end_count = w->contacts->end_count;
+    u->sensor_begin_count = w->sensors ? w->sensors->begin_count : 0, u->sensor_end_count = w->sensors ? w->sensors->end_count : 0;
+    u->attach_count = w->attach ? w->attach->count : 0;
+    u->body_count = 0;
+    if (u->attach_count) {
+        u->attach = keep_copy(u->attach, &u->attach_cap, w->attach->a, sizeof(attachment), u->attach_count);
+        const body_store *B = w->bodies;
+        u->body_count = B->ids.count;
+        if (2 * u->body_count > u->body_force_cap) {
+            u->body_force_cap = 2 * u->body_count + 16;
+            u->body_force = ids_grow(u->body_force, sizeof(imp_vec3), (size_t)u->body_force_cap);
+        }
+        for (int k = 0; k < u->body_count; k++) u->body_force[2 * k] = B->body[k].force, u->body_force[2 * k + 1] = B->body[k].torque;
+    }
     const particle_contacts *pc = w->pcontacts;
     u->contact = keep_copy(u->contact, &u->contact_cap, pc->contact, sizeof(pcontact), pc->count);
     u->count = pc->count, u->particle_edits = pc->particle_edits, u->collider_edits = pc->collider_edits;
@@ -1454,6 +1472,14 @@ void snapshot_step_undo(imp_world *w)
     *s = u->solver;
     s->work = work, s->work_dim = work_dim;
     w->contacts->begin_count = u->begin_count, w->contacts->end_count = u->end_count;
+    if (w->sensors) w->sensors->begin_count = u->sensor_begin_count, w->sensors->end_count = u->sensor_end_count;
+    if (u->attach_count) {
+        attach_set *as = w->attach;
+        as->a = keep_copy(as->a, &as->cap, u->attach, sizeof(attachment), u->attach_count);
+        as->count = u->attach_count, as->integrating = false;
+        body_store *B = w->bodies;
+        for (int k = 0; k < u->body_count; k++) B->body[k].force = u->body_force[2 * k], B->body[k].torque = u->body_force[2 * k + 1];
+    }
     particle_contacts *pc = w->pcontacts;
     pc->contact = keep_copy(pc->contact, &pc->cap, u->contact, sizeof(pcontact), u->count);
     pc->count = u->count, pc->particle_edits = u->particle_edits, pc->collider_edits = u->collider_edits;
@@ -1478,6 +1504,7 @@ void snapshot_step_free(imp_world *w)
     step_undo *u = w->undo;
     if (!u) return;
     free(u->contact), free(u->hit), free(u->curves), free(u->clambda), free(u->lambda), free(u->J);
+    free(u->attach), free(u->body_force);
     free(u);
     w->undo = NULL;
 }

@@ -264,17 +264,29 @@ imp_status imp_world_step(imp_world *w, double dt)
     }
     const double t_start = step_clock_ms();
     imp_profile profile = {0};
+    /* pre-solve: the script modifies the contacts the step starts from before anything moves. When the
+     * script changed the world since the last step, the contacts are collided first, which changes the
+     * contact set, the broad phase and the sensors: a snapshot then keeps the world for a callback that
+     * fails; otherwise the step's undo puts back the events step_begin cleared */
+    const bool presolve = w->presolve && w->presolve->fn;
+    imp_snapshot *before = presolve && !contacts_current(w) ? imp_snapshot_take(w) : NULL;
     imp_step s = step_begin(w, dt, &profile);
-    /* pre-solve: the script modifies the contacts the step starts from before anything moves, so that a
-     * failing callback leaves the world as it was */
-    if (w->presolve && w->presolve->fn) {
-        if (!contacts_current(w)) contacts_update(w);
+    if (presolve) {
+        if (before) contacts_update(w);
         if (presolve_run(w)) {
-            w->locked = false;
             if (!w->error[0]) world_error(w, "the pre_solve callback failed");
+            char error[sizeof w->error];
+            memcpy(error, w->error, sizeof error);
+            w->locked = false;
+            if (before) imp_snapshot_restore(w, before);
+            else snapshot_step_undo(w);
+            memcpy(w->error, error, sizeof error);
+            imp_snapshot_free(before);
             return IMP_ERR_CALLBACK;
         }
+        imp_snapshot_free(before);
     }
+    particles_step_begin(&s);   /* the particles' state at the start, for the undo */
     particle_contacts_rest(&s); /* the resting contacts the particle stage starts from */
     const int rc = particles_step(&s);
     if (rc == IMP_ODE_SUBSTEPS) { /* the adaptive integrator gave up: the world as it was before the step */

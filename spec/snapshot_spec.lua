@@ -36,6 +36,27 @@ local function first_difference(a, b)
   end
 end
 
+-- the game-physics state a later step or query reads, as exact bits: what the sensors hold and the
+-- last step's sensor events, the joints' forces and breaks, the attachments' impulses
+local joints_of = setmetatable({}, { __mode = "k" }) -- world -> the joints its build made
+local function game_state(w)
+  local s = { state(w) }
+  local ev = w:contact_events()
+  s[#s + 1] = string.format("events %d %d %d %d", #ev.begin, #ev["end"], #ev.sensor_begin, #ev.sensor_end)
+  for _, j in ipairs(joints_of[w] or {}) do
+    if j:valid() then
+      local f, t = j.force, j.torque
+      s[#s + 1] = string.format("%a %a %a %a %a %a", f[1], f[2], f[3], t[1], t[2], t[3])
+    end
+  end
+  for _, b in ipairs(w:broken_joints()) do s[#s + 1] = string.format("broke %s %a", b.type, b.force[2]) end
+  for _, p in ipairs(w:particles()) do
+    local a = p:attachment()
+    if a then s[#s + 1] = string.format("att %a %a %a", a.impulse[1], a.impulse[2], a.impulse[3]) end
+  end
+  return table.concat(s, " | ")
+end
+
 -- a scene's world after its setup (its update is not run: the spec steps the world itself)
 local function scene_world(path)
   local r = Runner.new(path)
@@ -227,27 +248,6 @@ describe("world:snapshot and world:restore", function()
     assert.are.same({ score = 1 }, a.data)
   end)
 
-  -- the game-physics state a later step or query reads, as exact bits: what the sensors hold and the
-  -- last step's sensor events, the joints' forces and breaks, the attachments' impulses
-  local joints_of = setmetatable({}, { __mode = "k" }) -- world -> the joints its build made
-  local function game_state(w)
-    local s = { state(w) }
-    local ev = w:contact_events()
-    s[#s + 1] = string.format("events %d %d %d %d", #ev.begin, #ev["end"], #ev.sensor_begin, #ev.sensor_end)
-    for _, j in ipairs(joints_of[w] or {}) do
-      if j:valid() then
-        local f, t = j.force, j.torque
-        s[#s + 1] = string.format("%a %a %a %a %a %a", f[1], f[2], f[3], t[1], t[2], t[3])
-      end
-    end
-    for _, b in ipairs(w:broken_joints()) do s[#s + 1] = string.format("broke %s %a", b.type, b.force[2]) end
-    for _, p in ipairs(w:particles()) do
-      local a = p:attachment()
-      if a then s[#s + 1] = string.format("att %a %a %a", a.impulse[1], a.impulse[2], a.impulse[3]) end
-    end
-    return table.concat(s, " | ")
-  end
-
   -- as check_rewind, reading game_state
   local function check_game_rewind(build, n, m, act)
     local world = build()
@@ -262,11 +262,14 @@ describe("world:snapshot and world:restore", function()
       end
       return out
     end
+    local at = game_state(world)
     local want = steps(world)
     world:restore(s)
+    assert.are.equal(at, game_state(world), "the world that took the snapshot, restored")
     assert.is_nil(first_difference(want, steps(world)), "the world that took the snapshot differs after restoring it")
     local other = build()
     other:restore(s)
+    assert.are.equal(at, game_state(other), "a fresh world, restored")
     assert.is_nil(first_difference(want, steps(other)), "a fresh world restored from the snapshot differs")
     return want
   end
@@ -276,8 +279,8 @@ describe("world:snapshot and world:restore", function()
     local function build()
       local w = impetus.world {}
       w:box { static = true, position = { 0, -0.5, 0 }, size = { 40, 1, 40 } }
-      -- a ball through a sensor: inside over steps 10 .. 40 or so
-      w:box { static = true, position = { 3, 1, 0 }, size = { 1, 2, 2 }, sensor = true }
+      -- a ball through a sensor: inside over steps 3 .. 17, across the snapshot
+      w:box { static = true, position = { 1, 1, 0 }, size = { 1, 2, 2 }, sensor = true }
       w:sphere { radius = 0.25, position = { 0, 1, 0 }, velocity = { 6, 0, 0 }, gravity_scale = 0 }
       -- a one-way platform: a ball thrown up passes through and lands on it
       local platform = w:box { static = true, position = { -4, 2, 0 }, size = { 2, 0.2, 2 }, pre_solve = true, restitution = 0 }
@@ -306,6 +309,8 @@ describe("world:snapshot and world:restore", function()
     assert.is_truthy(broke_at, "the pendulum's joint broke")
     assert.is_true(broke_at > 12, "it broke after the snapshot (step " .. tostring(broke_at) .. ")")
     assert.are.equal(100, #want)
+    -- a snapshot taken just after the break reports it, restored anywhere
+    check_game_rewind(build, broke_at, 20)
   end)
 
   it("rewind particles colliding with each other and with bodies, and a self-colliding cloth sewn to a moving body", function()
@@ -409,7 +414,7 @@ describe("snapshot files", function()
       assert.truthy(err:find("impetus.load_snapshot: " .. path .. ": " .. expect, 1, true), err)
     end
     refused(function(b) return b:sub(1, 8) .. string.pack("<I4", 99) .. b:sub(13) end,
-      "written in snapshot format version 99; this build reads version 1")
+      "written in snapshot format version 99; this build reads version 2")
     refused(function(b) -- one bit of the state flipped, near the end
       local k = #b - 20
       return b:sub(1, k - 1) .. string.char(b:byte(k) ~ 1) .. b:sub(k + 1)
@@ -559,6 +564,110 @@ describe("a failing callback leaves the world as it was", function()
       w:field(field)
       return w
     end, 30, 60)
+  end)
+
+  -- as failing_twin, for a callback given by build(hook) that calls hook(); read: the state compared;
+  -- act(w) before each step (the same in every twin)
+  local function failing_twin_hook(build, fail_at, steps_before, read, act)
+    local function make(fail)
+      local calls, failed = 0, false
+      local w = build(function()
+        calls = calls + 1
+        if fail and calls == fail_at then failed = true error("the callback fails once") end
+      end)
+      return w, function() return failed end
+    end
+    local function step(w) if act then act(w) end return pcall(w.step, w, DT) end
+    local failing, has_failed = make(true)
+    for _ = 1, steps_before do
+      if act then act(failing) end
+      local before = read(failing)
+      if not pcall(failing.step, failing, DT) then
+        assert.are.equal(before, read(failing), "the failed step left the world changed")
+        break
+      end
+    end
+    assert.is_true(has_failed(), "the callback failed")
+    local twin = make(false)
+    for _ = 1, failing.steps do step(twin) end
+    if act then act(twin) end -- as the script left the failing world before its failed step
+    assert.are.equal(read(twin), read(failing), "the failed step left the world unlike its twin's")
+    for i = 1, 60 do
+      step(twin)
+      step(failing)
+      assert.are.equal(read(twin), read(failing), "step " .. i .. " after the failure")
+    end
+  end
+
+  -- a pre_solve one-way platform beside a sensor, a breakable joint and a box the script may move
+  local moved_of = setmetatable({}, { __mode = "k" })
+  local function presolve_world(hook)
+    local w = impetus.world {}
+    w:box { static = true, position = { 0, -0.5, 0 }, size = { 40, 1, 40 } }
+    w:box { static = true, position = { 1, 1, 0 }, size = { 1, 2, 2 }, sensor = true }
+    w:sphere { radius = 0.25, position = { 0, 1, 0 }, velocity = { 3, 0, 0 }, gravity_scale = 0 }
+    local platform = w:box { static = true, position = { -4, 2, 0 }, size = { 2, 0.2, 2 }, pre_solve = true, restitution = 0 }
+    w:sphere { radius = 0.25, mass = 1, position = { -4, 0.25, 0 }, velocity = { 0, 8, 0 } }
+    moved_of[w] = w:box { size = { 0.4, 0.4, 0.4 }, position = { -3.5, 0.2, 0 }, pre_solve = true }
+    local bob = w:sphere { radius = 0.1, mass = 1, position = { 8, 5, 0 } }
+    joints_of[w] = { w:joint { type = "point", a = bob, anchor = { 7, 5, 0 }, break_force = 2 * 9.81 } }
+    w.pre_solve = function(world, c)
+      hook()
+      local body = c.a == platform and c.b or c.a
+      if body.velocity[2] > 0.05 or body.position[2] - 0.25 < 2.05 then c.enabled = false end
+    end
+    return w
+  end
+
+  it("a failing pre_solve callback: the world as it was, events and sensors included, and the 60 steps after", function()
+    failing_twin_hook(presolve_world, 25, 40, game_state)
+  end)
+
+  it("a failing pre_solve callback after the script moved a body (the contacts collided again first)", function()
+    -- moving a body makes the contacts stale: the step collides before calling pre_solve
+    local function act(w)
+      moved_of[w].position = { -3.5 + 0.001 * w.steps, 0.2, 0 }
+    end
+    failing_twin_hook(presolve_world, 25, 40, game_state, act)
+  end)
+
+  -- a cloth lying on a dynamic box, its corner sewn to a swinging body, grains on the box: the particle
+  -- stage moves attached particles, snaps resting ones onto the bodies, and the exchange pushes the body
+  local function sewn_world(integrator, hook, constraint)
+    local w = impetus.world { integrator = integrator }
+    w.particle_collisions = true
+    w:plane { restitution = 0.2, friction = 0.5 }
+    w:box { size = { 1.2, 0.4, 1.2 }, position = { 0, 0.2, 0 }, mass = 5 }
+    local swing = w:box { size = { 0.3, 0.3, 0.3 }, position = { 1, 1.5, 0 }, mass = 3, velocity = { 0, 0, 1 } }
+    w:joint { type = "point", a = swing, anchor = { 1, 2.1, 0 } }
+    local cl = w:cloth { rows = 5, cols = 5, size = 0.8, position = { 0.2, 0.42, 0 }, normal = { 0, 1, 0 }, mass = 0.1,
+      radius = 0.015, restitution = 0.1, friction = 0.4, pin = "none" }
+    local corner = cl:particle(5, 5)
+    corner:attach(swing, corner.position)
+    for k = 0, 5 do
+      w:particle { position = { -0.4 + 0.09 * k, 0.45, -0.4 }, radius = 0.03, mass = 0.02, restitution = 0.2 }
+    end
+    if constraint then -- a script constraint over two grains, which calls hook after the collisions
+      local ps = w:particles()
+      local a, b = ps[#ps - 1], ps[#ps]
+      w:constraint { particles = { a, b }, C = function(x1, x2)
+        hook()
+        local d = { x1[1] - x2[1], x1[2] - x2[2], x1[3] - x2[3] }
+        return math.sqrt(d[1] * d[1] + d[2] * d[2] + d[3] * d[3]) - 0.09
+      end }
+    else
+      w:field(function() hook() return 0, 0, 0 end)
+    end
+    return w
+  end
+
+  it("a failing field in a step where attachments and particle-body contacts change bodies (implicit)", function()
+    failing_twin_hook(function(hook) return sewn_world("implicit", hook) end, 40 * 1 + 7, 60, game_state)
+  end)
+
+  it("a failing field, and a failing script constraint after the attachments' exchange (rk4)", function()
+    failing_twin_hook(function(hook) return sewn_world("rk4", hook) end, 4 * 30 + 2, 60, game_state)
+    failing_twin_hook(function(hook) return sewn_world("rk4", hook, true) end, 200, 60, game_state)
   end)
 
   it("with bodies in contact beside the particles (their warm starts untouched)", function()
