@@ -1062,7 +1062,7 @@ static void coupling_load(reader *in, imp_world *w, load_ctx *ctx)
         wm->slots = wm->count = 0;
         return;
     }
-    for (int k = 0; k <= slots; k++) /* the entries' ranges, ascending within the entries */
+    for (int k = 0; k <= slots && slots > 0; k++) /* the entries' ranges, ascending within the entries */
         if (wm->start[k] < (k ? wm->start[k - 1] : 0) || wm->start[k] > wm->count) in->failed = true;
     if (in->failed) wm->slots = wm->count = 0;
 }

@@ -214,13 +214,22 @@ static imp_step step_begin(imp_world *w, double dt, imp_profile *profile)
     return (imp_step){w, w->time, dt, 1 / dt, profile, w->bstate0, false};
 }
 
-/* the particle stage failed (a callback, or the adaptive integrator gave up): the world as it was
- * before the step */
-static void step_undo(imp_world *w)
+/* a callback failed, or the adaptive integrator gave up: the world as it was before the step, from
+ * the snapshot taken before it when there is one (the step collided before pre_solve), else from the
+ * step's undo (particles: whether the particle stage ran); the error message stays */
+static void step_undo(imp_world *w, imp_snapshot *before, bool particles)
 {
-    particles_undo(w);
-    snapshot_step_undo(w);
     w->locked = false;
+    if (before) {
+        char error[sizeof w->error];
+        memcpy(error, w->error, sizeof error);
+        imp_snapshot_restore(w, before);
+        memcpy(w->error, error, sizeof error);
+        imp_snapshot_free(before);
+        return;
+    }
+    if (particles) particles_undo(w);
+    snapshot_step_undo(w);
 }
 
 /* the clock moves on; non-finite particles and bodies are put back and reported */
@@ -267,7 +276,8 @@ imp_status imp_world_step(imp_world *w, double dt)
     /* pre-solve: the script modifies the contacts the step starts from before anything moves. When the
      * script changed the world since the last step, the contacts are collided first, which changes the
      * contact set, the broad phase and the sensors: a snapshot then keeps the world for a callback that
-     * fails; otherwise the step's undo puts back the events step_begin cleared */
+     * fails in this step (pre_solve's or the particle stage's); otherwise the step's undo puts back the
+     * events step_begin cleared */
     const bool presolve = w->presolve && w->presolve->fn;
     imp_snapshot *before = presolve && !contacts_current(w) ? imp_snapshot_take(w) : NULL;
     imp_step s = step_begin(w, dt, &profile);
@@ -275,32 +285,26 @@ imp_status imp_world_step(imp_world *w, double dt)
         if (before) contacts_update(w);
         if (presolve_run(w)) {
             if (!w->error[0]) world_error(w, "the pre_solve callback failed");
-            char error[sizeof w->error];
-            memcpy(error, w->error, sizeof error);
-            w->locked = false;
-            if (before) imp_snapshot_restore(w, before);
-            else snapshot_step_undo(w);
-            memcpy(w->error, error, sizeof error);
-            imp_snapshot_free(before);
+            step_undo(w, before, false);
             return IMP_ERR_CALLBACK;
         }
-        imp_snapshot_free(before);
     }
     particles_step_begin(&s);   /* the particles' state at the start, for the undo */
     particle_contacts_rest(&s); /* the resting contacts the particle stage starts from */
     const int rc = particles_step(&s);
     if (rc == IMP_ODE_SUBSTEPS) { /* the adaptive integrator gave up: the world as it was before the step */
-        step_undo(w);
+        step_undo(w, before, true);
         world_error(w, "step: the adaptive integrator would need more than %ld steps to reach t + dt (the tolerance %g is out "
                        "of reach at dt = %g: a stiff system?); the step was not taken", w->particle_system->solver.max_substeps,
                     w->settings.tolerance, dt);
         return IMP_ERR_STEP;
     }
     if (rc) { /* a callback failed: the bodies are untouched, the particle stage undone */
-        step_undo(w);
         if (!w->error[0]) world_error(w, "a callback failed during the step");
+        step_undo(w, before, true);
         return IMP_ERR_CALLBACK;
     }
+    imp_snapshot_free(before);
     const long gave_up = w->body_solver.gave_up;
     joints_forces_begin(w);
     bodies_step(&s);

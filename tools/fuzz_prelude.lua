@@ -4,8 +4,8 @@
 --
 -- Globals the operations use: W (worlds), H (handles by kind: p particles, s springs, bh
 -- behaviours, f fields, c colliders, k constraints, b bodies, cl cloths, hr hairs, j joints,
--- qj QP joint indices), CB(kind) (a callback), STEP(world, dt), ARM(n), ACCEPT_NOT(what, fn),
--- MUT(list, k, v), SCENE(source, steps, advance, restart).
+-- qj QP joint indices), CB(kind) (a callback), PRESOLVE(...) (a pre_solve callback), STEP(world, dt),
+-- ARM(n), ACCEPT_NOT(what, fn), MUT(list, k, v), SCENE(source, steps, advance, restart).
 --
 -- A failure prints a line "FUZZ-FAIL <kind>: <detail>" and the run goes on; RUN exits with status 3
 -- at the end when there was one:
@@ -23,7 +23,8 @@ FUZZ = { calls = 0, arm = nil, in_step = false, op = 0, stepno = 0, failed = {},
 
 local journal_path = os.getenv("FUZZ_JOURNAL")
 -- FUZZ_NO_UNDO=1 (tools/fuzz.lua --no-undo) leaves out the undo and undo-drift checks (and the second
--- run FUZZ_DRIFT makes): for campaigns on an engine whose failing step is not undone yet
+-- run FUZZ_DRIFT makes for a run with failed steps): a campaign that looks only for crashes, hangs,
+-- unclean errors and non-finite state runs faster without them
 local check_undo = os.getenv("FUZZ_NO_UNDO") == nil
 
 -- a failure is printed and the run goes on (so that a later failure can still be reached); RUN
@@ -208,6 +209,23 @@ function STEP(w, dt)
   end
   check_finite(w)
   return a, b
+end
+
+-- PRESOLVE(n, enabled, friction, restitution, tangent_velocity): a world.pre_solve callback that reads
+-- the contact and writes the values given (hostile ones make the binding raise, which fails the step),
+-- by n: every contact, every other one, or none; it fails when armed, like CB's
+function PRESOLVE(n, enabled, friction, restitution, tangent_velocity)
+  FUZZ.callbacks = FUZZ.callbacks + 1
+  local seen = 0
+  return function(world, c)
+    FUZZ.calls = FUZZ.calls + 1
+    armed_failure()
+    seen = seen + 1
+    local _ = c.a, c.b, c.normal, c.points
+    if n % 3 == 0 or (n % 3 == 1 and seen % 2 == 0) then return end
+    c.enabled, c.friction, c.restitution, c.tangent_velocity = enabled, friction, restitution, tangent_velocity
+    if n % 5 == 0 then return GARBAGE[(n - 1) % #GARBAGE + 1] end -- a return value pre_solve ignores
+  end
 end
 
 -- MUT(list, k, v): list with entry k set to v (a hostile state vector for set_body_state)
