@@ -577,7 +577,8 @@ static void tinker_save(writer *o, const imp_world *w)
     }
     put_u32(o, (uint32_t)t->rows), put_u32(o, (uint32_t)t->j_entries);
     put(o, &t->set, sizeof t->set), put(o, &t->stats, sizeof t->stats), put_i64(o, t->stats_step);
-    const int m = t->lambda ? t->rows + t->ncontact : 0;
+    /* the rows of the last solve; constraints made since then have rows beyond the arrays until the next */
+    const int m = t->lambda ? (t->rows + t->ncontact < t->row_cap ? t->rows + t->ncontact : t->row_cap) : 0;
     put_array(o, t->lambda, sizeof(double), m);
     put_u32(o, t->warm_ok), put_u32(o, t->rows_valid), put_u32(o, (uint32_t)t->ncontact), put_i64(o, t->contact_step);
     put_u32(o, t->j_valid);
@@ -1454,7 +1455,7 @@ void snapshot_step_keep(imp_world *w)
     const int nc = t->ids.count;
     if (3 * nc > u->clambda_cap) u->clambda_cap = 3 * nc + 16, u->clambda = ids_grow(u->clambda, sizeof(double), (size_t)u->clambda_cap);
     for (int k = 0; k < nc; k++) memcpy(u->clambda + 3 * k, t->constraint[k].lambda, 3 * sizeof(double));
-    u->lambda_count = t->lambda ? t->rows + t->ncontact : 0;
+    u->lambda_count = t->lambda ? (t->rows + t->ncontact < t->row_cap ? t->rows + t->ncontact : t->row_cap) : 0;
     if (u->lambda_count) u->lambda = keep_copy(u->lambda, &u->lambda_cap, t->lambda, sizeof(double), u->lambda_count);
     u->j_valid = t->j_valid, u->j_count = t->j_valid ? t->J.count : 0, u->j_rows = t->J.rows;
     if (u->j_count) u->J = keep_copy(u->J, &u->j_cap, t->J.e, sizeof(jentry), u->j_count);
