@@ -38,10 +38,11 @@
  *   finish      the clock; the NaN guard (a particle or body that went non-finite is put back, at
  *               rest, and reported)
  *
- * A failing callback aborts the step in the particle stage, the only one that calls scripts, before
- * the bodies move; what that stage may have changed is put back from the undo kept at the start of
- * the step (snapshot.c, and the particles' own start state: particle_system.c), so the world is bit
- * for bit as it was before the call, caches and warm starts included. Each stage is timed into the
+ * Scripts are called at the start (pre_solve) and in the particle stage, before the bodies move; a
+ * failing callback aborts the step and what it may have changed is put back from the undo kept at the
+ * start of the step (snapshot.c, and the particles' own start state: particle_system.c), or from a
+ * snapshot taken before a step that collides before pre_solve, so the world is bit for bit as it was
+ * before the call, caches and warm starts included. Each stage is timed into the
  * step's profile. */
 #include <stdarg.h>
 #include <stdio.h>
