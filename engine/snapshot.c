@@ -564,6 +564,15 @@ static void curves_load(reader *in, imp_world *w, load_ctx *ctx)
 /* constraints: the store, the solver's settings and statistics, and its warm start (the multipliers in
  * their rows, whether the last solve converged, the contact rows' step) and J, which the constraint
  * forces are read from. The preconditioner's pattern is rebuilt. */
+/* the multipliers of the rows there are, as far as the array holds them: constraints made since the
+ * last solve have rows beyond it until the next (its length: row_cap, or what a restore gave it) */
+static int tinker_lambda_count(const tinker *t)
+{
+    if (!t->lambda) return 0;
+    const int len = t->row_cap > 0 ? t->row_cap : t->lambda_loaded;
+    return t->rows + t->ncontact < len ? t->rows + t->ncontact : len;
+}
+
 static void tinker_save(writer *o, const imp_world *w)
 {
     const tinker *t = w->tinker;
@@ -577,8 +586,7 @@ static void tinker_save(writer *o, const imp_world *w)
     }
     put_u32(o, (uint32_t)t->rows), put_u32(o, (uint32_t)t->j_entries);
     put(o, &t->set, sizeof t->set), put(o, &t->stats, sizeof t->stats), put_i64(o, t->stats_step);
-    /* the rows of the last solve; constraints made since then have rows beyond the arrays until the next */
-    const int m = t->lambda ? (t->rows + t->ncontact < t->row_cap ? t->rows + t->ncontact : t->row_cap) : 0;
+    const int m = tinker_lambda_count(t);
     put_array(o, t->lambda, sizeof(double), m);
     put_u32(o, t->warm_ok), put_u32(o, t->rows_valid), put_u32(o, (uint32_t)t->ncontact), put_i64(o, t->contact_step);
     put_u32(o, t->j_valid);
@@ -612,6 +620,7 @@ static void tinker_load(reader *in, imp_world *w, load_ctx *ctx)
     t->stats_step = (long)get_i64(in);
     int m = 0;
     t->lambda = get_array(in, sizeof(double), &m); /* row_cap 0: the first solve grows every row array, lambda kept */
+    t->lambda_loaded = m;
     t->warm_ok = get_u32(in), t->rows_valid = get_u32(in), t->ncontact = (int)get_u32(in), t->contact_step = (long)get_i64(in);
     t->j_valid = get_u32(in);
     if (t->j_valid) {
@@ -1455,7 +1464,7 @@ void snapshot_step_keep(imp_world *w)
     const int nc = t->ids.count;
     if (3 * nc > u->clambda_cap) u->clambda_cap = 3 * nc + 16, u->clambda = ids_grow(u->clambda, sizeof(double), (size_t)u->clambda_cap);
     for (int k = 0; k < nc; k++) memcpy(u->clambda + 3 * k, t->constraint[k].lambda, 3 * sizeof(double));
-    u->lambda_count = t->lambda ? (t->rows + t->ncontact < t->row_cap ? t->rows + t->ncontact : t->row_cap) : 0;
+    u->lambda_count = tinker_lambda_count(t);
     if (u->lambda_count) u->lambda = keep_copy(u->lambda, &u->lambda_cap, t->lambda, sizeof(double), u->lambda_count);
     u->j_valid = t->j_valid, u->j_count = t->j_valid ? t->J.count : 0, u->j_rows = t->J.rows;
     if (u->j_count) u->J = keep_copy(u->J, &u->j_cap, t->J.e, sizeof(jentry), u->j_count);

@@ -42,6 +42,7 @@ typedef struct tinker {
     /* assembled in every derivative evaluation */
     jmat J, Jdot;
     int row_cap, n_cap;
+    int lambda_loaded;        /* snapshot.c: entries of lambda a restore gave it (row_cap is 0 until the next solve) */
     double *C, *Cdot, *rhs, *lambda, *diag, *precond, *jdq, *mu;
     uint8_t *dead, *dead_base; /* rows left out of the solve (dead_base: before the active set)    */
     int ndead;
