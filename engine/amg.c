@@ -132,20 +132,27 @@ static void coarse_values(amg_level *F, amg_level *C)
     }
 }
 
-/* aggregate level after level, with the strengths of the values at hand */
-static void hierarchy(amg *g)
+/* aggregate level after level, with the strengths of the values at hand; or, given the aggregates of
+ * levels 0 .. given_levels - 2 (amg_adopt), with those */
+static void hierarchy(amg *g, int given_levels, const int *const *given)
 {
     const bsr3 *A = &g->lev[0].A;
     level_vectors(&g->lev[0], A->n);
     g->snap = ids_grow(g->snap, 3 * sizeof(double), A->n > 0 ? A->n : 1);
     g->levels = 1;
     int *pairs = NULL, pair_cap = 0;
-    while (g->levels < AMG_MAX_LEVELS && g->lev[g->levels - 1].A.n > COARSEST) {
+    while (given ? g->levels < given_levels : g->levels < AMG_MAX_LEVELS && g->lev[g->levels - 1].A.n > COARSEST) {
         amg_level *F = &g->lev[g->levels - 1], *C = &g->lev[g->levels];
         const bsr3 *Af = &F->A;
         F->agg = ids_grow(F->agg, sizeof(int), Af->n);
-        int nc = aggregate(Af, F->agg);
-        if (nc > Af->n * 4 / 5) break; /* coarsening has stalled: this level is the coarsest */
+        int nc = 0;
+        if (given) {
+            memcpy(F->agg, given[g->levels - 1], sizeof(int) * (size_t)Af->n);
+            for (int i = 0; i < Af->n; i++) nc = F->agg[i] >= nc ? F->agg[i] + 1 : nc;
+        } else {
+            nc = aggregate(Af, F->agg);
+            if (nc > Af->n * 4 / 5) break; /* coarsening has stalled: this level is the coarsest */
+        }
         /* coarse pattern: the aggregate pairs of every fine block */
         int np = 0;
         if (Af->nnz > pair_cap) {
@@ -164,13 +171,23 @@ static void hierarchy(amg *g)
             for (int k = Af->row_start[i]; k < Af->row_start[i + 1]; k++)
                 F->bmap[k] = bsr3_find(&C->A, F->agg[i], F->agg[Af->col[k]]);
         level_vectors(C, nc);
-        coarse_values(F, C);
+        if (!given) coarse_values(F, C); /* (adopted: the next amg_update brings the values) */
         g->levels++;
     }
     free(pairs);
     const int nc = g->lev[g->levels - 1].A.n;
     g->chol_n = nc <= COARSEST ? 3 * nc : 0; /* 0: the coarsest level is smoothed, not factored */
     if (g->chol_n) g->chol = ids_grow(g->chol, sizeof(double), g->chol_n * g->chol_n);
+}
+
+/* the hierarchy of another run of the same pattern (a snapshot's): levels, and the aggregates of
+ * levels 0 .. levels - 2 (each lev[l].A.n entries, in 0 .. the next level's rows); the values come
+ * with the next amg_update, as after amg_build. A hierarchy made from the values of an earlier step
+ * is not the one these values would make, so a restored run keeps the one it had. */
+void amg_adopt(amg *g, const bsr3 *A, int levels, const int *const *agg)
+{
+    g->lev[0].A = *A;
+    if (levels > 0) hierarchy(g, levels, agg);
 }
 
 /* inverse of a 3x3 block (cofactors); a singular block gets the inverse of its diagonal */
@@ -201,7 +218,7 @@ static void diag_inverses(amg_level *L)
 void amg_update(amg *g, const bsr3 *A)
 {
     g->lev[0].A = *A;
-    if (g->levels == 0) hierarchy(g);
+    if (g->levels == 0) hierarchy(g, 0, NULL);
     else
         for (int l = 0; l + 1 < g->levels; l++) coarse_values(&g->lev[l], &g->lev[l + 1]);
     for (int l = 0; l < g->levels; l++)

@@ -36,6 +36,9 @@ typedef struct amg {
  * which thread runs which chunk */
 void amg_build(amg *g, const bsr3 *A, const int *split);
 void amg_update(amg *g, const bsr3 *A);
+/* after amg_build: take the hierarchy another run built for this pattern (snapshot.c), levels and the
+ * aggregates of every level but the last (levels 0: none made yet) */
+void amg_adopt(amg *g, const bsr3 *A, int levels, const int *const *agg);
 void amg_apply(const amg *g, const double *r, double *z);
 void amg_free(amg *g);
 

@@ -62,57 +62,6 @@
 
 #define NONE UINT32_MAX
 
-typedef struct ctri {
-    int v[3];
-    double au[3], av[3]; /* w_u = sum au_i x_i, w_v = sum av_i x_i                       */
-    double area, bu, bv, theta0;
-    int block[9];        /* bsr3 block of vertex pair (i, j) at 3 i + j (cloth_bind_blocks)  */
-} ctri;
-
-typedef struct cbend {
-    int v[4];            /* x0 x1: the edge (x0 -> x1 in the first triangle's winding); x2, x3 */
-    double phi0, coef;   /* rest dihedral angle; A_e / l_perp^2                              */
-    int block[16];
-} cbend;
-
-typedef struct cseg {
-    int v[2];
-    double rest;
-    int block[4];
-} cseg;
-
-typedef struct cjoint {
-    int v[3];
-    double lbar;
-    int block[9];
-} cjoint;
-
-typedef struct cobj {
-    bool hair, clamped;
-    int nv, vbase;       /* vertices; first visible one (1 for a clamped hair: 0 is its anchor) */
-    uint32_t *slot;      /* particle slot per vertex, NONE once destroyed                      */
-    int *dense;          /* dense particle index per vertex (refreshed before use), -1: none   */
-    ctri *tri;
-    cbend *bend;
-    cseg *seg;
-    cjoint *joint;
-    int ntri, nbend, nseg, njoint;
-    int tri_g[PAR_CHUNKS + 1], bend_g[PAR_CHUNKS + 1], seg_g[PAR_CHUNKS + 1], joint_g[PAR_CHUNKS + 1]; /* group ends */
-    int *draw;           /* 3 vertex indices per triangle, for drawing                         */
-    double stretch, shear, bendk, damping;
-    int rows, cols;
-    imp_vec3 root_dir;
-    float color[4], back[4];
-    bool self_collision;   /* its particles meet each other (particle_contact.c)                  */
-    imp_vec3 *rest;        /* rest position per vertex: which of its particles are near neighbours */
-} cobj;
-
-typedef struct cloth_store {
-    idtable ids;
-    cobj *obj;
-    int cap;
-} cloth_store;
-
 /* ---- the shear angle ------------------------------------------------------------------------------------ */
 
 /* the shear angle theta = acos(c) between the unit warps ph, qh (lengths lp, lq), c clamped and

@@ -2,6 +2,8 @@
 #ifndef IMPETUS_CLOTH_H
 #define IMPETUS_CLOTH_H
 
+#include "ids.h"
+#include "parallel.h"
 #include "particles.h"
 #include "sparse.h"
 
@@ -29,5 +31,57 @@ void cloth_pairs(imp_world *w, int **pairs, int *count, int *cap);
  * same time (they write disjoint rows). */
 void cloth_bind_blocks(imp_world *w, const bsr3 *A, const int *split);
 void cloth_assemble(imp_world *w, struct asm_ctx *a, int group);
+
+/* cloth and hair objects and their elements (cloth.c): here so that snapshot.c saves them */
+typedef struct ctri {
+    int v[3];
+    double au[3], av[3]; /* w_u = sum au_i x_i, w_v = sum av_i x_i                       */
+    double area, bu, bv, theta0;
+    int block[9];        /* bsr3 block of vertex pair (i, j) at 3 i + j (cloth_bind_blocks)  */
+} ctri;
+
+typedef struct cbend {
+    int v[4];            /* x0 x1: the edge (x0 -> x1 in the first triangle's winding); x2, x3 */
+    double phi0, coef;   /* rest dihedral angle; A_e / l_perp^2                              */
+    int block[16];
+} cbend;
+
+typedef struct cseg {
+    int v[2];
+    double rest;
+    int block[4];
+} cseg;
+
+typedef struct cjoint {
+    int v[3];
+    double lbar;
+    int block[9];
+} cjoint;
+
+typedef struct cobj {
+    bool hair, clamped;
+    int nv, vbase;       /* vertices; first visible one (1 for a clamped hair: 0 is its anchor) */
+    uint32_t *slot;      /* particle slot per vertex, NONE once destroyed                      */
+    int *dense;          /* dense particle index per vertex (refreshed before use), -1: none   */
+    ctri *tri;
+    cbend *bend;
+    cseg *seg;
+    cjoint *joint;
+    int ntri, nbend, nseg, njoint;
+    int tri_g[PAR_CHUNKS + 1], bend_g[PAR_CHUNKS + 1], seg_g[PAR_CHUNKS + 1], joint_g[PAR_CHUNKS + 1]; /* group ends */
+    int *draw;           /* 3 vertex indices per triangle, for drawing                         */
+    double stretch, shear, bendk, damping;
+    int rows, cols;
+    imp_vec3 root_dir;
+    float color[4], back[4];
+    bool self_collision;   /* its particles meet each other (particle_contact.c)                  */
+    imp_vec3 *rest;        /* rest position per vertex: which of its particles are near neighbours */
+} cobj;
+
+typedef struct cloth_store {
+    idtable ids;
+    cobj *obj;
+    int cap;
+} cloth_store;
 
 #endif

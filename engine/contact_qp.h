@@ -2,6 +2,8 @@
 #ifndef IMPETUS_CONTACT_QP_H
 #define IMPETUS_CONTACT_QP_H
 
+#include "imp_math.h"
+#include "impetus.h"
 #include "step.h"
 
 /* contact_qp.c: world.contact = "qp" */
@@ -9,5 +11,83 @@ void qp_begin_step(imp_world *w, double h);            /* impulses, then the ste
 int qp_deriv(imp_world *w, const double *X, double *dX); /* adds the resting contact forces to dX   */
 void qp_free(imp_world *w);
 void qp_step(imp_step *s); /* integrate + collide, cut at impacts */
+
+/* the exact mode's contacts, bodies and state (contact_qp.c): here so that snapshot.c saves what outlives
+ * a step (settings, counters, ball joints, the friction warm start, the contact list) */
+typedef struct qp_contact {
+    int ka, kb;             /* dense body index of A and B for kinematics, -1: a fixed collider    */
+    imp_vec3 la, lb;        /* the contact point on A / on B: body frame (about the centre of mass), or world */
+    imp_vec3 ln;            /* the normal: in its face owner's body frame (B's, or A's when face_a), or world */
+    imp_vec3 lea, leb;      /* edge/edge: ea in A's frame, eb in B's (or world)                     */
+    double rad_a, rad_b;    /* the radius of a curved side (sphere, capsule): its point is on the
+                             * core, the centre or the axis, and the surface is rad from it; else 0 */
+    bool edge;
+    bool face_a;            /* vertex/face on A's face: n turns with A                              */
+    bool points;            /* the normal is the line between the two points: two curved sides, or
+                             * a curved side on an edge or a vertex of B                           */
+    bool eq;                /* a joint row: equality (w = 0, f free); ln a world direction, or B's  */
+    bool in_b;              /* a joint row whose direction is fixed in B (ln in B's frame)          */
+    bool angular;           /* a joint row on the relative angular velocity along n (no point)      */
+    int ang_ref;            /* an angular row's position error: 0 none, 2 the free axis (lea in A's
+                             * frame, leb in B's must stay parallel), 3 the relative rotation q0     */
+    imp_quat q0;            /* ang_ref 3: A's orientation relative to B's when held (joint.c's frames) */
+    imp_id ida, idb;        /* body ids (null for colliders)                                        */
+    uint64_t key;           /* the manifold's pair (qp_pair_key; 0 for joint rows)                   */
+    /* evaluated at the current state */
+    imp_vec3 p, pb, n, ndot, ra, rb;  /* p: the contact point on A (force application), pb on B; r = p - x */
+    imp_vec3 qa, qb;        /* the points whose motion gives d' and d'' (b), relative to each centre of
+                             * mass: a core or a vertex, and the point of the other side's plane or core */
+    double bvel;            /* the velocity products of d'' (b's part that no force changes)        */
+    double d, dd;           /* separation and its rate d'                                            */
+    double force;           /* last solve: force magnitude (or impulse)                             */
+    imp_vec3 tforce;        /* last solve: friction force (or impulse) on A                         */
+    double accel;           /* last solve: d''                                                      */
+} qp_contact;
+
+typedef struct qp_body {
+    imp_quat q;
+    imp_vec3 x, v, w, a, alpha, L;
+    imp_mat3 R, Iinv;
+    double im;              /* 1/m, 0 unless dynamic                                                */
+    bool dyn;
+} qp_body;
+
+struct qp_state {
+    qp_contact *c; int count, cap;
+    qp_body *b; int bcap;
+    double *A; long Acap;   /* the dense LCP matrix of one island (up to dense_max rows)             */
+    double *bv, *f, *wv; int acap; /* one island's vectors (any size)                               */
+    int dense_max;          /* islands up to this many rows: the pivoting LCP; larger: PGS         */
+    imp_vec3 *dv, *dw; int dvcap; /* PGS: each body's velocity (or acceleration) change so far      */
+    struct qp_pgs_row *prow; int prowcap; /* PGS: each row's Jacobian and diagonal, fixed over a solve */
+    double *pbt; int pbtcap; /* PGS: b_t of an island                                               */
+    long pgs;               /* islands solved by the fallback                                        */
+    double *dx; int dxcap;  /* a body derivative for the queries                                    */
+    imp_lcp_work lcp;
+    imp_lcp_info info;
+    double h;               /* the step being integrated (extra acceleration)                       */
+    double restitution;
+    double friction;        /* Coulomb coefficient mu of every QP contact (world.friction, default 0) */
+    double *At, *An, *bt; int tcap; /* friction rows of one island: A_tt (2n x 2n), A_tn (2n x n), b_t */
+    /* their nonzero entries (rows of contacts that share no body give exact zeros): per friction row
+     * the columns of A_tt and of A_tn, per contact the friction rows of its A_tn column, ascending;
+     * and the A_tn f + b_t part of each friction row's residual during a round of sweeps */
+    int *tt_cols, *tt_count, *tn_cols, *tn_count, *nt_rows, *nt_count; double *t_base;
+    double *g; imp_vec3 *t1, *t2; int gcap; /* friction forces and tangent basis, per contact      */
+    double *gi;             /* the collision impulses' friction (kept apart from g's warm start)     */
+    /* islands (contacts grouped by the dynamic bodies they connect), contacts sorted by island */
+    qp_contact *c2; int c2cap; /* the sort's other buffer                                           */
+    int *par, *cnt; int parcap; /* union-find parents and counting-sort counters, per body        */
+    int *isl; int iscap, nisl;  /* island k is contacts [isl[k], isl[k+1])                         */
+    int *isl_neq;           /* joint rows at the head of each island                                 */
+    int cur_neq;            /* those of the island being solved                                      */
+    struct qp_joint { imp_id a, b; imp_vec3 la, lb; bool live; } *joints; int nj, jcap;
+    /* the resting set's points at the start of a (sub)step, sorted by pair (time of impact) */
+    struct qp_start_point { uint64_t key; int ka, kb, idx; imp_vec3 la, lb; double pen, now; } *pd; int npd, pdcap;
+    bool warm;              /* g holds the last evaluation's friction forces of this contact set      */
+    uint64_t sig;           /* the step's contact list, for the warm start across steps              */
+    long solves;
+    long impacts;           /* times of impact found (regula falsi)                                */
+};
 
 #endif

@@ -139,6 +139,9 @@ void imp_world_set_tolerance(imp_world *w, double tol);
 /* kinetic energy, and potential energy: gravity (zero at the origin) plus springs */
 double imp_world_kinetic_energy(const imp_world *w);
 double imp_world_potential_energy(const imp_world *w);
+/* linear momentum (sum of m v and of the bodies' P) and angular momentum about the origin (sum of
+ * x x m v, and of x x P + L for the bodies), kg m/s and kg m^2/s */
+void imp_world_momentum(const imp_world *w, imp_vec3 *linear, imp_vec3 *angular);
 
 /* ---- particles (engine/particles.c) --------------------------------------------------------------- */
 
@@ -946,5 +949,38 @@ long imp_qp_fallbacks(const imp_world *w); /* projected Gauss-Seidel solves (isl
 #define IMP_QP_DENSE_LIMIT 4096 /* the largest dense_max: its matrix and the friction blocks are O(rows^2) doubles */
 void imp_qp_set_dense_max(imp_world *w, int n); /* clamped to [0, IMP_QP_DENSE_LIMIT] */
 int imp_qp_dense_max(const imp_world *w);
+
+/* ---- snapshots (engine/snapshot.c) -------------------------------------------------------------------
+ * The whole state of a world: every object with its id table (handles stay valid or stale exactly as
+ * they were), settings, time and step count, the contacts with their points' ids and warm-start
+ * impulses, sleep timers, the solvers' warm starts and adaptive step sizes. Restoring a snapshot and
+ * stepping N times gives, bit for bit, what the world gave in the N steps after it was taken (in either
+ * contact mode, with every integrator), whether restored into that world or a fresh one. A snapshot
+ * holds no pointers: the callbacks of fields, "function" behaviours and constraints and curve particles
+ * are kept beside it and belong to the world it was taken from. Restored into another world, or loaded
+ * from a file, each such object takes the callback of the object with the same id in the world it is
+ * restored into; a snapshot with a callback that has no such counterpart is refused. */
+typedef struct imp_snapshot imp_snapshot;
+#define IMP_SNAPSHOT_VERSION 2 /* the file format this build writes and reads */
+/* NULL (and the world error) while the world steps */
+imp_snapshot *imp_snapshot_take(imp_world *w);
+/* the world as the snapshot was taken; otherwise an error status, the world error says why, and the world
+ * is unchanged */
+imp_status imp_snapshot_restore(imp_world *w, const imp_snapshot *s);
+void imp_snapshot_free(imp_snapshot *s);
+size_t imp_snapshot_bytes(const imp_snapshot *s);   /* memory it holds                              */
+double imp_snapshot_time(const imp_snapshot *s);    /* the world's time and step count when taken   */
+long imp_snapshot_step_count(const imp_snapshot *s);
+/* files: a header (format version, the build's state layout, a checksum of the state) and the state.
+ * Loading refuses another version or layout and a corrupt file, with the reason in err */
+bool imp_snapshot_save(const imp_snapshot *s, const char *path, char *err, size_t errlen);
+imp_snapshot *imp_snapshot_load(const char *path, char *err, size_t errlen);
+/* the same in memory: the file's bytes (malloc'd, *length of them), and a snapshot from such bytes */
+void *imp_snapshot_encode(const imp_snapshot *s, size_t *length);
+imp_snapshot *imp_snapshot_decode(const void *bytes, size_t length, char *err, size_t errlen);
+/* a snapshot holds each callback it keeps by calling retain(user), and lets go by the callback's own
+ * release; a world with callbacks that have a release function and no retain hook cannot take back a
+ * snapshot's callbacks (restore refuses) */
+void imp_world_set_callback_retain(imp_world *w, void (*retain)(void *user));
 
 #endif

@@ -54,34 +54,6 @@
 #define STICK_SPEED 1e-3         /* m/s: a resting contact slower than this may stick */
 enum { CONTACT_OFF, CONTACT_SLIDE, CONTACT_STICK };
 
-typedef struct implicit_state {
-    imp_implicit_settings set;
-    bool built;
-    uint64_t topology;
-    int n, cap;          /* particles the pattern was built for; capacity of the per-particle arrays */
-    bsr3 A;
-    int *diag;           /* block index of (i, i)                                                  */
-    int *tpos;           /* block index of the transpose of each block                             */
-    int tpos_cap;
-    int *undo_at;        /* blocks the filter changed in place, and their old values (9 each)     */
-    double *undo_val;
-    int undo_count, undo_cap;
-    int *pairs, pair_cap;
-    /* per-particle vectors, 3 doubles each */
-    double *f, *bK, *b, *y, *z, *dv, *tmp, *tmp2;
-    double *inv_m2;      /* 1 / m^2 per particle, for the stopping test                            */
-    int split[PAR_CHUNKS + 1]; /* row ranges of the parallel chunks (about equal blocks each)     */
-    /* the filter */
-    uint8_t *filter_kind;    /* 0 free; 1 all directions prescribed; 2, 3: one or two normals       */
-    double *filter_normal;   /* 6 per particle: up to two orthonormal prescribed directions         */
-    int *filtered, nfiltered; /* the particles with filter_kind != 0                               */
-    uint8_t *contact_kind;   /* per resting contact: CONTACT_OFF, _SLIDE (normal held), _STICK (all) */
-    double *contact_impulse; /* per resting contact: normal impulse (N s)                           */
-    int contact_cap;
-    cg_work cg;
-    amg mg;
-} implicit_state;
-
 imp_implicit_settings imp_implicit_settings_default(void)
 {
     imp_implicit_settings s;
@@ -174,6 +146,14 @@ static void rebuild(imp_world *w, implicit_state *st)
     st->topology = w->particles->topology;
     st->n = n;
     st->built = true;
+}
+
+/* the pattern for the particles and force objects as they are (a restored snapshot's: snapshot.c) */
+void implicit_rebuild(imp_world *w)
+{
+    implicit_state *st = state_get(w);
+    reserve(st, w->particles->ids.count);
+    rebuild(w, st);
 }
 
 /* ---- the filter -------------------------------------------------------------------------------------- */

@@ -1110,6 +1110,17 @@ void impulse_step(const imp_step *st)
     toi_bullets(w, st->bodies0);
 }
 
+/* the collisions of a restored snapshot's last step (snapshot.c), as the queries below answer them */
+void impulse_restore_hits(imp_world *w, const imp_contact_hit *hits, int count)
+{
+    if (count <= 0) return;
+    impulse_state *s = state_get(w);
+    s->hits = ids_grow(s->hits, sizeof(imp_contact_hit), (size_t)count);
+    s->hit_cap = count;
+    memcpy(s->hits, hits, sizeof(imp_contact_hit) * (size_t)count);
+    s->hit_count = count;
+}
+
 int imp_world_hit_count(const imp_world *w) { return w->impulse ? w->impulse->hit_count : 0; }
 const imp_contact_hit *imp_world_hit(const imp_world *w, int i)
 {

@@ -7,5 +7,6 @@
 /* the bodies' stage of a step in the impulse mode (and with contact response off: the ODE alone) */
 void impulse_step(const imp_step *st);
 void impulse_free(imp_world *w);
+void impulse_restore_hits(imp_world *w, const imp_contact_hit *hits, int count); /* snapshot.c */
 
 #endif

@@ -233,6 +233,19 @@ void joints_breaks_free(imp_world *w)
     w->joints_broken = NULL;
 }
 
+void joints_breaks_restore(imp_world *w, const imp_joint_break *ev, int count)
+{
+    joints_breaks_free(w);
+    if (count <= 0) return;
+    w->joints_broken = calloc(1, sizeof(joint_break_list));
+    if (!w->joints_broken) abort();
+    joint_break_list *b = w->joints_broken;
+    b->cap = count;
+    b->ev = ids_grow(NULL, sizeof(imp_joint_break), (size_t)count);
+    memcpy(b->ev, ev, sizeof(imp_joint_break) * (size_t)count);
+    b->count = count;
+}
+
 /* ---- the public API -------------------------------------------------------------------------------- */
 
 static joint *find(const imp_world *w, imp_id id)

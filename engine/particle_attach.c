@@ -191,7 +191,7 @@ void attach_begin(imp_world *w, const imp_step *st)
     particle_store *P = w->particles;
     const int nb = w->bodies->ids.count;
     body_scratch(s, nb);
-    memset(s->body_count, 0, sizeof(int) * (size_t)nb);
+    if (nb) memset(s->body_count, 0, sizeof(int) * (size_t)nb); /* (not allocated while there are no bodies) */
     for (int k = 0; k < s->count;) {
         attachment *a = &s->a[k];
         a->dense = ids_lookup(&P->ids, a->particle);

@@ -21,12 +21,15 @@
  *
  * The stage (particles_step): attached particles onto their body points, carrying their bodies'
  * shares (particle_attach.c) -> the colliders' resting contacts (after the bodies' that world.c had
- * particle_contact.c find for the implicit integrator) -> integrate (the world's ODE solver, or one backward
- * Euler step of implicit.c) -> what the attached particles gave their bodies -> curve particles
- * exactly onto their curves -> collisions with the colliders inside the step -> constrained particles
- * that touched or hit projected back onto their constraints. A failing callback puts back the state
- * saved at the start, so the world is as it was. (Particles meet bodies and each other after the
- * bodies' stage: particle_contact.c.)
+ * particle_contact.c find for the implicit integrator) -> integrate (the world's ODE solver, or one
+ * backward Euler step of implicit.c) -> what the attached particles gave their bodies -> curve
+ * particles exactly onto their curves -> collisions with the colliders inside the step -> constrained
+ * particles that touched or hit projected back onto their constraints. (Particles meet bodies and each
+ * other after the bodies' stage: particle_contact.c.) The state at the start (as the integrator and
+ * the collision sweep see it: attached particles on their points, resting particles exactly on their
+ * surfaces) is kept, with the values the attachments and the resting contacts replaced, so that a
+ * failing callback's undo (particles_undo, with snapshot.c's undo of the stage's other state) puts
+ * back the state as the script left it.
  *
  * Destroying a particle or a cloth reaches every part that holds particles: cloth, force objects,
  * constraints and curves let go of it before the store removes it. */
@@ -62,7 +65,7 @@ void particle_system_free(particle_system *ps)
 {
     if (!ps) return;
     imp_ode_solver_free(&ps->solver);
-    free(ps->state0), free(ps->force), free(ps->now_X), free(ps->now_dX);
+    free(ps->state0), free(ps->force), free(ps->now_X), free(ps->now_dX), free(ps->snapped);
     free(ps);
 }
 
@@ -175,16 +178,74 @@ static double *state0_reserve(particle_system *ps, int dim)
     return ps->state0;
 }
 
-/* put the state saved at the start of the step back */
-static void particles_undo(imp_world *w)
+/* particle i was moved at the start of the step (onto its attachment's point, or onto a surface by a
+ * resting contact) after X0 was taken: X0 gets the new values (the integrator and the sweep start
+ * from them), and the journal keeps what they replaced */
+static void particles_journal(particle_system *ps, const particle_store *P, double *X0, int n, int i)
 {
-    particle_range range;
-    imp_ode_system all = particles_ode(w, 0, w->particles->ids.count, &range);
-    all.set_state(all.ctx, w->particle_system->state0);
+    if (ps->snapped_count == ps->snapped_cap) {
+        ps->snapped_cap = ps->snapped_cap ? 2 * ps->snapped_cap : 64;
+        ps->snapped = ids_grow(ps->snapped, sizeof *ps->snapped, (size_t)ps->snapped_cap);
+    }
+    struct particle_snap *j = &ps->snapped[ps->snapped_count++];
+    j->particle = i;
+    memcpy(j->x, X0 + 3 * i, sizeof j->x), memcpy(j->v, X0 + 3 * (n + i), sizeof j->v);
+    memcpy(X0 + 3 * i, P->x + 3 * i, sizeof j->x), memcpy(X0 + 3 * (n + i), P->v + 3 * i, sizeof j->v);
 }
 
-/* resting contacts -> integrate -> curves -> collisions -> constraint projection; nonzero (and the
- * particles as they were) when a callback failed */
+/* the attached particles just put on their body points (attach_begin) */
+static void particles_attached(imp_world *w, double *X0, int n)
+{
+    const attach_set *s = w->attach;
+    for (int k = 0; s && k < s->count; k++)
+        if (s->a[k].dense >= 0) particles_journal(w->particle_system, w->particles, X0, n, s->a[k].dense);
+}
+
+/* the resting contacts just found put their particles exactly on the surface (pcollide_find_contacts).
+ * Contacts are in particle order, a particle's together. */
+static void particles_snapped(imp_world *w, double *X0, int n)
+{
+    const particle_contacts *pc = w->pcontacts;
+    for (int k = 0; k < pc->count; k++) {
+        const int i = pc->contact[k].particle;
+        if (k > 0 && pc->contact[k - 1].particle == i) continue;
+        particles_journal(w->particle_system, w->particles, X0, n, i);
+    }
+}
+
+/* a callback failed: the particles' state as the script left it before the step (the state at the
+ * start, and the values the attachments and the resting contacts replaced, latest first: a particle
+ * may be in the journal twice) */
+void particles_undo(imp_world *w)
+{
+    particle_system *ps = w->particle_system;
+    const int n = w->particles->ids.count;
+    particle_range range;
+    imp_ode_system all = particles_ode(w, 0, n, &range);
+    all.set_state(all.ctx, ps->state0);
+    for (int k = ps->snapped_count - 1; k >= 0; k--) {
+        const struct particle_snap *j = &ps->snapped[k];
+        memcpy(w->particles->x + 3 * j->particle, j->x, sizeof j->x), memcpy(w->particles->v + 3 * j->particle, j->v, sizeof j->v);
+    }
+}
+
+/* the particles' state at the start of the step, before anything moves them (the resting contacts
+ * with bodies under the implicit integrator, particle_contact.c, are found between this and
+ * particles_step) */
+void particles_step_begin(const imp_step *st)
+{
+    imp_world *w = st->w;
+    particle_system *ps = w->particle_system;
+    const int n = w->particles->ids.count;
+    double *X0 = state0_reserve(ps, 6 * n + curves_state_dim(w));
+    particle_range range;
+    imp_ode_system all = particles_ode(w, 0, n, &range);
+    all.get_state(all.ctx, X0);
+    ps->snapped_count = 0;
+}
+
+/* resting contacts -> integrate -> curves -> collisions -> constraint projection; nonzero when a
+ * callback failed (the caller undoes the stage: particles_undo) */
 int particles_step(const imp_step *st)
 {
     imp_world *w = st->w;
@@ -192,14 +253,15 @@ int particles_step(const imp_step *st)
     imp_profile *prof = st->profile;
     particle_system *ps = w->particle_system;
     const int n = w->particles->ids.count;
-    double *X0 = state0_reserve(ps, 6 * n + curves_state_dim(w));
+    double *X0 = ps->state0;
     force_reserve(ps, n);
     double t0 = step_clock_ms();
-    attach_begin(w, st); /* attached particles onto their points, carrying their bodies' shares */
-    pcollide_find_contacts(w);
     particle_range range;
-    imp_ode_system all = particles_ode(w, 0, n, &range);
-    all.get_state(all.ctx, X0);
+    imp_ode_system all;
+    attach_begin(w, st); /* attached particles onto their points, carrying their bodies' shares */
+    particles_attached(w, X0, n);
+    pcollide_find_contacts(w);
+    particles_snapped(w, X0, n);
     ps->solver.method = w->settings.integrator;
     ps->solver.tolerance = w->settings.tolerance;
     long evals = ps->solver.evaluations;
@@ -223,17 +285,15 @@ int particles_step(const imp_step *st)
     if (!rc) rc = curves_after_integrate(w, X0 + 6 * n);
     prof->integrate = step_clock_ms() - t0;
     if (rc) {
-        attach_abort(w);
-        particles_undo(w);
+        attach_abort(w); /* the masses and motions the attachments changed (the caller undoes the rest) */
         return rc;
     }
     attach_exchange(w, st, X0 + 3 * n); /* what the attached particles gave their bodies */
     t0 = step_clock_ms();
     pcollide_resolve(w, X0, X0 + 3 * n, dt);
     if (w->settings.integrator != IMP_IMPLICIT) pcollide_friction_clamp(w);
-    if (tinker_active(w) && tinker_after_collide(w)) {
+    if (tinker_active(w) && tinker_after_collide(w)) { /* a constraint callback failed */
         attach_abort(w);
-        particles_undo(w); /* a constraint callback failed */
         return IMP_ERR_CALLBACK;
     }
     prof->collide = step_clock_ms() - t0;

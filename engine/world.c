@@ -5,6 +5,7 @@
  *
  *   world.c                   the step: pre-solve -> particles -> bodies -> particle contacts -> contacts
  *                             -> finish
+ *   snapshot.c                the whole state in and out (rewind, replay, files), the undo of a step
  *   rigid-body contact modes  impulse.c (S1's stages)   contact_qp.c (exact contact)   toi.c
  *                             joint*.c (joints; joint_force.c their forces and breaking)   island.c
  *                             (contact graph, sleeping)   solver_bodies.h
@@ -38,9 +39,12 @@
  *   finish      the clock; the NaN guard (a particle or body that went non-finite is put back, at
  *               rest, and reported)
  *
- * A failing callback aborts the step in the particle stage, before the bodies move; the particles'
- * state saved at the start is put back, so the world is exactly as it was before the call. Each stage
- * is timed into the step's profile. */
+ * Scripts are called at the start (pre_solve) and in the particle stage, before the bodies move; a
+ * failing callback aborts the step and what it may have changed is put back from the undo kept at the
+ * start of the step (snapshot.c, and the particles' own start state: particle_system.c), or from a
+ * snapshot taken before a step that collides before pre_solve, so the world is bit for bit as it was
+ * before the call, caches and warm starts included. Each stage is timed into the
+ * step's profile. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +72,7 @@
 #include "presolve.h"
 #include "sensor.h"
 #include "shape.h"
+#include "snapshot.h"
 #include "step.h"
 #include "tinkertoy.h"
 #include "toi.h"
@@ -86,8 +91,10 @@ imp_world_def imp_world_def_default(void)
 
 imp_world *imp_world_create(const imp_world_def *def)
 {
+    static _Atomic uint64_t serials;
     imp_world *w = calloc(1, sizeof *w);
     if (!w) return NULL;
+    w->serial = ++serials;
     w->particles = calloc(1, sizeof *w->particles);
     w->bodies = calloc(1, sizeof *w->bodies);
     w->shapes = calloc(1, sizeof *w->shapes);
@@ -147,6 +154,7 @@ void imp_world_destroy(imp_world *w)
     implicit_free(w);
     cloth_free(w);
     qp_free(w);
+    snapshot_step_free(w);
     free(w);
 }
 
@@ -190,7 +198,8 @@ static void contacts_step(const imp_step *s)
     s->profile->manifolds = w->contacts->manifold_count;
 }
 
-/* lock the world, and keep the bodies' states at the start of the step */
+/* lock the world, and keep the bodies' states and the undo of the particle stage at the start of the
+ * step */
 static imp_step step_begin(imp_world *w, double dt, imp_profile *profile)
 {
     const int n = w->bodies->ids.count;
@@ -201,9 +210,28 @@ static imp_step step_begin(imp_world *w, double dt, imp_profile *profile)
     }
     if (n) memcpy(w->bstate0, w->bodies->state, BODY_DIM * sizeof(double) * (size_t)n);
     w->error[0] = 0;
+    snapshot_step_keep(w);
     w->locked = true;
     contacts_clear_events(w);
     return (imp_step){w, w->time, dt, 1 / dt, profile, w->bstate0, false};
+}
+
+/* a callback failed, or the adaptive integrator gave up: the world as it was before the step, from
+ * the snapshot taken before it when there is one (the step collided before pre_solve), else from the
+ * step's undo (particles: whether the particle stage ran); the error message stays */
+static void step_undo(imp_world *w, imp_snapshot *before, bool particles)
+{
+    w->locked = false;
+    if (before) {
+        char error[sizeof w->error];
+        memcpy(error, w->error, sizeof error);
+        imp_snapshot_restore(w, before);
+        memcpy(w->error, error, sizeof error);
+        imp_snapshot_free(before);
+        return;
+    }
+    if (particles) particles_undo(w);
+    snapshot_step_undo(w);
 }
 
 /* the clock moves on; non-finite particles and bodies are put back and reported */
@@ -247,31 +275,38 @@ imp_status imp_world_step(imp_world *w, double dt)
     }
     const double t_start = step_clock_ms();
     imp_profile profile = {0};
+    /* pre-solve: the script modifies the contacts the step starts from before anything moves. When the
+     * script changed the world since the last step, the contacts are collided first, which changes the
+     * contact set, the broad phase and the sensors: a snapshot then keeps the world for a callback that
+     * fails in this step (pre_solve's or the particle stage's); otherwise the step's undo puts back the
+     * events step_begin cleared */
+    const bool presolve = w->presolve && w->presolve->fn;
+    imp_snapshot *before = presolve && !contacts_current(w) ? imp_snapshot_take(w) : NULL;
     imp_step s = step_begin(w, dt, &profile);
-    /* pre-solve: the script modifies the contacts the step starts from before anything moves, so that a
-     * failing callback leaves the world as it was */
-    if (w->presolve && w->presolve->fn) {
-        if (!contacts_current(w)) contacts_update(w);
+    if (presolve) {
+        if (before) contacts_update(w);
         if (presolve_run(w)) {
-            w->locked = false;
             if (!w->error[0]) world_error(w, "the pre_solve callback failed");
+            step_undo(w, before, false);
             return IMP_ERR_CALLBACK;
         }
     }
+    particles_step_begin(&s);   /* the particles' state at the start, for the undo */
     particle_contacts_rest(&s); /* the resting contacts the particle stage starts from */
     const int rc = particles_step(&s);
-    if (rc == IMP_ODE_SUBSTEPS) { /* the adaptive integrator gave up: the particles are as they were */
-        w->locked = false;
+    if (rc == IMP_ODE_SUBSTEPS) { /* the adaptive integrator gave up: the world as it was before the step */
+        step_undo(w, before, true);
         world_error(w, "step: the adaptive integrator would need more than %ld steps to reach t + dt (the tolerance %g is out "
                        "of reach at dt = %g: a stiff system?); the step was not taken", w->particle_system->solver.max_substeps,
                     w->settings.tolerance, dt);
         return IMP_ERR_STEP;
     }
-    if (rc) { /* a callback failed: the particles are as they were, the bodies untouched */
-        w->locked = false;
+    if (rc) { /* a callback failed: the bodies are untouched, the particle stage undone */
         if (!w->error[0]) world_error(w, "a callback failed during the step");
+        step_undo(w, before, true);
         return IMP_ERR_CALLBACK;
     }
+    imp_snapshot_free(before);
     const long gave_up = w->body_solver.gave_up;
     joints_forces_begin(w);
     bodies_step(&s);
@@ -311,6 +346,26 @@ double imp_world_kinetic_energy(const imp_world *w)
         e += 0.5 * w->particles->mass[i] * v3_dot(v, v);
     }
     return e + bodies_kinetic_energy(w);
+}
+
+/* P = sum m v (particles) + sum P (bodies); L about the origin = sum x x m v + sum (x x P + L) */
+void imp_world_momentum(const imp_world *w, imp_vec3 *linear, imp_vec3 *angular)
+{
+    imp_vec3 P = v3(0, 0, 0), L = v3(0, 0, 0);
+    for (int i = 0; i < w->particles->ids.count; i++) {
+        if (w->particles->motion[i] == IMP_FIXED) continue;
+        imp_vec3 p = v3_scale(v3_load(w->particles->v + 3 * i), w->particles->mass[i]);
+        P = v3_add(P, p);
+        L = v3_add(L, v3_cross(v3_load(w->particles->x + 3 * i), p));
+    }
+    for (int i = 0; i < w->bodies->ids.count; i++) {
+        if (w->bodies->body[i].motion != IMP_DYNAMIC) continue;
+        const double *X = w->bodies->state + BODY_DIM * i;
+        imp_vec3 p = v3_load(X + 7);
+        P = v3_add(P, p);
+        L = v3_add(L, v3_add(v3_cross(v3_load(X), p), v3_load(X + 10)));
+    }
+    *linear = P, *angular = L;
 }
 
 /* gravitational potential -m g . x (zero at the origin) plus the springs' elastic energy */

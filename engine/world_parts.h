@@ -35,6 +35,12 @@ struct imp_world {
     imp_profile profile;
     double *bstate0; int bstate0_cap;           /* the bodies' states at the start of the step      */
 
+    /* snapshot.c */
+    uint64_t serial;                            /* unique in the process: a snapshot's callbacks are its world's */
+    void (*retain)(void *user);                 /* a snapshot's hold on a callback (NULL: none)     */
+    struct step_undo *undo;                     /* what the particle stage may change, kept at the
+                                                   start of each step for a callback that fails     */
+
     /* stores */
     struct particle_store *particles;           /* particles.c                                      */
     struct body_store *bodies;                  /* body.c                                           */

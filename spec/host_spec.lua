@@ -129,7 +129,7 @@ describe("the host under hostile scenes", function()
     helpers.write(dir .. "/scene.lua", "return {}")
     local path = dir .. "/scene.lua"
     for _, case in ipairs {
-      { { viewr = true }, "runner: unknown option 'viewr' (known: dt, max_steps_per_frame, size, viewer)" },
+      { { viewr = true }, "runner: unknown option 'viewr' (known: dt, max_steps_per_frame, size, viewer, seed, history, sources)" },
       { { size = { 800, 600, 1 } }, "runner: option 'size' must be {width, height} in whole pixels >= 1" },
       { { size = { 800.5, 600 } }, "runner: option 'size' must be {width, height} in whole pixels >= 1" },
       { { max_steps_per_frame = 0 }, "runner: option 'max_steps_per_frame' must be a whole number >= 1" },

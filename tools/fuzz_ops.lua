@@ -199,6 +199,8 @@ local SETTINGS = {
   restitution = function(r) return num(r, 0, 1) end,
   friction = function(r) return num(r, 0, 2) end,
   qp_dense_max = function(r) return int(r, 0, 300) end,
+  particle_collisions = function(r) return bool(r) end,
+  pre_solve = function(r) return r.chance(0.2) and "nil" or callback(r) end,
   -- read-only: setting them must raise
   time = function(r) return num(r, 0, 1) end,
   steps = function(r) return int(r, 0, 10) end,
@@ -220,11 +222,11 @@ local WORLD_READS = { "time", "steps", "gravity", "drag", "integrator", "toleran
   "joint_hubs", "velocity_iterations", "position_iterations", "constraint_ks", "constraint_kd", "constraint_tolerance",
   "constraint_max_iterations", "constraint_preconditioner", "broadphase", "body_count", "manifold_count",
   "particle_count", "spring_count", "contact_count", "constraint_count", "locked", "cg_tolerance", "cg_max_iterations",
-  "jacobian", "restitution", "friction", "qp_dense_max", "no_such_field" }
+  "jacobian", "restitution", "friction", "qp_dense_max", "particle_collisions", "pre_solve", "no_such_field" }
 
 local WORLD_QUERIES = { "bodies", "particles", "constraints", "contacts", "contact_events", "pairs", "profile",
   "kinetic_energy", "potential_energy", "energy", "body_state", "constraint_error", "contact_stats",
-  "contact_separations", "solve_contacts", "contact_system", "solve_constraints", "collide" }
+  "contact_separations", "solve_contacts", "contact_system", "solve_constraints", "collide", "broken_joints" }
 
 ops[#ops + 1] = { w = 6, name = "world read", gen = function(r, ctx)
   local _, w = wpick(r, ctx)
@@ -234,8 +236,26 @@ end }
 
 ops[#ops + 1] = { w = 5, name = "world query", gen = function(r, ctx)
   local _, w = wpick(r, ctx)
-  local c = r.int(1, 8)
-  if c == 1 then return string.format("%s:raycast(%s, %s)", w, vec(r, 10), vec(r, 10)) end
+  local c = r.int(1, 11)
+  if c == 1 then
+    local opts = r.chance(0.5) and "" or ", " .. def(r, { { "all", bool(r) }, { "group", int(r, 0, 7) }, { "mask", int(r, 0, 255) },
+      { "sensors", bool(r) } }, 0.5)
+    return string.format("%s:raycast(%s, %s%s)", w, vec(r, 10), vec(r, 10), opts)
+  end
+  if c == 9 then -- a shape cast
+    local shape = def(r, { { "radius", num(r, 0, 1) }, { "length", num(r, 0, 1) }, { "size", vec(r, 1) },
+      { "points", r.chance(0.7) and "{{0,0,0},{0.5,0,0},{0,0.5,0},{0,0,0.5}}" or r.pick { "{}", "{{0,0,0}}", "{1, 2}" } } }, 0.6,
+      { { "type", enum(r, { "sphere", "capsule", "box", "hull" }, 0.1) } })
+    local filter = r.chance(0.5) and "" or ", " .. def(r, { { "group", int(r, 0, 7) }, { "mask", int(r, 0, 255) }, { "sensors", bool(r) } }, 0.5)
+    return string.format("%s:cast(%s, %s, %s%s%s)", w, shape, vec(r, 6), vec(r, 6), (filter ~= "" or r.chance(0.5)) and ", " .. quat(r) or "", filter)
+  end
+  if c == 10 then -- what a sensor holds (a sensor collider or a body's sensor shape, or not a sensor)
+    local kind = r.chance(0.5) and "c" or "b"
+    return string.format("%s:overlaps(%s%s)", w, handle(r, ctx, kind), r.chance(0.3) and ", " .. int(r, 1, 3, 0.3) or "")
+  end
+  if c == 11 then -- a pre_solve that rewrites the contacts, with values good and bad, or fails when armed
+    return string.format("%s.pre_solve = PRESOLVE(%d, %s, %s, %s, %s)", w, r.int(1, 30), bool(r), num(r, 0, 1), num(r, 0, 1), vec(r, 3))
+  end
   if c == 2 then return string.format("%s:query_point(%s)", w, vec(r, 5)) end
   if c == 3 then
     local shape = def(r, { { "type", enum(r, { "sphere", "capsule", "box", "hull" }, 0.1) }, { "radius", num(r, 0, 2) },
@@ -301,7 +321,7 @@ ops[#ops + 1] = { w = 8, name = "particle", gen = function(r, ctx)
   local slot, post = new_slot(ctx, "p", wi)
   return string.format("%s = %s:particle%s", slot, w, def(r, { { "position", vec(r, 3) }, { "velocity", vec(r, 3) },
     { "mass", num(r, 0.01, 5) }, { "radius", num(r, 0.01, 0.5) }, { "fixed", bool(r) }, { "kinematic", bool(r) },
-    { "color", color(r) } }, 0.5)), post
+    { "color", color(r) }, { "restitution", num(r, 0, 1) }, { "friction", num(r, 0, 1) } }, 0.5)), post
 end }
 
 ops[#ops + 1] = { w = 4, name = "spring", gen = function(r, ctx)
@@ -338,18 +358,19 @@ ops[#ops + 1] = { w = 3, name = "collider", gen = function(r, ctx)
   local wi, w = wpick(r, ctx)
   local slot, post = new_slot(ctx, "c", wi)
   local c = r.int(1, 3)
-  local mat = { { "restitution", num(r, 0, 1) }, { "friction", num(r, 0, 1) } }
+  local mat = { { "restitution", num(r, 0, 1) }, { "friction", num(r, 0, 1) }, { "sensor", r.chance(0.3) and bool(r) or "false" },
+    { "pre_solve", bool(r) } }
   local fields
   if c == 1 then
-    fields = { { "point", vec(r, 2) }, { "normal", r.chance(0.7) and "{0, 1, 0}" or vec(r, 1, 0.3) }, mat[1], mat[2] }
+    fields = { { "point", vec(r, 2) }, { "normal", r.chance(0.7) and "{0, 1, 0}" or vec(r, 1, 0.3) }, mat[1], mat[2], mat[4] }
     return string.format("%s = %s:plane%s", slot, w, def(r, fields)), post
   elseif c == 2 then
-    fields = { { "position", vec(r, 4) }, { "radius", num(r, 0.1, 2) }, mat[1], mat[2] }
+    fields = { { "position", vec(r, 4) }, { "radius", num(r, 0.1, 2) }, mat[1], mat[2], mat[3], mat[4] }
     local d = def(r, fields, 0.5, { { "static", "true" } })
     return string.format("%s = %s:sphere%s", slot, w, d), post
   end
   fields = { { "position", vec(r, 4) }, { "size", vec(r, 2) }, { "half", vec(r, 1) }, { "axis", vec(r, 1) },
-    { "angle", num(r, -3, 3) }, mat[1], mat[2] }
+    { "angle", num(r, -3, 3) }, mat[1], mat[2], mat[3], mat[4] }
   local d = def(r, fields, 0.5, { { "static", "true" } })
   return string.format("%s = %s:box%s", slot, w, d), post
 end }
@@ -362,7 +383,8 @@ local function body_fields(r, ctx, wi)
     { "mass", num(r, 0.1, 10) }, { "density", num(r, 10, 3000) }, { "color", color(r) },
     { "friction", num(r, 0, 1) }, { "static_friction", num(r, 0, 1) }, { "restitution", num(r, 0, 1) },
     { "bullet", bool(r) }, { "linear_damping", num(r, 0, 2) }, { "angular_damping", num(r, 0, 2) },
-    { "group", int(r, 0, 7) }, { "mask", int(r, 0, 255) },
+    { "group", int(r, 0, 7) }, { "mask", int(r, 0, 255) }, { "gravity_scale", num(r, -2, 3) },
+    { "sensor", r.chance(0.3) and bool(r) or "false" }, { "pre_solve", bool(r) },
   }
 end
 
@@ -445,7 +467,8 @@ ops[#ops + 1] = { w = 9, name = "body", gen = function(r, ctx)
       if i > 6 then shapes[#shapes + 1] = "{type = 'sphere'}" else
         local t = r.pick { "sphere", "capsule", "box", "box", "hull", "mesh", "plane" }
         local sf = { { "position", vec(r, 1) }, { "orientation", quat(r) }, { "density", num(r, 10, 3000) },
-          { "friction", num(r, 0, 1) }, { "restitution", num(r, 0, 1) } }
+          { "friction", num(r, 0, 1) }, { "restitution", num(r, 0, 1) }, { "sensor", r.chance(0.3) and bool(r) or "false" },
+          { "pre_solve", bool(r) } }
         if t == "sphere" or t == "capsule" then sf[#sf + 1] = { "radius", num(r, 0.05, 0.5) } end
         if t == "capsule" then sf[#sf + 1] = { "length", num(r, 0, 1) } end
         if t == "box" then sf[#sf + 1] = { "size", vec(r, 1) } end
@@ -476,7 +499,8 @@ ops[#ops + 1] = { w = 2, name = "cloth", gen = function(r, ctx)
   local slot, post = new_slot(ctx, "cl", wi)
   local common = { { "mass", num(r, 0.05, 1) }, { "stretch", num(r, 10, 3000) }, { "shear", num(r, 0, 100) },
     { "bend", num(r, 0, 1e-2) }, { "damping", num(r, 0, 0.1) }, { "radius", num(r, 0.001, 0.05) },
-    { "color", color(r) }, { "back_color", color(r) } }
+    { "color", color(r) }, { "back_color", color(r) }, { "restitution", num(r, 0, 1) }, { "friction", num(r, 0, 1) },
+    { "self_collision", bool(r) } }
   if r.chance(0.7) then
     local f = { { "rows", int(r, 2, 8, 0.15) }, { "cols", int(r, 2, 8, 0.15) }, { "size", r.chance(0.5) and num(r, 0.2, 2) or vec(r, 2) },
       { "position", vec(r, 3) }, { "normal", vec(r, 1) },
@@ -533,12 +557,27 @@ end }
 -- joints of the impulse mode and of the QP mode
 ops[#ops + 1] = { w = 5, name = "joint", gen = function(r, ctx)
   local wi, w = wpick(r, ctx)
+  if r.chance(0.25) then -- between two points: distance, rope, spring
+    local slot, post = new_slot(ctx, "j", wi)
+    local t = r.pick { "distance", "rope", "spring" }
+    local f = { { "b", r.chance(0.3) and "nil" or handle(r, ctx, "b", wi) }, { "length", num(r, 0, 3) },
+      { "min_length", num(r, 0, 1) }, { "max_length", num(r, 0.5, 3) }, { "stiffness", num(r, 0, 500) }, { "damping", num(r, 0, 20) },
+      { "rest_length", num(r, 0, 2) }, { "break_force", num(r, 0, 200) }, { "break_torque", num(r, 0, 200) } }
+    local d = def(r, f, 0.4, { { "type", enum(r, { t }, 0.04) }, { "a", handle(r, ctx, "b", wi) }, { "anchor", vec(r, 3) },
+      { "anchor_b", vec(r, 3) } })
+    return string.format("%s = %s:joint%s", slot, w, d), post
+  end
   if r.chance(0.7) then
     local slot, post = new_slot(ctx, "j", wi)
     local t = r.pick { "point", "hinge", "twist", "rigid", "prismatic", "planar" }
     local f = { { "b", r.chance(0.3) and "nil" or handle(r, ctx, "b", wi) }, { "axis", vec(r, 1) },
       { "limits", r.pick { "{-0.5, 0.5}", "{swing = 0.4}", "{1, -1}", "{0/0, 1}", "{}", "{-1e308, 1e308}", "{swing = -1}", "7" } },
-      { "motor", r.pick { "{speed = 1, max = 10}", "{speed = 0/0, max = 1}", "{speed = 1, max = -1}", "{speed = 1e308, max = 1e308}", "{}", "true" } } }
+      { "motor", r.pick { "{speed = 1, max = 10}", "{speed = 0/0, max = 1}", "{speed = 1, max = -1}", "{speed = 1e308, max = 1e308}", "{}", "true",
+        "{velocity = {0, 2, 0}, max = 5}", "{velocity = {0/0, 0, 0}, max = 1}", "{velocity = {1e9, 0, 0}, max = 1e308}" } },
+      { "break_force", num(r, 0, 200) }, { "break_torque", num(r, 0, 200) } }
+    if t == "point" and r.chance(0.3) then
+      f[3] = { "limits", r.pick { "{twist = {-0.5, 0.3}}", "{swing = 0.4, twist = {-0.2, 0.2}}", "{twist = {1, -1}}", "{twist = 1}" } }
+    end
     local d = def(r, f, 0.5, { { "type", enum(r, { t }, 0.04) }, { "a", handle(r, ctx, "b", wi) }, { "anchor", vec(r, 3) } })
     if (t == "hinge" or t == "prismatic" or t == "planar") and not d:find("axis =", 1, true) then d = d:gsub("}$", ", axis = " .. vec(r, 1) .. "}") end
     return string.format("%s = %s:joint%s", slot, w, d), post
@@ -552,13 +591,30 @@ ops[#ops + 1] = { w = 5, name = "joint", gen = function(r, ctx)
     r.chance(0.5) and ", b = " .. handle(r, ctx, "b", wi) or "", vec(r, 3), r.chance(0.2) and ", fixed = " .. bool(r) or ""), post
 end }
 
+-- particles sewn to body points (a cloth's or a free particle), now and then to the wrong thing
+ops[#ops + 1] = { w = 2, name = "attach", gen = function(r, ctx)
+  local kinds = {}
+  if count(ctx, "p") > 0 then kinds[#kinds + 1] = "p" end
+  if count(ctx, "cl") > 0 then kinds[#kinds + 1] = "cl" end
+  if #kinds == 0 then return "collectgarbage()" end
+  local kind = r.pick(kinds)
+  local wi = r.pick(ctx.worlds)
+  local p = kind == "p" and handle(r, ctx, "p", wi)
+    or string.format("%s:particle(%s, %s)", handle(r, ctx, "cl", wi), int(r, 1, 4, 0.2), int(r, 1, 4, 0.2))
+  local body = r.chance(0.92) and handle(r, ctx, "b", wi) or r.pick { "W[1]", "nil", "{}", handle(r, ctx, "c", wi) }
+  return string.format("(%s):attach(%s%s)", p, body, r.chance(0.6) and ", " .. vec(r, 3) or "")
+end }
+
 -- handle operations: fields and methods of every type
 local HANDLE_OPS = {
   p = { set = { position = function(r) return vec(r, 3) end, velocity = function(r) return vec(r, 3) end, mass = function(r) return num(r, 0.01, 5) end,
     radius = function(r) return num(r, 0.01, 0.5) end, fixed = bool, kinematic = bool, color = color,
-    u = function(r) return num(r, -2, 2) end, udot = function(r) return num(r, -2, 2) end, id = function() return "1" end },
-    get = { "position", "velocity", "mass", "radius", "fixed", "kinematic", "color", "id", "data", "u", "udot", "on_curve" },
-    call = { function(r) return string.format(":move_to(%s, %s)", vec(r, 3), num(r, 1 / 240, 1 / 30)) end } },
+    u = function(r) return num(r, -2, 2) end, udot = function(r) return num(r, -2, 2) end, id = function() return "1" end,
+    restitution = function(r) return num(r, 0, 1) end, friction = function(r) return num(r, 0, 1) end },
+    get = { "position", "velocity", "mass", "radius", "fixed", "kinematic", "color", "id", "data", "u", "udot", "on_curve",
+      "restitution", "friction", "attached" },
+    call = { function(r) return string.format(":move_to(%s, %s)", vec(r, 3), num(r, 1 / 240, 1 / 30)) end,
+      function() return ":detach()" end, function() return ":attachment()" end } },
   s = { set = { ks = function(r) return num(r, 0, 500) end, kd = function(r) return num(r, 0, 5) end, rest = function(r) return num(r, 0, 2) end,
     anchor = function(r) return vec(r, 3) end }, get = { "ks", "kd", "rest", "anchor", "a", "b" }, call = {} },
   bh = { set = {}, get = {}, call = {} },
@@ -572,10 +628,11 @@ local HANDLE_OPS = {
     group = function(r) return int(r, 0, 7) end, mask = function(r) return int(r, 0, 255) end, color = color,
     friction = function(r) return num(r, 0, 1) end, static_friction = function(r) return num(r, 0, 1) end,
     restitution = function(r) return num(r, 0, 1) end, bullet = bool, linear_damping = function(r) return num(r, 0, 2) end,
-    angular_damping = function(r) return num(r, 0, 2) end, center_of_mass = function(r) return vec(r, 1) end },
+    angular_damping = function(r) return num(r, 0, 2) end, center_of_mass = function(r) return vec(r, 1) end,
+    gravity_scale = function(r) return num(r, -2, 3) end },
     get = { "position", "orientation", "velocity", "angular_velocity", "center_of_mass", "rotation", "momentum", "angular_momentum",
       "mass", "inertia", "inertia_body", "force", "torque", "static", "kinematic", "friction", "static_friction", "restitution",
-      "bullet", "linear_damping", "angular_damping", "asleep", "group", "mask", "color", "id", "data", "shape_count" },
+      "bullet", "linear_damping", "angular_damping", "asleep", "group", "mask", "color", "id", "data", "shape_count", "gravity_scale" },
     call = { function(r) return string.format(":apply_force(%s%s)", vec(r, 50), r.chance(0.5) and ", " .. vec(r, 3) or "") end,
       function(r) return string.format(":apply_torque(%s)", vec(r, 20)) end,
       function(r) return string.format(":apply_impulse(%s%s)", vec(r, 10), r.chance(0.5) and ", " .. vec(r, 3) or "") end,
@@ -583,8 +640,8 @@ local HANDLE_OPS = {
       function() return ":kinetic_energy()" end, function() return ":aabb()" end, function() return ":shapes()" end,
       function() return ":wake()" end } },
   cl = { set = { stretch = function(r) return num(r, 0, 3000) end, shear = function(r) return num(r, 0, 100) end, bend = function(r) return num(r, 0, 1e-2) end,
-    damping = function(r) return num(r, 0, 0.1) end, color = color, back_color = color },
-    get = { "stretch", "shear", "bend", "damping", "rows", "cols", "vertex_count" },
+    damping = function(r) return num(r, 0, 0.1) end, color = color, back_color = color, self_collision = bool },
+    get = { "stretch", "shear", "bend", "damping", "rows", "cols", "vertex_count", "self_collision" },
     call = { function(r) return string.format(":particle(%s, %s)", int(r, 1, 8, 0.3), int(r, 1, 8, 0.3)) end,
       function(r) return string.format(":particle(%s)", int(r, 1, 40, 0.3)) end,
       function() return ":particles()" end, function() return ":energy()" end } },
@@ -594,8 +651,13 @@ local HANDLE_OPS = {
       function() return ":energy()" end,
       function(r) return string.format(":move_root(%s, %s%s)", vec(r, 3), r.chance(0.5) and vec(r, 1) .. ", " or "", num(r, 1 / 240, 1 / 30)) end } },
   j = { set = { limits = function(r) return r.pick { "{-0.5, 0.5}", "{swing = 0.3}", "nil", "{1, -1}", "{0/0, 0}", "{}", "{-1e308, 1e308}" } end,
-    motor = function(r) return r.pick { "{speed = 1, max = 5}", "nil", "{speed = 1e308, max = 1e308}", "{speed = 1, max = -1}", "{max = 1}", "4" } end },
-    get = { "type", "gap", "axis_error", "angle", "position", "speed", "limits", "motor", "a", "b" }, call = {} },
+    motor = function(r) return r.pick { "{speed = 1, max = 5}", "nil", "{speed = 1e308, max = 1e308}", "{speed = 1, max = -1}", "{max = 1}", "4",
+      "{velocity = {0, 1, 0}, max = 3}", "{velocity = {0, 0/0, 0}, max = 3}" } end,
+    break_force = function(r) return num(r, 0, 200) end, break_torque = function(r) return num(r, 0, 200) end,
+    stiffness = function(r) return num(r, 0, 500) end, damping = function(r) return num(r, 0, 20) end,
+    length = function(r) return num(r, 0, 3) end, rest_length = function(r) return num(r, 0, 2) end },
+    get = { "type", "gap", "axis_error", "angle", "position", "speed", "limits", "motor", "a", "b", "force", "torque",
+      "break_force", "break_torque", "length", "stiffness", "damping", "rest_length" }, call = {} },
 }
 
 ops[#ops + 1] = { w = 18, name = "handle", gen = function(r, ctx)

@@ -37,10 +37,12 @@ typedef struct handle_userdata {
     world_userdata *world;
 } handle_userdata;
 
-/* a script function kept for the engine to call (force fields, behaviours, constraints, curves) */
+/* a script function kept for the engine to call (force fields, behaviours, constraints, curves); held by
+ * its object and by every snapshot that keeps it (refs), freed with the last */
 typedef struct script_callback {
     world_userdata *world;
     int fn_ref;
+    int refs;
 } script_callback;
 
 /* ---- wrap_args.c: reading and pushing values ------------------------------------------------------------ */
@@ -88,7 +90,8 @@ world_userdata *impl_handle_unlocked(lua_State *L, handle_userdata *h, const cha
 int impl_push_data(lua_State *L, int idx); /* handle.data of the handle at idx, kept by its world */
 int impl_push_object_extras(lua_State *L, int idx); /* the bindings' own values of its object (a collider's colour) */
 script_callback *impl_callback_new(lua_State *L, world_userdata *world, int fn_idx); /* keeps the function at fn_idx */
-void impl_callback_release(void *user); /* frees a script_callback and its registry ref */
+void impl_callback_release(void *user); /* lets go of a script_callback: the last frees it and its registry ref */
+void impl_callback_retain(void *user);  /* one more holder (a snapshot: imp_world_set_callback_retain) */
 int impl_callback_failed(world_userdata *world, lua_State *L); /* keeps the error on top of L; returns 1 */
 int impl_traceback(lua_State *L); /* message handler for lua_pcall: appends a traceback */
 /* script functions called outside world:step (creating a curve particle, reading a constraint's
@@ -142,6 +145,7 @@ void impl_open_hair(lua_State *L);
 int impl_open_ode(lua_State *L);
 int impl_open_lcp(lua_State *L);
 int impl_open_quat(lua_State *L);
+int impl_open_snapshot(lua_State *L); /* registers Snapshot; leaves impetus.load_snapshot, impetus.decode_snapshot */
 
 /* ---- World methods whose bodies live with the type they make or read (listed in wrap_world.c) ---------- */
 /* wrap_particle.c */
@@ -182,6 +186,10 @@ int impl_world_remove_joint(lua_State *L);
 /* wrap_cloth.c, wrap_hair.c */
 int impl_world_cloth(lua_State *L);
 int impl_world_hair(lua_State *L);
+/* wrap_snapshot.c: the whole state, and the momenta the live plots read */
+int impl_world_snapshot(lua_State *L);
+int impl_world_restore(lua_State *L);
+int impl_world_momentum(lua_State *L);
 /* wrap_world_contacts.c: contact results, queries and the exact contact mode's contact system */
 int impl_world_contacts(lua_State *L);
 int impl_world_contact_events(lua_State *L);

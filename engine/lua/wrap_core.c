@@ -4,6 +4,7 @@
  *   core.ode               the ODE solvers (wrap_ode.c)
  *   core.lcp               the pivoting LCP solver (wrap_lcp.c)
  *   core.quat              quaternions as {w, x, y, z} (wrap_quat.c)
+ *   core.load_snapshot(p)  a Snapshot from a file (wrap_snapshot.c; world:snapshot() makes one)
  *   core.mtime(path)       modification time of a file in seconds (with fractions), or nil
  *   core.clock()           a monotonic clock in seconds, for wall-time measurements
  *   core.image_load(path)  width, height, RGBA pixel bytes as a string (stb_image), or nil, message
@@ -80,6 +81,9 @@ int luaopen_impetus_core(lua_State *L)
     lua_setfield(L, -2, "ode");
     impl_open_lcp(L);
     lua_setfield(L, -2, "lcp");
+    impl_open_snapshot(L);
+    lua_setfield(L, -3, "decode_snapshot");
+    lua_setfield(L, -2, "load_snapshot");
     lua_pushliteral(L, "0.1.0");
     lua_setfield(L, -2, "version");
     return 1;

@@ -133,14 +133,18 @@ script_callback *impl_callback_new(lua_State *L, world_userdata *world, int fn_i
     script_callback *cb = malloc(sizeof *cb);
     if (!cb) luaL_error(L, "out of memory");
     cb->world = world;
+    cb->refs = 1;
     lua_pushvalue(L, fn_idx);
     cb->fn_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     return cb;
 }
 
+void impl_callback_retain(void *user) { ((script_callback *)user)->refs++; }
+
 void impl_callback_release(void *user)
 {
     script_callback *cb = user;
+    if (--cb->refs > 0) return;
     if (cb->world->L) luaL_unref(cb->world->L, LUA_REGISTRYINDEX, cb->fn_ref);
     free(cb);
 }

@@ -77,6 +77,7 @@ static int world_new(lua_State *L)
     }
     world->w = imp_world_create(&def);
     if (!world->w) return luaL_error(L, "impetus.world: out of memory");
+    imp_world_set_callback_retain(world->w, impl_callback_retain); /* snapshots hold script functions */
     census->alive++;
     lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
     world->L = lua_tothread(L, -1);
@@ -523,6 +524,9 @@ int impl_open_world(lua_State *L)
         {"kinetic_energy", world_kinetic_energy},
         {"potential_energy", world_potential_energy},
         {"energy", world_energy},
+        {"momentum", impl_world_momentum},
+        {"snapshot", impl_world_snapshot},
+        {"restore", impl_world_restore},
         {"jacobian_check", world_jacobian_check},
         /* particles and the forces between them (wrap_particle.c, wrap_spring.c, wrap_behavior.c, wrap_field.c) */
         {"particle", impl_world_particle},

@@ -144,6 +144,23 @@ function Camera:get()
   return { mode = "3d", eye = self:eye(), target = { self.target[1], self.target[2], self.target[3] }, fov = self.fov }
 end
 
+-- the whole view, shake included, as plain numbers: a recorded run's log keeps it so that a replay
+-- reads the mouse ray through the camera the run had (history.lua)
+local POSE_KEYS = { "mode", "cx", "cy", "half", "distance", "yaw", "pitch", "fov", "shake_time", "shake_duration",
+  "shake_amplitude" }
+
+function Camera:pose()
+  local p = {}
+  for _, k in ipairs(POSE_KEYS) do p[k] = self[k] end
+  if self.target then p.target = { self.target[1], self.target[2], self.target[3] } end
+  return p
+end
+
+function Camera:set_pose(p)
+  for _, k in ipairs(POSE_KEYS) do self[k] = p[k] end
+  self.target = p.target and { p.target[1], p.target[2], p.target[3] } or nil
+end
+
 function Camera:eye()
   local cp = math.cos(self.pitch)
   return {

@@ -32,6 +32,16 @@ function contacts.on_contact(body, fn, ...)
   hs[body] = fn
 end
 
+-- the world's handlers, body -> fn (made empty when it has none): the history keeps it with the scene's data
+function contacts.handlers_of(world)
+  local hs = handlers[world]
+  if not hs then
+    hs = {}
+    handlers[world] = hs
+  end
+  return hs
+end
+
 local function neg(v) return v and { -v[1], -v[2], -v[3] } end
 
 local function fire(hs, kind, e)

@@ -13,6 +13,13 @@ local impetus = {
 -- impetus.world{gravity = {0, -9.81, 0}, drag = 0, integrator = "rk4", tolerance = 1e-6}
 function impetus.world(...) return core.world(...) end
 
+-- impetus.load_snapshot(path): a Snapshot saved by snapshot:save(path) (world:snapshot() makes one)
+impetus.load_snapshot = core.load_snapshot
+impetus.decode_snapshot = core.decode_snapshot -- from snapshot:encode()
+
+-- impetus.random: the seeded generator scenes draw from, so rewound and replayed runs draw the same
+impetus.random = require "impetus.random"
+
 -- impetus.runner(path, opts): a scene with its world, stepping and hot reload, without a window
 function impetus.runner(path, opts) return require("impetus.runner").new(path, opts) end
 

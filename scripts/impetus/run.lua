@@ -8,9 +8,13 @@
 --     --bench             print "<scene>: <median> ms/step" and the per-stage profile
 --     --dt SECONDS        override the scene's fixed step
 --     --size WxH          window or screenshot size (default 1280x720)
+--     --seed N            impetus.random's seed (default: the time)
+--     --record PATH       write the run to PATH (a recording: record.lua) and print its final state hash
+--     --replay PATH       play a recording back (window, --headless or --screenshot) and print the hash
 --
 -- The pieces: runner.lua (scene, world, clock, reload, input dispatch), viewer.lua (the host's keys,
--- mouse and overlays), camera.lua, input.lua, drag.lua, sound.lua, stats.lua (bounded timings).
+-- mouse and overlays), history.lua (the past: timeline, record and replay), camera.lua, input.lua,
+-- drag.lua, sound.lua, stats.lua (bounded timings).
 local core = require "impetus.core"
 local Runner = require "impetus.runner"
 local Viewer = require "impetus.viewer"
@@ -28,7 +32,10 @@ usage: impetus [options] scene.lua | folder/
   --frames N          frames to simulate before the screenshot (default 90); with a window: quit after N
   --bench             time the scene: "<scene>: <median> ms/step" and the profile
   --dt SECONDS        fixed physics step (default: the scene's, or 1/60)
-  --size WxH          window size (default 1280x720)]]
+  --size WxH          window size (default 1280x720)
+  --seed N            impetus.random's seed (default: the time)
+  --record PATH       record the run (every step, input event and reload) to PATH; prints the final state hash
+  --replay PATH       play a recording back, in a window or with --headless / --screenshot; prints the hash]]
 
 local function parse(argv)
   local o = { width = 1280, height = 720 }
@@ -55,6 +62,12 @@ local function parse(argv)
       if not ok then error(err, 0) end
       o.dt = v
     elseif a == "--screenshot" then o.screenshot = value(a)
+    elseif a == "--record" then o.record = value(a)
+    elseif a == "--replay" then o.replay = value(a)
+    elseif a == "--seed" then
+      local v = math.tointeger(tonumber(value(a)))
+      if not v then error("impetus: --seed needs a whole number\n" .. USAGE, 0) end
+      o.seed = v
     elseif a == "--size" then
       local w, h = value(a):match("^(%d+)x(%d+)$")
       w, h = tonumber(w), tonumber(h)
@@ -204,6 +217,7 @@ function App:draw()
 end
 
 function App:loop()
+  if self.player then return self:replay_loop() end
   local gfx, r, v = self.gfx, self.r, self.viewer
   local host = package.loaded["impetus.host"]
   local last, last_check, fps_time, fps_frames = gfx.time(), gfx.time(), gfx.time(), 0
@@ -221,6 +235,7 @@ function App:loop()
         self:apply_debug()
       end
     end
+    v:update()
     local t0 = core.clock()
     local n = r:advance(now - last, STEP_BUDGET)
     if n > 0 then self.step_ms = (core.clock() - t0) * 1e3 / n end
@@ -238,6 +253,36 @@ function App:loop()
     frames = frames + 1
     if self.o.frames and frames >= self.o.frames then break end
     if now - fps_time >= 1 then self.fps, fps_frames, fps_time = fps_frames, 0, now end
+  end
+end
+
+-- a recording played in the window at its pace: Esc (or closing the window) stops it; the camera is the
+-- recorded one
+function App:replay_loop()
+  local gfx, p = self.gfx, self.player
+  local last = gfx.time()
+  while true do
+    local host = package.loaded["impetus.host"]
+    if host and host.interrupted() then break end
+    local quit = false
+    for _, e in ipairs(gfx.poll()) do
+      if e.type == "quit" or (e.type == "keydown" and e.key == "escape") then quit = true end
+      if e.type == "keydown" and e.key == "f1" then self.viewer.help = not self.viewer.help end
+    end
+    if quit then break end
+    local now = gfx.time()
+    p:advance(now - last)
+    last = now
+    if p:done() and not self.replay_status then -- the end: its hash now, the last frame until Esc
+      self.replay_status = self.on_replay_end()
+      self.r.warning = "replay finished (Esc quits)"
+    end
+    self:draw()
+    gfx.present()
+    if self.o.frames then
+      self.frames_left = (self.frames_left or self.o.frames) - 1
+      if self.frames_left <= 0 then break end
+    end
   end
 end
 
@@ -264,12 +309,71 @@ local function has_display()
   return (d and d ~= "") or (w and w ~= "") or os.getenv("SDL_VIDEODRIVER") ~= nil
 end
 
+-- the hash line a recording and its replay print
+local function print_hash(r, recorded)
+  if not r.world then return end
+  local h = require("impetus.state_hash").hash(r.world)
+  print("state hash: " .. h)
+  if recorded and recorded ~= h then
+    io.stderr:write("impetus: the replay's final state differs from the recording's (recorded " .. recorded .. ")\n")
+    return 1
+  end
+  return 0
+end
+
+-- --replay PATH: headless, to a screenshot, or in a window at the recorded pace
+local function replay(o)
+  local record = require "impetus.record"
+  local rec = record.load(o.replay)
+  local player = record.player(rec, { viewer = true })
+  local r = player.runner
+  if o.headless then
+    player:finish()
+    if r.error then return report_error(r) end
+    summary(r, Stats.new())
+    return print_hash(r, rec.hash)
+  end
+  local gfx = require("impetus.draw").extend(require "impetus.gfx")
+  local ok, driver = gfx.open { title = "impetus replay: " .. (r.scene.title or scene_name(r.path)),
+    width = rec.size and rec.size[1] or o.width, height = rec.size and rec.size[2] or o.height,
+    offscreen = o.screenshot ~= nil or not has_display() }
+  if not ok then
+    io.stderr:write("impetus: " .. tostring(driver) .. "\n")
+    return 1
+  end
+  local app = App.new(r, gfx, o)
+  app.player = player
+  app.on_replay_end = function() return r.error and report_error(r) or print_hash(r, rec.hash) end
+  local status
+  if o.screenshot or not has_display() then
+    player:finish()
+    app:draw()
+    local path = o.screenshot or ("impetus-replay-" .. scene_name(r.path) .. ".png")
+    local sok, err = gfx.screenshot(path)
+    if not sok then io.stderr:write("impetus: cannot write " .. path .. ": " .. tostring(err) .. "\n") end
+    summary(r, Stats.new())
+    print(string.format("screenshot: %s", path))
+    status = app.on_replay_end()
+  else
+    app:loop()
+    status = app.replay_status
+    if not status then
+      io.stderr:write("impetus: the replay was stopped before its end\n")
+      status = print_hash(r)
+    end
+  end
+  gfx.close()
+  return status
+end
+
 function run.main(argv)
   local o = parse(argv)
-  if o.help or not o.scene then
+  if o.help or (not o.scene and not o.replay) then
     print(USAGE)
     return o.help and 0 or 2
   end
+  if o.replay then return replay(o) end
+  if o.record and o.bench then error("impetus: --record and --bench do not go together", 0) end
   local path = resolve_scene(o.scene)
   local f = io.open(path, "r")
   if not f then
@@ -277,10 +381,21 @@ function run.main(argv)
     return 2
   end
   f:close()
-  local r = Runner.new(path, { dt = o.dt, size = { o.width, o.height } })
+  local window = not (o.headless or o.bench)
+  local r = Runner.new(path, { dt = o.dt, size = { o.width, o.height }, seed = o.seed })
+  if o.record then require("impetus.record").start(r) -- (its history keeps the whole log, and serves the viewer too)
+  elseif window then require("impetus.history").new(r) end
   r:start()
+  if r.history and not o.record and not settings.viewer(r.scene).timeline then r.history = nil end -- (viewer.timeline = false)
   if o.bench then return run.bench(r, o) end
-  if o.headless then return run.headless(r, o) end
+  if o.headless then
+    local status = run.headless(r, o)
+    if o.record then
+      require("impetus.record").save(r, o.record)
+      status = math.max(status, print_hash(r))
+    end
+    return status
+  end
 
   local fallback = false
   if not o.screenshot and not has_display() then
@@ -308,6 +423,10 @@ function run.main(argv)
     app:loop()
     sound.close()
     if r.error then status = report_error(r) end
+  end
+  if o.record then
+    require("impetus.record").save(r, o.record)
+    print_hash(r)
   end
   gfx.close()
   return status

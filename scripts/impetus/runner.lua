@@ -7,6 +7,11 @@
 -- grid, debug, viewer, keys, shadows); settings.lua checks it. Saving the file (or a module it required
 -- from its own folder) re-executes it and swaps the callbacks without touching the world; the global
 -- `state` table survives reloads and restarts.
+--
+-- A runner counts its fixed steps (tick, from 0 at each start and restart) and seeds impetus.random with
+-- its seed at each start and restart. With a history (history.lua) it logs every step, input event and
+-- reload and keeps keyframes, so that it can go back to any tick of the last 30 s and a run can be
+-- recorded and replayed bit for bit (record.lua).
 local core = require "impetus.core"
 local guard = require "impetus.guard"
 local active = require "impetus.active"
@@ -14,6 +19,7 @@ local settings = require "impetus.settings"
 local Camera = require "impetus.camera"
 local Input = require "impetus.input"
 local rebind = require "impetus.rebind"
+local random = require "impetus.random"
 local args = require "impetus.args"
 
 local Runner = {}
@@ -41,14 +47,20 @@ end
 
 -- opts: dt (overrides the scene's), max_steps_per_frame (8), size = {w, h} (the window's, for mouse
 -- coordinates; 1280 x 720 until a window says otherwise), viewer (true: attach the viewer's key and
--- mouse handling without a window, for specs)
+-- mouse handling without a window, for specs), seed (impetus.random's at every start and restart;
+-- default: the time), history (true or {budget, span, keep_log}: keep the past, history.lua), sources
+-- ({[file] = text}: load these files from here instead of the disk, as a replay does)
 function Runner.new(path, opts)
   opts = opts or {}
   if type(path) ~= "string" then error("runner: argument 'path' must be a file name", 2) end
-  if type(opts) ~= "table" then error("runner: argument 'opts' must be a table {dt, max_steps_per_frame, size, viewer}", 2) end
+  if type(opts) ~= "table" then
+    error("runner: argument 'opts' must be a table {dt, max_steps_per_frame, size, viewer, seed, history, sources}", 2)
+  end
+  local known = { dt = true, max_steps_per_frame = true, size = true, viewer = true, seed = true, history = true, sources = true }
   for k in pairs(opts) do
-    if k ~= "dt" and k ~= "max_steps_per_frame" and k ~= "size" and k ~= "viewer" then
-      error(string.format("runner: unknown option '%s' (known: dt, max_steps_per_frame, size, viewer)", tostring(k)), 2)
+    if not known[k] then
+      error(string.format("runner: unknown option '%s' (known: dt, max_steps_per_frame, size, viewer, seed, history, sources)",
+        tostring(k)), 2)
     end
   end
   if opts.size ~= nil then
@@ -79,12 +91,39 @@ function Runner.new(path, opts)
     reloads = 0,
     state = {},            -- the scene's `state`: kept across reloads and restarts
     scene_keys = {},       -- keys the scene lists (settings.scene_keys)
+    tick = 0,              -- fixed steps since the world was made
+    seed = opts.seed or os.time(),
+    sources = opts.sources, -- file -> text to load in place of the file (a replay's)
   }, Runner)
   local size = opts.size or { 1280, 720 }
   self.input = Input.new(self, size[1], size[2])
   self.camera = Camera.new(nil)
   if opts.viewer then require("impetus.viewer").new(self) end
+  if opts.history then require("impetus.history").new(self, opts.history ~= true and opts.history or nil) end
   return self
+end
+
+-- a file's text: the sources given (a replay's), else the disk's; nil, message when unreadable
+function Runner:_source(file)
+  if self.sources and self.sources[file] then return self.sources[file] end
+  local f, err = io.open(file, "r")
+  if not f then return nil, err end
+  local text = f:read("a")
+  f:close()
+  return text
+end
+
+-- compile a file of the scene in its environment
+function Runner:_compile(file, env)
+  if self.sources and self.sources[file] then return load(self.sources[file], "@" .. file, "t", env) end
+  return loadfile(file, "t", env)
+end
+
+-- the texts of the scene's files as loaded now (a recording keeps them)
+function Runner:sources_now()
+  local out = {}
+  for file in pairs(self.stamps) do out[file] = self:_source(file) end
+  return out
 end
 
 -- the scene's environment: globals fall through to _G; require finds modules next to the scene.
@@ -101,7 +140,7 @@ function Runner:_env()
     if file then
       self.modules[name] = file
       if not package.loaded[name] then
-        local chunk, err = loadfile(file, "t", env)
+        local chunk, err = self:_compile(file, env)
         if not chunk then error(err, 2) end
         package.loaded[name] = chunk(name, file) or true
       end
@@ -127,7 +166,7 @@ function Runner:_load()
   for name in pairs(self.modules) do package.loaded[name] = nil end
   self.modules = {}
   local env = self:_env()
-  local chunk, err = loadfile(self.path, "t", env)
+  local chunk, err = self:_compile(self.path, env)
   if not chunk then return nil, "syntax error: " .. err end
   active.runner = self
   local ok, scene = guard.call("loading " .. self.path, chunk)
@@ -178,6 +217,9 @@ function Runner:restart()
   if self.viewer then self.viewer:release_drag() end
   local old = self.world
   if old and old:valid() and not old.locked then old:destroy() end
+  random.seed(self.seed)
+  if self.math_seed then math.randomseed(self.math_seed) end -- (history.lua) setup draws the same numbers
+  self.tick = 0
   self.world = core.world()
   self.accumulator = 0
   self.error = nil
@@ -194,6 +236,9 @@ function Runner:restart()
       return self:fail(err)
     end
   end
+  if self.math_seed then math.randomseed(self.math_seed + 1) end -- a known state after setup (history.lua)
+  if self.history then self.history:reset() end
+  if self.recording then require("impetus.record").started(self) end
   return true
 end
 
@@ -209,8 +254,10 @@ function Runner:changed()
   return false
 end
 
--- re-execute the scene file and swap its handlers, keeping the world (hot reload)
-function Runner:reload()
+-- re-execute the scene file and swap its handlers, keeping the world (hot reload); sources: the files'
+-- texts to load (a replay's), else the disk's
+function Runner:reload(sources)
+  if sources then self.sources = sources end
   local old_roots = self:_roots(self.scene)
   local scene, err = self:_load()
   self:_stamp()
@@ -229,6 +276,7 @@ function Runner:reload()
     local ok, e = guard.call("on_reload", scene.on_reload, self.world)
     if not ok then self:fail(e) return false end
   end
+  if self.history and not self.replaying then self.history:note_reload(self:sources_now()) end
   return true
 end
 
@@ -277,9 +325,14 @@ end
 function Runner:step()
   self:_pending()
   if self.error or not self.world then return false end
+  if self.history and not self.replaying then self.history:before_step() end
   local dt = self:step_dt()
   if not self:call("update", self.world, dt) then return false end
-  if self.restart_requested then self:_pending() return true end
+  if self.restart_requested then -- update asked for a restart: the step ends there (a replay does the same)
+    if self.history and not self.replaying then self.history:note_step_restart() end
+    self:_pending()
+    return true
+  end
   if self.before_step then self.before_step(self.world, dt) end -- host hook (the mouse spring on bodies)
   local ok, stepped, warning = guard.call("world:step", self.world.step, self.world, dt)
   if not ok then
@@ -287,6 +340,7 @@ function Runner:step()
     return false
   end
   if stepped == false then self.warning = warning end
+  self.tick = self.tick + 1
   -- per-body on_contact callbacks and impact sounds: after the step, never inside it
   active.runner = self
   local cok, cerr = guard.call("on_contact", require("impetus.contacts").dispatch, self.world)
@@ -294,11 +348,15 @@ function Runner:step()
     self:fail(cerr)
     return false
   end
-  local sok, serr = guard.call("impact sounds", require("impetus.sound").dispatch, self.world)
-  if not sok then
-    self:fail(serr)
-    return false
+  if not self.replaying then
+    local sok, serr = guard.call("impact sounds", require("impetus.sound").dispatch, self.world)
+    if not sok then
+      self:fail(serr)
+      return false
+    end
   end
+  if self.history and not self.replaying then self.history:after_step() end
+  if self.viewer then self.viewer:after_step() end
   self:_pending()
   return true
 end
@@ -346,8 +404,11 @@ end
 
 function Runner:event(e)
   active.runner = self
+  local v = self.viewer
+  if v and not self.replaying and v:owns(e) then return v:own(e) end -- the timeline and its keys
+  if self.history and not self.replaying then self.history:note_event(e) end
   self.input:update(e)
-  local t, v, w = e.type, self.viewer, self.world
+  local t, w = e.type, self.world
   if t == "keydown" then
     local _, res = self:call("keypressed", w, e.key, e.isrepeat or false)
     if v then v:keydown(e, self.scene_keys[e.key] == true or res == true) end
@@ -368,6 +429,8 @@ function Runner:event(e)
   elseif t == "quit" then
     self.quit_requested = true
     if v then v.quit = true end
+  elseif t == "focuslost" then
+    if v then v:release_drag() v.button = nil end -- a release that happens elsewhere never reports
   end
   self:_pending()
 end

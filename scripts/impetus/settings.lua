@@ -17,7 +17,7 @@ settings.callbacks = {
 settings.fields = { "title", "dt", "camera", "background", "grid", "debug", "viewer", "keys", "shadows" }
 
 local DEBUG_KEYS = { contacts = true, aabbs = true, centers = true, velocities = true }
-local VIEWER_KEYS = { keys = true, mouse = true, hud = true, grid = true }
+local VIEWER_KEYS = { keys = true, mouse = true, hud = true, grid = true, timeline = true }
 
 local is_callback, is_field = {}, {}
 for _, k in ipairs(settings.callbacks) do is_callback[k] = true end
@@ -75,12 +75,13 @@ function settings.check_dt(dt, what)
   return dt
 end
 
--- the viewer's switches: viewer = false (all off), or a table of booleans keys, mouse, hud, grid
+-- the viewer's switches: viewer = false (all off), or a table of booleans keys, mouse, hud, grid,
+-- timeline (the history: its bar, its keys and the keyframes it keeps)
 function settings.viewer(scene)
   local v = scene.viewer
-  local out = { keys = true, mouse = true, hud = true, grid = scene.grid ~= false }
+  local out = { keys = true, mouse = true, hud = true, grid = scene.grid ~= false, timeline = true }
   if v == false then
-    out.keys, out.mouse, out.hud, out.grid = false, false, false, false
+    out.keys, out.mouse, out.hud, out.grid, out.timeline = false, false, false, false, false
   elseif type(v) == "table" then
     for k in pairs(VIEWER_KEYS) do if v[k] ~= nil then out[k] = v[k] end end
   end
@@ -130,10 +131,10 @@ function settings.check(scene)
     end
     local v = scene.viewer
     if v ~= nil and v ~= false and v ~= true then
-      if type(v) ~= "table" then error("scene.viewer must be false or a table {keys, mouse, hud, grid} of booleans", 0) end
+      if type(v) ~= "table" then error("scene.viewer must be false or a table {keys, mouse, hud, grid, timeline} of booleans", 0) end
       for k, b in pairs(v) do
         if not VIEWER_KEYS[k] then
-          error(string.format("scene.viewer: unknown switch '%s' (known: keys, mouse, hud, grid)", tostring(k)), 0)
+          error(string.format("scene.viewer: unknown switch '%s' (known: keys, mouse, hud, grid, timeline)", tostring(k)), 0)
         end
         if type(b) ~= "boolean" then error(string.format("scene.viewer.%s must be true or false", k), 0) end
       end

@@ -34,6 +34,7 @@ Sound.__index = Sound
 local function finite(x) return type(x) == "number" and x == x and x > -math.huge and x < math.huge end
 
 local allowed = false          -- the host allows a device in a window (never headless or offscreen)
+local quiet = false            -- plays do nothing: the history is replaying the past
 local open_error = nil         -- why the device did not open
 
 -- open the device now; returns true or nil, message
@@ -166,6 +167,7 @@ function Sound:play(opts, ...)
   if not finite(volume) or volume < 0 or volume > 1 then error("sound:play: option 'volume' must be a number in 0..1", 2) end
   if not finite(pitch) or pitch < 0.125 or pitch > 8 then error("sound:play: option 'pitch' must be a number in 0.125..8 (1: as recorded)", 2) end
   if not finite(pan) or pan < -1 or pan > 1 then error("sound:play: option 'pan' must be a number in -1 (left)..1 (right)", 2) end
+  if quiet then return 0 end
   self.plays = self.plays + 1
   self.last = { volume = volume, pitch = pitch, pan = pan }
   local chunk = decoded(self)
@@ -252,12 +254,29 @@ end
 
 local registrations = setmetatable({}, { __mode = "k" }) -- world -> list of {sound, options}
 
+-- while on, every play does nothing (the history replays the past, which was heard already)
+function sound.quiet(on) quiet = on and true or false end
+
+-- the world's impact-sound registrations (made empty when it has none): the history keeps them
+function sound.registrations_of(world)
+  local list = registrations[world]
+  if not list then
+    list = {}
+    registrations[world] = list
+  end
+  return list
+end
+
 function sound.impacts(world, s, opts, ...)
   args.at_most("impetus.sound.impacts(world, sound [, opts])", 3, world, s, opts, ...)
   if type(world) ~= "userdata" or not pcall(function() return world.contact_events end) then
     error("impetus.sound.impacts: argument 1 must be a World", 2)
   end
-  if s == nil then registrations[world] = nil return end
+  if s == nil then -- emptied in place (the history keeps this table)
+    local list = registrations[world]
+    if list then for i = #list, 1, -1 do list[i] = nil end end
+    return
+  end
   if getmetatable(s) ~= Sound then error("impetus.sound.impacts: argument 2 must be a Sound (or nil to remove)", 2) end
   local o = impact_options(opts, "impetus.sound.impacts")
   local list = registrations[world] or {}

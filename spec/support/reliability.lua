@@ -1,4 +1,4 @@
--- reliability: the harness of spec/reliability_spec.lua and spec/reliability_pending.lua. Each case
+-- reliability: the harness of spec/reliability_spec.lua. Each case
 -- is a script run in a child lua5.4 under a time limit, so that a crash, a sanitizer report or a
 -- hang fails that case instead of taking busted down. Under `./impetus test --sanitize` the children
 -- inherit the sanitizer runtimes (LD_PRELOAD) and options, so a UBSan or ASan report fails the case
