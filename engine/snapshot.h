@@ -1,22 +1,8 @@
 /* snapshot.h: the world's state in and out (snapshot.c). The whole state is the public imp_snapshot
- * (impetus.h); the undo of a failing step is the part of it that a step's particle stage changes,
- * kept at the start of every step. */
+ * (impetus.h); the undo of a failing step is step_undo.c's. */
 #ifndef IMPETUS_SNAPSHOT_H
 #define IMPETUS_SNAPSHOT_H
 
 #include "impetus.h"
-
-/* A step calls scripts only in its particle stage (force fields, behaviours, constraints, curves);
- * the bodies' and the contacts' stages call none, so a failing callback always leaves them as they
- * were, and the undo keeps what the particle stage may have changed by then: the particle solver's
- * adaptive step size and counters, the particles' resting contacts and impacts, the curve
- * particles, and the constraint solver's multipliers, warm start, Jacobian and statistics. The
- * particles' positions and velocities are not copied here: the stage keeps them at its start
- * anyway (the collision pass sweeps from there), and puts them back itself (particle_system.c).
- * The implicit integrator changes nothing that outlives the step before its last callback (fields
- * and behaviours are evaluated before its solve). */
-void snapshot_step_keep(imp_world *w);   /* at the start of a step                          */
-void snapshot_step_undo(imp_world *w);   /* a callback failed: everything above as it was   */
-void snapshot_step_free(imp_world *w);
 
 #endif

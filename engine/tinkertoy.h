@@ -74,4 +74,13 @@ typedef struct tinker {
     int j_entries;          /* J blocks one assembly writes (fixed per constraint set)             */
 } tinker;
 
+/* the multipliers of the rows there are, as far as the array holds them: constraints made since the
+ * last solve have rows beyond it until the next (its length: row_cap, or what a restore gave it) */
+static inline int tinker_lambda_count(const tinker *t)
+{
+    if (!t->lambda) return 0;
+    const int len = t->row_cap > 0 ? t->row_cap : t->lambda_loaded;
+    return t->rows + t->ncontact < len ? t->rows + t->ncontact : len;
+}
+
 #endif
