@@ -3,7 +3,8 @@
 -- --steps is capped at 60, benchmarks take 3 steps (`./impetus bench` alone: the table, 3 steps a
 -- scene), and a windowed run becomes a 30-step headless run. `./impetus test`, `build` and `hash` are
 -- left to the test command and CI themselves, `fuzz` and `soak` (runs of minutes) to spec/fuzz_spec.lua
--- and the README's figures; under the sanitizers the benchmarks are left out (building 100,000 particles alone outlasts the 5 s watchdog).
+-- and the README's figures; under the sanitizers the benchmarks are left out (building 100,000
+-- particles alone outlasts the 5 s watchdog).
 local helpers = require "helpers"
 
 local SANITIZED = helpers.build:match("sanitize") ~= nil
