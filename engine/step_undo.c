@@ -1,31 +1,14 @@
 /* step_undo.c: the undo of a failing step, kept at the start of every step (step_undo.h). */
-#include <errno.h>
-#include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "body.h"
-#include "broadphase.h"
-#include "cloth.h"
-#include "collider.h"
 #include "contact.h"
-#include "contact_qp.h"
 #include "curve.h"
-#include "forces.h"
-#include "ids.h"
-#include "implicit.h"
-#include "impulse.h"
-#include "joint_force.h"
-#include "joint_internal.h"
 #include "particle_attach.h"
 #include "particle_collide.h"
-#include "particle_contact.h"
 #include "particle_system.h"
-#include "particles.h"
-#include "presolve.h"
 #include "sensor.h"
-#include "shape.h"
 #include "step_undo.h"
 #include "tinkertoy.h"
 #include "world_parts.h"

@@ -1,20 +1,15 @@
 /* world_store.c: a world's making and unmaking: every part allocated with its defaults, and every part
  * freed (the step itself is world.c's; snapshot.c builds worlds here to restore into). */
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "body.h"
-#include "broadphase.h"
 #include "cloth.h"
 #include "collider.h"
 #include "contact.h"
 #include "contact_qp.h"
 #include "curve.h"
 #include "forces.h"
-#include "ids.h"
-#include "imp_math.h"
 #include "implicit.h"
 #include "impulse.h"
 #include "joint.h"
@@ -23,14 +18,10 @@
 #include "particle_collide.h"
 #include "particle_contact.h"
 #include "particle_system.h"
-#include "particles.h"
 #include "presolve.h"
 #include "sensor.h"
-#include "shape.h"
-#include "step.h"
 #include "step_undo.h"
 #include "tinkertoy.h"
-#include "toi.h"
 #include "world_parts.h"
 
 imp_world_def imp_world_def_default(void)
