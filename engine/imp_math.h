@@ -3,6 +3,7 @@
 #define IMPETUS_MATH_H
 
 #include <math.h>
+#include <stdbool.h>
 
 typedef struct imp_vec3 { double x, y, z; } imp_vec3;
 
@@ -225,6 +226,36 @@ static inline imp_vec3 b3_mul_tv(const double *b, imp_vec3 v) /* b^T v */
 {
     return v3(b[0] * v.x + b[3] * v.y + b[6] * v.z, b[1] * v.x + b[4] * v.y + b[7] * v.z,
               b[2] * v.x + b[5] * v.y + b[8] * v.z);
+}
+
+/* signed distance from p to the box of half extents h centred at the origin along the axes, and the
+ * outward normal n there: outside, to the nearest surface point (the clamp of p); inside, minus the
+ * depth to the nearest face, n that face's normal (the clamp without libm's calls: a NaN coordinate
+ * clamps to -h, as fmax would) */
+static inline double v3_box_distance(imp_vec3 p, imp_vec3 h, imp_vec3 *n)
+{
+    const double pc[3] = {p.x, p.y, p.z}, hh[3] = {h.x, h.y, h.z};
+    double q[3];
+    bool inside = true;
+    for (int k = 0; k < 3; k++) {
+        q[k] = pc[k] > -hh[k] ? pc[k] : -hh[k];
+        q[k] = q[k] < hh[k] ? q[k] : hh[k];
+        if (q[k] != pc[k]) inside = false;
+    }
+    if (!inside) {
+        const imp_vec3 d = v3(pc[0] - q[0], pc[1] - q[1], pc[2] - q[2]);
+        const double l = v3_len(d);
+        *n = v3_scale(d, 1.0 / l);
+        return l;
+    }
+    int best = 0;
+    double depth = hh[0] - fabs(pc[0]);
+    for (int k = 1; k < 3; k++)
+        if (hh[k] - fabs(pc[k]) < depth) depth = hh[k] - fabs(pc[k]), best = k;
+    double e[3] = {0, 0, 0};
+    e[best] = pc[best] >= 0 ? 1 : -1;
+    *n = v3(e[0], e[1], e[2]);
+    return -depth;
 }
 
 #endif

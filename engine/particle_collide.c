@@ -72,29 +72,9 @@ double pcollide_distance(const imp_collider_def *c, imp_vec3 x, imp_vec3 *n)
         return len - c->radius;
     }
     case IMP_COLLIDER_BOX: {
-        imp_vec3 p = m3_mul_tv(c->rotation, v3_sub(x, c->position)); /* box frame */
-        double pc[3] = {p.x, p.y, p.z}, h[3] = {c->half.x, c->half.y, c->half.z}, q[3];
-        bool inside = true;
-        for (int k = 0; k < 3; k++) {
-            /* the clamp without libm's calls (a NaN coordinate gives -h, as fmax would) */
-            q[k] = pc[k] > -h[k] ? pc[k] : -h[k];
-            q[k] = q[k] < h[k] ? q[k] : h[k];
-            if (q[k] != pc[k]) inside = false;
-        }
-        if (!inside) {
-            imp_vec3 diff = v3(pc[0] - q[0], pc[1] - q[1], pc[2] - q[2]);
-            double len = v3_len(diff);
-            *n = m3_mul_v(c->rotation, v3_scale(diff, 1.0 / len));
-            return len;
-        }
-        int best = 0;
-        double depth = h[0] - fabs(pc[0]);
-        for (int k = 1; k < 3; k++)
-            if (h[k] - fabs(pc[k]) < depth) depth = h[k] - fabs(pc[k]), best = k;
-        double e[3] = {0, 0, 0};
-        e[best] = pc[best] >= 0 ? 1 : -1;
-        *n = m3_mul_v(c->rotation, v3(e[0], e[1], e[2]));
-        return -depth;
+        const double d = v3_box_distance(m3_mul_tv(c->rotation, v3_sub(x, c->position)), c->half, n); /* box frame */
+        *n = m3_mul_v(c->rotation, *n);
+        return d;
     }
     }
     *n = v3(0, 1, 0);

@@ -47,29 +47,7 @@ double pshape_distance(const shape *s, imp_vec3 p, imp_vec3 *n)
         *n = l > 1e-12 ? v3_scale(d, 1.0 / l) : v3(1, 0, 0);
         return l - s->radius;
     }
-    case IMP_SHAPE_BOX: {
-        const double pc[3] = {p.x, p.y, p.z}, h[3] = {s->half.x, s->half.y, s->half.z};
-        double q[3];
-        bool inside = true;
-        for (int k = 0; k < 3; k++) {
-            q[k] = fmin(fmax(pc[k], -h[k]), h[k]);
-            if (q[k] != pc[k]) inside = false;
-        }
-        if (!inside) {
-            imp_vec3 d = v3(pc[0] - q[0], pc[1] - q[1], pc[2] - q[2]);
-            double l = v3_len(d);
-            *n = v3_scale(d, 1.0 / l);
-            return l;
-        }
-        int best = 0;
-        double depth = h[0] - fabs(pc[0]);
-        for (int k = 1; k < 3; k++)
-            if (h[k] - fabs(pc[k]) < depth) depth = h[k] - fabs(pc[k]), best = k;
-        double e[3] = {0, 0, 0};
-        e[best] = pc[best] >= 0 ? 1 : -1;
-        *n = v3(e[0], e[1], e[2]);
-        return -depth;
-    }
+    case IMP_SHAPE_BOX: return v3_box_distance(p, s->half, n);
     case IMP_SHAPE_HULL: {
         const hull *hl = s->hull;
         double best = -INFINITY;
