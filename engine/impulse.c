@@ -94,10 +94,11 @@ typedef struct contact_row {
     double k;                 /* m_eff = 1 / (1/M_a + 1/M_b + (r_a x d).I_a^-1 (r_a x d) + ...)   */
 } contact_row;
 
-/* a contact point: its rows along n, t1, t2 (the collisions, the split impulses and the friction
- * coefficient read them per point; the sweeps solve a manifold's points together, as a patch) */
+/* a contact point: its row along n (the collisions and the split impulses read it per point; the
+ * sweeps solve a manifold's points together, as a patch); the rows along t1, t2 are made where a
+ * point collides (point_row) */
 typedef struct contact_point {
-    contact_row row[3];       /* along n, t1, t2                                                    */
+    contact_row row;          /* along n                                                            */
     imp_vec3 n, t1, t2;
     double ima, imb;
     double jn, jp;            /* accumulated normal and split (pseudo) impulses; in the collision
@@ -273,42 +274,65 @@ static inline void row_apply(imp_vec3 *v, imp_vec3 *w, const contact_point *c, c
 #define PATCH_EPS 1e-6 /* the regularization of the normal rows' A, relative to its largest diagonal entry */
 enum { BOTH, ONLY_A, ONLY_B }; /* which sides of a patch answer its impulses */
 
-/* into `slot`: K^-1 of the friction rows, and A and A^+ of the normal rows, when `who` answers */
-static void patch_matrices(const solver_bodies *sb, const contact_point *P, contact_patch *p, int who, int slot)
+/* dense_invert of an m x m block (row stride 4) with m <= 4 a constant, so its loops unroll */
+static bool invert4(double *M, int m)
 {
-    const bool ua = who != ONLY_B, ub = who != ONLY_A;
-    const double ima = ua ? sb->im[p->a] : 0, imb = ub ? sb->im[p->b] : 0;
-    const imp_vec3 lin[3] = {p->t1, p->t2, v3(0, 0, 0)};
-    double *K = p->friction_inv[slot];
-    for (int r = 0; r < 3; r++)
-        for (int c = 0; c < 3; c++) {
-            double k = (ima + imb) * v3_dot(lin[r], lin[c]);
-            if (ua) k += v3_dot(p->fa[r], p->ia[c]);
-            if (ub) k += v3_dot(p->fb[r], p->ib[c]);
-            K[3 * r + c] = k;
-        }
-    if (!dense_invert(K, 3, 3)) memset(K, 0, 9 * sizeof(double)); /* neither side can answer */
-    const int m = p->count;
-    double *A = p->normal[slot], *N = p->normal_inv[slot], big = 0;
-    for (int i = 0; i < m; i++)
-        for (int j = 0; j < m; j++) {
-            const contact_row *ri = &P[i].row[0], *rj = &P[j].row[0];
-            double a = ima + imb;
-            if (ua) a += v3_dot(ri->ca, rj->ia);
-            if (ub) a += v3_dot(ri->cb, rj->ib);
-            A[4 * i + j] = a;
-            if (i == j && a > big) big = a;
-        }
-    p->eps[slot] = m > 1 ? PATCH_EPS * big : 0;
-    for (int i = 0; i < m; i++)
-        for (int j = 0; j < m; j++) N[4 * i + j] = A[4 * i + j] + (i == j ? p->eps[slot] : 0);
-    if (!(big > 0) || !dense_invert(N, m, 4)) memset(N, 0, 16 * sizeof(double));
-    p->sub_set[slot] = -1;
+    switch (m) {
+    case 1: return dense_invert(M, 1, 4);
+    case 2: return dense_invert(M, 2, 4);
+    case 3: return dense_invert(M, 3, 4);
+    default: return dense_invert(M, 4, 4);
+    }
 }
 
-/* the patch of the points [first, first + count): centroid, twist lever, matrices */
-static void patch_prepare(const solver_bodies *sb, const contact_point *P, const contact_point_info *info,
-                          contact_patch *p)
+/* K^-1 of the friction rows and A, (A + eps I)^-1 of the normal rows: in slot 0 with both sides
+ * answering, and in slot 1 with the side `shock` alone (ONLY_A, ONLY_B; BOTH: no slot 1). Each
+ * entry is the two sides' terms, (1/M_a + 1/M_b) d_r . d_c + (r_a x d_r) . I_a^-1 (r_a x d_c) + (the
+ * same on B), so the side-alone slot takes its side's terms from the same products. */
+static void patch_matrices(const solver_bodies *sb, const contact_point *P, contact_patch *p, int shock)
+{
+    const double ima = sb->im[p->a], imb = sb->im[p->b];
+    const imp_vec3 lin[3] = {p->t1, p->t2, v3(0, 0, 0)};
+    const int m = p->count, slots = shock == BOTH ? 1 : 2;
+    double ta[9], tb[9], tl[9], na[16], nb[16];
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++)
+            tl[3 * r + c] = v3_dot(lin[r], lin[c]), ta[3 * r + c] = v3_dot(p->fa[r], p->ia[c]), tb[3 * r + c] = v3_dot(p->fb[r], p->ib[c]);
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < m; j++) {
+            const contact_row *ri = &P[i].row, *rj = &P[j].row;
+            na[4 * i + j] = v3_dot(ri->ca, rj->ia), nb[4 * i + j] = v3_dot(ri->cb, rj->ib);
+        }
+    for (int slot = 0; slot < slots; slot++) {
+        const bool ua = slot == 0 || shock == ONLY_A, ub = slot == 0 || shock == ONLY_B;
+        const double im = (ua ? ima : 0) + (ub ? imb : 0);
+        double *K = p->friction_inv[slot];
+        for (int e = 0; e < 9; e++) {
+            double k = im * tl[e];
+            if (ua) k += ta[e];
+            if (ub) k += tb[e];
+            K[e] = k;
+        }
+        if (!dense_invert(K, 3, 3)) memset(K, 0, 9 * sizeof(double)); /* neither side can answer */
+        double *A = p->normal[slot], *N = p->normal_inv[slot], big = 0;
+        for (int i = 0; i < m; i++)
+            for (int j = 0; j < m; j++) {
+                double a = im;
+                if (ua) a += na[4 * i + j];
+                if (ub) a += nb[4 * i + j];
+                A[4 * i + j] = a;
+                if (i == j && a > big) big = a;
+            }
+        p->eps[slot] = m > 1 ? PATCH_EPS * big : 0;
+        for (int i = 0; i < m; i++)
+            for (int j = 0; j < m; j++) N[4 * i + j] = A[4 * i + j] + (i == j ? p->eps[slot] : 0);
+        if (!(big > 0) || !invert4(N, m)) memset(N, 0, 16 * sizeof(double));
+        p->sub_set[slot] = -1;
+    }
+}
+
+/* the patch of the points [first, first + count): centroid, twist lever, friction rows */
+static void patch_prepare(const solver_bodies *sb, const contact_point_info *info, contact_patch *p)
 {
     const int m = p->count;
     imp_vec3 ra = v3(0, 0, 0), rb = v3(0, 0, 0);
@@ -322,7 +346,6 @@ static void patch_prepare(const solver_bodies *sb, const contact_point *P, const
     p->fb[0] = v3_cross(rb_, p->t1), p->fb[1] = v3_cross(rb_, p->t2), p->fb[2] = p->n;
     for (int r = 0; r < 3; r++) p->ia[r] = m3_mul_v(sb->Iinv[p->a], p->fa[r]), p->ib[r] = m3_mul_v(sb->Iinv[p->b], p->fb[r]);
     p->active = (1 << m) - 1;
-    patch_matrices(sb, P, p, BOTH, 0);
 }
 
 /* the velocities of a patch's two bodies while a sweep solves it, and the inverse masses that answer */
@@ -402,7 +425,7 @@ static const double *patch_inverse(contact_patch *p, int slot, int S)
     for (int r = 0; r < k; r++)
         for (int c = 0; c < k; c++) M[4 * r + c] = p->normal[slot][4 * idx[r] + idx[c]] + (r == c ? p->eps[slot] : 0);
     p->sub_set[slot] = S;
-    p->sub_ok[slot] = dense_invert(M, k, 4);
+    p->sub_ok[slot] = invert4(M, k);
     return p->sub_ok[slot] ? M : NULL;
 }
 
@@ -420,7 +443,7 @@ static double patch_normals(patch_bodies *pb, contact_point *P, contact_patch *p
     const double vn = v3_dot(p->n, v3_sub(pb->va, pb->vb));
     double w[4], j0[4], x[4];
     for (int i = 0; i < m; i++) {
-        w[i] = vn + v3_dot(P[i].row[0].ca, wa) - v3_dot(P[i].row[0].cb, wb) + P[i].gap;
+        w[i] = vn + v3_dot(P[i].row.ca, wa) - v3_dot(P[i].row.cb, wb) + P[i].gap;
         j0[i] = P[i].jn;
     }
     int S = p->active;
@@ -479,7 +502,7 @@ apply:;
     for (int i = 0; i < m; i++) {
         const double xi = x[i] > 0 ? x[i] : 0, d = xi - j0[i];
         change += fabs(d), sum += d;
-        dwa = v3_mad(dwa, P[i].row[0].ia, d), dwb = v3_mad(dwb, P[i].row[0].ib, d);
+        dwa = v3_mad(dwa, P[i].row.ia, d), dwb = v3_mad(dwb, P[i].row.ib, d);
         P[i].jn = xi;
     }
     if (pb->ma) pb->va = v3_mad(pb->va, p->n, sum * pb->ima), pb->wa = v3_add(wa, dwa);
@@ -684,21 +707,24 @@ static void build_points(imp_world *w, impulse_state *s)
     }
 }
 
-/* a point's rows: lever arms, angular responses, effective masses (the derivation above) */
+/* a point's row along d: lever arms, angular responses, effective mass (the derivation above) */
+static contact_row point_row(const solver_bodies *sb, const contact_point *c, const contact_point_info *cc, imp_vec3 d)
+{
+    contact_row R;
+    R.ca = v3_cross(cc->ra, d), R.cb = v3_cross(cc->rb, d);
+    R.ia = m3_mul_v(sb->Iinv[c->a], R.ca), R.ib = m3_mul_v(sb->Iinv[c->b], R.cb);
+    double ka = c->ima + v3_dot(R.ca, R.ia), kb = c->imb + v3_dot(R.cb, R.ib);
+    R.k = ka + kb > 0 ? 1 / (ka + kb) : 0;
+    return R;
+}
+
+/* a point's inverse masses and normal row */
 static void point_rows(impulse_state *s, int q)
 {
     const solver_bodies *sb = &s->sb;
     contact_point *c = &s->points[q];
-    const contact_point_info *cc = &s->info[q];
     c->ima = sb->im[c->a], c->imb = sb->im[c->b];
-    const imp_vec3 dirs[3] = {c->n, c->t1, c->t2};
-    for (int r = 0; r < 3; r++) {
-        contact_row *R = &c->row[r];
-        R->ca = v3_cross(cc->ra, dirs[r]), R->cb = v3_cross(cc->rb, dirs[r]);
-        R->ia = m3_mul_v(sb->Iinv[c->a], R->ca), R->ib = m3_mul_v(sb->Iinv[c->b], R->cb);
-        double ka = c->ima + v3_dot(R->ca, R->ia), kb = c->imb + v3_dot(R->cb, R->ib);
-        R->k = ka + kb > 0 ? 1 / (ka + kb) : 0;
-    }
+    c->row = point_row(sb, c, &s->info[q], c->n);
 }
 
 /* who answers a patch in shock propagation: the upper side alone between two levels, else both */
@@ -720,9 +746,8 @@ static void patches_part(void *ctx, int chunk)
     for (int k = lo; k < hi; k++) {
         contact_patch *p = &s->patches[k];
         for (int i = 0; i < p->count; i++) point_rows(s, p->first + i);
-        patch_prepare(&s->sb, &s->points[p->first], &s->info[p->first], p);
-        const int who = shock_side(s->graph.level, p);
-        if (who != BOTH) patch_matrices(&s->sb, &s->points[p->first], p, who, 1);
+        patch_prepare(&s->sb, &s->info[p->first], p);
+        patch_matrices(&s->sb, &s->points[p->first], p, shock_side(s->graph.level, p));
     }
 }
 
@@ -784,26 +809,27 @@ static void collisions(imp_world *w, impulse_state *s)
         for (int q = 0; q < np; q++) {
             contact_point *c = &P[q];
             const contact_point_info *cc = &s->info[q];
-            double vn = row_vel(sb->v, sb->w, c, &c->row[0], c->n);
+            double vn = row_vel(sb->v, sb->w, c, &c->row, c->n);
             if (cc->depth < 0 && -vn * sb->h < -cc->depth) continue; /* a gap this step's approach does not close */
             if (!(vn < -rest || (c->jp > 0 && vn < -1e-9))) continue;
             imp_contact *ct = &col->manifolds[cc->man].c;
             if (-vn > ct->impact_speed) ct->impact_speed = -vn;
-            double dj = -(1 + cc->e) * vn * c->row[0].k;
-            row_apply(sb->v, sb->w, c, &c->row[0], c->n, dj, 1, 1);
+            double dj = -(1 + cc->e) * vn * c->row.k;
+            row_apply(sb->v, sb->w, c, &c->row, c->n, dj, 1, 1);
             ct->impact += dj;
             c->jp = 1;
             any = true;
             /* friction: the impulse that stops the sliding, clamped to the cone of dj */
-            double v1 = row_vel(sb->v, sb->w, c, &c->row[1], c->t1), v2 = row_vel(sb->v, sb->w, c, &c->row[2], c->t2);
+            const contact_row r1 = point_row(sb, c, cc, c->t1), r2 = point_row(sb, c, cc, c->t2);
+            double v1 = row_vel(sb->v, sb->w, c, &r1, c->t1), v2 = row_vel(sb->v, sb->w, c, &r2, c->t2);
             double mu = v1 * v1 + v2 * v2 < STICK_SPEED * STICK_SPEED ? cc->mu_s : cc->mu_k;
-            double j1 = -c->row[1].k * v1, j2 = -c->row[2].k * v2, lim = mu * dj, len2 = j1 * j1 + j2 * j2;
+            double j1 = -r1.k * v1, j2 = -r2.k * v2, lim = mu * dj, len2 = j1 * j1 + j2 * j2;
             if (len2 > lim * lim) {
                 double f = lim / sqrt(len2);
                 j1 *= f, j2 *= f;
             }
-            row_apply(sb->v, sb->w, c, &c->row[1], c->t1, j1, 1, 1);
-            row_apply(sb->v, sb->w, c, &c->row[2], c->t2, j2, 1, 1);
+            row_apply(sb->v, sb->w, c, &r1, c->t1, j1, 1, 1);
+            row_apply(sb->v, sb->w, c, &r2, c->t2, j2, 1, 1);
         }
         if (!any) break;
     }
@@ -875,7 +901,7 @@ static void warm_start(impulse_state *s)
         contact_point *P = &s->points[p->first];
         double N = 0;
         for (int i = 0; i < p->count; i++) {
-            row_apply(sb->v, sb->w, &P[i], &P[i].row[0], P[i].n, P[i].jn, 1, 1);
+            row_apply(sb->v, sb->w, &P[i], &P[i].row, P[i].n, P[i].jn, 1, 1);
             N += P[i].jn;
         }
         patch_friction_clamp(p, N, p->lambda);
@@ -952,9 +978,9 @@ static void split_impulses(imp_world *w, impulse_state *s)
     for (int it = 0; it < w->settings.position_iterations && pushing; it++) {
         for (int q = 0; q < s->np; q++) {
             contact_point *c = &s->points[q];
-            double vn = row_vel(sb->vp, sb->wp, c, &c->row[0], c->n);
-            double jp = fmax(c->jp + c->row[0].k * (c->bias - vn), 0);
-            row_apply(sb->vp, sb->wp, c, &c->row[0], c->n, jp - c->jp, 1, 1);
+            double vn = row_vel(sb->vp, sb->wp, c, &c->row, c->n);
+            double jp = fmax(c->jp + c->row.k * (c->bias - vn), 0);
+            row_apply(sb->vp, sb->wp, c, &c->row, c->n, jp - c->jp, 1, 1);
             c->jp = jp;
         }
         if (s->level_joints) joints_split(w, sb);
