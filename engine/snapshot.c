@@ -624,12 +624,6 @@ static void tinker_load(reader *in, imp_world *w, load_ctx *ctx)
 /* the implicit integrator: its settings, and when its pattern is the particles' as they are, the warm
  * start dv and the multigrid hierarchy (made from the values of the step that built the pattern, so a
  * restored run must keep it, not make its own from the values at hand) */
-static bool implicit_current(const imp_world *w)
-{
-    const implicit_state *st = w->implicit;
-    return st && st->built && st->topology == w->particles->topology && st->n == w->particles->ids.count;
-}
-
 static void implicit_save(writer *o, const imp_world *w)
 {
     const implicit_state *st = w->implicit;
