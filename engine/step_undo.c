@@ -36,10 +36,10 @@ typedef struct step_undo {
      * on the bodies, which the attachments' exchange adds to */
     attachment *attach; int attach_count, attach_cap;
     imp_vec3 *body_force; int body_count, body_force_cap; /* force, torque per body (dense)           */
-    /* the implicit integrator: whether its pattern was built for the particles as they are, and then
-     * its warm start dv (a pattern the failed step built is dropped: the next step builds the same) */
+    /* the implicit integrator: whether its pattern was built for the particles as they are. A pattern
+     * the failed step built is dropped (the next step builds the same); the warm start dv of a pattern
+     * that was current is as it was, since the scripts (forces and behaviours) run before the solve */
     bool implicit_current;
-    double *dv; int dv_cap;
 } step_undo;
 
 /* dst holds count elements of elem bytes from src, growing *cap */
@@ -75,9 +75,7 @@ void step_undo_keep(imp_world *w)
         }
         for (int k = 0; k < u->body_count; k++) u->body_force[2 * k] = B->body[k].force, u->body_force[2 * k + 1] = B->body[k].torque;
     }
-    const implicit_state *st = w->implicit;
     u->implicit_current = implicit_current(w);
-    if (u->implicit_current) u->dv = keep_copy(u->dv, &u->dv_cap, st->dv, 3 * sizeof(double), st->n);
     const particle_contacts *pc = w->pcontacts;
     u->contact = keep_copy(u->contact, &u->contact_cap, pc->contact, sizeof(pcontact), pc->count);
     u->count = pc->count, u->particle_edits = pc->particle_edits, u->collider_edits = pc->collider_edits;
@@ -116,9 +114,7 @@ void step_undo_put_back(imp_world *w)
         body_store *B = w->bodies;
         for (int k = 0; k < u->body_count; k++) B->body[k].force = u->body_force[2 * k], B->body[k].torque = u->body_force[2 * k + 1];
     }
-    implicit_state *st = w->implicit;
-    if (st && u->implicit_current) memcpy(st->dv, u->dv, 3 * sizeof(double) * (size_t)st->n);
-    else if (st) st->built = false;
+    if (w->implicit && !u->implicit_current) w->implicit->built = false;
     particle_contacts *pc = w->pcontacts;
     pc->contact = keep_copy(pc->contact, &pc->cap, u->contact, sizeof(pcontact), u->count);
     pc->count = u->count, pc->particle_edits = u->particle_edits, pc->collider_edits = u->collider_edits;
@@ -143,7 +139,7 @@ void step_undo_free(imp_world *w)
     step_undo *u = w->undo;
     if (!u) return;
     free(u->contact), free(u->hit), free(u->curves), free(u->clambda), free(u->lambda), free(u->J);
-    free(u->attach), free(u->body_force), free(u->dv);
+    free(u->attach), free(u->body_force);
     free(u);
     w->undo = NULL;
 }
