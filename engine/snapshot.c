@@ -293,12 +293,13 @@ static callback next_callback(load_ctx *ctx, reader *in)
 
 /* ---- the parts ------------------------------------------------------------------------------------------ */
 
-/* the world's own: settings, clock, the last step's profile */
+/* the world's own: settings and clock. The last step's profile is a measurement of the machine that
+ * ran it, not state: two snapshots of the same state are the same bytes, and a restored world's
+ * profile is empty until it steps */
 static void world_save(writer *o, const imp_world *w)
 {
     put(o, &w->settings, sizeof w->settings);
     put_f64(o, w->time), put_i64(o, w->steps);
-    put(o, &w->profile, sizeof w->profile);
 }
 
 static void world_load(reader *in, imp_world *w, load_ctx *ctx)
@@ -306,7 +307,7 @@ static void world_load(reader *in, imp_world *w, load_ctx *ctx)
     (void)ctx;
     get(in, &w->settings, sizeof w->settings);
     w->time = get_f64(in), w->steps = (long)get_i64(in);
-    get(in, &w->profile, sizeof w->profile);
+    memset(&w->profile, 0, sizeof w->profile);
 }
 
 /* an ODE solver's settings, adaptive step size and counters (its scratch is not state) */
@@ -577,7 +578,9 @@ static void tinker_save(writer *o, const imp_world *w)
     }
     put_u32(o, (uint32_t)t->rows), put_u32(o, (uint32_t)t->j_entries);
     put(o, &t->set, sizeof t->set), put(o, &t->stats, sizeof t->stats), put_i64(o, t->stats_step);
-    const int m = tinker_lambda_count(t);
+    /* the multipliers by row while they hold those of the present rows; otherwise the next solve gathers
+     * them from the constraints and zeroes the contact rows', so what the array holds is not state */
+    const int m = t->rows_valid ? tinker_lambda_count(t) : 0;
     put_array(o, t->lambda, sizeof(double), m);
     put_u32(o, t->warm_ok), put_u32(o, t->rows_valid), put_u32(o, (uint32_t)t->ncontact), put_i64(o, t->contact_step);
     put_u32(o, t->j_valid);
@@ -1104,7 +1107,7 @@ static const snapshot_part parts[] = {
 static uint32_t layout_signature(void)
 {
     const size_t sizes[] = {
-        sizeof(world_settings), sizeof(imp_profile), sizeof(spring), sizeof(behavior), sizeof(collider),
+        sizeof(world_settings), sizeof(spring), sizeof(behavior), sizeof(collider),
         sizeof(pcontact), sizeof(phit), sizeof(cobj), sizeof(ctri), sizeof(cbend), sizeof(cseg), sizeof(cjoint),
         sizeof(curve), sizeof(constraint), sizeof(imp_constraint_settings), sizeof(imp_constraint_stats),
         sizeof(jentry), sizeof(imp_implicit_settings), sizeof(body), sizeof(shape), sizeof(mesh_node),
