@@ -466,6 +466,18 @@ static void pcontacts_load(reader *in, imp_world *w, load_ctx *ctx)
 }
 
 /* cloth and hair: each object with its elements (in their order: the forces sum in it) */
+/* A cloth's dense particle indices (refreshed before every use) and its elements' blocks in the
+ * implicit integrator's matrix with their parallel groups (bound whenever that pattern is built, and by
+ * implicit_load after this) are caches of the step, not state: written as -1 and 0, so the bytes of a
+ * snapshot depend on the state alone. */
+#define PUT_UNBOUND(o, type, items, count)                                            \
+    for (int e_ = 0; e_ < (count); e_++) {                                           \
+        type item_ = (items)[e_];                                                    \
+        for (size_t b_ = 0; b_ < sizeof item_.block / sizeof item_.block[0]; b_++)   \
+            item_.block[b_] = -1;                                                    \
+        put(o, &item_, sizeof item_);                                                \
+    }
+
 static void cloth_save(writer *o, const imp_world *w)
 {
     const cloth_store *cs = w->cloth;
@@ -475,11 +487,16 @@ static void cloth_save(writer *o, const imp_world *w)
     for (int k = 0; k < cs->ids.count; k++) {
         cobj b = cs->obj[k];
         b.slot = NULL, b.dense = NULL, b.tri = NULL, b.bend = NULL, b.seg = NULL, b.joint = NULL, b.draw = NULL, b.rest = NULL;
+        memset(b.tri_g, 0, sizeof b.tri_g), memset(b.bend_g, 0, sizeof b.bend_g);
+        memset(b.seg_g, 0, sizeof b.seg_g), memset(b.joint_g, 0, sizeof b.joint_g);
         put(o, &b, sizeof b);
         const cobj *c = &cs->obj[k];
-        put(o, c->slot, sizeof(uint32_t) * (size_t)c->nv), put(o, c->dense, sizeof(int) * (size_t)c->nv);
-        put(o, c->tri, sizeof(ctri) * (size_t)c->ntri), put(o, c->bend, sizeof(cbend) * (size_t)c->nbend);
-        put(o, c->seg, sizeof(cseg) * (size_t)c->nseg), put(o, c->joint, sizeof(cjoint) * (size_t)c->njoint);
+        put(o, c->slot, sizeof(uint32_t) * (size_t)c->nv);
+        for (int v = 0; v < c->nv; v++) put(o, &(int){-1}, sizeof(int));
+        PUT_UNBOUND(o, ctri, c->tri, c->ntri)
+        PUT_UNBOUND(o, cbend, c->bend, c->nbend)
+        PUT_UNBOUND(o, cseg, c->seg, c->nseg)
+        PUT_UNBOUND(o, cjoint, c->joint, c->njoint)
         put_u32(o, c->draw != NULL);
         if (c->draw) put(o, c->draw, 3 * sizeof(int) * (size_t)c->ntri);
         put_u32(o, c->rest != NULL);
