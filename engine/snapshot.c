@@ -53,6 +53,7 @@
 #include "particle_system.h"
 #include "particles.h"
 #include "presolve.h"
+#include "rotation.h"
 #include "sensor.h"
 #include "shape.h"
 #include "snapshot.h"
@@ -594,7 +595,9 @@ static void tinker_save(writer *o, const imp_world *w)
         put(o, &c, sizeof c);
     }
     put_u32(o, (uint32_t)t->rows), put_u32(o, (uint32_t)t->j_entries);
-    put(o, &t->set, sizeof t->set), put(o, &t->stats, sizeof t->stats), put_i64(o, t->stats_step);
+    imp_constraint_stats stats = t->stats;
+    stats.ms = 0; /* (a measurement of the machine, as the profile: not state) */
+    put(o, &t->set, sizeof t->set), put(o, &stats, sizeof stats), put_i64(o, t->stats_step);
     /* the multipliers by row while they hold those of the present rows; otherwise the next solve gathers
      * them from the constraints and zeroes the contact rows', so what the array holds is not state */
     const int m = t->rows_valid ? tinker_lambda_count(t) : 0;
@@ -701,6 +704,9 @@ static void bodies_save(writer *o, const imp_world *w)
     for (int k = 0; k < n; k++) {
         body c = b->body[k];
         c.shapes = NULL;
+        /* the principal frame is rot_principal(Ibody), made again on load: written as zeros (its
+         * padding holds whatever the stack held) */
+        memset(&c.principal, 0, sizeof c.principal);
         put(o, &c, sizeof c);
         put(o, b->body[k].shapes, sizeof(uint32_t) * (size_t)b->body[k].nshapes);
     }
@@ -720,6 +726,7 @@ static void bodies_load(reader *in, imp_world *w, load_ctx *ctx)
     for (; done < n && !in->failed; done++) {
         get(in, &bodies[done], sizeof(body));
         bodies[done].shapes = get_block(in, sizeof(uint32_t), bodies[done].nshapes);
+        bodies[done].principal = rot_principal(bodies[done].Ibody);
     }
     double *state = n ? ids_grow(NULL, BODY_DIM * sizeof(double), (size_t)n) : NULL;
     get(in, state, BODY_DIM * sizeof(double) * (size_t)n);
