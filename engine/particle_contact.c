@@ -399,7 +399,7 @@ static void normal_target(const imp_world *w, imp_vec3 n, imp_vec3 d, bool touch
                           double mu_s, double h, double *target, double *mu)
 {
     const double vn = v3_dot(n, d);
-    const double threshold = fmax(w->settings.restitution_threshold, 1e-9);
+    const double rt = w->settings.restitution_threshold, threshold = rt > 1e-9 ? rt : 1e-9; /* (NaN: 1e-9) */
     const bool bounce = vn < -threshold && e > 0;
     if (touched || gap0 <= 0) *target = bounce ? -e * vn : 0;
     else *target = bounce && vn * h < -gap0 ? -e * vn : -gap0 / h;
@@ -988,6 +988,7 @@ static void meet_colliders(imp_world *w, particle_coupling *p, const double *x0,
 {
     const int nc = w->colliders->ids.count, n = w->particles->ids.count;
     if (nc == 0 || n <= 0) return;
+    const pcollide_bound *bound = pcollide_bounds(w);
     memset(p->touched, 0, (size_t)n);
     for (int g = 0; g < 3; g++)
         for (int q = 0; q < p->group[g].pair_count; q++) p->touched[p->group[g].pair[q].i] = p->touched[p->group[g].pair[q].j] = 1;
@@ -998,7 +999,7 @@ static void meet_colliders(imp_world *w, particle_coupling *p, const double *x0,
         for (int ci = 0; ci < nc; ci++) {
             const imp_collider_def *cd = &w->colliders->collider[ci].def;
             imp_vec3 nrm;
-            if (pcollide_beyond(cd, xe, (1 + NEAR_FRACTION) * r) || pcollide_distance(cd, xe, &nrm) - r > NEAR_FRACTION * r) continue;
+            if (pcollide_beyond_bound(&bound[ci], cd, xe, (1 + NEAR_FRACTION) * r) || pcollide_distance(cd, xe, &nrm) - r > NEAR_FRACTION * r) continue;
             const double gap0 = pcollide_distance(cd, xs, &nrm) - r;
             int k;
             pc_row *row = side_new(p, p->half[i], i, &k);
@@ -1095,40 +1096,49 @@ static void project_pairs(particle_coupling *p, double *x, int g, bool shock, im
 
 /* ---- the energy the projection may add ----------------------------------------------------------------------- */
 
-/* The kinetic and gravitational energy sum_i m_i (|v_i|^2 / 2 - g . x_i) of the particles in contact
- * that answer (p->touched, im > 0), at positions x and velocities v (3 per particle, dense) */
-static double contact_energy(const imp_world *w, const particle_coupling *p, const double *x, const double *v)
+/* A particle's kinetic and gravitational energy m (|v|^2 / 2 - g . x) */
+static inline double particle_energy(double m, imp_vec3 g, imp_vec3 x, imp_vec3 v) { return m * (0.5 * v3_dot(v, v) - v3_dot(g, x)); }
+
+/* The energy of the particles in contact that answer (p->touched, im > 0) before this stage: at the start
+ * of the step (X0: [x | v], 3 each) or after the particle stage, whichever is greater */
+static double energy_before(const imp_world *w, const particle_coupling *p, const double *X0)
 {
+    const int n = w->particles->ids.count;
     const imp_vec3 g = w->settings.gravity;
-    double e = 0;
-    for (int i = 0; i < w->particles->ids.count; i++) {
+    const double *x = w->particles->x, *v = w->particles->v, *m = w->particles->mass;
+    double start = 0, now = 0;
+    for (int i = 0; i < n; i++) {
         if (!p->touched[i] || !(p->im[i] > 0)) continue;
-        const imp_vec3 vi = v3_load(v + 3 * i);
-        e += w->particles->mass[i] * (0.5 * v3_dot(vi, vi) - v3_dot(g, v3_load(x + 3 * i)));
+        start += particle_energy(m[i], g, v3_load(X0 + 3 * i), v3_load(X0 + 3 * (n + i)));
+        now += particle_energy(m[i], g, v3_load(x + 3 * i), v3_load(v + 3 * i));
     }
-    return e;
+    return start > now ? start : now;
 }
 
 /* The projection is no force: it moves particles and changes no velocity, and where it lifts them
  * (an overlap closed against the ground, the upper particle of a steep pair moved in the shock
  * sweep) it adds potential energy that nothing paid for. So it may raise the potential energy of the
- * particles in contact by at most what the step took out of them: budget = E_before - E_placed, E_placed
- * their energy where the velocities put them (p->x_placed), E_before their energy at the start of the
- * step, or after the particle stage if its forces raised it. A projection that rises by more is taken
- * back along its path, x = x_placed + s (x - x_placed) with s = budget / rise (the potential energy in
- * uniform gravity is linear in x, so the rise is s times as much); what it leaves open is closed in
- * later steps, as their contacts pay for it. The sides' projection comes after, whole: no particle is
- * left in a body or a collider. */
+ * particles in contact by at most what the step took out of them: budget = e_before - E_placed, E_placed
+ * their energy where the velocities put them (p->x_placed), e_before their energy at the start of the
+ * step, or after the particle stage if its forces raised it (energy_before). A projection that rises
+ * by more is taken back along its path, x = x_placed + s (x - x_placed) with s = budget / rise (the
+ * potential energy in uniform gravity is linear in x, so the rise is s times as much); what it leaves
+ * open is closed in later steps, as their contacts pay for it. The sides' projection comes after,
+ * whole: no particle is left in a body or a collider. */
 static void hold_projection(imp_world *w, const particle_coupling *p, double e_before)
 {
     const int n = w->particles->ids.count;
     const imp_vec3 g = w->settings.gravity;
     double *x = w->particles->x;
-    const double *xp = p->x_placed;
-    const double budget = e_before - contact_energy(w, p, xp, w->particles->v);
-    double rise = 0;
-    for (int i = 0; i < n; i++)
-        if (p->touched[i] && p->im[i] > 0) rise -= w->particles->mass[i] * v3_dot(g, v3_sub(v3_load(x + 3 * i), v3_load(xp + 3 * i)));
+    const double *xp = p->x_placed, *v = w->particles->v, *m = w->particles->mass;
+    double placed = 0, rise = 0;
+    for (int i = 0; i < n; i++) {
+        if (!p->touched[i] || !(p->im[i] > 0)) continue;
+        const imp_vec3 a = v3_load(xp + 3 * i);
+        placed += particle_energy(m[i], g, a, v3_load(v + 3 * i));
+        rise -= m[i] * v3_dot(g, v3_sub(v3_load(x + 3 * i), a));
+    }
+    const double budget = e_before - placed;
     if (!(rise > budget)) return;
     const double s = budget > 0 ? budget / rise : 0;
     for (int i = 0; i < n; i++) {
@@ -1273,7 +1283,7 @@ void particle_contacts_step(const imp_step *st)
         if (rows > 0) {
             sort_sides(p, up);
             mark_touched(p, n);
-            const double e_before = fmax(contact_energy(w, p, x0, x0 + 3 * n), contact_energy(w, p, w->particles->x, w->particles->v));
+            const double e_before = energy_before(w, p, x0);
             sweep(w, p, up, SWEEP_WARM);
             for (int k = 0; k < VELOCITY_SWEEPS; k++) sweep(w, p, up, SWEEP_VELOCITY);
             sweep(w, p, up, SWEEP_SHOCK);
