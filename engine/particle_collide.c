@@ -265,8 +265,8 @@ static void find_contacts_chunk(void *ctx, int chunk)
         for (int c = 0; c < nc; c++) {
             if (w->colliders->collider[c].def.sensor) continue; /* sensors never push (sensor.c) */
             imp_vec3 N;
-            if (pcollide_beyond_bound(&pcs->bound[c], &w->colliders->collider[c].def, v3_load(x), w->particles->radius[i] + CONTACT_SLOP))
-                continue;
+            const double reach = w->particles->radius[i] + CONTACT_SLOP;
+            if (pcollide_beyond_bound(&pcs->bound[c], &w->colliders->collider[c].def, v3_load(x), reach)) continue;
             double d = pcollide_distance(&w->colliders->collider[c].def, v3_load(x), &N) - w->particles->radius[i];
             if (d > CONTACT_SLOP) continue;
             double vn = v3_dot(N, v3_load(v));
@@ -462,7 +462,8 @@ static void resolve_chunk(void *ctx, int chunk)
                     /* every point of the segment lies within its length of x1: beyond r + that, it
                      * never comes within r of the collider (with a margin of 1e-9 relative, so that
                      * a particle resting on the surface, where rounding decides, gets the exact test) */
-                    if (pcollide_beyond_bound(&pcs->bound[c], cd, x1, (r + v3_len(v3_sub(x1, xs))) * (1 + 1e-9) + 1e-12)) continue;
+                    const double reach = (r + v3_len(v3_sub(x1, xs))) * (1 + 1e-9) + 1e-12;
+                    if (pcollide_beyond_bound(&pcs->bound[c], cd, x1, reach)) continue;
                     double s = segment_entry(cd, xs, x1, r);
                     if (s < 0) continue;
                     tau = s * span;

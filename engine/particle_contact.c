@@ -683,7 +683,8 @@ static void warm_apply(particle_coupling *p, double *v, int g)
  * energy it leaves is the pile's ringing after the first impacts) */
 static inline bool warm_kept(const pc_pair *r) { return r->jn > 0 && !r->impact; }
 
-/* this step's pair impulses kept for the next (an entry per resting pair that pushed, under its lower slot) */
+/* this step's pair impulses kept for the next (an entry per resting pair that pushed, under its lower
+ * slot) */
 static void warm_keep(imp_world *w, particle_coupling *p)
 {
     pc_warm *wm = &p->warm;
@@ -999,7 +1000,9 @@ static void meet_colliders(imp_world *w, particle_coupling *p, const double *x0,
         for (int ci = 0; ci < nc; ci++) {
             const imp_collider_def *cd = &w->colliders->collider[ci].def;
             imp_vec3 nrm;
-            if (pcollide_beyond_bound(&bound[ci], cd, xe, (1 + NEAR_FRACTION) * r) || pcollide_distance(cd, xe, &nrm) - r > NEAR_FRACTION * r) continue;
+            if (pcollide_beyond_bound(&bound[ci], cd, xe, (1 + NEAR_FRACTION) * r) ||
+                pcollide_distance(cd, xe, &nrm) - r > NEAR_FRACTION * r)
+                continue;
             const double gap0 = pcollide_distance(cd, xs, &nrm) - r;
             int k;
             pc_row *row = side_new(p, p->half[i], i, &k);
@@ -1042,9 +1045,9 @@ static void mark_touched(particle_coupling *p, int n)
     }
 }
 
-/* New positions of the particles in contact (p->touched): one that touched a body on the way at the touch (on the
- * body as it ended), moved on by the rest of the step at its velocity relative to the body; the others
- * from the start of the step at their new velocities, x0 + h v */
+/* New positions of the particles in contact (p->touched): one that touched a body on the way at the
+ * touch (on the body as it ended), moved on by the rest of the step at its velocity relative to the
+ * body; the others from the start of the step at their new velocities, x0 + h v */
 static void place_particles(imp_world *w, particle_coupling *p, const double *x0, double h)
 {
     const int n = w->particles->ids.count;
@@ -1097,7 +1100,10 @@ static void project_pairs(particle_coupling *p, double *x, int g, bool shock, im
 /* ---- the energy the projection may add ----------------------------------------------------------------------- */
 
 /* A particle's kinetic and gravitational energy m (|v|^2 / 2 - g . x) */
-static inline double particle_energy(double m, imp_vec3 g, imp_vec3 x, imp_vec3 v) { return m * (0.5 * v3_dot(v, v) - v3_dot(g, x)); }
+static inline double particle_energy(double m, imp_vec3 g, imp_vec3 x, imp_vec3 v)
+{
+    return m * (0.5 * v3_dot(v, v) - v3_dot(g, x));
+}
 
 /* The energy of the particles in contact that answer (p->touched, im > 0) before this stage: at the start
  * of the step (X0: [x | v], 3 each) or after the particle stage, whichever is greater */

@@ -249,7 +249,8 @@ void particles_step_begin(const imp_step *st)
     ps->snapped_count = 0;
 }
 
-/* a separable system's blocks [lo, hi) of chunk c, with the chunk's solver */
+/* a separable system's blocks on both threads (integrate_blocks): chunk c steps blocks
+ * [c blocks / PAR_CHUNKS, (c + 1) blocks / PAR_CHUNKS) with its own solver, its result in rc[c] */
 typedef struct block_job {
     imp_world *w;
     double t, dt;
@@ -288,7 +289,7 @@ static int integrate_blocks(imp_world *w, double t, double dt, int *blocks, int 
     for (int c = 0; c < PAR_CHUNKS; c++) evals += ps->chunk_solver[c].evaluations, steps += ps->chunk_solver[c].steps;
     *blocks = job.blocks;
     *evaluations = (int)(evals / job.blocks);
-    ps->solver.evaluations += evals, ps->solver.steps += steps; /* the world's solver counts them, as one after another */
+    ps->solver.evaluations += evals, ps->solver.steps += steps; /* counted as one after another would be */
     for (int c = 0; c < PAR_CHUNKS; c++)
         if (job.rc[c]) return job.rc[c];
     return 0;
@@ -320,8 +321,8 @@ int particles_step(const imp_step *st)
         rc = implicit_step(w, st->t, dt, prof); /* contacts filtered, friction inside */
         if (n > 0) ps->solver.evaluations++;    /* its one force evaluation */
         blocks = 1;
-    } else if (particles_separable(w) && w->settings.integrator != IMP_ADAPTIVE && n >= PARALLEL_BLOCKS * PARTICLE_BLOCK &&
-               w->forces->field_ids.count == 0) {
+    } else if (particles_separable(w) && w->settings.integrator != IMP_ADAPTIVE &&
+               n >= PARALLEL_BLOCKS * PARTICLE_BLOCK && w->forces->field_ids.count == 0) {
         /* every particle is its own ODE and no script is called: the blocks on both threads */
         rc = integrate_blocks(w, st->t, dt, &blocks, &prof->evaluations);
         evals = -1;
