@@ -1124,9 +1124,12 @@ static double energy_before(const imp_world *w, const particle_coupling *p, cons
 /* The projection is no force: it moves particles and changes no velocity, and where it lifts them
  * (an overlap closed against the ground, the upper particle of a steep pair moved in the shock
  * sweep) it adds potential energy that nothing paid for. So it may raise the potential energy of the
- * particles in contact by at most what the step took out of them: budget = e_before - E_placed, E_placed
- * their energy where the velocities put them (p->x_placed), e_before their energy at the start of the
- * step, or after the particle stage if its forces raised it (energy_before). A projection that rises
+ * particles in contact by at most what the step took out of them: budget = e_before + W - E_placed,
+ * E_placed their energy where the velocities put them (p->x_placed), e_before their energy at the start
+ * of the step, or after the particle stage if its forces raised it (energy_before), W the work the bodies
+ * did on them through the contacts, sum J . u (J a side row's impulse on its particle, u the body
+ * surface's velocity at the contact: a paddle that shoves the particles pays for their energy, and
+ * what pushing them apart lifts them by on top of that). A projection that rises
  * by more is taken back along its path, x = x_placed + s (x - x_placed) with s = budget / rise (the
  * potential energy in uniform gravity is linear in x, so the rise is s times as much); what it leaves
  * open is closed in later steps, as their contacts pay for it. The sides' projection comes after,
@@ -1137,14 +1140,20 @@ static void hold_projection(imp_world *w, const particle_coupling *p, double e_b
     const imp_vec3 g = w->settings.gravity;
     double *x = w->particles->x;
     const double *xp = p->x_placed, *v = w->particles->v, *m = w->particles->mass;
-    double placed = 0, rise = 0;
+    double placed = 0, rise = 0, work = 0;
     for (int i = 0; i < n; i++) {
         if (!p->touched[i] || !(p->im[i] > 0)) continue;
         const imp_vec3 a = v3_load(xp + 3 * i);
         placed += particle_energy(m[i], g, a, v3_load(v + 3 * i));
         rise -= m[i] * v3_dot(g, v3_sub(v3_load(x + 3 * i), a));
     }
-    const double budget = e_before - placed;
+    for (int k = 0; k < 3; k++)
+        for (int t = 0; t < p->group[k].side_count; t++) {
+            const pc_row *r = &p->group[k].side[t];
+            const pc_side *sd = &p->side[r->side];
+            if (sd->body >= 0) work += v3_dot(v3_mad(r->jt, r->n, r->jn), side_velocity_at(p, sd));
+        }
+    const double budget = e_before + work - placed;
     if (!(rise > budget)) return;
     const double s = budget > 0 ? budget / rise : 0;
     for (int i = 0; i < n; i++) {
