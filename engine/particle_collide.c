@@ -46,7 +46,7 @@ static bool pcontacts_stale(const imp_world *w)
 
 void pcollide_free(particle_contacts *pcs)
 {
-    free(pcs->contact), free(pcs->hit);
+    free(pcs->contact), free(pcs->hit), free(pcs->bound);
     for (int c = 0; c < PAR_CHUNKS; c++) free(pcs->chunk[c].contact), free(pcs->chunk[c].hit);
 }
 
@@ -116,6 +116,34 @@ bool pcollide_beyond(const imp_collider_def *c, imp_vec3 x, double reach)
     }
     }
     return false;
+}
+
+const pcollide_bound *pcollide_bounds(imp_world *w)
+{
+    particle_contacts *pcs = w->pcontacts;
+    const int nc = w->colliders->ids.count;
+    if (nc > pcs->bound_cap) {
+        pcs->bound_cap = nc + nc / 2 + 8;
+        pcs->bound = ids_grow(pcs->bound, sizeof(pcollide_bound), (size_t)pcs->bound_cap);
+    }
+    for (int k = 0; k < nc; k++) {
+        const imp_collider_def *c = &w->colliders->collider[k].def;
+        pcollide_bound *b = &pcs->bound[k];
+        b->plane = c->shape == IMP_COLLIDER_PLANE;
+        b->c = c->position, b->n = c->normal;
+        if (c->shape == IMP_COLLIDER_SPHERE) {
+            b->e = v3(c->radius, c->radius, c->radius);
+        } else if (c->shape == IMP_COLLIDER_BOX) {
+            const imp_mat3 R = c->rotation;
+            b->e = v3(fabs(R.m[0][0]) * c->half.x + fabs(R.m[0][1]) * c->half.y + fabs(R.m[0][2]) * c->half.z,
+                      fabs(R.m[1][0]) * c->half.x + fabs(R.m[1][1]) * c->half.y + fabs(R.m[1][2]) * c->half.z,
+                      fabs(R.m[2][0]) * c->half.x + fabs(R.m[2][1]) * c->half.y + fabs(R.m[2][2]) * c->half.z);
+            b->e = v3_scale(b->e, 1 + 1e-12); /* rounding never makes the box smaller than the collider */
+        } else {
+            b->e = v3(INFINITY, INFINITY, INFINITY);
+        }
+    }
+    return pcs->bound;
 }
 
 /* fraction s in [0,1] at which the segment a -> b first enters the collider grown by r, or -1 */
@@ -237,7 +265,8 @@ static void find_contacts_chunk(void *ctx, int chunk)
         for (int c = 0; c < nc; c++) {
             if (w->colliders->collider[c].def.sensor) continue; /* sensors never push (sensor.c) */
             imp_vec3 N;
-            if (pcollide_beyond(&w->colliders->collider[c].def, v3_load(x), w->particles->radius[i] + CONTACT_SLOP)) continue;
+            const double reach = w->particles->radius[i] + CONTACT_SLOP;
+            if (pcollide_beyond_bound(&pcs->bound[c], &w->colliders->collider[c].def, v3_load(x), reach)) continue;
             double d = pcollide_distance(&w->colliders->collider[c].def, v3_load(x), &N) - w->particles->radius[i];
             if (d > CONTACT_SLOP) continue;
             double vn = v3_dot(N, v3_load(v));
@@ -268,6 +297,7 @@ void pcollide_find_contacts(imp_world *w)
     particle_contacts *pcs = w->pcontacts;
     const int bodies = pcs->count;
     if (w->particles->ids.count > 0 && w->colliders->ids.count > 0) {
+        pcollide_bounds(w);
         run_chunks(find_contacts_chunk, w, w->particles->ids.count);
         for (int c = 0; c < PAR_CHUNKS; c++)
             for (int k = 0; k < pcs->chunk[c].count; k++) pcollide_add_contact(w, &pcs->chunk[c].contact[k]);
@@ -421,9 +451,10 @@ static void resolve_chunk(void *ctx, int chunk)
                 if (cd->sensor) continue;
                 imp_vec3 N;
                 double tau;
-                if (cd->shape == IMP_COLLIDER_PLANE) {
-                    double d0 = pcollide_distance(cd, xs, &N) - r;
-                    double d1 = pcollide_distance(cd, x1, &N) - r;
+                if (cd->shape == IMP_COLLIDER_PLANE) { /* pcollide_distance's plane, written out */
+                    N = cd->normal;
+                    double d0 = v3_dot(N, v3_sub(xs, cd->position)) - r;
+                    double d1 = v3_dot(N, v3_sub(x1, cd->position)) - r;
                     if (d1 >= 0 && d0 >= 0) continue;
                     tau = plane_impact_time(d0, v3_dot(N, vs), v3_dot(N, a), span);
                     if (tau < 0) tau = d0 > 0 ? span * d0 / (d0 - d1) : 0;
@@ -431,7 +462,8 @@ static void resolve_chunk(void *ctx, int chunk)
                     /* every point of the segment lies within its length of x1: beyond r + that, it
                      * never comes within r of the collider (with a margin of 1e-9 relative, so that
                      * a particle resting on the surface, where rounding decides, gets the exact test) */
-                    if (pcollide_beyond(cd, x1, (r + v3_len(v3_sub(x1, xs))) * (1 + 1e-9) + 1e-12)) continue;
+                    const double reach = (r + v3_len(v3_sub(x1, xs))) * (1 + 1e-9) + 1e-12;
+                    if (pcollide_beyond_bound(&pcs->bound[c], cd, x1, reach)) continue;
                     double s = segment_entry(cd, xs, x1, r);
                     if (s < 0) continue;
                     tau = s * span;
@@ -485,6 +517,7 @@ void pcollide_resolve(imp_world *w, const double *x0, const double *v0, double h
     if (w->colliders->ids.count == 0 || w->particles->ids.count == 0 || h <= 0) return;
     /* impacts slower than what gravity adds over two steps come to rest instead of bouncing */
     const resolve_job job = {w, x0, v0, h, 2 * v3_len(w->settings.gravity) * h + 1e-3};
+    pcollide_bounds(w);
     run_chunks(resolve_chunk, (void *)&job, w->particles->ids.count);
     for (int c = 0; c < PAR_CHUNKS; c++) {
         const int k = pcs->chunk[c].hit_count;

@@ -2,6 +2,7 @@
 #ifndef IMPETUS_PARTICLE_COLLIDE_H
 #define IMPETUS_PARTICLE_COLLIDE_H
 
+#include "imp_math.h"
 #include "parallel.h"
 #include "particles.h"
 
@@ -25,11 +26,19 @@ typedef struct phit {
     imp_vec3 normal;
 } phit;
 
+/* A collider's bound for the passes' quick cull (pcollide_bounds): a plane's point and unit normal, else
+ * the box along the world axes around the collider (centre c, half extents e; a box's e = |R| half) */
+typedef struct pcollide_bound {
+    bool plane;
+    imp_vec3 c, n, e;
+} pcollide_bound;
+
 /* the particles' resting contacts of this step and the impacts of its collision pass (particle_collide.c) */
 typedef struct particle_contacts {
     pcontact *contact; int count, cap;
     uint64_t particle_edits, collider_edits; /* the stores' edits when they were found */
     phit *hit; int hit_count, hit_cap;
+    pcollide_bound *bound; int bound_cap; /* the colliders' bounds (pcollide_bounds)            */
     /* what each chunk of the particles found on its thread (par_for), joined in chunk order: the
      * lists one pass in particle order makes */
     struct {
@@ -60,6 +69,17 @@ double pcollide_distance(const imp_collider_def *c, imp_vec3 x, imp_vec3 *n);
 /* true when x is surely farther than reach from the collider's surface, outside it (a cheap bound:
  * false does not mean near) */
 bool pcollide_beyond(const imp_collider_def *c, imp_vec3 x, double reach);
+/* every collider's bound (w->pcontacts->bound, one per collider, dense) */
+const pcollide_bound *pcollide_bounds(imp_world *w);
+/* pcollide_beyond, with collider c's bound b tried first: a point farther than reach from the box around a
+ * collider is farther from the collider (a plane's test is pcollide_beyond's own) */
+static inline bool pcollide_beyond_bound(const pcollide_bound *b, const imp_collider_def *c, imp_vec3 x, double reach)
+{
+    const imp_vec3 d = v3_sub(x, b->c);
+    if (b->plane) return v3_dot(b->n, d) > reach;
+    if (fabs(d.x) - b->e.x > reach || fabs(d.y) - b->e.y > reach || fabs(d.z) - b->e.z > reach) return true;
+    return pcollide_beyond(c, x, reach);
+}
 /* resting contact k: its Coulomb coefficient; the particle's velocity v (a state's, dense) relative
  * to the surface; its impulse on the particle in the step, set and added to by the implicit
  * integrator (particle_contact.c hands the opposite to a body) */

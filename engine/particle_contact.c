@@ -55,7 +55,8 @@
  * ground up, accumulating clamped impulses (j >= 0, the disc), so a pile converges to its simultaneous
  * solution from below; the last sweep is shock propagation (Guendelman et al., as impulse.c does it for
  * bodies): of a contact whose normal is within 60 degrees of the vertical the lower side stands still,
- * which settles a column in one pass.
+ * which settles a column in one pass. A resting pair starts from its last step's impulse (warm
+ * starting); an impact's impulse is not carried over (warm_kept).
  *
  * Positions. A particle that touched a body on the way is put where the touch left it: at the touch
  * (mapped onto the body where it ended), moved on by the rest of the step at its new velocity relative
@@ -64,7 +65,8 @@
  * r_j for a pair (in proportion to their inverse masses; in the last sweep the lower one of a steep
  * pair stands still), the sides last. That changes no velocity: pushing overlapping particles apart adds
  * no kinetic energy, and a pair's push keeps the pair's centre of mass, so its potential energy in
- * uniform gravity too.
+ * uniform gravity too; what lifts (the ground's push, the shock sweep's) is held to the energy the
+ * step's contacts took out (hold_projection), so a step's contacts never add energy.
  *
  * The impulses the bodies take sum, with the particles', to zero: momentum is conserved to round-off. */
 #include <stdlib.h>
@@ -93,6 +95,9 @@
 #define STEEP 0.5           /* shock propagation: normals with n . up beyond this (60 degrees) stand    */
 #define PARALLEL_PARTICLES 2000 /* from this many particles the two halves are solved side by side   */
 #define PAIR_DATA 5         /* doubles per particle in the pair grid: end position, radius, path length */
+/* a pair approaching faster than this met in an impact (its impulse is not warm-started): twice what
+ * gravity adds in a step, as the collider pass's resting speed (particle_collide.c) */
+#define REST_SPEED(w, h) (2 * v3_len((w)->settings.gravity) * (h) + 1e-3)
 
 /* the lesser and the greater of two numbers that are not NaN (the loops below check first) */
 static inline double lesser(double a, double b) { return a < b ? a : b; }
@@ -125,7 +130,7 @@ void particle_coupling_free(imp_world *w)
     free(p->warm.start), free(p->warm.lower), free(p->warm.higher), free(p->warm.impulse);
     free(p->side), free(p->order), free(p->tmp), free(p->key);
     free(p->im), free(p->driven), free(p->half), free(p->touched), free(p->first), free(p->owner), free(p->vertex);
-    free(p->lo), free(p->hi), free(p->disp_gap);
+    free(p->lo), free(p->hi), free(p->disp_gap), free(p->x_placed);
     free(p->cell_start), free(p->grain), free(p->bucket_cell), free(p->cell_of), free(p->bucket_x), free(p->bucket_of);
     for (int c = 0; c < PAR_CHUNKS; c++)
         for (int g = 0; g < 3; g++) free(p->found[c].pair[g]);
@@ -147,6 +152,7 @@ static void reserve_particles(particle_coupling *p, int n)
     p->vertex = ids_grow(p->vertex, sizeof(int), cap);
     p->lo = ids_grow(p->lo, 3 * sizeof(double), cap);
     p->disp_gap = ids_grow(p->disp_gap, sizeof(double), cap);
+    p->x_placed = ids_grow(p->x_placed, 3 * sizeof(double), cap);
     p->hi = ids_grow(p->hi, 3 * sizeof(double), cap);
     p->grain = ids_grow(p->grain, sizeof(pc_grain), cap);
     p->bucket_cell = ids_grow(p->bucket_cell, sizeof(int32_t[3]), cap);
@@ -393,7 +399,7 @@ static void normal_target(const imp_world *w, imp_vec3 n, imp_vec3 d, bool touch
                           double mu_s, double h, double *target, double *mu)
 {
     const double vn = v3_dot(n, d);
-    const double threshold = fmax(w->settings.restitution_threshold, 1e-9);
+    const double rt = w->settings.restitution_threshold, threshold = rt > 1e-9 ? rt : 1e-9; /* (NaN: 1e-9) */
     const bool bounce = vn < -threshold && e > 0;
     if (touched || gap0 <= 0) *target = bounce ? -e * vn : 0;
     else *target = bounce && vn * h < -gap0 ? -e * vn : -gap0 / h;
@@ -671,14 +677,21 @@ static void warm_apply(particle_coupling *p, double *v, int g)
     }
 }
 
-/* this step's pair impulses kept for the next (an entry per pair that pushed, under its lower slot) */
+/* A pair's impulse is kept for the next step when it pushed and the pair was resting, not an impact:
+ * an impact's impulse took out the approach of this step, and pushed the pair apart again at the start
+ * of the next it would have to be taken back by the sweeps, which one sweep does not do fully (the
+ * energy it leaves is the pile's ringing after the first impacts) */
+static inline bool warm_kept(const pc_pair *r) { return r->jn > 0 && !r->impact; }
+
+/* this step's pair impulses kept for the next (an entry per resting pair that pushed, under its lower
+ * slot) */
 static void warm_keep(imp_world *w, particle_coupling *p)
 {
     pc_warm *wm = &p->warm;
     const idtable *ids = &w->particles->ids;
     int count = 0;
     for (int g = 0; g < 3; g++)
-        for (int t = 0; t < p->group[g].pair_count; t++) count += p->group[g].pair[t].jn > 0;
+        for (int t = 0; t < p->group[g].pair_count; t++) count += warm_kept(&p->group[g].pair[t]);
     if (ids->slots + 1 > wm->start_cap) {
         wm->start_cap = ids->slots + 1 + ids->slots / 2;
         wm->start = ids_grow(wm->start, sizeof(int), (size_t)wm->start_cap);
@@ -694,7 +707,7 @@ static void warm_keep(imp_world *w, particle_coupling *p)
     for (int g = 0; g < 3; g++)
         for (int t = 0; t < p->group[g].pair_count; t++) {
             const pc_pair *r = &p->group[g].pair[t];
-            if (!(r->jn > 0)) continue;
+            if (!warm_kept(r)) continue;
             const uint32_t a = ids->dense_slot[r->i], b = ids->dense_slot[r->j];
             wm->start[(a < b ? a : b) + 1]++;
         }
@@ -702,7 +715,7 @@ static void warm_keep(imp_world *w, particle_coupling *p)
     for (int g = 0; g < 3; g++)
         for (int t = 0; t < p->group[g].pair_count; t++) {
             const pc_pair *r = &p->group[g].pair[t];
-            if (!(r->jn > 0)) continue;
+            if (!warm_kept(r)) continue;
             const imp_id a = particle_id(ids, r->i), b = particle_id(ids, r->j);
             const bool a_low = a.index < b.index;
             const int e = wm->start[a_low ? a.index : b.index]++;
@@ -721,7 +734,7 @@ static void warm_keep(imp_world *w, particle_coupling *p)
  * particles of one cloth or hair only if it self-collides and they lie more than twice their radii
  * apart at rest */
 static void meet_pair(const imp_world *w, const particle_coupling *p, pc_found *out, const pc_grain *a, const pc_grain *b,
-                      const double *xa, const double *xb, double d2, double R, double h)
+                      const double *xa, const double *xb, double d2, double R, double h, double rest_speed)
 {
     const double reach = R * (1 + NEAR_FRACTION / 2);
     const imp_vec3 d0 = v3_sub(v3_load(a->x0), v3_load(b->x0));
@@ -756,6 +769,7 @@ static void meet_pair(const imp_world *w, const particle_coupling *p, pc_found *
     double target, mu_c;
     normal_target(w, n, d, false, l0 - R, a->e > b->e ? a->e : b->e, mu, mu, h, &target, &mu_c);
     r->target = (float)target, r->mu = (float)mu_c;
+    r->impact = -v3_dot(n, d) > rest_speed;
     warm_lookup(p, r, n, a->id, b->id);
 }
 
@@ -803,7 +817,7 @@ typedef struct pair_search {
     particle_coupling *p;
     const pair_grid *g;
     const double *x, *x0, *v;
-    double h;
+    double h, rest_speed;
     int m;
 } pair_search;
 
@@ -898,7 +912,7 @@ static void search_pairs(void *ctx, int chunk)
                 if (!g->dense && (cq[0] != ca || cq[1] != cb || cq[2] != cc)) continue;
                 const pc_grain *gq = &p->grain[q];
                 if (!moves && !(gq->im > 0)) continue;
-                meet_pair(k->w, p, out, gi, gq, xi, xq, d2, R, k->h);
+                meet_pair(k->w, p, out, gi, gq, xi, xq, d2, R, k->h, k->rest_speed);
             }
         }
     }
@@ -945,7 +959,7 @@ static void meet_pairs(imp_world *w, particle_coupling *p, const double *x0, dou
         p->table_cap = (int)g.size + 1;
         p->cell_start = ids_grow(p->cell_start, sizeof(int), (size_t)p->table_cap);
     }
-    pair_search k = {w, p, &g, x, x0, w->particles->v, h, m};
+    pair_search k = {w, p, &g, x, x0, w->particles->v, h, REST_SPEED(w, h), m};
     /* the particles sorted by key (counting sort), their cells and data copied alongside */
     run_chunks(search_cells, &k, m);
     int *start = p->cell_start;
@@ -975,6 +989,7 @@ static void meet_colliders(imp_world *w, particle_coupling *p, const double *x0,
 {
     const int nc = w->colliders->ids.count, n = w->particles->ids.count;
     if (nc == 0 || n <= 0) return;
+    const pcollide_bound *bound = pcollide_bounds(w);
     memset(p->touched, 0, (size_t)n);
     for (int g = 0; g < 3; g++)
         for (int q = 0; q < p->group[g].pair_count; q++) p->touched[p->group[g].pair[q].i] = p->touched[p->group[g].pair[q].j] = 1;
@@ -985,7 +1000,9 @@ static void meet_colliders(imp_world *w, particle_coupling *p, const double *x0,
         for (int ci = 0; ci < nc; ci++) {
             const imp_collider_def *cd = &w->colliders->collider[ci].def;
             imp_vec3 nrm;
-            if (pcollide_beyond(cd, xe, (1 + NEAR_FRACTION) * r) || pcollide_distance(cd, xe, &nrm) - r > NEAR_FRACTION * r) continue;
+            if (pcollide_beyond_bound(&bound[ci], cd, xe, (1 + NEAR_FRACTION) * r) ||
+                pcollide_distance(cd, xe, &nrm) - r > NEAR_FRACTION * r)
+                continue;
             const double gap0 = pcollide_distance(cd, xs, &nrm) - r;
             int k;
             pc_row *row = side_new(p, p->half[i], i, &k);
@@ -1017,20 +1034,25 @@ static void sort_sides(particle_coupling *p, imp_vec3 up)
 
 /* ---- positions, and the bodies' share ----------------------------------------------------------------------- */
 
-/* New positions of the particles in contact: one that touched a body on the way at the touch (on the
- * body as it ended), moved on by the rest of the step at its velocity relative to the body; the others
- * from the start of the step at their new velocities, x0 + h v */
-static void place_particles(imp_world *w, particle_coupling *p, const double *x0, double h)
+/* p->touched: the particles in a row of this step */
+static void mark_touched(particle_coupling *p, int n)
 {
-    const int n = w->particles->ids.count;
-    double *x = w->particles->x;
-    const double *v = w->particles->v;
     memset(p->touched, 0, (size_t)n);
     for (int g = 0; g < 3; g++) {
         const pc_group *G = &p->group[g];
         for (int t = 0; t < G->side_count; t++) p->touched[G->side[t].i] = 1;
         for (int t = 0; t < G->pair_count; t++) p->touched[G->pair[t].i] = p->touched[G->pair[t].j] = 1;
     }
+}
+
+/* New positions of the particles in contact (p->touched): one that touched a body on the way at the
+ * touch (on the body as it ended), moved on by the rest of the step at its velocity relative to the
+ * body; the others from the start of the step at their new velocities, x0 + h v */
+static void place_particles(imp_world *w, particle_coupling *p, const double *x0, double h)
+{
+    const int n = w->particles->ids.count;
+    double *x = w->particles->x;
+    const double *v = w->particles->v;
     for (int i = 0; i < n; i++) {
         if (!p->touched[i] || !(p->im[i] > 0)) continue;
         if (p->first[i] >= 0) {
@@ -1072,6 +1094,72 @@ static void project_pairs(particle_coupling *p, double *x, int g, bool shock, im
         const double lambda = (limit - len) / (wi + wj);
         v3_accum(x + 3 * r->i, v3_scale(n, lambda * wi));
         v3_accum(x + 3 * r->j, v3_scale(n, -lambda * wj));
+    }
+}
+
+/* ---- the energy the projection may add ----------------------------------------------------------------------- */
+
+/* A particle's kinetic and gravitational energy m (|v|^2 / 2 - g . x) */
+static inline double particle_energy(double m, imp_vec3 g, imp_vec3 x, imp_vec3 v)
+{
+    return m * (0.5 * v3_dot(v, v) - v3_dot(g, x));
+}
+
+/* The energy of the particles in contact that answer (p->touched, im > 0) before this stage: at the start
+ * of the step (X0: [x | v], 3 each) or after the particle stage, whichever is greater */
+static double energy_before(const imp_world *w, const particle_coupling *p, const double *X0)
+{
+    const int n = w->particles->ids.count;
+    const imp_vec3 g = w->settings.gravity;
+    const double *x = w->particles->x, *v = w->particles->v, *m = w->particles->mass;
+    double start = 0, now = 0;
+    for (int i = 0; i < n; i++) {
+        if (!p->touched[i] || !(p->im[i] > 0)) continue;
+        start += particle_energy(m[i], g, v3_load(X0 + 3 * i), v3_load(X0 + 3 * (n + i)));
+        now += particle_energy(m[i], g, v3_load(x + 3 * i), v3_load(v + 3 * i));
+    }
+    return start > now ? start : now;
+}
+
+/* The projection is no force: it moves particles and changes no velocity, and where it lifts them
+ * (an overlap closed against the ground, the upper particle of a steep pair moved in the shock
+ * sweep) it adds potential energy that nothing paid for. So it may raise the potential energy of the
+ * particles in contact by at most what the step took out of them: budget = e_before + W - E_placed,
+ * E_placed their energy where the velocities put them (p->x_placed), e_before their energy at the start
+ * of the step, or after the particle stage if its forces raised it (energy_before), W the work the bodies
+ * did on them through the contacts, sum J . u (J a side row's impulse on its particle, u the body
+ * surface's velocity at the contact: a paddle that shoves the particles pays for their energy, and
+ * what pushing them apart lifts them by on top of that). A projection that rises
+ * by more is taken back along its path, x = x_placed + s (x - x_placed) with s = budget / rise (the
+ * potential energy in uniform gravity is linear in x, so the rise is s times as much); what it leaves
+ * open is closed in later steps, as their contacts pay for it. The sides' projection comes after,
+ * whole: no particle is left in a body or a collider. */
+static void hold_projection(imp_world *w, const particle_coupling *p, double e_before)
+{
+    const int n = w->particles->ids.count;
+    const imp_vec3 g = w->settings.gravity;
+    double *x = w->particles->x;
+    const double *xp = p->x_placed, *v = w->particles->v, *m = w->particles->mass;
+    double placed = 0, rise = 0, work = 0;
+    for (int i = 0; i < n; i++) {
+        if (!p->touched[i] || !(p->im[i] > 0)) continue;
+        const imp_vec3 a = v3_load(xp + 3 * i);
+        placed += particle_energy(m[i], g, a, v3_load(v + 3 * i));
+        rise -= m[i] * v3_dot(g, v3_sub(v3_load(x + 3 * i), a));
+    }
+    for (int k = 0; k < 3; k++)
+        for (int t = 0; t < p->group[k].side_count; t++) {
+            const pc_row *r = &p->group[k].side[t];
+            const pc_side *sd = &p->side[r->side];
+            if (sd->body >= 0) work += v3_dot(v3_mad(r->jt, r->n, r->jn), side_velocity_at(p, sd));
+        }
+    const double budget = e_before + work - placed;
+    if (!(rise > budget)) return;
+    const double s = budget > 0 ? budget / rise : 0;
+    for (int i = 0; i < n; i++) {
+        if (!p->touched[i] || !(p->im[i] > 0)) continue;
+        const imp_vec3 a = v3_load(xp + 3 * i);
+        v3_store(x + 3 * i, v3_mad(a, v3_sub(v3_load(x + 3 * i), a), s));
     }
 }
 
@@ -1209,12 +1297,17 @@ void particle_contacts_step(const imp_step *st)
         for (int g = 0; g < 3; g++) rows += p->group[g].side_count + p->group[g].pair_count;
         if (rows > 0) {
             sort_sides(p, up);
+            mark_touched(p, n);
+            const double e_before = energy_before(w, p, x0);
             sweep(w, p, up, SWEEP_WARM);
             for (int k = 0; k < VELOCITY_SWEEPS; k++) sweep(w, p, up, SWEEP_VELOCITY);
             sweep(w, p, up, SWEEP_SHOCK);
             place_particles(w, p, x0, st->dt);
+            for (int i = 0; i < n; i++)
+                if (p->touched[i]) memcpy(p->x_placed + 3 * i, w->particles->x + 3 * i, 3 * sizeof(double));
             for (int k = 0; k < POSITION_SWEEPS; k++) sweep(w, p, up, SWEEP_POSITION);
             sweep(w, p, up, SWEEP_POSITION_SHOCK);
+            hold_projection(w, p, e_before);
             sweep(w, p, up, SWEEP_SIDES);
         }
         bodies_take(w, p);

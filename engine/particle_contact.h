@@ -30,6 +30,7 @@ typedef struct pc_pair {
     float limit;           /* r_i + r_j                                                              */
     double jn;             /* accumulated impulses on i: normal, tangential                          */
     float jt[3];
+    int impact;            /* met approaching faster than a resting pair: not warm-started next step */
 } pc_pair;
 
 /* what a side contact holds besides its row */
@@ -59,8 +60,9 @@ typedef struct pc_group {
 
 /* The pairs' impulses of the last step, from which the next step's sweeps start (warm starting): the
  * one part of the stage that carries from step to step (a snapshot keeps it; without it the next step
- * starts from zero impulses and converges less far). An entry per pair that pushed, under the lower
- * particle slot of the two: the higher one's id and the impulse on the lower one. */
+ * starts from zero impulses and converges less far). An entry per resting pair that pushed (not an
+ * impact, pc_pair.impact), under the lower particle slot of the two: the higher one's id and the
+ * impulse on the lower one. */
 typedef struct pc_warm {
     int *start;            /* by particle slot s: its entries [start[s], start[s + 1])            */
     int slots;             /* slots the table covers                                               */
@@ -90,6 +92,7 @@ typedef struct particle_coupling {
     int *owner, *vertex;              /* cloth or hair object + 1 (0: none), and its vertex        */
     double *lo, *hi;                  /* swept bounds, 3 each                                      */
     double *disp_gap;                 /* pcontact_find_bodies: the gap to the nearest shape        */
+    double *x_placed;                 /* 3 each: where the velocities put it, before the projection */
     int particle_cap;
     /* the pair grid: the particles by cell key, with their cells and data alongside */
     int *cell_start; int32_t (*bucket_cell)[3], (*cell_of)[3];

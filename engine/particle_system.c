@@ -15,9 +15,11 @@
  * 4.1, tinkertoy.c), then a = f/m.
  *
  * The range is the whole store or, when every force is local to one particle (no springs,
- * behaviours, cloth or constraints), blocks of PARTICLE_BLOCK particles that fit in cache, integrated
- * one after another. For such a separable system the two are the same ODE; the blocks keep the
- * solver's stages out of main memory.
+ * behaviours, cloth or constraints), blocks of PARTICLE_BLOCK particles that fit in cache. For such a
+ * separable system the two are the same ODE; the blocks keep the solver's stages out of main memory.
+ * Without force fields (a field may call a script) the blocks run on both threads in PAR_CHUNKS fixed
+ * runs of blocks, each with its own solver scratch and its own rows of the force accumulator: a
+ * block's result is the same whichever thread steps it.
  *
  * The stage (particles_step): attached particles onto their body points, carrying their bodies'
  * shares (particle_attach.c) -> the colliders' resting contacts (after the bodies' that world.c had
@@ -51,6 +53,7 @@
 #include "world_parts.h"
 
 #define PARTICLE_BLOCK 512 /* particles per block when the system is separable: ~150 KB of stages */
+#define PARALLEL_BLOCKS 4   /* from this many blocks they run on both threads                       */
 
 particle_system *particle_system_create(imp_method method, double tolerance)
 {
@@ -58,6 +61,7 @@ particle_system *particle_system_create(imp_method method, double tolerance)
     if (!ps) abort();
     imp_ode_solver_init(&ps->solver, method);
     ps->solver.tolerance = tolerance;
+    for (int c = 0; c < PAR_CHUNKS; c++) imp_ode_solver_init(&ps->chunk_solver[c], method);
     return ps;
 }
 
@@ -65,6 +69,7 @@ void particle_system_free(particle_system *ps)
 {
     if (!ps) return;
     imp_ode_solver_free(&ps->solver);
+    for (int c = 0; c < PAR_CHUNKS; c++) imp_ode_solver_free(&ps->chunk_solver[c]);
     free(ps->state0), free(ps->force), free(ps->now_X), free(ps->now_dX), free(ps->snapped);
     free(ps);
 }
@@ -115,7 +120,7 @@ static int particles_deriv(void *ctx, double t, const double *X, double *dX)
     imp_world *w = r->w;
     const int n = r->count;
     const double *x = X, *v = X + 3 * n;
-    double *dx = dX, *dv = dX + 3 * n, *f = w->particle_system->force;
+    double *dx = dX, *dv = dX + 3 * n, *f = w->particle_system->force + 3 * (size_t)r->first; /* a block's own rows */
     int rc = r->extra ? curves_place(w, X, n, &x, &v) : 0;
     if (rc) return rc;
     rc = forces_accumulate(w, t, r, x, v, f);
@@ -244,6 +249,52 @@ void particles_step_begin(const imp_step *st)
     ps->snapped_count = 0;
 }
 
+/* a separable system's blocks on both threads (integrate_blocks): chunk c steps blocks
+ * [c blocks / PAR_CHUNKS, (c + 1) blocks / PAR_CHUNKS) with its own solver, its result in rc[c] */
+typedef struct block_job {
+    imp_world *w;
+    double t, dt;
+    int blocks;
+    int rc[PAR_CHUNKS];
+} block_job;
+
+static void integrate_chunk(void *ctx, int c)
+{
+    block_job *job = ctx;
+    imp_world *w = job->w;
+    particle_system *ps = w->particle_system;
+    imp_ode_solver *s = &ps->chunk_solver[c];
+    const int n = w->particles->ids.count;
+    s->method = ps->solver.method, s->tolerance = ps->solver.tolerance;
+    job->rc[c] = 0;
+    const int lo = job->blocks * c / PAR_CHUNKS, hi = job->blocks * (c + 1) / PAR_CHUNKS;
+    for (int b = lo; b < hi && !job->rc[c]; b++) {
+        const int first = b * PARTICLE_BLOCK;
+        particle_range range;
+        imp_ode_system sys = particles_ode(w, first, n - first < PARTICLE_BLOCK ? n - first : PARTICLE_BLOCK, &range);
+        job->rc[c] = imp_ode_advance(&sys, s, job->t, job->dt);
+    }
+}
+
+/* every block of a separable system without force fields, on both threads; the first failure in block
+ * order (none is expected: no script runs), the blocks, and the force evaluations of one block */
+static int integrate_blocks(imp_world *w, double t, double dt, int *blocks, int *evaluations)
+{
+    particle_system *ps = w->particle_system;
+    const int n = w->particles->ids.count;
+    block_job job = {w, t, dt, (n + PARTICLE_BLOCK - 1) / PARTICLE_BLOCK, {0}};
+    long evals = 0, steps = 0;
+    for (int c = 0; c < PAR_CHUNKS; c++) evals -= ps->chunk_solver[c].evaluations, steps -= ps->chunk_solver[c].steps;
+    par_for(integrate_chunk, &job, PAR_CHUNKS);
+    for (int c = 0; c < PAR_CHUNKS; c++) evals += ps->chunk_solver[c].evaluations, steps += ps->chunk_solver[c].steps;
+    *blocks = job.blocks;
+    *evaluations = (int)(evals / job.blocks);
+    ps->solver.evaluations += evals, ps->solver.steps += steps; /* counted as one after another would be */
+    for (int c = 0; c < PAR_CHUNKS; c++)
+        if (job.rc[c]) return job.rc[c];
+    return 0;
+}
+
 /* resting contacts -> integrate -> curves -> collisions -> constraint projection; nonzero when a
  * callback failed (the caller undoes the stage: particles_undo) */
 int particles_step(const imp_step *st)
@@ -270,6 +321,11 @@ int particles_step(const imp_step *st)
         rc = implicit_step(w, st->t, dt, prof); /* contacts filtered, friction inside */
         if (n > 0) ps->solver.evaluations++;    /* its one force evaluation */
         blocks = 1;
+    } else if (particles_separable(w) && w->settings.integrator != IMP_ADAPTIVE &&
+               n >= PARALLEL_BLOCKS * PARTICLE_BLOCK && w->forces->field_ids.count == 0) {
+        /* every particle is its own ODE and no script is called: the blocks on both threads */
+        rc = integrate_blocks(w, st->t, dt, &blocks, &prof->evaluations);
+        evals = -1;
     } else if (particles_separable(w) && w->settings.integrator != IMP_ADAPTIVE) {
         /* every particle is its own ODE: step cache-sized blocks */
         for (int first = 0; first < n && !rc; first += PARTICLE_BLOCK, blocks++) {
@@ -281,7 +337,7 @@ int particles_step(const imp_step *st)
         rc = imp_ode_advance(&all, &ps->solver, st->t, dt);
         blocks = 1;
     }
-    prof->evaluations = (int)((ps->solver.evaluations - evals) / (blocks > 0 ? blocks : 1));
+    if (evals >= 0) prof->evaluations = (int)((ps->solver.evaluations - evals) / (blocks > 0 ? blocks : 1));
     if (!rc) rc = curves_after_integrate(w, X0 + 6 * n);
     prof->integrate = step_clock_ms() - t0;
     if (rc) {

@@ -2,12 +2,14 @@
 #ifndef IMPETUS_PARTICLE_SYSTEM_H
 #define IMPETUS_PARTICLE_SYSTEM_H
 
+#include "parallel.h"
 #include "particles.h"
 #include "step.h"
 
 /* particle_system.c: the particle stage's persistent part */
 typedef struct particle_system {
     imp_ode_solver solver;          /* the world's ODE solver for the particles (its adaptive h carries over) */
+    imp_ode_solver chunk_solver[PAR_CHUNKS]; /* a separable system's blocks on both threads: each chunk's scratch */
     double *state0; int state0_cap; /* [x | v | u | u'] at the start of the step (resting particles placed) */
     struct particle_snap { int particle; double x[3], v[3]; } *snapped; /* what the attachments and resting contacts replaced */
     int snapped_count, snapped_cap;
