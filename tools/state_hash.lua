@@ -46,6 +46,7 @@ local BENCH = {
   { "scenes/bench/hub_100.lua", 200 },
   { "scenes/bench/hulls_1k.lua", 20 },
   { "scenes/bench/springs_10k.lua", 50 },
+  { "scenes/bench/particles_10k_pile.lua", 60 },
 }
 
 local args = { ... }
