@@ -33,6 +33,7 @@
 #include "ids.h"
 #include "imp_math.h"
 #include "parallel.h"
+#include "sparse_simd.h"
 
 #define COARSEST 48   /* block rows below which a level is solved directly */
 
@@ -107,7 +108,7 @@ void amg_free(amg *g)
         if (l > 0) bsr3_free(&L->A);
         free(L->dinv), free(L->x), free(L->b), free(L->r), free(L->agg), free(L->bmap);
     }
-    free(g->chol), free(g->snap);
+    free(g->chol), free(g->snap), free(g->cm), free(g->dinv_cm), free(g->dpos);
     memset(g, 0, sizeof *g);
 }
 
@@ -215,6 +216,36 @@ static void diag_inverses(amg_level *L)
     }
 }
 
+/* level 0's blocks and (when it is smoothed) its inverse diagonal blocks, column-major */
+static void fine_copies(amg *g)
+{
+    const amg_level *L = &g->lev[0];
+    const size_t need = bsr3_cm_size(L->A.nnz);
+    if (need > g->cm_cap) {
+        g->cm = ids_grow(g->cm, sizeof(double), need);
+        g->cm_cap = need;
+    }
+    bsr3_cm_fill(&L->A, g->cm, 0, L->A.nnz);
+    if (g->levels == 1 && g->chol_n) return; /* level 0 is factored, not smoothed */
+    const size_t need_d = bsr3_cm_size(L->A.n);
+    if (need_d > g->dinv_cm_cap) {
+        g->dinv_cm = ids_grow(g->dinv_cm, sizeof(double), need_d);
+        g->dinv_cm_cap = need_d;
+    }
+    g->dinv_cm[need_d - 1] = 0;
+    if (L->A.n > g->dpos_cap) {
+        g->dpos = ids_grow(g->dpos, sizeof(int), (size_t)L->A.n);
+        g->dpos_cap = L->A.n;
+    }
+    for (int i = 0; i < L->A.n; i++) g->dpos[i] = bsr3_find(&L->A, i, i);
+    for (int i = 0; i < L->A.n; i++) {
+        const double *b = L->dinv + 9 * (size_t)i;
+        double *c = g->dinv_cm + 9 * (size_t)i;
+        for (int r = 0; r < 3; r++)
+            for (int q = 0; q < 3; q++) c[3 * q + r] = b[3 * r + q];
+    }
+}
+
 void amg_update(amg *g, const bsr3 *A)
 {
     g->lev[0].A = *A;
@@ -223,6 +254,7 @@ void amg_update(amg *g, const bsr3 *A)
         for (int l = 0; l + 1 < g->levels; l++) coarse_values(&g->lev[l], &g->lev[l + 1]);
     for (int l = 0; l < g->levels; l++)
         if (l + 1 < g->levels || !g->chol_n) diag_inverses(&g->lev[l]);
+    fine_copies(g);
     if (!g->chol_n) return;
     /* the coarsest level: dense, Cholesky A = L L^T (regularized if a pivot is not positive) */
     const bsr3 *Ac = &g->lev[g->levels - 1].A;
@@ -287,6 +319,56 @@ static void upper_residual(const amg_level *L, int lo, int hi)
     }
 }
 
+#if SPARSE_HAVE_AVX
+/* gs_sweep and upper_residual on level 0 from the column-major copies: the same operations in the
+ * same order, as vector code (sparse_simd.h) */
+static SPARSE_AVX void gs_sweep_cm(const amg *g, bool forward, bool from_zero, int lo, int hi, const double *snap)
+{
+    const amg_level *L = &g->lev[0];
+    const bsr3 *A = &L->A;
+    const int *col = A->col;
+    const double *cm = g->cm;
+    double *x = L->x;
+    for (int t = lo; t < hi; t++) {
+        const int i = forward ? t : hi - 1 - (t - lo);
+        const int rs = A->row_start[i], re = A->row_start[i + 1], kd = g->dpos[i];
+        /* the row's blocks in column order: [rs, k_lo) left of the chunk, [k_lo, kd) inside and left
+         * of the diagonal, (kd, k_hi) inside and right of it, [k_hi, re) right of the chunk */
+        int k_lo = rs, k_hi = re;
+        while (k_lo < kd && col[k_lo] < lo) k_lo++;
+        while (k_hi > kd + 1 && col[k_hi - 1] >= hi) k_hi--;
+        __m256d s = sparse_load3(L->b + 3 * (size_t)i);
+        if (!from_zero)
+            for (int k = rs; k < k_lo; k++) s = _mm256_sub_pd(s, sparse_cm_mul(cm + 9 * (size_t)k, snap + 3 * (size_t)col[k]));
+        for (int k = k_lo; k < kd; k++) s = _mm256_sub_pd(s, sparse_cm_mul(cm + 9 * (size_t)k, x + 3 * (size_t)col[k]));
+        if (!from_zero) {
+            for (int k = kd + 1; k < k_hi; k++) s = _mm256_sub_pd(s, sparse_cm_mul(cm + 9 * (size_t)k, x + 3 * (size_t)col[k]));
+            for (int k = k_hi; k < re; k++) s = _mm256_sub_pd(s, sparse_cm_mul(cm + 9 * (size_t)k, snap + 3 * (size_t)col[k]));
+        }
+        double sv[4];
+        _mm256_storeu_pd(sv, s);
+        sparse_store3(x + 3 * (size_t)i, sparse_cm_mul(g->dinv_cm + 9 * (size_t)i, sv));
+    }
+}
+
+static SPARSE_AVX void upper_residual_cm(const amg *g, int lo, int hi)
+{
+    const amg_level *L = &g->lev[0];
+    const bsr3 *A = &L->A;
+    const int *col = A->col;
+    const double *cm = g->cm, *x = L->x;
+    for (int i = lo; i < hi; i++) {
+        const int rs = A->row_start[i], re = A->row_start[i + 1], kd = g->dpos[i];
+        int k_lo = rs;
+        while (k_lo < kd && col[k_lo] < lo) k_lo++;
+        __m256d s = _mm256_setzero_pd();
+        for (int k = rs; k < k_lo; k++) s = _mm256_sub_pd(s, sparse_cm_mul(cm + 9 * (size_t)k, x + 3 * (size_t)col[k]));
+        for (int k = kd + 1; k < re; k++) s = _mm256_sub_pd(s, sparse_cm_mul(cm + 9 * (size_t)k, x + 3 * (size_t)col[k]));
+        sparse_store3(L->r + 3 * (size_t)i, s);
+    }
+}
+#endif
+
 /* the finest level's smoothing, chunk by chunk */
 typedef struct sweep_job {
     const amg *g;
@@ -299,6 +381,14 @@ static void sweep_part(void *ctx, int chunk)
     const amg *g = jb->g;
     const amg_level *L = &g->lev[0];
     int lo = g->split[chunk], hi = g->split[chunk + 1];
+#if SPARSE_HAVE_AVX
+    if (sparse_avx()) {
+        if (jb->phase == 0) gs_sweep_cm(g, true, true, lo, hi, NULL);
+        else if (jb->phase == 1) upper_residual_cm(g, lo, hi);
+        else gs_sweep_cm(g, false, false, lo, hi, g->snap);
+        return;
+    }
+#endif
     if (jb->phase == 0) gs_sweep(L, true, true, lo, hi, NULL);
     else if (jb->phase == 1) upper_residual(L, lo, hi);
     else gs_sweep(L, false, false, lo, hi, g->snap);
