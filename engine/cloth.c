@@ -210,6 +210,20 @@ static void tri_eval(asm_ctx *a, const cobj *o, const ctri *t)
     }
 }
 
+#if SPARSE_HAVE_AVX
+/* A's nine blocks of a triangle += B (9 blocks of 9, row-major by (i, j)), four entries at a time */
+static SPARSE_AVX void tri_scatter_avx(double *A, const int *block, const double *B)
+{
+    for (int ij = 0; ij < 9; ij++) {
+        double *dst = A + 9 * (size_t)block[ij];
+        const double *src = B + 9 * ij;
+        _mm256_storeu_pd(dst, _mm256_add_pd(_mm256_loadu_pd(dst), _mm256_loadu_pd(src)));
+        _mm256_storeu_pd(dst + 4, _mm256_add_pd(_mm256_loadu_pd(dst + 4), _mm256_loadu_pd(src + 4)));
+        dst[8] += src[8];
+    }
+}
+#endif
+
 /* The same three terms for the system matrix, fused. Every gradient of a triangle term has the form
  * dC/dx_i = au_i U + av_i V (stretch u: U = w^_u / b_u, V = 0; stretch v: U = 0, V = w^_v / b_v;
  * shear: U = dtheta/dw_u, V = dtheta/dw_v), and so has every Hessian block:
@@ -287,6 +301,12 @@ static void tri_eval_matrix(asm_ctx *a, const cobj *o, const ctri *t)
         B[2][0][e] = -(B[2][1][e] + B[2][2][e]);
         B[0][0][e] = -(B[1][0][e] + B[2][0][e]);
     }
+#if SPARSE_HAVE_AVX
+    if (sparse_avx()) {
+        tri_scatter_avx(a->A, t->block, &B[0][0][0]);
+        return;
+    }
+#endif
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {
             double *dst = a->A + 9 * (size_t)t->block[3 * i + j];
