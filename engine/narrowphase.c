@@ -52,6 +52,7 @@
 #include "imp_math.h"
 #include "narrowphase.h"
 #include "shape.h"
+#include "sparse_simd.h"
 
 #define NP_KEEP 0.005 /* m: near-touching points kept in a touching face manifold (face_points) */
 #define NP_LEVEL 1e-4 /* m: a capsule's end this close above a plane it touches is on it too */
@@ -565,12 +566,20 @@ typedef struct sat_result {
  * (the witness then names the first in face order); else the deepest face and its separation.
  * A bound skips most projections. With O the other polytope and a ball of radius r about its centre
  * c inside it, the least of n . x over O is at most n . c - r, so a face's separation is at most
- *     ub_f = n_f . c - r - d_f.
- * The face with the largest ub_f is measured first; its separation s0 is a lower bound of the
- * side's deepest, so a face with ub_f < min(s0, SHAPE_TOUCH) (with a margin for rounding) is neither
- * the deepest nor separating and is not measured. The others are measured in face order as without
- * the bound, so the result is the same to the bit. */
+ *     ub_f = n_f . c - r - d_f,
+ * computed in F's own frame (its local normals and offsets against c carried into that frame, one
+ * rotation per side instead of one per face). The face with the largest ub_f is measured first; its
+ * separation s0 is a lower bound of the side's deepest, so a face with ub_f < min(s0, SHAPE_TOUCH)
+ * (with a margin above the rounding of either frame) is neither the deepest nor separating and is
+ * not measured. The others are measured in face order as without the bound, so the result is the
+ * same to the bit. */
 enum { FACE_BOUND_MAX = 256 };
+
+static double np_abs1(imp_vec3 a) { return fabs(a.x) + fabs(a.y) + fabs(a.z); }
+/* the larger and the smaller of two numbers that are not NaN, inline (for bounds; fmax and fmin are
+ * library calls) */
+static double np_max(double a, double b) { return a > b ? a : b; }
+static double np_min(double a, double b) { return a < b ? a : b; }
 
 static bool sat_face_side(const poly *A, const poly *B, bool faces_of_b, int32_t *witness, double *deepest, int *deepest_f)
 {
@@ -581,10 +590,13 @@ static bool sat_face_side(const poly *A, const poly *B, bool faces_of_b, int32_t
     double ub[FACE_BOUND_MAX], s0 = 0, skip_below = -INFINITY;
     int f0 = -1;
     if (F->nf <= FACE_BOUND_MAX && o_in > 0) {
+        const imp_vec3 cl = m3_mul_tv(F->R, v3_sub(O->center, F->p)); /* O's centre in F's frame */
+        const double scale = 1e-12 * (np_abs1(O->center) + np_abs1(F->p) + np_abs1(cl));
+        const imp_vec3 *fn = F->fn;
+        const double *fd = F->fd;
         for (int f = 0; f < F->nf; f++) {
-            const imp_vec3 n = poly_normal(F, f);
-            const double nc = v3_dot(n, O->center), d = poly_offset(F, f, n);
-            ub[f] = nc - o_in - d + 1e-9 + 1e-12 * (fabs(nc) + fabs(d)); /* margin above rounding */
+            const double nc = fn[f].x * cl.x + fn[f].y * cl.y + fn[f].z * cl.z;
+            ub[f] = nc - o_in - fd[f] + 1e-9 + scale + 1e-12 * fabs(fd[f]); /* margin above rounding */
             if (f0 < 0 || ub[f] > ub[f0]) f0 = f;
         }
         if (f0 >= 0) {
@@ -629,6 +641,61 @@ static bool sat_faces(const poly *A, const poly *B, int32_t *witness, sat_result
  * and third tests. Faces are tested by projecting the other polytope's vertices. */
 enum { GAUSS_MAX = 256, GAUSS_EDGES = 512 };
 
+/* For the plane of one arc of A (its normal u = b x a): side[f] = n_f . u for B's negated normals n_f,
+ * and the edges of B whose two faces lie strictly on either side (side[face0] side[face1] < 0), in
+ * ascending order into crossing; returns their count. The vector path (AVX2, four faces or four
+ * edges a lane each) does the scalar path's operations in its order. */
+static int gauss_crossings_scalar(const double *nbx, const double *nby, const double *nbz, int nfb, const int *face0,
+                                  const int *face1, int ne, imp_vec3 u, double *side, int *crossing)
+{
+    for (int f = 0; f < nfb; f++) side[f] = nbx[f] * u.x + nby[f] * u.y + nbz[f] * u.z;
+    int nc = 0;
+    for (int j = 0; j < ne; j++) {
+        crossing[nc] = j;
+        nc += side[face0[j]] * side[face1[j]] < 0;
+    }
+    return nc;
+}
+
+#if SPARSE_HAVE_AVX
+static __attribute__((target("avx2"))) int gauss_crossings_avx2(const double *nbx, const double *nby, const double *nbz,
+                                                                 int nfb, const int *face0, const int *face1, int ne,
+                                                                 imp_vec3 u, double *side, int *crossing)
+{
+    const __m256d ux = _mm256_set1_pd(u.x), uy = _mm256_set1_pd(u.y), uz = _mm256_set1_pd(u.z), zero = _mm256_setzero_pd();
+    int f = 0;
+    for (; f + 4 <= nfb; f += 4)
+        _mm256_storeu_pd(side + f, _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_loadu_pd(nbx + f), ux),
+                                                                _mm256_mul_pd(_mm256_loadu_pd(nby + f), uy)),
+                                                  _mm256_mul_pd(_mm256_loadu_pd(nbz + f), uz)));
+    for (; f < nfb; f++) side[f] = nbx[f] * u.x + nby[f] * u.y + nbz[f] * u.z;
+    int nc = 0, j = 0;
+    for (; j + 4 <= ne; j += 4) {
+        const __m256d s0 = _mm256_i32gather_pd(side, _mm_loadu_si128((const __m128i *)(face0 + j)), 8);
+        const __m256d s1 = _mm256_i32gather_pd(side, _mm_loadu_si128((const __m128i *)(face1 + j)), 8);
+        int bits = _mm256_movemask_pd(_mm256_cmp_pd(_mm256_mul_pd(s0, s1), zero, _CMP_LT_OQ));
+        while (bits) {
+            crossing[nc++] = j + __builtin_ctz((unsigned)bits);
+            bits &= bits - 1;
+        }
+    }
+    for (; j < ne; j++) {
+        crossing[nc] = j;
+        nc += side[face0[j]] * side[face1[j]] < 0;
+    }
+    return nc;
+}
+#endif
+
+static int gauss_crossings(const double *nbx, const double *nby, const double *nbz, int nfb, const int *face0,
+                           const int *face1, int ne, imp_vec3 u, double *side, int *crossing)
+{
+#if SPARSE_HAVE_AVX
+    if (sparse_avx2()) return gauss_crossings_avx2(nbx, nby, nbz, nfb, face0, face1, ne, u, side, crossing);
+#endif
+    return gauss_crossings_scalar(nbx, nby, nbz, nfb, face0, face1, ne, u, side, crossing);
+}
+
 static bool sat_gauss(const poly *A, const poly *B, int32_t *witness, sat_result *r)
 {
     imp_vec3 axis;
@@ -638,7 +705,7 @@ static bool sat_gauss(const poly *A, const poly *B, int32_t *witness, sat_result
     imp_vec3 na[GAUSS_MAX];
     double nbx[GAUSS_MAX], nby[GAUSS_MAX], nbz[GAUSS_MAX], side[GAUSS_MAX];
     double ex[GAUSS_EDGES], ey[GAUSS_EDGES], ez[GAUSS_EDGES];
-    int crossing[GAUSS_EDGES];
+    int crossing[GAUSS_EDGES], face0[GAUSS_EDGES], face1[GAUSS_EDGES];
     const int ne = B->ne, nfb = B->nf;
     const int *bf = B->edge_faces;
     for (int f = 0; f < A->nf; f++) na[f] = poly_normal(A, f);
@@ -648,6 +715,7 @@ static bool sat_gauss(const poly *A, const poly *B, int32_t *witness, sat_result
     }
     for (int j = 0; j < ne; j++) {
         const int fc = bf[2 * j], fd = bf[2 * j + 1];
+        face0[j] = fc, face1[j] = fd;
         imp_vec3 dxc = v3_cross(v3(nbx[fd], nby[fd], nbz[fd]), v3(nbx[fc], nby[fc], nbz[fc]));
         ex[j] = dxc.x, ey[j] = dxc.y, ez[j] = dxc.z;
     }
@@ -663,29 +731,28 @@ static bool sat_gauss(const poly *A, const poly *B, int32_t *witness, sat_result
     const double b_in = poly_inradius(B);
     const bool bounded = b_in > 0 && isfinite(face);
     double shortest_b = INFINITY;
-    for (int j = 0; j < ne && bounded; j++) shortest_b = fmin(shortest_b, sqrt(ex[j] * ex[j] + ey[j] * ey[j] + ez[j] * ez[j]));
+    for (int j = 0; j < ne && bounded; j++) shortest_b = np_min(shortest_b, sqrt(ex[j] * ex[j] + ey[j] * ey[j] + ez[j] * ez[j]));
+    /* the bound is computed in A's frame (A's own normals and vertices, B's centre carried over once),
+     * its margin widened by the rounding of that rotation */
+    const imp_vec3 cb = m3_mul_tv(A->R, v3_sub(B->center, A->p));
+    const double frame_margin = 1e-12 * (np_abs1(B->center) + np_abs1(A->p) + np_abs1(cb));
+    const double inv_shortest = 1 / np_max(shortest_b, 1e-300);
     for (int i = 0; i < A->ne; i++) {
-        const imp_vec3 a = na[A->edge_faces[2 * i]], b = na[A->edge_faces[2 * i + 1]], bxa = v3_cross(b, a);
-        const double ux = bxa.x, uy = bxa.y, uz = bxa.z;
         if (bounded) {
-            const imp_vec3 wv = v3_sub(B->center, poly_vertex(A, A->edges[2 * i]));
+            const imp_vec3 a = A->fn[A->edge_faces[2 * i]], b = A->fn[A->edge_faces[2 * i + 1]], bxa = v3_cross(b, a);
+            const imp_vec3 wv = v3_sub(cb, v3_load(A->v + 3 * A->edges[2 * i]));
             const double len = v3_len(bxa), wl = v3_len(wv);
-            double top = fmax(v3_dot(a, wv), v3_dot(b, wv)); /* the arc's ends */
+            double top = np_max(v3_dot(a, wv), v3_dot(b, wv)); /* the arc's ends */
             if (len > 0) { /* its inside: the great circle's highest point, when it lies between a and b */
                 const imp_vec3 e = v3_scale(bxa, 1 / len), wp = v3_sub(wv, v3_scale(e, v3_dot(wv, e)));
                 const imp_vec3 axb = v3_scale(bxa, -1);
-                if (v3_dot(v3_cross(a, wp), axb) >= 0 && v3_dot(v3_cross(wp, b), axb) >= 0) top = fmax(top, v3_len(wp));
+                if (v3_dot(v3_cross(a, wp), axb) >= 0 && v3_dot(v3_cross(wp, b), axb) >= 0) top = np_max(top, v3_len(wp));
             }
-            const double margin = 1e-9 + 1e-12 * (wl + b_in) * (1 + 1 / fmax(len, 1e-300) + 1 / fmax(shortest_b, 1e-300));
+            const double margin = 1e-9 + frame_margin + 1e-12 * (wl + b_in) * (1 + 1 / np_max(len, 1e-300) + inv_shortest);
             if (top - b_in + margin < matter) continue;
         }
-        for (int f = 0; f < nfb; f++) side[f] = nbx[f] * ux + nby[f] * uy + nbz[f] * uz;
-        /* the edges of B whose arc crosses the plane of A's arc, in ascending order */
-        int nc = 0;
-        for (int j = 0; j < ne; j++) {
-            crossing[nc] = j;
-            nc += side[bf[2 * j]] * side[bf[2 * j + 1]] < 0;
-        }
+        const imp_vec3 a = na[A->edge_faces[2 * i]], b = na[A->edge_faces[2 * i + 1]], bxa = v3_cross(b, a);
+        const int nc = gauss_crossings(nbx, nby, nbz, nfb, face0, face1, ne, bxa, side, crossing);
         for (int k = 0; k < nc; k++) {
             const int j = crossing[k];
             const double cba = side[bf[2 * j]];
