@@ -91,6 +91,8 @@ typedef struct poly {
     double inradius;            /* a ball of this radius about center lies inside (0: none known; boxes:
                                  * poly_inradius) */
     const imp_vec3 *wv;         /* world vertices when precomputed (NULL: transform on demand) */
+    const double *arc;          /* the edges' Gauss-map arcs in the local frame (hull.h), or NULL */
+    double arc_min;             /* with arc: the least |b x a| of the arcs */
 } poly;
 
 static const int BOX_FF[6] = {0, 4, 8, 12, 16, 20}, BOX_FC[6] = {4, 4, 4, 4, 4, 4};
@@ -110,6 +112,7 @@ static void poly_box(const geom *g, box_data *bd, poly *P)
     P->is_box = true, P->half = g->half;
     P->inradius = -1; /* poly_inradius: the least half extent, found where it is needed */
     P->wv = NULL;
+    P->arc = NULL, P->arc_min = 0;
     P->nv = 8, P->nf = 6, P->ne = 12, P->ndir = 3;
     P->ff = BOX_FF, P->fc = BOX_FC, P->fv = BOX_FV, P->fn = BOX_FN, P->edges = BOX_EDGES, P->dirs = BOX_DIRS;
     P->edge_faces = BOX_EDGE_FACES;
@@ -136,6 +139,7 @@ static void poly_hull(const geom *g, poly *P)
     P->is_box = false;
     P->inradius = h->inradius;
     P->wv = NULL;
+    P->arc = h->arc, P->arc_min = h->arc_min;
 }
 
 typedef struct tri_data { double v[9]; imp_vec3 fn[2]; double fd[2]; imp_vec3 dirs[3]; } tri_data;
@@ -155,6 +159,7 @@ static void poly_triangle(imp_vec3 a, imp_vec3 b, imp_vec3 c, imp_vec3 n, tri_da
     P->is_box = false;
     P->inradius = 0;
     P->wv = NULL;
+    P->arc = NULL, P->arc_min = 0;
 }
 
 /* the radius of a ball about P's centre inside P (a box's is its least half extent) */
@@ -730,15 +735,31 @@ static bool sat_gauss(const poly *A, const poly *B, int32_t *witness, sat_result
     const double matter = fmin(SHAPE_TOUCH, NP_EDGE_REL * face + NP_EDGE_ABS);
     const double b_in = poly_inradius(B);
     const bool bounded = b_in > 0 && isfinite(face);
-    double shortest_b = INFINITY;
-    for (int j = 0; j < ne && bounded; j++) shortest_b = np_min(shortest_b, sqrt(ex[j] * ex[j] + ey[j] * ey[j] + ez[j] * ez[j]));
+    double shortest_b = B->arc ? B->arc_min : INFINITY;
+    for (int j = 0; j < ne && bounded && !B->arc; j++) shortest_b = np_min(shortest_b, sqrt(ex[j] * ex[j] + ey[j] * ey[j] + ez[j] * ez[j]));
     /* the bound is computed in A's frame (A's own normals and vertices, B's centre carried over once),
      * its margin widened by the rounding of that rotation */
     const imp_vec3 cb = m3_mul_tv(A->R, v3_sub(B->center, A->p));
     const double frame_margin = 1e-12 * (np_abs1(B->center) + np_abs1(A->p) + np_abs1(cb));
     const double inv_shortest = 1 / np_max(shortest_b, 1e-300);
     for (int i = 0; i < A->ne; i++) {
-        if (bounded) {
+        if (bounded && A->arc) {
+            /* the same bound from the arc's constants (hull.h): with e the arc's unit axis and wp = wv - e (e . wv)
+             * the projection on its great circle, wp . a = wv . a and wp . b = wv . b (e is normal to both), so wp
+             * lies between a and b when wv . b - (a . b) wv . a >= 0 and wv . a - (a . b) wv . b >= 0 (the two
+             * triple products of the test below, by the Binet-Cauchy identity), and |wp|^2 = |wv|^2 - (e . wv)^2 */
+            const double *arc = A->arc + 5 * i;
+            const imp_vec3 a = A->fn[A->edge_faces[2 * i]], b = A->fn[A->edge_faces[2 * i + 1]];
+            const imp_vec3 wv = v3_sub(cb, v3_load(A->v + 3 * A->edges[2 * i]));
+            const double da = v3_dot(a, wv), db = v3_dot(b, wv), cab = arc[3];
+            double top = np_max(da, db);
+            if (arc[4] > 0 && db - cab * da >= 0 && da - cab * db >= 0) {
+                const double de = arc[0] * wv.x + arc[1] * wv.y + arc[2] * wv.z, wp2 = v3_dot(wv, wv) - de * de;
+                top = np_max(top, sqrt(np_max(wp2, 0)));
+            }
+            const double margin = 1e-9 + frame_margin + 1e-12 * (np_abs1(wv) + b_in) * (1 + arc[4] + inv_shortest);
+            if (top - b_in + margin < matter) continue;
+        } else if (bounded) {
             const imp_vec3 a = A->fn[A->edge_faces[2 * i]], b = A->fn[A->edge_faces[2 * i + 1]], bxa = v3_cross(b, a);
             const imp_vec3 wv = v3_sub(cb, v3_load(A->v + 3 * A->edges[2 * i]));
             const double len = v3_len(bxa), wl = v3_len(wv);
