@@ -107,8 +107,9 @@ void amg_free(amg *g)
         amg_level *L = &g->lev[l];
         if (l > 0) bsr3_free(&L->A);
         free(L->dinv), free(L->x), free(L->b), free(L->r), free(L->agg), free(L->bmap);
+        free(L->cm), free(L->dinv_cm), free(L->dpos);
     }
-    free(g->chol), free(g->snap), free(g->cm), free(g->dinv_cm), free(g->dpos);
+    free(g->chol), free(g->snap);
     memset(g, 0, sizeof *g);
 }
 
@@ -216,33 +217,32 @@ static void diag_inverses(amg_level *L)
     }
 }
 
-/* level 0's blocks and (when it is smoothed) its inverse diagonal blocks, column-major */
-static void fine_copies(amg *g)
+/* the column-major copies of a level's blocks (and, when it is smoothed, of its inverse diagonal
+ * blocks, with its diagonal positions) */
+static void level_copies(amg_level *L, bool smoothed)
 {
-    const amg_level *L = &g->lev[0];
-    const size_t need = bsr3_cm_size(L->A.nnz);
-    if (need > g->cm_cap) {
-        g->cm = ids_grow(g->cm, sizeof(double), need);
-        g->cm_cap = need;
+    const size_t need = bsr3_cm_size(L->A.nnz), need_d = bsr3_cm_size(L->A.n);
+    if (need > L->cm_cap) {
+        L->cm = ids_grow(L->cm, sizeof(double), need);
+        L->cm_cap = need;
     }
-    bsr3_cm_fill(&L->A, g->cm, 0, L->A.nnz);
-    if (g->levels == 1 && g->chol_n) return; /* level 0 is factored, not smoothed */
-    const size_t need_d = bsr3_cm_size(L->A.n);
-    if (need_d > g->dinv_cm_cap) {
-        g->dinv_cm = ids_grow(g->dinv_cm, sizeof(double), need_d);
-        g->dinv_cm_cap = need_d;
+    bsr3_cm_fill(&L->A, L->cm, 0, L->A.nnz);
+    if (!smoothed) return;
+    if (need_d > L->dinv_cm_cap) {
+        L->dinv_cm = ids_grow(L->dinv_cm, sizeof(double), need_d);
+        L->dinv_cm_cap = need_d;
     }
-    g->dinv_cm[need_d - 1] = 0;
-    if (L->A.n > g->dpos_cap) {
-        g->dpos = ids_grow(g->dpos, sizeof(int), (size_t)L->A.n);
-        g->dpos_cap = L->A.n;
+    if (L->A.n > L->dpos_cap) {
+        L->dpos = ids_grow(L->dpos, sizeof(int), (size_t)L->A.n);
+        L->dpos_cap = L->A.n;
     }
-    for (int i = 0; i < L->A.n; i++) g->dpos[i] = bsr3_find(&L->A, i, i);
+    L->dinv_cm[need_d - 1] = 0;
     for (int i = 0; i < L->A.n; i++) {
         const double *b = L->dinv + 9 * (size_t)i;
-        double *c = g->dinv_cm + 9 * (size_t)i;
+        double *c = L->dinv_cm + 9 * (size_t)i;
         for (int r = 0; r < 3; r++)
             for (int q = 0; q < 3; q++) c[3 * q + r] = b[3 * r + q];
+        L->dpos[i] = bsr3_find(&L->A, i, i);
     }
 }
 
@@ -252,9 +252,11 @@ void amg_update(amg *g, const bsr3 *A)
     if (g->levels == 0) hierarchy(g, 0, NULL);
     else
         for (int l = 0; l + 1 < g->levels; l++) coarse_values(&g->lev[l], &g->lev[l + 1]);
-    for (int l = 0; l < g->levels; l++)
-        if (l + 1 < g->levels || !g->chol_n) diag_inverses(&g->lev[l]);
-    fine_copies(g);
+    for (int l = 0; l < g->levels; l++) {
+        const bool smoothed = l + 1 < g->levels || !g->chol_n;
+        if (smoothed) diag_inverses(&g->lev[l]);
+        if (smoothed || l == 0) level_copies(&g->lev[l], smoothed); /* (level 0's cm serves the caller too) */
+    }
     if (!g->chol_n) return;
     /* the coarsest level: dense, Cholesky A = L L^T (regularized if a pivot is not positive) */
     const bsr3 *Ac = &g->lev[g->levels - 1].A;
@@ -322,16 +324,15 @@ static void upper_residual(const amg_level *L, int lo, int hi)
 #if SPARSE_HAVE_AVX
 /* gs_sweep and upper_residual on level 0 from the column-major copies: the same operations in the
  * same order, as vector code (sparse_simd.h) */
-static SPARSE_AVX void gs_sweep_cm(const amg *g, bool forward, bool from_zero, int lo, int hi, const double *snap)
+static SPARSE_AVX void gs_sweep_cm(const amg_level *L, bool forward, bool from_zero, int lo, int hi, const double *snap)
 {
-    const amg_level *L = &g->lev[0];
     const bsr3 *A = &L->A;
     const int *col = A->col;
-    const double *cm = g->cm;
+    const double *cm = L->cm;
     double *x = L->x;
     for (int t = lo; t < hi; t++) {
         const int i = forward ? t : hi - 1 - (t - lo);
-        const int rs = A->row_start[i], re = A->row_start[i + 1], kd = g->dpos[i];
+        const int rs = A->row_start[i], re = A->row_start[i + 1], kd = L->dpos[i];
         /* the row's blocks in column order: [rs, k_lo) left of the chunk, [k_lo, kd) inside and left
          * of the diagonal, (kd, k_hi) inside and right of it, [k_hi, re) right of the chunk */
         int k_lo = rs, k_hi = re;
@@ -347,18 +348,17 @@ static SPARSE_AVX void gs_sweep_cm(const amg *g, bool forward, bool from_zero, i
         }
         double sv[4];
         _mm256_storeu_pd(sv, s);
-        sparse_store3(x + 3 * (size_t)i, sparse_cm_mul(g->dinv_cm + 9 * (size_t)i, sv));
+        sparse_store3(x + 3 * (size_t)i, sparse_cm_mul(L->dinv_cm + 9 * (size_t)i, sv));
     }
 }
 
-static SPARSE_AVX void upper_residual_cm(const amg *g, int lo, int hi)
+static SPARSE_AVX void upper_residual_cm(const amg_level *L, int lo, int hi)
 {
-    const amg_level *L = &g->lev[0];
     const bsr3 *A = &L->A;
     const int *col = A->col;
-    const double *cm = g->cm, *x = L->x;
+    const double *cm = L->cm, *x = L->x;
     for (int i = lo; i < hi; i++) {
-        const int rs = A->row_start[i], re = A->row_start[i + 1], kd = g->dpos[i];
+        const int rs = A->row_start[i], re = A->row_start[i + 1], kd = L->dpos[i];
         int k_lo = rs;
         while (k_lo < kd && col[k_lo] < lo) k_lo++;
         __m256d s = _mm256_setzero_pd();
@@ -383,9 +383,9 @@ static void sweep_part(void *ctx, int chunk)
     int lo = g->split[chunk], hi = g->split[chunk + 1];
 #if SPARSE_HAVE_AVX
     if (sparse_avx()) {
-        if (jb->phase == 0) gs_sweep_cm(g, true, true, lo, hi, NULL);
-        else if (jb->phase == 1) upper_residual_cm(g, lo, hi);
-        else gs_sweep_cm(g, false, false, lo, hi, g->snap);
+        if (jb->phase == 0) gs_sweep_cm(L, true, true, lo, hi, NULL);
+        else if (jb->phase == 1) upper_residual_cm(L, lo, hi);
+        else gs_sweep_cm(L, false, false, lo, hi, g->snap);
         return;
     }
 #endif
@@ -394,16 +394,39 @@ static void sweep_part(void *ctx, int chunk)
     else gs_sweep(L, false, false, lo, hi, g->snap);
 }
 
+/* a whole coarser level (one chunk): its sweep and residual, as vector code where AVX is there */
+static void level_sweep(const amg_level *L, bool forward, bool from_zero)
+{
+#if SPARSE_HAVE_AVX
+    if (sparse_avx()) {
+        gs_sweep_cm(L, forward, from_zero, 0, L->A.n, NULL);
+        return;
+    }
+#endif
+    gs_sweep(L, forward, from_zero, 0, L->A.n, NULL);
+}
+
+static void level_residual(const amg_level *L)
+{
+#if SPARSE_HAVE_AVX
+    if (sparse_avx()) {
+        upper_residual_cm(L, 0, L->A.n);
+        return;
+    }
+#endif
+    upper_residual(L, 0, L->A.n);
+}
+
 static void vcycle(const amg *g, int l)
 {
     const amg_level *L = &g->lev[l];
     const int n = L->A.n;
     if (l == g->levels - 1 && !g->chol_n) {
         /* too large to factor: two symmetric Gauss-Seidel sweeps (forward from zero, backward, forward, backward) */
-        gs_sweep(L, true, true, 0, n, NULL);
-        gs_sweep(L, false, false, 0, n, NULL);
-        gs_sweep(L, true, false, 0, n, NULL);
-        gs_sweep(L, false, false, 0, n, NULL);
+        level_sweep(L, true, true);
+        level_sweep(L, false, false);
+        level_sweep(L, true, false);
+        level_sweep(L, false, false);
         return;
     }
     if (l == g->levels - 1) {
@@ -430,8 +453,8 @@ static void vcycle(const amg *g, int l)
         jb.phase = 1;
         par_for(sweep_part, &jb, PAR_CHUNKS);
     } else {
-        gs_sweep(L, true, true, 0, n, NULL);
-        upper_residual(L, 0, n);
+        level_sweep(L, true, true);
+        level_residual(L);
     }
     const amg_level *C = &g->lev[l + 1];
     memset(C->b, 0, 3 * sizeof(double) * (size_t)C->A.n);
@@ -451,7 +474,7 @@ static void vcycle(const amg *g, int l)
         jb.phase = 2;
         par_for(sweep_part, &jb, PAR_CHUNKS);
     } else {
-        gs_sweep(L, false, false, 0, n, NULL);
+        level_sweep(L, false, false);
     }
 }
 

@@ -222,7 +222,7 @@ static void matrix_mul(void *ctx, const double *x, double *y)
 static void matrix_mul_solve(void *ctx, const double *x, double *y)
 {
     const implicit_state *st = ctx;
-    mul_job jb = {st, st->mg.cm, x, y};
+    mul_job jb = {st, st->mg.lev[0].cm, x, y};
     par_for(matrix_mul_part, &jb, PAR_CHUNKS);
 }
 
