@@ -136,6 +136,8 @@ static void coarse_values(amg_level *F, amg_level *C)
 
 /* aggregate level after level, with the strengths of the values at hand; or, given the aggregates of
  * levels 0 .. given_levels - 2 (amg_adopt), with those */
+static void level_pattern(amg_level *L);
+
 static void hierarchy(amg *g, int given_levels, const int *const *given)
 {
     const bsr3 *A = &g->lev[0].A;
@@ -177,6 +179,7 @@ static void hierarchy(amg *g, int given_levels, const int *const *given)
         g->levels++;
     }
     free(pairs);
+    for (int l = 0; l < g->levels; l++) level_pattern(&g->lev[l]);
     const int nc = g->lev[g->levels - 1].A.n;
     g->chol_n = nc <= COARSEST ? 3 * nc : 0; /* 0: the coarsest level is smoothed, not factored */
     if (g->chol_n) g->chol = ids_grow(g->chol, sizeof(double), g->chol_n * g->chol_n);
@@ -208,26 +211,15 @@ static void inv3(const double *B, double *P)
     P[6] = c02 * id, P[7] = (B[1] * B[6] - B[0] * B[7]) * id, P[8] = (B[0] * B[4] - B[1] * B[3]) * id;
 }
 
-static void diag_inverses(amg_level *L)
-{
-    const bsr3 *A = &L->A;
-    for (int i = 0; i < A->n; i++) {
-        int k = bsr3_find(A, i, i);
-        inv3(A->val + 9 * (size_t)k, L->dinv + 9 * (size_t)i);
-    }
-}
-
-/* the column-major copies of a level's blocks (and, when it is smoothed, of its inverse diagonal
- * blocks, with its diagonal positions) */
-static void level_copies(amg_level *L, bool smoothed)
+/* what the per-step values of a level need from its pattern: room for the column-major copies of its
+ * blocks and inverse diagonal blocks (and their pads), and each row's diagonal block index */
+static void level_pattern(amg_level *L)
 {
     const size_t need = bsr3_cm_size(L->A.nnz), need_d = bsr3_cm_size(L->A.n);
     if (need > L->cm_cap) {
         L->cm = ids_grow(L->cm, sizeof(double), need);
         L->cm_cap = need;
     }
-    bsr3_cm_fill(&L->A, L->cm, 0, L->A.nnz);
-    if (!smoothed) return;
     if (need_d > L->dinv_cm_cap) {
         L->dinv_cm = ids_grow(L->dinv_cm, sizeof(double), need_d);
         L->dinv_cm_cap = need_d;
@@ -236,14 +228,34 @@ static void level_copies(amg_level *L, bool smoothed)
         L->dpos = ids_grow(L->dpos, sizeof(int), (size_t)L->A.n);
         L->dpos_cap = L->A.n;
     }
-    L->dinv_cm[need_d - 1] = 0;
-    for (int i = 0; i < L->A.n; i++) {
-        const double *b = L->dinv + 9 * (size_t)i;
-        double *c = L->dinv_cm + 9 * (size_t)i;
+    L->cm[need - 1] = 0, L->dinv_cm[need_d - 1] = 0;
+    for (int i = 0; i < L->A.n; i++) L->dpos[i] = bsr3_find(&L->A, i, i);
+}
+
+/* rows [r0, r1) of a level's values: the column-major copy of their blocks and, when the level is
+ * smoothed, the inverses of their diagonal blocks (row-major and column-major) */
+static void level_values(amg_level *L, bool smoothed, int r0, int r1)
+{
+    const bsr3 *A = &L->A;
+    bsr3_cm_fill(A, L->cm, A->row_start[r0], A->row_start[r1]);
+    if (!smoothed) return;
+    for (int i = r0; i < r1; i++) {
+        double *b = L->dinv + 9 * (size_t)i, *c = L->dinv_cm + 9 * (size_t)i;
+        inv3(A->val + 9 * (size_t)L->dpos[i], b);
         for (int r = 0; r < 3; r++)
             for (int q = 0; q < 3; q++) c[3 * q + r] = b[3 * r + q];
-        L->dpos[i] = bsr3_find(&L->A, i, i);
     }
+}
+
+typedef struct values_job {
+    amg *g;
+    bool smoothed;
+} values_job;
+
+static void values_part(void *ctx, int chunk)
+{
+    const values_job *jb = ctx;
+    level_values(&jb->g->lev[0], jb->smoothed, jb->g->split[chunk], jb->g->split[chunk + 1]);
 }
 
 void amg_update(amg *g, const bsr3 *A)
@@ -254,8 +266,12 @@ void amg_update(amg *g, const bsr3 *A)
         for (int l = 0; l + 1 < g->levels; l++) coarse_values(&g->lev[l], &g->lev[l + 1]);
     for (int l = 0; l < g->levels; l++) {
         const bool smoothed = l + 1 < g->levels || !g->chol_n;
-        if (smoothed) diag_inverses(&g->lev[l]);
-        if (smoothed || l == 0) level_copies(&g->lev[l], smoothed); /* (level 0's cm serves the caller too) */
+        if (l == 0) { /* (level 0's column-major copy serves the caller's products too) */
+            values_job jb = {g, smoothed};
+            par_for(values_part, &jb, PAR_CHUNKS);
+        } else if (smoothed) {
+            level_values(&g->lev[l], true, 0, g->lev[l].A.n);
+        }
     }
     if (!g->chol_n) return;
     /* the coarsest level: dense, Cholesky A = L L^T (regularized if a pivot is not positive) */
