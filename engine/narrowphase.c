@@ -179,6 +179,33 @@ static imp_vec3 poly_vertex(const poly *P, int i)
 static imp_vec3 poly_normal(const poly *P, int f) { return m3_mul_v(P->R, P->fn[f]); }
 static double poly_offset(const poly *P, int f, imp_vec3 n) { return P->fd[f] + v3_dot(n, P->p); }
 
+#if SPARSE_HAVE_AVX
+/* the least and largest of l . v over the vertices (structure of arrays), four lanes at a time: the
+ * scalar loop's products and choices (_mm256_min_pd(d, m) is d < m ? d : m), the lanes combined at the end */
+static SPARSE_AVX void project_avx(const poly *P, imp_vec3 l, double *mn_out, double *mx_out)
+{
+    const double *vx = P->vx, *vy = P->vy, *vz = P->vz;
+    const __m256d lx = _mm256_set1_pd(l.x), ly = _mm256_set1_pd(l.y), lz = _mm256_set1_pd(l.z);
+    __m256d vmn = _mm256_set1_pd(INFINITY), vmx = _mm256_set1_pd(-INFINITY);
+    int i = 0;
+    for (; i + 4 <= P->nv; i += 4) {
+        const __m256d d = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(lx, _mm256_loadu_pd(vx + i)), _mm256_mul_pd(ly, _mm256_loadu_pd(vy + i))),
+                                        _mm256_mul_pd(lz, _mm256_loadu_pd(vz + i)));
+        vmn = _mm256_min_pd(d, vmn), vmx = _mm256_max_pd(d, vmx);
+    }
+    double lo4[4], hi4[4];
+    _mm256_storeu_pd(lo4, vmn), _mm256_storeu_pd(hi4, vmx);
+    double mn = lo4[0], mx = hi4[0];
+    for (int k = 1; k < 4; k++) mn = lo4[k] < mn ? lo4[k] : mn, mx = hi4[k] > mx ? hi4[k] : mx;
+    for (; i < P->nv; i++) {
+        const double d = l.x * vx[i] + l.y * vy[i] + l.z * vz[i];
+        mn = d < mn ? d : mn;
+        mx = d > mx ? d : mx;
+    }
+    *mn_out = mn, *mx_out = mx;
+}
+#endif
+
 /* the interval of the polytope projected on the world axis u */
 static void project(const poly *P, imp_vec3 u, double *lo, double *hi)
 {
@@ -190,6 +217,13 @@ static void project(const poly *P, imp_vec3 u, double *lo, double *hi)
         return;
     }
     double mn = INFINITY, mx = -INFINITY;
+#if SPARSE_HAVE_AVX
+    if (P->vx && sparse_avx()) {
+        project_avx(P, l, &mn, &mx);
+        *lo = c + mn, *hi = c + mx;
+        return;
+    }
+#endif
     if (P->vx) {
         /* the same products as below, over contiguous arrays (two lanes at a time) */
         const double *vx = P->vx, *vy = P->vy, *vz = P->vz;
