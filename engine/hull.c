@@ -78,7 +78,7 @@ void hull_free(hull *h)
 {
     if (!h) return;
     free(h->v), free(h->vx), free(h->face_first), free(h->face_count), free(h->face_verts), free(h->face_n), free(h->face_d);
-    free(h->edges), free(h->edge_faces), free(h->dirs), free(h->tris), free(h->arc);
+    free(h->edges), free(h->edge_faces), free(h->dirs), free(h->tris), free(h->arc), free(h->fnx);
     free(h);
 }
 
@@ -327,9 +327,12 @@ static void hull_edges(hull *h, int fv)
         }
 }
 
-/* 4e. the arcs of the edges on the Gauss map (hull.h) */
+/* 4e. the face normals as three arrays, and the arcs of the edges on the Gauss map (hull.h) */
 static void hull_arcs(hull *h)
 {
+    h->fnx = ids_grow(NULL, 3 * sizeof(double), h->nf > 0 ? (size_t)h->nf : 1);
+    h->fny = h->fnx + h->nf, h->fnz = h->fny + h->nf;
+    for (int f = 0; f < h->nf; f++) h->fnx[f] = h->face_n[f].x, h->fny[f] = h->face_n[f].y, h->fnz[f] = h->face_n[f].z;
     h->arc = ids_grow(NULL, 5 * sizeof(double), h->ne > 0 ? (size_t)h->ne : 1);
     h->arc_min = INFINITY;
     for (int e = 0; e < h->ne; e++) {

@@ -26,6 +26,7 @@ typedef struct hull {
      * 1 / |b x a| (0 for parallel normals); arc_min the least |b x a|. NULL (and 0) when not made. */
     double *arc;
     double arc_min;
+    double *fnx, *fny, *fnz; /* face_n as three arrays (one block, fnx first), or NULL when not made */
 } hull;
 
 /* hull.c */

@@ -92,6 +92,7 @@ typedef struct poly {
                                  * poly_inradius) */
     const imp_vec3 *wv;         /* world vertices when precomputed (NULL: transform on demand) */
     const double *arc;          /* the edges' Gauss-map arcs in the local frame (hull.h), or NULL */
+    const double *fnx, *fny, *fnz; /* fn as three arrays, or NULL */
     double arc_min;             /* with arc: the least |b x a| of the arcs */
 } poly;
 
@@ -113,6 +114,7 @@ static void poly_box(const geom *g, box_data *bd, poly *P)
     P->inradius = -1; /* poly_inradius: the least half extent, found where it is needed */
     P->wv = NULL;
     P->arc = NULL, P->arc_min = 0;
+    P->fnx = P->fny = P->fnz = NULL;
     P->nv = 8, P->nf = 6, P->ne = 12, P->ndir = 3;
     P->ff = BOX_FF, P->fc = BOX_FC, P->fv = BOX_FV, P->fn = BOX_FN, P->edges = BOX_EDGES, P->dirs = BOX_DIRS;
     P->edge_faces = BOX_EDGE_FACES;
@@ -140,6 +142,7 @@ static void poly_hull(const geom *g, poly *P)
     P->inradius = h->inradius;
     P->wv = NULL;
     P->arc = h->arc, P->arc_min = h->arc_min;
+    P->fnx = h->fnx, P->fny = h->fny, P->fnz = h->fnz;
 }
 
 typedef struct tri_data { double v[9]; imp_vec3 fn[2]; double fd[2]; imp_vec3 dirs[3]; } tri_data;
@@ -160,6 +163,7 @@ static void poly_triangle(imp_vec3 a, imp_vec3 b, imp_vec3 c, imp_vec3 n, tri_da
     P->inradius = 0;
     P->wv = NULL;
     P->arc = NULL, P->arc_min = 0;
+    P->fnx = P->fny = P->fnz = NULL;
 }
 
 /* the radius of a ball about P's centre inside P (a box's is its least half extent) */
@@ -620,6 +624,28 @@ static double np_abs1(imp_vec3 a) { return fabs(a.x) + fabs(a.y) + fabs(a.z); }
 static double np_max(double a, double b) { return a > b ? a : b; }
 static double np_min(double a, double b) { return a < b ? a : b; }
 
+#if SPARSE_HAVE_AVX
+/* the face bounds ub of sat_face_side for the faces [0, 4 k) of F, four at a time (the scalar loop's
+ * operations); returns 4 k, where the scalar loop goes on */
+static SPARSE_AVX int face_bounds_avx(const poly *F, imp_vec3 cl, double o_in, double scale, double *ub)
+{
+    const __m256d cx = _mm256_set1_pd(cl.x), cy = _mm256_set1_pd(cl.y), cz = _mm256_set1_pd(cl.z);
+    const __m256d in = _mm256_set1_pd(o_in), tiny = _mm256_set1_pd(1e-9), sc = _mm256_set1_pd(scale);
+    const __m256d rel = _mm256_set1_pd(1e-12), sign = _mm256_set1_pd(-0.0);
+    int f = 0;
+    for (; f + 4 <= F->nf; f += 4) {
+        const __m256d d = _mm256_loadu_pd(F->fd + f);
+        const __m256d nc = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_loadu_pd(F->fnx + f), cx),
+                                                       _mm256_mul_pd(_mm256_loadu_pd(F->fny + f), cy)),
+                                         _mm256_mul_pd(_mm256_loadu_pd(F->fnz + f), cz));
+        __m256d u = _mm256_add_pd(_mm256_add_pd(_mm256_sub_pd(_mm256_sub_pd(nc, in), d), tiny), sc);
+        u = _mm256_add_pd(u, _mm256_mul_pd(rel, _mm256_andnot_pd(sign, d)));
+        _mm256_storeu_pd(ub + f, u);
+    }
+    return f;
+}
+#endif
+
 static bool sat_face_side(const poly *A, const poly *B, bool faces_of_b, int32_t *witness, double *deepest, int *deepest_f)
 {
     const poly *F = faces_of_b ? B : A, *O = faces_of_b ? A : B;
@@ -633,11 +659,16 @@ static bool sat_face_side(const poly *A, const poly *B, bool faces_of_b, int32_t
         const double scale = 1e-12 * (np_abs1(O->center) + np_abs1(F->p) + np_abs1(cl));
         const imp_vec3 *fn = F->fn;
         const double *fd = F->fd;
-        for (int f = 0; f < F->nf; f++) {
+        int f = 0;
+#if SPARSE_HAVE_AVX
+        if (F->fnx && sparse_avx()) f = face_bounds_avx(F, cl, o_in, scale, ub);
+#endif
+        for (; f < F->nf; f++) {
             const double nc = fn[f].x * cl.x + fn[f].y * cl.y + fn[f].z * cl.z;
             ub[f] = nc - o_in - fd[f] + 1e-9 + scale + 1e-12 * fabs(fd[f]); /* margin above rounding */
-            if (f0 < 0 || ub[f] > ub[f0]) f0 = f;
         }
+        for (f = 0; f < F->nf; f++)
+            if (f0 < 0 || ub[f] > ub[f0]) f0 = f;
         if (f0 >= 0) {
             s0 = axis_sep(A, B, witness_encode(kind, f0, 0), &axis);
             if (isfinite(s0)) skip_below = fmin(s0, SHAPE_TOUCH);
