@@ -713,8 +713,9 @@ enum { GAUSS_MAX = 256, GAUSS_EDGES = 512 };
 
 /* For the plane of one arc of A (its normal u = b x a): side[f] = n_f . u for B's negated normals n_f,
  * and the edges of B whose two faces lie strictly on either side (side[face0] side[face1] < 0), in
- * ascending order into crossing; returns their count. The vector path (AVX2, four faces or four
- * edges a lane each) does the scalar path's operations in its order. */
+ * ascending order into crossing; returns their count. The vector path (AVX) forms side four faces at a
+ * time with the scalar path's operations; the edges are picked by scalar loads either way (a gather
+ * of the two sides per edge is slower than the loads on the processors measured). */
 static int gauss_crossings_scalar(const double *nbx, const double *nby, const double *nbz, int nfb, const int *face0,
                                   const int *face1, int ne, imp_vec3 u, double *side, int *crossing)
 {
@@ -728,28 +729,19 @@ static int gauss_crossings_scalar(const double *nbx, const double *nby, const do
 }
 
 #if SPARSE_HAVE_AVX
-static __attribute__((target("avx2"))) int gauss_crossings_avx2(const double *nbx, const double *nby, const double *nbz,
-                                                                 int nfb, const int *face0, const int *face1, int ne,
-                                                                 imp_vec3 u, double *side, int *crossing)
+static SPARSE_AVX int gauss_crossings_avx(const double *nbx, const double *nby, const double *nbz, int nfb,
+                                           const int *face0, const int *face1, int ne, imp_vec3 u, double *side,
+                                           int *crossing)
 {
-    const __m256d ux = _mm256_set1_pd(u.x), uy = _mm256_set1_pd(u.y), uz = _mm256_set1_pd(u.z), zero = _mm256_setzero_pd();
+    const __m256d ux = _mm256_set1_pd(u.x), uy = _mm256_set1_pd(u.y), uz = _mm256_set1_pd(u.z);
     int f = 0;
     for (; f + 4 <= nfb; f += 4)
         _mm256_storeu_pd(side + f, _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_loadu_pd(nbx + f), ux),
                                                                 _mm256_mul_pd(_mm256_loadu_pd(nby + f), uy)),
                                                   _mm256_mul_pd(_mm256_loadu_pd(nbz + f), uz)));
     for (; f < nfb; f++) side[f] = nbx[f] * u.x + nby[f] * u.y + nbz[f] * u.z;
-    int nc = 0, j = 0;
-    for (; j + 4 <= ne; j += 4) {
-        const __m256d s0 = _mm256_i32gather_pd(side, _mm_loadu_si128((const __m128i *)(face0 + j)), 8);
-        const __m256d s1 = _mm256_i32gather_pd(side, _mm_loadu_si128((const __m128i *)(face1 + j)), 8);
-        int bits = _mm256_movemask_pd(_mm256_cmp_pd(_mm256_mul_pd(s0, s1), zero, _CMP_LT_OQ));
-        while (bits) {
-            crossing[nc++] = j + __builtin_ctz((unsigned)bits);
-            bits &= bits - 1;
-        }
-    }
-    for (; j < ne; j++) {
+    int nc = 0;
+    for (int j = 0; j < ne; j++) {
         crossing[nc] = j;
         nc += side[face0[j]] * side[face1[j]] < 0;
     }
@@ -761,7 +753,7 @@ static int gauss_crossings(const double *nbx, const double *nby, const double *n
                            const int *face1, int ne, imp_vec3 u, double *side, int *crossing)
 {
 #if SPARSE_HAVE_AVX
-    if (sparse_avx2()) return gauss_crossings_avx2(nbx, nby, nbz, nfb, face0, face1, ne, u, side, crossing);
+    if (sparse_avx()) return gauss_crossings_avx(nbx, nby, nbz, nfb, face0, face1, ne, u, side, crossing);
 #endif
     return gauss_crossings_scalar(nbx, nby, nbz, nfb, face0, face1, ne, u, side, crossing);
 }

@@ -150,22 +150,17 @@ void bsr3_cm_fill(const bsr3 *a, double *cm, int k0, int k1)
 }
 
 #if SPARSE_HAVE_AVX
-/* bit 0: AVX, bit 1: AVX2, decided once (-1: not yet; every thread decides the same) */
-static int simd_level(void)
+bool sparse_avx(void)
 {
-    static atomic_int state = -1;
+    static atomic_int state = -1; /* -1: not decided yet; every thread decides the same */
     int s = atomic_load_explicit(&state, memory_order_relaxed);
     if (s < 0) {
         const char *env = getenv("IMPETUS_SIMD");
-        const bool off = env && strcmp(env, "0") == 0;
-        s = off ? 0 : (__builtin_cpu_supports("avx") ? 1 : 0) | (__builtin_cpu_supports("avx2") ? 2 : 0);
+        s = __builtin_cpu_supports("avx") && !(env && strcmp(env, "0") == 0);
         atomic_store_explicit(&state, s, memory_order_relaxed);
     }
     return s;
 }
-
-bool sparse_avx(void) { return simd_level() & 1; }
-bool sparse_avx2(void) { return (simd_level() & 3) == 3; }
 #endif
 
 

@@ -18,8 +18,7 @@
 #include <immintrin.h>
 #define SPARSE_AVX __attribute__((target("avx")))
 
-bool sparse_avx(void);  /* sparse.c: AVX is there, and IMPETUS_SIMD=0 does not ask for the scalar path */
-bool sparse_avx2(void); /* the same for AVX2 (integer lanes and gathers) */
+bool sparse_avx(void); /* sparse.c: AVX is there, and IMPETUS_SIMD=0 does not ask for the scalar path */
 
 /* B x for the column-major block c and the 3-vector at x */
 static inline SPARSE_AVX __m256d sparse_cm_mul(const double *c, const double *x)
