@@ -24,7 +24,9 @@
  * each chunk runs Gauss-Seidel over its own rows and reads the other chunks' values from before
  * the sweep (a "hybrid" Gauss-Seidel: block Jacobi between the chunks). The forward sweep's
  * operator is then blockdiag(D + L) of the chunks and the backward one its transpose, so the
- * V-cycle stays symmetric, and it is the same whichever thread runs which chunk. */
+ * V-cycle stays symmetric, and it is the same whichever thread runs which chunk. Every smoothed level
+ * keeps column-major copies of its blocks and inverse diagonal blocks (sparse.h), made with its values,
+ * from which the sweeps run as AVX code with the scalar code's bits. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -338,8 +340,8 @@ static void upper_residual(const amg_level *L, int lo, int hi)
 }
 
 #if SPARSE_HAVE_AVX
-/* gs_sweep and upper_residual on level 0 from the column-major copies: the same operations in the
- * same order, as vector code (sparse_simd.h) */
+/* gs_sweep and upper_residual from a level's column-major copies: the same operations in the same
+ * order, as vector code (sparse_simd.h) */
 static SPARSE_AVX void gs_sweep_cm(const amg_level *L, bool forward, bool from_zero, int lo, int hi, const double *snap)
 {
     const bsr3 *A = &L->A;

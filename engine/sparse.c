@@ -161,10 +161,7 @@ bool sparse_avx(void)
     }
     return s;
 }
-#endif
 
-
-#if SPARSE_HAVE_AVX
 static SPARSE_AVX void mul_rows_cm_avx(const bsr3 *a, const double *cm, const double *x, double *y, int r0, int r1)
 {
     for (int i = r0; i < r1; i++) {

@@ -10,6 +10,8 @@
 #ifndef IMPETUS_SPARSE_H
 #define IMPETUS_SPARSE_H
 
+#include <stddef.h>
+
 #include "imp_math.h"
 
 typedef struct bsr3 {
