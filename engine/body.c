@@ -22,6 +22,7 @@
 #include "hull.h"
 #include "ids.h"
 #include "imp_math.h"
+#include "parallel.h"
 #include "shape.h"
 #include "world_parts.h"
 
@@ -500,14 +501,25 @@ static void bodies_set_state(void *ctx, const double *X)
     }
 }
 
-static int bodies_deriv(void *ctx, double t, const double *X, double *dX)
+/* the derivative of the bodies [lo, hi): each body's own, so chunks of bodies run on both threads */
+typedef struct deriv_job {
+    const body_ode *o;
+    const double *X;
+    double *dX;
+} deriv_job;
+
+static void deriv_part(void *ctx, int chunk)
 {
-    (void)t;
-    const body_ode *o = ctx;
+    const deriv_job *job = ctx;
+    const body_ode *o = job->o;
+    const double *X = job->X;
+    double *dX = job->dX;
     imp_world *w = o->w;
     const imp_vec3 g = w->settings.gravity;
     const double kd = w->settings.drag;
-    for (int i = 0; i < w->bodies->ids.count; i++) {
+    const int n = w->bodies->ids.count;
+    const int lo = (int)((long long)n * chunk / PAR_CHUNKS), hi = (int)((long long)n * (chunk + 1) / PAR_CHUNKS);
+    for (int i = lo; i < hi; i++) {
         const body *b = &w->bodies->body[i];
         const double *x = X + BODY_DIM * i;
         double *d = dX + BODY_DIM * i;
@@ -536,6 +548,20 @@ static int bodies_deriv(void *ctx, double t, const double *X, double *dX)
         imp_quat dq = quat_mul(quat(0, omega.x, omega.y, omega.z), q);
         d[3] = 0.5 * dq.w, d[4] = 0.5 * dq.x, d[5] = 0.5 * dq.y, d[6] = 0.5 * dq.z;
     }
+}
+
+/* below this many bodies a derivative runs on the calling thread alone (same numbers either way) */
+#define DERIV_PARALLEL_MIN 256
+
+static int bodies_deriv(void *ctx, double t, const double *X, double *dX)
+{
+    (void)t;
+    const body_ode *o = ctx;
+    imp_world *w = o->w;
+    deriv_job job = {o, X, dX};
+    if (w->bodies->ids.count >= DERIV_PARALLEL_MIN) par_for(deriv_part, &job, PAR_CHUNKS);
+    else
+        for (int c = 0; c < PAR_CHUNKS; c++) deriv_part(&job, c);
     /* the exact contact mode: the resting contact forces, with the external forces in place (trap 9) */
     return o->contact_forces ? o->contact_forces(w, X, dX) : 0;
 }

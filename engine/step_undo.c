@@ -3,8 +3,10 @@
 #include <string.h>
 
 #include "body.h"
+#include "cloth.h"
 #include "contact.h"
 #include "curve.h"
+#include "implicit.h"
 #include "particle_attach.h"
 #include "particle_collide.h"
 #include "particle_system.h"
@@ -23,6 +25,7 @@ typedef struct step_undo {
     curve *curves; int curve_count, curve_cap;
     /* the constraint solver */
     double *clambda; int clambda_cap;       /* 3 per constraint                                    */
+    int *crow; int crow_cap;                /* row, j_first, j_count per constraint (the assembly's) */
     double *lambda; int lambda_count, lambda_cap;
     jentry *J; int j_count, j_cap, j_rows;
     bool warm_ok, rows_valid, j_valid;
@@ -35,7 +38,44 @@ typedef struct step_undo {
      * on the bodies, which the attachments' exchange adds to */
     attachment *attach; int attach_count, attach_cap;
     imp_vec3 *body_force; int body_count, body_force_cap; /* force, torque per body (dense)           */
+    /* the implicit integrator: whether its state existed and its pattern was built for the particles as
+     * they are. A state or pattern the failed step made is dropped (the next step makes the same); the
+     * warm start dv of a pattern that was current is as it was, since the scripts (forces and
+     * behaviours) run before the solve. Building the pattern sorts the cloths' elements into its
+     * parallel groups (cloth_bind_blocks), so a step that will build it keeps them in their order. */
+    bool implicit_existed, implicit_current;
+    unsigned char *cloth_elems; size_t cloth_len, cloth_cap;
 } step_undo;
+
+/* the cloths' element arrays, their parallel groups and draw lists, one after the other: into the
+ * buffer (keep) or back from it */
+static size_t cloth_elements(cloth_store *cs, unsigned char *buf, bool keep)
+{
+    size_t at = 0;
+#define MOVE(ptr, bytes)                                                             \
+    do {                                                                             \
+        size_t n_ = (bytes);                                                         \
+        if (n_ && buf) {                                                             \
+            if (keep) memcpy(buf + at, (ptr), n_);                                   \
+            else memcpy((ptr), buf + at, n_);                                        \
+        }                                                                            \
+        at += n_;                                                                    \
+    } while (0)
+    for (int k = 0; cs && k < cs->ids.count; k++) {
+        cobj *o = &cs->obj[k];
+        MOVE(o->tri, sizeof(ctri) * (size_t)o->ntri);
+        MOVE(o->bend, sizeof(cbend) * (size_t)o->nbend);
+        MOVE(o->seg, sizeof(cseg) * (size_t)o->nseg);
+        MOVE(o->joint, sizeof(cjoint) * (size_t)o->njoint);
+        MOVE(o->tri_g, sizeof o->tri_g);
+        MOVE(o->bend_g, sizeof o->bend_g);
+        MOVE(o->seg_g, sizeof o->seg_g);
+        MOVE(o->joint_g, sizeof o->joint_g);
+        if (o->draw) MOVE(o->draw, 3 * sizeof(int) * (size_t)o->ntri);
+    }
+#undef MOVE
+    return at;
+}
 
 /* dst holds count elements of elem bytes from src, growing *cap */
 static void *keep_copy(void *dst, int *cap, const void *src, size_t elem, int count)
@@ -70,6 +110,13 @@ void step_undo_keep(imp_world *w)
         }
         for (int k = 0; k < u->body_count; k++) u->body_force[2 * k] = B->body[k].force, u->body_force[2 * k + 1] = B->body[k].torque;
     }
+    u->implicit_existed = w->implicit != NULL, u->implicit_current = implicit_current(w);
+    u->cloth_len = 0;
+    if (w->settings.integrator == IMP_IMPLICIT && !u->implicit_current && w->cloth) {
+        const size_t len = cloth_elements(w->cloth, NULL, true);
+        if (len > u->cloth_cap) u->cloth_cap = len, u->cloth_elems = ids_grow(u->cloth_elems, 1, len);
+        u->cloth_len = cloth_elements(w->cloth, u->cloth_elems, true);
+    }
     const particle_contacts *pc = w->pcontacts;
     u->contact = keep_copy(u->contact, &u->contact_cap, pc->contact, sizeof(pcontact), pc->count);
     u->count = pc->count, u->particle_edits = pc->particle_edits, u->collider_edits = pc->collider_edits;
@@ -81,7 +128,12 @@ void step_undo_keep(imp_world *w)
     if (!t) return;
     const int nc = t->ids.count;
     if (3 * nc > u->clambda_cap) u->clambda_cap = 3 * nc + 16, u->clambda = ids_grow(u->clambda, sizeof(double), (size_t)u->clambda_cap);
-    for (int k = 0; k < nc; k++) memcpy(u->clambda + 3 * k, t->constraint[k].lambda, 3 * sizeof(double));
+    if (3 * nc > u->crow_cap) u->crow_cap = 3 * nc + 16, u->crow = ids_grow(u->crow, sizeof(int), (size_t)u->crow_cap);
+    for (int k = 0; k < nc; k++) {
+        const constraint *c = &t->constraint[k];
+        memcpy(u->clambda + 3 * k, c->lambda, 3 * sizeof(double));
+        u->crow[3 * k] = c->row, u->crow[3 * k + 1] = c->j_first, u->crow[3 * k + 2] = c->j_count;
+    }
     u->lambda_count = tinker_lambda_count(t);
     if (u->lambda_count) u->lambda = keep_copy(u->lambda, &u->lambda_cap, t->lambda, sizeof(double), u->lambda_count);
     u->j_valid = t->j_valid, u->j_count = t->j_valid ? t->J.count : 0, u->j_rows = t->J.rows;
@@ -108,6 +160,9 @@ void step_undo_put_back(imp_world *w)
         body_store *B = w->bodies;
         for (int k = 0; k < u->body_count; k++) B->body[k].force = u->body_force[2 * k], B->body[k].torque = u->body_force[2 * k + 1];
     }
+    if (w->implicit && !u->implicit_existed) implicit_free(w);
+    else if (w->implicit && !u->implicit_current) w->implicit->built = false;
+    if (u->cloth_len) cloth_elements(w->cloth, u->cloth_elems, false);
     particle_contacts *pc = w->pcontacts;
     pc->contact = keep_copy(pc->contact, &pc->cap, u->contact, sizeof(pcontact), u->count);
     pc->count = u->count, pc->particle_edits = u->particle_edits, pc->collider_edits = u->collider_edits;
@@ -116,7 +171,11 @@ void step_undo_put_back(imp_world *w)
     if (u->curve_count) memcpy(w->curves->curve, u->curves, sizeof(curve) * (size_t)u->curve_count);
     tinker *t = w->tinker;
     if (!t) return;
-    for (int k = 0; k < t->ids.count; k++) memcpy(t->constraint[k].lambda, u->clambda + 3 * k, 3 * sizeof(double));
+    for (int k = 0; k < t->ids.count; k++) {
+        constraint *c = &t->constraint[k];
+        memcpy(c->lambda, u->clambda + 3 * k, 3 * sizeof(double));
+        c->row = u->crow[3 * k], c->j_first = u->crow[3 * k + 1], c->j_count = u->crow[3 * k + 2];
+    }
     if (u->lambda_count) memcpy(t->lambda, u->lambda, sizeof(double) * (size_t)u->lambda_count);
     if (u->j_valid) {
         if (u->j_count) memcpy(t->J.e, u->J, sizeof(jentry) * (size_t)u->j_count);
@@ -131,8 +190,8 @@ void step_undo_free(imp_world *w)
 {
     step_undo *u = w->undo;
     if (!u) return;
-    free(u->contact), free(u->hit), free(u->curves), free(u->clambda), free(u->lambda), free(u->J);
-    free(u->attach), free(u->body_force);
+    free(u->contact), free(u->hit), free(u->curves), free(u->clambda), free(u->crow), free(u->lambda), free(u->J);
+    free(u->attach), free(u->body_force), free(u->cloth_elems);
     free(u);
     w->undo = NULL;
 }
