@@ -24,7 +24,9 @@
  * each chunk runs Gauss-Seidel over its own rows and reads the other chunks' values from before
  * the sweep (a "hybrid" Gauss-Seidel: block Jacobi between the chunks). The forward sweep's
  * operator is then blockdiag(D + L) of the chunks and the backward one its transpose, so the
- * V-cycle stays symmetric, and it is the same whichever thread runs which chunk. */
+ * V-cycle stays symmetric, and it is the same whichever thread runs which chunk. Every smoothed level
+ * keeps column-major copies of its blocks and inverse diagonal blocks (sparse.h), made with its values,
+ * from which the sweeps run as AVX code with the scalar code's bits. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +35,7 @@
 #include "ids.h"
 #include "imp_math.h"
 #include "parallel.h"
+#include "sparse_simd.h"
 
 #define COARSEST 48   /* block rows below which a level is solved directly */
 
@@ -106,6 +109,7 @@ void amg_free(amg *g)
         amg_level *L = &g->lev[l];
         if (l > 0) bsr3_free(&L->A);
         free(L->dinv), free(L->x), free(L->b), free(L->r), free(L->agg), free(L->bmap);
+        free(L->cm), free(L->dinv_cm), free(L->dpos);
     }
     free(g->chol), free(g->snap);
     memset(g, 0, sizeof *g);
@@ -134,6 +138,8 @@ static void coarse_values(amg_level *F, amg_level *C)
 
 /* aggregate level after level, with the strengths of the values at hand; or, given the aggregates of
  * levels 0 .. given_levels - 2 (amg_adopt), with those */
+static void level_pattern(amg_level *L);
+
 static void hierarchy(amg *g, int given_levels, const int *const *given)
 {
     const bsr3 *A = &g->lev[0].A;
@@ -175,6 +181,7 @@ static void hierarchy(amg *g, int given_levels, const int *const *given)
         g->levels++;
     }
     free(pairs);
+    for (int l = 0; l < g->levels; l++) level_pattern(&g->lev[l]);
     const int nc = g->lev[g->levels - 1].A.n;
     g->chol_n = nc <= COARSEST ? 3 * nc : 0; /* 0: the coarsest level is smoothed, not factored */
     if (g->chol_n) g->chol = ids_grow(g->chol, sizeof(double), g->chol_n * g->chol_n);
@@ -206,13 +213,51 @@ static void inv3(const double *B, double *P)
     P[6] = c02 * id, P[7] = (B[1] * B[6] - B[0] * B[7]) * id, P[8] = (B[0] * B[4] - B[1] * B[3]) * id;
 }
 
-static void diag_inverses(amg_level *L)
+/* what the per-step values of a level need from its pattern: room for the column-major copies of its
+ * blocks and inverse diagonal blocks (and their pads), and each row's diagonal block index */
+static void level_pattern(amg_level *L)
+{
+    const size_t need = bsr3_cm_size(L->A.nnz), need_d = bsr3_cm_size(L->A.n);
+    if (need > L->cm_cap) {
+        L->cm = ids_grow(L->cm, sizeof(double), need);
+        L->cm_cap = need;
+    }
+    if (need_d > L->dinv_cm_cap) {
+        L->dinv_cm = ids_grow(L->dinv_cm, sizeof(double), need_d);
+        L->dinv_cm_cap = need_d;
+    }
+    if (L->A.n > L->dpos_cap) {
+        L->dpos = ids_grow(L->dpos, sizeof(int), (size_t)L->A.n);
+        L->dpos_cap = L->A.n;
+    }
+    L->cm[need - 1] = 0, L->dinv_cm[need_d - 1] = 0;
+    for (int i = 0; i < L->A.n; i++) L->dpos[i] = bsr3_find(&L->A, i, i);
+}
+
+/* rows [r0, r1) of a level's values: the column-major copy of their blocks and, when the level is
+ * smoothed, the inverses of their diagonal blocks (row-major and column-major) */
+static void level_values(amg_level *L, bool smoothed, int r0, int r1)
 {
     const bsr3 *A = &L->A;
-    for (int i = 0; i < A->n; i++) {
-        int k = bsr3_find(A, i, i);
-        inv3(A->val + 9 * (size_t)k, L->dinv + 9 * (size_t)i);
+    bsr3_cm_fill(A, L->cm, A->row_start[r0], A->row_start[r1]);
+    if (!smoothed) return;
+    for (int i = r0; i < r1; i++) {
+        double *b = L->dinv + 9 * (size_t)i, *c = L->dinv_cm + 9 * (size_t)i;
+        inv3(A->val + 9 * (size_t)L->dpos[i], b);
+        for (int r = 0; r < 3; r++)
+            for (int q = 0; q < 3; q++) c[3 * q + r] = b[3 * r + q];
     }
+}
+
+typedef struct values_job {
+    amg *g;
+    bool smoothed;
+} values_job;
+
+static void values_part(void *ctx, int chunk)
+{
+    const values_job *jb = ctx;
+    level_values(&jb->g->lev[0], jb->smoothed, jb->g->split[chunk], jb->g->split[chunk + 1]);
 }
 
 void amg_update(amg *g, const bsr3 *A)
@@ -221,8 +266,15 @@ void amg_update(amg *g, const bsr3 *A)
     if (g->levels == 0) hierarchy(g, 0, NULL);
     else
         for (int l = 0; l + 1 < g->levels; l++) coarse_values(&g->lev[l], &g->lev[l + 1]);
-    for (int l = 0; l < g->levels; l++)
-        if (l + 1 < g->levels || !g->chol_n) diag_inverses(&g->lev[l]);
+    for (int l = 0; l < g->levels; l++) {
+        const bool smoothed = l + 1 < g->levels || !g->chol_n;
+        if (l == 0) { /* (level 0's column-major copy serves the caller's products too) */
+            values_job jb = {g, smoothed};
+            par_for(values_part, &jb, PAR_CHUNKS);
+        } else if (smoothed) {
+            level_values(&g->lev[l], true, 0, g->lev[l].A.n);
+        }
+    }
     if (!g->chol_n) return;
     /* the coarsest level: dense, Cholesky A = L L^T (regularized if a pivot is not positive) */
     const bsr3 *Ac = &g->lev[g->levels - 1].A;
@@ -287,6 +339,54 @@ static void upper_residual(const amg_level *L, int lo, int hi)
     }
 }
 
+#if SPARSE_HAVE_AVX
+/* gs_sweep and upper_residual from a level's column-major copies: the same operations in the same
+ * order, as vector code (sparse_simd.h) */
+static SPARSE_AVX void gs_sweep_cm(const amg_level *L, bool forward, bool from_zero, int lo, int hi, const double *snap)
+{
+    const bsr3 *A = &L->A;
+    const int *col = A->col;
+    const double *cm = L->cm;
+    double *x = L->x;
+    for (int t = lo; t < hi; t++) {
+        const int i = forward ? t : hi - 1 - (t - lo);
+        const int rs = A->row_start[i], re = A->row_start[i + 1], kd = L->dpos[i];
+        /* the row's blocks in column order: [rs, k_lo) left of the chunk, [k_lo, kd) inside and left
+         * of the diagonal, (kd, k_hi) inside and right of it, [k_hi, re) right of the chunk */
+        int k_lo = rs, k_hi = re;
+        while (k_lo < kd && col[k_lo] < lo) k_lo++;
+        while (k_hi > kd + 1 && col[k_hi - 1] >= hi) k_hi--;
+        __m256d s = sparse_load3(L->b + 3 * (size_t)i);
+        if (!from_zero)
+            for (int k = rs; k < k_lo; k++) s = _mm256_sub_pd(s, sparse_cm_mul(cm + 9 * (size_t)k, snap + 3 * (size_t)col[k]));
+        for (int k = k_lo; k < kd; k++) s = _mm256_sub_pd(s, sparse_cm_mul(cm + 9 * (size_t)k, x + 3 * (size_t)col[k]));
+        if (!from_zero) {
+            for (int k = kd + 1; k < k_hi; k++) s = _mm256_sub_pd(s, sparse_cm_mul(cm + 9 * (size_t)k, x + 3 * (size_t)col[k]));
+            for (int k = k_hi; k < re; k++) s = _mm256_sub_pd(s, sparse_cm_mul(cm + 9 * (size_t)k, snap + 3 * (size_t)col[k]));
+        }
+        double sv[4];
+        _mm256_storeu_pd(sv, s);
+        sparse_store3(x + 3 * (size_t)i, sparse_cm_mul(L->dinv_cm + 9 * (size_t)i, sv));
+    }
+}
+
+static SPARSE_AVX void upper_residual_cm(const amg_level *L, int lo, int hi)
+{
+    const bsr3 *A = &L->A;
+    const int *col = A->col;
+    const double *cm = L->cm, *x = L->x;
+    for (int i = lo; i < hi; i++) {
+        const int rs = A->row_start[i], re = A->row_start[i + 1], kd = L->dpos[i];
+        int k_lo = rs;
+        while (k_lo < kd && col[k_lo] < lo) k_lo++;
+        __m256d s = _mm256_setzero_pd();
+        for (int k = rs; k < k_lo; k++) s = _mm256_sub_pd(s, sparse_cm_mul(cm + 9 * (size_t)k, x + 3 * (size_t)col[k]));
+        for (int k = kd + 1; k < re; k++) s = _mm256_sub_pd(s, sparse_cm_mul(cm + 9 * (size_t)k, x + 3 * (size_t)col[k]));
+        sparse_store3(L->r + 3 * (size_t)i, s);
+    }
+}
+#endif
+
 /* the finest level's smoothing, chunk by chunk */
 typedef struct sweep_job {
     const amg *g;
@@ -299,9 +399,40 @@ static void sweep_part(void *ctx, int chunk)
     const amg *g = jb->g;
     const amg_level *L = &g->lev[0];
     int lo = g->split[chunk], hi = g->split[chunk + 1];
+#if SPARSE_HAVE_AVX
+    if (sparse_avx()) {
+        if (jb->phase == 0) gs_sweep_cm(L, true, true, lo, hi, NULL);
+        else if (jb->phase == 1) upper_residual_cm(L, lo, hi);
+        else gs_sweep_cm(L, false, false, lo, hi, g->snap);
+        return;
+    }
+#endif
     if (jb->phase == 0) gs_sweep(L, true, true, lo, hi, NULL);
     else if (jb->phase == 1) upper_residual(L, lo, hi);
     else gs_sweep(L, false, false, lo, hi, g->snap);
+}
+
+/* a whole coarser level (one chunk): its sweep and residual, as vector code where AVX is there */
+static void level_sweep(const amg_level *L, bool forward, bool from_zero)
+{
+#if SPARSE_HAVE_AVX
+    if (sparse_avx()) {
+        gs_sweep_cm(L, forward, from_zero, 0, L->A.n, NULL);
+        return;
+    }
+#endif
+    gs_sweep(L, forward, from_zero, 0, L->A.n, NULL);
+}
+
+static void level_residual(const amg_level *L)
+{
+#if SPARSE_HAVE_AVX
+    if (sparse_avx()) {
+        upper_residual_cm(L, 0, L->A.n);
+        return;
+    }
+#endif
+    upper_residual(L, 0, L->A.n);
 }
 
 static void vcycle(const amg *g, int l)
@@ -310,10 +441,10 @@ static void vcycle(const amg *g, int l)
     const int n = L->A.n;
     if (l == g->levels - 1 && !g->chol_n) {
         /* too large to factor: two symmetric Gauss-Seidel sweeps (forward from zero, backward, forward, backward) */
-        gs_sweep(L, true, true, 0, n, NULL);
-        gs_sweep(L, false, false, 0, n, NULL);
-        gs_sweep(L, true, false, 0, n, NULL);
-        gs_sweep(L, false, false, 0, n, NULL);
+        level_sweep(L, true, true);
+        level_sweep(L, false, false);
+        level_sweep(L, true, false);
+        level_sweep(L, false, false);
         return;
     }
     if (l == g->levels - 1) {
@@ -340,8 +471,8 @@ static void vcycle(const amg *g, int l)
         jb.phase = 1;
         par_for(sweep_part, &jb, PAR_CHUNKS);
     } else {
-        gs_sweep(L, true, true, 0, n, NULL);
-        upper_residual(L, 0, n);
+        level_sweep(L, true, true);
+        level_residual(L);
     }
     const amg_level *C = &g->lev[l + 1];
     memset(C->b, 0, 3 * sizeof(double) * (size_t)C->A.n);
@@ -361,7 +492,7 @@ static void vcycle(const amg *g, int l)
         jb.phase = 2;
         par_for(sweep_part, &jb, PAR_CHUNKS);
     } else {
-        gs_sweep(L, false, false, 0, n, NULL);
+        level_sweep(L, false, false);
     }
 }
 

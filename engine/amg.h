@@ -21,6 +21,13 @@ typedef struct amg_level {
     double *x, *b, *r;   /* 3 per block row                                                       */
     int *agg;            /* block row -> block row of the next level (all but the last level)     */
     int *bmap;           /* block -> block of the next level                                      */
+    /* the blocks and inverse diagonal blocks column-major (sparse.h, bsr3_cm_fill), made by amg_update
+     * for the smoother's vector products on every smoothed level, with each row's diagonal block
+     * index; on level 0 the caller's own products of the same matrix may use cm (bsr3_mul_rows_cm)
+     * until its values change */
+    double *cm, *dinv_cm;
+    size_t cm_cap, dinv_cm_cap;
+    int *dpos, dpos_cap;
 } amg_level;
 
 typedef struct amg {

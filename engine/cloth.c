@@ -58,6 +58,7 @@
 #include "parallel.h"
 #include "particles.h"
 #include "sparse.h"
+#include "sparse_simd.h"
 #include "world_parts.h"
 
 #define NONE UINT32_MAX
@@ -209,6 +210,20 @@ static void tri_eval(asm_ctx *a, const cobj *o, const ctri *t)
     }
 }
 
+#if SPARSE_HAVE_AVX
+/* A's nine blocks of a triangle += B (9 blocks of 9, row-major by (i, j)), four entries at a time */
+static SPARSE_AVX void tri_scatter_avx(double *A, const int *block, const double *B)
+{
+    for (int ij = 0; ij < 9; ij++) {
+        double *dst = A + 9 * (size_t)block[ij];
+        const double *src = B + 9 * ij;
+        _mm256_storeu_pd(dst, _mm256_add_pd(_mm256_loadu_pd(dst), _mm256_loadu_pd(src)));
+        _mm256_storeu_pd(dst + 4, _mm256_add_pd(_mm256_loadu_pd(dst + 4), _mm256_loadu_pd(src + 4)));
+        dst[8] += src[8];
+    }
+}
+#endif
+
 /* The same three terms for the system matrix, fused. Every gradient of a triangle term has the form
  * dC/dx_i = au_i U + av_i V (stretch u: U = w^_u / b_u, V = 0; stretch v: U = 0, V = w^_v / b_v;
  * shear: U = dtheta/dw_u, V = dtheta/dw_v), and so has every Hessian block:
@@ -286,6 +301,12 @@ static void tri_eval_matrix(asm_ctx *a, const cobj *o, const ctri *t)
         B[2][0][e] = -(B[2][1][e] + B[2][2][e]);
         B[0][0][e] = -(B[1][0][e] + B[2][0][e]);
     }
+#if SPARSE_HAVE_AVX
+    if (sparse_avx()) {
+        tri_scatter_avx(a->A, t->block, &B[0][0][0]);
+        return;
+    }
+#endif
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {
             double *dst = a->A + 9 * (size_t)t->block[3 * i + j];
@@ -376,6 +397,65 @@ static bool dihedral(imp_vec3 e, imp_vec3 a, imp_vec3 b, double *phi, double *gz
     return true;
 }
 
+/* The bend term into the system matrix without its Hessian (the default definite mode, where an angle
+ * condition keeps only the Gauss-Newton part): asm_condition's operations for m = 4 and H = NULL in its
+ * order, with alpha g_i formed once per vertex instead of once per block ((alpha g_i[r]) g_j[c] is
+ * b3_add_outer's product) and the 16 blocks added as vector code where AVX is there (sparse_simd.h):
+ * the same bits as asm_condition. */
+#if SPARSE_HAVE_AVX
+static SPARSE_AVX void bend_blocks_avx(double *A, const int *block, const double *sg, const double *g)
+{
+    /* a block's entries 0..3 are (s0 g0, s0 g1, s0 g2, s1 g0), 4..7 (s1 g1, s1 g2, s2 g0, s2 g1), 8 s2 g2 */
+    __m256d sa[4], sb[4], ga[4], gb[4];
+    for (int i = 0; i < 4; i++) {
+        const double *s = sg + 3 * i, *q = g + 3 * i;
+        sa[i] = _mm256_set_pd(s[1], s[0], s[0], s[0]), sb[i] = _mm256_set_pd(s[2], s[2], s[1], s[1]);
+        ga[i] = _mm256_set_pd(q[0], q[2], q[1], q[0]), gb[i] = _mm256_set_pd(q[1], q[0], q[2], q[1]);
+    }
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++) {
+            double *B = A + 9 * (size_t)block[4 * i + j];
+            _mm256_storeu_pd(B, _mm256_add_pd(_mm256_loadu_pd(B), _mm256_mul_pd(sa[i], ga[j])));
+            _mm256_storeu_pd(B + 4, _mm256_add_pd(_mm256_loadu_pd(B + 4), _mm256_mul_pd(sb[i], gb[j])));
+            B[8] += sg[3 * i + 2] * g[3 * j + 2];
+        }
+}
+#endif
+
+static void bend_condition(asm_ctx *a, const int *idx, const int *block, double C, const double *g, double k, double kd)
+{
+    double Cdot = 0;
+    for (int i = 0; i < 4; i++) {
+        const double *vi = a->v + 3 * idx[i];
+        Cdot += g[3 * i] * vi[0] + g[3 * i + 1] * vi[1] + g[3 * i + 2] * vi[2];
+    }
+    const double s = -(k * C + kd * Cdot);
+    for (int i = 0; i < 4; i++) {
+        double *fi = a->f + 3 * idx[i];
+        fi[0] += s * g[3 * i], fi[1] += s * g[3 * i + 1], fi[2] += s * g[3 * i + 2];
+    }
+    /* A -= h D + h^2 K with D = -kd g g^T, K = -k g g^T */
+    const double alpha = a->h * kd + a->h2 * k;
+    double sg[12];
+    for (int e = 0; e < 12; e++) sg[e] = alpha * g[e];
+#if SPARSE_HAVE_AVX
+    if (sparse_avx()) bend_blocks_avx(a->A, block, sg, g);
+    else
+#endif
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 4; j++) {
+                double *B = a->A + 9 * (size_t)block[4 * i + j];
+                for (int r = 0; r < 3; r++)
+                    for (int c = 0; c < 3; c++) B[3 * r + c] += sg[3 * i + r] * g[3 * j + c];
+            }
+    /* h^2 K v0 = -h^2 k g Cdot; the + 0.0 is asm_condition's Hessian term, zero here (it makes a -0 +0) */
+    const double c1 = -a->h2 * k * Cdot;
+    for (int i = 0; i < 4; i++) {
+        double *bi = a->bK + 3 * idx[i];
+        for (int r = 0; r < 3; r++) bi[r] += c1 * g[3 * i + r] + 0.0;
+    }
+}
+
 static void bend_eval(asm_ctx *a, const cobj *o, const cbend *bd)
 {
     const int idx[4] = {o->dense[bd->v[0]], o->dense[bd->v[1]], o->dense[bd->v[2]], o->dense[bd->v[3]]};
@@ -408,7 +488,8 @@ static void bend_eval(asm_ctx *a, const cobj *o, const cbend *bd)
                         H[(3 * i + r) * 12 + 3 * j + c] = s;
                     }
     }
-    asm_condition(a, 4, idx, bd->block, C, g, wantH ? H : NULL, false, k, o->damping * k);
+    if (a->A && !a->Kd && !wantH) bend_condition(a, idx, bd->block, C, g, k, o->damping * k);
+    else asm_condition(a, 4, idx, bd->block, C, g, wantH ? H : NULL, false, k, o->damping * k);
 }
 
 static double bend_energy(const imp_world *w, const cobj *o, const cbend *bd)

@@ -78,7 +78,7 @@ void hull_free(hull *h)
 {
     if (!h) return;
     free(h->v), free(h->vx), free(h->face_first), free(h->face_count), free(h->face_verts), free(h->face_n), free(h->face_d);
-    free(h->edges), free(h->edge_faces), free(h->dirs), free(h->tris);
+    free(h->edges), free(h->edge_faces), free(h->dirs), free(h->tris), free(h->arc), free(h->fnx);
     free(h);
 }
 
@@ -327,6 +327,24 @@ static void hull_edges(hull *h, int fv)
         }
 }
 
+/* 4e. the face normals as three arrays, and the arcs of the edges on the Gauss map (hull.h) */
+static void hull_arcs(hull *h)
+{
+    h->fnx = ids_grow(NULL, 3 * sizeof(double), h->nf > 0 ? (size_t)h->nf : 1);
+    h->fny = h->fnx + h->nf, h->fnz = h->fny + h->nf;
+    for (int f = 0; f < h->nf; f++) h->fnx[f] = h->face_n[f].x, h->fny[f] = h->face_n[f].y, h->fnz[f] = h->face_n[f].z;
+    h->arc = ids_grow(NULL, 5 * sizeof(double), h->ne > 0 ? (size_t)h->ne : 1);
+    h->arc_min = INFINITY;
+    for (int e = 0; e < h->ne; e++) {
+        const imp_vec3 a = h->face_n[h->edge_faces[2 * e]], b = h->face_n[h->edge_faces[2 * e + 1]], bxa = v3_cross(b, a);
+        const double len = v3_len(bxa);
+        double *arc = h->arc + 5 * e;
+        v3_store(arc, len > 0 ? v3_scale(bxa, 1 / len) : v3(0, 0, 0));
+        arc[3] = v3_dot(a, b), arc[4] = len > 0 ? 1 / len : 0;
+        h->arc_min = fmin(h->arc_min, len);
+    }
+}
+
 hull *hull_build(const double *pts, int n, char *err, size_t errlen)
 {
     if (n < 4) {
@@ -345,6 +363,7 @@ hull *hull_build(const double *pts, int n, char *err, size_t errlen)
     const int fv = hull_faces(h, &q, nt, uf, map);
     free(uf), free(map), free(q.f);
     hull_edges(h, fv);
+    hull_arcs(h);
     /* the centroid's least distance to a face plane, less 1% and 1e-9 of the hull's size for faces
      * merged from triangles within rounding of one plane (a vertex may then lie just outside it) */
     double in = INFINITY, size = 0;

@@ -21,6 +21,12 @@ typedef struct hull {
     int *tris;            /* 3 per triangle                        */
     imp_vec3 centroid;
     double inradius;      /* a ball of this radius about the centroid lies inside the hull (0: flat) */
+    /* each edge's arc on the unit sphere, from a = face_n[edge_faces[2e]] to b = face_n[edge_faces[2e + 1]]
+     * (the narrow phase's Gauss-map bounds): 5 per edge, the unit axis (b x a) / |b x a|, a . b and
+     * 1 / |b x a| (0 for parallel normals); arc_min the least |b x a|. NULL (and 0) when not made. */
+    double *arc;
+    double arc_min;
+    double *fnx, *fny, *fnz; /* face_n as three arrays (one block, fnx first), or NULL when not made */
 } hull;
 
 /* hull.c */

@@ -204,6 +204,7 @@ static void multigrid(void *ctx, const double *r, double *s)
 
 typedef struct mul_job {
     const implicit_state *st;
+    const double *cm; /* the blocks column-major (bsr3_mul_rows_cm), or NULL: A's own */
     const double *x;
     double *y;
 } mul_job;
@@ -212,12 +213,22 @@ static void matrix_mul_part(void *ctx, int chunk)
 {
     const mul_job *jb = ctx;
     const implicit_state *st = jb->st;
-    bsr3_mul_rows(&st->A, jb->x, jb->y, st->split[chunk], st->split[chunk + 1]);
+    if (jb->cm) bsr3_mul_rows_cm(&st->A, jb->cm, jb->x, jb->y, st->split[chunk], st->split[chunk + 1]);
+    else bsr3_mul_rows(&st->A, jb->x, jb->y, st->split[chunk], st->split[chunk + 1]);
 }
 
 static void matrix_mul(void *ctx, const double *x, double *y)
 {
-    mul_job jb = {ctx, x, y};
+    mul_job jb = {ctx, NULL, x, y};
+    par_for(matrix_mul_part, &jb, PAR_CHUNKS);
+}
+
+/* the products of the conjugate gradient, after amg_update took this matrix: from the multigrid's
+ * column-major copy of it (the same bits as matrix_mul) */
+static void matrix_mul_solve(void *ctx, const double *x, double *y)
+{
+    const implicit_state *st = ctx;
+    mul_job jb = {st, st->mg.lev[0].cm, x, y};
     par_for(matrix_mul_part, &jb, PAR_CHUNKS);
 }
 
@@ -382,7 +393,7 @@ static cg_result solve(implicit_state *st, int n, bool has_z, double abs_tol)
     if (!(phi < 0)) memset(st->y, 0, sizeof(double) * (size_t)n3);
     matrix_filter(st);
     amg_update(&st->mg, &st->A);
-    cg_problem p = {n3, st, matrix_mul, NULL, st->nfiltered ? filter_apply : NULL, st->set.cg_tolerance,
+    cg_problem p = {n3, st, matrix_mul_solve, NULL, st->nfiltered ? filter_apply : NULL, st->set.cg_tolerance,
                     st->set.cg_max_iterations, abs_tol, multigrid, velocity_norm};
     cg_result r = cg_solve(&p, st->y, rhs, &st->cg);
     matrix_unfilter(st);

@@ -52,6 +52,7 @@
 #include "imp_math.h"
 #include "narrowphase.h"
 #include "shape.h"
+#include "sparse_simd.h"
 
 #define NP_KEEP 0.005 /* m: near-touching points kept in a touching face manifold (face_points) */
 #define NP_LEVEL 1e-4 /* m: a capsule's end this close above a plane it touches is on it too */
@@ -90,6 +91,9 @@ typedef struct poly {
     double inradius;            /* a ball of this radius about center lies inside (0: none known; boxes:
                                  * poly_inradius) */
     const imp_vec3 *wv;         /* world vertices when precomputed (NULL: transform on demand) */
+    const double *arc;          /* the edges' Gauss-map arcs in the local frame (hull.h), or NULL */
+    const double *fnx, *fny, *fnz; /* fn as three arrays, or NULL */
+    double arc_min;             /* with arc: the least |b x a| of the arcs */
 } poly;
 
 static const int BOX_FF[6] = {0, 4, 8, 12, 16, 20}, BOX_FC[6] = {4, 4, 4, 4, 4, 4};
@@ -109,6 +113,8 @@ static void poly_box(const geom *g, box_data *bd, poly *P)
     P->is_box = true, P->half = g->half;
     P->inradius = -1; /* poly_inradius: the least half extent, found where it is needed */
     P->wv = NULL;
+    P->arc = NULL, P->arc_min = 0;
+    P->fnx = P->fny = P->fnz = NULL;
     P->nv = 8, P->nf = 6, P->ne = 12, P->ndir = 3;
     P->ff = BOX_FF, P->fc = BOX_FC, P->fv = BOX_FV, P->fn = BOX_FN, P->edges = BOX_EDGES, P->dirs = BOX_DIRS;
     P->edge_faces = BOX_EDGE_FACES;
@@ -135,6 +141,8 @@ static void poly_hull(const geom *g, poly *P)
     P->is_box = false;
     P->inradius = h->inradius;
     P->wv = NULL;
+    P->arc = h->arc, P->arc_min = h->arc_min;
+    P->fnx = h->fnx, P->fny = h->fny, P->fnz = h->fnz;
 }
 
 typedef struct tri_data { double v[9]; imp_vec3 fn[2]; double fd[2]; imp_vec3 dirs[3]; } tri_data;
@@ -154,6 +162,8 @@ static void poly_triangle(imp_vec3 a, imp_vec3 b, imp_vec3 c, imp_vec3 n, tri_da
     P->is_box = false;
     P->inradius = 0;
     P->wv = NULL;
+    P->arc = NULL, P->arc_min = 0;
+    P->fnx = P->fny = P->fnz = NULL;
 }
 
 /* the radius of a ball about P's centre inside P (a box's is its least half extent) */
@@ -173,6 +183,33 @@ static imp_vec3 poly_vertex(const poly *P, int i)
 static imp_vec3 poly_normal(const poly *P, int f) { return m3_mul_v(P->R, P->fn[f]); }
 static double poly_offset(const poly *P, int f, imp_vec3 n) { return P->fd[f] + v3_dot(n, P->p); }
 
+#if SPARSE_HAVE_AVX
+/* the least and largest of l . v over the vertices (structure of arrays), four lanes at a time: the
+ * scalar loop's products and choices (_mm256_min_pd(d, m) is d < m ? d : m), the lanes combined at the end */
+static SPARSE_AVX void project_avx(const poly *P, imp_vec3 l, double *mn_out, double *mx_out)
+{
+    const double *vx = P->vx, *vy = P->vy, *vz = P->vz;
+    const __m256d lx = _mm256_set1_pd(l.x), ly = _mm256_set1_pd(l.y), lz = _mm256_set1_pd(l.z);
+    __m256d vmn = _mm256_set1_pd(INFINITY), vmx = _mm256_set1_pd(-INFINITY);
+    int i = 0;
+    for (; i + 4 <= P->nv; i += 4) {
+        const __m256d d = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(lx, _mm256_loadu_pd(vx + i)), _mm256_mul_pd(ly, _mm256_loadu_pd(vy + i))),
+                                        _mm256_mul_pd(lz, _mm256_loadu_pd(vz + i)));
+        vmn = _mm256_min_pd(d, vmn), vmx = _mm256_max_pd(d, vmx);
+    }
+    double lo4[4], hi4[4];
+    _mm256_storeu_pd(lo4, vmn), _mm256_storeu_pd(hi4, vmx);
+    double mn = lo4[0], mx = hi4[0];
+    for (int k = 1; k < 4; k++) mn = lo4[k] < mn ? lo4[k] : mn, mx = hi4[k] > mx ? hi4[k] : mx;
+    for (; i < P->nv; i++) {
+        const double d = l.x * vx[i] + l.y * vy[i] + l.z * vz[i];
+        mn = d < mn ? d : mn;
+        mx = d > mx ? d : mx;
+    }
+    *mn_out = mn, *mx_out = mx;
+}
+#endif
+
 /* the interval of the polytope projected on the world axis u */
 static void project(const poly *P, imp_vec3 u, double *lo, double *hi)
 {
@@ -184,6 +221,13 @@ static void project(const poly *P, imp_vec3 u, double *lo, double *hi)
         return;
     }
     double mn = INFINITY, mx = -INFINITY;
+#if SPARSE_HAVE_AVX
+    if (P->vx && sparse_avx()) {
+        project_avx(P, l, &mn, &mx);
+        *lo = c + mn, *hi = c + mx;
+        return;
+    }
+#endif
     if (P->vx) {
         /* the same products as below, over contiguous arrays (two lanes at a time) */
         const double *vx = P->vx, *vy = P->vy, *vz = P->vz;
@@ -565,12 +609,42 @@ typedef struct sat_result {
  * (the witness then names the first in face order); else the deepest face and its separation.
  * A bound skips most projections. With O the other polytope and a ball of radius r about its centre
  * c inside it, the least of n . x over O is at most n . c - r, so a face's separation is at most
- *     ub_f = n_f . c - r - d_f.
- * The face with the largest ub_f is measured first; its separation s0 is a lower bound of the
- * side's deepest, so a face with ub_f < min(s0, SHAPE_TOUCH) (with a margin for rounding) is neither
- * the deepest nor separating and is not measured. The others are measured in face order as without
- * the bound, so the result is the same to the bit. */
+ *     ub_f = n_f . c - r - d_f,
+ * computed in F's own frame (its local normals and offsets against c carried into that frame, one
+ * rotation per side instead of one per face). The face with the largest ub_f is measured first; its
+ * separation s0 is a lower bound of the side's deepest, so a face with ub_f < min(s0, SHAPE_TOUCH)
+ * (with a margin above the rounding of either frame) is neither the deepest nor separating and is
+ * not measured. The others are measured in face order as without the bound, so the result is the
+ * same to the bit. */
 enum { FACE_BOUND_MAX = 256 };
+
+static double np_abs1(imp_vec3 a) { return fabs(a.x) + fabs(a.y) + fabs(a.z); }
+/* the larger and the smaller of two numbers that are not NaN, inline (for bounds; fmax and fmin are
+ * library calls) */
+static double np_max(double a, double b) { return a > b ? a : b; }
+static double np_min(double a, double b) { return a < b ? a : b; }
+
+#if SPARSE_HAVE_AVX
+/* the face bounds ub of sat_face_side for the faces [0, 4 k) of F, four at a time (the scalar loop's
+ * operations); returns 4 k, where the scalar loop goes on */
+static SPARSE_AVX int face_bounds_avx(const poly *F, imp_vec3 cl, double o_in, double scale, double *ub)
+{
+    const __m256d cx = _mm256_set1_pd(cl.x), cy = _mm256_set1_pd(cl.y), cz = _mm256_set1_pd(cl.z);
+    const __m256d in = _mm256_set1_pd(o_in), tiny = _mm256_set1_pd(1e-9), sc = _mm256_set1_pd(scale);
+    const __m256d rel = _mm256_set1_pd(1e-12), sign = _mm256_set1_pd(-0.0);
+    int f = 0;
+    for (; f + 4 <= F->nf; f += 4) {
+        const __m256d d = _mm256_loadu_pd(F->fd + f);
+        const __m256d nc = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_loadu_pd(F->fnx + f), cx),
+                                                       _mm256_mul_pd(_mm256_loadu_pd(F->fny + f), cy)),
+                                         _mm256_mul_pd(_mm256_loadu_pd(F->fnz + f), cz));
+        __m256d u = _mm256_add_pd(_mm256_add_pd(_mm256_sub_pd(_mm256_sub_pd(nc, in), d), tiny), sc);
+        u = _mm256_add_pd(u, _mm256_mul_pd(rel, _mm256_andnot_pd(sign, d)));
+        _mm256_storeu_pd(ub + f, u);
+    }
+    return f;
+}
+#endif
 
 static bool sat_face_side(const poly *A, const poly *B, bool faces_of_b, int32_t *witness, double *deepest, int *deepest_f)
 {
@@ -581,12 +655,20 @@ static bool sat_face_side(const poly *A, const poly *B, bool faces_of_b, int32_t
     double ub[FACE_BOUND_MAX], s0 = 0, skip_below = -INFINITY;
     int f0 = -1;
     if (F->nf <= FACE_BOUND_MAX && o_in > 0) {
-        for (int f = 0; f < F->nf; f++) {
-            const imp_vec3 n = poly_normal(F, f);
-            const double nc = v3_dot(n, O->center), d = poly_offset(F, f, n);
-            ub[f] = nc - o_in - d + 1e-9 + 1e-12 * (fabs(nc) + fabs(d)); /* margin above rounding */
-            if (f0 < 0 || ub[f] > ub[f0]) f0 = f;
+        const imp_vec3 cl = m3_mul_tv(F->R, v3_sub(O->center, F->p)); /* O's centre in F's frame */
+        const double scale = 1e-12 * (np_abs1(O->center) + np_abs1(F->p) + np_abs1(cl));
+        const imp_vec3 *fn = F->fn;
+        const double *fd = F->fd;
+        int f = 0;
+#if SPARSE_HAVE_AVX
+        if (F->fnx && sparse_avx()) f = face_bounds_avx(F, cl, o_in, scale, ub);
+#endif
+        for (; f < F->nf; f++) {
+            const double nc = fn[f].x * cl.x + fn[f].y * cl.y + fn[f].z * cl.z;
+            ub[f] = nc - o_in - fd[f] + 1e-9 + scale + 1e-12 * fabs(fd[f]); /* margin above rounding */
         }
+        for (f = 0; f < F->nf; f++)
+            if (f0 < 0 || ub[f] > ub[f0]) f0 = f;
         if (f0 >= 0) {
             s0 = axis_sep(A, B, witness_encode(kind, f0, 0), &axis);
             if (isfinite(s0)) skip_below = fmin(s0, SHAPE_TOUCH);
@@ -629,6 +711,53 @@ static bool sat_faces(const poly *A, const poly *B, int32_t *witness, sat_result
  * and third tests. Faces are tested by projecting the other polytope's vertices. */
 enum { GAUSS_MAX = 256, GAUSS_EDGES = 512 };
 
+/* For the plane of one arc of A (its normal u = b x a): side[f] = n_f . u for B's negated normals n_f,
+ * and the edges of B whose two faces lie strictly on either side (side[face0] side[face1] < 0), in
+ * ascending order into crossing; returns their count. The vector path (AVX) forms side four faces at a
+ * time with the scalar path's operations; the edges are picked by scalar loads either way (a gather
+ * of the two sides per edge is slower than the loads on the processors measured). */
+static int gauss_crossings_scalar(const double *nbx, const double *nby, const double *nbz, int nfb, const int *face0,
+                                  const int *face1, int ne, imp_vec3 u, double *side, int *crossing)
+{
+    for (int f = 0; f < nfb; f++) side[f] = nbx[f] * u.x + nby[f] * u.y + nbz[f] * u.z;
+    int nc = 0;
+    for (int j = 0; j < ne; j++) {
+        crossing[nc] = j;
+        nc += side[face0[j]] * side[face1[j]] < 0;
+    }
+    return nc;
+}
+
+#if SPARSE_HAVE_AVX
+static SPARSE_AVX int gauss_crossings_avx(const double *nbx, const double *nby, const double *nbz, int nfb,
+                                           const int *face0, const int *face1, int ne, imp_vec3 u, double *side,
+                                           int *crossing)
+{
+    const __m256d ux = _mm256_set1_pd(u.x), uy = _mm256_set1_pd(u.y), uz = _mm256_set1_pd(u.z);
+    int f = 0;
+    for (; f + 4 <= nfb; f += 4)
+        _mm256_storeu_pd(side + f, _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_loadu_pd(nbx + f), ux),
+                                                                _mm256_mul_pd(_mm256_loadu_pd(nby + f), uy)),
+                                                  _mm256_mul_pd(_mm256_loadu_pd(nbz + f), uz)));
+    for (; f < nfb; f++) side[f] = nbx[f] * u.x + nby[f] * u.y + nbz[f] * u.z;
+    int nc = 0;
+    for (int j = 0; j < ne; j++) {
+        crossing[nc] = j;
+        nc += side[face0[j]] * side[face1[j]] < 0;
+    }
+    return nc;
+}
+#endif
+
+static int gauss_crossings(const double *nbx, const double *nby, const double *nbz, int nfb, const int *face0,
+                           const int *face1, int ne, imp_vec3 u, double *side, int *crossing)
+{
+#if SPARSE_HAVE_AVX
+    if (sparse_avx()) return gauss_crossings_avx(nbx, nby, nbz, nfb, face0, face1, ne, u, side, crossing);
+#endif
+    return gauss_crossings_scalar(nbx, nby, nbz, nfb, face0, face1, ne, u, side, crossing);
+}
+
 static bool sat_gauss(const poly *A, const poly *B, int32_t *witness, sat_result *r)
 {
     imp_vec3 axis;
@@ -638,7 +767,7 @@ static bool sat_gauss(const poly *A, const poly *B, int32_t *witness, sat_result
     imp_vec3 na[GAUSS_MAX];
     double nbx[GAUSS_MAX], nby[GAUSS_MAX], nbz[GAUSS_MAX], side[GAUSS_MAX];
     double ex[GAUSS_EDGES], ey[GAUSS_EDGES], ez[GAUSS_EDGES];
-    int crossing[GAUSS_EDGES];
+    int crossing[GAUSS_EDGES], face0[GAUSS_EDGES], face1[GAUSS_EDGES];
     const int ne = B->ne, nfb = B->nf;
     const int *bf = B->edge_faces;
     for (int f = 0; f < A->nf; f++) na[f] = poly_normal(A, f);
@@ -648,6 +777,7 @@ static bool sat_gauss(const poly *A, const poly *B, int32_t *witness, sat_result
     }
     for (int j = 0; j < ne; j++) {
         const int fc = bf[2 * j], fd = bf[2 * j + 1];
+        face0[j] = fc, face1[j] = fd;
         imp_vec3 dxc = v3_cross(v3(nbx[fd], nby[fd], nbz[fd]), v3(nbx[fc], nby[fc], nbz[fc]));
         ex[j] = dxc.x, ey[j] = dxc.y, ez[j] = dxc.z;
     }
@@ -662,30 +792,45 @@ static bool sat_gauss(const poly *A, const poly *B, int32_t *witness, sat_result
     const double matter = fmin(SHAPE_TOUCH, NP_EDGE_REL * face + NP_EDGE_ABS);
     const double b_in = poly_inradius(B);
     const bool bounded = b_in > 0 && isfinite(face);
-    double shortest_b = INFINITY;
-    for (int j = 0; j < ne && bounded; j++) shortest_b = fmin(shortest_b, sqrt(ex[j] * ex[j] + ey[j] * ey[j] + ez[j] * ez[j]));
+    double shortest_b = B->arc ? B->arc_min : INFINITY;
+    for (int j = 0; j < ne && bounded && !B->arc; j++) shortest_b = np_min(shortest_b, sqrt(ex[j] * ex[j] + ey[j] * ey[j] + ez[j] * ez[j]));
+    /* the bound is computed in A's frame (A's own normals and vertices, B's centre carried over once),
+     * its margin widened by the rounding of that rotation */
+    const imp_vec3 cb = m3_mul_tv(A->R, v3_sub(B->center, A->p));
+    const double frame_margin = 1e-12 * (np_abs1(B->center) + np_abs1(A->p) + np_abs1(cb));
+    const double inv_shortest = 1 / np_max(shortest_b, 1e-300);
     for (int i = 0; i < A->ne; i++) {
-        const imp_vec3 a = na[A->edge_faces[2 * i]], b = na[A->edge_faces[2 * i + 1]], bxa = v3_cross(b, a);
-        const double ux = bxa.x, uy = bxa.y, uz = bxa.z;
-        if (bounded) {
-            const imp_vec3 wv = v3_sub(B->center, poly_vertex(A, A->edges[2 * i]));
+        if (bounded && A->arc) {
+            /* the same bound from the arc's constants (hull.h): with e the arc's unit axis and wp = wv - e (e . wv)
+             * the projection on its great circle, wp . a = wv . a and wp . b = wv . b (e is normal to both), so wp
+             * lies between a and b when wv . b - (a . b) wv . a >= 0 and wv . a - (a . b) wv . b >= 0 (the two
+             * triple products of the test below, by the Binet-Cauchy identity), and |wp|^2 = |wv|^2 - (e . wv)^2 */
+            const double *arc = A->arc + 5 * i;
+            const imp_vec3 a = A->fn[A->edge_faces[2 * i]], b = A->fn[A->edge_faces[2 * i + 1]];
+            const imp_vec3 wv = v3_sub(cb, v3_load(A->v + 3 * A->edges[2 * i]));
+            const double da = v3_dot(a, wv), db = v3_dot(b, wv), cab = arc[3];
+            double top = np_max(da, db);
+            if (arc[4] > 0 && db - cab * da >= 0 && da - cab * db >= 0) {
+                const double de = arc[0] * wv.x + arc[1] * wv.y + arc[2] * wv.z, wp2 = v3_dot(wv, wv) - de * de;
+                top = np_max(top, sqrt(np_max(wp2, 0)));
+            }
+            const double margin = 1e-9 + frame_margin + 1e-12 * (np_abs1(wv) + b_in) * (1 + arc[4] + inv_shortest);
+            if (top - b_in + margin < matter) continue;
+        } else if (bounded) {
+            const imp_vec3 a = A->fn[A->edge_faces[2 * i]], b = A->fn[A->edge_faces[2 * i + 1]], bxa = v3_cross(b, a);
+            const imp_vec3 wv = v3_sub(cb, v3_load(A->v + 3 * A->edges[2 * i]));
             const double len = v3_len(bxa), wl = v3_len(wv);
-            double top = fmax(v3_dot(a, wv), v3_dot(b, wv)); /* the arc's ends */
+            double top = np_max(v3_dot(a, wv), v3_dot(b, wv)); /* the arc's ends */
             if (len > 0) { /* its inside: the great circle's highest point, when it lies between a and b */
                 const imp_vec3 e = v3_scale(bxa, 1 / len), wp = v3_sub(wv, v3_scale(e, v3_dot(wv, e)));
                 const imp_vec3 axb = v3_scale(bxa, -1);
-                if (v3_dot(v3_cross(a, wp), axb) >= 0 && v3_dot(v3_cross(wp, b), axb) >= 0) top = fmax(top, v3_len(wp));
+                if (v3_dot(v3_cross(a, wp), axb) >= 0 && v3_dot(v3_cross(wp, b), axb) >= 0) top = np_max(top, v3_len(wp));
             }
-            const double margin = 1e-9 + 1e-12 * (wl + b_in) * (1 + 1 / fmax(len, 1e-300) + 1 / fmax(shortest_b, 1e-300));
+            const double margin = 1e-9 + frame_margin + 1e-12 * (wl + b_in) * (1 + 1 / np_max(len, 1e-300) + inv_shortest);
             if (top - b_in + margin < matter) continue;
         }
-        for (int f = 0; f < nfb; f++) side[f] = nbx[f] * ux + nby[f] * uy + nbz[f] * uz;
-        /* the edges of B whose arc crosses the plane of A's arc, in ascending order */
-        int nc = 0;
-        for (int j = 0; j < ne; j++) {
-            crossing[nc] = j;
-            nc += side[bf[2 * j]] * side[bf[2 * j + 1]] < 0;
-        }
+        const imp_vec3 a = na[A->edge_faces[2 * i]], b = na[A->edge_faces[2 * i + 1]], bxa = v3_cross(b, a);
+        const int nc = gauss_crossings(nbx, nby, nbz, nfb, face0, face1, ne, bxa, side, crossing);
         for (int k = 0; k < nc; k++) {
             const int j = crossing[k];
             const double cba = side[bf[2 * j]];

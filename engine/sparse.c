@@ -1,9 +1,11 @@
 /* sparse.c: block-sparse matrices (see sparse.h). */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ids.h"
 #include "sparse.h"
+#include "sparse_simd.h"
 
 static int cmp_int(const void *a, const void *b)
 {
@@ -128,5 +130,63 @@ void jmat_mul_t(const jmat *j, const double *y, double *x, int n)
         const jentry *e = &j->e[k];
         double *xp = x + 3 * e->particle, s = y[e->row];
         xp[0] += e->g[0] * s, xp[1] += e->g[1] * s, xp[2] += e->g[2] * s;
+    }
+}
+
+/* ---- column-major copies (sparse.h, sparse_simd.h) ------------------------------------------------ */
+
+size_t bsr3_cm_size(int nblocks) { return 9 * (size_t)(nblocks > 0 ? nblocks : 0) + 1; }
+
+void bsr3_cm_fill(const bsr3 *a, double *cm, int k0, int k1)
+{
+    for (int k = k0; k < k1; k++) {
+        const double *b = a->val + 9 * (size_t)k;
+        double *c = cm + 9 * (size_t)k;
+        c[0] = b[0], c[1] = b[3], c[2] = b[6];
+        c[3] = b[1], c[4] = b[4], c[5] = b[7];
+        c[6] = b[2], c[7] = b[5], c[8] = b[8];
+    }
+    if (k1 == a->nnz) cm[9 * (size_t)a->nnz] = 0;
+}
+
+#if SPARSE_HAVE_AVX
+bool sparse_avx(void)
+{
+    static atomic_int state = -1; /* -1: not decided yet; every thread decides the same */
+    int s = atomic_load_explicit(&state, memory_order_relaxed);
+    if (s < 0) {
+        const char *env = getenv("IMPETUS_SIMD");
+        s = __builtin_cpu_supports("avx") && !(env && strcmp(env, "0") == 0);
+        atomic_store_explicit(&state, s, memory_order_relaxed);
+    }
+    return s;
+}
+
+static SPARSE_AVX void mul_rows_cm_avx(const bsr3 *a, const double *cm, const double *x, double *y, int r0, int r1)
+{
+    for (int i = r0; i < r1; i++) {
+        __m256d yi = _mm256_setzero_pd();
+        for (int k = a->row_start[i]; k < a->row_start[i + 1]; k++)
+            yi = _mm256_add_pd(yi, sparse_cm_mul(cm + 9 * (size_t)k, x + 3 * (size_t)a->col[k]));
+        sparse_store3(y + 3 * (size_t)i, yi);
+    }
+}
+#endif
+
+void bsr3_mul_rows_cm(const bsr3 *a, const double *cm, const double *x, double *y, int r0, int r1)
+{
+#if SPARSE_HAVE_AVX
+    if (sparse_avx()) {
+        mul_rows_cm_avx(a, cm, x, y, r0, r1);
+        return;
+    }
+#endif
+    for (int i = r0; i < r1; i++) {
+        double yi[3] = {0, 0, 0}, p[3];
+        for (int k = a->row_start[i]; k < a->row_start[i + 1]; k++) {
+            sparse_cm_mul_scalar(cm + 9 * (size_t)k, x + 3 * (size_t)a->col[k], p);
+            yi[0] += p[0], yi[1] += p[1], yi[2] += p[2];
+        }
+        y[3 * (size_t)i] = yi[0], y[3 * (size_t)i + 1] = yi[1], y[3 * (size_t)i + 2] = yi[2];
     }
 }

@@ -10,6 +10,8 @@
 #ifndef IMPETUS_SPARSE_H
 #define IMPETUS_SPARSE_H
 
+#include <stddef.h>
+
 #include "imp_math.h"
 
 typedef struct bsr3 {
@@ -32,6 +34,19 @@ int bsr3_find(const bsr3 *a, int i, int j);
 void bsr3_mul(const bsr3 *a, const double *x, double *y);
 /* the block rows [r0, r1) of y = A x */
 void bsr3_mul_rows(const bsr3 *a, const double *x, double *y, int r0, int r1);
+
+/* Column-major copies of the blocks, for the products that run many times over one matrix (the
+ * conjugate gradient's and the multigrid smoother's). With a block's columns contiguous, B x is
+ * col0 x_0 + col1 x_1 + col2 x_2 in three-lane vector operations, and lane r computes
+ * (B_r0 x_0 + B_r1 x_1) + B_r2 x_2, the same operations in the same order as b3_mul_v: the vector
+ * and the scalar paths give the same bits (no fused multiply-add on either). The copy holds
+ * 9 doubles per block and one more after the last (a four-lane load of the last column reads it).
+ * bsr3_cm_size: the doubles a copy of nblocks blocks needs. */
+size_t bsr3_cm_size(int nblocks);
+/* cm[9k + 3c + r] = val[9k + 3r + c] for the blocks [k0, k1) (and the pad after the last) */
+void bsr3_cm_fill(const bsr3 *a, double *cm, int k0, int k1);
+/* the block rows [r0, r1) of y = A x from the copy cm: the same bits as bsr3_mul_rows */
+void bsr3_mul_rows_cm(const bsr3 *a, const double *cm, const double *x, double *y, int r0, int r1);
 
 typedef struct jentry {
     int row, particle;  /* constraint row, particle (dense index) */

@@ -227,6 +227,52 @@ describe("contact manifolds", function()
   end)
 end)
 
+describe("hull pairs on the vector path", function()
+  it("find the same contacts to the last bit as on the scalar path (IMPETUS_SIMD=0)", function()
+    -- 64 hulls of 24 random points packed so that neighbours overlap: the face bounds, the projections
+    -- and the Gauss-map arcs run as vector code where AVX is there
+    local script = [[
+      local impetus = require "impetus"
+      math.randomseed(7)
+      local w = impetus.world { gravity = { 0, 0, 0 } }
+      w.contact = "none"
+      for l = 0, 3 do
+        for i = 0, 3 do
+          for k = 0, 3 do
+            local pts = {}
+            for p = 1, 24 do
+              local t, ph = math.random() * 2 * math.pi, math.acos(2 * math.random() - 1)
+              pts[p] = { 0.55 * math.sin(ph) * math.cos(t), 0.55 * math.cos(ph), 0.55 * math.sin(ph) * math.sin(t) }
+            end
+            w:hull { points = pts, position = { i * 0.95, l * 0.95, k * 0.95 },
+              orientation = impetus.quat.from_axis_angle({ math.random(), math.random(), math.random() }, math.random()),
+              angular_velocity = { math.random() - 0.5, math.random() - 0.5, math.random() - 0.5 } }
+          end
+        end
+      end
+      local out = {}
+      for _ = 1, 20 do
+        w:step(1 / 60)
+        for _, c in ipairs(w:contacts()) do
+          local n = c.normal
+          out[#out + 1] = string.format("%d %a %a %a", #c.points, n[1], n[2], n[3])
+          for _, p in ipairs(c.points) do out[#out + 1] = string.format("%a %a %a %a", p.point[1], p.point[2], p.point[3], p.depth) end
+        end
+      end
+      return table.concat(out, "\n")
+    ]]
+    local here = load(script)()
+    local dir = helpers.tmpdir()
+    helpers.write(dir .. "/run.lua", "io.write((function() " .. script .. " end)())")
+    local out, code = helpers.sh(string.format("cd %q && IMPETUS_SIMD=0 LUA_PATH='scripts/?.lua;scripts/?/init.lua;;' " ..
+      "LUA_CPATH=%q lua5.4 %q", helpers.root, helpers.build .. "/lib/?.so", dir .. "/run.lua"))
+    os.execute("rm -rf " .. dir)
+    assert.are.equal(0, code, out)
+    assert.is_true(#here > 1000, "the pile has contacts to compare")
+    assert.is_true(out == here, "the vector and the scalar paths disagree")
+  end)
+end)
+
 describe("large meshes", function()
   it("find their triangles anywhere through the hierarchy (a 100 x 100 grid of 20,000 triangles)", function()
     local w = zero_g()
