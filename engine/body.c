@@ -455,14 +455,27 @@ void bodies_clear_accumulators(imp_world *w)
 }
 
 /* put back bodies whose state went non-finite, at rest; returns how many */
+/* finite, within IMP_GUARD_COORD of the origin, slower than IMP_GUARD_SPEED and IMP_GUARD_SPIN (the
+ * spin bounded by |I_body^-1|_F |L|, which holds in any frame), and q of a norm the step keeps near 1 */
+static bool body_in_range(const body *b, const double *X)
+{
+    for (int k = 0; k < BODY_DIM; k++)
+        if (!isfinite(X[k])) return false;
+    const imp_vec3 x = v3_load(X), P = v3_load(X + 7), L = v3_load(X + 10);
+    const double q2 = X[3] * X[3] + X[4] * X[4] + X[5] * X[5] + X[6] * X[6];
+    double inv2 = 0;
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) inv2 += b->Ibody_inv.m[r][c] * b->Ibody_inv.m[r][c];
+    return fabs(x.x) <= IMP_GUARD_COORD && fabs(x.y) <= IMP_GUARD_COORD && fabs(x.z) <= IMP_GUARD_COORD &&
+           v3_len(P) * b->inv_mass <= IMP_GUARD_SPEED && sqrt(inv2) * v3_len(L) <= IMP_GUARD_SPIN && q2 > 0.25 && q2 < 4;
+}
+
 int bodies_nan_guard(imp_world *w, const double *x0)
 {
     int bad = 0, first = -1;
     for (int i = 0; i < w->bodies->ids.count; i++) {
         double *X = w->bodies->state + BODY_DIM * i;
-        bool ok = true;
-        for (int k = 0; k < BODY_DIM; k++) ok = ok && isfinite(X[k]);
-        if (ok) continue;
+        if (body_in_range(&w->bodies->body[i], X)) continue;
         if (first < 0) first = i;
         bad++;
         memcpy(X, x0 + BODY_DIM * i, 7 * sizeof(double));
@@ -472,8 +485,9 @@ int bodies_nan_guard(imp_world *w, const double *x0)
     }
     if (bad) {
         char msg[256];
-        snprintf(msg, sizeof msg, "NaN guard: %d bod%s went non-finite at t = %.4f s (first: body #%u); "
-                 "they were put back and stopped", bad, bad == 1 ? "y" : "ies", w->time, ids_of(&w->bodies->ids, first).index);
+        snprintf(msg, sizeof msg, "NaN guard: %d bod%s went non-finite (or past %g m, %g m/s, %g rad/s) at t = %.4f s (first: body #%u); "
+                 "they were put back and stopped", bad, bad == 1 ? "y" : "ies", IMP_GUARD_COORD, IMP_GUARD_SPEED, IMP_GUARD_SPIN,
+                 w->time, ids_of(&w->bodies->ids, first).index);
         if (w->error[0]) strncat(w->error, "; ", sizeof w->error - strlen(w->error) - 1);
         strncat(w->error, msg, sizeof w->error - strlen(w->error) - 1);
     }

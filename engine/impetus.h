@@ -41,6 +41,12 @@ typedef enum imp_status {
 #define IMP_MAX_SIZE 1e6  /* m   */
 #define IMP_MAX_SPEED 1e6 /* m/s */
 #define IMP_MAX_SPIN 1e6  /* rad/s */
+/* the NaN guard (a step's last stage) treats a particle or body beyond these as blown up, as if it had
+ * gone non-finite: a thousand times the input limits, far past any motion the solvers follow, where
+ * products of the state would soon overflow (a quaternion of norm 1e178 normalizes to zero) */
+#define IMP_GUARD_COORD (1e3 * IMP_MAX_COORD) /* m     */
+#define IMP_GUARD_SPEED (1e3 * IMP_MAX_SPEED) /* m/s   */
+#define IMP_GUARD_SPIN (1e3 * IMP_MAX_SPIN)   /* rad/s */
 
 /* ---- ODE solvers (engine/ode.c) ------------------------------------------------------------------ */
 

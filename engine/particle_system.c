@@ -364,15 +364,17 @@ int particles_nan_guard(imp_world *w)
     int bad = 0, first = -1;
     for (int i = 0; i < n; i++) {
         const double *x = w->particles->x + 3 * i, *v = w->particles->v + 3 * i;
-        if (v3_finite(v3_load(x)) && v3_finite(v3_load(v))) continue;
+        if (v3_finite(v3_load(x)) && v3_finite(v3_load(v)) && fabs(x[0]) <= IMP_GUARD_COORD && fabs(x[1]) <= IMP_GUARD_COORD &&
+            fabs(x[2]) <= IMP_GUARD_COORD && v3_len(v3_load(v)) <= IMP_GUARD_SPEED)
+            continue;
         if (first < 0) first = i;
         bad++;
         memcpy(w->particles->x + 3 * i, x0 + 3 * i, 3 * sizeof(double));
         memset(w->particles->v + 3 * i, 0, 3 * sizeof(double));
     }
     if (bad)
-        world_error(w, "NaN guard: %d particle(s) went non-finite at t = %.4f s (first: particle #%u); "
-                       "they were put back and stopped", bad, w->time, ids_of(&w->particles->ids, first).index);
+        world_error(w, "NaN guard: %d particle(s) went non-finite (or past %g m, %g m/s) at t = %.4f s (first: particle #%u); "
+                       "they were put back and stopped", bad, IMP_GUARD_COORD, IMP_GUARD_SPEED, w->time, ids_of(&w->particles->ids, first).index);
     return bad;
 }
 

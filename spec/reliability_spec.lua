@@ -65,6 +65,40 @@ describe("reliability: the grid broad phase far from the origin", function()
   end)
 end)
 
+describe("reliability: the NaN guard and blow-ups that stay finite", function()
+  it("a stiff cloth sewn to a capsule blows up: no step leaves a state that is not finite or past 1e9 (fuzz: seed 996, shrunk to 14)", function()
+    -- the cloth's bending (2^31) drives its particles to 1e74 m, still finite, and the sewn capsule to a
+    -- quaternion of norm 1e178, which normalizes to zero: the guard takes such states as blown up
+    holds([[
+      local w = impetus.world { gravity = { -6.09, 12.27, 14.44 } }
+      local capsule = w:capsule { radius = 0.095, length = 0.216, position = { -1.82, 2.66, 0.71 },
+        orientation = { -0.284, 0.735, 0.941, 0.283 }, static_friction = 0.14 }
+      w:field(function() return 0.5, -1, 0.25 end)
+      w:plane { point = { 1.56, -1.1, -1.88 }, normal = { 0.951, 0.471, -0.277 }, restitution = 0.14, friction = 0.74 }
+      local cl = w:cloth { rows = 7, cols = 6, position = { -0.55, -1.73, -2.67 }, stretch = 2000.5, bend = 2147483647,
+        damping = 0.05, radius = 0.0327 }
+      local reported = false
+      local function step(dt)
+        local ok, err = w:step(dt)
+        reported = reported or (not ok and err:find("NaN guard", 1, true) ~= nil)
+        for _, p in ipairs(w:particles()) do
+          for k = 1, 3 do
+            assert(math.abs(p.position[k]) <= 1e9 and math.abs(p.velocity[k]) <= 1e9, "a particle past the guard")
+          end
+        end
+        for _, x in ipairs(w:body_state()) do assert(x == x and math.abs(x) < 1e300, "a body state past the guard") end
+        for k = 1, 3 do assert(capsule.position[k] == capsule.position[k], "the capsule's position is NaN") end
+      end
+      for _, dt in ipairs { 1 / 60, 1 / 60, 1 / 30, 1 / 240 } do step(dt) end
+      cl:particle(3, 3):attach(capsule, { 2.11, 1.94, 0.325 })
+      for _ = 1, 11 do step(1 / 240) end
+      capsule.position = { -3.68, -2.75, 0.354 }
+      for _ = 1, 16 do step(1 / 60) end
+      assert(reported, "the guard reported the blow-up")
+    ]], 60)
+  end)
+end)
+
 describe("reliability: a joint whose bodies were destroyed", function()
   local setup = [[
     local w = impetus.world()
