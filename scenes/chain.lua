@@ -32,9 +32,15 @@ return {
 
   keypressed = function(world, key)
     if key == "k" then
-      local last = S.links[N]
-      local v = last.velocity
-      last.velocity = { v[1] + 6, v[2] + 6, 0 }
+      -- the kick across the last link: along it the rod, which holds its length, would answer at
+      -- once with a tension spike that RK4 at this step cannot follow
+      local last, before = S.links[N], S.links[N - 1]
+      local v, a, b = last.velocity, last.position, before.position
+      local d = { a[1] - b[1], a[2] - b[2] }
+      local len = math.sqrt(d[1] * d[1] + d[2] * d[2])
+      local k = { 6, 6 }
+      local along = (k[1] * d[1] + k[2] * d[2]) / (len * len)
+      last.velocity = { v[1] + k[1] - along * d[1], v[2] + k[2] - along * d[2], 0 }
     end
   end,
 
