@@ -109,6 +109,8 @@
  * (cutoff 0.25 m/s at 60 Hz under 9.81 m/s^2; none without gravity) */
 #define IMP_QP_BOUNCE_STEPS 1.5
 
+#define IMP_QP_SAME_POINT 0.01 /* m: manifold points this close on a body are one point (its corners are farther apart) */
+
 #define IMP_QP_DENSE_MAX 256 /* rows: larger islands are solved by projected Gauss-Seidel (qp_pgs) */
 
 static struct qp_state *qp_get(imp_world *w)
@@ -129,7 +131,7 @@ void qp_free(imp_world *w)
     free(w->qp->tt_cols), free(w->qp->tt_count), free(w->qp->tn_cols), free(w->qp->tn_count);
     free(w->qp->nt_rows), free(w->qp->nt_count), free(w->qp->t_base);
     free(w->qp->At), free(w->qp->An), free(w->qp->bt), free(w->qp->g), free(w->qp->gi), free(w->qp->t1), free(w->qp->t2);
-    free(w->qp->c2), free(w->qp->par), free(w->qp->cnt), free(w->qp->isl), free(w->qp->isl_neq), free(w->qp->joints), free(w->qp->pd);
+    free(w->qp->c2), free(w->qp->par), free(w->qp->cnt), free(w->qp->isl), free(w->qp->isl_neq), free(w->qp->joints), free(w->qp->pd), free(w->qp->last);
     free(w->qp->c), free(w->qp->b), free(w->qp->A), free(w->qp->bv), free(w->qp->f), free(w->qp->wv);
     free(w->qp->dv), free(w->qp->dw), free(w->qp->pbt), free(w->qp->prow);
     imp_lcp_work_free(&w->qp->lcp);
@@ -481,10 +483,63 @@ static bool side_face(const imp_world *w, imp_contact_side sd, imp_vec3 n)
     return true;
 }
 
+/* Warm start across steps. A resting contact's force changes little from one step to the next, and the
+ * clamped set (the rows with f > 0) hardly ever: the last solve's forces, carried to the same material
+ * points, make the next step's first solve a check of the guessed set (imp_lcp_solve_guess) rather than
+ * a pivoting solve from f = 0. A point of the new gather is the last gather's when the two lie within
+ * IMP_QP_SAME_POINT of each other in A's body frame or in B's (a vertex of A, wherever it slides on B,
+ * or a vertex of B under A), the pair the same (its sides may come back swapped). Only the first guess
+ * changes: the solve's answer is judged as it is from a cold start. */
+static int qp_cmp_last(const void *x, const void *y)
+{
+    const struct qp_last_point *a = x, *b = y;
+    if (a->key != b->key) return a->key < b->key ? -1 : 1;
+    return (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+/* record the current contact list's points and forces (before it is gathered again); returns how many */
+static int qp_warm_record(struct qp_state *q)
+{
+    if (q->count > q->lastcap) {
+        q->lastcap = q->count + q->count / 2 + 16;
+        q->last = ids_grow(q->last, sizeof *q->last, (size_t)q->lastcap);
+    }
+    int n = 0;
+    for (int i = 0; i < q->count; i++) {
+        const qp_contact *c = &q->c[i];
+        if (c->eq || !(c->force > 0)) continue; /* unmatched points start at 0: only forces are worth carrying */
+        q->last[n++] = (struct qp_last_point){c->key, c->ka, i, c->la, c->lb, c->force};
+    }
+    if (n > 1) qsort(q->last, (size_t)n, sizeof *q->last, qp_cmp_last);
+    return n;
+}
+
+/* the recorded force of the point nearest contact c (within IMP_QP_SAME_POINT in A's or B's frame), or 0 */
+static double qp_warm_force(const struct qp_state *q, int nlast, const qp_contact *c)
+{
+    int lo = 0, hi = nlast;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (q->last[mid].key < c->key) lo = mid + 1; else hi = mid;
+    }
+    const double tol2 = IMP_QP_SAME_POINT * IMP_QP_SAME_POINT;
+    double best = tol2, f = 0;
+    for (int j = lo; j < nlast && q->last[j].key == c->key; j++) {
+        const struct qp_last_point *p = &q->last[j];
+        const bool same = p->ka == c->ka; /* else the pair came back with its sides swapped */
+        const imp_vec3 pa = same ? p->la : p->lb, pb = same ? p->lb : p->la;
+        const double da = v3_dot(v3_sub(c->la, pa), v3_sub(c->la, pa)), db = v3_dot(v3_sub(c->lb, pb), v3_sub(c->lb, pb));
+        const double d = da < db ? da : db;
+        if (d < best) best = d, f = p->force;
+    }
+    return f;
+}
+
 /* the contacts of the current manifolds, every touching point, at the current state */
 static int qp_gather(imp_world *w)
 {
     struct qp_state *q = qp_get(w);
+    const int nlast = qp_warm_record(q);
     const int njt = joints_count(w);
     int total = 3 * q->nj + 6 * njt;
     for (int m = 0; m < w->contacts->manifold_count; m++) total += w->contacts->manifolds[m].c.count;
@@ -529,6 +584,7 @@ static int qp_gather(imp_world *w)
                 c->leb = kb >= 0 ? m3_mul_tv(q->b[kb].R, mc->eb) : mc->eb;
             }
             qp_place(q, c);
+            if (nlast) c->force = qp_warm_force(q, nlast, c);
         }
     }
     /* joints: three equality rows each, along the world axes: the anchor on A and the anchor on B
@@ -1317,7 +1373,6 @@ static int qp_cmp_key(const void *x, const void *y)
  * its depth beyond its resting point's own penetration now (the material points placed at the trial
  * state; zero once that point separated): the manifold may see a depth the LCP's material point does
  * not (a vertex slid off the face it rested on). */
-#define IMP_QP_SAME_POINT 0.01 /* m: manifold points this close on a body are one point (its corners are farther apart) */
 
 /* remember the resting set's points in both body frames, sorted by pair (after qp_begin_step) */
 static void qp_depths_record(imp_world *w)
