@@ -131,9 +131,11 @@ void qp_free(imp_world *w)
     free(w->qp->tt_cols), free(w->qp->tt_count), free(w->qp->tn_cols), free(w->qp->tn_count);
     free(w->qp->nt_rows), free(w->qp->nt_count), free(w->qp->t_base);
     free(w->qp->At), free(w->qp->An), free(w->qp->bt), free(w->qp->g), free(w->qp->gi), free(w->qp->t1), free(w->qp->t2);
-    free(w->qp->c2), free(w->qp->par), free(w->qp->cnt), free(w->qp->isl), free(w->qp->isl_neq), free(w->qp->joints), free(w->qp->pd), free(w->qp->last);
+    free(w->qp->c2), free(w->qp->par), free(w->qp->cnt), free(w->qp->isl), free(w->qp->isl_neq), free(w->qp->joints), free(w->qp->pd), free(w->qp->last), free(w->qp->arow), free(w->qp->ks), free(w->qp->ks2);
     free(w->qp->c), free(w->qp->b), free(w->qp->A), free(w->qp->bv), free(w->qp->f), free(w->qp->wv);
     free(w->qp->dv), free(w->qp->dw), free(w->qp->pbt), free(w->qp->prow);
+    free(w->qp->srow), free(w->qp->sidx), free(w->qp->sstart), free(w->qp->sf), free(w->qp->sw), free(w->qp->sbn);
+    free(w->qp->sg), free(w->qp->st1), free(w->qp->st2);
     imp_lcp_work_free(&w->qp->lcp);
     free(w->qp);
     w->qp = NULL;
@@ -408,6 +410,28 @@ static void qp_place(const struct qp_state *q, qp_contact *c)
     c->dd = v3_dot(c->n, u);
 }
 
+/* d of contact c (not a joint row) at the current body kinematics: qp_place's d, computed alone */
+static double qp_separation(const struct qp_state *q, const qp_contact *c)
+{
+    const qp_body *A = c->ka >= 0 ? &q->b[c->ka] : &QP_FIXED, *B = c->kb >= 0 ? &q->b[c->kb] : &QP_FIXED;
+    const imp_vec3 xa = v3_add(A->x, m3_mul_v(A->R, c->la)), xb = v3_add(B->x, m3_mul_v(B->R, c->lb));
+    imp_vec3 n = c->n;
+    if (c->points) {
+        imp_vec3 L = v3_sub(xa, xb);
+        double l = v3_len(L);
+        if (l > 1e-12) n = v3_scale(L, 1.0 / l);
+        return v3_dot(n, L) - c->rad_a - c->rad_b;
+    }
+    if (c->edge) {
+        imp_vec3 e = v3_cross(m3_mul_v(A->R, c->lea), m3_mul_v(B->R, c->leb));
+        double l = v3_len(e);
+        if (l > 1e-12) n = v3_scale(e, 1.0 / l);
+        return v3_dot(n, v3_sub(xa, xb));
+    }
+    n = m3_mul_v((c->face_a ? A : B)->R, c->ln);
+    return v3_dot(n, v3_sub(xa, xb)) - c->rad_a - c->rad_b;
+}
+
 /* a row's Jacobian on one side (side 0: A, 1: B; the sign sigma is the caller's) for direction u:
  * a point row (contact, linear joint row) (u, r x u), an angular row (0, u) */
 static void qp_jac(const qp_contact *c, imp_vec3 u, int side, imp_vec3 *lin, imp_vec3 *ang)
@@ -483,6 +507,38 @@ static bool side_face(const imp_world *w, imp_contact_side sd, imp_vec3 n)
     return true;
 }
 
+/* q->ks[0, n) sorted by key, ties in the order given (a stable LSD radix sort, a byte a pass; the bytes
+ * that every key shares are skipped: a pair key is two body indices, most of its bytes zero) */
+static void qp_sort_keyed(struct qp_state *q, int n)
+{
+    int count[8][256];
+    memset(count, 0, sizeof count);
+    for (int i = 0; i < n; i++)
+        for (int d = 0; d < 8; d++) count[d][(q->ks[i].key >> (8 * d)) & 255]++;
+    for (int d = 0; d < 8; d++) {
+        const int shift = 8 * d;
+        if (count[d][(q->ks[0].key >> shift) & 255] == n) continue; /* one value: the pass would keep the order */
+        int pos = 0;
+        for (int v = 0; v < 256; v++) {
+            const int c = count[d][v];
+            count[d][v] = pos, pos += c;
+        }
+        for (int i = 0; i < n; i++) q->ks2[count[d][(q->ks[i].key >> shift) & 255]++] = q->ks[i];
+        struct qp_keyed *t = q->ks;
+        q->ks = q->ks2, q->ks2 = t;
+    }
+}
+
+/* room for n keyed contacts */
+static void qp_keyed_reserve(struct qp_state *q, int n)
+{
+    if (n <= q->kscap) return;
+    q->kscap = n + n / 2 + 16;
+    free(q->ks), free(q->ks2);
+    q->ks = ids_grow(NULL, sizeof *q->ks, (size_t)q->kscap);
+    q->ks2 = ids_grow(NULL, sizeof *q->ks2, (size_t)q->kscap);
+}
+
 /* Warm start across steps. A resting contact's force changes little from one step to the next, and the
  * clamped set (the rows with f > 0) hardly ever: the last solve's forces, carried to the same material
  * points, make the next step's first solve a check of the guessed set (imp_lcp_solve_guess) rather than
@@ -490,13 +546,6 @@ static bool side_face(const imp_world *w, imp_contact_side sd, imp_vec3 n)
  * IMP_QP_SAME_POINT of each other in A's body frame or in B's (a vertex of A, wherever it slides on B,
  * or a vertex of B under A), the pair the same (its sides may come back swapped). Only the first guess
  * changes: the solve's answer is judged as it is from a cold start. */
-static int qp_cmp_last(const void *x, const void *y)
-{
-    const struct qp_last_point *a = x, *b = y;
-    if (a->key != b->key) return a->key < b->key ? -1 : 1;
-    return (a->idx > b->idx) - (a->idx < b->idx);
-}
-
 /* record the current contact list's points and forces (before it is gathered again); returns how many */
 static int qp_warm_record(struct qp_state *q)
 {
@@ -504,13 +553,18 @@ static int qp_warm_record(struct qp_state *q)
         q->lastcap = q->count + q->count / 2 + 16;
         q->last = ids_grow(q->last, sizeof *q->last, (size_t)q->lastcap);
     }
+    qp_keyed_reserve(q, q->count);
     int n = 0;
     for (int i = 0; i < q->count; i++) {
         const qp_contact *c = &q->c[i];
         if (c->eq || !(c->force > 0)) continue; /* unmatched points start at 0: only forces are worth carrying */
-        q->last[n++] = (struct qp_last_point){c->key, c->ka, i, c->la, c->lb, c->force};
+        q->ks[n++] = (struct qp_keyed){c->key, i};
     }
-    if (n > 1) qsort(q->last, (size_t)n, sizeof *q->last, qp_cmp_last);
+    if (n > 1) qp_sort_keyed(q, n);
+    for (int k = 0; k < n; k++) {
+        const qp_contact *c = &q->c[q->ks[k].idx];
+        q->last[k] = (struct qp_last_point){c->key, c->ka, q->ks[k].idx, c->la, c->lb, c->force};
+    }
     return n;
 }
 
@@ -703,31 +757,48 @@ static inline bool qp_share(const struct qp_state *q, const qp_contact *ci, cons
            (ci->kb >= 0 && q->b[ci->kb].dyn && (ci->kb == cj->ka || ci->kb == cj->kb));
 }
 
-/* A (n x n) over the contacts [0, n), from the placed contacts: A_ij = sum J_iX M_X^-1 J_jX^T */
-static void qp_amatrix(const struct qp_state *q, int n, double *A)
+/* A (n x n) over the contacts [0, n), from the placed contacts: A_ij = sum J_iX M_X^-1 J_jX^T. Each
+ * row's sides first: its dynamic body X (-1: none), sigma, the torque arm t = r_X x n and I_X^-1 t;
+ * then A_ij = sum over the bodies both rows move of sigma_i sigma_j (n_i . n_j / m_X + t_i . I_X^-1 t_j) */
+typedef struct qp_arow { int X[2]; imp_vec3 t[2], it[2]; } qp_arow;
+
+static void qp_amatrix(struct qp_state *q, int n, double *A)
 {
+    if (n > q->arowcap) {
+        q->arowcap = n + n / 2 + 16;
+        free(q->arow);
+        q->arow = ids_grow(NULL, sizeof(qp_arow), (size_t)q->arowcap);
+    }
+    qp_arow *rows = q->arow;
+    for (int i = 0; i < n; i++) {
+        const qp_contact *c = &q->c[i];
+        for (int side = 0; side < 2; side++) {
+            const int X = side ? c->kb : c->ka;
+            rows[i].X[side] = X >= 0 && q->b[X].dyn ? X : -1;
+            if (rows[i].X[side] < 0 || c->angular) continue;
+            rows[i].t[side] = v3_cross(side ? c->rb : c->ra, c->n);
+            rows[i].it[side] = m3_mul_v(q->b[X].Iinv, rows[i].t[side]);
+        }
+    }
     for (int i = 0; i < n; i++) {
         const qp_contact *ci = &q->c[i];
+        const qp_arow *ri = &rows[i];
         for (int j = i; j < n; j++) {
             const qp_contact *cj = &q->c[j];
+            const qp_arow *rj = &rows[j];
             if (ci->angular || cj->angular) {
                 A[(size_t)i * n + j] = A[(size_t)j * n + i] = qp_kernel(q, ci, ci->n, cj, cj->n);
                 continue;
             }
             double s = 0;
             for (int si = 0; si < 2; si++) {
-                int X = si ? ci->kb : ci->ka;
-                if (X < 0 || !q->b[X].dyn) continue;
-                imp_vec3 ri = si ? ci->rb : ci->ra;
-                double sgi = si ? -1 : 1;
+                const int X = ri->X[si];
+                if (X < 0) continue;
+                const double sgi = si ? -1 : 1;
                 for (int sj = 0; sj < 2; sj++) {
-                    int Y = sj ? cj->kb : cj->ka;
-                    if (Y != X) continue;
-                    imp_vec3 rj = sj ? cj->rb : cj->ra;
-                    double sgj = sj ? -1 : 1;
-                    const qp_body *k = &q->b[X];
-                    imp_vec3 ti = v3_cross(ri, ci->n), tj = v3_cross(rj, cj->n);
-                    s += sgi * sgj * (k->im * v3_dot(ci->n, cj->n) + v3_dot(ti, m3_mul_v(k->Iinv, tj)));
+                    if (rj->X[sj] != X) continue;
+                    const double sgj = sj ? -1 : 1;
+                    s += sgi * sgj * (q->b[X].im * v3_dot(ci->n, cj->n) + v3_dot(ri->t[si], rj->it[sj]));
                 }
             }
             A[(size_t)i * n + j] = A[(size_t)j * n + i] = s;
@@ -1112,6 +1183,199 @@ static int qp_island_solve(imp_world *w, int n, const double *bn, double *g, boo
     return q->info.status;
 }
 
+/* ---- an island split by its guessed clamped set ------------------------------------------------------ *
+ * Rows with f = 0 couple nothing: a row whose force is zero adds nothing to any body, so the LCP of an
+ * island whose zero rows are known splits into the LCPs of the parts the other rows connect. A guess of
+ * the clamped set (the last evaluation's forces f > 0, and the joint rows) gives the parts: union-find
+ * over the bodies by the guessed rows; a row inside a part belongs to it, a row between two parts (a
+ * bridge) is guessed f = 0. Each part is solved on its own (the pivoting LCP, or the fallback when it is
+ * over dense_max rows), and the bridges are checked with the parts' forces in the bodies:
+ *     w_i = b_i + J_i (dv, dw) >= -tol,   (dv, dw) the bodies' acceleration change from every force.
+ * Every part then meets the conditions of its rows, and every bridge has f = 0 and w >= 0: together a
+ * solution of the whole island's problem (for friction, a bridge's cone has radius mu 0 = 0). A bridge
+ * with w < -tol joins its two parts and the parts are solved again, warm-started from the forces just
+ * found, until no bridge is violated (at worst the whole island, as without the split). A block of
+ * boxes standing side by side is one island through its side contacts, which carry no force: its
+ * columns are solved one by one, each a small LCP, instead of one problem of thousands of rows. */
+#define QP_SPLIT_TOL 1e-9 /* of the largest |b| of the island: a bridge's w below -tol is violated */
+
+static void qp_split_reserve(struct qp_state *q, int n)
+{
+    if (n <= q->scap) return;
+    int cap = q->scap ? q->scap : 16;
+    while (cap < n) cap *= 2;
+    free(q->srow), free(q->sidx), free(q->sstart), free(q->sf), free(q->sw), free(q->sbn), free(q->sg), free(q->st1), free(q->st2);
+    q->srow = ids_grow(NULL, sizeof(int), (size_t)cap);
+    q->sidx = ids_grow(NULL, sizeof(int), (size_t)cap);
+    q->sstart = ids_grow(NULL, sizeof(int), (size_t)cap + 2);
+    q->sf = ids_grow(NULL, sizeof(double), (size_t)cap);
+    q->sw = ids_grow(NULL, sizeof(double), (size_t)cap);
+    q->sbn = ids_grow(NULL, sizeof(double), (size_t)cap);
+    q->sg = ids_grow(NULL, sizeof(double), 2 * (size_t)cap);
+    q->st1 = ids_grow(NULL, sizeof(imp_vec3), (size_t)cap);
+    q->st2 = ids_grow(NULL, sizeof(imp_vec3), (size_t)cap);
+    q->scap = cap;
+}
+
+/* the dynamic body of a side, or -1 */
+static inline int qp_dyn_body(const struct qp_state *q, int k) { return k >= 0 && q->b[k].dyn ? k : -1; }
+
+static void qp_split_union(struct qp_state *q, const qp_contact *c)
+{
+    const int a = qp_dyn_body(q, c->ka), b = qp_dyn_body(q, c->kb);
+    if (a < 0 || b < 0) return;
+    const int ra = qp_root(q->par, a), rb = qp_root(q->par, b);
+    if (ra != rb) q->par[ra] = rb;
+}
+
+/* island [0, n) (placed; q->cur_neq joint rows first) as qp_island_solve, by parts: forces into q->f,
+ * w into q->wv, friction into g (first guess in: the contacts' forces) */
+static int qp_split_solve(imp_world *w, int n, const double *bn, double *g, bool impulse)
+{
+    struct qp_state *q = w->qp;
+    qp_contact *const c0 = q->c;
+    imp_vec3 *const t1 = q->t1, *const t2 = q->t2;
+    const int neq = q->cur_neq;
+    int *const part = q->cnt; /* per root body: its part, -1 outside a split (qp_split_reserve keeps it) */
+    qp_split_reserve(q, n);
+    const int nb = w->bodies->ids.count;
+    if (nb > q->dvcap) {
+        q->dvcap = nb + nb / 2 + 16;
+        q->dv = ids_grow(q->dv, sizeof(imp_vec3), q->dvcap);
+        q->dw = ids_grow(q->dw, sizeof(imp_vec3), q->dvcap);
+    }
+    for (int i = 0; i < n; i++) {
+        const int a = qp_dyn_body(q, c0[i].ka), b = qp_dyn_body(q, c0[i].kb);
+        if (a >= 0) q->par[a] = a, part[a] = -1;
+        if (b >= 0) q->par[b] = b, part[b] = -1;
+    }
+    for (int i = 0; i < n; i++)
+        if (c0[i].eq || (!impulse && c0[i].force > 0)) qp_split_union(q, &c0[i]);
+    double bmax = 0;
+    for (int i = 0; i < n; i++) bmax = fmax(bmax, fabs(bn[i]));
+    const double tol = QP_SPLIT_TOL * bmax;
+    int status = 0;
+    for (;;) {
+        /* parts: each row's, by the root of its dynamic bodies (-1: a bridge) */
+        int nparts = 0, nbridge = 0;
+        for (int i = 0; i < n; i++) {
+            const int a = qp_dyn_body(q, c0[i].ka), b = qp_dyn_body(q, c0[i].kb);
+            const int ra = a >= 0 ? qp_root(q->par, a) : -1, rb = b >= 0 ? qp_root(q->par, b) : -1;
+            if (ra >= 0 && rb >= 0 && ra != rb) { q->srow[i] = -1, nbridge++; continue; }
+            const int r = ra >= 0 ? ra : rb;
+            if (part[r] < 0) part[r] = nparts++;
+            q->srow[i] = part[r];
+        }
+        for (int i = 0; i < n; i++) { /* (part ids are per round) */
+            const int a = qp_dyn_body(q, c0[i].ka), b = qp_dyn_body(q, c0[i].kb);
+            if (a >= 0) part[qp_root(q->par, a)] = -1;
+            if (b >= 0) part[qp_root(q->par, b)] = -1;
+        }
+        if (nparts == 1 && nbridge == 0) { /* one part: the island as it is */
+            status = qp_island_solve(w, n, bn, g, impulse);
+            break;
+        }
+        /* rows by part (ascending within a part: its joint rows stay first), then each part solved
+         * with its rows copied to the front of c2 */
+        int *start = q->sstart;
+        memset(start, 0, sizeof(int) * (size_t)(nparts + 2));
+        for (int i = 0; i < n; i++)
+            if (q->srow[i] >= 0) start[q->srow[i] + 2]++;
+        for (int k = 0; k < nparts; k++) start[k + 2] += start[k + 1];
+        for (int i = 0; i < n; i++)
+            if (q->srow[i] >= 0) q->sidx[start[q->srow[i] + 1]++] = i;
+        for (int k = 0; k < nparts; k++) {
+            const int lo = start[k], m = start[k + 1] - lo;
+            const int *idx = q->sidx + lo;
+            int meq = 0;
+            for (int j = 0; j < m; j++) {
+                const int i = idx[j];
+                q->c2[j] = c0[i];
+                q->sbn[j] = bn[i];
+                meq += i < neq;
+                if (g) q->sg[2 * j] = g[2 * i], q->sg[2 * j + 1] = g[2 * i + 1];
+            }
+            q->c = q->c2, q->t1 = q->st1, q->t2 = q->st2, q->cur_neq = meq;
+            const int st = qp_island_solve(w, m, q->sbn, g ? q->sg : NULL, impulse);
+            if (st) status = st;
+            q->c = c0, q->t1 = t1, q->t2 = t2, q->cur_neq = neq;
+            for (int j = 0; j < m; j++) {
+                const int i = idx[j];
+                q->sf[i] = q->f[j], q->sw[i] = q->wv[j];
+                if (g) g[2 * i] = q->sg[2 * j], g[2 * i + 1] = q->sg[2 * j + 1], t1[i] = q->st1[j], t2[i] = q->st2[j];
+            }
+        }
+        /* the bridges: f = 0, and w from every force of the island in the bodies: each body's force
+         * F and torque T summed (dv, dw hold them), then its acceleration change F / m, I^-1 T */
+        for (int i = 0; i < n; i++) {
+            const int a = qp_dyn_body(q, c0[i].ka), b = qp_dyn_body(q, c0[i].kb);
+            if (a >= 0) q->dv[a] = q->dw[a] = v3(0, 0, 0);
+            if (b >= 0) q->dv[b] = q->dw[b] = v3(0, 0, 0);
+        }
+        for (int i = 0; i < n; i++) {
+            const qp_contact *c = &c0[i];
+            if (q->srow[i] < 0) {
+                q->sf[i] = 0;
+                if (g) g[2 * i] = g[2 * i + 1] = 0, v3_basis(c->n, &t1[i], &t2[i]);
+                continue;
+            }
+            const double fi = q->sf[i], g0 = g ? g[2 * i] : 0, g1 = g ? g[2 * i + 1] : 0;
+            if (fi == 0 && g0 == 0 && g1 == 0) continue;
+            for (int side = 0; side < 2; side++) {
+                const int X = qp_dyn_body(q, side ? c->kb : c->ka);
+                if (X < 0) continue;
+                const double sg = side ? -1 : 1;
+                imp_vec3 lin, ang;
+                qp_jac(c, c->n, side, &lin, &ang);
+                imp_vec3 F = v3_scale(lin, sg * fi), T = v3_scale(ang, sg * fi);
+                if (g0 != 0 || g1 != 0) {
+                    qp_jac(c, v3_add(v3_scale(t1[i], g0), v3_scale(t2[i], g1)), side, &lin, &ang);
+                    F = v3_add(F, v3_scale(lin, sg)), T = v3_add(T, v3_scale(ang, sg));
+                }
+                q->dv[X] = v3_add(q->dv[X], F), q->dw[X] = v3_add(q->dw[X], T);
+            }
+        }
+        for (int i = 0; i < n; i++)
+            for (int side = 0; side < 2; side++) {
+                const int X = qp_dyn_body(q, side ? c0[i].kb : c0[i].ka);
+                if (X < 0 || part[X] == -2) continue;
+                part[X] = -2; /* converted */
+                q->dv[X] = v3_scale(q->dv[X], q->b[X].im), q->dw[X] = m3_mul_v(q->b[X].Iinv, q->dw[X]);
+            }
+        bool violated = false;
+        for (int i = 0; i < n; i++) {
+            if (q->srow[i] >= 0) continue;
+            const qp_contact *c = &c0[i];
+            double wi = bn[i];
+            for (int side = 0; side < 2; side++) {
+                const int X = qp_dyn_body(q, side ? c->kb : c->ka);
+                if (X < 0) continue;
+                imp_vec3 lin, ang;
+                qp_jac(c, c->n, side, &lin, &ang);
+                const double v = v3_dot(lin, q->dv[X]) + v3_dot(ang, q->dw[X]);
+                wi += side ? -v : v;
+            }
+            q->sw[i] = wi;
+            if (wi < -tol) qp_split_union(q, c), violated = true;
+        }
+        for (int i = 0; i < n; i++) {
+            const int a = qp_dyn_body(q, c0[i].ka), b = qp_dyn_body(q, c0[i].kb);
+            if (a >= 0) part[a] = -1;
+            if (b >= 0) part[b] = -1;
+        }
+        if (!violated) {
+            memcpy(q->f, q->sf, sizeof(double) * (size_t)n);
+            memcpy(q->wv, q->sw, sizeof(double) * (size_t)n);
+            break;
+        }
+        /* again, with the parts joined by the violated bridges, from the forces found */
+        if (!impulse)
+            for (int i = 0; i < n; i++) c0[i].force = q->sf[i];
+    }
+    q->info.status = status;
+    return status;
+}
+
 /* ---- inside every derivative evaluation ------------------------------------------------------------ */
 
 /* dX holds the derivative with the external forces; add the resting contact forces of the step's
@@ -1121,7 +1385,6 @@ int qp_deriv(imp_world *w, const double *X, double *dX)
     struct qp_state *q = w->qp;
     if (!q || q->count == 0) return 0;
     qp_bodies(w, X, dX);
-    for (int i = 0; i < q->count; i++) qp_place(q, &q->c[i]);
     if (q->friction > 0) {
         qp_friction_reserve_contacts(q, q->count);
         if (!q->warm) memset(q->g, 0, sizeof(double) * 2 * (size_t)q->count); /* else: the last evaluation's */
@@ -1130,10 +1393,11 @@ int qp_deriv(imp_world *w, const double *X, double *dX)
     const double h = q->h;
     for (int k = 0; k < q->nisl; k++) {
         const int n = qp_island_begin(q, k);
+        for (int i = 0; i < n; i++) qp_place(q, &q->c[i]);
         qp_bvector(q, n, q->bv);
         for (int i = 0; i < n; i++) /* S4's extra acceleration, towards d = -IMP_QP_SLOP (joints: 0) */
             q->bv[i] += q->c[i].dd / h + (q->c[i].d + (q->c[i].eq ? 0 : IMP_QP_SLOP)) / (4 * h * h);
-        qp_island_solve(w, n, q->bv, q->friction > 0 ? q->g : NULL, false);
+        qp_split_solve(w, n, q->bv, q->friction > 0 ? q->g : NULL, false);
         if (q->friction > 0) {
             for (int i = 0; i < n; i++) {
                 const qp_contact *c = &q->c[i];
@@ -1382,13 +1646,17 @@ static void qp_depths_record(imp_world *w)
         q->pdcap = q->count + q->count / 2 + 16;
         q->pd = ids_grow(q->pd, sizeof *q->pd, q->pdcap);
     }
-    q->npd = 0;
-    for (int i = 0; i < q->count; i++) {
+    qp_keyed_reserve(q, q->count);
+    int n = 0;
+    for (int i = 0; i < q->count; i++)
+        if (!q->c[i].eq) q->ks[n++] = (struct qp_keyed){q->c[i].key, i};
+    if (n > 1) qp_sort_keyed(q, n);
+    for (int k = 0; k < n; k++) {
+        const int i = q->ks[k].idx;
         const qp_contact *c = &q->c[i];
-        if (c->eq) continue;
-        q->pd[q->npd++] = (struct qp_start_point){c->key, c->ka, c->kb, i, c->la, c->lb, fmax(0, -c->d), 0};
+        q->pd[k] = (struct qp_start_point){c->key, c->ka, c->kb, i, c->la, c->lb, fmax(0, -c->d), 0};
     }
-    if (q->npd > 1) qsort(q->pd, (size_t)q->npd, sizeof *q->pd, qp_cmp_key);
+    q->npd = n;
 }
 
 /* a point in body k's frame at the store's state (k < 0: the world) */
@@ -1408,11 +1676,7 @@ static double qp_max_depth(imp_world *w)
     double m = 0;
     /* the resting points' own penetrations now (their material points placed at the trial state) */
     qp_bodies(w, w->bodies->state, NULL);
-    for (int j = 0; j < q->npd; j++) {
-        qp_contact c = q->c[q->pd[j].idx];
-        qp_place(q, &c);
-        q->pd[j].now = -c.d;
-    }
+    for (int j = 0; j < q->npd; j++) q->pd[j].now = -qp_separation(q, &q->c[q->pd[j].idx]);
     const bool joined = joints_count(w) > 0; /* joints_prepare ran in this step's gather */
     for (int k = 0; k < w->contacts->manifold_count; k++) {
         const imp_contact *mc = &w->contacts->manifolds[k].c;

@@ -59,6 +59,7 @@ struct qp_state {
     double *bv, *f, *wv; int acap; /* one island's vectors (any size)                               */
     int dense_max;          /* islands up to this many rows: the pivoting LCP; larger: PGS         */
     imp_vec3 *dv, *dw; int dvcap; /* PGS: each body's velocity (or acceleration) change so far      */
+    struct qp_arow *arow; int arowcap; /* the dense A's rows: bodies and torque arms (qp_amatrix)     */
     struct qp_pgs_row *prow; int prowcap; /* PGS: each row's Jacobian and diagonal, fixed over a solve */
     double *pbt; int pbtcap; /* PGS: b_t of an island                                               */
     long pgs;               /* islands solved by the fallback                                        */
@@ -81,11 +82,16 @@ struct qp_state {
     int *isl; int iscap, nisl;  /* island k is contacts [isl[k], isl[k+1])                         */
     int *isl_neq;           /* joint rows at the head of each island                                 */
     int cur_neq;            /* those of the island being solved                                      */
+    /* splitting an island by its guessed clamped set (qp_split_solve): per row its part (-1: a bridge
+     * between parts), the rows sorted by part and each part's first, the island's forces and w, and
+     * a part's b, friction forces and tangents while it is solved (its contacts copied into c2) */
+    int *srow, *sidx, *sstart; double *sf, *sw, *sbn, *sg; imp_vec3 *st1, *st2; int scap;
     struct qp_joint { imp_id a, b; imp_vec3 la, lb; bool live; } *joints; int nj, jcap;
     /* the resting set's points at the start of a (sub)step, sorted by pair (time of impact) */
     struct qp_start_point { uint64_t key; int ka, kb, idx; imp_vec3 la, lb; double pen, now; } *pd; int npd, pdcap;
     /* the last gather's contact points with their last forces, sorted by pair: the first guess of the
      * next gather's points that match them (qp_warm_forces) */
+    struct qp_keyed { uint64_t key; int idx; } *ks, *ks2; int kscap; /* contacts by pair (qp_sort_keyed) */
     struct qp_last_point { uint64_t key; int ka, idx; imp_vec3 la, lb; double force; } *last; int lastcap;
     bool warm;              /* g holds the last evaluation's friction forces of this contact set      */
     uint64_t sig;           /* the step's contact list, for the warm start across steps              */
