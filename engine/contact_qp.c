@@ -135,7 +135,9 @@ void qp_free(imp_world *w)
     free(w->qp->c), free(w->qp->b), free(w->qp->A), free(w->qp->bv), free(w->qp->f), free(w->qp->wv);
     free(w->qp->dv), free(w->qp->dw), free(w->qp->pbt), free(w->qp->prow);
     free(w->qp->srow), free(w->qp->sidx), free(w->qp->sstart), free(w->qp->sf), free(w->qp->sw), free(w->qp->sbn);
-    free(w->qp->sg), free(w->qp->st1), free(w->qp->st2);
+    free(w->qp->sg), free(w->qp->st1), free(w->qp->st2), free(w->qp->sa), free(w->qp->sb), free(w->qp->sroot);
+    free(w->qp->sbody), free(w->qp->sdirty), free(w->qp->pst), free(w->qp->pend), free(w->qp->pneq), free(w->qp->fp);
+    free(w->qp->bst), free(w->qp->ppar);
     imp_lcp_work_free(&w->qp->lcp);
     free(w->qp);
     w->qp = NULL;
@@ -170,6 +172,7 @@ static void qp_reserve(struct qp_state *q, int nc, int nb)
         q->b = ids_grow(q->b, sizeof(qp_body), cap);
         q->par = ids_grow(q->par, sizeof(int), cap + 1);
         q->cnt = ids_grow(q->cnt, sizeof(int), cap + 2);
+        q->sdirty = ids_grow(q->sdirty, sizeof(int), cap);
         q->bcap = cap;
     }
 }
@@ -209,7 +212,9 @@ static int qp_root(int *par, int i)
     return i;
 }
 
-static void qp_islands(imp_world *w)
+static bool qp_parts(imp_world *w);
+
+static void qp_islands(imp_world *w, bool parts)
 {
     struct qp_state *q = w->qp;
     const int nb = w->bodies->ids.count, n = q->count;
@@ -224,6 +229,8 @@ static void qp_islands(imp_world *w)
             if (ra != rb) q->par[ra] = rb;
         }
     }
+    q->parted = false;
+    if (parts && qp_parts(w)) return;
     memset(q->cnt, 0, sizeof(int) * (size_t)(nb + 1));
     for (int i = 0; i < n; i++) {
         const qp_contact *c = &q->c[i];
@@ -1214,29 +1221,190 @@ static void qp_split_reserve(struct qp_state *q, int n)
     q->sg = ids_grow(NULL, sizeof(double), 2 * (size_t)cap);
     q->st1 = ids_grow(NULL, sizeof(imp_vec3), (size_t)cap);
     q->st2 = ids_grow(NULL, sizeof(imp_vec3), (size_t)cap);
+    q->sroot = ids_grow(q->sroot, sizeof(int), (size_t)cap);
+    q->sbody = ids_grow(q->sbody, sizeof(int), 2 * (size_t)cap);
     q->scap = cap;
 }
 
 /* the dynamic body of a side, or -1 */
 static inline int qp_dyn_body(const struct qp_state *q, int k) { return k >= 0 && q->b[k].dyn ? k : -1; }
 
-static void qp_split_union(struct qp_state *q, const qp_contact *c)
-{
-    const int a = qp_dyn_body(q, c->ka), b = qp_dyn_body(q, c->kb);
-    if (a < 0 || b < 0) return;
-    const int ra = qp_root(q->par, a), rb = qp_root(q->par, b);
-    if (ra != rb) q->par[ra] = rb;
-}
-
-/* island [0, n) (placed; q->cur_neq joint rows first) as qp_island_solve, by parts: forces into q->f,
- * w into q->wv, friction into g (first guess in: the contacts' forces) */
-static int qp_split_solve(imp_world *w, int n, const double *bn, double *g, bool impulse)
+/* The islands split into the step's parts: the contacts sorted by island (q->par holds the islands'
+ * union-find), within an island by the part of the guessed clamped rows (the warm start's f > 0, and
+ * the joint rows), each part's joint rows first, and the bridges last; every evaluation of the step
+ * starts from these parts, solved in place (qp_split_solve). One stable radix sort on the key (island's
+ * root body, part's root body or the bridges' mark, not a joint row): islands in the order of their
+ * roots, as qp_islands sorts them, and the order within a part the gather's. False (nothing done) for
+ * bodies past 2^21 - 2, which the key cannot hold: the islands are then sorted unsplit. */
+#define QP_PART_BITS 21
+static bool qp_parts(imp_world *w)
 {
     struct qp_state *q = w->qp;
+    const int nb = w->bodies->ids.count, n = q->count;
+    if (nb >= (1 << QP_PART_BITS) - 1) return false;
+    if (n > q->pcap) {
+        const int cap = n + n / 2 + 16;
+        q->sa = ids_grow(q->sa, sizeof(int), cap), q->sb = ids_grow(q->sb, sizeof(int), cap);
+        q->pst = ids_grow(q->pst, sizeof(int), cap), q->pend = ids_grow(q->pend, sizeof(int), cap);
+        q->pneq = ids_grow(q->pneq, sizeof(int), cap);
+        q->fp = ids_grow(q->fp, sizeof(int), (size_t)cap + 1), q->bst = ids_grow(q->bst, sizeof(int), (size_t)cap + 1);
+        q->pcap = cap;
+    }
+    if (nb > q->pparcap) {
+        q->pparcap = nb + nb / 2 + 16;
+        q->ppar = ids_grow(q->ppar, sizeof(int), (size_t)q->pparcap);
+    }
+    for (int X = 0; X < nb; X++) q->ppar[X] = X;
+    for (int i = 0; i < n; i++) {
+        const qp_contact *c = &q->c[i];
+        q->sa[i] = qp_dyn_body(q, c->ka), q->sb[i] = qp_dyn_body(q, c->kb);
+        if ((c->eq || c->force > 0) && q->sa[i] >= 0 && q->sb[i] >= 0) {
+            const int ra = qp_root(q->ppar, q->sa[i]), rb = qp_root(q->ppar, q->sb[i]);
+            if (ra != rb) q->ppar[ra] = rb;
+        }
+    }
+    qp_keyed_reserve(q, n);
+    const uint64_t bridge = (1u << QP_PART_BITS) - 1;
+    for (int i = 0; i < n; i++) {
+        const int a = q->sa[i], b = q->sb[i];
+        const uint64_t isl = (uint64_t)qp_root(q->par, a >= 0 ? a : b);
+        const int ra = a >= 0 ? qp_root(q->ppar, a) : -1, rb = b >= 0 ? qp_root(q->ppar, b) : -1;
+        const uint64_t pk = ra >= 0 && rb >= 0 && ra != rb ? bridge : (uint64_t)(ra >= 0 ? ra : rb);
+        q->ks[i] = (struct qp_keyed){isl << (QP_PART_BITS + 1) | pk << 1 | !q->c[i].eq, i};
+    }
+    qp_sort_keyed(q, n);
+    for (int j = 0; j < n; j++) q->c2[j] = q->c[q->ks[j].idx];
+    qp_contact *t = q->c;
+    q->c = q->c2, q->c2 = t;
+    /* islands, parts and bridges from the sorted keys */
+    int np = 0, biggest = 0;
+    q->nisl = 0;
+    for (int i = 0; i < n;) {
+        const uint64_t isl = q->ks[i].key >> (QP_PART_BITS + 1);
+        const int k = q->nisl++;
+        q->isl[k] = i, q->fp[k] = np, q->bst[k] = -1;
+        uint64_t last = ~(uint64_t)0;
+        for (; i < n && q->ks[i].key >> (QP_PART_BITS + 1) == isl; i++) {
+            const uint64_t pk = (q->ks[i].key >> 1) & bridge;
+            if (pk == bridge) {
+                if (q->bst[k] < 0) q->bst[k] = i;
+                continue;
+            }
+            if (pk != last) {
+                if (np > q->fp[k]) q->pend[np - 1] = i;
+                q->pst[np] = i, q->pneq[np] = 0, last = pk, np++;
+            }
+            q->pneq[np - 1] += q->c[i].eq;
+        }
+        if (q->bst[k] < 0) q->bst[k] = i;
+        if (np > q->fp[k]) q->pend[np - 1] = q->bst[k];
+        /* the joint rows at the island's head (an island of one part: its own) */
+        int h = q->isl[k];
+        while (h < i && q->c[h].eq) h++;
+        q->isl_neq[k] = h - q->isl[k];
+        if (i - q->isl[k] > biggest) biggest = i - q->isl[k];
+    }
+    q->isl[q->nisl] = n;
+    q->fp[q->nisl] = np;
+    for (int i = 0; i < n; i++) q->sa[i] = qp_dyn_body(q, q->c[i].ka), q->sb[i] = qp_dyn_body(q, q->c[i].kb);
+    qp_reserve_system(q, biggest);
+    q->parted = true;
+    return true;
+}
+
+/* join the parts of row i's bodies (both dynamic; sa, sb the island's); the joined part is to be solved again */
+static void qp_split_union(struct qp_state *q, const int *sa, const int *sb, int i)
+{
+    const int a = sa[i], b = sb[i];
+    if (a < 0 || b < 0) return;
+    const int ra = qp_root(q->par, a), rb = qp_root(q->par, b);
+    if (ra != rb) q->par[ra] = rb, q->sdirty[rb] = 1;
+}
+
+/* one part, rows [lo, lo + m) of the island, solved where it lies; its forces into sf, sw (and g, t1,
+ * t2 in place) */
+static int qp_part_solve(imp_world *w, int lo, int m, int meq, const double *bn, double *g, bool impulse)
+{
+    struct qp_state *q = w->qp;
+    const int neq = q->cur_neq;
+    q->c += lo, q->t1 += lo, q->t2 += lo, q->cur_neq = meq;
+    const int st = qp_island_solve(w, m, bn + lo, g ? g + 2 * lo : NULL, impulse);
+    q->c -= lo, q->t1 -= lo, q->t2 -= lo, q->cur_neq = neq;
+    memcpy(q->sf + lo, q->f, sizeof(double) * (size_t)m);
+    memcpy(q->sw + lo, q->wv, sizeof(double) * (size_t)m);
+    return st;
+}
+
+/* the bridges' check: every bridge row (srow < 0) gets f = 0 (and no friction) and its w from the
+ * forces of the parts in the bodies: each body's force F and torque T summed (dv, dw hold them), then
+ * its acceleration change F / m, I^-1 T. A bridge with w < -tol joins its parts (qp_split_union).
+ * True when none was violated. */
+static bool qp_bridges(struct qp_state *q, int n, const int *sa, const int *sb, const int *body, int nbody,
+                       const double *bn, double *g, double tol)
+{
+    const qp_contact *c0 = q->c;
+    imp_vec3 *t1 = q->t1, *t2 = q->t2;
+    for (int k = 0; k < nbody; k++) q->dv[body[k]] = q->dw[body[k]] = v3(0, 0, 0);
+    for (int i = 0; i < n; i++) {
+        const qp_contact *c = &c0[i];
+        if (q->srow[i] < 0) {
+            q->sf[i] = 0;
+            if (g) g[2 * i] = g[2 * i + 1] = 0, v3_basis(c->n, &t1[i], &t2[i]);
+            continue;
+        }
+        const double fi = q->sf[i], g0 = g ? g[2 * i] : 0, g1 = g ? g[2 * i + 1] : 0;
+        if (fi == 0 && g0 == 0 && g1 == 0) continue;
+        for (int side = 0; side < 2; side++) {
+            const int X = side ? sb[i] : sa[i];
+            if (X < 0) continue;
+            const double sg = side ? -1 : 1;
+            imp_vec3 lin, ang;
+            qp_jac(c, c->n, side, &lin, &ang);
+            imp_vec3 F = v3_scale(lin, sg * fi), T = v3_scale(ang, sg * fi);
+            if (g0 != 0 || g1 != 0) {
+                qp_jac(c, v3_add(v3_scale(t1[i], g0), v3_scale(t2[i], g1)), side, &lin, &ang);
+                F = v3_add(F, v3_scale(lin, sg)), T = v3_add(T, v3_scale(ang, sg));
+            }
+            q->dv[X] = v3_add(q->dv[X], F), q->dw[X] = v3_add(q->dw[X], T);
+        }
+    }
+    for (int k = 0; k < nbody; k++) {
+        const int X = body[k];
+        q->dv[X] = v3_scale(q->dv[X], q->b[X].im), q->dw[X] = m3_mul_v(q->b[X].Iinv, q->dw[X]);
+    }
+    bool violated = false;
+    for (int i = 0; i < n; i++) {
+        if (q->srow[i] >= 0) continue;
+        const qp_contact *c = &c0[i];
+        double wi = bn[i];
+        for (int side = 0; side < 2; side++) {
+            const int X = side ? sb[i] : sa[i];
+            if (X < 0) continue;
+            imp_vec3 lin, ang;
+            qp_jac(c, c->n, side, &lin, &ang);
+            const double v = v3_dot(lin, q->dv[X]) + v3_dot(ang, q->dw[X]);
+            wi += side ? -v : v;
+        }
+        q->sw[i] = wi;
+        if (wi < -tol) qp_split_union(q, sa, sb, i), violated = true;
+    }
+    return !violated;
+}
+
+/* island k, [0, n) (placed), as qp_island_solve, by parts: forces into q->f, w into q->wv, friction into
+ * g (first guess in: the contacts' forces). First the step's parts (qp_parts), each solved in place;
+ * when a bridge is violated, the parts again by union-find, joined, the joined ones solved with their
+ * rows copied to the front of c2, until no bridge is violated. */
+static int qp_split_solve(imp_world *w, int k, int n, const double *bn, double *g, bool impulse)
+{
+    struct qp_state *q = w->qp;
+    if (!q->parted || (q->fp[k + 1] - q->fp[k] == 1 && q->bst[k] == q->isl[k + 1]))
+        return qp_island_solve(w, n, bn, g, impulse); /* one part: the island as it is */
     qp_contact *const c0 = q->c;
     imp_vec3 *const t1 = q->t1, *const t2 = q->t2;
-    const int neq = q->cur_neq;
-    int *const part = q->cnt; /* per root body: its part, -1 outside a split (qp_split_reserve keeps it) */
+    const int base = q->isl[k];
+    const int *const sa = q->sa + base, *const sb = q->sb + base;
+    int *const part = q->cnt; /* per root body: its part, -1 outside a split */
     qp_split_reserve(q, n);
     const int nb = w->bodies->ids.count;
     if (nb > q->dvcap) {
@@ -1244,134 +1412,89 @@ static int qp_split_solve(imp_world *w, int n, const double *bn, double *g, bool
         q->dv = ids_grow(q->dv, sizeof(imp_vec3), q->dvcap);
         q->dw = ids_grow(q->dw, sizeof(imp_vec3), q->dvcap);
     }
+    /* the island's bodies once each (sbody) */
+    int nbody = 0;
     for (int i = 0; i < n; i++) {
-        const int a = qp_dyn_body(q, c0[i].ka), b = qp_dyn_body(q, c0[i].kb);
-        if (a >= 0) q->par[a] = a, part[a] = -1;
-        if (b >= 0) q->par[b] = b, part[b] = -1;
+        const int a = sa[i], b = sb[i];
+        if (a >= 0 && part[a] != -3) part[a] = -3, q->sbody[nbody++] = a;
+        if (b >= 0 && part[b] != -3) part[b] = -3, q->sbody[nbody++] = b;
     }
-    for (int i = 0; i < n; i++)
-        if (c0[i].eq || (!impulse && c0[i].force > 0)) qp_split_union(q, &c0[i]);
+    for (int j = 0; j < nbody; j++) part[q->sbody[j]] = -1;
     double bmax = 0;
     for (int i = 0; i < n; i++) bmax = fmax(bmax, fabs(bn[i]));
     const double tol = QP_SPLIT_TOL * bmax;
     int status = 0;
-    for (;;) {
-        /* parts: each row's, by the root of its dynamic bodies (-1: a bridge) */
-        int nparts = 0, nbridge = 0;
-        for (int i = 0; i < n; i++) {
-            const int a = qp_dyn_body(q, c0[i].ka), b = qp_dyn_body(q, c0[i].kb);
-            const int ra = a >= 0 ? qp_root(q->par, a) : -1, rb = b >= 0 ? qp_root(q->par, b) : -1;
-            if (ra >= 0 && rb >= 0 && ra != rb) { q->srow[i] = -1, nbridge++; continue; }
-            const int r = ra >= 0 ? ra : rb;
-            if (part[r] < 0) part[r] = nparts++;
-            q->srow[i] = part[r];
-        }
-        for (int i = 0; i < n; i++) { /* (part ids are per round) */
-            const int a = qp_dyn_body(q, c0[i].ka), b = qp_dyn_body(q, c0[i].kb);
-            if (a >= 0) part[qp_root(q->par, a)] = -1;
-            if (b >= 0) part[qp_root(q->par, b)] = -1;
-        }
-        if (nparts == 1 && nbridge == 0) { /* one part: the island as it is */
-            status = qp_island_solve(w, n, bn, g, impulse);
-            break;
-        }
-        /* rows by part (ascending within a part: its joint rows stay first), then each part solved
-         * with its rows copied to the front of c2 */
-        int *start = q->sstart;
-        memset(start, 0, sizeof(int) * (size_t)(nparts + 2));
-        for (int i = 0; i < n; i++)
-            if (q->srow[i] >= 0) start[q->srow[i] + 2]++;
-        for (int k = 0; k < nparts; k++) start[k + 2] += start[k + 1];
-        for (int i = 0; i < n; i++)
-            if (q->srow[i] >= 0) q->sidx[start[q->srow[i] + 1]++] = i;
-        for (int k = 0; k < nparts; k++) {
-            const int lo = start[k], m = start[k + 1] - lo;
-            const int *idx = q->sidx + lo;
-            int meq = 0;
-            for (int j = 0; j < m; j++) {
-                const int i = idx[j];
-                q->c2[j] = c0[i];
-                q->sbn[j] = bn[i];
-                meq += i < neq;
-                if (g) q->sg[2 * j] = g[2 * i], q->sg[2 * j + 1] = g[2 * i + 1];
-            }
-            q->c = q->c2, q->t1 = q->st1, q->t2 = q->st2, q->cur_neq = meq;
-            const int st = qp_island_solve(w, m, q->sbn, g ? q->sg : NULL, impulse);
-            if (st) status = st;
-            q->c = c0, q->t1 = t1, q->t2 = t2, q->cur_neq = neq;
-            for (int j = 0; j < m; j++) {
-                const int i = idx[j];
-                q->sf[i] = q->f[j], q->sw[i] = q->wv[j];
-                if (g) g[2 * i] = q->sg[2 * j], g[2 * i + 1] = q->sg[2 * j + 1], t1[i] = q->st1[j], t2[i] = q->st2[j];
-            }
-        }
-        /* the bridges: f = 0, and w from every force of the island in the bodies: each body's force
-         * F and torque T summed (dv, dw hold them), then its acceleration change F / m, I^-1 T */
-        for (int i = 0; i < n; i++) {
-            const int a = qp_dyn_body(q, c0[i].ka), b = qp_dyn_body(q, c0[i].kb);
-            if (a >= 0) q->dv[a] = q->dw[a] = v3(0, 0, 0);
-            if (b >= 0) q->dv[b] = q->dw[b] = v3(0, 0, 0);
-        }
-        for (int i = 0; i < n; i++) {
-            const qp_contact *c = &c0[i];
-            if (q->srow[i] < 0) {
-                q->sf[i] = 0;
-                if (g) g[2 * i] = g[2 * i + 1] = 0, v3_basis(c->n, &t1[i], &t2[i]);
-                continue;
-            }
-            const double fi = q->sf[i], g0 = g ? g[2 * i] : 0, g1 = g ? g[2 * i + 1] : 0;
-            if (fi == 0 && g0 == 0 && g1 == 0) continue;
-            for (int side = 0; side < 2; side++) {
-                const int X = qp_dyn_body(q, side ? c->kb : c->ka);
-                if (X < 0) continue;
-                const double sg = side ? -1 : 1;
-                imp_vec3 lin, ang;
-                qp_jac(c, c->n, side, &lin, &ang);
-                imp_vec3 F = v3_scale(lin, sg * fi), T = v3_scale(ang, sg * fi);
-                if (g0 != 0 || g1 != 0) {
-                    qp_jac(c, v3_add(v3_scale(t1[i], g0), v3_scale(t2[i], g1)), side, &lin, &ang);
-                    F = v3_add(F, v3_scale(lin, sg)), T = v3_add(T, v3_scale(ang, sg));
-                }
-                q->dv[X] = v3_add(q->dv[X], F), q->dw[X] = v3_add(q->dw[X], T);
-            }
-        }
-        for (int i = 0; i < n; i++)
-            for (int side = 0; side < 2; side++) {
-                const int X = qp_dyn_body(q, side ? c0[i].kb : c0[i].ka);
-                if (X < 0 || part[X] == -2) continue;
-                part[X] = -2; /* converted */
-                q->dv[X] = v3_scale(q->dv[X], q->b[X].im), q->dw[X] = m3_mul_v(q->b[X].Iinv, q->dw[X]);
-            }
-        bool violated = false;
-        for (int i = 0; i < n; i++) {
-            if (q->srow[i] >= 0) continue;
-            const qp_contact *c = &c0[i];
-            double wi = bn[i];
-            for (int side = 0; side < 2; side++) {
-                const int X = qp_dyn_body(q, side ? c->kb : c->ka);
-                if (X < 0) continue;
-                imp_vec3 lin, ang;
-                qp_jac(c, c->n, side, &lin, &ang);
-                const double v = v3_dot(lin, q->dv[X]) + v3_dot(ang, q->dw[X]);
-                wi += side ? -v : v;
-            }
-            q->sw[i] = wi;
-            if (wi < -tol) qp_split_union(q, c), violated = true;
-        }
-        for (int i = 0; i < n; i++) {
-            const int a = qp_dyn_body(q, c0[i].ka), b = qp_dyn_body(q, c0[i].kb);
-            if (a >= 0) part[a] = -1;
-            if (b >= 0) part[b] = -1;
-        }
-        if (!violated) {
-            memcpy(q->f, q->sf, sizeof(double) * (size_t)n);
-            memcpy(q->wv, q->sw, sizeof(double) * (size_t)n);
-            break;
-        }
-        /* again, with the parts joined by the violated bridges, from the forces found */
-        if (!impulse)
-            for (int i = 0; i < n; i++) c0[i].force = q->sf[i];
+    /* the step's parts, in place */
+    for (int p = q->fp[k]; p < q->fp[k + 1]; p++) {
+        const int lo = q->pst[p] - base, m = q->pend[p] - q->pst[p];
+        for (int i = lo; i < lo + m; i++) q->srow[i] = p - q->fp[k];
+        const int st = qp_part_solve(w, lo, m, q->pneq[p], bn, g, impulse);
+        if (st) status = st;
     }
+    for (int i = q->bst[k] - base; i < n; i++) q->srow[i] = -1;
+    if (!qp_bridges(q, n, sa, sb, q->sbody, nbody, bn, g, tol)) {
+        /* the parts by union-find: the step's parts, then the violated bridges joined (dirty) */
+        for (int j = 0; j < nbody; j++) q->par[q->sbody[j]] = q->sbody[j], q->sdirty[q->sbody[j]] = 0;
+        for (int i = 0; i < n; i++)
+            if (q->srow[i] >= 0 && sa[i] >= 0 && sb[i] >= 0) {
+                const int ra = qp_root(q->par, sa[i]), rb = qp_root(q->par, sb[i]);
+                if (ra != rb) q->par[ra] = rb;
+            }
+        for (int i = 0; i < n; i++)
+            if (q->srow[i] < 0 && q->sw[i] < -tol) qp_split_union(q, sa, sb, i);
+        for (;;) {
+            /* again, from the forces found */
+            if (!impulse)
+                for (int i = 0; i < n; i++) c0[i].force = q->sf[i];
+            /* parts: each row's, by the root of its dynamic bodies (-1: a bridge); sroot: each part's root */
+            int nparts = 0;
+            for (int i = 0; i < n; i++) {
+                const int a = sa[i], b = sb[i];
+                const int ra = a >= 0 ? qp_root(q->par, a) : -1, rb = b >= 0 ? qp_root(q->par, b) : -1;
+                if (ra >= 0 && rb >= 0 && ra != rb) { q->srow[i] = -1; continue; }
+                const int r = ra >= 0 ? ra : rb;
+                if (part[r] < 0) q->sroot[nparts] = r, part[r] = nparts++;
+                q->srow[i] = part[r];
+            }
+            for (int j = 0; j < nparts; j++) part[q->sroot[j]] = -1; /* (part ids are per round) */
+            /* rows by part, each part's joint rows first, then each part whose bodies were joined since
+             * it was last solved, with its rows copied to the front of c2 */
+            int *start = q->sstart;
+            memset(start, 0, sizeof(int) * (size_t)(nparts + 2));
+            for (int i = 0; i < n; i++)
+                if (q->srow[i] >= 0) start[q->srow[i] + 2]++;
+            for (int j = 0; j < nparts; j++) start[j + 2] += start[j + 1];
+            for (int pass = 0; pass < 2; pass++)
+                for (int i = 0; i < n; i++)
+                    if (q->srow[i] >= 0 && c0[i].eq == (pass == 0)) q->sidx[start[q->srow[i] + 1]++] = i;
+            for (int j = 0; j < nparts; j++) {
+                if (!q->sdirty[q->sroot[j]]) continue; /* its rows' forces are last round's */
+                q->sdirty[q->sroot[j]] = 0;
+                const int lo = start[j], m = start[j + 1] - lo;
+                const int *idx = q->sidx + lo;
+                int meq = 0;
+                for (int r = 0; r < m; r++) {
+                    const int i = idx[r];
+                    q->c2[r] = c0[i];
+                    q->sbn[r] = bn[i];
+                    meq += c0[i].eq;
+                    if (g) q->sg[2 * r] = g[2 * i], q->sg[2 * r + 1] = g[2 * i + 1];
+                }
+                q->c = q->c2, q->t1 = q->st1, q->t2 = q->st2, q->cur_neq = meq;
+                const int st = qp_island_solve(w, m, q->sbn, g ? q->sg : NULL, impulse);
+                if (st) status = st;
+                q->c = c0, q->t1 = t1, q->t2 = t2, q->cur_neq = q->isl_neq[k];
+                for (int r = 0; r < m; r++) {
+                    const int i = idx[r];
+                    q->sf[i] = q->f[r], q->sw[i] = q->wv[r];
+                    if (g) g[2 * i] = q->sg[2 * r], g[2 * i + 1] = q->sg[2 * r + 1], t1[i] = q->st1[r], t2[i] = q->st2[r];
+                }
+            }
+            if (qp_bridges(q, n, sa, sb, q->sbody, nbody, bn, g, tol)) break;
+        }
+    }
+    memcpy(q->f, q->sf, sizeof(double) * (size_t)n);
+    memcpy(q->wv, q->sw, sizeof(double) * (size_t)n);
     q->info.status = status;
     return status;
 }
@@ -1385,6 +1508,10 @@ int qp_deriv(imp_world *w, const double *X, double *dX)
     struct qp_state *q = w->qp;
     if (!q || q->count == 0) return 0;
     qp_bodies(w, X, dX);
+    /* the first evaluation of a step is at the state the contacts were placed at (qp_advance's X0):
+     * placing them again would give the same numbers */
+    const bool placed = q->placed && !memcmp(X, q->dx, sizeof(double) * BODY_DIM * (size_t)w->bodies->ids.count);
+    q->placed = false;
     if (q->friction > 0) {
         qp_friction_reserve_contacts(q, q->count);
         if (!q->warm) memset(q->g, 0, sizeof(double) * 2 * (size_t)q->count); /* else: the last evaluation's */
@@ -1393,11 +1520,12 @@ int qp_deriv(imp_world *w, const double *X, double *dX)
     const double h = q->h;
     for (int k = 0; k < q->nisl; k++) {
         const int n = qp_island_begin(q, k);
-        for (int i = 0; i < n; i++) qp_place(q, &q->c[i]);
+        if (!placed)
+            for (int i = 0; i < n; i++) qp_place(q, &q->c[i]);
         qp_bvector(q, n, q->bv);
         for (int i = 0; i < n; i++) /* S4's extra acceleration, towards d = -IMP_QP_SLOP (joints: 0) */
             q->bv[i] += q->c[i].dd / h + (q->c[i].d + (q->c[i].eq ? 0 : IMP_QP_SLOP)) / (4 * h * h);
-        qp_split_solve(w, n, q->bv, q->friction > 0 ? q->g : NULL, false);
+        qp_split_solve(w, k, n, q->bv, q->friction > 0 ? q->g : NULL, false);
         if (q->friction > 0) {
             for (int i = 0; i < n; i++) {
                 const qp_contact *c = &q->c[i];
@@ -1430,7 +1558,7 @@ static int qp_impulses(imp_world *w, double e, double bounce)
     struct qp_state *q = w->qp;
     int status = 0;
     if (q->friction > 0) qp_friction_reserve_contacts(q, q->count);
-    qp_islands(w);
+    qp_islands(w, false);
     for (int k = 0; k < q->nisl; k++) {
         const int n = qp_island_begin(q, k);
         for (int i = 0; i < n; i++) {
@@ -1498,7 +1626,7 @@ void qp_begin_step(imp_world *w, double h)
         qp_filter(q, resting); /* bounced contacts now separate */
         for (int i = 0; i < q->count; i++) q->c[i].force = 0; /* impulses are no first guess for forces */
     }
-    qp_islands(w);
+    qp_islands(w, true);
     /* friction warm start across steps: the same contacts in the same order (ids of both sides per
      * point, after the island sort) keep last step's friction forces as the first guess */
     uint64_t sig = 1469598103934665603ull ^ (uint64_t)q->count;
@@ -1579,7 +1707,7 @@ int imp_qp_solve(imp_world *w, imp_lcp_info *info)
     qp_external(w, dX);
     qp_bodies(w, w->bodies->state, dX);
     for (int i = 0; i < n; i++) qp_place(q, &q->c[i]);
-    qp_islands(w);
+    qp_islands(w, false);
     int st = 0;
     for (int k = 0; k < q->nisl; k++) {
         const int m = qp_island_begin(q, k);
@@ -1783,6 +1911,7 @@ static int qp_advance(imp_world *w, imp_ode_solver *solver, double dt)
         qp_depths_record(w);  /* the resting set: every other penetration is an impact */
         double *X0 = q->dx; /* the state after the impulses */
         qp_save(w, X0);
+        q->placed = true; /* the contacts are placed at X0 */
         imp_ode_system sys = bodies_ode(&with_contacts);
         int rc = qp_integrate(w, &sys, solver, t, left);
         if (rc) return rc;

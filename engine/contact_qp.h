@@ -86,6 +86,15 @@ struct qp_state {
      * between parts), the rows sorted by part and each part's first, the island's forces and w, and
      * a part's b, friction forces and tangents while it is solved (its contacts copied into c2) */
     int *srow, *sidx, *sstart; double *sf, *sw, *sbn, *sg; imp_vec3 *st1, *st2; int scap;
+    int *sa, *sb, *sroot, *sbody; /* per row its dynamic bodies (-1: none); per part its root body; the
+                                   * island's bodies once each                                       */
+    int *sdirty;            /* per body (a part's root): joined since the part was last solved       */
+    /* the step's parts (qp_parts): part p is contacts [pst[p], pend[p]) with pneq[p] joint rows first;
+     * island k's parts are fp[k] .. fp[k + 1] - 1, its bridges [bst[k], isl[k + 1]) */
+    int *pst, *pend, *pneq, *fp, *bst; int pcap; /* (and sa, sb: pcap each)                   */
+    int *ppar; int pparcap; /* the parts' union-find, per body                                       */
+    bool placed;            /* the contacts are placed at qp_advance's X0 (its copy in dx)           */
+    bool parted;            /* the contacts are in the step's parts order (qp_islands with parts)   */
     struct qp_joint { imp_id a, b; imp_vec3 la, lb; bool live; } *joints; int nj, jcap;
     /* the resting set's points at the start of a (sub)step, sorted by pair (time of impact) */
     struct qp_start_point { uint64_t key; int ka, kb, idx; imp_vec3 la, lb; double pen, now; } *pd; int npd, pdcap;
