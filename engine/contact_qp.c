@@ -862,6 +862,42 @@ static void qp_external(imp_world *w, double *dX)
     sys.deriv(sys.ctx, w->time, w->bodies->state, dX);
 }
 
+/* a row of the sweeps (and of A_tt, A_tn) with what stays fixed over a solve (the bodies do not move): per
+ * side its body (-1: none, or not dynamic), the Jacobian (lin, ang) as qp_jac gives it, I^-1 ang,
+ * and the diagonal A_ii */
+typedef struct qp_pgs_row {
+    int X[2];
+    imp_vec3 lin[2], ang[2], iang[2];
+    double diag;
+} qp_pgs_row;
+
+/* a row's sides as qp_row_init gives them, without the diagonal */
+static void qp_jrow_init(const struct qp_state *q, const qp_contact *c, imp_vec3 u, qp_pgs_row *r)
+{
+    for (int side = 0; side < 2; side++) {
+        int X = side ? c->kb : c->ka;
+        r->X[side] = X < 0 || !q->b[X].dyn ? -1 : X;
+        qp_jac(c, u, side, &r->lin[side], &r->ang[side]);
+        r->iang[side] = r->X[side] < 0 ? v3(0, 0, 0) : m3_mul_v(q->b[X].Iinv, r->ang[side]);
+    }
+}
+
+/* qp_kernel of two rows from their sides (the same sum in the same order; 0 when they share no body) */
+static double qp_jrow_kernel(const struct qp_state *q, const qp_pgs_row *a, const qp_pgs_row *b)
+{
+    double s = 0;
+    for (int si = 0; si < 2; si++) {
+        const int X = a->X[si];
+        if (X < 0) continue;
+        for (int sj = 0; sj < 2; sj++) {
+            if (b->X[sj] != X) continue;
+            const double sg = (si ? -1 : 1) * (sj ? -1 : 1);
+            s += sg * (q->b[X].im * v3_dot(a->lin[si], b->lin[sj]) + v3_dot(a->ang[si], b->iang[sj]));
+        }
+    }
+    return s;
+}
+
 /* ---- friction (a friction-cone approximation) ------------------------------------------------------ *
  * Each resting contact also carries a tangential force g = g1 t1 + g2 t2 (t1, t2 an orthonormal basis
  * of the contact plane), with Coulomb's cone |g| <= mu f. The rows couple through the same kernel as
@@ -873,8 +909,9 @@ static void qp_external(imp_world *w, double *dX)
  * is not an LCP with a symmetric PSD matrix; it is solved by alternation, as a fixed point: the
  * normal LCP (pivoting, exact) with the friction forces as known external forces, then the
  * tangential forces by projected Gauss-Seidel sweeps, each 2-vector projected onto the disc of
- * radius mu f_i (the cone, not the box), QP_FRICTION_ROUNDS rounds of 20 sweeps and a final normal
- * LCP, warm-started from the last evaluation's forces (the contact set is fixed over a step, and kept
+ * radius mu f_i (the cone, not the box), QP_FRICTION_ROUNDS rounds of up to QP_FRICTION_SWEEPS sweeps
+ * (they stop when a sweep no longer moves the forces; a round whose first sweep moves nothing ends
+ * the rounds) and a final normal LCP, warm-started from the last evaluation's forces (the contact set is fixed over a step, and kept
  * across steps while unchanged). Sticking contacts get the force that holds them; sliding ones mu f
  * against the slip. Frictionless (mu = 0) skips all of it and stays exact. */
 static void qp_friction_reserve(struct qp_state *q, int n)
@@ -936,22 +973,37 @@ static void qp_friction_rows(struct qp_state *q, int n, bool impulse, double *bt
  * q->bt filled by qp_friction_rows; g holds the first guess. Forces and impulses are the same
  * problem: at the velocity level b_n = (1 + e) v_n- and b_t = v_t-, and the rows' kernel is the same
  * J M^-1 J^T. */
+/* fmax for the sweeps' bookkeeping, inline (fmax is a library call without -ffast-math); like fmax it
+ * keeps a when b is NaN */
+static inline double qp_larger(double a, double b) { return b > a ? b : a; }
+
 #define QP_FRICTION_ROUNDS 3 /* normal LCP + tangential sweeps, then the final normal LCP */
+#define QP_FRICTION_SWEEPS 20 /* at most, per round; fewer once a sweep changes no friction force by */
+#define QP_FRICTION_TOL 1e-10 /* more than this fraction of the largest cone radius mu f_i */
 static void qp_solve_friction(struct qp_state *q, int n, const double *bn, double *g, bool impulse)
 {
     const double mu = q->friction;
     double *bw = q->bt + 2 * q->tcap; /* b of the normal LCP with the friction forces in */
     const int m = 2 * n;
+    /* each contact's rows (normal, t1, t2) with their Jacobians and I^-1 ang: A_tt and A_tn entry by
+     * entry as qp_kernel gives them (the same products in the same order), without the cross products
+     * and the I^-1 products of every pair */
+    if (3 * n > q->prowcap) {
+        q->prowcap = 3 * n + 3 * n / 2 + 16;
+        free(q->prow);
+        q->prow = ids_grow(NULL, sizeof(qp_pgs_row), q->prowcap);
+    }
+    qp_pgs_row *jr = q->prow;
+    for (int i = 0; i < n; i++) {
+        qp_jrow_init(q, &q->c[i], q->c[i].n, &jr[3 * i]);
+        qp_jrow_init(q, &q->c[i], q->t1[i], &jr[3 * i + 1]);
+        qp_jrow_init(q, &q->c[i], q->t2[i], &jr[3 * i + 2]);
+    }
     for (int r = 0; r < m; r++) {
-        const qp_contact *cr = &q->c[r / 2];
-        imp_vec3 ur = (r & 1) ? q->t2[r / 2] : q->t1[r / 2];
-        for (int k = r; k < m; k++) {
-            imp_vec3 uk = (k & 1) ? q->t2[k / 2] : q->t1[k / 2];
-            const qp_contact *ck = &q->c[k / 2];
-            q->At[(size_t)r * m + k] = q->At[(size_t)k * m + r] = qp_share(q, cr, ck) ? qp_kernel(q, cr, ur, ck, uk) : 0;
-        }
-        for (int j = 0; j < n; j++)
-            q->An[(size_t)r * n + j] = qp_share(q, cr, &q->c[j]) ? qp_kernel(q, cr, ur, &q->c[j], q->c[j].n) : 0;
+        const qp_pgs_row *rr = &jr[3 * (r / 2) + 1 + (r & 1)];
+        for (int k = r; k < m; k++)
+            q->At[(size_t)r * m + k] = q->At[(size_t)k * m + r] = qp_jrow_kernel(q, rr, &jr[3 * (k / 2) + 1 + (k & 1)]);
+        for (int j = 0; j < n; j++) q->An[(size_t)r * n + j] = qp_jrow_kernel(q, rr, &jr[3 * j]);
     }
     /* the nonzero pattern; sums over it add the same terms in the same order as over whole rows
      * (a zero entry adds an exact zero) */
@@ -991,8 +1043,11 @@ static void qp_solve_friction(struct qp_state *q, int n, const double *bn, doubl
             for (int k = 0; k < q->tn_count[r]; k++) res += an[tn[k]] * q->f[tn[k]];
             q->t_base[r] = res;
         }
-        for (int sweep = 0; sweep < 20; sweep++) {
+        int sweep = 0;
+        for (; sweep < QP_FRICTION_SWEEPS; sweep++) {
+            double change = 0, big = 0; /* the largest change and the largest cone radius */
             for (int i = 0; i < n; i++) {
+                const double old0 = g[2 * i], old1 = g[2 * i + 1];
                 for (int k = 0; k < 2; k++) {
                     int r = 2 * i + k;
                     const double *at = q->At + (size_t)r * m;
@@ -1005,14 +1060,21 @@ static void qp_solve_friction(struct qp_state *q, int n, const double *bn, doubl
                 /* |g| <= lim decided without the square root where the squares are clear of it by
                  * far more than their rounding (hypot is within an ulp of the true length) */
                 double sq = g0 * g0 + g1 * g1, lim2 = lim * lim;
-                if (sq < lim2 * (1 - 1e-12) && lim2 > 1e-290) continue;
-                double gl = hypot(g0, g1);
-                if (gl > lim) {
-                    double sc = gl > 0 ? lim / gl : 0;
-                    g[2 * i] *= sc, g[2 * i + 1] *= sc;
+                if (!(sq < lim2 * (1 - 1e-12) && lim2 > 1e-290)) {
+                    double gl = hypot(g0, g1);
+                    if (gl > lim) {
+                        double sc = gl > 0 ? lim / gl : 0;
+                        g[2 * i] *= sc, g[2 * i + 1] *= sc;
+                    }
                 }
+                change = qp_larger(change, qp_larger(fabs(g[2 * i] - old0), fabs(g[2 * i + 1] - old1)));
+                big = qp_larger(big, lim);
             }
+            if (change <= QP_FRICTION_TOL * big) break;
         }
+        /* a first sweep that moved nothing: g is the fixed point for these normal forces, and the normal
+         * LCP just solved with it stands (another round would solve the same problem) */
+        if (sweep == 0) break;
     }
 }
 
@@ -1030,14 +1092,6 @@ static void qp_solve_friction(struct qp_state *q, int n, const double *bn, doubl
 #define IMP_QP_PGS_SWEEPS 200
 #define IMP_QP_PGS_TOL 1e-6
 
-/* a row of the sweeps with what stays fixed over a solve (the bodies do not move during it): per
- * side its body (-1: none, or not dynamic), the Jacobian (lin, ang) as qp_jac gives it, I^-1 ang,
- * and the diagonal A_ii */
-typedef struct qp_pgs_row {
-    int X[2];
-    imp_vec3 lin[2], ang[2], iang[2];
-    double diag;
-} qp_pgs_row;
 
 static void qp_row_init(const struct qp_state *q, const qp_contact *c, imp_vec3 u, qp_pgs_row *r)
 {
@@ -1073,9 +1127,6 @@ static void qp_row_push(struct qp_state *q, const qp_pgs_row *r, double df)
     }
 }
 
-/* fmax for the sweeps' bookkeeping, inline (fmax is a library call without -ffast-math); like fmax it
- * keeps a when b is NaN */
-static inline double qp_larger(double a, double b) { return b > a ? b : a; }
 
 /* f (first guess in, solution out), w = A f + bn in wv; with g: the friction rows too, b_t in bt */
 static void qp_pgs(struct qp_state *q, int nb, int n, const double *bn, double *f, double *wv, double *g, const double *bt)
