@@ -95,6 +95,7 @@
 #include "ids.h"
 #include "imp_math.h"
 #include "joint.h"
+#include "parallel.h"
 #include "step.h"
 #include "world_parts.h"
 
@@ -131,7 +132,7 @@ void qp_free(imp_world *w)
     free(w->qp->tt_cols), free(w->qp->tt_count), free(w->qp->tn_cols), free(w->qp->tn_count);
     free(w->qp->nt_rows), free(w->qp->nt_count), free(w->qp->t_base);
     free(w->qp->At), free(w->qp->An), free(w->qp->bt), free(w->qp->g), free(w->qp->gi), free(w->qp->t1), free(w->qp->t2);
-    free(w->qp->c2), free(w->qp->par), free(w->qp->cnt), free(w->qp->isl), free(w->qp->isl_neq), free(w->qp->joints), free(w->qp->pd), free(w->qp->last), free(w->qp->arow), free(w->qp->ks), free(w->qp->ks2);
+    free(w->qp->c2), free(w->qp->par), free(w->qp->cnt), free(w->qp->isl), free(w->qp->isl_neq), free(w->qp->joints), free(w->qp->pd), free(w->qp->last), free(w->qp->arow), free(w->qp->ball), free(w->qp->ks), free(w->qp->ks2);
     free(w->qp->c), free(w->qp->b), free(w->qp->A), free(w->qp->bv), free(w->qp->f), free(w->qp->wv);
     free(w->qp->dv), free(w->qp->dw), free(w->qp->pbt), free(w->qp->prow);
     free(w->qp->srow), free(w->qp->sidx), free(w->qp->sstart), free(w->qp->sf), free(w->qp->sw), free(w->qp->sbn);
@@ -814,25 +815,47 @@ static void qp_amatrix(struct qp_state *q, int n, double *A)
 }
 
 /* b: d'' of each contact with no contact force (exact; the extra acceleration is added by the caller) */
+static double qp_b_one(const struct qp_state *q, const qp_contact *c)
+{
+    const qp_body *A = c->ka >= 0 ? &q->b[c->ka] : &QP_FIXED, *B = c->kb >= 0 ? &q->b[c->kb] : &QP_FIXED;
+    if (c->angular) /* d/dt (n . (omega_A - omega_B)) */
+        return v3_dot(c->n, v3_sub(A->alpha, B->alpha)) + v3_dot(c->ndot, v3_sub(A->w, B->w));
+    if (c->eq) { /* a joint's linear row (rows fixed in B: B's point coincident with A's) */
+        imp_vec3 rbp = c->in_b ? c->rb : v3_sub(c->pb, B->x);
+        imp_vec3 acc = v3_sub(point_acc(A, c->ra), point_acc(B, rbp));
+        imp_vec3 vel = v3_sub(point_vel(A, c->ra), point_vel(B, rbp));
+        return v3_dot(c->n, acc) + 2 * v3_dot(c->ndot, vel);
+    }
+    return v3_dot(c->n, v3_sub(point_acc(A, c->qa), point_acc(B, c->qb))) + c->bvel;
+}
+
 static void qp_bvector(const struct qp_state *q, int n, double *b)
 {
-    for (int i = 0; i < n; i++) {
-        const qp_contact *c = &q->c[i];
-        const qp_body *A = c->ka >= 0 ? &q->b[c->ka] : &QP_FIXED, *B = c->kb >= 0 ? &q->b[c->kb] : &QP_FIXED;
-        if (c->angular) { /* d/dt (n . (omega_A - omega_B)) */
-            b[i] = v3_dot(c->n, v3_sub(A->alpha, B->alpha)) + v3_dot(c->ndot, v3_sub(A->w, B->w));
-            continue;
-        }
-        if (c->eq) { /* a joint's linear row (rows fixed in B: B's point coincident with A's) */
-            imp_vec3 rbp = c->in_b ? c->rb : v3_sub(c->pb, B->x);
-            imp_vec3 acc = v3_sub(point_acc(A, c->ra), point_acc(B, rbp));
-            imp_vec3 vel = v3_sub(point_vel(A, c->ra), point_vel(B, rbp));
-            b[i] = v3_dot(c->n, acc) + 2 * v3_dot(c->ndot, vel);
-            continue;
-        }
-        b[i] = v3_dot(c->n, v3_sub(point_acc(A, c->qa), point_acc(B, c->qb))) + c->bvel;
+    for (int i = 0; i < n; i++) b[i] = qp_b_one(q, &q->c[i]);
+}
+
+/* A derivative evaluation's per-contact work, contact by contact (each independent of the others, so
+ * chunks of them may run on both threads, par_for, with the same numbers): place it at the bodies'
+ * kinematics (unless it is placed there already) and take its b with S4's extra acceleration towards
+ * d = -IMP_QP_SLOP (joints: 0) into q->ball */
+typedef struct qp_eval_job { struct qp_state *q; int n; bool place; } qp_eval_job;
+
+static void qp_eval_part(void *ctx, int chunk)
+{
+    const qp_eval_job *jb = ctx;
+    struct qp_state *q = jb->q;
+    const int lo = (int)((long)jb->n * chunk / PAR_CHUNKS), hi = (int)((long)jb->n * (chunk + 1) / PAR_CHUNKS);
+    const double h = q->h;
+    for (int i = lo; i < hi; i++) {
+        qp_contact *c = &q->c[i];
+        if (jb->place) qp_place(q, c);
+        double b = qp_b_one(q, c);
+        b += c->dd / h + (c->d + (c->eq ? 0 : IMP_QP_SLOP)) / (4 * h * h);
+        q->ball[i] = b;
     }
 }
+
+#define QP_PAR_MIN 2048 /* contacts: fewer are evaluated on the calling thread alone (the same chunks) */
 
 /* add f_i n_i at p_i to A's force and torque, the opposite to B's, into the body derivative dX */
 static void qp_apply(imp_world *w, int n, const double *f, double *dX)
@@ -1568,15 +1591,18 @@ int qp_deriv(imp_world *w, const double *X, double *dX)
         if (!q->warm) memset(q->g, 0, sizeof(double) * 2 * (size_t)q->count); /* else: the last evaluation's */
         q->warm = true;
     }
-    const double h = q->h;
+    if (q->count > q->ballcap) {
+        q->ballcap = q->count + q->count / 2 + 16;
+        free(q->ball);
+        q->ball = ids_grow(NULL, sizeof(double), (size_t)q->ballcap);
+    }
+    qp_eval_job jb = {q, q->count, !placed};
+    if (q->count >= QP_PAR_MIN) par_for(qp_eval_part, &jb, PAR_CHUNKS);
+    else
+        for (int chunk = 0; chunk < PAR_CHUNKS; chunk++) qp_eval_part(&jb, chunk);
     for (int k = 0; k < q->nisl; k++) {
         const int n = qp_island_begin(q, k);
-        if (!placed)
-            for (int i = 0; i < n; i++) qp_place(q, &q->c[i]);
-        qp_bvector(q, n, q->bv);
-        for (int i = 0; i < n; i++) /* S4's extra acceleration, towards d = -IMP_QP_SLOP (joints: 0) */
-            q->bv[i] += q->c[i].dd / h + (q->c[i].d + (q->c[i].eq ? 0 : IMP_QP_SLOP)) / (4 * h * h);
-        qp_split_solve(w, k, n, q->bv, q->friction > 0 ? q->g : NULL, false);
+        qp_split_solve(w, k, n, q->ball + q->isl[k], q->friction > 0 ? q->g : NULL, false);
         if (q->friction > 0) {
             for (int i = 0; i < n; i++) {
                 const qp_contact *c = &q->c[i];

@@ -57,6 +57,7 @@ struct qp_state {
     qp_body *b; int bcap;
     double *A; long Acap;   /* the dense LCP matrix of one island (up to dense_max rows)             */
     double *bv, *f, *wv; int acap; /* one island's vectors (any size)                               */
+    double *ball; int ballcap; /* every contact's b in a derivative evaluation (with S4's terms)     */
     int dense_max;          /* islands up to this many rows: the pivoting LCP; larger: PGS         */
     imp_vec3 *dv, *dw; int dvcap; /* PGS: each body's velocity (or acceleration) change so far      */
     struct qp_arow *arow; int arowcap; /* the dense A's rows: bodies and torque arms (qp_amatrix)     */
