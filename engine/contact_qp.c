@@ -440,6 +440,36 @@ static double qp_separation(const struct qp_state *q, const qp_contact *c)
     return v3_dot(n, v3_sub(xa, xb)) - c->rad_a - c->rad_b;
 }
 
+/* contacts [lo, hi) placed, and (sep) the resting points' separations of qp_max_depth, chunk by chunk:
+ * each contact on its own, so the chunks may run on both threads (par_for) with the same numbers */
+typedef struct qp_place_job { struct qp_state *q; int lo, n; bool sep; } qp_place_job;
+
+static void qp_place_part(void *ctx, int chunk)
+{
+    const qp_place_job *jb = ctx;
+    struct qp_state *q = jb->q;
+    const int lo = jb->lo + (int)((long)jb->n * chunk / PAR_CHUNKS), hi = jb->lo + (int)((long)jb->n * (chunk + 1) / PAR_CHUNKS);
+    for (int i = lo; i < hi; i++) {
+        if (jb->sep) q->pd[i].now = -qp_separation(q, &q->c[q->pd[i].idx]);
+        else qp_place(q, &q->c[i]);
+    }
+}
+
+#define QP_PAR_MIN 2048 /* contacts: fewer are done on the calling thread alone (the same chunks) */
+
+static void qp_par_chunks(par_fn fn, void *ctx, int n)
+{
+    if (n >= QP_PAR_MIN) par_for(fn, ctx, PAR_CHUNKS);
+    else
+        for (int chunk = 0; chunk < PAR_CHUNKS; chunk++) fn(ctx, chunk);
+}
+
+static void qp_place_range(struct qp_state *q, int lo, int hi)
+{
+    qp_place_job jb = {q, lo, hi - lo, false};
+    qp_par_chunks(qp_place_part, &jb, hi - lo);
+}
+
 /* a row's Jacobian on one side (side 0: A, 1: B; the sign sigma is the caller's) for direction u:
  * a point row (contact, linear joint row) (u, r x u), an angular row (0, u) */
 static void qp_jac(const qp_contact *c, imp_vec3 u, int side, imp_vec3 *lin, imp_vec3 *ang)
@@ -645,10 +675,10 @@ static int qp_gather(imp_world *w)
                 c->lea = ka >= 0 ? m3_mul_tv(q->b[ka].R, mc->ea) : mc->ea;
                 c->leb = kb >= 0 ? m3_mul_tv(q->b[kb].R, mc->eb) : mc->eb;
             }
-            qp_place(q, c);
             if (nlast) c->force = qp_warm_force(q, nlast, c);
         }
     }
+    qp_place_range(q, 0, q->count); /* the manifolds' points */
     /* joints: three equality rows each, along the world axes: the anchor on A and the anchor on B
      * (or the world point) keep together, d = e_k . (p_A - p_B) = 0 with d'' = 0 */
     for (int k = 0; k < q->nj; k++) {
@@ -854,8 +884,6 @@ static void qp_eval_part(void *ctx, int chunk)
         q->ball[i] = b;
     }
 }
-
-#define QP_PAR_MIN 2048 /* contacts: fewer are evaluated on the calling thread alone (the same chunks) */
 
 /* add f_i n_i at p_i to A's force and torque, the opposite to B's, into the body derivative dX */
 static void qp_apply(imp_world *w, int n, const double *f, double *dX)
@@ -1409,6 +1437,31 @@ static int qp_part_solve(imp_world *w, int lo, int m, int meq, const double *bn,
     return st;
 }
 
+/* the bridges' w (rows with srow < 0) from the bodies' acceleration changes in dv, dw, chunk by chunk
+ * (each row on its own: par_for gives the same numbers) */
+typedef struct qp_bridge_job { struct qp_state *q; int n; const int *sa, *sb; const double *bn; } qp_bridge_job;
+
+static void qp_bridge_part(void *ctx, int chunk)
+{
+    const qp_bridge_job *jb = ctx;
+    struct qp_state *q = jb->q;
+    const int lo = (int)((long)jb->n * chunk / PAR_CHUNKS), hi = (int)((long)jb->n * (chunk + 1) / PAR_CHUNKS);
+    for (int i = lo; i < hi; i++) {
+        if (q->srow[i] >= 0) continue;
+        const qp_contact *c = &q->c[i];
+        double wi = jb->bn[i];
+        for (int side = 0; side < 2; side++) {
+            const int X = side ? jb->sb[i] : jb->sa[i];
+            if (X < 0) continue;
+            imp_vec3 lin, ang;
+            qp_jac(c, c->n, side, &lin, &ang);
+            const double v = v3_dot(lin, q->dv[X]) + v3_dot(ang, q->dw[X]);
+            wi += side ? -v : v;
+        }
+        q->sw[i] = wi;
+    }
+}
+
 /* the bridges' check: every bridge row (srow < 0) gets f = 0 (and no friction) and its w from the
  * forces of the parts in the bodies: each body's force F and torque T summed (dv, dw hold them), then
  * its acceleration change F / m, I^-1 T. A bridge with w < -tol joins its parts (qp_split_union).
@@ -1446,22 +1499,11 @@ static bool qp_bridges(struct qp_state *q, int n, const int *sa, const int *sb, 
         const int X = body[k];
         q->dv[X] = v3_scale(q->dv[X], q->b[X].im), q->dw[X] = m3_mul_v(q->b[X].Iinv, q->dw[X]);
     }
+    qp_bridge_job jb = {q, n, sa, sb, bn};
+    qp_par_chunks(qp_bridge_part, &jb, n);
     bool violated = false;
-    for (int i = 0; i < n; i++) {
-        if (q->srow[i] >= 0) continue;
-        const qp_contact *c = &c0[i];
-        double wi = bn[i];
-        for (int side = 0; side < 2; side++) {
-            const int X = side ? sb[i] : sa[i];
-            if (X < 0) continue;
-            imp_vec3 lin, ang;
-            qp_jac(c, c->n, side, &lin, &ang);
-            const double v = v3_dot(lin, q->dv[X]) + v3_dot(ang, q->dw[X]);
-            wi += side ? -v : v;
-        }
-        q->sw[i] = wi;
-        if (wi < -tol) qp_split_union(q, sa, sb, i), violated = true;
-    }
+    for (int i = 0; i < n; i++)
+        if (q->srow[i] < 0 && q->sw[i] < -tol) qp_split_union(q, sa, sb, i), violated = true;
     return !violated;
 }
 
@@ -1597,9 +1639,7 @@ int qp_deriv(imp_world *w, const double *X, double *dX)
         q->ball = ids_grow(NULL, sizeof(double), (size_t)q->ballcap);
     }
     qp_eval_job jb = {q, q->count, !placed};
-    if (q->count >= QP_PAR_MIN) par_for(qp_eval_part, &jb, PAR_CHUNKS);
-    else
-        for (int chunk = 0; chunk < PAR_CHUNKS; chunk++) qp_eval_part(&jb, chunk);
+    qp_par_chunks(qp_eval_part, &jb, q->count);
     for (int k = 0; k < q->nisl; k++) {
         const int n = qp_island_begin(q, k);
         qp_split_solve(w, k, n, q->ball + q->isl[k], q->friction > 0 ? q->g : NULL, false);
@@ -1676,7 +1716,10 @@ static int qp_filter(struct qp_state *q, double hi)
 {
     int k = 0;
     for (int i = 0; i < q->count; i++)
-        if (q->c[i].eq || q->c[i].dd <= hi || q->c[i].d < 0) q->c[k++] = q->c[i];
+        if (q->c[i].eq || q->c[i].dd <= hi || q->c[i].d < 0) {
+            if (k != i) q->c[k] = q->c[i];
+            k++;
+        }
     if (k != q->count) q->warm = false;
     q->count = k;
     return k;
@@ -1881,7 +1924,8 @@ static double qp_max_depth(imp_world *w)
     double m = 0;
     /* the resting points' own penetrations now (their material points placed at the trial state) */
     qp_bodies(w, w->bodies->state, NULL);
-    for (int j = 0; j < q->npd; j++) q->pd[j].now = -qp_separation(q, &q->c[q->pd[j].idx]);
+    qp_place_job jb = {q, 0, q->npd, true};
+    qp_par_chunks(qp_place_part, &jb, q->npd);
     const bool joined = joints_count(w) > 0; /* joints_prepare ran in this step's gather */
     for (int k = 0; k < w->contacts->manifold_count; k++) {
         const imp_contact *mc = &w->contacts->manifolds[k].c;
