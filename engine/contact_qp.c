@@ -470,6 +470,21 @@ static void qp_place_range(struct qp_state *q, int lo, int hi)
     qp_par_chunks(qp_place_part, &jb, hi - lo);
 }
 
+/* copies, chunk by chunk (disjoint writes): what 0, the contacts into c2 in the order of ks (qp_parts);
+ * what 1, a solve's forces and d'' into the contacts */
+typedef struct qp_copy_job { struct qp_state *q; int n, what; } qp_copy_job;
+
+static void qp_copy_part(void *ctx, int chunk)
+{
+    const qp_copy_job *jb = ctx;
+    struct qp_state *q = jb->q;
+    const int lo = (int)((long)jb->n * chunk / PAR_CHUNKS), hi = (int)((long)jb->n * (chunk + 1) / PAR_CHUNKS);
+    if (jb->what == 0)
+        for (int j = lo; j < hi; j++) q->c2[j] = q->c[q->ks[j].idx];
+    else
+        for (int i = lo; i < hi; i++) q->c[i].force = q->f[i], q->c[i].accel = q->wv[i];
+}
+
 /* a row's Jacobian on one side (side 0: A, 1: B; the sign sigma is the caller's) for direction u:
  * a point row (contact, linear joint row) (u, r x u), an angular row (0, u) */
 static void qp_jac(const qp_contact *c, imp_vec3 u, int side, imp_vec3 *lin, imp_vec3 *ang)
@@ -1375,7 +1390,8 @@ static bool qp_parts(imp_world *w)
         q->ks[i] = (struct qp_keyed){isl << (QP_PART_BITS + 1) | pk << 1 | !q->c[i].eq, i};
     }
     qp_sort_keyed(q, n);
-    for (int j = 0; j < n; j++) q->c2[j] = q->c[q->ks[j].idx];
+    qp_copy_job cj = {q, n, 0};
+    qp_par_chunks(qp_copy_part, &cj, n);
     qp_contact *t = q->c;
     q->c = q->c2, q->c2 = t;
     /* islands, parts and bridges from the sorted keys */
@@ -1659,7 +1675,8 @@ int qp_deriv(imp_world *w, const double *X, double *dX)
             }
         }
         q->solves++;
-        for (int i = 0; i < n; i++) q->c[i].force = q->f[i], q->c[i].accel = q->wv[i];
+        qp_copy_job cj = {q, n, 1};
+        qp_par_chunks(qp_copy_part, &cj, n);
         qp_apply(w, n, q->f, dX);
         qp_island_end(q, k);
     }
