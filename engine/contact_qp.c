@@ -1924,13 +1924,11 @@ static void qp_depths_record(imp_world *w)
     q->npd = n;
 }
 
-/* a point in body k's frame at the store's state (k < 0: the world) */
-static imp_vec3 qp_body_frame(const imp_world *w, int k, imp_vec3 p)
+/* a point in body k's frame at the kinematics qp_bodies placed (k < 0: the world) */
+static imp_vec3 qp_body_frame(const struct qp_state *q, int k, imp_vec3 p)
 {
     if (k < 0) return p;
-    const double *s = w->bodies->state + BODY_DIM * k;
-    imp_mat3 R = quat_to_m3(quat_normalize(quat(s[3], s[4], s[5], s[6])));
-    return m3_mul_tv(R, v3_sub(p, v3_load(s)));
+    return m3_mul_tv(q->b[k].R, v3_sub(p, q->b[k].x));
 }
 
 /* the largest penetration growth of a point not in the start's resting set (0 when none) */
@@ -1969,7 +1967,7 @@ static double qp_max_depth(imp_world *w)
                 int ta = imp_id_is_null(mc->a.body) ? -1 : ids_lookup(&w->bodies->ids, mc->a.body);
                 imp_vec3 on_a = mc->points[i], on_b = v3_add(on_a, v3_scale(mc->normal, mc->depth[i]));
                 if (ta != ka) { imp_vec3 t = on_a; on_a = on_b, on_b = t; }
-                imp_vec3 pa = qp_body_frame(w, ka, on_a), pb = qp_body_frame(w, kb, on_b);
+                imp_vec3 pa = qp_body_frame(q, ka, on_a), pb = qp_body_frame(q, kb, on_b);
                 for (int j = lo; j < end; j++)
                     if (v3_dot(v3_sub(pa, q->pd[j].la), v3_sub(pa, q->pd[j].la)) < tol2 ||
                         v3_dot(v3_sub(pb, q->pd[j].lb), v3_sub(pb, q->pd[j].lb)) < tol2)
