@@ -149,6 +149,12 @@ static void rebuild(imp_world *w, implicit_state *st)
 }
 
 /* the pattern for the particles and force objects as they are (a restored snapshot's: snapshot.c) */
+bool implicit_current(const imp_world *w)
+{
+    const implicit_state *st = w->implicit;
+    return st && st->built && st->topology == w->particles->topology && st->n == w->particles->ids.count;
+}
+
 void implicit_rebuild(imp_world *w)
 {
     implicit_state *st = state_get(w);

@@ -12,6 +12,7 @@
 int implicit_step(imp_world *w, double t, double h, imp_profile *prof);
 void implicit_free(imp_world *w);
 void implicit_rebuild(imp_world *w); /* the pattern now (made on first use); snapshot.c restores after it */
+bool implicit_current(const imp_world *w); /* the pattern was built for the particles as they are */
 
 /* the implicit integrator's state (implicit.c): here so that snapshot.c saves what outlives a step (the
  * settings, the warm start dv, the multigrid hierarchy) */

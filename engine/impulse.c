@@ -94,10 +94,11 @@ typedef struct contact_row {
     double k;                 /* m_eff = 1 / (1/M_a + 1/M_b + (r_a x d).I_a^-1 (r_a x d) + ...)   */
 } contact_row;
 
-/* a contact point: its rows along n, t1, t2 (the collisions, the split impulses and the friction
- * coefficient read them per point; the sweeps solve a manifold's points together, as a patch) */
+/* a contact point: its row along n (the collisions and the split impulses read it per point; the
+ * sweeps solve a manifold's points together, as a patch); the rows along t1, t2 are made where a
+ * point collides (point_row) */
 typedef struct contact_point {
-    contact_row row[3];       /* along n, t1, t2                                                    */
+    contact_row row;          /* along n                                                            */
     imp_vec3 n, t1, t2;
     double ima, imb;
     double jn, jp;            /* accumulated normal and split (pseudo) impulses; in the collision
@@ -112,6 +113,7 @@ typedef struct contact_point_info {
     imp_vec3 ra, rb;          /* lever arms from the centres of mass                               */
     int man, k;               /* manifold and point in it                                          */
     int level;                /* contact-graph level: the higher of the two bodies' levels         */
+    int island;               /* its island (0 where the islands are not solved apart)             */
     double mu_s, mu_k, e, depth;
 } contact_point_info;
 
@@ -153,6 +155,12 @@ typedef struct impulse_state {
     int npatch, patch_cap;
     int *level_count;            /* MAX_LEVEL + 2 counters of the level sort                         */
     int *man_ab, *live; int man_cap, nlive; /* per manifold: its two bodies; the manifolds that count */
+    /* the islands (worlds without joints: solve_islands): each live manifold's island, the live
+     * manifolds in the order their points are laid out, the first patch of each island (nisland + 1),
+     * and the islands each parallel chunk solves (chunk_island[c] .. chunk_island[c + 1]) */
+    int *man_island, *order, *order_tmp, *island_count, *island_of, *island_first;
+    int nisland, island_cap, island_of_cap;
+    int chunk_island[PAR_CHUNKS + 1];
     int njoints;                 /* live joints this step                                            */
     const uint8_t *jointed;      /* per body: has a live joint (joint.c)                             */
     bool level_joints;           /* joints take part in the contact sweeps (there are both)          */
@@ -167,6 +175,7 @@ void impulse_free(imp_world *w)
     free(sb->v), free(sb->w), free(sb->vp), free(sb->wp), free(sb->Iinv), free(sb->im);
     islands_free(&s->graph);
     free(s->held), free(s->points), free(s->info), free(s->patches), free(s->level_count), free(s->hits), free(s->man_ab), free(s->live);
+    free(s->man_island), free(s->order), free(s->order_tmp), free(s->island_count), free(s->island_of), free(s->island_first);
     free(s);
     w->impulse = NULL;
 }
@@ -190,6 +199,8 @@ static void reserve_bodies(impulse_state *s, int n)
     sb->vp = ids_grow(sb->vp, sizeof(imp_vec3), c), sb->wp = ids_grow(sb->wp, sizeof(imp_vec3), c);
     sb->Iinv = ids_grow(sb->Iinv, sizeof(imp_mat3), c), sb->im = ids_grow(sb->im, sizeof(double), c);
     s->held = ids_grow(s->held, 1, c);
+    s->island_of = ids_grow(s->island_of, sizeof(int), c);
+    for (int i = s->body_cap; i < c; i++) s->island_of[i] = -1;
     s->body_cap = c;
 }
 
@@ -211,6 +222,10 @@ static void reserve_manifolds(impulse_state *s, int nm)
     s->man_cap = nm * 3 / 2 + 64;
     s->man_ab = ids_grow(s->man_ab, 2 * sizeof(int), s->man_cap);
     s->live = ids_grow(s->live, sizeof(int), s->man_cap);
+    s->man_island = ids_grow(s->man_island, sizeof(int), s->man_cap);
+    s->order = ids_grow(s->order, sizeof(int), s->man_cap), s->order_tmp = ids_grow(s->order_tmp, sizeof(int), s->man_cap);
+    s->island_count = ids_grow(s->island_count, sizeof(int), s->man_cap + 1);
+    s->island_first = ids_grow(s->island_first, sizeof(int), s->man_cap + 1);
 }
 
 /* the dense body of a contact side, or n for the static world (colliders, static bodies) */
@@ -235,10 +250,10 @@ static inline double row_vel(const imp_vec3 *v, const imp_vec3 *w, const contact
     return v3_dot(d, v3_sub(v[c->a], v[c->b])) + v3_dot(r->ca, w[c->a]) - v3_dot(r->cb, w[c->b]);
 }
 
-/* impulse j along row r: v_a += j d / M_a, w_a += j I_a^-1 (r_a x d), and the opposite on B; ma, mb:
- * which sides move (shock propagation holds the lower one) */
-static inline void row_apply(imp_vec3 *v, imp_vec3 *w, const contact_point *c, const contact_row *r, imp_vec3 d, double j, int ma, int mb)
+/* impulse j along row r: v_a += j d / M_a, w_a += j I_a^-1 (r_a x d), and the opposite on B */
+static inline void row_apply(imp_vec3 *v, imp_vec3 *w, const contact_point *c, const contact_row *r, imp_vec3 d, double j)
 {
+    const bool ma = c->ima > 0, mb = c->imb > 0; /* (a side that cannot move is not written) */
     if (ma) v[c->a] = v3_mad(v[c->a], d, j * c->ima), w[c->a] = v3_mad(w[c->a], r->ia, j);
     if (mb) v[c->b] = v3_mad(v[c->b], d, -j * c->imb), w[c->b] = v3_mad(w[c->b], r->ib, -j);
 }
@@ -273,42 +288,65 @@ static inline void row_apply(imp_vec3 *v, imp_vec3 *w, const contact_point *c, c
 #define PATCH_EPS 1e-6 /* the regularization of the normal rows' A, relative to its largest diagonal entry */
 enum { BOTH, ONLY_A, ONLY_B }; /* which sides of a patch answer its impulses */
 
-/* into `slot`: K^-1 of the friction rows, and A and A^+ of the normal rows, when `who` answers */
-static void patch_matrices(const solver_bodies *sb, const contact_point *P, contact_patch *p, int who, int slot)
+/* dense_invert of an m x m block (row stride 4) with m <= 4 a constant, so its loops unroll */
+static bool invert4(double *M, int m)
 {
-    const bool ua = who != ONLY_B, ub = who != ONLY_A;
-    const double ima = ua ? sb->im[p->a] : 0, imb = ub ? sb->im[p->b] : 0;
-    const imp_vec3 lin[3] = {p->t1, p->t2, v3(0, 0, 0)};
-    double *K = p->friction_inv[slot];
-    for (int r = 0; r < 3; r++)
-        for (int c = 0; c < 3; c++) {
-            double k = (ima + imb) * v3_dot(lin[r], lin[c]);
-            if (ua) k += v3_dot(p->fa[r], p->ia[c]);
-            if (ub) k += v3_dot(p->fb[r], p->ib[c]);
-            K[3 * r + c] = k;
-        }
-    if (!dense_invert(K, 3, 3)) memset(K, 0, 9 * sizeof(double)); /* neither side can answer */
-    const int m = p->count;
-    double *A = p->normal[slot], *N = p->normal_inv[slot], big = 0;
-    for (int i = 0; i < m; i++)
-        for (int j = 0; j < m; j++) {
-            const contact_row *ri = &P[i].row[0], *rj = &P[j].row[0];
-            double a = ima + imb;
-            if (ua) a += v3_dot(ri->ca, rj->ia);
-            if (ub) a += v3_dot(ri->cb, rj->ib);
-            A[4 * i + j] = a;
-            if (i == j && a > big) big = a;
-        }
-    p->eps[slot] = m > 1 ? PATCH_EPS * big : 0;
-    for (int i = 0; i < m; i++)
-        for (int j = 0; j < m; j++) N[4 * i + j] = A[4 * i + j] + (i == j ? p->eps[slot] : 0);
-    if (!(big > 0) || !dense_invert(N, m, 4)) memset(N, 0, 16 * sizeof(double));
-    p->sub_set[slot] = -1;
+    switch (m) {
+    case 1: return dense_invert(M, 1, 4);
+    case 2: return dense_invert(M, 2, 4);
+    case 3: return dense_invert(M, 3, 4);
+    default: return dense_invert(M, 4, 4);
+    }
 }
 
-/* the patch of the points [first, first + count): centroid, twist lever, matrices */
-static void patch_prepare(const solver_bodies *sb, const contact_point *P, const contact_point_info *info,
-                          contact_patch *p)
+/* K^-1 of the friction rows and A, (A + eps I)^-1 of the normal rows: in slot 0 with both sides
+ * answering, and in slot 1 with the side `shock` alone (ONLY_A, ONLY_B; BOTH: no slot 1). Each
+ * entry is the two sides' terms, (1/M_a + 1/M_b) d_r . d_c + (r_a x d_r) . I_a^-1 (r_a x d_c) + (the
+ * same on B), so the side-alone slot takes its side's terms from the same products. */
+static void patch_matrices(const solver_bodies *sb, const contact_point *P, contact_patch *p, int shock)
+{
+    const double ima = sb->im[p->a], imb = sb->im[p->b];
+    const imp_vec3 lin[3] = {p->t1, p->t2, v3(0, 0, 0)};
+    const int m = p->count, slots = shock == BOTH ? 1 : 2;
+    double ta[9], tb[9], tl[9], na[16], nb[16];
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++)
+            tl[3 * r + c] = v3_dot(lin[r], lin[c]), ta[3 * r + c] = v3_dot(p->fa[r], p->ia[c]), tb[3 * r + c] = v3_dot(p->fb[r], p->ib[c]);
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < m; j++) {
+            const contact_row *ri = &P[i].row, *rj = &P[j].row;
+            na[4 * i + j] = v3_dot(ri->ca, rj->ia), nb[4 * i + j] = v3_dot(ri->cb, rj->ib);
+        }
+    for (int slot = 0; slot < slots; slot++) {
+        const bool ua = slot == 0 || shock == ONLY_A, ub = slot == 0 || shock == ONLY_B;
+        const double im = (ua ? ima : 0) + (ub ? imb : 0);
+        double *K = p->friction_inv[slot];
+        for (int e = 0; e < 9; e++) {
+            double k = im * tl[e];
+            if (ua) k += ta[e];
+            if (ub) k += tb[e];
+            K[e] = k;
+        }
+        if (!dense_invert(K, 3, 3)) memset(K, 0, 9 * sizeof(double)); /* neither side can answer */
+        double *A = p->normal[slot], *N = p->normal_inv[slot], big = 0;
+        for (int i = 0; i < m; i++)
+            for (int j = 0; j < m; j++) {
+                double a = im;
+                if (ua) a += na[4 * i + j];
+                if (ub) a += nb[4 * i + j];
+                A[4 * i + j] = a;
+                if (i == j && a > big) big = a;
+            }
+        p->eps[slot] = m > 1 ? PATCH_EPS * big : 0;
+        for (int i = 0; i < m; i++)
+            for (int j = 0; j < m; j++) N[4 * i + j] = A[4 * i + j] + (i == j ? p->eps[slot] : 0);
+        if (!(big > 0) || !invert4(N, m)) memset(N, 0, 16 * sizeof(double));
+        p->sub_set[slot] = -1;
+    }
+}
+
+/* the patch of the points [first, first + count): centroid, twist lever, friction rows */
+static void patch_prepare(const solver_bodies *sb, const contact_point_info *info, contact_patch *p)
 {
     const int m = p->count;
     imp_vec3 ra = v3(0, 0, 0), rb = v3(0, 0, 0);
@@ -322,7 +360,6 @@ static void patch_prepare(const solver_bodies *sb, const contact_point *P, const
     p->fb[0] = v3_cross(rb_, p->t1), p->fb[1] = v3_cross(rb_, p->t2), p->fb[2] = p->n;
     for (int r = 0; r < 3; r++) p->ia[r] = m3_mul_v(sb->Iinv[p->a], p->fa[r]), p->ib[r] = m3_mul_v(sb->Iinv[p->b], p->fb[r]);
     p->active = (1 << m) - 1;
-    patch_matrices(sb, P, p, BOTH, 0);
 }
 
 /* the velocities of a patch's two bodies while a sweep solves it, and the inverse masses that answer */
@@ -334,7 +371,10 @@ typedef struct patch_bodies {
 
 static patch_bodies patch_load(const solver_bodies *sb, const contact_patch *p, int who)
 {
-    patch_bodies pb = {sb->v[p->a], sb->w[p->a], sb->v[p->b], sb->w[p->b], sb->im[p->a], sb->im[p->b], who != ONLY_B, who != ONLY_A};
+    /* (a side that cannot move, static, kinematic or asleep, is not written back: islands solved at the
+     * same time may share it) */
+    patch_bodies pb = {sb->v[p->a], sb->w[p->a], sb->v[p->b], sb->w[p->b], sb->im[p->a], sb->im[p->b],
+                       who != ONLY_B && sb->im[p->a] > 0, who != ONLY_A && sb->im[p->b] > 0};
     return pb;
 }
 
@@ -402,7 +442,7 @@ static const double *patch_inverse(contact_patch *p, int slot, int S)
     for (int r = 0; r < k; r++)
         for (int c = 0; c < k; c++) M[4 * r + c] = p->normal[slot][4 * idx[r] + idx[c]] + (r == c ? p->eps[slot] : 0);
     p->sub_set[slot] = S;
-    p->sub_ok[slot] = dense_invert(M, k, 4);
+    p->sub_ok[slot] = invert4(M, k);
     return p->sub_ok[slot] ? M : NULL;
 }
 
@@ -420,7 +460,7 @@ static double patch_normals(patch_bodies *pb, contact_point *P, contact_patch *p
     const double vn = v3_dot(p->n, v3_sub(pb->va, pb->vb));
     double w[4], j0[4], x[4];
     for (int i = 0; i < m; i++) {
-        w[i] = vn + v3_dot(P[i].row[0].ca, wa) - v3_dot(P[i].row[0].cb, wb) + P[i].gap;
+        w[i] = vn + v3_dot(P[i].row.ca, wa) - v3_dot(P[i].row.cb, wb) + P[i].gap;
         j0[i] = P[i].jn;
     }
     int S = p->active;
@@ -479,7 +519,7 @@ apply:;
     for (int i = 0; i < m; i++) {
         const double xi = x[i] > 0 ? x[i] : 0, d = xi - j0[i];
         change += fabs(d), sum += d;
-        dwa = v3_mad(dwa, P[i].row[0].ia, d), dwb = v3_mad(dwb, P[i].row[0].ib, d);
+        dwa = v3_mad(dwa, P[i].row.ia, d), dwb = v3_mad(dwb, P[i].row.ib, d);
         P[i].jn = xi;
     }
     if (pb->ma) pb->va = v3_mad(pb->va, p->n, sum * pb->ima), pb->wa = v3_add(wa, dwa);
@@ -632,9 +672,52 @@ static inline void side_material(const imp_world *w, imp_contact_side sd, double
     }
 }
 
-/* The live manifolds' points, built straight into level order (a counting sort of the manifolds by
- * the higher level of their two bodies; stable, so manifold order within a level), with their
- * materials, tangent basis, gap and bias, and last step's impulses as the warm start. */
+/* The order the live manifolds are solved in: by level (a counting sort by the higher level of the two
+ * bodies; stable, so manifold order within a level). Without joints, then by island (stable again):
+ * each island's manifolds are consecutive and in level order, and the islands are numbered in the
+ * order their first manifold comes, so the layout depends on the contacts alone. */
+static void manifold_order(impulse_state *s, bool by_island)
+{
+    const int *level = s->graph.level;
+    int *count = s->level_count, *order = by_island ? s->order_tmp : s->order;
+    memset(count, 0, sizeof(int) * (MAX_LEVEL + 2));
+    for (int l = 0; l < s->nlive; l++) {
+        int m = s->live[l], la = level[s->man_ab[2 * m]], lb = level[s->man_ab[2 * m + 1]];
+        count[(la > lb ? la : lb) + 1]++;
+    }
+    for (int l = 0; l <= MAX_LEVEL; l++) count[l + 1] += count[l];
+    for (int l = 0; l < s->nlive; l++) {
+        int m = s->live[l], la = level[s->man_ab[2 * m]], lb = level[s->man_ab[2 * m + 1]];
+        order[count[la > lb ? la : lb]++] = l;
+    }
+    s->nisland = 0;
+    if (!by_island) return;
+    /* the island of each live manifold: the union-find root of its moving body (contact_graph joined
+     * the two when both move), numbered as met */
+    for (int l = 0; l < s->nlive; l++) {
+        int m = s->live[l], a = s->man_ab[2 * m], b = s->man_ab[2 * m + 1];
+        int r = islands_find(&s->graph, s->sb.im[a] > 0 ? a : b);
+        if (s->island_of[r] < 0) s->island_count[s->nisland] = 0, s->island_of[r] = s->nisland++;
+        s->man_island[l] = s->island_of[r];
+        s->island_count[s->man_island[l]]++;
+    }
+    for (int l = 0; l < s->nlive; l++) { /* (the map back to unset for the next step) */
+        int m = s->live[l], a = s->man_ab[2 * m], b = s->man_ab[2 * m + 1];
+        s->island_of[islands_find(&s->graph, s->sb.im[a] > 0 ? a : b)] = -1;
+    }
+    int at = 0;
+    for (int k = 0; k < s->nisland; k++) {
+        int c = s->island_count[k];
+        s->island_count[k] = at, at += c;
+    }
+    for (int o = 0; o < s->nlive; o++) {
+        int l = s->order_tmp[o];
+        s->order[s->island_count[s->man_island[l]]++] = l;
+    }
+}
+
+/* The live manifolds' points, laid out in manifold_order's order, with their materials, tangent basis,
+ * gap and bias, and last step's impulses as the warm start. */
 static void build_points(imp_world *w, impulse_state *s)
 {
     const solver_bodies *sb = &s->sb;
@@ -642,17 +725,11 @@ static void build_points(imp_world *w, impulse_state *s)
     const double h = sb->h;
     const contact_set *col = w->contacts;
     const int *level = s->graph.level;
-    int *count = s->level_count;
-    memset(count, 0, sizeof(int) * (MAX_LEVEL + 2));
-    for (int l = 0; l < s->nlive; l++) {
-        int m = s->live[l], la = level[s->man_ab[2 * m]], lb = level[s->man_ab[2 * m + 1]];
-        count[(la > lb ? la : lb) + 1] += col->manifolds[m].c.count;
-    }
-    for (int l = 0; l <= MAX_LEVEL; l++) count[l + 1] += count[l];
+    manifold_order(s, !s->njoints);
     contact_point *P = s->points;
     s->np = 0;
-    for (int l = 0; l < s->nlive; l++) {
-        int m = s->live[l], a = s->man_ab[2 * m], b = s->man_ab[2 * m + 1];
+    for (int o = 0; o < s->nlive; o++) {
+        int m = s->live[s->order[o]], a = s->man_ab[2 * m], b = s->man_ab[2 * m + 1];
         const imp_contact *ct = &col->manifolds[m].c;
         int key = level[a] > level[b] ? level[a] : level[b];
         double mu_a, ms_a, e_a, mu_b, ms_b, e_b;
@@ -663,11 +740,12 @@ static void build_points(imp_world *w, impulse_state *s)
         imp_vec3 nn = ct->normal, t1, t2;
         v3_basis(nn, &t1, &t2);
         for (int k = 0; k < ct->count; k++) {
-            int idx = count[key]++;
+            int idx = s->np;
             contact_point *c = &P[idx];
             contact_point_info *cc = &s->info[idx];
             s->np++;
             c->a = a, c->b = b, cc->man = m, cc->k = k, cc->level = key;
+            cc->island = s->nisland ? s->man_island[s->order[o]] : 0;
             c->n = nn, c->t1 = t1, c->t2 = t2;
             /* the midpoint of the two surfaces */
             imp_vec3 p = v3_add(ct->points[k], v3_scale(nn, 0.5 * ct->depth[k]));
@@ -684,21 +762,24 @@ static void build_points(imp_world *w, impulse_state *s)
     }
 }
 
-/* a point's rows: lever arms, angular responses, effective masses (the derivation above) */
+/* a point's row along d: lever arms, angular responses, effective mass (the derivation above) */
+static contact_row point_row(const solver_bodies *sb, const contact_point *c, const contact_point_info *cc, imp_vec3 d)
+{
+    contact_row R;
+    R.ca = v3_cross(cc->ra, d), R.cb = v3_cross(cc->rb, d);
+    R.ia = m3_mul_v(sb->Iinv[c->a], R.ca), R.ib = m3_mul_v(sb->Iinv[c->b], R.cb);
+    double ka = c->ima + v3_dot(R.ca, R.ia), kb = c->imb + v3_dot(R.cb, R.ib);
+    R.k = ka + kb > 0 ? 1 / (ka + kb) : 0;
+    return R;
+}
+
+/* a point's inverse masses and normal row */
 static void point_rows(impulse_state *s, int q)
 {
     const solver_bodies *sb = &s->sb;
     contact_point *c = &s->points[q];
-    const contact_point_info *cc = &s->info[q];
     c->ima = sb->im[c->a], c->imb = sb->im[c->b];
-    const imp_vec3 dirs[3] = {c->n, c->t1, c->t2};
-    for (int r = 0; r < 3; r++) {
-        contact_row *R = &c->row[r];
-        R->ca = v3_cross(cc->ra, dirs[r]), R->cb = v3_cross(cc->rb, dirs[r]);
-        R->ia = m3_mul_v(sb->Iinv[c->a], R->ca), R->ib = m3_mul_v(sb->Iinv[c->b], R->cb);
-        double ka = c->ima + v3_dot(R->ca, R->ia), kb = c->imb + v3_dot(R->cb, R->ib);
-        R->k = ka + kb > 0 ? 1 / (ka + kb) : 0;
-    }
+    c->row = point_row(sb, c, &s->info[q], c->n);
 }
 
 /* who answers a patch in shock propagation: the upper side alone between two levels, else both */
@@ -720,9 +801,8 @@ static void patches_part(void *ctx, int chunk)
     for (int k = lo; k < hi; k++) {
         contact_patch *p = &s->patches[k];
         for (int i = 0; i < p->count; i++) point_rows(s, p->first + i);
-        patch_prepare(&s->sb, &s->points[p->first], &s->info[p->first], p);
-        const int who = shock_side(s->graph.level, p);
-        if (who != BOTH) patch_matrices(&s->sb, &s->points[p->first], p, who, 1);
+        patch_prepare(&s->sb, &s->info[p->first], p);
+        patch_matrices(&s->sb, &s->points[p->first], p, shock_side(s->graph.level, p));
     }
 }
 
@@ -744,6 +824,15 @@ static void build_patches(imp_world *w, impulse_state *s)
         q += m;
     }
     par_for(patches_part, s, PAR_CHUNKS);
+    /* each island's first patch, and the islands of each parallel chunk: about equal shares of points */
+    for (int k = 0, isl = -1; k < s->npatch && s->nisland; k++)
+        while (isl < s->info[s->patches[k].first].island) s->island_first[++isl] = k;
+    if (s->nisland) s->island_first[s->nisland] = s->npatch;
+    for (int c = 0, k = 0; c <= PAR_CHUNKS; c++) {
+        const long long share = (long long)s->np * c / PAR_CHUNKS;
+        while (k < s->nisland && s->patches[s->island_first[k]].first < share) k++;
+        s->chunk_island[c] = c == PAR_CHUNKS ? s->nisland : k;
+    }
     for (int k = 0; k < s->npatch; k++) {
         contact_patch *p = &s->patches[k];
         const imp_contact *ct = &w->contacts->manifolds[s->info[p->first].man].c;
@@ -771,43 +860,50 @@ static void build_patches(imp_world *w, impulse_state *s)
  * step. A point still apart (negative depth: shapes within SHAPE_TOUCH, a face's near corners) collides
  * when this step's approach closes its gap. The pairs that collided become the step's hit events; the joints are post-stabilized after
  * them (S1). */
-static void collisions(imp_world *w, impulse_state *s)
+static void collisions(imp_world *w, impulse_state *s, int q0, int q1)
 {
     solver_bodies *sb = &s->sb;
     contact_set *col = w->contacts;
     contact_point *P = s->points;
-    const int np = s->np;
     const double rest = fmax(w->settings.restitution_threshold, 1e-9);
-    for (int q = 0; q < np; q++) P[q].jp = 0; /* 1: collided in this step */
+    for (int q = q0; q < q1; q++) P[q].jp = 0; /* 1: collided in this step */
     for (int sweep = 0; sweep < COLLISION_SWEEPS; sweep++) {
         bool any = false;
-        for (int q = 0; q < np; q++) {
+        for (int q = q0; q < q1; q++) {
             contact_point *c = &P[q];
             const contact_point_info *cc = &s->info[q];
-            double vn = row_vel(sb->v, sb->w, c, &c->row[0], c->n);
+            double vn = row_vel(sb->v, sb->w, c, &c->row, c->n);
             if (cc->depth < 0 && -vn * sb->h < -cc->depth) continue; /* a gap this step's approach does not close */
             if (!(vn < -rest || (c->jp > 0 && vn < -1e-9))) continue;
             imp_contact *ct = &col->manifolds[cc->man].c;
             if (-vn > ct->impact_speed) ct->impact_speed = -vn;
-            double dj = -(1 + cc->e) * vn * c->row[0].k;
-            row_apply(sb->v, sb->w, c, &c->row[0], c->n, dj, 1, 1);
+            double dj = -(1 + cc->e) * vn * c->row.k;
+            row_apply(sb->v, sb->w, c, &c->row, c->n, dj);
             ct->impact += dj;
             c->jp = 1;
             any = true;
             /* friction: the impulse that stops the sliding, clamped to the cone of dj */
-            double v1 = row_vel(sb->v, sb->w, c, &c->row[1], c->t1), v2 = row_vel(sb->v, sb->w, c, &c->row[2], c->t2);
+            const contact_row r1 = point_row(sb, c, cc, c->t1), r2 = point_row(sb, c, cc, c->t2);
+            double v1 = row_vel(sb->v, sb->w, c, &r1, c->t1), v2 = row_vel(sb->v, sb->w, c, &r2, c->t2);
             double mu = v1 * v1 + v2 * v2 < STICK_SPEED * STICK_SPEED ? cc->mu_s : cc->mu_k;
-            double j1 = -c->row[1].k * v1, j2 = -c->row[2].k * v2, lim = mu * dj, len2 = j1 * j1 + j2 * j2;
+            double j1 = -r1.k * v1, j2 = -r2.k * v2, lim = mu * dj, len2 = j1 * j1 + j2 * j2;
             if (len2 > lim * lim) {
                 double f = lim / sqrt(len2);
                 j1 *= f, j2 *= f;
             }
-            row_apply(sb->v, sb->w, c, &c->row[1], c->t1, j1, 1, 1);
-            row_apply(sb->v, sb->w, c, &c->row[2], c->t2, j2, 1, 1);
+            row_apply(sb->v, sb->w, c, &r1, c->t1, j1);
+            row_apply(sb->v, sb->w, c, &r2, c->t2, j2);
         }
         if (!any) break;
     }
-    for (int q = 0; q < np; q++) P[q].jp = 0;
+    for (int q = q0; q < q1; q++) P[q].jp = 0;
+}
+
+/* the pairs that collided become the step's hit events; the joints are post-stabilized after them */
+static void collisions_finish(imp_world *w, impulse_state *s)
+{
+    solver_bodies *sb = &s->sb;
+    contact_set *col = w->contacts;
     for (int m = 0; m < col->manifold_count; m++) {
         const imp_contact *ct = &col->manifolds[m].c;
         if (!(ct->impact > 0)) continue;
@@ -867,15 +963,15 @@ static void velocities(imp_world *w, impulse_state *s)
 }
 
 /* 3a. Warm start: last step's impulses first, the friction clamped to this step's cone */
-static void warm_start(impulse_state *s)
+static void warm_start(impulse_state *s, int lo, int hi)
 {
     solver_bodies *sb = &s->sb;
-    for (int k = 0; k < s->npatch; k++) {
+    for (int k = lo; k < hi; k++) {
         contact_patch *p = &s->patches[k];
         contact_point *P = &s->points[p->first];
         double N = 0;
         for (int i = 0; i < p->count; i++) {
-            row_apply(sb->v, sb->w, &P[i], &P[i].row[0], P[i].n, P[i].jn, 1, 1);
+            row_apply(sb->v, sb->w, &P[i], &P[i].row, P[i].n, P[i].jn);
             N += P[i].jn;
         }
         patch_friction_clamp(p, N, p->lambda);
@@ -890,7 +986,7 @@ static void warm_start(impulse_state *s)
  * each level's after that level's contacts: before the contacts of level k, the joints of the levels
  * below k not yet visited; after the last contact, the rest (those above it and those outside the
  * graph). */
-static void contact_sweeps(imp_world *w, impulse_state *s)
+static void contact_sweeps(imp_world *w, impulse_state *s, int lo, int hi)
 {
     solver_bodies *sb = &s->sb;
     const int *level = s->graph.level;
@@ -898,9 +994,9 @@ static void contact_sweeps(imp_world *w, impulse_state *s)
     for (int it = 0; it < w->settings.velocity_iterations; it++) {
         double change = 0, size = 0;
         int done = 0;
-        for (int k = 0; k < s->npatch; k++) {
+        for (int k = lo; k < hi; k++) {
             contact_patch *p = &s->patches[k];
-            if (s->level_joints && (k == 0 || p->level != s->patches[k - 1].level))
+            if (s->level_joints && (k == lo || p->level != s->patches[k - 1].level))
                 joints_level(w, sb, done, p->level, level, false), done = p->level;
             change += patch_solve(sb, s->points, p, BOTH);
             for (int i = 0; i < p->count; i++) size += s->points[p->first + i].jn;
@@ -914,14 +1010,14 @@ static void contact_sweeps(imp_world *w, impulse_state *s)
  * of the levels below a level's contacts first (joint_velocity.c's level_solve: the lower body held while that
  * takes energy from the upper one, else both answer as S1 asks; a joint to the world or a static body
  * then holds its body as fixed as the world for the levels above) */
-static void shock_propagation(imp_world *w, impulse_state *s)
+static void shock_propagation(imp_world *w, impulse_state *s, int first, int end)
 {
     solver_bodies *sb = &s->sb;
     const int *level = s->graph.level;
     int jdone = 0;
-    for (int lo = 0; lo < s->npatch;) {
+    for (int lo = first; lo < end;) {
         int hi = lo;
-        while (hi < s->npatch && s->patches[hi].level == s->patches[lo].level) hi++;
+        while (hi < end && s->patches[hi].level == s->patches[lo].level) hi++;
         if (s->level_joints) {
             for (int pass = 0; pass < SHOCK_PASSES; pass++) joints_level(w, sb, jdone, s->patches[lo].level, level, true);
             jdone = s->patches[lo].level;
@@ -944,17 +1040,17 @@ static void shock_propagation(imp_world *w, impulse_state *s)
 /* 3d. Split impulses: pseudo velocities that remove the penetration beyond the slop; the joints' rows
  * act on them too, so a jointed body pushed out of the ground takes its partners along instead of
  * making a displacement the pre-stabilization would take back */
-static void split_impulses(imp_world *w, impulse_state *s)
+static void split_impulses(imp_world *w, impulse_state *s, int q0, int q1)
 {
     solver_bodies *sb = &s->sb;
     bool pushing = false;
-    for (int q = 0; q < s->np && !pushing; q++) pushing = s->points[q].bias > 0;
+    for (int q = q0; q < q1 && !pushing; q++) pushing = s->points[q].bias > 0;
     for (int it = 0; it < w->settings.position_iterations && pushing; it++) {
-        for (int q = 0; q < s->np; q++) {
+        for (int q = q0; q < q1; q++) {
             contact_point *c = &s->points[q];
-            double vn = row_vel(sb->vp, sb->wp, c, &c->row[0], c->n);
-            double jp = fmax(c->jp + c->row[0].k * (c->bias - vn), 0);
-            row_apply(sb->vp, sb->wp, c, &c->row[0], c->n, jp - c->jp, 1, 1);
+            double vn = row_vel(sb->vp, sb->wp, c, &c->row, c->n);
+            double jp = fmax(c->jp + c->row.k * (c->bias - vn), 0);
+            row_apply(sb->vp, sb->wp, c, &c->row, c->n, jp - c->jp);
             c->jp = jp;
         }
         if (s->level_joints) joints_split(w, sb);
@@ -966,9 +1062,9 @@ static void split_impulses(imp_world *w, impulse_state *s)
  * each contact held fixed) and would seed the next step's sweeps with forces its bodies never felt. A
  * patch's friction goes to its points as equal shares of (lambda1 t1 + lambda2 t2) plus the tangential
  * impulses n x d_k lambda3 / sum |d|^2 (d_k a point's offset from the centroid) whose moment is the twist */
-static void store_impulses(imp_world *w, impulse_state *s)
+static void store_impulses(imp_world *w, impulse_state *s, int lo, int hi)
 {
-    for (int k = 0; k < s->npatch; k++) {
+    for (int k = lo; k < hi; k++) {
         const contact_patch *p = &s->patches[k];
         const contact_point *P = &s->points[p->first];
         const contact_point_info *info = &s->info[p->first];
@@ -1061,6 +1157,57 @@ static void sleeping(imp_world *w, impulse_state *s)
     islands_sleep(w, &s->graph, &s->sb, s->held);
 }
 
+/* ---- the islands solved apart ------------------------------------------------------------------------ *
+ * Without joints, islands share no moving body (a static, kinematic or sleeping body that two touch is
+ * read, never written), so each island's collisions and sweeps can run on their own: the same stages in
+ * the same order over its points and patches, which manifold_order laid out consecutively and in level
+ * order. Solving island after island gives what the stages over the whole world give, except that a
+ * sweep loop ends by the island's own convergence test. The islands are cut into PAR_CHUNKS chunks of
+ * about equal points and the chunks run on both threads: whichever thread solves an island, its numbers
+ * are the same. */
+typedef struct island_job {
+    imp_world *w;
+    impulse_state *s;
+} island_job;
+
+/* the points [*q0, *q1) of the patches [lo, hi) */
+static void patch_points(const impulse_state *s, int lo, int hi, int *q0, int *q1)
+{
+    *q0 = lo < hi ? s->patches[lo].first : 0;
+    *q1 = lo < hi ? s->patches[hi - 1].first + s->patches[hi - 1].count : 0;
+}
+
+static void collide_islands(void *ctx, int chunk)
+{
+    island_job *job = ctx;
+    impulse_state *s = job->s;
+    for (int i = s->chunk_island[chunk]; i < s->chunk_island[chunk + 1]; i++) {
+        int q0, q1;
+        patch_points(s, s->island_first[i], s->island_first[i + 1], &q0, &q1);
+        collisions(job->w, s, q0, q1);
+    }
+}
+
+/* 3a - 3d for one range of patches (an island, or the whole world in level order) */
+static void solve_contacts(imp_world *w, impulse_state *s, int lo, int hi)
+{
+    int q0, q1;
+    patch_points(s, lo, hi, &q0, &q1);
+    warm_start(s, lo, hi);
+    contact_sweeps(w, s, lo, hi);
+    store_impulses(w, s, lo, hi);
+    shock_propagation(w, s, lo, hi);
+    split_impulses(w, s, q0, q1);
+}
+
+static void solve_islands(void *ctx, int chunk)
+{
+    island_job *job = ctx;
+    impulse_state *s = job->s;
+    for (int i = s->chunk_island[chunk]; i < s->chunk_island[chunk + 1]; i++)
+        solve_contacts(job->w, s, s->island_first[i], s->island_first[i + 1]);
+}
+
 /* S1's stages in order; false when nothing needs them (the caller moves the bodies by their ODE) */
 static bool impulse_stages(imp_world *w, const imp_step *st)
 {
@@ -1081,14 +1228,14 @@ static bool impulse_stages(imp_world *w, const imp_step *st)
     build_points(w, s);
     build_patches(w, s);
     s->level_joints = s->njoints && s->np;
-    collisions(w, s);
+    island_job job = {w, s};
+    if (s->nisland) par_for(collide_islands, &job, PAR_CHUNKS);
+    else collisions(w, s, 0, s->np);
+    collisions_finish(w, s);
     friction_coefficients(s);
     velocities(w, s);
-    warm_start(s);
-    contact_sweeps(w, s);
-    store_impulses(w, s);
-    shock_propagation(w, s);
-    split_impulses(w, s);
+    if (s->nisland) par_for(solve_islands, &job, PAR_CHUNKS);
+    else solve_contacts(w, s, 0, s->npatch);
     /* S1 section IV: pre-stabilization of every joint at once, after the contacts: impulses that make the
      * predicted joint frames (after the position update below, split impulses included) satisfy every
      * joint. It is also S1's final articulation-only sweep. */

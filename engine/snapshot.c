@@ -53,6 +53,7 @@
 #include "particle_system.h"
 #include "particles.h"
 #include "presolve.h"
+#include "rotation.h"
 #include "sensor.h"
 #include "shape.h"
 #include "snapshot.h"
@@ -293,12 +294,13 @@ static callback next_callback(load_ctx *ctx, reader *in)
 
 /* ---- the parts ------------------------------------------------------------------------------------------ */
 
-/* the world's own: settings, clock, the last step's profile */
+/* the world's own: settings and clock. The last step's profile is a measurement of the machine that
+ * ran it, not state: two snapshots of the same state are the same bytes, and a restored world's
+ * profile is empty until it steps */
 static void world_save(writer *o, const imp_world *w)
 {
     put(o, &w->settings, sizeof w->settings);
     put_f64(o, w->time), put_i64(o, w->steps);
-    put(o, &w->profile, sizeof w->profile);
 }
 
 static void world_load(reader *in, imp_world *w, load_ctx *ctx)
@@ -306,7 +308,7 @@ static void world_load(reader *in, imp_world *w, load_ctx *ctx)
     (void)ctx;
     get(in, &w->settings, sizeof w->settings);
     w->time = get_f64(in), w->steps = (long)get_i64(in);
-    get(in, &w->profile, sizeof w->profile);
+    memset(&w->profile, 0, sizeof w->profile);
 }
 
 /* an ODE solver's settings, adaptive step size and counters (its scratch is not state) */
@@ -465,6 +467,18 @@ static void pcontacts_load(reader *in, imp_world *w, load_ctx *ctx)
 }
 
 /* cloth and hair: each object with its elements (in their order: the forces sum in it) */
+/* A cloth's dense particle indices (refreshed before every use) and its elements' blocks in the
+ * implicit integrator's matrix with their parallel groups (bound whenever that pattern is built, and by
+ * implicit_load after this) are caches of the step, not state: written as -1 and 0, so the bytes of a
+ * snapshot depend on the state alone. */
+#define PUT_UNBOUND(o, type, items, count)                                            \
+    for (int e_ = 0; e_ < (count); e_++) {                                           \
+        type item_ = (items)[e_];                                                    \
+        for (size_t b_ = 0; b_ < sizeof item_.block / sizeof item_.block[0]; b_++)   \
+            item_.block[b_] = -1;                                                    \
+        put(o, &item_, sizeof item_);                                                \
+    }
+
 static void cloth_save(writer *o, const imp_world *w)
 {
     const cloth_store *cs = w->cloth;
@@ -474,11 +488,16 @@ static void cloth_save(writer *o, const imp_world *w)
     for (int k = 0; k < cs->ids.count; k++) {
         cobj b = cs->obj[k];
         b.slot = NULL, b.dense = NULL, b.tri = NULL, b.bend = NULL, b.seg = NULL, b.joint = NULL, b.draw = NULL, b.rest = NULL;
+        memset(b.tri_g, 0, sizeof b.tri_g), memset(b.bend_g, 0, sizeof b.bend_g);
+        memset(b.seg_g, 0, sizeof b.seg_g), memset(b.joint_g, 0, sizeof b.joint_g);
         put(o, &b, sizeof b);
         const cobj *c = &cs->obj[k];
-        put(o, c->slot, sizeof(uint32_t) * (size_t)c->nv), put(o, c->dense, sizeof(int) * (size_t)c->nv);
-        put(o, c->tri, sizeof(ctri) * (size_t)c->ntri), put(o, c->bend, sizeof(cbend) * (size_t)c->nbend);
-        put(o, c->seg, sizeof(cseg) * (size_t)c->nseg), put(o, c->joint, sizeof(cjoint) * (size_t)c->njoint);
+        put(o, c->slot, sizeof(uint32_t) * (size_t)c->nv);
+        for (int v = 0; v < c->nv; v++) put(o, &(int){-1}, sizeof(int));
+        PUT_UNBOUND(o, ctri, c->tri, c->ntri)
+        PUT_UNBOUND(o, cbend, c->bend, c->nbend)
+        PUT_UNBOUND(o, cseg, c->seg, c->nseg)
+        PUT_UNBOUND(o, cjoint, c->joint, c->njoint)
         put_u32(o, c->draw != NULL);
         if (c->draw) put(o, c->draw, 3 * sizeof(int) * (size_t)c->ntri);
         put_u32(o, c->rest != NULL);
@@ -576,8 +595,12 @@ static void tinker_save(writer *o, const imp_world *w)
         put(o, &c, sizeof c);
     }
     put_u32(o, (uint32_t)t->rows), put_u32(o, (uint32_t)t->j_entries);
-    put(o, &t->set, sizeof t->set), put(o, &t->stats, sizeof t->stats), put_i64(o, t->stats_step);
-    const int m = tinker_lambda_count(t);
+    imp_constraint_stats stats = t->stats;
+    stats.ms = 0; /* (a measurement of the machine, as the profile: not state) */
+    put(o, &t->set, sizeof t->set), put(o, &stats, sizeof stats), put_i64(o, t->stats_step);
+    /* the multipliers by row while they hold those of the present rows; otherwise the next solve gathers
+     * them from the constraints and zeroes the contact rows', so what the array holds is not state */
+    const int m = t->rows_valid ? tinker_lambda_count(t) : 0;
     put_array(o, t->lambda, sizeof(double), m);
     put_u32(o, t->warm_ok), put_u32(o, t->rows_valid), put_u32(o, (uint32_t)t->ncontact), put_i64(o, t->contact_step);
     put_u32(o, t->j_valid);
@@ -624,12 +647,6 @@ static void tinker_load(reader *in, imp_world *w, load_ctx *ctx)
 /* the implicit integrator: its settings, and when its pattern is the particles' as they are, the warm
  * start dv and the multigrid hierarchy (made from the values of the step that built the pattern, so a
  * restored run must keep it, not make its own from the values at hand) */
-static bool implicit_current(const imp_world *w)
-{
-    const implicit_state *st = w->implicit;
-    return st && st->built && st->topology == w->particles->topology && st->n == w->particles->ids.count;
-}
-
 static void implicit_save(writer *o, const imp_world *w)
 {
     const implicit_state *st = w->implicit;
@@ -687,6 +704,9 @@ static void bodies_save(writer *o, const imp_world *w)
     for (int k = 0; k < n; k++) {
         body c = b->body[k];
         c.shapes = NULL;
+        /* the principal frame is rot_principal(Ibody), made again on load: written as zeros (its
+         * padding holds whatever the stack held) */
+        memset(&c.principal, 0, sizeof c.principal);
         put(o, &c, sizeof c);
         put(o, b->body[k].shapes, sizeof(uint32_t) * (size_t)b->body[k].nshapes);
     }
@@ -706,6 +726,7 @@ static void bodies_load(reader *in, imp_world *w, load_ctx *ctx)
     for (; done < n && !in->failed; done++) {
         get(in, &bodies[done], sizeof(body));
         bodies[done].shapes = get_block(in, sizeof(uint32_t), bodies[done].nshapes);
+        bodies[done].principal = rot_principal(bodies[done].Ibody);
     }
     double *state = n ? ids_grow(NULL, BODY_DIM * sizeof(double), (size_t)n) : NULL;
     get(in, state, BODY_DIM * sizeof(double) * (size_t)n);
@@ -1110,7 +1131,7 @@ static const snapshot_part parts[] = {
 static uint32_t layout_signature(void)
 {
     const size_t sizes[] = {
-        sizeof(world_settings), sizeof(imp_profile), sizeof(spring), sizeof(behavior), sizeof(collider),
+        sizeof(world_settings), sizeof(spring), sizeof(behavior), sizeof(collider),
         sizeof(pcontact), sizeof(phit), sizeof(cobj), sizeof(ctri), sizeof(cbend), sizeof(cseg), sizeof(cjoint),
         sizeof(curve), sizeof(constraint), sizeof(imp_constraint_settings), sizeof(imp_constraint_stats),
         sizeof(jentry), sizeof(imp_implicit_settings), sizeof(body), sizeof(shape), sizeof(mesh_node),

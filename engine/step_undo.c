@@ -5,6 +5,7 @@
 #include "body.h"
 #include "contact.h"
 #include "curve.h"
+#include "implicit.h"
 #include "particle_attach.h"
 #include "particle_collide.h"
 #include "particle_system.h"
@@ -23,6 +24,7 @@ typedef struct step_undo {
     curve *curves; int curve_count, curve_cap;
     /* the constraint solver */
     double *clambda; int clambda_cap;       /* 3 per constraint                                    */
+    int *crow; int crow_cap;                /* row, j_first, j_count per constraint (the assembly's) */
     double *lambda; int lambda_count, lambda_cap;
     jentry *J; int j_count, j_cap, j_rows;
     bool warm_ok, rows_valid, j_valid;
@@ -35,6 +37,10 @@ typedef struct step_undo {
      * on the bodies, which the attachments' exchange adds to */
     attachment *attach; int attach_count, attach_cap;
     imp_vec3 *body_force; int body_count, body_force_cap; /* force, torque per body (dense)           */
+    /* the implicit integrator: whether its pattern was built for the particles as they are. A pattern
+     * the failed step built is dropped (the next step builds the same); the warm start dv of a pattern
+     * that was current is as it was, since the scripts (forces and behaviours) run before the solve */
+    bool implicit_current;
 } step_undo;
 
 /* dst holds count elements of elem bytes from src, growing *cap */
@@ -70,6 +76,7 @@ void step_undo_keep(imp_world *w)
         }
         for (int k = 0; k < u->body_count; k++) u->body_force[2 * k] = B->body[k].force, u->body_force[2 * k + 1] = B->body[k].torque;
     }
+    u->implicit_current = implicit_current(w);
     const particle_contacts *pc = w->pcontacts;
     u->contact = keep_copy(u->contact, &u->contact_cap, pc->contact, sizeof(pcontact), pc->count);
     u->count = pc->count, u->particle_edits = pc->particle_edits, u->collider_edits = pc->collider_edits;
@@ -81,7 +88,12 @@ void step_undo_keep(imp_world *w)
     if (!t) return;
     const int nc = t->ids.count;
     if (3 * nc > u->clambda_cap) u->clambda_cap = 3 * nc + 16, u->clambda = ids_grow(u->clambda, sizeof(double), (size_t)u->clambda_cap);
-    for (int k = 0; k < nc; k++) memcpy(u->clambda + 3 * k, t->constraint[k].lambda, 3 * sizeof(double));
+    if (3 * nc > u->crow_cap) u->crow_cap = 3 * nc + 16, u->crow = ids_grow(u->crow, sizeof(int), (size_t)u->crow_cap);
+    for (int k = 0; k < nc; k++) {
+        const constraint *c = &t->constraint[k];
+        memcpy(u->clambda + 3 * k, c->lambda, 3 * sizeof(double));
+        u->crow[3 * k] = c->row, u->crow[3 * k + 1] = c->j_first, u->crow[3 * k + 2] = c->j_count;
+    }
     u->lambda_count = tinker_lambda_count(t);
     if (u->lambda_count) u->lambda = keep_copy(u->lambda, &u->lambda_cap, t->lambda, sizeof(double), u->lambda_count);
     u->j_valid = t->j_valid, u->j_count = t->j_valid ? t->J.count : 0, u->j_rows = t->J.rows;
@@ -108,6 +120,7 @@ void step_undo_put_back(imp_world *w)
         body_store *B = w->bodies;
         for (int k = 0; k < u->body_count; k++) B->body[k].force = u->body_force[2 * k], B->body[k].torque = u->body_force[2 * k + 1];
     }
+    if (w->implicit && !u->implicit_current) w->implicit->built = false;
     particle_contacts *pc = w->pcontacts;
     pc->contact = keep_copy(pc->contact, &pc->cap, u->contact, sizeof(pcontact), u->count);
     pc->count = u->count, pc->particle_edits = u->particle_edits, pc->collider_edits = u->collider_edits;
@@ -116,7 +129,11 @@ void step_undo_put_back(imp_world *w)
     if (u->curve_count) memcpy(w->curves->curve, u->curves, sizeof(curve) * (size_t)u->curve_count);
     tinker *t = w->tinker;
     if (!t) return;
-    for (int k = 0; k < t->ids.count; k++) memcpy(t->constraint[k].lambda, u->clambda + 3 * k, 3 * sizeof(double));
+    for (int k = 0; k < t->ids.count; k++) {
+        constraint *c = &t->constraint[k];
+        memcpy(c->lambda, u->clambda + 3 * k, 3 * sizeof(double));
+        c->row = u->crow[3 * k], c->j_first = u->crow[3 * k + 1], c->j_count = u->crow[3 * k + 2];
+    }
     if (u->lambda_count) memcpy(t->lambda, u->lambda, sizeof(double) * (size_t)u->lambda_count);
     if (u->j_valid) {
         if (u->j_count) memcpy(t->J.e, u->J, sizeof(jentry) * (size_t)u->j_count);
@@ -131,7 +148,7 @@ void step_undo_free(imp_world *w)
 {
     step_undo *u = w->undo;
     if (!u) return;
-    free(u->contact), free(u->hit), free(u->curves), free(u->clambda), free(u->lambda), free(u->J);
+    free(u->contact), free(u->hit), free(u->curves), free(u->clambda), free(u->crow), free(u->lambda), free(u->J);
     free(u->attach), free(u->body_force);
     free(u);
     w->undo = NULL;
