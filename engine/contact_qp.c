@@ -138,7 +138,12 @@ void qp_free(imp_world *w)
     free(w->qp->srow), free(w->qp->sidx), free(w->qp->sstart), free(w->qp->sf), free(w->qp->sw), free(w->qp->sbn);
     free(w->qp->sg), free(w->qp->st1), free(w->qp->st2), free(w->qp->sa), free(w->qp->sb), free(w->qp->sroot);
     free(w->qp->sbody), free(w->qp->sdirty), free(w->qp->pst), free(w->qp->pend), free(w->qp->pneq), free(w->qp->fp);
-    free(w->qp->bst), free(w->qp->ppar);
+    free(w->qp->bst), free(w->qp->ppar), free(w->qp->pdone), free(w->qp->pinfo);
+    for (int c = 0; c < PAR_CHUNKS; c++) {
+        struct qp_chunk *ch = &w->qp->chunk[c];
+        free(ch->A), free(ch->f), free(ch->wv), free(ch->arow);
+        imp_lcp_work_free(&ch->lcp);
+    }
     imp_lcp_work_free(&w->qp->lcp);
     free(w->qp);
     w->qp = NULL;
@@ -815,16 +820,10 @@ static inline bool qp_share(const struct qp_state *q, const qp_contact *ci, cons
  * then A_ij = sum over the bodies both rows move of sigma_i sigma_j (n_i . n_j / m_X + t_i . I_X^-1 t_j) */
 typedef struct qp_arow { int X[2]; imp_vec3 t[2], it[2]; } qp_arow;
 
-static void qp_amatrix(struct qp_state *q, int n, double *A)
+static void qp_amatrix_into(const struct qp_state *q, const qp_contact *cs, int n, double *A, qp_arow *rows)
 {
-    if (n > q->arowcap) {
-        q->arowcap = n + n / 2 + 16;
-        free(q->arow);
-        q->arow = ids_grow(NULL, sizeof(qp_arow), (size_t)q->arowcap);
-    }
-    qp_arow *rows = q->arow;
     for (int i = 0; i < n; i++) {
-        const qp_contact *c = &q->c[i];
+        const qp_contact *c = &cs[i];
         for (int side = 0; side < 2; side++) {
             const int X = side ? c->kb : c->ka;
             rows[i].X[side] = X >= 0 && q->b[X].dyn ? X : -1;
@@ -834,10 +833,10 @@ static void qp_amatrix(struct qp_state *q, int n, double *A)
         }
     }
     for (int i = 0; i < n; i++) {
-        const qp_contact *ci = &q->c[i];
+        const qp_contact *ci = &cs[i];
         const qp_arow *ri = &rows[i];
         for (int j = i; j < n; j++) {
-            const qp_contact *cj = &q->c[j];
+            const qp_contact *cj = &cs[j];
             const qp_arow *rj = &rows[j];
             if (ci->angular || cj->angular) {
                 A[(size_t)i * n + j] = A[(size_t)j * n + i] = qp_kernel(q, ci, ci->n, cj, cj->n);
@@ -857,6 +856,16 @@ static void qp_amatrix(struct qp_state *q, int n, double *A)
             A[(size_t)i * n + j] = A[(size_t)j * n + i] = s;
         }
     }
+}
+
+static void qp_amatrix(struct qp_state *q, int n, double *A)
+{
+    if (n > q->arowcap) {
+        q->arowcap = n + n / 2 + 16;
+        free(q->arow);
+        q->arow = ids_grow(NULL, sizeof(qp_arow), (size_t)q->arowcap);
+    }
+    qp_amatrix_into(q, q->c, n, A, q->arow);
 }
 
 /* b: d'' of each contact with no contact force (exact; the extra acceleration is added by the caller) */
@@ -1363,7 +1372,8 @@ static bool qp_parts(imp_world *w)
         const int cap = n + n / 2 + 16;
         q->sa = ids_grow(q->sa, sizeof(int), cap), q->sb = ids_grow(q->sb, sizeof(int), cap);
         q->pst = ids_grow(q->pst, sizeof(int), cap), q->pend = ids_grow(q->pend, sizeof(int), cap);
-        q->pneq = ids_grow(q->pneq, sizeof(int), cap);
+        q->pneq = ids_grow(q->pneq, sizeof(int), cap), q->pdone = ids_grow(q->pdone, sizeof(int), cap);
+        q->pinfo = ids_grow(q->pinfo, sizeof(imp_lcp_info), cap);
         q->fp = ids_grow(q->fp, sizeof(int), (size_t)cap + 1), q->bst = ids_grow(q->bst, sizeof(int), (size_t)cap + 1);
         q->pcap = cap;
     }
@@ -1451,6 +1461,40 @@ static int qp_part_solve(imp_world *w, int lo, int m, int meq, const double *bn,
     memcpy(q->sf + lo, q->f, sizeof(double) * (size_t)m);
     memcpy(q->sw + lo, q->wv, sizeof(double) * (size_t)m);
     return st;
+}
+
+/* The step's frictionless dense parts of island k solved chunk by chunk (parts fp[k] + P c / PAR_CHUNKS
+ * onwards for chunk c), each with the chunk's own A, vectors and LCP workspace: a part's solve is the
+ * same whichever thread runs it (qp_island_solve's for a part of at most dense_max rows without
+ * friction). pdone marks the parts solved here; the others are left to the caller. */
+typedef struct qp_parts_job { struct qp_state *q; int k, base; const double *bn; bool dense_ok; } qp_parts_job;
+
+static void qp_parts_part(void *ctx, int chunk)
+{
+    const qp_parts_job *jb = ctx;
+    struct qp_state *q = jb->q;
+    const int p0 = q->fp[jb->k], np = q->fp[jb->k + 1] - p0;
+    const int lo_p = p0 + (int)((long)np * chunk / PAR_CHUNKS), hi_p = p0 + (int)((long)np * (chunk + 1) / PAR_CHUNKS);
+    struct qp_chunk *ch = &q->chunk[chunk];
+    for (int p = lo_p; p < hi_p; p++) {
+        const int lo = q->pst[p] - jb->base, m = q->pend[p] - q->pst[p];
+        q->pdone[p] = jb->dense_ok && m <= q->dense_max;
+        if (!q->pdone[p]) continue;
+        if (m > ch->cap) {
+            ch->cap = m + m / 2 + 16;
+            free(ch->A), free(ch->f), free(ch->wv), free(ch->arow);
+            ch->A = ids_grow(NULL, sizeof(double), (size_t)ch->cap * (size_t)ch->cap);
+            ch->f = ids_grow(NULL, sizeof(double), (size_t)ch->cap);
+            ch->wv = ids_grow(NULL, sizeof(double), (size_t)ch->cap);
+            ch->arow = ids_grow(NULL, sizeof(qp_arow), (size_t)ch->cap);
+        }
+        const qp_contact *cs = q->c + lo;
+        qp_amatrix_into(q, cs, m, ch->A, ch->arow);
+        for (int i = 0; i < m; i++) ch->f[i] = cs[i].force;
+        imp_lcp_solve_guess(m, q->pneq[p], ch->A, jb->bn + lo, ch->f, ch->f, ch->wv, &q->pinfo[p], &ch->lcp);
+        memcpy(q->sf + lo, ch->f, sizeof(double) * (size_t)m);
+        memcpy(q->sw + lo, ch->wv, sizeof(double) * (size_t)m);
+    }
 }
 
 /* the bridges' w (rows with srow < 0) from the bodies' acceleration changes in dv, dw, chunk by chunk
@@ -1556,11 +1600,16 @@ static int qp_split_solve(imp_world *w, int k, int n, const double *bn, double *
     for (int i = 0; i < n; i++) bmax = fmax(bmax, fabs(bn[i]));
     const double tol = QP_SPLIT_TOL * bmax;
     int status = 0;
-    /* the step's parts, in place */
+    /* the step's parts, in place: the frictionless dense ones in chunks on both threads, then the
+     * others, and every part's status and info taken in part order (as one after the other) */
+    qp_parts_job pj = {q, k, base, bn, g == NULL && !impulse};
+    qp_par_chunks(qp_parts_part, &pj, n);
     for (int p = q->fp[k]; p < q->fp[k + 1]; p++) {
         const int lo = q->pst[p] - base, m = q->pend[p] - q->pst[p];
         for (int i = lo; i < lo + m; i++) q->srow[i] = p - q->fp[k];
-        const int st = qp_part_solve(w, lo, m, q->pneq[p], bn, g, impulse);
+        int st;
+        if (q->pdone[p]) st = q->pinfo[p].status, q->info = q->pinfo[p];
+        else st = qp_part_solve(w, lo, m, q->pneq[p], bn, g, impulse);
         if (st) status = st;
     }
     for (int i = q->bst[k] - base; i < n; i++) q->srow[i] = -1;

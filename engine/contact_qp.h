@@ -4,6 +4,7 @@
 
 #include "imp_math.h"
 #include "impetus.h"
+#include "parallel.h"
 #include "step.h"
 
 /* contact_qp.c: world.contact = "qp" */
@@ -94,6 +95,11 @@ struct qp_state {
      * island k's parts are fp[k] .. fp[k + 1] - 1, its bridges [bst[k], isl[k + 1]) */
     int *pst, *pend, *pneq, *fp, *bst; int pcap; /* (and sa, sb: pcap each)                   */
     int *ppar; int pparcap; /* the parts' union-find, per body                                       */
+    int *pdone; imp_lcp_info *pinfo; /* per part: solved by a chunk (qp_parts_part), and its solve's info */
+    struct qp_chunk {       /* a chunk's own scratch for its parts' dense solves                      */
+        double *A, *f, *wv; struct qp_arow *arow; int cap;
+        imp_lcp_work lcp;
+    } chunk[PAR_CHUNKS];
     bool placed;            /* the contacts are placed at qp_advance's X0 (its copy in dx)           */
     bool parted;            /* the contacts are in the step's parts order (qp_islands with parts)   */
     struct qp_joint { imp_id a, b; imp_vec3 la, lb; bool live; } *joints; int nj, jcap;
