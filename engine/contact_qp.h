@@ -105,9 +105,9 @@ struct qp_state {
     struct qp_joint { imp_id a, b; imp_vec3 la, lb; bool live; } *joints; int nj, jcap;
     /* the resting set's points at the start of a (sub)step, sorted by pair (time of impact) */
     struct qp_start_point { uint64_t key; int ka, kb, idx; imp_vec3 la, lb; double pen, now; } *pd; int npd, pdcap;
+    struct qp_keyed { uint64_t key; int idx; } *ks, *ks2; int kscap; /* contacts by key (qp_sort_keyed) */
     /* the last gather's contact points with their last forces, sorted by pair: the first guess of the
-     * next gather's points that match them (qp_warm_forces) */
-    struct qp_keyed { uint64_t key; int idx; } *ks, *ks2; int kscap; /* contacts by pair (qp_sort_keyed) */
+     * next gather's points that match them (qp_warm_force) */
     struct qp_last_point { uint64_t key; int ka, idx; imp_vec3 la, lb; double force; } *last; int lastcap;
     bool warm;              /* g holds the last evaluation's friction forces of this contact set      */
     uint64_t sig;           /* the step's contact list, for the warm start across steps              */
