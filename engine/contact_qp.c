@@ -1580,7 +1580,7 @@ static int qp_split_solve(imp_world *w, int k, int n, const double *bn, double *
     imp_vec3 *const t1 = q->t1, *const t2 = q->t2;
     const int base = q->isl[k];
     const int *const sa = q->sa + base, *const sb = q->sb + base;
-    int *const part = q->cnt; /* per root body: its part, -1 outside a split */
+    int *const part = q->cnt; /* per root body: its part (-1: none yet) */
     qp_split_reserve(q, n);
     const int nb = w->bodies->ids.count;
     if (nb > q->dvcap) {
@@ -1588,12 +1588,16 @@ static int qp_split_solve(imp_world *w, int k, int n, const double *bn, double *
         q->dv = ids_grow(q->dv, sizeof(imp_vec3), q->dvcap);
         q->dw = ids_grow(q->dw, sizeof(imp_vec3), q->dvcap);
     }
-    /* the island's bodies once each (sbody) */
+    /* the island's bodies once each (sbody): marked -1, then listed at their first -1 (-3: listed) */
     int nbody = 0;
     for (int i = 0; i < n; i++) {
+        if (sa[i] >= 0) part[sa[i]] = -1;
+        if (sb[i] >= 0) part[sb[i]] = -1;
+    }
+    for (int i = 0; i < n; i++) {
         const int a = sa[i], b = sb[i];
-        if (a >= 0 && part[a] != -3) part[a] = -3, q->sbody[nbody++] = a;
-        if (b >= 0 && part[b] != -3) part[b] = -3, q->sbody[nbody++] = b;
+        if (a >= 0 && part[a] == -1) part[a] = -3, q->sbody[nbody++] = a;
+        if (b >= 0 && part[b] == -1) part[b] = -3, q->sbody[nbody++] = b;
     }
     for (int j = 0; j < nbody; j++) part[q->sbody[j]] = -1;
     double bmax = 0;
