@@ -132,7 +132,7 @@ void qp_free(imp_world *w)
     free(w->qp->tt_cols), free(w->qp->tt_count), free(w->qp->tn_cols), free(w->qp->tn_count);
     free(w->qp->nt_rows), free(w->qp->nt_count), free(w->qp->t_base);
     free(w->qp->At), free(w->qp->An), free(w->qp->bt), free(w->qp->g), free(w->qp->gi), free(w->qp->t1), free(w->qp->t2);
-    free(w->qp->c2), free(w->qp->par), free(w->qp->cnt), free(w->qp->isl), free(w->qp->isl_neq), free(w->qp->joints), free(w->qp->pd), free(w->qp->last), free(w->qp->arow), free(w->qp->ball), free(w->qp->ks), free(w->qp->ks2);
+    free(w->qp->c2), free(w->qp->par), free(w->qp->cnt), free(w->qp->isl), free(w->qp->isl_neq), free(w->qp->joints), free(w->qp->pd), free(w->qp->last), free(w->qp->arow), free(w->qp->ball), free(w->qp->gm), free(w->qp->ks), free(w->qp->ks2);
     free(w->qp->c), free(w->qp->b), free(w->qp->A), free(w->qp->bv), free(w->qp->f), free(w->qp->wv);
     free(w->qp->dv), free(w->qp->dw), free(w->qp->pbt), free(w->qp->prow);
     free(w->qp->srow), free(w->qp->sidx), free(w->qp->sstart), free(w->qp->sf), free(w->qp->sw), free(w->qp->sbn);
@@ -445,19 +445,16 @@ static double qp_separation(const struct qp_state *q, const qp_contact *c)
     return v3_dot(n, v3_sub(xa, xb)) - c->rad_a - c->rad_b;
 }
 
-/* contacts [lo, hi) placed, and (sep) the resting points' separations of qp_max_depth, chunk by chunk:
- * each contact on its own, so the chunks may run on both threads (par_for) with the same numbers */
-typedef struct qp_place_job { struct qp_state *q; int lo, n; bool sep; } qp_place_job;
+/* the resting points' separations of qp_max_depth, chunk by chunk: each point on its own, so the
+ * chunks may run on both threads (par_for) with the same numbers */
+typedef struct qp_sep_job { struct qp_state *q; int n; } qp_sep_job;
 
-static void qp_place_part(void *ctx, int chunk)
+static void qp_sep_part(void *ctx, int chunk)
 {
-    const qp_place_job *jb = ctx;
+    const qp_sep_job *jb = ctx;
     struct qp_state *q = jb->q;
-    const int lo = jb->lo + (int)((long)jb->n * chunk / PAR_CHUNKS), hi = jb->lo + (int)((long)jb->n * (chunk + 1) / PAR_CHUNKS);
-    for (int i = lo; i < hi; i++) {
-        if (jb->sep) q->pd[i].now = -qp_separation(q, &q->c[q->pd[i].idx]);
-        else qp_place(q, &q->c[i]);
-    }
+    const int lo = (int)((long)jb->n * chunk / PAR_CHUNKS), hi = (int)((long)jb->n * (chunk + 1) / PAR_CHUNKS);
+    for (int i = lo; i < hi; i++) q->pd[i].now = -qp_separation(q, &q->c[q->pd[i].idx]);
 }
 
 #define QP_PAR_MIN 2048 /* contacts: fewer are done on the calling thread alone (the same chunks) */
@@ -469,11 +466,6 @@ static void qp_par_chunks(par_fn fn, void *ctx, int n)
         for (int chunk = 0; chunk < PAR_CHUNKS; chunk++) fn(ctx, chunk);
 }
 
-static void qp_place_range(struct qp_state *q, int lo, int hi)
-{
-    qp_place_job jb = {q, lo, hi - lo, false};
-    qp_par_chunks(qp_place_part, &jb, hi - lo);
-}
 
 /* copies, chunk by chunk (disjoint writes): what 0, the contacts into c2 in the order of ks (qp_parts);
  * what 1, a solve's forces and d'' into the contacts */
@@ -647,35 +639,26 @@ static double qp_warm_force(const struct qp_state *q, int nlast, const qp_contac
     return f;
 }
 
-/* the contacts of the current manifolds, every touching point, at the current state */
-static int qp_gather(imp_world *w)
+/* the points of manifolds [M chunk / PAR_CHUNKS, M (chunk + 1) / PAR_CHUNKS) as contacts at their
+ * places (q->gm), placed at the current state: each contact from its manifold alone, so the chunks
+ * may run on both threads (par_for) with the same numbers */
+typedef struct qp_gather_job { imp_world *w; int nm, nlast; } qp_gather_job;
+
+static void qp_gather_part(void *ctx, int chunk)
 {
-    struct qp_state *q = qp_get(w);
-    const int nlast = qp_warm_record(q);
-    const int njt = joints_count(w);
-    int total = 3 * q->nj + 6 * njt;
-    for (int m = 0; m < w->contacts->manifold_count; m++) total += w->contacts->manifolds[m].c.count;
-    qp_reserve(q, total, w->bodies->ids.count);
-    qp_bodies(w, w->bodies->state, NULL);
-    if (njt) joints_prepare(w, w->bodies->ids.count); /* which body pairs are joined (no contact between them) */
-    q->count = 0;
-    q->warm = false;
-    for (int m = 0; m < w->contacts->manifold_count; m++) {
+    const qp_gather_job *jb = ctx;
+    imp_world *w = jb->w;
+    struct qp_state *q = w->qp;
+    const int m0 = (int)((long)jb->nm * chunk / PAR_CHUNKS), m1 = (int)((long)jb->nm * (chunk + 1) / PAR_CHUNKS);
+    for (int m = m0; m < m1; m++) {
+        if (q->gm[m].count == 0) continue;
         const imp_contact *mc = &w->contacts->manifolds[m].c;
-        int ka = imp_id_is_null(mc->a.body) ? -1 : ids_lookup(&w->bodies->ids, mc->a.body);
-        int kb = imp_id_is_null(mc->b.body) ? -1 : ids_lookup(&w->bodies->ids, mc->b.body);
-        bool dyn = (ka >= 0 && q->b[ka].dyn) || (kb >= 0 && q->b[kb].dyn);
-        if (!dyn) continue;
-        if (njt && ka >= 0 && kb >= 0 && joints_connected(w, ka, kb)) continue; /* S1: joined bodies do not touch */
-        double deepest = -INFINITY;
-        for (int k = 0; k < mc->count; k++) deepest = fmax(deepest, mc->depth[k]);
-        if (deepest < -QP_TOUCH) continue; /* a pair the narrow phase keeps in reach, not touching yet */
+        const int ka = q->gm[m].ka, kb = q->gm[m].kb;
         const double rad_a = side_radius(w, mc->a), rad_b = side_radius(w, mc->b);
+        int at = q->gm[m].start;
         for (int k = 0; k < mc->count; k++) {
-            /* the manifolds keep face corners up to a few mm above the face (negative depth); those
-             * within QP_SEPARATED are contacts too */
             if (mc->depth[k] < -QP_SEPARATED) continue;
-            qp_contact *c = &q->c[q->count++];
+            qp_contact *c = &q->c[at++];
             memset(c, 0, sizeof *c);
             c->ka = ka, c->kb = kb;
             c->ida = mc->a.body, c->idb = mc->b.body;
@@ -695,10 +678,53 @@ static int qp_gather(imp_world *w)
                 c->lea = ka >= 0 ? m3_mul_tv(q->b[ka].R, mc->ea) : mc->ea;
                 c->leb = kb >= 0 ? m3_mul_tv(q->b[kb].R, mc->eb) : mc->eb;
             }
-            if (nlast) c->force = qp_warm_force(q, nlast, c);
+            if (jb->nlast) c->force = qp_warm_force(q, jb->nlast, c);
+            qp_place(q, c);
         }
     }
-    qp_place_range(q, 0, q->count); /* the manifolds' points */
+}
+
+/* the contacts of the current manifolds, every touching point, at the current state */
+static int qp_gather(imp_world *w)
+{
+    struct qp_state *q = qp_get(w);
+    const int nlast = qp_warm_record(q);
+    const int njt = joints_count(w);
+    int total = 3 * q->nj + 6 * njt;
+    for (int m = 0; m < w->contacts->manifold_count; m++) total += w->contacts->manifolds[m].c.count;
+    qp_reserve(q, total, w->bodies->ids.count);
+    qp_bodies(w, w->bodies->state, NULL);
+    if (njt) joints_prepare(w, w->bodies->ids.count); /* which body pairs are joined (no contact between them) */
+    q->count = 0;
+    q->warm = false;
+    /* which manifolds give contacts, and where their points go (in manifold order), then the points
+     * filled and placed manifold by manifold in chunks (qp_gather_part) */
+    const int nm = w->contacts->manifold_count;
+    if (nm > q->gmcap) {
+        q->gmcap = nm + nm / 2 + 16;
+        free(q->gm);
+        q->gm = ids_grow(NULL, sizeof *q->gm, (size_t)q->gmcap);
+    }
+    for (int m = 0; m < nm; m++) {
+        const imp_contact *mc = &w->contacts->manifolds[m].c;
+        int ka = imp_id_is_null(mc->a.body) ? -1 : ids_lookup(&w->bodies->ids, mc->a.body);
+        int kb = imp_id_is_null(mc->b.body) ? -1 : ids_lookup(&w->bodies->ids, mc->b.body);
+        q->gm[m].start = q->gm[m].count = 0, q->gm[m].ka = ka, q->gm[m].kb = kb;
+        bool dyn = (ka >= 0 && q->b[ka].dyn) || (kb >= 0 && q->b[kb].dyn);
+        if (!dyn) continue;
+        if (njt && ka >= 0 && kb >= 0 && joints_connected(w, ka, kb)) continue; /* S1: joined bodies do not touch */
+        double deepest = -INFINITY;
+        for (int k = 0; k < mc->count; k++) deepest = fmax(deepest, mc->depth[k]);
+        if (deepest < -QP_TOUCH) continue; /* a pair the narrow phase keeps in reach, not touching yet */
+        /* the manifolds keep face corners up to a few mm above the face (negative depth); those
+         * within QP_SEPARATED are contacts too */
+        int np = 0;
+        for (int k = 0; k < mc->count; k++) np += !(mc->depth[k] < -QP_SEPARATED);
+        q->gm[m].start = q->count, q->gm[m].count = np;
+        q->count += np;
+    }
+    qp_gather_job gj = {w, nm, nlast};
+    qp_par_chunks(qp_gather_part, &gj, q->count);
     /* joints: three equality rows each, along the world axes: the anchor on A and the anchor on B
      * (or the world point) keep together, d = e_k . (p_A - p_B) = 0 with d'' = 0 */
     for (int k = 0; k < q->nj; k++) {
@@ -1992,8 +2018,8 @@ static double qp_max_depth(imp_world *w)
     double m = 0;
     /* the resting points' own penetrations now (their material points placed at the trial state) */
     qp_bodies(w, w->bodies->state, NULL);
-    qp_place_job jb = {q, 0, q->npd, true};
-    qp_par_chunks(qp_place_part, &jb, q->npd);
+    qp_sep_job jb = {q, q->npd};
+    qp_par_chunks(qp_sep_part, &jb, q->npd);
     const bool joined = joints_count(w) > 0; /* joints_prepare ran in this step's gather */
     for (int k = 0; k < w->contacts->manifold_count; k++) {
         const imp_contact *mc = &w->contacts->manifolds[k].c;

@@ -105,6 +105,7 @@ struct qp_state {
     struct qp_joint { imp_id a, b; imp_vec3 la, lb; bool live; } *joints; int nj, jcap;
     /* the resting set's points at the start of a (sub)step, sorted by pair (time of impact) */
     struct qp_start_point { uint64_t key; int ka, kb, idx; imp_vec3 la, lb; double pen, now; } *pd; int npd, pdcap;
+    struct qp_gather_manifold { int start, count, ka, kb; } *gm; int gmcap; /* qp_gather: per manifold */
     struct qp_keyed { uint64_t key; int idx; } *ks, *ks2; int kscap; /* contacts by key (qp_sort_keyed) */
     /* the last gather's contact points with their last forces, sorted by pair: the first guess of the
      * next gather's points that match them (qp_warm_force) */
