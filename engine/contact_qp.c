@@ -95,6 +95,7 @@
 #include "ids.h"
 #include "imp_math.h"
 #include "joint.h"
+#include "parallel.h"
 #include "step.h"
 #include "world_parts.h"
 
@@ -108,6 +109,8 @@
  * Faster ones keep their restitution: two e = 1 balls meeting at 0.3 m/s swap their velocities
  * (cutoff 0.25 m/s at 60 Hz under 9.81 m/s^2; none without gravity) */
 #define IMP_QP_BOUNCE_STEPS 1.5
+
+#define IMP_QP_SAME_POINT 0.01 /* m: manifold points this close on a body are one point (its corners are farther apart) */
 
 #define IMP_QP_DENSE_MAX 256 /* rows: larger islands are solved by projected Gauss-Seidel (qp_pgs) */
 
@@ -129,9 +132,18 @@ void qp_free(imp_world *w)
     free(w->qp->tt_cols), free(w->qp->tt_count), free(w->qp->tn_cols), free(w->qp->tn_count);
     free(w->qp->nt_rows), free(w->qp->nt_count), free(w->qp->t_base);
     free(w->qp->At), free(w->qp->An), free(w->qp->bt), free(w->qp->g), free(w->qp->gi), free(w->qp->t1), free(w->qp->t2);
-    free(w->qp->c2), free(w->qp->par), free(w->qp->cnt), free(w->qp->isl), free(w->qp->isl_neq), free(w->qp->joints), free(w->qp->pd);
+    free(w->qp->c2), free(w->qp->par), free(w->qp->cnt), free(w->qp->isl), free(w->qp->isl_neq), free(w->qp->joints), free(w->qp->pd), free(w->qp->last), free(w->qp->arow), free(w->qp->ball), free(w->qp->gm), free(w->qp->ks), free(w->qp->ks2);
     free(w->qp->c), free(w->qp->b), free(w->qp->A), free(w->qp->bv), free(w->qp->f), free(w->qp->wv);
     free(w->qp->dv), free(w->qp->dw), free(w->qp->pbt), free(w->qp->prow);
+    free(w->qp->srow), free(w->qp->sidx), free(w->qp->sstart), free(w->qp->sf), free(w->qp->sw), free(w->qp->sbn);
+    free(w->qp->sg), free(w->qp->st1), free(w->qp->st2), free(w->qp->sa), free(w->qp->sb), free(w->qp->sroot);
+    free(w->qp->sbody), free(w->qp->sdirty), free(w->qp->pst), free(w->qp->pend), free(w->qp->pneq), free(w->qp->fp);
+    free(w->qp->bst), free(w->qp->ppar), free(w->qp->pdone), free(w->qp->pinfo);
+    for (int c = 0; c < PAR_CHUNKS; c++) {
+        struct qp_chunk *ch = &w->qp->chunk[c];
+        free(ch->A), free(ch->f), free(ch->wv), free(ch->arow);
+        imp_lcp_work_free(&ch->lcp);
+    }
     imp_lcp_work_free(&w->qp->lcp);
     free(w->qp);
     w->qp = NULL;
@@ -166,6 +178,7 @@ static void qp_reserve(struct qp_state *q, int nc, int nb)
         q->b = ids_grow(q->b, sizeof(qp_body), cap);
         q->par = ids_grow(q->par, sizeof(int), cap + 1);
         q->cnt = ids_grow(q->cnt, sizeof(int), cap + 2);
+        q->sdirty = ids_grow(q->sdirty, sizeof(int), cap);
         q->bcap = cap;
     }
 }
@@ -195,9 +208,9 @@ static void qp_reserve_system(struct qp_state *q, int n)
  * counting sort of the contacts by their group. An island of more than dense_max rows
  * (world.qp_dense_max, default IMP_QP_DENSE_MAX) is solved by the fallback, projected Gauss-Seidel
  * without A (qp_pgs below): valid forces, complementarity only to the sweeps' tolerance. The dense
- * solver needs n^2 doubles and O(n^3) time (8 ms for 400 rows): scenes/bench/qp_block.lua, 1,100
- * boxes side by side, takes 1.8 s a step with groups up to 1,024 rows dense, 0.22 s at 256, 0.14 s
- * with all of them on the fallback. */
+ * solver needs n^2 doubles and O(n^3) time (8 ms for 400 rows). Within an island, the rows that carry
+ * no force split it further (qp_parts, qp_split_solve below): a block of boxes side by side is one
+ * island, solved column by column. */
 
 static int qp_root(int *par, int i)
 {
@@ -205,7 +218,9 @@ static int qp_root(int *par, int i)
     return i;
 }
 
-static void qp_islands(imp_world *w)
+static bool qp_parts(imp_world *w);
+
+static void qp_islands(imp_world *w, bool parts)
 {
     struct qp_state *q = w->qp;
     const int nb = w->bodies->ids.count, n = q->count;
@@ -220,6 +235,8 @@ static void qp_islands(imp_world *w)
             if (ra != rb) q->par[ra] = rb;
         }
     }
+    q->parted = false;
+    if (parts && qp_parts(w)) return;
     memset(q->cnt, 0, sizeof(int) * (size_t)(nb + 1));
     for (int i = 0; i < n; i++) {
         const qp_contact *c = &q->c[i];
@@ -406,6 +423,65 @@ static void qp_place(const struct qp_state *q, qp_contact *c)
     c->dd = v3_dot(c->n, u);
 }
 
+/* d of contact c (not a joint row) at the current body kinematics: qp_place's d, computed alone */
+static double qp_separation(const struct qp_state *q, const qp_contact *c)
+{
+    const qp_body *A = c->ka >= 0 ? &q->b[c->ka] : &QP_FIXED, *B = c->kb >= 0 ? &q->b[c->kb] : &QP_FIXED;
+    const imp_vec3 xa = v3_add(A->x, m3_mul_v(A->R, c->la)), xb = v3_add(B->x, m3_mul_v(B->R, c->lb));
+    imp_vec3 n = c->n;
+    if (c->points) {
+        imp_vec3 L = v3_sub(xa, xb);
+        double l = v3_len(L);
+        if (l > 1e-12) n = v3_scale(L, 1.0 / l);
+        return v3_dot(n, L) - c->rad_a - c->rad_b;
+    }
+    if (c->edge) {
+        imp_vec3 e = v3_cross(m3_mul_v(A->R, c->lea), m3_mul_v(B->R, c->leb));
+        double l = v3_len(e);
+        if (l > 1e-12) n = v3_scale(e, 1.0 / l);
+        return v3_dot(n, v3_sub(xa, xb));
+    }
+    n = m3_mul_v((c->face_a ? A : B)->R, c->ln);
+    return v3_dot(n, v3_sub(xa, xb)) - c->rad_a - c->rad_b;
+}
+
+/* the resting points' separations of qp_max_depth, chunk by chunk: each point on its own, so the
+ * chunks may run on both threads (par_for) with the same numbers */
+typedef struct qp_sep_job { struct qp_state *q; int n; } qp_sep_job;
+
+static void qp_sep_part(void *ctx, int chunk)
+{
+    const qp_sep_job *jb = ctx;
+    struct qp_state *q = jb->q;
+    const int lo = (int)((long)jb->n * chunk / PAR_CHUNKS), hi = (int)((long)jb->n * (chunk + 1) / PAR_CHUNKS);
+    for (int i = lo; i < hi; i++) q->pd[i].now = -qp_separation(q, &q->c[q->pd[i].idx]);
+}
+
+#define QP_PAR_MIN 2048 /* contacts: fewer are done on the calling thread alone (the same chunks) */
+
+static void qp_par_chunks(par_fn fn, void *ctx, int n)
+{
+    if (n >= QP_PAR_MIN) par_for(fn, ctx, PAR_CHUNKS);
+    else
+        for (int chunk = 0; chunk < PAR_CHUNKS; chunk++) fn(ctx, chunk);
+}
+
+
+/* copies, chunk by chunk (disjoint writes): what 0, the contacts into c2 in the order of ks (qp_parts);
+ * what 1, a solve's forces and d'' into the contacts */
+typedef struct qp_copy_job { struct qp_state *q; int n, what; } qp_copy_job;
+
+static void qp_copy_part(void *ctx, int chunk)
+{
+    const qp_copy_job *jb = ctx;
+    struct qp_state *q = jb->q;
+    const int lo = (int)((long)jb->n * chunk / PAR_CHUNKS), hi = (int)((long)jb->n * (chunk + 1) / PAR_CHUNKS);
+    if (jb->what == 0)
+        for (int j = lo; j < hi; j++) q->c2[j] = q->c[q->ks[j].idx];
+    else
+        for (int i = lo; i < hi; i++) q->c[i].force = q->f[i], q->c[i].accel = q->wv[i];
+}
+
 /* a row's Jacobian on one side (side 0: A, 1: B; the sign sigma is the caller's) for direction u:
  * a point row (contact, linear joint row) (u, r x u), an angular row (0, u) */
 static void qp_jac(const qp_contact *c, imp_vec3 u, int side, imp_vec3 *lin, imp_vec3 *ang)
@@ -481,34 +557,108 @@ static bool side_face(const imp_world *w, imp_contact_side sd, imp_vec3 n)
     return true;
 }
 
-/* the contacts of the current manifolds, every touching point, at the current state */
-static int qp_gather(imp_world *w)
+/* q->ks[0, n) sorted by key, ties in the order given (a stable LSD radix sort, a byte a pass; the bytes
+ * that every key shares are skipped: a pair key is two body indices, most of its bytes zero) */
+static void qp_sort_keyed(struct qp_state *q, int n)
 {
-    struct qp_state *q = qp_get(w);
-    const int njt = joints_count(w);
-    int total = 3 * q->nj + 6 * njt;
-    for (int m = 0; m < w->contacts->manifold_count; m++) total += w->contacts->manifolds[m].c.count;
-    qp_reserve(q, total, w->bodies->ids.count);
-    qp_bodies(w, w->bodies->state, NULL);
-    if (njt) joints_prepare(w, w->bodies->ids.count); /* which body pairs are joined (no contact between them) */
-    q->count = 0;
-    q->warm = false;
-    for (int m = 0; m < w->contacts->manifold_count; m++) {
+    int count[8][256];
+    memset(count, 0, sizeof count);
+    for (int i = 0; i < n; i++)
+        for (int d = 0; d < 8; d++) count[d][(q->ks[i].key >> (8 * d)) & 255]++;
+    for (int d = 0; d < 8; d++) {
+        const int shift = 8 * d;
+        if (count[d][(q->ks[0].key >> shift) & 255] == n) continue; /* one value: the pass would keep the order */
+        int pos = 0;
+        for (int v = 0; v < 256; v++) {
+            const int c = count[d][v];
+            count[d][v] = pos, pos += c;
+        }
+        for (int i = 0; i < n; i++) q->ks2[count[d][(q->ks[i].key >> shift) & 255]++] = q->ks[i];
+        struct qp_keyed *t = q->ks;
+        q->ks = q->ks2, q->ks2 = t;
+    }
+}
+
+/* room for n keyed contacts */
+static void qp_keyed_reserve(struct qp_state *q, int n)
+{
+    if (n <= q->kscap) return;
+    q->kscap = n + n / 2 + 16;
+    free(q->ks), free(q->ks2);
+    q->ks = ids_grow(NULL, sizeof *q->ks, (size_t)q->kscap);
+    q->ks2 = ids_grow(NULL, sizeof *q->ks2, (size_t)q->kscap);
+}
+
+/* Warm start across steps. A resting contact's force changes little from one step to the next, and the
+ * clamped set (the rows with f > 0) hardly ever: the last solve's forces, carried to the same material
+ * points, make the next step's first solve a check of the guessed set (imp_lcp_solve_guess) rather than
+ * a pivoting solve from f = 0. A point of the new gather is the last gather's when the two lie within
+ * IMP_QP_SAME_POINT of each other in A's body frame or in B's (a vertex of A, wherever it slides on B,
+ * or a vertex of B under A), the pair the same (its sides may come back swapped). Only the first guess
+ * changes: the solve's answer is judged as it is from a cold start. */
+/* record the current contact list's points and forces (before it is gathered again); returns how many */
+static int qp_warm_record(struct qp_state *q)
+{
+    if (q->count > q->lastcap) {
+        q->lastcap = q->count + q->count / 2 + 16;
+        q->last = ids_grow(q->last, sizeof *q->last, (size_t)q->lastcap);
+    }
+    qp_keyed_reserve(q, q->count);
+    int n = 0;
+    for (int i = 0; i < q->count; i++) {
+        const qp_contact *c = &q->c[i];
+        if (c->eq || !(c->force > 0)) continue; /* unmatched points start at 0: only forces are worth carrying */
+        q->ks[n++] = (struct qp_keyed){c->key, i};
+    }
+    if (n > 1) qp_sort_keyed(q, n);
+    for (int k = 0; k < n; k++) {
+        const qp_contact *c = &q->c[q->ks[k].idx];
+        q->last[k] = (struct qp_last_point){c->key, c->ka, q->ks[k].idx, c->la, c->lb, c->force};
+    }
+    return n;
+}
+
+/* the recorded force of the point nearest contact c (within IMP_QP_SAME_POINT in A's or B's frame), or 0 */
+static double qp_warm_force(const struct qp_state *q, int nlast, const qp_contact *c)
+{
+    int lo = 0, hi = nlast;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (q->last[mid].key < c->key) lo = mid + 1; else hi = mid;
+    }
+    const double tol2 = IMP_QP_SAME_POINT * IMP_QP_SAME_POINT;
+    double best = tol2, f = 0;
+    for (int j = lo; j < nlast && q->last[j].key == c->key; j++) {
+        const struct qp_last_point *p = &q->last[j];
+        const bool same = p->ka == c->ka; /* else the pair came back with its sides swapped */
+        const imp_vec3 pa = same ? p->la : p->lb, pb = same ? p->lb : p->la;
+        const double da = v3_dot(v3_sub(c->la, pa), v3_sub(c->la, pa)), db = v3_dot(v3_sub(c->lb, pb), v3_sub(c->lb, pb));
+        const double d = da < db ? da : db;
+        if (d < best) best = d, f = p->force;
+    }
+    return f;
+}
+
+/* the points of manifolds [M chunk / PAR_CHUNKS, M (chunk + 1) / PAR_CHUNKS) as contacts at their
+ * places (q->gm), placed at the current state: each contact from its manifold alone, so the chunks
+ * may run on both threads (par_for) with the same numbers */
+typedef struct qp_gather_job { imp_world *w; int nm, nlast; } qp_gather_job;
+
+static void qp_gather_part(void *ctx, int chunk)
+{
+    const qp_gather_job *jb = ctx;
+    imp_world *w = jb->w;
+    struct qp_state *q = w->qp;
+    const int m0 = (int)((long)jb->nm * chunk / PAR_CHUNKS), m1 = (int)((long)jb->nm * (chunk + 1) / PAR_CHUNKS);
+    for (int m = m0; m < m1; m++) {
+        if (q->gm[m].count == 0) continue;
         const imp_contact *mc = &w->contacts->manifolds[m].c;
-        int ka = imp_id_is_null(mc->a.body) ? -1 : ids_lookup(&w->bodies->ids, mc->a.body);
-        int kb = imp_id_is_null(mc->b.body) ? -1 : ids_lookup(&w->bodies->ids, mc->b.body);
-        bool dyn = (ka >= 0 && q->b[ka].dyn) || (kb >= 0 && q->b[kb].dyn);
-        if (!dyn) continue;
-        if (njt && ka >= 0 && kb >= 0 && joints_connected(w, ka, kb)) continue; /* S1: joined bodies do not touch */
-        double deepest = -INFINITY;
-        for (int k = 0; k < mc->count; k++) deepest = fmax(deepest, mc->depth[k]);
-        if (deepest < -QP_TOUCH) continue; /* a pair the narrow phase keeps in reach, not touching yet */
+        const int ka = q->gm[m].ka, kb = q->gm[m].kb;
         const double rad_a = side_radius(w, mc->a), rad_b = side_radius(w, mc->b);
+        int at = q->gm[m].start;
         for (int k = 0; k < mc->count; k++) {
-            /* the manifolds keep face corners up to a few mm above the face (negative depth); those
-             * within QP_SEPARATED are contacts too */
             if (mc->depth[k] < -QP_SEPARATED) continue;
-            qp_contact *c = &q->c[q->count++];
+            qp_contact *c = &q->c[at++];
             memset(c, 0, sizeof *c);
             c->ka = ka, c->kb = kb;
             c->ida = mc->a.body, c->idb = mc->b.body;
@@ -528,9 +678,53 @@ static int qp_gather(imp_world *w)
                 c->lea = ka >= 0 ? m3_mul_tv(q->b[ka].R, mc->ea) : mc->ea;
                 c->leb = kb >= 0 ? m3_mul_tv(q->b[kb].R, mc->eb) : mc->eb;
             }
+            if (jb->nlast) c->force = qp_warm_force(q, jb->nlast, c);
             qp_place(q, c);
         }
     }
+}
+
+/* the contacts of the current manifolds, every touching point, at the current state */
+static int qp_gather(imp_world *w)
+{
+    struct qp_state *q = qp_get(w);
+    const int nlast = qp_warm_record(q);
+    const int njt = joints_count(w);
+    int total = 3 * q->nj + 6 * njt;
+    for (int m = 0; m < w->contacts->manifold_count; m++) total += w->contacts->manifolds[m].c.count;
+    qp_reserve(q, total, w->bodies->ids.count);
+    qp_bodies(w, w->bodies->state, NULL);
+    if (njt) joints_prepare(w, w->bodies->ids.count); /* which body pairs are joined (no contact between them) */
+    q->count = 0;
+    q->warm = false;
+    /* which manifolds give contacts, and where their points go (in manifold order), then the points
+     * filled and placed manifold by manifold in chunks (qp_gather_part) */
+    const int nm = w->contacts->manifold_count;
+    if (nm > q->gmcap) {
+        q->gmcap = nm + nm / 2 + 16;
+        free(q->gm);
+        q->gm = ids_grow(NULL, sizeof *q->gm, (size_t)q->gmcap);
+    }
+    for (int m = 0; m < nm; m++) {
+        const imp_contact *mc = &w->contacts->manifolds[m].c;
+        int ka = imp_id_is_null(mc->a.body) ? -1 : ids_lookup(&w->bodies->ids, mc->a.body);
+        int kb = imp_id_is_null(mc->b.body) ? -1 : ids_lookup(&w->bodies->ids, mc->b.body);
+        q->gm[m].start = q->gm[m].count = 0, q->gm[m].ka = ka, q->gm[m].kb = kb;
+        bool dyn = (ka >= 0 && q->b[ka].dyn) || (kb >= 0 && q->b[kb].dyn);
+        if (!dyn) continue;
+        if (njt && ka >= 0 && kb >= 0 && joints_connected(w, ka, kb)) continue; /* S1: joined bodies do not touch */
+        double deepest = -INFINITY;
+        for (int k = 0; k < mc->count; k++) deepest = fmax(deepest, mc->depth[k]);
+        if (deepest < -QP_TOUCH) continue; /* a pair the narrow phase keeps in reach, not touching yet */
+        /* the manifolds keep face corners up to a few mm above the face (negative depth); those
+         * within QP_SEPARATED are contacts too */
+        int np = 0;
+        for (int k = 0; k < mc->count; k++) np += !(mc->depth[k] < -QP_SEPARATED);
+        q->gm[m].start = q->count, q->gm[m].count = np;
+        q->count += np;
+    }
+    qp_gather_job gj = {w, nm, nlast};
+    qp_par_chunks(qp_gather_part, &gj, q->count);
     /* joints: three equality rows each, along the world axes: the anchor on A and the anchor on B
      * (or the world point) keep together, d = e_k . (p_A - p_B) = 0 with d'' = 0 */
     for (int k = 0; k < q->nj; k++) {
@@ -647,31 +841,42 @@ static inline bool qp_share(const struct qp_state *q, const qp_contact *ci, cons
            (ci->kb >= 0 && q->b[ci->kb].dyn && (ci->kb == cj->ka || ci->kb == cj->kb));
 }
 
-/* A (n x n) over the contacts [0, n), from the placed contacts: A_ij = sum J_iX M_X^-1 J_jX^T */
-static void qp_amatrix(const struct qp_state *q, int n, double *A)
+/* A (n x n) over the contacts [0, n), from the placed contacts: A_ij = sum J_iX M_X^-1 J_jX^T. Each
+ * row's sides first: its dynamic body X (-1: none), sigma, the torque arm t = r_X x n and I_X^-1 t;
+ * then A_ij = sum over the bodies both rows move of sigma_i sigma_j (n_i . n_j / m_X + t_i . I_X^-1 t_j) */
+typedef struct qp_arow { int X[2]; imp_vec3 t[2], it[2]; } qp_arow;
+
+static void qp_amatrix_into(const struct qp_state *q, const qp_contact *cs, int n, double *A, qp_arow *rows)
 {
     for (int i = 0; i < n; i++) {
-        const qp_contact *ci = &q->c[i];
+        const qp_contact *c = &cs[i];
+        for (int side = 0; side < 2; side++) {
+            const int X = side ? c->kb : c->ka;
+            rows[i].X[side] = X >= 0 && q->b[X].dyn ? X : -1;
+            if (rows[i].X[side] < 0 || c->angular) continue;
+            rows[i].t[side] = v3_cross(side ? c->rb : c->ra, c->n);
+            rows[i].it[side] = m3_mul_v(q->b[X].Iinv, rows[i].t[side]);
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        const qp_contact *ci = &cs[i];
+        const qp_arow *ri = &rows[i];
         for (int j = i; j < n; j++) {
-            const qp_contact *cj = &q->c[j];
+            const qp_contact *cj = &cs[j];
+            const qp_arow *rj = &rows[j];
             if (ci->angular || cj->angular) {
                 A[(size_t)i * n + j] = A[(size_t)j * n + i] = qp_kernel(q, ci, ci->n, cj, cj->n);
                 continue;
             }
             double s = 0;
             for (int si = 0; si < 2; si++) {
-                int X = si ? ci->kb : ci->ka;
-                if (X < 0 || !q->b[X].dyn) continue;
-                imp_vec3 ri = si ? ci->rb : ci->ra;
-                double sgi = si ? -1 : 1;
+                const int X = ri->X[si];
+                if (X < 0) continue;
+                const double sgi = si ? -1 : 1;
                 for (int sj = 0; sj < 2; sj++) {
-                    int Y = sj ? cj->kb : cj->ka;
-                    if (Y != X) continue;
-                    imp_vec3 rj = sj ? cj->rb : cj->ra;
-                    double sgj = sj ? -1 : 1;
-                    const qp_body *k = &q->b[X];
-                    imp_vec3 ti = v3_cross(ri, ci->n), tj = v3_cross(rj, cj->n);
-                    s += sgi * sgj * (k->im * v3_dot(ci->n, cj->n) + v3_dot(ti, m3_mul_v(k->Iinv, tj)));
+                    if (rj->X[sj] != X) continue;
+                    const double sgj = sj ? -1 : 1;
+                    s += sgi * sgj * (q->b[X].im * v3_dot(ci->n, cj->n) + v3_dot(ri->t[si], rj->it[sj]));
                 }
             }
             A[(size_t)i * n + j] = A[(size_t)j * n + i] = s;
@@ -679,24 +884,54 @@ static void qp_amatrix(const struct qp_state *q, int n, double *A)
     }
 }
 
+static void qp_amatrix(struct qp_state *q, int n, double *A)
+{
+    if (n > q->arowcap) {
+        q->arowcap = n + n / 2 + 16;
+        free(q->arow);
+        q->arow = ids_grow(NULL, sizeof(qp_arow), (size_t)q->arowcap);
+    }
+    qp_amatrix_into(q, q->c, n, A, q->arow);
+}
+
 /* b: d'' of each contact with no contact force (exact; the extra acceleration is added by the caller) */
+static double qp_b_one(const struct qp_state *q, const qp_contact *c)
+{
+    const qp_body *A = c->ka >= 0 ? &q->b[c->ka] : &QP_FIXED, *B = c->kb >= 0 ? &q->b[c->kb] : &QP_FIXED;
+    if (c->angular) /* d/dt (n . (omega_A - omega_B)) */
+        return v3_dot(c->n, v3_sub(A->alpha, B->alpha)) + v3_dot(c->ndot, v3_sub(A->w, B->w));
+    if (c->eq) { /* a joint's linear row (rows fixed in B: B's point coincident with A's) */
+        imp_vec3 rbp = c->in_b ? c->rb : v3_sub(c->pb, B->x);
+        imp_vec3 acc = v3_sub(point_acc(A, c->ra), point_acc(B, rbp));
+        imp_vec3 vel = v3_sub(point_vel(A, c->ra), point_vel(B, rbp));
+        return v3_dot(c->n, acc) + 2 * v3_dot(c->ndot, vel);
+    }
+    return v3_dot(c->n, v3_sub(point_acc(A, c->qa), point_acc(B, c->qb))) + c->bvel;
+}
+
 static void qp_bvector(const struct qp_state *q, int n, double *b)
 {
-    for (int i = 0; i < n; i++) {
-        const qp_contact *c = &q->c[i];
-        const qp_body *A = c->ka >= 0 ? &q->b[c->ka] : &QP_FIXED, *B = c->kb >= 0 ? &q->b[c->kb] : &QP_FIXED;
-        if (c->angular) { /* d/dt (n . (omega_A - omega_B)) */
-            b[i] = v3_dot(c->n, v3_sub(A->alpha, B->alpha)) + v3_dot(c->ndot, v3_sub(A->w, B->w));
-            continue;
-        }
-        if (c->eq) { /* a joint's linear row (rows fixed in B: B's point coincident with A's) */
-            imp_vec3 rbp = c->in_b ? c->rb : v3_sub(c->pb, B->x);
-            imp_vec3 acc = v3_sub(point_acc(A, c->ra), point_acc(B, rbp));
-            imp_vec3 vel = v3_sub(point_vel(A, c->ra), point_vel(B, rbp));
-            b[i] = v3_dot(c->n, acc) + 2 * v3_dot(c->ndot, vel);
-            continue;
-        }
-        b[i] = v3_dot(c->n, v3_sub(point_acc(A, c->qa), point_acc(B, c->qb))) + c->bvel;
+    for (int i = 0; i < n; i++) b[i] = qp_b_one(q, &q->c[i]);
+}
+
+/* A derivative evaluation's per-contact work, contact by contact (each independent of the others, so
+ * chunks of them may run on both threads, par_for, with the same numbers): place it at the bodies'
+ * kinematics (unless it is placed there already) and take its b with S4's extra acceleration towards
+ * d = -IMP_QP_SLOP (joints: 0) into q->ball */
+typedef struct qp_eval_job { struct qp_state *q; int n; bool place; } qp_eval_job;
+
+static void qp_eval_part(void *ctx, int chunk)
+{
+    const qp_eval_job *jb = ctx;
+    struct qp_state *q = jb->q;
+    const int lo = (int)((long)jb->n * chunk / PAR_CHUNKS), hi = (int)((long)jb->n * (chunk + 1) / PAR_CHUNKS);
+    const double h = q->h;
+    for (int i = lo; i < hi; i++) {
+        qp_contact *c = &q->c[i];
+        if (jb->place) qp_place(q, c);
+        double b = qp_b_one(q, c);
+        b += c->dd / h + (c->d + (c->eq ? 0 : IMP_QP_SLOP)) / (4 * h * h);
+        q->ball[i] = b;
     }
 }
 
@@ -728,6 +963,42 @@ static void qp_external(imp_world *w, double *dX)
     sys.deriv(sys.ctx, w->time, w->bodies->state, dX);
 }
 
+/* a row of the sweeps (and of A_tt, A_tn) with what stays fixed over a solve (the bodies do not move): per
+ * side its body (-1: none, or not dynamic), the Jacobian (lin, ang) as qp_jac gives it, I^-1 ang,
+ * and the diagonal A_ii */
+typedef struct qp_pgs_row {
+    int X[2];
+    imp_vec3 lin[2], ang[2], iang[2];
+    double diag;
+} qp_pgs_row;
+
+/* a row's sides as qp_row_init gives them, without the diagonal */
+static void qp_jrow_init(const struct qp_state *q, const qp_contact *c, imp_vec3 u, qp_pgs_row *r)
+{
+    for (int side = 0; side < 2; side++) {
+        int X = side ? c->kb : c->ka;
+        r->X[side] = X < 0 || !q->b[X].dyn ? -1 : X;
+        qp_jac(c, u, side, &r->lin[side], &r->ang[side]);
+        r->iang[side] = r->X[side] < 0 ? v3(0, 0, 0) : m3_mul_v(q->b[X].Iinv, r->ang[side]);
+    }
+}
+
+/* qp_kernel of two rows from their sides (the same sum in the same order; 0 when they share no body) */
+static double qp_jrow_kernel(const struct qp_state *q, const qp_pgs_row *a, const qp_pgs_row *b)
+{
+    double s = 0;
+    for (int si = 0; si < 2; si++) {
+        const int X = a->X[si];
+        if (X < 0) continue;
+        for (int sj = 0; sj < 2; sj++) {
+            if (b->X[sj] != X) continue;
+            const double sg = (si ? -1 : 1) * (sj ? -1 : 1);
+            s += sg * (q->b[X].im * v3_dot(a->lin[si], b->lin[sj]) + v3_dot(a->ang[si], b->iang[sj]));
+        }
+    }
+    return s;
+}
+
 /* ---- friction (a friction-cone approximation) ------------------------------------------------------ *
  * Each resting contact also carries a tangential force g = g1 t1 + g2 t2 (t1, t2 an orthonormal basis
  * of the contact plane), with Coulomb's cone |g| <= mu f. The rows couple through the same kernel as
@@ -739,8 +1010,9 @@ static void qp_external(imp_world *w, double *dX)
  * is not an LCP with a symmetric PSD matrix; it is solved by alternation, as a fixed point: the
  * normal LCP (pivoting, exact) with the friction forces as known external forces, then the
  * tangential forces by projected Gauss-Seidel sweeps, each 2-vector projected onto the disc of
- * radius mu f_i (the cone, not the box), QP_FRICTION_ROUNDS rounds of 20 sweeps and a final normal
- * LCP, warm-started from the last evaluation's forces (the contact set is fixed over a step, and kept
+ * radius mu f_i (the cone, not the box), QP_FRICTION_ROUNDS rounds of up to QP_FRICTION_SWEEPS sweeps
+ * (they stop when a sweep no longer moves the forces; a round whose first sweep moves nothing ends
+ * the rounds) and a final normal LCP, warm-started from the last evaluation's forces (the contact set is fixed over a step, and kept
  * across steps while unchanged). Sticking contacts get the force that holds them; sliding ones mu f
  * against the slip. Frictionless (mu = 0) skips all of it and stays exact. */
 static void qp_friction_reserve(struct qp_state *q, int n)
@@ -802,22 +1074,37 @@ static void qp_friction_rows(struct qp_state *q, int n, bool impulse, double *bt
  * q->bt filled by qp_friction_rows; g holds the first guess. Forces and impulses are the same
  * problem: at the velocity level b_n = (1 + e) v_n- and b_t = v_t-, and the rows' kernel is the same
  * J M^-1 J^T. */
+/* fmax for the sweeps' bookkeeping, inline (fmax is a library call without -ffast-math); like fmax it
+ * keeps a when b is NaN */
+static inline double qp_larger(double a, double b) { return b > a ? b : a; }
+
 #define QP_FRICTION_ROUNDS 3 /* normal LCP + tangential sweeps, then the final normal LCP */
+#define QP_FRICTION_SWEEPS 20 /* at most, per round; fewer once a sweep changes no friction force by */
+#define QP_FRICTION_TOL 1e-10 /* more than this fraction of the largest cone radius mu f_i */
 static void qp_solve_friction(struct qp_state *q, int n, const double *bn, double *g, bool impulse)
 {
     const double mu = q->friction;
     double *bw = q->bt + 2 * q->tcap; /* b of the normal LCP with the friction forces in */
     const int m = 2 * n;
+    /* each contact's rows (normal, t1, t2) with their Jacobians and I^-1 ang: A_tt and A_tn entry by
+     * entry as qp_kernel gives them (the same products in the same order), without the cross products
+     * and the I^-1 products of every pair */
+    if (3 * n > q->prowcap) {
+        q->prowcap = 3 * n + 3 * n / 2 + 16;
+        free(q->prow);
+        q->prow = ids_grow(NULL, sizeof(qp_pgs_row), q->prowcap);
+    }
+    qp_pgs_row *jr = q->prow;
+    for (int i = 0; i < n; i++) {
+        qp_jrow_init(q, &q->c[i], q->c[i].n, &jr[3 * i]);
+        qp_jrow_init(q, &q->c[i], q->t1[i], &jr[3 * i + 1]);
+        qp_jrow_init(q, &q->c[i], q->t2[i], &jr[3 * i + 2]);
+    }
     for (int r = 0; r < m; r++) {
-        const qp_contact *cr = &q->c[r / 2];
-        imp_vec3 ur = (r & 1) ? q->t2[r / 2] : q->t1[r / 2];
-        for (int k = r; k < m; k++) {
-            imp_vec3 uk = (k & 1) ? q->t2[k / 2] : q->t1[k / 2];
-            const qp_contact *ck = &q->c[k / 2];
-            q->At[(size_t)r * m + k] = q->At[(size_t)k * m + r] = qp_share(q, cr, ck) ? qp_kernel(q, cr, ur, ck, uk) : 0;
-        }
-        for (int j = 0; j < n; j++)
-            q->An[(size_t)r * n + j] = qp_share(q, cr, &q->c[j]) ? qp_kernel(q, cr, ur, &q->c[j], q->c[j].n) : 0;
+        const qp_pgs_row *rr = &jr[3 * (r / 2) + 1 + (r & 1)];
+        for (int k = r; k < m; k++)
+            q->At[(size_t)r * m + k] = q->At[(size_t)k * m + r] = qp_jrow_kernel(q, rr, &jr[3 * (k / 2) + 1 + (k & 1)]);
+        for (int j = 0; j < n; j++) q->An[(size_t)r * n + j] = qp_jrow_kernel(q, rr, &jr[3 * j]);
     }
     /* the nonzero pattern; sums over it add the same terms in the same order as over whole rows
      * (a zero entry adds an exact zero) */
@@ -857,8 +1144,11 @@ static void qp_solve_friction(struct qp_state *q, int n, const double *bn, doubl
             for (int k = 0; k < q->tn_count[r]; k++) res += an[tn[k]] * q->f[tn[k]];
             q->t_base[r] = res;
         }
-        for (int sweep = 0; sweep < 20; sweep++) {
+        int sweep = 0;
+        for (; sweep < QP_FRICTION_SWEEPS; sweep++) {
+            double change = 0, big = 0; /* the largest change and the largest cone radius */
             for (int i = 0; i < n; i++) {
+                const double old0 = g[2 * i], old1 = g[2 * i + 1];
                 for (int k = 0; k < 2; k++) {
                     int r = 2 * i + k;
                     const double *at = q->At + (size_t)r * m;
@@ -871,14 +1161,21 @@ static void qp_solve_friction(struct qp_state *q, int n, const double *bn, doubl
                 /* |g| <= lim decided without the square root where the squares are clear of it by
                  * far more than their rounding (hypot is within an ulp of the true length) */
                 double sq = g0 * g0 + g1 * g1, lim2 = lim * lim;
-                if (sq < lim2 * (1 - 1e-12) && lim2 > 1e-290) continue;
-                double gl = hypot(g0, g1);
-                if (gl > lim) {
-                    double sc = gl > 0 ? lim / gl : 0;
-                    g[2 * i] *= sc, g[2 * i + 1] *= sc;
+                if (!(sq < lim2 * (1 - 1e-12) && lim2 > 1e-290)) {
+                    double gl = hypot(g0, g1);
+                    if (gl > lim) {
+                        double sc = gl > 0 ? lim / gl : 0;
+                        g[2 * i] *= sc, g[2 * i + 1] *= sc;
+                    }
                 }
+                change = qp_larger(change, qp_larger(fabs(g[2 * i] - old0), fabs(g[2 * i + 1] - old1)));
+                big = qp_larger(big, lim);
             }
+            if (change <= QP_FRICTION_TOL * big) break;
         }
+        /* a first sweep that moved nothing: g is the fixed point for these normal forces, and the normal
+         * LCP just solved with it stands (another round would solve the same problem) */
+        if (sweep == 0) break;
     }
 }
 
@@ -896,14 +1193,6 @@ static void qp_solve_friction(struct qp_state *q, int n, const double *bn, doubl
 #define IMP_QP_PGS_SWEEPS 200
 #define IMP_QP_PGS_TOL 1e-6
 
-/* a row of the sweeps with what stays fixed over a solve (the bodies do not move during it): per
- * side its body (-1: none, or not dynamic), the Jacobian (lin, ang) as qp_jac gives it, I^-1 ang,
- * and the diagonal A_ii */
-typedef struct qp_pgs_row {
-    int X[2];
-    imp_vec3 lin[2], ang[2], iang[2];
-    double diag;
-} qp_pgs_row;
 
 static void qp_row_init(const struct qp_state *q, const qp_contact *c, imp_vec3 u, qp_pgs_row *r)
 {
@@ -939,9 +1228,6 @@ static void qp_row_push(struct qp_state *q, const qp_pgs_row *r, double df)
     }
 }
 
-/* fmax for the sweeps' bookkeeping, inline (fmax is a library call without -ffast-math); like fmax it
- * keeps a when b is NaN */
-static inline double qp_larger(double a, double b) { return b > a ? b : a; }
 
 /* f (first guess in, solution out), w = A f + bn in wv; with g: the friction rows too, b_t in bt */
 static void qp_pgs(struct qp_state *q, int nb, int n, const double *bn, double *f, double *wv, double *g, const double *bt)
@@ -1056,6 +1342,374 @@ static int qp_island_solve(imp_world *w, int n, const double *bn, double *g, boo
     return q->info.status;
 }
 
+/* ---- an island split by its guessed clamped set ------------------------------------------------------ *
+ * Rows with f = 0 couple nothing: a row whose force is zero adds nothing to any body, so the LCP of an
+ * island whose zero rows are known splits into the LCPs of the parts the other rows connect. A guess of
+ * the clamped set (the last evaluation's forces f > 0, and the joint rows) gives the parts: union-find
+ * over the bodies by the guessed rows; a row inside a part belongs to it, a row between two parts (a
+ * bridge) is guessed f = 0. Each part is solved on its own (the pivoting LCP, or the fallback when it is
+ * over dense_max rows), and the bridges are checked with the parts' forces in the bodies:
+ *     w_i = b_i + J_i (dv, dw) >= -tol,   (dv, dw) the bodies' acceleration change from every force.
+ * Every part then meets the conditions of its rows, and every bridge has f = 0 and w >= 0: together a
+ * solution of the whole island's problem (for friction, a bridge's cone has radius mu 0 = 0). A bridge
+ * with w < -tol joins its two parts and the parts are solved again, warm-started from the forces just
+ * found, until no bridge is violated (at worst the whole island, as without the split). A block of
+ * boxes standing side by side is one island through its side contacts, which carry no force: its
+ * columns are solved one by one, each a small LCP, instead of one problem of thousands of rows. */
+#define QP_SPLIT_TOL 1e-9 /* of the largest |b| of the island: a bridge's w below -tol is violated */
+
+static void qp_split_reserve(struct qp_state *q, int n)
+{
+    if (n <= q->scap) return;
+    int cap = q->scap ? q->scap : 16;
+    while (cap < n) cap *= 2;
+    free(q->srow), free(q->sidx), free(q->sstart), free(q->sf), free(q->sw), free(q->sbn), free(q->sg), free(q->st1), free(q->st2);
+    q->srow = ids_grow(NULL, sizeof(int), (size_t)cap);
+    q->sidx = ids_grow(NULL, sizeof(int), (size_t)cap);
+    q->sstart = ids_grow(NULL, sizeof(int), (size_t)cap + 2);
+    q->sf = ids_grow(NULL, sizeof(double), (size_t)cap);
+    q->sw = ids_grow(NULL, sizeof(double), (size_t)cap);
+    q->sbn = ids_grow(NULL, sizeof(double), (size_t)cap);
+    q->sg = ids_grow(NULL, sizeof(double), 2 * (size_t)cap);
+    q->st1 = ids_grow(NULL, sizeof(imp_vec3), (size_t)cap);
+    q->st2 = ids_grow(NULL, sizeof(imp_vec3), (size_t)cap);
+    q->sroot = ids_grow(q->sroot, sizeof(int), (size_t)cap);
+    q->sbody = ids_grow(q->sbody, sizeof(int), 2 * (size_t)cap);
+    q->scap = cap;
+}
+
+/* the dynamic body of a side, or -1 */
+static inline int qp_dyn_body(const struct qp_state *q, int k) { return k >= 0 && q->b[k].dyn ? k : -1; }
+
+/* The islands split into the step's parts: the contacts sorted by island (q->par holds the islands'
+ * union-find), within an island by the part of the guessed clamped rows (the warm start's f > 0, and
+ * the joint rows), each part's joint rows first, and the bridges last; every evaluation of the step
+ * starts from these parts, solved in place (qp_split_solve). One stable radix sort on the key (island's
+ * root body, part's root body or the bridges' mark, not a joint row): islands in the order of their
+ * roots, as qp_islands sorts them, and the order within a part the gather's. False (nothing done) for
+ * bodies past 2^21 - 2, which the key cannot hold: the islands are then sorted unsplit. */
+#define QP_PART_BITS 21
+static bool qp_parts(imp_world *w)
+{
+    struct qp_state *q = w->qp;
+    const int nb = w->bodies->ids.count, n = q->count;
+    if (nb >= (1 << QP_PART_BITS) - 1) return false;
+    if (n > q->pcap) {
+        const int cap = n + n / 2 + 16;
+        q->sa = ids_grow(q->sa, sizeof(int), cap), q->sb = ids_grow(q->sb, sizeof(int), cap);
+        q->pst = ids_grow(q->pst, sizeof(int), cap), q->pend = ids_grow(q->pend, sizeof(int), cap);
+        q->pneq = ids_grow(q->pneq, sizeof(int), cap), q->pdone = ids_grow(q->pdone, sizeof(int), cap);
+        q->pinfo = ids_grow(q->pinfo, sizeof(imp_lcp_info), cap);
+        q->fp = ids_grow(q->fp, sizeof(int), (size_t)cap + 1), q->bst = ids_grow(q->bst, sizeof(int), (size_t)cap + 1);
+        q->pcap = cap;
+    }
+    if (nb > q->pparcap) {
+        q->pparcap = nb + nb / 2 + 16;
+        q->ppar = ids_grow(q->ppar, sizeof(int), (size_t)q->pparcap);
+    }
+    for (int X = 0; X < nb; X++) q->ppar[X] = X;
+    for (int i = 0; i < n; i++) {
+        const qp_contact *c = &q->c[i];
+        q->sa[i] = qp_dyn_body(q, c->ka), q->sb[i] = qp_dyn_body(q, c->kb);
+        if ((c->eq || c->force > 0) && q->sa[i] >= 0 && q->sb[i] >= 0) {
+            const int ra = qp_root(q->ppar, q->sa[i]), rb = qp_root(q->ppar, q->sb[i]);
+            if (ra != rb) q->ppar[ra] = rb;
+        }
+    }
+    qp_keyed_reserve(q, n);
+    const uint64_t bridge = (1u << QP_PART_BITS) - 1;
+    for (int i = 0; i < n; i++) {
+        const int a = q->sa[i], b = q->sb[i];
+        const uint64_t isl = (uint64_t)qp_root(q->par, a >= 0 ? a : b);
+        const int ra = a >= 0 ? qp_root(q->ppar, a) : -1, rb = b >= 0 ? qp_root(q->ppar, b) : -1;
+        const uint64_t pk = ra >= 0 && rb >= 0 && ra != rb ? bridge : (uint64_t)(ra >= 0 ? ra : rb);
+        q->ks[i] = (struct qp_keyed){isl << (QP_PART_BITS + 1) | pk << 1 | !q->c[i].eq, i};
+    }
+    qp_sort_keyed(q, n);
+    qp_copy_job cj = {q, n, 0};
+    qp_par_chunks(qp_copy_part, &cj, n);
+    qp_contact *t = q->c;
+    q->c = q->c2, q->c2 = t;
+    /* islands, parts and bridges from the sorted keys */
+    int np = 0, biggest = 0;
+    q->nisl = 0;
+    for (int i = 0; i < n;) {
+        const uint64_t isl = q->ks[i].key >> (QP_PART_BITS + 1);
+        const int k = q->nisl++;
+        q->isl[k] = i, q->fp[k] = np, q->bst[k] = -1;
+        uint64_t last = ~(uint64_t)0;
+        for (; i < n && q->ks[i].key >> (QP_PART_BITS + 1) == isl; i++) {
+            const uint64_t pk = (q->ks[i].key >> 1) & bridge;
+            if (pk == bridge) {
+                if (q->bst[k] < 0) q->bst[k] = i;
+                continue;
+            }
+            if (pk != last) {
+                if (np > q->fp[k]) q->pend[np - 1] = i;
+                q->pst[np] = i, q->pneq[np] = 0, last = pk, np++;
+            }
+            q->pneq[np - 1] += q->c[i].eq;
+        }
+        if (q->bst[k] < 0) q->bst[k] = i;
+        if (np > q->fp[k]) q->pend[np - 1] = q->bst[k];
+        /* the joint rows at the island's head (an island of one part: its own) */
+        int h = q->isl[k];
+        while (h < i && q->c[h].eq) h++;
+        q->isl_neq[k] = h - q->isl[k];
+        if (i - q->isl[k] > biggest) biggest = i - q->isl[k];
+    }
+    q->isl[q->nisl] = n;
+    q->fp[q->nisl] = np;
+    for (int i = 0; i < n; i++) q->sa[i] = qp_dyn_body(q, q->c[i].ka), q->sb[i] = qp_dyn_body(q, q->c[i].kb);
+    qp_reserve_system(q, biggest);
+    q->parted = true;
+    return true;
+}
+
+/* join the parts of row i's bodies (both dynamic; sa, sb the island's); the joined part is to be solved again */
+static void qp_split_union(struct qp_state *q, const int *sa, const int *sb, int i)
+{
+    const int a = sa[i], b = sb[i];
+    if (a < 0 || b < 0) return;
+    const int ra = qp_root(q->par, a), rb = qp_root(q->par, b);
+    if (ra != rb) q->par[ra] = rb, q->sdirty[rb] = 1;
+}
+
+/* one part, rows [lo, lo + m) of the island, solved where it lies; its forces into sf, sw (and g, t1,
+ * t2 in place) */
+static int qp_part_solve(imp_world *w, int lo, int m, int meq, const double *bn, double *g, bool impulse)
+{
+    struct qp_state *q = w->qp;
+    const int neq = q->cur_neq;
+    q->c += lo, q->t1 += lo, q->t2 += lo, q->cur_neq = meq;
+    const int st = qp_island_solve(w, m, bn + lo, g ? g + 2 * lo : NULL, impulse);
+    q->c -= lo, q->t1 -= lo, q->t2 -= lo, q->cur_neq = neq;
+    memcpy(q->sf + lo, q->f, sizeof(double) * (size_t)m);
+    memcpy(q->sw + lo, q->wv, sizeof(double) * (size_t)m);
+    return st;
+}
+
+/* The step's frictionless dense parts of island k solved chunk by chunk (parts fp[k] + P c / PAR_CHUNKS
+ * onwards for chunk c), each with the chunk's own A, vectors and LCP workspace: a part's solve is the
+ * same whichever thread runs it (qp_island_solve's for a part of at most dense_max rows without
+ * friction). pdone marks the parts solved here; the others are left to the caller. */
+typedef struct qp_parts_job { struct qp_state *q; int k, base; const double *bn; bool dense_ok; } qp_parts_job;
+
+static void qp_parts_part(void *ctx, int chunk)
+{
+    const qp_parts_job *jb = ctx;
+    struct qp_state *q = jb->q;
+    const int p0 = q->fp[jb->k], np = q->fp[jb->k + 1] - p0;
+    const int lo_p = p0 + (int)((long)np * chunk / PAR_CHUNKS), hi_p = p0 + (int)((long)np * (chunk + 1) / PAR_CHUNKS);
+    struct qp_chunk *ch = &q->chunk[chunk];
+    for (int p = lo_p; p < hi_p; p++) {
+        const int lo = q->pst[p] - jb->base, m = q->pend[p] - q->pst[p];
+        q->pdone[p] = jb->dense_ok && m <= q->dense_max;
+        if (!q->pdone[p]) continue;
+        if (m > ch->cap) {
+            ch->cap = m + m / 2 + 16;
+            free(ch->A), free(ch->f), free(ch->wv), free(ch->arow);
+            ch->A = ids_grow(NULL, sizeof(double), (size_t)ch->cap * (size_t)ch->cap);
+            ch->f = ids_grow(NULL, sizeof(double), (size_t)ch->cap);
+            ch->wv = ids_grow(NULL, sizeof(double), (size_t)ch->cap);
+            ch->arow = ids_grow(NULL, sizeof(qp_arow), (size_t)ch->cap);
+        }
+        const qp_contact *cs = q->c + lo;
+        qp_amatrix_into(q, cs, m, ch->A, ch->arow);
+        for (int i = 0; i < m; i++) ch->f[i] = cs[i].force;
+        imp_lcp_solve_guess(m, q->pneq[p], ch->A, jb->bn + lo, ch->f, ch->f, ch->wv, &q->pinfo[p], &ch->lcp);
+        memcpy(q->sf + lo, ch->f, sizeof(double) * (size_t)m);
+        memcpy(q->sw + lo, ch->wv, sizeof(double) * (size_t)m);
+    }
+}
+
+/* the bridges' w (rows with srow < 0) from the bodies' acceleration changes in dv, dw, chunk by chunk
+ * (each row on its own: par_for gives the same numbers) */
+typedef struct qp_bridge_job { struct qp_state *q; int n; const int *sa, *sb; const double *bn; } qp_bridge_job;
+
+static void qp_bridge_part(void *ctx, int chunk)
+{
+    const qp_bridge_job *jb = ctx;
+    struct qp_state *q = jb->q;
+    const int lo = (int)((long)jb->n * chunk / PAR_CHUNKS), hi = (int)((long)jb->n * (chunk + 1) / PAR_CHUNKS);
+    for (int i = lo; i < hi; i++) {
+        if (q->srow[i] >= 0) continue;
+        const qp_contact *c = &q->c[i];
+        double wi = jb->bn[i];
+        for (int side = 0; side < 2; side++) {
+            const int X = side ? jb->sb[i] : jb->sa[i];
+            if (X < 0) continue;
+            imp_vec3 lin, ang;
+            qp_jac(c, c->n, side, &lin, &ang);
+            const double v = v3_dot(lin, q->dv[X]) + v3_dot(ang, q->dw[X]);
+            wi += side ? -v : v;
+        }
+        q->sw[i] = wi;
+    }
+}
+
+/* the bridges' check: every bridge row (srow < 0) gets f = 0 (and no friction) and its w from the
+ * forces of the parts in the bodies: each body's force F and torque T summed (dv, dw hold them), then
+ * its acceleration change F / m, I^-1 T. A bridge with w < -tol joins its parts (qp_split_union).
+ * True when none was violated. */
+static bool qp_bridges(struct qp_state *q, int n, const int *sa, const int *sb, const int *body, int nbody,
+                       const double *bn, double *g, double tol)
+{
+    const qp_contact *c0 = q->c;
+    imp_vec3 *t1 = q->t1, *t2 = q->t2;
+    for (int k = 0; k < nbody; k++) q->dv[body[k]] = q->dw[body[k]] = v3(0, 0, 0);
+    for (int i = 0; i < n; i++) {
+        const qp_contact *c = &c0[i];
+        if (q->srow[i] < 0) {
+            q->sf[i] = 0;
+            if (g) g[2 * i] = g[2 * i + 1] = 0, v3_basis(c->n, &t1[i], &t2[i]);
+            continue;
+        }
+        const double fi = q->sf[i], g0 = g ? g[2 * i] : 0, g1 = g ? g[2 * i + 1] : 0;
+        if (fi == 0 && g0 == 0 && g1 == 0) continue;
+        for (int side = 0; side < 2; side++) {
+            const int X = side ? sb[i] : sa[i];
+            if (X < 0) continue;
+            const double sg = side ? -1 : 1;
+            imp_vec3 lin, ang;
+            qp_jac(c, c->n, side, &lin, &ang);
+            imp_vec3 F = v3_scale(lin, sg * fi), T = v3_scale(ang, sg * fi);
+            if (g0 != 0 || g1 != 0) {
+                qp_jac(c, v3_add(v3_scale(t1[i], g0), v3_scale(t2[i], g1)), side, &lin, &ang);
+                F = v3_add(F, v3_scale(lin, sg)), T = v3_add(T, v3_scale(ang, sg));
+            }
+            q->dv[X] = v3_add(q->dv[X], F), q->dw[X] = v3_add(q->dw[X], T);
+        }
+    }
+    for (int k = 0; k < nbody; k++) {
+        const int X = body[k];
+        q->dv[X] = v3_scale(q->dv[X], q->b[X].im), q->dw[X] = m3_mul_v(q->b[X].Iinv, q->dw[X]);
+    }
+    qp_bridge_job jb = {q, n, sa, sb, bn};
+    qp_par_chunks(qp_bridge_part, &jb, n);
+    bool violated = false;
+    for (int i = 0; i < n; i++)
+        if (q->srow[i] < 0 && q->sw[i] < -tol) qp_split_union(q, sa, sb, i), violated = true;
+    return !violated;
+}
+
+/* island k, [0, n) (placed), as qp_island_solve, by parts: forces into q->f, w into q->wv, friction into
+ * g (first guess in: the contacts' forces). First the step's parts (qp_parts), each solved in place;
+ * when a bridge is violated, the parts again by union-find, joined, the joined ones solved with their
+ * rows copied to the front of c2, until no bridge is violated. */
+static int qp_split_solve(imp_world *w, int k, int n, const double *bn, double *g, bool impulse)
+{
+    struct qp_state *q = w->qp;
+    if (!q->parted || (q->fp[k + 1] - q->fp[k] == 1 && q->bst[k] == q->isl[k + 1]))
+        return qp_island_solve(w, n, bn, g, impulse); /* one part: the island as it is */
+    qp_contact *const c0 = q->c;
+    imp_vec3 *const t1 = q->t1, *const t2 = q->t2;
+    const int base = q->isl[k];
+    const int *const sa = q->sa + base, *const sb = q->sb + base;
+    int *const part = q->cnt; /* per root body: its part (-1: none yet) */
+    qp_split_reserve(q, n);
+    const int nb = w->bodies->ids.count;
+    if (nb > q->dvcap) {
+        q->dvcap = nb + nb / 2 + 16;
+        q->dv = ids_grow(q->dv, sizeof(imp_vec3), q->dvcap);
+        q->dw = ids_grow(q->dw, sizeof(imp_vec3), q->dvcap);
+    }
+    /* the island's bodies once each (sbody): marked -1, then listed at their first -1 (-3: listed) */
+    int nbody = 0;
+    for (int i = 0; i < n; i++) {
+        if (sa[i] >= 0) part[sa[i]] = -1;
+        if (sb[i] >= 0) part[sb[i]] = -1;
+    }
+    for (int i = 0; i < n; i++) {
+        const int a = sa[i], b = sb[i];
+        if (a >= 0 && part[a] == -1) part[a] = -3, q->sbody[nbody++] = a;
+        if (b >= 0 && part[b] == -1) part[b] = -3, q->sbody[nbody++] = b;
+    }
+    for (int j = 0; j < nbody; j++) part[q->sbody[j]] = -1;
+    double bmax = 0;
+    for (int i = 0; i < n; i++) bmax = fmax(bmax, fabs(bn[i]));
+    const double tol = QP_SPLIT_TOL * bmax;
+    int status = 0;
+    /* the step's parts, in place: the frictionless dense ones in chunks on both threads, then the
+     * others, and every part's status and info taken in part order (as one after the other) */
+    qp_parts_job pj = {q, k, base, bn, g == NULL && !impulse};
+    qp_par_chunks(qp_parts_part, &pj, n);
+    for (int p = q->fp[k]; p < q->fp[k + 1]; p++) {
+        const int lo = q->pst[p] - base, m = q->pend[p] - q->pst[p];
+        for (int i = lo; i < lo + m; i++) q->srow[i] = p - q->fp[k];
+        int st;
+        if (q->pdone[p]) st = q->pinfo[p].status, q->info = q->pinfo[p];
+        else st = qp_part_solve(w, lo, m, q->pneq[p], bn, g, impulse);
+        if (st) status = st;
+    }
+    for (int i = q->bst[k] - base; i < n; i++) q->srow[i] = -1;
+    if (!qp_bridges(q, n, sa, sb, q->sbody, nbody, bn, g, tol)) {
+        /* the parts by union-find: the step's parts, then the violated bridges joined (dirty) */
+        for (int j = 0; j < nbody; j++) q->par[q->sbody[j]] = q->sbody[j], q->sdirty[q->sbody[j]] = 0;
+        for (int i = 0; i < n; i++)
+            if (q->srow[i] >= 0 && sa[i] >= 0 && sb[i] >= 0) {
+                const int ra = qp_root(q->par, sa[i]), rb = qp_root(q->par, sb[i]);
+                if (ra != rb) q->par[ra] = rb;
+            }
+        for (int i = 0; i < n; i++)
+            if (q->srow[i] < 0 && q->sw[i] < -tol) qp_split_union(q, sa, sb, i);
+        for (;;) {
+            /* again, from the forces found */
+            if (!impulse)
+                for (int i = 0; i < n; i++) c0[i].force = q->sf[i];
+            /* parts: each row's, by the root of its dynamic bodies (-1: a bridge); sroot: each part's root */
+            int nparts = 0;
+            for (int i = 0; i < n; i++) {
+                const int a = sa[i], b = sb[i];
+                const int ra = a >= 0 ? qp_root(q->par, a) : -1, rb = b >= 0 ? qp_root(q->par, b) : -1;
+                if (ra >= 0 && rb >= 0 && ra != rb) { q->srow[i] = -1; continue; }
+                const int r = ra >= 0 ? ra : rb;
+                if (part[r] < 0) q->sroot[nparts] = r, part[r] = nparts++;
+                q->srow[i] = part[r];
+            }
+            for (int j = 0; j < nparts; j++) part[q->sroot[j]] = -1; /* (part ids are per round) */
+            /* rows by part, each part's joint rows first, then each part whose bodies were joined since
+             * it was last solved, with its rows copied to the front of c2 */
+            int *start = q->sstart;
+            memset(start, 0, sizeof(int) * (size_t)(nparts + 2));
+            for (int i = 0; i < n; i++)
+                if (q->srow[i] >= 0) start[q->srow[i] + 2]++;
+            for (int j = 0; j < nparts; j++) start[j + 2] += start[j + 1];
+            for (int pass = 0; pass < 2; pass++)
+                for (int i = 0; i < n; i++)
+                    if (q->srow[i] >= 0 && c0[i].eq == (pass == 0)) q->sidx[start[q->srow[i] + 1]++] = i;
+            for (int j = 0; j < nparts; j++) {
+                if (!q->sdirty[q->sroot[j]]) continue; /* its rows' forces are last round's */
+                q->sdirty[q->sroot[j]] = 0;
+                const int lo = start[j], m = start[j + 1] - lo;
+                const int *idx = q->sidx + lo;
+                int meq = 0;
+                for (int r = 0; r < m; r++) {
+                    const int i = idx[r];
+                    q->c2[r] = c0[i];
+                    q->sbn[r] = bn[i];
+                    meq += c0[i].eq;
+                    if (g) q->sg[2 * r] = g[2 * i], q->sg[2 * r + 1] = g[2 * i + 1];
+                }
+                q->c = q->c2, q->t1 = q->st1, q->t2 = q->st2, q->cur_neq = meq;
+                const int st = qp_island_solve(w, m, q->sbn, g ? q->sg : NULL, impulse);
+                if (st) status = st;
+                q->c = c0, q->t1 = t1, q->t2 = t2, q->cur_neq = q->isl_neq[k];
+                for (int r = 0; r < m; r++) {
+                    const int i = idx[r];
+                    q->sf[i] = q->f[r], q->sw[i] = q->wv[r];
+                    if (g) g[2 * i] = q->sg[2 * r], g[2 * i + 1] = q->sg[2 * r + 1], t1[i] = q->st1[r], t2[i] = q->st2[r];
+                }
+            }
+            if (qp_bridges(q, n, sa, sb, q->sbody, nbody, bn, g, tol)) break;
+        }
+    }
+    memcpy(q->f, q->sf, sizeof(double) * (size_t)n);
+    memcpy(q->wv, q->sw, sizeof(double) * (size_t)n);
+    q->info.status = status;
+    return status;
+}
+
 /* ---- inside every derivative evaluation ------------------------------------------------------------ */
 
 /* dX holds the derivative with the external forces; add the resting contact forces of the step's
@@ -1065,19 +1719,25 @@ int qp_deriv(imp_world *w, const double *X, double *dX)
     struct qp_state *q = w->qp;
     if (!q || q->count == 0) return 0;
     qp_bodies(w, X, dX);
-    for (int i = 0; i < q->count; i++) qp_place(q, &q->c[i]);
+    /* the first evaluation of a step is at the state the contacts were placed at (qp_advance's X0):
+     * placing them again would give the same numbers */
+    const bool placed = q->placed && !memcmp(X, q->dx, sizeof(double) * BODY_DIM * (size_t)w->bodies->ids.count);
+    q->placed = false;
     if (q->friction > 0) {
         qp_friction_reserve_contacts(q, q->count);
         if (!q->warm) memset(q->g, 0, sizeof(double) * 2 * (size_t)q->count); /* else: the last evaluation's */
         q->warm = true;
     }
-    const double h = q->h;
+    if (q->count > q->ballcap) {
+        q->ballcap = q->count + q->count / 2 + 16;
+        free(q->ball);
+        q->ball = ids_grow(NULL, sizeof(double), (size_t)q->ballcap);
+    }
+    qp_eval_job jb = {q, q->count, !placed};
+    qp_par_chunks(qp_eval_part, &jb, q->count);
     for (int k = 0; k < q->nisl; k++) {
         const int n = qp_island_begin(q, k);
-        qp_bvector(q, n, q->bv);
-        for (int i = 0; i < n; i++) /* S4's extra acceleration, towards d = -IMP_QP_SLOP (joints: 0) */
-            q->bv[i] += q->c[i].dd / h + (q->c[i].d + (q->c[i].eq ? 0 : IMP_QP_SLOP)) / (4 * h * h);
-        qp_island_solve(w, n, q->bv, q->friction > 0 ? q->g : NULL, false);
+        qp_split_solve(w, k, n, q->ball + q->isl[k], q->friction > 0 ? q->g : NULL, false);
         if (q->friction > 0) {
             for (int i = 0; i < n; i++) {
                 const qp_contact *c = &q->c[i];
@@ -1094,7 +1754,8 @@ int qp_deriv(imp_world *w, const double *X, double *dX)
             }
         }
         q->solves++;
-        for (int i = 0; i < n; i++) q->c[i].force = q->f[i], q->c[i].accel = q->wv[i];
+        qp_copy_job cj = {q, n, 1};
+        qp_par_chunks(qp_copy_part, &cj, n);
         qp_apply(w, n, q->f, dX);
         qp_island_end(q, k);
     }
@@ -1110,7 +1771,7 @@ static int qp_impulses(imp_world *w, double e, double bounce)
     struct qp_state *q = w->qp;
     int status = 0;
     if (q->friction > 0) qp_friction_reserve_contacts(q, q->count);
-    qp_islands(w);
+    qp_islands(w, false);
     for (int k = 0; k < q->nisl; k++) {
         const int n = qp_island_begin(q, k);
         for (int i = 0; i < n; i++) {
@@ -1151,7 +1812,10 @@ static int qp_filter(struct qp_state *q, double hi)
 {
     int k = 0;
     for (int i = 0; i < q->count; i++)
-        if (q->c[i].eq || q->c[i].dd <= hi || q->c[i].d < 0) q->c[k++] = q->c[i];
+        if (q->c[i].eq || q->c[i].dd <= hi || q->c[i].d < 0) {
+            if (k != i) q->c[k] = q->c[i];
+            k++;
+        }
     if (k != q->count) q->warm = false;
     q->count = k;
     return k;
@@ -1178,7 +1842,7 @@ void qp_begin_step(imp_world *w, double h)
         qp_filter(q, resting); /* bounced contacts now separate */
         for (int i = 0; i < q->count; i++) q->c[i].force = 0; /* impulses are no first guess for forces */
     }
-    qp_islands(w);
+    qp_islands(w, true);
     /* friction warm start across steps: the same contacts in the same order (ids of both sides per
      * point, after the island sort) keep last step's friction forces as the first guess */
     uint64_t sig = 1469598103934665603ull ^ (uint64_t)q->count;
@@ -1259,7 +1923,7 @@ int imp_qp_solve(imp_world *w, imp_lcp_info *info)
     qp_external(w, dX);
     qp_bodies(w, w->bodies->state, dX);
     for (int i = 0; i < n; i++) qp_place(q, &q->c[i]);
-    qp_islands(w);
+    qp_islands(w, false);
     int st = 0;
     for (int k = 0; k < q->nisl; k++) {
         const int m = qp_island_begin(q, k);
@@ -1317,7 +1981,6 @@ static int qp_cmp_key(const void *x, const void *y)
  * its depth beyond its resting point's own penetration now (the material points placed at the trial
  * state; zero once that point separated): the manifold may see a depth the LCP's material point does
  * not (a vertex slid off the face it rested on). */
-#define IMP_QP_SAME_POINT 0.01 /* m: manifold points this close on a body are one point (its corners are farther apart) */
 
 /* remember the resting set's points in both body frames, sorted by pair (after qp_begin_step) */
 static void qp_depths_record(imp_world *w)
@@ -1327,22 +1990,24 @@ static void qp_depths_record(imp_world *w)
         q->pdcap = q->count + q->count / 2 + 16;
         q->pd = ids_grow(q->pd, sizeof *q->pd, q->pdcap);
     }
-    q->npd = 0;
-    for (int i = 0; i < q->count; i++) {
+    qp_keyed_reserve(q, q->count);
+    int n = 0;
+    for (int i = 0; i < q->count; i++)
+        if (!q->c[i].eq) q->ks[n++] = (struct qp_keyed){q->c[i].key, i};
+    if (n > 1) qp_sort_keyed(q, n);
+    for (int k = 0; k < n; k++) {
+        const int i = q->ks[k].idx;
         const qp_contact *c = &q->c[i];
-        if (c->eq) continue;
-        q->pd[q->npd++] = (struct qp_start_point){c->key, c->ka, c->kb, i, c->la, c->lb, fmax(0, -c->d), 0};
+        q->pd[k] = (struct qp_start_point){c->key, c->ka, c->kb, i, c->la, c->lb, fmax(0, -c->d), 0};
     }
-    if (q->npd > 1) qsort(q->pd, (size_t)q->npd, sizeof *q->pd, qp_cmp_key);
+    q->npd = n;
 }
 
-/* a point in body k's frame at the store's state (k < 0: the world) */
-static imp_vec3 qp_body_frame(const imp_world *w, int k, imp_vec3 p)
+/* a point in body k's frame at the kinematics qp_bodies placed (k < 0: the world) */
+static imp_vec3 qp_body_frame(const struct qp_state *q, int k, imp_vec3 p)
 {
     if (k < 0) return p;
-    const double *s = w->bodies->state + BODY_DIM * k;
-    imp_mat3 R = quat_to_m3(quat_normalize(quat(s[3], s[4], s[5], s[6])));
-    return m3_mul_tv(R, v3_sub(p, v3_load(s)));
+    return m3_mul_tv(q->b[k].R, v3_sub(p, q->b[k].x));
 }
 
 /* the largest penetration growth of a point not in the start's resting set (0 when none) */
@@ -1353,11 +2018,8 @@ static double qp_max_depth(imp_world *w)
     double m = 0;
     /* the resting points' own penetrations now (their material points placed at the trial state) */
     qp_bodies(w, w->bodies->state, NULL);
-    for (int j = 0; j < q->npd; j++) {
-        qp_contact c = q->c[q->pd[j].idx];
-        qp_place(q, &c);
-        q->pd[j].now = -c.d;
-    }
+    qp_sep_job jb = {q, q->npd};
+    qp_par_chunks(qp_sep_part, &jb, q->npd);
     const bool joined = joints_count(w) > 0; /* joints_prepare ran in this step's gather */
     for (int k = 0; k < w->contacts->manifold_count; k++) {
         const imp_contact *mc = &w->contacts->manifolds[k].c;
@@ -1384,7 +2046,7 @@ static double qp_max_depth(imp_world *w)
                 int ta = imp_id_is_null(mc->a.body) ? -1 : ids_lookup(&w->bodies->ids, mc->a.body);
                 imp_vec3 on_a = mc->points[i], on_b = v3_add(on_a, v3_scale(mc->normal, mc->depth[i]));
                 if (ta != ka) { imp_vec3 t = on_a; on_a = on_b, on_b = t; }
-                imp_vec3 pa = qp_body_frame(w, ka, on_a), pb = qp_body_frame(w, kb, on_b);
+                imp_vec3 pa = qp_body_frame(q, ka, on_a), pb = qp_body_frame(q, kb, on_b);
                 for (int j = lo; j < end; j++)
                     if (v3_dot(v3_sub(pa, q->pd[j].la), v3_sub(pa, q->pd[j].la)) < tol2 ||
                         v3_dot(v3_sub(pb, q->pd[j].lb), v3_sub(pb, q->pd[j].lb)) < tol2)
@@ -1464,6 +2126,7 @@ static int qp_advance(imp_world *w, imp_ode_solver *solver, double dt)
         qp_depths_record(w);  /* the resting set: every other penetration is an impact */
         double *X0 = q->dx; /* the state after the impulses */
         qp_save(w, X0);
+        q->placed = true; /* the contacts are placed at X0 */
         imp_ode_system sys = bodies_ode(&with_contacts);
         int rc = qp_integrate(w, &sys, solver, t, left);
         if (rc) return rc;

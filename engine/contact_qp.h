@@ -4,6 +4,7 @@
 
 #include "imp_math.h"
 #include "impetus.h"
+#include "parallel.h"
 #include "step.h"
 
 /* contact_qp.c: world.contact = "qp" */
@@ -57,8 +58,10 @@ struct qp_state {
     qp_body *b; int bcap;
     double *A; long Acap;   /* the dense LCP matrix of one island (up to dense_max rows)             */
     double *bv, *f, *wv; int acap; /* one island's vectors (any size)                               */
+    double *ball; int ballcap; /* every contact's b in a derivative evaluation (with S4's terms)     */
     int dense_max;          /* islands up to this many rows: the pivoting LCP; larger: PGS         */
     imp_vec3 *dv, *dw; int dvcap; /* PGS: each body's velocity (or acceleration) change so far      */
+    struct qp_arow *arow; int arowcap; /* the dense A's rows: bodies and torque arms (qp_amatrix)     */
     struct qp_pgs_row *prow; int prowcap; /* PGS: each row's Jacobian and diagonal, fixed over a solve */
     double *pbt; int pbtcap; /* PGS: b_t of an island                                               */
     long pgs;               /* islands solved by the fallback                                        */
@@ -81,9 +84,32 @@ struct qp_state {
     int *isl; int iscap, nisl;  /* island k is contacts [isl[k], isl[k+1])                         */
     int *isl_neq;           /* joint rows at the head of each island                                 */
     int cur_neq;            /* those of the island being solved                                      */
+    /* splitting an island by its guessed clamped set (qp_split_solve): per row its part (-1: a bridge
+     * between parts), the rows sorted by part and each part's first, the island's forces and w, and
+     * a part's b, friction forces and tangents while it is solved (its contacts copied into c2) */
+    int *srow, *sidx, *sstart; double *sf, *sw, *sbn, *sg; imp_vec3 *st1, *st2; int scap;
+    int *sa, *sb, *sroot, *sbody; /* per row its dynamic bodies (-1: none); per part its root body; the
+                                   * island's bodies once each                                       */
+    int *sdirty;            /* per body (a part's root): joined since the part was last solved       */
+    /* the step's parts (qp_parts): part p is contacts [pst[p], pend[p]) with pneq[p] joint rows first;
+     * island k's parts are fp[k] .. fp[k + 1] - 1, its bridges [bst[k], isl[k + 1]) */
+    int *pst, *pend, *pneq, *fp, *bst; int pcap; /* (and sa, sb: pcap each)                   */
+    int *ppar; int pparcap; /* the parts' union-find, per body                                       */
+    int *pdone; imp_lcp_info *pinfo; /* per part: solved by a chunk (qp_parts_part), and its solve's info */
+    struct qp_chunk {       /* a chunk's own scratch for its parts' dense solves                      */
+        double *A, *f, *wv; struct qp_arow *arow; int cap;
+        imp_lcp_work lcp;
+    } chunk[PAR_CHUNKS];
+    bool placed;            /* the contacts are placed at qp_advance's X0 (its copy in dx)           */
+    bool parted;            /* the contacts are in the step's parts order (qp_islands with parts)   */
     struct qp_joint { imp_id a, b; imp_vec3 la, lb; bool live; } *joints; int nj, jcap;
     /* the resting set's points at the start of a (sub)step, sorted by pair (time of impact) */
     struct qp_start_point { uint64_t key; int ka, kb, idx; imp_vec3 la, lb; double pen, now; } *pd; int npd, pdcap;
+    struct qp_gather_manifold { int start, count, ka, kb; } *gm; int gmcap; /* qp_gather: per manifold */
+    struct qp_keyed { uint64_t key; int idx; } *ks, *ks2; int kscap; /* contacts by key (qp_sort_keyed) */
+    /* the last gather's contact points with their last forces, sorted by pair: the first guess of the
+     * next gather's points that match them (qp_warm_force) */
+    struct qp_last_point { uint64_t key; int ka, idx; imp_vec3 la, lb; double force; } *last; int lastcap;
     bool warm;              /* g holds the last evaluation's friction forces of this contact set      */
     uint64_t sig;           /* the step's contact list, for the warm start across steps              */
     long solves;

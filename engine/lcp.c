@@ -27,6 +27,11 @@
  * of the many valid force sets, never a failure or a NaN. When nothing bounds the step (the problem
  * is infeasible along d), the row is left out (status IMP_LCP_INFEASIBLE) and the others go on.
  *
+ * Warm start (imp_lcp_solve_guess): the loop may start from any clamped set C with f_C >= 0 and
+ * w_C = 0 (every other row f = 0, unvisited) instead of C empty; lcp_warm makes such a set of a guess
+ * (the last solve's clamped rows), so a problem that changed little since the last solve costs one
+ * factorization and the few pivots of the rows that changed.
+ *
  * Cost: adding a row to the factor is O(m^2) (m = |C|), removing one is a rank-one update,
  * O((m - r)^2) for position r (lcp_remove); each pivot also costs O(n m) for dw. Storage comes from a workspace that grows and is reused. */
 #include <math.h>
@@ -167,24 +172,103 @@ static void lcp_solve_cc(const lcp *s, const double *r, double *x)
     }
 }
 
-static int lcp_run(int n, int neq, const double *A, const double *b, double *f, double *w,
+/* w = A f + b over the nonzero columns of f (A symmetric: column j is row j, contiguous) */
+static void lcp_residual(const lcp *s, const double *b, const double *f, double *w)
+{
+    const int n = s->n;
+    for (int i = 0; i < n; i++) w[i] = b[i];
+    for (int j = 0; j < n; j++) {
+        if (f[j] == 0) continue;
+        const double *Aj = s->A + (size_t)j * n, fj = f[j];
+        for (int i = 0; i < n; i++) w[i] += Aj[i] * fj;
+    }
+}
+
+/* The warm start: the guessed clamped set (the rows marked SET_C in s->set, the factor still empty)
+ * made a valid starting point of the pivoting loop. C = the marked rows in ascending order, f_C =
+ * -A_CC^+ b_C; a row whose force comes out negative leaves C (f = 0, not yet visited) and the rest is
+ * solved again, until f_C >= 0. A dependent row of C whose equation the pseudo-solve cannot meet
+ * (w_i != 0: b_C outside the range of a singular A_CC) leaves C too. What remains satisfies the
+ * loop's invariant (f_C >= 0, w_C = 0, every other row f = 0 and unvisited), and the loop then drives
+ * only the rows the guess got wrong. Returns 1 when the guessed set is the solution as it stands
+ * (every row's w within tol of its bound, the forces within imp_lcp_solve's bound: no pivot needed),
+ * 0 when the loop must go on, -1 when an equality row cannot be met (the caller starts cold). */
+static int lcp_warm(lcp *s, const double *b, double *f, double *w, double *z, double *r, double *x,
+                    double bmax, double amax, double amin)
+{
+    const int n = s->n, neq = s->neq;
+    for (int i = 0; i < n; i++)
+        if (s->set[i] == SET_C) lcp_append(s, i, z);
+    for (int round = 0;; round++) {
+        for (int k = 0; k < s->m; k++) r[k] = -b[s->cidx[k]];
+        lcp_solve_cc(s, r, x);
+        bool dropped = false;
+        for (int k = s->m - 1; k >= 0; k--) { /* last first: the positions before k stay */
+            const int i = s->cidx[k];
+            if (i < neq ? isfinite(x[k]) : x[k] >= 0) continue;
+            if (i < neq) return -1;
+            s->set[i] = SET_NONE;
+            lcp_remove(s, k);
+            dropped = true;
+        }
+        if (dropped) continue;
+        for (int i = 0; i < n; i++) f[i] = 0;
+        double fm = 0;
+        for (int k = 0; k < s->m; k++) f[s->cidx[k]] = x[k], fm = fmax(fm, fabs(x[k]));
+        lcp_residual(s, b, f, w);
+        const double tol = 1e-10 * (bmax + amax * fm);
+        if (round == 0 && s->reg == 0 && fm <= 1e6 * n * (bmax > 0 ? bmax : 1) / amin) {
+            bool solved = true;
+            for (int i = 0; i < n && solved; i++) solved = s->set[i] == SET_C ? fabs(w[i]) <= tol : w[i] >= -tol;
+            if (solved) return 1;
+        }
+        for (int k = s->m - 1; k >= 0; k--) {
+            const int i = s->cidx[k];
+            if (fabs(w[i]) <= tol) continue;
+            if (i < neq) return -1;
+            s->set[i] = SET_NONE;
+            lcp_remove(s, k);
+            dropped = true;
+        }
+        if (!dropped) break;
+    }
+    for (int k = 0; k < s->m; k++) w[s->cidx[k]] = 0;
+    return 0;
+}
+
+static int lcp_run(int n, int neq, const double *A, const double *b, const double *guess, double *f, double *w,
                    imp_lcp_info *info, imp_lcp_work *ws, double reg)
 {
     memset(info, 0, sizeof *info);
     lcp s = {n, neq, 0, A, ws->mem, ws->mem + (size_t)ws->cap * ws->cap, ws->set, ws->set + ws->cap,
              ws->set + 2 * ws->cap, 1e-10, reg};
     double *df = s.D + ws->cap, *dw = df + ws->cap, *z = dw + ws->cap, *r = z + ws->cap, *x = r + ws->cap;
-    double bmax = 0, amax = 0;
+    double bmax = 0, amax = 0, amin = INFINITY;
     for (int i = 0; i < n; i++) {
-        f[i] = 0, w[i] = b[i], s.set[i] = SET_NONE;
+        /* (guess may be f: read before f is written) */
+        s.set[i] = guess && (i < neq || guess[i] > 0) ? SET_C : SET_NONE;
+        f[i] = 0, w[i] = b[i];
         bmax = fmax(bmax, fabs(b[i]));
-        amax = fmax(amax, fabs(AIJ(&s, i, i)));
+        const double a = fabs(AIJ(&s, i, i));
+        amax = fmax(amax, a);
+        if (a > 0) amin = fmin(amin, a);
     }
     /* a row counts as satisfied when w_d >= -eps; eps is relative to the data */
     const double eps = 1e-13 * bmax;
     const double dtiny = 1e-14 * (amax > 0 ? amax : 1);
     const int max_pivots = 20 * n + 100;
     int pivots = 0;
+    if (guess) {
+        const int warm = amax > 0 ? lcp_warm(&s, b, f, w, z, r, x, bmax, amax, amin) : -1;
+        if (warm == 1) {
+            info->clamped = s.m;
+            return IMP_LCP_OK; /* f and w = A f + b as lcp_warm left them */
+        }
+        if (warm < 0) { /* cold: no row clamped */
+            s.m = 0;
+            for (int i = 0; i < n; i++) f[i] = 0, w[i] = b[i], s.set[i] = SET_NONE;
+        }
+    }
 
     /* pass 0: the equality rows; then sweep the rows until none has w_d < 0 (rows not yet in C or NC
      * are unprotected: a row passed over with w_d >= 0 may go negative while others are driven) */
@@ -303,66 +387,6 @@ static int lcp_run(int n, int neq, const double *A, const double *b, double *f, 
     return info->status;
 }
 
-/* The solution for a guessed clamped set: C = the equality rows and the rows with guess_i > 0, in
- * ascending order, f_C = -A_CC^+ b_C (the factor and solve of lcp_run), f = 0 elsewhere. For PSD A any
- * f >= 0 with w = A f + b >= 0 and f_i w_i = 0 solves the LCP (and w is the same for every solution),
- * so a guess that passes these checks, to a tolerance of 1e-10 (|b|max + |A_ii|max |f|max), is the
- * answer without a pivot. True when it passed; f and w are then set. */
-static bool lcp_guess(int n, int neq, const double *A, const double *b, const double *guess, double *f, double *w,
-                      imp_lcp_info *info, imp_lcp_work *ws)
-{
-    lcp_reserve(ws, n);
-    lcp s = {n, neq, 0, A, ws->mem, ws->mem + (size_t)ws->cap * ws->cap, ws->set, ws->set + ws->cap,
-             ws->set + 2 * ws->cap, 1e-10, 0};
-    double *z = s.D + 3 * (size_t)ws->cap, *r = z + ws->cap, *x = r + ws->cap;
-    double bmax = 0, amax = 0, amin = INFINITY;
-    for (int i = 0; i < n; i++) {
-        double a = fabs(AIJ(&s, i, i));
-        s.set[i] = SET_NONE;
-        bmax = fmax(bmax, fabs(b[i]));
-        amax = fmax(amax, a);
-        if (a > 0) amin = fmin(amin, a);
-    }
-    if (amax == 0) return false;
-    for (int i = 0; i < n; i++)
-        if (i < neq || guess[i] > 0) lcp_append(&s, i, z); /* (guess may be f: read before f is written) */
-    for (int k = 0; k < s.m; k++) r[k] = -b[s.cidx[k]];
-    lcp_solve_cc(&s, r, x);
-    for (int i = 0; i < n; i++) f[i] = 0;
-    double fm = 0;
-    for (int k = 0; k < s.m; k++) {
-        const int i = s.cidx[k];
-        if (!isfinite(x[k]) || (i >= neq && x[k] < 0)) return false;
-        f[i] = x[k];
-        fm = fmax(fm, fabs(x[k]));
-    }
-    if (fm > 1e6 * n * (bmax > 0 ? bmax : 1) / amin) return false; /* imp_lcp_solve's bound on forces */
-    const double tol = 1e-10 * (bmax + amax * fm);
-    for (int i = 0; i < n; i++) {
-        const double *Ai = A + (size_t)i * n;
-        double v = b[i];
-        for (int j = 0; j < n; j++) v += Ai[j] * f[j];
-        w[i] = v;
-        if (s.set[i] == SET_C ? fabs(v) > tol : v < -tol) return false;
-    }
-    memset(info, 0, sizeof *info);
-    info->clamped = s.m;
-    return true;
-}
-
-/* imp_lcp_solve from a guess of which rows are clamped (guess_i > 0; guess may be the same array as
- * f): the guessed set's solution when it is one, else the pivoting solve */
-int imp_lcp_solve_guess(int n, int neq, const double *A, const double *b, const double *guess, double *f, double *w,
-                        imp_lcp_info *info, imp_lcp_work *ws)
-{
-    imp_lcp_info dummy;
-    if (!info) info = &dummy;
-    if (neq < 0) neq = 0;
-    if (neq > n) neq = n;
-    if (n > 0 && guess && lcp_guess(n, neq, A, b, guess, f, w, info, ws)) return IMP_LCP_OK;
-    return imp_lcp_solve(n, neq, A, b, f, w, info, ws);
-}
-
 /* Exact first (reg = 0). Near-singular A (redundant contacts turned by round-off, a box on a box
  * tilted by 1e-13 rad) is ill-conditioned rather than singular, and its exact solution may hold
  * internal forces of 1e14 that cancel: "valid" and useless. Such a result (a row left infeasible,
@@ -370,8 +394,8 @@ int imp_lcp_solve_guess(int n, int neq, const double *A, const double *b, const 
  * definite, where Dantzig's method always succeeds and the forces stay bounded as eps -> 0 (the
  * regularized solution tends to the least-norm one); w is then off by at most eps f
  * (eps = 1e-12, 1e-9, 1e-6 of the largest diagonal, in turn). */
-int imp_lcp_solve(int n, int neq, const double *A, const double *b, double *f, double *w,
-                  imp_lcp_info *info, imp_lcp_work *ws)
+static int lcp_solve(int n, int neq, const double *A, const double *b, const double *guess, double *f, double *w,
+                     imp_lcp_info *info, imp_lcp_work *ws)
 {
     imp_lcp_info dummy;
     if (!info) info = &dummy;
@@ -393,7 +417,7 @@ int imp_lcp_solve(int n, int neq, const double *A, const double *b, double *f, d
     int pivots = 0;
     bool done = false;
     for (int k = 0; k < 4 && !done; k++) {
-        lcp_run(n, neq, A, b, f, w, info, ws, regs[k] * amax);
+        lcp_run(n, neq, A, b, k == 0 ? guess : NULL, f, w, info, ws, regs[k] * amax);
         pivots += info->pivots;
         double fm = 0, viol = 0; /* w is A f + b of the true A here (lcp_run's tidy) */
         for (int i = 0; i < n; i++) fm = fmax(fm, fabs(f[i]));
@@ -402,9 +426,24 @@ int imp_lcp_solve(int n, int neq, const double *A, const double *b, double *f, d
         done = info->status == IMP_LCP_OK && fm <= fbound && viol <= 1e-6 * (bmax > 0 ? bmax : 1);
     }
     if (!done) { /* truly infeasible: the exact attempt, with its status */
-        lcp_run(n, neq, A, b, f, w, info, ws, 0);
+        lcp_run(n, neq, A, b, NULL, f, w, info, ws, 0);
         pivots += info->pivots;
     }
     info->pivots = pivots;
     return info->status;
+}
+
+int imp_lcp_solve(int n, int neq, const double *A, const double *b, double *f, double *w,
+                  imp_lcp_info *info, imp_lcp_work *ws)
+{
+    return lcp_solve(n, neq, A, b, NULL, f, w, info, ws);
+}
+
+/* imp_lcp_solve from a guess of which rows are clamped (guess_i > 0; guess may be the same array as
+ * f): the pivoting starts from the guessed set (lcp_warm), so a right guess costs one factorization and
+ * no pivot, and a nearly right one only the pivots of the rows it got wrong */
+int imp_lcp_solve_guess(int n, int neq, const double *A, const double *b, const double *guess, double *f, double *w,
+                        imp_lcp_info *info, imp_lcp_work *ws)
+{
+    return lcp_solve(n, neq, A, b, guess, f, w, info, ws);
 }
