@@ -9,6 +9,7 @@
 #include "implicit.h"
 #include "particle_attach.h"
 #include "particle_collide.h"
+#include "particle_contact.h"
 #include "particle_system.h"
 #include "sensor.h"
 #include "step_undo.h"
@@ -44,6 +45,7 @@ typedef struct step_undo {
      * behaviours) run before the solve. Building the pattern sorts the cloths' elements into its
      * parallel groups (cloth_bind_blocks), so a step that will build it keeps them in their order. */
     bool implicit_existed, implicit_current;
+    bool coupling_existed;                  /* the particle-body stage's state (its warm starts) existed */
     unsigned char *cloth_elems; size_t cloth_len, cloth_cap;
 } step_undo;
 
@@ -111,6 +113,7 @@ void step_undo_keep(imp_world *w)
         for (int k = 0; k < u->body_count; k++) u->body_force[2 * k] = B->body[k].force, u->body_force[2 * k + 1] = B->body[k].torque;
     }
     u->implicit_existed = w->implicit != NULL, u->implicit_current = implicit_current(w);
+    u->coupling_existed = w->coupling != NULL;
     u->cloth_len = 0;
     if (w->settings.integrator == IMP_IMPLICIT && !u->implicit_current && w->cloth) {
         const size_t len = cloth_elements(w->cloth, NULL, true);
@@ -163,6 +166,9 @@ void step_undo_put_back(imp_world *w)
     if (w->implicit && !u->implicit_existed) implicit_free(w);
     else if (w->implicit && !u->implicit_current) w->implicit->built = false;
     if (u->cloth_len) cloth_elements(w->cloth, u->cloth_elems, false);
+    /* (the resting contacts made the particle-body stage's state; its warm starts change after the
+     * particle stage, which a failing callback does not pass) */
+    if (w->coupling && !u->coupling_existed) particle_coupling_free(w);
     particle_contacts *pc = w->pcontacts;
     pc->contact = keep_copy(pc->contact, &pc->cap, u->contact, sizeof(pcontact), u->count);
     pc->count = u->count, pc->particle_edits = u->particle_edits, pc->collider_edits = u->collider_edits;
