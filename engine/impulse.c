@@ -15,7 +15,8 @@
  *                    a rigid body's free rotation stays exact), plus the split-impulse correction;
  *                    jointed bodies turn with L held too (joint_position.c)
  *
- * impulse_step below calls one function per stage, in this order; the contact graph (islands, levels,
+ * impulse_step below calls one function per stage, in this order (without joints, stages 1 and 3 island by
+ * island on both threads: "the islands solved apart" below); the contact graph (islands, levels,
  * sleeping) is island.c's, the joints' rows are joint*.c's, continuous collision is toi.c's. The
  * contacts are those of the bodies as the step starts: the collide stage runs after the positions
  * moved, and bodies a script made, moved or destroyed since are collided before the step (world.c).
@@ -159,7 +160,7 @@ typedef struct impulse_state {
      * manifolds in the order their points are laid out, the first patch of each island (nisland + 1),
      * and the islands each parallel chunk solves (chunk_island[c] .. chunk_island[c + 1]) */
     int *man_island, *order, *order_tmp, *island_count, *island_of, *island_first;
-    int nisland, island_cap, island_of_cap;
+    int nisland;
     int chunk_island[PAR_CHUNKS + 1];
     int njoints;                 /* live joints this step                                            */
     const uint8_t *jointed;      /* per body: has a live joint (joint.c)                             */
