@@ -262,11 +262,7 @@ describe("hull pairs on the vector path", function()
       return table.concat(out, "\n")
     ]]
     local here = load(script)()
-    local dir = helpers.tmpdir()
-    helpers.write(dir .. "/run.lua", "io.write((function() " .. script .. " end)())")
-    local out, code = helpers.sh(string.format("cd %q && IMPETUS_SIMD=0 LUA_PATH='scripts/?.lua;scripts/?/init.lua;;' " ..
-      "LUA_CPATH=%q lua5.4 %q", helpers.root, helpers.build .. "/lib/?.so", dir .. "/run.lua"))
-    os.execute("rm -rf " .. dir)
+    local out, code = helpers.run_elsewhere(script, "IMPETUS_SIMD=0")
     assert.are.equal(0, code, out)
     assert.is_true(#here > 1000, "the pile has contacts to compare")
     assert.is_true(out == here, "the vector and the scalar paths disagree")

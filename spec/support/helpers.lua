@@ -26,6 +26,17 @@ function helpers.sh(cmd)
   return out, code
 end
 
+-- the string a chunk's source (one that returns a string) gives in a second lua5.4 process with the
+-- build's module and env ("VAR=value ...": IMPETUS_SIMD=0, IMPETUS_THREADS=1); returns it and the exit code
+function helpers.run_elsewhere(source, env)
+  local dir = helpers.tmpdir()
+  helpers.write(dir .. "/run.lua", "io.write((function() " .. source .. " end)())")
+  local out, code = helpers.sh(string.format("cd %q && %s LUA_PATH='scripts/?.lua;scripts/?/init.lua;;' " ..
+    "LUA_CPATH=%q lua5.4 %q", helpers.root, env, helpers.build .. "/lib/?.so", dir .. "/run.lua"))
+  os.execute("rm -rf " .. dir)
+  return out, code
+end
+
 -- run the host with arguments (a string) from the checkout's root; env: "VAR=value ..." or nil
 function helpers.run_host(args, env)
   return helpers.sh(string.format("cd %q && env %s IMPETUS_ROOT=%q %q %s", helpers.root, env or "", helpers.root,
