@@ -532,7 +532,8 @@ static void deriv_part(void *ctx, int chunk)
     const imp_vec3 g = w->settings.gravity;
     const double kd = w->settings.drag;
     const int n = w->bodies->ids.count;
-    const int lo = (int)((long long)n * chunk / PAR_CHUNKS), hi = (int)((long long)n * (chunk + 1) / PAR_CHUNKS);
+    int lo, hi;
+    par_range(n, chunk, &lo, &hi);
     for (int i = lo; i < hi; i++) {
         const body *b = &w->bodies->body[i];
         const double *x = X + BODY_DIM * i;

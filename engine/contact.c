@@ -114,7 +114,8 @@ static void collide_part(void *ctx, int chunk)
     imp_world *w = jb->w;
     contact_set *c = w->contacts;
     const int n = c->next_pair_count;
-    const int lo = (int)((long long)n * chunk / PAR_CHUNKS), hi = (int)((long long)n * (chunk + 1) / PAR_CHUNKS);
+    int lo, hi;
+    par_range(n, chunk, &lo, &hi);
     for (int k = lo; k < hi; k++) {
         pair *p = &c->next_pairs[k];
         const pair *old = jb->old[k] >= 0 ? &c->pairs[jb->old[k]] : NULL;

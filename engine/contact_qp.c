@@ -453,7 +453,8 @@ static void qp_sep_part(void *ctx, int chunk)
 {
     const qp_sep_job *jb = ctx;
     struct qp_state *q = jb->q;
-    const int lo = (int)((long)jb->n * chunk / PAR_CHUNKS), hi = (int)((long)jb->n * (chunk + 1) / PAR_CHUNKS);
+    int lo, hi;
+    par_range(jb->n, chunk, &lo, &hi);
     for (int i = lo; i < hi; i++) q->pd[i].now = -qp_separation(q, &q->c[q->pd[i].idx]);
 }
 
@@ -475,7 +476,8 @@ static void qp_copy_part(void *ctx, int chunk)
 {
     const qp_copy_job *jb = ctx;
     struct qp_state *q = jb->q;
-    const int lo = (int)((long)jb->n * chunk / PAR_CHUNKS), hi = (int)((long)jb->n * (chunk + 1) / PAR_CHUNKS);
+    int lo, hi;
+    par_range(jb->n, chunk, &lo, &hi);
     if (jb->what == 0)
         for (int j = lo; j < hi; j++) q->c2[j] = q->c[q->ks[j].idx];
     else
@@ -649,7 +651,8 @@ static void qp_gather_part(void *ctx, int chunk)
     const qp_gather_job *jb = ctx;
     imp_world *w = jb->w;
     struct qp_state *q = w->qp;
-    const int m0 = (int)((long)jb->nm * chunk / PAR_CHUNKS), m1 = (int)((long)jb->nm * (chunk + 1) / PAR_CHUNKS);
+    int m0, m1;
+    par_range(jb->nm, chunk, &m0, &m1);
     for (int m = m0; m < m1; m++) {
         if (q->gm[m].count == 0) continue;
         const imp_contact *mc = &w->contacts->manifolds[m].c;
@@ -924,7 +927,8 @@ static void qp_eval_part(void *ctx, int chunk)
 {
     const qp_eval_job *jb = ctx;
     struct qp_state *q = jb->q;
-    const int lo = (int)((long)jb->n * chunk / PAR_CHUNKS), hi = (int)((long)jb->n * (chunk + 1) / PAR_CHUNKS);
+    int lo, hi;
+    par_range(jb->n, chunk, &lo, &hi);
     const double h = q->h;
     for (int i = lo; i < hi; i++) {
         qp_contact *c = &q->c[i];
@@ -1500,7 +1504,9 @@ static void qp_parts_part(void *ctx, int chunk)
     const qp_parts_job *jb = ctx;
     struct qp_state *q = jb->q;
     const int p0 = q->fp[jb->k], np = q->fp[jb->k + 1] - p0;
-    const int lo_p = p0 + (int)((long)np * chunk / PAR_CHUNKS), hi_p = p0 + (int)((long)np * (chunk + 1) / PAR_CHUNKS);
+    int lo_p, hi_p;
+    par_range(np, chunk, &lo_p, &hi_p);
+    lo_p += p0, hi_p += p0;
     struct qp_chunk *ch = &q->chunk[chunk];
     for (int p = lo_p; p < hi_p; p++) {
         const int lo = q->pst[p] - jb->base, m = q->pend[p] - q->pst[p];
@@ -1531,7 +1537,8 @@ static void qp_bridge_part(void *ctx, int chunk)
 {
     const qp_bridge_job *jb = ctx;
     struct qp_state *q = jb->q;
-    const int lo = (int)((long)jb->n * chunk / PAR_CHUNKS), hi = (int)((long)jb->n * (chunk + 1) / PAR_CHUNKS);
+    int lo, hi;
+    par_range(jb->n, chunk, &lo, &hi);
     for (int i = lo; i < hi; i++) {
         if (q->srow[i] >= 0) continue;
         const qp_contact *c = &q->c[i];

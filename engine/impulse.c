@@ -797,8 +797,8 @@ static int shock_side(const int *level, const contact_patch *p)
 static void patches_part(void *ctx, int chunk)
 {
     impulse_state *s = ctx;
-    const int lo = (int)((long long)s->npatch * chunk / PAR_CHUNKS);
-    const int hi = (int)((long long)s->npatch * (chunk + 1) / PAR_CHUNKS);
+    int lo, hi;
+    par_range(s->npatch, chunk, &lo, &hi);
     for (int k = lo; k < hi; k++) {
         contact_patch *p = &s->patches[k];
         for (int i = 0; i < p->count; i++) point_rows(s, p->first + i);

@@ -15,6 +15,12 @@
 typedef void (*par_fn)(void *ctx, int chunk);
 
 void par_for(par_fn fn, void *ctx, int n);
+
+/* the items [lo, hi) of chunk `chunk` when n items are cut into PAR_CHUNKS nearly equal runs */
+static inline void par_range(int n, int chunk, int *lo, int *hi)
+{
+    *lo = (int)((long long)n * chunk / PAR_CHUNKS), *hi = (int)((long long)n * (chunk + 1) / PAR_CHUNKS);
+}
 int par_threads(void); /* 2 when a worker thread helps, else 1 */
 
 #endif

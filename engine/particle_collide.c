@@ -235,12 +235,6 @@ void pcollide_begin_contacts(imp_world *w)
     w->pcontacts->collider_edits = w->colliders->edits;
 }
 
-/* the particles [lo, hi) of a chunk, the dense indices from lo to hi */
-static inline void chunk_range(int n, int chunk, int *lo, int *hi)
-{
-    *lo = (int)((long long)n * chunk / PAR_CHUNKS), *hi = (int)((long long)n * (chunk + 1) / PAR_CHUNKS);
-}
-
 /* the chunks on both threads from CHUNKED_PARTICLES particles on (fewer are not worth waking the worker
  * for), else one after another on this one: the same results either way */
 #define CHUNKED_PARTICLES 512
@@ -257,7 +251,7 @@ static void find_contacts_chunk(void *ctx, int chunk)
     particle_contacts *pcs = w->pcontacts;
     const int nc = w->colliders->ids.count;
     int lo, hi;
-    chunk_range(w->particles->ids.count, chunk, &lo, &hi);
+    par_range(w->particles->ids.count, chunk, &lo, &hi);
     pcs->chunk[chunk].count = 0;
     for (int i = lo; i < hi; i++) {
         if (w->particles->motion[i] != IMP_DYNAMIC) continue;
@@ -433,7 +427,7 @@ static void resolve_chunk(void *ctx, int chunk)
     const double *x0 = job->x0, *v0 = job->v0, h = job->h, rest_speed = job->rest_speed;
     const int nc = w->colliders->ids.count;
     int lo, hi;
-    chunk_range(w->particles->ids.count, chunk, &lo, &hi);
+    par_range(w->particles->ids.count, chunk, &lo, &hi);
     pcs->chunk[chunk].hit_count = 0;
     for (int i = lo; i < hi; i++) {
         if (w->particles->motion[i] != IMP_DYNAMIC) continue;

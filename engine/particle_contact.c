@@ -836,7 +836,8 @@ static void search_cells(void *ctx, int chunk)
     const pair_search *k = ctx;
     particle_coupling *p = k->p;
     const pair_grid *g = k->g;
-    const int lo = (int)((long long)k->m * chunk / PAR_CHUNKS), hi = (int)((long long)k->m * (chunk + 1) / PAR_CHUNKS);
+    int lo, hi;
+    par_range(k->m, chunk, &lo, &hi);
     const int32_t pad[3] = {g->dense, g->dense, 0};
     for (int t = lo; t < hi; t++) {
         const int i = p->order[t];
@@ -853,7 +854,8 @@ static void search_copy(void *ctx, int chunk)
     particle_coupling *p = k->p;
     const imp_world *w = k->w;
     const double *rad = w->particles->radius;
-    const int lo = (int)((long long)k->m * chunk / PAR_CHUNKS), hi = (int)((long long)k->m * (chunk + 1) / PAR_CHUNKS);
+    int lo, hi;
+    par_range(k->m, chunk, &lo, &hi);
     for (int q = lo; q < hi; q++) {
         const int t = p->tmp[q], i = p->order[t];
         double *data = p->bucket_x + PAIR_DATA * q;
@@ -879,7 +881,8 @@ static void search_pairs(void *ctx, int chunk)
     const int *start = p->cell_start;
     pc_found *out = &p->found[chunk];
     out->count[0] = out->count[1] = out->count[2] = 0;
-    const int lo = (int)((long long)k->m * chunk / PAR_CHUNKS), hi = (int)((long long)k->m * (chunk + 1) / PAR_CHUNKS);
+    int lo, hi;
+    par_range(k->m, chunk, &lo, &hi);
     const double grow = 1 + NEAR_FRACTION / 2;
     for (int q0 = lo; q0 < hi; q0++) {
         const pc_grain *gi = &p->grain[q0];
