@@ -695,6 +695,14 @@ describe("a failing callback leaves the world as it was", function()
     return bytes
   end
 
+  -- a step of w (after arm(), when given) fails, and leaves the snapshot's bytes as they were
+  local function failed_step_keeps(w, dt, what, arm)
+    local before = snapshot_bytes(w)
+    if arm then arm() end
+    assert.is_false(pcall(w.step, w, dt))
+    assert.are.equal(before, snapshot_bytes(w), "the failed step left " .. what)
+  end
+
   it("the implicit integrator's pattern made in a failed step (a particle added before it) is not left behind", function()
     local w = impetus.world { integrator = "implicit" }
     w:cloth { rows = 4, cols = 4, size = 1, position = { 0, 2, 0 } }
@@ -702,10 +710,7 @@ describe("a failing callback leaves the world as it was", function()
     w:field(function() if fail then error("the field fails") end return 0, 0, 0 end)
     for _ = 1, 3 do w:step(DT) end
     w:particle { position = { 5, 5, 5 } }
-    local before = snapshot_bytes(w)
-    fail = true
-    assert.is_false(pcall(w.step, w, DT))
-    assert.are.equal(before, snapshot_bytes(w), "the failed step left its pattern in the world")
+    failed_step_keeps(w, DT, "its pattern in the world", function() fail = true end)
   end)
 
   it("a failed first implicit step leaves no integrator state and its hairs' elements in their order (fuzz: seed 66, shrunk to 8)", function()
@@ -722,9 +727,7 @@ describe("a failing callback leaves the world as it was", function()
     w:particle { mass = 4.2 }
     w:hair { root = { 2.06, -1.97, 2.31 }, length = 0.117, segments = 7, mass = 0.073, stretch = 12.06, damping = 0.049,
       radius = 0.0061 }
-    local before = snapshot_bytes(w)
-    assert.is_false(pcall(w.step, w, 0.05))
-    assert.are.equal(before, snapshot_bytes(w), "the failed step left its pattern's traces in the world")
+    failed_step_keeps(w, 0.05, "its pattern's traces in the world")
   end)
 
   it("a failed first step beside a body leaves no particle-body stage behind (fuzz: seed 95, shrunk to 5)", function()
@@ -732,9 +735,7 @@ describe("a failing callback leaves the world as it was", function()
     w:field(function() error("the field fails") end)
     w:sphere { radius = 0.5, position = { 0, 0.4, 0 } }
     w:cloth { rows = 4, cols = 4, size = 1, position = { 0, 0, 0 }, normal = { 0, 1, 0 } }
-    local before = snapshot_bytes(w)
-    assert.is_false(pcall(w.step, w, DT))
-    assert.are.equal(before, snapshot_bytes(w), "the failed step left the particle-body stage's state")
+    failed_step_keeps(w, DT, "the particle-body stage's state")
   end)
 
   it("a failed step's constraint assembly (a rod added since the last step) is not left behind (fuzz: seed 276, shrunk to 7)", function()
@@ -750,10 +751,7 @@ describe("a failing callback leaves the world as it was", function()
     local p = w:particle { position = { 0.02, -2, -1.1 }, mass = 4 }
     w:step(DT)
     w:rod(p, on_curve)
-    local before = snapshot_bytes(w)
-    armed = true
-    assert.is_false(pcall(w.step, w, DT))
-    assert.are.equal(before, snapshot_bytes(w), "the failed step left its rows in the world")
+    failed_step_keeps(w, DT, "its rows in the world", function() armed = true end)
   end)
 
   it("a failing field, and a failing script constraint after the attachments' exchange (rk4)", function()
