@@ -780,7 +780,7 @@ static void points_part(void *ctx, int chunk)
             cc->rb = b < n ? v3_sub(p, v3_load(w->bodies->state + BODY_DIM * b)) : p;
             cc->depth = ct->depth[k];
             c->gap = ct->depth[k] < 0 ? -ct->depth[k] / h : 0;
-            c->bias = BETA * fmax(ct->depth[k] - SLOP, 0) / h;
+            c->bias = ct->depth[k] > SLOP ? BETA * (ct->depth[k] - SLOP) / h : 0;
             cc->mu_k = mu_k, cc->mu_s = mu_s, cc->e = e;
             c->jn = ct->normal_impulse[k];
             c->jp = 0;
@@ -1103,7 +1103,8 @@ static void split_impulses(imp_world *w, impulse_state *s, int q0, int q1)
         for (int q = q0; q < q1; q++) {
             contact_point *c = &s->points[q];
             double vn = row_vel(sb->vp, sb->wp, c, &c->row, c->n);
-            double jp = fmax(c->jp + c->row.k * (c->bias - vn), 0);
+            double jp = c->jp + c->row.k * (c->bias - vn);
+            jp = jp > 0 ? jp : 0;
             row_apply(sb->vp, sb->wp, c, &c->row, c->n, jp - c->jp);
             c->jp = jp;
         }
