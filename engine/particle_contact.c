@@ -85,6 +85,7 @@
 #include "particle_system.h"
 #include "particles.h"
 #include "shape.h"
+#include "sparse_simd.h"
 #include "world_parts.h"
 
 #define VELOCITY_SWEEPS 1   /* sequential impulse sweeps over the contacts, before shock propagation  */
@@ -94,7 +95,7 @@
                                a pair within (1 + this / 2) (r_i + r_j)                                */
 #define STEEP 0.5           /* shock propagation: normals with n . up beyond this (60 degrees) stand    */
 #define PARALLEL_PARTICLES 2000 /* from this many particles the two halves are solved side by side   */
-#define PAIR_DATA 5         /* doubles per particle in the pair grid: end position, radius, path length */
+#define PAIR_DATA 5         /* arrays of the pair grid: end position x, y, z, radius, path length     */
 /* a pair approaching faster than this met in an impact (its impulse is not warm-started): twice what
  * gravity adds in a step, as the collider pass's resting speed (particle_collide.c) */
 #define REST_SPEED(w, h) (2 * v3_len((w)->settings.gravity) * (h) + 1e-3)
@@ -157,7 +158,7 @@ static void reserve_particles(particle_coupling *p, int n)
     p->grain = ids_grow(p->grain, sizeof(pc_grain), cap);
     p->bucket_cell = ids_grow(p->bucket_cell, sizeof(int32_t[3]), cap);
     p->cell_of = ids_grow(p->cell_of, sizeof(int32_t[3]), cap);
-    p->bucket_x = ids_grow(p->bucket_x, PAIR_DATA * sizeof(double), cap);
+    p->bucket_x = ids_grow(p->bucket_x, PAIR_DATA * sizeof(double), cap); /* (rewritten every step) */
     p->bucket_of = ids_grow(p->bucket_of, sizeof(uint32_t), cap);
     p->particle_cap = cap;
 }
@@ -734,12 +735,12 @@ static void warm_keep(imp_world *w, particle_coupling *p)
  * particles of one cloth or hair only if it self-collides and they lie more than twice their radii
  * apart at rest */
 static void meet_pair(const imp_world *w, const particle_coupling *p, pc_found *out, const pc_grain *a, const pc_grain *b,
-                      const double *xa, const double *xb, double d2, double R, double h, double rest_speed)
+                      imp_vec3 xa, imp_vec3 xb, double d2, double R, double h, double rest_speed)
 {
     const double reach = R * (1 + NEAR_FRACTION / 2);
     const imp_vec3 d0 = v3_sub(v3_load(a->x0), v3_load(b->x0));
     if (d2 >= reach * reach) {
-        const imp_vec3 move = v3_sub(v3_sub(v3_load(xa), v3_load(xb)), d0);
+        const imp_vec3 move = v3_sub(v3_sub(xa, xb), d0);
         const double mm = v3_dot(move, move);
         if (!(mm > 0)) return;
         double s = -v3_dot(d0, move) / mm;
@@ -751,7 +752,7 @@ static void meet_pair(const imp_world *w, const particle_coupling *p, pc_found *
     const double l0 = v3_len(d0);
     imp_vec3 n = v3(0, 1, 0);
     if (l0 > 1e-9 * R) n = v3_scale(d0, 1 / l0);
-    else if (d2 > 1e-18 * R * R) n = v3_scale(v3_sub(v3_load(xa), v3_load(xb)), 1 / sqrt(d2));
+    else if (d2 > 1e-18 * R * R) n = v3_scale(v3_sub(xa, xb), 1 / sqrt(d2));
     const int i = a->particle, j = b->particle;
     const int g = group_of(p, i, j);
     if (out->count[g] == out->cap[g]) {
@@ -819,6 +820,7 @@ typedef struct pair_search {
     const double *x, *x0, *v;
     double h, rest_speed;
     int m;
+    double *data[PAIR_DATA]; /* by place in key order: end position x, y, z, radius, path length */
 } pair_search;
 
 /* the chunks on both threads from CHUNKED_PARTICLES particles on (fewer are not worth waking the worker
@@ -858,12 +860,11 @@ static void search_copy(void *ctx, int chunk)
     par_range(k->m, chunk, &lo, &hi);
     for (int q = lo; q < hi; q++) {
         const int t = p->tmp[q], i = p->order[t];
-        double *data = p->bucket_x + PAIR_DATA * q;
         pc_grain *gr = &p->grain[q];
         memcpy(p->bucket_cell[q], p->cell_of[t], sizeof(int32_t[3]));
-        memcpy(data, k->x + 3 * i, 3 * sizeof(double));
-        data[3] = rad[i];
-        data[4] = v3_len(v3_sub(v3_load(k->x + 3 * i), v3_load(k->x0 + 3 * i)));
+        for (int c = 0; c < 3; c++) k->data[c][q] = k->x[3 * i + c];
+        k->data[3][q] = rad[i];
+        k->data[4][q] = v3_len(v3_sub(v3_load(k->x + 3 * i), v3_load(k->x0 + 3 * i)));
         memcpy(gr->x0, k->x0 + 3 * i, sizeof gr->x0);
         memcpy(gr->v, k->v + 3 * i, sizeof gr->v);
         gr->im = p->im[i], gr->mu = w->particles->friction[i], gr->e = w->particles->restitution[i];
@@ -871,6 +872,76 @@ static void search_copy(void *ctx, int chunk)
         gr->id = particle_id(&w->particles->ids, i);
     }
 }
+
+/* the candidate q of particle q0 (data: k->data), which passed the test of search_run: the rest of the
+ * pair's checks, and the pair */
+static inline void search_meet(const pair_search *k, pc_found *out, int q0, int q, const int32_t *cell, double R, double d2)
+{
+    const particle_coupling *p = k->p;
+    const int32_t *cq = p->bucket_cell[q];
+    if (!k->g->dense && (cq[0] != cell[0] || cq[1] != cell[1] || cq[2] != cell[2])) return;
+    const pc_grain *gi = &p->grain[q0], *gq = &p->grain[q];
+    if (!(gi->im > 0) && !(gq->im > 0)) return;
+    const imp_vec3 xi = v3(k->data[0][q0], k->data[1][q0], k->data[2][q0]);
+    const imp_vec3 xq = v3(k->data[0][q], k->data[1][q], k->data[2][q]);
+    meet_pair(k->w, p, out, gi, gq, xi, xq, d2, R, k->h, k->rest_speed);
+}
+
+/* Particle q0 against the particles [from, to) of one run of cells (cell: the cell they must lie in,
+ * hashed grids alone): a candidate goes on when the two end within reach of each other, |x_q - x_q0|
+ * < (r_q0 + r_q)(1 + NEAR_FRACTION / 2), or their paths over the step are long enough to have met,
+ * l_q0 + l_q >= r_q0 + r_q. */
+static void search_run(const pair_search *k, pc_found *out, int q0, int from, int to, const int32_t *cell)
+{
+    const double *X = k->data[0], *Y = k->data[1], *Z = k->data[2], *rad = k->data[3], *len = k->data[4];
+    const double grow = 1 + NEAR_FRACTION / 2;
+    for (int q = from; q < to; q++) {
+        const double R = rad[q0] + rad[q], ex = X[q] - X[q0], ey = Y[q] - Y[q0], ez = Z[q] - Z[q0];
+        const double d2 = ex * ex + ey * ey + ez * ez, reach = R * grow;
+        if (d2 >= reach * reach && len[q0] + len[q] < R) continue;
+        search_meet(k, out, q0, q, cell, R, d2);
+    }
+}
+
+#if SPARSE_HAVE_AVX
+/* search_run four candidates at a time, with search_run's operations in its order (AVX alone: no product
+ * fused into a sum), so the same candidates go on. The comparisons are the negations of search_run's
+ * (unordered: true), as a NaN there goes on too. */
+static SPARSE_AVX void search_run_avx(const pair_search *k, pc_found *out, int q0, int from, int to, const int32_t *cell)
+{
+    const double *X = k->data[0], *Y = k->data[1], *Z = k->data[2], *rad = k->data[3], *len = k->data[4];
+    const __m256d xi = _mm256_set1_pd(X[q0]), yi = _mm256_set1_pd(Y[q0]), zi = _mm256_set1_pd(Z[q0]);
+    const __m256d ri = _mm256_set1_pd(rad[q0]), li = _mm256_set1_pd(len[q0]), grow = _mm256_set1_pd(1 + NEAR_FRACTION / 2);
+    const __m256i lane = _mm256_set_epi64x(3, 2, 1, 0);
+    for (int q = from; q < to; q += 4) {
+        __m256d x, y, z, r, l;
+        if (to - q >= 4) {
+            x = _mm256_loadu_pd(X + q), y = _mm256_loadu_pd(Y + q), z = _mm256_loadu_pd(Z + q);
+            r = _mm256_loadu_pd(rad + q), l = _mm256_loadu_pd(len + q);
+        } else { /* the lanes past the run are neither read nor kept */
+            const __m256i in = _mm256_castpd_si256(
+                _mm256_cmp_pd(_mm256_castsi256_pd(lane), _mm256_castsi256_pd(_mm256_set1_epi64x(to - q)), _CMP_LT_OQ));
+            x = _mm256_maskload_pd(X + q, in), y = _mm256_maskload_pd(Y + q, in), z = _mm256_maskload_pd(Z + q, in);
+            r = _mm256_maskload_pd(rad + q, in), l = _mm256_maskload_pd(len + q, in);
+        }
+        const __m256d R = _mm256_add_pd(ri, r);
+        const __m256d ex = _mm256_sub_pd(x, xi), ey = _mm256_sub_pd(y, yi), ez = _mm256_sub_pd(z, zi);
+        const __m256d d2 = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(ex, ex), _mm256_mul_pd(ey, ey)), _mm256_mul_pd(ez, ez));
+        const __m256d reach = _mm256_mul_pd(R, grow);
+        const __m256d keep = _mm256_or_pd(_mm256_cmp_pd(d2, _mm256_mul_pd(reach, reach), _CMP_NGE_UQ),
+                                          _mm256_cmp_pd(_mm256_add_pd(li, l), R, _CMP_NLT_UQ));
+        int bits = _mm256_movemask_pd(keep);
+        if (to - q < 4) bits &= (1 << (to - q)) - 1;
+        while (bits) {
+            const int b = __builtin_ctz((unsigned)bits);
+            bits &= bits - 1;
+            double Rs[4], d2s[4];
+            _mm256_storeu_pd(Rs, R), _mm256_storeu_pd(d2s, d2);
+            search_meet(k, out, q0, q + b, cell, Rs[b], d2s[b]);
+        }
+    }
+}
+#endif
 
 /* each particle of the chunk against those after it in its cell and all in the 13 cells after its cell */
 static void search_pairs(void *ctx, int chunk)
@@ -883,42 +954,39 @@ static void search_pairs(void *ctx, int chunk)
     out->count[0] = out->count[1] = out->count[2] = 0;
     int lo, hi;
     par_range(k->m, chunk, &lo, &hi);
-    const double grow = 1 + NEAR_FRACTION / 2;
+#if SPARSE_HAVE_AVX
+    void (*run)(const pair_search *, pc_found *, int, int, int, const int32_t *) = sparse_avx() ? search_run_avx : search_run;
+#else
+    void (*run)(const pair_search *, pc_found *, int, int, int, const int32_t *) = search_run;
+#endif
     for (int q0 = lo; q0 < hi; q0++) {
-        const pc_grain *gi = &p->grain[q0];
         const int32_t *c = p->bucket_cell[q0];
-        const double *xi = p->bucket_x + PAIR_DATA * q0;
-        const bool moves = gi->im > 0;
-        const uint32_t key0 = g->dense ? grid_key(g, c[0], c[1], c[2]) : 0;
         /* dense: the stencil's cells of one row (first coordinate a - 1 .. a + 1, or a .. a + 1 in the
          * particle's own row) have consecutive keys, so each row is one run of particles; hashed:
          * cell by cell */
-        const int runs = g->dense ? 5 : 14;
-        for (int s = 0; s < runs; s++) {
-            int32_t ca = 0, cb = 0, cc = 0;
-            int from, to;
-            if (g->dense) {
-                const int first = DENSE_RUN[s][0], last = DENSE_RUN[s][1];
-                from = s == 0 ? q0 + 1 : start[key0 + (uint32_t)g->offset[first]];
-                to = start[key0 + (uint32_t)g->offset[last] + 1];
-            } else {
-                ca = c[0] + HALF_STENCIL[s][0], cb = c[1] + HALF_STENCIL[s][1], cc = c[2] + HALF_STENCIL[s][2];
-                const uint32_t b = grid_key(g, ca, cb, cc);
-                from = s == 0 ? q0 + 1 : start[b], to = start[b + 1];
+        if (g->dense) {
+            const uint32_t key0 = grid_key(g, c[0], c[1], c[2]);
+            for (int s = 0; s < 5; s++) {
+                const int from = s == 0 ? q0 + 1 : start[key0 + (uint32_t)g->offset[DENSE_RUN[s][0]]];
+                run(k, out, q0, from, start[key0 + (uint32_t)g->offset[DENSE_RUN[s][1]] + 1], c);
             }
-            for (int q = from; q < to; q++) {
-                const double *xq = p->bucket_x + PAIR_DATA * q;
-                const double R = xi[3] + xq[3], ex = xq[0] - xi[0], ey = xq[1] - xi[1], ez = xq[2] - xi[2];
-                const double d2 = ex * ex + ey * ey + ez * ez, reach = R * grow;
-                if (d2 >= reach * reach && xi[4] + xq[4] < R) continue;
-                const int32_t *cq = p->bucket_cell[q];
-                if (!g->dense && (cq[0] != ca || cq[1] != cb || cq[2] != cc)) continue;
-                const pc_grain *gq = &p->grain[q];
-                if (!moves && !(gq->im > 0)) continue;
-                meet_pair(k->w, p, out, gi, gq, xi, xq, d2, R, k->h, k->rest_speed);
-            }
+            continue;
+        }
+        for (int s = 0; s < 14; s++) {
+            const int32_t cell[3] = {c[0] + HALF_STENCIL[s][0], c[1] + HALF_STENCIL[s][1], c[2] + HALF_STENCIL[s][2]};
+            const uint32_t b = grid_key(g, cell[0], cell[1], cell[2]);
+            run(k, out, q0, s == 0 ? q0 + 1 : start[b], start[b + 1], cell);
         }
     }
+}
+
+/* one chunk's pairs copied into their groups, where meet_pairs placed them */
+static void join_found(void *ctx, int chunk)
+{
+    particle_coupling *p = ctx;
+    const pc_found *f = &p->found[chunk];
+    for (int gr = 0; gr < 3; gr++)
+        if (f->count[gr] > 0) memcpy(p->group[gr].pair + f->at[gr], f->pair[gr], sizeof(pc_pair) * (size_t)f->count[gr]);
 }
 
 static void meet_pairs(imp_world *w, particle_coupling *p, const double *x0, double h, imp_vec3 up)
@@ -962,7 +1030,8 @@ static void meet_pairs(imp_world *w, particle_coupling *p, const double *x0, dou
         p->table_cap = (int)g.size + 1;
         p->cell_start = ids_grow(p->cell_start, sizeof(int), (size_t)p->table_cap);
     }
-    pair_search k = {w, p, &g, x, x0, w->particles->v, h, REST_SPEED(w, h), m};
+    pair_search k = {w, p, &g, x, x0, w->particles->v, h, REST_SPEED(w, h), m, {NULL}};
+    for (int c = 0; c < PAIR_DATA; c++) k.data[c] = p->bucket_x + (size_t)c * (size_t)p->particle_cap;
     /* the particles sorted by key (counting sort), their cells and data copied alongside */
     run_chunks(search_cells, &k, m);
     int *start = p->cell_start;
@@ -974,17 +1043,17 @@ static void meet_pairs(imp_world *w, particle_coupling *p, const double *x0, dou
     start[0] = 0;
     run_chunks(search_copy, &k, m);
     run_chunks(search_pairs, &k, m);
+    /* each chunk's lists go after the lists of the chunks before it */
+    int total = 0;
     for (int gr = 0; gr < 3; gr++) {
         pc_group *G = &p->group[gr];
-        int total = G->pair_count;
-        for (int c = 0; c < PAR_CHUNKS; c++) total += p->found[c].count[gr];
-        reserve_pairs(G, total);
-        for (int c = 0; c < PAR_CHUNKS; c++) {
-            if (p->found[c].count[gr] == 0) continue;
-            memcpy(G->pair + G->pair_count, p->found[c].pair[gr], sizeof(pc_pair) * (size_t)p->found[c].count[gr]);
-            G->pair_count += p->found[c].count[gr];
-        }
+        int at = G->pair_count;
+        for (int c = 0; c < PAR_CHUNKS; c++) p->found[c].at[gr] = at, at += p->found[c].count[gr];
+        reserve_pairs(G, at);
+        total += at - G->pair_count;
+        G->pair_count = at;
     }
+    run_chunks(join_found, p, total);
 }
 
 /* the colliders near the particles in a pair contact: the ground and walls stay out of reach of a push */

@@ -75,6 +75,7 @@ typedef struct pc_warm {
  * chunks' lists joined in chunk order are the pairs in the order one thread finds them */
 typedef struct pc_found {
     pc_pair *pair[3]; int count[3], cap[3];
+    int at[3];             /* where they go in the groups' lists                                     */
 } pc_found;
 
 /* the stage's scratch, kept for its capacity, and the warm start */
