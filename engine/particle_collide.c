@@ -209,6 +209,7 @@ static int contact_order(const void *a, const void *b)
 static void drop_shared_body_contacts(imp_world *w, int bodies)
 {
     particle_contacts *pcs = w->pcontacts;
+    if (bodies == 0) return;
     int kept = 0;
     for (int k = 0; k < pcs->count; k++) {
         const pcontact *pc = &pcs->contact[k];

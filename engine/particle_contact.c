@@ -100,6 +100,13 @@
  * gravity adds in a step, as the collider pass's resting speed (particle_collide.c) */
 #define REST_SPEED(w, h) (2 * v3_len((w)->settings.gravity) * (h) + 1e-3)
 
+/* the kernels of the pair loops, put into each loop (specialised there: friction or not, a touch or not) */
+#if defined(__GNUC__)
+#define INLINE static inline __attribute__((always_inline))
+#else
+#define INLINE static inline
+#endif
+
 /* the lesser and the greater of two numbers that are not NaN (the loops below check first) */
 static inline double lesser(double a, double b) { return a < b ? a : b; }
 static inline double greater(double a, double b) { return a > b ? a : b; }
@@ -133,8 +140,10 @@ void particle_coupling_free(imp_world *w)
     free(p->im), free(p->driven), free(p->half), free(p->touched), free(p->first), free(p->owner), free(p->vertex);
     free(p->lo), free(p->hi), free(p->disp_gap), free(p->x_placed);
     free(p->cell_start), free(p->grain), free(p->bucket_cell), free(p->cell_of), free(p->bucket_x), free(p->bucket_of);
-    for (int c = 0; c < PAR_CHUNKS; c++)
+    for (int c = 0; c < PAR_CHUNKS; c++) {
         for (int g = 0; g < 3; g++) free(p->found[c].pair[g]);
+        free(p->found[c].near);
+    }
     free(p->bv), free(p->bw), free(p->bim), free(p->bI);
     free(p);
     w->coupling = NULL;
@@ -304,7 +313,7 @@ static void side_velocity(particle_coupling *p, double *v, pc_row *r, double wi,
 
 /* One visit of a pair: the same with K = (wi + wj) 1; the normal aim lowered by ease (>= 0), friction
  * only when asked */
-static void pair_velocity(double *v, pc_pair *r, double wi, double wj, double kn, double ease, bool friction)
+INLINE void pair_velocity(double *v, pc_pair *r, double wi, double wj, double kn, double ease, bool friction)
 {
     double *vi = v + 3 * r->i, *vj = v + 3 * r->j;
     const imp_vec3 n = v3(r->n[0], r->n[1], r->n[2]);
@@ -396,7 +405,7 @@ static void sweep_velocities(particle_coupling *p, double *v, imp_vec3 up, int g
  * faster than the restitution threshold turns into e times it, a slower one stops. Apart at the start
  * by gap0 > 0: the approach may close the gap within the step, n . d >= -gap0 / h, unless it is fast
  * enough to close it and bounces: then the bounce. */
-static void normal_target(const imp_world *w, imp_vec3 n, imp_vec3 d, bool touched, double gap0, double e, double mu_k,
+INLINE void normal_target(const imp_world *w, imp_vec3 n, imp_vec3 d, bool touched, double gap0, double e, double mu_k,
                           double mu_s, double h, double *target, double *mu)
 {
     const double vn = v3_dot(n, d);
@@ -734,7 +743,7 @@ static void warm_keep(imp_world *w, particle_coupling *p)
  * the start, when they are within reach or did cross (their closest approach over the step);
  * particles of one cloth or hair only if it self-collides and they lie more than twice their radii
  * apart at rest */
-static void meet_pair(const imp_world *w, const particle_coupling *p, pc_found *out, const pc_grain *a, const pc_grain *b,
+INLINE void meet_pair(const imp_world *w, const particle_coupling *p, pc_found *out, const pc_grain *a, const pc_grain *b,
                       imp_vec3 xa, imp_vec3 xb, double d2, double R, double h, double rest_speed)
 {
     const double reach = R * (1 + NEAR_FRACTION / 2);
@@ -935,9 +944,9 @@ static SPARSE_AVX void search_run_avx(const pair_search *k, pc_found *out, int q
         while (bits) {
             const int b = __builtin_ctz((unsigned)bits);
             bits &= bits - 1;
-            double Rs[4], d2s[4];
-            _mm256_storeu_pd(Rs, R), _mm256_storeu_pd(d2s, d2);
-            search_meet(k, out, q0, q + b, cell, Rs[b], d2s[b]);
+            const int j = q + b; /* R and d2 again, with the same operations */
+            const double Rj = rad[q0] + rad[j], ex1 = X[j] - X[q0], ey1 = Y[j] - Y[q0], ez1 = Z[j] - Z[q0];
+            search_meet(k, out, q0, j, cell, Rj, ex1 * ex1 + ey1 * ey1 + ez1 * ez1);
         }
     }
 }
@@ -1056,35 +1065,76 @@ static void meet_pairs(imp_world *w, particle_coupling *p, const double *x0, dou
     run_chunks(join_found, p, total);
 }
 
-/* the colliders near the particles in a pair contact: the ground and walls stay out of reach of a push */
+/* p->touched: the particles in a pair of this step */
+static void mark_pairs(particle_coupling *p, int n)
+{
+    memset(p->touched, 0, (size_t)n);
+    for (int g = 0; g < 3; g++)
+        for (int q = 0; q < p->group[g].pair_count; q++) p->touched[p->group[g].pair[q].i] = p->touched[p->group[g].pair[q].j] = 1;
+}
+
+typedef struct collider_scan {
+    imp_world *w;
+    particle_coupling *p;
+    const pcollide_bound *bound;
+} collider_scan;
+
+/* the colliders within reach of the particles of one chunk that are in a pair (p->touched), as (particle,
+ * collider) in the chunk's list */
+static void scan_colliders(void *ctx, int chunk)
+{
+    const collider_scan *k = ctx;
+    const imp_world *w = k->w;
+    particle_coupling *p = k->p;
+    pc_found *out = &p->found[chunk];
+    const int nc = w->colliders->ids.count;
+    int lo, hi;
+    par_range(w->particles->ids.count, chunk, &lo, &hi);
+    out->near_count = 0;
+    for (int i = lo; i < hi; i++) {
+        if (!p->touched[i] || !(p->im[i] > 0)) continue;
+        const double r = w->particles->radius[i];
+        const imp_vec3 xe = v3_load(w->particles->x + 3 * i);
+        for (int ci = 0; ci < nc; ci++) {
+            const imp_collider_def *cd = &w->colliders->collider[ci].def;
+            imp_vec3 nrm;
+            if (pcollide_beyond_bound(&k->bound[ci], cd, xe, (1 + NEAR_FRACTION) * r) ||
+                pcollide_distance(cd, xe, &nrm) - r > NEAR_FRACTION * r)
+                continue;
+            if (out->near_count == out->near_cap) {
+                out->near_cap = out->near_cap ? 2 * out->near_cap : 256;
+                out->near = ids_grow(out->near, 2 * sizeof(int), (size_t)out->near_cap);
+            }
+            out->near[2 * out->near_count] = i, out->near[2 * out->near_count + 1] = ci;
+            out->near_count++;
+        }
+    }
+}
+
+/* the colliders near the particles in a pair contact (p->touched): the ground and walls stay out of reach
+ * of a push. The chunks find them on both threads; their rows are made in particle order. */
 static void meet_colliders(imp_world *w, particle_coupling *p, const double *x0, double h, imp_vec3 up)
 {
     const int nc = w->colliders->ids.count, n = w->particles->ids.count;
     if (nc == 0 || n <= 0) return;
-    const pcollide_bound *bound = pcollide_bounds(w);
-    memset(p->touched, 0, (size_t)n);
-    for (int g = 0; g < 3; g++)
-        for (int q = 0; q < p->group[g].pair_count; q++) p->touched[p->group[g].pair[q].i] = p->touched[p->group[g].pair[q].j] = 1;
-    for (int i = 0; i < n; i++) {
-        if (!p->touched[i] || !(p->im[i] > 0)) continue;
-        const double r = w->particles->radius[i];
-        const imp_vec3 xs = v3_load(x0 + 3 * i), xe = v3_load(w->particles->x + 3 * i);
-        for (int ci = 0; ci < nc; ci++) {
-            const imp_collider_def *cd = &w->colliders->collider[ci].def;
+    collider_scan k = {w, p, pcollide_bounds(w)};
+    run_chunks(scan_colliders, &k, n);
+    for (int c = 0; c < PAR_CHUNKS; c++)
+        for (int e = 0; e < p->found[c].near_count; e++) {
+            const int i = p->found[c].near[2 * e];
+            const imp_collider_def *cd = &w->colliders->collider[p->found[c].near[2 * e + 1]].def;
+            const double r = w->particles->radius[i];
+            const imp_vec3 xs = v3_load(x0 + 3 * i), xe = v3_load(w->particles->x + 3 * i);
             imp_vec3 nrm;
-            if (pcollide_beyond_bound(&bound[ci], cd, xe, (1 + NEAR_FRACTION) * r) ||
-                pcollide_distance(cd, xe, &nrm) - r > NEAR_FRACTION * r)
-                continue;
             const double gap0 = pcollide_distance(cd, xs, &nrm) - r;
-            int k;
-            pc_row *row = side_new(p, p->half[i], i, &k);
+            int row_k;
+            pc_row *row = side_new(p, p->half[i], i, &row_k);
             row->n = nrm, row->limit = v3_dot(nrm, xs) - gap0;
             row->kn = 1 / p->im[i];
-            p->side[k].height = v3_dot(up, xe);
+            p->side[row_k].height = v3_dot(up, xe);
             normal_target(w, nrm, v3_load(w->particles->v + 3 * i), false, gap0, cd->restitution, cd->friction, cd->friction, h,
                           &row->target, &row->mu);
         }
-    }
 }
 
 /* each group's side rows lowest first along gravity (in the order found without gravity) */
@@ -1106,14 +1156,13 @@ static void sort_sides(particle_coupling *p, imp_vec3 up)
 
 /* ---- positions, and the bodies' share ----------------------------------------------------------------------- */
 
-/* p->touched: the particles in a row of this step */
-static void mark_touched(particle_coupling *p, int n)
+/* p->touched: the particles in a row of this step (those in a pair are marked already when pairs_marked) */
+static void mark_touched(particle_coupling *p, int n, bool pairs_marked)
 {
-    memset(p->touched, 0, (size_t)n);
+    if (!pairs_marked) mark_pairs(p, n);
     for (int g = 0; g < 3; g++) {
         const pc_group *G = &p->group[g];
         for (int t = 0; t < G->side_count; t++) p->touched[G->side[t].i] = 1;
-        for (int t = 0; t < G->pair_count; t++) p->touched[G->pair[t].i] = p->touched[G->pair[t].j] = 1;
     }
 }
 
@@ -1364,12 +1413,13 @@ void particle_contacts_step(const imp_step *st)
         if (w->shapes->ids.count > 0) meet_bodies(w, p, x0, st, up);
         if (pairs) {
             meet_pairs(w, p, x0, st->dt, up);
+            mark_pairs(p, n);
             meet_colliders(w, p, x0, st->dt, up);
         }
         for (int g = 0; g < 3; g++) rows += p->group[g].side_count + p->group[g].pair_count;
         if (rows > 0) {
             sort_sides(p, up);
-            mark_touched(p, n);
+            mark_touched(p, n, pairs);
             const double e_before = energy_before(w, p, x0);
             sweep(w, p, up, SWEEP_WARM);
             for (int k = 0; k < VELOCITY_SWEEPS; k++) sweep(w, p, up, SWEEP_VELOCITY);
