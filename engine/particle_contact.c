@@ -699,18 +699,9 @@ static void warm_keep(imp_world *w, particle_coupling *p)
 {
     pc_warm *wm = &p->warm;
     const idtable *ids = &w->particles->ids;
-    int count = 0;
-    for (int g = 0; g < 3; g++)
-        for (int t = 0; t < p->group[g].pair_count; t++) count += warm_kept(&p->group[g].pair[t]);
     if (ids->slots + 1 > wm->start_cap) {
         wm->start_cap = ids->slots + 1 + ids->slots / 2;
         wm->start = ids_grow(wm->start, sizeof(int), (size_t)wm->start_cap);
-    }
-    if (count > wm->cap) {
-        wm->cap = count + count / 2;
-        wm->lower = ids_grow(wm->lower, sizeof(imp_id), (size_t)wm->cap);
-        wm->higher = ids_grow(wm->higher, sizeof(imp_id), (size_t)wm->cap);
-        wm->impulse = ids_grow(wm->impulse, 3 * sizeof(float), (size_t)wm->cap);
     }
     wm->slots = ids->slots;
     memset(wm->start, 0, sizeof(int) * (size_t)(wm->slots + 1));
@@ -722,6 +713,13 @@ static void warm_keep(imp_world *w, particle_coupling *p)
             wm->start[(a < b ? a : b) + 1]++;
         }
     for (int s = 0; s < wm->slots; s++) wm->start[s + 1] += wm->start[s];
+    const int count = wm->start[wm->slots];
+    if (count > wm->cap) {
+        wm->cap = count + count / 2;
+        wm->lower = ids_grow(wm->lower, sizeof(imp_id), (size_t)wm->cap);
+        wm->higher = ids_grow(wm->higher, sizeof(imp_id), (size_t)wm->cap);
+        wm->impulse = ids_grow(wm->impulse, 3 * sizeof(float), (size_t)wm->cap);
+    }
     for (int g = 0; g < 3; g++)
         for (int t = 0; t < p->group[g].pair_count; t++) {
             const pc_pair *r = &p->group[g].pair[t];
