@@ -167,7 +167,7 @@ static void reserve_particles(particle_coupling *p, int n)
     p->grain = ids_grow(p->grain, sizeof(pc_grain), cap);
     p->bucket_cell = ids_grow(p->bucket_cell, sizeof(int32_t[3]), cap);
     p->cell_of = ids_grow(p->cell_of, sizeof(int32_t[3]), cap);
-    p->bucket_x = ids_grow(p->bucket_x, PAIR_DATA * sizeof(double), cap); /* (rewritten every step) */
+    p->bucket_x = ids_grow(p->bucket_x, PAIR_DATA * sizeof(double), cap); /* PAIR_DATA arrays of cap, filled each step */
     p->bucket_of = ids_grow(p->bucket_of, sizeof(uint32_t), cap);
     p->particle_cap = cap;
 }

@@ -99,7 +99,7 @@ typedef struct particle_coupling {
     int particle_cap;
     /* the pair grid: the particles by cell key, with their cells and data alongside */
     int *cell_start; int32_t (*bucket_cell)[3], (*cell_of)[3];
-    double *bucket_x;                 /* PAIR_DATA per particle: end position, radius, path length */
+    double *bucket_x;                 /* PAIR_DATA arrays of particle_cap: x, y, z at the end, radius, path length */
     pc_grain *grain;
     uint32_t *bucket_of; int table_cap;
     pc_found found[PAR_CHUNKS];
