@@ -138,7 +138,7 @@ void qp_free(imp_world *w)
     free(w->qp->srow), free(w->qp->sidx), free(w->qp->sstart), free(w->qp->sf), free(w->qp->sw), free(w->qp->sbn);
     free(w->qp->sg), free(w->qp->st1), free(w->qp->st2), free(w->qp->sa), free(w->qp->sb), free(w->qp->sroot);
     free(w->qp->sbody), free(w->qp->sdirty), free(w->qp->pst), free(w->qp->pend), free(w->qp->pneq), free(w->qp->fp);
-    free(w->qp->bst), free(w->qp->ppar), free(w->qp->pdone), free(w->qp->pinfo);
+    free(w->qp->bst), free(w->qp->eend), free(w->qp->ppar), free(w->qp->pdone), free(w->qp->pinfo);
     for (int c = 0; c < PAR_CHUNKS; c++) {
         struct qp_chunk *ch = &w->qp->chunk[c];
         free(ch->A), free(ch->f), free(ch->wv), free(ch->arow);
@@ -920,8 +920,19 @@ static void qp_bvector(const struct qp_state *q, int n, double *b)
 /* A derivative evaluation's per-contact work, contact by contact (each independent of the others, so
  * chunks of them may run on both threads, par_for, with the same numbers): place it at the bodies'
  * kinematics (unless it is placed there already) and take its b with S4's extra acceleration towards
- * d = -IMP_QP_SLOP (joints: 0) into q->ball */
-typedef struct qp_eval_job { struct qp_state *q; int n; bool place; } qp_eval_job;
+ * d = -IMP_QP_SLOP (joints: 0) */
+static double qp_eval_one(const struct qp_state *q, qp_contact *c, bool place)
+{
+    if (place) qp_place(q, c);
+    const double h = q->h;
+    double b = qp_b_one(q, c);
+    b += c->dd / h + (c->d + (c->eq ? 0 : IMP_QP_SLOP)) / (4 * h * h);
+    return b;
+}
+
+/* the evaluation's contacts into q->ball: every island's [isl[k], eend[k]) (eend NULL: every contact),
+ * n of them in all, cut into chunks as one run */
+typedef struct qp_eval_job { struct qp_state *q; int n; bool place; const int *eend; } qp_eval_job;
 
 static void qp_eval_part(void *ctx, int chunk)
 {
@@ -929,13 +940,15 @@ static void qp_eval_part(void *ctx, int chunk)
     struct qp_state *q = jb->q;
     int lo, hi;
     par_range(jb->n, chunk, &lo, &hi);
-    const double h = q->h;
-    for (int i = lo; i < hi; i++) {
-        qp_contact *c = &q->c[i];
-        if (jb->place) qp_place(q, c);
-        double b = qp_b_one(q, c);
-        b += c->dd / h + (c->d + (c->eq ? 0 : IMP_QP_SLOP)) / (4 * h * h);
-        q->ball[i] = b;
+    if (!jb->eend) {
+        for (int i = lo; i < hi; i++) q->ball[i] = qp_eval_one(q, &q->c[i], jb->place);
+        return;
+    }
+    for (int k = 0, off = 0; k < q->nisl && off < hi; k++) {
+        const int first = q->isl[k], len = jb->eend[k] - first;
+        const int s = lo > off ? lo : off, e = hi < off + len ? hi : off + len;
+        for (int j = s; j < e; j++) q->ball[first + j - off] = qp_eval_one(q, &q->c[first + j - off], jb->place);
+        off += len;
     }
 }
 
@@ -1530,18 +1543,34 @@ static void qp_parts_part(void *ctx, int chunk)
 }
 
 /* the bridges' w (rows with srow < 0) from the bodies' acceleration changes in dv, dw, chunk by chunk
- * (each row on its own: par_for gives the same numbers) */
-typedef struct qp_bridge_job { struct qp_state *q; int n; const int *sa, *sb; const double *bn; } qp_bridge_job;
+ * (each row on its own: par_for gives the same numbers). Deferred (defer: the rows [lo, n), every one a
+ * bridge, not yet evaluated): each is placed (unless place is false: placed already) and takes its b
+ * (qp_eval_one, into bn) first, its force 0 and d'' (w) go into the contact as the solve's result, and
+ * the chunk's largest |b| into bmax[chunk] */
+typedef struct qp_bridge_job {
+    struct qp_state *q;
+    int lo, n;
+    const int *sa, *sb;
+    double *bn;
+    bool defer, place;
+    double bmax[PAR_CHUNKS];
+} qp_bridge_job;
 
 static void qp_bridge_part(void *ctx, int chunk)
 {
-    const qp_bridge_job *jb = ctx;
+    qp_bridge_job *jb = ctx;
     struct qp_state *q = jb->q;
     int lo, hi;
-    par_range(jb->n, chunk, &lo, &hi);
+    par_range(jb->n - jb->lo, chunk, &lo, &hi);
+    lo += jb->lo, hi += jb->lo;
+    double bmax = 0;
     for (int i = lo; i < hi; i++) {
         if (q->srow[i] >= 0) continue;
-        const qp_contact *c = &q->c[i];
+        qp_contact *c = &q->c[i];
+        if (jb->defer) {
+            jb->bn[i] = qp_eval_one(q, c, jb->place);
+            bmax = fmax(bmax, fabs(jb->bn[i]));
+        }
         double wi = jb->bn[i];
         for (int side = 0; side < 2; side++) {
             const int X = side ? jb->sb[i] : jb->sa[i];
@@ -1552,20 +1581,25 @@ static void qp_bridge_part(void *ctx, int chunk)
             wi += side ? -v : v;
         }
         q->sw[i] = wi;
+        if (jb->defer) q->sf[i] = 0, c->force = 0, c->accel = wi;
     }
+    jb->bmax[chunk] = bmax;
 }
 
-/* the bridges' check: every bridge row (srow < 0) gets f = 0 (and no friction) and its w from the
+/* The bridges' check: every bridge row (srow < 0) gets f = 0 (and no friction) and its w from the
  * forces of the parts in the bodies: each body's force F and torque T summed (dv, dw hold them), then
  * its acceleration change F / m, I^-1 T. A bridge with w < -tol joins its parts (qp_split_union).
- * True when none was violated. */
+ * True when none was violated. Deferred (dj->defer, frictionless): the rows [dj->lo, n) are the
+ * bridges, evaluated in the pass that takes their w, and tol is QP_SPLIT_TOL of the largest |b|, bmax
+ * of the other rows given and the bridges' own; *tol is set. */
 static bool qp_bridges(struct qp_state *q, int n, const int *sa, const int *sb, const int *body, int nbody,
-                       const double *bn, double *g, double tol)
+                       double *bn, double *g, double *tol, qp_bridge_job *dj)
 {
     const qp_contact *c0 = q->c;
     imp_vec3 *t1 = q->t1, *t2 = q->t2;
+    const int nforce = dj && dj->defer ? dj->lo : n; /* the rows that may carry force */
     for (int k = 0; k < nbody; k++) q->dv[body[k]] = q->dw[body[k]] = v3(0, 0, 0);
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < nforce; i++) {
         const qp_contact *c = &c0[i];
         if (q->srow[i] < 0) {
             q->sf[i] = 0;
@@ -1592,23 +1626,37 @@ static bool qp_bridges(struct qp_state *q, int n, const int *sa, const int *sb, 
         const int X = body[k];
         q->dv[X] = v3_scale(q->dv[X], q->b[X].im), q->dw[X] = m3_mul_v(q->b[X].Iinv, q->dw[X]);
     }
-    qp_bridge_job jb = {q, n, sa, sb, bn};
-    qp_par_chunks(qp_bridge_part, &jb, n);
+    qp_bridge_job own = {q, 0, n, sa, sb, bn, false, false, {0}};
+    qp_bridge_job *jb = dj ? dj : &own;
+    jb->q = q, jb->n = n, jb->sa = sa, jb->sb = sb, jb->bn = bn;
+    qp_par_chunks(qp_bridge_part, jb, n - jb->lo);
+    if (jb->defer) {
+        double bmax = *tol;
+        for (int chunk = 0; chunk < PAR_CHUNKS; chunk++) bmax = fmax(bmax, jb->bmax[chunk]);
+        *tol = QP_SPLIT_TOL * bmax;
+    }
     bool violated = false;
-    for (int i = 0; i < n; i++)
-        if (q->srow[i] < 0 && q->sw[i] < -tol) qp_split_union(q, sa, sb, i), violated = true;
+    for (int i = jb->lo; i < n; i++)
+        if (q->srow[i] < 0 && q->sw[i] < -*tol) qp_split_union(q, sa, sb, i), violated = true;
     return !violated;
+}
+
+/* whether island k is solved by parts: the step's parts, more than one or with bridges */
+static bool qp_island_split(const struct qp_state *q, int k)
+{
+    return q->parted && !(q->fp[k + 1] - q->fp[k] == 1 && q->bst[k] == q->isl[k + 1]);
 }
 
 /* island k, [0, n) (placed), as qp_island_solve, by parts: forces into q->f, w into q->wv, friction into
  * g (first guess in: the contacts' forces). First the step's parts (qp_parts), each solved in place;
  * when a bridge is violated, the parts again by union-find, joined, the joined ones solved with their
  * rows copied to the front of c2, until no bridge is violated. */
-static int qp_split_solve(imp_world *w, int k, int n, const double *bn, double *g, bool impulse)
+static int qp_split_solve(imp_world *w, int k, int n, double *bn, double *g, bool impulse, bool defer, bool place,
+                          int *nresult)
 {
     struct qp_state *q = w->qp;
-    if (!q->parted || (q->fp[k + 1] - q->fp[k] == 1 && q->bst[k] == q->isl[k + 1]))
-        return qp_island_solve(w, n, bn, g, impulse); /* one part: the island as it is */
+    *nresult = n;
+    if (!qp_island_split(q, k)) return qp_island_solve(w, n, bn, g, impulse); /* one part: the island as it is */
     qp_contact *const c0 = q->c;
     imp_vec3 *const t1 = q->t1, *const t2 = q->t2;
     const int base = q->isl[k];
@@ -1633,9 +1681,12 @@ static int qp_split_solve(imp_world *w, int k, int n, const double *bn, double *
         if (b >= 0 && part[b] == -1) part[b] = -3, q->sbody[nbody++] = b;
     }
     for (int j = 0; j < nbody; j++) part[q->sbody[j]] = -1;
+    /* the bridges' b, when deferred, comes with their w (qp_bridges); tol then too */
+    const int nbridge0 = q->bst[k] - base;
     double bmax = 0;
-    for (int i = 0; i < n; i++) bmax = fmax(bmax, fabs(bn[i]));
-    const double tol = QP_SPLIT_TOL * bmax;
+    for (int i = 0; i < (defer ? nbridge0 : n); i++) bmax = fmax(bmax, fabs(bn[i]));
+    double tol = defer ? bmax : QP_SPLIT_TOL * bmax;
+    qp_bridge_job dj = {q, nbridge0, n, NULL, NULL, bn, true, place, {0}};
     int status = 0;
     /* the step's parts, in place: the frictionless dense ones in chunks on both threads, then the
      * others, and every part's status and info taken in part order (as one after the other) */
@@ -1649,8 +1700,10 @@ static int qp_split_solve(imp_world *w, int k, int n, const double *bn, double *
         else st = qp_part_solve(w, lo, m, q->pneq[p], bn, g, impulse);
         if (st) status = st;
     }
-    for (int i = q->bst[k] - base; i < n; i++) q->srow[i] = -1;
-    if (!qp_bridges(q, n, sa, sb, q->sbody, nbody, bn, g, tol)) {
+    for (int i = nbridge0; i < n; i++) q->srow[i] = -1;
+    if (qp_bridges(q, n, sa, sb, q->sbody, nbody, bn, g, &tol, defer ? &dj : NULL)) {
+        if (defer) *nresult = nbridge0; /* the bridges' results are in their contacts */
+    } else {
         /* the parts by union-find: the step's parts, then the violated bridges joined (dirty) */
         for (int j = 0; j < nbody; j++) q->par[q->sbody[j]] = q->sbody[j], q->sdirty[q->sbody[j]] = 0;
         for (int i = 0; i < n; i++)
@@ -1708,7 +1761,7 @@ static int qp_split_solve(imp_world *w, int k, int n, const double *bn, double *
                     if (g) g[2 * i] = q->sg[2 * r], g[2 * i + 1] = q->sg[2 * r + 1], t1[i] = q->st1[r], t2[i] = q->st2[r];
                 }
             }
-            if (qp_bridges(q, n, sa, sb, q->sbody, nbody, bn, g, tol)) break;
+            if (qp_bridges(q, n, sa, sb, q->sbody, nbody, bn, g, &tol, NULL)) break;
         }
     }
     memcpy(q->f, q->sf, sizeof(double) * (size_t)n);
@@ -1740,11 +1793,28 @@ int qp_deriv(imp_world *w, const double *X, double *dX)
         free(q->ball);
         q->ball = ids_grow(NULL, sizeof(double), (size_t)q->ballcap);
     }
-    qp_eval_job jb = {q, q->count, !placed};
-    qp_par_chunks(qp_eval_part, &jb, q->count);
+    /* frictionless islands solved by parts: their bridges are evaluated with their check (qp_bridges),
+     * after the parts' solves; every other contact now */
+    const bool defer = q->friction == 0;
+    int *eend = NULL, neval = q->count;
+    if (defer) {
+        if (q->nisl > q->eendcap) {
+            q->eendcap = q->nisl + q->nisl / 2 + 16;
+            free(q->eend);
+            q->eend = ids_grow(NULL, sizeof(int), (size_t)q->eendcap);
+        }
+        eend = q->eend, neval = 0;
+        for (int k = 0; k < q->nisl; k++) {
+            eend[k] = qp_island_split(q, k) ? q->bst[k] : q->isl[k + 1];
+            neval += eend[k] - q->isl[k];
+        }
+    }
+    qp_eval_job jb = {q, neval, !placed, eend};
+    qp_par_chunks(qp_eval_part, &jb, neval);
     for (int k = 0; k < q->nisl; k++) {
         const int n = qp_island_begin(q, k);
-        qp_split_solve(w, k, n, q->ball + q->isl[k], q->friction > 0 ? q->g : NULL, false);
+        int nres;
+        qp_split_solve(w, k, n, q->ball + q->isl[k], q->friction > 0 ? q->g : NULL, false, defer, !placed, &nres);
         if (q->friction > 0) {
             for (int i = 0; i < n; i++) {
                 const qp_contact *c = &q->c[i];
@@ -1761,9 +1831,9 @@ int qp_deriv(imp_world *w, const double *X, double *dX)
             }
         }
         q->solves++;
-        qp_copy_job cj = {q, n, 1};
-        qp_par_chunks(qp_copy_part, &cj, n);
-        qp_apply(w, n, q->f, dX);
+        qp_copy_job cj = {q, nres, 1};
+        qp_par_chunks(qp_copy_part, &cj, nres);
+        qp_apply(w, nres, q->f, dX); /* (the others' forces are 0) */
         qp_island_end(q, k);
     }
     return 0;

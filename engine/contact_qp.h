@@ -95,6 +95,8 @@ struct qp_state {
      * island k's parts are fp[k] .. fp[k + 1] - 1, its bridges [bst[k], isl[k + 1]) */
     int *pst, *pend, *pneq, *fp, *bst; int pcap; /* (and sa, sb: pcap each)                   */
     int *ppar; int pparcap; /* the parts' union-find, per body                                       */
+    int *eend; int eendcap; /* per island: the end of the rows a derivative evaluation takes first
+                             * (an island solved by parts: its bridges come with their check)      */
     int *pdone; imp_lcp_info *pinfo; /* per part: solved by a chunk (qp_parts_part), and its solve's info */
     struct qp_chunk {       /* a chunk's own scratch for its parts' dense solves                      */
         double *A, *f, *wv; struct qp_arow *arow; int cap;
