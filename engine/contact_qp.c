@@ -114,6 +114,10 @@
 
 #define IMP_QP_DENSE_MAX 256 /* rows: larger islands are solved by projected Gauss-Seidel (qp_pgs) */
 
+/* fmax for the bookkeeping of sweeps and scales, inline (fmax is a library call without -ffast-math); like fmax it
+ * keeps a when b is NaN */
+static inline double qp_larger(double a, double b) { return b > a ? b : a; }
+
 static struct qp_state *qp_get(imp_world *w)
 {
     if (!w->qp) {
@@ -322,8 +326,8 @@ static void qp_bodies(imp_world *w, const double *X, const double *dX)
     }
 }
 
-static imp_vec3 point_vel(const qp_body *k, imp_vec3 r) { return v3_add(k->v, v3_cross(k->w, r)); }
-static imp_vec3 point_acc(const qp_body *k, imp_vec3 r)
+static inline imp_vec3 point_vel(const qp_body *k, imp_vec3 r) { return v3_add(k->v, v3_cross(k->w, r)); }
+static inline imp_vec3 point_acc(const qp_body *k, imp_vec3 r)
 {
     return v3_add(k->a, v3_add(v3_cross(k->alpha, r), v3_cross(k->w, v3_cross(k->w, r))));
 }
@@ -510,19 +514,25 @@ static uint64_t qp_pair_key(const imp_contact *mc)
  * SHAPE_TOUCH apart, for the impulse mode's contacts that let a gap close; S2's contacts touch */
 #define QP_TOUCH 1e-6
 
-/* the shape of a contact side (NULL for a collider) */
-static const shape *side_shape(const imp_world *w, imp_contact_side sd)
+/* the shape of a contact side whose body has dense index i (ids_lookup of sd.body; NULL for a collider) */
+static const shape *side_shape_at(const imp_world *w, imp_contact_side sd, int i)
 {
     if (imp_id_is_null(sd.body)) return NULL;
-    int i = ids_lookup(&w->bodies->ids, sd.body);
     if (i < 0 || sd.shape < 0 || sd.shape >= w->bodies->body[i].nshapes) return NULL;
     return &w->shapes->shape[w->shapes->ids.slot_dense[w->bodies->body[i].shapes[sd.shape]]];
 }
 
-/* the radius of a curved side (a sphere's or a capsule's, its surface that far from its core), else 0 */
-static double side_radius(const imp_world *w, imp_contact_side sd)
+/* the shape of a contact side (NULL for a collider) */
+static const shape *side_shape(const imp_world *w, imp_contact_side sd)
 {
-    const shape *sh = side_shape(w, sd);
+    return side_shape_at(w, sd, imp_id_is_null(sd.body) ? -1 : ids_lookup(&w->bodies->ids, sd.body));
+}
+
+/* the radius of a curved side (a sphere's or a capsule's, its surface that far from its core), else 0;
+ * i the dense index of its body (as side_shape_at) */
+static double side_radius(const imp_world *w, imp_contact_side sd, int i)
+{
+    const shape *sh = side_shape_at(w, sd, i);
     if (sh) return sh->type == IMP_SHAPE_SPHERE || sh->type == IMP_SHAPE_CAPSULE ? sh->radius : 0;
     int ci = imp_id_is_null(sd.collider) ? -1 : ids_lookup(&w->colliders->ids, sd.collider);
     const imp_collider_def *cd = ci >= 0 ? &w->colliders->collider[ci].def : NULL;
@@ -657,7 +667,7 @@ static void qp_gather_part(void *ctx, int chunk)
         if (q->gm[m].count == 0) continue;
         const imp_contact *mc = &w->contacts->manifolds[m].c;
         const int ka = q->gm[m].ka, kb = q->gm[m].kb;
-        const double rad_a = side_radius(w, mc->a), rad_b = side_radius(w, mc->b);
+        const double rad_a = side_radius(w, mc->a, ka), rad_b = side_radius(w, mc->b, kb);
         int at = q->gm[m].start;
         for (int k = 0; k < mc->count; k++) {
             if (mc->depth[k] < -QP_SEPARATED) continue;
@@ -717,7 +727,7 @@ static int qp_gather(imp_world *w)
         if (!dyn) continue;
         if (njt && ka >= 0 && kb >= 0 && joints_connected(w, ka, kb)) continue; /* S1: joined bodies do not touch */
         double deepest = -INFINITY;
-        for (int k = 0; k < mc->count; k++) deepest = fmax(deepest, mc->depth[k]);
+        for (int k = 0; k < mc->count; k++) deepest = qp_larger(deepest, mc->depth[k]);
         if (deepest < -QP_TOUCH) continue; /* a pair the narrow phase keeps in reach, not touching yet */
         /* the manifolds keep face corners up to a few mm above the face (negative depth); those
          * within QP_SEPARATED are contacts too */
@@ -1091,9 +1101,6 @@ static void qp_friction_rows(struct qp_state *q, int n, bool impulse, double *bt
  * q->bt filled by qp_friction_rows; g holds the first guess. Forces and impulses are the same
  * problem: at the velocity level b_n = (1 + e) v_n- and b_t = v_t-, and the rows' kernel is the same
  * J M^-1 J^T. */
-/* fmax for the sweeps' bookkeeping, inline (fmax is a library call without -ffast-math); like fmax it
- * keeps a when b is NaN */
-static inline double qp_larger(double a, double b) { return b > a ? b : a; }
 
 #define QP_FRICTION_ROUNDS 3 /* normal LCP + tangential sweeps, then the final normal LCP */
 #define QP_FRICTION_SWEEPS 20 /* at most, per round; fewer once a sweep changes no friction force by */
@@ -1569,7 +1576,7 @@ static void qp_bridge_part(void *ctx, int chunk)
         qp_contact *c = &q->c[i];
         if (jb->defer) {
             jb->bn[i] = qp_eval_one(q, c, jb->place);
-            bmax = fmax(bmax, fabs(jb->bn[i]));
+            bmax = qp_larger(bmax, fabs(jb->bn[i]));
         }
         double wi = jb->bn[i];
         for (int side = 0; side < 2; side++) {
@@ -1632,7 +1639,7 @@ static bool qp_bridges(struct qp_state *q, int n, const int *sa, const int *sb, 
     qp_par_chunks(qp_bridge_part, jb, n - jb->lo);
     if (jb->defer) {
         double bmax = *tol;
-        for (int chunk = 0; chunk < PAR_CHUNKS; chunk++) bmax = fmax(bmax, jb->bmax[chunk]);
+        for (int chunk = 0; chunk < PAR_CHUNKS; chunk++) bmax = qp_larger(bmax, jb->bmax[chunk]);
         *tol = QP_SPLIT_TOL * bmax;
     }
     bool violated = false;
@@ -1684,7 +1691,7 @@ static int qp_split_solve(imp_world *w, int k, int n, double *bn, double *g, boo
     /* the bridges' b, when deferred, comes with their w (qp_bridges); tol then too */
     const int nbridge0 = q->bst[k] - base;
     double bmax = 0;
-    for (int i = 0; i < (defer ? nbridge0 : n); i++) bmax = fmax(bmax, fabs(bn[i]));
+    for (int i = 0; i < (defer ? nbridge0 : n); i++) bmax = qp_larger(bmax, fabs(bn[i]));
     double tol = defer ? bmax : QP_SPLIT_TOL * bmax;
     qp_bridge_job dj = {q, nbridge0, n, NULL, NULL, bn, true, place, {0}};
     int status = 0;
@@ -2112,7 +2119,7 @@ static double qp_max_depth(imp_world *w)
         }
         int end = lo;
         double base = 0;
-        while (end < q->npd && q->pd[end].key == want.key) base = fmax(base, q->pd[end++].pen);
+        while (end < q->npd && q->pd[end].key == want.key) base = qp_larger(base, q->pd[end++].pen);
         for (int i = 0; i < mc->count; i++) {
             if (mc->depth[i] <= m) continue; /* growth is at most the depth */
             bool old = false;
@@ -2127,9 +2134,9 @@ static double qp_max_depth(imp_world *w)
                 for (int j = lo; j < end; j++)
                     if (v3_dot(v3_sub(pa, q->pd[j].la), v3_sub(pa, q->pd[j].la)) < tol2 ||
                         v3_dot(v3_sub(pb, q->pd[j].lb), v3_sub(pb, q->pd[j].lb)) < tol2)
-                        old = true, seen = fmax(seen, q->pd[j].now);
+                        old = true, seen = qp_larger(seen, q->pd[j].now);
             }
-            m = fmax(m, mc->depth[i] - (old ? seen : base));
+            m = qp_larger(m, mc->depth[i] - (old ? seen : base));
         }
     }
     return m;
