@@ -291,11 +291,19 @@ static void qp_island_end(struct qp_state *q, int k)
 }
 
 /* kinematics of every body at state X, and the accelerations its forces give: dX holds the body
- * derivative with the external forces (dP/dt = F, dL/dt = tau), or NULL for none */
-static void qp_bodies(imp_world *w, const double *X, const double *dX)
+ * derivative with the external forces (dP/dt = F, dL/dt = tau), or NULL for none. Each body on its
+ * own, in chunks (qp_par_chunks: both threads for many bodies, the same numbers) */
+typedef struct qp_bodies_job { imp_world *w; const double *X, *dX; } qp_bodies_job;
+
+static void qp_bodies_part(void *ctx, int chunk)
 {
+    const qp_bodies_job *jb = ctx;
+    imp_world *w = jb->w;
     struct qp_state *q = w->qp;
-    for (int i = 0; i < w->bodies->ids.count; i++) {
+    const double *X = jb->X, *dX = jb->dX;
+    int lo, hi;
+    par_range(w->bodies->ids.count, chunk, &lo, &hi);
+    for (int i = lo; i < hi; i++) {
         const body *bd = &w->bodies->body[i];
         const double *s = X + BODY_DIM * i;
         qp_body *k = &q->b[i];
@@ -324,6 +332,15 @@ static void qp_bodies(imp_world *w, const double *X, const double *dX)
             k->w = bd->motion == IMP_KINEMATIC ? bd->kin_w : v3(0, 0, 0);
         }
     }
+}
+
+static void qp_par_chunks(par_fn fn, void *ctx, int n);
+
+static void qp_bodies(imp_world *w, const double *X, const double *dX)
+{
+    qp_bodies_job jb = {w, X, dX};
+    /* a body costs about what a contact does several times over */
+    qp_par_chunks(qp_bodies_part, &jb, 4 * w->bodies->ids.count);
 }
 
 static inline imp_vec3 point_vel(const qp_body *k, imp_vec3 r) { return v3_add(k->v, v3_cross(k->w, r)); }
@@ -1654,7 +1671,8 @@ static bool qp_island_split(const struct qp_state *q, int k)
     return q->parted && !(q->fp[k + 1] - q->fp[k] == 1 && q->bst[k] == q->isl[k + 1]);
 }
 
-/* island k, [0, n) (placed), as qp_island_solve, by parts: forces into q->f, w into q->wv, friction into
+/* island k, [0, n) (placed), as qp_island_solve, by parts: forces into q->f, w into q->wv (rows [0,
+ * *nresult); with defer the bridges' results may instead be in their contacts: see qp_bridges), friction into
  * g (first guess in: the contacts' forces). First the step's parts (qp_parts), each solved in place;
  * when a bridge is violated, the parts again by union-find, joined, the joined ones solved with their
  * rows copied to the front of c2, until no bridge is violated. */
@@ -1771,8 +1789,8 @@ static int qp_split_solve(imp_world *w, int k, int n, double *bn, double *g, boo
             if (qp_bridges(q, n, sa, sb, q->sbody, nbody, bn, g, &tol, NULL)) break;
         }
     }
-    memcpy(q->f, q->sf, sizeof(double) * (size_t)n);
-    memcpy(q->wv, q->sw, sizeof(double) * (size_t)n);
+    memcpy(q->f, q->sf, sizeof(double) * (size_t)*nresult);
+    memcpy(q->wv, q->sw, sizeof(double) * (size_t)*nresult);
     q->info.status = status;
     return status;
 }
@@ -2094,21 +2112,23 @@ static imp_vec3 qp_body_frame(const struct qp_state *q, int k, imp_vec3 p)
     return m3_mul_tv(q->b[k].R, v3_sub(p, q->b[k].x));
 }
 
-/* the largest penetration growth of a point not in the start's resting set (0 when none) */
-static double qp_max_depth(imp_world *w)
+/* the largest penetration growth of a point not in the start's resting set over the manifolds of
+ * chunk `chunk` (each manifold on its own: the chunks may run on both threads, par_for), into m[chunk] */
+typedef struct qp_depth_job { imp_world *w; bool joined; double m[PAR_CHUNKS]; } qp_depth_job;
+
+static void qp_depth_part(void *ctx, int chunk)
 {
-    struct qp_state *q = w->qp;
+    qp_depth_job *jb = ctx;
+    imp_world *w = jb->w;
+    const struct qp_state *q = w->qp;
     const double tol2 = IMP_QP_SAME_POINT * IMP_QP_SAME_POINT;
     double m = 0;
-    /* the resting points' own penetrations now (their material points placed at the trial state) */
-    qp_bodies(w, w->bodies->state, NULL);
-    qp_sep_job jb = {q, q->npd};
-    qp_par_chunks(qp_sep_part, &jb, q->npd);
-    const bool joined = joints_count(w) > 0; /* joints_prepare ran in this step's gather */
-    for (int k = 0; k < w->contacts->manifold_count; k++) {
+    int k0, k1;
+    par_range(w->contacts->manifold_count, chunk, &k0, &k1);
+    for (int k = k0; k < k1; k++) {
         const imp_contact *mc = &w->contacts->manifolds[k].c;
         if (!qp_dynamic_pair(w, mc)) continue;
-        if (joined && !imp_id_is_null(mc->a.body) && !imp_id_is_null(mc->b.body) &&
+        if (jb->joined && !imp_id_is_null(mc->a.body) && !imp_id_is_null(mc->b.body) &&
             joints_connected(w, ids_lookup(&w->bodies->ids, mc->a.body), ids_lookup(&w->bodies->ids, mc->b.body)))
             continue; /* joined bodies do not touch */
         struct qp_start_point want = {.key = qp_pair_key(mc)};
@@ -2139,6 +2159,22 @@ static double qp_max_depth(imp_world *w)
             m = qp_larger(m, mc->depth[i] - (old ? seen : base));
         }
     }
+    jb->m[chunk] = m;
+}
+
+/* the largest penetration growth of a point not in the start's resting set (0 when none): the
+ * chunks' largest, a maximum whatever the order */
+static double qp_max_depth(imp_world *w)
+{
+    struct qp_state *q = w->qp;
+    /* the resting points' own penetrations now (their material points placed at the trial state) */
+    qp_bodies(w, w->bodies->state, NULL);
+    qp_sep_job jb = {q, q->npd};
+    qp_par_chunks(qp_sep_part, &jb, q->npd);
+    qp_depth_job dj = {w, joints_count(w) > 0, {0}}; /* joints_prepare ran in this step's gather */
+    qp_par_chunks(qp_depth_part, &dj, w->contacts->manifold_count);
+    double m = 0;
+    for (int chunk = 0; chunk < PAR_CHUNKS; chunk++) m = qp_larger(m, dj.m[chunk]);
     return m;
 }
 
