@@ -96,6 +96,7 @@
 #include "imp_math.h"
 #include "joint.h"
 #include "parallel.h"
+#include "sparse_simd.h"
 #include "step.h"
 #include "world_parts.h"
 
@@ -117,6 +118,23 @@
 /* fmax for the bookkeeping of sweeps and scales, inline (fmax is a library call without -ffast-math); like fmax it
  * keeps a when b is NaN */
 static inline double qp_larger(double a, double b) { return b > a ? b : a; }
+
+/* The per-contact chunk functions (placement, b, the bridges' w, the gather, A of a part) are compiled
+ * twice: for the baseline x86-64 and for AVX, whose three-operand (VEX) encoding of the same scalar
+ * operations saves the register copies that dominate this code. The same IEEE operations in the same
+ * order and no FMA (the target is AVX alone): the same bits on both paths; IMPETUS_SIMD=0 in the
+ * environment takes the baseline (sparse_avx). QP_INLINE: what the chunk functions call, compiled
+ * into each copy. */
+#define QP_INLINE static inline __attribute__((always_inline))
+#if SPARSE_HAVE_AVX
+#define QP_TWICE(name)                                                                  \
+    static void name(void *ctx, int chunk) { name##_body(ctx, chunk); }                 \
+    static SPARSE_AVX void name##_avx(void *ctx, int chunk) { name##_body(ctx, chunk); }
+#define QP_PICK(name) (sparse_avx() ? name##_avx : name)
+#else
+#define QP_TWICE(name) static void name(void *ctx, int chunk) { name##_body(ctx, chunk); }
+#define QP_PICK(name) name
+#endif
 
 static struct qp_state *qp_get(imp_world *w)
 {
@@ -343,8 +361,8 @@ static void qp_bodies(imp_world *w, const double *X, const double *dX)
     qp_par_chunks(qp_bodies_part, &jb, 4 * w->bodies->ids.count);
 }
 
-static inline imp_vec3 point_vel(const qp_body *k, imp_vec3 r) { return v3_add(k->v, v3_cross(k->w, r)); }
-static inline imp_vec3 point_acc(const qp_body *k, imp_vec3 r)
+QP_INLINE imp_vec3 point_vel(const qp_body *k, imp_vec3 r) { return v3_add(k->v, v3_cross(k->w, r)); }
+QP_INLINE imp_vec3 point_acc(const qp_body *k, imp_vec3 r)
 {
     return v3_add(k->a, v3_add(v3_cross(k->alpha, r), v3_cross(k->w, v3_cross(k->w, r))));
 }
@@ -354,7 +372,7 @@ static const qp_body QP_FIXED = {{1, 0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, 
                                  {{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}, {{{0}}}, 0, false};
 
 /* place an equality row of a joint (see qp_gather): its points, direction, d, d' */
-static void qp_place_row(qp_contact *c, const qp_body *A, const qp_body *B, imp_vec3 xa, imp_vec3 xb)
+QP_INLINE void qp_place_row(qp_contact *c, const qp_body *A, const qp_body *B, imp_vec3 xa, imp_vec3 xb)
 {
     c->p = xa, c->pb = xb;
     c->n = c->in_b ? m3_mul_v(B->R, c->ln) : c->ln;
@@ -390,7 +408,7 @@ static void qp_place_row(qp_contact *c, const qp_body *A, const qp_body *B, imp_
 
 /* place contact c at the current body kinematics: its points, normal, d, d', the lever arms of the force
  * and the velocity products of d'' (the header's "Contact kinematics") */
-static void qp_place(const struct qp_state *q, qp_contact *c)
+QP_INLINE void qp_place(const struct qp_state *q, qp_contact *c)
 {
     const qp_body *A = c->ka >= 0 ? &q->b[c->ka] : &QP_FIXED, *B = c->kb >= 0 ? &q->b[c->kb] : &QP_FIXED;
     const imp_vec3 xa = v3_add(A->x, m3_mul_v(A->R, c->la)), xb = v3_add(B->x, m3_mul_v(B->R, c->lb));
@@ -445,7 +463,7 @@ static void qp_place(const struct qp_state *q, qp_contact *c)
 }
 
 /* d of contact c (not a joint row) at the current body kinematics: qp_place's d, computed alone */
-static double qp_separation(const struct qp_state *q, const qp_contact *c)
+QP_INLINE double qp_separation(const struct qp_state *q, const qp_contact *c)
 {
     const qp_body *A = c->ka >= 0 ? &q->b[c->ka] : &QP_FIXED, *B = c->kb >= 0 ? &q->b[c->kb] : &QP_FIXED;
     const imp_vec3 xa = v3_add(A->x, m3_mul_v(A->R, c->la)), xb = v3_add(B->x, m3_mul_v(B->R, c->lb));
@@ -470,7 +488,7 @@ static double qp_separation(const struct qp_state *q, const qp_contact *c)
  * chunks may run on both threads (par_for) with the same numbers */
 typedef struct qp_sep_job { struct qp_state *q; int n; } qp_sep_job;
 
-static void qp_sep_part(void *ctx, int chunk)
+QP_INLINE void qp_sep_part_body(void *ctx, int chunk)
 {
     const qp_sep_job *jb = ctx;
     struct qp_state *q = jb->q;
@@ -478,6 +496,7 @@ static void qp_sep_part(void *ctx, int chunk)
     par_range(jb->n, chunk, &lo, &hi);
     for (int i = lo; i < hi; i++) q->pd[i].now = -qp_separation(q, &q->c[q->pd[i].idx]);
 }
+QP_TWICE(qp_sep_part)
 
 #define QP_PAR_MIN 2048 /* contacts: fewer are done on the calling thread alone (the same chunks) */
 
@@ -507,7 +526,7 @@ static void qp_copy_part(void *ctx, int chunk)
 
 /* a row's Jacobian on one side (side 0: A, 1: B; the sign sigma is the caller's) for direction u:
  * a point row (contact, linear joint row) (u, r x u), an angular row (0, u) */
-static void qp_jac(const qp_contact *c, imp_vec3 u, int side, imp_vec3 *lin, imp_vec3 *ang)
+QP_INLINE void qp_jac(const qp_contact *c, imp_vec3 u, int side, imp_vec3 *lin, imp_vec3 *ang)
 {
     if (c->angular) *lin = v3(0, 0, 0), *ang = u;
     else *lin = u, *ang = v3_cross(side ? c->rb : c->ra, u);
@@ -648,7 +667,7 @@ static int qp_warm_record(struct qp_state *q)
 }
 
 /* the recorded force of the point nearest contact c (within IMP_QP_SAME_POINT in A's or B's frame), or 0 */
-static double qp_warm_force(const struct qp_state *q, int nlast, const qp_contact *c)
+QP_INLINE double qp_warm_force(const struct qp_state *q, int nlast, const qp_contact *c)
 {
     int lo = 0, hi = nlast;
     while (lo < hi) {
@@ -673,7 +692,7 @@ static double qp_warm_force(const struct qp_state *q, int nlast, const qp_contac
  * may run on both threads (par_for) with the same numbers */
 typedef struct qp_gather_job { imp_world *w; int nm, nlast; } qp_gather_job;
 
-static void qp_gather_part(void *ctx, int chunk)
+QP_INLINE void qp_gather_part_body(void *ctx, int chunk)
 {
     const qp_gather_job *jb = ctx;
     imp_world *w = jb->w;
@@ -713,6 +732,7 @@ static void qp_gather_part(void *ctx, int chunk)
         }
     }
 }
+QP_TWICE(qp_gather_part)
 
 /* the contacts of the current manifolds, every touching point, at the current state */
 static int qp_gather(imp_world *w)
@@ -754,7 +774,7 @@ static int qp_gather(imp_world *w)
         q->count += np;
     }
     qp_gather_job gj = {w, nm, nlast};
-    qp_par_chunks(qp_gather_part, &gj, q->count);
+    qp_par_chunks(QP_PICK(qp_gather_part), &gj, q->count);
     /* joints: three equality rows each, along the world axes: the anchor on A and the anchor on B
      * (or the world point) keep together, d = e_k . (p_A - p_B) = 0 with d'' = 0 */
     for (int k = 0; k < q->nj; k++) {
@@ -844,7 +864,7 @@ void imp_qp_joint_remove(imp_world *w, int k)
 
 /* K(row i along ui, row j along uj) = sum over shared bodies X of sigma sigma' J_iX M_X^-1 J_jX^T (A's
  * kernel, also for the friction rows and the angular joint rows) */
-static double qp_kernel(const struct qp_state *q, const qp_contact *ci, imp_vec3 ui, const qp_contact *cj, imp_vec3 uj)
+QP_INLINE double qp_kernel(const struct qp_state *q, const qp_contact *ci, imp_vec3 ui, const qp_contact *cj, imp_vec3 uj)
 {
     double s = 0;
     for (int si = 0; si < 2; si++) {
@@ -876,7 +896,7 @@ static inline bool qp_share(const struct qp_state *q, const qp_contact *ci, cons
  * then A_ij = sum over the bodies both rows move of sigma_i sigma_j (n_i . n_j / m_X + t_i . I_X^-1 t_j) */
 typedef struct qp_arow { int X[2]; imp_vec3 t[2], it[2]; } qp_arow;
 
-static void qp_amatrix_into(const struct qp_state *q, const qp_contact *cs, int n, double *A, qp_arow *rows)
+QP_INLINE void qp_amatrix_into(const struct qp_state *q, const qp_contact *cs, int n, double *A, qp_arow *rows)
 {
     for (int i = 0; i < n; i++) {
         const qp_contact *c = &cs[i];
@@ -925,7 +945,7 @@ static void qp_amatrix(struct qp_state *q, int n, double *A)
 }
 
 /* b: d'' of each contact with no contact force (exact; the extra acceleration is added by the caller) */
-static double qp_b_one(const struct qp_state *q, const qp_contact *c)
+QP_INLINE double qp_b_one(const struct qp_state *q, const qp_contact *c)
 {
     const qp_body *A = c->ka >= 0 ? &q->b[c->ka] : &QP_FIXED, *B = c->kb >= 0 ? &q->b[c->kb] : &QP_FIXED;
     if (c->angular) /* d/dt (n . (omega_A - omega_B)) */
@@ -948,7 +968,7 @@ static void qp_bvector(const struct qp_state *q, int n, double *b)
  * chunks of them may run on both threads, par_for, with the same numbers): place it at the bodies'
  * kinematics (unless it is placed there already) and take its b with S4's extra acceleration towards
  * d = -IMP_QP_SLOP (joints: 0) */
-static double qp_eval_one(const struct qp_state *q, qp_contact *c, bool place)
+QP_INLINE double qp_eval_one(const struct qp_state *q, qp_contact *c, bool place)
 {
     if (place) qp_place(q, c);
     const double h = q->h;
@@ -961,7 +981,7 @@ static double qp_eval_one(const struct qp_state *q, qp_contact *c, bool place)
  * n of them in all, cut into chunks as one run */
 typedef struct qp_eval_job { struct qp_state *q; int n; bool place; const int *eend; } qp_eval_job;
 
-static void qp_eval_part(void *ctx, int chunk)
+QP_INLINE void qp_eval_part_body(void *ctx, int chunk)
 {
     const qp_eval_job *jb = ctx;
     struct qp_state *q = jb->q;
@@ -978,6 +998,7 @@ static void qp_eval_part(void *ctx, int chunk)
         off += len;
     }
 }
+QP_TWICE(qp_eval_part)
 
 /* add f_i n_i at p_i to A's force and torque, the opposite to B's, into the body derivative dX */
 static void qp_apply(imp_world *w, int n, const double *f, double *dX)
@@ -1536,7 +1557,7 @@ static int qp_part_solve(imp_world *w, int lo, int m, int meq, const double *bn,
  * friction). pdone marks the parts solved here; the others are left to the caller. */
 typedef struct qp_parts_job { struct qp_state *q; int k, base; const double *bn; bool dense_ok; } qp_parts_job;
 
-static void qp_parts_part(void *ctx, int chunk)
+QP_INLINE void qp_parts_part_body(void *ctx, int chunk)
 {
     const qp_parts_job *jb = ctx;
     struct qp_state *q = jb->q;
@@ -1565,6 +1586,7 @@ static void qp_parts_part(void *ctx, int chunk)
         memcpy(q->sw + lo, ch->wv, sizeof(double) * (size_t)m);
     }
 }
+QP_TWICE(qp_parts_part)
 
 /* the bridges' w (rows with srow < 0) from the bodies' acceleration changes in dv, dw, chunk by chunk
  * (each row on its own: par_for gives the same numbers). Deferred (defer: the rows [lo, n), every one a
@@ -1580,7 +1602,7 @@ typedef struct qp_bridge_job {
     double bmax[PAR_CHUNKS];
 } qp_bridge_job;
 
-static void qp_bridge_part(void *ctx, int chunk)
+QP_INLINE void qp_bridge_part_body(void *ctx, int chunk)
 {
     qp_bridge_job *jb = ctx;
     struct qp_state *q = jb->q;
@@ -1609,6 +1631,7 @@ static void qp_bridge_part(void *ctx, int chunk)
     }
     jb->bmax[chunk] = bmax;
 }
+QP_TWICE(qp_bridge_part)
 
 /* The bridges' check: every bridge row (srow < 0) gets f = 0 (and no friction) and its w from the
  * forces of the parts in the bodies: each body's force F and torque T summed (dv, dw hold them), then
@@ -1653,7 +1676,7 @@ static bool qp_bridges(struct qp_state *q, int n, const int *sa, const int *sb, 
     qp_bridge_job own = {q, 0, n, sa, sb, bn, false, false, {0}};
     qp_bridge_job *jb = dj ? dj : &own;
     jb->q = q, jb->n = n, jb->sa = sa, jb->sb = sb, jb->bn = bn;
-    qp_par_chunks(qp_bridge_part, jb, n - jb->lo);
+    qp_par_chunks(QP_PICK(qp_bridge_part), jb, n - jb->lo);
     if (jb->defer) {
         double bmax = *tol;
         for (int chunk = 0; chunk < PAR_CHUNKS; chunk++) bmax = qp_larger(bmax, jb->bmax[chunk]);
@@ -1716,7 +1739,7 @@ static int qp_split_solve(imp_world *w, int k, int n, double *bn, double *g, boo
     /* the step's parts, in place: the frictionless dense ones in chunks on both threads, then the
      * others, and every part's status and info taken in part order (as one after the other) */
     qp_parts_job pj = {q, k, base, bn, g == NULL && !impulse};
-    qp_par_chunks(qp_parts_part, &pj, n);
+    qp_par_chunks(QP_PICK(qp_parts_part), &pj, n);
     for (int p = q->fp[k]; p < q->fp[k + 1]; p++) {
         const int lo = q->pst[p] - base, m = q->pend[p] - q->pst[p];
         for (int i = lo; i < lo + m; i++) q->srow[i] = p - q->fp[k];
@@ -1835,7 +1858,7 @@ int qp_deriv(imp_world *w, const double *X, double *dX)
         }
     }
     qp_eval_job jb = {q, neval, !placed, eend};
-    qp_par_chunks(qp_eval_part, &jb, neval);
+    qp_par_chunks(QP_PICK(qp_eval_part), &jb, neval);
     for (int k = 0; k < q->nisl; k++) {
         const int n = qp_island_begin(q, k);
         int nres;
@@ -2170,7 +2193,7 @@ static double qp_max_depth(imp_world *w)
     /* the resting points' own penetrations now (their material points placed at the trial state) */
     qp_bodies(w, w->bodies->state, NULL);
     qp_sep_job jb = {q, q->npd};
-    qp_par_chunks(qp_sep_part, &jb, q->npd);
+    qp_par_chunks(QP_PICK(qp_sep_part), &jb, q->npd);
     qp_depth_job dj = {w, joints_count(w) > 0, {0}}; /* joints_prepare ran in this step's gather */
     qp_par_chunks(qp_depth_part, &dj, w->contacts->manifold_count);
     double m = 0;
