@@ -160,7 +160,7 @@ void qp_free(imp_world *w)
     free(w->qp->srow), free(w->qp->sidx), free(w->qp->sstart), free(w->qp->sf), free(w->qp->sw), free(w->qp->sbn);
     free(w->qp->sg), free(w->qp->st1), free(w->qp->st2), free(w->qp->sa), free(w->qp->sb), free(w->qp->sroot);
     free(w->qp->sbody), free(w->qp->sdirty), free(w->qp->pst), free(w->qp->pend), free(w->qp->pneq), free(w->qp->fp);
-    free(w->qp->bst), free(w->qp->eend), free(w->qp->ppar), free(w->qp->pdone), free(w->qp->pinfo);
+    free(w->qp->bst), free(w->qp->eend), free(w->qp->ppar), free(w->qp->pdone), free(w->qp->pinfo), free(w->qp->srowkind);
     for (int c = 0; c < PAR_CHUNKS; c++) {
         struct qp_chunk *ch = &w->qp->chunk[c];
         free(ch->A), free(ch->f), free(ch->wv), free(ch->arow);
@@ -240,7 +240,11 @@ static int qp_root(int *par, int i)
     return i;
 }
 
-static bool qp_parts(imp_world *w);
+#define QP_PART_BITS 21 /* the parts' sort key holds body indices below 2^21 - 1 (qp_parts) */
+static void qp_parts_reserve(struct qp_state *q, int n, int nb);
+static void qp_parts(imp_world *w);
+/* the dynamic body of a side, or -1 */
+static inline int qp_dyn_body(const struct qp_state *q, int k) { return k >= 0 && q->b[k].dyn ? k : -1; }
 
 static void qp_islands(imp_world *w, bool parts)
 {
@@ -248,17 +252,25 @@ static void qp_islands(imp_world *w, bool parts)
     const int nb = w->bodies->ids.count, n = q->count;
     q->nisl = 0;
     if (n == 0) return;
+    /* split into parts: each row's dynamic bodies and what qp_parts asks of it, taken in this one pass
+     * over the contacts */
+    const bool split = parts && nb < (1 << QP_PART_BITS) - 1;
+    if (split) qp_parts_reserve(q, n, nb);
     for (int i = 0; i < nb; i++) q->par[i] = i;
     for (int i = 0; i < n; i++) {
         const qp_contact *c = &q->c[i];
-        bool da = c->ka >= 0 && q->b[c->ka].dyn, db = c->kb >= 0 && q->b[c->kb].dyn;
-        if (da && db) {
-            int ra = qp_root(q->par, c->ka), rb = qp_root(q->par, c->kb);
+        const int a = qp_dyn_body(q, c->ka), b = qp_dyn_body(q, c->kb);
+        if (split) q->sa[i] = a, q->sb[i] = b, q->srowkind[i] = (unsigned char)(c->eq | (c->force > 0) << 1);
+        if (a >= 0 && b >= 0) {
+            int ra = qp_root(q->par, a), rb = qp_root(q->par, b);
             if (ra != rb) q->par[ra] = rb;
         }
     }
     q->parted = false;
-    if (parts && qp_parts(w)) return;
+    if (split) {
+        qp_parts(w);
+        return;
+    }
     memset(q->cnt, 0, sizeof(int) * (size_t)(nb + 1));
     for (int i = 0; i < n; i++) {
         const qp_contact *c = &q->c[i];
@@ -1440,27 +1452,22 @@ static void qp_split_reserve(struct qp_state *q, int n)
     q->scap = cap;
 }
 
-/* the dynamic body of a side, or -1 */
-static inline int qp_dyn_body(const struct qp_state *q, int k) { return k >= 0 && q->b[k].dyn ? k : -1; }
-
 /* The islands split into the step's parts: the contacts sorted by island (q->par holds the islands'
  * union-find), within an island by the part of the guessed clamped rows (the warm start's f > 0, and
  * the joint rows), each part's joint rows first, and the bridges last; every evaluation of the step
  * starts from these parts, solved in place (qp_split_solve). One stable radix sort on the key (island's
  * root body, part's root body or the bridges' mark, not a joint row): islands in the order of their
- * roots, as qp_islands sorts them, and the order within a part the gather's. False (nothing done) for
- * bodies past 2^21 - 2, which the key cannot hold: the islands are then sorted unsplit. */
-#define QP_PART_BITS 21
-static bool qp_parts(imp_world *w)
+ * roots, as qp_islands sorts them, and the order within a part the gather's. qp_islands has filled
+ * each row's dynamic bodies (sa, sb) and kind (srowkind: 1 a joint row, 2 a force > 0), and splits
+ * only bodies below 2^21 - 1, which the key can hold (else the islands are sorted unsplit). */
+static void qp_parts_reserve(struct qp_state *q, int n, int nb)
 {
-    struct qp_state *q = w->qp;
-    const int nb = w->bodies->ids.count, n = q->count;
-    if (nb >= (1 << QP_PART_BITS) - 1) return false;
     if (n > q->pcap) {
         const int cap = n + n / 2 + 16;
         q->sa = ids_grow(q->sa, sizeof(int), cap), q->sb = ids_grow(q->sb, sizeof(int), cap);
         q->pst = ids_grow(q->pst, sizeof(int), cap), q->pend = ids_grow(q->pend, sizeof(int), cap);
         q->pneq = ids_grow(q->pneq, sizeof(int), cap), q->pdone = ids_grow(q->pdone, sizeof(int), cap);
+        q->srowkind = ids_grow(q->srowkind, 1, cap);
         q->pinfo = ids_grow(q->pinfo, sizeof(imp_lcp_info), cap);
         q->fp = ids_grow(q->fp, sizeof(int), (size_t)cap + 1), q->bst = ids_grow(q->bst, sizeof(int), (size_t)cap + 1);
         q->pcap = cap;
@@ -1469,11 +1476,15 @@ static bool qp_parts(imp_world *w)
         q->pparcap = nb + nb / 2 + 16;
         q->ppar = ids_grow(q->ppar, sizeof(int), (size_t)q->pparcap);
     }
+}
+
+static void qp_parts(imp_world *w)
+{
+    struct qp_state *q = w->qp;
+    const int nb = w->bodies->ids.count, n = q->count;
     for (int X = 0; X < nb; X++) q->ppar[X] = X;
     for (int i = 0; i < n; i++) {
-        const qp_contact *c = &q->c[i];
-        q->sa[i] = qp_dyn_body(q, c->ka), q->sb[i] = qp_dyn_body(q, c->kb);
-        if ((c->eq || c->force > 0) && q->sa[i] >= 0 && q->sb[i] >= 0) {
+        if (q->srowkind[i] && q->sa[i] >= 0 && q->sb[i] >= 0) {
             const int ra = qp_root(q->ppar, q->sa[i]), rb = qp_root(q->ppar, q->sb[i]);
             if (ra != rb) q->ppar[ra] = rb;
         }
@@ -1485,13 +1496,16 @@ static bool qp_parts(imp_world *w)
         const uint64_t isl = (uint64_t)qp_root(q->par, a >= 0 ? a : b);
         const int ra = a >= 0 ? qp_root(q->ppar, a) : -1, rb = b >= 0 ? qp_root(q->ppar, b) : -1;
         const uint64_t pk = ra >= 0 && rb >= 0 && ra != rb ? bridge : (uint64_t)(ra >= 0 ? ra : rb);
-        q->ks[i] = (struct qp_keyed){isl << (QP_PART_BITS + 1) | pk << 1 | !q->c[i].eq, i};
+        q->ks[i] = (struct qp_keyed){isl << (QP_PART_BITS + 1) | pk << 1 | !(q->srowkind[i] & 1), i};
     }
     qp_sort_keyed(q, n);
     qp_copy_job cj = {q, n, 0};
     qp_par_chunks(qp_copy_part, &cj, n);
     qp_contact *t = q->c;
     q->c = q->c2, q->c2 = t;
+    /* the rows' bodies in the sorted order (pst and pend hold the unsorted ones for the while) */
+    memcpy(q->pst, q->sa, sizeof(int) * (size_t)n), memcpy(q->pend, q->sb, sizeof(int) * (size_t)n);
+    for (int j = 0; j < n; j++) q->sa[j] = q->pst[q->ks[j].idx], q->sb[j] = q->pend[q->ks[j].idx];
     /* islands, parts and bridges from the sorted keys */
     int np = 0, biggest = 0;
     q->nisl = 0;
@@ -1510,22 +1524,20 @@ static bool qp_parts(imp_world *w)
                 if (np > q->fp[k]) q->pend[np - 1] = i;
                 q->pst[np] = i, q->pneq[np] = 0, last = pk, np++;
             }
-            q->pneq[np - 1] += q->c[i].eq;
+            q->pneq[np - 1] += !(q->ks[i].key & 1);
         }
         if (q->bst[k] < 0) q->bst[k] = i;
         if (np > q->fp[k]) q->pend[np - 1] = q->bst[k];
         /* the joint rows at the island's head (an island of one part: its own) */
         int h = q->isl[k];
-        while (h < i && q->c[h].eq) h++;
+        while (h < i && !(q->ks[h].key & 1)) h++;
         q->isl_neq[k] = h - q->isl[k];
         if (i - q->isl[k] > biggest) biggest = i - q->isl[k];
     }
     q->isl[q->nisl] = n;
     q->fp[q->nisl] = np;
-    for (int i = 0; i < n; i++) q->sa[i] = qp_dyn_body(q, q->c[i].ka), q->sb[i] = qp_dyn_body(q, q->c[i].kb);
     qp_reserve_system(q, biggest);
     q->parted = true;
-    return true;
 }
 
 /* join the parts of row i's bodies (both dynamic; sa, sb the island's); the joined part is to be solved again */

@@ -94,6 +94,7 @@ struct qp_state {
     /* the step's parts (qp_parts): part p is contacts [pst[p], pend[p]) with pneq[p] joint rows first;
      * island k's parts are fp[k] .. fp[k + 1] - 1, its bridges [bst[k], isl[k + 1]) */
     int *pst, *pend, *pneq, *fp, *bst; int pcap; /* (and sa, sb: pcap each)                   */
+    unsigned char *srowkind; /* per row (pcap): 1 a joint row, 2 its last force > 0 (qp_islands for qp_parts) */
     int *ppar; int pparcap; /* the parts' union-find, per body                                       */
     int *eend; int eendcap; /* per island: the end of the rows a derivative evaluation takes first
                              * (an island solved by parts: its bridges come with their check)      */
