@@ -679,13 +679,20 @@ static int qp_warm_record(struct qp_state *q)
 }
 
 /* the recorded force of the point nearest contact c (within IMP_QP_SAME_POINT in A's or B's frame), or 0 */
-QP_INLINE double qp_warm_force(const struct qp_state *q, int nlast, const qp_contact *c)
+/* the first recorded point of pair `key` (or where it would be) */
+QP_INLINE int qp_warm_first(const struct qp_state *q, int nlast, uint64_t key)
 {
     int lo = 0, hi = nlast;
     while (lo < hi) {
         int mid = (lo + hi) / 2;
-        if (q->last[mid].key < c->key) lo = mid + 1; else hi = mid;
+        if (q->last[mid].key < key) lo = mid + 1; else hi = mid;
     }
+    return lo;
+}
+
+/* (lo: qp_warm_first of c's pair, found once for a manifold's points) */
+QP_INLINE double qp_warm_force(const struct qp_state *q, int nlast, int lo, const qp_contact *c)
+{
     const double tol2 = IMP_QP_SAME_POINT * IMP_QP_SAME_POINT;
     double best = tol2, f = 0;
     for (int j = lo; j < nlast && q->last[j].key == c->key; j++) {
@@ -716,6 +723,8 @@ QP_INLINE void qp_gather_part_body(void *ctx, int chunk)
         const imp_contact *mc = &w->contacts->manifolds[m].c;
         const int ka = q->gm[m].ka, kb = q->gm[m].kb;
         const double rad_a = side_radius(w, mc->a, ka), rad_b = side_radius(w, mc->b, kb);
+        const uint64_t key = qp_pair_key(mc);
+        const int warm_lo = jb->nlast ? qp_warm_first(q, jb->nlast, key) : 0;
         int at = q->gm[m].start;
         for (int k = 0; k < mc->count; k++) {
             if (mc->depth[k] < -QP_SEPARATED) continue;
@@ -723,7 +732,7 @@ QP_INLINE void qp_gather_part_body(void *ctx, int chunk)
             memset(c, 0, sizeof *c);
             c->ka = ka, c->kb = kb;
             c->ida = mc->a.body, c->idb = mc->b.body;
-            c->key = qp_pair_key(mc);
+            c->key = key;
             /* the narrow phase's points are on the surfaces: a curved side's point goes to its core */
             imp_vec3 pa = mc->points[k], pb = v3_add(pa, v3_scale(mc->normal, mc->depth[k]));
             c->rad_a = rad_a, c->rad_b = rad_b;
@@ -739,7 +748,7 @@ QP_INLINE void qp_gather_part_body(void *ctx, int chunk)
                 c->lea = ka >= 0 ? m3_mul_tv(q->b[ka].R, mc->ea) : mc->ea;
                 c->leb = kb >= 0 ? m3_mul_tv(q->b[kb].R, mc->eb) : mc->eb;
             }
-            if (jb->nlast) c->force = qp_warm_force(q, jb->nlast, c);
+            if (jb->nlast) c->force = qp_warm_force(q, jb->nlast, warm_lo, c);
             qp_place(q, c);
         }
     }
