@@ -756,14 +756,42 @@ QP_INLINE void qp_gather_part_body(void *ctx, int chunk)
 QP_TWICE(qp_gather_part)
 
 /* the contacts of the current manifolds, every touching point, at the current state */
+/* which manifolds give contacts: per manifold of chunk `chunk` its bodies and how many of its points are
+ * contacts (0: none), each manifold on its own (par_for, the same numbers) */
+typedef struct qp_count_job { imp_world *w; int njt; } qp_count_job;
+
+static void qp_count_part(void *ctx, int chunk)
+{
+    const qp_count_job *jb = ctx;
+    imp_world *w = jb->w;
+    struct qp_state *q = w->qp;
+    int m0, m1;
+    par_range(w->contacts->manifold_count, chunk, &m0, &m1);
+    for (int m = m0; m < m1; m++) {
+        const imp_contact *mc = &w->contacts->manifolds[m].c;
+        int ka = imp_id_is_null(mc->a.body) ? -1 : ids_lookup(&w->bodies->ids, mc->a.body);
+        int kb = imp_id_is_null(mc->b.body) ? -1 : ids_lookup(&w->bodies->ids, mc->b.body);
+        q->gm[m].count = 0, q->gm[m].ka = ka, q->gm[m].kb = kb;
+        bool dyn = (ka >= 0 && q->b[ka].dyn) || (kb >= 0 && q->b[kb].dyn);
+        if (!dyn) continue;
+        if (jb->njt && ka >= 0 && kb >= 0 && joints_connected(w, ka, kb)) continue; /* S1: joined bodies do not touch */
+        double deepest = -INFINITY;
+        for (int k = 0; k < mc->count; k++) deepest = qp_larger(deepest, mc->depth[k]);
+        if (deepest < -QP_TOUCH) continue; /* a pair the narrow phase keeps in reach, not touching yet */
+        /* the manifolds keep face corners up to a few mm above the face (negative depth); those
+         * within QP_SEPARATED are contacts too */
+        int np = 0;
+        for (int k = 0; k < mc->count; k++) np += !(mc->depth[k] < -QP_SEPARATED);
+        q->gm[m].count = np;
+    }
+}
+
 static int qp_gather(imp_world *w)
 {
     struct qp_state *q = qp_get(w);
     const int nlast = qp_warm_record(q);
     const int njt = joints_count(w);
-    int total = 3 * q->nj + 6 * njt;
-    for (int m = 0; m < w->contacts->manifold_count; m++) total += w->contacts->manifolds[m].c.count;
-    qp_reserve(q, total, w->bodies->ids.count);
+    qp_reserve(q, 0, w->bodies->ids.count);
     qp_bodies(w, w->bodies->state, NULL);
     if (njt) joints_prepare(w, w->bodies->ids.count); /* which body pairs are joined (no contact between them) */
     q->count = 0;
@@ -776,24 +804,10 @@ static int qp_gather(imp_world *w)
         free(q->gm);
         q->gm = ids_grow(NULL, sizeof *q->gm, (size_t)q->gmcap);
     }
-    for (int m = 0; m < nm; m++) {
-        const imp_contact *mc = &w->contacts->manifolds[m].c;
-        int ka = imp_id_is_null(mc->a.body) ? -1 : ids_lookup(&w->bodies->ids, mc->a.body);
-        int kb = imp_id_is_null(mc->b.body) ? -1 : ids_lookup(&w->bodies->ids, mc->b.body);
-        q->gm[m].start = q->gm[m].count = 0, q->gm[m].ka = ka, q->gm[m].kb = kb;
-        bool dyn = (ka >= 0 && q->b[ka].dyn) || (kb >= 0 && q->b[kb].dyn);
-        if (!dyn) continue;
-        if (njt && ka >= 0 && kb >= 0 && joints_connected(w, ka, kb)) continue; /* S1: joined bodies do not touch */
-        double deepest = -INFINITY;
-        for (int k = 0; k < mc->count; k++) deepest = qp_larger(deepest, mc->depth[k]);
-        if (deepest < -QP_TOUCH) continue; /* a pair the narrow phase keeps in reach, not touching yet */
-        /* the manifolds keep face corners up to a few mm above the face (negative depth); those
-         * within QP_SEPARATED are contacts too */
-        int np = 0;
-        for (int k = 0; k < mc->count; k++) np += !(mc->depth[k] < -QP_SEPARATED);
-        q->gm[m].start = q->count, q->gm[m].count = np;
-        q->count += np;
-    }
+    qp_count_job cj = {w, njt};
+    qp_par_chunks(qp_count_part, &cj, 4 * nm);
+    for (int m = 0; m < nm; m++) q->gm[m].start = q->count, q->count += q->gm[m].count;
+    qp_reserve(q, q->count + 3 * q->nj + 6 * njt, w->bodies->ids.count);
     qp_gather_job gj = {w, nm, nlast};
     qp_par_chunks(QP_PICK(qp_gather_part), &gj, q->count);
     /* joints: three equality rows each, along the world axes: the anchor on A and the anchor on B
@@ -1954,14 +1968,18 @@ static int qp_impulses(imp_world *w, double e, double bounce)
 
 /* leave out the separating contacts: d' > hi, unless they still penetrate (d < 0), where the
  * extra acceleration is what pushes them apart and must stay in the solve until d >= 0 */
-static int qp_filter(struct qp_state *q, double hi)
+static int qp_filter(struct qp_state *q, double hi, bool *colliding)
 {
     int k = 0;
+    bool any = false;
     for (int i = 0; i < q->count; i++)
         if (q->c[i].eq || q->c[i].dd <= hi || q->c[i].d < 0) {
+            /* colliding: approaching faster than hi (joints drifting apart in velocity are projected back too) */
+            any = any || (q->c[i].eq ? fabs(q->c[i].dd) > IMP_QP_RESTING_SPEED : q->c[i].dd < -hi);
             if (k != i) q->c[k] = q->c[i];
             k++;
         }
+    if (colliding) *colliding = any;
     if (k != q->count) q->warm = false;
     q->count = k;
     return k;
@@ -1979,13 +1997,11 @@ void qp_begin_step(imp_world *w, double h)
     q->h = h;
     qp_gather(w);
     const double resting = qp_resting_speed(w, h);
-    qp_filter(q, resting); /* separating contacts are left out */
-    bool colliding = false;
-    for (int i = 0; i < q->count; i++) /* joints drifting apart in velocity are projected back too */
-        colliding = colliding || (q->c[i].eq ? fabs(q->c[i].dd) > IMP_QP_RESTING_SPEED : q->c[i].dd < -resting);
+    bool colliding;
+    qp_filter(q, resting, &colliding); /* separating contacts are left out; any colliding among the rest? */
     if (colliding) {
         qp_impulses(w, q->restitution, qp_bounce_speed(w, h));
-        qp_filter(q, resting); /* bounced contacts now separate */
+        qp_filter(q, resting, NULL); /* bounced contacts now separate */
         for (int i = 0; i < q->count; i++) q->c[i].force = 0; /* impulses are no first guess for forces */
     }
     qp_islands(w, true);
@@ -2092,7 +2108,7 @@ int imp_qp_collide(imp_world *w, double e, imp_lcp_info *info)
     qp_bodies(w, w->bodies->state, NULL);
     for (int i = 0; i < q->count; i++) qp_place(q, &q->c[i]);
     const double h = q->h; /* the last step's (0 before any: no cutoff) */
-    qp_filter(q, qp_resting_speed(w, h));
+    qp_filter(q, qp_resting_speed(w, h), NULL);
     int st = q->count ? qp_impulses(w, e, qp_bounce_speed(w, h)) : 0;
     if (info) *info = q->info;
     return st;
