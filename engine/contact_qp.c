@@ -119,12 +119,12 @@
  * keeps a when b is NaN */
 static inline double qp_larger(double a, double b) { return b > a ? b : a; }
 
-/* The per-contact chunk functions (placement, b, the bridges' w, the gather, A of a part) are compiled
- * twice: for the baseline x86-64 and for AVX, whose three-operand (VEX) encoding of the same scalar
- * operations saves the register copies that dominate this code. The same IEEE operations in the same
- * order and no FMA (the target is AVX alone): the same bits on both paths; IMPETUS_SIMD=0 in the
- * environment takes the baseline (sparse_avx). QP_INLINE: what the chunk functions call, compiled
- * into each copy. */
+/* The per-contact chunk functions (the gather, placement and b, the bridges' w, A of a part, the resting
+ * points' separations) are compiled twice: for the baseline x86-64 and for AVX, whose three-operand (VEX)
+ * encoding of the same scalar operations saves the register copies that dominate this code. The same
+ * IEEE operations in the same order and no FMA (the target is AVX alone): the same bits on both paths;
+ * IMPETUS_SIMD=0 in the environment takes the baseline (sparse_avx). QP_INLINE: what the chunk
+ * functions call, compiled into each copy. */
 #define QP_INLINE static inline __attribute__((always_inline))
 #if SPARSE_HAVE_AVX
 #define QP_TWICE(name)                                                                  \
