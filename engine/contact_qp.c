@@ -96,6 +96,7 @@
 #include "imp_math.h"
 #include "joint.h"
 #include "parallel.h"
+#include "sparse_simd.h"
 #include "step.h"
 #include "world_parts.h"
 
@@ -113,6 +114,27 @@
 #define IMP_QP_SAME_POINT 0.01 /* m: manifold points this close on a body are one point (its corners are farther apart) */
 
 #define IMP_QP_DENSE_MAX 256 /* rows: larger islands are solved by projected Gauss-Seidel (qp_pgs) */
+
+/* fmax for the bookkeeping of sweeps and scales, inline (fmax is a library call without -ffast-math); like fmax it
+ * keeps a when b is NaN */
+static inline double qp_larger(double a, double b) { return b > a ? b : a; }
+
+/* The per-contact chunk functions (the gather, placement and b, the bridges' w, A of a part, the resting
+ * points' separations) are compiled twice: for the baseline x86-64 and for AVX, whose three-operand (VEX)
+ * encoding of the same scalar operations saves the register copies that dominate this code. The same
+ * IEEE operations in the same order and no FMA (the target is AVX alone): the same bits on both paths;
+ * IMPETUS_SIMD=0 in the environment takes the baseline (sparse_avx). QP_INLINE: what the chunk
+ * functions call, compiled into each copy. */
+#define QP_INLINE static inline __attribute__((always_inline))
+#if SPARSE_HAVE_AVX
+#define QP_TWICE(name)                                                                  \
+    static void name(void *ctx, int chunk) { name##_body(ctx, chunk); }                 \
+    static SPARSE_AVX void name##_avx(void *ctx, int chunk) { name##_body(ctx, chunk); }
+#define QP_PICK(name) (sparse_avx() ? name##_avx : name)
+#else
+#define QP_TWICE(name) static void name(void *ctx, int chunk) { name##_body(ctx, chunk); }
+#define QP_PICK(name) name
+#endif
 
 static struct qp_state *qp_get(imp_world *w)
 {
@@ -138,7 +160,7 @@ void qp_free(imp_world *w)
     free(w->qp->srow), free(w->qp->sidx), free(w->qp->sstart), free(w->qp->sf), free(w->qp->sw), free(w->qp->sbn);
     free(w->qp->sg), free(w->qp->st1), free(w->qp->st2), free(w->qp->sa), free(w->qp->sb), free(w->qp->sroot);
     free(w->qp->sbody), free(w->qp->sdirty), free(w->qp->pst), free(w->qp->pend), free(w->qp->pneq), free(w->qp->fp);
-    free(w->qp->bst), free(w->qp->ppar), free(w->qp->pdone), free(w->qp->pinfo);
+    free(w->qp->bst), free(w->qp->eend), free(w->qp->ppar), free(w->qp->pdone), free(w->qp->pinfo), free(w->qp->srowkind);
     for (int c = 0; c < PAR_CHUNKS; c++) {
         struct qp_chunk *ch = &w->qp->chunk[c];
         free(ch->A), free(ch->f), free(ch->wv), free(ch->arow);
@@ -218,7 +240,11 @@ static int qp_root(int *par, int i)
     return i;
 }
 
-static bool qp_parts(imp_world *w);
+#define QP_PART_BITS 21 /* the parts' sort key holds body indices below 2^21 - 1 (qp_parts) */
+static void qp_parts_reserve(struct qp_state *q, int n, int nb);
+static void qp_parts(imp_world *w);
+/* the dynamic body of a side, or -1 */
+static inline int qp_dyn_body(const struct qp_state *q, int k) { return k >= 0 && q->b[k].dyn ? k : -1; }
 
 static void qp_islands(imp_world *w, bool parts)
 {
@@ -226,17 +252,25 @@ static void qp_islands(imp_world *w, bool parts)
     const int nb = w->bodies->ids.count, n = q->count;
     q->nisl = 0;
     if (n == 0) return;
+    /* split into parts: each row's dynamic bodies and what qp_parts asks of it, taken in this one pass
+     * over the contacts */
+    const bool split = parts && nb < (1 << QP_PART_BITS) - 1;
+    if (split) qp_parts_reserve(q, n, nb);
     for (int i = 0; i < nb; i++) q->par[i] = i;
     for (int i = 0; i < n; i++) {
         const qp_contact *c = &q->c[i];
-        bool da = c->ka >= 0 && q->b[c->ka].dyn, db = c->kb >= 0 && q->b[c->kb].dyn;
-        if (da && db) {
-            int ra = qp_root(q->par, c->ka), rb = qp_root(q->par, c->kb);
+        const int a = qp_dyn_body(q, c->ka), b = qp_dyn_body(q, c->kb);
+        if (split) q->sa[i] = a, q->sb[i] = b, q->srowkind[i] = (unsigned char)(c->eq | (c->force > 0) << 1);
+        if (a >= 0 && b >= 0) {
+            int ra = qp_root(q->par, a), rb = qp_root(q->par, b);
             if (ra != rb) q->par[ra] = rb;
         }
     }
     q->parted = false;
-    if (parts && qp_parts(w)) return;
+    if (split) {
+        qp_parts(w);
+        return;
+    }
     memset(q->cnt, 0, sizeof(int) * (size_t)(nb + 1));
     for (int i = 0; i < n; i++) {
         const qp_contact *c = &q->c[i];
@@ -287,11 +321,19 @@ static void qp_island_end(struct qp_state *q, int k)
 }
 
 /* kinematics of every body at state X, and the accelerations its forces give: dX holds the body
- * derivative with the external forces (dP/dt = F, dL/dt = tau), or NULL for none */
-static void qp_bodies(imp_world *w, const double *X, const double *dX)
+ * derivative with the external forces (dP/dt = F, dL/dt = tau), or NULL for none. Each body on its
+ * own, in chunks (qp_par_chunks: both threads for many bodies, the same numbers) */
+typedef struct qp_bodies_job { imp_world *w; const double *X, *dX; } qp_bodies_job;
+
+static void qp_bodies_part(void *ctx, int chunk)
 {
+    const qp_bodies_job *jb = ctx;
+    imp_world *w = jb->w;
     struct qp_state *q = w->qp;
-    for (int i = 0; i < w->bodies->ids.count; i++) {
+    const double *X = jb->X, *dX = jb->dX;
+    int lo, hi;
+    par_range(w->bodies->ids.count, chunk, &lo, &hi);
+    for (int i = lo; i < hi; i++) {
         const body *bd = &w->bodies->body[i];
         const double *s = X + BODY_DIM * i;
         qp_body *k = &q->b[i];
@@ -322,8 +364,17 @@ static void qp_bodies(imp_world *w, const double *X, const double *dX)
     }
 }
 
-static imp_vec3 point_vel(const qp_body *k, imp_vec3 r) { return v3_add(k->v, v3_cross(k->w, r)); }
-static imp_vec3 point_acc(const qp_body *k, imp_vec3 r)
+static void qp_par_chunks(par_fn fn, void *ctx, int n);
+
+static void qp_bodies(imp_world *w, const double *X, const double *dX)
+{
+    qp_bodies_job jb = {w, X, dX};
+    /* a body costs about what a contact does several times over */
+    qp_par_chunks(qp_bodies_part, &jb, 4 * w->bodies->ids.count);
+}
+
+QP_INLINE imp_vec3 point_vel(const qp_body *k, imp_vec3 r) { return v3_add(k->v, v3_cross(k->w, r)); }
+QP_INLINE imp_vec3 point_acc(const qp_body *k, imp_vec3 r)
 {
     return v3_add(k->a, v3_add(v3_cross(k->alpha, r), v3_cross(k->w, v3_cross(k->w, r))));
 }
@@ -333,7 +384,7 @@ static const qp_body QP_FIXED = {{1, 0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, 
                                  {{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}, {{{0}}}, 0, false};
 
 /* place an equality row of a joint (see qp_gather): its points, direction, d, d' */
-static void qp_place_row(qp_contact *c, const qp_body *A, const qp_body *B, imp_vec3 xa, imp_vec3 xb)
+QP_INLINE void qp_place_row(qp_contact *c, const qp_body *A, const qp_body *B, imp_vec3 xa, imp_vec3 xb)
 {
     c->p = xa, c->pb = xb;
     c->n = c->in_b ? m3_mul_v(B->R, c->ln) : c->ln;
@@ -369,7 +420,7 @@ static void qp_place_row(qp_contact *c, const qp_body *A, const qp_body *B, imp_
 
 /* place contact c at the current body kinematics: its points, normal, d, d', the lever arms of the force
  * and the velocity products of d'' (the header's "Contact kinematics") */
-static void qp_place(const struct qp_state *q, qp_contact *c)
+QP_INLINE void qp_place(const struct qp_state *q, qp_contact *c)
 {
     const qp_body *A = c->ka >= 0 ? &q->b[c->ka] : &QP_FIXED, *B = c->kb >= 0 ? &q->b[c->kb] : &QP_FIXED;
     const imp_vec3 xa = v3_add(A->x, m3_mul_v(A->R, c->la)), xb = v3_add(B->x, m3_mul_v(B->R, c->lb));
@@ -424,7 +475,7 @@ static void qp_place(const struct qp_state *q, qp_contact *c)
 }
 
 /* d of contact c (not a joint row) at the current body kinematics: qp_place's d, computed alone */
-static double qp_separation(const struct qp_state *q, const qp_contact *c)
+QP_INLINE double qp_separation(const struct qp_state *q, const qp_contact *c)
 {
     const qp_body *A = c->ka >= 0 ? &q->b[c->ka] : &QP_FIXED, *B = c->kb >= 0 ? &q->b[c->kb] : &QP_FIXED;
     const imp_vec3 xa = v3_add(A->x, m3_mul_v(A->R, c->la)), xb = v3_add(B->x, m3_mul_v(B->R, c->lb));
@@ -449,7 +500,7 @@ static double qp_separation(const struct qp_state *q, const qp_contact *c)
  * chunks may run on both threads (par_for) with the same numbers */
 typedef struct qp_sep_job { struct qp_state *q; int n; } qp_sep_job;
 
-static void qp_sep_part(void *ctx, int chunk)
+QP_INLINE void qp_sep_part_body(void *ctx, int chunk)
 {
     const qp_sep_job *jb = ctx;
     struct qp_state *q = jb->q;
@@ -457,6 +508,7 @@ static void qp_sep_part(void *ctx, int chunk)
     par_range(jb->n, chunk, &lo, &hi);
     for (int i = lo; i < hi; i++) q->pd[i].now = -qp_separation(q, &q->c[q->pd[i].idx]);
 }
+QP_TWICE(qp_sep_part)
 
 #define QP_PAR_MIN 2048 /* contacts: fewer are done on the calling thread alone (the same chunks) */
 
@@ -486,7 +538,7 @@ static void qp_copy_part(void *ctx, int chunk)
 
 /* a row's Jacobian on one side (side 0: A, 1: B; the sign sigma is the caller's) for direction u:
  * a point row (contact, linear joint row) (u, r x u), an angular row (0, u) */
-static void qp_jac(const qp_contact *c, imp_vec3 u, int side, imp_vec3 *lin, imp_vec3 *ang)
+QP_INLINE void qp_jac(const qp_contact *c, imp_vec3 u, int side, imp_vec3 *lin, imp_vec3 *ang)
 {
     if (c->angular) *lin = v3(0, 0, 0), *ang = u;
     else *lin = u, *ang = v3_cross(side ? c->rb : c->ra, u);
@@ -510,19 +562,25 @@ static uint64_t qp_pair_key(const imp_contact *mc)
  * SHAPE_TOUCH apart, for the impulse mode's contacts that let a gap close; S2's contacts touch */
 #define QP_TOUCH 1e-6
 
-/* the shape of a contact side (NULL for a collider) */
-static const shape *side_shape(const imp_world *w, imp_contact_side sd)
+/* the shape of a contact side whose body has dense index i (ids_lookup of sd.body; NULL for a collider) */
+static const shape *side_shape_at(const imp_world *w, imp_contact_side sd, int i)
 {
     if (imp_id_is_null(sd.body)) return NULL;
-    int i = ids_lookup(&w->bodies->ids, sd.body);
     if (i < 0 || sd.shape < 0 || sd.shape >= w->bodies->body[i].nshapes) return NULL;
     return &w->shapes->shape[w->shapes->ids.slot_dense[w->bodies->body[i].shapes[sd.shape]]];
 }
 
-/* the radius of a curved side (a sphere's or a capsule's, its surface that far from its core), else 0 */
-static double side_radius(const imp_world *w, imp_contact_side sd)
+/* the shape of a contact side (NULL for a collider) */
+static const shape *side_shape(const imp_world *w, imp_contact_side sd)
 {
-    const shape *sh = side_shape(w, sd);
+    return side_shape_at(w, sd, imp_id_is_null(sd.body) ? -1 : ids_lookup(&w->bodies->ids, sd.body));
+}
+
+/* the radius of a curved side (a sphere's or a capsule's, its surface that far from its core), else 0;
+ * i the dense index of its body (as side_shape_at) */
+static double side_radius(const imp_world *w, imp_contact_side sd, int i)
+{
+    const shape *sh = side_shape_at(w, sd, i);
     if (sh) return sh->type == IMP_SHAPE_SPHERE || sh->type == IMP_SHAPE_CAPSULE ? sh->radius : 0;
     int ci = imp_id_is_null(sd.collider) ? -1 : ids_lookup(&w->colliders->ids, sd.collider);
     const imp_collider_def *cd = ci >= 0 ? &w->colliders->collider[ci].def : NULL;
@@ -621,13 +679,20 @@ static int qp_warm_record(struct qp_state *q)
 }
 
 /* the recorded force of the point nearest contact c (within IMP_QP_SAME_POINT in A's or B's frame), or 0 */
-static double qp_warm_force(const struct qp_state *q, int nlast, const qp_contact *c)
+/* the first recorded point of pair `key` (or where it would be) */
+QP_INLINE int qp_warm_first(const struct qp_state *q, int nlast, uint64_t key)
 {
     int lo = 0, hi = nlast;
     while (lo < hi) {
         int mid = (lo + hi) / 2;
-        if (q->last[mid].key < c->key) lo = mid + 1; else hi = mid;
+        if (q->last[mid].key < key) lo = mid + 1; else hi = mid;
     }
+    return lo;
+}
+
+/* (lo: qp_warm_first of c's pair, found once for a manifold's points) */
+QP_INLINE double qp_warm_force(const struct qp_state *q, int nlast, int lo, const qp_contact *c)
+{
     const double tol2 = IMP_QP_SAME_POINT * IMP_QP_SAME_POINT;
     double best = tol2, f = 0;
     for (int j = lo; j < nlast && q->last[j].key == c->key; j++) {
@@ -646,7 +711,7 @@ static double qp_warm_force(const struct qp_state *q, int nlast, const qp_contac
  * may run on both threads (par_for) with the same numbers */
 typedef struct qp_gather_job { imp_world *w; int nm, nlast; } qp_gather_job;
 
-static void qp_gather_part(void *ctx, int chunk)
+QP_INLINE void qp_gather_part_body(void *ctx, int chunk)
 {
     const qp_gather_job *jb = ctx;
     imp_world *w = jb->w;
@@ -657,7 +722,9 @@ static void qp_gather_part(void *ctx, int chunk)
         if (q->gm[m].count == 0) continue;
         const imp_contact *mc = &w->contacts->manifolds[m].c;
         const int ka = q->gm[m].ka, kb = q->gm[m].kb;
-        const double rad_a = side_radius(w, mc->a), rad_b = side_radius(w, mc->b);
+        const double rad_a = side_radius(w, mc->a, ka), rad_b = side_radius(w, mc->b, kb);
+        const uint64_t key = qp_pair_key(mc);
+        const int warm_lo = jb->nlast ? qp_warm_first(q, jb->nlast, key) : 0;
         int at = q->gm[m].start;
         for (int k = 0; k < mc->count; k++) {
             if (mc->depth[k] < -QP_SEPARATED) continue;
@@ -665,7 +732,7 @@ static void qp_gather_part(void *ctx, int chunk)
             memset(c, 0, sizeof *c);
             c->ka = ka, c->kb = kb;
             c->ida = mc->a.body, c->idb = mc->b.body;
-            c->key = qp_pair_key(mc);
+            c->key = key;
             /* the narrow phase's points are on the surfaces: a curved side's point goes to its core */
             imp_vec3 pa = mc->points[k], pb = v3_add(pa, v3_scale(mc->normal, mc->depth[k]));
             c->rad_a = rad_a, c->rad_b = rad_b;
@@ -681,21 +748,50 @@ static void qp_gather_part(void *ctx, int chunk)
                 c->lea = ka >= 0 ? m3_mul_tv(q->b[ka].R, mc->ea) : mc->ea;
                 c->leb = kb >= 0 ? m3_mul_tv(q->b[kb].R, mc->eb) : mc->eb;
             }
-            if (jb->nlast) c->force = qp_warm_force(q, jb->nlast, c);
+            if (jb->nlast) c->force = qp_warm_force(q, jb->nlast, warm_lo, c);
             qp_place(q, c);
         }
     }
 }
+QP_TWICE(qp_gather_part)
 
 /* the contacts of the current manifolds, every touching point, at the current state */
+/* which manifolds give contacts: per manifold of chunk `chunk` its bodies and how many of its points are
+ * contacts (0: none), each manifold on its own (par_for, the same numbers) */
+typedef struct qp_count_job { imp_world *w; int njt; } qp_count_job;
+
+static void qp_count_part(void *ctx, int chunk)
+{
+    const qp_count_job *jb = ctx;
+    imp_world *w = jb->w;
+    struct qp_state *q = w->qp;
+    int m0, m1;
+    par_range(w->contacts->manifold_count, chunk, &m0, &m1);
+    for (int m = m0; m < m1; m++) {
+        const imp_contact *mc = &w->contacts->manifolds[m].c;
+        int ka = imp_id_is_null(mc->a.body) ? -1 : ids_lookup(&w->bodies->ids, mc->a.body);
+        int kb = imp_id_is_null(mc->b.body) ? -1 : ids_lookup(&w->bodies->ids, mc->b.body);
+        q->gm[m].count = 0, q->gm[m].ka = ka, q->gm[m].kb = kb;
+        bool dyn = (ka >= 0 && q->b[ka].dyn) || (kb >= 0 && q->b[kb].dyn);
+        if (!dyn) continue;
+        if (jb->njt && ka >= 0 && kb >= 0 && joints_connected(w, ka, kb)) continue; /* S1: joined bodies do not touch */
+        double deepest = -INFINITY;
+        for (int k = 0; k < mc->count; k++) deepest = qp_larger(deepest, mc->depth[k]);
+        if (deepest < -QP_TOUCH) continue; /* a pair the narrow phase keeps in reach, not touching yet */
+        /* the manifolds keep face corners up to a few mm above the face (negative depth); those
+         * within QP_SEPARATED are contacts too */
+        int np = 0;
+        for (int k = 0; k < mc->count; k++) np += !(mc->depth[k] < -QP_SEPARATED);
+        q->gm[m].count = np;
+    }
+}
+
 static int qp_gather(imp_world *w)
 {
     struct qp_state *q = qp_get(w);
     const int nlast = qp_warm_record(q);
     const int njt = joints_count(w);
-    int total = 3 * q->nj + 6 * njt;
-    for (int m = 0; m < w->contacts->manifold_count; m++) total += w->contacts->manifolds[m].c.count;
-    qp_reserve(q, total, w->bodies->ids.count);
+    qp_reserve(q, 0, w->bodies->ids.count);
     qp_bodies(w, w->bodies->state, NULL);
     if (njt) joints_prepare(w, w->bodies->ids.count); /* which body pairs are joined (no contact between them) */
     q->count = 0;
@@ -708,26 +804,12 @@ static int qp_gather(imp_world *w)
         free(q->gm);
         q->gm = ids_grow(NULL, sizeof *q->gm, (size_t)q->gmcap);
     }
-    for (int m = 0; m < nm; m++) {
-        const imp_contact *mc = &w->contacts->manifolds[m].c;
-        int ka = imp_id_is_null(mc->a.body) ? -1 : ids_lookup(&w->bodies->ids, mc->a.body);
-        int kb = imp_id_is_null(mc->b.body) ? -1 : ids_lookup(&w->bodies->ids, mc->b.body);
-        q->gm[m].start = q->gm[m].count = 0, q->gm[m].ka = ka, q->gm[m].kb = kb;
-        bool dyn = (ka >= 0 && q->b[ka].dyn) || (kb >= 0 && q->b[kb].dyn);
-        if (!dyn) continue;
-        if (njt && ka >= 0 && kb >= 0 && joints_connected(w, ka, kb)) continue; /* S1: joined bodies do not touch */
-        double deepest = -INFINITY;
-        for (int k = 0; k < mc->count; k++) deepest = fmax(deepest, mc->depth[k]);
-        if (deepest < -QP_TOUCH) continue; /* a pair the narrow phase keeps in reach, not touching yet */
-        /* the manifolds keep face corners up to a few mm above the face (negative depth); those
-         * within QP_SEPARATED are contacts too */
-        int np = 0;
-        for (int k = 0; k < mc->count; k++) np += !(mc->depth[k] < -QP_SEPARATED);
-        q->gm[m].start = q->count, q->gm[m].count = np;
-        q->count += np;
-    }
+    qp_count_job cj = {w, njt};
+    qp_par_chunks(qp_count_part, &cj, 4 * nm);
+    for (int m = 0; m < nm; m++) q->gm[m].start = q->count, q->count += q->gm[m].count;
+    qp_reserve(q, q->count + 3 * q->nj + 6 * njt, w->bodies->ids.count);
     qp_gather_job gj = {w, nm, nlast};
-    qp_par_chunks(qp_gather_part, &gj, q->count);
+    qp_par_chunks(QP_PICK(qp_gather_part), &gj, q->count);
     /* joints: three equality rows each, along the world axes: the anchor on A and the anchor on B
      * (or the world point) keep together, d = e_k . (p_A - p_B) = 0 with d'' = 0 */
     for (int k = 0; k < q->nj; k++) {
@@ -817,7 +899,7 @@ void imp_qp_joint_remove(imp_world *w, int k)
 
 /* K(row i along ui, row j along uj) = sum over shared bodies X of sigma sigma' J_iX M_X^-1 J_jX^T (A's
  * kernel, also for the friction rows and the angular joint rows) */
-static double qp_kernel(const struct qp_state *q, const qp_contact *ci, imp_vec3 ui, const qp_contact *cj, imp_vec3 uj)
+QP_INLINE double qp_kernel(const struct qp_state *q, const qp_contact *ci, imp_vec3 ui, const qp_contact *cj, imp_vec3 uj)
 {
     double s = 0;
     for (int si = 0; si < 2; si++) {
@@ -849,7 +931,7 @@ static inline bool qp_share(const struct qp_state *q, const qp_contact *ci, cons
  * then A_ij = sum over the bodies both rows move of sigma_i sigma_j (n_i . n_j / m_X + t_i . I_X^-1 t_j) */
 typedef struct qp_arow { int X[2]; imp_vec3 t[2], it[2]; } qp_arow;
 
-static void qp_amatrix_into(const struct qp_state *q, const qp_contact *cs, int n, double *A, qp_arow *rows)
+QP_INLINE void qp_amatrix_into(const struct qp_state *q, const qp_contact *cs, int n, double *A, qp_arow *rows)
 {
     for (int i = 0; i < n; i++) {
         const qp_contact *c = &cs[i];
@@ -898,7 +980,7 @@ static void qp_amatrix(struct qp_state *q, int n, double *A)
 }
 
 /* b: d'' of each contact with no contact force (exact; the extra acceleration is added by the caller) */
-static double qp_b_one(const struct qp_state *q, const qp_contact *c)
+QP_INLINE double qp_b_one(const struct qp_state *q, const qp_contact *c)
 {
     const qp_body *A = c->ka >= 0 ? &q->b[c->ka] : &QP_FIXED, *B = c->kb >= 0 ? &q->b[c->kb] : &QP_FIXED;
     if (c->angular) /* d/dt (n . (omega_A - omega_B)) */
@@ -920,24 +1002,38 @@ static void qp_bvector(const struct qp_state *q, int n, double *b)
 /* A derivative evaluation's per-contact work, contact by contact (each independent of the others, so
  * chunks of them may run on both threads, par_for, with the same numbers): place it at the bodies'
  * kinematics (unless it is placed there already) and take its b with S4's extra acceleration towards
- * d = -IMP_QP_SLOP (joints: 0) into q->ball */
-typedef struct qp_eval_job { struct qp_state *q; int n; bool place; } qp_eval_job;
+ * d = -IMP_QP_SLOP (joints: 0) */
+QP_INLINE double qp_eval_one(const struct qp_state *q, qp_contact *c, bool place)
+{
+    if (place) qp_place(q, c);
+    const double h = q->h;
+    double b = qp_b_one(q, c);
+    b += c->dd / h + (c->d + (c->eq ? 0 : IMP_QP_SLOP)) / (4 * h * h);
+    return b;
+}
 
-static void qp_eval_part(void *ctx, int chunk)
+/* the evaluation's contacts into q->ball: every island's [isl[k], eend[k]) (eend NULL: every contact),
+ * n of them in all, cut into chunks as one run */
+typedef struct qp_eval_job { struct qp_state *q; int n; bool place; const int *eend; } qp_eval_job;
+
+QP_INLINE void qp_eval_part_body(void *ctx, int chunk)
 {
     const qp_eval_job *jb = ctx;
     struct qp_state *q = jb->q;
     int lo, hi;
     par_range(jb->n, chunk, &lo, &hi);
-    const double h = q->h;
-    for (int i = lo; i < hi; i++) {
-        qp_contact *c = &q->c[i];
-        if (jb->place) qp_place(q, c);
-        double b = qp_b_one(q, c);
-        b += c->dd / h + (c->d + (c->eq ? 0 : IMP_QP_SLOP)) / (4 * h * h);
-        q->ball[i] = b;
+    if (!jb->eend) {
+        for (int i = lo; i < hi; i++) q->ball[i] = qp_eval_one(q, &q->c[i], jb->place);
+        return;
+    }
+    for (int k = 0, off = 0; k < q->nisl && off < hi; k++) {
+        const int first = q->isl[k], len = jb->eend[k] - first;
+        const int s = lo > off ? lo : off, e = hi < off + len ? hi : off + len;
+        for (int j = s; j < e; j++) q->ball[first + j - off] = qp_eval_one(q, &q->c[first + j - off], jb->place);
+        off += len;
     }
 }
+QP_TWICE(qp_eval_part)
 
 /* add f_i n_i at p_i to A's force and torque, the opposite to B's, into the body derivative dX */
 static void qp_apply(imp_world *w, int n, const double *f, double *dX)
@@ -1078,9 +1174,6 @@ static void qp_friction_rows(struct qp_state *q, int n, bool impulse, double *bt
  * q->bt filled by qp_friction_rows; g holds the first guess. Forces and impulses are the same
  * problem: at the velocity level b_n = (1 + e) v_n- and b_t = v_t-, and the rows' kernel is the same
  * J M^-1 J^T. */
-/* fmax for the sweeps' bookkeeping, inline (fmax is a library call without -ffast-math); like fmax it
- * keeps a when b is NaN */
-static inline double qp_larger(double a, double b) { return b > a ? b : a; }
 
 #define QP_FRICTION_ROUNDS 3 /* normal LCP + tangential sweeps, then the final normal LCP */
 #define QP_FRICTION_SWEEPS 20 /* at most, per round; fewer once a sweep changes no friction force by */
@@ -1382,27 +1475,22 @@ static void qp_split_reserve(struct qp_state *q, int n)
     q->scap = cap;
 }
 
-/* the dynamic body of a side, or -1 */
-static inline int qp_dyn_body(const struct qp_state *q, int k) { return k >= 0 && q->b[k].dyn ? k : -1; }
-
 /* The islands split into the step's parts: the contacts sorted by island (q->par holds the islands'
  * union-find), within an island by the part of the guessed clamped rows (the warm start's f > 0, and
  * the joint rows), each part's joint rows first, and the bridges last; every evaluation of the step
  * starts from these parts, solved in place (qp_split_solve). One stable radix sort on the key (island's
  * root body, part's root body or the bridges' mark, not a joint row): islands in the order of their
- * roots, as qp_islands sorts them, and the order within a part the gather's. False (nothing done) for
- * bodies past 2^21 - 2, which the key cannot hold: the islands are then sorted unsplit. */
-#define QP_PART_BITS 21
-static bool qp_parts(imp_world *w)
+ * roots, as qp_islands sorts them, and the order within a part the gather's. qp_islands has filled
+ * each row's dynamic bodies (sa, sb) and kind (srowkind: 1 a joint row, 2 a force > 0), and splits
+ * only bodies below 2^21 - 1, which the key can hold (else the islands are sorted unsplit). */
+static void qp_parts_reserve(struct qp_state *q, int n, int nb)
 {
-    struct qp_state *q = w->qp;
-    const int nb = w->bodies->ids.count, n = q->count;
-    if (nb >= (1 << QP_PART_BITS) - 1) return false;
     if (n > q->pcap) {
         const int cap = n + n / 2 + 16;
         q->sa = ids_grow(q->sa, sizeof(int), cap), q->sb = ids_grow(q->sb, sizeof(int), cap);
         q->pst = ids_grow(q->pst, sizeof(int), cap), q->pend = ids_grow(q->pend, sizeof(int), cap);
         q->pneq = ids_grow(q->pneq, sizeof(int), cap), q->pdone = ids_grow(q->pdone, sizeof(int), cap);
+        q->srowkind = ids_grow(q->srowkind, 1, cap);
         q->pinfo = ids_grow(q->pinfo, sizeof(imp_lcp_info), cap);
         q->fp = ids_grow(q->fp, sizeof(int), (size_t)cap + 1), q->bst = ids_grow(q->bst, sizeof(int), (size_t)cap + 1);
         q->pcap = cap;
@@ -1411,11 +1499,15 @@ static bool qp_parts(imp_world *w)
         q->pparcap = nb + nb / 2 + 16;
         q->ppar = ids_grow(q->ppar, sizeof(int), (size_t)q->pparcap);
     }
+}
+
+static void qp_parts(imp_world *w)
+{
+    struct qp_state *q = w->qp;
+    const int nb = w->bodies->ids.count, n = q->count;
     for (int X = 0; X < nb; X++) q->ppar[X] = X;
     for (int i = 0; i < n; i++) {
-        const qp_contact *c = &q->c[i];
-        q->sa[i] = qp_dyn_body(q, c->ka), q->sb[i] = qp_dyn_body(q, c->kb);
-        if ((c->eq || c->force > 0) && q->sa[i] >= 0 && q->sb[i] >= 0) {
+        if (q->srowkind[i] && q->sa[i] >= 0 && q->sb[i] >= 0) {
             const int ra = qp_root(q->ppar, q->sa[i]), rb = qp_root(q->ppar, q->sb[i]);
             if (ra != rb) q->ppar[ra] = rb;
         }
@@ -1427,13 +1519,16 @@ static bool qp_parts(imp_world *w)
         const uint64_t isl = (uint64_t)qp_root(q->par, a >= 0 ? a : b);
         const int ra = a >= 0 ? qp_root(q->ppar, a) : -1, rb = b >= 0 ? qp_root(q->ppar, b) : -1;
         const uint64_t pk = ra >= 0 && rb >= 0 && ra != rb ? bridge : (uint64_t)(ra >= 0 ? ra : rb);
-        q->ks[i] = (struct qp_keyed){isl << (QP_PART_BITS + 1) | pk << 1 | !q->c[i].eq, i};
+        q->ks[i] = (struct qp_keyed){isl << (QP_PART_BITS + 1) | pk << 1 | !(q->srowkind[i] & 1), i};
     }
     qp_sort_keyed(q, n);
     qp_copy_job cj = {q, n, 0};
     qp_par_chunks(qp_copy_part, &cj, n);
     qp_contact *t = q->c;
     q->c = q->c2, q->c2 = t;
+    /* the rows' bodies in the sorted order (pst and pend hold the unsorted ones for the while) */
+    memcpy(q->pst, q->sa, sizeof(int) * (size_t)n), memcpy(q->pend, q->sb, sizeof(int) * (size_t)n);
+    for (int j = 0; j < n; j++) q->sa[j] = q->pst[q->ks[j].idx], q->sb[j] = q->pend[q->ks[j].idx];
     /* islands, parts and bridges from the sorted keys */
     int np = 0, biggest = 0;
     q->nisl = 0;
@@ -1452,22 +1547,20 @@ static bool qp_parts(imp_world *w)
                 if (np > q->fp[k]) q->pend[np - 1] = i;
                 q->pst[np] = i, q->pneq[np] = 0, last = pk, np++;
             }
-            q->pneq[np - 1] += q->c[i].eq;
+            q->pneq[np - 1] += !(q->ks[i].key & 1);
         }
         if (q->bst[k] < 0) q->bst[k] = i;
         if (np > q->fp[k]) q->pend[np - 1] = q->bst[k];
         /* the joint rows at the island's head (an island of one part: its own) */
         int h = q->isl[k];
-        while (h < i && q->c[h].eq) h++;
+        while (h < i && !(q->ks[h].key & 1)) h++;
         q->isl_neq[k] = h - q->isl[k];
         if (i - q->isl[k] > biggest) biggest = i - q->isl[k];
     }
     q->isl[q->nisl] = n;
     q->fp[q->nisl] = np;
-    for (int i = 0; i < n; i++) q->sa[i] = qp_dyn_body(q, q->c[i].ka), q->sb[i] = qp_dyn_body(q, q->c[i].kb);
     qp_reserve_system(q, biggest);
     q->parted = true;
-    return true;
 }
 
 /* join the parts of row i's bodies (both dynamic; sa, sb the island's); the joined part is to be solved again */
@@ -1499,7 +1592,7 @@ static int qp_part_solve(imp_world *w, int lo, int m, int meq, const double *bn,
  * friction). pdone marks the parts solved here; the others are left to the caller. */
 typedef struct qp_parts_job { struct qp_state *q; int k, base; const double *bn; bool dense_ok; } qp_parts_job;
 
-static void qp_parts_part(void *ctx, int chunk)
+QP_INLINE void qp_parts_part_body(void *ctx, int chunk)
 {
     const qp_parts_job *jb = ctx;
     struct qp_state *q = jb->q;
@@ -1528,20 +1621,37 @@ static void qp_parts_part(void *ctx, int chunk)
         memcpy(q->sw + lo, ch->wv, sizeof(double) * (size_t)m);
     }
 }
+QP_TWICE(qp_parts_part)
 
 /* the bridges' w (rows with srow < 0) from the bodies' acceleration changes in dv, dw, chunk by chunk
- * (each row on its own: par_for gives the same numbers) */
-typedef struct qp_bridge_job { struct qp_state *q; int n; const int *sa, *sb; const double *bn; } qp_bridge_job;
+ * (each row on its own: par_for gives the same numbers). Deferred (defer: the rows [lo, n), every one a
+ * bridge, not yet evaluated): each is placed (unless place is false: placed already) and takes its b
+ * (qp_eval_one, into bn) first, its force 0 and d'' (w) go into the contact as the solve's result, and
+ * the chunk's largest |b| into bmax[chunk] */
+typedef struct qp_bridge_job {
+    struct qp_state *q;
+    int lo, n;
+    const int *sa, *sb;
+    double *bn;
+    bool defer, place;
+    double bmax[PAR_CHUNKS];
+} qp_bridge_job;
 
-static void qp_bridge_part(void *ctx, int chunk)
+QP_INLINE void qp_bridge_part_body(void *ctx, int chunk)
 {
-    const qp_bridge_job *jb = ctx;
+    qp_bridge_job *jb = ctx;
     struct qp_state *q = jb->q;
     int lo, hi;
-    par_range(jb->n, chunk, &lo, &hi);
+    par_range(jb->n - jb->lo, chunk, &lo, &hi);
+    lo += jb->lo, hi += jb->lo;
+    double bmax = 0;
     for (int i = lo; i < hi; i++) {
         if (q->srow[i] >= 0) continue;
-        const qp_contact *c = &q->c[i];
+        qp_contact *c = &q->c[i];
+        if (jb->defer) {
+            jb->bn[i] = qp_eval_one(q, c, jb->place);
+            bmax = qp_larger(bmax, fabs(jb->bn[i]));
+        }
         double wi = jb->bn[i];
         for (int side = 0; side < 2; side++) {
             const int X = side ? jb->sb[i] : jb->sa[i];
@@ -1552,20 +1662,26 @@ static void qp_bridge_part(void *ctx, int chunk)
             wi += side ? -v : v;
         }
         q->sw[i] = wi;
+        if (jb->defer) q->sf[i] = 0, c->force = 0, c->accel = wi;
     }
+    jb->bmax[chunk] = bmax;
 }
+QP_TWICE(qp_bridge_part)
 
-/* the bridges' check: every bridge row (srow < 0) gets f = 0 (and no friction) and its w from the
+/* The bridges' check: every bridge row (srow < 0) gets f = 0 (and no friction) and its w from the
  * forces of the parts in the bodies: each body's force F and torque T summed (dv, dw hold them), then
  * its acceleration change F / m, I^-1 T. A bridge with w < -tol joins its parts (qp_split_union).
- * True when none was violated. */
+ * True when none was violated. Deferred (dj->defer, frictionless): the rows [dj->lo, n) are the
+ * bridges, evaluated in the pass that takes their w, and tol is QP_SPLIT_TOL of the largest |b|, bmax
+ * of the other rows given and the bridges' own; *tol is set. */
 static bool qp_bridges(struct qp_state *q, int n, const int *sa, const int *sb, const int *body, int nbody,
-                       const double *bn, double *g, double tol)
+                       double *bn, double *g, double *tol, qp_bridge_job *dj)
 {
     const qp_contact *c0 = q->c;
     imp_vec3 *t1 = q->t1, *t2 = q->t2;
+    const int nforce = dj && dj->defer ? dj->lo : n; /* the rows that may carry force */
     for (int k = 0; k < nbody; k++) q->dv[body[k]] = q->dw[body[k]] = v3(0, 0, 0);
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < nforce; i++) {
         const qp_contact *c = &c0[i];
         if (q->srow[i] < 0) {
             q->sf[i] = 0;
@@ -1592,23 +1708,38 @@ static bool qp_bridges(struct qp_state *q, int n, const int *sa, const int *sb, 
         const int X = body[k];
         q->dv[X] = v3_scale(q->dv[X], q->b[X].im), q->dw[X] = m3_mul_v(q->b[X].Iinv, q->dw[X]);
     }
-    qp_bridge_job jb = {q, n, sa, sb, bn};
-    qp_par_chunks(qp_bridge_part, &jb, n);
+    qp_bridge_job own = {q, 0, n, sa, sb, bn, false, false, {0}};
+    qp_bridge_job *jb = dj ? dj : &own;
+    jb->q = q, jb->n = n, jb->sa = sa, jb->sb = sb, jb->bn = bn;
+    qp_par_chunks(QP_PICK(qp_bridge_part), jb, n - jb->lo);
+    if (jb->defer) {
+        double bmax = *tol;
+        for (int chunk = 0; chunk < PAR_CHUNKS; chunk++) bmax = qp_larger(bmax, jb->bmax[chunk]);
+        *tol = QP_SPLIT_TOL * bmax;
+    }
     bool violated = false;
-    for (int i = 0; i < n; i++)
-        if (q->srow[i] < 0 && q->sw[i] < -tol) qp_split_union(q, sa, sb, i), violated = true;
+    for (int i = jb->lo; i < n; i++)
+        if (q->srow[i] < 0 && q->sw[i] < -*tol) qp_split_union(q, sa, sb, i), violated = true;
     return !violated;
 }
 
-/* island k, [0, n) (placed), as qp_island_solve, by parts: forces into q->f, w into q->wv, friction into
+/* whether island k is solved by parts: the step's parts, more than one or with bridges */
+static bool qp_island_split(const struct qp_state *q, int k)
+{
+    return q->parted && !(q->fp[k + 1] - q->fp[k] == 1 && q->bst[k] == q->isl[k + 1]);
+}
+
+/* island k, [0, n) (placed), as qp_island_solve, by parts: forces into q->f, w into q->wv (rows [0,
+ * *nresult); with defer the bridges' results may instead be in their contacts: see qp_bridges), friction into
  * g (first guess in: the contacts' forces). First the step's parts (qp_parts), each solved in place;
  * when a bridge is violated, the parts again by union-find, joined, the joined ones solved with their
  * rows copied to the front of c2, until no bridge is violated. */
-static int qp_split_solve(imp_world *w, int k, int n, const double *bn, double *g, bool impulse)
+static int qp_split_solve(imp_world *w, int k, int n, double *bn, double *g, bool impulse, bool defer, bool place,
+                          int *nresult)
 {
     struct qp_state *q = w->qp;
-    if (!q->parted || (q->fp[k + 1] - q->fp[k] == 1 && q->bst[k] == q->isl[k + 1]))
-        return qp_island_solve(w, n, bn, g, impulse); /* one part: the island as it is */
+    *nresult = n;
+    if (!qp_island_split(q, k)) return qp_island_solve(w, n, bn, g, impulse); /* one part: the island as it is */
     qp_contact *const c0 = q->c;
     imp_vec3 *const t1 = q->t1, *const t2 = q->t2;
     const int base = q->isl[k];
@@ -1633,14 +1764,17 @@ static int qp_split_solve(imp_world *w, int k, int n, const double *bn, double *
         if (b >= 0 && part[b] == -1) part[b] = -3, q->sbody[nbody++] = b;
     }
     for (int j = 0; j < nbody; j++) part[q->sbody[j]] = -1;
+    /* the bridges' b, when deferred, comes with their w (qp_bridges); tol then too */
+    const int nbridge0 = q->bst[k] - base;
     double bmax = 0;
-    for (int i = 0; i < n; i++) bmax = fmax(bmax, fabs(bn[i]));
-    const double tol = QP_SPLIT_TOL * bmax;
+    for (int i = 0; i < (defer ? nbridge0 : n); i++) bmax = qp_larger(bmax, fabs(bn[i]));
+    double tol = defer ? bmax : QP_SPLIT_TOL * bmax;
+    qp_bridge_job dj = {q, nbridge0, n, NULL, NULL, bn, true, place, {0}};
     int status = 0;
     /* the step's parts, in place: the frictionless dense ones in chunks on both threads, then the
      * others, and every part's status and info taken in part order (as one after the other) */
     qp_parts_job pj = {q, k, base, bn, g == NULL && !impulse};
-    qp_par_chunks(qp_parts_part, &pj, n);
+    qp_par_chunks(QP_PICK(qp_parts_part), &pj, n);
     for (int p = q->fp[k]; p < q->fp[k + 1]; p++) {
         const int lo = q->pst[p] - base, m = q->pend[p] - q->pst[p];
         for (int i = lo; i < lo + m; i++) q->srow[i] = p - q->fp[k];
@@ -1649,8 +1783,10 @@ static int qp_split_solve(imp_world *w, int k, int n, const double *bn, double *
         else st = qp_part_solve(w, lo, m, q->pneq[p], bn, g, impulse);
         if (st) status = st;
     }
-    for (int i = q->bst[k] - base; i < n; i++) q->srow[i] = -1;
-    if (!qp_bridges(q, n, sa, sb, q->sbody, nbody, bn, g, tol)) {
+    for (int i = nbridge0; i < n; i++) q->srow[i] = -1;
+    if (qp_bridges(q, n, sa, sb, q->sbody, nbody, bn, g, &tol, defer ? &dj : NULL)) {
+        if (defer) *nresult = nbridge0; /* the bridges' results are in their contacts */
+    } else {
         /* the parts by union-find: the step's parts, then the violated bridges joined (dirty) */
         for (int j = 0; j < nbody; j++) q->par[q->sbody[j]] = q->sbody[j], q->sdirty[q->sbody[j]] = 0;
         for (int i = 0; i < n; i++)
@@ -1708,11 +1844,11 @@ static int qp_split_solve(imp_world *w, int k, int n, const double *bn, double *
                     if (g) g[2 * i] = q->sg[2 * r], g[2 * i + 1] = q->sg[2 * r + 1], t1[i] = q->st1[r], t2[i] = q->st2[r];
                 }
             }
-            if (qp_bridges(q, n, sa, sb, q->sbody, nbody, bn, g, tol)) break;
+            if (qp_bridges(q, n, sa, sb, q->sbody, nbody, bn, g, &tol, NULL)) break;
         }
     }
-    memcpy(q->f, q->sf, sizeof(double) * (size_t)n);
-    memcpy(q->wv, q->sw, sizeof(double) * (size_t)n);
+    memcpy(q->f, q->sf, sizeof(double) * (size_t)*nresult);
+    memcpy(q->wv, q->sw, sizeof(double) * (size_t)*nresult);
     q->info.status = status;
     return status;
 }
@@ -1740,11 +1876,28 @@ int qp_deriv(imp_world *w, const double *X, double *dX)
         free(q->ball);
         q->ball = ids_grow(NULL, sizeof(double), (size_t)q->ballcap);
     }
-    qp_eval_job jb = {q, q->count, !placed};
-    qp_par_chunks(qp_eval_part, &jb, q->count);
+    /* frictionless islands solved by parts: their bridges are evaluated with their check (qp_bridges),
+     * after the parts' solves; every other contact now */
+    const bool defer = q->friction == 0;
+    int *eend = NULL, neval = q->count;
+    if (defer) {
+        if (q->nisl > q->eendcap) {
+            q->eendcap = q->nisl + q->nisl / 2 + 16;
+            free(q->eend);
+            q->eend = ids_grow(NULL, sizeof(int), (size_t)q->eendcap);
+        }
+        eend = q->eend, neval = 0;
+        for (int k = 0; k < q->nisl; k++) {
+            eend[k] = qp_island_split(q, k) ? q->bst[k] : q->isl[k + 1];
+            neval += eend[k] - q->isl[k];
+        }
+    }
+    qp_eval_job jb = {q, neval, !placed, eend};
+    qp_par_chunks(QP_PICK(qp_eval_part), &jb, neval);
     for (int k = 0; k < q->nisl; k++) {
         const int n = qp_island_begin(q, k);
-        qp_split_solve(w, k, n, q->ball + q->isl[k], q->friction > 0 ? q->g : NULL, false);
+        int nres;
+        qp_split_solve(w, k, n, q->ball + q->isl[k], q->friction > 0 ? q->g : NULL, false, defer, !placed, &nres);
         if (q->friction > 0) {
             for (int i = 0; i < n; i++) {
                 const qp_contact *c = &q->c[i];
@@ -1761,9 +1914,9 @@ int qp_deriv(imp_world *w, const double *X, double *dX)
             }
         }
         q->solves++;
-        qp_copy_job cj = {q, n, 1};
-        qp_par_chunks(qp_copy_part, &cj, n);
-        qp_apply(w, n, q->f, dX);
+        qp_copy_job cj = {q, nres, 1};
+        qp_par_chunks(qp_copy_part, &cj, nres);
+        qp_apply(w, nres, q->f, dX); /* (the others' forces are 0) */
         qp_island_end(q, k);
     }
     return 0;
@@ -1815,14 +1968,18 @@ static int qp_impulses(imp_world *w, double e, double bounce)
 
 /* leave out the separating contacts: d' > hi, unless they still penetrate (d < 0), where the
  * extra acceleration is what pushes them apart and must stay in the solve until d >= 0 */
-static int qp_filter(struct qp_state *q, double hi)
+static int qp_filter(struct qp_state *q, double hi, bool *colliding)
 {
     int k = 0;
+    bool any = false;
     for (int i = 0; i < q->count; i++)
         if (q->c[i].eq || q->c[i].dd <= hi || q->c[i].d < 0) {
+            /* colliding: approaching faster than hi (joints drifting apart in velocity are projected back too) */
+            any = any || (q->c[i].eq ? fabs(q->c[i].dd) > IMP_QP_RESTING_SPEED : q->c[i].dd < -hi);
             if (k != i) q->c[k] = q->c[i];
             k++;
         }
+    if (colliding) *colliding = any;
     if (k != q->count) q->warm = false;
     q->count = k;
     return k;
@@ -1840,13 +1997,11 @@ void qp_begin_step(imp_world *w, double h)
     q->h = h;
     qp_gather(w);
     const double resting = qp_resting_speed(w, h);
-    qp_filter(q, resting); /* separating contacts are left out */
-    bool colliding = false;
-    for (int i = 0; i < q->count; i++) /* joints drifting apart in velocity are projected back too */
-        colliding = colliding || (q->c[i].eq ? fabs(q->c[i].dd) > IMP_QP_RESTING_SPEED : q->c[i].dd < -resting);
+    bool colliding;
+    qp_filter(q, resting, &colliding); /* separating contacts are left out; any colliding among the rest? */
     if (colliding) {
         qp_impulses(w, q->restitution, qp_bounce_speed(w, h));
-        qp_filter(q, resting); /* bounced contacts now separate */
+        qp_filter(q, resting, NULL); /* bounced contacts now separate */
         for (int i = 0; i < q->count; i++) q->c[i].force = 0; /* impulses are no first guess for forces */
     }
     qp_islands(w, true);
@@ -1953,7 +2108,7 @@ int imp_qp_collide(imp_world *w, double e, imp_lcp_info *info)
     qp_bodies(w, w->bodies->state, NULL);
     for (int i = 0; i < q->count; i++) qp_place(q, &q->c[i]);
     const double h = q->h; /* the last step's (0 before any: no cutoff) */
-    qp_filter(q, qp_resting_speed(w, h));
+    qp_filter(q, qp_resting_speed(w, h), NULL);
     int st = q->count ? qp_impulses(w, e, qp_bounce_speed(w, h)) : 0;
     if (info) *info = q->info;
     return st;
@@ -2017,21 +2172,23 @@ static imp_vec3 qp_body_frame(const struct qp_state *q, int k, imp_vec3 p)
     return m3_mul_tv(q->b[k].R, v3_sub(p, q->b[k].x));
 }
 
-/* the largest penetration growth of a point not in the start's resting set (0 when none) */
-static double qp_max_depth(imp_world *w)
+/* the largest penetration growth of a point not in the start's resting set over the manifolds of
+ * chunk `chunk` (each manifold on its own: the chunks may run on both threads, par_for), into m[chunk] */
+typedef struct qp_depth_job { imp_world *w; bool joined; double m[PAR_CHUNKS]; } qp_depth_job;
+
+static void qp_depth_part(void *ctx, int chunk)
 {
-    struct qp_state *q = w->qp;
+    qp_depth_job *jb = ctx;
+    imp_world *w = jb->w;
+    const struct qp_state *q = w->qp;
     const double tol2 = IMP_QP_SAME_POINT * IMP_QP_SAME_POINT;
     double m = 0;
-    /* the resting points' own penetrations now (their material points placed at the trial state) */
-    qp_bodies(w, w->bodies->state, NULL);
-    qp_sep_job jb = {q, q->npd};
-    qp_par_chunks(qp_sep_part, &jb, q->npd);
-    const bool joined = joints_count(w) > 0; /* joints_prepare ran in this step's gather */
-    for (int k = 0; k < w->contacts->manifold_count; k++) {
+    int k0, k1;
+    par_range(w->contacts->manifold_count, chunk, &k0, &k1);
+    for (int k = k0; k < k1; k++) {
         const imp_contact *mc = &w->contacts->manifolds[k].c;
         if (!qp_dynamic_pair(w, mc)) continue;
-        if (joined && !imp_id_is_null(mc->a.body) && !imp_id_is_null(mc->b.body) &&
+        if (jb->joined && !imp_id_is_null(mc->a.body) && !imp_id_is_null(mc->b.body) &&
             joints_connected(w, ids_lookup(&w->bodies->ids, mc->a.body), ids_lookup(&w->bodies->ids, mc->b.body)))
             continue; /* joined bodies do not touch */
         struct qp_start_point want = {.key = qp_pair_key(mc)};
@@ -2042,7 +2199,7 @@ static double qp_max_depth(imp_world *w)
         }
         int end = lo;
         double base = 0;
-        while (end < q->npd && q->pd[end].key == want.key) base = fmax(base, q->pd[end++].pen);
+        while (end < q->npd && q->pd[end].key == want.key) base = qp_larger(base, q->pd[end++].pen);
         for (int i = 0; i < mc->count; i++) {
             if (mc->depth[i] <= m) continue; /* growth is at most the depth */
             bool old = false;
@@ -2057,11 +2214,27 @@ static double qp_max_depth(imp_world *w)
                 for (int j = lo; j < end; j++)
                     if (v3_dot(v3_sub(pa, q->pd[j].la), v3_sub(pa, q->pd[j].la)) < tol2 ||
                         v3_dot(v3_sub(pb, q->pd[j].lb), v3_sub(pb, q->pd[j].lb)) < tol2)
-                        old = true, seen = fmax(seen, q->pd[j].now);
+                        old = true, seen = qp_larger(seen, q->pd[j].now);
             }
-            m = fmax(m, mc->depth[i] - (old ? seen : base));
+            m = qp_larger(m, mc->depth[i] - (old ? seen : base));
         }
     }
+    jb->m[chunk] = m;
+}
+
+/* the largest penetration growth of a point not in the start's resting set (0 when none): the
+ * chunks' largest, a maximum whatever the order */
+static double qp_max_depth(imp_world *w)
+{
+    struct qp_state *q = w->qp;
+    /* the resting points' own penetrations now (their material points placed at the trial state) */
+    qp_bodies(w, w->bodies->state, NULL);
+    qp_sep_job jb = {q, q->npd};
+    qp_par_chunks(QP_PICK(qp_sep_part), &jb, q->npd);
+    qp_depth_job dj = {w, joints_count(w) > 0, {0}}; /* joints_prepare ran in this step's gather */
+    qp_par_chunks(qp_depth_part, &dj, w->contacts->manifold_count);
+    double m = 0;
+    for (int chunk = 0; chunk < PAR_CHUNKS; chunk++) m = qp_larger(m, dj.m[chunk]);
     return m;
 }
 

@@ -16,12 +16,9 @@ void qp_step(imp_step *s); /* integrate + collide, cut at impacts */
 /* the exact mode's contacts, bodies and state (contact_qp.c): here so that snapshot.c saves what outlives
  * a step (settings, counters, ball joints, the friction warm start, the contact list) */
 typedef struct qp_contact {
+    /* what the step's passes over every contact read (the resting set's filter, the islands and parts,
+     * the warm start, the time-of-impact record): its first 64 bytes, one cache line */
     int ka, kb;             /* dense body index of A and B for kinematics, -1: a fixed collider    */
-    imp_vec3 la, lb;        /* the contact point on A / on B: body frame (about the centre of mass), or world */
-    imp_vec3 ln;            /* the normal: in its face owner's body frame (B's, or A's when face_a), or world */
-    imp_vec3 lea, leb;      /* edge/edge: ea in A's frame, eb in B's (or world)                     */
-    double rad_a, rad_b;    /* the radius of a curved side (sphere, capsule): its point is on the
-                             * core, the centre or the axis, and the surface is rad from it; else 0 */
     bool edge;
     bool face_a;            /* vertex/face on A's face: n turns with A                              */
     bool points;            /* the normal is the line between the two points: two curved sides, or
@@ -29,18 +26,23 @@ typedef struct qp_contact {
     bool eq;                /* a joint row: equality (w = 0, f free); ln a world direction, or B's  */
     bool in_b;              /* a joint row whose direction is fixed in B (ln in B's frame)          */
     bool angular;           /* a joint row on the relative angular velocity along n (no point)      */
-    int ang_ref;            /* an angular row's position error: 0 none, 2 the free axis (lea in A's
+    signed char ang_ref;    /* an angular row's position error: 0 none, 2 the free axis (lea in A's
                              * frame, leb in B's must stay parallel), 3 the relative rotation q0     */
-    imp_quat q0;            /* ang_ref 3: A's orientation relative to B's when held (joint.c's frames) */
-    imp_id ida, idb;        /* body ids (null for colliders)                                        */
     uint64_t key;           /* the manifold's pair (qp_pair_key; 0 for joint rows)                   */
+    double d, dd;           /* separation and its rate d' (at the current state)                     */
+    double force;           /* last solve: force magnitude (or impulse)                             */
+    imp_id ida, idb;        /* body ids (null for colliders)                                        */
+    imp_vec3 la, lb;        /* the contact point on A / on B: body frame (about the centre of mass), or world */
+    imp_vec3 ln;            /* the normal: in its face owner's body frame (B's, or A's when face_a), or world */
+    imp_vec3 lea, leb;      /* edge/edge: ea in A's frame, eb in B's (or world)                     */
+    double rad_a, rad_b;    /* the radius of a curved side (sphere, capsule): its point is on the
+                             * core, the centre or the axis, and the surface is rad from it; else 0 */
+    imp_quat q0;            /* ang_ref 3: A's orientation relative to B's when held (joint.c's frames) */
     /* evaluated at the current state */
     imp_vec3 p, pb, n, ndot, ra, rb;  /* p: the contact point on A (force application), pb on B; r = p - x */
     imp_vec3 qa, qb;        /* the points whose motion gives d' and d'' (b), relative to each centre of
                              * mass: a core or a vertex, and the point of the other side's plane or core */
     double bvel;            /* the velocity products of d'' (b's part that no force changes)        */
-    double d, dd;           /* separation and its rate d'                                            */
-    double force;           /* last solve: force magnitude (or impulse)                             */
     imp_vec3 tforce;        /* last solve: friction force (or impulse) on A                         */
     double accel;           /* last solve: d''                                                      */
 } qp_contact;
@@ -94,7 +96,10 @@ struct qp_state {
     /* the step's parts (qp_parts): part p is contacts [pst[p], pend[p]) with pneq[p] joint rows first;
      * island k's parts are fp[k] .. fp[k + 1] - 1, its bridges [bst[k], isl[k + 1]) */
     int *pst, *pend, *pneq, *fp, *bst; int pcap; /* (and sa, sb: pcap each)                   */
+    unsigned char *srowkind; /* per row (pcap): 1 a joint row, 2 its last force > 0 (qp_islands for qp_parts) */
     int *ppar; int pparcap; /* the parts' union-find, per body                                       */
+    int *eend; int eendcap; /* per island: the end of the rows a derivative evaluation takes first
+                             * (an island solved by parts: its bridges come with their check)      */
     int *pdone; imp_lcp_info *pinfo; /* per part: solved by a chunk (qp_parts_part), and its solve's info */
     struct qp_chunk {       /* a chunk's own scratch for its parts' dense solves                      */
         double *A, *f, *wv; struct qp_arow *arow; int cap;
