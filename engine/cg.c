@@ -77,6 +77,7 @@ cg_result cg_solve(const cg_problem *p, double *x, const double *b, cg_work *w)
     double curv_max = 0; /* the largest Rayleigh quotient d.Ad / d.d seen */
     int it = 0;
     if (rnorm > stop) { /* (a warm start may already be the answer) */
+        if (p->prepare) p->prepare(p->ctx);
         precondition(p, r, d);
         apply_filter(p, d);
         delta = dot(r, d, n);

@@ -19,6 +19,9 @@ typedef struct cg_problem {
     /* the norm of the stopping test (of S b and of r) in place of the Euclidean one, or NULL;
      * abs_tol is then in its units (the implicit integrator measures velocity errors) */
     double (*norm)(void *ctx, const double *v);
+    /* called once, before the preconditioner is first applied (not at all when the start already
+     * passes the test): the caller makes the preconditioner's values only when an iteration runs */
+    void (*prepare)(void *ctx);
 } cg_problem;
 
 typedef struct cg_result {
