@@ -92,7 +92,7 @@ void implicit_free(imp_world *w)
     if (!st) return;
     bsr3_free(&st->A);
     free(st->diag), free(st->tpos), free(st->undo_at), free(st->undo_val), free(st->pairs);
-    free(st->f), free(st->bK), free(st->b), free(st->y), free(st->z), free(st->dv), free(st->tmp), free(st->tmp2), free(st->inv_m2), free(st->near);
+    free(st->f), free(st->bK), free(st->b), free(st->y), free(st->z), free(st->dv), free(st->tmp), free(st->inv_m2), free(st->near);
     free(st->filter_kind), free(st->filter_normal), free(st->filtered), free(st->contact_kind), free(st->contact_impulse);
     cg_work_free(&st->cg);
     amg_free(&st->mg);
@@ -107,7 +107,7 @@ static void reserve(implicit_state *st, int n)
     if (n <= st->cap) return;
     int cap = st->cap ? st->cap : 64;
     while (cap < n) cap *= 2;
-    double **vecs[] = {&st->f, &st->bK, &st->b, &st->y, &st->z, &st->dv, &st->tmp, &st->tmp2};
+    double **vecs[] = {&st->f, &st->bK, &st->b, &st->y, &st->z, &st->dv, &st->tmp};
     for (size_t k = 0; k < sizeof vecs / sizeof vecs[0]; k++) *vecs[k] = ids_grow(*vecs[k], 3 * sizeof(double), cap);
     st->diag = ids_grow(st->diag, sizeof(int), cap);
     st->inv_m2 = ids_grow(st->inv_m2, sizeof(double), cap);
@@ -432,7 +432,7 @@ static void rhs_minus_az(implicit_state *st, int n, double *rhs)
 }
 
 /* solve A dv = b with the filter: dv = z + y, S y = y, A y = b - A z. The start is the last solve's
- * dv, when it is a better start than 0: CG minimizes phi(y) = y^T A y / 2 - rhs^T y, phi(0) = 0, and
+ * dv, when it is a better start than 0 (cg.h, warm_check): CG minimizes phi(y) = y^T A y / 2 - rhs^T y, phi(0) = 0, and
  * a start that merely passes the tolerance would otherwise be kept (a cloth at rest would keep the
  * last step's velocity change). */
 static cg_result solve(implicit_state *st, int n, bool has_z, double abs_tol)
@@ -444,16 +444,11 @@ static cg_result solve(implicit_state *st, int n, bool has_z, double abs_tol)
         rhs = st->tmp;
     }
     memcpy(st->y, st->dv, sizeof(double) * (size_t)n3);
-    filter_apply(st, st->y);
-    matrix_mul(st, st->y, st->tmp2);
-    double phi = 0;
-    for (int e = 0; e < n3; e++) phi += st->y[e] * (0.5 * st->tmp2[e] - rhs[e]);
-    if (!(phi < 0)) memset(st->y, 0, sizeof(double) * (size_t)n3);
     matrix_filter(st);
     st->mg_current = false;
     cg_problem p = {.n = n3, .ctx = st, .mul = matrix_mul_cg, .filter = st->nfiltered ? filter_apply : NULL,
                     .tol = st->set.cg_tolerance, .max_iter = st->set.cg_max_iterations, .abs_tol = abs_tol,
-                    .precond_apply = multigrid, .norm = velocity_norm, .prepare = solve_prepare};
+                    .precond_apply = multigrid, .norm = velocity_norm, .warm_check = 1, .prepare = solve_prepare};
     cg_result r = cg_solve(&p, st->y, rhs, &st->cg);
     matrix_unfilter(st);
     for (int e = 0; e < n3; e++) st->dv[e] = st->z[e] + st->y[e];

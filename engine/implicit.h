@@ -30,7 +30,7 @@ typedef struct implicit_state {
     int undo_count, undo_cap;
     int *pairs, pair_cap;
     /* per-particle vectors, 3 doubles each */
-    double *f, *bK, *b, *y, *z, *dv, *tmp, *tmp2;
+    double *f, *bK, *b, *y, *z, *dv, *tmp;
     double *inv_m2;      /* 1 / m^2 per particle, for the stopping test                            */
     uint8_t *near;       /* per particle: its row has a block in a column where z is nonzero       */
     bool mg_current;     /* the multigrid holds the values of the matrix as filtered now           */
