@@ -192,7 +192,8 @@ static double velocity_norm(void *ctx, const double *r)
     double worst = 0;
     for (int i = 0; i < st->n; i++) {
         const double *ri = r + 3 * i;
-        worst = fmax(worst, (ri[0] * ri[0] + ri[1] * ri[1] + ri[2] * ri[2]) * st->inv_m2[i]);
+        double e = (ri[0] * ri[0] + ri[1] * ri[1] + ri[2] * ri[2]) * st->inv_m2[i];
+        if (e > worst) worst = e; /* (fmax's result, NaN skipped, without a call) */
     }
     return sqrt(worst);
 }
