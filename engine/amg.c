@@ -453,6 +453,7 @@ static SPARSE_AVX void upper_residual_cm(const amg_level *L, int lo, int hi, boo
 /* the finest level's smoothing, chunk by chunk */
 typedef struct sweep_job {
     const amg *g;
+    const amg_level *L; /* level 0, with the caller's vectors (amg_apply) */
     int phase; /* 0: forward from zero, 1: residual, 2: backward */
 } sweep_job;
 
@@ -460,7 +461,7 @@ static void sweep_part(void *ctx, int chunk)
 {
     const sweep_job *jb = ctx;
     const amg *g = jb->g;
-    const amg_level *L = &g->lev[0];
+    const amg_level *L = jb->L;
     int lo = g->split[chunk], hi = g->split[chunk + 1];
 #if SPARSE_HAVE_AVX
     if (sparse_avx()) {
@@ -498,9 +499,9 @@ static void level_residual(const amg_level *L)
     upper_residual(L, 0, L->A.n);
 }
 
-static void vcycle(const amg *g, int l)
+/* one V-cycle from level l down; L is level l (level 0: a copy with the caller's b and x) */
+static void vcycle(const amg *g, int l, const amg_level *L)
 {
-    const amg_level *L = &g->lev[l];
     const int n = L->A.n;
     if (l == g->levels - 1 && !g->chol_n) {
         /* too large to factor: two symmetric Gauss-Seidel sweeps (forward from zero, backward, forward, backward) */
@@ -528,7 +529,7 @@ static void vcycle(const amg *g, int l)
         }
         return;
     }
-    sweep_job jb = {g, 0};
+    sweep_job jb = {g, L, 0};
     if (l == 0) {
         par_for(sweep_part, &jb, PAR_CHUNKS);
         jb.phase = 1;
@@ -544,7 +545,7 @@ static void vcycle(const amg *g, int l)
         const double *ri = L->r + 3 * i;
         cb[0] += ri[0], cb[1] += ri[1], cb[2] += ri[2];
     }
-    vcycle(g, l + 1);
+    vcycle(g, l + 1, C);
     for (int i = 0; i < n; i++) {
         const double *cx = C->x + 3 * L->agg[i];
         double *xi = L->x + 3 * i;
@@ -561,9 +562,8 @@ static void vcycle(const amg *g, int l)
 
 void amg_apply(const amg *g, const double *r, double *z)
 {
-    const amg_level *L = &g->lev[0];
-    const size_t n3 = 3 * (size_t)L->A.n;
-    memcpy(L->b, r, n3 * sizeof(double));
-    vcycle(g, 0);
-    memcpy(z, L->x, n3 * sizeof(double));
+    /* level 0 smooths straight from r into z (its own b and x are not used) */
+    amg_level L0 = g->lev[0];
+    L0.b = (double *)r, L0.x = z;
+    vcycle(g, 0, &L0);
 }
