@@ -15,11 +15,11 @@
  *
  * which costs one pass over the fine blocks per step (the map block -> coarse block, and its
  * inverse, are built with the pattern; each coarse block gathers its fine blocks, so level 1's
- * blocks are summed in parallel chunks). The smoother is block Gauss-Seidel, forward before the coarse correction and
- * backward after, so the V-cycle is a symmetric positive definite operator, as CG requires. The
- * coarsest level is solved by a dense Cholesky factorization when it has at most COARSEST block
- * rows; when coarsening stalls above that (many small disconnected pieces, such as hair strands,
- * each aggregate alone) it gets symmetric Gauss-Seidel sweeps instead.
+ * blocks are summed in parallel chunks). The smoother is block Gauss-Seidel, forward before the
+ * coarse correction and backward after, so the V-cycle is a symmetric positive definite operator,
+ * as CG requires. The coarsest level is solved by a dense Cholesky factorization when it has at
+ * most COARSEST block rows; when coarsening stalls above that (many small disconnected pieces, such
+ * as hair strands, each aggregate alone) it gets symmetric Gauss-Seidel sweeps instead.
  *
  * On the finest level the rows are cut in chunks that are smoothed at the same time (parallel.h):
  * each chunk runs Gauss-Seidel over its own rows and reads the other chunks' values from before
@@ -562,7 +562,7 @@ static void vcycle(const amg *g, int l, const amg_level *L)
 
 void amg_apply(const amg *g, const double *r, double *z)
 {
-    /* level 0 smooths straight from r into z (its own b and x are not used) */
+    /* level 0 smooths straight from r (only read) into z: its own b and x are not used */
     amg_level L0 = g->lev[0];
     L0.b = (double *)r, L0.x = z;
     vcycle(g, 0, &L0);

@@ -5,7 +5,8 @@
  *               the map from each fine block to the coarse block it sums into
  *   amg_update  every step, with the matrix's values: the coarse matrices, the smoothers'
  *               inverse diagonal blocks, the Cholesky factor of the coarsest matrix
- *   amg_apply   z = one symmetric V-cycle applied to r (z ~ A^-1 r), a valid CG preconditioner
+ *   amg_apply   z = one symmetric V-cycle applied to r (z ~ A^-1 r), a valid CG preconditioner;
+ *               z and r are distinct vectors
  */
 #ifndef IMPETUS_AMG_H
 #define IMPETUS_AMG_H
