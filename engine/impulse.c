@@ -160,6 +160,7 @@ typedef struct impulse_state {
      * manifolds in the order their points are laid out, the first patch of each island (nisland + 1),
      * and the islands each parallel chunk solves (chunk_island[c] .. chunk_island[c + 1]) */
     int *man_island, *order, *order_tmp, *island_count, *island_of, *island_first;
+    int *man_first;              /* per manifold in solve order: its first point (nlive + 1)         */
     int nisland;
     int chunk_island[PAR_CHUNKS + 1];
     int njoints;                 /* live joints this step                                            */
@@ -219,7 +220,7 @@ static void reserve_manifolds(impulse_state *s, int nm)
         s->patch_cap = nm * 3 / 2 + 64;
         s->patches = ids_grow(s->patches, sizeof(contact_patch), s->patch_cap);
     }
-    if (nm <= s->man_cap) return;
+    if (nm <= s->man_cap && s->man_cap) return; /* (made once even for none: man_first has nlive + 1) */
     s->man_cap = nm * 3 / 2 + 64;
     s->man_ab = ids_grow(s->man_ab, 2 * sizeof(int), s->man_cap);
     s->live = ids_grow(s->live, sizeof(int), s->man_cap);
@@ -227,7 +228,14 @@ static void reserve_manifolds(impulse_state *s, int nm)
     s->order = ids_grow(s->order, sizeof(int), s->man_cap), s->order_tmp = ids_grow(s->order_tmp, sizeof(int), s->man_cap);
     s->island_count = ids_grow(s->island_count, sizeof(int), s->man_cap + 1);
     s->island_first = ids_grow(s->island_first, sizeof(int), s->man_cap + 1);
+    s->man_first = ids_grow(s->man_first, sizeof(int), s->man_cap + 1);
 }
+
+/* what a parallel chunk of the stages reads: the world and the solver's state */
+typedef struct island_job {
+    imp_world *w;
+    impulse_state *s;
+} island_job;
 
 /* the dense body of a contact side, or n for the static world (colliders, static bodies) */
 static int side_body(const imp_world *w, imp_contact_side sd, int n)
@@ -546,12 +554,17 @@ static void project_planar(imp_vec3 *v, imp_vec3 *w) { v->z = 0, w->x = 0, w->y 
 /* ---- the stages ------------------------------------------------------------------------------------ */
 
 /* the bodies' velocities and world inverse inertias; a body that does not move in this step (static,
- * kinematic, asleep) has inverse mass 0; the static world is index n. A push wakes a sleeper. */
-static void load_bodies(imp_world *w, impulse_state *s)
+ * kinematic, asleep) has inverse mass 0; the static world is index n. A push wakes a sleeper. Each
+ * body is its own: the bodies are loaded on both threads (load_part). */
+static void load_part(void *ctx, int chunk)
 {
+    const island_job *job = ctx;
+    imp_world *w = job->w;
+    impulse_state *s = job->s;
     solver_bodies *sb = &s->sb;
-    const int n = sb->n;
-    for (int i = 0; i < n; i++) {
+    int lo, hi;
+    par_range(sb->n, chunk, &lo, &hi);
+    for (int i = lo; i < hi; i++) {
         body *b = &w->bodies->body[i];
         const double *X = w->bodies->state + BODY_DIM * i;
         s->held[i] = 0;
@@ -571,6 +584,14 @@ static void load_bodies(imp_world *w, impulse_state *s)
         }
         sb->vp[i] = sb->wp[i] = v3(0, 0, 0);
     }
+}
+
+static void load_bodies(imp_world *w, impulse_state *s)
+{
+    solver_bodies *sb = &s->sb;
+    const int n = sb->n;
+    island_job job = {w, s};
+    par_for(load_part, &job, PAR_CHUNKS);
     sb->Iinv[n] = (imp_mat3){{{0}}}, sb->im[n] = 0, sb->v[n] = sb->w[n] = sb->vp[n] = sb->wp[n] = v3(0, 0, 0);
 }
 
@@ -718,35 +739,40 @@ static void manifold_order(impulse_state *s, bool by_island)
 }
 
 /* The live manifolds' points, laid out in manifold_order's order, with their materials, tangent basis,
- * gap and bias, and last step's impulses as the warm start. */
-static void build_points(imp_world *w, impulse_state *s)
+ * gap and bias, and last step's impulses as the warm start. Each manifold's first point is counted
+ * first, so the manifolds fill their points on both threads (points_part). */
+static void points_part(void *ctx, int chunk)
 {
+    const island_job *job = ctx;
+    const imp_world *w = job->w;
+    impulse_state *s = job->s;
     const solver_bodies *sb = &s->sb;
     const int n = sb->n;
     const double h = sb->h;
     const contact_set *col = w->contacts;
     const int *level = s->graph.level;
-    manifold_order(s, !s->njoints);
-    contact_point *P = s->points;
-    s->np = 0;
-    for (int o = 0; o < s->nlive; o++) {
+    int lo, hi;
+    par_range(s->nlive, chunk, &lo, &hi);
+    for (int o = lo; o < hi; o++) {
         int m = s->live[s->order[o]], a = s->man_ab[2 * m], b = s->man_ab[2 * m + 1];
         const imp_contact *ct = &col->manifolds[m].c;
         int key = level[a] > level[b] ? level[a] : level[b];
         double mu_a, ms_a, e_a, mu_b, ms_b, e_b;
         side_material(w, ct->a, &mu_a, &ms_a, &e_a);
         side_material(w, ct->b, &mu_b, &ms_b, &e_b);
+        double mu_k = sqrt(mu_a * mu_b), mu_s = sqrt(ms_a * ms_b), e = fmax(e_a, e_b);
         /* pre-solve hook (presolve.c): the script's friction and restitution for this contact */
         const imp_contact_mod *mod = presolve_mod(w, m);
+        if (mod) mu_k = mod->friction, mu_s = mod->static_friction, e = mod->restitution;
         imp_vec3 nn = ct->normal, t1, t2;
         v3_basis(nn, &t1, &t2);
+        const int island = s->nisland ? s->man_island[s->order[o]] : 0;
         for (int k = 0; k < ct->count; k++) {
-            int idx = s->np;
-            contact_point *c = &P[idx];
+            const int idx = s->man_first[o] + k;
+            contact_point *c = &s->points[idx];
             contact_point_info *cc = &s->info[idx];
-            s->np++;
             c->a = a, c->b = b, cc->man = m, cc->k = k, cc->level = key;
-            cc->island = s->nisland ? s->man_island[s->order[o]] : 0;
+            cc->island = island;
             c->n = nn, c->t1 = t1, c->t2 = t2;
             /* the midpoint of the two surfaces */
             imp_vec3 p = v3_add(ct->points[k], v3_scale(nn, 0.5 * ct->depth[k]));
@@ -754,13 +780,22 @@ static void build_points(imp_world *w, impulse_state *s)
             cc->rb = b < n ? v3_sub(p, v3_load(w->bodies->state + BODY_DIM * b)) : p;
             cc->depth = ct->depth[k];
             c->gap = ct->depth[k] < 0 ? -ct->depth[k] / h : 0;
-            c->bias = BETA * fmax(ct->depth[k] - SLOP, 0) / h;
-            cc->mu_k = sqrt(mu_a * mu_b), cc->mu_s = sqrt(ms_a * ms_b), cc->e = fmax(e_a, e_b);
-            if (mod) cc->mu_k = mod->friction, cc->mu_s = mod->static_friction, cc->e = mod->restitution;
+            c->bias = ct->depth[k] > SLOP ? BETA * (ct->depth[k] - SLOP) / h : 0;
+            cc->mu_k = mu_k, cc->mu_s = mu_s, cc->e = e;
             c->jn = ct->normal_impulse[k];
             c->jp = 0;
         }
     }
+}
+
+static void build_points(imp_world *w, impulse_state *s)
+{
+    manifold_order(s, !s->njoints);
+    int np = 0;
+    for (int o = 0; o < s->nlive; o++) s->man_first[o] = np, np += w->contacts->manifolds[s->live[s->order[o]]].c.count;
+    s->man_first[s->nlive] = s->np = np;
+    island_job job = {w, s};
+    par_for(points_part, &job, PAR_CHUNKS);
 }
 
 /* a point's row along d: lever arms, angular responses, effective mass (the derivation above) */
@@ -791,12 +826,14 @@ static int shock_side(const int *level, const contact_patch *p)
 }
 
 /* one chunk of the patches (and so of their points, which are consecutive): the points' rows, then
- * each patch's centroid and matrices, for the sweeps and, between two levels, for shock propagation.
- * Chunks write disjoint patches and points, and a patch's numbers are the same whichever thread
- * makes them. */
+ * each patch's centroid and matrices, for the sweeps and, between two levels, for shock propagation,
+ * and last step's friction as the warm start: the points' friction impulses summed along t1, t2, and
+ * their twist about the centroid. Chunks write disjoint patches and points, and a patch's numbers are
+ * the same whichever thread makes them. */
 static void patches_part(void *ctx, int chunk)
 {
-    impulse_state *s = ctx;
+    const island_job *job = ctx;
+    impulse_state *s = job->s;
     int lo, hi;
     par_range(s->npatch, chunk, &lo, &hi);
     for (int k = lo; k < hi; k++) {
@@ -804,41 +841,9 @@ static void patches_part(void *ctx, int chunk)
         for (int i = 0; i < p->count; i++) point_rows(s, p->first + i);
         patch_prepare(&s->sb, &s->info[p->first], p);
         patch_matrices(&s->sb, &s->points[p->first], p, shock_side(s->graph.level, p));
-    }
-}
-
-/* the points of each live manifold as one patch (they are consecutive in level order), its rows and
- * matrices (patches_part, on both threads), and last step's friction as the warm start: the points'
- * friction impulses summed along t1, t2, and their twist about the centroid */
-static void build_patches(imp_world *w, impulse_state *s)
-{
-    s->npatch = 0;
-    for (int q = 0; q < s->np;) {
-        const int man = s->info[q].man;
-        int m = 1;
-        while (q + m < s->np && s->info[q + m].man == man) m++;
-        contact_patch *p = &s->patches[s->npatch++];
-        const contact_point *P = &s->points[q];
-        p->first = q, p->count = m;
-        p->a = P->a, p->b = P->b, p->level = s->info[q].level;
-        p->n = P->n, p->t1 = P->t1, p->t2 = P->t2;
-        q += m;
-    }
-    par_for(patches_part, s, PAR_CHUNKS);
-    /* each island's first patch, and the islands of each parallel chunk: about equal shares of points */
-    for (int k = 0, isl = -1; k < s->npatch && s->nisland; k++)
-        while (isl < s->info[s->patches[k].first].island) s->island_first[++isl] = k;
-    if (s->nisland) s->island_first[s->nisland] = s->npatch;
-    for (int c = 0, k = 0; c <= PAR_CHUNKS; c++) {
-        const long long share = (long long)s->np * c / PAR_CHUNKS;
-        while (k < s->nisland && s->patches[s->island_first[k]].first < share) k++;
-        s->chunk_island[c] = c == PAR_CHUNKS ? s->nisland : k;
-    }
-    for (int k = 0; k < s->npatch; k++) {
-        contact_patch *p = &s->patches[k];
-        const imp_contact *ct = &w->contacts->manifolds[s->info[p->first].man].c;
+        const imp_contact *ct = &job->w->contacts->manifolds[s->info[p->first].man].c;
         /* pre-solve hook (presolve.c): a tangent velocity makes friction drive the sliding to it */
-        const imp_contact_mod *mod = presolve_mod(w, s->info[p->first].man);
+        const imp_contact_mod *mod = presolve_mod(job->w, s->info[p->first].man);
         p->target[0] = mod ? v3_dot(mod->tangent_velocity, p->t1) : 0;
         p->target[1] = mod ? v3_dot(mod->tangent_velocity, p->t2) : 0;
         p->lambda[0] = p->lambda[1] = p->lambda[2] = 0;
@@ -848,6 +853,33 @@ static void build_patches(imp_world *w, impulse_state *s)
             p->lambda[0] += v3_dot(jt, p->t1), p->lambda[1] += v3_dot(jt, p->t2);
             p->lambda[2] += v3_dot(p->n, v3_cross(v3_sub(info->ra, p->ra), jt));
         }
+    }
+}
+
+/* the points of each live manifold as one patch (they are consecutive in level order), its rows,
+ * matrices and warm start (patches_part, on both threads) */
+static void build_patches(imp_world *w, impulse_state *s)
+{
+    s->npatch = 0;
+    for (int o = 0; o < s->nlive; o++) {
+        const int q = s->man_first[o], count = s->man_first[o + 1] - q;
+        if (!count) continue; /* (a manifold without points makes no patch) */
+        contact_patch *p = &s->patches[s->npatch++];
+        const contact_point *P = &s->points[q];
+        p->first = q, p->count = count;
+        p->a = P->a, p->b = P->b, p->level = s->info[q].level;
+        p->n = P->n, p->t1 = P->t1, p->t2 = P->t2;
+    }
+    island_job job = {w, s};
+    par_for(patches_part, &job, PAR_CHUNKS);
+    /* each island's first patch, and the islands of each parallel chunk: about equal shares of points */
+    for (int k = 0, isl = -1; k < s->npatch && s->nisland; k++)
+        while (isl < s->info[s->patches[k].first].island) s->island_first[++isl] = k;
+    if (s->nisland) s->island_first[s->nisland] = s->npatch;
+    for (int c = 0, k = 0; c <= PAR_CHUNKS; c++) {
+        const long long share = (long long)s->np * c / PAR_CHUNKS;
+        while (k < s->nisland && s->patches[s->island_first[k]].first < share) k++;
+        s->chunk_island[c] = c == PAR_CHUNKS ? s->nisland : k;
     }
 }
 
@@ -921,10 +953,13 @@ static void collisions_finish(imp_world *w, impulse_state *s)
 }
 
 /* static or kinetic friction: is the patch's centroid sliding after the collisions, before gravity acts */
-static void friction_coefficients(impulse_state *s)
+static void friction_part(void *ctx, int chunk)
 {
+    impulse_state *s = ((const island_job *)ctx)->s;
     const solver_bodies *sb = &s->sb;
-    for (int k = 0; k < s->npatch; k++) {
+    int lo, hi;
+    par_range(s->npatch, chunk, &lo, &hi);
+    for (int k = lo; k < hi; k++) {
         contact_patch *p = &s->patches[k];
         const imp_vec3 va = v3_add(sb->v[p->a], v3_cross(sb->w[p->a], p->ra));
         const imp_vec3 vb = v3_add(sb->v[p->b], v3_cross(sb->w[p->b], p->rb));
@@ -935,19 +970,31 @@ static void friction_coefficients(impulse_state *s)
     }
 }
 
+static void friction_coefficients(imp_world *w, impulse_state *s)
+{
+    island_job job = {w, s};
+    par_for(friction_part, &job, PAR_CHUNKS);
+}
+
 /* 2. Velocities: the forces of the held bodies (the others go through the ODE), their damping, then
  * the joints' post-stabilization with the motors (S1). A jointed body whose joint island touches
  * nothing takes half of its forces' impulse here and half after its position update
  * (joints_positions): with the joints' impulses before the turn that keeps L and the velocity
  * projection after it, the step is RATTLE's kick, drift, kick (second order: a conical pendulum's
  * rate, a top's precession and their energy hold at dt 1/60). An island that touches something takes
- * the whole impulse here, before its contacts, so that resting on them it ends the step at rest. */
-static void velocities(imp_world *w, impulse_state *s)
+ * the whole impulse here, before its contacts, so that resting on them it ends the step at rest.
+ * Each body is its own: both threads (velocities_part). */
+static void velocities_part(void *ctx, int chunk)
 {
+    const island_job *job = ctx;
+    const imp_world *w = job->w;
+    impulse_state *s = job->s;
     solver_bodies *sb = &s->sb;
     const double h = sb->h;
     const imp_vec3 g = w->settings.gravity;
-    for (int i = 0; i < sb->n; i++) {
+    int lo, hi;
+    par_range(sb->n, chunk, &lo, &hi);
+    for (int i = lo; i < hi; i++) {
         if (!s->held[i] || sb->im[i] == 0) continue;
         const body *b = &w->bodies->body[i];
         const double hk = s->njoints && joints_half_kick(w, i) ? 0.5 * h : h;
@@ -960,7 +1007,13 @@ static void velocities(imp_world *w, impulse_state *s)
         if (b->ang_damp > 0) sb->w[i] = v3_scale(sb->w[i], exp(-b->ang_damp * h));
         if (w->settings.planar) project_planar(&sb->v[i], &sb->w[i]);
     }
-    if (s->njoints) joints_post_stabilize(w, sb, true);
+}
+
+static void velocities(imp_world *w, impulse_state *s)
+{
+    island_job job = {w, s};
+    par_for(velocities_part, &job, PAR_CHUNKS);
+    if (s->njoints) joints_post_stabilize(w, &s->sb, true);
 }
 
 /* 3a. Warm start: last step's impulses first, the friction clamped to this step's cone */
@@ -1050,7 +1103,8 @@ static void split_impulses(imp_world *w, impulse_state *s, int q0, int q1)
         for (int q = q0; q < q1; q++) {
             contact_point *c = &s->points[q];
             double vn = row_vel(sb->vp, sb->wp, c, &c->row, c->n);
-            double jp = fmax(c->jp + c->row.k * (c->bias - vn), 0);
+            double jp = c->jp + c->row.k * (c->bias - vn);
+            jp = jp > 0 ? jp : 0;
             row_apply(sb->vp, sb->wp, c, &c->row, c->n, jp - c->jp);
             c->jp = jp;
         }
@@ -1092,17 +1146,22 @@ static void store_impulses(imp_world *w, impulse_state *s, int lo, int hi)
  * displacement follows (x += h v_p, q += h/2 [0, w_p] q, omega kept); jointed bodies move as
  * pre-stabilization predicted (joint_position.c). The ODE pass is skipped when it would move nothing that is
  * kept: every body static, asleep (its momenta are zeroed here), or jointed. */
-static void positions(imp_world *w, impulse_state *s, const imp_step *st)
+typedef struct positions_job {
+    imp_world *w;
+    impulse_state *s;
+    bool ode;                 /* the ODE pass runs */
+} positions_job;
+
+/* the held bodies' velocities into their momenta, P = M v and L = I(t) omega (a sleeper's are zero) */
+static void momenta_part(void *ctx, int chunk)
 {
+    const positions_job *job = ctx;
+    imp_world *w = job->w;
+    impulse_state *s = job->s;
     solver_bodies *sb = &s->sb;
-    const int n = sb->n;
-    const double h = sb->h;
-    bool ode = !s->njoints;
-    for (int i = 0; i < n && !ode; i++) {
-        const body *b = &w->bodies->body[i];
-        ode = b->motion == IMP_KINEMATIC || (b->motion == IMP_DYNAMIC && !b->asleep && !(s->jointed[i] && sb->im[i] > 0));
-    }
-    for (int i = 0; i < n; i++) {
+    int lo, hi;
+    par_range(sb->n, chunk, &lo, &hi);
+    for (int i = lo; i < hi; i++) {
         body *b = &w->bodies->body[i];
         if (b->motion != IMP_DYNAMIC) continue;
         double *X = w->bodies->state + BODY_DIM * i;
@@ -1114,15 +1173,24 @@ static void positions(imp_world *w, impulse_state *s, const imp_step *st)
         if (!s->held[i] && !w->settings.planar) continue;
         /* joints_positions writes a jointed body's whole state; only an ODE pass (whose adaptive error
          * estimate sees every body) reads it before */
-        if (!ode && s->njoints && s->jointed[i] && sb->im[i] > 0) continue;
+        if (!job->ode && s->njoints && s->jointed[i] && sb->im[i] > 0) continue;
         imp_mat3 R = quat_to_m3(quat_normalize(quat(X[3], X[4], X[5], X[6])));
         v3_store(X + 7, v3_scale(sb->v[i], b->mass));
         v3_store(X + 10, m3_mul_v(m3_rotate_tensor(R, b->Ibody), sb->w[i]));
     }
-    body_ode held = {w, s->held, NULL};
-    imp_ode_system sys = bodies_ode(&held);
-    if (ode) imp_ode_advance(&sys, &w->body_solver, st->t, h), bodies_damp(w, h, s->held); /* (held: damped above) */
-    for (int i = 0; i < n; i++) {
+}
+
+/* the split impulses' displacement: x += h v_p, q += h/2 [0, w_p] q, with omega kept */
+static void split_move_part(void *ctx, int chunk)
+{
+    const positions_job *job = ctx;
+    imp_world *w = job->w;
+    impulse_state *s = job->s;
+    solver_bodies *sb = &s->sb;
+    const double h = sb->h;
+    int lo, hi;
+    par_range(sb->n, chunk, &lo, &hi);
+    for (int i = lo; i < hi; i++) {
         if (!s->held[i] || sb->im[i] == 0 || (s->njoints && s->jointed[i])) continue; /* jointed: joints_positions */
         double *X = w->bodies->state + BODY_DIM * i;
         v3_accum(X, v3_scale(sb->vp[i], h));
@@ -1136,6 +1204,24 @@ static void positions(imp_world *w, impulse_state *s, const imp_step *st)
         X[3] = q.w, X[4] = q.x, X[5] = q.y, X[6] = q.z;
         v3_store(X + 10, m3_mul_v(m3_rotate_tensor(quat_to_m3(q), w->bodies->body[i].Ibody), om));
     }
+}
+
+static void positions(imp_world *w, impulse_state *s, const imp_step *st)
+{
+    solver_bodies *sb = &s->sb;
+    const int n = sb->n;
+    const double h = sb->h;
+    bool ode = !s->njoints;
+    for (int i = 0; i < n && !ode; i++) {
+        const body *b = &w->bodies->body[i];
+        ode = b->motion == IMP_KINEMATIC || (b->motion == IMP_DYNAMIC && !b->asleep && !(s->jointed[i] && sb->im[i] > 0));
+    }
+    positions_job job = {w, s, ode};
+    par_for(momenta_part, &job, PAR_CHUNKS);
+    body_ode held = {w, s->held, NULL};
+    imp_ode_system sys = bodies_ode(&held);
+    if (ode) imp_ode_advance(&sys, &w->body_solver, st->t, h), bodies_damp(w, h, s->held); /* (held: damped above) */
+    par_for(split_move_part, &job, PAR_CHUNKS);
     /* jointed bodies: x' = x + h v, q' the turn that keeps L, exactly as pre-stabilization predicted, then
      * velocity post-stabilization after the position update (S1 section VI) */
     if (s->njoints) joints_positions(w, sb, st->bodies0);
@@ -1166,11 +1252,6 @@ static void sleeping(imp_world *w, impulse_state *s)
  * sweep loop ends by the island's own convergence test. The islands are cut into PAR_CHUNKS chunks of
  * about equal points and the chunks run on both threads: whichever thread solves an island, its numbers
  * are the same. */
-typedef struct island_job {
-    imp_world *w;
-    impulse_state *s;
-} island_job;
-
 /* the points [*q0, *q1) of the patches [lo, hi) */
 static void patch_points(const impulse_state *s, int lo, int hi, int *q0, int *q1)
 {
@@ -1233,7 +1314,7 @@ static bool impulse_stages(imp_world *w, const imp_step *st)
     if (s->nisland) par_for(collide_islands, &job, PAR_CHUNKS);
     else collisions(w, s, 0, s->np);
     collisions_finish(w, s);
-    friction_coefficients(s);
+    friction_coefficients(w, s);
     velocities(w, s);
     if (s->nisland) par_for(solve_islands, &job, PAR_CHUNKS);
     else solve_contacts(w, s, 0, s->npatch);

@@ -209,6 +209,7 @@ static int contact_order(const void *a, const void *b)
 static void drop_shared_body_contacts(imp_world *w, int bodies)
 {
     particle_contacts *pcs = w->pcontacts;
+    if (bodies == 0) return;
     int kept = 0;
     for (int k = 0; k < pcs->count; k++) {
         const pcontact *pc = &pcs->contact[k];
@@ -293,8 +294,17 @@ void pcollide_find_contacts(imp_world *w)
     if (w->particles->ids.count > 0 && w->colliders->ids.count > 0) {
         pcollide_bounds(w);
         run_chunks(find_contacts_chunk, w, w->particles->ids.count);
-        for (int c = 0; c < PAR_CHUNKS; c++)
-            for (int k = 0; k < pcs->chunk[c].count; k++) pcollide_add_contact(w, &pcs->chunk[c].contact[k]);
+        int total = pcs->count;
+        for (int c = 0; c < PAR_CHUNKS; c++) total += pcs->chunk[c].count;
+        if (total > pcs->cap) {
+            pcs->cap = total + total / 2 + 64;
+            pcs->contact = ids_grow(pcs->contact, sizeof(pcontact), pcs->cap);
+        }
+        for (int c = 0; c < PAR_CHUNKS; c++) {
+            if (pcs->chunk[c].count == 0) continue;
+            memcpy(pcs->contact + pcs->count, pcs->chunk[c].contact, sizeof(pcontact) * (size_t)pcs->chunk[c].count);
+            pcs->count += pcs->chunk[c].count;
+        }
     }
     drop_shared_body_contacts(w, bodies);
 }
@@ -440,6 +450,10 @@ static void resolve_chunk(void *ctx, int chunk)
         for (int pass = 0; pass < 3; pass++) {
             double best = INFINITY;
             int who = -1;
+            /* every point of the segment lies within its length of x1: beyond r + that, it never comes
+             * within r of a collider (with a margin of 1e-9 relative, so that a particle resting on the
+             * surface, where rounding decides, gets the exact test) */
+            const double reach = (r + v3_len(v3_sub(x1, xs))) * (1 + 1e-9) + 1e-12;
             for (int c = 0; c < nc; c++) {
                 const imp_collider_def *cd = &w->colliders->collider[c].def;
                 if (cd->sensor) continue;
@@ -453,10 +467,6 @@ static void resolve_chunk(void *ctx, int chunk)
                     tau = plane_impact_time(d0, v3_dot(N, vs), v3_dot(N, a), span);
                     if (tau < 0) tau = d0 > 0 ? span * d0 / (d0 - d1) : 0;
                 } else {
-                    /* every point of the segment lies within its length of x1: beyond r + that, it
-                     * never comes within r of the collider (with a margin of 1e-9 relative, so that
-                     * a particle resting on the surface, where rounding decides, gets the exact test) */
-                    const double reach = (r + v3_len(v3_sub(x1, xs))) * (1 + 1e-9) + 1e-12;
                     if (pcollide_beyond_bound(&pcs->bound[c], cd, x1, reach)) continue;
                     double s = segment_entry(cd, xs, x1, r);
                     if (s < 0) continue;

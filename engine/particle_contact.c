@@ -85,6 +85,7 @@
 #include "particle_system.h"
 #include "particles.h"
 #include "shape.h"
+#include "sparse_simd.h"
 #include "world_parts.h"
 
 #define VELOCITY_SWEEPS 1   /* sequential impulse sweeps over the contacts, before shock propagation  */
@@ -94,10 +95,17 @@
                                a pair within (1 + this / 2) (r_i + r_j)                                */
 #define STEEP 0.5           /* shock propagation: normals with n . up beyond this (60 degrees) stand    */
 #define PARALLEL_PARTICLES 2000 /* from this many particles the two halves are solved side by side   */
-#define PAIR_DATA 5         /* doubles per particle in the pair grid: end position, radius, path length */
+#define PAIR_DATA 5         /* arrays of the pair grid: end position x, y, z, radius, path length     */
 /* a pair approaching faster than this met in an impact (its impulse is not warm-started): twice what
  * gravity adds in a step, as the collider pass's resting speed (particle_collide.c) */
 #define REST_SPEED(w, h) (2 * v3_len((w)->settings.gravity) * (h) + 1e-3)
+
+/* the kernels of the pair loops, put into each loop (specialised there: friction or not, a touch or not) */
+#if defined(__GNUC__)
+#define INLINE static inline __attribute__((always_inline))
+#else
+#define INLINE static inline
+#endif
 
 /* the lesser and the greater of two numbers that are not NaN (the loops below check first) */
 static inline double lesser(double a, double b) { return a < b ? a : b; }
@@ -132,8 +140,10 @@ void particle_coupling_free(imp_world *w)
     free(p->im), free(p->driven), free(p->half), free(p->touched), free(p->first), free(p->owner), free(p->vertex);
     free(p->lo), free(p->hi), free(p->disp_gap), free(p->x_placed);
     free(p->cell_start), free(p->grain), free(p->bucket_cell), free(p->cell_of), free(p->bucket_x), free(p->bucket_of);
-    for (int c = 0; c < PAR_CHUNKS; c++)
+    for (int c = 0; c < PAR_CHUNKS; c++) {
         for (int g = 0; g < 3; g++) free(p->found[c].pair[g]);
+        free(p->found[c].near);
+    }
     free(p->bv), free(p->bw), free(p->bim), free(p->bI);
     free(p);
     w->coupling = NULL;
@@ -157,7 +167,7 @@ static void reserve_particles(particle_coupling *p, int n)
     p->grain = ids_grow(p->grain, sizeof(pc_grain), cap);
     p->bucket_cell = ids_grow(p->bucket_cell, sizeof(int32_t[3]), cap);
     p->cell_of = ids_grow(p->cell_of, sizeof(int32_t[3]), cap);
-    p->bucket_x = ids_grow(p->bucket_x, PAIR_DATA * sizeof(double), cap);
+    p->bucket_x = ids_grow(p->bucket_x, PAIR_DATA * sizeof(double), cap); /* PAIR_DATA arrays of cap, filled each step */
     p->bucket_of = ids_grow(p->bucket_of, sizeof(uint32_t), cap);
     p->particle_cap = cap;
 }
@@ -303,7 +313,7 @@ static void side_velocity(particle_coupling *p, double *v, pc_row *r, double wi,
 
 /* One visit of a pair: the same with K = (wi + wj) 1; the normal aim lowered by ease (>= 0), friction
  * only when asked */
-static void pair_velocity(double *v, pc_pair *r, double wi, double wj, double kn, double ease, bool friction)
+INLINE void pair_velocity(double *v, pc_pair *r, double wi, double wj, double kn, double ease, bool friction)
 {
     double *vi = v + 3 * r->i, *vj = v + 3 * r->j;
     const imp_vec3 n = v3(r->n[0], r->n[1], r->n[2]);
@@ -395,7 +405,7 @@ static void sweep_velocities(particle_coupling *p, double *v, imp_vec3 up, int g
  * faster than the restitution threshold turns into e times it, a slower one stops. Apart at the start
  * by gap0 > 0: the approach may close the gap within the step, n . d >= -gap0 / h, unless it is fast
  * enough to close it and bounces: then the bounce. */
-static void normal_target(const imp_world *w, imp_vec3 n, imp_vec3 d, bool touched, double gap0, double e, double mu_k,
+INLINE void normal_target(const imp_world *w, imp_vec3 n, imp_vec3 d, bool touched, double gap0, double e, double mu_k,
                           double mu_s, double h, double *target, double *mu)
 {
     const double vn = v3_dot(n, d);
@@ -689,18 +699,9 @@ static void warm_keep(imp_world *w, particle_coupling *p)
 {
     pc_warm *wm = &p->warm;
     const idtable *ids = &w->particles->ids;
-    int count = 0;
-    for (int g = 0; g < 3; g++)
-        for (int t = 0; t < p->group[g].pair_count; t++) count += warm_kept(&p->group[g].pair[t]);
     if (ids->slots + 1 > wm->start_cap) {
         wm->start_cap = ids->slots + 1 + ids->slots / 2;
         wm->start = ids_grow(wm->start, sizeof(int), (size_t)wm->start_cap);
-    }
-    if (count > wm->cap) {
-        wm->cap = count + count / 2;
-        wm->lower = ids_grow(wm->lower, sizeof(imp_id), (size_t)wm->cap);
-        wm->higher = ids_grow(wm->higher, sizeof(imp_id), (size_t)wm->cap);
-        wm->impulse = ids_grow(wm->impulse, 3 * sizeof(float), (size_t)wm->cap);
     }
     wm->slots = ids->slots;
     memset(wm->start, 0, sizeof(int) * (size_t)(wm->slots + 1));
@@ -712,6 +713,13 @@ static void warm_keep(imp_world *w, particle_coupling *p)
             wm->start[(a < b ? a : b) + 1]++;
         }
     for (int s = 0; s < wm->slots; s++) wm->start[s + 1] += wm->start[s];
+    const int count = wm->start[wm->slots];
+    if (count > wm->cap) {
+        wm->cap = count + count / 2;
+        wm->lower = ids_grow(wm->lower, sizeof(imp_id), (size_t)wm->cap);
+        wm->higher = ids_grow(wm->higher, sizeof(imp_id), (size_t)wm->cap);
+        wm->impulse = ids_grow(wm->impulse, 3 * sizeof(float), (size_t)wm->cap);
+    }
     for (int g = 0; g < 3; g++)
         for (int t = 0; t < p->group[g].pair_count; t++) {
             const pc_pair *r = &p->group[g].pair[t];
@@ -733,13 +741,13 @@ static void warm_keep(imp_world *w, particle_coupling *p)
  * the start, when they are within reach or did cross (their closest approach over the step);
  * particles of one cloth or hair only if it self-collides and they lie more than twice their radii
  * apart at rest */
-static void meet_pair(const imp_world *w, const particle_coupling *p, pc_found *out, const pc_grain *a, const pc_grain *b,
-                      const double *xa, const double *xb, double d2, double R, double h, double rest_speed)
+INLINE void meet_pair(const imp_world *w, const particle_coupling *p, pc_found *out, const pc_grain *a, const pc_grain *b,
+                      imp_vec3 xa, imp_vec3 xb, double d2, double R, double h, double rest_speed)
 {
     const double reach = R * (1 + NEAR_FRACTION / 2);
     const imp_vec3 d0 = v3_sub(v3_load(a->x0), v3_load(b->x0));
     if (d2 >= reach * reach) {
-        const imp_vec3 move = v3_sub(v3_sub(v3_load(xa), v3_load(xb)), d0);
+        const imp_vec3 move = v3_sub(v3_sub(xa, xb), d0);
         const double mm = v3_dot(move, move);
         if (!(mm > 0)) return;
         double s = -v3_dot(d0, move) / mm;
@@ -751,7 +759,7 @@ static void meet_pair(const imp_world *w, const particle_coupling *p, pc_found *
     const double l0 = v3_len(d0);
     imp_vec3 n = v3(0, 1, 0);
     if (l0 > 1e-9 * R) n = v3_scale(d0, 1 / l0);
-    else if (d2 > 1e-18 * R * R) n = v3_scale(v3_sub(v3_load(xa), v3_load(xb)), 1 / sqrt(d2));
+    else if (d2 > 1e-18 * R * R) n = v3_scale(v3_sub(xa, xb), 1 / sqrt(d2));
     const int i = a->particle, j = b->particle;
     const int g = group_of(p, i, j);
     if (out->count[g] == out->cap[g]) {
@@ -819,6 +827,7 @@ typedef struct pair_search {
     const double *x, *x0, *v;
     double h, rest_speed;
     int m;
+    double *data[PAIR_DATA]; /* by place in key order: end position x, y, z, radius, path length */
 } pair_search;
 
 /* the chunks on both threads from CHUNKED_PARTICLES particles on (fewer are not worth waking the worker
@@ -858,12 +867,11 @@ static void search_copy(void *ctx, int chunk)
     par_range(k->m, chunk, &lo, &hi);
     for (int q = lo; q < hi; q++) {
         const int t = p->tmp[q], i = p->order[t];
-        double *data = p->bucket_x + PAIR_DATA * q;
         pc_grain *gr = &p->grain[q];
         memcpy(p->bucket_cell[q], p->cell_of[t], sizeof(int32_t[3]));
-        memcpy(data, k->x + 3 * i, 3 * sizeof(double));
-        data[3] = rad[i];
-        data[4] = v3_len(v3_sub(v3_load(k->x + 3 * i), v3_load(k->x0 + 3 * i)));
+        for (int c = 0; c < 3; c++) k->data[c][q] = k->x[3 * i + c];
+        k->data[3][q] = rad[i];
+        k->data[4][q] = v3_len(v3_sub(v3_load(k->x + 3 * i), v3_load(k->x0 + 3 * i)));
         memcpy(gr->x0, k->x0 + 3 * i, sizeof gr->x0);
         memcpy(gr->v, k->v + 3 * i, sizeof gr->v);
         gr->im = p->im[i], gr->mu = w->particles->friction[i], gr->e = w->particles->restitution[i];
@@ -871,6 +879,76 @@ static void search_copy(void *ctx, int chunk)
         gr->id = particle_id(&w->particles->ids, i);
     }
 }
+
+/* the candidate q of particle q0 (data: k->data), which passed the test of search_run: the rest of the
+ * pair's checks, and the pair */
+static inline void search_meet(const pair_search *k, pc_found *out, int q0, int q, const int32_t *cell, double R, double d2)
+{
+    const particle_coupling *p = k->p;
+    const int32_t *cq = p->bucket_cell[q];
+    if (!k->g->dense && (cq[0] != cell[0] || cq[1] != cell[1] || cq[2] != cell[2])) return;
+    const pc_grain *gi = &p->grain[q0], *gq = &p->grain[q];
+    if (!(gi->im > 0) && !(gq->im > 0)) return;
+    const imp_vec3 xi = v3(k->data[0][q0], k->data[1][q0], k->data[2][q0]);
+    const imp_vec3 xq = v3(k->data[0][q], k->data[1][q], k->data[2][q]);
+    meet_pair(k->w, p, out, gi, gq, xi, xq, d2, R, k->h, k->rest_speed);
+}
+
+/* Particle q0 against the particles [from, to) of one run of cells (cell: the cell they must lie in,
+ * hashed grids alone): a candidate goes on when the two end within reach of each other, |x_q - x_q0|
+ * < (r_q0 + r_q)(1 + NEAR_FRACTION / 2), or their paths over the step are long enough to have met,
+ * l_q0 + l_q >= r_q0 + r_q. */
+static void search_run(const pair_search *k, pc_found *out, int q0, int from, int to, const int32_t *cell)
+{
+    const double *X = k->data[0], *Y = k->data[1], *Z = k->data[2], *rad = k->data[3], *len = k->data[4];
+    const double grow = 1 + NEAR_FRACTION / 2;
+    for (int q = from; q < to; q++) {
+        const double R = rad[q0] + rad[q], ex = X[q] - X[q0], ey = Y[q] - Y[q0], ez = Z[q] - Z[q0];
+        const double d2 = ex * ex + ey * ey + ez * ez, reach = R * grow;
+        if (d2 >= reach * reach && len[q0] + len[q] < R) continue;
+        search_meet(k, out, q0, q, cell, R, d2);
+    }
+}
+
+#if SPARSE_HAVE_AVX
+/* search_run four candidates at a time, with search_run's operations in its order (AVX alone: no product
+ * fused into a sum), so the same candidates go on. The comparisons are the negations of search_run's
+ * (unordered: true), as a NaN there goes on too. */
+static SPARSE_AVX void search_run_avx(const pair_search *k, pc_found *out, int q0, int from, int to, const int32_t *cell)
+{
+    const double *X = k->data[0], *Y = k->data[1], *Z = k->data[2], *rad = k->data[3], *len = k->data[4];
+    const __m256d xi = _mm256_set1_pd(X[q0]), yi = _mm256_set1_pd(Y[q0]), zi = _mm256_set1_pd(Z[q0]);
+    const __m256d ri = _mm256_set1_pd(rad[q0]), li = _mm256_set1_pd(len[q0]), grow = _mm256_set1_pd(1 + NEAR_FRACTION / 2);
+    const __m256i lane = _mm256_set_epi64x(3, 2, 1, 0);
+    for (int q = from; q < to; q += 4) {
+        __m256d x, y, z, r, l;
+        if (to - q >= 4) {
+            x = _mm256_loadu_pd(X + q), y = _mm256_loadu_pd(Y + q), z = _mm256_loadu_pd(Z + q);
+            r = _mm256_loadu_pd(rad + q), l = _mm256_loadu_pd(len + q);
+        } else { /* the lanes past the run are neither read nor kept */
+            const __m256i in = _mm256_castpd_si256(
+                _mm256_cmp_pd(_mm256_castsi256_pd(lane), _mm256_castsi256_pd(_mm256_set1_epi64x(to - q)), _CMP_LT_OQ));
+            x = _mm256_maskload_pd(X + q, in), y = _mm256_maskload_pd(Y + q, in), z = _mm256_maskload_pd(Z + q, in);
+            r = _mm256_maskload_pd(rad + q, in), l = _mm256_maskload_pd(len + q, in);
+        }
+        const __m256d R = _mm256_add_pd(ri, r);
+        const __m256d ex = _mm256_sub_pd(x, xi), ey = _mm256_sub_pd(y, yi), ez = _mm256_sub_pd(z, zi);
+        const __m256d d2 = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(ex, ex), _mm256_mul_pd(ey, ey)), _mm256_mul_pd(ez, ez));
+        const __m256d reach = _mm256_mul_pd(R, grow);
+        const __m256d keep = _mm256_or_pd(_mm256_cmp_pd(d2, _mm256_mul_pd(reach, reach), _CMP_NGE_UQ),
+                                          _mm256_cmp_pd(_mm256_add_pd(li, l), R, _CMP_NLT_UQ));
+        int bits = _mm256_movemask_pd(keep);
+        if (to - q < 4) bits &= (1 << (to - q)) - 1;
+        while (bits) {
+            const int b = __builtin_ctz((unsigned)bits);
+            bits &= bits - 1;
+            const int j = q + b; /* R and d2 again, with the same operations */
+            const double Rj = rad[q0] + rad[j], ex1 = X[j] - X[q0], ey1 = Y[j] - Y[q0], ez1 = Z[j] - Z[q0];
+            search_meet(k, out, q0, j, cell, Rj, ex1 * ex1 + ey1 * ey1 + ez1 * ez1);
+        }
+    }
+}
+#endif
 
 /* each particle of the chunk against those after it in its cell and all in the 13 cells after its cell */
 static void search_pairs(void *ctx, int chunk)
@@ -883,42 +961,39 @@ static void search_pairs(void *ctx, int chunk)
     out->count[0] = out->count[1] = out->count[2] = 0;
     int lo, hi;
     par_range(k->m, chunk, &lo, &hi);
-    const double grow = 1 + NEAR_FRACTION / 2;
+#if SPARSE_HAVE_AVX
+    void (*run)(const pair_search *, pc_found *, int, int, int, const int32_t *) = sparse_avx() ? search_run_avx : search_run;
+#else
+    void (*run)(const pair_search *, pc_found *, int, int, int, const int32_t *) = search_run;
+#endif
     for (int q0 = lo; q0 < hi; q0++) {
-        const pc_grain *gi = &p->grain[q0];
         const int32_t *c = p->bucket_cell[q0];
-        const double *xi = p->bucket_x + PAIR_DATA * q0;
-        const bool moves = gi->im > 0;
-        const uint32_t key0 = g->dense ? grid_key(g, c[0], c[1], c[2]) : 0;
         /* dense: the stencil's cells of one row (first coordinate a - 1 .. a + 1, or a .. a + 1 in the
          * particle's own row) have consecutive keys, so each row is one run of particles; hashed:
          * cell by cell */
-        const int runs = g->dense ? 5 : 14;
-        for (int s = 0; s < runs; s++) {
-            int32_t ca = 0, cb = 0, cc = 0;
-            int from, to;
-            if (g->dense) {
-                const int first = DENSE_RUN[s][0], last = DENSE_RUN[s][1];
-                from = s == 0 ? q0 + 1 : start[key0 + (uint32_t)g->offset[first]];
-                to = start[key0 + (uint32_t)g->offset[last] + 1];
-            } else {
-                ca = c[0] + HALF_STENCIL[s][0], cb = c[1] + HALF_STENCIL[s][1], cc = c[2] + HALF_STENCIL[s][2];
-                const uint32_t b = grid_key(g, ca, cb, cc);
-                from = s == 0 ? q0 + 1 : start[b], to = start[b + 1];
+        if (g->dense) {
+            const uint32_t key0 = grid_key(g, c[0], c[1], c[2]);
+            for (int s = 0; s < 5; s++) {
+                const int from = s == 0 ? q0 + 1 : start[key0 + (uint32_t)g->offset[DENSE_RUN[s][0]]];
+                run(k, out, q0, from, start[key0 + (uint32_t)g->offset[DENSE_RUN[s][1]] + 1], c);
             }
-            for (int q = from; q < to; q++) {
-                const double *xq = p->bucket_x + PAIR_DATA * q;
-                const double R = xi[3] + xq[3], ex = xq[0] - xi[0], ey = xq[1] - xi[1], ez = xq[2] - xi[2];
-                const double d2 = ex * ex + ey * ey + ez * ez, reach = R * grow;
-                if (d2 >= reach * reach && xi[4] + xq[4] < R) continue;
-                const int32_t *cq = p->bucket_cell[q];
-                if (!g->dense && (cq[0] != ca || cq[1] != cb || cq[2] != cc)) continue;
-                const pc_grain *gq = &p->grain[q];
-                if (!moves && !(gq->im > 0)) continue;
-                meet_pair(k->w, p, out, gi, gq, xi, xq, d2, R, k->h, k->rest_speed);
-            }
+            continue;
+        }
+        for (int s = 0; s < 14; s++) {
+            const int32_t cell[3] = {c[0] + HALF_STENCIL[s][0], c[1] + HALF_STENCIL[s][1], c[2] + HALF_STENCIL[s][2]};
+            const uint32_t b = grid_key(g, cell[0], cell[1], cell[2]);
+            run(k, out, q0, s == 0 ? q0 + 1 : start[b], start[b + 1], cell);
         }
     }
+}
+
+/* one chunk's pairs copied into their groups, where meet_pairs placed them */
+static void join_found(void *ctx, int chunk)
+{
+    particle_coupling *p = ctx;
+    const pc_found *f = &p->found[chunk];
+    for (int gr = 0; gr < 3; gr++)
+        if (f->count[gr] > 0) memcpy(p->group[gr].pair + f->at[gr], f->pair[gr], sizeof(pc_pair) * (size_t)f->count[gr]);
 }
 
 static void meet_pairs(imp_world *w, particle_coupling *p, const double *x0, double h, imp_vec3 up)
@@ -962,7 +1037,8 @@ static void meet_pairs(imp_world *w, particle_coupling *p, const double *x0, dou
         p->table_cap = (int)g.size + 1;
         p->cell_start = ids_grow(p->cell_start, sizeof(int), (size_t)p->table_cap);
     }
-    pair_search k = {w, p, &g, x, x0, w->particles->v, h, REST_SPEED(w, h), m};
+    pair_search k = {w, p, &g, x, x0, w->particles->v, h, REST_SPEED(w, h), m, {NULL}};
+    for (int c = 0; c < PAIR_DATA; c++) k.data[c] = p->bucket_x + (size_t)c * (size_t)p->particle_cap;
     /* the particles sorted by key (counting sort), their cells and data copied alongside */
     run_chunks(search_cells, &k, m);
     int *start = p->cell_start;
@@ -974,48 +1050,89 @@ static void meet_pairs(imp_world *w, particle_coupling *p, const double *x0, dou
     start[0] = 0;
     run_chunks(search_copy, &k, m);
     run_chunks(search_pairs, &k, m);
+    /* each chunk's lists go after the lists of the chunks before it */
+    int total = 0;
     for (int gr = 0; gr < 3; gr++) {
         pc_group *G = &p->group[gr];
-        int total = G->pair_count;
-        for (int c = 0; c < PAR_CHUNKS; c++) total += p->found[c].count[gr];
-        reserve_pairs(G, total);
-        for (int c = 0; c < PAR_CHUNKS; c++) {
-            if (p->found[c].count[gr] == 0) continue;
-            memcpy(G->pair + G->pair_count, p->found[c].pair[gr], sizeof(pc_pair) * (size_t)p->found[c].count[gr]);
-            G->pair_count += p->found[c].count[gr];
+        int at = G->pair_count;
+        for (int c = 0; c < PAR_CHUNKS; c++) p->found[c].at[gr] = at, at += p->found[c].count[gr];
+        reserve_pairs(G, at);
+        total += at - G->pair_count;
+        G->pair_count = at;
+    }
+    run_chunks(join_found, p, total);
+}
+
+/* p->touched: the particles in a pair of this step */
+static void mark_pairs(particle_coupling *p, int n)
+{
+    memset(p->touched, 0, (size_t)n);
+    for (int g = 0; g < 3; g++)
+        for (int q = 0; q < p->group[g].pair_count; q++) p->touched[p->group[g].pair[q].i] = p->touched[p->group[g].pair[q].j] = 1;
+}
+
+typedef struct collider_scan {
+    imp_world *w;
+    particle_coupling *p;
+    const pcollide_bound *bound;
+} collider_scan;
+
+/* the colliders within reach of the particles of one chunk that are in a pair (p->touched), as (particle,
+ * collider) in the chunk's list */
+static void scan_colliders(void *ctx, int chunk)
+{
+    const collider_scan *k = ctx;
+    const imp_world *w = k->w;
+    particle_coupling *p = k->p;
+    pc_found *out = &p->found[chunk];
+    const int nc = w->colliders->ids.count;
+    int lo, hi;
+    par_range(w->particles->ids.count, chunk, &lo, &hi);
+    out->near_count = 0;
+    for (int i = lo; i < hi; i++) {
+        if (!p->touched[i] || !(p->im[i] > 0)) continue;
+        const double r = w->particles->radius[i];
+        const imp_vec3 xe = v3_load(w->particles->x + 3 * i);
+        for (int ci = 0; ci < nc; ci++) {
+            const imp_collider_def *cd = &w->colliders->collider[ci].def;
+            imp_vec3 nrm;
+            if (pcollide_beyond_bound(&k->bound[ci], cd, xe, (1 + NEAR_FRACTION) * r) ||
+                pcollide_distance(cd, xe, &nrm) - r > NEAR_FRACTION * r)
+                continue;
+            if (out->near_count == out->near_cap) {
+                out->near_cap = out->near_cap ? 2 * out->near_cap : 256;
+                out->near = ids_grow(out->near, 2 * sizeof(int), (size_t)out->near_cap);
+            }
+            out->near[2 * out->near_count] = i, out->near[2 * out->near_count + 1] = ci;
+            out->near_count++;
         }
     }
 }
 
-/* the colliders near the particles in a pair contact: the ground and walls stay out of reach of a push */
+/* the colliders near the particles in a pair contact (p->touched): the ground and walls stay out of reach
+ * of a push. The chunks find them on both threads; their rows are made in particle order. */
 static void meet_colliders(imp_world *w, particle_coupling *p, const double *x0, double h, imp_vec3 up)
 {
     const int nc = w->colliders->ids.count, n = w->particles->ids.count;
     if (nc == 0 || n <= 0) return;
-    const pcollide_bound *bound = pcollide_bounds(w);
-    memset(p->touched, 0, (size_t)n);
-    for (int g = 0; g < 3; g++)
-        for (int q = 0; q < p->group[g].pair_count; q++) p->touched[p->group[g].pair[q].i] = p->touched[p->group[g].pair[q].j] = 1;
-    for (int i = 0; i < n; i++) {
-        if (!p->touched[i] || !(p->im[i] > 0)) continue;
-        const double r = w->particles->radius[i];
-        const imp_vec3 xs = v3_load(x0 + 3 * i), xe = v3_load(w->particles->x + 3 * i);
-        for (int ci = 0; ci < nc; ci++) {
-            const imp_collider_def *cd = &w->colliders->collider[ci].def;
+    collider_scan k = {w, p, pcollide_bounds(w)};
+    run_chunks(scan_colliders, &k, n);
+    for (int c = 0; c < PAR_CHUNKS; c++)
+        for (int e = 0; e < p->found[c].near_count; e++) {
+            const int i = p->found[c].near[2 * e];
+            const imp_collider_def *cd = &w->colliders->collider[p->found[c].near[2 * e + 1]].def;
+            const double r = w->particles->radius[i];
+            const imp_vec3 xs = v3_load(x0 + 3 * i), xe = v3_load(w->particles->x + 3 * i);
             imp_vec3 nrm;
-            if (pcollide_beyond_bound(&bound[ci], cd, xe, (1 + NEAR_FRACTION) * r) ||
-                pcollide_distance(cd, xe, &nrm) - r > NEAR_FRACTION * r)
-                continue;
             const double gap0 = pcollide_distance(cd, xs, &nrm) - r;
-            int k;
-            pc_row *row = side_new(p, p->half[i], i, &k);
+            int row_k;
+            pc_row *row = side_new(p, p->half[i], i, &row_k);
             row->n = nrm, row->limit = v3_dot(nrm, xs) - gap0;
             row->kn = 1 / p->im[i];
-            p->side[k].height = v3_dot(up, xe);
+            p->side[row_k].height = v3_dot(up, xe);
             normal_target(w, nrm, v3_load(w->particles->v + 3 * i), false, gap0, cd->restitution, cd->friction, cd->friction, h,
                           &row->target, &row->mu);
         }
-    }
 }
 
 /* each group's side rows lowest first along gravity (in the order found without gravity) */
@@ -1037,14 +1154,13 @@ static void sort_sides(particle_coupling *p, imp_vec3 up)
 
 /* ---- positions, and the bodies' share ----------------------------------------------------------------------- */
 
-/* p->touched: the particles in a row of this step */
-static void mark_touched(particle_coupling *p, int n)
+/* p->touched: the particles in a row of this step (those in a pair are marked already when pairs_marked) */
+static void mark_touched(particle_coupling *p, int n, bool pairs_marked)
 {
-    memset(p->touched, 0, (size_t)n);
+    if (!pairs_marked) mark_pairs(p, n);
     for (int g = 0; g < 3; g++) {
         const pc_group *G = &p->group[g];
         for (int t = 0; t < G->side_count; t++) p->touched[G->side[t].i] = 1;
-        for (int t = 0; t < G->pair_count; t++) p->touched[G->pair[t].i] = p->touched[G->pair[t].j] = 1;
     }
 }
 
@@ -1295,12 +1411,13 @@ void particle_contacts_step(const imp_step *st)
         if (w->shapes->ids.count > 0) meet_bodies(w, p, x0, st, up);
         if (pairs) {
             meet_pairs(w, p, x0, st->dt, up);
+            mark_pairs(p, n);
             meet_colliders(w, p, x0, st->dt, up);
         }
         for (int g = 0; g < 3; g++) rows += p->group[g].side_count + p->group[g].pair_count;
         if (rows > 0) {
             sort_sides(p, up);
-            mark_touched(p, n);
+            mark_touched(p, n, pairs);
             const double e_before = energy_before(w, p, x0);
             sweep(w, p, up, SWEEP_WARM);
             for (int k = 0; k < VELOCITY_SWEEPS; k++) sweep(w, p, up, SWEEP_VELOCITY);

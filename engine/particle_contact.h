@@ -71,10 +71,13 @@ typedef struct pc_warm {
     int count, cap, start_cap;
 } pc_warm;
 
-/* the pairs one chunk of the grid search found (particle_contact.c, meet_pairs), by group; the
- * chunks' lists joined in chunk order are the pairs in the order one thread finds them */
+/* the pairs one chunk of the grid search found (particle_contact.c, meet_pairs), by group, and the
+ * colliders near its particles (meet_colliders); the chunks' lists joined in chunk order are the pairs
+ * in the order one thread finds them */
 typedef struct pc_found {
     pc_pair *pair[3]; int count[3], cap[3];
+    int at[3];             /* where they go in the groups' lists                                     */
+    int *near; int near_count, near_cap; /* meet_colliders: (particle, collider) within reach, 2 each */
 } pc_found;
 
 /* the stage's scratch, kept for its capacity, and the warm start */
@@ -96,7 +99,7 @@ typedef struct particle_coupling {
     int particle_cap;
     /* the pair grid: the particles by cell key, with their cells and data alongside */
     int *cell_start; int32_t (*bucket_cell)[3], (*cell_of)[3];
-    double *bucket_x;                 /* PAIR_DATA per particle: end position, radius, path length */
+    double *bucket_x;                 /* PAIR_DATA arrays of particle_cap: x, y, z at the end, radius, path length */
     pc_grain *grain;
     uint32_t *bucket_of; int table_cap;
     pc_found found[PAR_CHUNKS];

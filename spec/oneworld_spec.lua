@@ -273,6 +273,52 @@ describe("particles against each other (world.particle_collisions)", function()
     settles(2000, "rk4")
   end)
 
+  -- the grid search tests four candidates at a time where AVX is there (IMPETUS_SIMD=0: one at a time) and
+  -- runs its chunks on both threads: grains of two radii poured into a pile, a few thrown through it (their
+  -- paths, not their ends, meet), and a second world whose grains lie too far apart for the dense grid (one
+  -- far off), so the hashed grid runs too
+  local pair_script = [[
+    local impetus = require "impetus"
+    local out, rows = {}, 0
+    for _, far in ipairs { false, true } do
+      local w = impetus.world {}
+      w.particle_collisions = true
+      w:plane { friction = 0.5 }
+      for l = 0, 5 do
+        for i = 0, 19 do
+          for k = 0, 19 do
+            local r = (i + k + l) % 3 == 0 and 0.03 or 0.02
+            w:particle { position = { i * 0.055 + 0.003 * (l % 2), 0.04 + l * 0.06, k * 0.055 }, radius = r,
+              mass = 0.01, restitution = 0.3, friction = 0.4,
+              velocity = (i + l) % 17 == 0 and { 9, -2, 3 } or { 0, 0, 0 } }
+          end
+        end
+      end
+      if far then w:particle { position = { 500, 0.02, 0 }, radius = 0.02 } end
+      for _ = 1, 25 do
+        w:step(1 / 60)
+        rows = rows + w:profile().particle_contacts
+      end
+      for _, p in ipairs(w:particles()) do
+        local x, v = p.position, p.velocity
+        out[#out + 1] = string.format("%a %a %a %a %a %a", x[1], x[2], x[3], v[1], v[2], v[3])
+      end
+    end
+    out[#out + 1] = "contacts " .. rows
+    return table.concat(out, "\n")
+  ]]
+
+  it("2400 grains: the same to the last bit on the vector path and the scalar one, on one thread and two", function()
+    local here = load(pair_script)()
+    local rows = tonumber(here:match("contacts (%d+)$"))
+    assert.is_true(rows > 25 * 2400, string.format("the grains met in %d contacts over the steps", rows))
+    for _, env in ipairs { "IMPETUS_SIMD=0", "IMPETUS_THREADS=1" } do
+      local out, code = helpers.run_elsewhere(pair_script, env)
+      assert.are.equal(0, code, out)
+      assert.is_true(out == here, env .. ": the results disagree")
+    end
+  end)
+
   it("400 grains under the implicit integrator: the energy never rises by 1e-6 in a step, overlaps < 10 % of r", function()
     local ke = settles(400, "implicit")
     assert.is_true(ke < 1e-9, string.format("still moving: %.3g J", ke))
