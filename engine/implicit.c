@@ -485,16 +485,26 @@ static void assemble_part(void *ctx, int chunk)
     cloth_assemble(w, jb->a, chunk);
 }
 
+/* the cloth elements that cross from a chunk of rows into the next ones, by the chunk of their lowest
+ * row (cloth.h: the groups write disjoint rows) */
+static void assemble_crossing(void *ctx, int chunk)
+{
+    asm_job *jb = ctx;
+    cloth_assemble(jb->w, jb->a, PAR_CHUNKS + chunk);
+}
+
 /* forces (all but the fields) and the system matrix A = M - h D - h^2 K, with h^2 K v0 on the side,
  * at the committed state: chunks of rows in parallel, each with the cloth elements that touch only
- * it, then the rest. generic: the cloth triangles through the generic kernel. */
+ * it, then the cloth elements that cross chunks (in parallel where cloth_bind_blocks could group
+ * them so), then the rest. generic: the cloth triangles through the generic kernel. */
 static int assemble(imp_world *w, implicit_state *st, double h, bool generic)
 {
     asm_ctx a = {.x = w->particles->x, .v = w->particles->v, .f = st->f, .A = st->A.val, .bK = st->bK, .h = h, .h2 = h * h,
                  .full = st->set.full_jacobian, .generic = generic};
     asm_job jb = {w, st, &a};
     par_for(assemble_part, &jb, PAR_CHUNKS);
-    cloth_assemble(w, &a, PAR_CHUNKS);
+    par_for(assemble_crossing, &jb, PAR_CHUNKS);
+    cloth_assemble(w, &a, CLOTH_GROUPS - 1);
     return forces_assemble(w, &a, true);
 }
 
