@@ -13,12 +13,13 @@
  *
  *     A_c(I, J) = sum_{i in I, j in J} A(i, j)
  *
- * which costs one pass over the fine blocks per step (the map block -> coarse block is built with
- * the pattern). The smoother is block Gauss-Seidel, forward before the coarse correction and
- * backward after, so the V-cycle is a symmetric positive definite operator, as CG requires. The
- * coarsest level is solved by a dense Cholesky factorization when it has at most COARSEST block
- * rows; when coarsening stalls above that (many small disconnected pieces, such as hair strands,
- * each aggregate alone) it gets symmetric Gauss-Seidel sweeps instead.
+ * which costs one pass over the fine blocks per step (the map block -> coarse block, and its
+ * inverse, are built with the pattern; each coarse block gathers its fine blocks, so level 1's
+ * blocks are summed in parallel chunks). The smoother is block Gauss-Seidel, forward before the
+ * coarse correction and backward after, so the V-cycle is a symmetric positive definite operator,
+ * as CG requires. The coarsest level is solved by a dense Cholesky factorization when it has at
+ * most COARSEST block rows; when coarsening stalls above that (many small disconnected pieces, such
+ * as hair strands, each aggregate alone) it gets symmetric Gauss-Seidel sweeps instead.
  *
  * On the finest level the rows are cut in chunks that are smoothed at the same time (parallel.h):
  * each chunk runs Gauss-Seidel over its own rows and reads the other chunks' values from before
@@ -108,8 +109,8 @@ void amg_free(amg *g)
     for (int l = 0; l < AMG_MAX_LEVELS; l++) {
         amg_level *L = &g->lev[l];
         if (l > 0) bsr3_free(&L->A);
-        free(L->dinv), free(L->x), free(L->b), free(L->r), free(L->agg), free(L->bmap);
-        free(L->cm), free(L->dinv_cm), free(L->dpos);
+        free(L->dinv), free(L->x), free(L->b), free(L->r), free(L->agg), free(L->bmap), free(L->gather_start), free(L->gather);
+        free(L->cm), free(L->dinv_cm), free(L->dpos), free(L->klo), free(L->khi);
     }
     free(g->chol), free(g->snap);
     memset(g, 0, sizeof *g);
@@ -123,22 +124,76 @@ void amg_build(amg *g, const bsr3 *A, const int *split)
     g->levels = 0;    /* the hierarchy is made by the first amg_update, from the matrix's values */
 }
 
-/* coarse matrix values: the sums of the fine blocks */
-static void coarse_values(amg_level *F, amg_level *C)
+/* coarse matrix values: the sums of the fine blocks, for the coarse blocks [c0, c1). Each coarse
+ * block adds its fine blocks in increasing order from zero, so the sums do not depend on how the
+ * coarse blocks are cut into parallel chunks. */
+static void coarse_values(const amg_level *F, amg_level *C, int c0, int c1)
 {
-    bsr3_zero(&C->A);
     const double *fv = F->A.val;
     double *cv = C->A.val;
-    for (int k = 0; k < F->A.nnz; k++) {
-        double *d = cv + 9 * (size_t)F->bmap[k];
-        const double *s = fv + 9 * (size_t)k;
-        for (int e = 0; e < 9; e++) d[e] += s[e];
+    for (int c = c0; c < c1; c++) {
+        double sum[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+        for (int g = F->gather_start[c]; g < F->gather_start[c + 1]; g++) {
+            const double *s = fv + 9 * (size_t)F->gather[g];
+            for (int e = 0; e < 9; e++) sum[e] += s[e];
+        }
+        memcpy(cv + 9 * (size_t)c, sum, sizeof sum);
     }
+}
+
+typedef struct coarse_job {
+    amg *g;
+} coarse_job;
+
+/* level 1's blocks in PAR_CHUNKS runs of whole block rows */
+static void coarse_part(void *ctx, int chunk)
+{
+    amg *g = ((const coarse_job *)ctx)->g;
+    amg_level *C = &g->lev[1];
+    int r0, r1;
+    par_range(C->A.n, chunk, &r0, &r1);
+    coarse_values(&g->lev[0], C, C->A.row_start[r0], C->A.row_start[r1]);
+}
+
+/* gather_start and gather of a level from its bmap (a counting sort: within each coarse block the
+ * fine blocks stay in increasing order) */
+static void gather_map(amg_level *F, int coarse_blocks)
+{
+    const int nnz = F->A.nnz;
+    F->gather_start = ids_grow(F->gather_start, sizeof(int), (size_t)coarse_blocks + 1);
+    F->gather = ids_grow(F->gather, sizeof(int), nnz > 0 ? nnz : 1);
+    memset(F->gather_start, 0, sizeof(int) * ((size_t)coarse_blocks + 1));
+    for (int k = 0; k < nnz; k++) F->gather_start[F->bmap[k] + 1]++;
+    for (int c = 0; c < coarse_blocks; c++) F->gather_start[c + 1] += F->gather_start[c];
+    for (int k = 0; k < nnz; k++) F->gather[F->gather_start[F->bmap[k]]++] = k;
+    for (int c = coarse_blocks; c > 0; c--) F->gather_start[c] = F->gather_start[c - 1];
+    F->gather_start[0] = 0;
 }
 
 /* aggregate level after level, with the strengths of the values at hand; or, given the aggregates of
  * levels 0 .. given_levels - 2 (amg_adopt), with those */
 static void level_pattern(amg_level *L);
+
+/* level 0's klo and khi: for row i of the chunk [lo, hi), blocks [klo, dpos) and (dpos, khi) have
+ * their columns in [lo, hi) (a row's columns are sorted) */
+static void chunk_bounds(amg *g)
+{
+    amg_level *L = &g->lev[0];
+    const bsr3 *A = &L->A;
+    const int n = A->n > 0 ? A->n : 1;
+    L->klo = ids_grow(L->klo, sizeof(int), (size_t)n);
+    L->khi = ids_grow(L->khi, sizeof(int), (size_t)n);
+    for (int c = 0; c < PAR_CHUNKS; c++) {
+        const int lo = g->split[c], hi = g->split[c + 1];
+        for (int i = lo; i < hi; i++) {
+            const int kd = L->dpos[i];
+            int k_lo = A->row_start[i], k_hi = A->row_start[i + 1];
+            while (k_lo < kd && A->col[k_lo] < lo) k_lo++;
+            while (k_hi > kd + 1 && A->col[k_hi - 1] >= hi) k_hi--;
+            L->klo[i] = k_lo, L->khi[i] = k_hi;
+        }
+    }
+}
 
 static void hierarchy(amg *g, int given_levels, const int *const *given)
 {
@@ -176,12 +231,14 @@ static void hierarchy(amg *g, int given_levels, const int *const *given)
         for (int i = 0; i < Af->n; i++)
             for (int k = Af->row_start[i]; k < Af->row_start[i + 1]; k++)
                 F->bmap[k] = bsr3_find(&C->A, F->agg[i], F->agg[Af->col[k]]);
+        gather_map(F, C->A.nnz);
         level_vectors(C, nc);
-        if (!given) coarse_values(F, C); /* (adopted: the next amg_update brings the values) */
+        if (!given) coarse_values(F, C, 0, C->A.nnz); /* (adopted: the next amg_update brings the values) */
         g->levels++;
     }
     free(pairs);
     for (int l = 0; l < g->levels; l++) level_pattern(&g->lev[l]);
+    chunk_bounds(g);
     const int nc = g->lev[g->levels - 1].A.n;
     g->chol_n = nc <= COARSEST ? 3 * nc : 0; /* 0: the coarsest level is smoothed, not factored */
     if (g->chol_n) g->chol = ids_grow(g->chol, sizeof(double), g->chol_n * g->chol_n);
@@ -265,7 +322,14 @@ void amg_update(amg *g, const bsr3 *A)
     g->lev[0].A = *A;
     if (g->levels == 0) hierarchy(g, 0, NULL);
     else
-        for (int l = 0; l + 1 < g->levels; l++) coarse_values(&g->lev[l], &g->lev[l + 1]);
+        for (int l = 0; l + 1 < g->levels; l++) {
+            if (l == 0) {
+                coarse_job jb = {g};
+                par_for(coarse_part, &jb, PAR_CHUNKS);
+            } else {
+                coarse_values(&g->lev[l], &g->lev[l + 1], 0, g->lev[l + 1].A.nnz);
+            }
+        }
     for (int l = 0; l < g->levels; l++) {
         const bool smoothed = l + 1 < g->levels || !g->chol_n;
         if (l == 0) { /* (level 0's column-major copy serves the caller's products too) */
@@ -342,7 +406,8 @@ static void upper_residual(const amg_level *L, int lo, int hi)
 #if SPARSE_HAVE_AVX
 /* gs_sweep and upper_residual from a level's column-major copies: the same operations in the same
  * order, as vector code (sparse_simd.h) */
-static SPARSE_AVX void gs_sweep_cm(const amg_level *L, bool forward, bool from_zero, int lo, int hi, const double *snap)
+static SPARSE_AVX void gs_sweep_cm(const amg_level *L, bool forward, bool from_zero, int lo, int hi, const double *snap,
+                                   bool chunked)
 {
     const bsr3 *A = &L->A;
     const int *col = A->col;
@@ -352,10 +417,9 @@ static SPARSE_AVX void gs_sweep_cm(const amg_level *L, bool forward, bool from_z
         const int i = forward ? t : hi - 1 - (t - lo);
         const int rs = A->row_start[i], re = A->row_start[i + 1], kd = L->dpos[i];
         /* the row's blocks in column order: [rs, k_lo) left of the chunk, [k_lo, kd) inside and left
-         * of the diagonal, (kd, k_hi) inside and right of it, [k_hi, re) right of the chunk */
-        int k_lo = rs, k_hi = re;
-        while (k_lo < kd && col[k_lo] < lo) k_lo++;
-        while (k_hi > kd + 1 && col[k_hi - 1] >= hi) k_hi--;
+         * of the diagonal, (kd, k_hi) inside and right of it, [k_hi, re) right of the chunk (level
+         * 0's chunks: chunk_bounds; a whole level: every block is inside) */
+        const int k_lo = chunked ? L->klo[i] : rs, k_hi = chunked ? L->khi[i] : re;
         __m256d s = sparse_load3(L->b + 3 * (size_t)i);
         if (!from_zero)
             for (int k = rs; k < k_lo; k++) s = _mm256_sub_pd(s, sparse_cm_mul(cm + 9 * (size_t)k, snap + 3 * (size_t)col[k]));
@@ -370,15 +434,14 @@ static SPARSE_AVX void gs_sweep_cm(const amg_level *L, bool forward, bool from_z
     }
 }
 
-static SPARSE_AVX void upper_residual_cm(const amg_level *L, int lo, int hi)
+static SPARSE_AVX void upper_residual_cm(const amg_level *L, int lo, int hi, bool chunked)
 {
     const bsr3 *A = &L->A;
     const int *col = A->col;
     const double *cm = L->cm, *x = L->x;
     for (int i = lo; i < hi; i++) {
         const int rs = A->row_start[i], re = A->row_start[i + 1], kd = L->dpos[i];
-        int k_lo = rs;
-        while (k_lo < kd && col[k_lo] < lo) k_lo++;
+        const int k_lo = chunked ? L->klo[i] : rs;
         __m256d s = _mm256_setzero_pd();
         for (int k = rs; k < k_lo; k++) s = _mm256_sub_pd(s, sparse_cm_mul(cm + 9 * (size_t)k, x + 3 * (size_t)col[k]));
         for (int k = kd + 1; k < re; k++) s = _mm256_sub_pd(s, sparse_cm_mul(cm + 9 * (size_t)k, x + 3 * (size_t)col[k]));
@@ -390,6 +453,7 @@ static SPARSE_AVX void upper_residual_cm(const amg_level *L, int lo, int hi)
 /* the finest level's smoothing, chunk by chunk */
 typedef struct sweep_job {
     const amg *g;
+    const amg_level *L; /* level 0, with the caller's vectors (amg_apply) */
     int phase; /* 0: forward from zero, 1: residual, 2: backward */
 } sweep_job;
 
@@ -397,13 +461,13 @@ static void sweep_part(void *ctx, int chunk)
 {
     const sweep_job *jb = ctx;
     const amg *g = jb->g;
-    const amg_level *L = &g->lev[0];
+    const amg_level *L = jb->L;
     int lo = g->split[chunk], hi = g->split[chunk + 1];
 #if SPARSE_HAVE_AVX
     if (sparse_avx()) {
-        if (jb->phase == 0) gs_sweep_cm(L, true, true, lo, hi, NULL);
-        else if (jb->phase == 1) upper_residual_cm(L, lo, hi);
-        else gs_sweep_cm(L, false, false, lo, hi, g->snap);
+        if (jb->phase == 0) gs_sweep_cm(L, true, true, lo, hi, NULL, true);
+        else if (jb->phase == 1) upper_residual_cm(L, lo, hi, true);
+        else gs_sweep_cm(L, false, false, lo, hi, g->snap, true);
         return;
     }
 #endif
@@ -417,7 +481,7 @@ static void level_sweep(const amg_level *L, bool forward, bool from_zero)
 {
 #if SPARSE_HAVE_AVX
     if (sparse_avx()) {
-        gs_sweep_cm(L, forward, from_zero, 0, L->A.n, NULL);
+        gs_sweep_cm(L, forward, from_zero, 0, L->A.n, NULL, false);
         return;
     }
 #endif
@@ -428,16 +492,16 @@ static void level_residual(const amg_level *L)
 {
 #if SPARSE_HAVE_AVX
     if (sparse_avx()) {
-        upper_residual_cm(L, 0, L->A.n);
+        upper_residual_cm(L, 0, L->A.n, false);
         return;
     }
 #endif
     upper_residual(L, 0, L->A.n);
 }
 
-static void vcycle(const amg *g, int l)
+/* one V-cycle from level l down; L is level l (level 0: a copy with the caller's b and x) */
+static void vcycle(const amg *g, int l, const amg_level *L)
 {
-    const amg_level *L = &g->lev[l];
     const int n = L->A.n;
     if (l == g->levels - 1 && !g->chol_n) {
         /* too large to factor: two symmetric Gauss-Seidel sweeps (forward from zero, backward, forward, backward) */
@@ -465,7 +529,7 @@ static void vcycle(const amg *g, int l)
         }
         return;
     }
-    sweep_job jb = {g, 0};
+    sweep_job jb = {g, L, 0};
     if (l == 0) {
         par_for(sweep_part, &jb, PAR_CHUNKS);
         jb.phase = 1;
@@ -481,7 +545,7 @@ static void vcycle(const amg *g, int l)
         const double *ri = L->r + 3 * i;
         cb[0] += ri[0], cb[1] += ri[1], cb[2] += ri[2];
     }
-    vcycle(g, l + 1);
+    vcycle(g, l + 1, C);
     for (int i = 0; i < n; i++) {
         const double *cx = C->x + 3 * L->agg[i];
         double *xi = L->x + 3 * i;
@@ -498,9 +562,8 @@ static void vcycle(const amg *g, int l)
 
 void amg_apply(const amg *g, const double *r, double *z)
 {
-    const amg_level *L = &g->lev[0];
-    const size_t n3 = 3 * (size_t)L->A.n;
-    memcpy(L->b, r, n3 * sizeof(double));
-    vcycle(g, 0);
-    memcpy(z, L->x, n3 * sizeof(double));
+    /* level 0 smooths straight from r (only read) into z: its own b and x are not used */
+    amg_level L0 = g->lev[0];
+    L0.b = (double *)r, L0.x = z;
+    vcycle(g, 0, &L0);
 }

@@ -5,7 +5,8 @@
  *               the map from each fine block to the coarse block it sums into
  *   amg_update  every step, with the matrix's values: the coarse matrices, the smoothers'
  *               inverse diagonal blocks, the Cholesky factor of the coarsest matrix
- *   amg_apply   z = one symmetric V-cycle applied to r (z ~ A^-1 r), a valid CG preconditioner
+ *   amg_apply   z = one symmetric V-cycle applied to r (z ~ A^-1 r), a valid CG preconditioner;
+ *               z and r are distinct vectors
  */
 #ifndef IMPETUS_AMG_H
 #define IMPETUS_AMG_H
@@ -21,6 +22,9 @@ typedef struct amg_level {
     double *x, *b, *r;   /* 3 per block row                                                       */
     int *agg;            /* block row -> block row of the next level (all but the last level)     */
     int *bmap;           /* block -> block of the next level                                      */
+    /* the same map read the other way (all but the last level): the blocks that sum into block c of
+     * the next level are gather[gather_start[c] .. gather_start[c + 1]), in increasing order */
+    int *gather_start, *gather;
     /* the blocks and inverse diagonal blocks column-major (sparse.h, bsr3_cm_fill), made by amg_update
      * for the smoother's vector products on every smoothed level, with each row's diagonal block
      * index; on level 0 the caller's own products of the same matrix may use cm (bsr3_mul_rows_cm)
@@ -28,6 +32,9 @@ typedef struct amg_level {
     double *cm, *dinv_cm;
     size_t cm_cap, dinv_cm_cap;
     int *dpos, dpos_cap;
+    /* level 0 only: per row, the bounds of the blocks whose columns lie in the row's own parallel
+     * chunk, left and right of the diagonal (the smoother reads the others from before the sweep) */
+    int *klo, *khi;
 } amg_level;
 
 typedef struct amg {

@@ -69,6 +69,14 @@ cg_result cg_solve(const cg_problem *p, double *x, const double *b, cg_work *w)
     double bnorm = p->norm ? p->norm(p->ctx, s) : sqrt(dot(s, s, n));
     apply_filter(p, x);
     p->mul(p->ctx, x, q);
+    if (p->warm_check) {
+        double phi = 0;
+        for (int i = 0; i < n; i++) phi += x[i] * (0.5 * q[i] - b[i]);
+        if (!(phi < 0)) {
+            memset(x, 0, sizeof(double) * (size_t)n);
+            memset(q, 0, sizeof(double) * (size_t)n);
+        }
+    }
     for (int i = 0; i < n; i++) r[i] = b[i] - q[i];
     apply_filter(p, r);
     if (bnorm == 0) bnorm = 1;
@@ -77,6 +85,7 @@ cg_result cg_solve(const cg_problem *p, double *x, const double *b, cg_work *w)
     double curv_max = 0; /* the largest Rayleigh quotient d.Ad / d.d seen */
     int it = 0;
     if (rnorm > stop) { /* (a warm start may already be the answer) */
+        if (p->prepare) p->prepare(p->ctx);
         precondition(p, r, d);
         apply_filter(p, d);
         delta = dot(r, d, n);

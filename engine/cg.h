@@ -19,6 +19,13 @@ typedef struct cg_problem {
     /* the norm of the stopping test (of S b and of r) in place of the Euclidean one, or NULL;
      * abs_tol is then in its units (the implicit integrator measures velocity errors) */
     double (*norm)(void *ctx, const double *v);
+    /* nonzero: keep the start x only when it lowers phi(x) = x^T A x / 2 - b^T x below phi(0) = 0
+     * (a start that merely passes the tolerance is not kept when 0 is better), else start from 0;
+     * the test reuses the product A x of the first residual */
+    int warm_check;
+    /* called once, before the preconditioner is first applied (not at all when the start already
+     * passes the test): the caller makes the preconditioner's values only when an iteration runs */
+    void (*prepare)(void *ctx);
 } cg_problem;
 
 typedef struct cg_result {

@@ -724,27 +724,66 @@ static void element_blocks(const bsr3 *A, const int *d, const int *v, int m, int
         for (int j = 0; j < m; j++) block[i * m + j] = bsr3_find(A, d[v[i]], d[v[j]]);
 }
 
-/* which group an element of m vertices belongs to (see implicit.h) */
-static int group_of(const int *dense, const int *v, int m, const int *split)
+static int chunk_of(int d, const int *split)
 {
-    int c = 0, d = dense[v[0]];
+    int c = 0;
     while (c < PAR_CHUNKS - 1 && d >= split[c + 1]) c++;
-    for (int i = 1; i < m; i++)
-        if (dense[v[i]] < split[c] || dense[v[i]] >= split[c + 1]) return PAR_CHUNKS;
     return c;
 }
 
-/* stable sort of an element array by group, with the group boundaries into gb */
+/* which group an element of m vertices belongs to (cloth.h); split_crossing: the crossing elements
+ * go to the groups of their lowest rows' chunks */
+static int group_of(const int *dense, const int *v, int m, const int *split, bool split_crossing)
+{
+    int c = chunk_of(dense[v[0]], split), low = dense[v[0]];
+    bool crossing = false;
+    for (int i = 1; i < m; i++) {
+        if (dense[v[i]] < split[c] || dense[v[i]] >= split[c + 1]) crossing = true;
+        if (dense[v[i]] < low) low = dense[v[i]];
+    }
+    if (!crossing) return c;
+    return split_crossing ? PAR_CHUNKS + chunk_of(low, split) : CLOTH_GROUPS - 1;
+}
+
+/* owner[p]: the crossing group that touched particle p (dense), -1 none; false when a particle is
+ * in crossing elements of two groups */
+static bool crossing_claim(const int *dense, const int *v, int m, const int *split, int *owner)
+{
+    int g = group_of(dense, v, m, split, true);
+    if (g < PAR_CHUNKS) return true;
+    for (int i = 0; i < m; i++) {
+        int *o = &owner[dense[v[i]]];
+        if (*o >= 0 && *o != g) return false;
+        *o = g;
+    }
+    return true;
+}
+
+/* whether the object's crossing elements may go to the groups of their chunks (cloth.h) */
+static bool crossing_splits(const cobj *o, const int *split, int n)
+{
+    int *owner = ids_grow(NULL, sizeof(int), n > 0 ? n : 1);
+    for (int p = 0; p < n; p++) owner[p] = -1;
+    bool ok = true;
+    for (int t = 0; ok && t < o->ntri; t++) ok = crossing_claim(o->dense, o->tri[t].v, 3, split, owner);
+    for (int e = 0; ok && e < o->nbend; e++) ok = crossing_claim(o->dense, o->bend[e].v, 4, split, owner);
+    for (int q = 0; ok && q < o->nseg; q++) ok = crossing_claim(o->dense, o->seg[q].v, 2, split, owner);
+    for (int j = 0; ok && j < o->njoint; j++) ok = crossing_claim(o->dense, o->joint[j].v, 3, split, owner);
+    free(owner);
+    return ok;
+}
+
+/* stable sort of an element array by group, with the group ends into gb */
 #define GROUP_SORT(type, arr, count, m, gb)                                              \
     do {                                                                                 \
         type *tmp_ = ids_grow(NULL, sizeof(type), (count) > 0 ? (count) : 1);            \
         int out_ = 0;                                                                    \
-        for (int g_ = 0; g_ <= PAR_CHUNKS; g_++) {                                       \
+        for (int g_ = 0; g_ < CLOTH_GROUPS; g_++) {                                      \
             for (int e_ = 0; e_ < (count); e_++)                                         \
-                if (group_of(o->dense, (arr)[e_].v, (m), split) == g_) tmp_[out_++] = (arr)[e_]; \
+                if (group_of(o->dense, (arr)[e_].v, (m), split, splits) == g_) tmp_[out_++] = (arr)[e_]; \
             (gb)[g_] = out_;                                                             \
         }                                                                                \
-        if (count) memcpy((arr), tmp_, sizeof(type) * (size_t)(count));                 \
+        if (count) memcpy((arr), tmp_, sizeof(type) * (size_t)(count));                  \
         free(tmp_);                                                                      \
     } while (0)
 
@@ -754,6 +793,7 @@ void cloth_bind_blocks(imp_world *w, const bsr3 *A, const int *split)
     for (int k = 0; cs && k < cs->ids.count; k++) {
         cobj *o = &cs->obj[k];
         refresh_dense(w, o);
+        const bool splits = crossing_splits(o, split, w->particles->ids.count);
         GROUP_SORT(ctri, o->tri, o->ntri, 3, o->tri_g);
         GROUP_SORT(cbend, o->bend, o->nbend, 4, o->bend_g);
         GROUP_SORT(cseg, o->seg, o->nseg, 2, o->seg_g);

@@ -26,9 +26,13 @@ struct asm_ctx;
  * built, the block indices of every element; then the assembly */
 void cloth_pairs(imp_world *w, int **pairs, int *count, int *cap);
 /* also sorts each object's elements into groups: group c < PAR_CHUNKS holds the elements whose
- * particles all lie in rows [split[c], split[c + 1]); group PAR_CHUNKS the others.
- * cloth_assemble(w, a, g) does group g, or all for g = -1; groups c < PAR_CHUNKS may run at the
- * same time (they write disjoint rows). */
+ * particles all lie in rows [split[c], split[c + 1]); the others (they cross a chunk boundary) go to
+ * group PAR_CHUNKS + c, c the chunk of their lowest row, when no particle of the object is in
+ * crossing elements of two such groups, else all to group CLOTH_GROUPS - 1.
+ * cloth_assemble(w, a, g) does group g, or all for g = -1. Groups c < PAR_CHUNKS may run at the
+ * same time (they write disjoint rows), then groups PAR_CHUNKS + c (disjoint rows too, and each
+ * row takes its crossing elements' terms in the order the single group had), then the last. */
+#define CLOTH_GROUPS (2 * PAR_CHUNKS + 1)
 void cloth_bind_blocks(imp_world *w, const bsr3 *A, const int *split);
 void cloth_assemble(imp_world *w, struct asm_ctx *a, int group);
 
@@ -68,7 +72,7 @@ typedef struct cobj {
     cseg *seg;
     cjoint *joint;
     int ntri, nbend, nseg, njoint;
-    int tri_g[PAR_CHUNKS + 1], bend_g[PAR_CHUNKS + 1], seg_g[PAR_CHUNKS + 1], joint_g[PAR_CHUNKS + 1]; /* group ends */
+    int tri_g[CLOTH_GROUPS], bend_g[CLOTH_GROUPS], seg_g[CLOTH_GROUPS], joint_g[CLOTH_GROUPS]; /* group ends */
     int *draw;           /* 3 vertex indices per triangle, for drawing                         */
     double stretch, shear, bendk, damping;
     int rows, cols;

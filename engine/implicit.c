@@ -92,7 +92,7 @@ void implicit_free(imp_world *w)
     if (!st) return;
     bsr3_free(&st->A);
     free(st->diag), free(st->tpos), free(st->undo_at), free(st->undo_val), free(st->pairs);
-    free(st->f), free(st->bK), free(st->b), free(st->y), free(st->z), free(st->dv), free(st->tmp), free(st->tmp2), free(st->inv_m2);
+    free(st->f), free(st->bK), free(st->b), free(st->y), free(st->z), free(st->dv), free(st->tmp), free(st->inv_m2), free(st->near);
     free(st->filter_kind), free(st->filter_normal), free(st->filtered), free(st->contact_kind), free(st->contact_impulse);
     cg_work_free(&st->cg);
     amg_free(&st->mg);
@@ -107,10 +107,11 @@ static void reserve(implicit_state *st, int n)
     if (n <= st->cap) return;
     int cap = st->cap ? st->cap : 64;
     while (cap < n) cap *= 2;
-    double **vecs[] = {&st->f, &st->bK, &st->b, &st->y, &st->z, &st->dv, &st->tmp, &st->tmp2};
+    double **vecs[] = {&st->f, &st->bK, &st->b, &st->y, &st->z, &st->dv, &st->tmp};
     for (size_t k = 0; k < sizeof vecs / sizeof vecs[0]; k++) *vecs[k] = ids_grow(*vecs[k], 3 * sizeof(double), cap);
     st->diag = ids_grow(st->diag, sizeof(int), cap);
     st->inv_m2 = ids_grow(st->inv_m2, sizeof(double), cap);
+    st->near = ids_grow(st->near, 1, cap);
     st->filter_kind = ids_grow(st->filter_kind, 1, cap);
     st->filter_normal = ids_grow(st->filter_normal, 6 * sizeof(double), cap);
     st->filtered = ids_grow(st->filtered, sizeof(int), cap);
@@ -191,7 +192,8 @@ static double velocity_norm(void *ctx, const double *r)
     double worst = 0;
     for (int i = 0; i < st->n; i++) {
         const double *ri = r + 3 * i;
-        worst = fmax(worst, (ri[0] * ri[0] + ri[1] * ri[1] + ri[2] * ri[2]) * st->inv_m2[i]);
+        double e = (ri[0] * ri[0] + ri[1] * ri[1] + ri[2] * ri[2]) * st->inv_m2[i];
+        if (e > worst) worst = e; /* (fmax's result, NaN skipped, without a call) */
     }
     return sqrt(worst);
 }
@@ -333,6 +335,26 @@ static void matrix_filter(implicit_state *st)
     double Si[9], Sj[9];
     for (int q = 0; q < st->nfiltered; q++) {
         int i = st->filtered[q];
+        if (st->filter_kind[i] == 1) { /* S_i = 0: the row and column of i hold only c I on the diagonal */
+            for (int k = st->A.row_start[i]; k < st->A.row_start[i + 1]; k++) {
+                int j = st->A.col[k];
+                double *B = st->A.val + 9 * (size_t)k;
+                undo_push(st, k);
+                if (j == i) {
+                    double c = (B[0] + B[4] + B[8]) / 3;
+                    memset(B, 0, 9 * sizeof(double));
+                    B[0] = B[4] = B[8] = c;
+                    continue;
+                }
+                memset(B, 0, 9 * sizeof(double));
+                if (st->filter_kind[j] == 0) {
+                    int kt = st->tpos[k];
+                    undo_push(st, kt);
+                    memset(st->A.val + 9 * (size_t)kt, 0, 9 * sizeof(double));
+                }
+            }
+            continue;
+        }
         filter_matrix(st, i, Si);
         for (int k = st->A.row_start[i]; k < st->A.row_start[i + 1]; k++) {
             int j = st->A.col[k];
@@ -372,29 +394,62 @@ static imp_vec3 row_mul(const bsr3 *A, int i, const double *x)
     return y;
 }
 
-/* solve A dv = b with the filter: dv = z + y, S y = y, A y = b - A z */
+/* The multigrid's values for the filtered matrix, made when CG first needs its preconditioner (a
+ * solve whose start already passes the test needs none); from then on CG's products run from the
+ * multigrid's column-major copy of the matrix (the same bits as the row-major product). */
+static void solve_prepare(void *ctx)
+{
+    implicit_state *st = ctx;
+    amg_update(&st->mg, &st->A);
+    st->mg_current = true;
+}
+
+static void matrix_mul_cg(void *ctx, const double *x, double *y)
+{
+    const implicit_state *st = ctx;
+    if (st->mg_current) matrix_mul_solve(ctx, x, y);
+    else matrix_mul(ctx, x, y);
+}
+
+/* rhs = b - A z. z is nonzero only on constrained particles, so only the rows that have a block in
+ * the column of one of them change; each such row's product is row_mul's, the same operations in
+ * the same order as bsr3_mul's (the zero columns it skips add nothing). */
+static void rhs_minus_az(implicit_state *st, int n, double *rhs)
+{
+    memcpy(rhs, st->b, 3 * sizeof(double) * (size_t)n);
+    memset(st->near, 0, (size_t)n);
+    for (int q = 0; q < st->nfiltered; q++) {
+        int i = st->filtered[q];
+        const double *zi = st->z + 3 * i;
+        if (zi[0] == 0 && zi[1] == 0 && zi[2] == 0) continue;
+        for (int k = st->A.row_start[i]; k < st->A.row_start[i + 1]; k++) st->near[st->A.col[k]] = 1;
+    }
+    for (int i = 0; i < n; i++) {
+        if (!st->near[i]) continue;
+        imp_vec3 az = row_mul(&st->A, i, st->z);
+        double *ri = rhs + 3 * i;
+        ri[0] -= az.x, ri[1] -= az.y, ri[2] -= az.z;
+    }
+}
+
+/* solve A dv = b with the filter: dv = z + y, S y = y, A y = b - A z. The start is the last solve's
+ * dv, when it is a better start than 0 (cg.h, warm_check): CG minimizes phi(y) = y^T A y / 2 - rhs^T y, phi(0) = 0, and
+ * a start that merely passes the tolerance would otherwise be kept (a cloth at rest would keep the
+ * last step's velocity change). */
 static cg_result solve(implicit_state *st, int n, bool has_z, double abs_tol)
 {
     const int n3 = 3 * n;
     double *rhs = st->b;
     if (has_z) {
-        bsr3_mul(&st->A, st->z, st->tmp);
-        for (int e = 0; e < n3; e++) st->tmp[e] = st->b[e] - st->tmp[e];
+        rhs_minus_az(st, n, st->tmp);
         rhs = st->tmp;
     }
-    /* warm start from the last step's dv, when it is a better start than 0: CG minimizes
-     * phi(y) = y^T A y / 2 - rhs^T y, phi(0) = 0. (A start that merely passes the tolerance would
-     * otherwise be kept, and a cloth at rest would keep the last step's velocity change.) */
     memcpy(st->y, st->dv, sizeof(double) * (size_t)n3);
-    filter_apply(st, st->y);
-    matrix_mul(st, st->y, st->tmp2);
-    double phi = 0;
-    for (int e = 0; e < n3; e++) phi += st->y[e] * (0.5 * st->tmp2[e] - rhs[e]);
-    if (!(phi < 0)) memset(st->y, 0, sizeof(double) * (size_t)n3);
     matrix_filter(st);
-    amg_update(&st->mg, &st->A);
-    cg_problem p = {n3, st, matrix_mul_solve, NULL, st->nfiltered ? filter_apply : NULL, st->set.cg_tolerance,
-                    st->set.cg_max_iterations, abs_tol, multigrid, velocity_norm};
+    st->mg_current = false;
+    cg_problem p = {.n = n3, .ctx = st, .mul = matrix_mul_cg, .filter = st->nfiltered ? filter_apply : NULL,
+                    .tol = st->set.cg_tolerance, .max_iter = st->set.cg_max_iterations, .abs_tol = abs_tol,
+                    .precond_apply = multigrid, .norm = velocity_norm, .warm_check = 1, .prepare = solve_prepare};
     cg_result r = cg_solve(&p, st->y, rhs, &st->cg);
     matrix_unfilter(st);
     for (int e = 0; e < n3; e++) st->dv[e] = st->z[e] + st->y[e];
@@ -430,16 +485,26 @@ static void assemble_part(void *ctx, int chunk)
     cloth_assemble(w, jb->a, chunk);
 }
 
+/* the cloth elements that cross from a chunk of rows into the next ones, by the chunk of their lowest
+ * row (cloth.h: the groups write disjoint rows) */
+static void assemble_crossing(void *ctx, int chunk)
+{
+    asm_job *jb = ctx;
+    cloth_assemble(jb->w, jb->a, PAR_CHUNKS + chunk);
+}
+
 /* forces (all but the fields) and the system matrix A = M - h D - h^2 K, with h^2 K v0 on the side,
  * at the committed state: chunks of rows in parallel, each with the cloth elements that touch only
- * it, then the rest. generic: the cloth triangles through the generic kernel. */
+ * it, then the cloth elements that cross chunks (in parallel where cloth_bind_blocks could group
+ * them so), then the rest. generic: the cloth triangles through the generic kernel. */
 static int assemble(imp_world *w, implicit_state *st, double h, bool generic)
 {
     asm_ctx a = {.x = w->particles->x, .v = w->particles->v, .f = st->f, .A = st->A.val, .bK = st->bK, .h = h, .h2 = h * h,
                  .full = st->set.full_jacobian, .generic = generic};
     asm_job jb = {w, st, &a};
     par_for(assemble_part, &jb, PAR_CHUNKS);
-    cloth_assemble(w, &a, PAR_CHUNKS);
+    par_for(assemble_crossing, &jb, PAR_CHUNKS);
+    cloth_assemble(w, &a, CLOTH_GROUPS - 1);
     return forces_assemble(w, &a, true);
 }
 
