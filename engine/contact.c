@@ -151,14 +151,24 @@ static void collide_part(void *ctx, int chunk)
 /* The collide stage: shapes placed, the broad phase's candidates matched to last step's pairs by key,
  * the narrow phase on both threads, then in candidate order the touching pairs' manifolds packed,
  * their points' ids and warm starts carried over and the events raised */
-void contacts_update(imp_world *w)
+/* the shapes of bodies that may have moved placed at their bodies' states (each shape its own: both
+ * threads) */
+static void place_part(void *ctx, int chunk)
 {
-    contact_set *c = w->contacts;
-    for (int s = 0; s < w->shapes->ids.count; s++) {
+    imp_world *w = ctx;
+    int lo, hi;
+    par_range(w->shapes->ids.count, chunk, &lo, &hi);
+    for (int s = lo; s < hi; s++) {
         shape *sh = &w->shapes->shape[s];
         const body *b = &w->bodies->body[bodies_dense(w, sh->body)];
         if ((b->motion != IMP_FIXED && !b->asleep) || sh->type == IMP_SHAPE_PLANE) bodies_place_shape(w, sh);
     }
+}
+
+void contacts_update(imp_world *w)
+{
+    contact_set *c = w->contacts;
+    par_for(place_part, w, PAR_CHUNKS);
     bp_find_pairs(w);
     const broadphase *bp = w->broadphase;
     const int nc = bp->cand_count;
