@@ -335,44 +335,35 @@ static void matrix_filter(implicit_state *st)
     double Si[9], Sj[9];
     for (int q = 0; q < st->nfiltered; q++) {
         int i = st->filtered[q];
-        if (st->filter_kind[i] == 1) { /* S_i = 0: the row and column of i hold only c I on the diagonal */
-            for (int k = st->A.row_start[i]; k < st->A.row_start[i + 1]; k++) {
-                int j = st->A.col[k];
-                double *B = st->A.val + 9 * (size_t)k;
-                undo_push(st, k);
-                if (j == i) {
-                    double c = (B[0] + B[4] + B[8]) / 3;
-                    memset(B, 0, 9 * sizeof(double));
-                    B[0] = B[4] = B[8] = c;
-                    continue;
-                }
-                memset(B, 0, 9 * sizeof(double));
-                if (st->filter_kind[j] == 0) {
-                    int kt = st->tpos[k];
-                    undo_push(st, kt);
-                    memset(st->A.val + 9 * (size_t)kt, 0, 9 * sizeof(double));
-                }
-            }
-            continue;
-        }
-        filter_matrix(st, i, Si);
+        const bool pinned = st->filter_kind[i] == 1; /* S_i = 0: row and column i vanish, no 3x3 products */
+        if (!pinned) filter_matrix(st, i, Si);
         for (int k = st->A.row_start[i]; k < st->A.row_start[i + 1]; k++) {
             int j = st->A.col[k];
             double *B = st->A.val + 9 * (size_t)k;
             undo_push(st, k);
             if (j == i) {
                 double c = (B[0] + B[4] + B[8]) / 3;
-                block_sandwich(B, Si, Si);
-                for (int e = 0; e < 9; e++) B[e] += c * ((e % 4 == 0) - Si[e]);
+                if (pinned) {
+                    memset(B, 0, 9 * sizeof(double));
+                    B[0] = B[4] = B[8] = c;
+                } else {
+                    block_sandwich(B, Si, Si);
+                    for (int e = 0; e < 9; e++) B[e] += c * ((e % 4 == 0) - Si[e]);
+                }
                 continue;
             }
             bool jc = st->filter_kind[j] != 0;
-            if (jc) filter_matrix(st, j, Sj);
-            block_sandwich(B, Si, jc ? Sj : NULL);
+            if (pinned) memset(B, 0, 9 * sizeof(double));
+            else {
+                if (jc) filter_matrix(st, j, Sj);
+                block_sandwich(B, Si, jc ? Sj : NULL);
+            }
             if (!jc) { /* the transpose block in the free row j: A_ji S_i */
                 int kt = st->tpos[k];
+                double *Bt = st->A.val + 9 * (size_t)kt;
                 undo_push(st, kt);
-                block_sandwich(st->A.val + 9 * (size_t)kt, NULL, Si);
+                if (pinned) memset(Bt, 0, 9 * sizeof(double));
+                else block_sandwich(Bt, NULL, Si);
             }
         }
     }
