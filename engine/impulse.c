@@ -1110,7 +1110,7 @@ static void patch_points(const impulse_state *s, int lo, int hi, int *q0, int *q
 /* The stages 3a - 3d of one island: its patches are one range [r[0], r[1]), or, split (split_islands),
  * the halves [r[0], r[1]), [r[1], r[2]) and the patches between them [r[2], r[3]). A stage that visits
  * the patches in turn runs over both halves at once (on both threads: they share no moving body),
- * then over the patches between them. */
+ * then over the patches between them; shock propagation does so level by level. */
 typedef struct island_stage island_stage;
 typedef void (*range_fn)(island_stage *st, int lo, int hi, int part);
 struct island_stage {
@@ -1118,7 +1118,8 @@ struct island_stage {
     impulse_state *s;
     const int *r;
     int parts;                /* 1: one range; 3: split                                             */
-    range_fn fn;
+    range_fn fn;              /* what island_run runs, over the parts [lo[g], hi[g])               */
+    const int *lo, *hi;
     bool between_first;       /* the patches between the halves before them (else after)           */
     double change[3], size[3];/* a sweep's sums over each part                                      */
 };
@@ -1126,21 +1127,29 @@ struct island_stage {
 static void half_part(void *ctx, int half)
 {
     island_stage *st = ctx;
-    st->fn(st, st->r[half], st->r[half + 1], half);
+    st->fn(st, st->lo[half], st->hi[half], half);
 }
 
-/* fn over every patch of the island, in the order above */
-static void island_run(island_stage *st, range_fn fn)
+/* HALF_MIN: patches in each half below which a run stays on one thread (the same numbers: the halves
+ * share no moving body) */
+#define HALF_MIN 8
+
+/* fn over the parts [lo[g], hi[g]) of the island, in the order above */
+static void island_run(island_stage *st, range_fn fn, const int *lo, const int *hi)
 {
-    st->fn = fn;
     if (st->parts == 1) {
-        fn(st, st->r[0], st->r[1], 0);
+        fn(st, lo[0], hi[0], 0);
         return;
     }
-    if (st->between_first) fn(st, st->r[2], st->r[3], 2);
-    par_for(half_part, st, 2);
-    if (!st->between_first) fn(st, st->r[2], st->r[3], 2);
+    st->fn = fn, st->lo = lo, st->hi = hi;
+    if (st->between_first) fn(st, lo[2], hi[2], 2);
+    if (hi[0] - lo[0] >= HALF_MIN && hi[1] - lo[1] >= HALF_MIN) par_for(half_part, st, 2);
+    else fn(st, lo[0], hi[0], 0), fn(st, lo[1], hi[1], 1);
+    if (!st->between_first) fn(st, lo[2], hi[2], 2);
 }
+
+/* fn over the whole island */
+static void island_all(island_stage *st, range_fn fn) { island_run(st, fn, st->r, st->r + 1); }
 
 static void warm_start(island_stage *st, int lo, int hi, int part)
 {
@@ -1196,7 +1205,7 @@ static void contact_sweeps(island_stage *st)
     for (int it = 0; it < st->w->settings.velocity_iterations; it++) {
         st->change[1] = st->change[2] = st->size[1] = st->size[2] = 0;
         st->between_first = it & 1;
-        island_run(st, sweep);
+        island_all(st, sweep);
         if (st->change[0] + st->change[1] + st->change[2] <= CONVERGED * (st->size[0] + st->size[1] + st->size[2])) break;
     }
 }
@@ -1206,6 +1215,18 @@ static void contact_sweeps(island_stage *st)
  * takes energy from the upper one, else both answer as S1 asks; a joint to the world or a static body
  * then holds its body as fixed as the world for the levels above). A split island's parts are each in
  * level order: a level is its patches in every part. */
+static void shock_solve(island_stage *st, int lo, int hi, int part)
+{
+    impulse_state *s = st->s;
+    double change = 0, size = 0;
+    for (int k = lo; k < hi; k++) {
+        contact_patch *p = &s->patches[k];
+        change += patch_solve(&s->sb, s->points, p, shock_side(s->graph.level, p));
+        for (int i = 0; i < p->count; i++) size += s->points[p->first + i].jn;
+    }
+    st->change[part] = change, st->size[part] = size;
+}
+
 static void shock_propagation(island_stage *st)
 {
     imp_world *w = st->w;
@@ -1213,6 +1234,7 @@ static void shock_propagation(island_stage *st)
     solver_bodies *sb = &s->sb;
     const int *level = s->graph.level, *r = st->r;
     int at[3], end[3], jdone = 0;
+    st->between_first = false;
     for (int g = 0; g < st->parts; g++) at[g] = r[g];
     for (;;) {
         int lv = MAX_LEVEL + 1;
@@ -1226,14 +1248,10 @@ static void shock_propagation(island_stage *st)
             jdone = lv;
         }
         for (int pass = 0; pass < SHOCK_PASSES; pass++) {
-            double change = 0, size = 0;
-            for (int g = 0; g < st->parts; g++)
-                for (int k = at[g]; k < end[g]; k++) {
-                    contact_patch *p = &s->patches[k];
-                    change += patch_solve(sb, s->points, p, shock_side(level, p));
-                    for (int i = 0; i < p->count; i++) size += s->points[p->first + i].jn;
-                }
-            if (change <= CONVERGED * size) break; /* this level holds */
+            st->change[1] = st->change[2] = st->size[1] = st->size[2] = 0;
+            island_run(st, shock_solve, at, end);
+            if (st->change[0] + st->change[1] + st->change[2] <= CONVERGED * (st->size[0] + st->size[1] + st->size[2]))
+                break; /* this level holds */
         }
         for (int g = 0; g < st->parts; g++) at[g] = end[g];
     }
@@ -1269,7 +1287,7 @@ static void split_impulses(island_stage *st)
     bool pushing = false;
     for (int q = q0; q < q1 && !pushing; q++) pushing = s->points[q].bias > 0;
     for (int it = 0; it < st->w->settings.position_iterations && pushing; it++) {
-        island_run(st, split_sweep);
+        island_all(st, split_sweep);
         if (s->level_joints) joints_split(st->w, &s->sb);
     }
 }
@@ -1430,7 +1448,7 @@ static void collide_islands(void *ctx, int chunk)
 static void solve_contacts(imp_world *w, impulse_state *s, const int *r, int parts)
 {
     island_stage st = {.w = w, .s = s, .r = r, .parts = parts};
-    island_run(&st, warm_start);
+    island_all(&st, warm_start);
     contact_sweeps(&st);
     store_impulses(w, s, r[0], r[parts]);
     shock_propagation(&st);
