@@ -15,11 +15,12 @@
  *                    a rigid body's free rotation stays exact), plus the split-impulse correction;
  *                    jointed bodies turn with L held too (joint_position.c)
  *
- * impulse_step below calls one function per stage, in this order (without joints, stages 1 and 3 island by
- * island on both threads: "the islands solved apart" below); the contact graph (islands, levels,
- * sleeping) is island.c's, the joints' rows are joint*.c's, continuous collision is toi.c's. The
- * contacts are those of the bodies as the step starts: the collide stage runs after the positions
- * moved, and bodies a script made, moved or destroyed since are collided before the step (world.c).
+ * impulse_step below calls one function per stage, in this order (without joints, stages 1 and 3 island
+ * by island on both threads, a large island's sweeps in two halves: "the islands solved apart" below);
+ * the contact graph (islands, levels, sleeping) is island.c's, the joints' rows are joint*.c's,
+ * continuous collision is toi.c's. The contacts are those of the bodies as the step starts: the collide
+ * stage runs after the positions moved, and bodies a script made, moved or destroyed since are collided
+ * before the step (world.c).
  * Bodies that touch nothing are integrated by the ODE solver with their forces exactly as without
  * contact response.
  *
@@ -1099,7 +1100,6 @@ static void velocities(imp_world *w, impulse_state *s)
     if (s->njoints) joints_post_stabilize(w, &s->sb, true);
 }
 
-/* 3a. Warm start: last step's impulses first, the friction clamped to this step's cone */
 /* the points [*q0, *q1) of the patches [lo, hi) */
 static void patch_points(const impulse_state *s, int lo, int hi, int *q0, int *q1)
 {
@@ -1151,6 +1151,7 @@ static void island_run(island_stage *st, range_fn fn, const int *lo, const int *
 /* fn over the whole island */
 static void island_all(island_stage *st, range_fn fn) { island_run(st, fn, st->r, st->r + 1); }
 
+/* 3a. Warm start: last step's impulses first, the friction clamped to this step's cone */
 static void warm_start(island_stage *st, int lo, int hi, int part)
 {
     (void)part;
@@ -1431,8 +1432,8 @@ static void sleeping(imp_world *w, impulse_state *s)
  * order. Solving island after island gives what the stages over the whole world give, except that a
  * sweep loop ends by the island's own convergence test. The islands are cut into PAR_CHUNKS chunks of
  * about equal points and the chunks run on both threads: whichever thread solves an island, its numbers
- * are the same. */
-
+ * are the same. An island too large for one thread's share is split in two halves (split_islands) and
+ * solved after the others, its stages on both threads. */
 static void collide_islands(void *ctx, int chunk)
 {
     island_job *job = ctx;
