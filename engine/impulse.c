@@ -421,10 +421,10 @@ static void patch_friction_apply(patch_bodies *pb, const contact_patch *p, const
     }
 }
 
-/* hold lambda in the friction cone of the patch's normal impulse N */
-static void patch_friction_clamp(const contact_patch *p, double N, double lambda[3])
+/* hold lambda in the friction cone (coefficient mu) of the patch's normal impulse N */
+static void patch_friction_clamp(const contact_patch *p, double mu, double N, double lambda[3])
 {
-    double lim = p->mu * N, len2 = lambda[0] * lambda[0] + lambda[1] * lambda[1];
+    double lim = mu * N, len2 = lambda[0] * lambda[0] + lambda[1] * lambda[1];
     if (len2 > lim * lim) {
         double f = lim / sqrt(len2);
         lambda[0] *= f, lambda[1] *= f;
@@ -433,7 +433,8 @@ static void patch_friction_clamp(const contact_patch *p, double N, double lambda
     lambda[2] = lambda[2] > tw ? tw : lambda[2] < -tw ? -tw : lambda[2];
 }
 
-static double patch_friction(patch_bodies *pb, const contact_point *P, contact_patch *p, int slot)
+/* the friction rows' impulses lambda (accumulated) in the cone mu N: lambda += -K^-1 u, clamped */
+static double patch_friction(patch_bodies *pb, const contact_patch *p, int slot, double lambda_acc[3], double mu, double N)
 {
     const imp_vec3 dv = v3_sub(pb->va, pb->vb), wa = pb->wa, wb = pb->wb;
     /* (target: the pre-solve hook's tangent velocity, zero unless a script set one) */
@@ -441,11 +442,10 @@ static double patch_friction(patch_bodies *pb, const contact_point *P, contact_p
                          v3_dot(p->t2, dv) + v3_dot(p->fa[1], wa) - v3_dot(p->fb[1], wb) - p->target[1],
                          v3_dot(p->fa[2], wa) - v3_dot(p->fb[2], wb)};
     const double *Ki = p->friction_inv[slot];
-    double N = 0, lambda[3], d[3];
-    for (int i = 0; i < p->count; i++) N += P[i].jn;
-    for (int r = 0; r < 3; r++) lambda[r] = p->lambda[r] - (Ki[3 * r] * u[0] + Ki[3 * r + 1] * u[1] + Ki[3 * r + 2] * u[2]);
-    patch_friction_clamp(p, N, lambda);
-    for (int r = 0; r < 3; r++) d[r] = lambda[r] - p->lambda[r], p->lambda[r] = lambda[r];
+    double lambda[3], d[3];
+    for (int r = 0; r < 3; r++) lambda[r] = lambda_acc[r] - (Ki[3 * r] * u[0] + Ki[3 * r + 1] * u[1] + Ki[3 * r + 2] * u[2]);
+    patch_friction_clamp(p, mu, N, lambda);
+    for (int r = 0; r < 3; r++) d[r] = lambda[r] - lambda_acc[r], lambda_acc[r] = lambda[r];
     patch_friction_apply(pb, p, d);
     return fabs(d[0]) + fabs(d[1]) + fabs(d[2]);
 }
@@ -475,17 +475,21 @@ static const double *patch_inverse(contact_patch *p, int slot, int S)
  * velocities now (gaps in) and j0 the present impulses, b = w - A j0, and the proximal solve on S is
  *     x_S = j0_S - (A_SS + eps I)^-1 (w_S - A_S,notS j0_notS),   x_notS = 0
  * (at rest S is every row and its inverse is kept: x = j0 - (A + eps I)^-1 w) */
-static double patch_normals(patch_bodies *pb, contact_point *P, contact_patch *p, int slot)
+/* the normal rows' velocities with their allowed approach in (w = A j + b at the present impulses) */
+static void patch_speeds(const patch_bodies *pb, const contact_point *P, const contact_patch *p, double w[4])
+{
+    const double vn = v3_dot(p->n, v3_sub(pb->va, pb->vb));
+    for (int i = 0; i < p->count; i++) w[i] = vn + v3_dot(P[i].row.ca, pb->wa) - v3_dot(P[i].row.cb, pb->wb) + P[i].gap;
+}
+
+/* w: the rows' velocities (patch_speeds, plus any target), j: the present impulses j0 in, the new out */
+static double patch_normals(patch_bodies *pb, const contact_point *P, contact_patch *p, int slot, const double w[4], double j[4])
 {
     const int m = p->count;
     const double *A = p->normal[slot];
     const imp_vec3 wa = pb->wa, wb = pb->wb;
-    const double vn = v3_dot(p->n, v3_sub(pb->va, pb->vb));
-    double w[4], j0[4], x[4];
-    for (int i = 0; i < m; i++) {
-        w[i] = vn + v3_dot(P[i].row.ca, wa) - v3_dot(P[i].row.cb, wb) + P[i].gap;
-        j0[i] = P[i].jn;
-    }
+    double j0[4], x[4];
+    for (int i = 0; i < m; i++) j0[i] = j[i];
     int S = p->active;
     if (S == (1 << m) - 1) { /* at rest, every row: x = j0 - (A + eps I)^-1 w, kept when none is < 0 */
         const double *N = p->normal_inv[slot];
@@ -543,7 +547,7 @@ apply:;
         const double xi = x[i] > 0 ? x[i] : 0, d = xi - j0[i];
         change += fabs(d), sum += d;
         dwa = v3_mad(dwa, P[i].row.ia, d), dwb = v3_mad(dwb, P[i].row.ib, d);
-        P[i].jn = xi;
+        j[i] = xi;
     }
     if (pb->ma) pb->va = v3_mad(pb->va, p->n, sum * pb->ima), pb->wa = v3_add(wa, dwa);
     if (pb->mb) pb->vb = v3_mad(pb->vb, p->n, -sum * pb->imb), pb->wb = v3_sub(wb, dwb);
@@ -557,8 +561,13 @@ static double patch_solve(solver_bodies *sb, contact_point *points, contact_patc
     contact_point *P = points + p->first;
     const int slot = who != BOTH;
     patch_bodies pb = patch_load(sb, p, who);
-    double change = patch_friction(&pb, P, p, slot);
-    change += patch_normals(&pb, P, p, slot);
+    double N = 0, w[4], j[4];
+    for (int i = 0; i < p->count; i++) N += P[i].jn;
+    double change = patch_friction(&pb, p, slot, p->lambda, p->mu, N);
+    patch_speeds(&pb, P, p, w);
+    for (int i = 0; i < p->count; i++) j[i] = P[i].jn;
+    change += patch_normals(&pb, P, p, slot, w, j);
+    for (int i = 0; i < p->count; i++) P[i].jn = j[i];
     patch_store(sb, p, &pb);
     return change;
 }
@@ -1165,7 +1174,7 @@ static void warm_start(island_stage *st, int lo, int hi, int part)
             row_apply(sb->v, sb->w, &P[i], &P[i].row, P[i].n, P[i].jn);
             N += P[i].jn;
         }
-        patch_friction_clamp(p, N, p->lambda);
+        patch_friction_clamp(p, p->mu, N, p->lambda);
         patch_bodies pb = patch_load(sb, p, BOTH);
         patch_friction_apply(&pb, p, p->lambda);
         patch_store(sb, p, &pb);
