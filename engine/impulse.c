@@ -304,7 +304,10 @@ static inline void row_apply(imp_vec3 *v, imp_vec3 *w, const contact_point *c, c
  * r = c - x) and the twist about n (angular), with the accumulated (lambda1, lambda2) held in the disc
  * mu N and the twist in [-mu N rho, mu N rho], N the patch's normal impulse and rho 2/3 of the points'
  * mean distance from c (uniform pressure over a disc of radius R resists twisting with 2/3 mu N R).
- * One 3 x 3 solve, lambda += -K^-1 u with u the rows' velocities and K = J M^-1 J^T, then the clamp.
+ * One 3 x 3 solve, lambda += -K^-1 u with u the rows' velocities and K = J M^-1 J^T, then the clamp. A
+ * single point (rho = 0) has no twist to hold: its two tangents alone (the 3 x 3 step with its twist
+ * clamped off stops where K^-1 u has no tangential part, not where u_t = 0: the point would slide while
+ * its body turns about n).
  *
  * Shock propagation holds the lower body: the same solves with its inverse mass and inertia zero, with
  * the patch's matrices for that case built with the others (patches_part). */
@@ -350,7 +353,13 @@ static void patch_matrices(const solver_bodies *sb, const contact_point *P, cont
             if (ub) k += tb[e];
             K[e] = k;
         }
-        if (!dense_invert(K, 3, 3)) memset(K, 0, 9 * sizeof(double)); /* neither side can answer */
+        if (p->rho == 0) { /* one point: no twist to hold (its bound mu N rho is 0), the tangents alone */
+            double T[4] = {K[0], K[1], K[3], K[4]};
+            memset(K, 0, 9 * sizeof(double));
+            if (dense_invert(T, 2, 2)) K[0] = T[0], K[1] = T[1], K[3] = T[2], K[4] = T[3];
+        } else if (!dense_invert(K, 3, 3)) {
+            memset(K, 0, 9 * sizeof(double)); /* neither side can answer */
+        }
         double *A = p->normal[slot], *N = p->normal_inv[slot], big = 0;
         for (int i = 0; i < m; i++)
             for (int j = 0; j < m; j++) {
@@ -976,53 +985,70 @@ static void build_patches(imp_world *w, impulse_state *s)
     }
 }
 
-/* 1. Collisions (Guendelman et al.): sweeps over the points; a point that approaches, n . dv < 0,
- * collides and gets the impulse of S0 eq. 8-18, j = -(1 + e) vrel m_eff, which turns its approach into
- * separation at e vrel, and a friction impulse inside the Coulomb cone of that impulse: the one that stops
- * the point's sliding, |j_t| <= mu j (a ball hitting the floor at a slant leaves with the spin and the
- * tangential speed of Coulomb's impact law). Each sweep tests again, so the impulse on one ball of a row
- * makes the next pair collide (propagation). Approaches slower than the world's restitution threshold
- * are left to the contact stage (no bounce at rest), except at points that already collided in this
- * step. A point still apart (negative depth: shapes within SHAPE_TOUCH, a face's near corners) collides
- * when this step's approach closes its gap. The pairs that collided become the step's hit events; the joints are post-stabilized after
- * them (S1). */
-static void collisions(imp_world *w, impulse_state *s, int q0, int q1)
+/* 1. Collisions (Guendelman et al.): sweeps over the patches; a point that approaches, n . dv < 0,
+ * collides and its row is to leave at e times its approach speed: S0 eq. 8-18's
+ * j = -(1 + e) vrel m_eff for a point alone. A manifold's points collide together, as the patch of
+ * the contact stage: its normal rows' LCP with the targets n . dv' >= e vrel_i at the colliding points
+ * (>= minus the allowed approach at the others), and friction at the centroid inside the Coulomb cone
+ * of the collision's impulse, the impulse that stops the sliding (a ball hitting the floor at a slant
+ * leaves with the spin and the tangential speed of Coulomb's impact law). Point by point, a box landing
+ * flat takes its first corner's impulse as if that corner were alone: it tips, and its other corners'
+ * friction pushes it sideways and turns it (a unit box dropped flat from 0.2 m slid 2.5 cm and spun at
+ * 0.5 rad/s that way); together its corners share the impulse and it lands flat. Each sweep tests
+ * again and each collision is a new impact (its impulses are not accumulated), so the impulse on one
+ * ball of a row makes the next pair collide (propagation) and an elastic row passes its momentum on.
+ * Approaches slower than the world's restitution threshold are left to the contact stage (no bounce at
+ * rest), except at points that already collided in this step. A point still apart (negative depth:
+ * shapes within SHAPE_TOUCH, a face's near corners) collides when this step's approach closes its gap.
+ * The pairs that collided become the step's hit events; the joints are post-stabilized after them
+ * (S1). */
+static void collisions(imp_world *w, impulse_state *s, int k0, int k1)
 {
     solver_bodies *sb = &s->sb;
     contact_set *col = w->contacts;
-    contact_point *P = s->points;
     const double rest = fmax(w->settings.restitution_threshold, 1e-9);
-    for (int q = q0; q < q1; q++) P[q].jp = 0; /* 1: collided in this step */
+    for (int k = k0; k < k1; k++) /* jp: 1 where the point collided in this step */
+        for (int i = 0; i < s->patches[k].count; i++) s->points[s->patches[k].first + i].jp = 0;
     for (int sweep = 0; sweep < COLLISION_SWEEPS; sweep++) {
         bool any = false;
-        for (int q = q0; q < q1; q++) {
-            contact_point *c = &P[q];
-            const contact_point_info *cc = &s->info[q];
-            double vn = row_vel(sb->v, sb->w, c, &c->row, c->n);
-            if (cc->depth < 0 && -vn * sb->h < -cc->depth) continue; /* a gap this step's approach does not close */
-            if (!(vn < -rest || (c->jp > 0 && vn < -1e-9))) continue;
-            imp_contact *ct = &col->manifolds[cc->man].c;
-            if (-vn > ct->impact_speed) ct->impact_speed = -vn;
-            double dj = -(1 + cc->e) * vn * c->row.k;
-            row_apply(sb->v, sb->w, c, &c->row, c->n, dj);
-            ct->impact += dj;
-            c->jp = 1;
-            any = true;
-            /* friction: the impulse that stops the sliding, clamped to the cone of dj */
-            const contact_row r1 = point_row(sb, c, cc, c->t1), r2 = point_row(sb, c, cc, c->t2);
-            double v1 = row_vel(sb->v, sb->w, c, &r1, c->t1), v2 = row_vel(sb->v, sb->w, c, &r2, c->t2);
-            double mu = v1 * v1 + v2 * v2 < STICK_SPEED * STICK_SPEED ? cc->mu_s : cc->mu_k;
-            double j1 = -r1.k * v1, j2 = -r2.k * v2, lim = mu * dj, len2 = j1 * j1 + j2 * j2;
-            if (len2 > lim * lim) {
-                double f = lim / sqrt(len2);
-                j1 *= f, j2 *= f;
+        for (int k = k0; k < k1; k++) {
+            contact_patch *p = &s->patches[k];
+            contact_point *P = &s->points[p->first];
+            const contact_point_info *info = &s->info[p->first];
+            patch_bodies pb = patch_load(sb, p, BOTH);
+            double w[4], j[4] = {0, 0, 0, 0}, fast = 0;
+            bool collides[4] = {false, false, false, false}, hit = false;
+            patch_speeds(&pb, P, p, w);
+            for (int i = 0; i < p->count; i++) {
+                const double vn = w[i] - P[i].gap;
+                if (info[i].depth < 0 && -vn * sb->h < -info[i].depth) continue; /* a gap this step's approach does not close */
+                if (!(vn < -rest || (P[i].jp > 0 && vn < -1e-9))) continue;
+                collides[i] = hit = true, fast = fmax(fast, -vn);
+                w[i] = (1 + info[i].e) * vn; /* n . dv' = -e vn: its gap closed */
             }
-            row_apply(sb->v, sb->w, c, &r1, c->t1, j1);
-            row_apply(sb->v, sb->w, c, &r2, c->t2, j2);
+            if (!hit) continue;
+            any = true;
+            imp_contact *ct = &col->manifolds[info[0].man].c;
+            if (fast > ct->impact_speed) ct->impact_speed = fast;
+            patch_normals(&pb, P, p, 0, w, j);
+            double N = 0;
+            for (int i = 0; i < p->count; i++) {
+                N += j[i];
+                if (collides[i]) P[i].jp = 1;
+            }
+            ct->impact += N;
+            /* friction: static where the centroid slides slower than STICK_SPEED after the normal impulse */
+            const imp_vec3 dv = v3_sub(pb.va, pb.vb);
+            const double u1 = v3_dot(p->t1, dv) + v3_dot(p->fa[0], pb.wa) - v3_dot(p->fb[0], pb.wb);
+            const double u2 = v3_dot(p->t2, dv) + v3_dot(p->fa[1], pb.wa) - v3_dot(p->fb[1], pb.wb);
+            double lambda[3] = {0, 0, 0};
+            patch_friction(&pb, p, 0, lambda, u1 * u1 + u2 * u2 < STICK_SPEED * STICK_SPEED ? info[0].mu_s : info[0].mu_k, N);
+            patch_store(sb, p, &pb);
         }
         if (!any) break;
     }
-    for (int q = q0; q < q1; q++) P[q].jp = 0;
+    for (int k = k0; k < k1; k++)
+        for (int i = 0; i < s->patches[k].count; i++) s->points[s->patches[k].first + i].jp = 0;
 }
 
 /* the pairs that collided become the step's hit events; the joints are post-stabilized after them */
@@ -1448,9 +1474,7 @@ static void collide_islands(void *ctx, int chunk)
     island_job *job = ctx;
     impulse_state *s = job->s;
     for (int i = s->chunk_island[chunk]; i < s->chunk_island[chunk + 1]; i++) {
-        int q0, q1;
-        patch_points(s, s->island_first[i], s->island_first[i + 1], &q0, &q1);
-        collisions(job->w, s, q0, q1);
+        collisions(job->w, s, s->island_first[i], s->island_first[i + 1]);
     }
 }
 
@@ -1499,7 +1523,7 @@ static bool impulse_stages(imp_world *w, const imp_step *st)
     s->level_joints = s->njoints && s->np;
     island_job job = {w, s};
     if (s->nisland) par_for(collide_islands, &job, PAR_CHUNKS);
-    else collisions(w, s, 0, s->np);
+    else collisions(w, s, 0, s->npatch);
     collisions_finish(w, s);
     friction_coefficients(w, s);
     velocities(w, s);
