@@ -44,6 +44,9 @@ typedef struct amg {
     int chol_n;
     int split[PAR_CHUNKS + 1]; /* level 0's rows are smoothed in these parallel chunks        */
     double *snap;        /* level 0: x before a parallel sweep                                    */
+    /* level 0's aggregates read the other way: the rows of level-1 row I are
+     * member[member_start[I] .. member_start[I + 1]), in increasing order */
+    int *member_start, *member;
 } amg;
 
 /* split: the row ranges of level 0's parallel chunks (parallel.h); the result does not depend on

@@ -26,6 +26,13 @@ typedef struct cg_problem {
     /* called once, before the preconditioner is first applied (not at all when the start already
      * passes the test): the caller makes the preconditioner's values only when an iteration runs */
     void (*prepare)(void *ctx);
+    /* optional: PAR_CHUNKS + 1 cuts of [0, n] (parallel.h). The iteration's vector work then runs in
+     * these chunks on both threads, a dot product is the sum, in chunk order, of each chunk's sum of
+     * four interleaved partial sums (independent additions, not one chain), and the norm is
+     * norm_part's: the largest of its values over the chunks (a max-norm, which chunks do not change).
+     * The results do not depend on which thread ran which chunk. NULL: one thread, one chain. */
+    const int *chunks;
+    double (*norm_part)(void *ctx, const double *v, int lo, int hi);
 } cg_problem;
 
 typedef struct cg_result {

@@ -185,12 +185,13 @@ static void filter_apply(void *ctx, double *x)
 }
 
 /* the stopping test's norm: the largest velocity a residual momentum gives one particle,
- * max_i |r_i| / m_i, so that no particle is left with a large error because others dominate a sum */
-static double velocity_norm(void *ctx, const double *r)
+ * max_i |r_i| / m_i, so that no particle is left with a large error because others dominate a sum;
+ * over the entries [lo, hi) (whole particles: CG's chunks are 3 times the rows' split) */
+static double velocity_norm_part(void *ctx, const double *r, int lo, int hi)
 {
     const implicit_state *st = ctx;
     double worst = 0;
-    for (int i = 0; i < st->n; i++) {
+    for (int i = lo / 3; i < hi / 3; i++) {
         const double *ri = r + 3 * i;
         double e = (ri[0] * ri[0] + ri[1] * ri[1] + ri[2] * ri[2]) * st->inv_m2[i];
         if (e > worst) worst = e; /* (fmax's result, NaN skipped, without a call) */
@@ -438,9 +439,12 @@ static cg_result solve(implicit_state *st, int n, bool has_z, double abs_tol)
     memcpy(st->y, st->dv, sizeof(double) * (size_t)n3);
     matrix_filter(st);
     st->mg_current = false;
+    int chunks[PAR_CHUNKS + 1];
+    for (int c = 0; c <= PAR_CHUNKS; c++) chunks[c] = 3 * st->split[c];
     cg_problem p = {.n = n3, .ctx = st, .mul = matrix_mul_cg, .filter = st->nfiltered ? filter_apply : NULL,
                     .tol = st->set.cg_tolerance, .max_iter = st->set.cg_max_iterations, .abs_tol = abs_tol,
-                    .precond_apply = multigrid, .norm = velocity_norm, .warm_check = 1, .prepare = solve_prepare};
+                    .precond_apply = multigrid, .warm_check = 1, .prepare = solve_prepare, .chunks = chunks,
+                    .norm_part = velocity_norm_part};
     cg_result r = cg_solve(&p, st->y, rhs, &st->cg);
     matrix_unfilter(st);
     for (int e = 0; e < n3; e++) st->dv[e] = st->z[e] + st->y[e];
