@@ -230,7 +230,7 @@ static SPARSE_AVX void tri_scatter_avx(double *A, const int *block, const double
  *     block (i, j) = au_i au_j M_UU + au_i av_j M_UV + av_i au_j M_VU + av_i av_j M_VV
  * so the terms add into four 3x3 matrices, four blocks are formed, and since au_0 = -(au_1 + au_2)
  * (likewise av) the blocks of vertex 0 are sums of the others. Cdot = U . dw_u/dt + V . dw_v/dt. */
-static void tri_eval_matrix(asm_ctx *a, const cobj *o, const ctri *t)
+static inline __attribute__((always_inline)) void tri_matrix_body(asm_ctx *a, const cobj *o, const ctri *t, bool avx)
 {
     const int idx[3] = {o->dense[t->v[0]], o->dense[t->v[1]], o->dense[t->v[2]]};
     imp_vec3 p = v3(0, 0, 0), q = v3(0, 0, 0), wu_dot = v3(0, 0, 0), wv_dot = v3(0, 0, 0);
@@ -302,16 +302,39 @@ static void tri_eval_matrix(asm_ctx *a, const cobj *o, const ctri *t)
         B[0][0][e] = -(B[1][0][e] + B[2][0][e]);
     }
 #if SPARSE_HAVE_AVX
-    if (sparse_avx()) {
+    if (avx) {
         tri_scatter_avx(a->A, t->block, &B[0][0][0]);
         return;
     }
+#else
+    (void)avx;
 #endif
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {
             double *dst = a->A + 9 * (size_t)t->block[3 * i + j];
             for (int e = 0; e < 9; e++) dst[e] += B[i][j][e];
         }
+}
+
+/* tri_matrix_body for the triangles [lo, hi): compiled twice, for AVX (where the compiler's vector
+ * code does each entry's operations in the scalar code's order: no fused multiply-add, no
+ * reassociation) and for the scalar path */
+#if SPARSE_HAVE_AVX
+static SPARSE_AVX void tri_eval_matrix_avx(asm_ctx *a, const cobj *o, int lo, int hi)
+{
+    for (int t = lo; t < hi; t++) tri_matrix_body(a, o, &o->tri[t], true);
+}
+#endif
+
+static void tri_eval_matrix(asm_ctx *a, const cobj *o, int lo, int hi)
+{
+#if SPARSE_HAVE_AVX
+    if (sparse_avx()) {
+        tri_eval_matrix_avx(a, o, lo, hi);
+        return;
+    }
+#endif
+    for (int t = lo; t < hi; t++) tri_matrix_body(a, o, &o->tri[t], false);
 }
 
 static double tri_energy(const imp_world *w, const cobj *o, const ctri *t)
@@ -668,7 +691,7 @@ void cloth_assemble(imp_world *w, asm_ctx *a, int group)
         int lo, hi;
         group_range(o->tri_g, o->ntri, group, &lo, &hi);
         if (a->A && !a->Kd && !a->generic)
-            for (int t = lo; t < hi; t++) tri_eval_matrix(a, o, &o->tri[t]);
+            tri_eval_matrix(a, o, lo, hi);
         else
             for (int t = lo; t < hi; t++) tri_eval(a, o, &o->tri[t]);
         group_range(o->bend_g, o->nbend, group, &lo, &hi);
