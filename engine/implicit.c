@@ -91,7 +91,8 @@ void implicit_free(imp_world *w)
     implicit_state *st = w->implicit;
     if (!st) return;
     bsr3_free(&st->A);
-    free(st->diag), free(st->tpos), free(st->undo_at), free(st->undo_val), free(st->pairs);
+    free(st->diag), free(st->tpos), free(st->pairs);
+    for (int c = 0; c < PAR_CHUNKS; c++) free(st->undo[c].at), free(st->undo[c].val);
     free(st->f), free(st->bK), free(st->b), free(st->y), free(st->z), free(st->dv), free(st->tmp), free(st->inv_m2), free(st->near);
     free(st->filter_kind), free(st->filter_normal), free(st->filtered), free(st->contact_kind), free(st->contact_impulse);
     cg_work_free(&st->cg);
@@ -301,16 +302,16 @@ static void filter_matrix(const implicit_state *st, int i, double *S)
     }
 }
 
-static void undo_push(implicit_state *st, int k)
+static void undo_push(implicit_state *st, struct implicit_undo *u, int k)
 {
-    if (st->undo_count == st->undo_cap) {
-        st->undo_cap = st->undo_cap ? 2 * st->undo_cap : 256;
-        st->undo_at = ids_grow(st->undo_at, sizeof(int), st->undo_cap);
-        st->undo_val = ids_grow(st->undo_val, 9 * sizeof(double), st->undo_cap);
+    if (u->count == u->cap) {
+        u->cap = u->cap ? 2 * u->cap : 256;
+        u->at = ids_grow(u->at, sizeof(int), u->cap);
+        u->val = ids_grow(u->val, 9 * sizeof(double), u->cap);
     }
-    st->undo_at[st->undo_count] = k;
-    memcpy(st->undo_val + 9 * (size_t)st->undo_count, st->A.val + 9 * (size_t)k, 9 * sizeof(double));
-    st->undo_count++;
+    u->at[u->count] = k;
+    memcpy(u->val + 9 * (size_t)u->count, st->A.val + 9 * (size_t)k, 9 * sizeof(double));
+    u->count++;
 }
 
 /* B = L B R for 3x3 blocks (L or R NULL: identity) */
@@ -329,19 +330,25 @@ static void block_sandwich(double *B, const double *Lm, const double *Rm)
 
 /* A -> S A S + (I - S) c in place, c = tr(A_ii) / 3 on each constrained particle: the same matrix on
  * the free directions (so CG is unchanged), and one whose multigrid hierarchy knows that pinned
- * particles are pinned. The changed blocks go to the undo log. */
-static void matrix_filter(implicit_state *st)
+ * particles are pinned. The changed blocks go to the undo log of the chunk. Each block is changed by
+ * one filtered particle alone (its row's, or for a free row j the block (j, i) by i) from its own
+ * values and its row's diagonal block, so the chunks of the filtered list run in parallel. */
+static void matrix_filter_part(void *ctx, int chunk)
 {
-    st->undo_count = 0;
+    implicit_state *st = ctx;
+    struct implicit_undo *u = &st->undo[chunk];
+    u->count = 0;
+    int q0, q1;
+    par_range(st->nfiltered, chunk, &q0, &q1);
     double Si[9], Sj[9];
-    for (int q = 0; q < st->nfiltered; q++) {
+    for (int q = q0; q < q1; q++) {
         int i = st->filtered[q];
-        const bool pinned = st->filter_kind[i] == 1; /* S_i = 0: row and column i vanish, no 3x3 products */
+        const bool pinned = st->filter_kind[i] == 1; /* S_i = 0: row and column i vanish, no 3 x 3 products */
         if (!pinned) filter_matrix(st, i, Si);
         for (int k = st->A.row_start[i]; k < st->A.row_start[i + 1]; k++) {
             int j = st->A.col[k];
             double *B = st->A.val + 9 * (size_t)k;
-            undo_push(st, k);
+            undo_push(st, u, k);
             if (j == i) {
                 double c = (B[0] + B[4] + B[8]) / 3;
                 if (pinned) {
@@ -362,7 +369,7 @@ static void matrix_filter(implicit_state *st)
             if (!jc) { /* the transpose block in the free row j: A_ji S_i */
                 int kt = st->tpos[k];
                 double *Bt = st->A.val + 9 * (size_t)kt;
-                undo_push(st, kt);
+                undo_push(st, u, kt);
                 if (pinned) memset(Bt, 0, 9 * sizeof(double));
                 else block_sandwich(Bt, NULL, Si);
             }
@@ -370,11 +377,22 @@ static void matrix_filter(implicit_state *st)
     }
 }
 
+static void matrix_filter(implicit_state *st)
+{
+    par_for(matrix_filter_part, st, PAR_CHUNKS);
+}
+
+static void matrix_unfilter_part(void *ctx, int chunk)
+{
+    implicit_state *st = ctx;
+    struct implicit_undo *u = &st->undo[chunk];
+    for (int e = 0; e < u->count; e++) memcpy(st->A.val + 9 * (size_t)u->at[e], u->val + 9 * (size_t)e, 9 * sizeof(double));
+    u->count = 0;
+}
+
 static void matrix_unfilter(implicit_state *st)
 {
-    for (int u = st->undo_count - 1; u >= 0; u--)
-        memcpy(st->A.val + 9 * (size_t)st->undo_at[u], st->undo_val + 9 * (size_t)u, 9 * sizeof(double));
-    st->undo_count = 0;
+    par_for(matrix_unfilter_part, st, PAR_CHUNKS);
 }
 
 /* (A x)_i for one block row */
@@ -405,10 +423,28 @@ static void matrix_mul_cg(void *ctx, const double *x, double *y)
 
 /* rhs = b - A z. z is nonzero only on constrained particles, so only the rows that have a block in
  * the column of one of them change; each such row's product is row_mul's, the same operations in
- * the same order as bsr3_mul's (the zero columns it skips add nothing). */
+ * the same order as bsr3_mul's (the zero columns it skips add nothing). The rows in parallel chunks. */
+typedef struct rhs_job {
+    implicit_state *st;
+    double *rhs;
+} rhs_job;
+
+static void rhs_part(void *ctx, int chunk)
+{
+    const rhs_job *jb = ctx;
+    const implicit_state *st = jb->st;
+    const int lo = st->split[chunk], hi = st->split[chunk + 1];
+    memcpy(jb->rhs + 3 * (size_t)lo, st->b + 3 * (size_t)lo, 3 * sizeof(double) * (size_t)(hi - lo));
+    for (int i = lo; i < hi; i++) {
+        if (!st->near[i]) continue;
+        imp_vec3 az = row_mul(&st->A, i, st->z);
+        double *ri = jb->rhs + 3 * i;
+        ri[0] -= az.x, ri[1] -= az.y, ri[2] -= az.z;
+    }
+}
+
 static void rhs_minus_az(implicit_state *st, int n, double *rhs)
 {
-    memcpy(rhs, st->b, 3 * sizeof(double) * (size_t)n);
     memset(st->near, 0, (size_t)n);
     for (int q = 0; q < st->nfiltered; q++) {
         int i = st->filtered[q];
@@ -416,12 +452,8 @@ static void rhs_minus_az(implicit_state *st, int n, double *rhs)
         if (zi[0] == 0 && zi[1] == 0 && zi[2] == 0) continue;
         for (int k = st->A.row_start[i]; k < st->A.row_start[i + 1]; k++) st->near[st->A.col[k]] = 1;
     }
-    for (int i = 0; i < n; i++) {
-        if (!st->near[i]) continue;
-        imp_vec3 az = row_mul(&st->A, i, st->z);
-        double *ri = rhs + 3 * i;
-        ri[0] -= az.x, ri[1] -= az.y, ri[2] -= az.z;
-    }
+    rhs_job jb = {st, rhs};
+    par_for(rhs_part, &jb, PAR_CHUNKS);
 }
 
 /* solve A dv = b with the filter: dv = z + y, S y = y, A y = b - A z. The start is the last solve's

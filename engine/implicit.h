@@ -25,9 +25,13 @@ typedef struct implicit_state {
     int *diag;           /* block index of (i, i)                                                  */
     int *tpos;           /* block index of the transpose of each block                             */
     int tpos_cap;
-    int *undo_at;        /* blocks the filter changed in place, and their old values (9 each)     */
-    double *undo_val;
-    int undo_count, undo_cap;
+    /* blocks the filter changed in place, and their old values (9 each): one log per parallel chunk
+     * of the filtered particles (each block is changed by one filtered particle only) */
+    struct implicit_undo {
+        int *at;
+        double *val;
+        int count, cap;
+    } undo[PAR_CHUNKS];
     int *pairs, pair_cap;
     /* per-particle vectors, 3 doubles each */
     double *f, *bK, *b, *y, *z, *dv, *tmp;
