@@ -558,11 +558,24 @@ static void contacts_classify(imp_world *w, implicit_state *st)
 /* The constraint impulse A dv - b of each contact must push (Baraff and Witkin 5.3), and a sticking
  * one must stay inside the friction cone, |j_t| <= mu j_n, or it slides: the contacts that break
  * these change their kind (in the first two passes) and the normal impulses go to contact_impulse.
- * Returns whether any contact changed. */
-static bool contacts_check(imp_world *w, implicit_state *st, int pass)
+ * Each contact writes only its own entries, so the contacts run in parallel chunks. */
+typedef struct check_job {
+    imp_world *w;
+    implicit_state *st;
+    int pass;
+    bool changed[PAR_CHUNKS];
+} check_job;
+
+static void contacts_check_part(void *ctx, int chunk)
 {
+    check_job *jb = ctx;
+    imp_world *w = jb->w;
+    implicit_state *st = jb->st;
+    const int pass = jb->pass;
     bool changed = false;
-    for (int k = 0; k < w->pcontacts->count; k++) {
+    int k0, k1;
+    par_range(w->pcontacts->count, chunk, &k0, &k1);
+    for (int k = k0; k < k1; k++) {
         st->contact_impulse[k] = 0;
         if (st->contact_kind[k] == CONTACT_OFF) continue;
         int i = w->pcontacts->contact[k].particle;
@@ -581,6 +594,16 @@ static bool contacts_check(imp_world *w, implicit_state *st, int pass)
         pcollide_set_impulse(w, k, st->contact_kind[k] == CONTACT_STICK ? v3_mad(imp, N, st->contact_impulse[k] - jn)
                                                                          : v3_scale(N, st->contact_impulse[k]));
     }
+    jb->changed[chunk] = changed;
+}
+
+/* returns whether any contact changed */
+static bool contacts_check(imp_world *w, implicit_state *st, int pass)
+{
+    check_job jb = {.w = w, .st = st, .pass = pass};
+    par_for(contacts_check_part, &jb, PAR_CHUNKS);
+    bool changed = false;
+    for (int c = 0; c < PAR_CHUNKS; c++) changed = changed || jb.changed[c];
     return changed;
 }
 
