@@ -304,10 +304,10 @@ static void level_pattern(amg_level *L)
 
 /* rows [r0, r1) of a level's values: the column-major copy of their blocks and, when the level is
  * smoothed, the inverses of their diagonal blocks (row-major and column-major) */
-static void level_values(amg_level *L, bool smoothed, int r0, int r1)
+static void level_values(amg_level *L, bool smoothed, bool cm, int r0, int r1)
 {
     const bsr3 *A = &L->A;
-    bsr3_cm_fill(A, L->cm, A->row_start[r0], A->row_start[r1]);
+    if (cm) bsr3_cm_fill(A, L->cm, A->row_start[r0], A->row_start[r1]);
     if (!smoothed) return;
     for (int i = r0; i < r1; i++) {
         double *b = L->dinv + 9 * (size_t)i, *c = L->dinv_cm + 9 * (size_t)i;
@@ -319,13 +319,29 @@ static void level_values(amg_level *L, bool smoothed, int r0, int r1)
 
 typedef struct values_job {
     amg *g;
-    bool smoothed;
+    bool smoothed, cm;
 } values_job;
 
 static void values_part(void *ctx, int chunk)
 {
     const values_job *jb = ctx;
-    level_values(&jb->g->lev[0], jb->smoothed, jb->g->split[chunk], jb->g->split[chunk + 1]);
+    level_values(&jb->g->lev[0], jb->smoothed, jb->cm, jb->g->split[chunk], jb->g->split[chunk + 1]);
+}
+
+static void fill_cm_part(void *ctx, int chunk)
+{
+    amg *g = ctx;
+    const bsr3 *A = &g->lev[0].A;
+    bsr3_cm_fill(A, g->lev[0].cm, A->row_start[g->split[chunk]], A->row_start[g->split[chunk + 1]]);
+}
+
+bool amg_fill_cm(amg *g, const bsr3 *A)
+{
+    if (g->levels == 0) return false;
+    g->lev[0].A = *A;
+    par_for(fill_cm_part, g, PAR_CHUNKS);
+    g->cm_filled = true;
+    return true;
 }
 
 void amg_update(amg *g, const bsr3 *A)
@@ -344,12 +360,13 @@ void amg_update(amg *g, const bsr3 *A)
     for (int l = 0; l < g->levels; l++) {
         const bool smoothed = l + 1 < g->levels || !g->chol_n;
         if (l == 0) { /* (level 0's column-major copy serves the caller's products too) */
-            values_job jb = {g, smoothed};
-            par_for(values_part, &jb, PAR_CHUNKS);
+            values_job jb = {g, smoothed, !g->cm_filled};
+            if (smoothed || jb.cm) par_for(values_part, &jb, PAR_CHUNKS);
         } else if (smoothed) {
-            level_values(&g->lev[l], true, 0, g->lev[l].A.n);
+            level_values(&g->lev[l], true, true, 0, g->lev[l].A.n);
         }
     }
+    g->cm_filled = false;
     if (!g->chol_n) return;
     /* the coarsest level: dense, Cholesky A = L L^T (regularized if a pivot is not positive) */
     const bsr3 *Ac = &g->lev[g->levels - 1].A;

@@ -227,8 +227,8 @@ static void matrix_mul(void *ctx, const double *x, double *y)
     par_for(matrix_mul_part, &jb, PAR_CHUNKS);
 }
 
-/* the products of the conjugate gradient, after amg_update took this matrix: from the multigrid's
- * column-major copy of it (the same bits as matrix_mul) */
+/* the products of the conjugate gradient once the multigrid's column-major copy holds this matrix
+ * (amg_fill_cm, amg_update): from that copy (the same bits as matrix_mul) */
 static void matrix_mul_solve(void *ctx, const double *x, double *y)
 {
     const implicit_state *st = ctx;
@@ -405,8 +405,9 @@ static imp_vec3 row_mul(const bsr3 *A, int i, const double *x)
 }
 
 /* The multigrid's values for the filtered matrix, made when CG first needs its preconditioner (a
- * solve whose start already passes the test needs none); from then on CG's products run from the
- * multigrid's column-major copy of the matrix (the same bits as the row-major product). */
+ * solve whose start already passes the test needs none); CG's products run from the multigrid's
+ * column-major copy of the matrix (the same bits as the row-major product), which solve() makes
+ * first and amg_update keeps, or (before the first update has made the hierarchy) from A itself. */
 static void solve_prepare(void *ctx)
 {
     implicit_state *st = ctx;
@@ -470,7 +471,8 @@ static cg_result solve(implicit_state *st, int n, bool has_z, double abs_tol)
     }
     memcpy(st->y, st->dv, sizeof(double) * (size_t)n3);
     matrix_filter(st);
-    st->mg_current = false;
+    /* CG's products from the column-major copy from the start (the multigrid's update keeps it) */
+    st->mg_current = amg_fill_cm(&st->mg, &st->A);
     int chunks[PAR_CHUNKS + 1];
     for (int c = 0; c <= PAR_CHUNKS; c++) chunks[c] = 3 * st->split[c];
     cg_problem p = {.n = n3, .ctx = st, .mul = matrix_mul_cg, .filter = st->nfiltered ? filter_apply : NULL,

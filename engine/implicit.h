@@ -37,7 +37,7 @@ typedef struct implicit_state {
     double *f, *bK, *b, *y, *z, *dv, *tmp;
     double *inv_m2;      /* 1 / m^2 per particle, for the stopping test                            */
     uint8_t *near;       /* per particle: its row has a block in a column where z is nonzero       */
-    bool mg_current;     /* the multigrid holds the values of the matrix as filtered now           */
+    bool mg_current;     /* the multigrid's level-0 column-major copy holds the matrix as filtered now */
     int split[PAR_CHUNKS + 1]; /* row ranges of the parallel chunks (about equal blocks each)     */
     /* the filter */
     uint8_t *filter_kind;    /* 0 free; 1 all directions prescribed; 2, 3: one or two normals       */
