@@ -61,7 +61,8 @@ static void vec_part(void *ctx, int c)
     double *x = jb->x, *r = jb->r, *d = jb->d, *s = jb->s;
     const double *q = jb->q;
     switch (jb->op) {
-    case VEC_CURVATURE: /* d . q and d . d */
+    case VEC_CURVATURE: /* (S q) and d . q, d . d */
+        if (jb->p->filter && jb->p->filter_part) jb->p->filter_part(jb->p->ctx, jb->q, c);
         jb->part[c][0] = dot4(d, q, lo, hi), jb->part[c][1] = dot4(d, d, lo, hi);
         break;
     case VEC_STEP: /* x += alpha d, r -= alpha q, and the chunk's norm of r */
@@ -71,8 +72,9 @@ static void vec_part(void *ctx, int c)
     case VEC_DELTA: /* r . s */
         jb->part[c][0] = dot4(r, s, lo, hi);
         break;
-    default: /* d = s + beta d */
+    default: /* d = s + beta d (and S d) */
         for (int i = lo; i < hi; i++) d[i] = s[i] + jb->beta * d[i];
+        if (jb->p->filter && jb->p->filter_part) jb->p->filter_part(jb->p->ctx, d, c);
     }
 }
 
@@ -177,7 +179,8 @@ cg_result cg_solve(const cg_problem *p, double *x, const double *b, cg_work *w)
     vec_job jb = {.p = p, .x = x, .r = r, .d = d, .q = q, .s = s};
     while (rnorm > stop && it < max_iter) {
         p->mul(p->ctx, d, q);
-        apply_filter(p, q);
+        const bool chunk_filter = p->chunks && p->filter_part; /* (S q and S d inside the chunks' jobs) */
+        if (!chunk_filter) apply_filter(p, q);
         double dq, dd;
         if (p->chunks) {
             jb.op = VEC_CURVATURE;
@@ -212,7 +215,7 @@ cg_result cg_solve(const cg_problem *p, double *x, const double *b, cg_work *w)
         } else {
             for (int i = 0; i < n; i++) d[i] = s[i] + beta * d[i];
         }
-        apply_filter(p, d);
+        if (!chunk_filter) apply_filter(p, d);
         delta = delta_new;
     }
     res.iterations = it;

@@ -33,6 +33,9 @@ typedef struct cg_problem {
      * The results do not depend on which thread ran which chunk. NULL: one thread, one chain. */
     const int *chunks;
     double (*norm_part)(void *ctx, const double *v, int lo, int hi);
+    /* with chunks: x = S x on the entries of one chunk (the iteration's filters then run inside the
+     * chunks' jobs), or NULL: filter the whole vector */
+    void (*filter_part)(void *ctx, double *x, int chunk);
 } cg_problem;
 
 typedef struct cg_result {

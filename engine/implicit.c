@@ -94,7 +94,8 @@ void implicit_free(imp_world *w)
     free(st->diag), free(st->tpos), free(st->pairs);
     for (int c = 0; c < PAR_CHUNKS; c++) free(st->undo[c].at), free(st->undo[c].val);
     free(st->f), free(st->bK), free(st->b), free(st->y), free(st->z), free(st->dv), free(st->tmp), free(st->inv_m2), free(st->near);
-    free(st->filter_kind), free(st->filter_normal), free(st->filtered), free(st->contact_kind), free(st->contact_impulse);
+    free(st->filter_kind), free(st->filter_normal), free(st->filtered), free(st->filtered_rows), free(st->contact_kind),
+        free(st->contact_impulse);
     cg_work_free(&st->cg);
     amg_free(&st->mg);
     free(st);
@@ -116,6 +117,7 @@ static void reserve(implicit_state *st, int n)
     st->filter_kind = ids_grow(st->filter_kind, 1, cap);
     st->filter_normal = ids_grow(st->filter_normal, 6 * sizeof(double), cap);
     st->filtered = ids_grow(st->filtered, sizeof(int), cap);
+    st->filtered_rows = ids_grow(st->filtered_rows, sizeof(int), cap);
     memset(st->dv + 3 * (size_t)st->cap, 0, 3 * sizeof(double) * (size_t)(cap - st->cap));
     st->cap = cap;
 }
@@ -166,23 +168,33 @@ void implicit_rebuild(imp_world *w)
 
 /* ---- the filter -------------------------------------------------------------------------------------- */
 
+/* x_i = S_i x_i */
+static inline void filter_one(const implicit_state *st, int i, double *x)
+{
+    double *xi = x + 3 * i;
+    if (st->filter_kind[i] == 1) {
+        xi[0] = xi[1] = xi[2] = 0;
+        return;
+    }
+    for (int c = 0; c < st->filter_kind[i] - 1; c++) {
+        const double *nv = st->filter_normal + 6 * i + 3 * c;
+        double d = xi[0] * nv[0] + xi[1] * nv[1] + xi[2] * nv[2];
+        xi[0] -= d * nv[0], xi[1] -= d * nv[1], xi[2] -= d * nv[2];
+    }
+}
+
 /* x = S x: remove the prescribed directions of every constrained particle */
 static void filter_apply(void *ctx, double *x)
 {
     const implicit_state *st = ctx;
-    for (int k = 0; k < st->nfiltered; k++) {
-        int i = st->filtered[k];
-        double *xi = x + 3 * i;
-        if (st->filter_kind[i] == 1) {
-            xi[0] = xi[1] = xi[2] = 0;
-            continue;
-        }
-        for (int c = 0; c < st->filter_kind[i] - 1; c++) {
-            const double *nv = st->filter_normal + 6 * i + 3 * c;
-            double d = xi[0] * nv[0] + xi[1] * nv[1] + xi[2] * nv[2];
-            xi[0] -= d * nv[0], xi[1] -= d * nv[1], xi[2] -= d * nv[2];
-        }
-    }
+    for (int k = 0; k < st->nfiltered; k++) filter_one(st, st->filtered[k], x);
+}
+
+/* the same on the rows of one parallel chunk */
+static void filter_apply_part(void *ctx, double *x, int chunk)
+{
+    const implicit_state *st = ctx;
+    for (int k = st->filtered_chunk[chunk]; k < st->filtered_chunk[chunk + 1]; k++) filter_one(st, st->filtered_rows[k], x);
 }
 
 /* the stopping test's norm: the largest velocity a residual momentum gives one particle,
@@ -284,6 +296,14 @@ static bool filter_build(imp_world *w, implicit_state *st, const double *v0)
         v3_accum(st->z + 3 * i, v3_scale(N, -v3_dot(N, vi)));
         any = true;
     }
+    /* the filtered particles in row order, cut at the parallel chunks */
+    int m = 0;
+    for (int c = 0; c < PAR_CHUNKS; c++) {
+        st->filtered_chunk[c] = m;
+        for (int i = st->split[c]; i < st->split[c + 1]; i++)
+            if (st->filter_kind[i]) st->filtered_rows[m++] = i;
+    }
+    st->filtered_chunk[PAR_CHUNKS] = m;
     return any;
 }
 
@@ -478,7 +498,7 @@ static cg_result solve(implicit_state *st, int n, bool has_z, double abs_tol)
     cg_problem p = {.n = n3, .ctx = st, .mul = matrix_mul_cg, .filter = st->nfiltered ? filter_apply : NULL,
                     .tol = st->set.cg_tolerance, .max_iter = st->set.cg_max_iterations, .abs_tol = abs_tol,
                     .precond_apply = multigrid, .warm_check = 1, .prepare = solve_prepare, .chunks = chunks,
-                    .norm_part = velocity_norm_part};
+                    .norm_part = velocity_norm_part, .filter_part = filter_apply_part};
     cg_result r = cg_solve(&p, st->y, rhs, &st->cg);
     matrix_unfilter(st);
     for (int e = 0; e < n3; e++) st->dv[e] = st->z[e] + st->y[e];

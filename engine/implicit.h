@@ -43,6 +43,8 @@ typedef struct implicit_state {
     uint8_t *filter_kind;    /* 0 free; 1 all directions prescribed; 2, 3: one or two normals       */
     double *filter_normal;   /* 6 per particle: up to two orthonormal prescribed directions         */
     int *filtered, nfiltered; /* the particles with filter_kind != 0                               */
+    int *filtered_rows;      /* the same in increasing order, those of parallel chunk c at          */
+    int filtered_chunk[PAR_CHUNKS + 1]; /* filtered_rows[filtered_chunk[c] .. filtered_chunk[c + 1]) */
     uint8_t *contact_kind;   /* per resting contact: CONTACT_OFF, _SLIDE (normal held), _STICK (all) */
     double *contact_impulse; /* per resting contact: normal impulse (N s)                           */
     int contact_cap;
