@@ -25,7 +25,9 @@
  * each chunk runs Gauss-Seidel over its own rows and reads the other chunks' values from before
  * the sweep (a "hybrid" Gauss-Seidel: block Jacobi between the chunks). The forward sweep's
  * operator is then blockdiag(D + L) of the chunks and the backward one its transpose, so the
- * V-cycle stays symmetric, and it is the same whichever thread runs which chunk. Every smoothed level
+ * V-cycle stays symmetric, and it is the same whichever thread runs which chunk. Level 0's restriction
+ * (each aggregate's sum gathered from its members in increasing order) and prolongation run in the same
+ * chunks, with the bits of a pass over the rows. Every smoothed level
  * keeps column-major copies of its blocks and inverse diagonal blocks (sparse.h), made with its values,
  * from which the sweeps run as AVX code with the scalar code's bits. */
 #include <math.h>

@@ -177,9 +177,9 @@ cg_result cg_solve(const cg_problem *p, double *x, const double *b, cg_work *w)
         delta = p->chunks ? dot_chunked(p, r, d) : dot(r, d, n);
     }
     vec_job jb = {.p = p, .x = x, .r = r, .d = d, .q = q, .s = s};
+    const bool chunk_filter = p->chunks && p->filter_part; /* (S q and S d inside the chunks' jobs) */
     while (rnorm > stop && it < max_iter) {
         p->mul(p->ctx, d, q);
-        const bool chunk_filter = p->chunks && p->filter_part; /* (S q and S d inside the chunks' jobs) */
         if (!chunk_filter) apply_filter(p, q);
         double dq, dd;
         if (p->chunks) {
