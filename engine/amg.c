@@ -25,7 +25,9 @@
  * each chunk runs Gauss-Seidel over its own rows and reads the other chunks' values from before
  * the sweep (a "hybrid" Gauss-Seidel: block Jacobi between the chunks). The forward sweep's
  * operator is then blockdiag(D + L) of the chunks and the backward one its transpose, so the
- * V-cycle stays symmetric, and it is the same whichever thread runs which chunk. Every smoothed level
+ * V-cycle stays symmetric, and it is the same whichever thread runs which chunk. Level 0's restriction
+ * (each aggregate's sum gathered from its members in increasing order) and prolongation run in the same
+ * chunks, with the bits of a pass over the rows. Every smoothed level
  * keeps column-major copies of its blocks and inverse diagonal blocks (sparse.h), made with its values,
  * from which the sweeps run as AVX code with the scalar code's bits. */
 #include <math.h>
@@ -112,7 +114,7 @@ void amg_free(amg *g)
         free(L->dinv), free(L->x), free(L->b), free(L->r), free(L->agg), free(L->bmap), free(L->gather_start), free(L->gather);
         free(L->cm), free(L->dinv_cm), free(L->dpos), free(L->klo), free(L->khi);
     }
-    free(g->chol), free(g->snap);
+    free(g->chol), free(g->snap), free(g->member_start), free(g->member);
     memset(g, 0, sizeof *g);
 }
 
@@ -239,6 +241,17 @@ static void hierarchy(amg *g, int given_levels, const int *const *given)
     free(pairs);
     for (int l = 0; l < g->levels; l++) level_pattern(&g->lev[l]);
     chunk_bounds(g);
+    if (g->levels > 1) { /* level 0's members of each aggregate (a counting sort: increasing rows) */
+        const int nf = g->lev[0].A.n, na = g->lev[1].A.n;
+        g->member_start = ids_grow(g->member_start, sizeof(int), (size_t)na + 1);
+        g->member = ids_grow(g->member, sizeof(int), nf > 0 ? nf : 1);
+        memset(g->member_start, 0, sizeof(int) * ((size_t)na + 1));
+        for (int i = 0; i < nf; i++) g->member_start[g->lev[0].agg[i] + 1]++;
+        for (int a = 0; a < na; a++) g->member_start[a + 1] += g->member_start[a];
+        for (int i = 0; i < nf; i++) g->member[g->member_start[g->lev[0].agg[i]]++] = i;
+        for (int a = na; a > 0; a--) g->member_start[a] = g->member_start[a - 1];
+        g->member_start[0] = 0;
+    }
     const int nc = g->lev[g->levels - 1].A.n;
     g->chol_n = nc <= COARSEST ? 3 * nc : 0; /* 0: the coarsest level is smoothed, not factored */
     if (g->chol_n) g->chol = ids_grow(g->chol, sizeof(double), g->chol_n * g->chol_n);
@@ -293,10 +306,10 @@ static void level_pattern(amg_level *L)
 
 /* rows [r0, r1) of a level's values: the column-major copy of their blocks and, when the level is
  * smoothed, the inverses of their diagonal blocks (row-major and column-major) */
-static void level_values(amg_level *L, bool smoothed, int r0, int r1)
+static void level_values(amg_level *L, bool smoothed, bool cm, int r0, int r1)
 {
     const bsr3 *A = &L->A;
-    bsr3_cm_fill(A, L->cm, A->row_start[r0], A->row_start[r1]);
+    if (cm) bsr3_cm_fill(A, L->cm, A->row_start[r0], A->row_start[r1]);
     if (!smoothed) return;
     for (int i = r0; i < r1; i++) {
         double *b = L->dinv + 9 * (size_t)i, *c = L->dinv_cm + 9 * (size_t)i;
@@ -308,13 +321,29 @@ static void level_values(amg_level *L, bool smoothed, int r0, int r1)
 
 typedef struct values_job {
     amg *g;
-    bool smoothed;
+    bool smoothed, cm;
 } values_job;
 
 static void values_part(void *ctx, int chunk)
 {
     const values_job *jb = ctx;
-    level_values(&jb->g->lev[0], jb->smoothed, jb->g->split[chunk], jb->g->split[chunk + 1]);
+    level_values(&jb->g->lev[0], jb->smoothed, jb->cm, jb->g->split[chunk], jb->g->split[chunk + 1]);
+}
+
+static void fill_cm_part(void *ctx, int chunk)
+{
+    amg *g = ctx;
+    const bsr3 *A = &g->lev[0].A;
+    bsr3_cm_fill(A, g->lev[0].cm, A->row_start[g->split[chunk]], A->row_start[g->split[chunk + 1]]);
+}
+
+bool amg_fill_cm(amg *g, const bsr3 *A)
+{
+    if (g->levels == 0) return false;
+    g->lev[0].A = *A;
+    par_for(fill_cm_part, g, PAR_CHUNKS);
+    g->cm_filled = true;
+    return true;
 }
 
 void amg_update(amg *g, const bsr3 *A)
@@ -333,12 +362,13 @@ void amg_update(amg *g, const bsr3 *A)
     for (int l = 0; l < g->levels; l++) {
         const bool smoothed = l + 1 < g->levels || !g->chol_n;
         if (l == 0) { /* (level 0's column-major copy serves the caller's products too) */
-            values_job jb = {g, smoothed};
-            par_for(values_part, &jb, PAR_CHUNKS);
+            values_job jb = {g, smoothed, !g->cm_filled};
+            if (smoothed || jb.cm) par_for(values_part, &jb, PAR_CHUNKS);
         } else if (smoothed) {
-            level_values(&g->lev[l], true, 0, g->lev[l].A.n);
+            level_values(&g->lev[l], true, true, 0, g->lev[l].A.n);
         }
     }
+    g->cm_filled = false;
     if (!g->chol_n) return;
     /* the coarsest level: dense, Cholesky A = L L^T (regularized if a pivot is not positive) */
     const bsr3 *Ac = &g->lev[g->levels - 1].A;
@@ -454,8 +484,37 @@ static SPARSE_AVX void upper_residual_cm(const amg_level *L, int lo, int hi, boo
 typedef struct sweep_job {
     const amg *g;
     const amg_level *L; /* level 0, with the caller's vectors (amg_apply) */
-    int phase; /* 0: forward from zero, 1: residual, 2: backward */
+    int phase; /* 0: forward from zero, 1: residual, 2: backward, 3: restriction, 4: prolongation */
 } sweep_job;
+
+/* level 1's right side b_I = sum of r_i over the members i of aggregate I, over the aggregates of a
+ * chunk: each sum from zero in increasing i, as a pass over the rows adding r_i into b_agg(i) makes it */
+static void restrict_part(const amg *g, const amg_level *L, int chunk)
+{
+    const amg_level *C = &g->lev[1];
+    int a0, a1;
+    par_range(C->A.n, chunk, &a0, &a1);
+    for (int a = a0; a < a1; a++) {
+        double s0 = 0, s1 = 0, s2 = 0;
+        for (int m = g->member_start[a]; m < g->member_start[a + 1]; m++) {
+            const double *ri = L->r + 3 * g->member[m];
+            s0 += ri[0], s1 += ri[1], s2 += ri[2];
+        }
+        C->b[3 * a] = s0, C->b[3 * a + 1] = s1, C->b[3 * a + 2] = s2;
+    }
+}
+
+/* x += P x_c on a chunk's rows, and the snapshot of x the backward sweep reads across chunks */
+static void prolong_part(const amg *g, const amg_level *L, int lo, int hi)
+{
+    const double *cxs = g->lev[1].x;
+    for (int i = lo; i < hi; i++) {
+        const double *cx = cxs + 3 * L->agg[i];
+        double *xi = L->x + 3 * i, *si = g->snap + 3 * i;
+        xi[0] += cx[0], xi[1] += cx[1], xi[2] += cx[2];
+        si[0] = xi[0], si[1] = xi[1], si[2] = xi[2];
+    }
+}
 
 static void sweep_part(void *ctx, int chunk)
 {
@@ -463,6 +522,14 @@ static void sweep_part(void *ctx, int chunk)
     const amg *g = jb->g;
     const amg_level *L = jb->L;
     int lo = g->split[chunk], hi = g->split[chunk + 1];
+    if (jb->phase == 3) {
+        restrict_part(g, L, chunk);
+        return;
+    }
+    if (jb->phase == 4) {
+        prolong_part(g, L, lo, hi);
+        return;
+    }
 #if SPARSE_HAVE_AVX
     if (sparse_avx()) {
         if (jb->phase == 0) gs_sweep_cm(L, true, true, lo, hi, NULL, true);
@@ -539,23 +606,29 @@ static void vcycle(const amg *g, int l, const amg_level *L)
         level_residual(L);
     }
     const amg_level *C = &g->lev[l + 1];
-    memset(C->b, 0, 3 * sizeof(double) * (size_t)C->A.n);
-    for (int i = 0; i < n; i++) {
-        double *cb = C->b + 3 * L->agg[i];
-        const double *ri = L->r + 3 * i;
-        cb[0] += ri[0], cb[1] += ri[1], cb[2] += ri[2];
+    if (l == 0) {
+        jb.phase = 3;
+        par_for(sweep_part, &jb, PAR_CHUNKS);
+    } else {
+        memset(C->b, 0, 3 * sizeof(double) * (size_t)C->A.n);
+        for (int i = 0; i < n; i++) {
+            double *cb = C->b + 3 * L->agg[i];
+            const double *ri = L->r + 3 * i;
+            cb[0] += ri[0], cb[1] += ri[1], cb[2] += ri[2];
+        }
     }
     vcycle(g, l + 1, C);
-    for (int i = 0; i < n; i++) {
-        const double *cx = C->x + 3 * L->agg[i];
-        double *xi = L->x + 3 * i;
-        xi[0] += cx[0], xi[1] += cx[1], xi[2] += cx[2];
-    }
     if (l == 0) {
-        memcpy(g->snap, L->x, 3 * sizeof(double) * (size_t)n);
+        jb.phase = 4;
+        par_for(sweep_part, &jb, PAR_CHUNKS);
         jb.phase = 2;
         par_for(sweep_part, &jb, PAR_CHUNKS);
     } else {
+        for (int i = 0; i < n; i++) {
+            const double *cx = C->x + 3 * L->agg[i];
+            double *xi = L->x + 3 * i;
+            xi[0] += cx[0], xi[1] += cx[1], xi[2] += cx[2];
+        }
         level_sweep(L, false, false);
     }
 }

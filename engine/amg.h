@@ -44,12 +44,20 @@ typedef struct amg {
     int chol_n;
     int split[PAR_CHUNKS + 1]; /* level 0's rows are smoothed in these parallel chunks        */
     double *snap;        /* level 0: x before a parallel sweep                                    */
+    bool cm_filled;      /* amg_fill_cm made level 0's copy of the values amg_update is given next */
+    /* level 0's aggregates read the other way: the rows of level-1 row I are
+     * member[member_start[I] .. member_start[I + 1]), in increasing order */
+    int *member_start, *member;
 } amg;
 
 /* split: the row ranges of level 0's parallel chunks (parallel.h); the result does not depend on
  * which thread runs which chunk */
 void amg_build(amg *g, const bsr3 *A, const int *split);
 void amg_update(amg *g, const bsr3 *A);
+/* level 0's column-major copy of A's values alone (parallel chunks), for the caller's products before
+ * the multigrid's values are needed; the next amg_update then keeps it. False (nothing done) before
+ * the first amg_update has made the hierarchy. */
+bool amg_fill_cm(amg *g, const bsr3 *A);
 /* after amg_build: take the hierarchy another run built for this pattern (snapshot.c), levels and the
  * aggregates of every level but the last (levels 0: none made yet) */
 void amg_adopt(amg *g, const bsr3 *A, int levels, const int *const *agg);

@@ -18,12 +18,98 @@
 
 #include "cg.h"
 #include "ids.h"
+#include "parallel.h"
 
 static double dot(const double *a, const double *b, int n)
 {
     double s = 0;
     for (int i = 0; i < n; i++) s += a[i] * b[i];
     return s;
+}
+
+/* the chunked form's dot product over [lo, hi): four interleaved partial sums, so that the additions
+ * are four independent chains (a single chain waits on each addition's latency) */
+static double dot4(const double *a, const double *b, int lo, int hi)
+{
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    int i = lo;
+    for (; i + 4 <= hi; i += 4) s0 += a[i] * b[i], s1 += a[i + 1] * b[i + 1], s2 += a[i + 2] * b[i + 2], s3 += a[i + 3] * b[i + 3];
+    for (; i < hi; i++) s0 += a[i] * b[i];
+    return (s0 + s1) + (s2 + s3);
+}
+
+/* the vector work of one iteration in the chunked form (cg_problem.chunks) */
+enum { VEC_CURVATURE, VEC_STEP, VEC_DELTA, VEC_DIRECTION };
+
+typedef struct vec_job {
+    const cg_problem *p;
+    int op;
+    double *x, *r, *d, *q, *s;
+    double alpha, beta;
+    double part[PAR_CHUNKS][2]; /* each chunk's partial results */
+} vec_job;
+
+static double chunk_norm(const cg_problem *p, const double *v, int lo, int hi)
+{
+    return p->norm_part ? p->norm_part(p->ctx, v, lo, hi) : dot4(v, v, lo, hi);
+}
+
+static void vec_part(void *ctx, int c)
+{
+    vec_job *jb = ctx;
+    const int lo = jb->p->chunks[c], hi = jb->p->chunks[c + 1];
+    double *x = jb->x, *r = jb->r, *d = jb->d, *s = jb->s;
+    const double *q = jb->q;
+    switch (jb->op) {
+    case VEC_CURVATURE: /* (S q) and d . q, d . d */
+        if (jb->p->filter && jb->p->filter_part) jb->p->filter_part(jb->p->ctx, jb->q, c);
+        jb->part[c][0] = dot4(d, q, lo, hi), jb->part[c][1] = dot4(d, d, lo, hi);
+        break;
+    case VEC_STEP: /* x += alpha d, r -= alpha q, and the chunk's norm of r */
+        for (int i = lo; i < hi; i++) x[i] += jb->alpha * d[i], r[i] -= jb->alpha * q[i];
+        jb->part[c][0] = chunk_norm(jb->p, r, lo, hi);
+        break;
+    case VEC_DELTA: /* r . s */
+        jb->part[c][0] = dot4(r, s, lo, hi);
+        break;
+    default: /* d = s + beta d (and S d) */
+        for (int i = lo; i < hi; i++) d[i] = s[i] + jb->beta * d[i];
+        if (jb->p->filter && jb->p->filter_part) jb->p->filter_part(jb->p->ctx, d, c);
+    }
+}
+
+/* sums (dot products) or the largest value (norm_part's norms) of the chunks' partial results */
+static double chunk_sum(const vec_job *jb, int slot)
+{
+    double t = 0;
+    for (int c = 0; c < PAR_CHUNKS; c++) t += jb->part[c][slot];
+    return t;
+}
+
+static double chunk_norm_of(const vec_job *jb)
+{
+    if (!jb->p->norm_part) return sqrt(chunk_sum(jb, 0));
+    double t = 0;
+    for (int c = 0; c < PAR_CHUNKS; c++)
+        if (jb->part[c][0] > t) t = jb->part[c][0];
+    return t;
+}
+
+/* a . b in the chunked form, the chunks on both threads */
+static double dot_chunked(const cg_problem *p, double *a, double *b)
+{
+    vec_job jb = {.p = p, .op = VEC_DELTA, .r = a, .s = b};
+    par_for(vec_part, &jb, PAR_CHUNKS);
+    return chunk_sum(&jb, 0);
+}
+
+/* the norm of the stopping test of a whole vector */
+static double vec_norm(const cg_problem *p, const double *v)
+{
+    if (!p->chunks) return p->norm ? p->norm(p->ctx, v) : sqrt(dot(v, v, p->n));
+    vec_job jb = {.p = p};
+    for (int c = 0; c < PAR_CHUNKS; c++) jb.part[c][0] = chunk_norm(p, v, p->chunks[c], p->chunks[c + 1]);
+    return chunk_norm_of(&jb);
 }
 
 static void apply_filter(const cg_problem *p, double *x)
@@ -66,7 +152,7 @@ cg_result cg_solve(const cg_problem *p, double *x, const double *b, cg_work *w)
 
     memcpy(s, b, sizeof(double) * (size_t)n);
     apply_filter(p, s);
-    double bnorm = p->norm ? p->norm(p->ctx, s) : sqrt(dot(s, s, n));
+    double bnorm = vec_norm(p, s);
     apply_filter(p, x);
     p->mul(p->ctx, x, q);
     if (p->warm_check) {
@@ -81,34 +167,55 @@ cg_result cg_solve(const cg_problem *p, double *x, const double *b, cg_work *w)
     apply_filter(p, r);
     if (bnorm == 0) bnorm = 1;
     const double stop = fmax(tol * bnorm, p->abs_tol);
-    double rnorm = p->norm ? p->norm(p->ctx, r) : sqrt(dot(r, r, n)), delta = 0;
+    double rnorm = vec_norm(p, r), delta = 0;
     double curv_max = 0; /* the largest Rayleigh quotient d.Ad / d.d seen */
     int it = 0;
     if (rnorm > stop) { /* (a warm start may already be the answer) */
         if (p->prepare) p->prepare(p->ctx);
         precondition(p, r, d);
         apply_filter(p, d);
-        delta = dot(r, d, n);
+        delta = p->chunks ? dot_chunked(p, r, d) : dot(r, d, n);
     }
+    vec_job jb = {.p = p, .x = x, .r = r, .d = d, .q = q, .s = s};
+    const bool chunk_filter = p->chunks && p->filter_part; /* (S q and S d inside the chunks' jobs) */
     while (rnorm > stop && it < max_iter) {
         p->mul(p->ctx, d, q);
-        apply_filter(p, q);
-        double dq = dot(d, q, n), curv = dq / dot(d, d, n);
+        if (!chunk_filter) apply_filter(p, q);
+        double dq, dd;
+        if (p->chunks) {
+            jb.op = VEC_CURVATURE;
+            par_for(vec_part, &jb, PAR_CHUNKS);
+            dq = chunk_sum(&jb, 0), dd = chunk_sum(&jb, 1);
+        } else {
+            dq = dot(d, q, n), dd = dot(d, d, n);
+        }
+        double curv = dq / dd;
         if (curv > curv_max) curv_max = curv;
         /* A is singular along d (or not positive): stop with what we have. "Singular" is relative:
          * a curvature 1e-13 of the largest seen is roundoff in a null direction, and stepping there
          * (an inconsistent semidefinite system, e.g. contradictory constraints) would explode x */
         if (!(dq > 0) || !(curv > 1e-13 * curv_max)) break;
         double alpha = delta / dq;
-        for (int i = 0; i < n; i++) x[i] += alpha * d[i], r[i] -= alpha * q[i];
-        rnorm = p->norm ? p->norm(p->ctx, r) : sqrt(dot(r, r, n));
+        if (p->chunks) {
+            jb.op = VEC_STEP, jb.alpha = alpha;
+            par_for(vec_part, &jb, PAR_CHUNKS);
+            rnorm = chunk_norm_of(&jb);
+        } else {
+            for (int i = 0; i < n; i++) x[i] += alpha * d[i], r[i] -= alpha * q[i];
+            rnorm = p->norm ? p->norm(p->ctx, r) : sqrt(dot(r, r, n));
+        }
         it++;
         if (rnorm <= stop || it >= max_iter) break; /* the next direction would go unused */
         precondition(p, r, s);
-        double delta_new = dot(r, s, n);
+        double delta_new = p->chunks ? dot_chunked(p, r, s) : dot(r, s, n);
         double beta = delta_new / delta;
-        for (int i = 0; i < n; i++) d[i] = s[i] + beta * d[i];
-        apply_filter(p, d);
+        if (p->chunks) {
+            jb.op = VEC_DIRECTION, jb.beta = beta;
+            par_for(vec_part, &jb, PAR_CHUNKS);
+        } else {
+            for (int i = 0; i < n; i++) d[i] = s[i] + beta * d[i];
+        }
+        if (!chunk_filter) apply_filter(p, d);
         delta = delta_new;
     }
     res.iterations = it;

@@ -26,6 +26,17 @@ typedef struct cg_problem {
     /* called once, before the preconditioner is first applied (not at all when the start already
      * passes the test): the caller makes the preconditioner's values only when an iteration runs */
     void (*prepare)(void *ctx);
+    /* optional: PAR_CHUNKS + 1 cuts of [0, n] (parallel.h). The iteration's vector work then runs in
+     * these chunks on both threads, a dot product is the sum, in chunk order, of each chunk's sum of
+     * four interleaved partial sums (independent additions, not one chain), and the norm is
+     * norm_part's in place of norm's: the largest of its values over the chunks (a max-norm, which
+     * chunks do not change), or without norm_part the Euclidean norm from the chunks' sums. The
+     * results do not depend on which thread ran which chunk. NULL: one thread, one chain. */
+    const int *chunks;
+    double (*norm_part)(void *ctx, const double *v, int lo, int hi);
+    /* with chunks: x = S x on the entries of one chunk (the iteration's filters then run inside the
+     * chunks' jobs), or NULL: filter the whole vector */
+    void (*filter_part)(void *ctx, double *x, int chunk);
 } cg_problem;
 
 typedef struct cg_result {

@@ -230,7 +230,7 @@ static SPARSE_AVX void tri_scatter_avx(double *A, const int *block, const double
  *     block (i, j) = au_i au_j M_UU + au_i av_j M_UV + av_i au_j M_VU + av_i av_j M_VV
  * so the terms add into four 3x3 matrices, four blocks are formed, and since au_0 = -(au_1 + au_2)
  * (likewise av) the blocks of vertex 0 are sums of the others. Cdot = U . dw_u/dt + V . dw_v/dt. */
-static void tri_eval_matrix(asm_ctx *a, const cobj *o, const ctri *t)
+static inline __attribute__((always_inline)) void tri_matrix_body(asm_ctx *a, const cobj *o, const ctri *t, bool avx)
 {
     const int idx[3] = {o->dense[t->v[0]], o->dense[t->v[1]], o->dense[t->v[2]]};
     imp_vec3 p = v3(0, 0, 0), q = v3(0, 0, 0), wu_dot = v3(0, 0, 0), wv_dot = v3(0, 0, 0);
@@ -302,16 +302,39 @@ static void tri_eval_matrix(asm_ctx *a, const cobj *o, const ctri *t)
         B[0][0][e] = -(B[1][0][e] + B[2][0][e]);
     }
 #if SPARSE_HAVE_AVX
-    if (sparse_avx()) {
+    if (avx) {
         tri_scatter_avx(a->A, t->block, &B[0][0][0]);
         return;
     }
+#else
+    (void)avx;
 #endif
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {
             double *dst = a->A + 9 * (size_t)t->block[3 * i + j];
             for (int e = 0; e < 9; e++) dst[e] += B[i][j][e];
         }
+}
+
+/* tri_matrix_body for the triangles [lo, hi): compiled twice, for AVX (where the compiler's vector
+ * code does each entry's operations in the scalar code's order: no fused multiply-add, no
+ * reassociation) and for the scalar path */
+#if SPARSE_HAVE_AVX
+static SPARSE_AVX void tri_eval_matrix_avx(asm_ctx *a, const cobj *o, int lo, int hi)
+{
+    for (int t = lo; t < hi; t++) tri_matrix_body(a, o, &o->tri[t], true);
+}
+#endif
+
+static void tri_eval_matrix(asm_ctx *a, const cobj *o, int lo, int hi)
+{
+#if SPARSE_HAVE_AVX
+    if (sparse_avx()) {
+        tri_eval_matrix_avx(a, o, lo, hi);
+        return;
+    }
+#endif
+    for (int t = lo; t < hi; t++) tri_matrix_body(a, o, &o->tri[t], false);
 }
 
 static double tri_energy(const imp_world *w, const cobj *o, const ctri *t)
@@ -335,7 +358,8 @@ static double tri_energy(const imp_world *w, const cobj *o, const ctri *t)
 
 /* the dihedral angle phi = atan2(-|e| D, P) (see the top of the file); gz its gradient over
  * z = (e, a, b); returns false for a degenerate hinge */
-static bool dihedral(imp_vec3 e, imp_vec3 a, imp_vec3 b, double *phi, double *gz, double *Hz)
+static inline __attribute__((always_inline)) bool dihedral(imp_vec3 e, imp_vec3 a, imp_vec3 b, double *phi, double *gz,
+                                                           double *Hz)
 {
     const double r = v3_len(e);
     if (r < 1e-12) return false;
@@ -422,7 +446,8 @@ static SPARSE_AVX void bend_blocks_avx(double *A, const int *block, const double
 }
 #endif
 
-static void bend_condition(asm_ctx *a, const int *idx, const int *block, double C, const double *g, double k, double kd)
+static inline __attribute__((always_inline)) void bend_condition(asm_ctx *a, const int *idx, const int *block, double C,
+                                                                  const double *g, double k, double kd, bool avx)
 {
     double Cdot = 0;
     for (int i = 0; i < 4; i++) {
@@ -439,8 +464,10 @@ static void bend_condition(asm_ctx *a, const int *idx, const int *block, double 
     double sg[12];
     for (int e = 0; e < 12; e++) sg[e] = alpha * g[e];
 #if SPARSE_HAVE_AVX
-    if (sparse_avx()) bend_blocks_avx(a->A, block, sg, g);
+    if (avx) bend_blocks_avx(a->A, block, sg, g);
     else
+#else
+    (void)avx;
 #endif
         for (int i = 0; i < 4; i++)
             for (int j = 0; j < 4; j++) {
@@ -456,7 +483,7 @@ static void bend_condition(asm_ctx *a, const int *idx, const int *block, double 
     }
 }
 
-static void bend_eval(asm_ctx *a, const cobj *o, const cbend *bd)
+static inline __attribute__((always_inline)) void bend_body(asm_ctx *a, const cobj *o, const cbend *bd, bool avx)
 {
     const int idx[4] = {o->dense[bd->v[0]], o->dense[bd->v[1]], o->dense[bd->v[2]], o->dense[bd->v[3]]};
     imp_vec3 x0 = v3_load(a->x + 3 * idx[0]);
@@ -488,8 +515,27 @@ static void bend_eval(asm_ctx *a, const cobj *o, const cbend *bd)
                         H[(3 * i + r) * 12 + 3 * j + c] = s;
                     }
     }
-    if (a->A && !a->Kd && !wantH) bend_condition(a, idx, bd->block, C, g, k, o->damping * k);
+    if (a->A && !a->Kd && !wantH) bend_condition(a, idx, bd->block, C, g, k, o->damping * k, avx);
     else asm_condition(a, 4, idx, bd->block, C, g, wantH ? H : NULL, false, k, o->damping * k);
+}
+
+/* bend_body for the edges [lo, hi), compiled twice as tri_eval_matrix is */
+#if SPARSE_HAVE_AVX
+static SPARSE_AVX void bend_eval_avx(asm_ctx *a, const cobj *o, int lo, int hi)
+{
+    for (int e = lo; e < hi; e++) bend_body(a, o, &o->bend[e], true);
+}
+#endif
+
+static void bend_eval(asm_ctx *a, const cobj *o, int lo, int hi)
+{
+#if SPARSE_HAVE_AVX
+    if (sparse_avx()) {
+        bend_eval_avx(a, o, lo, hi);
+        return;
+    }
+#endif
+    for (int e = lo; e < hi; e++) bend_body(a, o, &o->bend[e], false);
 }
 
 static double bend_energy(const imp_world *w, const cobj *o, const cbend *bd)
@@ -668,12 +714,11 @@ void cloth_assemble(imp_world *w, asm_ctx *a, int group)
         int lo, hi;
         group_range(o->tri_g, o->ntri, group, &lo, &hi);
         if (a->A && !a->Kd && !a->generic)
-            for (int t = lo; t < hi; t++) tri_eval_matrix(a, o, &o->tri[t]);
+            tri_eval_matrix(a, o, lo, hi);
         else
             for (int t = lo; t < hi; t++) tri_eval(a, o, &o->tri[t]);
         group_range(o->bend_g, o->nbend, group, &lo, &hi);
-        if (o->bendk > 0)
-            for (int e = lo; e < hi; e++) bend_eval(a, o, &o->bend[e]);
+        if (o->bendk > 0) bend_eval(a, o, lo, hi);
         group_range(o->seg_g, o->nseg, group, &lo, &hi);
         for (int s = lo; s < hi; s++) seg_eval(a, o, &o->seg[s]);
         group_range(o->joint_g, o->njoint, group, &lo, &hi);

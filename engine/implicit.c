@@ -91,9 +91,11 @@ void implicit_free(imp_world *w)
     implicit_state *st = w->implicit;
     if (!st) return;
     bsr3_free(&st->A);
-    free(st->diag), free(st->tpos), free(st->undo_at), free(st->undo_val), free(st->pairs);
+    free(st->diag), free(st->tpos), free(st->pairs);
+    for (int c = 0; c < PAR_CHUNKS; c++) free(st->undo[c].at), free(st->undo[c].val);
     free(st->f), free(st->bK), free(st->b), free(st->y), free(st->z), free(st->dv), free(st->tmp), free(st->inv_m2), free(st->near);
-    free(st->filter_kind), free(st->filter_normal), free(st->filtered), free(st->contact_kind), free(st->contact_impulse);
+    free(st->filter_kind), free(st->filter_normal), free(st->filtered), free(st->filtered_rows), free(st->contact_kind),
+        free(st->contact_impulse);
     cg_work_free(&st->cg);
     amg_free(&st->mg);
     free(st);
@@ -115,6 +117,7 @@ static void reserve(implicit_state *st, int n)
     st->filter_kind = ids_grow(st->filter_kind, 1, cap);
     st->filter_normal = ids_grow(st->filter_normal, 6 * sizeof(double), cap);
     st->filtered = ids_grow(st->filtered, sizeof(int), cap);
+    st->filtered_rows = ids_grow(st->filtered_rows, sizeof(int), cap);
     memset(st->dv + 3 * (size_t)st->cap, 0, 3 * sizeof(double) * (size_t)(cap - st->cap));
     st->cap = cap;
 }
@@ -165,32 +168,43 @@ void implicit_rebuild(imp_world *w)
 
 /* ---- the filter -------------------------------------------------------------------------------------- */
 
+/* x_i = S_i x_i */
+static inline void filter_one(const implicit_state *st, int i, double *x)
+{
+    double *xi = x + 3 * i;
+    if (st->filter_kind[i] == 1) {
+        xi[0] = xi[1] = xi[2] = 0;
+        return;
+    }
+    for (int c = 0; c < st->filter_kind[i] - 1; c++) {
+        const double *nv = st->filter_normal + 6 * i + 3 * c;
+        double d = xi[0] * nv[0] + xi[1] * nv[1] + xi[2] * nv[2];
+        xi[0] -= d * nv[0], xi[1] -= d * nv[1], xi[2] -= d * nv[2];
+    }
+}
+
 /* x = S x: remove the prescribed directions of every constrained particle */
 static void filter_apply(void *ctx, double *x)
 {
     const implicit_state *st = ctx;
-    for (int k = 0; k < st->nfiltered; k++) {
-        int i = st->filtered[k];
-        double *xi = x + 3 * i;
-        if (st->filter_kind[i] == 1) {
-            xi[0] = xi[1] = xi[2] = 0;
-            continue;
-        }
-        for (int c = 0; c < st->filter_kind[i] - 1; c++) {
-            const double *nv = st->filter_normal + 6 * i + 3 * c;
-            double d = xi[0] * nv[0] + xi[1] * nv[1] + xi[2] * nv[2];
-            xi[0] -= d * nv[0], xi[1] -= d * nv[1], xi[2] -= d * nv[2];
-        }
-    }
+    for (int k = 0; k < st->nfiltered; k++) filter_one(st, st->filtered[k], x);
+}
+
+/* the same on the rows of one parallel chunk */
+static void filter_apply_part(void *ctx, double *x, int chunk)
+{
+    const implicit_state *st = ctx;
+    for (int k = st->filtered_chunk[chunk]; k < st->filtered_chunk[chunk + 1]; k++) filter_one(st, st->filtered_rows[k], x);
 }
 
 /* the stopping test's norm: the largest velocity a residual momentum gives one particle,
- * max_i |r_i| / m_i, so that no particle is left with a large error because others dominate a sum */
-static double velocity_norm(void *ctx, const double *r)
+ * max_i |r_i| / m_i, so that no particle is left with a large error because others dominate a sum;
+ * over the entries [lo, hi) (whole particles: CG's chunks are 3 times the rows' split) */
+static double velocity_norm_part(void *ctx, const double *r, int lo, int hi)
 {
     const implicit_state *st = ctx;
     double worst = 0;
-    for (int i = 0; i < st->n; i++) {
+    for (int i = lo / 3; i < hi / 3; i++) {
         const double *ri = r + 3 * i;
         double e = (ri[0] * ri[0] + ri[1] * ri[1] + ri[2] * ri[2]) * st->inv_m2[i];
         if (e > worst) worst = e; /* (fmax's result, NaN skipped, without a call) */
@@ -225,8 +239,8 @@ static void matrix_mul(void *ctx, const double *x, double *y)
     par_for(matrix_mul_part, &jb, PAR_CHUNKS);
 }
 
-/* the products of the conjugate gradient, after amg_update took this matrix: from the multigrid's
- * column-major copy of it (the same bits as matrix_mul) */
+/* the products of the conjugate gradient once the multigrid's column-major copy holds this matrix
+ * (amg_fill_cm, amg_update): from that copy (the same bits as matrix_mul) */
 static void matrix_mul_solve(void *ctx, const double *x, double *y)
 {
     const implicit_state *st = ctx;
@@ -282,6 +296,14 @@ static bool filter_build(imp_world *w, implicit_state *st, const double *v0)
         v3_accum(st->z + 3 * i, v3_scale(N, -v3_dot(N, vi)));
         any = true;
     }
+    /* the filtered particles in row order, cut at the parallel chunks */
+    int m = 0;
+    for (int c = 0; c < PAR_CHUNKS; c++) {
+        st->filtered_chunk[c] = m;
+        for (int i = st->split[c]; i < st->split[c + 1]; i++)
+            if (st->filter_kind[i]) st->filtered_rows[m++] = i;
+    }
+    st->filtered_chunk[PAR_CHUNKS] = m;
     return any;
 }
 
@@ -300,16 +322,16 @@ static void filter_matrix(const implicit_state *st, int i, double *S)
     }
 }
 
-static void undo_push(implicit_state *st, int k)
+static void undo_push(implicit_state *st, struct implicit_undo *u, int k)
 {
-    if (st->undo_count == st->undo_cap) {
-        st->undo_cap = st->undo_cap ? 2 * st->undo_cap : 256;
-        st->undo_at = ids_grow(st->undo_at, sizeof(int), st->undo_cap);
-        st->undo_val = ids_grow(st->undo_val, 9 * sizeof(double), st->undo_cap);
+    if (u->count == u->cap) {
+        u->cap = u->cap ? 2 * u->cap : 256;
+        u->at = ids_grow(u->at, sizeof(int), u->cap);
+        u->val = ids_grow(u->val, 9 * sizeof(double), u->cap);
     }
-    st->undo_at[st->undo_count] = k;
-    memcpy(st->undo_val + 9 * (size_t)st->undo_count, st->A.val + 9 * (size_t)k, 9 * sizeof(double));
-    st->undo_count++;
+    u->at[u->count] = k;
+    memcpy(u->val + 9 * (size_t)u->count, st->A.val + 9 * (size_t)k, 9 * sizeof(double));
+    u->count++;
 }
 
 /* B = L B R for 3x3 blocks (L or R NULL: identity) */
@@ -328,19 +350,25 @@ static void block_sandwich(double *B, const double *Lm, const double *Rm)
 
 /* A -> S A S + (I - S) c in place, c = tr(A_ii) / 3 on each constrained particle: the same matrix on
  * the free directions (so CG is unchanged), and one whose multigrid hierarchy knows that pinned
- * particles are pinned. The changed blocks go to the undo log. */
-static void matrix_filter(implicit_state *st)
+ * particles are pinned. The changed blocks go to the undo log of the chunk. Each block is changed by
+ * one filtered particle alone (its row's, or for a free row j the block (j, i) by i) from its own
+ * values and its row's diagonal block, so the chunks of the filtered list run in parallel. */
+static void matrix_filter_part(void *ctx, int chunk)
 {
-    st->undo_count = 0;
+    implicit_state *st = ctx;
+    struct implicit_undo *u = &st->undo[chunk];
+    u->count = 0;
+    int q0, q1;
+    par_range(st->nfiltered, chunk, &q0, &q1);
     double Si[9], Sj[9];
-    for (int q = 0; q < st->nfiltered; q++) {
+    for (int q = q0; q < q1; q++) {
         int i = st->filtered[q];
-        const bool pinned = st->filter_kind[i] == 1; /* S_i = 0: row and column i vanish, no 3x3 products */
+        const bool pinned = st->filter_kind[i] == 1; /* S_i = 0: row and column i vanish, no 3 x 3 products */
         if (!pinned) filter_matrix(st, i, Si);
         for (int k = st->A.row_start[i]; k < st->A.row_start[i + 1]; k++) {
             int j = st->A.col[k];
             double *B = st->A.val + 9 * (size_t)k;
-            undo_push(st, k);
+            undo_push(st, u, k);
             if (j == i) {
                 double c = (B[0] + B[4] + B[8]) / 3;
                 if (pinned) {
@@ -361,7 +389,7 @@ static void matrix_filter(implicit_state *st)
             if (!jc) { /* the transpose block in the free row j: A_ji S_i */
                 int kt = st->tpos[k];
                 double *Bt = st->A.val + 9 * (size_t)kt;
-                undo_push(st, kt);
+                undo_push(st, u, kt);
                 if (pinned) memset(Bt, 0, 9 * sizeof(double));
                 else block_sandwich(Bt, NULL, Si);
             }
@@ -369,11 +397,22 @@ static void matrix_filter(implicit_state *st)
     }
 }
 
+static void matrix_filter(implicit_state *st)
+{
+    par_for(matrix_filter_part, st, PAR_CHUNKS);
+}
+
+static void matrix_unfilter_part(void *ctx, int chunk)
+{
+    implicit_state *st = ctx;
+    struct implicit_undo *u = &st->undo[chunk];
+    for (int e = 0; e < u->count; e++) memcpy(st->A.val + 9 * (size_t)u->at[e], u->val + 9 * (size_t)e, 9 * sizeof(double));
+    u->count = 0;
+}
+
 static void matrix_unfilter(implicit_state *st)
 {
-    for (int u = st->undo_count - 1; u >= 0; u--)
-        memcpy(st->A.val + 9 * (size_t)st->undo_at[u], st->undo_val + 9 * (size_t)u, 9 * sizeof(double));
-    st->undo_count = 0;
+    par_for(matrix_unfilter_part, st, PAR_CHUNKS);
 }
 
 /* (A x)_i for one block row */
@@ -386,8 +425,9 @@ static imp_vec3 row_mul(const bsr3 *A, int i, const double *x)
 }
 
 /* The multigrid's values for the filtered matrix, made when CG first needs its preconditioner (a
- * solve whose start already passes the test needs none); from then on CG's products run from the
- * multigrid's column-major copy of the matrix (the same bits as the row-major product). */
+ * solve whose start already passes the test needs none); CG's products run from the multigrid's
+ * column-major copy of the matrix (the same bits as the row-major product), which solve() makes
+ * first and amg_update keeps, or (before the first update has made the hierarchy) from A itself. */
 static void solve_prepare(void *ctx)
 {
     implicit_state *st = ctx;
@@ -404,10 +444,28 @@ static void matrix_mul_cg(void *ctx, const double *x, double *y)
 
 /* rhs = b - A z. z is nonzero only on constrained particles, so only the rows that have a block in
  * the column of one of them change; each such row's product is row_mul's, the same operations in
- * the same order as bsr3_mul's (the zero columns it skips add nothing). */
+ * the same order as bsr3_mul's (the zero columns it skips add nothing). The rows in parallel chunks. */
+typedef struct rhs_job {
+    implicit_state *st;
+    double *rhs;
+} rhs_job;
+
+static void rhs_part(void *ctx, int chunk)
+{
+    const rhs_job *jb = ctx;
+    const implicit_state *st = jb->st;
+    const int lo = st->split[chunk], hi = st->split[chunk + 1];
+    memcpy(jb->rhs + 3 * (size_t)lo, st->b + 3 * (size_t)lo, 3 * sizeof(double) * (size_t)(hi - lo));
+    for (int i = lo; i < hi; i++) {
+        if (!st->near[i]) continue;
+        imp_vec3 az = row_mul(&st->A, i, st->z);
+        double *ri = jb->rhs + 3 * i;
+        ri[0] -= az.x, ri[1] -= az.y, ri[2] -= az.z;
+    }
+}
+
 static void rhs_minus_az(implicit_state *st, int n, double *rhs)
 {
-    memcpy(rhs, st->b, 3 * sizeof(double) * (size_t)n);
     memset(st->near, 0, (size_t)n);
     for (int q = 0; q < st->nfiltered; q++) {
         int i = st->filtered[q];
@@ -415,12 +473,8 @@ static void rhs_minus_az(implicit_state *st, int n, double *rhs)
         if (zi[0] == 0 && zi[1] == 0 && zi[2] == 0) continue;
         for (int k = st->A.row_start[i]; k < st->A.row_start[i + 1]; k++) st->near[st->A.col[k]] = 1;
     }
-    for (int i = 0; i < n; i++) {
-        if (!st->near[i]) continue;
-        imp_vec3 az = row_mul(&st->A, i, st->z);
-        double *ri = rhs + 3 * i;
-        ri[0] -= az.x, ri[1] -= az.y, ri[2] -= az.z;
-    }
+    rhs_job jb = {st, rhs};
+    par_for(rhs_part, &jb, PAR_CHUNKS);
 }
 
 /* solve A dv = b with the filter: dv = z + y, S y = y, A y = b - A z. The start is the last solve's
@@ -437,10 +491,14 @@ static cg_result solve(implicit_state *st, int n, bool has_z, double abs_tol)
     }
     memcpy(st->y, st->dv, sizeof(double) * (size_t)n3);
     matrix_filter(st);
-    st->mg_current = false;
+    /* CG's products from the column-major copy from the start (the multigrid's update keeps it) */
+    st->mg_current = amg_fill_cm(&st->mg, &st->A);
+    int chunks[PAR_CHUNKS + 1];
+    for (int c = 0; c <= PAR_CHUNKS; c++) chunks[c] = 3 * st->split[c];
     cg_problem p = {.n = n3, .ctx = st, .mul = matrix_mul_cg, .filter = st->nfiltered ? filter_apply : NULL,
                     .tol = st->set.cg_tolerance, .max_iter = st->set.cg_max_iterations, .abs_tol = abs_tol,
-                    .precond_apply = multigrid, .norm = velocity_norm, .warm_check = 1, .prepare = solve_prepare};
+                    .precond_apply = multigrid, .warm_check = 1, .prepare = solve_prepare, .chunks = chunks,
+                    .norm_part = velocity_norm_part, .filter_part = filter_apply_part};
     cg_result r = cg_solve(&p, st->y, rhs, &st->cg);
     matrix_unfilter(st);
     for (int e = 0; e < n3; e++) st->dv[e] = st->z[e] + st->y[e];
@@ -522,11 +580,24 @@ static void contacts_classify(imp_world *w, implicit_state *st)
 /* The constraint impulse A dv - b of each contact must push (Baraff and Witkin 5.3), and a sticking
  * one must stay inside the friction cone, |j_t| <= mu j_n, or it slides: the contacts that break
  * these change their kind (in the first two passes) and the normal impulses go to contact_impulse.
- * Returns whether any contact changed. */
-static bool contacts_check(imp_world *w, implicit_state *st, int pass)
+ * Each contact writes only its own entries, so the contacts run in parallel chunks. */
+typedef struct check_job {
+    imp_world *w;
+    implicit_state *st;
+    int pass;
+    bool changed[PAR_CHUNKS];
+} check_job;
+
+static void contacts_check_part(void *ctx, int chunk)
 {
+    check_job *jb = ctx;
+    imp_world *w = jb->w;
+    implicit_state *st = jb->st;
+    const int pass = jb->pass;
     bool changed = false;
-    for (int k = 0; k < w->pcontacts->count; k++) {
+    int k0, k1;
+    par_range(w->pcontacts->count, chunk, &k0, &k1);
+    for (int k = k0; k < k1; k++) {
         st->contact_impulse[k] = 0;
         if (st->contact_kind[k] == CONTACT_OFF) continue;
         int i = w->pcontacts->contact[k].particle;
@@ -545,6 +616,16 @@ static bool contacts_check(imp_world *w, implicit_state *st, int pass)
         pcollide_set_impulse(w, k, st->contact_kind[k] == CONTACT_STICK ? v3_mad(imp, N, st->contact_impulse[k] - jn)
                                                                          : v3_scale(N, st->contact_impulse[k]));
     }
+    jb->changed[chunk] = changed;
+}
+
+/* returns whether any contact changed */
+static bool contacts_check(imp_world *w, implicit_state *st, int pass)
+{
+    check_job jb = {.w = w, .st = st, .pass = pass};
+    par_for(contacts_check_part, &jb, PAR_CHUNKS);
+    bool changed = false;
+    for (int c = 0; c < PAR_CHUNKS; c++) changed = changed || jb.changed[c];
     return changed;
 }
 

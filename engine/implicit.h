@@ -25,20 +25,26 @@ typedef struct implicit_state {
     int *diag;           /* block index of (i, i)                                                  */
     int *tpos;           /* block index of the transpose of each block                             */
     int tpos_cap;
-    int *undo_at;        /* blocks the filter changed in place, and their old values (9 each)     */
-    double *undo_val;
-    int undo_count, undo_cap;
+    /* blocks the filter changed in place, and their old values (9 each): one log per parallel chunk
+     * of the filtered particles (each block is changed by one filtered particle only) */
+    struct implicit_undo {
+        int *at;
+        double *val;
+        int count, cap;
+    } undo[PAR_CHUNKS];
     int *pairs, pair_cap;
     /* per-particle vectors, 3 doubles each */
     double *f, *bK, *b, *y, *z, *dv, *tmp;
     double *inv_m2;      /* 1 / m^2 per particle, for the stopping test                            */
     uint8_t *near;       /* per particle: its row has a block in a column where z is nonzero       */
-    bool mg_current;     /* the multigrid holds the values of the matrix as filtered now           */
+    bool mg_current;     /* the multigrid's level-0 column-major copy holds the matrix as filtered now */
     int split[PAR_CHUNKS + 1]; /* row ranges of the parallel chunks (about equal blocks each)     */
     /* the filter */
     uint8_t *filter_kind;    /* 0 free; 1 all directions prescribed; 2, 3: one or two normals       */
     double *filter_normal;   /* 6 per particle: up to two orthonormal prescribed directions         */
     int *filtered, nfiltered; /* the particles with filter_kind != 0                               */
+    int *filtered_rows;      /* the same in increasing order, those of parallel chunk c at          */
+    int filtered_chunk[PAR_CHUNKS + 1]; /* filtered_rows[filtered_chunk[c] .. filtered_chunk[c + 1]) */
     uint8_t *contact_kind;   /* per resting contact: CONTACT_OFF, _SLIDE (normal held), _STICK (all) */
     double *contact_impulse; /* per resting contact: normal impulse (N s)                           */
     int contact_cap;
