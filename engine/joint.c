@@ -79,6 +79,7 @@ void joints_free(imp_world *w)
     free(js->jointed), free(js->pairs), free(js->island_parent), free(js->loop_parent), free(js->pivot), free(js->half_kick);
     free(js->body_q_state), free(js->body_q), free(js->body_R);
     free(js->pred_q), free(js->pred_R), free(js->pred_HL), free(js->vel_version), free(js->pred_version), free(js->pred_epoch);
+    free(js->axis_R), free(js->axis_HL), free(js->axis_version), free(js->axis_epoch);
     free(js->nodes), free(js->rows), free(js->body_node_start), free(js->body_nodes), free(js->fill_cursor), free(js->moving_ends);
     free(js->hub_node), free(js->node_size), free(js->order), free(js->order_pos), free(js->upper_start), free(js->upper_node);
     free(js->diag), free(js->upper), free(js->lower), free(js->rhs), free(js->sol);
@@ -277,6 +278,18 @@ static void joint_side_predict(const imp_world *w, imp_vec3 l, imp_quat f, const
     imp_quat q1;
     imp_mat3 R1;
     bool cache = js->body_table_cap > i && h == js->pred_cache_h && v == js->pred_v; /* pre-stabilization's predictions */
+    const body *b = &w->bodies->body[i];
+    imp_vec3 axis;
+    if (cache && !frame && s->moves && b->motion == IMP_DYNAMIC && rot_symmetry_axis(&b->principal, &axis) &&
+        v3_dot(v3_cross(l, axis), v3_cross(l, axis)) <= 1e-24 * v3_dot(l, l)) { /* a point on the symmetry axis (rot_axial_turn) */
+        if (!(js->axis_epoch[i] == js->epoch && js->axis_version[i] == js->vel_version[i])) {
+            rot_axial_turn(&b->principal, m3_mul_v(js->body_R[i], axis), om[i], h, &js->axis_R[i], &js->axis_HL[i]);
+            js->axis_version[i] = js->vel_version[i], js->axis_epoch[i] = js->epoch;
+        }
+        s->HL = js->axis_HL[i];
+        s->c1 = m3_mul_v(js->axis_R[i], s->c), s->p1 = v3_add(v3_add(s->x, v3_scale(v[i], h)), s->c1);
+        return;
+    }
     if (cache && js->pred_epoch[i] == js->epoch && js->pred_version[i] == js->vel_version[i]) { /* shared by the body's joints */
         q1 = js->pred_q[i], s->HL = js->pred_HL[i], R1 = js->pred_R[i];
     } else {

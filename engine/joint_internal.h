@@ -112,6 +112,10 @@ struct joint_set {
     imp_mat3 *pred_R, *pred_HL;     /* ... as a matrix; d(theta)/d(omega)                             */
     unsigned *vel_version, *pred_version, *pred_epoch, epoch;
     double pred_cache_h;            /* the step of the cached predictions                             */
+    /* ... and of an axially symmetric body as its joints on the symmetry axis see it (rot_axial_turn),
+     * valid while axis_version == vel_version and axis_epoch == epoch */
+    imp_mat3 *axis_R, *axis_HL;     /* the turn about L, and HL for the points on the axis            */
+    unsigned *axis_version, *axis_epoch;
 
     /* joint_solve.c: the active joints, their rows and the elimination structure */
     int *nodes, node_count;         /* node -> joint                                                  */
