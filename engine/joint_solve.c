@@ -353,6 +353,16 @@ static void block_mul(double *C, const double *A, const double *B, int ma, int m
     }
 }
 
+/* A = B, the used ma x mb part (the rest of a block's storage is never read) */
+static inline void block_copy(double *restrict A, const double *restrict B, int ma, int mb)
+{
+    if (ma == 3 && mb == 3) {
+        for (int r = 0; r < 3; r++) A[MAX_ROWS * r] = B[MAX_ROWS * r], A[MAX_ROWS * r + 1] = B[MAX_ROWS * r + 1], A[MAX_ROWS * r + 2] = B[MAX_ROWS * r + 2];
+        return;
+    }
+    for (int r = 0; r < ma; r++) memcpy(A + MAX_ROWS * r, B + MAX_ROWS * r, sizeof(double) * (size_t)mb);
+}
+
 /* block elimination in the structure's order: D_p^-1, L_qp = K_qp D_p^-1, K_q1q2 -= L_q1p K_pq2 */
 bool jsolve_factor(struct joint_set *js)
 {
@@ -364,8 +374,9 @@ bool jsolve_factor(struct joint_set *js)
         for (int e = js->upper_start[k]; e < js->upper_start[k + 1]; e++) {
             int q = js->upper_node[e];
             double *L = js->lower + BLOCK_DOUBLES * (size_t)e;
-            block_mul(T, L, D, js->node_size[q], mp, mp, false);
-            memcpy(L, T, sizeof T);
+            const int mq = js->node_size[q];
+            block_mul(T, L, D, mq, mp, mp, false);
+            block_copy(L, T, mq, mp);
         }
         for (int e1 = js->upper_start[k]; e1 < js->upper_start[k + 1]; e1++)
             for (int e2 = js->upper_start[k]; e2 < js->upper_start[k + 1]; e2++) {

@@ -193,14 +193,6 @@ static void axial_flow(const rot_inertia *in, imp_quat q, imp_vec3 om, double h,
     }
 }
 
-bool rot_symmetry_axis(const rot_inertia *in, imp_vec3 *axis)
-{
-    if (in->use_j == in->use_k) return false;
-    const int ax = in->use_j ? in->j : in->k;
-    *axis = in->body_axes ? v3(ax == 0, ax == 1, ax == 2) : m3_col(in->axes, ax);
-    return true;
-}
-
 /* axial_flow's first part alone (rotation.h): the rotation of exp(theta), theta = h L / I_r, from its
  * quaternion, and h J_l(theta) (rot_exp's) with I(q) = I_r 1 + (I_a - I_r) a0 a0^T applied */
 void rot_axial_turn(const rot_inertia *in, imp_vec3 a0, imp_vec3 om, double h, imp_mat3 *Rc, imp_mat3 *HLa)

@@ -31,7 +31,13 @@ int rot_pieces(const rot_inertia *in, imp_quat q, imp_vec3 L, double h);
 
 /* The symmetry axis of an axially symmetric body (two equal moments, the third apart) in its body frame,
  * into *axis; false for any other body */
-bool rot_symmetry_axis(const rot_inertia *in, imp_vec3 *axis);
+static inline bool rot_symmetry_axis(const rot_inertia *in, imp_vec3 *axis)
+{
+    if (in->use_j == in->use_k) return false;
+    const int ax = in->use_j ? in->j : in->k;
+    *axis = in->body_axes ? v3(ax == 0, ax == 1, ax == 2) : m3_col(in->axes, ax);
+    return true;
+}
 
 /* The turn of an axially symmetric body (rot_flow) as its points on the symmetry axis see it: Rc, the
  * turn about L by h L / I_r, and HLa = (h / I_r) J_l(h L / I_r) I(q) (a0 the symmetry axis in the world
