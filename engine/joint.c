@@ -79,7 +79,7 @@ void joints_free(imp_world *w)
     free(js->jointed), free(js->pairs), free(js->island_parent), free(js->loop_parent), free(js->pivot), free(js->half_kick);
     free(js->body_q_state), free(js->body_q), free(js->body_R);
     free(js->pred_q), free(js->pred_R), free(js->pred_HL), free(js->vel_version), free(js->pred_version), free(js->pred_epoch);
-    free(js->axis_R), free(js->axis_HL), free(js->axis_version), free(js->axis_epoch);
+    free(js->axis_e), free(js->axis_R), free(js->axis_HL), free(js->axis_version), free(js->axis_epoch);
     free(js->nodes), free(js->rows), free(js->body_node_start), free(js->body_nodes), free(js->fill_cursor), free(js->moving_ends);
     free(js->hub_node), free(js->node_size), free(js->order), free(js->order_pos), free(js->upper_start), free(js->upper_node);
     free(js->diag), free(js->upper), free(js->lower), free(js->rhs), free(js->sol);
@@ -283,7 +283,7 @@ static void joint_side_predict(const imp_world *w, imp_vec3 l, imp_quat f, const
     if (cache && !frame && s->moves && b->motion == IMP_DYNAMIC && rot_symmetry_axis(&b->principal, &axis) &&
         v3_dot(v3_cross(l, axis), v3_cross(l, axis)) <= 1e-24 * v3_dot(l, l)) { /* a point on the symmetry axis (rot_axial_turn) */
         if (!(js->axis_epoch[i] == js->epoch && js->axis_version[i] == js->vel_version[i])) {
-            rot_axial_turn(&b->principal, m3_mul_v(js->body_R[i], axis), om[i], h, &js->axis_R[i], &js->axis_HL[i]);
+            rot_axial_turn(&b->principal, m3_mul_v(js->body_R[i], axis), om[i], h, &js->axis_e[i], &js->axis_R[i], &js->axis_HL[i]);
             js->axis_version[i] = js->vel_version[i], js->axis_epoch[i] = js->epoch;
         }
         s->HL = js->axis_HL[i];

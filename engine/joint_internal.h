@@ -114,7 +114,8 @@ struct joint_set {
     double pred_cache_h;            /* the step of the cached predictions                             */
     /* ... and of an axially symmetric body as its joints on the symmetry axis see it (rot_axial_turn),
      * valid while axis_version == vel_version and axis_epoch == epoch */
-    imp_mat3 *axis_R, *axis_HL;     /* the turn about L, and HL for the points on the axis            */
+    imp_quat *axis_e;               /* the turn about L                                               */
+    imp_mat3 *axis_R, *axis_HL;     /* ... as a matrix, and HL for the points on the axis             */
     unsigned *axis_version, *axis_epoch;
 
     /* joint_solve.c: the active joints, their rows and the elimination structure */

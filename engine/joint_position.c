@@ -429,8 +429,14 @@ void joints_positions(imp_world *w, solver_bodies *sb, const double *states0)
             v3_store(X, v3_add(v3_load(X0), v3_scale(vv, h)));
             imp_quat q;
             const imp_quat q0 = quat_normalize(quat(X0[3], X0[4], X0[5], X0[6]));
-            if (pre && js->pred_epoch[i] == js->epoch && js->pred_version[i] == js->vel_version[i] && !memcmp(&js->body_q_state[i], X0 + 3, sizeof(imp_quat))) {
+            const bool seen = pre && !memcmp(&js->body_q_state[i], X0 + 3, sizeof(imp_quat)); /* body_q, body_R are q0's */
+            imp_vec3 axis;
+            if (seen && js->pred_epoch[i] == js->epoch && js->pred_version[i] == js->vel_version[i]) {
                 q = js->pred_q[i];
+            } else if (seen && js->axis_epoch[i] == js->epoch && js->axis_version[i] == js->vel_version[i] &&
+                       rot_symmetry_axis(&b->principal, &axis)) { /* the flow completed from the turn its axis points saw */
+                const imp_vec3 a0 = m3_mul_v(js->body_R[i], axis);
+                q = rot_axial_finish(&b->principal, js->body_q[i], js->axis_e[i], a0, m3_mul_v(js->axis_R[i], a0), ww, h);
             } else {
                 imp_mat3 unused;
                 joint_predict_rotation(w, i, X0, q0, ww, h, &q, &unused);

@@ -172,7 +172,7 @@ static void grow_tables(struct joint_set *js, int nj, int n)
         js->pred_q = ids_grow(js->pred_q, sizeof(imp_quat), c), js->pred_HL = ids_grow(js->pred_HL, sizeof(imp_mat3), c);
         js->vel_version = ids_grow(js->vel_version, sizeof(unsigned), c), js->pred_version = ids_grow(js->pred_version, sizeof(unsigned), c);
         js->pred_epoch = ids_grow(js->pred_epoch, sizeof(unsigned), c);
-        js->axis_R = ids_grow(js->axis_R, sizeof(imp_mat3), c), js->axis_HL = ids_grow(js->axis_HL, sizeof(imp_mat3), c);
+        js->axis_e = ids_grow(js->axis_e, sizeof(imp_quat), c), js->axis_R = ids_grow(js->axis_R, sizeof(imp_mat3), c), js->axis_HL = ids_grow(js->axis_HL, sizeof(imp_mat3), c);
         js->axis_version = ids_grow(js->axis_version, sizeof(unsigned), c), js->axis_epoch = ids_grow(js->axis_epoch, sizeof(unsigned), c);
         js->body_q_state = ids_grow(js->body_q_state, sizeof(imp_quat), c), js->body_q = ids_grow(js->body_q, sizeof(imp_quat), c);
         js->body_R = ids_grow(js->body_R, sizeof(imp_mat3), c), js->pred_R = ids_grow(js->pred_R, sizeof(imp_mat3), c);
