@@ -663,6 +663,27 @@ static void rows_directions(joint *jt, row_block *R, const imp_mat3 *Iinv, const
 {
     const joint_side *A = &R->sA, *B = &R->sB;
     const imp_joint_type ty = jt->type;
+    /* a plain ball joint's directions depend on its sides alone (no limit, motor or twist row comes or
+     * goes): the stages at one set of positions (post-stabilization after the position update, the next
+     * step's after the velocity update and its pre-stabilization) build the same ones */
+    const bool plain = ty == IMP_JOINT_POINT && !jt->has_limits && !jt->has_motor && !jt->has_twist;
+    double key[DIR_KEY];
+    if (plain) {
+        const joint_side *S[2] = {A, B};
+        double *k = key;
+        for (int e = 0; e < 2; e++) {
+            const joint_side *X = S[e];
+            *k++ = X->i, *k++ = X->moves, *k++ = X->moves ? im[X->i] : 0;
+            *k++ = X->x.x, *k++ = X->x.y, *k++ = X->x.z, *k++ = X->c.x, *k++ = X->c.y, *k++ = X->c.z;
+            for (int r = 0; r < 3; r++)
+                for (int c = 0; c < 3; c++) *k++ = X->moves ? Iinv[X->i].m[r][c] : 0;
+        }
+        if (R->dir_valid && !memcmp(key, R->dir_key, sizeof key)) {
+            for (int r = 0; r < MAX_ROWS; r++) R->fixed[r] = false;
+            return;
+        }
+    }
+    R->dir_valid = false;
     if (ty == IMP_JOINT_DISTANCE || ty == IMP_JOINT_SPRING) {
         const imp_vec3 mid = v3_scale(v3_add(A->p, B->p), 0.5);
         rows_distance(jt, R, v3_sub(mid, A->x), v3_sub(mid, B->x), pre);
@@ -695,6 +716,7 @@ static void rows_directions(joint *jt, row_block *R, const imp_mat3 *Iinv, const
     R->m = rows_add_motor(jt, R, m, ra, rb, eb, h, pre, motor);
     joint_rows_weights(R, Iinv, im);
     for (int r = 0; r < MAX_ROWS; r++) R->fixed[r] = false;
+    if (plain) R->dir_valid = true, memcpy(R->dir_key, key, sizeof key);
 }
 
 /* velocity rows: C = G, and the right-hand side f = target - u at the velocities (v, om) */

@@ -12,6 +12,7 @@
 
 #define MAX_ROWS 7                          /* rows per joint: a hinge, twist or slider at its limit with a motor has 7 */
 #define BLOCK_DOUBLES (MAX_ROWS * MAX_ROWS)  /* a block's storage (row stride MAX_ROWS)                                   */
+#define DIR_KEY 36                          /* what a plain ball joint's directions depend on (row_block.dir_key)           */
 
 /* a joint: its type, its frame in each body (aligned at creation), its limits and motor, and what a step
  * learns of it */
@@ -79,6 +80,9 @@ typedef struct row_block {
                                                joint's motor velocity along the row)                  */
     int motor_axis[MAX_ROWS];               /* a point joint's motor row: its axis (0..2), else -1    */
     double twist_target;                    /* pre: the bound it drives the twist to                  */
+    bool dir_valid;                         /* a plain ball joint's directions (G, W G, the kinds and
+                                               bounds) were built from dir_key and are untouched since */
+    double dir_key[DIR_KEY];                /* ... the sides' bodies, centres, offsets, 1/m and I^-1  */
 } row_block;
 
 /* The joints of a world (w->joints) and the tables of their stages. Nodes of the sparse solve: the

@@ -260,7 +260,7 @@ void joints_contacts_begin(imp_world *w, const solver_bodies *sb)
             for (int c = 0; c < R->m; c++) K[MAX_ROWS * r + c] = dot6(R->gA[r], R->wA[c]) + dot6(R->gB[r], R->wB[c]);
         memcpy(Ki, K, BLOCK_DOUBLES * sizeof(double));
         for (int r = 0; r < R->m; r++) Ki[MAX_ROWS * r + r] += 1e-10 * fabs(Ki[MAX_ROWS * r + r]) + 1e-300;
-        if (!block_invert(Ki, R->m)) R->m = 0; /* no moving side left in any row: nothing to do */
+        if (!block_invert(Ki, R->m)) R->m = 0, R->dir_valid = false; /* no moving side left in any row: nothing to do */
         memset(js->level_acc + MAX_ROWS * (size_t)p, 0, MAX_ROWS * sizeof(double));
     }
 }
