@@ -424,6 +424,8 @@ void joints_positions(imp_world *w, solver_bodies *sb, const double *states0)
         double *X = w->bodies->state + BODY_DIM * i;
         const body *b = &w->bodies->body[i];
         const imp_vec3 vv = pre ? js->pred_v[i] : v3_add(v[i], vp[i]), ww = pre ? js->pred_w[i] : v3_add(om[i], wp[i]);
+        imp_vec3 L_turn = v3(0, 0, 0); /* the angular momentum of a body turned about its centre */
+        bool turned = false;
         if (js->pivot[i] >= 0 && !w->settings.planar) {
             pivot_turn(w, i, &js->joint[js->pivot[i]], n, X0, vv, ww, h, X, &v[i], &om[i]);
         } else {
@@ -443,15 +445,15 @@ void joints_positions(imp_world *w, solver_bodies *sb, const double *states0)
                 joint_predict_rotation(w, i, X0, q0, ww, h, &q, &unused);
             }
             X[3] = q.w, X[4] = q.x, X[5] = q.y, X[6] = q.z;
-            /* the turn held the angular momentum: omega' = I(q')^-1 I(q) omega */
-            const imp_vec3 L = m3_mul_v(m3_rotate_tensor(quat_to_m3(q0), b->Ibody), om[i]);
-            om[i] = m3_mul_v(m3_rotate_tensor(quat_to_m3(quat_normalize(q)), b->Ibody_inv), L);
+            /* the turn held the angular momentum: omega' = I(q')^-1 I(q) omega (I(q')^-1 below) */
+            L_turn = m3_mul_v(m3_rotate_tensor(seen ? js->body_R[i] : quat_to_m3(q0), b->Ibody), om[i]), turned = true;
         }
         /* as impulse_step loads it next step (bit for bit: the kept post-stabilization factors), and as
          * joint_side_now would find it */
         const imp_quat qn = quat_normalize(quat(X[3], X[4], X[5], X[6]));
         const imp_mat3 R = quat_to_m3(qn);
         Iinv[i] = m3_rotate_tensor(R, b->Ibody_inv);
+        if (turned) om[i] = m3_mul_v(Iinv[i], L_turn);
         if (js->half_kick[i]) { /* the second half of the forces' impulse, at the new positions */
             om[i] = v3_add(om[i], m3_mul_v(Iinv[i], v3_scale(b->torque, 0.5 * h)));
             v[i] = v3_add(v[i], v3_scale(v3_add(v3_scale(w->settings.gravity, b->gravity_scale), v3_scale(v3_sub(b->force, v3_scale(v[i], w->settings.drag)), b->inv_mass)), 0.5 * h));
