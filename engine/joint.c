@@ -268,8 +268,28 @@ void joint_side_now(const imp_world *w, int i, int n, imp_vec3 l, imp_quat f, co
     if (frame) s->F = quat_mul(s->q, f);
 }
 
-/* the prediction of a side whose state now (x, q) is in s (its frame F1 only with frame) */
-static void joint_side_predict(const imp_world *w, imp_vec3 l, imp_quat f, const imp_vec3 *v, const imp_vec3 *om, double h, bool frame, joint_side *s)
+/* which sides of a plain ball joint have their point on the symmetry axis of an axially symmetric
+ * dynamic body (bit 0: A, bit 1: B), as joint_side_predict's rot_axial_turn asks */
+static uint8_t joint_axis_sides(const imp_world *w, const joint *jt, int n)
+{
+    if (jt->type != IMP_JOINT_POINT || jt->has_limits || jt->has_motor || jt->has_twist) return 0;
+    uint8_t sides = 0;
+    const int ends[2] = {jt->ia, jt->ib};
+    const imp_vec3 ls[2] = {jt->la, jt->lb};
+    for (int e = 0; e < 2; e++) {
+        if (ends[e] >= n) continue;
+        const body *b = &w->bodies->body[ends[e]];
+        imp_vec3 axis;
+        if (b->motion != IMP_DYNAMIC || !rot_symmetry_axis(&b->principal, &axis)) continue;
+        const imp_vec3 x = v3_cross(ls[e], axis);
+        if (v3_dot(x, x) <= 1e-24 * v3_dot(ls[e], ls[e])) sides |= (uint8_t)(1 << e);
+    }
+    return sides;
+}
+
+/* the prediction of a side whose state now (x, q) is in s (its frame F1 only with frame); on_axis: its
+ * point is on its body's symmetry axis (joint_axis_sides) */
+static void joint_side_predict(const imp_world *w, imp_vec3 l, imp_quat f, const imp_vec3 *v, const imp_vec3 *om, double h, bool frame, bool on_axis, joint_side *s)
 {
     const int i = s->i;
     if (i >= w->bodies->ids.count) return; /* the world: set by joint_side_now */
@@ -280,8 +300,7 @@ static void joint_side_predict(const imp_world *w, imp_vec3 l, imp_quat f, const
     bool cache = js->body_table_cap > i && h == js->pred_cache_h && v == js->pred_v; /* pre-stabilization's predictions */
     const body *b = &w->bodies->body[i];
     imp_vec3 axis;
-    if (cache && !frame && s->moves && b->motion == IMP_DYNAMIC && rot_symmetry_axis(&b->principal, &axis) &&
-        v3_dot(v3_cross(l, axis), v3_cross(l, axis)) <= 1e-24 * v3_dot(l, l)) { /* a point on the symmetry axis (rot_axial_turn) */
+    if (on_axis && cache && !frame && s->moves && rot_symmetry_axis(&b->principal, &axis)) { /* (rot_axial_turn) */
         if (!(js->axis_epoch[i] == js->epoch && js->axis_version[i] == js->vel_version[i])) {
             rot_axial_turn(&b->principal, m3_mul_v(js->body_R[i], axis), om[i], h, &js->axis_e[i], &js->axis_R[i], &js->axis_HL[i]);
             js->axis_version[i] = js->vel_version[i], js->axis_epoch[i] = js->epoch;
@@ -855,7 +874,8 @@ void joint_rows_predicted(const imp_world *w, joint *jt, row_block *R, int n, co
 {
     const bool frames = needs_frames(jt);
     if (directions) rows_sides_now(w, jt, R, n, im, frames);
-    joint_side_predict(w, jt->la, jt->fa, v, om, h, frames, &R->sA), joint_side_predict(w, jt->lb, jt->fb, v, om, h, frames, &R->sB);
+    joint_side_predict(w, jt->la, jt->fa, v, om, h, frames, jt->axis_sides & 1, &R->sA);
+    joint_side_predict(w, jt->lb, jt->fb, v, om, h, frames, jt->axis_sides & 2, &R->sB);
     if (directions) rows_directions(jt, R, Iinv, im, h, frames, true, false);
     rows_residuals(w, jt, R, n, h, frames);
 }
@@ -972,6 +992,7 @@ int joints_prepare(imp_world *w, int n)
         }
         live++;
         prepare_joint(w, js, jt, n);
+        jt->axis_sides = joint_axis_sides(w, jt, n);
     }
     prepare_islands(w, js, n);
     qsort(js->pairs, (size_t)js->npairs, sizeof(uint64_t), cmp_u64);

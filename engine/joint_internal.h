@@ -26,6 +26,7 @@ typedef struct joint {
     double speed, max;      /* motor: target rate (rad/s or m/s), largest force or torque            */
     bool woke;              /* a body of it is gone and its partner was woken                        */
     int ia, ib;             /* dense body indices of this step; the world is n                       */
+    uint8_t axis_sides;     /* ... and which of its points are on a symmetry axis (joint_axis_sides)  */
     double angle;           /* hinge/twist: the unwrapped angle at the end of the last step          */
     double motor_used;      /* the motor's impulse so far in this step (|.| <= max h over the step)  */
     bool motor_sat;         /* the motor ran out of max h in this step's velocity stages             */
