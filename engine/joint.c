@@ -702,7 +702,7 @@ static void rows_directions(joint *jt, row_block *R, const imp_mat3 *Iinv, const
             return;
         }
     }
-    R->dir_valid = false;
+    R->dir_valid = false, R->dir_version++;
     if (ty == IMP_JOINT_DISTANCE || ty == IMP_JOINT_SPRING) {
         const imp_vec3 mid = v3_scale(v3_add(A->p, B->p), 0.5);
         rows_distance(jt, R, v3_sub(mid, A->x), v3_sub(mid, B->x), pre);

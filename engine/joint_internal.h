@@ -84,6 +84,7 @@ typedef struct row_block {
     bool dir_valid;                         /* a plain ball joint's directions (G, W G, the kinds and
                                                bounds) were built from dir_key and are untouched since */
     double dir_key[DIR_KEY];                /* ... the sides' bodies, centres, offsets, 1/m and I^-1  */
+    unsigned dir_version;                   /* changes whenever m, G or W G may have changed          */
 } row_block;
 
 /* The joints of a world (w->joints) and the tables of their stages. Nodes of the sparse solve: the
@@ -145,7 +146,7 @@ struct joint_set {
     /* joint_velocity.c */
     bool post_definite;             /* post: K is positive definite by construction (no check)        */
     double *rhs_kept;               /* post: the right-hand side kept for the check of the solve      */
-    double *kept_rows; int kept_rows_cap; /* post: per node m, then G and W G of its rows, of the
+    double *kept_rows; int kept_rows_cap; /* post: per node m, its dir_version, then G and W G of its rows, of the
                                        factors kept in diag, upper, lower                             */
     unsigned kept_gen;              /* ... the structure generation they were factored in             */
     bool kept_valid;                /* ... diag, upper, lower hold them                               */

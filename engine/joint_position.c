@@ -227,7 +227,7 @@ static void rows_as_normals(struct joint_set *js, const solver_bodies *sb)
         for (int r = 0; r < R->m; r++)
             for (int k = 0; k < 6; k++) R->gA[r][k] = R->cA[r][k] / sb->h, R->gB[r][k] = R->cB[r][k] / sb->h;
         joint_rows_weights(R, sb->Iinv, sb->im);
-        R->dir_valid = false;
+        R->dir_valid = false, R->dir_version++;
     }
 }
 

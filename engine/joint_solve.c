@@ -150,9 +150,10 @@ static void solver_structure(struct joint_set *js, int n, const double *im)
 static void grow_tables(struct joint_set *js, int nj, int n)
 {
     if (nj + 1 > js->node_cap) {
+        const int old = js->node_cap;
         int c = js->node_cap = nj * 3 / 2 + 16;
         js->nodes = ids_grow(js->nodes, sizeof(int), c), js->rows = ids_grow(js->rows, sizeof(row_block), c);
-        for (int p = 0; p < c; p++) js->rows[p].dir_valid = false;
+        for (int p = old; p < c; p++) js->rows[p].dir_valid = false, js->rows[p].dir_version = 0;
         js->body_nodes = ids_grow(js->body_nodes, sizeof(int), 2 * c);
         js->moving_ends = ids_grow(js->moving_ends, sizeof(int), 2 * c), js->moving_ends_count = -1;
     }
