@@ -206,8 +206,8 @@ void rot_axial_turn(const rot_inertia *in, imp_vec3 a0, imp_vec3 om, double h, i
     if (t < 1e-4) {
         ex = 0.5 - t2 / 48, cw = cos(0.5 * t), c1 = 0.5 - t2 / 24, c2 = 1.0 / 6 - t2 / 120;
     } else {
-        const double sh = sin(0.5 * t), ch = cos(0.5 * t);
-        ex = sh / t, cw = ch, c1 = 2 * sh * sh / t2, c2 = (t - 2 * sh * ch) / (t2 * t);
+        const double sh = sin(0.5 * t), ch = cos(0.5 * t), it = 1 / t;
+        ex = sh * it, cw = ch, c1 = 2 * sh * sh * it * it, c2 = (t - 2 * sh * ch) * it * it * it;
     }
     *e = quat(cw, ex * th.x, ex * th.y, ex * th.z);
     *Rc = quat_to_m3(*e);
