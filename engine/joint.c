@@ -1045,6 +1045,7 @@ int joints_rows(const imp_world *w, int k, joint_row out[6])
     if (!joint_bodies(w, &jt, n)) return 0;
     jt.has_limits = false;
     row_block R;
+    R.dir_valid = false, R.dir_version = 0; /* (no directions kept: built here) */
     joint_rows_velocity(w, &jt, &R, n, NULL, NULL, NULL, NULL, 0, true, false);
     joint_side A, B;
     joint_side_now(w, jt.ia, n, jt.la, jt.fa, NULL, true, &A);
