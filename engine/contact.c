@@ -144,13 +144,34 @@ static void collide_part(void *ctx, int chunk)
         }
         const int count = np_collide(&ga, &gb, &m->c, &p->witness);
         jb->touching[k] = count > 0 ? count : 0;
-        for (int i = 0; i < count; i++) m->local[i] = m3_mul_tv(ga.R, v3_sub(m->c.points[i], ga.p));
+        if (count <= 0) continue;
+        m->c.a = bp_key_side(w, p->a), m->c.b = bp_key_side(w, p->b);
+        m->c.age = om ? om->c.age + 1 : 0;
+        m->c.impact = om ? om->c.impact : 0;
+        m->c.impact_speed = om ? om->c.impact_speed : 0;
+        /* each point takes the id and the impulses of last step's point within POINT_MATCH of it in A's
+         * frame (the solver's warm start follows the point); 0: a new point, numbered in candidate
+         * order after the chunks */
+        for (int i = 0; i < count; i++) {
+            m->local[i] = m3_mul_tv(ga.R, v3_sub(m->c.points[i], ga.p));
+            uint32_t id = 0;
+            m->c.normal_impulse[i] = 0, m->c.tangent_impulse[i] = v3(0, 0, 0);
+            for (int q = 0; om && q < om->c.count && !id; q++) {
+                imp_vec3 d = v3_sub(om->local[q], m->local[i]);
+                if (v3_dot(d, d) < POINT_MATCH * POINT_MATCH) {
+                    id = om->c.point_id[q];
+                    m->c.normal_impulse[i] = om->c.normal_impulse[q], m->c.tangent_impulse[i] = om->c.tangent_impulse[q];
+                }
+            }
+            m->c.point_id[i] = id;
+        }
     }
 }
 
 /* The collide stage: shapes placed, the broad phase's candidates matched to last step's pairs by key,
- * the narrow phase on both threads, then in candidate order the touching pairs' manifolds packed,
- * their points' ids and warm starts carried over and the events raised */
+ * the narrow phase on both threads (with each point's id and warm start carried over from last step's
+ * manifold), then in candidate order the touching pairs' manifolds packed, their new points numbered
+ * and the events raised */
 /* the shapes of bodies that may have moved placed at their bodies' states (each shape its own: both
  * threads) */
 static void place_part(void *ctx, int chunk)
@@ -205,23 +226,8 @@ void contacts_update(imp_world *w)
         manifold *m = &c->next_manifolds[p->man];
         if (p->man != k) *m = c->next_manifolds[k];
         if (touching[k] < 0) continue; /* kept whole */
-        const int n = touching[k];
-        m->c.a = bp_key_side(w, p->a), m->c.b = bp_key_side(w, p->b);
-        m->c.age = om ? om->c.age + 1 : 0;
-        m->c.impact = om ? om->c.impact : 0;
-        m->c.impact_speed = om ? om->c.impact_speed : 0;
-        for (int i = 0; i < n; i++) {
-            uint32_t id = 0;
-            m->c.normal_impulse[i] = 0, m->c.tangent_impulse[i] = v3(0, 0, 0);
-            for (int q = 0; om && q < om->c.count && !id; q++) {
-                imp_vec3 d = v3_sub(om->local[q], m->local[i]);
-                if (v3_dot(d, d) < POINT_MATCH * POINT_MATCH) {
-                    id = om->c.point_id[q]; /* the solver's impulses follow the point (warm start) */
-                    m->c.normal_impulse[i] = om->c.normal_impulse[q], m->c.tangent_impulse[i] = om->c.tangent_impulse[q];
-                }
-            }
-            m->c.point_id[i] = id ? id : ++c->next_point_id;
-        }
+        for (int i = 0; i < touching[k]; i++)
+            if (!m->c.point_id[i]) m->c.point_id[i] = ++c->next_point_id;
         if (!om) {
             grow((void **)&c->begin_speed, &c->begin_val_cap, c->begin_count + 1, sizeof(double));
             c->begin_speed[c->begin_count] = contacts_approach_speed(w, &m->c);

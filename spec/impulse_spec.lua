@@ -388,6 +388,46 @@ describe("friction at impacts", function()
     near(wr, 2.5 * 0.05 * 1.5 * 3, 1e-9, "omega R")
     near(vn, 1.5, 1e-9, "normal speed (e = 0.5)")
   end)
+
+  -- a box landing flat on its face: by symmetry the four corners share the impulse, so it leaves at
+  -- e v straight up (the step then adds -g h) without sliding or turning; corner by corner, the first
+  -- corner's impulse would tip it and the others' friction push it sideways
+  it("a box landing flat bounces straight up at e v and neither slides nor turns", function()
+    local bounce_error, side, spin, drift, height = require("fidelity").flat_landing()
+    assert.is_true(bounce_error ~= nil, "it never bounced")
+    -- (the face's four rows are solved with the patch's 1e-6 regularization)
+    near(bounce_error, 0, 1e-5, "the bounce against e v - g h")
+    assert.is_true(side < 1e-8, "sliding at " .. side .. " m/s")
+    assert.is_true(spin < 1e-8, "turning at " .. spin .. " rad/s")
+    assert.is_true(drift < 1e-6, "moved " .. drift .. " m sideways")
+    near(height, 0.5, 3e-3, "resting on its face")
+  end)
+
+  -- columns of boxes dropped 0.2 m onto each other (the peer benchmark's pile, 3 x 3 columns): each box
+  -- lands flat on the one below, so no box moves sideways by more than round-off and the solver's drift
+  it("columns of ten boxes dropped onto each other land without sliding (< 1 cm)", function()
+    local w = impetus.world {}
+    w.sleeping = false
+    w:plane { friction = 0.6 }
+    local bs, p0 = {}, {}
+    for layer = 0, 9 do
+      for i = 0, 2 do
+        for k = 0, 2 do
+          bs[#bs + 1] = w:box { size = { 1, 1, 1 }, friction = 0.6, position = { (i - 1) * 1.2, 0.7 + layer * 1.2, (k - 1) * 1.2 } }
+          p0[#bs] = bs[#bs].position
+        end
+      end
+    end
+    for _ = 1, 240 do w:step(dt) end
+    for i, b in ipairs(bs) do
+      local p = b.position
+      local side = math.sqrt((p[1] - p0[i][1]) ^ 2 + (p[3] - p0[i][3]) ^ 2)
+      assert.is_true(side < 0.01, "box " .. i .. " slid " .. side)
+    end
+    -- each of the ten interfaces keeps at most the contact slop (2 mm) of the impacts' overlap
+    local top = bs[#bs].position[2]
+    assert.is_true(top > 9.5 - 10 * 0.0025 and top < 9.5 + 1e-3, "the top box rests on nine at " .. top)
+  end)
 end)
 
 -- Tall stacks (S1 VI, after Guendelman, Bridson and Fedkiw): towers of boxes built exactly touching stand at
@@ -445,6 +485,39 @@ describe("islands", function()
       return table.concat(bits, " ")
     end
     assert.are.equal(run(false), run(true))
+  end)
+
+  -- a pyramid of 78 boxes is one island of over 200 manifolds, cut in two halves whose sweeps run at once
+  -- (impulse.c, split_islands); a ball knocks its side so the halves and the patches between them all work
+  it("solves a large island in two halves with the same bits on one thread and two, and with IMPETUS_SIMD=0", function()
+    local script = [[
+      local impetus = require "impetus"
+      local w = impetus.world {}
+      w.sleeping = false
+      w:plane { friction = 0.6 }
+      local bs = {}
+      for row = 0, 11 do
+        for k = 0, 11 - row do
+          bs[#bs + 1] = w:box { size = { 1, 1, 1 }, position = { k - (11 - row) / 2, row + 0.5, 0 }, friction = 0.6 }
+        end
+      end
+      bs[#bs + 1] = w:sphere { radius = 0.5, position = { -9, 3, 0.2 }, velocity = { 12, 1, 0 }, density = 3000 }
+      for _ = 1, 150 do w:step(1 / 60) end
+      local bits = {}
+      for _, b in ipairs(bs) do
+        for _, key in ipairs { "position", "velocity", "angular_velocity" } do
+          for k = 1, 3 do bits[#bits + 1] = string.format("%a", b[key][k]) end
+        end
+      end
+      return table.concat(bits, " ")
+    ]]
+    local here = load(script)()
+    assert.is_true(#here > 0)
+    for _, env in ipairs { "IMPETUS_THREADS=1", "IMPETUS_SIMD=0" } do
+      local out, code = helpers.run_elsewhere(script, env)
+      assert.are.equal(0, code, out)
+      assert.is_true(out == here, env .. ": the results disagree")
+    end
   end)
 end)
 

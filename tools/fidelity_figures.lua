@@ -67,6 +67,12 @@ for _, case in ipairs { { 0.6, 0 }, { 0.05, 0.5 } } do
     string.format("v_t %.4f, w R %.4f, v_n %.4f", vt, wr, vn))
 end
 
+do
+  local bounce_error, side, spin, drift = fidelity.flat_landing()
+  row("unit box landing flat from 0.2 m, e 0.5, mu 0.6", "bounce e v, no slide or spin",
+    string.format("bounce %+.1e m/s, side %.0e m/s, spin %.0e rad/s, moved %.0e m", bounce_error, side, spin, drift))
+end
+
 local a, b = fidelity.two_balls("qp")
 row("two e = 1 balls meeting at 0.3 m/s, qp", "swap: -0.15, 0.15", string.format("%.6f, %.6f", a.velocity[1], b.velocity[1]))
 a, b = fidelity.two_balls("impulse", 0.2)

@@ -46,6 +46,28 @@ function fidelity.tower(n, size, alternate, seconds)
   return off, (n - 0.5) * size - boxes[n].position[2], spin
 end
 
+-- a unit box (friction 0.6, e 0.5) released flat with its face 0.2 m above the floor (friction 0.6, e 0),
+-- in the impulse mode, for 90 steps of 1/60 s: its bounce's error against e v - g h (v the approach speed
+-- at the step it lands), the largest sideways speed and spin it had, and how far it ended from x, z
+function fidelity.flat_landing()
+  local dt = 1 / 60
+  local w = impetus.world {}
+  w.sleeping = false
+  w:plane { friction = 0.6, restitution = 0 }
+  local b = w:box { size = { 1, 1, 1 }, friction = 0.6, restitution = 0.5, position = { 0.3, 0.7, -0.2 } }
+  local bounce_error, side, spin = nil, 0, 0
+  for _ = 1, 90 do
+    local vy0 = b.velocity[2]
+    w:step(dt)
+    local v, om = b.velocity, b.angular_velocity
+    if not bounce_error and v[2] > 0 then bounce_error = v[2] - (-0.5 * vy0 - 9.81 * dt) end
+    side = math.max(side, math.sqrt(v[1] ^ 2 + v[3] ^ 2))
+    spin = math.max(spin, math.sqrt(om[1] ^ 2 + om[2] ^ 2 + om[3] ^ 2))
+  end
+  local p = b.position
+  return bounce_error, side, spin, math.sqrt((p[1] - 0.3) ^ 2 + (p[3] + 0.2) ^ 2), p[2]
+end
+
 -- a solid ball (R 0.5) hitting a plane at 1 m/s along it and 3 m/s into it, no gravity, friction mu and
 -- restitution e on both, in the impulse mode: its tangential speed, normal speed and omega R after
 function fidelity.oblique_bounce(mu, e)
