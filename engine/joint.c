@@ -79,6 +79,7 @@ void joints_free(imp_world *w)
     free(js->jointed), free(js->pairs), free(js->island_parent), free(js->loop_parent), free(js->pivot), free(js->half_kick);
     free(js->body_q_state), free(js->body_q), free(js->body_R);
     free(js->pred_q), free(js->pred_R), free(js->pred_HL), free(js->vel_version), free(js->pred_version), free(js->pred_epoch);
+    free(js->axis_e), free(js->axis_R), free(js->axis_HL), free(js->axis_version), free(js->axis_epoch);
     free(js->nodes), free(js->rows), free(js->body_node_start), free(js->body_nodes), free(js->fill_cursor), free(js->moving_ends);
     free(js->hub_node), free(js->node_size), free(js->order), free(js->order_pos), free(js->upper_start), free(js->upper_node);
     free(js->diag), free(js->upper), free(js->lower), free(js->rhs), free(js->sol);
@@ -267,8 +268,28 @@ void joint_side_now(const imp_world *w, int i, int n, imp_vec3 l, imp_quat f, co
     if (frame) s->F = quat_mul(s->q, f);
 }
 
-/* the prediction of a side whose state now (x, q) is in s (its frame F1 only with frame) */
-static void joint_side_predict(const imp_world *w, imp_vec3 l, imp_quat f, const imp_vec3 *v, const imp_vec3 *om, double h, bool frame, joint_side *s)
+/* which sides of a plain ball joint have their point on the symmetry axis of an axially symmetric
+ * dynamic body (bit 0: A, bit 1: B), as joint_side_predict's rot_axial_turn asks */
+static uint8_t joint_axis_sides(const imp_world *w, const joint *jt, int n)
+{
+    if (jt->type != IMP_JOINT_POINT || jt->has_limits || jt->has_motor || jt->has_twist) return 0;
+    uint8_t sides = 0;
+    const int ends[2] = {jt->ia, jt->ib};
+    const imp_vec3 ls[2] = {jt->la, jt->lb};
+    for (int e = 0; e < 2; e++) {
+        if (ends[e] >= n) continue;
+        const body *b = &w->bodies->body[ends[e]];
+        imp_vec3 axis;
+        if (b->motion != IMP_DYNAMIC || !rot_symmetry_axis(&b->principal, &axis)) continue;
+        const imp_vec3 x = v3_cross(ls[e], axis);
+        if (v3_dot(x, x) <= 1e-24 * v3_dot(ls[e], ls[e])) sides |= (uint8_t)(1 << e);
+    }
+    return sides;
+}
+
+/* the prediction of a side whose state now (x, q) is in s (its frame F1 only with frame); on_axis: its
+ * point is on its body's symmetry axis (joint_axis_sides) */
+static void joint_side_predict(const imp_world *w, imp_vec3 l, imp_quat f, const imp_vec3 *v, const imp_vec3 *om, double h, bool frame, bool on_axis, joint_side *s)
 {
     const int i = s->i;
     if (i >= w->bodies->ids.count) return; /* the world: set by joint_side_now */
@@ -277,6 +298,17 @@ static void joint_side_predict(const imp_world *w, imp_vec3 l, imp_quat f, const
     imp_quat q1;
     imp_mat3 R1;
     bool cache = js->body_table_cap > i && h == js->pred_cache_h && v == js->pred_v; /* pre-stabilization's predictions */
+    const body *b = &w->bodies->body[i];
+    imp_vec3 axis;
+    if (on_axis && cache && !frame && s->moves && rot_symmetry_axis(&b->principal, &axis)) { /* (rot_axial_turn) */
+        if (!(js->axis_epoch[i] == js->epoch && js->axis_version[i] == js->vel_version[i])) {
+            rot_axial_turn(&b->principal, m3_mul_v(js->body_R[i], axis), om[i], h, &js->axis_e[i], &js->axis_R[i], &js->axis_HL[i]);
+            js->axis_version[i] = js->vel_version[i], js->axis_epoch[i] = js->epoch;
+        }
+        s->HL = js->axis_HL[i];
+        s->c1 = m3_mul_v(js->axis_R[i], s->c), s->p1 = v3_add(v3_add(s->x, v3_scale(v[i], h)), s->c1);
+        return;
+    }
     if (cache && js->pred_epoch[i] == js->epoch && js->pred_version[i] == js->vel_version[i]) { /* shared by the body's joints */
         q1 = js->pred_q[i], s->HL = js->pred_HL[i], R1 = js->pred_R[i];
     } else {
@@ -650,6 +682,27 @@ static void rows_directions(joint *jt, row_block *R, const imp_mat3 *Iinv, const
 {
     const joint_side *A = &R->sA, *B = &R->sB;
     const imp_joint_type ty = jt->type;
+    /* a plain ball joint's directions depend on its sides alone (no limit, motor or twist row comes or
+     * goes): the stages at one set of positions (post-stabilization after the position update, the next
+     * step's after the velocity update and its pre-stabilization) build the same ones */
+    const bool plain = ty == IMP_JOINT_POINT && !jt->has_limits && !jt->has_motor && !jt->has_twist;
+    double key[DIR_KEY];
+    if (plain) {
+        const joint_side *S[2] = {A, B};
+        double *k = key;
+        for (int e = 0; e < 2; e++) {
+            const joint_side *X = S[e];
+            *k++ = X->i, *k++ = X->moves, *k++ = X->moves ? im[X->i] : 0;
+            *k++ = X->x.x, *k++ = X->x.y, *k++ = X->x.z, *k++ = X->c.x, *k++ = X->c.y, *k++ = X->c.z;
+            for (int r = 0; r < 3; r++)
+                for (int c = 0; c < 3; c++) *k++ = X->moves ? Iinv[X->i].m[r][c] : 0;
+        }
+        if (R->dir_valid && !memcmp(key, R->dir_key, sizeof key)) {
+            for (int r = 0; r < MAX_ROWS; r++) R->fixed[r] = false;
+            return;
+        }
+    }
+    R->dir_valid = false, R->dir_version++;
     if (ty == IMP_JOINT_DISTANCE || ty == IMP_JOINT_SPRING) {
         const imp_vec3 mid = v3_scale(v3_add(A->p, B->p), 0.5);
         rows_distance(jt, R, v3_sub(mid, A->x), v3_sub(mid, B->x), pre);
@@ -682,6 +735,7 @@ static void rows_directions(joint *jt, row_block *R, const imp_mat3 *Iinv, const
     R->m = rows_add_motor(jt, R, m, ra, rb, eb, h, pre, motor);
     joint_rows_weights(R, Iinv, im);
     for (int r = 0; r < MAX_ROWS; r++) R->fixed[r] = false;
+    if (plain) R->dir_valid = true, memcpy(R->dir_key, key, sizeof key);
 }
 
 /* velocity rows: C = G, and the right-hand side f = target - u at the velocities (v, om) */
@@ -820,7 +874,8 @@ void joint_rows_predicted(const imp_world *w, joint *jt, row_block *R, int n, co
 {
     const bool frames = needs_frames(jt);
     if (directions) rows_sides_now(w, jt, R, n, im, frames);
-    joint_side_predict(w, jt->la, jt->fa, v, om, h, frames, &R->sA), joint_side_predict(w, jt->lb, jt->fb, v, om, h, frames, &R->sB);
+    joint_side_predict(w, jt->la, jt->fa, v, om, h, frames, jt->axis_sides & 1, &R->sA);
+    joint_side_predict(w, jt->lb, jt->fb, v, om, h, frames, jt->axis_sides & 2, &R->sB);
     if (directions) rows_directions(jt, R, Iinv, im, h, frames, true, false);
     rows_residuals(w, jt, R, n, h, frames);
 }
@@ -937,6 +992,7 @@ int joints_prepare(imp_world *w, int n)
         }
         live++;
         prepare_joint(w, js, jt, n);
+        jt->axis_sides = joint_axis_sides(w, jt, n);
     }
     prepare_islands(w, js, n);
     qsort(js->pairs, (size_t)js->npairs, sizeof(uint64_t), cmp_u64);
@@ -989,6 +1045,7 @@ int joints_rows(const imp_world *w, int k, joint_row out[6])
     if (!joint_bodies(w, &jt, n)) return 0;
     jt.has_limits = false;
     row_block R;
+    R.dir_valid = false, R.dir_version = 0; /* (no directions kept: built here) */
     joint_rows_velocity(w, &jt, &R, n, NULL, NULL, NULL, NULL, 0, true, false);
     joint_side A, B;
     joint_side_now(w, jt.ia, n, jt.la, jt.fa, NULL, true, &A);

@@ -12,6 +12,7 @@
 
 #define MAX_ROWS 7                          /* rows per joint: a hinge, twist or slider at its limit with a motor has 7 */
 #define BLOCK_DOUBLES (MAX_ROWS * MAX_ROWS)  /* a block's storage (row stride MAX_ROWS)                                   */
+#define DIR_KEY 36                          /* what a plain ball joint's directions depend on (row_block.dir_key)           */
 
 /* a joint: its type, its frame in each body (aligned at creation), its limits and motor, and what a step
  * learns of it */
@@ -25,6 +26,7 @@ typedef struct joint {
     double speed, max;      /* motor: target rate (rad/s or m/s), largest force or torque            */
     bool woke;              /* a body of it is gone and its partner was woken                        */
     int ia, ib;             /* dense body indices of this step; the world is n                       */
+    uint8_t axis_sides;     /* ... and which of its points are on a symmetry axis (joint_axis_sides)  */
     double angle;           /* hinge/twist: the unwrapped angle at the end of the last step          */
     double motor_used;      /* the motor's impulse so far in this step (|.| <= max h over the step)  */
     bool motor_sat;         /* the motor ran out of max h in this step's velocity stages             */
@@ -79,6 +81,10 @@ typedef struct row_block {
                                                joint's motor velocity along the row)                  */
     int motor_axis[MAX_ROWS];               /* a point joint's motor row: its axis (0..2), else -1    */
     double twist_target;                    /* pre: the bound it drives the twist to                  */
+    bool dir_valid;                         /* a plain ball joint's directions (G, W G, the kinds and
+                                               bounds) were built from dir_key and are untouched since */
+    double dir_key[DIR_KEY];                /* ... the sides' bodies, centres, offsets, 1/m and I^-1  */
+    unsigned dir_version;                   /* changes whenever m, G or W G may have changed          */
 } row_block;
 
 /* The joints of a world (w->joints) and the tables of their stages. Nodes of the sparse solve: the
@@ -112,6 +118,11 @@ struct joint_set {
     imp_mat3 *pred_R, *pred_HL;     /* ... as a matrix; d(theta)/d(omega)                             */
     unsigned *vel_version, *pred_version, *pred_epoch, epoch;
     double pred_cache_h;            /* the step of the cached predictions                             */
+    /* ... and of an axially symmetric body as its joints on the symmetry axis see it (rot_axial_turn),
+     * valid while axis_version == vel_version and axis_epoch == epoch */
+    imp_quat *axis_e;               /* the turn about L                                               */
+    imp_mat3 *axis_R, *axis_HL;     /* ... as a matrix, and HL for the points on the axis             */
+    unsigned *axis_version, *axis_epoch;
 
     /* joint_solve.c: the active joints, their rows and the elimination structure */
     int *nodes, node_count;         /* node -> joint                                                  */
@@ -135,7 +146,7 @@ struct joint_set {
     /* joint_velocity.c */
     bool post_definite;             /* post: K is positive definite by construction (no check)        */
     double *rhs_kept;               /* post: the right-hand side kept for the check of the solve      */
-    double *kept_rows; int kept_rows_cap; /* post: per node m, then G and W G of its rows, of the
+    double *kept_rows; int kept_rows_cap; /* post: per node m, its dir_version, then G and W G of its rows, of the
                                        factors kept in diag, upper, lower                             */
     unsigned kept_gen;              /* ... the structure generation they were factored in             */
     bool kept_valid;                /* ... diag, upper, lower hold them                               */

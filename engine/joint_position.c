@@ -227,6 +227,7 @@ static void rows_as_normals(struct joint_set *js, const solver_bodies *sb)
         for (int r = 0; r < R->m; r++)
             for (int k = 0; k < 6; k++) R->gA[r][k] = R->cA[r][k] / sb->h, R->gB[r][k] = R->cB[r][k] / sb->h;
         joint_rows_weights(R, sb->Iinv, sb->im);
+        R->dir_valid = false, R->dir_version++;
     }
 }
 
@@ -423,28 +424,36 @@ void joints_positions(imp_world *w, solver_bodies *sb, const double *states0)
         double *X = w->bodies->state + BODY_DIM * i;
         const body *b = &w->bodies->body[i];
         const imp_vec3 vv = pre ? js->pred_v[i] : v3_add(v[i], vp[i]), ww = pre ? js->pred_w[i] : v3_add(om[i], wp[i]);
+        imp_vec3 L_turn = v3(0, 0, 0); /* the angular momentum of a body turned about its centre */
+        bool turned = false;
         if (js->pivot[i] >= 0 && !w->settings.planar) {
             pivot_turn(w, i, &js->joint[js->pivot[i]], n, X0, vv, ww, h, X, &v[i], &om[i]);
         } else {
             v3_store(X, v3_add(v3_load(X0), v3_scale(vv, h)));
             imp_quat q;
             const imp_quat q0 = quat_normalize(quat(X0[3], X0[4], X0[5], X0[6]));
-            if (pre && js->pred_epoch[i] == js->epoch && js->pred_version[i] == js->vel_version[i] && !memcmp(&js->body_q_state[i], X0 + 3, sizeof(imp_quat))) {
+            const bool seen = pre && !memcmp(&js->body_q_state[i], X0 + 3, sizeof(imp_quat)); /* body_q, body_R are q0's */
+            imp_vec3 axis;
+            if (seen && js->pred_epoch[i] == js->epoch && js->pred_version[i] == js->vel_version[i]) {
                 q = js->pred_q[i];
+            } else if (seen && js->axis_epoch[i] == js->epoch && js->axis_version[i] == js->vel_version[i] &&
+                       rot_symmetry_axis(&b->principal, &axis)) { /* the flow completed from the turn its axis points saw */
+                const imp_vec3 a0 = m3_mul_v(js->body_R[i], axis);
+                q = rot_axial_finish(&b->principal, js->body_q[i], js->axis_e[i], a0, m3_mul_v(js->axis_R[i], a0), ww, h);
             } else {
                 imp_mat3 unused;
                 joint_predict_rotation(w, i, X0, q0, ww, h, &q, &unused);
             }
             X[3] = q.w, X[4] = q.x, X[5] = q.y, X[6] = q.z;
-            /* the turn held the angular momentum: omega' = I(q')^-1 I(q) omega */
-            const imp_vec3 L = m3_mul_v(m3_rotate_tensor(quat_to_m3(q0), b->Ibody), om[i]);
-            om[i] = m3_mul_v(m3_rotate_tensor(quat_to_m3(quat_normalize(q)), b->Ibody_inv), L);
+            /* the turn held the angular momentum: omega' = I(q')^-1 I(q) omega (I(q')^-1 below) */
+            L_turn = m3_mul_v(m3_rotate_tensor(seen ? js->body_R[i] : quat_to_m3(q0), b->Ibody), om[i]), turned = true;
         }
         /* as impulse_step loads it next step (bit for bit: the kept post-stabilization factors), and as
          * joint_side_now would find it */
         const imp_quat qn = quat_normalize(quat(X[3], X[4], X[5], X[6]));
         const imp_mat3 R = quat_to_m3(qn);
         Iinv[i] = m3_rotate_tensor(R, b->Ibody_inv);
+        if (turned) om[i] = m3_mul_v(Iinv[i], L_turn);
         if (js->half_kick[i]) { /* the second half of the forces' impulse, at the new positions */
             om[i] = v3_add(om[i], m3_mul_v(Iinv[i], v3_scale(b->torque, 0.5 * h)));
             v[i] = v3_add(v[i], v3_scale(v3_add(v3_scale(w->settings.gravity, b->gravity_scale), v3_scale(v3_sub(b->force, v3_scale(v[i], w->settings.drag)), b->inv_mass)), 0.5 * h));

@@ -150,8 +150,10 @@ static void solver_structure(struct joint_set *js, int n, const double *im)
 static void grow_tables(struct joint_set *js, int nj, int n)
 {
     if (nj + 1 > js->node_cap) {
+        const int old = js->node_cap;
         int c = js->node_cap = nj * 3 / 2 + 16;
         js->nodes = ids_grow(js->nodes, sizeof(int), c), js->rows = ids_grow(js->rows, sizeof(row_block), c);
+        for (int p = old; p < c; p++) js->rows[p].dir_valid = false, js->rows[p].dir_version = 0;
         js->body_nodes = ids_grow(js->body_nodes, sizeof(int), 2 * c);
         js->moving_ends = ids_grow(js->moving_ends, sizeof(int), 2 * c), js->moving_ends_count = -1;
     }
@@ -172,6 +174,8 @@ static void grow_tables(struct joint_set *js, int nj, int n)
         js->pred_q = ids_grow(js->pred_q, sizeof(imp_quat), c), js->pred_HL = ids_grow(js->pred_HL, sizeof(imp_mat3), c);
         js->vel_version = ids_grow(js->vel_version, sizeof(unsigned), c), js->pred_version = ids_grow(js->pred_version, sizeof(unsigned), c);
         js->pred_epoch = ids_grow(js->pred_epoch, sizeof(unsigned), c);
+        js->axis_e = ids_grow(js->axis_e, sizeof(imp_quat), c), js->axis_R = ids_grow(js->axis_R, sizeof(imp_mat3), c), js->axis_HL = ids_grow(js->axis_HL, sizeof(imp_mat3), c);
+        js->axis_version = ids_grow(js->axis_version, sizeof(unsigned), c), js->axis_epoch = ids_grow(js->axis_epoch, sizeof(unsigned), c);
         js->body_q_state = ids_grow(js->body_q_state, sizeof(imp_quat), c), js->body_q = ids_grow(js->body_q, sizeof(imp_quat), c);
         js->body_R = ids_grow(js->body_R, sizeof(imp_mat3), c), js->pred_R = ids_grow(js->pred_R, sizeof(imp_mat3), c);
         js->hub_node = ids_grow(js->hub_node, sizeof(int), c);
@@ -179,6 +183,7 @@ static void grow_tables(struct joint_set *js, int nj, int n)
         memset(js->body_q_state, 0xff, sizeof(imp_quat) * (size_t)c); /* (a NaN pattern: never a live body's state) */
         for (int i = 0; i < c; i++) js->body_q[i] = quat_identity(), js->body_R[i] = m3_identity();
         memset(js->pred_epoch, 0, sizeof(unsigned) * (size_t)c), js->epoch = 1;
+        memset(js->axis_epoch, 0, sizeof(unsigned) * (size_t)c), memset(js->axis_version, 0, sizeof(unsigned) * (size_t)c);
         memset(js->vel_version, 0, sizeof(unsigned) * (size_t)c), memset(js->pred_version, 0, sizeof(unsigned) * (size_t)c);
     }
 }
@@ -350,6 +355,16 @@ static void block_mul(double *C, const double *A, const double *B, int ma, int m
     }
 }
 
+/* A = B, the used ma x mb part (the rest of a block's storage is never read) */
+static inline void block_copy(double *restrict A, const double *restrict B, int ma, int mb)
+{
+    if (ma == 3 && mb == 3) {
+        for (int r = 0; r < 3; r++) A[MAX_ROWS * r] = B[MAX_ROWS * r], A[MAX_ROWS * r + 1] = B[MAX_ROWS * r + 1], A[MAX_ROWS * r + 2] = B[MAX_ROWS * r + 2];
+        return;
+    }
+    for (int r = 0; r < ma; r++) memcpy(A + MAX_ROWS * r, B + MAX_ROWS * r, sizeof(double) * (size_t)mb);
+}
+
 /* block elimination in the structure's order: D_p^-1, L_qp = K_qp D_p^-1, K_q1q2 -= L_q1p K_pq2 */
 bool jsolve_factor(struct joint_set *js)
 {
@@ -361,8 +376,9 @@ bool jsolve_factor(struct joint_set *js)
         for (int e = js->upper_start[k]; e < js->upper_start[k + 1]; e++) {
             int q = js->upper_node[e];
             double *L = js->lower + BLOCK_DOUBLES * (size_t)e;
-            block_mul(T, L, D, js->node_size[q], mp, mp, false);
-            memcpy(L, T, sizeof T);
+            const int mq = js->node_size[q];
+            block_mul(T, L, D, mq, mp, mp, false);
+            block_copy(L, T, mq, mp);
         }
         for (int e1 = js->upper_start[k]; e1 < js->upper_start[k + 1]; e1++)
             for (int e2 = js->upper_start[k]; e2 < js->upper_start[k + 1]; e2++) {

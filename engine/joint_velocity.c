@@ -25,17 +25,19 @@
  * the velocity update, when no motor row is active, or after collisions) see the same positions, so the
  * second solves with the first one's factors. The rows are compared exactly (G and W G of every row: a
  * few thousand numbers for 50 joints, against an assembly and factorization), so anything that moved a
- * body, changed a mass, a limit or the joints in between makes a fresh factorization. keep_post_factors
- * records the rows of the factors in diag, upper and lower; jsolve_assemble overwrites them. */
+ * body, changed a mass, a limit or the joints in between makes a fresh factorization; a row block whose
+ * dir_version is the one recorded was not rebuilt since (its directions kept: joint.c's rows_directions)
+ * and needs no comparison. keep_post_factors records the rows of the factors in diag, upper and lower;
+ * jsolve_assemble overwrites them. */
 static void keep_post_factors(struct joint_set *js)
 {
     int need = 0;
-    for (int p = 0; p < js->node_count; p++) need += 1 + 24 * js->rows[p].m;
+    for (int p = 0; p < js->node_count; p++) need += 2 + 24 * js->rows[p].m;
     js->kept_rows = table_grow(js->kept_rows, sizeof(double), &js->kept_rows_cap, need);
     double *o = js->kept_rows;
     for (int p = 0; p < js->node_count; p++) {
         const row_block *R = &js->rows[p];
-        *o++ = R->m;
+        *o++ = R->m, *o++ = R->dir_version;
         for (int r = 0; r < R->m; r++) {
             memcpy(o, R->gA[r], 6 * sizeof(double)), memcpy(o + 6, R->gB[r], 6 * sizeof(double));
             memcpy(o + 12, R->wA[r], 6 * sizeof(double)), memcpy(o + 18, R->wB[r], 6 * sizeof(double));
@@ -53,6 +55,10 @@ static bool post_factors_kept(const struct joint_set *js)
     for (int p = 0; p < js->node_count; p++) {
         const row_block *R = &js->rows[p];
         if (*o++ != R->m) return false;
+        if (*o++ == R->dir_version) { /* not rebuilt since (row_block.dir_version): the same rows */
+            o += 24 * R->m;
+            continue;
+        }
         for (int r = 0; r < R->m; r++) {
             if (memcmp(o, R->gA[r], 6 * sizeof(double)) || memcmp(o + 6, R->gB[r], 6 * sizeof(double)) ||
                 memcmp(o + 12, R->wA[r], 6 * sizeof(double)) || memcmp(o + 18, R->wB[r], 6 * sizeof(double)))
@@ -260,7 +266,7 @@ void joints_contacts_begin(imp_world *w, const solver_bodies *sb)
             for (int c = 0; c < R->m; c++) K[MAX_ROWS * r + c] = dot6(R->gA[r], R->wA[c]) + dot6(R->gB[r], R->wB[c]);
         memcpy(Ki, K, BLOCK_DOUBLES * sizeof(double));
         for (int r = 0; r < R->m; r++) Ki[MAX_ROWS * r + r] += 1e-10 * fabs(Ki[MAX_ROWS * r + r]) + 1e-300;
-        if (!block_invert(Ki, R->m)) R->m = 0; /* no moving side left in any row: nothing to do */
+        if (!block_invert(Ki, R->m)) R->m = 0, R->dir_valid = false, R->dir_version++; /* no moving side left in any row: nothing to do */
         memset(js->level_acc + MAX_ROWS * (size_t)p, 0, MAX_ROWS * sizeof(double));
     }
 }

@@ -14,19 +14,33 @@
  * On a busy machine the worker may get little CPU, and a spinning worker that shares a core with
  * the caller only slows it down. So par_for keeps a running average of the share of chunks the
  * worker ran; when it stays under a fifth, the next SERIAL_RUN jobs run on the caller alone
- * (the worker falls asleep), then the worker is tried again. Waits yield the CPU after a while. */
+ * (the worker falls asleep), then the worker is tried again. Waits yield the CPU after a while.
+ *
+ * A job too small to pay for the hand-over (publishing it, the worker's claims and the caller's wait
+ * cost a few microseconds, more than the whole of a stage over 50 bodies) runs on the caller alone.
+ * par_for times every job of a kernel (fn) as its whole time on one thread (a run on both counts
+ * twice its time); after SMALL_RUNS jobs in a row below PAR_MIN_NS the kernel's jobs run serially
+ * until one of them takes longer. One kernel that is called with large and small jobs in turn (the
+ * levels of a multigrid) stays shared. Which thread runs a chunk never changes a result (the chunks
+ * are fixed), so this is a choice of speed only. */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "parallel.h"
 
 #define SPIN_ROUNDS 20000  /* polls before the worker sleeps: about a millisecond           */
 #define SERIAL_RUN 500     /* jobs run serially after the worker was found not to help      */
+#define PAR_MIN_NS 12000   /* a job whose one-thread time is below this runs serially       */
+#define SMALL_RUNS 4       /* ... after this many in a row                                  */
+#define COST_SLOTS 64      /* kernels whose runs are counted (a hash of fn; a clash only
+                              costs a misjudged run)                                        */
 
 static struct {
     pthread_once_t once;
@@ -43,7 +57,17 @@ static struct {
     par_fn fn;
     void *ctx;
     int n;
+    struct { par_fn fn; int small; } cost[COST_SLOTS]; /* per kernel: its jobs in a row below PAR_MIN_NS */
 } P = {.once = PTHREAD_ONCE_INIT};
+
+static long long now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static int cost_slot(par_fn fn) { return (int)(((unsigned long long)(uintptr_t)fn >> 4) * 0x9E3779B97F4A7C15ull >> 58); }
 
 static inline void cpu_relax(void)
 {
@@ -153,6 +177,15 @@ void par_for(par_fn fn, void *ctx, int n)
         for (int i = 0; i < n; i++) fn(ctx, i);
         return;
     }
+    const int slot = cost_slot(fn);
+    const long long t0 = now_ns();
+    if (P.cost[slot].fn != fn) P.cost[slot].fn = fn, P.cost[slot].small = 0;
+    if (P.cost[slot].small >= SMALL_RUNS) { /* too small to share (the header) */
+        for (int i = 0; i < n; i++) fn(ctx, i);
+        if (now_ns() - t0 >= PAR_MIN_NS) P.cost[slot].small = 0;
+        atomic_store(&P.busy, 0);
+        return;
+    }
     pthread_mutex_lock(&P.mu);
     P.fn = fn, P.ctx = ctx, P.n = n;
     atomic_store_explicit(&P.finished, 0, memory_order_relaxed);
@@ -163,6 +196,7 @@ void par_for(par_fn fn, void *ctx, int n)
     pthread_mutex_unlock(&P.mu);
     run_chunks(gen, false);
     for (int spin = 0; atomic_load_explicit(&P.finished, memory_order_acquire) < n; spin++) backoff(spin);
+    P.cost[slot].small = 2 * (now_ns() - t0) < PAR_MIN_NS ? P.cost[slot].small + 1 : 0;
     P.share = 0.9 * P.share + 0.1 * (double)atomic_load_explicit(&P.by_worker, memory_order_relaxed) / n;
     if (P.share < 0.2) P.serial_left = SERIAL_RUN;
     atomic_store(&P.busy, 0);

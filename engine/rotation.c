@@ -193,6 +193,47 @@ static void axial_flow(const rot_inertia *in, imp_quat q, imp_vec3 om, double h,
     }
 }
 
+/* axial_flow's first part alone (rotation.h): the rotation of exp(theta), theta = h L / I_r, from its
+ * quaternion, and h J_l(theta) (rot_exp's) with I(q) = I_r 1 + (I_a - I_r) a0 a0^T applied */
+void rot_axial_turn(const rot_inertia *in, imp_vec3 a0, imp_vec3 om, double h, imp_quat *e, imp_mat3 *Rc, imp_mat3 *HLa)
+{
+    const int ax = in->use_j ? in->j : in->k;
+    const double Ir = in->Ir, ratio = (moment(in->moments, ax) - Ir) / Ir;
+    const imp_vec3 w = v3_mad(om, a0, ratio * v3_dot(a0, om)); /* L / I_r */
+    const imp_vec3 th = v3_scale(w, h);
+    const double t = v3_len(th), t2 = t * t;
+    double ex, cw, c1, c2;
+    if (t < 1e-4) {
+        ex = 0.5 - t2 / 48, cw = cos(0.5 * t), c1 = 0.5 - t2 / 24, c2 = 1.0 / 6 - t2 / 120;
+    } else {
+        const double sh = sin(0.5 * t), ch = cos(0.5 * t), it = 1 / t;
+        ex = sh * it, cw = ch, c1 = 2 * sh * sh * it * it, c2 = (t - 2 * sh * ch) * it * it * it;
+    }
+    *e = quat(cw, ex * th.x, ex * th.y, ex * th.z);
+    *Rc = quat_to_m3(*e);
+    const double d = h * (1 - c2 * t2), a = h * c1, b = h * c2;
+    const double xx = b * th.x * th.x, yy = b * th.y * th.y, zz = b * th.z * th.z;
+    const double xy = b * th.x * th.y, xz = b * th.x * th.z, yz = b * th.y * th.z;
+    const imp_mat3 J = {{{d + xx, xy - a * th.z, xz + a * th.y}, {xy + a * th.z, d + yy, yz - a * th.x}, {xz - a * th.y, yz + a * th.x, d + zz}}};
+    const imp_vec3 Ja = v3_scale(m3_mul_v(J, a0), ratio);
+    for (int i = 0; i < 3; i++) {
+        const double gi = i == 0 ? Ja.x : i == 1 ? Ja.y : Ja.z;
+        HLa->m[i][0] = J.m[i][0] + gi * a0.x, HLa->m[i][1] = J.m[i][1] + gi * a0.y, HLa->m[i][2] = J.m[i][2] + gi * a0.z;
+    }
+}
+
+/* axial_flow's q1 from its first part's turn e: e q, then the turn about the moved axis a1 by
+ * h c (a0 . L), a0 . L = I_a (a0 . om) */
+imp_quat rot_axial_finish(const rot_inertia *in, imp_quat q, imp_quat e, imp_vec3 a0, imp_vec3 a1, imp_vec3 om, double h)
+{
+    const int ax = in->use_j ? in->j : in->k;
+    const double phi = h * (in->use_j ? in->cj : in->ck) * moment(in->moments, ax) * v3_dot(a0, om);
+    const double sh = sin(0.5 * phi), ch = cos(0.5 * phi);
+    imp_quat r = quat_normalize(quat_mul(quat(ch, sh * a1.x, sh * a1.y, sh * a1.z), quat_mul(e, q)));
+    if (r.w * q.w + r.x * q.x + r.y * q.y + r.z * q.z < 0) r = quat(-r.w, -r.x, -r.y, -r.z);
+    return r;
+}
+
 void rot_flow(const rot_inertia *in, imp_quat q, imp_vec3 om, double h, int pieces, imp_quat *q1, imp_mat3 *HL)
 {
     if (!in->use_j && !in->use_k) {

@@ -29,6 +29,26 @@ void rot_flow(const rot_inertia *in, imp_quat q, imp_vec3 om, double h, int piec
  * ROT_PIECE about a principal axis (rotation.c); 1 for an axially symmetric body (exact) */
 int rot_pieces(const rot_inertia *in, imp_quat q, imp_vec3 L, double h);
 
+/* The symmetry axis of an axially symmetric body (two equal moments, the third apart) in its body frame,
+ * into *axis; false for any other body */
+static inline bool rot_symmetry_axis(const rot_inertia *in, imp_vec3 *axis)
+{
+    if (in->use_j == in->use_k) return false;
+    const int ax = in->use_j ? in->j : in->k;
+    *axis = in->body_axes ? v3(ax == 0, ax == 1, ax == 2) : m3_col(in->axes, ax);
+    return true;
+}
+
+/* The turn of an axially symmetric body (rot_flow) as its points on the symmetry axis see it: Rc, the
+ * turn about L by h L / I_r, and HLa = (h / I_r) J_l(h L / I_r) I(q) (a0 the symmetry axis in the world
+ * at q), with the turn as a quaternion e. The turn about the axis that completes the flow leaves those points in place, and its share
+ * s a' u^T of HL meets them only through a' . (c' x t) = 0 (c' along a'), so for a point c on the axis
+ * the predicted offset is Rc c and HLa acts as HL. */
+void rot_axial_turn(const rot_inertia *in, imp_vec3 a0, imp_vec3 om, double h, imp_quat *e, imp_mat3 *Rc, imp_mat3 *HLa);
+/* ... and the whole flow's q1 from it (rot_flow's, up to rounding): q normalized, e the turn about L
+ * (a quaternion, rot_axial_turn's), a1 = Rc a0 */
+imp_quat rot_axial_finish(const rot_inertia *in, imp_quat q, imp_quat e, imp_vec3 a0, imp_vec3 a1, imp_vec3 om, double h);
+
 /* exp(h om) q in the hemisphere of q, and h J_l(h om), J_l the left Jacobian of SO(3): the turn at a
  * held angular velocity, and the flow of a body whose principal moments are equal */
 void rot_exp(imp_quat q, imp_vec3 om, double h, imp_quat *q1, imp_mat3 *HL);
