@@ -1153,38 +1153,39 @@ struct island_stage {
     impulse_state *s;
     const int *r;
     int parts;                /* 1: one range; 3: split                                             */
-    range_fn fn;              /* what island_run runs, over the parts [lo[g], hi[g])               */
-    const int *lo, *hi;
+    const int *lo, *hi;       /* the parts [lo[g], hi[g]) island_run runs a stage over              */
     bool between_first;       /* the patches between the halves before them (else after)           */
     double change[3], size[3];/* a sweep's sums over each part                                      */
 };
-
-static void half_part(void *ctx, int half)
-{
-    island_stage *st = ctx;
-    st->fn(st, st->lo[half], st->hi[half], half);
-}
 
 /* HALF_MIN: patches in each half below which a run stays on one thread (the same numbers: the halves
  * share no moving body) */
 #define HALF_MIN 8
 
-/* fn over the parts [lo[g], hi[g]) of the island, in the order above */
-static void island_run(island_stage *st, range_fn fn, const int *lo, const int *hi)
+/* fn over the parts [lo[g], hi[g]) of the island, in the order above; halves runs fn on one half as a
+ * parallel chunk (each stage its own, so par_for times each stage's jobs apart: parallel.c) */
+static void island_run(island_stage *st, range_fn fn, par_fn halves, const int *lo, const int *hi)
 {
     if (st->parts == 1) {
         fn(st, lo[0], hi[0], 0);
         return;
     }
-    st->fn = fn, st->lo = lo, st->hi = hi;
+    st->lo = lo, st->hi = hi;
     if (st->between_first) fn(st, lo[2], hi[2], 2);
-    if (hi[0] - lo[0] >= HALF_MIN && hi[1] - lo[1] >= HALF_MIN) par_for(half_part, st, 2);
+    if (hi[0] - lo[0] >= HALF_MIN && hi[1] - lo[1] >= HALF_MIN) par_for(halves, st, 2);
     else fn(st, lo[0], hi[0], 0), fn(st, lo[1], hi[1], 1);
     if (!st->between_first) fn(st, lo[2], hi[2], 2);
 }
 
+/* a stage's chunk for island_run: the stage fn over half h */
+#define HALVES(fn) \
+    static void fn##_halves(void *ctx, int h) \
+    { \
+        island_stage *st = ctx; \
+        fn(st, st->lo[h], st->hi[h], h); \
+    }
 /* fn over the whole island */
-static void island_all(island_stage *st, range_fn fn) { island_run(st, fn, st->r, st->r + 1); }
+#define ISLAND_ALL(st, fn) island_run(st, fn, fn##_halves, (st)->r, (st)->r + 1)
 
 /* 3a. Warm start: last step's impulses first, the friction clamped to this step's cone */
 static void warm_start(island_stage *st, int lo, int hi, int part)
@@ -1206,6 +1207,8 @@ static void warm_start(island_stage *st, int lo, int hi, int part)
         patch_store(sb, p, &pb);
     }
 }
+
+HALVES(warm_start)
 
 /* 3b. The sweeps, in level order; one that moves the impulses by less than CONVERGED of their size ends
  * them. S1 section VI: the joints are velocity rows of the sweeps (joint_velocity.c, joints_contacts_begin),
@@ -1234,6 +1237,8 @@ static void sweep(island_stage *st, int lo, int hi, int part)
  * next: in a fixed order one side of the cut would always answer the other's fresh impulses, a bias
  * the friction integrates (the middle column of a 20-high pyramid slides 1.8 cm in 1000 steps that way,
  * 3.3 mm alternating) */
+HALVES(sweep)
+
 static void contact_sweeps(island_stage *st)
 {
     impulse_state *s = st->s;
@@ -1241,7 +1246,7 @@ static void contact_sweeps(island_stage *st)
     for (int it = 0; it < st->w->settings.velocity_iterations; it++) {
         st->change[1] = st->change[2] = st->size[1] = st->size[2] = 0;
         st->between_first = it & 1;
-        island_all(st, sweep);
+        ISLAND_ALL(st, sweep);
         if (st->change[0] + st->change[1] + st->change[2] <= CONVERGED * (st->size[0] + st->size[1] + st->size[2])) break;
     }
 }
@@ -1262,6 +1267,8 @@ static void shock_solve(island_stage *st, int lo, int hi, int part)
     }
     st->change[part] = change, st->size[part] = size;
 }
+
+HALVES(shock_solve)
 
 static void shock_propagation(island_stage *st)
 {
@@ -1285,7 +1292,7 @@ static void shock_propagation(island_stage *st)
         }
         for (int pass = 0; pass < SHOCK_PASSES; pass++) {
             st->change[1] = st->change[2] = st->size[1] = st->size[2] = 0;
-            island_run(st, shock_solve, at, end);
+            island_run(st, shock_solve, shock_solve_halves, at, end);
             if (st->change[0] + st->change[1] + st->change[2] <= CONVERGED * (st->size[0] + st->size[1] + st->size[2]))
                 break; /* this level holds */
         }
@@ -1315,6 +1322,8 @@ static void split_sweep(island_stage *st, int lo, int hi, int part)
     }
 }
 
+HALVES(split_sweep)
+
 static void split_impulses(island_stage *st)
 {
     impulse_state *s = st->s;
@@ -1323,7 +1332,7 @@ static void split_impulses(island_stage *st)
     bool pushing = false;
     for (int q = q0; q < q1 && !pushing; q++) pushing = s->points[q].bias > 0;
     for (int it = 0; it < st->w->settings.position_iterations && pushing; it++) {
-        island_all(st, split_sweep);
+        ISLAND_ALL(st, split_sweep);
         if (s->level_joints) joints_split(st->w, &s->sb);
     }
 }
@@ -1482,7 +1491,7 @@ static void collide_islands(void *ctx, int chunk)
 static void solve_contacts(imp_world *w, impulse_state *s, const int *r, int parts)
 {
     island_stage st = {.w = w, .s = s, .r = r, .parts = parts};
-    island_all(&st, warm_start);
+    ISLAND_ALL(&st, warm_start);
     contact_sweeps(&st);
     store_impulses(w, s, r[0], r[parts]);
     shock_propagation(&st);
