@@ -911,40 +911,45 @@ static void search_run(const pair_search *k, pc_found *out, int q0, int from, in
 }
 
 #if SPARSE_HAVE_AVX
-/* search_run four candidates at a time, with search_run's operations in its order (AVX alone: no product
- * fused into a sum), so the same candidates go on. The comparisons are the negations of search_run's
- * (unordered: true), as a NaN there goes on too. */
-static SPARSE_AVX void search_run_avx(const pair_search *k, pc_found *out, int q0, int from, int to, const int32_t *cell)
+/* search_run four candidates at a time over the runs [from[s], to[s]) in turn (a dense grid's five rows
+ * of the stencil, or one cell of a hashed grid), with search_run's operations in its order (AVX alone:
+ * no product fused into a sum), so the same candidates go on in the same order. The comparisons are
+ * the negations of search_run's (unordered: true), as a NaN there goes on too. */
+static SPARSE_AVX void search_runs_avx(const pair_search *k, pc_found *out, int q0, const int *from, const int *to, int runs,
+                                       const int32_t *cell)
 {
     const double *X = k->data[0], *Y = k->data[1], *Z = k->data[2], *rad = k->data[3], *len = k->data[4];
     const __m256d xi = _mm256_set1_pd(X[q0]), yi = _mm256_set1_pd(Y[q0]), zi = _mm256_set1_pd(Z[q0]);
     const __m256d ri = _mm256_set1_pd(rad[q0]), li = _mm256_set1_pd(len[q0]), grow = _mm256_set1_pd(1 + NEAR_FRACTION / 2);
     const __m256i lane = _mm256_set_epi64x(3, 2, 1, 0);
-    for (int q = from; q < to; q += 4) {
-        __m256d x, y, z, r, l;
-        if (to - q >= 4) {
-            x = _mm256_loadu_pd(X + q), y = _mm256_loadu_pd(Y + q), z = _mm256_loadu_pd(Z + q);
-            r = _mm256_loadu_pd(rad + q), l = _mm256_loadu_pd(len + q);
-        } else { /* the lanes past the run are neither read nor kept */
-            const __m256i in = _mm256_castpd_si256(
-                _mm256_cmp_pd(_mm256_castsi256_pd(lane), _mm256_castsi256_pd(_mm256_set1_epi64x(to - q)), _CMP_LT_OQ));
-            x = _mm256_maskload_pd(X + q, in), y = _mm256_maskload_pd(Y + q, in), z = _mm256_maskload_pd(Z + q, in);
-            r = _mm256_maskload_pd(rad + q, in), l = _mm256_maskload_pd(len + q, in);
-        }
-        const __m256d R = _mm256_add_pd(ri, r);
-        const __m256d ex = _mm256_sub_pd(x, xi), ey = _mm256_sub_pd(y, yi), ez = _mm256_sub_pd(z, zi);
-        const __m256d d2 = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(ex, ex), _mm256_mul_pd(ey, ey)), _mm256_mul_pd(ez, ez));
-        const __m256d reach = _mm256_mul_pd(R, grow);
-        const __m256d keep = _mm256_or_pd(_mm256_cmp_pd(d2, _mm256_mul_pd(reach, reach), _CMP_NGE_UQ),
-                                          _mm256_cmp_pd(_mm256_add_pd(li, l), R, _CMP_NLT_UQ));
-        int bits = _mm256_movemask_pd(keep);
-        if (to - q < 4) bits &= (1 << (to - q)) - 1;
-        while (bits) {
-            const int b = __builtin_ctz((unsigned)bits);
-            bits &= bits - 1;
-            const int j = q + b; /* R and d2 again, with the same operations */
-            const double Rj = rad[q0] + rad[j], ex1 = X[j] - X[q0], ey1 = Y[j] - Y[q0], ez1 = Z[j] - Z[q0];
-            search_meet(k, out, q0, j, cell, Rj, ex1 * ex1 + ey1 * ey1 + ez1 * ez1);
+    for (int s = 0; s < runs; s++) {
+        const int end = to[s];
+        for (int q = from[s]; q < end; q += 4) {
+            __m256d x, y, z, r, l;
+            if (end - q >= 4) {
+                x = _mm256_loadu_pd(X + q), y = _mm256_loadu_pd(Y + q), z = _mm256_loadu_pd(Z + q);
+                r = _mm256_loadu_pd(rad + q), l = _mm256_loadu_pd(len + q);
+            } else { /* the lanes past the run are neither read nor kept */
+                const __m256i in = _mm256_castpd_si256(
+                    _mm256_cmp_pd(_mm256_castsi256_pd(lane), _mm256_castsi256_pd(_mm256_set1_epi64x(end - q)), _CMP_LT_OQ));
+                x = _mm256_maskload_pd(X + q, in), y = _mm256_maskload_pd(Y + q, in), z = _mm256_maskload_pd(Z + q, in);
+                r = _mm256_maskload_pd(rad + q, in), l = _mm256_maskload_pd(len + q, in);
+            }
+            const __m256d R = _mm256_add_pd(ri, r);
+            const __m256d ex = _mm256_sub_pd(x, xi), ey = _mm256_sub_pd(y, yi), ez = _mm256_sub_pd(z, zi);
+            const __m256d d2 = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(ex, ex), _mm256_mul_pd(ey, ey)), _mm256_mul_pd(ez, ez));
+            const __m256d reach = _mm256_mul_pd(R, grow);
+            const __m256d keep = _mm256_or_pd(_mm256_cmp_pd(d2, _mm256_mul_pd(reach, reach), _CMP_NGE_UQ),
+                                              _mm256_cmp_pd(_mm256_add_pd(li, l), R, _CMP_NLT_UQ));
+            int bits = _mm256_movemask_pd(keep);
+            if (end - q < 4) bits &= (1 << (end - q)) - 1;
+            while (bits) {
+                const int b = __builtin_ctz((unsigned)bits);
+                bits &= bits - 1;
+                const int j = q + b; /* R and d2 again, with the same operations */
+                const double Rj = rad[q0] + rad[j], ex1 = X[j] - X[q0], ey1 = Y[j] - Y[q0], ez1 = Z[j] - Z[q0];
+                search_meet(k, out, q0, j, cell, Rj, ex1 * ex1 + ey1 * ey1 + ez1 * ez1);
+            }
         }
     }
 }
@@ -962,9 +967,7 @@ static void search_pairs(void *ctx, int chunk)
     int lo, hi;
     par_range(k->m, chunk, &lo, &hi);
 #if SPARSE_HAVE_AVX
-    void (*run)(const pair_search *, pc_found *, int, int, int, const int32_t *) = sparse_avx() ? search_run_avx : search_run;
-#else
-    void (*run)(const pair_search *, pc_found *, int, int, int, const int32_t *) = search_run;
+    const bool avx = sparse_avx();
 #endif
     for (int q0 = lo; q0 < hi; q0++) {
         const int32_t *c = p->bucket_cell[q0];
@@ -973,16 +976,31 @@ static void search_pairs(void *ctx, int chunk)
          * cell by cell */
         if (g->dense) {
             const uint32_t key0 = grid_key(g, c[0], c[1], c[2]);
+            int from[5], to[5];
             for (int s = 0; s < 5; s++) {
-                const int from = s == 0 ? q0 + 1 : start[key0 + (uint32_t)g->offset[DENSE_RUN[s][0]]];
-                run(k, out, q0, from, start[key0 + (uint32_t)g->offset[DENSE_RUN[s][1]] + 1], c);
+                from[s] = s == 0 ? q0 + 1 : start[key0 + (uint32_t)g->offset[DENSE_RUN[s][0]]];
+                to[s] = start[key0 + (uint32_t)g->offset[DENSE_RUN[s][1]] + 1];
             }
+#if SPARSE_HAVE_AVX
+            if (avx) {
+                search_runs_avx(k, out, q0, from, to, 5, c);
+                continue;
+            }
+#endif
+            for (int s = 0; s < 5; s++) search_run(k, out, q0, from[s], to[s], c);
             continue;
         }
         for (int s = 0; s < 14; s++) {
             const int32_t cell[3] = {c[0] + HALF_STENCIL[s][0], c[1] + HALF_STENCIL[s][1], c[2] + HALF_STENCIL[s][2]};
             const uint32_t b = grid_key(g, cell[0], cell[1], cell[2]);
-            run(k, out, q0, s == 0 ? q0 + 1 : start[b], start[b + 1], cell);
+            const int from = s == 0 ? q0 + 1 : start[b], to = start[b + 1];
+#if SPARSE_HAVE_AVX
+            if (avx) {
+                search_runs_avx(k, out, q0, &from, &to, 1, cell);
+                continue;
+            }
+#endif
+            search_run(k, out, q0, from, to, cell);
         }
     }
 }
