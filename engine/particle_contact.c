@@ -135,7 +135,7 @@ void particle_coupling_free(imp_world *w)
     particle_coupling *p = w->coupling;
     if (!p) return;
     for (int g = 0; g < 3; g++) free(p->group[g].side), free(p->group[g].spare), free(p->group[g].pair);
-    free(p->warm.start), free(p->warm.lower), free(p->warm.higher), free(p->warm.impulse);
+    free(p->warm.start), free(p->warm.pair_slot), free(p->warm.lower), free(p->warm.higher), free(p->warm.impulse);
     free(p->side), free(p->order), free(p->tmp), free(p->key);
     free(p->im), free(p->driven), free(p->half), free(p->touched), free(p->first), free(p->owner), free(p->vertex);
     free(p->lo), free(p->hi), free(p->disp_gap), free(p->x_placed);
@@ -648,6 +648,15 @@ void particle_contacts_rest(const imp_step *st)
 
 /* ---- particles against particles ------------------------------------------------------------------------- */
 
+/* the chunks on both threads from CHUNKED_PARTICLES particles on (fewer are not worth waking the worker
+ * for), else one after another on this one: the same results either way */
+#define CHUNKED_PARTICLES 512
+static void run_chunks(par_fn fn, void *ctx, int particles)
+{
+    if (particles >= CHUNKED_PARTICLES) par_for(fn, ctx, PAR_CHUNKS);
+    else for (int c = 0; c < PAR_CHUNKS; c++) fn(ctx, c);
+}
+
 /* ---- warm starting ---------------------------------------------------------------------------------------- */
 
 /* the pair's impulses of the last step, if it had one: its normal part (>= 0) and its tangential part
@@ -693,8 +702,99 @@ static void warm_apply(particle_coupling *p, double *v, int g)
  * energy it leaves is the pile's ringing after the first impacts) */
 static inline bool warm_kept(const pc_pair *r) { return r->jn > 0 && !r->impact; }
 
-/* this step's pair impulses kept for the next (an entry per resting pair that pushed, under its lower
- * slot) */
+/* this step's pair impulses kept for the next: an entry per resting pair that pushed, under its lower
+ * slot, the entries of a slot in pair order (the groups' lists one after another). Built on both
+ * threads: the kept pairs' lower slots found in chunks of the pairs (warm_slots), then the slots in two
+ * halves, [0, split) and [split, slots), each counted and filled by one job (warm_count, warm_fill),
+ * the second half's entries after the first's: the table one pass over the pairs makes. */
+typedef struct warm_job {
+    const idtable *ids;
+    particle_coupling *p;
+    int base[4];  /* where each group's pairs begin among all pairs, and their total */
+    int split;    /* the first slot of the second half */
+    int count0;   /* the entries of the first half */
+} warm_job;
+
+static void warm_slots(void *ctx, int chunk)
+{
+    const warm_job *k = ctx;
+    const particle_coupling *p = k->p;
+    for (int g = 0; g < 3; g++) {
+        int lo, hi;
+        par_range(p->group[g].pair_count, chunk, &lo, &hi);
+        uint32_t *slot = p->warm.pair_slot + k->base[g];
+        for (int t = lo; t < hi; t++) {
+            const pc_pair *r = &p->group[g].pair[t];
+            const uint32_t a = k->ids->dense_slot[r->i], b = k->ids->dense_slot[r->j];
+            slot[t] = warm_kept(r) ? (a < b ? a : b) : UINT32_MAX;
+        }
+    }
+}
+
+/* the slots of half h */
+static void warm_half(const warm_job *k, int h, int *s0, int *s1)
+{
+    *s0 = h == 0 ? 0 : k->split, *s1 = h == 0 ? k->split : k->p->warm.slots;
+}
+
+/* half h's entries counted per slot, start[s + 1] for its slots s, summed from its first slot on */
+static void warm_count(void *ctx, int h)
+{
+    const warm_job *k = ctx;
+    pc_warm *wm = &k->p->warm;
+    int s0, s1;
+    warm_half(k, h, &s0, &s1);
+    int *start = wm->start;
+    if (h == 0) start[0] = 0;
+    if (s1 > s0) memset(start + s0 + 1, 0, sizeof(int) * (size_t)(s1 - s0));
+    const uint32_t *slot = wm->pair_slot;
+    for (int t = 0; t < k->base[3]; t++)
+        if (slot[t] >= (uint32_t)s0 && slot[t] < (uint32_t)s1) start[slot[t] + 1]++;
+    for (int s = s0 + (h == 1); s < s1; s++) start[s + 1] += start[s];
+}
+
+/* half h's entries written (start[s]: the next place in slot s's run), then start[s] put back to where
+ * slot s's run begins */
+static void warm_fill(void *ctx, int h)
+{
+    const warm_job *k = ctx;
+    const particle_coupling *p = k->p;
+    const pc_warm *wm = &p->warm;
+    int s0, s1;
+    warm_half(k, h, &s0, &s1);
+    int *start = wm->start;
+    if (h == 1)
+        for (int s = s0 + 1; s <= s1; s++) start[s] += k->count0;
+    const uint32_t *slot = wm->pair_slot;
+    for (int g = 0, t = 0; g < 3; g++)
+        for (int q = 0; q < p->group[g].pair_count; q++, t++) {
+            if (!(slot[t] >= (uint32_t)s0 && slot[t] < (uint32_t)s1)) continue;
+            const pc_pair *r = &p->group[g].pair[q];
+            const imp_id a = particle_id(k->ids, r->i), b = particle_id(k->ids, r->j);
+            const bool a_low = a.index < b.index;
+            const int e = start[slot[t]]++;
+            wm->lower[e] = a_low ? a : b, wm->higher[e] = a_low ? b : a;
+            const double sign = a_low ? 1 : -1, jn = r->jn;
+            for (int c = 0; c < 3; c++) wm->impulse[3 * e + c] = (float)(sign * (r->n[c] * jn + r->jt[c]));
+        }
+    /* start[s] is now the end of slot s's run, the beginning of slot s + 1's */
+    if (h == 0) {
+        for (int s = s1 - 1; s > 0; s--) start[s] = start[s - 1];
+        start[0] = 0;
+    } else if (s1 > s0) {
+        for (int s = s1; s > s0; s--) start[s] = start[s - 1];
+        start[s0] = k->count0;
+    }
+}
+
+/* the two halves' jobs on both threads when there are enough pairs to be worth it (the same results
+ * either way) */
+static void warm_halves(par_fn fn, warm_job *k)
+{
+    if (k->base[3] >= CHUNKED_PARTICLES) par_for(fn, k, 2);
+    else fn(k, 0), fn(k, 1);
+}
+
 static void warm_keep(imp_world *w, particle_coupling *p)
 {
     pc_warm *wm = &p->warm;
@@ -704,35 +804,23 @@ static void warm_keep(imp_world *w, particle_coupling *p)
         wm->start = ids_grow(wm->start, sizeof(int), (size_t)wm->start_cap);
     }
     wm->slots = ids->slots;
-    memset(wm->start, 0, sizeof(int) * (size_t)(wm->slots + 1));
-    for (int g = 0; g < 3; g++)
-        for (int t = 0; t < p->group[g].pair_count; t++) {
-            const pc_pair *r = &p->group[g].pair[t];
-            if (!warm_kept(r)) continue;
-            const uint32_t a = ids->dense_slot[r->i], b = ids->dense_slot[r->j];
-            wm->start[(a < b ? a : b) + 1]++;
-        }
-    for (int s = 0; s < wm->slots; s++) wm->start[s + 1] += wm->start[s];
-    const int count = wm->start[wm->slots];
+    warm_job k = {ids, p, {0}, wm->slots / 2, 0};
+    for (int g = 0; g < 3; g++) k.base[g + 1] = k.base[g] + p->group[g].pair_count;
+    if (k.base[3] > wm->pair_slot_cap) {
+        wm->pair_slot_cap = k.base[3] + k.base[3] / 2;
+        wm->pair_slot = ids_grow(wm->pair_slot, sizeof(uint32_t), (size_t)wm->pair_slot_cap);
+    }
+    run_chunks(warm_slots, &k, k.base[3]);
+    warm_halves(warm_count, &k);
+    k.count0 = wm->start[k.split];
+    const int count = k.count0 + (wm->slots > k.split ? wm->start[wm->slots] : 0);
     if (count > wm->cap) {
         wm->cap = count + count / 2;
         wm->lower = ids_grow(wm->lower, sizeof(imp_id), (size_t)wm->cap);
         wm->higher = ids_grow(wm->higher, sizeof(imp_id), (size_t)wm->cap);
         wm->impulse = ids_grow(wm->impulse, 3 * sizeof(float), (size_t)wm->cap);
     }
-    for (int g = 0; g < 3; g++)
-        for (int t = 0; t < p->group[g].pair_count; t++) {
-            const pc_pair *r = &p->group[g].pair[t];
-            if (!warm_kept(r)) continue;
-            const imp_id a = particle_id(ids, r->i), b = particle_id(ids, r->j);
-            const bool a_low = a.index < b.index;
-            const int e = wm->start[a_low ? a.index : b.index]++;
-            wm->lower[e] = a_low ? a : b, wm->higher[e] = a_low ? b : a;
-            const double sign = a_low ? 1 : -1, jn = r->jn;
-            for (int k = 0; k < 3; k++) wm->impulse[3 * e + k] = (float)(sign * (r->n[k] * jn + r->jt[k]));
-        }
-    for (int s = wm->slots; s > 0; s--) wm->start[s] = wm->start[s - 1];
-    wm->start[0] = 0;
+    warm_halves(warm_fill, &k);
     wm->count = count;
 }
 
@@ -829,15 +917,6 @@ typedef struct pair_search {
     int m;
     double *data[PAIR_DATA]; /* by place in key order: end position x, y, z, radius, path length */
 } pair_search;
-
-/* the chunks on both threads from CHUNKED_PARTICLES particles on (fewer are not worth waking the worker
- * for), else one after another on this one: the same results either way */
-#define CHUNKED_PARTICLES 512
-static void run_chunks(par_fn fn, void *ctx, int particles)
-{
-    if (particles >= CHUNKED_PARTICLES) par_for(fn, ctx, PAR_CHUNKS);
-    else for (int c = 0; c < PAR_CHUNKS; c++) fn(ctx, c);
-}
 
 /* the grid cells of the particles (t in p->order), and their keys */
 static void search_cells(void *ctx, int chunk)

@@ -69,6 +69,9 @@ typedef struct pc_warm {
     imp_id *lower, *higher;
     float *impulse;        /* 3 per entry, N s                                                     */
     int count, cap, start_cap;
+    uint32_t *pair_slot;   /* warm_keep's scratch: by pair (the groups' lists one after another), the
+                              lower slot of a kept pair, else UINT32_MAX                              */
+    int pair_slot_cap;
 } pc_warm;
 
 /* the pairs one chunk of the grid search found (particle_contact.c, meet_pairs), by group, and the
