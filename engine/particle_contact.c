@@ -138,7 +138,7 @@ void particle_coupling_free(imp_world *w)
     free(p->warm.start), free(p->warm.pair_slot), free(p->warm.lower), free(p->warm.higher), free(p->warm.impulse);
     free(p->side), free(p->order), free(p->tmp), free(p->key);
     free(p->im), free(p->driven), free(p->half), free(p->touched), free(p->first), free(p->owner), free(p->vertex);
-    free(p->lo), free(p->hi), free(p->disp_gap), free(p->x_placed);
+    free(p->lo), free(p->hi), free(p->disp_gap), free(p->x_placed), free(p->energy);
     free(p->cell_start), free(p->grain), free(p->bucket_cell), free(p->cell_of), free(p->bucket_x), free(p->bucket_of);
     for (int c = 0; c < PAR_CHUNKS; c++) {
         for (int g = 0; g < 3; g++) free(p->found[c].pair[g]);
@@ -163,6 +163,7 @@ static void reserve_particles(particle_coupling *p, int n)
     p->lo = ids_grow(p->lo, 3 * sizeof(double), cap);
     p->disp_gap = ids_grow(p->disp_gap, sizeof(double), cap);
     p->x_placed = ids_grow(p->x_placed, 3 * sizeof(double), cap);
+    p->energy = ids_grow(p->energy, 2 * sizeof(double), cap);
     p->hi = ids_grow(p->hi, 3 * sizeof(double), cap);
     p->grain = ids_grow(p->grain, sizeof(pc_grain), cap);
     p->bucket_cell = ids_grow(p->bucket_cell, sizeof(int32_t[3]), cap);
@@ -1261,23 +1262,38 @@ static void mark_touched(particle_coupling *p, int n, bool pairs_marked)
     }
 }
 
+/* The stage's passes over the particles, in chunks of them on both threads (each particle's terms of
+ * the energy sums kept apart and summed in particle order after: the same sums as one pass) */
+typedef struct particle_pass {
+    imp_world *w;
+    particle_coupling *p;
+    const double *x0; /* [x | v] at the start of the step (3 each) */
+    double h;
+    double s;         /* hold_projection: the fraction of the projection kept */
+} particle_pass;
+
 /* New positions of the particles in contact (p->touched): one that touched a body on the way at the
  * touch (on the body as it ended), moved on by the rest of the step at its velocity relative to the
- * body; the others from the start of the step at their new velocities, x0 + h v */
-static void place_particles(imp_world *w, particle_coupling *p, const double *x0, double h)
+ * body; the others from the start of the step at their new velocities, x0 + h v. Each one's place is
+ * kept in p->x_placed. */
+static void place_particles(void *ctx, int chunk)
 {
-    const int n = w->particles->ids.count;
-    double *x = w->particles->x;
-    const double *v = w->particles->v;
-    for (int i = 0; i < n; i++) {
-        if (!p->touched[i] || !(p->im[i] > 0)) continue;
-        if (p->first[i] >= 0) {
+    const particle_pass *k = ctx;
+    particle_coupling *p = k->p;
+    double *x = k->w->particles->x;
+    const double *v = k->w->particles->v, *x0 = k->x0, h = k->h;
+    int lo, hi;
+    par_range(k->w->particles->ids.count, chunk, &lo, &hi);
+    for (int i = lo; i < hi; i++) {
+        if (!p->touched[i]) continue;
+        if (p->im[i] > 0 && p->first[i] >= 0) {
             const pc_side *s = &p->side[p->first[i]];
             const imp_vec3 u = v3_sub(v3_load(v + 3 * i), side_velocity_at(p, s));
             v3_store(x + 3 * i, v3_mad(s->c, u, (1 - s->s) * h));
-        } else {
+        } else if (p->im[i] > 0) {
             v3_store(x + 3 * i, v3_mad(v3_load(x0 + 3 * i), v3_load(v + 3 * i), h));
         }
+        memcpy(p->x_placed + 3 * i, x + 3 * i, 3 * sizeof(double));
     }
 }
 
@@ -1322,17 +1338,32 @@ static inline double particle_energy(double m, imp_vec3 g, imp_vec3 x, imp_vec3 
 }
 
 /* The energy of the particles in contact that answer (p->touched, im > 0) before this stage: at the start
- * of the step (X0: [x | v], 3 each) or after the particle stage, whichever is greater */
-static double energy_before(const imp_world *w, const particle_coupling *p, const double *X0)
+ * of the step (X0: [x | v], 3 each) or after the particle stage, whichever is greater. energy_terms
+ * puts each particle's two terms in p->energy, energy_before sums them. */
+static void energy_terms(void *ctx, int chunk)
 {
+    const particle_pass *k = ctx;
+    const particle_coupling *p = k->p;
+    const imp_world *w = k->w;
     const int n = w->particles->ids.count;
     const imp_vec3 g = w->settings.gravity;
-    const double *x = w->particles->x, *v = w->particles->v, *m = w->particles->mass;
+    const double *x = w->particles->x, *v = w->particles->v, *m = w->particles->mass, *X0 = k->x0;
+    int lo, hi;
+    par_range(n, chunk, &lo, &hi);
+    for (int i = lo; i < hi; i++) {
+        if (!p->touched[i] || !(p->im[i] > 0)) continue;
+        p->energy[2 * i] = particle_energy(m[i], g, v3_load(X0 + 3 * i), v3_load(X0 + 3 * (n + i)));
+        p->energy[2 * i + 1] = particle_energy(m[i], g, v3_load(x + 3 * i), v3_load(v + 3 * i));
+    }
+}
+
+static double energy_before(const imp_world *w, const particle_coupling *p)
+{
+    const int n = w->particles->ids.count;
     double start = 0, now = 0;
     for (int i = 0; i < n; i++) {
         if (!p->touched[i] || !(p->im[i] > 0)) continue;
-        start += particle_energy(m[i], g, v3_load(X0 + 3 * i), v3_load(X0 + 3 * (n + i)));
-        now += particle_energy(m[i], g, v3_load(x + 3 * i), v3_load(v + 3 * i));
+        start += p->energy[2 * i], now += p->energy[2 * i + 1];
     }
     return start > now ? start : now;
 }
@@ -1350,33 +1381,60 @@ static double energy_before(const imp_world *w, const particle_coupling *p, cons
  * potential energy in uniform gravity is linear in x, so the rise is s times as much); what it leaves
  * open is closed in later steps, as their contacts pay for it. The sides' projection comes after,
  * whole: no particle is left in a body or a collider. */
-static void hold_projection(imp_world *w, const particle_coupling *p, double e_before)
+static void hold_terms(void *ctx, int chunk)
 {
-    const int n = w->particles->ids.count;
+    const particle_pass *k = ctx;
+    const particle_coupling *p = k->p;
+    const imp_world *w = k->w;
     const imp_vec3 g = w->settings.gravity;
-    double *x = w->particles->x;
-    const double *xp = p->x_placed, *v = w->particles->v, *m = w->particles->mass;
-    double placed = 0, rise = 0, work = 0;
-    for (int i = 0; i < n; i++) {
+    const double *x = w->particles->x, *xp = p->x_placed, *v = w->particles->v, *m = w->particles->mass;
+    int lo, hi;
+    par_range(w->particles->ids.count, chunk, &lo, &hi);
+    for (int i = lo; i < hi; i++) {
         if (!p->touched[i] || !(p->im[i] > 0)) continue;
         const imp_vec3 a = v3_load(xp + 3 * i);
-        placed += particle_energy(m[i], g, a, v3_load(v + 3 * i));
-        rise -= m[i] * v3_dot(g, v3_sub(v3_load(x + 3 * i), a));
+        p->energy[2 * i] = particle_energy(m[i], g, a, v3_load(v + 3 * i));
+        p->energy[2 * i + 1] = m[i] * v3_dot(g, v3_sub(v3_load(x + 3 * i), a));
     }
-    for (int k = 0; k < 3; k++)
-        for (int t = 0; t < p->group[k].side_count; t++) {
-            const pc_row *r = &p->group[k].side[t];
+}
+
+static void hold_back(void *ctx, int chunk)
+{
+    const particle_pass *k = ctx;
+    const particle_coupling *p = k->p;
+    double *x = k->w->particles->x;
+    const double *xp = p->x_placed;
+    int lo, hi;
+    par_range(k->w->particles->ids.count, chunk, &lo, &hi);
+    for (int i = lo; i < hi; i++) {
+        if (!p->touched[i] || !(p->im[i] > 0)) continue;
+        const imp_vec3 a = v3_load(xp + 3 * i);
+        v3_store(x + 3 * i, v3_mad(a, v3_sub(v3_load(x + 3 * i), a), k->s));
+    }
+}
+
+static void hold_projection(particle_pass *k, double e_before)
+{
+    imp_world *w = k->w;
+    const particle_coupling *p = k->p;
+    const int n = w->particles->ids.count;
+    double placed = 0, rise = 0, work = 0;
+    run_chunks(hold_terms, k, n);
+    for (int i = 0; i < n; i++) {
+        if (!p->touched[i] || !(p->im[i] > 0)) continue;
+        placed += p->energy[2 * i];
+        rise -= p->energy[2 * i + 1];
+    }
+    for (int c = 0; c < 3; c++)
+        for (int t = 0; t < p->group[c].side_count; t++) {
+            const pc_row *r = &p->group[c].side[t];
             const pc_side *sd = &p->side[r->side];
             if (sd->body >= 0) work += v3_dot(v3_mad(r->jt, r->n, r->jn), side_velocity_at(p, sd));
         }
     const double budget = e_before + work - placed;
     if (!(rise > budget)) return;
-    const double s = budget > 0 ? budget / rise : 0;
-    for (int i = 0; i < n; i++) {
-        if (!p->touched[i] || !(p->im[i] > 0)) continue;
-        const imp_vec3 a = v3_load(xp + 3 * i);
-        v3_store(x + 3 * i, v3_mad(a, v3_sub(v3_load(x + 3 * i), a), s));
-    }
+    k->s = budget > 0 ? budget / rise : 0;
+    run_chunks(hold_back, k, n);
 }
 
 /* the bodies take the opposite of what their contacts gave the particles, at the contact points: the
@@ -1515,16 +1573,16 @@ void particle_contacts_step(const imp_step *st)
         if (rows > 0) {
             sort_sides(p, up);
             mark_touched(p, n, pairs);
-            const double e_before = energy_before(w, p, x0);
+            particle_pass pass = {w, p, x0, st->dt, 1};
+            run_chunks(energy_terms, &pass, n);
+            const double e_before = energy_before(w, p);
             sweep(w, p, up, SWEEP_WARM);
             for (int k = 0; k < VELOCITY_SWEEPS; k++) sweep(w, p, up, SWEEP_VELOCITY);
             sweep(w, p, up, SWEEP_SHOCK);
-            place_particles(w, p, x0, st->dt);
-            for (int i = 0; i < n; i++)
-                if (p->touched[i]) memcpy(p->x_placed + 3 * i, w->particles->x + 3 * i, 3 * sizeof(double));
+            run_chunks(place_particles, &pass, n);
             for (int k = 0; k < POSITION_SWEEPS; k++) sweep(w, p, up, SWEEP_POSITION);
             sweep(w, p, up, SWEEP_POSITION_SHOCK);
-            hold_projection(w, p, e_before);
+            hold_projection(&pass, e_before);
             sweep(w, p, up, SWEEP_SIDES);
         }
         bodies_take(w, p);

@@ -99,6 +99,7 @@ typedef struct particle_coupling {
     double *lo, *hi;                  /* swept bounds, 3 each                                      */
     double *disp_gap;                 /* pcontact_find_bodies: the gap to the nearest shape        */
     double *x_placed;                 /* 3 each: where the velocities put it, before the projection */
+    double *energy;                   /* 2 each: its terms of an energy sum (energy_before, hold_projection) */
     int particle_cap;
     /* the pair grid: the particles by cell key, with their cells and data alongside */
     int *cell_start; int32_t (*bucket_cell)[3], (*cell_of)[3];
