@@ -917,22 +917,53 @@ typedef struct pair_search {
     double h, rest_speed;
     int m;
     double *data[PAIR_DATA]; /* by place in key order: end position x, y, z, radius, path length */
+    /* search_bounds, by chunk of the particles: how many take part, their greatest radius, their bounds;
+     * then where the chunk's particles begin in p->order */
+    int count[PAR_CHUNKS], at[PAR_CHUNKS];
+    double rmax[PAR_CHUNKS], lo[PAR_CHUNKS][3], hi[PAR_CHUNKS][3];
 } pair_search;
 
-/* the grid cells of the particles (t in p->order), and their keys */
+/* a particle that takes part in the pair search: not on a curve, a radius, a finite end position */
+static inline bool search_takes(const imp_world *w, int i)
+{
+    const double *x = w->particles->x + 3 * i;
+    return w->particles->motion[i] != IMP_CURVE && w->particles->radius[i] > 0 && v3_finite(v3_load(x));
+}
+
+static void search_bounds(void *ctx, int chunk)
+{
+    pair_search *k = ctx;
+    const imp_world *w = k->w;
+    const double *x = w->particles->x, *rad = w->particles->radius;
+    double rmax = 0, lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    int from, to, m = 0;
+    par_range(w->particles->ids.count, chunk, &from, &to);
+    for (int i = from; i < to; i++) {
+        if (!search_takes(w, i)) continue;
+        rmax = rad[i] > rmax ? rad[i] : rmax;
+        for (int a = 0; a < 3; a++) lo[a] = lesser(lo[a], x[3 * i + a]), hi[a] = greater(hi[a], x[3 * i + a]);
+        m++;
+    }
+    k->count[chunk] = m, k->rmax[chunk] = rmax;
+    memcpy(k->lo[chunk], lo, sizeof lo), memcpy(k->hi[chunk], hi, sizeof hi);
+}
+
+/* the particles that take part, in p->order, with their grid cells and keys */
 static void search_cells(void *ctx, int chunk)
 {
     const pair_search *k = ctx;
     particle_coupling *p = k->p;
     const pair_grid *g = k->g;
-    int lo, hi;
-    par_range(k->m, chunk, &lo, &hi);
+    int from, to;
+    par_range(k->w->particles->ids.count, chunk, &from, &to);
     const int32_t pad[3] = {g->dense, g->dense, 0};
-    for (int t = lo; t < hi; t++) {
-        const int i = p->order[t];
+    for (int i = from, t = k->at[chunk]; i < to; i++) {
+        if (!search_takes(k->w, i)) continue;
+        p->order[t] = i;
         for (int c = 0; c < 3; c++) /* >= 0 */
             p->cell_of[t][c] = (int32_t)lesser((k->x[3 * i + g->axis[c]] - g->lo[c]) * g->inv, 2e9) + pad[c];
         p->bucket_of[t] = grid_key(g, p->cell_of[t][0], p->cell_of[t][1], p->cell_of[t][2]);
+        t++;
     }
 }
 
@@ -1097,29 +1128,32 @@ static void join_found(void *ctx, int chunk)
 static void meet_pairs(imp_world *w, particle_coupling *p, const double *x0, double h, imp_vec3 up)
 {
     const int n = w->particles->ids.count;
-    const double *x = w->particles->x, *rad = w->particles->radius;
     reserve_order(p, n);
+    pair_grid g = {0};
+    pair_search k = {.w = w, .p = p, .g = &g, .x = w->particles->x, .x0 = x0, .v = w->particles->v, .h = h, .rest_speed = REST_SPEED(w, h)};
+    /* the particles that take part, their greatest radius and their bounds: the chunks' in chunk order */
+    run_chunks(search_bounds, &k, n);
     double rmax = 0, lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     int m = 0;
-    for (int i = 0; i < n; i++) {
-        if (w->particles->motion[i] == IMP_CURVE || !(rad[i] > 0) || !v3_finite(v3_load(x + 3 * i))) continue;
-        rmax = rad[i] > rmax ? rad[i] : rmax;
-        for (int a = 0; a < 3; a++) lo[a] = lesser(lo[a], x[3 * i + a]), hi[a] = greater(hi[a], x[3 * i + a]);
-        p->order[m++] = i;
+    for (int c = 0; c < PAR_CHUNKS; c++) {
+        k.at[c] = m, m += k.count[c];
+        rmax = k.rmax[c] > rmax ? k.rmax[c] : rmax;
+        for (int a = 0; a < 3; a++) lo[a] = lesser(lo[a], k.lo[c][a]), hi[a] = greater(hi[a], k.hi[c][a]);
     }
+    k.m = m;
     if (m < 2) return;
     if (w->cloth) cloth_owners(w, p->owner, p->vertex);
     else memset(p->owner, 0, sizeof(int) * (size_t)n);
-    pair_grid g = {.inv = 1 / (2 * rmax * (1 + NEAR_FRACTION / 2))};
+    g.inv = 1 / (2 * rmax * (1 + NEAR_FRACTION / 2));
     const double ua[3] = {fabs(up.x), fabs(up.y), fabs(up.z)};
     g.axis[2] = ua[1] >= ua[0] && ua[1] >= ua[2] ? 1 : ua[0] >= ua[2] ? 0 : 2;
     g.axis[0] = g.axis[2] == 0 ? 1 : 0, g.axis[1] = g.axis[2] == 2 ? 1 : 2;
     double cells = 1;
-    for (int k = 0; k < 3; k++) {
-        const int a = g.axis[k];
-        g.lo[k] = lo[a];
-        g.n[k] = (int32_t)fmin(floor((hi[a] - lo[a]) * g.inv) + 1, 1e9);
-        cells *= g.n[k];
+    for (int d = 0; d < 3; d++) {
+        const int a = g.axis[d];
+        g.lo[d] = lo[a];
+        g.n[d] = (int32_t)fmin(floor((hi[a] - lo[a]) * g.inv) + 1, 1e9);
+        cells *= g.n[d];
     }
     g.dense = cells <= 4.0 * m;
     if (g.dense) {
@@ -1135,10 +1169,9 @@ static void meet_pairs(imp_world *w, particle_coupling *p, const double *x0, dou
         p->table_cap = (int)g.size + 1;
         p->cell_start = ids_grow(p->cell_start, sizeof(int), (size_t)p->table_cap);
     }
-    pair_search k = {w, p, &g, x, x0, w->particles->v, h, REST_SPEED(w, h), m, {NULL}};
     for (int c = 0; c < PAIR_DATA; c++) k.data[c] = p->bucket_x + (size_t)c * (size_t)p->particle_cap;
     /* the particles sorted by key (counting sort), their cells and data copied alongside */
-    run_chunks(search_cells, &k, m);
+    run_chunks(search_cells, &k, n);
     int *start = p->cell_start;
     memset(start, 0, sizeof(int) * (g.size + 1));
     for (int t = 0; t < m; t++) start[p->bucket_of[t] + 1]++;
@@ -1161,12 +1194,21 @@ static void meet_pairs(imp_world *w, particle_coupling *p, const double *x0, dou
     run_chunks(join_found, p, total);
 }
 
-/* p->touched: the particles in a pair of this step */
+/* p->touched: the particles in a pair of this step (groups 0 and 1 mark particles of different halves:
+ * side by side) */
+static void mark_group(void *ctx, int g)
+{
+    particle_coupling *p = ctx;
+    const pc_group *G = &p->group[g];
+    for (int q = 0; q < G->pair_count; q++) p->touched[G->pair[q].i] = p->touched[G->pair[q].j] = 1;
+}
+
 static void mark_pairs(particle_coupling *p, int n)
 {
     memset(p->touched, 0, (size_t)n);
-    for (int g = 0; g < 3; g++)
-        for (int q = 0; q < p->group[g].pair_count; q++) p->touched[p->group[g].pair[q].i] = p->touched[p->group[g].pair[q].j] = 1;
+    if (p->group[0].pair_count + p->group[1].pair_count >= CHUNKED_PARTICLES) par_for(mark_group, p, 2);
+    else mark_group(p, 0), mark_group(p, 1);
+    mark_group(p, 2);
 }
 
 typedef struct collider_scan {
@@ -1468,19 +1510,72 @@ static void bodies_take(imp_world *w, const particle_coupling *p)
  * each group keeps its rows' order. Which rows go where depends on the particles alone, so the result
  * is the same on one thread or two. With fewer than PARALLEL_PARTICLES particles every row is in
  * group 2. */
+typedef struct split_job {
+    imp_world *w;
+    particle_coupling *p;
+    double lo[PAR_CHUNKS][3], hi[PAR_CHUNKS][3]; /* each chunk's bounds of the particles (finite coordinates) */
+    int bins[PAR_CHUNKS][256];                   /* each chunk's histogram along the axis */
+    int axis;
+    double lower, upper, scale, split; /* the axis's bounds, bins per metre, the plane */
+} split_job;
+
+/* the particles' inverse masses in the solve and first touches unset, and the chunk's bounds */
+static void split_bounds(void *ctx, int chunk)
+{
+    split_job *k = ctx;
+    particle_coupling *p = k->p;
+    const imp_world *w = k->w;
+    const double *x = w->particles->x;
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    int from, to;
+    par_range(w->particles->ids.count, chunk, &from, &to);
+    for (int i = from; i < to; i++) {
+        p->im[i] = w->particles->motion[i] == IMP_DYNAMIC && !p->driven[i] ? w->particles->inv_mass[i] : 0;
+        p->first[i] = -1;
+        for (int a = 0; a < 3; a++)
+            if (isfinite(x[3 * i + a])) lo[a] = lesser(lo[a], x[3 * i + a]), hi[a] = greater(hi[a], x[3 * i + a]);
+    }
+    memcpy(k->lo[chunk], lo, sizeof lo), memcpy(k->hi[chunk], hi, sizeof hi);
+}
+
+static void split_count(void *ctx, int chunk)
+{
+    split_job *k = ctx;
+    const double *x = k->w->particles->x, lower = k->lower, upper = k->upper;
+    const int axis = k->axis;
+    int *bins = k->bins[chunk];
+    memset(bins, 0, sizeof k->bins[chunk]);
+    int from, to;
+    par_range(k->w->particles->ids.count, chunk, &from, &to);
+    for (int i = from; i < to; i++)
+        if (x[3 * i + axis] >= lower && x[3 * i + axis] <= upper) bins[(int)((x[3 * i + axis] - lower) * k->scale)]++;
+}
+
+static void split_assign(void *ctx, int chunk)
+{
+    const split_job *k = ctx;
+    const double *x = k->w->particles->x;
+    int from, to;
+    par_range(k->w->particles->ids.count, chunk, &from, &to);
+    for (int i = from; i < to; i++) k->p->half[i] = x[3 * i + k->axis] < k->split ? 0 : 1; /* (NaN: 1) */
+}
+
+/* p->im and p->first set, and the halves split: in chunks of the particles on both threads (the bounds
+ * are the lesser and greater of the chunks' in chunk order, the histogram their sum: those of one pass) */
 static void split_halves(imp_world *w, particle_coupling *p, imp_vec3 up)
 {
     const int n = w->particles->ids.count;
-    const double *x = w->particles->x;
+    split_job job, *k = &job;
+    k->w = w, k->p = p;
+    run_chunks(split_bounds, k, n);
     if (n < PARALLEL_PARTICLES) {
         memset(p->half, 2, (size_t)n);
         return;
     }
     /* the horizontal axis the particles spread widest along, and their median on it (a histogram) */
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (int i = 0; i < n; i++)
-        for (int a = 0; a < 3; a++)
-            if (isfinite(x[3 * i + a])) lo[a] = lesser(lo[a], x[3 * i + a]), hi[a] = greater(hi[a], x[3 * i + a]);
+    for (int c = 0; c < PAR_CHUNKS; c++)
+        for (int a = 0; a < 3; a++) lo[a] = lesser(lo[a], k->lo[c][a]), hi[a] = greater(hi[a], k->hi[c][a]);
     const double ua[3] = {fabs(up.x), fabs(up.y), fabs(up.z)};
     int axis = -1;
     for (int a = 0; a < 3; a++) {
@@ -1491,14 +1586,15 @@ static void split_halves(imp_world *w, particle_coupling *p, imp_vec3 up)
         memset(p->half, 2, (size_t)n);
         return;
     }
-    int bins[256] = {0};
-    const double scale = 255.999 / (hi[axis] - lo[axis]);
-    for (int i = 0; i < n; i++)
-        if (x[3 * i + axis] >= lo[axis] && x[3 * i + axis] <= hi[axis]) bins[(int)((x[3 * i + axis] - lo[axis]) * scale)]++;
+    k->axis = axis, k->lower = lo[axis], k->upper = hi[axis], k->scale = 255.999 / (hi[axis] - lo[axis]);
+    run_chunks(split_count, k, n);
     int b = 0;
-    for (int sum = 0; b < 255 && (sum += bins[b]) < n / 2; b++) {}
-    const double split = lo[axis] + (b + 1) / scale;
-    for (int i = 0; i < n; i++) p->half[i] = x[3 * i + axis] < split ? 0 : 1; /* (NaN: 1) */
+    for (int sum = 0; b < 255; b++) {
+        for (int c = 0; c < PAR_CHUNKS; c++) sum += k->bins[c][b];
+        if (sum >= n / 2) break;
+    }
+    k->split = lo[axis] + (b + 1) / k->scale;
+    run_chunks(split_assign, k, n);
 }
 
 enum { SWEEP_WARM, SWEEP_VELOCITY, SWEEP_SHOCK, SWEEP_POSITION, SWEEP_POSITION_SHOCK, SWEEP_SIDES };
@@ -1555,10 +1651,6 @@ void particle_contacts_step(const imp_step *st)
     int rows = 0;
     for (int g = 0; g < 3; g++) p->group[g].side_count = p->group[g].pair_count = 0;
     if (pairs || w->shapes->ids.count > 0) {
-        for (int i = 0; i < n; i++) {
-            p->im[i] = w->particles->motion[i] == IMP_DYNAMIC && !p->driven[i] ? w->particles->inv_mass[i] : 0;
-            p->first[i] = -1;
-        }
         const double gl = v3_len(w->settings.gravity);
         const imp_vec3 up = gl > 0 ? v3_scale(w->settings.gravity, -1 / gl) : v3(0, 0, 0);
         const double *x0 = w->particle_system->state0; /* [x | v] at the start of the step */
