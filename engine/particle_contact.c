@@ -1032,20 +1032,12 @@ static SPARSE_AVX void search_runs_avx(const pair_search *k, pc_found *out, int 
     const double *X = k->data[0], *Y = k->data[1], *Z = k->data[2], *rad = k->data[3], *len = k->data[4];
     const __m256d xi = _mm256_set1_pd(X[q0]), yi = _mm256_set1_pd(Y[q0]), zi = _mm256_set1_pd(Z[q0]);
     const __m256d ri = _mm256_set1_pd(rad[q0]), li = _mm256_set1_pd(len[q0]), grow = _mm256_set1_pd(1 + NEAR_FRACTION / 2);
-    const __m256i lane = _mm256_set_epi64x(3, 2, 1, 0);
     for (int s = 0; s < runs; s++) {
         const int end = to[s];
         for (int q = from[s]; q < end; q += 4) {
-            __m256d x, y, z, r, l;
-            if (end - q >= 4) {
-                x = _mm256_loadu_pd(X + q), y = _mm256_loadu_pd(Y + q), z = _mm256_loadu_pd(Z + q);
-                r = _mm256_loadu_pd(rad + q), l = _mm256_loadu_pd(len + q);
-            } else { /* the lanes past the run are neither read nor kept */
-                const __m256i in = _mm256_castpd_si256(
-                    _mm256_cmp_pd(_mm256_castsi256_pd(lane), _mm256_castsi256_pd(_mm256_set1_epi64x(end - q)), _CMP_LT_OQ));
-                x = _mm256_maskload_pd(X + q, in), y = _mm256_maskload_pd(Y + q, in), z = _mm256_maskload_pd(Z + q, in);
-                r = _mm256_maskload_pd(rad + q, in), l = _mm256_maskload_pd(len + q, in);
-            }
+            /* the lanes past the run are read (the arrays hold three zeros after the last particle) but not kept */
+            const __m256d x = _mm256_loadu_pd(X + q), y = _mm256_loadu_pd(Y + q), z = _mm256_loadu_pd(Z + q);
+            const __m256d r = _mm256_loadu_pd(rad + q), l = _mm256_loadu_pd(len + q);
             const __m256d R = _mm256_add_pd(ri, r);
             const __m256d ex = _mm256_sub_pd(x, xi), ey = _mm256_sub_pd(y, yi), ez = _mm256_sub_pd(z, zi);
             const __m256d d2 = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(ex, ex), _mm256_mul_pd(ey, ey)), _mm256_mul_pd(ez, ez));
@@ -1180,6 +1172,7 @@ static void meet_pairs(imp_world *w, particle_coupling *p, const double *x0, dou
     for (uint32_t b = g.size; b > 0; b--) start[b] = start[b - 1];
     start[0] = 0;
     run_chunks(search_copy, &k, m);
+    for (int c = 0; c < PAIR_DATA; c++) memset(k.data[c] + m, 0, 3 * sizeof(double)); /* (search_runs_avx reads them) */
     run_chunks(search_pairs, &k, m);
     /* each chunk's lists go after the lists of the chunks before it */
     int total = 0;
