@@ -312,11 +312,15 @@ static void side_velocity(particle_coupling *p, double *v, pc_row *r, double wi,
     side_apply(p, v, r, s, wi, moves, friction_step(r, dt, kt, r->mu * jn));
 }
 
+/* a pair's effective mass along its normal, 1 / (1/m_i + 1/m_j), in single precision (as a pair's
+ * other coefficients) */
+static inline double pair_kn(double wi, double wj) { return (float)(1 / (wi + wj)); }
+
 /* One visit of a pair: the same with K = (wi + wj) 1; the normal aim lowered by ease (>= 0), friction
  * only when asked */
 INLINE void pair_velocity(double *v, pc_pair *r, double wi, double wj, double kn, double ease, bool friction)
 {
-    double *vi = v + 3 * r->i, *vj = v + 3 * r->j;
+    double *vi = v + 3 * r->i, *vj = v + 3 * pair_j(r);
     const imp_vec3 n = v3(r->n[0], r->n[1], r->n[2]);
     imp_vec3 d = v3_sub(v3_load(vi), v3_load(vj));
     const double sum = r->jn + kn * (r->target - ease - v3_dot(n, d)), jn = sum > 0 ? sum : 0, dj = jn - r->jn;
@@ -345,7 +349,7 @@ INLINE void pair_velocity(double *v, pc_pair *r, double wi, double wj, double kn
 static inline void shock_weights(const particle_coupling *p, const pc_pair *r, imp_vec3 up, double *wi, double *wj)
 {
     const double tilt = r->n[0] * up.x + r->n[1] * up.y + r->n[2] * up.z; /* > 0: i above j */
-    *wi = p->im[r->i], *wj = p->im[r->j];
+    *wi = p->im[r->i], *wj = p->im[pair_j(r)];
     if (tilt > STEEP) *wj = 0;
     else if (tilt < -STEEP) *wi = 0;
 }
@@ -373,10 +377,10 @@ static void sweep_velocities(particle_coupling *p, double *v, imp_vec3 up, int g
         const int half = (G->pair_count + 1) / 2;
         for (int t = 0; t < half; t++) {
             pc_pair *r = &G->pair[t];
-            pair_velocity(v, r, im[r->i], im[r->j], r->kn, 0, true);
+            pair_velocity(v, r, im[r->i], im[pair_j(r)], pair_kn(im[r->i], im[pair_j(r)]), 0, true);
             if (t + half < G->pair_count) {
                 r = &G->pair[t + half];
-                pair_velocity(v, r, im[r->i], im[r->j], r->kn, 0, true);
+                pair_velocity(v, r, im[r->i], im[pair_j(r)], pair_kn(im[r->i], im[pair_j(r)]), 0, true);
             }
         }
         return;
@@ -392,7 +396,7 @@ static void sweep_velocities(particle_coupling *p, double *v, imp_vec3 up, int g
         shock_weights(p, r, up, &wi, &wj);
         if (wi + wj > 0 && wi * wj == 0) {
             const imp_vec3 n = v3(r->n[0], r->n[1], r->n[2]);
-            ease = wj == 0 ? v3_dot(n, v3_load(v + 3 * r->j)) : -v3_dot(n, v3_load(v + 3 * r->i));
+            ease = wj == 0 ? v3_dot(n, v3_load(v + 3 * pair_j(r))) : -v3_dot(n, v3_load(v + 3 * r->i));
             ease = ease > 0 ? ease : 0;
         }
         if (wi + wj > 0) pair_velocity(v, r, wi, wj, 1 / (wi + wj), ease, wi * wj > 0);
@@ -693,7 +697,7 @@ static void warm_apply(particle_coupling *p, double *v, int g)
         if (!(r->jn > 0)) continue;
         const imp_vec3 J = v3_add(v3_scale(v3(r->n[0], r->n[1], r->n[2]), r->jn), v3(r->jt[0], r->jt[1], r->jt[2]));
         v3_accum(v + 3 * r->i, v3_scale(J, p->im[r->i]));
-        v3_accum(v + 3 * r->j, v3_scale(J, -p->im[r->j]));
+        v3_accum(v + 3 * pair_j(r), v3_scale(J, -p->im[pair_j(r)]));
     }
 }
 
@@ -701,7 +705,7 @@ static void warm_apply(particle_coupling *p, double *v, int g)
  * an impact's impulse took out the approach of this step, and pushed the pair apart again at the start
  * of the next it would have to be taken back by the sweeps, which one sweep does not do fully (the
  * energy it leaves is the pile's ringing after the first impacts) */
-static inline bool warm_kept(const pc_pair *r) { return r->jn > 0 && !r->impact; }
+static inline bool warm_kept(const pc_pair *r) { return r->jn > 0 && !(r->jx & PC_IMPACT); }
 
 /* this step's pair impulses kept for the next: an entry per resting pair that pushed, under its lower
  * slot, the entries of a slot in pair order (the groups' lists one after another). Built on both
@@ -726,7 +730,7 @@ static void warm_slots(void *ctx, int chunk)
         uint32_t *slot = p->warm.pair_slot + k->base[g];
         for (int t = lo; t < hi; t++) {
             const pc_pair *r = &p->group[g].pair[t];
-            const uint32_t a = k->ids->dense_slot[r->i], b = k->ids->dense_slot[r->j];
+            const uint32_t a = k->ids->dense_slot[r->i], b = k->ids->dense_slot[pair_j(r)];
             slot[t] = warm_kept(r) ? (a < b ? a : b) : UINT32_MAX;
         }
     }
@@ -771,7 +775,7 @@ static void warm_fill(void *ctx, int h)
         for (int q = 0; q < p->group[g].pair_count; q++, t++) {
             if (!(slot[t] >= (uint32_t)s0 && slot[t] < (uint32_t)s1)) continue;
             const pc_pair *r = &p->group[g].pair[q];
-            const imp_id a = particle_id(k->ids, r->i), b = particle_id(k->ids, r->j);
+            const imp_id a = particle_id(k->ids, r->i), b = particle_id(k->ids, pair_j(r));
             const bool a_low = a.index < b.index;
             const int e = start[slot[t]]++;
             wm->lower[e] = a_low ? a : b, wm->higher[e] = a_low ? b : a;
@@ -856,17 +860,15 @@ INLINE void meet_pair(const imp_world *w, const particle_coupling *p, pc_found *
         out->pair[g] = ids_grow(out->pair[g], sizeof(pc_pair), (size_t)out->cap[g]);
     }
     pc_pair *r = &out->pair[g][out->count[g]++];
-    r->i = i, r->j = j;
+    r->i = i, r->jx = (uint32_t)j;
     r->n[0] = (float)n.x, r->n[1] = (float)n.y, r->n[2] = (float)n.z;
-    r->limit = (float)R;
-    r->kn = (float)(1 / (a->im + b->im));
     r->jn = 0, r->jt[0] = r->jt[1] = r->jt[2] = 0;
     const double mu = sqrt(a->mu * b->mu);
     const imp_vec3 d = v3_sub(v3_load(a->v), v3_load(b->v));
     double target, mu_c;
     normal_target(w, n, d, false, l0 - R, a->e > b->e ? a->e : b->e, mu, mu, h, &target, &mu_c);
     r->target = (float)target, r->mu = (float)mu_c;
-    r->impact = -v3_dot(n, d) > rest_speed;
+    if (-v3_dot(n, d) > rest_speed) r->jx |= PC_IMPACT;
     warm_lookup(p, r, n, a->id, b->id);
 }
 
@@ -1193,7 +1195,7 @@ static void mark_group(void *ctx, int g)
 {
     particle_coupling *p = ctx;
     const pc_group *G = &p->group[g];
-    for (int q = 0; q < G->pair_count; q++) p->touched[G->pair[q].i] = p->touched[G->pair[q].j] = 1;
+    for (int q = 0; q < G->pair_count; q++) p->touched[G->pair[q].i] = p->touched[pair_j(&G->pair[q])] = 1;
 }
 
 static void mark_pairs(particle_coupling *p, int n)
@@ -1345,22 +1347,23 @@ static void project_sides(particle_coupling *p, double *x, int g)
 /* one sweep of group g's pair constraints |x_i - x_j| >= r_i + r_j (along the line of centres as it
  * is, not the contact's normal: a pair sliding past each other is not pushed apart); shock: the lower
  * one of a steep pair stands still */
-static void project_pairs(particle_coupling *p, double *x, int g, bool shock, imp_vec3 up)
+static void project_pairs(particle_coupling *p, double *x, const double *radius, int g, bool shock, imp_vec3 up)
 {
     const pc_group *G = &p->group[g];
     for (int t = 0; t < G->pair_count; t++) {
         const pc_pair *r = &G->pair[t];
-        const imp_vec3 d = v3_sub(v3_load(x + 3 * r->i), v3_load(x + 3 * r->j));
-        const double d2 = v3_dot(d, d), limit = r->limit;
+        const int i = r->i, j = pair_j(r);
+        const imp_vec3 d = v3_sub(v3_load(x + 3 * i), v3_load(x + 3 * j));
+        const double d2 = v3_dot(d, d), limit = (float)(radius[i] + radius[j]); /* (the search's, in single precision) */
         if (d2 >= limit * limit) continue;
-        double wi = p->im[r->i], wj = p->im[r->j];
+        double wi = p->im[i], wj = p->im[j];
         if (shock) shock_weights(p, r, up, &wi, &wj);
         if (!(wi + wj > 0)) continue;
         const double len = sqrt(d2);
         const imp_vec3 n = len > 1e-9 * limit ? v3_scale(d, 1 / len) : v3(r->n[0], r->n[1], r->n[2]);
         const double lambda = (limit - len) / (wi + wj);
-        v3_accum(x + 3 * r->i, v3_scale(n, lambda * wi));
-        v3_accum(x + 3 * r->j, v3_scale(n, -lambda * wj));
+        v3_accum(x + 3 * i, v3_scale(n, lambda * wi));
+        v3_accum(x + 3 * j, v3_scale(n, -lambda * wj));
     }
 }
 
@@ -1595,6 +1598,7 @@ enum { SWEEP_WARM, SWEEP_VELOCITY, SWEEP_SHOCK, SWEEP_POSITION, SWEEP_POSITION_S
 typedef struct sweep_job {
     particle_coupling *p;
     double *v, *x;
+    const double *radius;
     imp_vec3 up;
     int kind;
 } sweep_job;
@@ -1608,11 +1612,11 @@ static void sweep_group(void *ctx, int g)
     case SWEEP_SHOCK: sweep_velocities(k->p, k->v, k->up, g, true); break;
     case SWEEP_POSITION:
         project_sides(k->p, k->x, g);
-        project_pairs(k->p, k->x, g, false, k->up);
+        project_pairs(k->p, k->x, k->radius, g, false, k->up);
         break;
     case SWEEP_POSITION_SHOCK:
         project_sides(k->p, k->x, g);
-        project_pairs(k->p, k->x, g, true, k->up);
+        project_pairs(k->p, k->x, k->radius, g, true, k->up);
         break;
     default: project_sides(k->p, k->x, g); break;
     }
@@ -1621,7 +1625,7 @@ static void sweep_group(void *ctx, int g)
 /* one sweep of every row: the two halves side by side, then the rows across */
 static void sweep(imp_world *w, particle_coupling *p, imp_vec3 up, int kind)
 {
-    sweep_job k = {p, w->particles->v, w->particles->x, up, kind};
+    sweep_job k = {p, w->particles->v, w->particles->x, w->particles->radius, up, kind};
     const pc_group *G = p->group;
     if (G[0].side_count + G[0].pair_count + G[1].side_count + G[1].pair_count > 0) par_for(sweep_group, &k, 2);
     sweep_group(&k, 2);

@@ -21,17 +21,20 @@ typedef struct pc_row {
     imp_vec3 jt;
 } pc_row;
 
-/* a pair as the sweeps see it: kept small (single precision but for the accumulated normal impulse),
- * as a pile has several per particle */
+/* a pair as the sweeps see it: kept small (48 bytes; single precision but for the accumulated normal
+ * impulse), as a pile has several per particle. Its effective mass 1 / (1/m_i + 1/m_j) and its limit
+ * r_i + r_j are made from the particles where they are needed (pair_kn, pair_limit). */
 typedef struct pc_pair {
-    int i, j;              /* particles (dense)                                                     */
+    int i;                 /* particle i (dense)                                                     */
+    uint32_t jx;           /* particle j (dense, pair_j), and PC_IMPACT: met approaching faster than a
+                              resting pair (not warm-started next step)                             */
     float n[3];            /* unit normal, out of j towards i                                       */
-    float kn, target, mu;  /* effective mass 1 / (1/m_i + 1/m_j), normal velocity aimed at, Coulomb */
-    float limit;           /* r_i + r_j                                                              */
-    double jn;             /* accumulated impulses on i: normal, tangential                          */
-    float jt[3];
-    int impact;            /* met approaching faster than a resting pair: not warm-started next step */
+    float target, mu;      /* normal velocity aimed at, Coulomb coefficient                          */
+    float jt[3];           /* accumulated impulses on i: tangential, then normal                     */
+    double jn;
 } pc_pair;
+#define PC_IMPACT 0x80000000u
+static inline int pair_j(const pc_pair *r) { return (int)(r->jx & ~PC_IMPACT); }
 
 /* what a side contact holds besides its row */
 typedef struct pc_side {
