@@ -23,7 +23,7 @@ typedef struct pc_row {
 
 /* a pair as the sweeps see it: kept small (48 bytes; single precision but for the accumulated normal
  * impulse), as a pile has several per particle. Its effective mass 1 / (1/m_i + 1/m_j) and its limit
- * r_i + r_j are made from the particles where they are needed (pair_kn, pair_limit). */
+ * r_i + r_j are made from the particles where they are needed (particle_contact.c: pair_kn, project_pairs). */
 typedef struct pc_pair {
     int i;                 /* particle i (dense)                                                     */
     uint32_t jx;           /* particle j (dense, pair_j), and PC_IMPACT: met approaching faster than a

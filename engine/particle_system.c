@@ -234,12 +234,10 @@ void particles_undo(imp_world *w)
     }
 }
 
-/* the particles' state at the start of the step, before anything moves them (the resting contacts
- * with bodies under the implicit integrator, particle_contact.c, are found between this and
- * particles_step) */
-/* the particles' state [x | v] copied into X0 in chunks of the particles (on both threads from
- * GUARD_CHUNKED particles on: a copy of a large state is worth the worker) */
-#define GUARD_CHUNKED 4096
+/* the passes over the whole state below (its copy at the start of the step, the NaN guard) run in
+ * chunks of the particles, on both threads from STATE_CHUNKED particles on (a smaller state is not worth
+ * waking the worker for); the same results either way */
+#define STATE_CHUNKED 4096
 typedef struct state_copy {
     imp_world *w;
     double *X0;
@@ -257,19 +255,22 @@ static void state0_chunk(void *ctx, int chunk)
     memcpy(k->X0 + 3 * (n + lo), k->w->particles->v + 3 * lo, 3 * sizeof(double) * (size_t)(hi - lo));
 }
 
-static void run_guard_chunks(par_fn fn, state_copy *k)
+static void run_state_chunks(par_fn fn, state_copy *k)
 {
-    if (k->w->particles->ids.count >= GUARD_CHUNKED) par_for(fn, k, PAR_CHUNKS);
+    if (k->w->particles->ids.count >= STATE_CHUNKED) par_for(fn, k, PAR_CHUNKS);
     else for (int c = 0; c < PAR_CHUNKS; c++) fn(k, c);
 }
 
+/* the particles' state at the start of the step, before anything moves them (the resting contacts
+ * with bodies under the implicit integrator, particle_contact.c, are found between this and
+ * particles_step) */
 void particles_step_begin(const imp_step *st)
 {
     imp_world *w = st->w;
     particle_system *ps = w->particle_system;
     const int n = w->particles->ids.count;
     state_copy k = {w, state0_reserve(ps, 6 * n + curves_state_dim(w)), {0}, {0}};
-    run_guard_chunks(state0_chunk, &k);
+    run_state_chunks(state0_chunk, &k);
     if (curves_state_dim(w) > 0) curves_get_state(w, k.X0 + 6 * n);
     ps->snapped_count = 0;
 }
@@ -381,8 +382,8 @@ int particles_step(const imp_step *st)
     return 0;
 }
 
-/* put back non-finite particles from the state at the start of the step; returns how many */
-/* a particle past the guard (a NaN fails every comparison): put back where the step began, at rest */
+/* the particles of one chunk past the guard (non-finite, too far or too fast): put back where the step
+ * began, at rest */
 static void guard_chunk(void *ctx, int chunk)
 {
     state_copy *k = ctx;
@@ -403,10 +404,11 @@ static void guard_chunk(void *ctx, int chunk)
     }
 }
 
+/* put back non-finite particles from the state at the start of the step; returns how many */
 int particles_nan_guard(imp_world *w)
 {
     state_copy k = {w, NULL, {0}, {0}};
-    run_guard_chunks(guard_chunk, &k);
+    run_state_chunks(guard_chunk, &k);
     int bad = 0, first = -1;
     for (int c = 0; c < PAR_CHUNKS; c++) {
         if (first < 0) first = k.first[c];
