@@ -134,7 +134,7 @@ void particle_coupling_free(imp_world *w)
 {
     particle_coupling *p = w->coupling;
     if (!p) return;
-    for (int g = 0; g < 3; g++) free(p->group[g].side), free(p->group[g].spare), free(p->group[g].pair);
+    for (int g = 0; g < 3; g++) free(p->group[g].side), free(p->group[g].spare);
     free(p->warm.start), free(p->warm.pair_slot), free(p->warm.lower), free(p->warm.higher), free(p->warm.impulse);
     free(p->side), free(p->order), free(p->tmp), free(p->key);
     free(p->im), free(p->driven), free(p->half), free(p->touched), free(p->first), free(p->owner), free(p->vertex);
@@ -214,14 +214,6 @@ static pc_row *side_new(particle_coupling *p, int g, int i, int *k)
     memset(r, 0, sizeof *r);
     r->i = i, r->side = *k;
     return r;
-}
-
-/* room for n pairs in group g */
-static void reserve_pairs(pc_group *G, int n)
-{
-    if (n <= G->pair_cap) return;
-    G->pair_cap = n + n / 2 + 1024;
-    G->pair = ids_grow(G->pair, sizeof(pc_pair), (size_t)G->pair_cap);
 }
 
 /* the group of a contact between particles i and j (j = i for a side): one half, or the rows across */
@@ -354,6 +346,27 @@ static inline void shock_weights(const particle_coupling *p, const pc_pair *r, i
     else if (tilt < -STEEP) *wi = 0;
 }
 
+/* a place in a group's pairs (chunk c's list, its k-th) and the steps along them */
+typedef struct pair_cursor {
+    const pc_group *G;
+    int c, k;
+} pair_cursor;
+
+/* to the t-th pair */
+static inline void cursor_seek(pair_cursor *a, int t)
+{
+    a->c = 0;
+    while (a->c < PAR_CHUNKS - 1 && t >= a->G->seg_count[a->c]) t -= a->G->seg_count[a->c++];
+    a->k = t;
+}
+
+/* the pair there (one must be left), and on to the next */
+static inline pc_pair *cursor_next(pair_cursor *a)
+{
+    while (a->k >= a->G->seg_count[a->c]) a->c++, a->k = 0;
+    return &a->G->seg[a->c][a->k++];
+}
+
 /* one sweep over the rows of group g (sides, then pairs); shock: the last one, in which the lower side
  * of a steep contact stands still (what a body does not answer there still reaches it at the end,
  * bodies_take: momentum stays conserved) */
@@ -375,11 +388,13 @@ static void sweep_velocities(particle_coupling *p, double *v, imp_vec3 up, int g
         /* two runs of the rows side by side: the rows of one particle follow each other and wait on
          * each other's velocities; the second run, far off in the pile, fills the wait */
         const int half = (G->pair_count + 1) / 2;
+        pair_cursor a = {G, 0, 0}, b = {G, 0, 0};
+        cursor_seek(&b, half);
         for (int t = 0; t < half; t++) {
-            pc_pair *r = &G->pair[t];
+            pc_pair *r = cursor_next(&a);
             pair_velocity(v, r, im[r->i], im[pair_j(r)], pair_kn(im[r->i], im[pair_j(r)]), 0, true);
             if (t + half < G->pair_count) {
-                r = &G->pair[t + half];
+                r = cursor_next(&b);
                 pair_velocity(v, r, im[r->i], im[pair_j(r)], pair_kn(im[r->i], im[pair_j(r)]), 0, true);
             }
         }
@@ -390,8 +405,7 @@ static void sweep_velocities(particle_coupling *p, double *v, imp_vec3 up, int g
      * still, n . v_upper >= target + min(n . v_lower, 0), and the friction of the sweeps before
      * stands (stopping the slip against a lower particle that moves sideways would drag the upper
      * one along). So the shock sweep only takes approach out of a column, never adds motion. */
-    for (int t = 0; t < G->pair_count; t++) {
-        pc_pair *r = &G->pair[t];
+    PC_FOR_PAIRS(G, r) {
         double wi, wj, ease = 0;
         shock_weights(p, r, up, &wi, &wj);
         if (wi + wj > 0 && wi * wj == 0) {
@@ -692,8 +706,7 @@ static void warm_lookup(const particle_coupling *p, pc_pair *r, imp_vec3 n, imp_
 static void warm_apply(particle_coupling *p, double *v, int g)
 {
     const pc_group *G = &p->group[g];
-    for (int t = 0; t < G->pair_count; t++) {
-        const pc_pair *r = &G->pair[t];
+    PC_FOR_PAIRS(G, r) {
         if (!(r->jn > 0)) continue;
         const imp_vec3 J = v3_add(v3_scale(v3(r->n[0], r->n[1], r->n[2]), r->jn), v3(r->jt[0], r->jt[1], r->jt[2]));
         v3_accum(v + 3 * r->i, v3_scale(J, p->im[r->i]));
@@ -716,20 +729,21 @@ typedef struct warm_job {
     const idtable *ids;
     particle_coupling *p;
     int base[4];  /* where each group's pairs begin among all pairs, and their total */
+    int at[3][PAR_CHUNKS]; /* where each group's list from each chunk begins among all pairs */
     int split;    /* the first slot of the second half */
     int count0;   /* the entries of the first half */
 } warm_job;
 
+/* the lower slots of the kept pairs in the lists chunk `chunk` of the search found */
 static void warm_slots(void *ctx, int chunk)
 {
     const warm_job *k = ctx;
     const particle_coupling *p = k->p;
     for (int g = 0; g < 3; g++) {
-        int lo, hi;
-        par_range(p->group[g].pair_count, chunk, &lo, &hi);
-        uint32_t *slot = p->warm.pair_slot + k->base[g];
-        for (int t = lo; t < hi; t++) {
-            const pc_pair *r = &p->group[g].pair[t];
+        const pc_group *G = &p->group[g];
+        uint32_t *slot = p->warm.pair_slot + k->at[g][chunk];
+        for (int t = 0; t < G->seg_count[chunk]; t++) {
+            const pc_pair *r = &G->seg[chunk][t];
             const uint32_t a = k->ids->dense_slot[r->i], b = k->ids->dense_slot[pair_j(r)];
             slot[t] = warm_kept(r) ? (a < b ? a : b) : UINT32_MAX;
         }
@@ -771,13 +785,14 @@ static void warm_fill(void *ctx, int h)
     if (h == 1)
         for (int s = s0 + 1; s <= s1; s++) start[s] += k->count0;
     const uint32_t *slot = wm->pair_slot;
-    for (int g = 0, t = 0; g < 3; g++)
-        for (int q = 0; q < p->group[g].pair_count; q++, t++) {
-            if (!(slot[t] >= (uint32_t)s0 && slot[t] < (uint32_t)s1)) continue;
-            const pc_pair *r = &p->group[g].pair[q];
+    int t = 0;
+    for (int g = 0; g < 3; g++)
+        PC_FOR_PAIRS(&p->group[g], r) {
+            const uint32_t lower = slot[t++];
+            if (!(lower >= (uint32_t)s0 && lower < (uint32_t)s1)) continue;
             const imp_id a = particle_id(k->ids, r->i), b = particle_id(k->ids, pair_j(r));
             const bool a_low = a.index < b.index;
-            const int e = start[slot[t]]++;
+            const int e = start[lower]++;
             wm->lower[e] = a_low ? a : b, wm->higher[e] = a_low ? b : a;
             const double sign = a_low ? 1 : -1, jn = r->jn;
             for (int c = 0; c < 3; c++) wm->impulse[3 * e + c] = (float)(sign * (r->n[c] * jn + r->jt[c]));
@@ -809,8 +824,10 @@ static void warm_keep(imp_world *w, particle_coupling *p)
         wm->start = ids_grow(wm->start, sizeof(int), (size_t)wm->start_cap);
     }
     wm->slots = ids->slots;
-    warm_job k = {ids, p, {0}, wm->slots / 2, 0};
+    warm_job k = {.ids = ids, .p = p, .split = wm->slots / 2};
     for (int g = 0; g < 3; g++) k.base[g + 1] = k.base[g] + p->group[g].pair_count;
+    for (int g = 0; g < 3; g++)
+        for (int c = 0, at = k.base[g]; c < PAR_CHUNKS; c++) k.at[g][c] = at, at += p->group[g].seg_count[c];
     if (k.base[3] > wm->pair_slot_cap) {
         wm->pair_slot_cap = k.base[3] + k.base[3] / 2;
         wm->pair_slot = ids_grow(wm->pair_slot, sizeof(uint32_t), (size_t)wm->pair_slot_cap);
@@ -1110,15 +1127,6 @@ static void search_pairs(void *ctx, int chunk)
     }
 }
 
-/* one chunk's pairs copied into their groups, where meet_pairs placed them */
-static void join_found(void *ctx, int chunk)
-{
-    particle_coupling *p = ctx;
-    const pc_found *f = &p->found[chunk];
-    for (int gr = 0; gr < 3; gr++)
-        if (f->count[gr] > 0) memcpy(p->group[gr].pair + f->at[gr], f->pair[gr], sizeof(pc_pair) * (size_t)f->count[gr]);
-}
-
 static void meet_pairs(imp_world *w, particle_coupling *p, const double *x0, double h, imp_vec3 up)
 {
     const int n = w->particles->ids.count;
@@ -1176,17 +1184,15 @@ static void meet_pairs(imp_world *w, particle_coupling *p, const double *x0, dou
     run_chunks(search_copy, &k, m);
     for (int c = 0; c < PAIR_DATA; c++) memset(k.data[c] + m, 0, 3 * sizeof(double)); /* (search_runs_avx reads them) */
     run_chunks(search_pairs, &k, m);
-    /* each chunk's lists go after the lists of the chunks before it */
-    int total = 0;
+    /* each group's pairs: the chunks' lists one after another */
     for (int gr = 0; gr < 3; gr++) {
         pc_group *G = &p->group[gr];
-        int at = G->pair_count;
-        for (int c = 0; c < PAR_CHUNKS; c++) p->found[c].at[gr] = at, at += p->found[c].count[gr];
-        reserve_pairs(G, at);
-        total += at - G->pair_count;
-        G->pair_count = at;
+        G->pair_count = 0;
+        for (int c = 0; c < PAR_CHUNKS; c++) {
+            G->seg[c] = p->found[c].pair[gr], G->seg_count[c] = p->found[c].count[gr];
+            G->pair_count += G->seg_count[c];
+        }
     }
-    run_chunks(join_found, p, total);
 }
 
 /* p->touched: the particles in a pair of this step (groups 0 and 1 mark particles of different halves:
@@ -1195,7 +1201,7 @@ static void mark_group(void *ctx, int g)
 {
     particle_coupling *p = ctx;
     const pc_group *G = &p->group[g];
-    for (int q = 0; q < G->pair_count; q++) p->touched[G->pair[q].i] = p->touched[pair_j(&G->pair[q])] = 1;
+    PC_FOR_PAIRS(G, r) p->touched[r->i] = p->touched[pair_j(r)] = 1;
 }
 
 static void mark_pairs(particle_coupling *p, int n)
@@ -1350,8 +1356,7 @@ static void project_sides(particle_coupling *p, double *x, int g)
 static void project_pairs(particle_coupling *p, double *x, const double *radius, int g, bool shock, imp_vec3 up)
 {
     const pc_group *G = &p->group[g];
-    for (int t = 0; t < G->pair_count; t++) {
-        const pc_pair *r = &G->pair[t];
+    PC_FOR_PAIRS(G, r) {
         const int i = r->i, j = pair_j(r);
         const imp_vec3 d = v3_sub(v3_load(x + 3 * i), v3_load(x + 3 * j));
         const double d2 = v3_dot(d, d), limit = (float)(radius[i] + radius[j]); /* (the search's, in single precision) */
@@ -1646,7 +1651,10 @@ void particle_contacts_step(const imp_step *st)
     attach_follow(w, st, p->driven);
     p->side_count = 0;
     int rows = 0;
-    for (int g = 0; g < 3; g++) p->group[g].side_count = p->group[g].pair_count = 0;
+    for (int g = 0; g < 3; g++) {
+        p->group[g].side_count = p->group[g].pair_count = 0;
+        memset(p->group[g].seg_count, 0, sizeof p->group[g].seg_count);
+    }
     if (pairs || w->shapes->ids.count > 0) {
         const double gl = v3_len(w->settings.gravity);
         const imp_vec3 up = gl > 0 ? v3_scale(w->settings.gravity, -1 / gl) : v3(0, 0, 0);

@@ -55,11 +55,18 @@ typedef struct pc_grain {
 } pc_grain;
 
 /* The rows of one group (particle_contact.c, "the solve on two threads"): its side rows, sorted
- * lowest first, and its pairs */
+ * lowest first, and its pairs: the lists the chunks of the pair search found (pc_found), one after
+ * another in chunk order, where the chunks wrote them */
 typedef struct pc_group {
     pc_row *side, *spare; int side_count, side_cap;
-    pc_pair *pair; int pair_count, pair_cap;
+    pc_pair *seg[PAR_CHUNKS]; int seg_count[PAR_CHUNKS];
+    int pair_count;        /* in all the lists */
 } pc_group;
+
+/* the pairs of group G in their order: r runs over chunk c_'s list, then c_ + 1's */
+#define PC_FOR_PAIRS(G, r)                                                                                             \
+    for (int c_ = 0; c_ < PAR_CHUNKS; c_++)                                                                            \
+        for (pc_pair *r = (G)->seg[c_], *end_ = r + (G)->seg_count[c_]; r < end_; r++)
 
 /* The pairs' impulses of the last step, from which the next step's sweeps start (warm starting): the
  * one part of the stage that carries from step to step (a snapshot keeps it; without it the next step
@@ -78,11 +85,10 @@ typedef struct pc_warm {
 } pc_warm;
 
 /* the pairs one chunk of the grid search found (particle_contact.c, meet_pairs), by group, and the
- * colliders near its particles (meet_colliders); the chunks' lists joined in chunk order are the pairs
- * in the order one thread finds them */
+ * colliders near its particles (meet_colliders); the chunks' lists one after another in chunk order
+ * are a group's pairs (pc_group), in the order one thread finds them */
 typedef struct pc_found {
     pc_pair *pair[3]; int count[3], cap[3];
-    int at[3];             /* where they go in the groups' lists                                     */
     int *near; int near_count, near_cap; /* meet_colliders: (particle, collider) within reach, 2 each */
 } pc_found;
 
