@@ -96,6 +96,7 @@
 #define STEEP 0.5           /* shock propagation: normals with n . up beyond this (60 degrees) stand    */
 #define PARALLEL_PARTICLES 2000 /* from this many particles the two halves are solved side by side   */
 #define PAIR_DATA 5         /* arrays of the pair grid: end position x, y, z, radius, path length     */
+#define SEARCH_PAD 3        /* zeros after the last particle in each of them (search_runs_avx reads them) */
 /* a pair approaching faster than this met in an impact (its impulse is not warm-started): twice what
  * gravity adds in a step, as the collider pass's resting speed (particle_collide.c) */
 #define REST_SPEED(w, h) (2 * v3_len((w)->settings.gravity) * (h) + 1e-3)
@@ -151,7 +152,7 @@ void particle_coupling_free(imp_world *w)
 
 static void reserve_particles(particle_coupling *p, int n)
 {
-    if (n <= p->particle_cap) return;
+    if (n + SEARCH_PAD <= p->particle_cap) return; /* (the search arrays' zeros after the last particle) */
     const int cap = n + n / 2 + 64;
     p->im = ids_grow(p->im, sizeof(double), cap);
     p->driven = ids_grow(p->driven, 1, cap);
@@ -1054,7 +1055,7 @@ static SPARSE_AVX void search_runs_avx(const pair_search *k, pc_found *out, int 
     for (int s = 0; s < runs; s++) {
         const int end = to[s];
         for (int q = from[s]; q < end; q += 4) {
-            /* the lanes past the run are read (the arrays hold three zeros after the last particle) but not kept */
+            /* the lanes past the run are read (the arrays hold SEARCH_PAD zeros after the last particle) but not kept */
             const __m256d x = _mm256_loadu_pd(X + q), y = _mm256_loadu_pd(Y + q), z = _mm256_loadu_pd(Z + q);
             const __m256d r = _mm256_loadu_pd(rad + q), l = _mm256_loadu_pd(len + q);
             const __m256d R = _mm256_add_pd(ri, r);
@@ -1182,7 +1183,7 @@ static void meet_pairs(imp_world *w, particle_coupling *p, const double *x0, dou
     for (uint32_t b = g.size; b > 0; b--) start[b] = start[b - 1];
     start[0] = 0;
     run_chunks(search_copy, &k, m);
-    for (int c = 0; c < PAIR_DATA; c++) memset(k.data[c] + m, 0, 3 * sizeof(double)); /* (search_runs_avx reads them) */
+    for (int c = 0; c < PAIR_DATA; c++) memset(k.data[c] + m, 0, SEARCH_PAD * sizeof(double));
     run_chunks(search_pairs, &k, m);
     /* each group's pairs: the chunks' lists one after another */
     for (int gr = 0; gr < 3; gr++) {
