@@ -129,7 +129,7 @@ const pcollide_bound *pcollide_bounds(imp_world *w)
     for (int k = 0; k < nc; k++) {
         const imp_collider_def *c = &w->colliders->collider[k].def;
         pcollide_bound *b = &pcs->bound[k];
-        b->plane = c->shape == IMP_COLLIDER_PLANE;
+        b->plane = c->shape == IMP_COLLIDER_PLANE, b->sensor = c->sensor;
         b->c = c->position, b->n = c->normal;
         if (c->shape == IMP_COLLIDER_SPHERE) {
             b->e = v3(c->radius, c->radius, c->radius);
@@ -254,15 +254,17 @@ static void find_contacts_chunk(void *ctx, int chunk)
     int lo, hi;
     par_range(w->particles->ids.count, chunk, &lo, &hi);
     pcs->chunk[chunk].count = 0;
+    const pcollide_bound *bound = pcs->bound;
+    const collider *cs = w->colliders->collider;
     for (int i = lo; i < hi; i++) {
         if (w->particles->motion[i] != IMP_DYNAMIC) continue;
         double *x = w->particles->x + 3 * i, *v = w->particles->v + 3 * i;
+        const double r = w->particles->radius[i], reach = r + CONTACT_SLOP;
         for (int c = 0; c < nc; c++) {
-            if (w->colliders->collider[c].def.sensor) continue; /* sensors never push (sensor.c) */
+            if (bound[c].sensor) continue; /* sensors never push (sensor.c) */
             imp_vec3 N;
-            const double reach = w->particles->radius[i] + CONTACT_SLOP;
-            if (pcollide_beyond_bound(&pcs->bound[c], &w->colliders->collider[c].def, v3_load(x), reach)) continue;
-            double d = pcollide_distance(&w->colliders->collider[c].def, v3_load(x), &N) - w->particles->radius[i];
+            if (pcollide_beyond_bound(&bound[c], &cs[c].def, v3_load(x), reach)) continue;
+            double d = pcollide_distance(&cs[c].def, v3_load(x), &N) - r;
             if (d > CONTACT_SLOP) continue;
             double vn = v3_dot(N, v3_load(v));
             if (vn > CONTACT_VN || vn < -CONTACT_VN) continue;
@@ -455,8 +457,8 @@ static void resolve_chunk(void *ctx, int chunk)
              * surface, where rounding decides, gets the exact test) */
             const double reach = (r + v3_len(v3_sub(x1, xs))) * (1 + 1e-9) + 1e-12;
             for (int c = 0; c < nc; c++) {
+                if (pcs->bound[c].sensor) continue;
                 const imp_collider_def *cd = &w->colliders->collider[c].def;
-                if (cd->sensor) continue;
                 imp_vec3 N;
                 double tau;
                 if (cd->shape == IMP_COLLIDER_PLANE) { /* pcollide_distance's plane, written out */

@@ -29,8 +29,8 @@ typedef struct phit {
 /* A collider's bound for the passes' quick cull (pcollide_bounds): a plane's point and unit normal, else
  * the box along the world axes around the collider (centre c, half extents e; a box's e = |R| half) */
 typedef struct pcollide_bound {
-    bool plane;
-    imp_vec3 c, n, e;
+    bool plane, sensor;    /* a plane (n: its normal); a sensor (never pushes)                     */
+    imp_vec3 c, n, e;      /* the box around the collider: centre, half extents along the world axes */
 } pcollide_bound;
 
 /* the particles' resting contacts of this step and the impacts of its collision pass (particle_collide.c) */

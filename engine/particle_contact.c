@@ -96,6 +96,7 @@
 #define STEEP 0.5           /* shock propagation: normals with n . up beyond this (60 degrees) stand    */
 #define PARALLEL_PARTICLES 2000 /* from this many particles the two halves are solved side by side   */
 #define PAIR_DATA 5         /* arrays of the pair grid: end position x, y, z, radius, path length     */
+#define SEARCH_PAD 3        /* zeros after the last particle in each of them (search_runs_avx reads them) */
 /* a pair approaching faster than this met in an impact (its impulse is not warm-started): twice what
  * gravity adds in a step, as the collider pass's resting speed (particle_collide.c) */
 #define REST_SPEED(w, h) (2 * v3_len((w)->settings.gravity) * (h) + 1e-3)
@@ -134,11 +135,11 @@ void particle_coupling_free(imp_world *w)
 {
     particle_coupling *p = w->coupling;
     if (!p) return;
-    for (int g = 0; g < 3; g++) free(p->group[g].side), free(p->group[g].spare), free(p->group[g].pair);
-    free(p->warm.start), free(p->warm.lower), free(p->warm.higher), free(p->warm.impulse);
+    for (int g = 0; g < 3; g++) free(p->group[g].side), free(p->group[g].spare);
+    free(p->warm.start), free(p->warm.pair_slot), free(p->warm.lower), free(p->warm.higher), free(p->warm.impulse);
     free(p->side), free(p->order), free(p->tmp), free(p->key);
     free(p->im), free(p->driven), free(p->half), free(p->touched), free(p->first), free(p->owner), free(p->vertex);
-    free(p->lo), free(p->hi), free(p->disp_gap), free(p->x_placed);
+    free(p->lo), free(p->hi), free(p->disp_gap), free(p->x_placed), free(p->energy);
     free(p->cell_start), free(p->grain), free(p->bucket_cell), free(p->cell_of), free(p->bucket_x), free(p->bucket_of);
     for (int c = 0; c < PAR_CHUNKS; c++) {
         for (int g = 0; g < 3; g++) free(p->found[c].pair[g]);
@@ -151,7 +152,7 @@ void particle_coupling_free(imp_world *w)
 
 static void reserve_particles(particle_coupling *p, int n)
 {
-    if (n <= p->particle_cap) return;
+    if (n + SEARCH_PAD <= p->particle_cap) return; /* (the search arrays' zeros after the last particle) */
     const int cap = n + n / 2 + 64;
     p->im = ids_grow(p->im, sizeof(double), cap);
     p->driven = ids_grow(p->driven, 1, cap);
@@ -163,6 +164,7 @@ static void reserve_particles(particle_coupling *p, int n)
     p->lo = ids_grow(p->lo, 3 * sizeof(double), cap);
     p->disp_gap = ids_grow(p->disp_gap, sizeof(double), cap);
     p->x_placed = ids_grow(p->x_placed, 3 * sizeof(double), cap);
+    p->energy = ids_grow(p->energy, 2 * sizeof(double), cap);
     p->hi = ids_grow(p->hi, 3 * sizeof(double), cap);
     p->grain = ids_grow(p->grain, sizeof(pc_grain), cap);
     p->bucket_cell = ids_grow(p->bucket_cell, sizeof(int32_t[3]), cap);
@@ -213,14 +215,6 @@ static pc_row *side_new(particle_coupling *p, int g, int i, int *k)
     memset(r, 0, sizeof *r);
     r->i = i, r->side = *k;
     return r;
-}
-
-/* room for n pairs in group g */
-static void reserve_pairs(pc_group *G, int n)
-{
-    if (n <= G->pair_cap) return;
-    G->pair_cap = n + n / 2 + 1024;
-    G->pair = ids_grow(G->pair, sizeof(pc_pair), (size_t)G->pair_cap);
 }
 
 /* the group of a contact between particles i and j (j = i for a side): one half, or the rows across */
@@ -311,11 +305,15 @@ static void side_velocity(particle_coupling *p, double *v, pc_row *r, double wi,
     side_apply(p, v, r, s, wi, moves, friction_step(r, dt, kt, r->mu * jn));
 }
 
+/* a pair's effective mass along its normal, 1 / (1/m_i + 1/m_j), in single precision (as a pair's
+ * other coefficients) */
+static inline double pair_kn(double wi, double wj) { return (float)(1 / (wi + wj)); }
+
 /* One visit of a pair: the same with K = (wi + wj) 1; the normal aim lowered by ease (>= 0), friction
  * only when asked */
 INLINE void pair_velocity(double *v, pc_pair *r, double wi, double wj, double kn, double ease, bool friction)
 {
-    double *vi = v + 3 * r->i, *vj = v + 3 * r->j;
+    double *vi = v + 3 * r->i, *vj = v + 3 * pair_j(r);
     const imp_vec3 n = v3(r->n[0], r->n[1], r->n[2]);
     imp_vec3 d = v3_sub(v3_load(vi), v3_load(vj));
     const double sum = r->jn + kn * (r->target - ease - v3_dot(n, d)), jn = sum > 0 ? sum : 0, dj = jn - r->jn;
@@ -344,9 +342,30 @@ INLINE void pair_velocity(double *v, pc_pair *r, double wi, double wj, double kn
 static inline void shock_weights(const particle_coupling *p, const pc_pair *r, imp_vec3 up, double *wi, double *wj)
 {
     const double tilt = r->n[0] * up.x + r->n[1] * up.y + r->n[2] * up.z; /* > 0: i above j */
-    *wi = p->im[r->i], *wj = p->im[r->j];
+    *wi = p->im[r->i], *wj = p->im[pair_j(r)];
     if (tilt > STEEP) *wj = 0;
     else if (tilt < -STEEP) *wi = 0;
+}
+
+/* a place in a group's pairs (chunk c's list, its k-th) and the steps along them */
+typedef struct pair_cursor {
+    const pc_group *G;
+    int c, k;
+} pair_cursor;
+
+/* to the t-th pair */
+static inline void cursor_seek(pair_cursor *a, int t)
+{
+    a->c = 0;
+    while (a->c < PAR_CHUNKS - 1 && t >= a->G->seg_count[a->c]) t -= a->G->seg_count[a->c++];
+    a->k = t;
+}
+
+/* the pair there (one must be left), and on to the next */
+static inline pc_pair *cursor_next(pair_cursor *a)
+{
+    while (a->k >= a->G->seg_count[a->c]) a->c++, a->k = 0;
+    return &a->G->seg[a->c][a->k++];
 }
 
 /* one sweep over the rows of group g (sides, then pairs); shock: the last one, in which the lower side
@@ -370,12 +389,14 @@ static void sweep_velocities(particle_coupling *p, double *v, imp_vec3 up, int g
         /* two runs of the rows side by side: the rows of one particle follow each other and wait on
          * each other's velocities; the second run, far off in the pile, fills the wait */
         const int half = (G->pair_count + 1) / 2;
+        pair_cursor a = {G, 0, 0}, b = {G, 0, 0};
+        cursor_seek(&b, half);
         for (int t = 0; t < half; t++) {
-            pc_pair *r = &G->pair[t];
-            pair_velocity(v, r, im[r->i], im[r->j], r->kn, 0, true);
+            pc_pair *r = cursor_next(&a);
+            pair_velocity(v, r, im[r->i], im[pair_j(r)], pair_kn(im[r->i], im[pair_j(r)]), 0, true);
             if (t + half < G->pair_count) {
-                r = &G->pair[t + half];
-                pair_velocity(v, r, im[r->i], im[r->j], r->kn, 0, true);
+                r = cursor_next(&b);
+                pair_velocity(v, r, im[r->i], im[pair_j(r)], pair_kn(im[r->i], im[pair_j(r)]), 0, true);
             }
         }
         return;
@@ -385,13 +406,12 @@ static void sweep_velocities(particle_coupling *p, double *v, imp_vec3 up, int g
      * still, n . v_upper >= target + min(n . v_lower, 0), and the friction of the sweeps before
      * stands (stopping the slip against a lower particle that moves sideways would drag the upper
      * one along). So the shock sweep only takes approach out of a column, never adds motion. */
-    for (int t = 0; t < G->pair_count; t++) {
-        pc_pair *r = &G->pair[t];
+    PC_FOR_PAIRS(G, r) {
         double wi, wj, ease = 0;
         shock_weights(p, r, up, &wi, &wj);
         if (wi + wj > 0 && wi * wj == 0) {
             const imp_vec3 n = v3(r->n[0], r->n[1], r->n[2]);
-            ease = wj == 0 ? v3_dot(n, v3_load(v + 3 * r->j)) : -v3_dot(n, v3_load(v + 3 * r->i));
+            ease = wj == 0 ? v3_dot(n, v3_load(v + 3 * pair_j(r))) : -v3_dot(n, v3_load(v + 3 * r->i));
             ease = ease > 0 ? ease : 0;
         }
         if (wi + wj > 0) pair_velocity(v, r, wi, wj, 1 / (wi + wj), ease, wi * wj > 0);
@@ -648,6 +668,15 @@ void particle_contacts_rest(const imp_step *st)
 
 /* ---- particles against particles ------------------------------------------------------------------------- */
 
+/* the chunks on both threads from CHUNKED_PARTICLES particles on (fewer are not worth waking the worker
+ * for), else one after another on this one: the same results either way */
+#define CHUNKED_PARTICLES 512
+static void run_chunks(par_fn fn, void *ctx, int particles)
+{
+    if (particles >= CHUNKED_PARTICLES) par_for(fn, ctx, PAR_CHUNKS);
+    else for (int c = 0; c < PAR_CHUNKS; c++) fn(ctx, c);
+}
+
 /* ---- warm starting ---------------------------------------------------------------------------------------- */
 
 /* the pair's impulses of the last step, if it had one: its normal part (>= 0) and its tangential part
@@ -678,12 +707,11 @@ static void warm_lookup(const particle_coupling *p, pc_pair *r, imp_vec3 n, imp_
 static void warm_apply(particle_coupling *p, double *v, int g)
 {
     const pc_group *G = &p->group[g];
-    for (int t = 0; t < G->pair_count; t++) {
-        const pc_pair *r = &G->pair[t];
+    PC_FOR_PAIRS(G, r) {
         if (!(r->jn > 0)) continue;
         const imp_vec3 J = v3_add(v3_scale(v3(r->n[0], r->n[1], r->n[2]), r->jn), v3(r->jt[0], r->jt[1], r->jt[2]));
         v3_accum(v + 3 * r->i, v3_scale(J, p->im[r->i]));
-        v3_accum(v + 3 * r->j, v3_scale(J, -p->im[r->j]));
+        v3_accum(v + 3 * pair_j(r), v3_scale(J, -p->im[pair_j(r)]));
     }
 }
 
@@ -691,10 +719,103 @@ static void warm_apply(particle_coupling *p, double *v, int g)
  * an impact's impulse took out the approach of this step, and pushed the pair apart again at the start
  * of the next it would have to be taken back by the sweeps, which one sweep does not do fully (the
  * energy it leaves is the pile's ringing after the first impacts) */
-static inline bool warm_kept(const pc_pair *r) { return r->jn > 0 && !r->impact; }
+static inline bool warm_kept(const pc_pair *r) { return r->jn > 0 && !(r->jx & PC_IMPACT); }
 
-/* this step's pair impulses kept for the next (an entry per resting pair that pushed, under its lower
- * slot) */
+/* this step's pair impulses kept for the next: an entry per resting pair that pushed, under its lower
+ * slot, the entries of a slot in pair order (the groups' lists one after another). Built on both
+ * threads: the kept pairs' lower slots found in chunks of the pairs (warm_slots), then the slots in two
+ * halves, [0, split) and [split, slots), each counted and filled by one job (warm_count, warm_fill),
+ * the second half's entries after the first's: the table one pass over the pairs makes. */
+typedef struct warm_job {
+    const idtable *ids;
+    particle_coupling *p;
+    int base[4];  /* where each group's pairs begin among all pairs, and their total */
+    int at[3][PAR_CHUNKS]; /* where each group's list from each chunk begins among all pairs */
+    int split;    /* the first slot of the second half */
+    int count0;   /* the entries of the first half */
+} warm_job;
+
+/* the lower slots of the kept pairs in the lists chunk `chunk` of the search found */
+static void warm_slots(void *ctx, int chunk)
+{
+    const warm_job *k = ctx;
+    const particle_coupling *p = k->p;
+    for (int g = 0; g < 3; g++) {
+        const pc_group *G = &p->group[g];
+        uint32_t *slot = p->warm.pair_slot + k->at[g][chunk];
+        for (int t = 0; t < G->seg_count[chunk]; t++) {
+            const pc_pair *r = &G->seg[chunk][t];
+            const uint32_t a = k->ids->dense_slot[r->i], b = k->ids->dense_slot[pair_j(r)];
+            slot[t] = warm_kept(r) ? (a < b ? a : b) : UINT32_MAX;
+        }
+    }
+}
+
+/* the slots of half h */
+static void warm_half(const warm_job *k, int h, int *s0, int *s1)
+{
+    *s0 = h == 0 ? 0 : k->split, *s1 = h == 0 ? k->split : k->p->warm.slots;
+}
+
+/* half h's entries counted per slot, start[s + 1] for its slots s, summed from its first slot on */
+static void warm_count(void *ctx, int h)
+{
+    const warm_job *k = ctx;
+    pc_warm *wm = &k->p->warm;
+    int s0, s1;
+    warm_half(k, h, &s0, &s1);
+    int *start = wm->start;
+    if (h == 0) start[0] = 0;
+    if (s1 > s0) memset(start + s0 + 1, 0, sizeof(int) * (size_t)(s1 - s0));
+    const uint32_t *slot = wm->pair_slot;
+    for (int t = 0; t < k->base[3]; t++)
+        if (slot[t] >= (uint32_t)s0 && slot[t] < (uint32_t)s1) start[slot[t] + 1]++;
+    for (int s = s0 + (h == 1); s < s1; s++) start[s + 1] += start[s];
+}
+
+/* half h's entries written (start[s]: the next place in slot s's run), then start[s] put back to where
+ * slot s's run begins */
+static void warm_fill(void *ctx, int h)
+{
+    const warm_job *k = ctx;
+    const particle_coupling *p = k->p;
+    const pc_warm *wm = &p->warm;
+    int s0, s1;
+    warm_half(k, h, &s0, &s1);
+    int *start = wm->start;
+    if (h == 1)
+        for (int s = s0 + 1; s <= s1; s++) start[s] += k->count0;
+    const uint32_t *slot = wm->pair_slot;
+    int t = 0;
+    for (int g = 0; g < 3; g++)
+        PC_FOR_PAIRS(&p->group[g], r) {
+            const uint32_t lower = slot[t++];
+            if (!(lower >= (uint32_t)s0 && lower < (uint32_t)s1)) continue;
+            const imp_id a = particle_id(k->ids, r->i), b = particle_id(k->ids, pair_j(r));
+            const bool a_low = a.index < b.index;
+            const int e = start[lower]++;
+            wm->lower[e] = a_low ? a : b, wm->higher[e] = a_low ? b : a;
+            const double sign = a_low ? 1 : -1, jn = r->jn;
+            for (int c = 0; c < 3; c++) wm->impulse[3 * e + c] = (float)(sign * (r->n[c] * jn + r->jt[c]));
+        }
+    /* start[s] is now the end of slot s's run, the beginning of slot s + 1's */
+    if (h == 0) {
+        for (int s = s1 - 1; s > 0; s--) start[s] = start[s - 1];
+        start[0] = 0;
+    } else if (s1 > s0) {
+        for (int s = s1; s > s0; s--) start[s] = start[s - 1];
+        start[s0] = k->count0;
+    }
+}
+
+/* the two halves' jobs on both threads when there are enough pairs to be worth it (the same results
+ * either way) */
+static void warm_halves(par_fn fn, warm_job *k)
+{
+    if (k->base[3] >= CHUNKED_PARTICLES) par_for(fn, k, 2);
+    else fn(k, 0), fn(k, 1);
+}
+
 static void warm_keep(imp_world *w, particle_coupling *p)
 {
     pc_warm *wm = &p->warm;
@@ -704,35 +825,25 @@ static void warm_keep(imp_world *w, particle_coupling *p)
         wm->start = ids_grow(wm->start, sizeof(int), (size_t)wm->start_cap);
     }
     wm->slots = ids->slots;
-    memset(wm->start, 0, sizeof(int) * (size_t)(wm->slots + 1));
+    warm_job k = {.ids = ids, .p = p, .split = wm->slots / 2};
+    for (int g = 0; g < 3; g++) k.base[g + 1] = k.base[g] + p->group[g].pair_count;
     for (int g = 0; g < 3; g++)
-        for (int t = 0; t < p->group[g].pair_count; t++) {
-            const pc_pair *r = &p->group[g].pair[t];
-            if (!warm_kept(r)) continue;
-            const uint32_t a = ids->dense_slot[r->i], b = ids->dense_slot[r->j];
-            wm->start[(a < b ? a : b) + 1]++;
-        }
-    for (int s = 0; s < wm->slots; s++) wm->start[s + 1] += wm->start[s];
-    const int count = wm->start[wm->slots];
+        for (int c = 0, at = k.base[g]; c < PAR_CHUNKS; c++) k.at[g][c] = at, at += p->group[g].seg_count[c];
+    if (k.base[3] > wm->pair_slot_cap) {
+        wm->pair_slot_cap = k.base[3] + k.base[3] / 2;
+        wm->pair_slot = ids_grow(wm->pair_slot, sizeof(uint32_t), (size_t)wm->pair_slot_cap);
+    }
+    run_chunks(warm_slots, &k, k.base[3]);
+    warm_halves(warm_count, &k);
+    k.count0 = wm->start[k.split];
+    const int count = k.count0 + (wm->slots > k.split ? wm->start[wm->slots] : 0);
     if (count > wm->cap) {
         wm->cap = count + count / 2;
         wm->lower = ids_grow(wm->lower, sizeof(imp_id), (size_t)wm->cap);
         wm->higher = ids_grow(wm->higher, sizeof(imp_id), (size_t)wm->cap);
         wm->impulse = ids_grow(wm->impulse, 3 * sizeof(float), (size_t)wm->cap);
     }
-    for (int g = 0; g < 3; g++)
-        for (int t = 0; t < p->group[g].pair_count; t++) {
-            const pc_pair *r = &p->group[g].pair[t];
-            if (!warm_kept(r)) continue;
-            const imp_id a = particle_id(ids, r->i), b = particle_id(ids, r->j);
-            const bool a_low = a.index < b.index;
-            const int e = wm->start[a_low ? a.index : b.index]++;
-            wm->lower[e] = a_low ? a : b, wm->higher[e] = a_low ? b : a;
-            const double sign = a_low ? 1 : -1, jn = r->jn;
-            for (int k = 0; k < 3; k++) wm->impulse[3 * e + k] = (float)(sign * (r->n[k] * jn + r->jt[k]));
-        }
-    for (int s = wm->slots; s > 0; s--) wm->start[s] = wm->start[s - 1];
-    wm->start[0] = 0;
+    warm_halves(warm_fill, &k);
     wm->count = count;
 }
 
@@ -767,17 +878,15 @@ INLINE void meet_pair(const imp_world *w, const particle_coupling *p, pc_found *
         out->pair[g] = ids_grow(out->pair[g], sizeof(pc_pair), (size_t)out->cap[g]);
     }
     pc_pair *r = &out->pair[g][out->count[g]++];
-    r->i = i, r->j = j;
+    r->i = i, r->jx = (uint32_t)j;
     r->n[0] = (float)n.x, r->n[1] = (float)n.y, r->n[2] = (float)n.z;
-    r->limit = (float)R;
-    r->kn = (float)(1 / (a->im + b->im));
     r->jn = 0, r->jt[0] = r->jt[1] = r->jt[2] = 0;
     const double mu = sqrt(a->mu * b->mu);
     const imp_vec3 d = v3_sub(v3_load(a->v), v3_load(b->v));
     double target, mu_c;
     normal_target(w, n, d, false, l0 - R, a->e > b->e ? a->e : b->e, mu, mu, h, &target, &mu_c);
     r->target = (float)target, r->mu = (float)mu_c;
-    r->impact = -v3_dot(n, d) > rest_speed;
+    if (-v3_dot(n, d) > rest_speed) r->jx |= PC_IMPACT;
     warm_lookup(p, r, n, a->id, b->id);
 }
 
@@ -828,31 +937,53 @@ typedef struct pair_search {
     double h, rest_speed;
     int m;
     double *data[PAIR_DATA]; /* by place in key order: end position x, y, z, radius, path length */
+    /* search_bounds, by chunk of the particles: how many take part, their greatest radius, their bounds;
+     * then where the chunk's particles begin in p->order */
+    int count[PAR_CHUNKS], at[PAR_CHUNKS];
+    double rmax[PAR_CHUNKS], lo[PAR_CHUNKS][3], hi[PAR_CHUNKS][3];
 } pair_search;
 
-/* the chunks on both threads from CHUNKED_PARTICLES particles on (fewer are not worth waking the worker
- * for), else one after another on this one: the same results either way */
-#define CHUNKED_PARTICLES 512
-static void run_chunks(par_fn fn, void *ctx, int particles)
+/* a particle that takes part in the pair search: not on a curve, a radius, a finite end position */
+static inline bool search_takes(const imp_world *w, int i)
 {
-    if (particles >= CHUNKED_PARTICLES) par_for(fn, ctx, PAR_CHUNKS);
-    else for (int c = 0; c < PAR_CHUNKS; c++) fn(ctx, c);
+    const double *x = w->particles->x + 3 * i;
+    return w->particles->motion[i] != IMP_CURVE && w->particles->radius[i] > 0 && v3_finite(v3_load(x));
 }
 
-/* the grid cells of the particles (t in p->order), and their keys */
+static void search_bounds(void *ctx, int chunk)
+{
+    pair_search *k = ctx;
+    const imp_world *w = k->w;
+    const double *x = w->particles->x, *rad = w->particles->radius;
+    double rmax = 0, lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    int from, to, m = 0;
+    par_range(w->particles->ids.count, chunk, &from, &to);
+    for (int i = from; i < to; i++) {
+        if (!search_takes(w, i)) continue;
+        rmax = rad[i] > rmax ? rad[i] : rmax;
+        for (int a = 0; a < 3; a++) lo[a] = lesser(lo[a], x[3 * i + a]), hi[a] = greater(hi[a], x[3 * i + a]);
+        m++;
+    }
+    k->count[chunk] = m, k->rmax[chunk] = rmax;
+    memcpy(k->lo[chunk], lo, sizeof lo), memcpy(k->hi[chunk], hi, sizeof hi);
+}
+
+/* the particles that take part, in p->order, with their grid cells and keys */
 static void search_cells(void *ctx, int chunk)
 {
     const pair_search *k = ctx;
     particle_coupling *p = k->p;
     const pair_grid *g = k->g;
-    int lo, hi;
-    par_range(k->m, chunk, &lo, &hi);
+    int from, to;
+    par_range(k->w->particles->ids.count, chunk, &from, &to);
     const int32_t pad[3] = {g->dense, g->dense, 0};
-    for (int t = lo; t < hi; t++) {
-        const int i = p->order[t];
+    for (int i = from, t = k->at[chunk]; i < to; i++) {
+        if (!search_takes(k->w, i)) continue;
+        p->order[t] = i;
         for (int c = 0; c < 3; c++) /* >= 0 */
             p->cell_of[t][c] = (int32_t)lesser((k->x[3 * i + g->axis[c]] - g->lo[c]) * g->inv, 2e9) + pad[c];
         p->bucket_of[t] = grid_key(g, p->cell_of[t][0], p->cell_of[t][1], p->cell_of[t][2]);
+        t++;
     }
 }
 
@@ -911,40 +1042,37 @@ static void search_run(const pair_search *k, pc_found *out, int q0, int from, in
 }
 
 #if SPARSE_HAVE_AVX
-/* search_run four candidates at a time, with search_run's operations in its order (AVX alone: no product
- * fused into a sum), so the same candidates go on. The comparisons are the negations of search_run's
- * (unordered: true), as a NaN there goes on too. */
-static SPARSE_AVX void search_run_avx(const pair_search *k, pc_found *out, int q0, int from, int to, const int32_t *cell)
+/* search_run four candidates at a time over the runs [from[s], to[s]) in turn (a dense grid's five rows
+ * of the stencil, or one cell of a hashed grid), with search_run's operations in its order (AVX alone:
+ * no product fused into a sum), so the same candidates go on in the same order. The comparisons are
+ * the negations of search_run's (unordered: true), as a NaN there goes on too. */
+static SPARSE_AVX void search_runs_avx(const pair_search *k, pc_found *out, int q0, const int *from, const int *to, int runs,
+                                       const int32_t *cell)
 {
     const double *X = k->data[0], *Y = k->data[1], *Z = k->data[2], *rad = k->data[3], *len = k->data[4];
     const __m256d xi = _mm256_set1_pd(X[q0]), yi = _mm256_set1_pd(Y[q0]), zi = _mm256_set1_pd(Z[q0]);
     const __m256d ri = _mm256_set1_pd(rad[q0]), li = _mm256_set1_pd(len[q0]), grow = _mm256_set1_pd(1 + NEAR_FRACTION / 2);
-    const __m256i lane = _mm256_set_epi64x(3, 2, 1, 0);
-    for (int q = from; q < to; q += 4) {
-        __m256d x, y, z, r, l;
-        if (to - q >= 4) {
-            x = _mm256_loadu_pd(X + q), y = _mm256_loadu_pd(Y + q), z = _mm256_loadu_pd(Z + q);
-            r = _mm256_loadu_pd(rad + q), l = _mm256_loadu_pd(len + q);
-        } else { /* the lanes past the run are neither read nor kept */
-            const __m256i in = _mm256_castpd_si256(
-                _mm256_cmp_pd(_mm256_castsi256_pd(lane), _mm256_castsi256_pd(_mm256_set1_epi64x(to - q)), _CMP_LT_OQ));
-            x = _mm256_maskload_pd(X + q, in), y = _mm256_maskload_pd(Y + q, in), z = _mm256_maskload_pd(Z + q, in);
-            r = _mm256_maskload_pd(rad + q, in), l = _mm256_maskload_pd(len + q, in);
-        }
-        const __m256d R = _mm256_add_pd(ri, r);
-        const __m256d ex = _mm256_sub_pd(x, xi), ey = _mm256_sub_pd(y, yi), ez = _mm256_sub_pd(z, zi);
-        const __m256d d2 = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(ex, ex), _mm256_mul_pd(ey, ey)), _mm256_mul_pd(ez, ez));
-        const __m256d reach = _mm256_mul_pd(R, grow);
-        const __m256d keep = _mm256_or_pd(_mm256_cmp_pd(d2, _mm256_mul_pd(reach, reach), _CMP_NGE_UQ),
-                                          _mm256_cmp_pd(_mm256_add_pd(li, l), R, _CMP_NLT_UQ));
-        int bits = _mm256_movemask_pd(keep);
-        if (to - q < 4) bits &= (1 << (to - q)) - 1;
-        while (bits) {
-            const int b = __builtin_ctz((unsigned)bits);
-            bits &= bits - 1;
-            const int j = q + b; /* R and d2 again, with the same operations */
-            const double Rj = rad[q0] + rad[j], ex1 = X[j] - X[q0], ey1 = Y[j] - Y[q0], ez1 = Z[j] - Z[q0];
-            search_meet(k, out, q0, j, cell, Rj, ex1 * ex1 + ey1 * ey1 + ez1 * ez1);
+    for (int s = 0; s < runs; s++) {
+        const int end = to[s];
+        for (int q = from[s]; q < end; q += 4) {
+            /* the lanes past the run are read (the arrays hold SEARCH_PAD zeros after the last particle) but not kept */
+            const __m256d x = _mm256_loadu_pd(X + q), y = _mm256_loadu_pd(Y + q), z = _mm256_loadu_pd(Z + q);
+            const __m256d r = _mm256_loadu_pd(rad + q), l = _mm256_loadu_pd(len + q);
+            const __m256d R = _mm256_add_pd(ri, r);
+            const __m256d ex = _mm256_sub_pd(x, xi), ey = _mm256_sub_pd(y, yi), ez = _mm256_sub_pd(z, zi);
+            const __m256d d2 = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(ex, ex), _mm256_mul_pd(ey, ey)), _mm256_mul_pd(ez, ez));
+            const __m256d reach = _mm256_mul_pd(R, grow);
+            const __m256d keep = _mm256_or_pd(_mm256_cmp_pd(d2, _mm256_mul_pd(reach, reach), _CMP_NGE_UQ),
+                                              _mm256_cmp_pd(_mm256_add_pd(li, l), R, _CMP_NLT_UQ));
+            int bits = _mm256_movemask_pd(keep);
+            if (end - q < 4) bits &= (1 << (end - q)) - 1;
+            while (bits) {
+                const int b = __builtin_ctz((unsigned)bits);
+                bits &= bits - 1;
+                const int j = q + b; /* R and d2 again, with the same operations */
+                const double Rj = rad[q0] + rad[j], ex1 = X[j] - X[q0], ey1 = Y[j] - Y[q0], ez1 = Z[j] - Z[q0];
+                search_meet(k, out, q0, j, cell, Rj, ex1 * ex1 + ey1 * ey1 + ez1 * ez1);
+            }
         }
     }
 }
@@ -962,9 +1090,7 @@ static void search_pairs(void *ctx, int chunk)
     int lo, hi;
     par_range(k->m, chunk, &lo, &hi);
 #if SPARSE_HAVE_AVX
-    void (*run)(const pair_search *, pc_found *, int, int, int, const int32_t *) = sparse_avx() ? search_run_avx : search_run;
-#else
-    void (*run)(const pair_search *, pc_found *, int, int, int, const int32_t *) = search_run;
+    const bool avx = sparse_avx();
 #endif
     for (int q0 = lo; q0 < hi; q0++) {
         const int32_t *c = p->bucket_cell[q0];
@@ -973,55 +1099,64 @@ static void search_pairs(void *ctx, int chunk)
          * cell by cell */
         if (g->dense) {
             const uint32_t key0 = grid_key(g, c[0], c[1], c[2]);
+            int from[5], to[5];
             for (int s = 0; s < 5; s++) {
-                const int from = s == 0 ? q0 + 1 : start[key0 + (uint32_t)g->offset[DENSE_RUN[s][0]]];
-                run(k, out, q0, from, start[key0 + (uint32_t)g->offset[DENSE_RUN[s][1]] + 1], c);
+                from[s] = s == 0 ? q0 + 1 : start[key0 + (uint32_t)g->offset[DENSE_RUN[s][0]]];
+                to[s] = start[key0 + (uint32_t)g->offset[DENSE_RUN[s][1]] + 1];
             }
+#if SPARSE_HAVE_AVX
+            if (avx) {
+                search_runs_avx(k, out, q0, from, to, 5, c);
+                continue;
+            }
+#endif
+            for (int s = 0; s < 5; s++) search_run(k, out, q0, from[s], to[s], c);
             continue;
         }
         for (int s = 0; s < 14; s++) {
             const int32_t cell[3] = {c[0] + HALF_STENCIL[s][0], c[1] + HALF_STENCIL[s][1], c[2] + HALF_STENCIL[s][2]};
             const uint32_t b = grid_key(g, cell[0], cell[1], cell[2]);
-            run(k, out, q0, s == 0 ? q0 + 1 : start[b], start[b + 1], cell);
+            const int from = s == 0 ? q0 + 1 : start[b], to = start[b + 1];
+#if SPARSE_HAVE_AVX
+            if (avx) {
+                search_runs_avx(k, out, q0, &from, &to, 1, cell);
+                continue;
+            }
+#endif
+            search_run(k, out, q0, from, to, cell);
         }
     }
-}
-
-/* one chunk's pairs copied into their groups, where meet_pairs placed them */
-static void join_found(void *ctx, int chunk)
-{
-    particle_coupling *p = ctx;
-    const pc_found *f = &p->found[chunk];
-    for (int gr = 0; gr < 3; gr++)
-        if (f->count[gr] > 0) memcpy(p->group[gr].pair + f->at[gr], f->pair[gr], sizeof(pc_pair) * (size_t)f->count[gr]);
 }
 
 static void meet_pairs(imp_world *w, particle_coupling *p, const double *x0, double h, imp_vec3 up)
 {
     const int n = w->particles->ids.count;
-    const double *x = w->particles->x, *rad = w->particles->radius;
     reserve_order(p, n);
+    pair_grid g = {0};
+    pair_search k = {.w = w, .p = p, .g = &g, .x = w->particles->x, .x0 = x0, .v = w->particles->v, .h = h, .rest_speed = REST_SPEED(w, h)};
+    /* the particles that take part, their greatest radius and their bounds: the chunks' in chunk order */
+    run_chunks(search_bounds, &k, n);
     double rmax = 0, lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     int m = 0;
-    for (int i = 0; i < n; i++) {
-        if (w->particles->motion[i] == IMP_CURVE || !(rad[i] > 0) || !v3_finite(v3_load(x + 3 * i))) continue;
-        rmax = rad[i] > rmax ? rad[i] : rmax;
-        for (int a = 0; a < 3; a++) lo[a] = lesser(lo[a], x[3 * i + a]), hi[a] = greater(hi[a], x[3 * i + a]);
-        p->order[m++] = i;
+    for (int c = 0; c < PAR_CHUNKS; c++) {
+        k.at[c] = m, m += k.count[c];
+        rmax = k.rmax[c] > rmax ? k.rmax[c] : rmax;
+        for (int a = 0; a < 3; a++) lo[a] = lesser(lo[a], k.lo[c][a]), hi[a] = greater(hi[a], k.hi[c][a]);
     }
+    k.m = m;
     if (m < 2) return;
     if (w->cloth) cloth_owners(w, p->owner, p->vertex);
     else memset(p->owner, 0, sizeof(int) * (size_t)n);
-    pair_grid g = {.inv = 1 / (2 * rmax * (1 + NEAR_FRACTION / 2))};
+    g.inv = 1 / (2 * rmax * (1 + NEAR_FRACTION / 2));
     const double ua[3] = {fabs(up.x), fabs(up.y), fabs(up.z)};
     g.axis[2] = ua[1] >= ua[0] && ua[1] >= ua[2] ? 1 : ua[0] >= ua[2] ? 0 : 2;
     g.axis[0] = g.axis[2] == 0 ? 1 : 0, g.axis[1] = g.axis[2] == 2 ? 1 : 2;
     double cells = 1;
-    for (int k = 0; k < 3; k++) {
-        const int a = g.axis[k];
-        g.lo[k] = lo[a];
-        g.n[k] = (int32_t)fmin(floor((hi[a] - lo[a]) * g.inv) + 1, 1e9);
-        cells *= g.n[k];
+    for (int d = 0; d < 3; d++) {
+        const int a = g.axis[d];
+        g.lo[d] = lo[a];
+        g.n[d] = (int32_t)fmin(floor((hi[a] - lo[a]) * g.inv) + 1, 1e9);
+        cells *= g.n[d];
     }
     g.dense = cells <= 4.0 * m;
     if (g.dense) {
@@ -1037,10 +1172,9 @@ static void meet_pairs(imp_world *w, particle_coupling *p, const double *x0, dou
         p->table_cap = (int)g.size + 1;
         p->cell_start = ids_grow(p->cell_start, sizeof(int), (size_t)p->table_cap);
     }
-    pair_search k = {w, p, &g, x, x0, w->particles->v, h, REST_SPEED(w, h), m, {NULL}};
     for (int c = 0; c < PAIR_DATA; c++) k.data[c] = p->bucket_x + (size_t)c * (size_t)p->particle_cap;
     /* the particles sorted by key (counting sort), their cells and data copied alongside */
-    run_chunks(search_cells, &k, m);
+    run_chunks(search_cells, &k, n);
     int *start = p->cell_start;
     memset(start, 0, sizeof(int) * (g.size + 1));
     for (int t = 0; t < m; t++) start[p->bucket_of[t] + 1]++;
@@ -1049,26 +1183,34 @@ static void meet_pairs(imp_world *w, particle_coupling *p, const double *x0, dou
     for (uint32_t b = g.size; b > 0; b--) start[b] = start[b - 1];
     start[0] = 0;
     run_chunks(search_copy, &k, m);
+    for (int c = 0; c < PAIR_DATA; c++) memset(k.data[c] + m, 0, SEARCH_PAD * sizeof(double));
     run_chunks(search_pairs, &k, m);
-    /* each chunk's lists go after the lists of the chunks before it */
-    int total = 0;
+    /* each group's pairs: the chunks' lists one after another */
     for (int gr = 0; gr < 3; gr++) {
         pc_group *G = &p->group[gr];
-        int at = G->pair_count;
-        for (int c = 0; c < PAR_CHUNKS; c++) p->found[c].at[gr] = at, at += p->found[c].count[gr];
-        reserve_pairs(G, at);
-        total += at - G->pair_count;
-        G->pair_count = at;
+        G->pair_count = 0;
+        for (int c = 0; c < PAR_CHUNKS; c++) {
+            G->seg[c] = p->found[c].pair[gr], G->seg_count[c] = p->found[c].count[gr];
+            G->pair_count += G->seg_count[c];
+        }
     }
-    run_chunks(join_found, p, total);
 }
 
-/* p->touched: the particles in a pair of this step */
+/* p->touched: the particles in a pair of this step (groups 0 and 1 mark particles of different halves:
+ * side by side) */
+static void mark_group(void *ctx, int g)
+{
+    particle_coupling *p = ctx;
+    const pc_group *G = &p->group[g];
+    PC_FOR_PAIRS(G, r) p->touched[r->i] = p->touched[pair_j(r)] = 1;
+}
+
 static void mark_pairs(particle_coupling *p, int n)
 {
     memset(p->touched, 0, (size_t)n);
-    for (int g = 0; g < 3; g++)
-        for (int q = 0; q < p->group[g].pair_count; q++) p->touched[p->group[g].pair[q].i] = p->touched[p->group[g].pair[q].j] = 1;
+    if (p->group[0].pair_count + p->group[1].pair_count >= CHUNKED_PARTICLES) par_for(mark_group, p, 2);
+    else mark_group(p, 0), mark_group(p, 1);
+    mark_group(p, 2);
 }
 
 typedef struct collider_scan {
@@ -1164,23 +1306,38 @@ static void mark_touched(particle_coupling *p, int n, bool pairs_marked)
     }
 }
 
+/* The stage's passes over the particles, in chunks of them on both threads (each particle's terms of
+ * the energy sums kept apart and summed in particle order after: the same sums as one pass) */
+typedef struct particle_pass {
+    imp_world *w;
+    particle_coupling *p;
+    const double *x0; /* [x | v] at the start of the step (3 each) */
+    double h;
+    double s;         /* hold_projection: the fraction of the projection kept */
+} particle_pass;
+
 /* New positions of the particles in contact (p->touched): one that touched a body on the way at the
  * touch (on the body as it ended), moved on by the rest of the step at its velocity relative to the
- * body; the others from the start of the step at their new velocities, x0 + h v */
-static void place_particles(imp_world *w, particle_coupling *p, const double *x0, double h)
+ * body; the others from the start of the step at their new velocities, x0 + h v. Each one's place is
+ * kept in p->x_placed. */
+static void place_particles(void *ctx, int chunk)
 {
-    const int n = w->particles->ids.count;
-    double *x = w->particles->x;
-    const double *v = w->particles->v;
-    for (int i = 0; i < n; i++) {
-        if (!p->touched[i] || !(p->im[i] > 0)) continue;
-        if (p->first[i] >= 0) {
+    const particle_pass *k = ctx;
+    particle_coupling *p = k->p;
+    double *x = k->w->particles->x;
+    const double *v = k->w->particles->v, *x0 = k->x0, h = k->h;
+    int lo, hi;
+    par_range(k->w->particles->ids.count, chunk, &lo, &hi);
+    for (int i = lo; i < hi; i++) {
+        if (!p->touched[i]) continue;
+        if (p->im[i] > 0 && p->first[i] >= 0) {
             const pc_side *s = &p->side[p->first[i]];
             const imp_vec3 u = v3_sub(v3_load(v + 3 * i), side_velocity_at(p, s));
             v3_store(x + 3 * i, v3_mad(s->c, u, (1 - s->s) * h));
-        } else {
+        } else if (p->im[i] > 0) {
             v3_store(x + 3 * i, v3_mad(v3_load(x0 + 3 * i), v3_load(v + 3 * i), h));
         }
+        memcpy(p->x_placed + 3 * i, x + 3 * i, 3 * sizeof(double));
     }
 }
 
@@ -1197,22 +1354,22 @@ static void project_sides(particle_coupling *p, double *x, int g)
 /* one sweep of group g's pair constraints |x_i - x_j| >= r_i + r_j (along the line of centres as it
  * is, not the contact's normal: a pair sliding past each other is not pushed apart); shock: the lower
  * one of a steep pair stands still */
-static void project_pairs(particle_coupling *p, double *x, int g, bool shock, imp_vec3 up)
+static void project_pairs(particle_coupling *p, double *x, const double *radius, int g, bool shock, imp_vec3 up)
 {
     const pc_group *G = &p->group[g];
-    for (int t = 0; t < G->pair_count; t++) {
-        const pc_pair *r = &G->pair[t];
-        const imp_vec3 d = v3_sub(v3_load(x + 3 * r->i), v3_load(x + 3 * r->j));
-        const double d2 = v3_dot(d, d), limit = r->limit;
+    PC_FOR_PAIRS(G, r) {
+        const int i = r->i, j = pair_j(r);
+        const imp_vec3 d = v3_sub(v3_load(x + 3 * i), v3_load(x + 3 * j));
+        const double d2 = v3_dot(d, d), limit = (float)(radius[i] + radius[j]); /* (the search's, in single precision) */
         if (d2 >= limit * limit) continue;
-        double wi = p->im[r->i], wj = p->im[r->j];
+        double wi = p->im[i], wj = p->im[j];
         if (shock) shock_weights(p, r, up, &wi, &wj);
         if (!(wi + wj > 0)) continue;
         const double len = sqrt(d2);
         const imp_vec3 n = len > 1e-9 * limit ? v3_scale(d, 1 / len) : v3(r->n[0], r->n[1], r->n[2]);
         const double lambda = (limit - len) / (wi + wj);
-        v3_accum(x + 3 * r->i, v3_scale(n, lambda * wi));
-        v3_accum(x + 3 * r->j, v3_scale(n, -lambda * wj));
+        v3_accum(x + 3 * i, v3_scale(n, lambda * wi));
+        v3_accum(x + 3 * j, v3_scale(n, -lambda * wj));
     }
 }
 
@@ -1225,17 +1382,32 @@ static inline double particle_energy(double m, imp_vec3 g, imp_vec3 x, imp_vec3 
 }
 
 /* The energy of the particles in contact that answer (p->touched, im > 0) before this stage: at the start
- * of the step (X0: [x | v], 3 each) or after the particle stage, whichever is greater */
-static double energy_before(const imp_world *w, const particle_coupling *p, const double *X0)
+ * of the step (X0: [x | v], 3 each) or after the particle stage, whichever is greater. energy_terms
+ * puts each particle's two terms in p->energy, energy_before sums them. */
+static void energy_terms(void *ctx, int chunk)
 {
+    const particle_pass *k = ctx;
+    const particle_coupling *p = k->p;
+    const imp_world *w = k->w;
     const int n = w->particles->ids.count;
     const imp_vec3 g = w->settings.gravity;
-    const double *x = w->particles->x, *v = w->particles->v, *m = w->particles->mass;
+    const double *x = w->particles->x, *v = w->particles->v, *m = w->particles->mass, *X0 = k->x0;
+    int lo, hi;
+    par_range(n, chunk, &lo, &hi);
+    for (int i = lo; i < hi; i++) {
+        if (!p->touched[i] || !(p->im[i] > 0)) continue;
+        p->energy[2 * i] = particle_energy(m[i], g, v3_load(X0 + 3 * i), v3_load(X0 + 3 * (n + i)));
+        p->energy[2 * i + 1] = particle_energy(m[i], g, v3_load(x + 3 * i), v3_load(v + 3 * i));
+    }
+}
+
+static double energy_before(const imp_world *w, const particle_coupling *p)
+{
+    const int n = w->particles->ids.count;
     double start = 0, now = 0;
     for (int i = 0; i < n; i++) {
         if (!p->touched[i] || !(p->im[i] > 0)) continue;
-        start += particle_energy(m[i], g, v3_load(X0 + 3 * i), v3_load(X0 + 3 * (n + i)));
-        now += particle_energy(m[i], g, v3_load(x + 3 * i), v3_load(v + 3 * i));
+        start += p->energy[2 * i], now += p->energy[2 * i + 1];
     }
     return start > now ? start : now;
 }
@@ -1253,33 +1425,60 @@ static double energy_before(const imp_world *w, const particle_coupling *p, cons
  * potential energy in uniform gravity is linear in x, so the rise is s times as much); what it leaves
  * open is closed in later steps, as their contacts pay for it. The sides' projection comes after,
  * whole: no particle is left in a body or a collider. */
-static void hold_projection(imp_world *w, const particle_coupling *p, double e_before)
+static void hold_terms(void *ctx, int chunk)
 {
-    const int n = w->particles->ids.count;
+    const particle_pass *k = ctx;
+    const particle_coupling *p = k->p;
+    const imp_world *w = k->w;
     const imp_vec3 g = w->settings.gravity;
-    double *x = w->particles->x;
-    const double *xp = p->x_placed, *v = w->particles->v, *m = w->particles->mass;
-    double placed = 0, rise = 0, work = 0;
-    for (int i = 0; i < n; i++) {
+    const double *x = w->particles->x, *xp = p->x_placed, *v = w->particles->v, *m = w->particles->mass;
+    int lo, hi;
+    par_range(w->particles->ids.count, chunk, &lo, &hi);
+    for (int i = lo; i < hi; i++) {
         if (!p->touched[i] || !(p->im[i] > 0)) continue;
         const imp_vec3 a = v3_load(xp + 3 * i);
-        placed += particle_energy(m[i], g, a, v3_load(v + 3 * i));
-        rise -= m[i] * v3_dot(g, v3_sub(v3_load(x + 3 * i), a));
+        p->energy[2 * i] = particle_energy(m[i], g, a, v3_load(v + 3 * i));
+        p->energy[2 * i + 1] = m[i] * v3_dot(g, v3_sub(v3_load(x + 3 * i), a));
     }
-    for (int k = 0; k < 3; k++)
-        for (int t = 0; t < p->group[k].side_count; t++) {
-            const pc_row *r = &p->group[k].side[t];
+}
+
+static void hold_back(void *ctx, int chunk)
+{
+    const particle_pass *k = ctx;
+    const particle_coupling *p = k->p;
+    double *x = k->w->particles->x;
+    const double *xp = p->x_placed;
+    int lo, hi;
+    par_range(k->w->particles->ids.count, chunk, &lo, &hi);
+    for (int i = lo; i < hi; i++) {
+        if (!p->touched[i] || !(p->im[i] > 0)) continue;
+        const imp_vec3 a = v3_load(xp + 3 * i);
+        v3_store(x + 3 * i, v3_mad(a, v3_sub(v3_load(x + 3 * i), a), k->s));
+    }
+}
+
+static void hold_projection(particle_pass *k, double e_before)
+{
+    imp_world *w = k->w;
+    const particle_coupling *p = k->p;
+    const int n = w->particles->ids.count;
+    double placed = 0, rise = 0, work = 0;
+    run_chunks(hold_terms, k, n);
+    for (int i = 0; i < n; i++) {
+        if (!p->touched[i] || !(p->im[i] > 0)) continue;
+        placed += p->energy[2 * i];
+        rise -= p->energy[2 * i + 1];
+    }
+    for (int c = 0; c < 3; c++)
+        for (int t = 0; t < p->group[c].side_count; t++) {
+            const pc_row *r = &p->group[c].side[t];
             const pc_side *sd = &p->side[r->side];
             if (sd->body >= 0) work += v3_dot(v3_mad(r->jt, r->n, r->jn), side_velocity_at(p, sd));
         }
     const double budget = e_before + work - placed;
     if (!(rise > budget)) return;
-    const double s = budget > 0 ? budget / rise : 0;
-    for (int i = 0; i < n; i++) {
-        if (!p->touched[i] || !(p->im[i] > 0)) continue;
-        const imp_vec3 a = v3_load(xp + 3 * i);
-        v3_store(x + 3 * i, v3_mad(a, v3_sub(v3_load(x + 3 * i), a), s));
-    }
+    k->s = budget > 0 ? budget / rise : 0;
+    run_chunks(hold_back, k, n);
 }
 
 /* the bodies take the opposite of what their contacts gave the particles, at the contact points: the
@@ -1313,19 +1512,72 @@ static void bodies_take(imp_world *w, const particle_coupling *p)
  * each group keeps its rows' order. Which rows go where depends on the particles alone, so the result
  * is the same on one thread or two. With fewer than PARALLEL_PARTICLES particles every row is in
  * group 2. */
+typedef struct split_job {
+    imp_world *w;
+    particle_coupling *p;
+    double lo[PAR_CHUNKS][3], hi[PAR_CHUNKS][3]; /* each chunk's bounds of the particles (finite coordinates) */
+    int bins[PAR_CHUNKS][256];                   /* each chunk's histogram along the axis */
+    int axis;
+    double lower, upper, scale, split; /* the axis's bounds, bins per metre, the plane */
+} split_job;
+
+/* the particles' inverse masses in the solve and first touches unset, and the chunk's bounds */
+static void split_bounds(void *ctx, int chunk)
+{
+    split_job *k = ctx;
+    particle_coupling *p = k->p;
+    const imp_world *w = k->w;
+    const double *x = w->particles->x;
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    int from, to;
+    par_range(w->particles->ids.count, chunk, &from, &to);
+    for (int i = from; i < to; i++) {
+        p->im[i] = w->particles->motion[i] == IMP_DYNAMIC && !p->driven[i] ? w->particles->inv_mass[i] : 0;
+        p->first[i] = -1;
+        for (int a = 0; a < 3; a++)
+            if (isfinite(x[3 * i + a])) lo[a] = lesser(lo[a], x[3 * i + a]), hi[a] = greater(hi[a], x[3 * i + a]);
+    }
+    memcpy(k->lo[chunk], lo, sizeof lo), memcpy(k->hi[chunk], hi, sizeof hi);
+}
+
+static void split_count(void *ctx, int chunk)
+{
+    split_job *k = ctx;
+    const double *x = k->w->particles->x, lower = k->lower, upper = k->upper;
+    const int axis = k->axis;
+    int *bins = k->bins[chunk];
+    memset(bins, 0, sizeof k->bins[chunk]);
+    int from, to;
+    par_range(k->w->particles->ids.count, chunk, &from, &to);
+    for (int i = from; i < to; i++)
+        if (x[3 * i + axis] >= lower && x[3 * i + axis] <= upper) bins[(int)((x[3 * i + axis] - lower) * k->scale)]++;
+}
+
+static void split_assign(void *ctx, int chunk)
+{
+    const split_job *k = ctx;
+    const double *x = k->w->particles->x;
+    int from, to;
+    par_range(k->w->particles->ids.count, chunk, &from, &to);
+    for (int i = from; i < to; i++) k->p->half[i] = x[3 * i + k->axis] < k->split ? 0 : 1; /* (NaN: 1) */
+}
+
+/* p->im and p->first set, and the halves split: in chunks of the particles on both threads (the bounds
+ * are the lesser and greater of the chunks' in chunk order, the histogram their sum: those of one pass) */
 static void split_halves(imp_world *w, particle_coupling *p, imp_vec3 up)
 {
     const int n = w->particles->ids.count;
-    const double *x = w->particles->x;
+    split_job job, *k = &job;
+    k->w = w, k->p = p;
+    run_chunks(split_bounds, k, n);
     if (n < PARALLEL_PARTICLES) {
         memset(p->half, 2, (size_t)n);
         return;
     }
     /* the horizontal axis the particles spread widest along, and their median on it (a histogram) */
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (int i = 0; i < n; i++)
-        for (int a = 0; a < 3; a++)
-            if (isfinite(x[3 * i + a])) lo[a] = lesser(lo[a], x[3 * i + a]), hi[a] = greater(hi[a], x[3 * i + a]);
+    for (int c = 0; c < PAR_CHUNKS; c++)
+        for (int a = 0; a < 3; a++) lo[a] = lesser(lo[a], k->lo[c][a]), hi[a] = greater(hi[a], k->hi[c][a]);
     const double ua[3] = {fabs(up.x), fabs(up.y), fabs(up.z)};
     int axis = -1;
     for (int a = 0; a < 3; a++) {
@@ -1336,14 +1588,15 @@ static void split_halves(imp_world *w, particle_coupling *p, imp_vec3 up)
         memset(p->half, 2, (size_t)n);
         return;
     }
-    int bins[256] = {0};
-    const double scale = 255.999 / (hi[axis] - lo[axis]);
-    for (int i = 0; i < n; i++)
-        if (x[3 * i + axis] >= lo[axis] && x[3 * i + axis] <= hi[axis]) bins[(int)((x[3 * i + axis] - lo[axis]) * scale)]++;
+    k->axis = axis, k->lower = lo[axis], k->upper = hi[axis], k->scale = 255.999 / (hi[axis] - lo[axis]);
+    run_chunks(split_count, k, n);
     int b = 0;
-    for (int sum = 0; b < 255 && (sum += bins[b]) < n / 2; b++) {}
-    const double split = lo[axis] + (b + 1) / scale;
-    for (int i = 0; i < n; i++) p->half[i] = x[3 * i + axis] < split ? 0 : 1; /* (NaN: 1) */
+    for (int sum = 0; b < 255; b++) {
+        for (int c = 0; c < PAR_CHUNKS; c++) sum += k->bins[c][b];
+        if (sum >= n / 2) break;
+    }
+    k->split = lo[axis] + (b + 1) / k->scale;
+    run_chunks(split_assign, k, n);
 }
 
 enum { SWEEP_WARM, SWEEP_VELOCITY, SWEEP_SHOCK, SWEEP_POSITION, SWEEP_POSITION_SHOCK, SWEEP_SIDES };
@@ -1351,6 +1604,7 @@ enum { SWEEP_WARM, SWEEP_VELOCITY, SWEEP_SHOCK, SWEEP_POSITION, SWEEP_POSITION_S
 typedef struct sweep_job {
     particle_coupling *p;
     double *v, *x;
+    const double *radius;
     imp_vec3 up;
     int kind;
 } sweep_job;
@@ -1364,11 +1618,11 @@ static void sweep_group(void *ctx, int g)
     case SWEEP_SHOCK: sweep_velocities(k->p, k->v, k->up, g, true); break;
     case SWEEP_POSITION:
         project_sides(k->p, k->x, g);
-        project_pairs(k->p, k->x, g, false, k->up);
+        project_pairs(k->p, k->x, k->radius, g, false, k->up);
         break;
     case SWEEP_POSITION_SHOCK:
         project_sides(k->p, k->x, g);
-        project_pairs(k->p, k->x, g, true, k->up);
+        project_pairs(k->p, k->x, k->radius, g, true, k->up);
         break;
     default: project_sides(k->p, k->x, g); break;
     }
@@ -1377,7 +1631,7 @@ static void sweep_group(void *ctx, int g)
 /* one sweep of every row: the two halves side by side, then the rows across */
 static void sweep(imp_world *w, particle_coupling *p, imp_vec3 up, int kind)
 {
-    sweep_job k = {p, w->particles->v, w->particles->x, up, kind};
+    sweep_job k = {p, w->particles->v, w->particles->x, w->particles->radius, up, kind};
     const pc_group *G = p->group;
     if (G[0].side_count + G[0].pair_count + G[1].side_count + G[1].pair_count > 0) par_for(sweep_group, &k, 2);
     sweep_group(&k, 2);
@@ -1398,12 +1652,11 @@ void particle_contacts_step(const imp_step *st)
     attach_follow(w, st, p->driven);
     p->side_count = 0;
     int rows = 0;
-    for (int g = 0; g < 3; g++) p->group[g].side_count = p->group[g].pair_count = 0;
+    for (int g = 0; g < 3; g++) {
+        p->group[g].side_count = p->group[g].pair_count = 0;
+        memset(p->group[g].seg_count, 0, sizeof p->group[g].seg_count);
+    }
     if (pairs || w->shapes->ids.count > 0) {
-        for (int i = 0; i < n; i++) {
-            p->im[i] = w->particles->motion[i] == IMP_DYNAMIC && !p->driven[i] ? w->particles->inv_mass[i] : 0;
-            p->first[i] = -1;
-        }
         const double gl = v3_len(w->settings.gravity);
         const imp_vec3 up = gl > 0 ? v3_scale(w->settings.gravity, -1 / gl) : v3(0, 0, 0);
         const double *x0 = w->particle_system->state0; /* [x | v] at the start of the step */
@@ -1418,16 +1671,16 @@ void particle_contacts_step(const imp_step *st)
         if (rows > 0) {
             sort_sides(p, up);
             mark_touched(p, n, pairs);
-            const double e_before = energy_before(w, p, x0);
+            particle_pass pass = {w, p, x0, st->dt, 1};
+            run_chunks(energy_terms, &pass, n);
+            const double e_before = energy_before(w, p);
             sweep(w, p, up, SWEEP_WARM);
             for (int k = 0; k < VELOCITY_SWEEPS; k++) sweep(w, p, up, SWEEP_VELOCITY);
             sweep(w, p, up, SWEEP_SHOCK);
-            place_particles(w, p, x0, st->dt);
-            for (int i = 0; i < n; i++)
-                if (p->touched[i]) memcpy(p->x_placed + 3 * i, w->particles->x + 3 * i, 3 * sizeof(double));
+            run_chunks(place_particles, &pass, n);
             for (int k = 0; k < POSITION_SWEEPS; k++) sweep(w, p, up, SWEEP_POSITION);
             sweep(w, p, up, SWEEP_POSITION_SHOCK);
-            hold_projection(w, p, e_before);
+            hold_projection(&pass, e_before);
             sweep(w, p, up, SWEEP_SIDES);
         }
         bodies_take(w, p);

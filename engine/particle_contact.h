@@ -21,17 +21,20 @@ typedef struct pc_row {
     imp_vec3 jt;
 } pc_row;
 
-/* a pair as the sweeps see it: kept small (single precision but for the accumulated normal impulse),
- * as a pile has several per particle */
+/* a pair as the sweeps see it: kept small (48 bytes; single precision but for the accumulated normal
+ * impulse), as a pile has several per particle. Its effective mass 1 / (1/m_i + 1/m_j) and its limit
+ * r_i + r_j are made from the particles where they are needed (particle_contact.c: pair_kn, project_pairs). */
 typedef struct pc_pair {
-    int i, j;              /* particles (dense)                                                     */
+    int i;                 /* particle i (dense)                                                     */
+    uint32_t jx;           /* particle j (dense, pair_j), and PC_IMPACT: met approaching faster than a
+                              resting pair (not warm-started next step)                             */
     float n[3];            /* unit normal, out of j towards i                                       */
-    float kn, target, mu;  /* effective mass 1 / (1/m_i + 1/m_j), normal velocity aimed at, Coulomb */
-    float limit;           /* r_i + r_j                                                              */
-    double jn;             /* accumulated impulses on i: normal, tangential                          */
-    float jt[3];
-    int impact;            /* met approaching faster than a resting pair: not warm-started next step */
+    float target, mu;      /* normal velocity aimed at, Coulomb coefficient                          */
+    float jt[3];           /* accumulated impulses on i: tangential, then normal                     */
+    double jn;
 } pc_pair;
+#define PC_IMPACT 0x80000000u
+static inline int pair_j(const pc_pair *r) { return (int)(r->jx & ~PC_IMPACT); }
 
 /* what a side contact holds besides its row */
 typedef struct pc_side {
@@ -52,11 +55,18 @@ typedef struct pc_grain {
 } pc_grain;
 
 /* The rows of one group (particle_contact.c, "the solve on two threads"): its side rows, sorted
- * lowest first, and its pairs */
+ * lowest first, and its pairs: the lists the chunks of the pair search found (pc_found), one after
+ * another in chunk order, where the chunks wrote them */
 typedef struct pc_group {
     pc_row *side, *spare; int side_count, side_cap;
-    pc_pair *pair; int pair_count, pair_cap;
+    pc_pair *seg[PAR_CHUNKS]; int seg_count[PAR_CHUNKS];
+    int pair_count;        /* in all the lists */
 } pc_group;
+
+/* the pairs of group G in their order: r runs over chunk c_'s list, then c_ + 1's */
+#define PC_FOR_PAIRS(G, r)                                                                                             \
+    for (int c_ = 0; c_ < PAR_CHUNKS; c_++)                                                                            \
+        for (pc_pair *r = (G)->seg[c_], *end_ = r + (G)->seg_count[c_]; r < end_; r++)
 
 /* The pairs' impulses of the last step, from which the next step's sweeps start (warm starting): the
  * one part of the stage that carries from step to step (a snapshot keeps it; without it the next step
@@ -69,14 +79,16 @@ typedef struct pc_warm {
     imp_id *lower, *higher;
     float *impulse;        /* 3 per entry, N s                                                     */
     int count, cap, start_cap;
+    uint32_t *pair_slot;   /* warm_keep's scratch: by pair (the groups' lists one after another), the
+                              lower slot of a kept pair, else UINT32_MAX                              */
+    int pair_slot_cap;
 } pc_warm;
 
 /* the pairs one chunk of the grid search found (particle_contact.c, meet_pairs), by group, and the
- * colliders near its particles (meet_colliders); the chunks' lists joined in chunk order are the pairs
- * in the order one thread finds them */
+ * colliders near its particles (meet_colliders); the chunks' lists one after another in chunk order
+ * are a group's pairs (pc_group), in the order one thread finds them */
 typedef struct pc_found {
     pc_pair *pair[3]; int count[3], cap[3];
-    int at[3];             /* where they go in the groups' lists                                     */
     int *near; int near_count, near_cap; /* meet_colliders: (particle, collider) within reach, 2 each */
 } pc_found;
 
@@ -96,6 +108,7 @@ typedef struct particle_coupling {
     double *lo, *hi;                  /* swept bounds, 3 each                                      */
     double *disp_gap;                 /* pcontact_find_bodies: the gap to the nearest shape        */
     double *x_placed;                 /* 3 each: where the velocities put it, before the projection */
+    double *energy;                   /* 2 each: its terms of an energy sum (energy_before, hold_projection) */
     int particle_cap;
     /* the pair grid: the particles by cell key, with their cells and data alongside */
     int *cell_start; int32_t (*bucket_cell)[3], (*cell_of)[3];

@@ -234,6 +234,33 @@ void particles_undo(imp_world *w)
     }
 }
 
+/* the passes over the whole state below (its copy at the start of the step, the NaN guard) run in
+ * chunks of the particles, on both threads from STATE_CHUNKED particles on (a smaller state is not worth
+ * waking the worker for); the same results either way */
+#define STATE_CHUNKED 4096
+typedef struct state_copy {
+    imp_world *w;
+    double *X0;
+    int bad[PAR_CHUNKS], first[PAR_CHUNKS]; /* particles_nan_guard: each chunk's count and first */
+} state_copy;
+
+static void state0_chunk(void *ctx, int chunk)
+{
+    const state_copy *k = ctx;
+    const int n = k->w->particles->ids.count;
+    int lo, hi;
+    par_range(n, chunk, &lo, &hi);
+    if (hi <= lo) return;
+    memcpy(k->X0 + 3 * lo, k->w->particles->x + 3 * lo, 3 * sizeof(double) * (size_t)(hi - lo));
+    memcpy(k->X0 + 3 * (n + lo), k->w->particles->v + 3 * lo, 3 * sizeof(double) * (size_t)(hi - lo));
+}
+
+static void run_state_chunks(par_fn fn, state_copy *k)
+{
+    if (k->w->particles->ids.count >= STATE_CHUNKED) par_for(fn, k, PAR_CHUNKS);
+    else for (int c = 0; c < PAR_CHUNKS; c++) fn(k, c);
+}
+
 /* the particles' state at the start of the step, before anything moves them (the resting contacts
  * with bodies under the implicit integrator, particle_contact.c, are found between this and
  * particles_step) */
@@ -242,10 +269,9 @@ void particles_step_begin(const imp_step *st)
     imp_world *w = st->w;
     particle_system *ps = w->particle_system;
     const int n = w->particles->ids.count;
-    double *X0 = state0_reserve(ps, 6 * n + curves_state_dim(w));
-    particle_range range;
-    imp_ode_system all = particles_ode(w, 0, n, &range);
-    all.get_state(all.ctx, X0);
+    state_copy k = {w, state0_reserve(ps, 6 * n + curves_state_dim(w)), {0}, {0}};
+    run_state_chunks(state0_chunk, &k);
+    if (curves_state_dim(w) > 0) curves_get_state(w, k.X0 + 6 * n);
     ps->snapped_count = 0;
 }
 
@@ -356,21 +382,37 @@ int particles_step(const imp_step *st)
     return 0;
 }
 
-/* put back non-finite particles from the state at the start of the step; returns how many */
-int particles_nan_guard(imp_world *w)
+/* the particles of one chunk past the guard (non-finite, too far or too fast): put back where the step
+ * began, at rest */
+static void guard_chunk(void *ctx, int chunk)
 {
+    state_copy *k = ctx;
+    const imp_world *w = k->w;
     const double *x0 = w->particle_system->state0;
-    const int n = w->particles->ids.count;
-    int bad = 0, first = -1;
-    for (int i = 0; i < n; i++) {
+    int lo, hi;
+    par_range(w->particles->ids.count, chunk, &lo, &hi);
+    k->bad[chunk] = 0, k->first[chunk] = -1;
+    for (int i = lo; i < hi; i++) {
         const double *x = w->particles->x + 3 * i, *v = w->particles->v + 3 * i;
         if (v3_finite(v3_load(x)) && v3_finite(v3_load(v)) && fabs(x[0]) <= IMP_GUARD_COORD && fabs(x[1]) <= IMP_GUARD_COORD &&
             fabs(x[2]) <= IMP_GUARD_COORD && v3_len(v3_load(v)) <= IMP_GUARD_SPEED)
             continue;
-        if (first < 0) first = i;
-        bad++;
+        if (k->first[chunk] < 0) k->first[chunk] = i;
+        k->bad[chunk]++;
         memcpy(w->particles->x + 3 * i, x0 + 3 * i, 3 * sizeof(double));
         memset(w->particles->v + 3 * i, 0, 3 * sizeof(double));
+    }
+}
+
+/* put back non-finite particles from the state at the start of the step; returns how many */
+int particles_nan_guard(imp_world *w)
+{
+    state_copy k = {w, NULL, {0}, {0}};
+    run_state_chunks(guard_chunk, &k);
+    int bad = 0, first = -1;
+    for (int c = 0; c < PAR_CHUNKS; c++) {
+        if (first < 0) first = k.first[c];
+        bad += k.bad[c];
     }
     if (bad)
         world_error(w, "NaN guard: %d particle(s) went non-finite (or past %g m, %g m/s) at t = %.4f s (first: particle #%u); "
