@@ -430,10 +430,10 @@ static void patch_friction_apply(patch_bodies *pb, const contact_patch *p, const
     }
 }
 
-/* hold lambda in the friction cone (coefficient mu) of the patch's normal impulse N */
-static void patch_friction_clamp(const contact_patch *p, double mu, double N, double lambda[3])
+/* hold lambda in the friction cone of the patch's normal impulse N */
+static void patch_friction_clamp(const contact_patch *p, double N, double lambda[3])
 {
-    double lim = mu * N, len2 = lambda[0] * lambda[0] + lambda[1] * lambda[1];
+    double lim = p->mu * N, len2 = lambda[0] * lambda[0] + lambda[1] * lambda[1];
     if (len2 > lim * lim) {
         double f = lim / sqrt(len2);
         lambda[0] *= f, lambda[1] *= f;
@@ -442,8 +442,7 @@ static void patch_friction_clamp(const contact_patch *p, double mu, double N, do
     lambda[2] = lambda[2] > tw ? tw : lambda[2] < -tw ? -tw : lambda[2];
 }
 
-/* the friction rows' impulses lambda (accumulated) in the cone mu N: lambda += -K^-1 u, clamped */
-static double patch_friction(patch_bodies *pb, const contact_patch *p, int slot, double lambda_acc[3], double mu, double N)
+static double patch_friction(patch_bodies *pb, const contact_point *P, contact_patch *p, int slot)
 {
     const imp_vec3 dv = v3_sub(pb->va, pb->vb), wa = pb->wa, wb = pb->wb;
     /* (target: the pre-solve hook's tangent velocity, zero unless a script set one) */
@@ -451,10 +450,11 @@ static double patch_friction(patch_bodies *pb, const contact_patch *p, int slot,
                          v3_dot(p->t2, dv) + v3_dot(p->fa[1], wa) - v3_dot(p->fb[1], wb) - p->target[1],
                          v3_dot(p->fa[2], wa) - v3_dot(p->fb[2], wb)};
     const double *Ki = p->friction_inv[slot];
-    double lambda[3], d[3];
-    for (int r = 0; r < 3; r++) lambda[r] = lambda_acc[r] - (Ki[3 * r] * u[0] + Ki[3 * r + 1] * u[1] + Ki[3 * r + 2] * u[2]);
-    patch_friction_clamp(p, mu, N, lambda);
-    for (int r = 0; r < 3; r++) d[r] = lambda[r] - lambda_acc[r], lambda_acc[r] = lambda[r];
+    double N = 0, lambda[3], d[3];
+    for (int i = 0; i < p->count; i++) N += P[i].jn;
+    for (int r = 0; r < 3; r++) lambda[r] = p->lambda[r] - (Ki[3 * r] * u[0] + Ki[3 * r + 1] * u[1] + Ki[3 * r + 2] * u[2]);
+    patch_friction_clamp(p, N, lambda);
+    for (int r = 0; r < 3; r++) d[r] = lambda[r] - p->lambda[r], p->lambda[r] = lambda[r];
     patch_friction_apply(pb, p, d);
     return fabs(d[0]) + fabs(d[1]) + fabs(d[2]);
 }
@@ -484,21 +484,17 @@ static const double *patch_inverse(contact_patch *p, int slot, int S)
  * velocities now (gaps in) and j0 the present impulses, b = w - A j0, and the proximal solve on S is
  *     x_S = j0_S - (A_SS + eps I)^-1 (w_S - A_S,notS j0_notS),   x_notS = 0
  * (at rest S is every row and its inverse is kept: x = j0 - (A + eps I)^-1 w) */
-/* the normal rows' velocities with their allowed approach in (w = A j + b at the present impulses) */
-static void patch_speeds(const patch_bodies *pb, const contact_point *P, const contact_patch *p, double w[4])
-{
-    const double vn = v3_dot(p->n, v3_sub(pb->va, pb->vb));
-    for (int i = 0; i < p->count; i++) w[i] = vn + v3_dot(P[i].row.ca, pb->wa) - v3_dot(P[i].row.cb, pb->wb) + P[i].gap;
-}
-
-/* w: the rows' velocities (patch_speeds, plus any target), j: the present impulses j0 in, the new out */
-static double patch_normals(patch_bodies *pb, const contact_point *P, contact_patch *p, int slot, const double w[4], double j[4])
+static double patch_normals(patch_bodies *pb, contact_point *P, contact_patch *p, int slot)
 {
     const int m = p->count;
     const double *A = p->normal[slot];
     const imp_vec3 wa = pb->wa, wb = pb->wb;
-    double j0[4], x[4];
-    for (int i = 0; i < m; i++) j0[i] = j[i];
+    const double vn = v3_dot(p->n, v3_sub(pb->va, pb->vb));
+    double w[4], j0[4], x[4];
+    for (int i = 0; i < m; i++) {
+        w[i] = vn + v3_dot(P[i].row.ca, wa) - v3_dot(P[i].row.cb, wb) + P[i].gap;
+        j0[i] = P[i].jn;
+    }
     int S = p->active;
     if (S == (1 << m) - 1) { /* at rest, every row: x = j0 - (A + eps I)^-1 w, kept when none is < 0 */
         const double *N = p->normal_inv[slot];
@@ -556,7 +552,7 @@ apply:;
         const double xi = x[i] > 0 ? x[i] : 0, d = xi - j0[i];
         change += fabs(d), sum += d;
         dwa = v3_mad(dwa, P[i].row.ia, d), dwb = v3_mad(dwb, P[i].row.ib, d);
-        j[i] = xi;
+        P[i].jn = xi;
     }
     if (pb->ma) pb->va = v3_mad(pb->va, p->n, sum * pb->ima), pb->wa = v3_add(wa, dwa);
     if (pb->mb) pb->vb = v3_mad(pb->vb, p->n, -sum * pb->imb), pb->wb = v3_sub(wb, dwb);
@@ -570,13 +566,8 @@ static double patch_solve(solver_bodies *sb, contact_point *points, contact_patc
     contact_point *P = points + p->first;
     const int slot = who != BOTH;
     patch_bodies pb = patch_load(sb, p, who);
-    double N = 0, w[4], j[4];
-    for (int i = 0; i < p->count; i++) N += P[i].jn;
-    double change = patch_friction(&pb, p, slot, p->lambda, p->mu, N);
-    patch_speeds(&pb, P, p, w);
-    for (int i = 0; i < p->count; i++) j[i] = P[i].jn;
-    change += patch_normals(&pb, P, p, slot, w, j);
-    for (int i = 0; i < p->count; i++) P[i].jn = j[i];
+    double change = patch_friction(&pb, P, p, slot);
+    change += patch_normals(&pb, P, p, slot);
     patch_store(sb, p, &pb);
     return change;
 }
@@ -1016,34 +1007,44 @@ static void collisions(imp_world *w, impulse_state *s, int k0, int k1)
             contact_point *P = &s->points[p->first];
             const contact_point_info *info = &s->info[p->first];
             patch_bodies pb = patch_load(sb, p, BOTH);
-            double w[4], j[4] = {0, 0, 0, 0}, fast = 0;
+            const double vn0 = v3_dot(p->n, v3_sub(pb.va, pb.vb));
+            double vn[4], fast = 0;
             bool collides[4] = {false, false, false, false}, hit = false;
-            patch_speeds(&pb, P, p, w);
             for (int i = 0; i < p->count; i++) {
-                const double vn = w[i] - P[i].gap;
-                if (info[i].depth < 0 && -vn * sb->h < -info[i].depth) continue; /* a gap this step's approach does not close */
-                if (!(vn < -rest || (P[i].jp > 0 && vn < -1e-9))) continue;
-                collides[i] = hit = true, fast = fmax(fast, -vn);
-                w[i] = (1 + info[i].e) * vn; /* n . dv' = -e vn: its gap closed */
+                vn[i] = vn0 + v3_dot(P[i].row.ca, pb.wa) - v3_dot(P[i].row.cb, pb.wb);
+                if (info[i].depth < 0 && -vn[i] * sb->h < -info[i].depth) continue; /* a gap this step's approach does not close */
+                if (!(vn[i] < -rest || (P[i].jp > 0 && vn[i] < -1e-9))) continue;
+                collides[i] = hit = true, fast = fmax(fast, -vn[i]);
             }
             if (!hit) continue;
             any = true;
             imp_contact *ct = &col->manifolds[info[0].man].c;
             if (fast > ct->impact_speed) ct->impact_speed = fast;
-            patch_normals(&pb, P, p, 0, w, j);
-            double N = 0;
+            /* the patch's solves read its points' impulses and allowed approaches and its friction and
+             * coefficient: the collision's stand in for them (impulses from zero, a colliding point's
+             * target n . dv' = -e vn as the allowed approach e vn < 0), the contact stage's are put back */
+            double jn[4], gap[4], lambda[3] = {p->lambda[0], p->lambda[1], p->lambda[2]}, mu = p->mu, N = 0;
             for (int i = 0; i < p->count; i++) {
-                N += j[i];
-                if (collides[i]) P[i].jp = 1;
+                jn[i] = P[i].jn, gap[i] = P[i].gap;
+                P[i].jn = 0;
+                if (collides[i]) P[i].gap = info[i].e * vn[i];
             }
+            patch_normals(&pb, P, p, 0);
+            for (int i = 0; i < p->count; i++) N += P[i].jn;
             ct->impact += N;
             /* friction: static where the centroid slides slower than STICK_SPEED after the normal impulse */
             const imp_vec3 dv = v3_sub(pb.va, pb.vb);
             const double u1 = v3_dot(p->t1, dv) + v3_dot(p->fa[0], pb.wa) - v3_dot(p->fb[0], pb.wb);
             const double u2 = v3_dot(p->t2, dv) + v3_dot(p->fa[1], pb.wa) - v3_dot(p->fb[1], pb.wb);
-            double lambda[3] = {0, 0, 0};
-            patch_friction(&pb, p, 0, lambda, u1 * u1 + u2 * u2 < STICK_SPEED * STICK_SPEED ? info[0].mu_s : info[0].mu_k, N);
+            p->mu = u1 * u1 + u2 * u2 < STICK_SPEED * STICK_SPEED ? info[0].mu_s : info[0].mu_k;
+            p->lambda[0] = p->lambda[1] = p->lambda[2] = 0;
+            patch_friction(&pb, P, p, 0);
             patch_store(sb, p, &pb);
+            for (int i = 0; i < p->count; i++) {
+                if (collides[i]) P[i].jp = 1;
+                P[i].jn = jn[i], P[i].gap = gap[i];
+            }
+            p->lambda[0] = lambda[0], p->lambda[1] = lambda[1], p->lambda[2] = lambda[2], p->mu = mu;
         }
         if (!any) break;
     }
@@ -1201,7 +1202,7 @@ static void warm_start(island_stage *st, int lo, int hi, int part)
             row_apply(sb->v, sb->w, &P[i], &P[i].row, P[i].n, P[i].jn);
             N += P[i].jn;
         }
-        patch_friction_clamp(p, p->mu, N, p->lambda);
+        patch_friction_clamp(p, N, p->lambda);
         patch_bodies pb = patch_load(sb, p, BOTH);
         patch_friction_apply(&pb, p, p->lambda);
         patch_store(sb, p, &pb);
