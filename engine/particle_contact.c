@@ -141,7 +141,7 @@ void particle_coupling_free(imp_world *w)
     free(p->im), free(p->driven), free(p->half), free(p->touched), free(p->first), free(p->owner), free(p->vertex);
     free(p->lo), free(p->hi), free(p->disp_gap), free(p->x_placed), free(p->energy);
     free(p->cell_start), free(p->grain), free(p->bucket_cell), free(p->cell_of), free(p->bucket_x), free(p->bucket_of);
-    for (int c = 0; c < PAR_CHUNKS; c++) {
+    for (int c = 0; c < PC_SEARCH_CHUNKS; c++) {
         for (int g = 0; g < 3; g++) free(p->found[c].pair[g]);
         free(p->found[c].near);
     }
@@ -357,7 +357,7 @@ typedef struct pair_cursor {
 static inline void cursor_seek(pair_cursor *a, int t)
 {
     a->c = 0;
-    while (a->c < PAR_CHUNKS - 1 && t >= a->G->seg_count[a->c]) t -= a->G->seg_count[a->c++];
+    while (a->c < PC_SEARCH_CHUNKS - 1 && t >= a->G->seg_count[a->c]) t -= a->G->seg_count[a->c++];
     a->k = t;
 }
 
@@ -671,11 +671,13 @@ void particle_contacts_rest(const imp_step *st)
 /* the chunks on both threads from CHUNKED_PARTICLES particles on (fewer are not worth waking the worker
  * for), else one after another on this one: the same results either way */
 #define CHUNKED_PARTICLES 512
-static void run_chunks(par_fn fn, void *ctx, int particles)
+static void run_chunks_of(par_fn fn, void *ctx, int particles, int chunks)
 {
-    if (particles >= CHUNKED_PARTICLES) par_for(fn, ctx, PAR_CHUNKS);
-    else for (int c = 0; c < PAR_CHUNKS; c++) fn(ctx, c);
+    if (particles >= CHUNKED_PARTICLES) par_for(fn, ctx, chunks);
+    else for (int c = 0; c < chunks; c++) fn(ctx, c);
 }
+
+static void run_chunks(par_fn fn, void *ctx, int particles) { run_chunks_of(fn, ctx, particles, PAR_CHUNKS); }
 
 /* ---- warm starting ---------------------------------------------------------------------------------------- */
 
@@ -730,7 +732,7 @@ typedef struct warm_job {
     const idtable *ids;
     particle_coupling *p;
     int base[4];  /* where each group's pairs begin among all pairs, and their total */
-    int at[3][PAR_CHUNKS]; /* where each group's list from each chunk begins among all pairs */
+    int at[3][PC_SEARCH_CHUNKS]; /* where each group's list from each chunk begins among all pairs */
     int split;    /* the first slot of the second half */
     int count0;   /* the entries of the first half */
 } warm_job;
@@ -828,12 +830,12 @@ static void warm_keep(imp_world *w, particle_coupling *p)
     warm_job k = {.ids = ids, .p = p, .split = wm->slots / 2};
     for (int g = 0; g < 3; g++) k.base[g + 1] = k.base[g] + p->group[g].pair_count;
     for (int g = 0; g < 3; g++)
-        for (int c = 0, at = k.base[g]; c < PAR_CHUNKS; c++) k.at[g][c] = at, at += p->group[g].seg_count[c];
+        for (int c = 0, at = k.base[g]; c < PC_SEARCH_CHUNKS; c++) k.at[g][c] = at, at += p->group[g].seg_count[c];
     if (k.base[3] > wm->pair_slot_cap) {
         wm->pair_slot_cap = k.base[3] + k.base[3] / 2;
         wm->pair_slot = ids_grow(wm->pair_slot, sizeof(uint32_t), (size_t)wm->pair_slot_cap);
     }
-    run_chunks(warm_slots, &k, k.base[3]);
+    run_chunks_of(warm_slots, &k, k.base[3], PC_SEARCH_CHUNKS);
     warm_halves(warm_count, &k);
     k.count0 = wm->start[k.split];
     const int count = k.count0 + (wm->slots > k.split ? wm->start[wm->slots] : 0);
@@ -926,7 +928,7 @@ static inline uint32_t grid_key(const pair_grid *g, int32_t a, int32_t b, int32_
     return cell_hash(a, b, c, g->mask);
 }
 
-/* The search in PAR_CHUNKS chunks of the particles in key order: each chunk's pairs go to its own
+/* The search in PC_SEARCH_CHUNKS chunks of the particles in key order: each chunk's pairs go to its own
  * lists (pc_found), which are joined in chunk order, so the pairs and their order are those of one
  * pass over all particles, whichever thread ran which chunk. */
 typedef struct pair_search {
@@ -1087,8 +1089,7 @@ static void search_pairs(void *ctx, int chunk)
     const int *start = p->cell_start;
     pc_found *out = &p->found[chunk];
     out->count[0] = out->count[1] = out->count[2] = 0;
-    int lo, hi;
-    par_range(k->m, chunk, &lo, &hi);
+    const int lo = (int)((long long)k->m * chunk / PC_SEARCH_CHUNKS), hi = (int)((long long)k->m * (chunk + 1) / PC_SEARCH_CHUNKS);
 #if SPARSE_HAVE_AVX
     const bool avx = sparse_avx();
 #endif
@@ -1184,12 +1185,12 @@ static void meet_pairs(imp_world *w, particle_coupling *p, const double *x0, dou
     start[0] = 0;
     run_chunks(search_copy, &k, m);
     for (int c = 0; c < PAIR_DATA; c++) memset(k.data[c] + m, 0, SEARCH_PAD * sizeof(double));
-    run_chunks(search_pairs, &k, m);
+    run_chunks_of(search_pairs, &k, m, PC_SEARCH_CHUNKS);
     /* each group's pairs: the chunks' lists one after another */
     for (int gr = 0; gr < 3; gr++) {
         pc_group *G = &p->group[gr];
         G->pair_count = 0;
-        for (int c = 0; c < PAR_CHUNKS; c++) {
+        for (int c = 0; c < PC_SEARCH_CHUNKS; c++) {
             G->seg[c] = p->found[c].pair[gr], G->seg_count[c] = p->found[c].count[gr];
             G->pair_count += G->seg_count[c];
         }
