@@ -787,18 +787,26 @@ static void warm_fill(void *ctx, int h)
     int *start = wm->start;
     if (h == 1)
         for (int s = s0 + 1; s <= s1; s++) start[s] += k->count0;
-    const uint32_t *slot = wm->pair_slot;
+    const uint32_t *slot = wm->pair_slot, *dense_slot = k->ids->dense_slot, *gen = k->ids->slot_gen;
+    const uint32_t span = (uint32_t)(s1 - s0);
+    imp_id *lower_id = wm->lower, *higher_id = wm->higher;
+    float *impulse = wm->impulse;
     int t = 0;
     for (int g = 0; g < 3; g++)
         PC_FOR_PAIRS(&p->group[g], r) {
             const uint32_t lower = slot[t++];
-            if (!(lower >= (uint32_t)s0 && lower < (uint32_t)s1)) continue;
-            const imp_id a = particle_id(k->ids, r->i), b = particle_id(k->ids, pair_j(r));
-            const bool a_low = a.index < b.index;
+            if (lower - (uint32_t)s0 >= span) continue; /* outside [s0, s1) (UINT32_MAX: not kept) */
+            /* the pair's slots differ, and the lower one is `lower`; the impulse on the lower one's
+             * particle: the pair's impulse on i, negated when j holds the lower slot (a negation rounds
+             * to the negation of the rounding) */
+            const uint32_t si = dense_slot[r->i], sj = dense_slot[pair_j(r)], higher = si == lower ? sj : si;
             const int e = start[lower]++;
-            wm->lower[e] = a_low ? a : b, wm->higher[e] = a_low ? b : a;
-            const double sign = a_low ? 1 : -1, jn = r->jn;
-            for (int c = 0; c < 3; c++) wm->impulse[3 * e + c] = (float)(sign * (r->n[c] * jn + r->jt[c]));
+            lower_id[e] = (imp_id){lower, gen[lower]}, higher_id[e] = (imp_id){higher, gen[higher]};
+            const double jn = r->jn;
+            const float J[3] = {(float)(r->n[0] * jn + r->jt[0]), (float)(r->n[1] * jn + r->jt[1]), (float)(r->n[2] * jn + r->jt[2])};
+            float *out = impulse + 3 * e;
+            if (si == lower) out[0] = J[0], out[1] = J[1], out[2] = J[2];
+            else out[0] = -J[0], out[1] = -J[1], out[2] = -J[2];
         }
     /* start[s] is now the end of slot s's run, the beginning of slot s + 1's */
     if (h == 0) {
@@ -818,7 +826,9 @@ static void warm_halves(par_fn fn, warm_job *k)
     else fn(k, 0), fn(k, 1);
 }
 
-static void warm_keep(imp_world *w, particle_coupling *p)
+/* the table's room and k's places of the lists; then the kept pairs' lower slots (warm_slots, in
+ * PC_SEARCH_CHUNKS chunks) and warm_keep */
+static void warm_prepare(imp_world *w, particle_coupling *p, warm_job *job)
 {
     pc_warm *wm = &p->warm;
     const idtable *ids = &w->particles->ids;
@@ -835,7 +845,14 @@ static void warm_keep(imp_world *w, particle_coupling *p)
         wm->pair_slot_cap = k.base[3] + k.base[3] / 2;
         wm->pair_slot = ids_grow(wm->pair_slot, sizeof(uint32_t), (size_t)wm->pair_slot_cap);
     }
-    run_chunks_of(warm_slots, &k, k.base[3], PC_SEARCH_CHUNKS);
+    *job = k;
+}
+
+/* the table from the pairs' final impulses (warm_prepare's k, after warm_slots) */
+static void warm_keep(particle_coupling *p, warm_job *job)
+{
+    pc_warm *wm = &p->warm;
+    warm_job k = *job;
     warm_halves(warm_count, &k);
     k.count0 = wm->start[k.split];
     const int count = k.count0 + (wm->slots > k.split ? wm->start[wm->slots] : 0);
@@ -1129,14 +1146,15 @@ static void search_pairs(void *ctx, int chunk)
     }
 }
 
-static void meet_pairs(imp_world *w, particle_coupling *p, const double *x0, double h, imp_vec3 up)
+/* the pairs; search: its chunks' counts and bounds (search_bounds, run by split_halves' first pass) */
+static void meet_pairs(imp_world *w, particle_coupling *p, const double *x0, double h, imp_vec3 up, pair_search *search)
 {
     const int n = w->particles->ids.count;
     reserve_order(p, n);
     pair_grid g = {0};
-    pair_search k = {.w = w, .p = p, .g = &g, .x = w->particles->x, .x0 = x0, .v = w->particles->v, .h = h, .rest_speed = REST_SPEED(w, h)};
+    pair_search k = *search;
+    k.p = p, k.g = &g, k.x = w->particles->x, k.x0 = x0, k.v = w->particles->v, k.h = h, k.rest_speed = REST_SPEED(w, h);
     /* the particles that take part, their greatest radius and their bounds: the chunks' in chunk order */
-    run_chunks(search_bounds, &k, n);
     double rmax = 0, lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     int m = 0;
     for (int c = 0; c < PAR_CHUNKS; c++) {
@@ -1315,20 +1333,18 @@ typedef struct particle_pass {
     const double *x0; /* [x | v] at the start of the step (3 each) */
     double h;
     double s;         /* hold_projection: the fraction of the projection kept */
+    const warm_job *warm; /* place_and_slot: the warm table's job (or NULL) */
 } particle_pass;
 
 /* New positions of the particles in contact (p->touched): one that touched a body on the way at the
  * touch (on the body as it ended), moved on by the rest of the step at its velocity relative to the
  * body; the others from the start of the step at their new velocities, x0 + h v. Each one's place is
  * kept in p->x_placed. */
-static void place_particles(void *ctx, int chunk)
+static void place_particles(const particle_pass *k, int lo, int hi)
 {
-    const particle_pass *k = ctx;
     particle_coupling *p = k->p;
     double *x = k->w->particles->x;
     const double *v = k->w->particles->v, *x0 = k->x0, h = k->h;
-    int lo, hi;
-    par_range(k->w->particles->ids.count, chunk, &lo, &hi);
     for (int i = lo; i < hi; i++) {
         if (!p->touched[i]) continue;
         if (p->im[i] > 0 && p->first[i] >= 0) {
@@ -1340,6 +1356,16 @@ static void place_particles(void *ctx, int chunk)
         }
         memcpy(p->x_placed + 3 * i, x + 3 * i, 3 * sizeof(double));
     }
+}
+
+/* one of PC_SEARCH_CHUNKS chunks of the particles placed, and (the pairs' impulses are final after the
+ * velocity sweeps) the warm table's slots of the pairs of the search's chunk of that number: one job */
+static void place_and_slot(void *ctx, int chunk)
+{
+    const particle_pass *k = ctx;
+    const int n = k->w->particles->ids.count;
+    place_particles(k, (int)((long long)n * chunk / PC_SEARCH_CHUNKS), (int)((long long)n * (chunk + 1) / PC_SEARCH_CHUNKS));
+    if (k->warm) warm_slots((void *)k->warm, chunk);
 }
 
 static void project_sides(particle_coupling *p, double *x, int g)
@@ -1516,6 +1542,7 @@ static void bodies_take(imp_world *w, const particle_coupling *p)
 typedef struct split_job {
     imp_world *w;
     particle_coupling *p;
+    pair_search *search; /* the pair search's bounds, found in the same pass (search_bounds), or NULL */
     double lo[PAR_CHUNKS][3], hi[PAR_CHUNKS][3]; /* each chunk's bounds of the particles (finite coordinates) */
     int bins[PAR_CHUNKS][256];                   /* each chunk's histogram along the axis */
     int axis;
@@ -1539,6 +1566,7 @@ static void split_bounds(void *ctx, int chunk)
             if (isfinite(x[3 * i + a])) lo[a] = lesser(lo[a], x[3 * i + a]), hi[a] = greater(hi[a], x[3 * i + a]);
     }
     memcpy(k->lo[chunk], lo, sizeof lo), memcpy(k->hi[chunk], hi, sizeof hi);
+    if (k->search) search_bounds(k->search, chunk);
 }
 
 static void split_count(void *ctx, int chunk)
@@ -1564,12 +1592,13 @@ static void split_assign(void *ctx, int chunk)
 }
 
 /* p->im and p->first set, and the halves split: in chunks of the particles on both threads (the bounds
- * are the lesser and greater of the chunks' in chunk order, the histogram their sum: those of one pass) */
-static void split_halves(imp_world *w, particle_coupling *p, imp_vec3 up)
+ * are the lesser and greater of the chunks' in chunk order, the histogram their sum: those of one pass);
+ * search (or NULL): the pair search's bounds found in the first pass too (they read the particles alone) */
+static void split_halves(imp_world *w, particle_coupling *p, imp_vec3 up, pair_search *search)
 {
     const int n = w->particles->ids.count;
     split_job job, *k = &job;
-    k->w = w, k->p = p;
+    k->w = w, k->p = p, k->search = search;
     run_chunks(split_bounds, k, n);
     if (n < PARALLEL_PARTICLES) {
         memset(p->half, 2, (size_t)n);
@@ -1653,6 +1682,7 @@ void particle_contacts_step(const imp_step *st)
     attach_follow(w, st, p->driven);
     p->side_count = 0;
     int rows = 0;
+    warm_job warm;
     for (int g = 0; g < 3; g++) {
         p->group[g].side_count = p->group[g].pair_count = 0;
         memset(p->group[g].seg_count, 0, sizeof p->group[g].seg_count);
@@ -1661,24 +1691,26 @@ void particle_contacts_step(const imp_step *st)
         const double gl = v3_len(w->settings.gravity);
         const imp_vec3 up = gl > 0 ? v3_scale(w->settings.gravity, -1 / gl) : v3(0, 0, 0);
         const double *x0 = w->particle_system->state0; /* [x | v] at the start of the step */
-        split_halves(w, p, up);
+        pair_search search = {.w = w};
+        split_halves(w, p, up, pairs ? &search : NULL);
         if (w->shapes->ids.count > 0) meet_bodies(w, p, x0, st, up);
         if (pairs) {
-            meet_pairs(w, p, x0, st->dt, up);
+            meet_pairs(w, p, x0, st->dt, up, &search);
             mark_pairs(p, n);
             meet_colliders(w, p, x0, st->dt, up);
         }
         for (int g = 0; g < 3; g++) rows += p->group[g].side_count + p->group[g].pair_count;
+        if (pairs) warm_prepare(w, p, &warm);
         if (rows > 0) {
             sort_sides(p, up);
             mark_touched(p, n, pairs);
-            particle_pass pass = {w, p, x0, st->dt, 1};
+            particle_pass pass = {w, p, x0, st->dt, 1, pairs ? &warm : NULL};
             run_chunks(energy_terms, &pass, n);
             const double e_before = energy_before(w, p);
             sweep(w, p, up, SWEEP_WARM);
             for (int k = 0; k < VELOCITY_SWEEPS; k++) sweep(w, p, up, SWEEP_VELOCITY);
             sweep(w, p, up, SWEEP_SHOCK);
-            run_chunks(place_particles, &pass, n);
+            run_chunks_of(place_and_slot, &pass, n, PC_SEARCH_CHUNKS);
             for (int k = 0; k < POSITION_SWEEPS; k++) sweep(w, p, up, SWEEP_POSITION);
             sweep(w, p, up, SWEEP_POSITION_SHOCK);
             hold_projection(&pass, e_before);
@@ -1686,7 +1718,7 @@ void particle_contacts_step(const imp_step *st)
         }
         bodies_take(w, p);
     }
-    if (pairs) warm_keep(w, p);
+    if (pairs) warm_keep(p, &warm); /* (no rows: no pairs, no slots to find) */
     else p->warm.slots = 0;
     st->profile->particle_contacts = rows;
     st->profile->collide += step_clock_ms() - t0;
