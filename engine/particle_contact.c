@@ -136,7 +136,7 @@ void particle_coupling_free(imp_world *w)
     particle_coupling *p = w->coupling;
     if (!p) return;
     for (int g = 0; g < 3; g++) free(p->group[g].side), free(p->group[g].spare);
-    free(p->warm.start), free(p->warm.pair_slot), free(p->warm.lower), free(p->warm.higher), free(p->warm.impulse);
+    free(p->warm.start), free(p->warm.pair_slot), free(p->warm.pair_index), free(p->warm.lower), free(p->warm.higher), free(p->warm.impulse);
     free(p->side), free(p->order), free(p->tmp), free(p->key);
     free(p->im), free(p->driven), free(p->half), free(p->touched), free(p->first), free(p->owner), free(p->vertex);
     free(p->lo), free(p->hi), free(p->disp_gap), free(p->x_placed), free(p->energy);
@@ -727,30 +727,47 @@ static inline bool warm_kept(const pc_pair *r) { return r->jn > 0 && !(r->jx & P
  * slot, the entries of a slot in pair order (the groups' lists one after another). Built on both
  * threads: the kept pairs' lower slots found in chunks of the pairs (warm_slots), then the slots in two
  * halves, [0, split) and [split, slots), each counted and filled by one job (warm_count, warm_fill),
- * the second half's entries after the first's: the table one pass over the pairs makes. */
+ * the second half's entries after the first's: the table one pass over the pairs makes.
+ * warm_slots lists each list's kept pairs by half in the list's room of pair_slot and pair_index (the
+ * lists one after another): the first half's from the room's beginning on, the second half's from its
+ * end back, so each half's job visits its own pairs alone, in pair order. */
 typedef struct warm_job {
     const idtable *ids;
     particle_coupling *p;
     int base[4];  /* where each group's pairs begin among all pairs, and their total */
     int at[3][PC_SEARCH_CHUNKS]; /* where each group's list from each chunk begins among all pairs */
+    int kept[3][PC_SEARCH_CHUNKS][2]; /* the kept pairs of each list whose lower slot is in each half */
     int split;    /* the first slot of the second half */
     int count0;   /* the entries of the first half */
 } warm_job;
 
-/* the lower slots of the kept pairs in the lists chunk `chunk` of the search found */
+/* the kept pairs of the lists chunk `chunk` of the search found: their lower slots and places in the
+ * list, by half */
 static void warm_slots(void *ctx, int chunk)
 {
-    const warm_job *k = ctx;
+    warm_job *k = ctx;
     const particle_coupling *p = k->p;
+    const uint32_t *dense_slot = k->ids->dense_slot, split = (uint32_t)k->split;
     for (int g = 0; g < 3; g++) {
         const pc_group *G = &p->group[g];
-        uint32_t *slot = p->warm.pair_slot + k->at[g][chunk];
-        for (int t = 0; t < G->seg_count[chunk]; t++) {
+        const int len = G->seg_count[chunk];
+        uint32_t *slot = p->warm.pair_slot + k->at[g][chunk], *index = p->warm.pair_index + k->at[g][chunk];
+        int n0 = 0, n1 = 0;
+        for (int t = 0; t < len; t++) {
             const pc_pair *r = &G->seg[chunk][t];
-            const uint32_t a = k->ids->dense_slot[r->i], b = k->ids->dense_slot[pair_j(r)];
-            slot[t] = warm_kept(r) ? (a < b ? a : b) : UINT32_MAX;
+            if (!warm_kept(r)) continue;
+            const uint32_t a = dense_slot[r->i], b = dense_slot[pair_j(r)], lower = a < b ? a : b;
+            const int e = lower < split ? n0++ : len - ++n1;
+            slot[e] = lower, index[e] = (uint32_t)t;
         }
+        k->kept[g][chunk][0] = n0, k->kept[g][chunk][1] = n1;
     }
+}
+
+/* the place in pair_slot and pair_index of the e-th kept pair of half h in group g's list from chunk c */
+static inline int warm_entry(const warm_job *k, int g, int c, int h, int e)
+{
+    return h == 0 ? k->at[g][c] + e : k->at[g][c] + k->p->group[g].seg_count[c] - 1 - e;
 }
 
 /* the slots of half h */
@@ -770,8 +787,9 @@ static void warm_count(void *ctx, int h)
     if (h == 0) start[0] = 0;
     if (s1 > s0) memset(start + s0 + 1, 0, sizeof(int) * (size_t)(s1 - s0));
     const uint32_t *slot = wm->pair_slot;
-    for (int t = 0; t < k->base[3]; t++)
-        if (slot[t] >= (uint32_t)s0 && slot[t] < (uint32_t)s1) start[slot[t] + 1]++;
+    for (int g = 0; g < 3; g++)
+        for (int c = 0; c < PC_SEARCH_CHUNKS; c++)
+            for (int e = 0; e < k->kept[g][c][h]; e++) start[slot[warm_entry(k, g, c, h, e)] + 1]++;
     for (int s = s0 + (h == 1); s < s1; s++) start[s + 1] += start[s];
 }
 
@@ -787,27 +805,27 @@ static void warm_fill(void *ctx, int h)
     int *start = wm->start;
     if (h == 1)
         for (int s = s0 + 1; s <= s1; s++) start[s] += k->count0;
-    const uint32_t *slot = wm->pair_slot, *dense_slot = k->ids->dense_slot, *gen = k->ids->slot_gen;
-    const uint32_t span = (uint32_t)(s1 - s0);
+    const uint32_t *slot = wm->pair_slot, *index = wm->pair_index, *dense_slot = k->ids->dense_slot, *gen = k->ids->slot_gen;
     imp_id *lower_id = wm->lower, *higher_id = wm->higher;
     float *impulse = wm->impulse;
-    int t = 0;
     for (int g = 0; g < 3; g++)
-        PC_FOR_PAIRS(&p->group[g], r) {
-            const uint32_t lower = slot[t++];
-            if (lower - (uint32_t)s0 >= span) continue; /* outside [s0, s1) (UINT32_MAX: not kept) */
-            /* the pair's slots differ, and the lower one is `lower`; the impulse on the lower one's
-             * particle: the pair's impulse on i, negated when j holds the lower slot (a negation rounds
-             * to the negation of the rounding) */
-            const uint32_t si = dense_slot[r->i], sj = dense_slot[pair_j(r)], higher = si == lower ? sj : si;
-            const int e = start[lower]++;
-            lower_id[e] = (imp_id){lower, gen[lower]}, higher_id[e] = (imp_id){higher, gen[higher]};
-            const double jn = r->jn;
-            const float J[3] = {(float)(r->n[0] * jn + r->jt[0]), (float)(r->n[1] * jn + r->jt[1]), (float)(r->n[2] * jn + r->jt[2])};
-            float *out = impulse + 3 * e;
-            if (si == lower) out[0] = J[0], out[1] = J[1], out[2] = J[2];
-            else out[0] = -J[0], out[1] = -J[1], out[2] = -J[2];
-        }
+        for (int c = 0; c < PC_SEARCH_CHUNKS; c++)
+            for (int q = 0; q < k->kept[g][c][h]; q++) {
+                const int at = warm_entry(k, g, c, h, q);
+                const pc_pair *r = &p->group[g].seg[c][index[at]];
+                const uint32_t lower = slot[at];
+                /* the pair's slots differ, and the lower one is `lower`; the impulse on the lower one's
+                 * particle: the pair's impulse on i, negated when j holds the lower slot (a negation rounds
+                 * to the negation of the rounding) */
+                const uint32_t si = dense_slot[r->i], sj = dense_slot[pair_j(r)], higher = si == lower ? sj : si;
+                const int e = start[lower]++;
+                lower_id[e] = (imp_id){lower, gen[lower]}, higher_id[e] = (imp_id){higher, gen[higher]};
+                const double jn = r->jn;
+                const float J[3] = {(float)(r->n[0] * jn + r->jt[0]), (float)(r->n[1] * jn + r->jt[1]), (float)(r->n[2] * jn + r->jt[2])};
+                float *out = impulse + 3 * e;
+                if (si == lower) out[0] = J[0], out[1] = J[1], out[2] = J[2];
+                else out[0] = -J[0], out[1] = -J[1], out[2] = -J[2];
+            }
     /* start[s] is now the end of slot s's run, the beginning of slot s + 1's */
     if (h == 0) {
         for (int s = s1 - 1; s > 0; s--) start[s] = start[s - 1];
@@ -844,6 +862,7 @@ static void warm_prepare(imp_world *w, particle_coupling *p, warm_job *job)
     if (k.base[3] > wm->pair_slot_cap) {
         wm->pair_slot_cap = k.base[3] + k.base[3] / 2;
         wm->pair_slot = ids_grow(wm->pair_slot, sizeof(uint32_t), (size_t)wm->pair_slot_cap);
+        wm->pair_index = ids_grow(wm->pair_index, sizeof(uint32_t), (size_t)wm->pair_slot_cap);
     }
     *job = k;
 }
@@ -1333,7 +1352,7 @@ typedef struct particle_pass {
     const double *x0; /* [x | v] at the start of the step (3 each) */
     double h;
     double s;         /* hold_projection: the fraction of the projection kept */
-    const warm_job *warm; /* place_and_slot: the warm table's job (or NULL) */
+    warm_job *warm;   /* place_and_slot: the warm table's job (or NULL) */
 } particle_pass;
 
 /* New positions of the particles in contact (p->touched): one that touched a body on the way at the
@@ -1365,7 +1384,7 @@ static void place_and_slot(void *ctx, int chunk)
     const particle_pass *k = ctx;
     const int n = k->w->particles->ids.count;
     place_particles(k, (int)((long long)n * chunk / PC_SEARCH_CHUNKS), (int)((long long)n * (chunk + 1) / PC_SEARCH_CHUNKS));
-    if (k->warm) warm_slots((void *)k->warm, chunk);
+    if (k->warm) warm_slots(k->warm, chunk);
 }
 
 static void project_sides(particle_coupling *p, double *x, int g)

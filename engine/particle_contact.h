@@ -83,8 +83,8 @@ typedef struct pc_warm {
     imp_id *lower, *higher;
     float *impulse;        /* 3 per entry, N s                                                     */
     int count, cap, start_cap;
-    uint32_t *pair_slot;   /* warm_keep's scratch: by pair (the groups' lists one after another), the
-                              lower slot of a kept pair, else UINT32_MAX                              */
+    uint32_t *pair_slot, *pair_index; /* warm_keep's scratch, room for each of the groups' lists one after
+                              another: the lower slots of its kept pairs and their places in it (warm_slots) */
     int pair_slot_cap;
 } pc_warm;
 
