@@ -764,10 +764,12 @@ static void warm_slots(void *ctx, int chunk)
     }
 }
 
-/* the place in pair_slot and pair_index of the e-th kept pair of half h in group g's list from chunk c */
-static inline int warm_entry(const warm_job *k, int g, int c, int h, int e)
+/* the place in pair_slot and pair_index of the first kept pair of half h in group g's list from chunk c,
+ * and the step to the next (1: forwards, -1: back) */
+static inline int warm_entry(const warm_job *k, int g, int c, int h, int *step)
 {
-    return h == 0 ? k->at[g][c] + e : k->at[g][c] + k->p->group[g].seg_count[c] - 1 - e;
+    *step = h == 0 ? 1 : -1;
+    return h == 0 ? k->at[g][c] : k->at[g][c] + k->p->group[g].seg_count[c] - 1;
 }
 
 /* the slots of half h */
@@ -788,8 +790,11 @@ static void warm_count(void *ctx, int h)
     if (s1 > s0) memset(start + s0 + 1, 0, sizeof(int) * (size_t)(s1 - s0));
     const uint32_t *slot = wm->pair_slot;
     for (int g = 0; g < 3; g++)
-        for (int c = 0; c < PC_SEARCH_CHUNKS; c++)
-            for (int e = 0; e < k->kept[g][c][h]; e++) start[slot[warm_entry(k, g, c, h, e)] + 1]++;
+        for (int c = 0; c < PC_SEARCH_CHUNKS; c++) {
+            const int n = k->kept[g][c][h];
+            int step, at = warm_entry(k, g, c, h, &step);
+            for (int e = 0; e < n; e++, at += step) start[slot[at] + 1]++;
+        }
     for (int s = s0 + (h == 1); s < s1; s++) start[s + 1] += start[s];
 }
 
@@ -809,10 +814,13 @@ static void warm_fill(void *ctx, int h)
     imp_id *lower_id = wm->lower, *higher_id = wm->higher;
     float *impulse = wm->impulse;
     for (int g = 0; g < 3; g++)
-        for (int c = 0; c < PC_SEARCH_CHUNKS; c++)
-            for (int q = 0; q < k->kept[g][c][h]; q++) {
-                const int at = warm_entry(k, g, c, h, q);
-                const pc_pair *r = &p->group[g].seg[c][index[at]];
+        for (int c = 0; c < PC_SEARCH_CHUNKS; c++) {
+            const int n = k->kept[g][c][h];
+            if (n == 0) continue;
+            const pc_pair *list = p->group[g].seg[c];
+            int step, at = warm_entry(k, g, c, h, &step);
+            for (int q = 0; q < n; q++, at += step) {
+                const pc_pair *r = &list[index[at]];
                 const uint32_t lower = slot[at];
                 /* the pair's slots differ, and the lower one is `lower`; the impulse on the lower one's
                  * particle: the pair's impulse on i, negated when j holds the lower slot (a negation rounds
@@ -826,6 +834,7 @@ static void warm_fill(void *ctx, int h)
                 if (si == lower) out[0] = J[0], out[1] = J[1], out[2] = J[2];
                 else out[0] = -J[0], out[1] = -J[1], out[2] = -J[2];
             }
+        }
     /* start[s] is now the end of slot s's run, the beginning of slot s + 1's */
     if (h == 0) {
         for (int s = s1 - 1; s > 0; s--) start[s] = start[s - 1];
