@@ -136,12 +136,12 @@ void particle_coupling_free(imp_world *w)
     particle_coupling *p = w->coupling;
     if (!p) return;
     for (int g = 0; g < 3; g++) free(p->group[g].side), free(p->group[g].spare);
-    free(p->warm.start), free(p->warm.pair_slot), free(p->warm.lower), free(p->warm.higher), free(p->warm.impulse);
+    free(p->warm.start), free(p->warm.pair_slot), free(p->warm.pair_index), free(p->warm.lower), free(p->warm.higher), free(p->warm.impulse);
     free(p->side), free(p->order), free(p->tmp), free(p->key);
     free(p->im), free(p->driven), free(p->half), free(p->touched), free(p->first), free(p->owner), free(p->vertex);
     free(p->lo), free(p->hi), free(p->disp_gap), free(p->x_placed), free(p->energy);
     free(p->cell_start), free(p->grain), free(p->bucket_cell), free(p->cell_of), free(p->bucket_x), free(p->bucket_of);
-    for (int c = 0; c < PAR_CHUNKS; c++) {
+    for (int c = 0; c < PC_SEARCH_CHUNKS; c++) {
         for (int g = 0; g < 3; g++) free(p->found[c].pair[g]);
         free(p->found[c].near);
     }
@@ -357,7 +357,7 @@ typedef struct pair_cursor {
 static inline void cursor_seek(pair_cursor *a, int t)
 {
     a->c = 0;
-    while (a->c < PAR_CHUNKS - 1 && t >= a->G->seg_count[a->c]) t -= a->G->seg_count[a->c++];
+    while (a->c < PC_SEARCH_CHUNKS - 1 && t >= a->G->seg_count[a->c]) t -= a->G->seg_count[a->c++];
     a->k = t;
 }
 
@@ -671,11 +671,13 @@ void particle_contacts_rest(const imp_step *st)
 /* the chunks on both threads from CHUNKED_PARTICLES particles on (fewer are not worth waking the worker
  * for), else one after another on this one: the same results either way */
 #define CHUNKED_PARTICLES 512
-static void run_chunks(par_fn fn, void *ctx, int particles)
+static void run_chunks_of(par_fn fn, void *ctx, int particles, int chunks)
 {
-    if (particles >= CHUNKED_PARTICLES) par_for(fn, ctx, PAR_CHUNKS);
-    else for (int c = 0; c < PAR_CHUNKS; c++) fn(ctx, c);
+    if (particles >= CHUNKED_PARTICLES) par_for(fn, ctx, chunks);
+    else for (int c = 0; c < chunks; c++) fn(ctx, c);
 }
+
+static void run_chunks(par_fn fn, void *ctx, int particles) { run_chunks_of(fn, ctx, particles, PAR_CHUNKS); }
 
 /* ---- warm starting ---------------------------------------------------------------------------------------- */
 
@@ -725,30 +727,49 @@ static inline bool warm_kept(const pc_pair *r) { return r->jn > 0 && !(r->jx & P
  * slot, the entries of a slot in pair order (the groups' lists one after another). Built on both
  * threads: the kept pairs' lower slots found in chunks of the pairs (warm_slots), then the slots in two
  * halves, [0, split) and [split, slots), each counted and filled by one job (warm_count, warm_fill),
- * the second half's entries after the first's: the table one pass over the pairs makes. */
+ * the second half's entries after the first's: the table one pass over the pairs makes.
+ * warm_slots lists each list's kept pairs by half in the list's room of pair_slot and pair_index (the
+ * lists one after another): the first half's from the room's beginning on, the second half's from its
+ * end back, so each half's job visits its own pairs alone, in pair order. */
 typedef struct warm_job {
     const idtable *ids;
     particle_coupling *p;
     int base[4];  /* where each group's pairs begin among all pairs, and their total */
-    int at[3][PAR_CHUNKS]; /* where each group's list from each chunk begins among all pairs */
+    int at[3][PC_SEARCH_CHUNKS]; /* where each group's list from each chunk begins among all pairs */
+    int kept[3][PC_SEARCH_CHUNKS][2]; /* the kept pairs of each list whose lower slot is in each half */
     int split;    /* the first slot of the second half */
     int count0;   /* the entries of the first half */
 } warm_job;
 
-/* the lower slots of the kept pairs in the lists chunk `chunk` of the search found */
+/* the kept pairs of the lists chunk `chunk` of the search found: their lower slots and places in the
+ * list, by half */
 static void warm_slots(void *ctx, int chunk)
 {
-    const warm_job *k = ctx;
+    warm_job *k = ctx;
     const particle_coupling *p = k->p;
+    const uint32_t *dense_slot = k->ids->dense_slot, split = (uint32_t)k->split;
     for (int g = 0; g < 3; g++) {
         const pc_group *G = &p->group[g];
-        uint32_t *slot = p->warm.pair_slot + k->at[g][chunk];
-        for (int t = 0; t < G->seg_count[chunk]; t++) {
+        const int len = G->seg_count[chunk];
+        uint32_t *slot = p->warm.pair_slot + k->at[g][chunk], *index = p->warm.pair_index + k->at[g][chunk];
+        int n0 = 0, n1 = 0;
+        for (int t = 0; t < len; t++) {
             const pc_pair *r = &G->seg[chunk][t];
-            const uint32_t a = k->ids->dense_slot[r->i], b = k->ids->dense_slot[pair_j(r)];
-            slot[t] = warm_kept(r) ? (a < b ? a : b) : UINT32_MAX;
+            if (!warm_kept(r)) continue;
+            const uint32_t a = dense_slot[r->i], b = dense_slot[pair_j(r)], lower = a < b ? a : b;
+            const int e = lower < split ? n0++ : len - ++n1;
+            slot[e] = lower, index[e] = (uint32_t)t;
         }
+        k->kept[g][chunk][0] = n0, k->kept[g][chunk][1] = n1;
     }
+}
+
+/* the place in pair_slot and pair_index of the first kept pair of half h in group g's list from chunk c,
+ * and the step to the next (1: forwards, -1: back) */
+static inline int warm_entry(const warm_job *k, int g, int c, int h, int *step)
+{
+    *step = h == 0 ? 1 : -1;
+    return h == 0 ? k->at[g][c] : k->at[g][c] + k->p->group[g].seg_count[c] - 1;
 }
 
 /* the slots of half h */
@@ -768,8 +789,12 @@ static void warm_count(void *ctx, int h)
     if (h == 0) start[0] = 0;
     if (s1 > s0) memset(start + s0 + 1, 0, sizeof(int) * (size_t)(s1 - s0));
     const uint32_t *slot = wm->pair_slot;
-    for (int t = 0; t < k->base[3]; t++)
-        if (slot[t] >= (uint32_t)s0 && slot[t] < (uint32_t)s1) start[slot[t] + 1]++;
+    for (int g = 0; g < 3; g++)
+        for (int c = 0; c < PC_SEARCH_CHUNKS; c++) {
+            const int n = k->kept[g][c][h];
+            int step, at = warm_entry(k, g, c, h, &step);
+            for (int e = 0; e < n; e++, at += step) start[slot[at] + 1]++;
+        }
     for (int s = s0 + (h == 1); s < s1; s++) start[s + 1] += start[s];
 }
 
@@ -785,18 +810,30 @@ static void warm_fill(void *ctx, int h)
     int *start = wm->start;
     if (h == 1)
         for (int s = s0 + 1; s <= s1; s++) start[s] += k->count0;
-    const uint32_t *slot = wm->pair_slot;
-    int t = 0;
+    const uint32_t *slot = wm->pair_slot, *index = wm->pair_index, *dense_slot = k->ids->dense_slot, *gen = k->ids->slot_gen;
+    imp_id *lower_id = wm->lower, *higher_id = wm->higher;
+    float *impulse = wm->impulse;
     for (int g = 0; g < 3; g++)
-        PC_FOR_PAIRS(&p->group[g], r) {
-            const uint32_t lower = slot[t++];
-            if (!(lower >= (uint32_t)s0 && lower < (uint32_t)s1)) continue;
-            const imp_id a = particle_id(k->ids, r->i), b = particle_id(k->ids, pair_j(r));
-            const bool a_low = a.index < b.index;
-            const int e = start[lower]++;
-            wm->lower[e] = a_low ? a : b, wm->higher[e] = a_low ? b : a;
-            const double sign = a_low ? 1 : -1, jn = r->jn;
-            for (int c = 0; c < 3; c++) wm->impulse[3 * e + c] = (float)(sign * (r->n[c] * jn + r->jt[c]));
+        for (int c = 0; c < PC_SEARCH_CHUNKS; c++) {
+            const int n = k->kept[g][c][h];
+            if (n == 0) continue;
+            const pc_pair *list = p->group[g].seg[c];
+            int step, at = warm_entry(k, g, c, h, &step);
+            for (int q = 0; q < n; q++, at += step) {
+                const pc_pair *r = &list[index[at]];
+                const uint32_t lower = slot[at];
+                /* the pair's slots differ, and the lower one is `lower`; the impulse on the lower one's
+                 * particle: the pair's impulse on i, negated when j holds the lower slot (a negation rounds
+                 * to the negation of the rounding) */
+                const uint32_t si = dense_slot[r->i], sj = dense_slot[pair_j(r)], higher = si == lower ? sj : si;
+                const int e = start[lower]++;
+                lower_id[e] = (imp_id){lower, gen[lower]}, higher_id[e] = (imp_id){higher, gen[higher]};
+                const double jn = r->jn;
+                const float J[3] = {(float)(r->n[0] * jn + r->jt[0]), (float)(r->n[1] * jn + r->jt[1]), (float)(r->n[2] * jn + r->jt[2])};
+                float *out = impulse + 3 * e;
+                if (si == lower) out[0] = J[0], out[1] = J[1], out[2] = J[2];
+                else out[0] = -J[0], out[1] = -J[1], out[2] = -J[2];
+            }
         }
     /* start[s] is now the end of slot s's run, the beginning of slot s + 1's */
     if (h == 0) {
@@ -816,7 +853,9 @@ static void warm_halves(par_fn fn, warm_job *k)
     else fn(k, 0), fn(k, 1);
 }
 
-static void warm_keep(imp_world *w, particle_coupling *p)
+/* the table's room and k's places of the lists; then the kept pairs' lower slots (warm_slots, in
+ * PC_SEARCH_CHUNKS chunks) and warm_keep */
+static void warm_prepare(imp_world *w, particle_coupling *p, warm_job *job)
 {
     pc_warm *wm = &p->warm;
     const idtable *ids = &w->particles->ids;
@@ -828,12 +867,20 @@ static void warm_keep(imp_world *w, particle_coupling *p)
     warm_job k = {.ids = ids, .p = p, .split = wm->slots / 2};
     for (int g = 0; g < 3; g++) k.base[g + 1] = k.base[g] + p->group[g].pair_count;
     for (int g = 0; g < 3; g++)
-        for (int c = 0, at = k.base[g]; c < PAR_CHUNKS; c++) k.at[g][c] = at, at += p->group[g].seg_count[c];
+        for (int c = 0, at = k.base[g]; c < PC_SEARCH_CHUNKS; c++) k.at[g][c] = at, at += p->group[g].seg_count[c];
     if (k.base[3] > wm->pair_slot_cap) {
         wm->pair_slot_cap = k.base[3] + k.base[3] / 2;
         wm->pair_slot = ids_grow(wm->pair_slot, sizeof(uint32_t), (size_t)wm->pair_slot_cap);
+        wm->pair_index = ids_grow(wm->pair_index, sizeof(uint32_t), (size_t)wm->pair_slot_cap);
     }
-    run_chunks(warm_slots, &k, k.base[3]);
+    *job = k;
+}
+
+/* the table from the pairs' final impulses (warm_prepare's k, after warm_slots) */
+static void warm_keep(particle_coupling *p, warm_job *job)
+{
+    pc_warm *wm = &p->warm;
+    warm_job k = *job;
     warm_halves(warm_count, &k);
     k.count0 = wm->start[k.split];
     const int count = k.count0 + (wm->slots > k.split ? wm->start[wm->slots] : 0);
@@ -926,7 +973,7 @@ static inline uint32_t grid_key(const pair_grid *g, int32_t a, int32_t b, int32_
     return cell_hash(a, b, c, g->mask);
 }
 
-/* The search in PAR_CHUNKS chunks of the particles in key order: each chunk's pairs go to its own
+/* The search in PC_SEARCH_CHUNKS chunks of the particles in key order: each chunk's pairs go to its own
  * lists (pc_found), which are joined in chunk order, so the pairs and their order are those of one
  * pass over all particles, whichever thread ran which chunk. */
 typedef struct pair_search {
@@ -1087,8 +1134,7 @@ static void search_pairs(void *ctx, int chunk)
     const int *start = p->cell_start;
     pc_found *out = &p->found[chunk];
     out->count[0] = out->count[1] = out->count[2] = 0;
-    int lo, hi;
-    par_range(k->m, chunk, &lo, &hi);
+    const int lo = (int)((long long)k->m * chunk / PC_SEARCH_CHUNKS), hi = (int)((long long)k->m * (chunk + 1) / PC_SEARCH_CHUNKS);
 #if SPARSE_HAVE_AVX
     const bool avx = sparse_avx();
 #endif
@@ -1128,14 +1174,15 @@ static void search_pairs(void *ctx, int chunk)
     }
 }
 
-static void meet_pairs(imp_world *w, particle_coupling *p, const double *x0, double h, imp_vec3 up)
+/* the pairs; search: its chunks' counts and bounds (search_bounds, run by split_halves' first pass) */
+static void meet_pairs(imp_world *w, particle_coupling *p, const double *x0, double h, imp_vec3 up, pair_search *search)
 {
     const int n = w->particles->ids.count;
     reserve_order(p, n);
     pair_grid g = {0};
-    pair_search k = {.w = w, .p = p, .g = &g, .x = w->particles->x, .x0 = x0, .v = w->particles->v, .h = h, .rest_speed = REST_SPEED(w, h)};
+    pair_search k = *search;
+    k.p = p, k.g = &g, k.x = w->particles->x, k.x0 = x0, k.v = w->particles->v, k.h = h, k.rest_speed = REST_SPEED(w, h);
     /* the particles that take part, their greatest radius and their bounds: the chunks' in chunk order */
-    run_chunks(search_bounds, &k, n);
     double rmax = 0, lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     int m = 0;
     for (int c = 0; c < PAR_CHUNKS; c++) {
@@ -1184,12 +1231,12 @@ static void meet_pairs(imp_world *w, particle_coupling *p, const double *x0, dou
     start[0] = 0;
     run_chunks(search_copy, &k, m);
     for (int c = 0; c < PAIR_DATA; c++) memset(k.data[c] + m, 0, SEARCH_PAD * sizeof(double));
-    run_chunks(search_pairs, &k, m);
+    run_chunks_of(search_pairs, &k, m, PC_SEARCH_CHUNKS);
     /* each group's pairs: the chunks' lists one after another */
     for (int gr = 0; gr < 3; gr++) {
         pc_group *G = &p->group[gr];
         G->pair_count = 0;
-        for (int c = 0; c < PAR_CHUNKS; c++) {
+        for (int c = 0; c < PC_SEARCH_CHUNKS; c++) {
             G->seg[c] = p->found[c].pair[gr], G->seg_count[c] = p->found[c].count[gr];
             G->pair_count += G->seg_count[c];
         }
@@ -1314,20 +1361,18 @@ typedef struct particle_pass {
     const double *x0; /* [x | v] at the start of the step (3 each) */
     double h;
     double s;         /* hold_projection: the fraction of the projection kept */
+    warm_job *warm;   /* place_and_slot: the warm table's job (or NULL) */
 } particle_pass;
 
 /* New positions of the particles in contact (p->touched): one that touched a body on the way at the
  * touch (on the body as it ended), moved on by the rest of the step at its velocity relative to the
  * body; the others from the start of the step at their new velocities, x0 + h v. Each one's place is
  * kept in p->x_placed. */
-static void place_particles(void *ctx, int chunk)
+static void place_particles(const particle_pass *k, int lo, int hi)
 {
-    const particle_pass *k = ctx;
     particle_coupling *p = k->p;
     double *x = k->w->particles->x;
     const double *v = k->w->particles->v, *x0 = k->x0, h = k->h;
-    int lo, hi;
-    par_range(k->w->particles->ids.count, chunk, &lo, &hi);
     for (int i = lo; i < hi; i++) {
         if (!p->touched[i]) continue;
         if (p->im[i] > 0 && p->first[i] >= 0) {
@@ -1339,6 +1384,16 @@ static void place_particles(void *ctx, int chunk)
         }
         memcpy(p->x_placed + 3 * i, x + 3 * i, 3 * sizeof(double));
     }
+}
+
+/* one of PC_SEARCH_CHUNKS chunks of the particles placed, and (the pairs' impulses are final after the
+ * velocity sweeps) the warm table's slots of the pairs of the search's chunk of that number: one job */
+static void place_and_slot(void *ctx, int chunk)
+{
+    const particle_pass *k = ctx;
+    const int n = k->w->particles->ids.count;
+    place_particles(k, (int)((long long)n * chunk / PC_SEARCH_CHUNKS), (int)((long long)n * (chunk + 1) / PC_SEARCH_CHUNKS));
+    if (k->warm) warm_slots(k->warm, chunk);
 }
 
 static void project_sides(particle_coupling *p, double *x, int g)
@@ -1515,6 +1570,7 @@ static void bodies_take(imp_world *w, const particle_coupling *p)
 typedef struct split_job {
     imp_world *w;
     particle_coupling *p;
+    pair_search *search; /* the pair search's bounds, found in the same pass (search_bounds), or NULL */
     double lo[PAR_CHUNKS][3], hi[PAR_CHUNKS][3]; /* each chunk's bounds of the particles (finite coordinates) */
     int bins[PAR_CHUNKS][256];                   /* each chunk's histogram along the axis */
     int axis;
@@ -1538,6 +1594,7 @@ static void split_bounds(void *ctx, int chunk)
             if (isfinite(x[3 * i + a])) lo[a] = lesser(lo[a], x[3 * i + a]), hi[a] = greater(hi[a], x[3 * i + a]);
     }
     memcpy(k->lo[chunk], lo, sizeof lo), memcpy(k->hi[chunk], hi, sizeof hi);
+    if (k->search) search_bounds(k->search, chunk);
 }
 
 static void split_count(void *ctx, int chunk)
@@ -1563,12 +1620,13 @@ static void split_assign(void *ctx, int chunk)
 }
 
 /* p->im and p->first set, and the halves split: in chunks of the particles on both threads (the bounds
- * are the lesser and greater of the chunks' in chunk order, the histogram their sum: those of one pass) */
-static void split_halves(imp_world *w, particle_coupling *p, imp_vec3 up)
+ * are the lesser and greater of the chunks' in chunk order, the histogram their sum: those of one pass);
+ * search (or NULL): the pair search's bounds found in the first pass too (they read the particles alone) */
+static void split_halves(imp_world *w, particle_coupling *p, imp_vec3 up, pair_search *search)
 {
     const int n = w->particles->ids.count;
     split_job job, *k = &job;
-    k->w = w, k->p = p;
+    k->w = w, k->p = p, k->search = search;
     run_chunks(split_bounds, k, n);
     if (n < PARALLEL_PARTICLES) {
         memset(p->half, 2, (size_t)n);
@@ -1652,6 +1710,7 @@ void particle_contacts_step(const imp_step *st)
     attach_follow(w, st, p->driven);
     p->side_count = 0;
     int rows = 0;
+    warm_job warm;
     for (int g = 0; g < 3; g++) {
         p->group[g].side_count = p->group[g].pair_count = 0;
         memset(p->group[g].seg_count, 0, sizeof p->group[g].seg_count);
@@ -1660,24 +1719,26 @@ void particle_contacts_step(const imp_step *st)
         const double gl = v3_len(w->settings.gravity);
         const imp_vec3 up = gl > 0 ? v3_scale(w->settings.gravity, -1 / gl) : v3(0, 0, 0);
         const double *x0 = w->particle_system->state0; /* [x | v] at the start of the step */
-        split_halves(w, p, up);
+        pair_search search = {.w = w};
+        split_halves(w, p, up, pairs ? &search : NULL);
         if (w->shapes->ids.count > 0) meet_bodies(w, p, x0, st, up);
         if (pairs) {
-            meet_pairs(w, p, x0, st->dt, up);
+            meet_pairs(w, p, x0, st->dt, up, &search);
             mark_pairs(p, n);
             meet_colliders(w, p, x0, st->dt, up);
         }
         for (int g = 0; g < 3; g++) rows += p->group[g].side_count + p->group[g].pair_count;
+        if (pairs) warm_prepare(w, p, &warm);
         if (rows > 0) {
             sort_sides(p, up);
             mark_touched(p, n, pairs);
-            particle_pass pass = {w, p, x0, st->dt, 1};
+            particle_pass pass = {w, p, x0, st->dt, 1, pairs ? &warm : NULL};
             run_chunks(energy_terms, &pass, n);
             const double e_before = energy_before(w, p);
             sweep(w, p, up, SWEEP_WARM);
             for (int k = 0; k < VELOCITY_SWEEPS; k++) sweep(w, p, up, SWEEP_VELOCITY);
             sweep(w, p, up, SWEEP_SHOCK);
-            run_chunks(place_particles, &pass, n);
+            run_chunks_of(place_and_slot, &pass, n, PC_SEARCH_CHUNKS);
             for (int k = 0; k < POSITION_SWEEPS; k++) sweep(w, p, up, SWEEP_POSITION);
             sweep(w, p, up, SWEEP_POSITION_SHOCK);
             hold_projection(&pass, e_before);
@@ -1685,7 +1746,7 @@ void particle_contacts_step(const imp_step *st)
         }
         bodies_take(w, p);
     }
-    if (pairs) warm_keep(w, p);
+    if (pairs) warm_keep(p, &warm); /* (no rows: no pairs, no slots to find) */
     else p->warm.slots = 0;
     st->profile->particle_contacts = rows;
     st->profile->collide += step_clock_ms() - t0;

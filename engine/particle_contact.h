@@ -54,18 +54,22 @@ typedef struct pc_grain {
     imp_id id;
 } pc_grain;
 
+/* The pair search cuts the particles into this many chunks (more than PAR_CHUNKS: its particles' work
+ * varies along the pile, and small chunks let both threads finish it together) */
+#define PC_SEARCH_CHUNKS 32
+
 /* The rows of one group (particle_contact.c, "the solve on two threads"): its side rows, sorted
  * lowest first, and its pairs: the lists the chunks of the pair search found (pc_found), one after
  * another in chunk order, where the chunks wrote them */
 typedef struct pc_group {
     pc_row *side, *spare; int side_count, side_cap;
-    pc_pair *seg[PAR_CHUNKS]; int seg_count[PAR_CHUNKS];
+    pc_pair *seg[PC_SEARCH_CHUNKS]; int seg_count[PC_SEARCH_CHUNKS];
     int pair_count;        /* in all the lists */
 } pc_group;
 
 /* the pairs of group G in their order: r runs over chunk c_'s list, then c_ + 1's */
 #define PC_FOR_PAIRS(G, r)                                                                                             \
-    for (int c_ = 0; c_ < PAR_CHUNKS; c_++)                                                                            \
+    for (int c_ = 0; c_ < PC_SEARCH_CHUNKS; c_++)                                                                      \
         for (pc_pair *r = (G)->seg[c_], *end_ = r + (G)->seg_count[c_]; r < end_; r++)
 
 /* The pairs' impulses of the last step, from which the next step's sweeps start (warm starting): the
@@ -79,8 +83,8 @@ typedef struct pc_warm {
     imp_id *lower, *higher;
     float *impulse;        /* 3 per entry, N s                                                     */
     int count, cap, start_cap;
-    uint32_t *pair_slot;   /* warm_keep's scratch: by pair (the groups' lists one after another), the
-                              lower slot of a kept pair, else UINT32_MAX                              */
+    uint32_t *pair_slot, *pair_index; /* warm_keep's scratch, room for each of the groups' lists one after
+                              another: the lower slots of its kept pairs and their places in it (warm_slots) */
     int pair_slot_cap;
 } pc_warm;
 
@@ -115,7 +119,7 @@ typedef struct particle_coupling {
     double *bucket_x;                 /* PAIR_DATA arrays of particle_cap: x, y, z at the end, radius, path length */
     pc_grain *grain;
     uint32_t *bucket_of; int table_cap;
-    pc_found found[PAR_CHUNKS];
+    pc_found found[PC_SEARCH_CHUNKS]; /* the pair search's lists; the first PAR_CHUNKS also scan_colliders' */
     /* per body (dense): velocities in the solve, inverse mass and world inverse inertia at the end */
     imp_vec3 *bv, *bw;
     double *bim;
