@@ -514,29 +514,16 @@ describe("islands", function()
       local w = impetus.world {}
       w.sleeping = false
       w:plane { friction = 0.6 }
-      local bs = {}
       for row = 0, 11 do
         for k = 0, 11 - row do
-          bs[#bs + 1] = w:box { size = { 1, 1, 1 }, position = { k - (11 - row) / 2, row + 0.5, 0 }, friction = 0.6 }
+          w:box { size = { 1, 1, 1 }, position = { k - (11 - row) / 2, row + 0.5, 0 }, friction = 0.6 }
         end
       end
-      bs[#bs + 1] = w:sphere { radius = 0.5, position = { -9, 3, 0.2 }, velocity = { 12, 1, 0 }, density = 3000 }
+      w:sphere { radius = 0.5, position = { -9, 3, 0.2 }, velocity = { 12, 1, 0 }, density = 3000 }
       for _ = 1, 150 do w:step(1 / 60) end
-      local bits = {}
-      for _, b in ipairs(bs) do
-        for _, key in ipairs { "position", "velocity", "angular_velocity" } do
-          for k = 1, 3 do bits[#bits + 1] = string.format("%a", b[key][k]) end
-        end
-      end
-      return table.concat(bits, " ")
+      return require("impetus.state_hash").string(w)
     ]]
-    local here = load(script)()
-    assert.is_true(#here > 0)
-    for _, env in ipairs { "IMPETUS_THREADS=1", "IMPETUS_SIMD=0" } do
-      local out, code = helpers.run_elsewhere(script, env)
-      assert.are.equal(0, code, out)
-      assert.is_true(out == here, env .. ": the results disagree")
-    end
+    assert.is_true(#helpers.same_elsewhere(script, { "IMPETUS_THREADS=1", "IMPETUS_SIMD=0" }) > 0)
   end)
 end)
 

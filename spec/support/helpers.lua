@@ -37,6 +37,18 @@ function helpers.run_elsewhere(source, env)
   return out, code
 end
 
+-- assert that a chunk's source gives, in a second process under each env of envs ("IMPETUS_THREADS=1", ...),
+-- the very string it gives here; returns that string
+function helpers.same_elsewhere(source, envs)
+  local here = load(source)()
+  for _, env in ipairs(envs) do
+    local out, code = helpers.run_elsewhere(source, env)
+    assert(code == 0, out)
+    assert(out == here, env .. ": the results disagree")
+  end
+  return here
+end
+
 -- run the host with arguments (a string) from the checkout's root; env: "VAR=value ..." or nil
 function helpers.run_host(args, env)
   return helpers.sh(string.format("cd %q && env %s IMPETUS_ROOT=%q %q %s", helpers.root, env or "", helpers.root,
