@@ -13,8 +13,8 @@
  * has done so for SLEEP_TIME, the island sleeps (momenta zeroed: it stops moving until something wakes
  * it). A sleeper keeps its overlaps, so a stack must first be pushed out to within the slop: a column of
  * ten boxes landing on each other at up to 6.5 m/s comes to rest in a third of a second with 12 mm
- * of overlap at each interface, which the split impulses take a few seconds to remove (SLEEP_PUSH: 0.5
- * mm/s leaves about 0.04 mm above the slop a step at dt 1/60). */
+ * of overlap at each interface, which the split impulses take about six seconds to remove. (A push of
+ * SLEEP_PUSH is what 0.04 mm of overlap beyond the slop gives at dt 1/60: beta 0.2 of it a step.) */
 #include <stdlib.h>
 #include <string.h>
 
