@@ -1285,6 +1285,7 @@ static void scan_colliders(void *ctx, int chunk)
         for (int ci = 0; ci < nc; ci++) {
             const imp_collider_def *cd = &w->colliders->collider[ci].def;
             imp_vec3 nrm;
+            if (k->bound[ci].sensor) continue; /* sensors never push (sensor.c) */
             if (pcollide_beyond_bound(&k->bound[ci], cd, xe, (1 + NEAR_FRACTION) * r) ||
                 pcollide_distance(cd, xe, &nrm) - r > NEAR_FRACTION * r)
                 continue;
