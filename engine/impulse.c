@@ -1006,12 +1006,10 @@ static void collisions(imp_world *w, impulse_state *s, int k0, int k1)
             contact_patch *p = &s->patches[k];
             contact_point *P = &s->points[p->first];
             const contact_point_info *info = &s->info[p->first];
-            patch_bodies pb = patch_load(sb, p, BOTH);
-            const double vn0 = v3_dot(p->n, v3_sub(pb.va, pb.vb));
             double vn[4], fast = 0;
             bool collides[4] = {false, false, false, false}, hit = false;
             for (int i = 0; i < p->count; i++) {
-                vn[i] = vn0 + v3_dot(P[i].row.ca, pb.wa) - v3_dot(P[i].row.cb, pb.wb);
+                vn[i] = row_vel(sb->v, sb->w, &P[i], &P[i].row, P[i].n);
                 if (info[i].depth < 0 && -vn[i] * sb->h < -info[i].depth) continue; /* a gap this step's approach does not close */
                 if (!(vn[i] < -rest || (P[i].jp > 0 && vn[i] < -1e-9))) continue;
                 collides[i] = hit = true, fast = fmax(fast, -vn[i]);
@@ -1020,6 +1018,7 @@ static void collisions(imp_world *w, impulse_state *s, int k0, int k1)
             any = true;
             imp_contact *ct = &col->manifolds[info[0].man].c;
             if (fast > ct->impact_speed) ct->impact_speed = fast;
+            patch_bodies pb = patch_load(sb, p, BOTH);
             /* the patch's solves read its points' impulses and allowed approaches and its friction and
              * coefficient: the collision's stand in for them (impulses from zero, a colliding point's
              * target n . dv' = -e vn as the allowed approach e vn < 0), the contact stage's are put back */
