@@ -25,7 +25,8 @@
 
 #define POINT_MATCH 0.02 /* m: a point this close to last step's keeps its id */
 #define REUSE_MOVE 1e-4  /* m: a manifold is rebuilt from its points while no point of B moved further
-                            than this relative to A since the narrow phase found it */
+                            than this relative to A since the narrow phase found it, */
+#define REUSE_SHARE 1e-3 /* ... nor further than this share of the smaller shape's extent */
 
 static void grow(void **p, int *cap, int need, size_t elem)
 {
@@ -108,14 +109,14 @@ static void relative_pose(const geom *ga, const geom *gb, imp_mat3 *R, imp_vec3 
 
 /* Two polytopes whose relative pose moved little keep their manifold, as Jolt's body-pair cache does:
  * a face contact's points are the incident face's vertices, clipped to the reference face, at their
- * distance from its plane. While no point of B has moved more than REUSE_MOVE relative to A (a
- * rotation by theta moves a point at distance r by at most theta r, and 3 - trace(dR) = 2 (1 - cos
- * theta) ~ theta^2), the same features touch: each point's surface points move with their shapes, the
- * normal turns with its face, the depth is the new distance n . (p_b - p_a), and the point on A's
- * surface is p_a where A's face is the incident one and the incident vertex p_b projected onto the
- * reference plane otherwise (an incident vertex is then exact; a point where an edge of the incident
- * face crosses a side of the reference face is off by at most REUSE_MOVE along the face). The features
- * change past that, and the narrow phase runs again. */
+ * distance from its plane. While no point of B has moved more than REUSE_MOVE relative to A, nor more
+ * than REUSE_SHARE of the smaller shape's extent (a rotation by theta moves a point at distance r by at
+ * most theta r, and 3 - trace(dR) = 2 (1 - cos theta) ~ theta^2), the same features touch: each
+ * point's surface points move with their shapes, the normal turns with its face, the depth is the new
+ * distance n . (p_b - p_a), and the point on A's surface is p_a where A's face is the incident one and
+ * the incident vertex p_b projected onto the reference plane otherwise (an incident vertex is then
+ * exact; a point where an edge of the incident face crosses a side of the reference face is off by at
+ * most that move along the face). Past that the features may change, and the narrow phase runs again. */
 static bool manifold_reuse(const manifold *om, const geom *ga, const geom *gb, manifold *m)
 {
     if (!om->cached) return false;
@@ -129,7 +130,7 @@ static bool manifold_reuse(const manifold *om, const geom *ga, const geom *gb, m
         for (int j = 0; j < 3; j++) tr += om->rel_R.m[j][i] * R.m[j][i];
     const double turn2 = tr < 3 ? 3 - tr : 0, reach = v3_len(v3_sub(gb->hi, gb->lo));
     const double move = v3_len(dp) + sqrt(turn2) * reach;
-    if (!(move < REUSE_MOVE)) return false;
+    if (!(move < REUSE_MOVE && move < REUSE_SHARE * fmin(reach, v3_len(v3_sub(ga->hi, ga->lo))))) return false;
     *m = *om;
     const imp_vec3 n = m3_mul_v(om->c.face_a ? ga->R : gb->R, om->normal_local);
     m->c.normal = n;
