@@ -314,14 +314,14 @@ static inline void row_apply(imp_vec3 *v, imp_vec3 *w, const contact_point *c, c
 #define PATCH_EPS 1e-6 /* the regularization of the normal rows' A, relative to its largest diagonal entry */
 enum { BOTH, ONLY_A, ONLY_B }; /* which sides of a patch answer its impulses */
 
-/* dense_invert of an m x m block (row stride 4) with m <= 4 a constant, so its loops unroll */
+/* dense_invert_spd of an m x m block (row stride 4) with m <= 4 a constant, so its loops unroll */
 static bool invert4(double *M, int m)
 {
     switch (m) {
-    case 1: return dense_invert(M, 1, 4);
-    case 2: return dense_invert(M, 2, 4);
-    case 3: return dense_invert(M, 3, 4);
-    default: return dense_invert(M, 4, 4);
+    case 1: return dense_invert_spd(M, 1, 4);
+    case 2: return dense_invert_spd(M, 2, 4);
+    case 3: return dense_invert_spd(M, 3, 4);
+    default: return dense_invert_spd(M, 4, 4);
     }
 }
 
@@ -336,12 +336,16 @@ static void patch_matrices(const solver_bodies *sb, const contact_point *P, cont
     const int m = p->count, slots = shock == BOTH ? 1 : 2;
     double ta[9], tb[9], tl[9], na[16], nb[16];
     for (int r = 0; r < 3; r++)
-        for (int c = 0; c < 3; c++)
-            tl[3 * r + c] = v3_dot(lin[r], lin[c]), ta[3 * r + c] = v3_dot(p->fa[r], p->ia[c]), tb[3 * r + c] = v3_dot(p->fb[r], p->ib[c]);
+        for (int c = 0; c <= r; c++) { /* symmetric, as the normal rows' below */
+            tl[3 * r + c] = tl[3 * c + r] = v3_dot(lin[r], lin[c]);
+            ta[3 * r + c] = ta[3 * c + r] = v3_dot(p->fa[r], p->ia[c]);
+            tb[3 * r + c] = tb[3 * c + r] = v3_dot(p->fb[r], p->ib[c]);
+        }
     for (int i = 0; i < m; i++)
-        for (int j = 0; j < m; j++) {
+        for (int j = 0; j <= i; j++) { /* symmetric: (r_i x n) . I^-1 (r_j x n) */
             const contact_row *ri = &P[i].row, *rj = &P[j].row;
-            na[4 * i + j] = v3_dot(ri->ca, rj->ia), nb[4 * i + j] = v3_dot(ri->cb, rj->ib);
+            na[4 * i + j] = na[4 * j + i] = v3_dot(ri->ca, rj->ia);
+            nb[4 * i + j] = nb[4 * j + i] = v3_dot(ri->cb, rj->ib);
         }
     for (int slot = 0; slot < slots; slot++) {
         const bool ua = slot == 0 || shock == ONLY_A, ub = slot == 0 || shock == ONLY_B;
@@ -356,8 +360,8 @@ static void patch_matrices(const solver_bodies *sb, const contact_point *P, cont
         if (p->rho == 0) { /* one point: no twist to hold (its bound mu N rho is 0), the tangents alone */
             double T[4] = {K[0], K[1], K[3], K[4]};
             memset(K, 0, 9 * sizeof(double));
-            if (dense_invert(T, 2, 2)) K[0] = T[0], K[1] = T[1], K[3] = T[2], K[4] = T[3];
-        } else if (!dense_invert(K, 3, 3)) {
+            if (dense_invert_spd(T, 2, 2)) K[0] = T[0], K[1] = T[1], K[3] = T[2], K[4] = T[3];
+        } else if (!dense_invert_spd(K, 3, 3)) {
             memset(K, 0, 9 * sizeof(double)); /* neither side can answer */
         }
         double *A = p->normal[slot], *N = p->normal_inv[slot], big = 0;
