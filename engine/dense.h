@@ -68,27 +68,37 @@ static inline __attribute__((always_inline)) bool dense_invert_spd(double *A, in
 {
     double L[DENSE_SPD_MAX][DENSE_SPD_MAX], d[DENSE_SPD_MAX], inv_d[DENSE_SPD_MAX];
     if (n > DENSE_SPD_MAX) return false;
+    _Pragma("GCC unroll 4")
     for (int j = 0; j < n; j++) {
         double dj = A[stride * j + j];
+        _Pragma("GCC unroll 4")
         for (int k = 0; k < j; k++) dj -= L[j][k] * L[j][k] * d[k];
         if (!(dj > 1e-300) || !isfinite(dj)) return false;
         d[j] = dj, inv_d[j] = 1 / dj;
+        _Pragma("GCC unroll 4")
         for (int i = j + 1; i < n; i++) {
             double l = A[stride * i + j];
+            _Pragma("GCC unroll 4")
             for (int k = 0; k < j; k++) l -= L[i][k] * L[j][k] * d[k];
             L[i][j] = l * inv_d[j];
         }
     }
     double W[DENSE_SPD_MAX][DENSE_SPD_MAX];
+    _Pragma("GCC unroll 4")
     for (int i = 0; i < n; i++)
+        _Pragma("GCC unroll 4")
         for (int j = 0; j < i; j++) {
             double w = -L[i][j];
+            _Pragma("GCC unroll 4")
             for (int k = j + 1; k < i; k++) w -= L[i][k] * W[k][j];
             W[i][j] = w;
         }
+    _Pragma("GCC unroll 4")
     for (int i = 0; i < n; i++)
+        _Pragma("GCC unroll 4")
         for (int j = 0; j <= i; j++) {
             double a = inv_d[i] * (i == j ? 1 : W[i][j]);
+            _Pragma("GCC unroll 4")
             for (int k = i + 1; k < n; k++) a += W[k][i] * W[k][j] * inv_d[k];
             A[stride * i + j] = A[stride * j + i] = a;
         }
