@@ -329,11 +329,11 @@ static bool invert4(double *M, int m)
  * answering, and in slot 1 with the side `shock` alone (ONLY_A, ONLY_B; BOTH: no slot 1). Each
  * entry is the two sides' terms, (1/M_a + 1/M_b) d_r . d_c + (r_a x d_r) . I_a^-1 (r_a x d_c) + (the
  * same on B), so the side-alone slot takes its side's terms from the same products. */
-static void patch_matrices(const solver_bodies *sb, const contact_point *P, contact_patch *p, int shock)
+static inline __attribute__((always_inline)) void patch_matrices_m(const solver_bodies *sb, const contact_point *P, contact_patch *p, int shock, const int m)
 {
     const double ima = sb->im[p->a], imb = sb->im[p->b];
     const imp_vec3 lin[3] = {p->t1, p->t2, v3(0, 0, 0)};
-    const int m = p->count, slots = shock == BOTH ? 1 : 2;
+    const int slots = shock == BOTH ? 1 : 2;
     double ta[9], tb[9], tl[9], na[16], nb[16];
     for (int r = 0; r < 3; r++)
         for (int c = 0; c <= r; c++) { /* symmetric, as the normal rows' below */
@@ -379,6 +379,13 @@ static void patch_matrices(const solver_bodies *sb, const contact_point *P, cont
         if (!(big > 0) || !invert4(N, m)) memset(N, 0, 16 * sizeof(double));
         p->sub_set[slot] = -1;
     }
+}
+
+/* (a patch of four points, the common one, with m a constant: its loops unroll) */
+static void patch_matrices(const solver_bodies *sb, const contact_point *P, contact_patch *p, int shock)
+{
+    if (p->count == 4) patch_matrices_m(sb, P, p, shock, 4);
+    else patch_matrices_m(sb, P, p, shock, p->count);
 }
 
 /* the patch of the points [first, first + count): centroid, twist lever, friction rows */
