@@ -77,6 +77,7 @@
 #include "presolve.h"
 #include "shape.h"
 #include "solver_bodies.h"
+#include "sparse_simd.h"
 #include "step.h"
 #include "toi.h"
 #include "world_parts.h"
@@ -144,6 +145,8 @@ typedef struct contact_patch {
     int sub_set[2];           /* ... (-1: none yet); sub_ok: it could be inverted                   */
     bool sub_ok[2];
     double friction_inv[2][9];/* K^-1 of the three friction rows                                    */
+    double ca[3][4], cb[3][4];/* four points' r_a x n, r_b x n by component (lane i: point i), for the
+                                 vector code of the resting solve (patch_rest4_avx)                   */
 } contact_patch;
 
 typedef struct impulse_state {
@@ -489,6 +492,49 @@ static const double *patch_inverse(contact_patch *p, int slot, int S)
     return p->sub_ok[slot] ? M : NULL;
 }
 
+#if SPARSE_HAVE_AVX
+/* patch_normals' resting solve of four rows, x = j0 - (A + eps I)^-1 w and its impulses applied, as vector
+ * code: lane i is point i, with the scalar code's operations in its order (the same bits; the inverse is
+ * exactly symmetric, dense_invert_spd, so its row j is its column j). True when every x_i >= 0 and it is
+ * done (the change of the impulses in *change); false with w and j0 filled for the active-set rounds. */
+static SPARSE_AVX bool patch_rest4_avx(patch_bodies *pb, contact_point *P, const contact_patch *p, int slot,
+                                       double w[4], double j0[4], double *change)
+{
+    const imp_vec3 wa = pb->wa, wb = pb->wb;
+    const double vn = v3_dot(p->n, v3_sub(pb->va, pb->vb));
+    __m256d ta = _mm256_mul_pd(_mm256_loadu_pd(p->ca[0]), _mm256_set1_pd(wa.x));
+    ta = _mm256_add_pd(ta, _mm256_mul_pd(_mm256_loadu_pd(p->ca[1]), _mm256_set1_pd(wa.y)));
+    ta = _mm256_add_pd(ta, _mm256_mul_pd(_mm256_loadu_pd(p->ca[2]), _mm256_set1_pd(wa.z)));
+    __m256d tb = _mm256_mul_pd(_mm256_loadu_pd(p->cb[0]), _mm256_set1_pd(wb.x));
+    tb = _mm256_add_pd(tb, _mm256_mul_pd(_mm256_loadu_pd(p->cb[1]), _mm256_set1_pd(wb.y)));
+    tb = _mm256_add_pd(tb, _mm256_mul_pd(_mm256_loadu_pd(p->cb[2]), _mm256_set1_pd(wb.z)));
+    const __m256d gap = _mm256_set_pd(P[3].gap, P[2].gap, P[1].gap, P[0].gap);
+    const __m256d jv = _mm256_set_pd(P[3].jn, P[2].jn, P[1].jn, P[0].jn);
+    const __m256d wv = _mm256_add_pd(_mm256_sub_pd(_mm256_add_pd(_mm256_set1_pd(vn), ta), tb), gap);
+    _mm256_storeu_pd(w, wv), _mm256_storeu_pd(j0, jv);
+    const double *N = p->normal_inv[slot];
+    __m256d x = jv;
+    for (int j = 0; j < 4; j++) x = _mm256_sub_pd(x, _mm256_mul_pd(_mm256_loadu_pd(N + 4 * j), _mm256_broadcast_sd(w + j)));
+    if (_mm256_movemask_pd(_mm256_cmp_pd(x, _mm256_setzero_pd(), _CMP_GE_OQ)) != 15) return false;
+    /* (max returns its second operand, +0, for -0 and NaN: x > 0 ? x : 0) */
+    const __m256d xv = _mm256_max_pd(x, _mm256_setzero_pd()), dv = _mm256_sub_pd(xv, jv);
+    double xs[4], d[4], sum = 0, ch = 0;
+    _mm256_storeu_pd(xs, xv), _mm256_storeu_pd(d, dv);
+    __m256d dwa = _mm256_setzero_pd(), dwb = _mm256_setzero_pd();
+    for (int i = 0; i < 4; i++) {
+        ch += fabs(d[i]), sum += d[i];
+        const __m256d di = _mm256_broadcast_sd(d + i);
+        dwa = _mm256_add_pd(dwa, _mm256_mul_pd(sparse_load3(&P[i].row.ia.x), di));
+        dwb = _mm256_add_pd(dwb, _mm256_mul_pd(sparse_load3(&P[i].row.ib.x), di));
+        P[i].jn = xs[i];
+    }
+    if (pb->ma) pb->va = v3_mad(pb->va, p->n, sum * pb->ima), sparse_store3(&pb->wa.x, _mm256_add_pd(sparse_load3(&wa.x), dwa));
+    if (pb->mb) pb->vb = v3_mad(pb->vb, p->n, -sum * pb->imb), sparse_store3(&pb->wb.x, _mm256_sub_pd(sparse_load3(&wb.x), dwb));
+    *change = ch;
+    return true;
+}
+#endif
+
 /* The patch's normal impulses: the LCP w = A x + b >= 0, x >= 0, x . w = 0 by an active set S of rows,
  * from the last solve's set (the same at rest), dropping the row of the most negative x or taking in
  * the row of the most negative w until neither is left (a few rounds for m <= 4). With w the rows'
@@ -500,23 +546,31 @@ static double patch_normals(patch_bodies *pb, contact_point *P, contact_patch *p
     const int m = p->count;
     const double *A = p->normal[slot];
     const imp_vec3 wa = pb->wa, wb = pb->wb;
-    const double vn = v3_dot(p->n, v3_sub(pb->va, pb->vb));
     double w[4], j0[4], x[4];
-    for (int i = 0; i < m; i++) {
-        w[i] = vn + v3_dot(P[i].row.ca, wa) - v3_dot(P[i].row.cb, wb) + P[i].gap;
-        j0[i] = P[i].jn;
-    }
     int S = p->active;
-    if (S == (1 << m) - 1) { /* at rest, every row: x = j0 - (A + eps I)^-1 w, kept when none is < 0 */
-        const double *N = p->normal_inv[slot];
-        bool ok = true;
+#if SPARSE_HAVE_AVX
+    double rest_change;
+    if (m == 4 && S == 15 && sparse_avx()) {
+        if (patch_rest4_avx(pb, P, p, slot, w, j0, &rest_change)) return rest_change;
+    } else
+#endif
+    {
+        const double vn = v3_dot(p->n, v3_sub(pb->va, pb->vb));
         for (int i = 0; i < m; i++) {
-            double xi = j0[i];
-            for (int j = 0; j < m; j++) xi -= N[4 * i + j] * w[j];
-            x[i] = xi;
-            ok = ok && xi >= 0;
+            w[i] = vn + v3_dot(P[i].row.ca, wa) - v3_dot(P[i].row.cb, wb) + P[i].gap;
+            j0[i] = P[i].jn;
         }
-        if (ok) goto apply;
+        if (S == (1 << m) - 1) { /* at rest, every row: x = j0 - (A + eps I)^-1 w, kept when none is < 0 */
+            const double *N = p->normal_inv[slot];
+            bool ok = true;
+            for (int i = 0; i < m; i++) {
+                double xi = j0[i];
+                for (int j = 0; j < m; j++) xi -= N[4 * i + j] * w[j];
+                x[i] = xi;
+                ok = ok && xi >= 0;
+            }
+            if (ok) goto apply;
+        }
     }
     for (int round = 0; round < 2 * m + 2; round++) {
         int idx[4], k = 0;
@@ -936,6 +990,12 @@ static void patches_part(void *ctx, int chunk)
     for (int k = lo; k < hi; k++) {
         contact_patch *p = &s->patches[k];
         for (int i = 0; i < p->count; i++) point_rows(s, p->first + i);
+        if (p->count == 4)
+            for (int i = 0; i < 4; i++) {
+                const contact_row *r = &s->points[p->first + i].row;
+                p->ca[0][i] = r->ca.x, p->ca[1][i] = r->ca.y, p->ca[2][i] = r->ca.z;
+                p->cb[0][i] = r->cb.x, p->cb[1][i] = r->cb.y, p->cb[2][i] = r->cb.z;
+            }
         patch_prepare(&s->sb, &s->info[p->first], p);
         patch_matrices(&s->sb, &s->points[p->first], p, shock_side(s->graph.level, p));
         const imp_contact *ct = &job->w->contacts->manifolds[s->info[p->first].man].c;
