@@ -574,35 +574,44 @@ static double patch_normals(patch_bodies *pb, contact_point *P, contact_patch *p
     }
     for (int round = 0; round < 2 * m + 2; round++) {
         int idx[4], k = 0;
+        _Pragma("GCC unroll 4")
         for (int i = 0; i < m; i++) x[i] = 0;
+        _Pragma("GCC unroll 4")
         for (int i = 0; i < m; i++)
             if (S >> i & 1) idx[k++] = i;
         const double *N = k ? patch_inverse(p, slot, S) : NULL;
         if (N) {
-            double r[4];
+            double r[4] = {0, 0, 0, 0};
+            _Pragma("GCC unroll 4")
             for (int a = 0; a < k; a++) {
                 const int i = idx[a];
                 r[a] = w[i];
+                _Pragma("GCC unroll 4")
                 for (int j = 0; j < m; j++)
                     if (!(S >> j & 1)) r[a] -= A[4 * i + j] * j0[j];
             }
+            _Pragma("GCC unroll 4")
             for (int a = 0; a < k; a++) {
                 double xi = j0[idx[a]];
+                _Pragma("GCC unroll 4")
                 for (int c = 0; c < k; c++) xi -= N[4 * a + c] * r[c];
                 x[idx[a]] = xi;
             }
         }
         int worst = -1;
         double most = 0;
+        _Pragma("GCC unroll 4")
         for (int i = 0; i < m; i++)
             if ((S >> i & 1) && x[i] < most) most = x[i], worst = i;
         if (worst >= 0) {
             S &= ~(1 << worst);
             continue;
         }
+        _Pragma("GCC unroll 4")
         for (int i = 0; i < m; i++) {
             if (S >> i & 1) continue;
             double wi = w[i];
+            _Pragma("GCC unroll 4")
             for (int j = 0; j < m; j++) wi += A[4 * i + j] * (x[j] - j0[j]);
             if (wi < most) most = wi, worst = i;
         }
