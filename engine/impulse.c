@@ -147,6 +147,8 @@ typedef struct contact_patch {
     double friction_inv[2][9];/* K^-1 of the three friction rows                                    */
     double ca[3][4], cb[3][4];/* four points' r_a x n, r_b x n by component (lane i: point i), for the
                                  vector code of the resting solve (patch_rest4_avx)                   */
+    double rows_t[3][4], rows_fa[3][4], rows_fb[3][4]; /* the friction rows by component (lane r: row r,
+                                 lane 3 zero): t1, t2, 0; fa; fb, for patch_friction_avx              */
 } contact_patch;
 
 typedef struct impulse_state {
@@ -405,6 +407,13 @@ static void patch_prepare(const solver_bodies *sb, const contact_point_info *inf
     p->fa[0] = v3_cross(ra_, p->t1), p->fa[1] = v3_cross(ra_, p->t2), p->fa[2] = p->n;
     p->fb[0] = v3_cross(rb_, p->t1), p->fb[1] = v3_cross(rb_, p->t2), p->fb[2] = p->n;
     for (int r = 0; r < 3; r++) p->ia[r] = m3_mul_v(sb->Iinv[p->a], p->fa[r]), p->ib[r] = m3_mul_v(sb->Iinv[p->b], p->fb[r]);
+    const imp_vec3 lin[3] = {p->t1, p->t2, v3(0, 0, 0)};
+    for (int r = 0; r < 4; r++) {
+        const imp_vec3 t = r < 3 ? lin[r] : v3(0, 0, 0), fa = r < 3 ? p->fa[r] : t, fb = r < 3 ? p->fb[r] : t;
+        p->rows_t[0][r] = t.x, p->rows_t[1][r] = t.y, p->rows_t[2][r] = t.z;
+        p->rows_fa[0][r] = fa.x, p->rows_fa[1][r] = fa.y, p->rows_fa[2][r] = fa.z;
+        p->rows_fb[0][r] = fb.x, p->rows_fb[1][r] = fb.y, p->rows_fb[2][r] = fb.z;
+    }
     p->active = (1 << m) - 1;
 }
 
@@ -456,8 +465,58 @@ static void patch_friction_clamp(const contact_patch *p, double N, double lambda
     lambda[2] = lambda[2] > tw ? tw : lambda[2] < -tw ? -tw : lambda[2];
 }
 
+#if SPARSE_HAVE_AVX
+/* patch_friction as vector code: the rows' dot products with lane r row r, K^-1 u with lane r row r
+ * (K^-1 is exactly symmetric, dense_invert_spd: its row c is its column c), the changes applied with
+ * lanes x, y, z; each with the scalar code's operations in its order (the same bits) */
+static SPARSE_AVX double patch_friction_avx(patch_bodies *pb, const contact_point *P, contact_patch *p, int slot)
+{
+    const imp_vec3 dv = v3_sub(pb->va, pb->vb);
+    __m256d tv = _mm256_mul_pd(_mm256_loadu_pd(p->rows_t[0]), _mm256_set1_pd(dv.x));
+    tv = _mm256_add_pd(tv, _mm256_mul_pd(_mm256_loadu_pd(p->rows_t[1]), _mm256_set1_pd(dv.y)));
+    tv = _mm256_add_pd(tv, _mm256_mul_pd(_mm256_loadu_pd(p->rows_t[2]), _mm256_set1_pd(dv.z)));
+    __m256d fv = _mm256_mul_pd(_mm256_loadu_pd(p->rows_fa[0]), _mm256_set1_pd(pb->wa.x));
+    fv = _mm256_add_pd(fv, _mm256_mul_pd(_mm256_loadu_pd(p->rows_fa[1]), _mm256_set1_pd(pb->wa.y)));
+    fv = _mm256_add_pd(fv, _mm256_mul_pd(_mm256_loadu_pd(p->rows_fa[2]), _mm256_set1_pd(pb->wa.z)));
+    __m256d gv = _mm256_mul_pd(_mm256_loadu_pd(p->rows_fb[0]), _mm256_set1_pd(pb->wb.x));
+    gv = _mm256_add_pd(gv, _mm256_mul_pd(_mm256_loadu_pd(p->rows_fb[1]), _mm256_set1_pd(pb->wb.y)));
+    gv = _mm256_add_pd(gv, _mm256_mul_pd(_mm256_loadu_pd(p->rows_fb[2]), _mm256_set1_pd(pb->wb.z)));
+    double t[4], f[4], g[4];
+    _mm256_storeu_pd(t, tv), _mm256_storeu_pd(f, fv), _mm256_storeu_pd(g, gv);
+    /* (the twist row has no linear part and no target) */
+    double u[3] = {t[0] + f[0] - g[0] - p->target[0], t[1] + f[1] - g[1] - p->target[1], f[2] - g[2]};
+    const double *Ki = p->friction_inv[slot];
+    __m256d ku = _mm256_mul_pd(sparse_load3(Ki), _mm256_broadcast_sd(u));
+    ku = _mm256_add_pd(ku, _mm256_mul_pd(sparse_load3(Ki + 3), _mm256_broadcast_sd(u + 1)));
+    ku = _mm256_add_pd(ku, _mm256_mul_pd(sparse_load3(Ki + 6), _mm256_broadcast_sd(u + 2)));
+    double lambda[4], d[3], N = 0;
+    _mm256_storeu_pd(lambda, _mm256_sub_pd(sparse_load3(p->lambda), ku));
+    for (int i = 0; i < p->count; i++) N += P[i].jn;
+    patch_friction_clamp(p, N, lambda);
+    for (int r = 0; r < 3; r++) d[r] = lambda[r] - p->lambda[r], p->lambda[r] = lambda[r];
+    const __m256d lin = _mm256_add_pd(_mm256_mul_pd(sparse_load3(&p->t1.x), _mm256_broadcast_sd(d)),
+                                      _mm256_mul_pd(sparse_load3(&p->t2.x), _mm256_broadcast_sd(d + 1)));
+    if (pb->ma) {
+        sparse_store3(&pb->va.x, _mm256_add_pd(sparse_load3(&pb->va.x), _mm256_mul_pd(lin, _mm256_set1_pd(pb->ima))));
+        __m256d w = sparse_load3(&pb->wa.x);
+        for (int r = 0; r < 3; r++) w = _mm256_add_pd(w, _mm256_mul_pd(sparse_load3(&p->ia[r].x), _mm256_broadcast_sd(d + r)));
+        sparse_store3(&pb->wa.x, w);
+    }
+    if (pb->mb) {
+        sparse_store3(&pb->vb.x, _mm256_add_pd(sparse_load3(&pb->vb.x), _mm256_mul_pd(lin, _mm256_set1_pd(-pb->imb))));
+        __m256d w = sparse_load3(&pb->wb.x);
+        for (int r = 0; r < 3; r++) w = _mm256_add_pd(w, _mm256_mul_pd(sparse_load3(&p->ib[r].x), _mm256_set1_pd(-d[r])));
+        sparse_store3(&pb->wb.x, w);
+    }
+    return fabs(d[0]) + fabs(d[1]) + fabs(d[2]);
+}
+#endif
+
 static double patch_friction(patch_bodies *pb, const contact_point *P, contact_patch *p, int slot)
 {
+#if SPARSE_HAVE_AVX
+    if (sparse_avx()) return patch_friction_avx(pb, P, p, slot);
+#endif
     const imp_vec3 dv = v3_sub(pb->va, pb->vb), wa = pb->wa, wb = pb->wb;
     /* (target: the pre-solve hook's tangent velocity, zero unless a script set one) */
     const double u[3] = {v3_dot(p->t1, dv) + v3_dot(p->fa[0], wa) - v3_dot(p->fb[0], wb) - p->target[0],
