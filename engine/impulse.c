@@ -552,6 +552,28 @@ static const double *patch_inverse(contact_patch *p, int slot, int S)
 }
 
 #if SPARSE_HAVE_AVX
+/* the end of patch_normals for four rows as vector code: the impulses max(x, 0) stored and their changes
+ * applied, lanes x, y, z (the scalar code's operations in its order); returns how much they moved */
+static SPARSE_AVX double patch_apply4_avx(patch_bodies *pb, contact_point *P, const contact_patch *p,
+                                          const double x[4], const double j0[4])
+{
+    /* (max returns its second operand, +0, for -0 and NaN: x > 0 ? x : 0) */
+    const __m256d xv = _mm256_max_pd(_mm256_loadu_pd(x), _mm256_setzero_pd()), dv = _mm256_sub_pd(xv, _mm256_loadu_pd(j0));
+    double xs[4], d[4], sum = 0, change = 0;
+    _mm256_storeu_pd(xs, xv), _mm256_storeu_pd(d, dv);
+    __m256d dwa = _mm256_setzero_pd(), dwb = _mm256_setzero_pd();
+    for (int i = 0; i < 4; i++) {
+        change += fabs(d[i]), sum += d[i];
+        const __m256d di = _mm256_broadcast_sd(d + i);
+        dwa = _mm256_add_pd(dwa, _mm256_mul_pd(sparse_load3(&P[i].row.ia.x), di));
+        dwb = _mm256_add_pd(dwb, _mm256_mul_pd(sparse_load3(&P[i].row.ib.x), di));
+        P[i].jn = xs[i];
+    }
+    if (pb->ma) pb->va = v3_mad(pb->va, p->n, sum * pb->ima), sparse_store3(&pb->wa.x, _mm256_add_pd(sparse_load3(&pb->wa.x), dwa));
+    if (pb->mb) pb->vb = v3_mad(pb->vb, p->n, -sum * pb->imb), sparse_store3(&pb->wb.x, _mm256_sub_pd(sparse_load3(&pb->wb.x), dwb));
+    return change;
+}
+
 /* patch_normals' resting solve of four rows, x = j0 - (A + eps I)^-1 w and its impulses applied, as vector
  * code: lane i is point i, with the scalar code's operations in its order (the same bits; the inverse is
  * exactly symmetric, dense_invert_spd, so its row j is its column j). True when every x_i >= 0 and it is
@@ -575,21 +597,9 @@ static SPARSE_AVX bool patch_rest4_avx(patch_bodies *pb, contact_point *P, const
     __m256d x = jv;
     for (int j = 0; j < 4; j++) x = _mm256_sub_pd(x, _mm256_mul_pd(_mm256_loadu_pd(N + 4 * j), _mm256_broadcast_sd(w + j)));
     if (_mm256_movemask_pd(_mm256_cmp_pd(x, _mm256_setzero_pd(), _CMP_GE_OQ)) != 15) return false;
-    /* (max returns its second operand, +0, for -0 and NaN: x > 0 ? x : 0) */
-    const __m256d xv = _mm256_max_pd(x, _mm256_setzero_pd()), dv = _mm256_sub_pd(xv, jv);
-    double xs[4], d[4], sum = 0, ch = 0;
-    _mm256_storeu_pd(xs, xv), _mm256_storeu_pd(d, dv);
-    __m256d dwa = _mm256_setzero_pd(), dwb = _mm256_setzero_pd();
-    for (int i = 0; i < 4; i++) {
-        ch += fabs(d[i]), sum += d[i];
-        const __m256d di = _mm256_broadcast_sd(d + i);
-        dwa = _mm256_add_pd(dwa, _mm256_mul_pd(sparse_load3(&P[i].row.ia.x), di));
-        dwb = _mm256_add_pd(dwb, _mm256_mul_pd(sparse_load3(&P[i].row.ib.x), di));
-        P[i].jn = xs[i];
-    }
-    if (pb->ma) pb->va = v3_mad(pb->va, p->n, sum * pb->ima), sparse_store3(&pb->wa.x, _mm256_add_pd(sparse_load3(&wa.x), dwa));
-    if (pb->mb) pb->vb = v3_mad(pb->vb, p->n, -sum * pb->imb), sparse_store3(&pb->wb.x, _mm256_sub_pd(sparse_load3(&wb.x), dwb));
-    *change = ch;
+    double xs[4];
+    _mm256_storeu_pd(xs, x);
+    *change = patch_apply4_avx(pb, P, p, xs, j0);
     return true;
 }
 #endif
@@ -679,6 +689,9 @@ static double patch_normals(patch_bodies *pb, contact_point *P, contact_patch *p
     }
     p->active = S;
 apply:;
+#if SPARSE_HAVE_AVX
+    if (m == 4 && sparse_avx()) return patch_apply4_avx(pb, P, p, x, j0);
+#endif
     double sum = 0, change = 0;
     imp_vec3 dwa = v3(0, 0, 0), dwb = v3(0, 0, 0);
     for (int i = 0; i < m; i++) {
