@@ -287,7 +287,8 @@ static inline __attribute__((always_inline)) void tri_matrix_body(asm_ctx *a, co
         }
     }
     const double ksh = o->shear * t->area, kdsh = o->damping * ksh;
-    double Hf[3][9] = {{0}}; /* "full": the shear's k C d2theta */
+    double Hf[3][9]; /* "full": the shear's k C d2theta */
+    if (a->full) memset(Hf, 0, sizeof Hf);
     if (ksh > 0) {
         const shear_angle sa = shear_of(ph, qh, lp, lq);
         const double C = sa.theta - t->theta0, c = sa.c, d1 = sa.d1, gn = h * kdsh + h2 * ksh;
@@ -454,7 +455,8 @@ static inline __attribute__((always_inline)) bool dihedral(imp_vec3 e, imp_vec3 
  * condition keeps only the Gauss-Newton part): asm_condition's operations for m = 4 and H = NULL in its
  * order, with alpha g_i formed once per vertex instead of once per block ((alpha g_i[r]) g_j[c] is
  * b3_add_outer's product) and the 16 blocks added as vector code where AVX is there (sparse_simd.h):
- * the same bits as asm_condition. */
+ * the same bits as asm_condition, but for the sign of a zero in the right side (asm_condition adds its
+ * Hessian term, here 0, which turns a -0 into +0). */
 #if SPARSE_HAVE_AVX
 static SPARSE_AVX void bend_blocks_avx(double *A, const int *block, const double *sg, const double *g)
 {
@@ -504,11 +506,11 @@ static inline __attribute__((always_inline)) void bend_condition(asm_ctx *a, con
                 for (int r = 0; r < 3; r++)
                     for (int c = 0; c < 3; c++) B[3 * r + c] += sg[3 * i + r] * g[3 * j + c];
             }
-    /* h^2 K v0 = -h^2 k g Cdot; the + 0.0 is asm_condition's Hessian term, zero here (it makes a -0 +0) */
+    /* h^2 K v0 = -h^2 k g Cdot */
     const double c1 = -a->h2 * k * Cdot;
     for (int i = 0; i < 4; i++) {
         double *bi = a->bK + 3 * idx[i];
-        for (int r = 0; r < 3; r++) bi[r] += c1 * g[3 * i + r] + 0.0;
+        for (int r = 0; r < 3; r++) bi[r] += c1 * g[3 * i + r];
     }
 }
 
