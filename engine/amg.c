@@ -436,8 +436,8 @@ static void upper_residual(const amg_level *L, int lo, int hi)
 #if SPARSE_HAVE_AVX
 /* gs_sweep and upper_residual from a level's column-major copies: the same operations in the same
  * order, as vector code (sparse_simd.h) */
-static SPARSE_AVX void gs_sweep_cm(const amg_level *L, bool forward, bool from_zero, int lo, int hi, const double *snap,
-                                   bool chunked)
+static inline __attribute__((always_inline)) SPARSE_AVX void gs_sweep_cm(const amg_level *L, bool forward, bool from_zero,
+                                                                          int lo, int hi, const double *snap, bool chunked)
 {
     const bsr3 *A = &L->A;
     const int *col = A->col;
@@ -464,7 +464,8 @@ static SPARSE_AVX void gs_sweep_cm(const amg_level *L, bool forward, bool from_z
     }
 }
 
-static SPARSE_AVX void upper_residual_cm(const amg_level *L, int lo, int hi, bool chunked)
+static inline __attribute__((always_inline)) SPARSE_AVX void upper_residual_cm(const amg_level *L, int lo, int hi,
+                                                                                bool chunked)
 {
     const bsr3 *A = &L->A;
     const int *col = A->col;
@@ -478,6 +479,21 @@ static SPARSE_AVX void upper_residual_cm(const amg_level *L, int lo, int hi, boo
         sparse_store3(L->r + 3 * (size_t)i, s);
     }
 }
+
+/* the sweeps and residuals the V-cycle runs, each compiled with its flags constant (the same code) */
+static SPARSE_AVX void chunk_forward_cm(const amg_level *L, int lo, int hi) { gs_sweep_cm(L, true, true, lo, hi, NULL, true); }
+static SPARSE_AVX void chunk_backward_cm(const amg_level *L, int lo, int hi, const double *snap)
+{
+    gs_sweep_cm(L, false, false, lo, hi, snap, true);
+}
+static SPARSE_AVX void chunk_residual_cm(const amg_level *L, int lo, int hi) { upper_residual_cm(L, lo, hi, true); }
+static SPARSE_AVX void level_sweep_cm(const amg_level *L, bool forward, bool from_zero)
+{
+    if (forward && from_zero) gs_sweep_cm(L, true, true, 0, L->A.n, NULL, false);
+    else if (forward) gs_sweep_cm(L, true, false, 0, L->A.n, NULL, false);
+    else gs_sweep_cm(L, false, from_zero, 0, L->A.n, NULL, false);
+}
+static SPARSE_AVX void level_residual_cm(const amg_level *L) { upper_residual_cm(L, 0, L->A.n, false); }
 #endif
 
 /* the finest level's smoothing, chunk by chunk */
@@ -532,9 +548,9 @@ static void sweep_part(void *ctx, int chunk)
     }
 #if SPARSE_HAVE_AVX
     if (sparse_avx()) {
-        if (jb->phase == 0) gs_sweep_cm(L, true, true, lo, hi, NULL, true);
-        else if (jb->phase == 1) upper_residual_cm(L, lo, hi, true);
-        else gs_sweep_cm(L, false, false, lo, hi, g->snap, true);
+        if (jb->phase == 0) chunk_forward_cm(L, lo, hi);
+        else if (jb->phase == 1) chunk_residual_cm(L, lo, hi);
+        else chunk_backward_cm(L, lo, hi, g->snap);
         return;
     }
 #endif
@@ -548,7 +564,7 @@ static void level_sweep(const amg_level *L, bool forward, bool from_zero)
 {
 #if SPARSE_HAVE_AVX
     if (sparse_avx()) {
-        gs_sweep_cm(L, forward, from_zero, 0, L->A.n, NULL, false);
+        level_sweep_cm(L, forward, from_zero);
         return;
     }
 #endif
@@ -559,7 +575,7 @@ static void level_residual(const amg_level *L)
 {
 #if SPARSE_HAVE_AVX
     if (sparse_avx()) {
-        upper_residual_cm(L, 0, L->A.n, false);
+        level_residual_cm(L);
         return;
     }
 #endif
