@@ -78,11 +78,16 @@ static void vec_part(void *ctx, int c)
     case VEC_DELTA: /* r . s */
         jb->part[c][0] = dot4(r, s, lo, hi);
         break;
-    default: /* d = s + beta d (and S d); with A s, q = A s + beta q (S q is the next curvature's) */
+    default: /* d = s + beta d (and S d); with A s, q = A s + beta q, and the next curvature's work (the
+              * chunk's own entries of d and q are all it reads) */
         for (int i = lo; i < hi; i++) d[i] = s[i] + jb->beta * d[i];
-        if (jb->as)
-            for (int i = lo; i < hi; i++) jb->q[i] = jb->as[i] + jb->beta * jb->q[i];
         if (jb->p->filter && jb->p->filter_part) jb->p->filter_part(jb->p->ctx, d, c);
+        if (jb->as) {
+            double *qm = jb->q;
+            for (int i = lo; i < hi; i++) qm[i] = jb->as[i] + jb->beta * qm[i];
+            if (jb->p->filter && jb->p->filter_part) jb->p->filter_part(jb->p->ctx, qm, c);
+            jb->part[c][0] = dot4(d, qm, lo, hi), jb->part[c][1] = dot4(d, d, lo, hi);
+        }
     }
 }
 
@@ -183,6 +188,7 @@ cg_result cg_solve(const cg_problem *p, double *x, const double *b, cg_work *w)
     double curv_max = 0; /* the largest Rayleigh quotient d.Ad / d.d seen */
     int it = 0;
     bool have_q = false; /* q = A d already (from the preconditioner's A s), S q to come */
+    bool have_curv = false; /* S q, d . q and d . d made too (the direction's job, chunked form) */
     if (rnorm > stop) { /* (a warm start may already be the answer) */
         if (p->prepare) p->prepare(p->ctx);
         have_q = precondition(p, r, d, q);
@@ -196,8 +202,10 @@ cg_result cg_solve(const cg_problem *p, double *x, const double *b, cg_work *w)
         if (!chunk_filter) apply_filter(p, q);
         double dq, dd;
         if (p->chunks) {
-            jb.op = VEC_CURVATURE;
-            par_for(vec_part, &jb, PAR_CHUNKS);
+            if (!have_curv) {
+                jb.op = VEC_CURVATURE;
+                par_for(vec_part, &jb, PAR_CHUNKS);
+            }
             dq = chunk_sum(&jb, 0), dd = chunk_sum(&jb, 1);
         } else {
             dq = dot(d, q, n), dd = dot(d, d, n);
@@ -223,8 +231,9 @@ cg_result cg_solve(const cg_problem *p, double *x, const double *b, cg_work *w)
         double delta_new = p->chunks ? dot_chunked(p, r, s) : dot(r, s, n);
         double beta = delta_new / delta;
         if (p->chunks) {
-            jb.op = VEC_DIRECTION, jb.beta = beta, jb.as = have_q ? w->as : NULL;
+            jb.op = VEC_DIRECTION, jb.beta = beta, jb.as = have_q && (chunk_filter || !p->filter) ? w->as : NULL;
             par_for(vec_part, &jb, PAR_CHUNKS);
+            have_q = have_curv = jb.as != NULL;
         } else {
             for (int i = 0; i < n; i++) d[i] = s[i] + beta * d[i];
         }
