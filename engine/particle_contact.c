@@ -581,12 +581,13 @@ static void meet_bodies(imp_world *w, particle_coupling *p, const double *x0, co
  * filter): the particle's normal velocity relative to the surface is prescribed, and friction acts
  * there, so a cloth lies on a body as it lies on a collider, its stiff forces and the contact solved
  * together. Its impulse on the particle comes back (pcollide_set_impulse) and the body takes the
- * opposite at the end of the step (bodies_take). A contact holds a particle (dynamic, not attached)
- * within slop of a convex shape (meshes: the stage after the bodies' alone) at the start of the step
- * whose normal speed relative to the surface is at most vn_max: one per particle, its nearest shape,
- * and none for a particle resting on a collider as well (the solve returns one impulse per particle,
- * which would not be the body's alone; pcollide_find_contacts drops those). A particle in two
- * contacts, a cloth pinched between two bodies, meets them in the stage after the bodies'. */
+ * opposite before its own stage (particle_contacts_rest_give). A contact holds a particle (dynamic,
+ * not attached) within slop of a convex shape (meshes: the stage after the bodies' alone) at the start
+ * of the step whose normal speed relative to the surface is at most vn_max: one per particle, its
+ * nearest shape, and none for a particle resting on a collider as well (the solve returns one
+ * impulse per particle, which would not be the body's alone; pcollide_find_contacts drops those). A
+ * particle in two contacts, a cloth pinched between two bodies, meets them in the stage after the
+ * bodies'. */
 static void pcontact_find_bodies(imp_world *w, double slop, double vn_max)
 {
     const int n = w->particles->ids.count;
@@ -664,6 +665,23 @@ void particle_contacts_rest(const imp_step *st)
     imp_world *w = st->w;
     pcollide_begin_contacts(w);
     if (w->settings.integrator == IMP_IMPLICIT) pcontact_find_bodies(w, PCOLLIDE_REST_SLOP, PCOLLIDE_REST_SPEED);
+}
+
+/* The bodies take the opposite of the resting contacts' impulses (the implicit integrator's, over the
+ * step) before their own stage, at the contact points on the bodies as the step starts: the body's
+ * stage then carries what the particles rest on it with, in the same step (a box under a cloth on the
+ * floor: the floor's contact takes (m_box + m_cloth) g h), so a body at rest under a cloth starts the
+ * next step at rest, and the surface velocity its resting particles follow is that of the body alone. */
+void particle_contacts_rest_give(const imp_step *st)
+{
+    imp_world *w = st->w;
+    for (int k = 0; k < w->pcontacts->count; k++) {
+        const pcontact *pc = &w->pcontacts->contact[k];
+        if (pc->collider >= 0 || w->bodies->body[pc->body].motion != IMP_DYNAMIC || !(v3_dot(pc->impulse, pc->impulse) > 0)) continue;
+        const double *X = w->bodies->state + BODY_DIM * pc->body;
+        const imp_vec3 at = v3_add(v3_load(X), m3_mul_v(quat_to_m3(quat_normalize(quat(X[3], X[4], X[5], X[6]))), pc->at));
+        imp_body_apply_impulse(w, ids_of(&w->bodies->ids, pc->body), v3_scale(pc->impulse, -1), at);
+    }
 }
 
 /* ---- particles against particles ------------------------------------------------------------------------- */
@@ -1537,18 +1555,10 @@ static void hold_projection(particle_pass *k, double e_before)
     run_chunks(hold_back, k, n);
 }
 
-/* the bodies take the opposite of what their contacts gave the particles, at the contact points: the
- * rows of moving bodies (all in group 2), and the resting contacts the implicit integrator solved
- * (their points carried with the bodies to where they ended) */
+/* the bodies take the opposite of what the rows of moving bodies (all in group 2) gave the particles, at
+ * the contact points */
 static void bodies_take(imp_world *w, const particle_coupling *p)
 {
-    for (int k = 0; k < w->pcontacts->count; k++) {
-        const pcontact *pc = &w->pcontacts->contact[k];
-        if (pc->collider >= 0 || w->bodies->body[pc->body].motion != IMP_DYNAMIC || !(v3_dot(pc->impulse, pc->impulse) > 0)) continue;
-        const double *X = w->bodies->state + BODY_DIM * pc->body;
-        const imp_vec3 at = v3_add(v3_load(X), m3_mul_v(quat_to_m3(quat_normalize(quat(X[3], X[4], X[5], X[6]))), pc->at));
-        imp_body_apply_impulse(w, ids_of(&w->bodies->ids, pc->body), v3_scale(pc->impulse, -1), at);
-    }
     const pc_group *G = &p->group[2];
     for (int t = 0; t < G->side_count; t++) {
         const pc_row *r = &G->side[t];

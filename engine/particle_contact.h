@@ -134,5 +134,8 @@ void particle_coupling_free(imp_world *w);
  * the implicit integrator the particles resting on body shapes put exactly onto them and added as
  * resting contacts (particle_collide.h) */
 void particle_contacts_rest(const imp_step *st);
+/* particle_contact.c, after the particle stage and before the bodies' (world.c): the bodies take the
+ * resting contacts' impulses */
+void particle_contacts_rest_give(const imp_step *st);
 
 #endif
