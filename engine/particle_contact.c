@@ -138,7 +138,7 @@ void particle_coupling_free(imp_world *w)
     for (int g = 0; g < 3; g++) free(p->group[g].side), free(p->group[g].spare);
     free(p->warm.start), free(p->warm.pair_slot), free(p->warm.pair_index), free(p->warm.lower), free(p->warm.higher), free(p->warm.impulse);
     free(p->side), free(p->order), free(p->tmp), free(p->key);
-    free(p->im), free(p->driven), free(p->half), free(p->touched), free(p->first), free(p->owner), free(p->vertex);
+    free(p->im), free(p->driven), free(p->half), free(p->touched), free(p->boxed), free(p->first), free(p->owner), free(p->vertex);
     free(p->lo), free(p->hi), free(p->disp_gap), free(p->x_placed), free(p->energy);
     free(p->cell_start), free(p->grain), free(p->bucket_cell), free(p->cell_of), free(p->bucket_x), free(p->bucket_of);
     for (int c = 0; c < PC_SEARCH_CHUNKS; c++) {
@@ -161,6 +161,7 @@ static void reserve_particles(particle_coupling *p, int n)
     p->driven = ids_grow(p->driven, 1, cap);
     p->half = ids_grow(p->half, 1, cap);
     p->touched = ids_grow(p->touched, 1, cap);
+    p->boxed = ids_grow(p->boxed, 1, cap);
     p->first = ids_grow(p->first, sizeof(int), cap);
     p->owner = ids_grow(p->owner, sizeof(int), cap);
     p->vertex = ids_grow(p->vertex, sizeof(int), cap);
@@ -476,27 +477,51 @@ static void bodies_load(imp_world *w, particle_coupling *p)
     }
 }
 
-/* the particles that meet bodies (dynamic, not driven), sorted by the lowest x of their swept boxes
- * into order[]; returns how many, and the widest box's x extent */
-static int sweep_boxes(imp_world *w, particle_coupling *p, const double *x0, double *widest)
+typedef struct box_job {
+    particle_coupling *p;
+    const double *x0, *x1, *radius;
+    int n;
+    double widest[PAR_CHUNKS];
+} box_job;
+
+/* one chunk of the particles' swept boxes (p->boxed: whether it has a finite one) */
+static void boxes_chunk(void *ctx, int chunk)
 {
-    const int n = w->particles->ids.count;
-    const double *x1 = w->particles->x, *rad = w->particles->radius;
-    reserve_order(p, n);
-    int m = 0;
-    *widest = 0;
-    for (int i = 0; i < n; i++) {
+    box_job *k = ctx;
+    particle_coupling *p = k->p;
+    const double *x0 = k->x0, *x1 = k->x1;
+    double widest = 0;
+    int from, to;
+    par_range(k->n, chunk, &from, &to);
+    for (int i = from; i < to; i++) {
+        p->boxed[i] = 0;
         if (!(p->im[i] > 0)) continue;
-        const double grow = rad[i] * (1 + NEAR_FRACTION);
+        const double grow = k->radius[i] * (1 + NEAR_FRACTION);
         for (int a = 0; a < 3; a++) {
             p->lo[3 * i + a] = lesser(x0[3 * i + a], x1[3 * i + a]) - grow;
             p->hi[3 * i + a] = greater(x0[3 * i + a], x1[3 * i + a]) + grow;
         }
         if (!(p->hi[3 * i] - p->lo[3 * i] <= 1e300)) continue; /* not finite: the NaN guard takes it */
-        *widest = greater(*widest, p->hi[3 * i] - p->lo[3 * i]);
+        widest = greater(widest, p->hi[3 * i] - p->lo[3 * i]);
         p->key[i] = order_key(p->lo[3 * i]);
-        p->order[m++] = i;
+        p->boxed[i] = 1;
     }
+    k->widest[chunk] = widest;
+}
+
+/* the particles that meet bodies (dynamic, not driven), sorted by the lowest x of their swept boxes
+ * into order[]; returns how many, and the widest box's x extent. The boxes in chunks on both threads. */
+static int sweep_boxes(imp_world *w, particle_coupling *p, const double *x0, double *widest)
+{
+    const int n = w->particles->ids.count;
+    reserve_order(p, n);
+    box_job job = {.p = p, .x0 = x0, .x1 = w->particles->x, .radius = w->particles->radius, .n = n};
+    run_chunks(boxes_chunk, &job, n);
+    *widest = 0;
+    for (int c = 0; c < PAR_CHUNKS; c++) *widest = greater(*widest, job.widest[c]);
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (p->boxed[i]) p->order[m++] = i;
     radix_sort(p->key, p->order, p->tmp, m);
     return m;
 }

@@ -114,6 +114,7 @@ typedef struct particle_coupling {
     uint8_t *driven;                  /* held on a body point (particle_attach.c)                */
     uint8_t *half;                    /* which half of the split it lies in (0, 1)               */
     uint8_t *touched;                 /* in a contact of this step                                */
+    uint8_t *boxed;                   /* sweep_boxes: it has a swept box (a finite one, and it moves) */
     int *first;                       /* its earliest touch of a body (a pc_side), or -1          */
     int *owner, *vertex;              /* cloth or hair object + 1 (0: none), and its vertex        */
     double *lo, *hi;                  /* swept bounds, 3 each                                      */
