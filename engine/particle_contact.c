@@ -235,18 +235,26 @@ static uint32_t order_key(double x)
     return (u & 0x80000000u) ? ~u : u | 0x80000000u;
 }
 
-/* idx[0..n) sorted by key[idx[k]] (least significant byte first: four stable counting passes) */
+/* idx[0..n) sorted by key[idx[k]] (least significant byte first: four stable counting passes, their
+ * counts made in one pass over the keys; a pass whose byte is the same in every key keeps the order
+ * and is left out) */
 static void radix_sort(const uint32_t *key, int *idx, int *tmp, int n)
 {
-    int count[256];
-    for (int shift = 0; shift < 32; shift += 8) {
-        memset(count, 0, sizeof count);
-        for (int k = 0; k < n; k++) count[(key[idx[k]] >> shift) & 255]++;
+    int count[4][256];
+    memset(count, 0, sizeof count);
+    for (int k = 0; k < n; k++) {
+        const uint32_t u = key[idx[k]];
+        count[0][u & 255]++, count[1][(u >> 8) & 255]++, count[2][(u >> 16) & 255]++, count[3][u >> 24]++;
+    }
+    for (int pass = 0; pass < 4; pass++) {
+        const int shift = 8 * pass;
+        int *c = count[pass];
+        if (n == 0 || c[(key[idx[0]] >> shift) & 255] == n) continue;
         for (int b = 0, sum = 0; b < 256; b++) {
-            const int c = count[b];
-            count[b] = sum, sum += c;
+            const int m = c[b];
+            c[b] = sum, sum += m;
         }
-        for (int k = 0; k < n; k++) tmp[count[(key[idx[k]] >> shift) & 255]++] = idx[k];
+        for (int k = 0; k < n; k++) tmp[c[(key[idx[k]] >> shift) & 255]++] = idx[k];
         memcpy(idx, tmp, sizeof(int) * (size_t)n);
     }
 }
