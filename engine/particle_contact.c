@@ -694,17 +694,6 @@ static void meet_bodies(imp_world *w, particle_coupling *p, const double *x0, co
 
 /* ---- resting on bodies (the implicit integrator's contacts) -------------------------------------------------- */
 
-/* The implicit integrator holds a resting contact inside its solve (implicit.c, Baraff and Witkin's
- * filter): the particle's normal velocity relative to the surface is prescribed, and friction acts
- * there, so a cloth lies on a body as it lies on a collider, its stiff forces and the contact solved
- * together. Its impulse on the particle comes back (pcollide_set_impulse) and the body takes the
- * opposite before its own stage (particle_contacts_rest_give). A contact holds a particle (dynamic,
- * not attached) within slop of a convex shape (meshes: the stage after the bodies' alone) at the start
- * of the step whose normal speed relative to the surface is at most vn_max: one per particle, its
- * nearest shape, and none for a particle resting on a collider as well (the solve returns one
- * impulse per particle, which would not be the body's alone; pcollide_find_contacts drops those). A
- * particle in two contacts, a cloth pinched between two bodies, meets them in the stage after the
- * bodies'. */
 typedef struct pc_pose {
     imp_vec3 pos, lo, hi; /* the shape's centre and bounds (world) */
     imp_mat3 R;           /* its rotation                          */
@@ -785,6 +774,17 @@ static void rest_chunk(void *ctx, int chunk)
     p->rest_start[chunk] = t0, p->rest_count[chunk] = made;
 }
 
+/* The implicit integrator holds a resting contact inside its solve (implicit.c, Baraff and Witkin's
+ * filter): the particle's normal velocity relative to the surface is prescribed, and friction acts
+ * there, so a cloth lies on a body as it lies on a collider, its stiff forces and the contact solved
+ * together. Its impulse on the particle comes back (pcollide_set_impulse) and the body takes the
+ * opposite before its own stage (particle_contacts_rest_give). A contact holds a particle (dynamic,
+ * not attached) within slop of a convex shape (meshes: the stage after the bodies' alone) at the start
+ * of the step whose normal speed relative to the surface is at most vn_max: one per particle, its
+ * nearest shape, and none for a particle resting on a collider as well (the solve returns one
+ * impulse per particle, which would not be the body's alone; pcollide_find_contacts drops those). A
+ * particle in two contacts, a cloth pinched between two bodies, meets them in the stage after the
+ * bodies'. */
 static void pcontact_find_bodies(imp_world *w, double slop, double vn_max)
 {
     const int n = w->particles->ids.count, ns = w->shapes->ids.count;
