@@ -616,7 +616,7 @@ typedef struct meet_job {
 } meet_job;
 
 /* One chunk of the particles sorted by their boxes' lowest x against every shape, the shapes in their
- * order: its rows, and where each shape's begin (run[q]) */
+ * order: its rows, and where each shape's rows begin (run[q]) */
 static void meet_chunk(void *ctx, int chunk)
 {
     const meet_job *k = ctx;

@@ -97,7 +97,7 @@ typedef struct pc_found {
 } pc_found;
 
 /* meet_bodies: one chunk's side contacts (row, side, group, whether the path touched), and where each
- * shape's begin among them (run[q], run[shapes] = count) */
+ * shape's rows begin among them (run[q], run[shapes] = count) */
 typedef struct pc_meet {
     pc_row *row; struct pc_side *side; uint8_t *group, *touched; int count, cap;
     int *run; int run_cap;
