@@ -142,6 +142,10 @@ struct joint_set {
     double *upper, *lower;          /* per U entry: K_pq, and L_qp = K_qp D_p^-1 (BLOCK_DOUBLES each)  */
     double *rhs, *sol;              /* per node MAX_ROWS: right-hand side (overwritten), solution     */
     unsigned structure_gen;         /* changes with the structure                                     */
+    int *coupling, coupling_count, coupling_cap; /* the off-diagonal terms C_pX W_X G_qX^T of the joints p, q
+                                       that share a moving body X that is no hub, four ints each: p, q,
+                                       the sides of X (bit 0: p's B side, bit 1: q's), the block (an
+                                       upper index, or -1 - a lower index)                          */
 
     /* joint_velocity.c */
     bool post_definite;             /* post: K is positive definite by construction (no check)        */

@@ -162,7 +162,7 @@ static void newton_round(imp_world *w, solver_bodies *sb, double *worst, double 
         pre_finish_derivs(js, sb->h);
         for (int p = 0; p < js->node_count; p++)
             for (int r = 0; r < js->rows[p].m; r++) js->rhs[MAX_ROWS * p + r] = -js->rows[p].f[r];
-        jsolve_assemble(js, n, *mu);
+        jsolve_assemble(js, *mu);
         if (!jsolve_factor(js)) {
             *mu = *mu * 100 + 1e-6, (*fails)++;
             continue;
@@ -242,7 +242,7 @@ static double pre_project(imp_world *w, const solver_bodies *sb, double worst, d
         rows_as_normals(js, sb);
         for (int p = 0; p < js->node_count; p++)
             for (int r = 0; r < js->rows[p].m; r++) js->rhs[MAX_ROWS * p + r] = -js->rows[p].f[r];
-        jsolve_assemble(js, n, mu);
+        jsolve_assemble(js, mu);
         if (!jsolve_factor(js)) break;
         jsolve_solve(js);
         /* the step dV = W G dlambda into scratch_v, scratch_w */

@@ -131,6 +131,43 @@ static void elimination_order(struct joint_set *js, int n)
     js->upper_start[nt] = nu;
 }
 
+/* the index of the stored block K_pq of two neighbouring nodes: e >= 0 for U's entry e when p is
+ * eliminated first, -1 - e for L's entry e otherwise */
+static int offdiag_index(const struct joint_set *js, int p, int q)
+{
+    const bool up = js->order_pos[p] < js->order_pos[q];
+    const int k = up ? js->order_pos[p] : js->order_pos[q], other = up ? q : p;
+    for (int e = js->upper_start[k]; e < js->upper_start[k + 1]; e++)
+        if (js->upper_node[e] == other) return up ? e : -1 - e;
+    return 0; /* not reached: every edge is in the structure */
+}
+
+/* the stored block K_pq of two neighbouring nodes: in U when p is eliminated first, else in L */
+static double *offdiag_block(struct joint_set *js, int p, int q)
+{
+    const int e = offdiag_index(js, p, q);
+    return e >= 0 ? js->upper + BLOCK_DOUBLES * (size_t)e : js->lower + BLOCK_DOUBLES * (size_t)(-1 - e);
+}
+
+/* the couplings of joints through a shared moving body that is no hub, in the order of the bodies and
+ * their CSR (the order in which the assembly adds them), found with the structure */
+static void coupling_list(struct joint_set *js, int n)
+{
+    int c = 0;
+    for (int i = 0; i < n; i++) {
+        if (js->hub_node[i] >= 0) continue;
+        for (int a = js->body_node_start[i]; a < js->body_node_start[i + 1]; a++)
+            for (int b = js->body_node_start[i]; b < js->body_node_start[i + 1]; b++) {
+                const int p = js->body_nodes[a], q = js->body_nodes[b];
+                if (p == q) continue;
+                js->coupling = table_grow(js->coupling, 4 * sizeof(int), &js->coupling_cap, c + 1);
+                int *o = js->coupling + 4 * c++;
+                o[0] = p, o[1] = q, o[2] = (js->moving_ends[2 * p] != i) | (js->moving_ends[2 * q] != i) << 1, o[3] = offdiag_index(js, p, q);
+            }
+    }
+    js->coupling_count = c;
+}
+
 /* body -> incident nodes, and the elimination structure when the joint graph changed (a new structure
  * generation: post-stabilization's kept factors are stale) */
 static void solver_structure(struct joint_set *js, int n, const double *im)
@@ -144,6 +181,7 @@ static void solver_structure(struct joint_set *js, int n, const double *im)
         js->upper = ids_grow(js->upper, BLOCK_DOUBLES * sizeof(double), js->upper_block_cap);
         js->lower = ids_grow(js->lower, BLOCK_DOUBLES * sizeof(double), js->upper_block_cap);
     }
+    coupling_list(js, n);
 }
 
 /* the tables of the stages grown to nj joints and n bodies (no allocation in a steady step) */
@@ -201,19 +239,6 @@ void jsolve_collect(struct joint_set *js, int n, const double *im)
         js->nodes[js->node_count++] = k;
     }
     solver_structure(js, n, im);
-}
-
-/* the stored block K_pq of two neighbouring nodes: in U when p is eliminated first, else in L */
-static double *offdiag_block(struct joint_set *js, int p, int q)
-{
-    if (js->order_pos[p] < js->order_pos[q]) {
-        for (int e = js->upper_start[js->order_pos[p]]; e < js->upper_start[js->order_pos[p] + 1]; e++)
-            if (js->upper_node[e] == q) return js->upper + BLOCK_DOUBLES * (size_t)e;
-    } else {
-        for (int e = js->upper_start[js->order_pos[q]]; e < js->upper_start[js->order_pos[q] + 1]; e++)
-            if (js->upper_node[e] == p) return js->lower + BLOCK_DOUBLES * (size_t)e;
-    }
-    return NULL; /* not reached: every edge is in the structure */
 }
 
 /* Fixed-size kernels: each block routine is written once for any m and inlined into a dispatcher that
@@ -289,7 +314,7 @@ static void assemble_hub_side(struct joint_set *js, int p, int h, const double (
  * and a tiny one for redundant rows; fixed rows (C zeroed) get a unit diagonal. A hub body's joints meet
  * at its node instead of in blocks of their own: its unknown is its velocity change u = W sum G^T lambda
  * (the row: u - W sum G^T lambda = 0, an identity block), and its joints' rows read C u */
-void jsolve_assemble(struct joint_set *js, int n, double mu)
+void jsolve_assemble(struct joint_set *js, double mu)
 {
     const int nn = js->node_count, nt = js->node_total;
     js->kept_valid = false;
@@ -319,18 +344,15 @@ void jsolve_assemble(struct joint_set *js, int n, double mu)
     }
     for (int p = nn; p < nt; p++)
         for (int r = 0; r < 6; r++) js->diag[BLOCK_DOUBLES * (size_t)p + MAX_ROWS * r + r] = 1;
-    /* off-diagonal blocks through each shared moving body that is no hub */
-    for (int i = 0; i < n; i++)
-        for (int a = js->body_node_start[i]; a < js->body_node_start[i + 1] && js->hub_node[i] < 0; a++)
-            for (int b = js->body_node_start[i]; b < js->body_node_start[i + 1]; b++) {
-                int p = js->body_nodes[a], q = js->body_nodes[b];
-                if (p == q) continue;
-                const row_block *Rp = &js->rows[p], *Rq = &js->rows[q];
-                const joint *jp = &js->joint[js->nodes[p]], *jq = &js->joint[js->nodes[q]];
-                const double(*cp)[6] = jp->ia == i ? (const double(*)[6])Rp->cA : (const double(*)[6])Rp->cB;
-                const double(*wq)[6] = jq->ia == i ? (const double(*)[6])Rq->wA : (const double(*)[6])Rq->wB;
-                block_add_cwg(offdiag_block(js, p, q), cp, wq, Rp->m, Rq->m, Rp->axis_rows && Rq->axis_rows);
-            }
+    /* off-diagonal blocks through each shared moving body that is no hub (coupling_list) */
+    for (int c = 0; c < js->coupling_count; c++) {
+        const int *o = js->coupling + 4 * c;
+        const row_block *Rp = &js->rows[o[0]], *Rq = &js->rows[o[1]];
+        const double(*cp)[6] = o[2] & 1 ? (const double(*)[6])Rp->cB : (const double(*)[6])Rp->cA;
+        const double(*wq)[6] = o[2] & 2 ? (const double(*)[6])Rq->wB : (const double(*)[6])Rq->wA;
+        double *K = o[3] >= 0 ? js->upper + BLOCK_DOUBLES * (size_t)o[3] : js->lower + BLOCK_DOUBLES * (size_t)(-1 - o[3]);
+        block_add_cwg(K, cp, wq, Rp->m, Rq->m, Rp->axis_rows && Rq->axis_rows);
+    }
 }
 
 /* C = A (ma x mk) B (mk x mb), all stride MAX_ROWS; sub: C -= instead */
@@ -397,7 +419,7 @@ static inline __attribute__((always_inline)) void block_mv_sub_any(double *restr
         for (int c = 0; c < mb; c++) y[r] -= A[MAX_ROWS * r + c] * x[c];
 }
 
-static void block_mv_sub(double *y, const double *A, const double *x, int ma, int mb)
+static inline __attribute__((always_inline)) void block_mv_sub(double *y, const double *A, const double *x, int ma, int mb)
 {
     if (ma == 3 && mb == 3) block_mv_sub_any(y, A, x, 3, 3);
     else block_mv_sub_any(y, A, x, ma, mb);
