@@ -23,6 +23,7 @@
 
 #include "joint_internal.h"
 #include "joint_solve.h"
+#include "sparse_simd.h"
 
 #define HUB_MIN 8 /* a body with this many joints is a node of the sparse solve (the header) */
 
@@ -280,9 +281,36 @@ static inline __attribute__((always_inline)) void block_add_cwg_axes(double *res
         }
 }
 
-static void block_add_cwg(double *K, const double (*c)[6], const double (*wg)[6], int mr, int mc, bool axes)
+#if SPARSE_HAVE_AVX
+/* block_add_cwg_axes with the three columns k in the lanes of one vector (lane 3 zero, never stored):
+ * each lane sums (s + c_r3 w_k3) + c_r4 w_k4 + c_r5 w_k5 in the scalar kernel's order, s the linear
+ * product in lane r and +0 elsewhere (as the scalar s = 0), so the bits are the scalar ones */
+static SPARSE_AVX void block_add_cwg_axes_avx(double *restrict K, const double (*restrict c)[6], const double (*restrict wg)[6])
 {
+    const __m256d t3 = _mm256_set_pd(0, wg[2][3], wg[1][3], wg[0][3]), t4 = _mm256_set_pd(0, wg[2][4], wg[1][4], wg[0][4]);
+    const __m256d t5 = _mm256_set_pd(0, wg[2][5], wg[1][5], wg[0][5]), lin = _mm256_set_pd(0, wg[2][2], wg[1][1], wg[0][0]);
+    for (int r = 0; r < 3; r++) {
+        const __m256d lane = _mm256_castsi256_pd(_mm256_set_epi64x(0, -(r == 2), -(r == 1), -(r == 0)));
+        __m256d s = _mm256_and_pd(_mm256_mul_pd(_mm256_broadcast_sd(&c[r][r]), lin), lane);
+        s = _mm256_add_pd(s, _mm256_mul_pd(_mm256_broadcast_sd(&c[r][3]), t3));
+        s = _mm256_add_pd(s, _mm256_mul_pd(_mm256_broadcast_sd(&c[r][4]), t4));
+        s = _mm256_add_pd(s, _mm256_mul_pd(_mm256_broadcast_sd(&c[r][5]), t5));
+        sparse_store3(K + MAX_ROWS * r, _mm256_add_pd(sparse_load3(K + MAX_ROWS * r), s));
+    }
+}
+#endif
+
+/* avx: sparse_avx(), asked once an assembly */
+static void block_add_cwg(double *K, const double (*c)[6], const double (*wg)[6], int mr, int mc, bool axes, bool avx)
+{
+    (void)avx;
     if (mr == 3 && mc == 3) { /* point joints: the fixed-size kernels */
+#if SPARSE_HAVE_AVX
+        if (axes && avx) {
+            block_add_cwg_axes_avx(K, c, wg);
+            return;
+        }
+#endif
         if (axes) block_add_cwg_axes(K, c, wg);
         else block_add_cwg_3(K, c, wg);
     } else {
@@ -317,6 +345,11 @@ static void assemble_hub_side(struct joint_set *js, int p, int h, const double (
 void jsolve_assemble(struct joint_set *js, double mu)
 {
     const int nn = js->node_count, nt = js->node_total;
+#if SPARSE_HAVE_AVX
+    const bool avx = sparse_avx();
+#else
+    const bool avx = false;
+#endif
     js->kept_valid = false;
     for (int p = 0; p < nt; p++) js->node_size[p] = p < nn ? js->rows[p].m : 6;
     /* zero the blocks' used parts (the rest of their MAX_ROWS x MAX_ROWS storage is never read) */
@@ -334,9 +367,9 @@ void jsolve_assemble(struct joint_set *js, double mu)
         double *D = js->diag + BLOCK_DOUBLES * (size_t)p, hd[MAX_ROWS] = {0};
         const int ha = R->sA.moves ? js->hub_node[jt->ia] : -1, hb = R->sB.moves ? js->hub_node[jt->ib] : -1;
         if (ha >= 0) assemble_hub_side(js, p, ha, (const double(*)[6])R->cA, (const double(*)[6])R->wA, R->m, hd);
-        else if (R->sA.moves) block_add_cwg(D, (const double(*)[6])R->cA, (const double(*)[6])R->wA, R->m, R->m, R->axis_rows);
+        else if (R->sA.moves) block_add_cwg(D, (const double(*)[6])R->cA, (const double(*)[6])R->wA, R->m, R->m, R->axis_rows, avx);
         if (hb >= 0) assemble_hub_side(js, p, hb, (const double(*)[6])R->cB, (const double(*)[6])R->wB, R->m, hd);
-        else if (R->sB.moves) block_add_cwg(D, (const double(*)[6])R->cB, (const double(*)[6])R->wB, R->m, R->m, R->axis_rows);
+        else if (R->sB.moves) block_add_cwg(D, (const double(*)[6])R->cB, (const double(*)[6])R->wB, R->m, R->m, R->axis_rows, avx);
         for (int r = 0; r < R->m; r++) {
             if (R->fixed[r]) D[MAX_ROWS * r + r] = 1;
             D[MAX_ROWS * r + r] += (mu + 1e-10) * fabs(D[MAX_ROWS * r + r] + hd[r]) + 1e-300;
@@ -351,7 +384,7 @@ void jsolve_assemble(struct joint_set *js, double mu)
         const double(*cp)[6] = o[2] & 1 ? (const double(*)[6])Rp->cB : (const double(*)[6])Rp->cA;
         const double(*wq)[6] = o[2] & 2 ? (const double(*)[6])Rq->wB : (const double(*)[6])Rq->wA;
         double *K = o[3] >= 0 ? js->upper + BLOCK_DOUBLES * (size_t)o[3] : js->lower + BLOCK_DOUBLES * (size_t)(-1 - o[3]);
-        block_add_cwg(K, cp, wq, Rp->m, Rq->m, Rp->axis_rows && Rq->axis_rows);
+        block_add_cwg(K, cp, wq, Rp->m, Rq->m, Rp->axis_rows && Rq->axis_rows, avx);
     }
 }
 
@@ -387,6 +420,29 @@ static inline void block_copy(double *restrict A, const double *restrict B, int 
     for (int r = 0; r < ma; r++) memcpy(A + MAX_ROWS * r, B + MAX_ROWS * r, sizeof(double) * (size_t)mb);
 }
 
+/* the inverse of a 3 x 3 pivot block (stride MAX_ROWS) as its adjugate over its determinant, about a
+ * quarter of Gauss-Jordan's work. For a block far from singular its error is of the order of
+ * elimination's (eps times the condition number); where |det| is below 1e-9 of the Hadamard bound (the
+ * product of the rows' lengths, which |det| never exceeds: the block is nearly singular, a redundant row
+ * of a loop) Gauss-Jordan with partial pivoting inverts it. */
+static bool block_invert3(double *A)
+{
+    double *r0 = A, *r1 = A + MAX_ROWS, *r2 = A + 2 * MAX_ROWS;
+    const double c00 = r1[1] * r2[2] - r1[2] * r2[1], c01 = r1[2] * r2[0] - r1[0] * r2[2], c02 = r1[0] * r2[1] - r1[1] * r2[0];
+    const double det = r0[0] * c00 + r0[1] * c01 + r0[2] * c02;
+    const double hadamard = sqrt((r0[0] * r0[0] + r0[1] * r0[1] + r0[2] * r0[2]) * (r1[0] * r1[0] + r1[1] * r1[1] + r1[2] * r1[2]) *
+                                 (r2[0] * r2[0] + r2[1] * r2[1] + r2[2] * r2[2]));
+    if (!(fabs(det) > 1e-9 * hadamard) || !(hadamard < INFINITY)) return dense_invert(A, 3, MAX_ROWS);
+    const double d = 1 / det;
+    const double i01 = (r0[2] * r2[1] - r0[1] * r2[2]) * d, i02 = (r0[1] * r1[2] - r0[2] * r1[1]) * d;
+    const double i11 = (r0[0] * r2[2] - r0[2] * r2[0]) * d, i12 = (r0[2] * r1[0] - r0[0] * r1[2]) * d;
+    const double i21 = (r0[1] * r2[0] - r0[0] * r2[1]) * d, i22 = (r0[0] * r1[1] - r0[1] * r1[0]) * d;
+    r0[0] = c00 * d, r0[1] = i01, r0[2] = i02;
+    r1[0] = c01 * d, r1[1] = i11, r1[2] = i12;
+    r2[0] = c02 * d, r2[1] = i21, r2[2] = i22;
+    return true;
+}
+
 /* block elimination in the structure's order: D_p^-1, L_qp = K_qp D_p^-1, K_q1q2 -= L_q1p K_pq2 */
 bool jsolve_factor(struct joint_set *js)
 {
@@ -394,7 +450,7 @@ bool jsolve_factor(struct joint_set *js)
     for (int k = 0; k < js->node_total; k++) {
         int p = js->order[k], mp = js->node_size[p];
         double *D = js->diag + BLOCK_DOUBLES * (size_t)p;
-        if (!block_invert(D, mp)) return false;
+        if (!(mp == 3 ? block_invert3(D) : block_invert(D, mp))) return false;
         for (int e = js->upper_start[k]; e < js->upper_start[k + 1]; e++) {
             int q = js->upper_node[e];
             double *L = js->lower + BLOCK_DOUBLES * (size_t)e;
