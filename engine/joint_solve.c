@@ -400,9 +400,34 @@ static inline __attribute__((always_inline)) void block_mul_any(double *restrict
         }
 }
 
-static void block_mul(double *C, const double *A, const double *B, int ma, int mk, int mb, bool sub)
+#if SPARSE_HAVE_AVX
+/* block_mul_any for 3 x 3 blocks with a row of C in the lanes of one vector (lane 3 never stored): lane
+ * c sums (0 + A_r0 B_0c) + A_r1 B_1c + A_r2 B_2c in the scalar loop's order, so the bits are the
+ * scalar ones */
+static SPARSE_AVX void block_mul3_avx(double *restrict C, const double *restrict A, const double *restrict B, bool sub)
 {
+    const __m256d b0 = sparse_load3(B), b1 = sparse_load3(B + MAX_ROWS), b2 = sparse_load3(B + 2 * MAX_ROWS);
+    for (int r = 0; r < 3; r++) {
+        const double *a = A + MAX_ROWS * r;
+        __m256d s = _mm256_add_pd(_mm256_setzero_pd(), _mm256_mul_pd(_mm256_broadcast_sd(a), b0));
+        s = _mm256_add_pd(s, _mm256_mul_pd(_mm256_broadcast_sd(a + 1), b1));
+        s = _mm256_add_pd(s, _mm256_mul_pd(_mm256_broadcast_sd(a + 2), b2));
+        sparse_store3(C + MAX_ROWS * r, sub ? _mm256_sub_pd(sparse_load3(C + MAX_ROWS * r), s) : s);
+    }
+}
+#endif
+
+/* avx: sparse_avx(), asked once a factorization */
+static void block_mul(double *C, const double *A, const double *B, int ma, int mk, int mb, bool sub, bool avx)
+{
+    (void)avx;
     if (ma == 3 && mk == 3 && mb == 3) {
+#if SPARSE_HAVE_AVX
+        if (avx) {
+            block_mul3_avx(C, A, B, sub);
+            return;
+        }
+#endif
         if (sub) block_mul_any(C, A, B, 3, 3, 3, true);
         else block_mul_any(C, A, B, 3, 3, 3, false);
     } else {
@@ -447,6 +472,11 @@ static bool block_invert3(double *A)
 bool jsolve_factor(struct joint_set *js)
 {
     double T[BLOCK_DOUBLES] = {0};
+#if SPARSE_HAVE_AVX
+    const bool avx = sparse_avx();
+#else
+    const bool avx = false;
+#endif
     for (int k = 0; k < js->node_total; k++) {
         int p = js->order[k], mp = js->node_size[p];
         double *D = js->diag + BLOCK_DOUBLES * (size_t)p;
@@ -455,14 +485,14 @@ bool jsolve_factor(struct joint_set *js)
             int q = js->upper_node[e];
             double *L = js->lower + BLOCK_DOUBLES * (size_t)e;
             const int mq = js->node_size[q];
-            block_mul(T, L, D, mq, mp, mp, false);
+            block_mul(T, L, D, mq, mp, mp, false, avx);
             block_copy(L, T, mq, mp);
         }
         for (int e1 = js->upper_start[k]; e1 < js->upper_start[k + 1]; e1++)
             for (int e2 = js->upper_start[k]; e2 < js->upper_start[k + 1]; e2++) {
                 int q1 = js->upper_node[e1], q2 = js->upper_node[e2];
                 double *K = q1 == q2 ? js->diag + BLOCK_DOUBLES * (size_t)q1 : offdiag_block(js, q1, q2);
-                block_mul(K, js->lower + BLOCK_DOUBLES * (size_t)e1, js->upper + BLOCK_DOUBLES * (size_t)e2, js->node_size[q1], mp, js->node_size[q2], true);
+                block_mul(K, js->lower + BLOCK_DOUBLES * (size_t)e1, js->upper + BLOCK_DOUBLES * (size_t)e2, js->node_size[q1], mp, js->node_size[q2], true, avx);
             }
     }
     return true;
@@ -517,12 +547,26 @@ void jsolve_apply(struct joint_set *js, int p, const double *lam, double alpha, 
     const row_block *R = &js->rows[p];
     joint *jt = &js->joint[js->nodes[p]];
     imp_vec3 dva = v3(0, 0, 0), dwa = dva, dvb = dva, dwb = dva;
-    for (int r = 0; r < R->m; r++) {
-        double l = alpha * lam[r];
-        if (l == 0) continue;
-        const double *a = R->wA[r], *b = R->wB[r];
-        dva = v3_add(dva, v3(l * a[0], l * a[1], l * a[2])), dwa = v3_add(dwa, v3(l * a[3], l * a[4], l * a[5]));
-        dvb = v3_add(dvb, v3(l * b[0], l * b[1], l * b[2])), dwb = v3_add(dwb, v3(l * b[3], l * b[4], l * b[5]));
+    if (R->m == 3 && R->axis_rows) {
+        /* three rows along x, y, z: row r's linear W g is 1/m e_r (or zero), so the linear sums are one
+         * product each (0 + l_r w_rr: the sums' value, the exact zeros of the other rows left out) */
+        double l[3];
+        for (int r = 0; r < 3; r++) {
+            l[r] = alpha * lam[r];
+            if (l[r] == 0) continue;
+            const double *a = R->wA[r], *b = R->wB[r];
+            dwa = v3_add(dwa, v3(l[r] * a[3], l[r] * a[4], l[r] * a[5])), dwb = v3_add(dwb, v3(l[r] * b[3], l[r] * b[4], l[r] * b[5]));
+        }
+        dva = v3(0.0 + l[0] * R->wA[0][0], 0.0 + l[1] * R->wA[1][1], 0.0 + l[2] * R->wA[2][2]);
+        dvb = v3(0.0 + l[0] * R->wB[0][0], 0.0 + l[1] * R->wB[1][1], 0.0 + l[2] * R->wB[2][2]);
+    } else {
+        for (int r = 0; r < R->m; r++) {
+            double l = alpha * lam[r];
+            if (l == 0) continue;
+            const double *a = R->wA[r], *b = R->wB[r];
+            dva = v3_add(dva, v3(l * a[0], l * a[1], l * a[2])), dwa = v3_add(dwa, v3(l * a[3], l * a[4], l * a[5]));
+            dvb = v3_add(dvb, v3(l * b[0], l * b[1], l * b[2])), dwb = v3_add(dwb, v3(l * b[3], l * b[4], l * b[5]));
+        }
     }
     if (v == js->real_v || v2 == js->real_v) joint_impulse_add(js, p, lam, alpha); /* the joint's force (joint_force.c) */
     if (v2 || v == js->pred_v) {
