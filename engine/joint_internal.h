@@ -141,6 +141,8 @@ struct joint_set {
     double *diag;                   /* per node: K_pp, then its inverse (BLOCK_DOUBLES each)          */
     double *upper, *lower;          /* per U entry: K_pq, and L_qp = K_qp D_p^-1 (BLOCK_DOUBLES each)  */
     double *rhs, *sol;              /* per node MAX_ROWS: right-hand side (overwritten), solution     */
+    bool blocks3;                   /* every node of the last assembly has 3 rows and none is a hub
+                                       (jsolve_solve's fixed-size path)                              */
     unsigned structure_gen;         /* changes with the structure                                     */
     int *coupling, coupling_count, coupling_cap; /* the off-diagonal terms C_pX W_X G_qX^T of the joints p, q
                                        that share a moving body X that is no hub, four ints each: p, q,

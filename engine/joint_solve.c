@@ -351,7 +351,8 @@ void jsolve_assemble(struct joint_set *js, double mu)
     const bool avx = false;
 #endif
     js->kept_valid = false;
-    for (int p = 0; p < nt; p++) js->node_size[p] = p < nn ? js->rows[p].m : 6;
+    js->blocks3 = nt == nn;
+    for (int p = 0; p < nt; p++) js->node_size[p] = p < nn ? js->rows[p].m : 6, js->blocks3 = js->blocks3 && js->node_size[p] == 3;
     /* zero the blocks' used parts (the rest of their MAX_ROWS x MAX_ROWS storage is never read) */
     for (int k = 0; k < nt; k++) {
         const int p = js->order[k], mp = js->node_size[p];
@@ -511,10 +512,37 @@ static inline __attribute__((always_inline)) void block_mv_sub(double *y, const 
     else block_mv_sub_any(y, A, x, ma, mb);
 }
 
+/* jsolve_solve where every node has 3 rows (blocks3): the same operations in the same order, with the
+ * block sizes known */
+static void solve_blocks3(struct joint_set *js)
+{
+    const int nt = js->node_total;
+    double *rhs = js->rhs, *sol = js->sol;
+    for (int k = 0; k < nt; k++) {
+        const double *b = rhs + MAX_ROWS * (size_t)js->order[k];
+        for (int e = js->upper_start[k]; e < js->upper_start[k + 1]; e++)
+            block_mv_sub_any(rhs + MAX_ROWS * (size_t)js->upper_node[e], js->lower + BLOCK_DOUBLES * (size_t)e, b, 3, 3);
+    }
+    for (int k = nt - 1; k >= 0; k--) {
+        const int p = js->order[k];
+        double t[3] = {rhs[MAX_ROWS * (size_t)p], rhs[MAX_ROWS * (size_t)p + 1], rhs[MAX_ROWS * (size_t)p + 2]};
+        for (int e = js->upper_start[k]; e < js->upper_start[k + 1]; e++)
+            block_mv_sub_any(t, js->upper + BLOCK_DOUBLES * (size_t)e, sol + MAX_ROWS * (size_t)js->upper_node[e], 3, 3);
+        const double *D = js->diag + BLOCK_DOUBLES * (size_t)p;
+        double x[3] = {0, 0, 0}, *out = sol + MAX_ROWS * (size_t)p;
+        block_mv_sub_any(x, D, t, 3, 3);
+        out[0] = -x[0], out[1] = -x[1], out[2] = -x[2];
+    }
+}
+
 /* solve K x = rhs with the factors: forward through L, then back through D^-1 and U (rhs is
  * overwritten; x into sol; the hubs' right-hand sides are zero) */
 void jsolve_solve(struct joint_set *js)
 {
+    if (js->blocks3) {
+        solve_blocks3(js);
+        return;
+    }
     for (int p = js->node_count; p < js->node_total; p++) memset(js->rhs + MAX_ROWS * (size_t)p, 0, 6 * sizeof(double)); /* hubs */
     for (int k = 0; k < js->node_total; k++) {
         int p = js->order[k], mp = js->node_size[p];
