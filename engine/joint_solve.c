@@ -301,7 +301,7 @@ static SPARSE_AVX void block_add_cwg_axes_avx(double *restrict K, const double (
 #endif
 
 /* avx: sparse_avx(), asked once an assembly */
-static void block_add_cwg(double *K, const double (*c)[6], const double (*wg)[6], int mr, int mc, bool axes, bool avx)
+static inline __attribute__((always_inline)) void block_add_cwg(double *K, const double (*c)[6], const double (*wg)[6], int mr, int mc, bool axes, bool avx)
 {
     (void)avx;
     if (mr == 3 && mc == 3) { /* point joints: the fixed-size kernels */
