@@ -27,6 +27,9 @@ typedef struct joint {
     bool woke;              /* a body of it is gone and its partner was woken                        */
     int ia, ib;             /* dense body indices of this step; the world is n                       */
     uint8_t axis_sides;     /* ... and which of its points are on a symmetry axis (joint_axis_sides)  */
+    uint8_t fallback_run;   /* joint_position.c: the steps in a row (1 .. RETRY_S1) whose pre-stabilization
+                               took the fallback, the same in every joint of the stage (in the padding
+                               before angle: a snapshot keeps it, and sizeof(joint) is unchanged)       */
     double angle;           /* hinge/twist: the unwrapped angle at the end of the last step          */
     double motor_used;      /* the motor's impulse so far in this step (|.| <= max h over the step)  */
     bool motor_sat;         /* the motor ran out of max h in this step's velocity stages             */

@@ -26,7 +26,8 @@
  *      where a joint was already broken open, a continuation closes part of the gap now and the rest in
  *      the next steps. Its impulses are not a pair through one point, so a step it solves keeps linear
  *      momentum but not angular momentum exactly; S1's directions rebuilt at the prediction (one point per
- *      joint, momentum kept) stall on the same chains.
+ *      joint, momentum kept) stall on the same chains. Where no loop is closed, a step after a stalled one
+ *      starts here (joints_pre_stabilize: a whipping chain stalls for many steps in a row).
  *
  * The position update (joints_positions) is exactly the prediction pre-stabilization converged on, then
  * post-stabilization with the motors. */
@@ -45,6 +46,7 @@
 #define FINAL_TOL 1e-9    /* m, and rad */
 #define STALL_RATIO 0.1   /* a global Newton step that leaves more than this of the residual stalls */
 #define SWEEP_TOL 1e-4    /* S1's sweep: a joint whose largest residual is below this takes no step */
+#define RETRY_S1 8        /* no loop closed: after a step the fallback solved, every RETRY_S1-th step tries S1's Newton first */
 
 /* the predicted residuals of every node at the velocities pred_v, pred_w; returns the largest, |F|^2 in *n2 */
 static double pre_residuals(imp_world *w, const solver_bodies *sb, double *n2)
@@ -318,10 +320,21 @@ void joints_pre_stabilize(imp_world *w, solver_bodies *sb)
     if (js->loops && worst > FINAL_TOL) worst = pre_sweep(w, sb, &n2);
     double mu = 1e-9;
     int fails = 0;
-    for (int round = 0; round < 3; round++) {
+    /* Where no loop is closed, a step after one that stalled starts in the fallback: a long taut chain
+     * whipping at a coarse step stalls for many steps in a row (three in four after a stalled one), and
+     * from the velocities as they are the fallback converges in about two iterations, where the global
+     * Newton's first step, kept and handed over, leaves it three or four. Every RETRY_S1-th step of such
+     * a run tries the global Newton again, and a step it solves ends the run. The run's length is kept
+     * in the joints (fallback_run), so a restored snapshot steps as the original did. */
+    int run = 0;
+    for (int p = 0; p < js->node_count; p++) run = js->joint[js->nodes[p]].fallback_run > run ? js->joint[js->nodes[p]].fallback_run : run;
+    const bool skip = !js->loops && run > 0 && run % RETRY_S1 != 0;
+    for (int round = 0; round < 3 && !skip; round++) {
         newton_round(w, sb, &worst, &n2, &mu, &fails);
         if (fails >= 2 || !limits_joined(w, sb, &worst, &n2)) break;
     }
+    const uint8_t next = worst > 1e-8 ? (uint8_t)(run % RETRY_S1 + 1) : 0;
+    for (int p = 0; p < js->node_count; p++) js->joint[js->nodes[p]].fallback_run = next;
     if (worst > 1e-8) pre_fallback(w, sb, worst, n2);
     js->pre_stab_h = sb->h; /* pred_v, pred_w hold the predicted velocities of this step (joints_positions) */
 }
