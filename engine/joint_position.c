@@ -412,8 +412,8 @@ static void pivot_turn(imp_world *w, int i, joint *jt, int n, const double *X0, 
     joint_impulse_at(w, jt, i, v3_scale(v3_sub(*v, v_before), b->mass), P);
 }
 
-/* I(q) v = R Ibody R^T v for the rotation R of q, as three matrix-vector products (27 multiplications
- * where forming the world tensor takes 63 more) */
+/* I(q) v = R Ibody R^T v for the rotation R of q, as three matrix-vector products (27 multiplications,
+ * where forming the world tensor and applying it take 63) */
 static inline imp_vec3 inertia_times(imp_mat3 R, const imp_mat3 *Ibody, imp_vec3 v)
 {
     return m3_mul_v(R, m3_mul_v(*Ibody, m3_mul_tv(R, v)));
