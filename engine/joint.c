@@ -82,7 +82,7 @@ void joints_free(imp_world *w)
     free(js->axis_e), free(js->axis_R), free(js->axis_HL), free(js->axis_version), free(js->axis_epoch);
     free(js->nodes), free(js->rows), free(js->body_node_start), free(js->body_nodes), free(js->fill_cursor), free(js->moving_ends);
     free(js->hub_node), free(js->node_size), free(js->order), free(js->order_pos), free(js->upper_start), free(js->upper_node);
-    free(js->diag), free(js->upper), free(js->lower), free(js->rhs), free(js->sol);
+    free(js->diag), free(js->upper), free(js->lower), free(js->rhs), free(js->sol), free(js->coupling);
     free(js->rhs_kept), free(js->kept_rows), free(js->level_K), free(js->level_Kinv), free(js->level_acc);
     free(js->pred_v), free(js->pred_w), free(js->saved_v), free(js->saved_w), free(js->scratch_v), free(js->scratch_w);
     free(js);

@@ -27,6 +27,9 @@ typedef struct joint {
     bool woke;              /* a body of it is gone and its partner was woken                        */
     int ia, ib;             /* dense body indices of this step; the world is n                       */
     uint8_t axis_sides;     /* ... and which of its points are on a symmetry axis (joint_axis_sides)  */
+    uint8_t fallback_run;   /* joint_position.c: the steps in a row (1 .. RETRY_S1) whose pre-stabilization
+                               took the fallback, the same in every joint of the stage (in the padding
+                               before angle: a snapshot keeps it, and sizeof(joint) is unchanged)       */
     double angle;           /* hinge/twist: the unwrapped angle at the end of the last step          */
     double motor_used;      /* the motor's impulse so far in this step (|.| <= max h over the step)  */
     bool motor_sat;         /* the motor ran out of max h in this step's velocity stages             */
@@ -141,7 +144,13 @@ struct joint_set {
     double *diag;                   /* per node: K_pp, then its inverse (BLOCK_DOUBLES each)          */
     double *upper, *lower;          /* per U entry: K_pq, and L_qp = K_qp D_p^-1 (BLOCK_DOUBLES each)  */
     double *rhs, *sol;              /* per node MAX_ROWS: right-hand side (overwritten), solution     */
+    bool blocks3;                   /* every node of the last assembly has 3 rows and none is a hub
+                                       (jsolve_solve's fixed-size path)                              */
     unsigned structure_gen;         /* changes with the structure                                     */
+    int *coupling, coupling_count, coupling_cap; /* the off-diagonal terms C_pX W_X G_qX^T of the joints p, q
+                                       that share a moving body X that is no hub, four ints each: p, q,
+                                       the sides of X (bit 0: p's B side, bit 1: q's), the block (an
+                                       upper index, or -1 - a lower index)                          */
 
     /* joint_velocity.c */
     bool post_definite;             /* post: K is positive definite by construction (no check)        */

@@ -26,7 +26,8 @@
  *      where a joint was already broken open, a continuation closes part of the gap now and the rest in
  *      the next steps. Its impulses are not a pair through one point, so a step it solves keeps linear
  *      momentum but not angular momentum exactly; S1's directions rebuilt at the prediction (one point per
- *      joint, momentum kept) stall on the same chains.
+ *      joint, momentum kept) stall on the same chains. Where no loop is closed, a step after a stalled one
+ *      starts here (joints_pre_stabilize: a whipping chain stalls for many steps in a row).
  *
  * The position update (joints_positions) is exactly the prediction pre-stabilization converged on, then
  * post-stabilization with the motors. */
@@ -45,6 +46,7 @@
 #define FINAL_TOL 1e-9    /* m, and rad */
 #define STALL_RATIO 0.1   /* a global Newton step that leaves more than this of the residual stalls */
 #define SWEEP_TOL 1e-4    /* S1's sweep: a joint whose largest residual is below this takes no step */
+#define RETRY_S1 8        /* no loop closed: after a step the fallback solved, every RETRY_S1-th step tries S1's Newton first */
 
 /* the predicted residuals of every node at the velocities pred_v, pred_w; returns the largest, |F|^2 in *n2 */
 static double pre_residuals(imp_world *w, const solver_bodies *sb, double *n2)
@@ -162,7 +164,7 @@ static void newton_round(imp_world *w, solver_bodies *sb, double *worst, double 
         pre_finish_derivs(js, sb->h);
         for (int p = 0; p < js->node_count; p++)
             for (int r = 0; r < js->rows[p].m; r++) js->rhs[MAX_ROWS * p + r] = -js->rows[p].f[r];
-        jsolve_assemble(js, n, *mu);
+        jsolve_assemble(js, *mu);
         if (!jsolve_factor(js)) {
             *mu = *mu * 100 + 1e-6, (*fails)++;
             continue;
@@ -242,7 +244,7 @@ static double pre_project(imp_world *w, const solver_bodies *sb, double worst, d
         rows_as_normals(js, sb);
         for (int p = 0; p < js->node_count; p++)
             for (int r = 0; r < js->rows[p].m; r++) js->rhs[MAX_ROWS * p + r] = -js->rows[p].f[r];
-        jsolve_assemble(js, n, mu);
+        jsolve_assemble(js, mu);
         if (!jsolve_factor(js)) break;
         jsolve_solve(js);
         /* the step dV = W G dlambda into scratch_v, scratch_w */
@@ -318,10 +320,21 @@ void joints_pre_stabilize(imp_world *w, solver_bodies *sb)
     if (js->loops && worst > FINAL_TOL) worst = pre_sweep(w, sb, &n2);
     double mu = 1e-9;
     int fails = 0;
-    for (int round = 0; round < 3; round++) {
+    /* Where no loop is closed, a step after one that stalled starts in the fallback: a long taut chain
+     * whipping at a coarse step stalls for many steps in a row (three in four after a stalled one), and
+     * from the velocities as they are the fallback converges in about two iterations, where the global
+     * Newton's first step, kept and handed over, leaves it three or four. Every RETRY_S1-th step of such
+     * a run tries the global Newton again, and a step it solves ends the run. The run's length is kept
+     * in the joints (fallback_run), so a restored snapshot steps as the original did. */
+    int run = 0;
+    for (int p = 0; p < js->node_count; p++) run = js->joint[js->nodes[p]].fallback_run > run ? js->joint[js->nodes[p]].fallback_run : run;
+    const bool skip = !js->loops && run > 0 && run % RETRY_S1 != 0;
+    for (int round = 0; round < 3 && !skip; round++) {
         newton_round(w, sb, &worst, &n2, &mu, &fails);
         if (fails >= 2 || !limits_joined(w, sb, &worst, &n2)) break;
     }
+    const uint8_t next = worst > 1e-8 ? (uint8_t)(run % RETRY_S1 + 1) : 0;
+    for (int p = 0; p < js->node_count; p++) js->joint[js->nodes[p]].fallback_run = next;
     if (worst > 1e-8) pre_fallback(w, sb, worst, n2);
     js->pre_stab_h = sb->h; /* pred_v, pred_w hold the predicted velocities of this step (joints_positions) */
 }
@@ -399,6 +412,13 @@ static void pivot_turn(imp_world *w, int i, joint *jt, int n, const double *X0, 
     joint_impulse_at(w, jt, i, v3_scale(v3_sub(*v, v_before), b->mass), P);
 }
 
+/* I(q) v = R Ibody R^T v for the rotation R of q, as three matrix-vector products (27 multiplications,
+ * where forming the world tensor and applying it take 63) */
+static inline imp_vec3 inertia_times(imp_mat3 R, const imp_mat3 *Ibody, imp_vec3 v)
+{
+    return m3_mul_v(R, m3_mul_v(*Ibody, m3_mul_tv(R, v)));
+}
+
 /* The position update of jointed bodies, exactly the prediction of pre-stabilization: x' = x + h v, q'
  * the body's turn with its angular momentum held (rotation.c), so omega' = I(q')^-1 I(q) omega (a body
  * about a fixed point: pivot_turn); then the second half of the forces' impulse where impulse.c's
@@ -446,7 +466,7 @@ void joints_positions(imp_world *w, solver_bodies *sb, const double *states0)
             }
             X[3] = q.w, X[4] = q.x, X[5] = q.y, X[6] = q.z;
             /* the turn held the angular momentum: omega' = I(q')^-1 I(q) omega (I(q')^-1 below) */
-            L_turn = m3_mul_v(m3_rotate_tensor(seen ? js->body_R[i] : quat_to_m3(q0), b->Ibody), om[i]), turned = true;
+            L_turn = inertia_times(seen ? js->body_R[i] : quat_to_m3(q0), &b->Ibody, om[i]), turned = true;
         }
         /* as impulse_step loads it next step (bit for bit: the kept post-stabilization factors), and as
          * joint_side_now would find it */
@@ -466,7 +486,7 @@ void joints_positions(imp_world *w, solver_bodies *sb, const double *states0)
         double *X = w->bodies->state + BODY_DIM * i;
         const imp_mat3 R = js->body_table_cap > i ? js->body_R[i] : quat_to_m3(quat_of(X));
         v3_store(X + 7, v3_scale(v[i], w->bodies->body[i].mass));
-        v3_store(X + 10, m3_mul_v(m3_rotate_tensor(R, w->bodies->body[i].Ibody), om[i]));
+        v3_store(X + 10, inertia_times(R, &w->bodies->body[i].Ibody, om[i]));
     }
     /* the hinge angles, unwrapped turn by turn */
     for (int k = 0; k < js->ids.count; k++) {

@@ -23,6 +23,7 @@
 
 #include "joint_internal.h"
 #include "joint_solve.h"
+#include "sparse_simd.h"
 
 #define HUB_MIN 8 /* a body with this many joints is a node of the sparse solve (the header) */
 
@@ -131,6 +132,43 @@ static void elimination_order(struct joint_set *js, int n)
     js->upper_start[nt] = nu;
 }
 
+/* the index of the stored block K_pq of two neighbouring nodes: e >= 0 for U's entry e when p is
+ * eliminated first, -1 - e for L's entry e otherwise */
+static int offdiag_index(const struct joint_set *js, int p, int q)
+{
+    const bool up = js->order_pos[p] < js->order_pos[q];
+    const int k = up ? js->order_pos[p] : js->order_pos[q], other = up ? q : p;
+    for (int e = js->upper_start[k]; e < js->upper_start[k + 1]; e++)
+        if (js->upper_node[e] == other) return up ? e : -1 - e;
+    return 0; /* not reached: every edge is in the structure */
+}
+
+/* the stored block K_pq of two neighbouring nodes: in U when p is eliminated first, else in L */
+static double *offdiag_block(struct joint_set *js, int p, int q)
+{
+    const int e = offdiag_index(js, p, q);
+    return e >= 0 ? js->upper + BLOCK_DOUBLES * (size_t)e : js->lower + BLOCK_DOUBLES * (size_t)(-1 - e);
+}
+
+/* the couplings of joints through a shared moving body that is no hub, in the order of the bodies and
+ * their CSR (the order in which the assembly adds them), found with the structure */
+static void coupling_list(struct joint_set *js, int n)
+{
+    int c = 0;
+    for (int i = 0; i < n; i++) {
+        if (js->hub_node[i] >= 0) continue;
+        for (int a = js->body_node_start[i]; a < js->body_node_start[i + 1]; a++)
+            for (int b = js->body_node_start[i]; b < js->body_node_start[i + 1]; b++) {
+                const int p = js->body_nodes[a], q = js->body_nodes[b];
+                if (p == q) continue;
+                js->coupling = table_grow(js->coupling, 4 * sizeof(int), &js->coupling_cap, c + 1);
+                int *o = js->coupling + 4 * c++;
+                o[0] = p, o[1] = q, o[2] = (js->moving_ends[2 * p] != i) | (js->moving_ends[2 * q] != i) << 1, o[3] = offdiag_index(js, p, q);
+            }
+    }
+    js->coupling_count = c;
+}
+
 /* body -> incident nodes, and the elimination structure when the joint graph changed (a new structure
  * generation: post-stabilization's kept factors are stale) */
 static void solver_structure(struct joint_set *js, int n, const double *im)
@@ -144,6 +182,7 @@ static void solver_structure(struct joint_set *js, int n, const double *im)
         js->upper = ids_grow(js->upper, BLOCK_DOUBLES * sizeof(double), js->upper_block_cap);
         js->lower = ids_grow(js->lower, BLOCK_DOUBLES * sizeof(double), js->upper_block_cap);
     }
+    coupling_list(js, n);
 }
 
 /* the tables of the stages grown to nj joints and n bodies (no allocation in a steady step) */
@@ -203,19 +242,6 @@ void jsolve_collect(struct joint_set *js, int n, const double *im)
     solver_structure(js, n, im);
 }
 
-/* the stored block K_pq of two neighbouring nodes: in U when p is eliminated first, else in L */
-static double *offdiag_block(struct joint_set *js, int p, int q)
-{
-    if (js->order_pos[p] < js->order_pos[q]) {
-        for (int e = js->upper_start[js->order_pos[p]]; e < js->upper_start[js->order_pos[p] + 1]; e++)
-            if (js->upper_node[e] == q) return js->upper + BLOCK_DOUBLES * (size_t)e;
-    } else {
-        for (int e = js->upper_start[js->order_pos[q]]; e < js->upper_start[js->order_pos[q] + 1]; e++)
-            if (js->upper_node[e] == p) return js->lower + BLOCK_DOUBLES * (size_t)e;
-    }
-    return NULL; /* not reached: every edge is in the structure */
-}
-
 /* Fixed-size kernels: each block routine is written once for any m and inlined into a dispatcher that
  * calls it with the literal 3 when the blocks are 3 x 3 (point joints, the common case), so the compiler
  * unrolls the loops for that size; any other size takes the general loops. */
@@ -255,9 +281,36 @@ static inline __attribute__((always_inline)) void block_add_cwg_axes(double *res
         }
 }
 
-static void block_add_cwg(double *K, const double (*c)[6], const double (*wg)[6], int mr, int mc, bool axes)
+#if SPARSE_HAVE_AVX
+/* block_add_cwg_axes with the three columns k in the lanes of one vector (lane 3 zero, never stored):
+ * each lane sums (s + c_r3 w_k3) + c_r4 w_k4 + c_r5 w_k5 in the scalar kernel's order, s the linear
+ * product in lane r and +0 elsewhere (as the scalar s = 0), so the bits are the scalar ones */
+static SPARSE_AVX void block_add_cwg_axes_avx(double *restrict K, const double (*restrict c)[6], const double (*restrict wg)[6])
 {
+    const __m256d t3 = _mm256_set_pd(0, wg[2][3], wg[1][3], wg[0][3]), t4 = _mm256_set_pd(0, wg[2][4], wg[1][4], wg[0][4]);
+    const __m256d t5 = _mm256_set_pd(0, wg[2][5], wg[1][5], wg[0][5]), lin = _mm256_set_pd(0, wg[2][2], wg[1][1], wg[0][0]);
+    for (int r = 0; r < 3; r++) {
+        const __m256d lane = _mm256_castsi256_pd(_mm256_set_epi64x(0, -(r == 2), -(r == 1), -(r == 0)));
+        __m256d s = _mm256_and_pd(_mm256_mul_pd(_mm256_broadcast_sd(&c[r][r]), lin), lane);
+        s = _mm256_add_pd(s, _mm256_mul_pd(_mm256_broadcast_sd(&c[r][3]), t3));
+        s = _mm256_add_pd(s, _mm256_mul_pd(_mm256_broadcast_sd(&c[r][4]), t4));
+        s = _mm256_add_pd(s, _mm256_mul_pd(_mm256_broadcast_sd(&c[r][5]), t5));
+        sparse_store3(K + MAX_ROWS * r, _mm256_add_pd(sparse_load3(K + MAX_ROWS * r), s));
+    }
+}
+#endif
+
+/* avx: sparse_avx(), asked once an assembly */
+static inline __attribute__((always_inline)) void block_add_cwg(double *K, const double (*c)[6], const double (*wg)[6], int mr, int mc, bool axes, bool avx)
+{
+    (void)avx;
     if (mr == 3 && mc == 3) { /* point joints: the fixed-size kernels */
+#if SPARSE_HAVE_AVX
+        if (axes && avx) {
+            block_add_cwg_axes_avx(K, c, wg);
+            return;
+        }
+#endif
         if (axes) block_add_cwg_axes(K, c, wg);
         else block_add_cwg_3(K, c, wg);
     } else {
@@ -289,11 +342,17 @@ static void assemble_hub_side(struct joint_set *js, int p, int h, const double (
  * and a tiny one for redundant rows; fixed rows (C zeroed) get a unit diagonal. A hub body's joints meet
  * at its node instead of in blocks of their own: its unknown is its velocity change u = W sum G^T lambda
  * (the row: u - W sum G^T lambda = 0, an identity block), and its joints' rows read C u */
-void jsolve_assemble(struct joint_set *js, int n, double mu)
+void jsolve_assemble(struct joint_set *js, double mu)
 {
     const int nn = js->node_count, nt = js->node_total;
+#if SPARSE_HAVE_AVX
+    const bool avx = sparse_avx();
+#else
+    const bool avx = false;
+#endif
     js->kept_valid = false;
-    for (int p = 0; p < nt; p++) js->node_size[p] = p < nn ? js->rows[p].m : 6;
+    js->blocks3 = nt == nn;
+    for (int p = 0; p < nt; p++) js->node_size[p] = p < nn ? js->rows[p].m : 6, js->blocks3 = js->blocks3 && js->node_size[p] == 3;
     /* zero the blocks' used parts (the rest of their MAX_ROWS x MAX_ROWS storage is never read) */
     for (int k = 0; k < nt; k++) {
         const int p = js->order[k], mp = js->node_size[p];
@@ -309,9 +368,9 @@ void jsolve_assemble(struct joint_set *js, int n, double mu)
         double *D = js->diag + BLOCK_DOUBLES * (size_t)p, hd[MAX_ROWS] = {0};
         const int ha = R->sA.moves ? js->hub_node[jt->ia] : -1, hb = R->sB.moves ? js->hub_node[jt->ib] : -1;
         if (ha >= 0) assemble_hub_side(js, p, ha, (const double(*)[6])R->cA, (const double(*)[6])R->wA, R->m, hd);
-        else if (R->sA.moves) block_add_cwg(D, (const double(*)[6])R->cA, (const double(*)[6])R->wA, R->m, R->m, R->axis_rows);
+        else if (R->sA.moves) block_add_cwg(D, (const double(*)[6])R->cA, (const double(*)[6])R->wA, R->m, R->m, R->axis_rows, avx);
         if (hb >= 0) assemble_hub_side(js, p, hb, (const double(*)[6])R->cB, (const double(*)[6])R->wB, R->m, hd);
-        else if (R->sB.moves) block_add_cwg(D, (const double(*)[6])R->cB, (const double(*)[6])R->wB, R->m, R->m, R->axis_rows);
+        else if (R->sB.moves) block_add_cwg(D, (const double(*)[6])R->cB, (const double(*)[6])R->wB, R->m, R->m, R->axis_rows, avx);
         for (int r = 0; r < R->m; r++) {
             if (R->fixed[r]) D[MAX_ROWS * r + r] = 1;
             D[MAX_ROWS * r + r] += (mu + 1e-10) * fabs(D[MAX_ROWS * r + r] + hd[r]) + 1e-300;
@@ -319,18 +378,15 @@ void jsolve_assemble(struct joint_set *js, int n, double mu)
     }
     for (int p = nn; p < nt; p++)
         for (int r = 0; r < 6; r++) js->diag[BLOCK_DOUBLES * (size_t)p + MAX_ROWS * r + r] = 1;
-    /* off-diagonal blocks through each shared moving body that is no hub */
-    for (int i = 0; i < n; i++)
-        for (int a = js->body_node_start[i]; a < js->body_node_start[i + 1] && js->hub_node[i] < 0; a++)
-            for (int b = js->body_node_start[i]; b < js->body_node_start[i + 1]; b++) {
-                int p = js->body_nodes[a], q = js->body_nodes[b];
-                if (p == q) continue;
-                const row_block *Rp = &js->rows[p], *Rq = &js->rows[q];
-                const joint *jp = &js->joint[js->nodes[p]], *jq = &js->joint[js->nodes[q]];
-                const double(*cp)[6] = jp->ia == i ? (const double(*)[6])Rp->cA : (const double(*)[6])Rp->cB;
-                const double(*wq)[6] = jq->ia == i ? (const double(*)[6])Rq->wA : (const double(*)[6])Rq->wB;
-                block_add_cwg(offdiag_block(js, p, q), cp, wq, Rp->m, Rq->m, Rp->axis_rows && Rq->axis_rows);
-            }
+    /* off-diagonal blocks through each shared moving body that is no hub (coupling_list) */
+    for (int c = 0; c < js->coupling_count; c++) {
+        const int *o = js->coupling + 4 * c;
+        const row_block *Rp = &js->rows[o[0]], *Rq = &js->rows[o[1]];
+        const double(*cp)[6] = o[2] & 1 ? (const double(*)[6])Rp->cB : (const double(*)[6])Rp->cA;
+        const double(*wq)[6] = o[2] & 2 ? (const double(*)[6])Rq->wB : (const double(*)[6])Rq->wA;
+        double *K = o[3] >= 0 ? js->upper + BLOCK_DOUBLES * (size_t)o[3] : js->lower + BLOCK_DOUBLES * (size_t)(-1 - o[3]);
+        block_add_cwg(K, cp, wq, Rp->m, Rq->m, Rp->axis_rows && Rq->axis_rows, avx);
+    }
 }
 
 /* C = A (ma x mk) B (mk x mb), all stride MAX_ROWS; sub: C -= instead */
@@ -345,9 +401,34 @@ static inline __attribute__((always_inline)) void block_mul_any(double *restrict
         }
 }
 
-static void block_mul(double *C, const double *A, const double *B, int ma, int mk, int mb, bool sub)
+#if SPARSE_HAVE_AVX
+/* block_mul_any for 3 x 3 blocks with a row of C in the lanes of one vector (lane 3 never stored): lane
+ * c sums (0 + A_r0 B_0c) + A_r1 B_1c + A_r2 B_2c in the scalar loop's order, so the bits are the
+ * scalar ones */
+static SPARSE_AVX void block_mul3_avx(double *restrict C, const double *restrict A, const double *restrict B, bool sub)
 {
+    const __m256d b0 = sparse_load3(B), b1 = sparse_load3(B + MAX_ROWS), b2 = sparse_load3(B + 2 * MAX_ROWS);
+    for (int r = 0; r < 3; r++) {
+        const double *a = A + MAX_ROWS * r;
+        __m256d s = _mm256_add_pd(_mm256_setzero_pd(), _mm256_mul_pd(_mm256_broadcast_sd(a), b0));
+        s = _mm256_add_pd(s, _mm256_mul_pd(_mm256_broadcast_sd(a + 1), b1));
+        s = _mm256_add_pd(s, _mm256_mul_pd(_mm256_broadcast_sd(a + 2), b2));
+        sparse_store3(C + MAX_ROWS * r, sub ? _mm256_sub_pd(sparse_load3(C + MAX_ROWS * r), s) : s);
+    }
+}
+#endif
+
+/* avx: sparse_avx(), asked once a factorization */
+static void block_mul(double *C, const double *A, const double *B, int ma, int mk, int mb, bool sub, bool avx)
+{
+    (void)avx;
     if (ma == 3 && mk == 3 && mb == 3) {
+#if SPARSE_HAVE_AVX
+        if (avx) {
+            block_mul3_avx(C, A, B, sub);
+            return;
+        }
+#endif
         if (sub) block_mul_any(C, A, B, 3, 3, 3, true);
         else block_mul_any(C, A, B, 3, 3, 3, false);
     } else {
@@ -365,26 +446,54 @@ static inline void block_copy(double *restrict A, const double *restrict B, int 
     for (int r = 0; r < ma; r++) memcpy(A + MAX_ROWS * r, B + MAX_ROWS * r, sizeof(double) * (size_t)mb);
 }
 
+/* the inverse of a 3 x 3 pivot block (stride MAX_ROWS) as its adjugate over its determinant, about a
+ * quarter of Gauss-Jordan's work. For a block far from singular its error is of the order of
+ * elimination's (eps times the condition number); where |det| is below 1e-9 of the Hadamard bound (the
+ * product of the rows' lengths, which |det| never exceeds: the block is nearly singular, a redundant row
+ * of a loop) Gauss-Jordan with partial pivoting inverts it. */
+static bool block_invert3(double *A)
+{
+    double *r0 = A, *r1 = A + MAX_ROWS, *r2 = A + 2 * MAX_ROWS;
+    const double c00 = r1[1] * r2[2] - r1[2] * r2[1], c01 = r1[2] * r2[0] - r1[0] * r2[2], c02 = r1[0] * r2[1] - r1[1] * r2[0];
+    const double det = r0[0] * c00 + r0[1] * c01 + r0[2] * c02;
+    const double hadamard = sqrt((r0[0] * r0[0] + r0[1] * r0[1] + r0[2] * r0[2]) * (r1[0] * r1[0] + r1[1] * r1[1] + r1[2] * r1[2]) *
+                                 (r2[0] * r2[0] + r2[1] * r2[1] + r2[2] * r2[2]));
+    if (!(fabs(det) > 1e-9 * hadamard) || !(hadamard < INFINITY)) return dense_invert(A, 3, MAX_ROWS);
+    const double d = 1 / det;
+    const double i01 = (r0[2] * r2[1] - r0[1] * r2[2]) * d, i02 = (r0[1] * r1[2] - r0[2] * r1[1]) * d;
+    const double i11 = (r0[0] * r2[2] - r0[2] * r2[0]) * d, i12 = (r0[2] * r1[0] - r0[0] * r1[2]) * d;
+    const double i21 = (r0[1] * r2[0] - r0[0] * r2[1]) * d, i22 = (r0[0] * r1[1] - r0[1] * r1[0]) * d;
+    r0[0] = c00 * d, r0[1] = i01, r0[2] = i02;
+    r1[0] = c01 * d, r1[1] = i11, r1[2] = i12;
+    r2[0] = c02 * d, r2[1] = i21, r2[2] = i22;
+    return true;
+}
+
 /* block elimination in the structure's order: D_p^-1, L_qp = K_qp D_p^-1, K_q1q2 -= L_q1p K_pq2 */
 bool jsolve_factor(struct joint_set *js)
 {
     double T[BLOCK_DOUBLES] = {0};
+#if SPARSE_HAVE_AVX
+    const bool avx = sparse_avx();
+#else
+    const bool avx = false;
+#endif
     for (int k = 0; k < js->node_total; k++) {
         int p = js->order[k], mp = js->node_size[p];
         double *D = js->diag + BLOCK_DOUBLES * (size_t)p;
-        if (!block_invert(D, mp)) return false;
+        if (!(mp == 3 ? block_invert3(D) : block_invert(D, mp))) return false;
         for (int e = js->upper_start[k]; e < js->upper_start[k + 1]; e++) {
             int q = js->upper_node[e];
             double *L = js->lower + BLOCK_DOUBLES * (size_t)e;
             const int mq = js->node_size[q];
-            block_mul(T, L, D, mq, mp, mp, false);
+            block_mul(T, L, D, mq, mp, mp, false, avx);
             block_copy(L, T, mq, mp);
         }
         for (int e1 = js->upper_start[k]; e1 < js->upper_start[k + 1]; e1++)
             for (int e2 = js->upper_start[k]; e2 < js->upper_start[k + 1]; e2++) {
                 int q1 = js->upper_node[e1], q2 = js->upper_node[e2];
                 double *K = q1 == q2 ? js->diag + BLOCK_DOUBLES * (size_t)q1 : offdiag_block(js, q1, q2);
-                block_mul(K, js->lower + BLOCK_DOUBLES * (size_t)e1, js->upper + BLOCK_DOUBLES * (size_t)e2, js->node_size[q1], mp, js->node_size[q2], true);
+                block_mul(K, js->lower + BLOCK_DOUBLES * (size_t)e1, js->upper + BLOCK_DOUBLES * (size_t)e2, js->node_size[q1], mp, js->node_size[q2], true, avx);
             }
     }
     return true;
@@ -397,16 +506,43 @@ static inline __attribute__((always_inline)) void block_mv_sub_any(double *restr
         for (int c = 0; c < mb; c++) y[r] -= A[MAX_ROWS * r + c] * x[c];
 }
 
-static void block_mv_sub(double *y, const double *A, const double *x, int ma, int mb)
+static inline __attribute__((always_inline)) void block_mv_sub(double *y, const double *A, const double *x, int ma, int mb)
 {
     if (ma == 3 && mb == 3) block_mv_sub_any(y, A, x, 3, 3);
     else block_mv_sub_any(y, A, x, ma, mb);
+}
+
+/* jsolve_solve where every node has 3 rows (blocks3): the same operations in the same order, with the
+ * block sizes known */
+static void solve_blocks3(struct joint_set *js)
+{
+    const int nt = js->node_total;
+    double *rhs = js->rhs, *sol = js->sol;
+    for (int k = 0; k < nt; k++) {
+        const double *b = rhs + MAX_ROWS * (size_t)js->order[k];
+        for (int e = js->upper_start[k]; e < js->upper_start[k + 1]; e++)
+            block_mv_sub_any(rhs + MAX_ROWS * (size_t)js->upper_node[e], js->lower + BLOCK_DOUBLES * (size_t)e, b, 3, 3);
+    }
+    for (int k = nt - 1; k >= 0; k--) {
+        const int p = js->order[k];
+        double t[3] = {rhs[MAX_ROWS * (size_t)p], rhs[MAX_ROWS * (size_t)p + 1], rhs[MAX_ROWS * (size_t)p + 2]};
+        for (int e = js->upper_start[k]; e < js->upper_start[k + 1]; e++)
+            block_mv_sub_any(t, js->upper + BLOCK_DOUBLES * (size_t)e, sol + MAX_ROWS * (size_t)js->upper_node[e], 3, 3);
+        const double *D = js->diag + BLOCK_DOUBLES * (size_t)p;
+        double x[3] = {0, 0, 0}, *out = sol + MAX_ROWS * (size_t)p;
+        block_mv_sub_any(x, D, t, 3, 3);
+        out[0] = -x[0], out[1] = -x[1], out[2] = -x[2];
+    }
 }
 
 /* solve K x = rhs with the factors: forward through L, then back through D^-1 and U (rhs is
  * overwritten; x into sol; the hubs' right-hand sides are zero) */
 void jsolve_solve(struct joint_set *js)
 {
+    if (js->blocks3) {
+        solve_blocks3(js);
+        return;
+    }
     for (int p = js->node_count; p < js->node_total; p++) memset(js->rhs + MAX_ROWS * (size_t)p, 0, 6 * sizeof(double)); /* hubs */
     for (int k = 0; k < js->node_total; k++) {
         int p = js->order[k], mp = js->node_size[p];
@@ -439,12 +575,26 @@ void jsolve_apply(struct joint_set *js, int p, const double *lam, double alpha, 
     const row_block *R = &js->rows[p];
     joint *jt = &js->joint[js->nodes[p]];
     imp_vec3 dva = v3(0, 0, 0), dwa = dva, dvb = dva, dwb = dva;
-    for (int r = 0; r < R->m; r++) {
-        double l = alpha * lam[r];
-        if (l == 0) continue;
-        const double *a = R->wA[r], *b = R->wB[r];
-        dva = v3_add(dva, v3(l * a[0], l * a[1], l * a[2])), dwa = v3_add(dwa, v3(l * a[3], l * a[4], l * a[5]));
-        dvb = v3_add(dvb, v3(l * b[0], l * b[1], l * b[2])), dwb = v3_add(dwb, v3(l * b[3], l * b[4], l * b[5]));
+    if (R->m == 3 && R->axis_rows) {
+        /* three rows along x, y, z: row r's linear W g is 1/m e_r (or zero), so the linear sums are one
+         * product each (0 + l_r w_rr: the sums' value, the exact zeros of the other rows left out) */
+        double l[3];
+        for (int r = 0; r < 3; r++) {
+            l[r] = alpha * lam[r];
+            if (l[r] == 0) continue;
+            const double *a = R->wA[r], *b = R->wB[r];
+            dwa = v3_add(dwa, v3(l[r] * a[3], l[r] * a[4], l[r] * a[5])), dwb = v3_add(dwb, v3(l[r] * b[3], l[r] * b[4], l[r] * b[5]));
+        }
+        dva = v3(0.0 + l[0] * R->wA[0][0], 0.0 + l[1] * R->wA[1][1], 0.0 + l[2] * R->wA[2][2]);
+        dvb = v3(0.0 + l[0] * R->wB[0][0], 0.0 + l[1] * R->wB[1][1], 0.0 + l[2] * R->wB[2][2]);
+    } else {
+        for (int r = 0; r < R->m; r++) {
+            double l = alpha * lam[r];
+            if (l == 0) continue;
+            const double *a = R->wA[r], *b = R->wB[r];
+            dva = v3_add(dva, v3(l * a[0], l * a[1], l * a[2])), dwa = v3_add(dwa, v3(l * a[3], l * a[4], l * a[5]));
+            dvb = v3_add(dvb, v3(l * b[0], l * b[1], l * b[2])), dwb = v3_add(dwb, v3(l * b[3], l * b[4], l * b[5]));
+        }
     }
     if (v == js->real_v || v2 == js->real_v) joint_impulse_add(js, p, lam, alpha); /* the joint's force (joint_force.c) */
     if (v2 || v == js->pred_v) {

@@ -11,7 +11,7 @@ static inline bool block_invert(double *A, int m) { return m == 3 ? dense_invert
 /* the active joints of a stage (nodes) and the elimination structure, rebuilt when the joint graph changed */
 void jsolve_collect(struct joint_set *js, int n, const double *im);
 /* K = C W G^T of the nodes' rows into the blocks, the diagonal shifted by mu diag K (Levenberg-Marquardt) */
-void jsolve_assemble(struct joint_set *js, int n, double mu);
+void jsolve_assemble(struct joint_set *js, double mu);
 /* block elimination; false when a diagonal block is singular */
 bool jsolve_factor(struct joint_set *js);
 /* K sol = rhs with the factors (rhs overwritten) */

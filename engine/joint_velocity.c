@@ -95,7 +95,7 @@ static bool post_solve(struct joint_set *js, int n, bool first)
     for (double mu = kept ? js->kept_shift : 1e-9; mu < 1e-2; mu *= 1000, kept = false) {
         memcpy(js->rhs, js->rhs_kept, sizeof(double) * MAX_ROWS * (size_t)js->node_count);
         if (!kept) {
-            jsolve_assemble(js, n, mu);
+            jsolve_assemble(js, mu);
             if (!jsolve_factor(js)) return false;
             if (first) keep_post_factors(js), js->kept_shift = mu;
         }
