@@ -331,31 +331,32 @@ imp_vec3 pcollide_contact_relative(const imp_world *w, int k, const double *v)
 void pcollide_set_impulse(imp_world *w, int k, imp_vec3 j) { w->pcontacts->contact[k].impulse = j; }
 void pcollide_add_impulse(imp_world *w, int k, imp_vec3 j) { w->pcontacts->contact[k].impulse = v3_add(w->pcontacts->contact[k].impulse, j); }
 
+imp_vec3 pcollide_contact_force(const imp_world *w, int k, imp_vec3 x, imp_vec3 fi)
+{
+    const pcontact *pc = &w->pcontacts->contact[k];
+    if (pc->collider < 0) return fi; /* a body's: the implicit integrator's alone */
+    const imp_collider_def *c = &w->colliders->collider[pc->collider].def;
+    imp_vec3 N;
+    pcollide_distance(c, x, &N);
+    double fn = v3_dot(N, fi);
+    if (fn >= 0) return fi; /* pulled away: no contact force, the particle leaves */
+    fi = v3_mad(fi, N, -fn);  /* cancel the pushing part: f_c = -(N . f) N */
+    double limit = c->friction * -fn;
+    /* kinetic friction opposes the slide as it was at the start of the step: taking the
+     * direction of each stage's velocity instead makes RK4's stages cancel when the slide
+     * stops inside the step, and the particle never comes to rest */
+    double speed = v3_len(pc->vt0);
+    if (speed > STICK_SPEED) return v3_mad(fi, pc->vt0, -limit / speed); /* kinetic */
+    imp_vec3 ft = v3_mad(fi, N, -v3_dot(N, fi));
+    double ftl = v3_len(ft);
+    return ftl <= limit ? v3_sub(fi, ft) : v3_mad(fi, ft, -limit / ftl); /* static, or breaking away */
+}
+
 void pcollide_contact_forces(imp_world *w, const particle_range *r, const double *x, double *f)
 {
     for (int k = r->contact_lo; k < r->contact_hi; k++) {
-        const pcontact *pc = &w->pcontacts->contact[k];
-        if (pc->collider < 0) continue; /* a body's: the implicit integrator's alone */
-        const imp_collider_def *c = &w->colliders->collider[pc->collider].def;
-        int i = pc->particle - r->first;
-        imp_vec3 N, fi = v3_load(f + 3 * i);
-        pcollide_distance(c, v3_load(x + 3 * i), &N);
-        double fn = v3_dot(N, fi);
-        if (fn >= 0) continue; /* pulled away: no contact force, the particle leaves */
-        fi = v3_mad(fi, N, -fn);  /* cancel the pushing part: f_c = -(N . f) N */
-        double limit = c->friction * -fn;
-        /* kinetic friction opposes the slide as it was at the start of the step: taking the
-         * direction of each stage's velocity instead makes RK4's stages cancel when the slide
-         * stops inside the step, and the particle never comes to rest */
-        double speed = v3_len(pc->vt0);
-        if (speed > STICK_SPEED) {
-            fi = v3_mad(fi, pc->vt0, -limit / speed); /* kinetic */
-        } else {
-            imp_vec3 ft = v3_mad(fi, N, -v3_dot(N, fi));
-            double ftl = v3_len(ft);
-            fi = ftl <= limit ? v3_sub(fi, ft) : v3_mad(fi, ft, -limit / ftl); /* static, or breaking away */
-        }
-        v3_store(f + 3 * i, fi);
+        const int i = w->pcontacts->contact[k].particle - r->first;
+        v3_store(f + 3 * i, pcollide_contact_force(w, k, v3_load(x + 3 * i), v3_load(f + 3 * i)));
     }
 }
 

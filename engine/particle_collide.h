@@ -60,6 +60,9 @@ void pcollide_find_contacts(imp_world *w);
 void pcollide_drop_stale(imp_world *w);
 void pcollide_free(particle_contacts *pcs);
 void pcollide_contact_forces(imp_world *w, const particle_range *r, const double *x, double *f);
+/* the force fi on resting contact k's particle at position x with the contact's part applied (the pushing
+ * part cancelled, friction): pcollide_contact_forces' step for one contact */
+imp_vec3 pcollide_contact_force(const imp_world *w, int k, imp_vec3 x, imp_vec3 fi);
 void pcollide_resolve(imp_world *w, const double *x0, const double *v0, double h);
 void pcollide_friction_clamp(imp_world *w);
 int pcollide_contact_row(const imp_world *w, int k, const double *x, imp_vec3 *normal, double *gap);
