@@ -46,7 +46,7 @@ static bool pcontacts_stale(const imp_world *w)
 
 void pcollide_free(particle_contacts *pcs)
 {
-    free(pcs->contact), free(pcs->hit), free(pcs->bound);
+    free(pcs->contact), free(pcs->hit), free(pcs->bound), free(pcs->near_plane), free(pcs->near_box);
     for (int c = 0; c < PAR_CHUNKS; c++) free(pcs->chunk[c].contact), free(pcs->chunk[c].hit);
 }
 
@@ -142,6 +142,18 @@ const pcollide_bound *pcollide_bounds(imp_world *w)
         } else {
             b->e = v3(INFINITY, INFINITY, INFINITY);
         }
+    }
+    if (nc > pcs->near_cap) {
+        pcs->near_cap = pcs->bound_cap;
+        pcs->near_plane = ids_grow(pcs->near_plane, sizeof(pcollide_bound), (size_t)pcs->near_cap);
+        pcs->near_box = ids_grow(pcs->near_box, sizeof(pcollide_bound), (size_t)pcs->near_cap);
+    }
+    pcs->near_planes = pcs->near_boxes = 0;
+    for (int k = 0; k < nc; k++) {
+        const pcollide_bound *b = &pcs->bound[k];
+        if (b->sensor) continue;
+        if (b->plane) pcs->near_plane[pcs->near_planes++] = *b;
+        else pcs->near_box[pcs->near_boxes++] = *b;
     }
     return pcs->bound;
 }
@@ -260,6 +272,7 @@ static void find_contacts_chunk(void *ctx, int chunk)
         if (w->particles->motion[i] != IMP_DYNAMIC) continue;
         double *x = w->particles->x + 3 * i, *v = w->particles->v + 3 * i;
         const double r = w->particles->radius[i], reach = r + CONTACT_SLOP;
+        if (!pcollide_planes_near(pcs, v3_load(x), reach) && !pcollide_boxes_near(pcs, v3_load(x), reach)) continue;
         for (int c = 0; c < nc; c++) {
             if (bound[c].sensor) continue; /* sensors never push (sensor.c) */
             imp_vec3 N;
@@ -447,6 +460,16 @@ static void resolve_chunk(void *ctx, int chunk)
         const double r = w->particles->radius[i];
         imp_vec3 xs = v3_load(x0 + 3 * i), vs = v3_load(v0 + 3 * i);
         imp_vec3 x1 = v3_load(w->particles->x + 3 * i), v1 = v3_load(w->particles->v + 3 * i);
+        {
+            /* no collider near the path (each one passed over in the first pass below): nothing to do */
+            const double reach = (r + v3_len(v3_sub(x1, xs))) * (1 + 1e-9) + 1e-12;
+            bool near = pcollide_boxes_near(pcs, x1, reach);
+            for (int t = 0; t < pcs->near_planes && !near; t++) {
+                const pcollide_bound *b = &pcs->near_plane[t];
+                near = !(v3_dot(b->n, v3_sub(x1, b->c)) - r >= 0 && v3_dot(b->n, v3_sub(xs, b->c)) - r >= 0);
+            }
+            if (!near) continue;
+        }
         imp_vec3 a = v3_scale(v3_sub(v1, vs), 1.0 / h); /* the step's mean acceleration */
         double span = h;
         bool hit_any = false;

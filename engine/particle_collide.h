@@ -39,6 +39,9 @@ typedef struct particle_contacts {
     uint64_t particle_edits, collider_edits; /* the stores' edits when they were found */
     phit *hit; int hit_count, hit_cap;
     pcollide_bound *bound; int bound_cap; /* the colliders' bounds (pcollide_bounds)            */
+    /* the pushing colliders' bounds again (not the sensors'), the planes' and the others' apart: the
+     * passes' test whether any collider is near a particle at all (pcollide_planes_near, pcollide_boxes_near) */
+    pcollide_bound *near_plane, *near_box; int near_planes, near_boxes, near_cap;
     /* what each chunk of the particles found on its thread (par_for), joined in chunk order: the
      * lists one pass in particle order makes */
     struct {
@@ -82,6 +85,24 @@ static inline bool pcollide_beyond_bound(const pcollide_bound *b, const imp_coll
     if (b->plane) return v3_dot(b->n, d) > reach;
     if (fabs(d.x) - b->e.x > reach || fabs(d.y) - b->e.y > reach || fabs(d.z) - b->e.z > reach) return true;
     return pcollide_beyond(c, x, reach);
+}
+/* some pushing plane whose pcollide_beyond_bound(x, reach) is false */
+static inline bool pcollide_planes_near(const particle_contacts *pcs, imp_vec3 x, double reach)
+{
+    for (int t = 0; t < pcs->near_planes; t++)
+        if (!(v3_dot(pcs->near_plane[t].n, v3_sub(x, pcs->near_plane[t].c)) > reach)) return true;
+    return false;
+}
+/* some pushing collider other than a plane whose box is within reach of x (pcollide_beyond_bound's first
+ * test false: then only it can be within reach) */
+static inline bool pcollide_boxes_near(const particle_contacts *pcs, imp_vec3 x, double reach)
+{
+    for (int t = 0; t < pcs->near_boxes; t++) {
+        const pcollide_bound *b = &pcs->near_box[t];
+        const imp_vec3 d = v3_sub(x, b->c);
+        if (!((fabs(d.x) - b->e.x > reach) | (fabs(d.y) - b->e.y > reach) | (fabs(d.z) - b->e.z > reach))) return true;
+    }
+    return false;
 }
 /* resting contact k: its Coulomb coefficient; the particle's velocity v (a state's, dense) relative
  * to the surface; its impulse on the particle in the step, set and added to by the implicit

@@ -1282,6 +1282,8 @@ static void scan_colliders(void *ctx, int chunk)
         if (!p->touched[i] || !(p->im[i] > 0)) continue;
         const double r = w->particles->radius[i];
         const imp_vec3 xe = v3_load(w->particles->x + 3 * i);
+        if (!pcollide_planes_near(w->pcontacts, xe, (1 + NEAR_FRACTION) * r) && !pcollide_boxes_near(w->pcontacts, xe, (1 + NEAR_FRACTION) * r))
+            continue;
         for (int ci = 0; ci < nc; ci++) {
             const imp_collider_def *cd = &w->colliders->collider[ci].def;
             imp_vec3 nrm;
