@@ -48,6 +48,7 @@
 #include "particle_collide.h"
 #include "particle_system.h"
 #include "particles.h"
+#include "sparse_simd.h"
 #include "step.h"
 #include "tinkertoy.h"
 #include "world_parts.h"
@@ -292,7 +293,7 @@ static bool rk4_fused(const imp_world *w)
 
 /* a batch's dX/dt at (xp, vp), 3 n entries each: kx, kv. mg: m g per entry, s: 1/m (0: not dynamic),
  * fixed: the batch has fixed particles; its resting contacts [k0, k1) */
-static inline void rk4_rate(const imp_world *w, int first, int n3, int k0, int k1, bool fixed, double kd, const double *restrict mg,
+static inline __attribute__((always_inline)) void rk4_rate(const imp_world *w, int first, int n3, int k0, int k1, bool fixed, double kd, const double *restrict mg,
                             const double *restrict s, const double *restrict xp, const double *restrict vp, double *restrict kx,
                             double *restrict kv)
 {
@@ -307,20 +308,39 @@ static inline void rk4_rate(const imp_world *w, int first, int n3, int k0, int k
             if (w->particles->motion[first + e / 3] == IMP_FIXED) kx[e] = 0;
 }
 
-/* particles [first, first + count) one RK4 step of h; k: the first resting contact whose particle is >= first */
-static void rk4_particles(imp_world *w, int first, int count, int k, double h)
+/* one batch's RK4 step of h (x, v: its 3 n3 entries in the store; its resting contacts [k0, k1)) */
+static inline __attribute__((always_inline)) void rk4_batch(const imp_world *w, int lo, int n3, int k0, int k1, bool fixed, double h,
+                                                            const double *restrict mg, const double *restrict s, double *restrict x,
+                                                            double *restrict v)
 {
     /* imp_ode_step's weights: a21 = a32 = 1/2, a43 = 1, b = (1/6, 1/3, 1/3, 1/6), each times h */
     const double a[3] = {h * 0.5, h * 0.5, h * 1.0};
     const double b0 = h * (1.0 / 6), b1 = h * (1.0 / 3), b2 = h * (1.0 / 3), b3 = h * (1.0 / 6);
-    const imp_vec3 g = w->settings.gravity;
     const double kd = w->settings.drag;
+    double kx[4][3 * RK4_BATCH], kv[4][3 * RK4_BATCH], xs[3 * RK4_BATCH], vs[3 * RK4_BATCH];
+    rk4_rate(w, lo, n3, k0, k1, fixed, kd, mg, s, x, v, kx[0], kv[0]);
+    for (int st = 1; st < 4; st++) {
+        const double as = a[st - 1];
+        const double *px = kx[st - 1], *pv = kv[st - 1];
+        for (int e = 0; e < n3; e++) xs[e] = x[e] + as * px[e], vs[e] = v[e] + as * pv[e];
+        rk4_rate(w, lo, n3, k0, k1, fixed, kd, mg, s, xs, vs, kx[st], kv[st]);
+    }
+    for (int e = 0; e < n3; e++) {
+        x[e] += b0 * kx[0][e] + b1 * kx[1][e] + b2 * kx[2][e] + b3 * kx[3][e];
+        v[e] += b0 * kv[0][e] + b1 * kv[1][e] + b2 * kv[2][e] + b3 * kv[3][e];
+    }
+}
+
+/* particles [first, first + count) one RK4 step of h; k: the first resting contact whose particle is >= first */
+static inline __attribute__((always_inline)) void rk4_run(imp_world *w, int first, int count, int k, double h)
+{
+    const imp_vec3 g = w->settings.gravity;
     const particle_contacts *pcs = w->pcontacts;
     const double *mass = w->particles->mass, *inv_mass = w->particles->inv_mass;
     const uint8_t *motion = w->particles->motion;
-    double mg[3 * RK4_BATCH], s[3 * RK4_BATCH], kx[4][3 * RK4_BATCH], kv[4][3 * RK4_BATCH], xs[3 * RK4_BATCH], vs[3 * RK4_BATCH];
+    double mg[3 * RK4_BATCH], s[3 * RK4_BATCH];
     for (int lo = first; lo < first + count; lo += RK4_BATCH) {
-        const int n = first + count - lo < RK4_BATCH ? first + count - lo : RK4_BATCH, n3 = 3 * n;
+        const int n = first + count - lo < RK4_BATCH ? first + count - lo : RK4_BATCH;
         bool fixed = false;
         for (int i = 0; i < n; i++) {
             const double m = mass[lo + i], inv = motion[lo + i] == IMP_DYNAMIC ? inv_mass[lo + i] : 0.0;
@@ -332,19 +352,26 @@ static void rk4_particles(imp_world *w, int first, int count, int k, double h)
         int k1 = k;
         while (k1 < pcs->count && pcs->contact[k1].particle < lo + n) k1++;
         double *x = w->particles->x + 3 * lo, *v = w->particles->v + 3 * lo;
-        rk4_rate(w, lo, n3, k, k1, fixed, kd, mg, s, x, v, kx[0], kv[0]);
-        for (int st = 1; st < 4; st++) {
-            const double as = a[st - 1];
-            const double *px = kx[st - 1], *pv = kv[st - 1];
-            for (int e = 0; e < n3; e++) xs[e] = x[e] + as * px[e], vs[e] = v[e] + as * pv[e];
-            rk4_rate(w, lo, n3, k, k1, fixed, kd, mg, s, xs, vs, kx[st], kv[st]);
-        }
-        for (int e = 0; e < n3; e++) {
-            x[e] += b0 * kx[0][e] + b1 * kx[1][e] + b2 * kx[2][e] + b3 * kx[3][e];
-            v[e] += b0 * kv[0][e] + b1 * kv[1][e] + b2 * kv[2][e] + b3 * kv[3][e];
-        }
+        if (n == RK4_BATCH) rk4_batch(w, lo, 3 * RK4_BATCH, k, k1, fixed, h, mg, s, x, v); /* (a known length: no loop tails) */
+        else rk4_batch(w, lo, 3 * n, k, k1, fixed, h, mg, s, x, v);
         k = k1;
     }
+}
+
+/* rk4_run in 256-bit vectors where the processor has them (AVX alone, no product fused into a sum: the
+ * same bits; IMPETUS_SIMD=0 runs the scalar code, sparse_simd.h) */
+#if SPARSE_HAVE_AVX
+static SPARSE_AVX void rk4_run_avx(imp_world *w, int first, int count, int k, double h) { rk4_run(w, first, count, k, h); }
+#endif
+static void rk4_particles(imp_world *w, int first, int count, int k, double h)
+{
+#if SPARSE_HAVE_AVX
+    if (sparse_avx()) {
+        rk4_run_avx(w, first, count, k, h);
+        return;
+    }
+#endif
+    rk4_run(w, first, count, k, h);
 }
 
 /* a separable system's blocks on both threads (integrate_blocks): chunk c steps blocks
