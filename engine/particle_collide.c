@@ -529,6 +529,7 @@ static void resolve_chunk(void *ctx, int chunk)
         for (int c = 0; c < nc; c++) {
             if (w->colliders->collider[c].def.sensor) continue; /* sensors never push (sensor.c) */
             imp_vec3 N;
+            if (pcollide_beyond_bound(&pcs->bound[c], &w->colliders->collider[c].def, x1, r)) continue; /* (d > 0) */
             double d = pcollide_distance(&w->colliders->collider[c].def, x1, &N) - r;
             if (d >= 0) continue;
             x1 = v3_mad(x1, N, -d);

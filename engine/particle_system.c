@@ -500,8 +500,9 @@ static void guard_chunk(void *ctx, int chunk)
     k->bad[chunk] = 0, k->first[chunk] = -1;
     for (int i = lo; i < hi; i++) {
         const double *x = w->particles->x + 3 * i, *v = w->particles->v + 3 * i;
-        if (v3_finite(v3_load(x)) && v3_finite(v3_load(v)) && fabs(x[0]) <= IMP_GUARD_COORD && fabs(x[1]) <= IMP_GUARD_COORD &&
-            fabs(x[2]) <= IMP_GUARD_COORD && v3_len(v3_load(v)) <= IMP_GUARD_SPEED)
+        /* (a NaN or an infinity fails these comparisons: they test finiteness too) */
+        if ((fabs(x[0]) <= IMP_GUARD_COORD) & (fabs(x[1]) <= IMP_GUARD_COORD) & (fabs(x[2]) <= IMP_GUARD_COORD) &&
+            v3_len(v3_load(v)) <= IMP_GUARD_SPEED)
             continue;
         if (k->first[chunk] < 0) k->first[chunk] = i;
         k->bad[chunk]++;
