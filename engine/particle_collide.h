@@ -100,7 +100,7 @@ static inline bool pcollide_boxes_near(const particle_contacts *pcs, imp_vec3 x,
     for (int t = 0; t < pcs->near_boxes; t++) {
         const pcollide_bound *b = &pcs->near_box[t];
         const imp_vec3 d = v3_sub(x, b->c);
-        if (!((fabs(d.x) - b->e.x > reach) | (fabs(d.y) - b->e.y > reach) | (fabs(d.z) - b->e.z > reach))) return true;
+        if (!(fabs(d.x) - b->e.x > reach || fabs(d.y) - b->e.y > reach || fabs(d.z) - b->e.z > reach)) return true;
     }
     return false;
 }
