@@ -146,14 +146,23 @@ const pcollide_bound *pcollide_bounds(imp_world *w)
     if (nc > pcs->near_cap) {
         pcs->near_cap = pcs->bound_cap;
         pcs->near_plane = ids_grow(pcs->near_plane, sizeof(pcollide_bound), (size_t)pcs->near_cap);
-        pcs->near_box = ids_grow(pcs->near_box, sizeof(pcollide_bound), (size_t)pcs->near_cap);
+        pcs->near_box = ids_grow(pcs->near_box, sizeof *pcs->near_box, (size_t)pcs->near_cap);
     }
     pcs->near_planes = pcs->near_boxes = 0;
     for (int k = 0; k < nc; k++) {
         const pcollide_bound *b = &pcs->bound[k];
         if (b->sensor) continue;
         if (b->plane) pcs->near_plane[pcs->near_planes++] = *b;
-        else pcs->near_box[pcs->near_boxes++] = *b;
+        else {
+            struct pcollide_near_box *nb = &pcs->near_box[pcs->near_boxes++];
+            const double c[3] = {b->c.x, b->c.y, b->c.z}, e[3] = {b->e.x, b->e.y, b->e.z};
+            for (int a = 0; a < 3; a++) nb->c[a] = c[a], nb->e[a] = e[a], nb->axis[a] = a;
+            for (int a = 1; a < 3; a++) /* insertion sort of three */
+                for (int q = a; q > 0 && e[nb->axis[q]] < e[nb->axis[q - 1]]; q--) {
+                    const int swap = nb->axis[q];
+                    nb->axis[q] = nb->axis[q - 1], nb->axis[q - 1] = swap;
+                }
+        }
     }
     return pcs->bound;
 }

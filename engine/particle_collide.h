@@ -41,7 +41,11 @@ typedef struct particle_contacts {
     pcollide_bound *bound; int bound_cap; /* the colliders' bounds (pcollide_bounds)            */
     /* the pushing colliders' bounds again (not the sensors'), the planes' and the others' apart: the
      * passes' test whether any collider is near a particle at all (pcollide_planes_near, pcollide_boxes_near) */
-    pcollide_bound *near_plane, *near_box; int near_planes, near_boxes, near_cap;
+    pcollide_bound *near_plane; int near_planes, near_boxes, near_cap;
+    struct pcollide_near_box {
+        double c[3], e[3];                /* pcollide_bound's c and e                                    */
+        int axis[3];                      /* the axes by extent, least first: the likeliest to be beyond */
+    } *near_box;
     /* what each chunk of the particles found on its thread (par_for), joined in chunk order: the
      * lists one pass in particle order makes */
     struct {
@@ -97,10 +101,13 @@ static inline bool pcollide_planes_near(const particle_contacts *pcs, imp_vec3 x
  * test false: then only it can be within reach) */
 static inline bool pcollide_boxes_near(const particle_contacts *pcs, imp_vec3 x, double reach)
 {
+    const double p[3] = {x.x, x.y, x.z};
     for (int t = 0; t < pcs->near_boxes; t++) {
-        const pcollide_bound *b = &pcs->near_box[t];
-        const imp_vec3 d = v3_sub(x, b->c);
-        if (!(fabs(d.x) - b->e.x > reach || fabs(d.y) - b->e.y > reach || fabs(d.z) - b->e.z > reach)) return true;
+        const struct pcollide_near_box *b = &pcs->near_box[t];
+        const int a0 = b->axis[0], a1 = b->axis[1], a2 = b->axis[2];
+        if (!(fabs(p[a0] - b->c[a0]) - b->e[a0] > reach || fabs(p[a1] - b->c[a1]) - b->e[a1] > reach ||
+              fabs(p[a2] - b->c[a2]) - b->e[a2] > reach))
+            return true;
     }
     return false;
 }
