@@ -279,10 +279,10 @@ void particles_step_begin(const imp_step *st)
 /* ---- RK4 particle by particle --------------------------------------------------------------------------- */
 
 /* A separable system without force fields or attachments under RK4: each particle is its own ODE of
- * six unknowns, stepped here in registers, one pass over the store, with the operations of
- * imp_ode_step's RK4 (ode.c) on particles_deriv's: the same bits as stepping the blocks through the
- * solver, without its stage arrays. The force on a particle is forces_local's, m g - kd v, with its
- * resting contacts' part (pcollide_contact_force, its contacts in their order). */
+ * six unknowns, stepped here in batches of RK4_BATCH whose stages stay in L1, one pass over the store,
+ * with the operations of imp_ode_step's RK4 (ode.c) on particles_deriv's: the same bits as stepping the
+ * blocks through the solver, without its copies of the state. The force on a particle is forces_local's,
+ * m g - kd v, with its resting contacts' part (pcollide_contact_force, its contacts in their order). */
 static bool rk4_fused(const imp_world *w)
 {
     const attach_set *as = w->attach;
@@ -291,11 +291,12 @@ static bool rk4_fused(const imp_world *w)
 
 #define RK4_BATCH 32 /* particles stepped together: their stages fit in L1 */
 
-/* a batch's dX/dt at (xp, vp), 3 n entries each: kx, kv. mg: m g per entry, s: 1/m (0: not dynamic),
+/* a batch's dX/dt at (xp, vp), n3 entries each: kx, kv. mg: m g per entry, s: 1/m (0: not dynamic),
  * fixed: the batch has fixed particles; its resting contacts [k0, k1) */
-static inline __attribute__((always_inline)) void rk4_rate(const imp_world *w, int first, int n3, int k0, int k1, bool fixed, double kd, const double *restrict mg,
-                            const double *restrict s, const double *restrict xp, const double *restrict vp, double *restrict kx,
-                            double *restrict kv)
+static inline __attribute__((always_inline)) void rk4_rate(const imp_world *w, int first, int n3, int k0, int k1, bool fixed,
+                                                           double kd, const double *restrict mg, const double *restrict s,
+                                                           const double *restrict xp, const double *restrict vp,
+                                                           double *restrict kx, double *restrict kv)
 {
     for (int e = 0; e < n3; e++) kv[e] = mg[e] - kd * vp[e];
     for (int k = k0; k < k1; k++) {
@@ -308,7 +309,7 @@ static inline __attribute__((always_inline)) void rk4_rate(const imp_world *w, i
             if (w->particles->motion[first + e / 3] == IMP_FIXED) kx[e] = 0;
 }
 
-/* one batch's RK4 step of h (x, v: its 3 n3 entries in the store; its resting contacts [k0, k1)) */
+/* one batch's RK4 step of h (x, v: its n3 entries in the store; its resting contacts [k0, k1)) */
 static inline __attribute__((always_inline)) void rk4_batch(const imp_world *w, int lo, int n3, int k0, int k1, bool fixed, double h,
                                                             const double *restrict mg, const double *restrict s, double *restrict x,
                                                             double *restrict v)
