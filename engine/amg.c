@@ -114,7 +114,7 @@ void amg_free(amg *g)
         free(L->dinv), free(L->x), free(L->b), free(L->r), free(L->agg), free(L->bmap), free(L->gather_start), free(L->gather);
         free(L->cm), free(L->dinv_cm), free(L->dpos), free(L->klo), free(L->khi);
     }
-    free(g->chol), free(g->snap), free(g->member_start), free(g->member);
+    free(g->chol), free(g->snap), free(g->delta), free(g->member_start), free(g->member);
     memset(g, 0, sizeof *g);
 }
 
@@ -202,6 +202,7 @@ static void hierarchy(amg *g, int given_levels, const int *const *given)
     const bsr3 *A = &g->lev[0].A;
     level_vectors(&g->lev[0], A->n);
     g->snap = ids_grow(g->snap, 3 * sizeof(double), A->n > 0 ? A->n : 1);
+    g->delta = ids_grow(g->delta, 3 * sizeof(double), A->n > 0 ? A->n : 1);
     g->levels = 1;
     int *pairs = NULL, pair_cap = 0;
     while (given ? g->levels < given_levels : g->levels < AMG_MAX_LEVELS && g->lev[g->levels - 1].A.n > COARSEST) {
@@ -397,7 +398,7 @@ void amg_update(amg *g, const bsr3 *A)
 /* x_i = D_i^-1 (b_i - sum_{j != i} A_ij x_j) over rows [lo, hi), forward or backward. Columns outside
  * [lo, hi) read snap (the other half's values before the sweep), or count as 0 when from_zero: a
  * forward sweep from x = 0, where the blocks right of the diagonal meet zeros and are skipped. */
-static void gs_sweep(const amg_level *L, bool forward, bool from_zero, int lo, int hi, const double *snap)
+static void gs_sweep(const amg_level *L, bool forward, bool from_zero, int lo, int hi, const double *snap, double *delta)
 {
     const bsr3 *A = &L->A;
     for (int t = lo; t < hi; t++) {
@@ -413,7 +414,29 @@ static void gs_sweep(const amg_level *L, bool forward, bool from_zero, int lo, i
             else xj = snap + 3 * j;
             s = v3_sub(s, b3_mul_v(A->val + 9 * (size_t)k, v3_load(xj)));
         }
-        v3_store(L->x + 3 * i, b3_mul_v(L->dinv + 9 * (size_t)i, s));
+        const imp_vec3 xi = b3_mul_v(L->dinv + 9 * (size_t)i, s);
+        v3_store(L->x + 3 * i, xi);
+        if (delta) v3_store(delta + 3 * i, v3_sub(xi, v3_load(snap + 3 * i)));
+    }
+}
+
+/* A x after a chunked backward sweep of level 0 (amg_apply_product), over rows [lo, hi). The sweep
+ * made row i's D_i x_i = b_i - sum_{stale} A_ij x'_j - sum_{fresh} A_ij x_j, where x' is x before
+ * the sweep (snap), the fresh blocks are those right of the diagonal inside the chunk (their x_j
+ * were already new) and the stale ones the rest: left of the diagonal, or outside the chunk. So
+ *     (A x)_i = b_i + sum_{stale} A_ij (x_j - x'_j) = b_i + sum_{stale} A_ij delta_j
+ * with delta = x - x' from the sweep: about half of a product, in the row's column order. */
+static void sweep_product(const amg_level *L, int lo, int hi, const double *delta, double *az)
+{
+    const bsr3 *A = &L->A;
+    for (int i = lo; i < hi; i++) {
+        imp_vec3 s = v3_load(L->b + 3 * i);
+        for (int k = A->row_start[i]; k < A->row_start[i + 1]; k++) {
+            const int j = A->col[k];
+            if (j >= i && j < hi) continue;
+            s = v3_add(s, b3_mul_v(A->val + 9 * (size_t)k, v3_load(delta + 3 * j)));
+        }
+        v3_store(az + 3 * i, s);
     }
 }
 
@@ -436,8 +459,9 @@ static void upper_residual(const amg_level *L, int lo, int hi)
 #if SPARSE_HAVE_AVX
 /* gs_sweep and upper_residual from a level's column-major copies: the same operations in the same
  * order, as vector code (sparse_simd.h) */
-static SPARSE_AVX void gs_sweep_cm(const amg_level *L, bool forward, bool from_zero, int lo, int hi, const double *snap,
-                                   bool chunked)
+static inline __attribute__((always_inline)) SPARSE_AVX void gs_sweep_cm(const amg_level *L, bool forward, bool from_zero,
+                                                                          int lo, int hi, const double *snap, bool chunked,
+                                                                          double *delta)
 {
     const bsr3 *A = &L->A;
     const int *col = A->col;
@@ -460,11 +484,28 @@ static SPARSE_AVX void gs_sweep_cm(const amg_level *L, bool forward, bool from_z
         }
         double sv[4];
         _mm256_storeu_pd(sv, s);
-        sparse_store3(x + 3 * (size_t)i, sparse_cm_mul(L->dinv_cm + 9 * (size_t)i, sv));
+        const __m256d xi = sparse_cm_mul(L->dinv_cm + 9 * (size_t)i, sv);
+        sparse_store3(x + 3 * (size_t)i, xi);
+        if (delta) sparse_store3(delta + 3 * (size_t)i, _mm256_sub_pd(xi, sparse_load3(snap + 3 * (size_t)i)));
     }
 }
 
-static SPARSE_AVX void upper_residual_cm(const amg_level *L, int lo, int hi, bool chunked)
+static SPARSE_AVX void sweep_product_cm(const amg_level *L, int lo, int hi, const double *delta, double *az)
+{
+    const bsr3 *A = &L->A;
+    const int *col = A->col;
+    const double *cm = L->cm;
+    for (int i = lo; i < hi; i++) {
+        const int rs = A->row_start[i], re = A->row_start[i + 1], kd = L->dpos[i], k_hi = L->khi[i];
+        __m256d s = sparse_load3(L->b + 3 * (size_t)i);
+        for (int k = rs; k < kd; k++) s = _mm256_add_pd(s, sparse_cm_mul(cm + 9 * (size_t)k, delta + 3 * (size_t)col[k]));
+        for (int k = k_hi; k < re; k++) s = _mm256_add_pd(s, sparse_cm_mul(cm + 9 * (size_t)k, delta + 3 * (size_t)col[k]));
+        sparse_store3(az + 3 * (size_t)i, s);
+    }
+}
+
+static inline __attribute__((always_inline)) SPARSE_AVX void upper_residual_cm(const amg_level *L, int lo, int hi,
+                                                                                bool chunked)
 {
     const bsr3 *A = &L->A;
     const int *col = A->col;
@@ -478,13 +519,37 @@ static SPARSE_AVX void upper_residual_cm(const amg_level *L, int lo, int hi, boo
         sparse_store3(L->r + 3 * (size_t)i, s);
     }
 }
+
+/* the sweeps and residuals the V-cycle runs, each compiled with its flags constant (the same code) */
+static SPARSE_AVX void chunk_forward_cm(const amg_level *L, int lo, int hi)
+{
+    gs_sweep_cm(L, true, true, lo, hi, NULL, true, NULL);
+}
+static SPARSE_AVX void chunk_backward_cm(const amg_level *L, int lo, int hi, const double *snap)
+{
+    gs_sweep_cm(L, false, false, lo, hi, snap, true, NULL);
+}
+static SPARSE_AVX void chunk_backward_delta_cm(const amg_level *L, int lo, int hi, const double *snap, double *delta)
+{
+    gs_sweep_cm(L, false, false, lo, hi, snap, true, delta);
+}
+static SPARSE_AVX void chunk_residual_cm(const amg_level *L, int lo, int hi) { upper_residual_cm(L, lo, hi, true); }
+static SPARSE_AVX void level_sweep_cm(const amg_level *L, bool forward, bool from_zero)
+{
+    if (forward && from_zero) gs_sweep_cm(L, true, true, 0, L->A.n, NULL, false, NULL);
+    else if (forward) gs_sweep_cm(L, true, false, 0, L->A.n, NULL, false, NULL);
+    else gs_sweep_cm(L, false, from_zero, 0, L->A.n, NULL, false, NULL);
+}
+static SPARSE_AVX void level_residual_cm(const amg_level *L) { upper_residual_cm(L, 0, L->A.n, false); }
 #endif
 
 /* the finest level's smoothing, chunk by chunk */
 typedef struct sweep_job {
     const amg *g;
     const amg_level *L; /* level 0, with the caller's vectors (amg_apply) */
-    int phase; /* 0: forward from zero, 1: residual, 2: backward, 3: restriction, 4: prolongation */
+    int phase; /* 0: forward from zero, 1: residual, 2: backward, 3: restriction, 4: prolongation,
+                * 5: A x after the backward sweep (sweep_product) */
+    double *az; /* phase 2: keep delta for phase 5 when not NULL; phase 5: A x into it */
 } sweep_job;
 
 /* level 1's right side b_I = sum of r_i over the members i of aggregate I, over the aggregates of a
@@ -532,15 +597,18 @@ static void sweep_part(void *ctx, int chunk)
     }
 #if SPARSE_HAVE_AVX
     if (sparse_avx()) {
-        if (jb->phase == 0) gs_sweep_cm(L, true, true, lo, hi, NULL, true);
-        else if (jb->phase == 1) upper_residual_cm(L, lo, hi, true);
-        else gs_sweep_cm(L, false, false, lo, hi, g->snap, true);
+        if (jb->phase == 0) chunk_forward_cm(L, lo, hi);
+        else if (jb->phase == 1) chunk_residual_cm(L, lo, hi);
+        else if (jb->phase == 5) sweep_product_cm(L, lo, hi, g->delta, jb->az);
+        else if (jb->az) chunk_backward_delta_cm(L, lo, hi, g->snap, g->delta);
+        else chunk_backward_cm(L, lo, hi, g->snap);
         return;
     }
 #endif
-    if (jb->phase == 0) gs_sweep(L, true, true, lo, hi, NULL);
+    if (jb->phase == 0) gs_sweep(L, true, true, lo, hi, NULL, NULL);
     else if (jb->phase == 1) upper_residual(L, lo, hi);
-    else gs_sweep(L, false, false, lo, hi, g->snap);
+    else if (jb->phase == 5) sweep_product(L, lo, hi, g->delta, jb->az);
+    else gs_sweep(L, false, false, lo, hi, g->snap, jb->az ? g->delta : NULL);
 }
 
 /* a whole coarser level (one chunk): its sweep and residual, as vector code where AVX is there */
@@ -548,26 +616,27 @@ static void level_sweep(const amg_level *L, bool forward, bool from_zero)
 {
 #if SPARSE_HAVE_AVX
     if (sparse_avx()) {
-        gs_sweep_cm(L, forward, from_zero, 0, L->A.n, NULL, false);
+        level_sweep_cm(L, forward, from_zero);
         return;
     }
 #endif
-    gs_sweep(L, forward, from_zero, 0, L->A.n, NULL);
+    gs_sweep(L, forward, from_zero, 0, L->A.n, NULL, NULL);
 }
 
 static void level_residual(const amg_level *L)
 {
 #if SPARSE_HAVE_AVX
     if (sparse_avx()) {
-        upper_residual_cm(L, 0, L->A.n, false);
+        level_residual_cm(L);
         return;
     }
 #endif
     upper_residual(L, 0, L->A.n);
 }
 
-/* one V-cycle from level l down; L is level l (level 0: a copy with the caller's b and x) */
-static void vcycle(const amg *g, int l, const amg_level *L)
+/* one V-cycle from level l down; L is level l (level 0: a copy with the caller's b and x); az: level
+ * 0 of two or more levels only, A x into it, else NULL */
+static void vcycle(const amg *g, int l, const amg_level *L, double *az)
 {
     const int n = L->A.n;
     if (l == g->levels - 1 && !g->chol_n) {
@@ -596,7 +665,7 @@ static void vcycle(const amg *g, int l, const amg_level *L)
         }
         return;
     }
-    sweep_job jb = {g, L, 0};
+    sweep_job jb = {g, L, 0, NULL};
     if (l == 0) {
         par_for(sweep_part, &jb, PAR_CHUNKS);
         jb.phase = 1;
@@ -617,12 +686,16 @@ static void vcycle(const amg *g, int l, const amg_level *L)
             cb[0] += ri[0], cb[1] += ri[1], cb[2] += ri[2];
         }
     }
-    vcycle(g, l + 1, C);
+    vcycle(g, l + 1, C, NULL);
     if (l == 0) {
         jb.phase = 4;
         par_for(sweep_part, &jb, PAR_CHUNKS);
-        jb.phase = 2;
+        jb.phase = 2, jb.az = az;
         par_for(sweep_part, &jb, PAR_CHUNKS);
+        if (az) {
+            jb.phase = 5;
+            par_for(sweep_part, &jb, PAR_CHUNKS);
+        }
     } else {
         for (int i = 0; i < n; i++) {
             const double *cx = C->x + 3 * L->agg[i];
@@ -638,5 +711,14 @@ void amg_apply(const amg *g, const double *r, double *z)
     /* level 0 smooths straight from r (only read) into z: its own b and x are not used */
     amg_level L0 = g->lev[0];
     L0.b = (double *)r, L0.x = z;
-    vcycle(g, 0, &L0);
+    vcycle(g, 0, &L0, NULL);
+}
+
+bool amg_apply_product(const amg *g, const double *r, double *z, double *az)
+{
+    amg_level L0 = g->lev[0];
+    L0.b = (double *)r, L0.x = z;
+    const bool product = g->levels > 1;
+    vcycle(g, 0, &L0, product ? az : NULL);
+    return product;
 }

@@ -44,6 +44,7 @@ typedef struct amg {
     int chol_n;
     int split[PAR_CHUNKS + 1]; /* level 0's rows are smoothed in these parallel chunks        */
     double *snap;        /* level 0: x before a parallel sweep                                    */
+    double *delta;       /* level 0: what the backward sweep changed (amg_apply_product)          */
     bool cm_filled;      /* amg_fill_cm made level 0's copy of the values amg_update is given next */
     /* level 0's aggregates read the other way: the rows of level-1 row I are
      * member[member_start[I] .. member_start[I + 1]), in increasing order */
@@ -62,6 +63,9 @@ bool amg_fill_cm(amg *g, const bsr3 *A);
  * aggregates of every level but the last (levels 0: none made yet) */
 void amg_adopt(amg *g, const bsr3 *A, int levels, const int *const *agg);
 void amg_apply(const amg *g, const double *r, double *z);
+/* amg_apply, and az = A z from the last sweep's own sums (half a product: amg.c, sweep_product), the
+ * matrix amg_update was given; false (az not made) when the hierarchy has one level */
+bool amg_apply_product(const amg *g, const double *r, double *z, double *az);
 void amg_free(amg *g);
 
 #endif

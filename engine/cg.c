@@ -10,6 +10,12 @@
  *              delta' = r . s,  d = S(s + (delta' / delta) d),  delta = delta'
  *     until |r| <= max(tol |S b|, abs_tol)     (Euclidean, or the problem's own norm)
  *
+ * When the preconditioner also gives A s (cg_problem.precond_product) and S s = s, the product of
+ * the next direction follows without a matrix product: d' = S(s + beta d) = s + beta d, so
+ * S A d' = S (A s + beta q) with q = S A d (S is a projection and S d = d), the form a symmetric
+ * Gauss-Seidel sweep's sums give almost for free (Eisenstat's trick, here from the multigrid's last
+ * sweep). The recurrence holds in exact arithmetic; its rounding is that of any CG residual update.
+ *
  * With S = I and P = I this is plain CG. The filter is how fixed particles (and constrained
  * directions) are handled without huge masses: their components never enter the search. */
 #include <math.h>
@@ -44,7 +50,7 @@ enum { VEC_CURVATURE, VEC_STEP, VEC_DELTA, VEC_DIRECTION };
 typedef struct vec_job {
     const cg_problem *p;
     int op;
-    double *x, *r, *d, *q, *s;
+    double *x, *r, *d, *q, *s, *as; /* as: A s, or NULL */
     double alpha, beta;
     double part[PAR_CHUNKS][2]; /* each chunk's partial results */
 } vec_job;
@@ -72,9 +78,16 @@ static void vec_part(void *ctx, int c)
     case VEC_DELTA: /* r . s */
         jb->part[c][0] = dot4(r, s, lo, hi);
         break;
-    default: /* d = s + beta d (and S d) */
+    default: /* d = s + beta d (and S d); with A s, q = A s + beta q, and the next curvature's work (the
+              * chunk's own entries of d and q are all it reads) */
         for (int i = lo; i < hi; i++) d[i] = s[i] + jb->beta * d[i];
         if (jb->p->filter && jb->p->filter_part) jb->p->filter_part(jb->p->ctx, d, c);
+        if (jb->as) {
+            double *qm = jb->q;
+            for (int i = lo; i < hi; i++) qm[i] = jb->as[i] + jb->beta * qm[i];
+            if (jb->p->filter && jb->p->filter_part) jb->p->filter_part(jb->p->ctx, qm, c);
+            jb->part[c][0] = dot4(d, qm, lo, hi), jb->part[c][1] = dot4(d, d, lo, hi);
+        }
     }
 }
 
@@ -117,19 +130,22 @@ static void apply_filter(const cg_problem *p, double *x)
     if (p->filter) p->filter(p->ctx, x);
 }
 
-static void precondition(const cg_problem *p, const double *r, double *s)
+/* s = P^-1 r; returns whether as = A s came with it (precond_product, chunked form only) */
+static bool precondition(const cg_problem *p, const double *r, double *s, double *as)
 {
+    if (p->precond_product && p->chunks) return p->precond_product(p->ctx, r, s, as) != 0;
     if (p->precond_apply)
         p->precond_apply(p->ctx, r, s);
     else if (p->precond)
         for (int i = 0; i < p->n; i++) s[i] = p->precond[i] * r[i];
     else
         memcpy(s, r, sizeof(double) * (size_t)p->n);
+    return false;
 }
 
 void cg_work_free(cg_work *w)
 {
-    free(w->r), free(w->d), free(w->q), free(w->s);
+    free(w->r), free(w->d), free(w->q), free(w->s), free(w->as);
     memset(w, 0, sizeof *w);
 }
 
@@ -144,6 +160,7 @@ cg_result cg_solve(const cg_problem *p, double *x, const double *b, cg_work *w)
         w->d = ids_grow(NULL, sizeof(double), n);
         w->q = ids_grow(NULL, sizeof(double), n);
         w->s = ids_grow(NULL, sizeof(double), n);
+        w->as = ids_grow(NULL, sizeof(double), n);
         w->cap = n;
     }
     double *r = w->r, *d = w->d, *q = w->q, *s = w->s;
@@ -170,21 +187,25 @@ cg_result cg_solve(const cg_problem *p, double *x, const double *b, cg_work *w)
     double rnorm = vec_norm(p, r), delta = 0;
     double curv_max = 0; /* the largest Rayleigh quotient d.Ad / d.d seen */
     int it = 0;
+    bool have_q = false; /* q = A d already (from the preconditioner's A s), S q to come */
+    bool have_curv = false; /* S q, d . q and d . d made too (the direction's job, chunked form) */
     if (rnorm > stop) { /* (a warm start may already be the answer) */
         if (p->prepare) p->prepare(p->ctx);
-        precondition(p, r, d);
+        have_q = precondition(p, r, d, q);
         apply_filter(p, d);
         delta = p->chunks ? dot_chunked(p, r, d) : dot(r, d, n);
     }
     vec_job jb = {.p = p, .x = x, .r = r, .d = d, .q = q, .s = s};
     const bool chunk_filter = p->chunks && p->filter_part; /* (S q and S d inside the chunks' jobs) */
     while (rnorm > stop && it < max_iter) {
-        p->mul(p->ctx, d, q);
+        if (!have_q) p->mul(p->ctx, d, q);
         if (!chunk_filter) apply_filter(p, q);
         double dq, dd;
         if (p->chunks) {
-            jb.op = VEC_CURVATURE;
-            par_for(vec_part, &jb, PAR_CHUNKS);
+            if (!have_curv) {
+                jb.op = VEC_CURVATURE;
+                par_for(vec_part, &jb, PAR_CHUNKS);
+            }
             dq = chunk_sum(&jb, 0), dd = chunk_sum(&jb, 1);
         } else {
             dq = dot(d, q, n), dd = dot(d, d, n);
@@ -206,12 +227,13 @@ cg_result cg_solve(const cg_problem *p, double *x, const double *b, cg_work *w)
         }
         it++;
         if (rnorm <= stop || it >= max_iter) break; /* the next direction would go unused */
-        precondition(p, r, s);
+        have_q = precondition(p, r, s, w->as);
         double delta_new = p->chunks ? dot_chunked(p, r, s) : dot(r, s, n);
         double beta = delta_new / delta;
         if (p->chunks) {
-            jb.op = VEC_DIRECTION, jb.beta = beta;
+            jb.op = VEC_DIRECTION, jb.beta = beta, jb.as = have_q && (chunk_filter || !p->filter) ? w->as : NULL;
             par_for(vec_part, &jb, PAR_CHUNKS);
+            have_q = have_curv = jb.as != NULL;
         } else {
             for (int i = 0; i < n; i++) d[i] = s[i] + beta * d[i];
         }

@@ -16,6 +16,11 @@ typedef struct cg_problem {
     /* s = P^-1 r for a preconditioner that is not diagonal (block Jacobi, multigrid, incomplete
      * Cholesky), or NULL; used in place of precond when set. P^-1 must be symmetric positive definite. */
     void (*precond_apply)(void *ctx, const double *r, double *s);
+    /* optional, with chunks: precond_apply that may also give as = A s (the product mul would give, up
+     * to rounding), returning nonzero when it did. The caller promises S s = s (a filter that only
+     * zeroes whole particles, whose rows of r and of the preconditioner stay zero). Then the next
+     * direction's product needs no mul: S A d = S (A s + beta A d_old) (see cg.c). */
+    int (*precond_product)(void *ctx, const double *r, double *s, double *as);
     /* the norm of the stopping test (of S b and of r) in place of the Euclidean one, or NULL;
      * abs_tol is then in its units (the implicit integrator measures velocity errors) */
     double (*norm)(void *ctx, const double *v);
@@ -46,7 +51,7 @@ typedef struct cg_result {
 } cg_result;
 
 typedef struct cg_work {
-    double *r, *d, *q, *s;
+    double *r, *d, *q, *s, *as;
     int cap;
 } cg_work;
 

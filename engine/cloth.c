@@ -224,12 +224,32 @@ static SPARSE_AVX void tri_scatter_avx(double *A, const int *block, const double
 }
 #endif
 
+/* m += s u u^T on the upper triangle of a symmetric block (entries 0 1 2 4 5 8; sym_mirror fills the
+ * rest), each entry (s u_r) u_c as b3_add_outer forms it */
+static inline __attribute__((always_inline)) void sym_add_outer(double *m, imp_vec3 u, double s)
+{
+    const double a0 = s * u.x, a1 = s * u.y, a2 = s * u.z;
+    m[0] += a0 * u.x, m[1] += a0 * u.y, m[2] += a0 * u.z;
+    m[4] += a1 * u.y, m[5] += a1 * u.z, m[8] += a2 * u.z;
+}
+
+static inline __attribute__((always_inline)) void sym_mirror(double *m) { m[3] = m[1], m[6] = m[2], m[7] = m[5]; }
+
 /* The same three terms for the system matrix, fused. Every gradient of a triangle term has the form
  * dC/dx_i = au_i U + av_i V (stretch u: U = w^_u / b_u, V = 0; stretch v: U = 0, V = w^_v / b_v;
  * shear: U = dtheta/dw_u, V = dtheta/dw_v), and so has every Hessian block:
  *     block (i, j) = au_i au_j M_UU + au_i av_j M_UV + av_i au_j M_VU + av_i av_j M_VV
- * so the terms add into four 3x3 matrices, four blocks are formed, and since au_0 = -(au_1 + au_2)
- * (likewise av) the blocks of vertex 0 are sums of the others. Cdot = U . dw_u/dt + V . dw_v/dt. */
+ * with M_VU = M_UV^T. A term of stiffness k and damping kd adds h kd g g^T + h^2 k (g g^T + C H) to A
+ * (A = M - h D - h^2 K, D = -kd g g^T, K = -k (g g^T + C H)), so its Gauss-Newton part goes into M_UU,
+ * M_UV, M_VV once with the coefficient h kd + h^2 k, and a stretched stretch term's k C H, H =
+ * (I - w^ w^T) / (b |w|), with h^2. The M_UU and M_VV of a Gauss-Newton or stretch term are symmetric,
+ * so only their upper triangles are formed; then block (j, i) = block (i, j)^T, and since au_0 =
+ * -(au_1 + au_2) (likewise av) the blocks of vertex 0 are sums of the others: blocks (1, 1), (1, 2)
+ * and (2, 2) are formed, the other six follow. The right side's h^2 K v needs no matrix: the
+ * Gauss-Newton part of K v is -k g (g . v) = -k g Cdot per term, and
+ *     (K v)_i = -(au_i KU + av_i KV),  KU = sum k U Cdot + sum k C H_U w_u',  KV likewise,
+ * Cdot = U . w_u' + V . w_v' (w' = dw/dt). In "full" mode the shear's k C d2theta joins (not
+ * symmetric in its rounding: all of its entries formed). */
 static inline __attribute__((always_inline)) void tri_matrix_body(asm_ctx *a, const cobj *o, const ctri *t, bool avx)
 {
     const int idx[3] = {o->dense[t->v[0]], o->dense[t->v[1]], o->dense[t->v[2]]};
@@ -242,51 +262,60 @@ static inline __attribute__((always_inline)) void tri_matrix_body(asm_ctx *a, co
     const double lp = v3_len(p), lq = v3_len(q);
     if (lp < 1e-12 || lq < 1e-12) return;
     const imp_vec3 ph = v3_scale(p, 1 / lp), qh = v3_scale(q, 1 / lq);
-    /* N: stiffness part (k g g^T + k C H), Dm: damping part (kd g g^T); both as UU, UV, VV */
-    double N[3][9] = {{0}}, Dm[3][9] = {{0}};
-    imp_vec3 FU = v3(0, 0, 0), FV = v3(0, 0, 0);
+    const double h = a->h, h2 = a->h2;
+    /* M_UU, M_UV, M_VV of A's blocks; FU, FV of the forces; KU, KV of K v */
+    double M[3][9] = {{0}};
+    imp_vec3 FU = v3(0, 0, 0), FV = v3(0, 0, 0), KU = v3(0, 0, 0), KV = v3(0, 0, 0);
     const double ks = o->stretch * t->area, kds = o->damping * ks;
     if (ks > 0) {
+        const double gn = h * kds + h2 * ks;
         for (int dir = 0; dir < 2; dir++) {
             const double b = dir ? t->bv : t->bu, len = dir ? lq : lp;
             const imp_vec3 hh = dir ? qh : ph, G = v3_scale(hh, 1 / b), rate = dir ? wv_dot : wu_dot;
-            const double C = len / b - 1, s = ks * C + kds * v3_dot(G, rate);
-            double *Nk = N[dir ? 2 : 0], *Dk = Dm[dir ? 2 : 0];
-            if (dir) FV = v3_mad(FV, G, -s);
-            else FU = v3_mad(FU, G, -s);
-            b3_add_outer(Nk, G, G, ks);
-            b3_add_outer(Dk, G, G, kds);
+            const double C = len / b - 1, Cdot = v3_dot(G, rate), s = ks * C + kds * Cdot;
+            double *Mk = M[dir ? 2 : 0];
+            imp_vec3 Kk = v3_scale(G, ks * Cdot);
+            sym_add_outer(Mk, G, gn);
             if (C > 0 || a->full) { /* k C (I - h h^T) / (b |w|): positive semidefinite when stretched */
-                double c = ks * C / (b * len);
-                b3_add_diag(Nk, c);
-                b3_add_outer(Nk, hh, hh, -c);
+                const double c = ks * C / (b * len);
+                Mk[0] += h2 * c, Mk[4] += h2 * c, Mk[8] += h2 * c;
+                sym_add_outer(Mk, hh, -h2 * c);
+                Kk = v3_add(Kk, v3_scale(v3_mad(rate, hh, -v3_dot(hh, rate)), c));
             }
+            if (dir) FV = v3_mad(FV, G, -s), KV = v3_add(KV, Kk);
+            else FU = v3_mad(FU, G, -s), KU = v3_add(KU, Kk);
         }
     }
     const double ksh = o->shear * t->area, kdsh = o->damping * ksh;
+    double Hf[3][9]; /* "full": the shear's k C d2theta */
+    if (a->full) memset(Hf, 0, sizeof Hf);
     if (ksh > 0) {
         const shear_angle sa = shear_of(ph, qh, lp, lq);
-        const double C = sa.theta - t->theta0, c = sa.c, d1 = sa.d1;
+        const double C = sa.theta - t->theta0, c = sa.c, d1 = sa.d1, gn = h * kdsh + h2 * ksh;
         imp_vec3 U = v3_scale(v3_mad(qh, ph, -c), d1 / lp), V = v3_scale(v3_mad(ph, qh, -c), d1 / lq);
-        const double sf = ksh * C + kdsh * (v3_dot(U, wu_dot) + v3_dot(V, wv_dot));
+        const double Cdot = v3_dot(U, wu_dot) + v3_dot(V, wv_dot), sf = ksh * C + kdsh * Cdot;
         FU = v3_mad(FU, U, -sf), FV = v3_mad(FV, V, -sf);
-        b3_add_outer(N[0], U, U, ksh), b3_add_outer(N[1], U, V, ksh), b3_add_outer(N[2], V, V, ksh);
-        b3_add_outer(Dm[0], U, U, kdsh), b3_add_outer(Dm[1], U, V, kdsh), b3_add_outer(Dm[2], V, V, kdsh);
-        if (a->full) shear_hessian(&sa, ph, qh, lp, lq, ksh * C, N[0], N[1], N[2]); /* k C d2theta, as in tri_eval */
+        KU = v3_mad(KU, U, ksh * Cdot), KV = v3_mad(KV, V, ksh * Cdot);
+        sym_add_outer(M[0], U, gn), b3_add_outer(M[1], U, V, gn), sym_add_outer(M[2], V, gn);
+        if (a->full) {
+            shear_hessian(&sa, ph, qh, lp, lq, ksh * C, Hf[0], Hf[1], Hf[2]);
+            KU = v3_add(KU, v3_add(b3_mul_v(Hf[0], wu_dot), b3_mul_v(Hf[1], wv_dot)));
+            KV = v3_add(KV, v3_add(b3_mul_tv(Hf[1], wu_dot), b3_mul_v(Hf[2], wv_dot)));
+        }
     }
-    /* forces; b += h^2 K v with K = -N: (K v)_i = -(au_i (N_UU wu' + N_UV wv') + av_i (N_VU wu' + N_VV wv')) */
-    imp_vec3 KU = v3_add(b3_mul_v(N[0], wu_dot), b3_mul_v(N[1], wv_dot));
-    imp_vec3 KV = v3_add(b3_mul_tv(N[1], wu_dot), b3_mul_v(N[2], wv_dot));
+    sym_mirror(M[0]), sym_mirror(M[2]);
+    if (a->full)
+        for (int k = 0; k < 3; k++)
+            for (int e = 0; e < 9; e++) M[k][e] += h2 * Hf[k][e];
+    /* forces; b += h^2 K v = -h^2 (au_i KU + av_i KV) */
     for (int i = 0; i < 3; i++) {
         v3_accum(a->f + 3 * idx[i], v3_add(v3_scale(FU, t->au[i]), v3_scale(FV, t->av[i])));
-        v3_accum(a->bK + 3 * idx[i], v3_scale(v3_add(v3_scale(KU, t->au[i]), v3_scale(KV, t->av[i])), -a->h2));
+        v3_accum(a->bK + 3 * idx[i], v3_scale(v3_add(v3_scale(KU, t->au[i]), v3_scale(KV, t->av[i])), -h2));
     }
-    /* M = h Dm + h^2 N; blocks (1..2, 1..2), then those of vertex 0 by sums */
-    double M[3][9], B[3][3][9];
-    for (int k = 0; k < 3; k++)
-        for (int e = 0; e < 9; e++) M[k][e] = a->h * Dm[k][e] + a->h2 * N[k][e];
+    /* blocks (1, 1), (1, 2), (2, 2); then (2, 1) and those of vertex 0 */
+    double B[3][3][9];
     for (int i = 1; i < 3; i++)
-        for (int j = 1; j < 3; j++) {
+        for (int j = i; j < 3; j++) {
             const double uu = t->au[i] * t->au[j], uv = t->au[i] * t->av[j], vu = t->av[i] * t->au[j],
                          vv = t->av[i] * t->av[j];
             for (int r = 0; r < 3; r++)
@@ -294,13 +323,14 @@ static inline __attribute__((always_inline)) void tri_matrix_body(asm_ctx *a, co
                     B[i][j][3 * r + cc] = uu * M[0][3 * r + cc] + uv * M[1][3 * r + cc] + vu * M[1][3 * cc + r] +
                                           vv * M[2][3 * r + cc];
         }
+    b3_transpose(B[1][2], B[2][1]);
     for (int e = 0; e < 9; e++) {
         B[0][1][e] = -(B[1][1][e] + B[2][1][e]);
         B[0][2][e] = -(B[1][2][e] + B[2][2][e]);
-        B[1][0][e] = -(B[1][1][e] + B[1][2][e]);
-        B[2][0][e] = -(B[2][1][e] + B[2][2][e]);
-        B[0][0][e] = -(B[1][0][e] + B[2][0][e]);
     }
+    b3_transpose(B[0][1], B[1][0]);
+    b3_transpose(B[0][2], B[2][0]);
+    for (int e = 0; e < 9; e++) B[0][0][e] = -(B[1][0][e] + B[2][0][e]);
 #if SPARSE_HAVE_AVX
     if (avx) {
         tri_scatter_avx(a->A, t->block, &B[0][0][0]);
@@ -425,7 +455,8 @@ static inline __attribute__((always_inline)) bool dihedral(imp_vec3 e, imp_vec3 
  * condition keeps only the Gauss-Newton part): asm_condition's operations for m = 4 and H = NULL in its
  * order, with alpha g_i formed once per vertex instead of once per block ((alpha g_i[r]) g_j[c] is
  * b3_add_outer's product) and the 16 blocks added as vector code where AVX is there (sparse_simd.h):
- * the same bits as asm_condition. */
+ * the same bits as asm_condition, but for the sign of a zero in the right side (asm_condition adds its
+ * Hessian term, here 0, which turns a -0 into +0). */
 #if SPARSE_HAVE_AVX
 static SPARSE_AVX void bend_blocks_avx(double *A, const int *block, const double *sg, const double *g)
 {
@@ -475,11 +506,11 @@ static inline __attribute__((always_inline)) void bend_condition(asm_ctx *a, con
                 for (int r = 0; r < 3; r++)
                     for (int c = 0; c < 3; c++) B[3 * r + c] += sg[3 * i + r] * g[3 * j + c];
             }
-    /* h^2 K v0 = -h^2 k g Cdot; the + 0.0 is asm_condition's Hessian term, zero here (it makes a -0 +0) */
+    /* h^2 K v0 = -h^2 k g Cdot */
     const double c1 = -a->h2 * k * Cdot;
     for (int i = 0; i < 4; i++) {
         double *bi = a->bK + 3 * idx[i];
-        for (int r = 0; r < 3; r++) bi[r] += c1 * g[3 * i + r] + 0.0;
+        for (int r = 0; r < 3; r++) bi[r] += c1 * g[3 * i + r];
     }
 }
 

@@ -218,6 +218,15 @@ static void multigrid(void *ctx, const double *r, double *s)
     amg_apply(&st->mg, r, s);
 }
 
+/* the same, with A s from the V-cycle's last sweep (cg.h, precond_product). Only while every filtered
+ * particle is held whole (S_i = 0): its row of the filtered matrix is c I and of r zero, so every sweep
+ * leaves its s_i = 0, and S s = s as CG's recurrence needs. */
+static int multigrid_product(void *ctx, const double *r, double *s, double *as)
+{
+    const implicit_state *st = ctx;
+    return amg_apply_product(&st->mg, r, s, as);
+}
+
 typedef struct mul_job {
     const implicit_state *st;
     const double *cm; /* the blocks column-major (bsr3_mul_rows_cm), or NULL: A's own */
@@ -499,6 +508,9 @@ static cg_result solve(implicit_state *st, int n, bool has_z, double abs_tol)
                     .tol = st->set.cg_tolerance, .max_iter = st->set.cg_max_iterations, .abs_tol = abs_tol,
                     .precond_apply = multigrid, .warm_check = 1, .prepare = solve_prepare, .chunks = chunks,
                     .norm_part = velocity_norm_part, .filter_part = filter_apply_part};
+    bool whole = true; /* every filtered particle held in all directions */
+    for (int q = 0; q < st->nfiltered && whole; q++) whole = st->filter_kind[st->filtered[q]] == 1;
+    if (whole) p.precond_product = multigrid_product;
     cg_result r = cg_solve(&p, st->y, rhs, &st->cg);
     matrix_unfilter(st);
     for (int e = 0; e < n3; e++) st->dv[e] = st->z[e] + st->y[e];

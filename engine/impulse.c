@@ -77,6 +77,7 @@
 #include "presolve.h"
 #include "shape.h"
 #include "solver_bodies.h"
+#include "sparse_simd.h"
 #include "step.h"
 #include "toi.h"
 #include "world_parts.h"
@@ -144,6 +145,10 @@ typedef struct contact_patch {
     int sub_set[2];           /* ... (-1: none yet); sub_ok: it could be inverted                   */
     bool sub_ok[2];
     double friction_inv[2][9];/* K^-1 of the three friction rows                                    */
+    double ca[3][4], cb[3][4];/* four points' r_a x n, r_b x n by component (lane i: point i), for the
+                                 vector code of the resting solve (patch_rest4_avx)                   */
+    double rows_t[3][4], rows_fa[3][4], rows_fb[3][4]; /* the friction rows by component (lane r: row r,
+                                 lane 3 zero): t1, t2, 0; fa; fb, for patch_friction_avx              */
 } contact_patch;
 
 typedef struct impulse_state {
@@ -314,14 +319,14 @@ static inline void row_apply(imp_vec3 *v, imp_vec3 *w, const contact_point *c, c
 #define PATCH_EPS 1e-6 /* the regularization of the normal rows' A, relative to its largest diagonal entry */
 enum { BOTH, ONLY_A, ONLY_B }; /* which sides of a patch answer its impulses */
 
-/* dense_invert of an m x m block (row stride 4) with m <= 4 a constant, so its loops unroll */
+/* dense_invert_spd of an m x m block (row stride 4) with m <= 4 a constant, so its loops unroll */
 static bool invert4(double *M, int m)
 {
     switch (m) {
-    case 1: return dense_invert(M, 1, 4);
-    case 2: return dense_invert(M, 2, 4);
-    case 3: return dense_invert(M, 3, 4);
-    default: return dense_invert(M, 4, 4);
+    case 1: return dense_invert_spd(M, 1, 4);
+    case 2: return dense_invert_spd(M, 2, 4);
+    case 3: return dense_invert_spd(M, 3, 4);
+    default: return dense_invert_spd(M, 4, 4);
     }
 }
 
@@ -329,19 +334,23 @@ static bool invert4(double *M, int m)
  * answering, and in slot 1 with the side `shock` alone (ONLY_A, ONLY_B; BOTH: no slot 1). Each
  * entry is the two sides' terms, (1/M_a + 1/M_b) d_r . d_c + (r_a x d_r) . I_a^-1 (r_a x d_c) + (the
  * same on B), so the side-alone slot takes its side's terms from the same products. */
-static void patch_matrices(const solver_bodies *sb, const contact_point *P, contact_patch *p, int shock)
+static inline __attribute__((always_inline)) void patch_matrices_m(const solver_bodies *sb, const contact_point *P, contact_patch *p, int shock, const int m)
 {
     const double ima = sb->im[p->a], imb = sb->im[p->b];
     const imp_vec3 lin[3] = {p->t1, p->t2, v3(0, 0, 0)};
-    const int m = p->count, slots = shock == BOTH ? 1 : 2;
+    const int slots = shock == BOTH ? 1 : 2;
     double ta[9], tb[9], tl[9], na[16], nb[16];
     for (int r = 0; r < 3; r++)
-        for (int c = 0; c < 3; c++)
-            tl[3 * r + c] = v3_dot(lin[r], lin[c]), ta[3 * r + c] = v3_dot(p->fa[r], p->ia[c]), tb[3 * r + c] = v3_dot(p->fb[r], p->ib[c]);
+        for (int c = 0; c <= r; c++) { /* symmetric, as the normal rows' below */
+            tl[3 * r + c] = tl[3 * c + r] = v3_dot(lin[r], lin[c]);
+            ta[3 * r + c] = ta[3 * c + r] = v3_dot(p->fa[r], p->ia[c]);
+            tb[3 * r + c] = tb[3 * c + r] = v3_dot(p->fb[r], p->ib[c]);
+        }
     for (int i = 0; i < m; i++)
-        for (int j = 0; j < m; j++) {
+        for (int j = 0; j <= i; j++) { /* symmetric: (r_i x n) . I^-1 (r_j x n) */
             const contact_row *ri = &P[i].row, *rj = &P[j].row;
-            na[4 * i + j] = v3_dot(ri->ca, rj->ia), nb[4 * i + j] = v3_dot(ri->cb, rj->ib);
+            na[4 * i + j] = na[4 * j + i] = v3_dot(ri->ca, rj->ia);
+            nb[4 * i + j] = nb[4 * j + i] = v3_dot(ri->cb, rj->ib);
         }
     for (int slot = 0; slot < slots; slot++) {
         const bool ua = slot == 0 || shock == ONLY_A, ub = slot == 0 || shock == ONLY_B;
@@ -356,8 +365,8 @@ static void patch_matrices(const solver_bodies *sb, const contact_point *P, cont
         if (p->rho == 0) { /* one point: no twist to hold (its bound mu N rho is 0), the tangents alone */
             double T[4] = {K[0], K[1], K[3], K[4]};
             memset(K, 0, 9 * sizeof(double));
-            if (dense_invert(T, 2, 2)) K[0] = T[0], K[1] = T[1], K[3] = T[2], K[4] = T[3];
-        } else if (!dense_invert(K, 3, 3)) {
+            if (dense_invert_spd(T, 2, 2)) K[0] = T[0], K[1] = T[1], K[3] = T[2], K[4] = T[3];
+        } else if (!dense_invert_spd(K, 3, 3)) {
             memset(K, 0, 9 * sizeof(double)); /* neither side can answer */
         }
         double *A = p->normal[slot], *N = p->normal_inv[slot], big = 0;
@@ -377,6 +386,13 @@ static void patch_matrices(const solver_bodies *sb, const contact_point *P, cont
     }
 }
 
+/* (a patch of four points, the common one, with m a constant: its loops unroll) */
+static void patch_matrices(const solver_bodies *sb, const contact_point *P, contact_patch *p, int shock)
+{
+    if (p->count == 4) patch_matrices_m(sb, P, p, shock, 4);
+    else patch_matrices_m(sb, P, p, shock, p->count);
+}
+
 /* the patch of the points [first, first + count): centroid, twist lever, friction rows */
 static void patch_prepare(const solver_bodies *sb, const contact_point_info *info, contact_patch *p)
 {
@@ -391,6 +407,13 @@ static void patch_prepare(const solver_bodies *sb, const contact_point_info *inf
     p->fa[0] = v3_cross(ra_, p->t1), p->fa[1] = v3_cross(ra_, p->t2), p->fa[2] = p->n;
     p->fb[0] = v3_cross(rb_, p->t1), p->fb[1] = v3_cross(rb_, p->t2), p->fb[2] = p->n;
     for (int r = 0; r < 3; r++) p->ia[r] = m3_mul_v(sb->Iinv[p->a], p->fa[r]), p->ib[r] = m3_mul_v(sb->Iinv[p->b], p->fb[r]);
+    const imp_vec3 lin[3] = {p->t1, p->t2, v3(0, 0, 0)};
+    for (int r = 0; r < 4; r++) {
+        const imp_vec3 t = r < 3 ? lin[r] : v3(0, 0, 0), fa = r < 3 ? p->fa[r] : t, fb = r < 3 ? p->fb[r] : t;
+        p->rows_t[0][r] = t.x, p->rows_t[1][r] = t.y, p->rows_t[2][r] = t.z;
+        p->rows_fa[0][r] = fa.x, p->rows_fa[1][r] = fa.y, p->rows_fa[2][r] = fa.z;
+        p->rows_fb[0][r] = fb.x, p->rows_fb[1][r] = fb.y, p->rows_fb[2][r] = fb.z;
+    }
     p->active = (1 << m) - 1;
 }
 
@@ -442,8 +465,58 @@ static void patch_friction_clamp(const contact_patch *p, double N, double lambda
     lambda[2] = lambda[2] > tw ? tw : lambda[2] < -tw ? -tw : lambda[2];
 }
 
+#if SPARSE_HAVE_AVX
+/* patch_friction as vector code: the rows' dot products with lane r row r, K^-1 u with lane r row r
+ * (K^-1 is exactly symmetric, dense_invert_spd: its row c is its column c), the changes applied with
+ * lanes x, y, z; each with the scalar code's operations in its order (the same bits) */
+static SPARSE_AVX double patch_friction_avx(patch_bodies *pb, const contact_point *P, contact_patch *p, int slot)
+{
+    const imp_vec3 dv = v3_sub(pb->va, pb->vb);
+    __m256d tv = _mm256_mul_pd(_mm256_loadu_pd(p->rows_t[0]), _mm256_set1_pd(dv.x));
+    tv = _mm256_add_pd(tv, _mm256_mul_pd(_mm256_loadu_pd(p->rows_t[1]), _mm256_set1_pd(dv.y)));
+    tv = _mm256_add_pd(tv, _mm256_mul_pd(_mm256_loadu_pd(p->rows_t[2]), _mm256_set1_pd(dv.z)));
+    __m256d fv = _mm256_mul_pd(_mm256_loadu_pd(p->rows_fa[0]), _mm256_set1_pd(pb->wa.x));
+    fv = _mm256_add_pd(fv, _mm256_mul_pd(_mm256_loadu_pd(p->rows_fa[1]), _mm256_set1_pd(pb->wa.y)));
+    fv = _mm256_add_pd(fv, _mm256_mul_pd(_mm256_loadu_pd(p->rows_fa[2]), _mm256_set1_pd(pb->wa.z)));
+    __m256d gv = _mm256_mul_pd(_mm256_loadu_pd(p->rows_fb[0]), _mm256_set1_pd(pb->wb.x));
+    gv = _mm256_add_pd(gv, _mm256_mul_pd(_mm256_loadu_pd(p->rows_fb[1]), _mm256_set1_pd(pb->wb.y)));
+    gv = _mm256_add_pd(gv, _mm256_mul_pd(_mm256_loadu_pd(p->rows_fb[2]), _mm256_set1_pd(pb->wb.z)));
+    double t[4], f[4], g[4];
+    _mm256_storeu_pd(t, tv), _mm256_storeu_pd(f, fv), _mm256_storeu_pd(g, gv);
+    /* (the twist row has no linear part and no target) */
+    double u[3] = {t[0] + f[0] - g[0] - p->target[0], t[1] + f[1] - g[1] - p->target[1], f[2] - g[2]};
+    const double *Ki = p->friction_inv[slot];
+    __m256d ku = _mm256_mul_pd(sparse_load3(Ki), _mm256_broadcast_sd(u));
+    ku = _mm256_add_pd(ku, _mm256_mul_pd(sparse_load3(Ki + 3), _mm256_broadcast_sd(u + 1)));
+    ku = _mm256_add_pd(ku, _mm256_mul_pd(sparse_load3(Ki + 6), _mm256_broadcast_sd(u + 2)));
+    double lambda[4], d[3], N = 0;
+    _mm256_storeu_pd(lambda, _mm256_sub_pd(sparse_load3(p->lambda), ku));
+    for (int i = 0; i < p->count; i++) N += P[i].jn;
+    patch_friction_clamp(p, N, lambda);
+    for (int r = 0; r < 3; r++) d[r] = lambda[r] - p->lambda[r], p->lambda[r] = lambda[r];
+    const __m256d lin = _mm256_add_pd(_mm256_mul_pd(sparse_load3(&p->t1.x), _mm256_broadcast_sd(d)),
+                                      _mm256_mul_pd(sparse_load3(&p->t2.x), _mm256_broadcast_sd(d + 1)));
+    if (pb->ma) {
+        sparse_store3(&pb->va.x, _mm256_add_pd(sparse_load3(&pb->va.x), _mm256_mul_pd(lin, _mm256_set1_pd(pb->ima))));
+        __m256d w = sparse_load3(&pb->wa.x);
+        for (int r = 0; r < 3; r++) w = _mm256_add_pd(w, _mm256_mul_pd(sparse_load3(&p->ia[r].x), _mm256_broadcast_sd(d + r)));
+        sparse_store3(&pb->wa.x, w);
+    }
+    if (pb->mb) {
+        sparse_store3(&pb->vb.x, _mm256_add_pd(sparse_load3(&pb->vb.x), _mm256_mul_pd(lin, _mm256_set1_pd(-pb->imb))));
+        __m256d w = sparse_load3(&pb->wb.x);
+        for (int r = 0; r < 3; r++) w = _mm256_add_pd(w, _mm256_mul_pd(sparse_load3(&p->ib[r].x), _mm256_set1_pd(-d[r])));
+        sparse_store3(&pb->wb.x, w);
+    }
+    return fabs(d[0]) + fabs(d[1]) + fabs(d[2]);
+}
+#endif
+
 static double patch_friction(patch_bodies *pb, const contact_point *P, contact_patch *p, int slot)
 {
+#if SPARSE_HAVE_AVX
+    if (sparse_avx()) return patch_friction_avx(pb, P, p, slot);
+#endif
     const imp_vec3 dv = v3_sub(pb->va, pb->vb), wa = pb->wa, wb = pb->wb;
     /* (target: the pre-solve hook's tangent velocity, zero unless a script set one) */
     const double u[3] = {v3_dot(p->t1, dv) + v3_dot(p->fa[0], wa) - v3_dot(p->fb[0], wb) - p->target[0],
@@ -478,6 +551,59 @@ static const double *patch_inverse(contact_patch *p, int slot, int S)
     return p->sub_ok[slot] ? M : NULL;
 }
 
+#if SPARSE_HAVE_AVX
+/* the end of patch_normals for four rows as vector code: the impulses max(x, 0) stored and their changes
+ * applied, lanes x, y, z (the scalar code's operations in its order); returns how much they moved */
+static SPARSE_AVX double patch_apply4_avx(patch_bodies *pb, contact_point *P, const contact_patch *p,
+                                          const double x[4], const double j0[4])
+{
+    /* (max returns its second operand, +0, for -0 and NaN: x > 0 ? x : 0) */
+    const __m256d xv = _mm256_max_pd(_mm256_loadu_pd(x), _mm256_setzero_pd()), dv = _mm256_sub_pd(xv, _mm256_loadu_pd(j0));
+    double xs[4], d[4], sum = 0, change = 0;
+    _mm256_storeu_pd(xs, xv), _mm256_storeu_pd(d, dv);
+    __m256d dwa = _mm256_setzero_pd(), dwb = _mm256_setzero_pd();
+    for (int i = 0; i < 4; i++) {
+        change += fabs(d[i]), sum += d[i];
+        const __m256d di = _mm256_broadcast_sd(d + i);
+        dwa = _mm256_add_pd(dwa, _mm256_mul_pd(sparse_load3(&P[i].row.ia.x), di));
+        dwb = _mm256_add_pd(dwb, _mm256_mul_pd(sparse_load3(&P[i].row.ib.x), di));
+        P[i].jn = xs[i];
+    }
+    if (pb->ma) pb->va = v3_mad(pb->va, p->n, sum * pb->ima), sparse_store3(&pb->wa.x, _mm256_add_pd(sparse_load3(&pb->wa.x), dwa));
+    if (pb->mb) pb->vb = v3_mad(pb->vb, p->n, -sum * pb->imb), sparse_store3(&pb->wb.x, _mm256_sub_pd(sparse_load3(&pb->wb.x), dwb));
+    return change;
+}
+
+/* patch_normals' resting solve of four rows, x = j0 - (A + eps I)^-1 w and its impulses applied, as vector
+ * code: lane i is point i, with the scalar code's operations in its order (the same bits; the inverse is
+ * exactly symmetric, dense_invert_spd, so its row j is its column j). True when every x_i >= 0 and it is
+ * done (the change of the impulses in *change); false with w and j0 filled for the active-set rounds. */
+static SPARSE_AVX bool patch_rest4_avx(patch_bodies *pb, contact_point *P, const contact_patch *p, int slot,
+                                       double w[4], double j0[4], double *change)
+{
+    const imp_vec3 wa = pb->wa, wb = pb->wb;
+    const double vn = v3_dot(p->n, v3_sub(pb->va, pb->vb));
+    __m256d ta = _mm256_mul_pd(_mm256_loadu_pd(p->ca[0]), _mm256_set1_pd(wa.x));
+    ta = _mm256_add_pd(ta, _mm256_mul_pd(_mm256_loadu_pd(p->ca[1]), _mm256_set1_pd(wa.y)));
+    ta = _mm256_add_pd(ta, _mm256_mul_pd(_mm256_loadu_pd(p->ca[2]), _mm256_set1_pd(wa.z)));
+    __m256d tb = _mm256_mul_pd(_mm256_loadu_pd(p->cb[0]), _mm256_set1_pd(wb.x));
+    tb = _mm256_add_pd(tb, _mm256_mul_pd(_mm256_loadu_pd(p->cb[1]), _mm256_set1_pd(wb.y)));
+    tb = _mm256_add_pd(tb, _mm256_mul_pd(_mm256_loadu_pd(p->cb[2]), _mm256_set1_pd(wb.z)));
+    const __m256d gap = _mm256_set_pd(P[3].gap, P[2].gap, P[1].gap, P[0].gap);
+    const __m256d jv = _mm256_set_pd(P[3].jn, P[2].jn, P[1].jn, P[0].jn);
+    const __m256d wv = _mm256_add_pd(_mm256_sub_pd(_mm256_add_pd(_mm256_set1_pd(vn), ta), tb), gap);
+    _mm256_storeu_pd(w, wv), _mm256_storeu_pd(j0, jv);
+    const double *N = p->normal_inv[slot];
+    __m256d x = jv;
+    for (int j = 0; j < 4; j++) x = _mm256_sub_pd(x, _mm256_mul_pd(_mm256_loadu_pd(N + 4 * j), _mm256_broadcast_sd(w + j)));
+    if (_mm256_movemask_pd(_mm256_cmp_pd(x, _mm256_setzero_pd(), _CMP_GE_OQ)) != 15) return false;
+    double xs[4];
+    _mm256_storeu_pd(xs, x);
+    *change = patch_apply4_avx(pb, P, p, xs, j0);
+    return true;
+}
+#endif
+
 /* The patch's normal impulses: the LCP w = A x + b >= 0, x >= 0, x . w = 0 by an active set S of rows,
  * from the last solve's set (the same at rest), dropping the row of the most negative x or taking in
  * the row of the most negative w until neither is left (a few rounds for m <= 4). With w the rows'
@@ -489,55 +615,72 @@ static double patch_normals(patch_bodies *pb, contact_point *P, contact_patch *p
     const int m = p->count;
     const double *A = p->normal[slot];
     const imp_vec3 wa = pb->wa, wb = pb->wb;
-    const double vn = v3_dot(p->n, v3_sub(pb->va, pb->vb));
     double w[4], j0[4], x[4];
-    for (int i = 0; i < m; i++) {
-        w[i] = vn + v3_dot(P[i].row.ca, wa) - v3_dot(P[i].row.cb, wb) + P[i].gap;
-        j0[i] = P[i].jn;
-    }
     int S = p->active;
-    if (S == (1 << m) - 1) { /* at rest, every row: x = j0 - (A + eps I)^-1 w, kept when none is < 0 */
-        const double *N = p->normal_inv[slot];
-        bool ok = true;
+#if SPARSE_HAVE_AVX
+    double rest_change;
+    if (m == 4 && S == 15 && sparse_avx()) {
+        if (patch_rest4_avx(pb, P, p, slot, w, j0, &rest_change)) return rest_change;
+    } else
+#endif
+    {
+        const double vn = v3_dot(p->n, v3_sub(pb->va, pb->vb));
         for (int i = 0; i < m; i++) {
-            double xi = j0[i];
-            for (int j = 0; j < m; j++) xi -= N[4 * i + j] * w[j];
-            x[i] = xi;
-            ok = ok && xi >= 0;
+            w[i] = vn + v3_dot(P[i].row.ca, wa) - v3_dot(P[i].row.cb, wb) + P[i].gap;
+            j0[i] = P[i].jn;
         }
-        if (ok) goto apply;
+        if (S == (1 << m) - 1) { /* at rest, every row: x = j0 - (A + eps I)^-1 w, kept when none is < 0 */
+            const double *N = p->normal_inv[slot];
+            bool ok = true;
+            for (int i = 0; i < m; i++) {
+                double xi = j0[i];
+                for (int j = 0; j < m; j++) xi -= N[4 * i + j] * w[j];
+                x[i] = xi;
+                ok = ok && xi >= 0;
+            }
+            if (ok) goto apply;
+        }
     }
     for (int round = 0; round < 2 * m + 2; round++) {
         int idx[4], k = 0;
+        _Pragma("GCC unroll 4")
         for (int i = 0; i < m; i++) x[i] = 0;
+        _Pragma("GCC unroll 4")
         for (int i = 0; i < m; i++)
             if (S >> i & 1) idx[k++] = i;
         const double *N = k ? patch_inverse(p, slot, S) : NULL;
         if (N) {
-            double r[4];
+            double r[4] = {0, 0, 0, 0};
+            _Pragma("GCC unroll 4")
             for (int a = 0; a < k; a++) {
                 const int i = idx[a];
                 r[a] = w[i];
+                _Pragma("GCC unroll 4")
                 for (int j = 0; j < m; j++)
                     if (!(S >> j & 1)) r[a] -= A[4 * i + j] * j0[j];
             }
+            _Pragma("GCC unroll 4")
             for (int a = 0; a < k; a++) {
                 double xi = j0[idx[a]];
+                _Pragma("GCC unroll 4")
                 for (int c = 0; c < k; c++) xi -= N[4 * a + c] * r[c];
                 x[idx[a]] = xi;
             }
         }
         int worst = -1;
         double most = 0;
+        _Pragma("GCC unroll 4")
         for (int i = 0; i < m; i++)
             if ((S >> i & 1) && x[i] < most) most = x[i], worst = i;
         if (worst >= 0) {
             S &= ~(1 << worst);
             continue;
         }
+        _Pragma("GCC unroll 4")
         for (int i = 0; i < m; i++) {
             if (S >> i & 1) continue;
             double wi = w[i];
+            _Pragma("GCC unroll 4")
             for (int j = 0; j < m; j++) wi += A[4 * i + j] * (x[j] - j0[j]);
             if (wi < most) most = wi, worst = i;
         }
@@ -546,6 +689,9 @@ static double patch_normals(patch_bodies *pb, contact_point *P, contact_patch *p
     }
     p->active = S;
 apply:;
+#if SPARSE_HAVE_AVX
+    if (m == 4 && sparse_avx()) return patch_apply4_avx(pb, P, p, x, j0);
+#endif
     double sum = 0, change = 0;
     imp_vec3 dwa = v3(0, 0, 0), dwb = v3(0, 0, 0);
     for (int i = 0; i < m; i++) {
@@ -925,6 +1071,12 @@ static void patches_part(void *ctx, int chunk)
     for (int k = lo; k < hi; k++) {
         contact_patch *p = &s->patches[k];
         for (int i = 0; i < p->count; i++) point_rows(s, p->first + i);
+        if (p->count == 4)
+            for (int i = 0; i < 4; i++) {
+                const contact_row *r = &s->points[p->first + i].row;
+                p->ca[0][i] = r->ca.x, p->ca[1][i] = r->ca.y, p->ca[2][i] = r->ca.z;
+                p->cb[0][i] = r->cb.x, p->cb[1][i] = r->cb.y, p->cb[2][i] = r->cb.z;
+            }
         patch_prepare(&s->sb, &s->info[p->first], p);
         patch_matrices(&s->sb, &s->points[p->first], p, shock_side(s->graph.level, p));
         const imp_contact *ct = &job->w->contacts->manifolds[s->info[p->first].man].c;

@@ -138,7 +138,7 @@ void particle_coupling_free(imp_world *w)
     for (int g = 0; g < 3; g++) free(p->group[g].side), free(p->group[g].spare);
     free(p->warm.start), free(p->warm.pair_slot), free(p->warm.pair_index), free(p->warm.lower), free(p->warm.higher), free(p->warm.impulse);
     free(p->side), free(p->order), free(p->tmp), free(p->key);
-    free(p->im), free(p->driven), free(p->half), free(p->touched), free(p->first), free(p->owner), free(p->vertex);
+    free(p->im), free(p->driven), free(p->half), free(p->touched), free(p->boxed), free(p->first), free(p->owner), free(p->vertex);
     free(p->lo), free(p->hi), free(p->disp_gap), free(p->x_placed), free(p->energy);
     free(p->cell_start), free(p->grain), free(p->bucket_cell), free(p->cell_of), free(p->bucket_x), free(p->bucket_of);
     for (int c = 0; c < PC_SEARCH_CHUNKS; c++) {
@@ -146,6 +146,9 @@ void particle_coupling_free(imp_world *w)
         free(p->found[c].near);
     }
     free(p->bv), free(p->bw), free(p->bim), free(p->bI);
+    free(p->pose), free(p->rest), free(p->meet_shapes);
+    for (int c = 0; c < PAR_CHUNKS; c++)
+        free(p->meet[c].row), free(p->meet[c].side), free(p->meet[c].group), free(p->meet[c].touched), free(p->meet[c].run);
     free(p);
     w->coupling = NULL;
 }
@@ -158,6 +161,7 @@ static void reserve_particles(particle_coupling *p, int n)
     p->driven = ids_grow(p->driven, 1, cap);
     p->half = ids_grow(p->half, 1, cap);
     p->touched = ids_grow(p->touched, 1, cap);
+    p->boxed = ids_grow(p->boxed, 1, cap);
     p->first = ids_grow(p->first, sizeof(int), cap);
     p->owner = ids_grow(p->owner, sizeof(int), cap);
     p->vertex = ids_grow(p->vertex, sizeof(int), cap);
@@ -231,18 +235,26 @@ static uint32_t order_key(double x)
     return (u & 0x80000000u) ? ~u : u | 0x80000000u;
 }
 
-/* idx[0..n) sorted by key[idx[k]] (least significant byte first: four stable counting passes) */
+/* idx[0..n) sorted by key[idx[k]] (least significant byte first: four stable counting passes, their
+ * counts made in one pass over the keys; a pass whose byte is the same in every key keeps the order
+ * and is left out) */
 static void radix_sort(const uint32_t *key, int *idx, int *tmp, int n)
 {
-    int count[256];
-    for (int shift = 0; shift < 32; shift += 8) {
-        memset(count, 0, sizeof count);
-        for (int k = 0; k < n; k++) count[(key[idx[k]] >> shift) & 255]++;
+    int count[4][256];
+    memset(count, 0, sizeof count);
+    for (int k = 0; k < n; k++) {
+        const uint32_t u = key[idx[k]];
+        count[0][u & 255]++, count[1][(u >> 8) & 255]++, count[2][(u >> 16) & 255]++, count[3][u >> 24]++;
+    }
+    for (int pass = 0; pass < 4; pass++) {
+        const int shift = 8 * pass;
+        int *c = count[pass];
+        if (n == 0 || c[(key[idx[0]] >> shift) & 255] == n) continue;
         for (int b = 0, sum = 0; b < 256; b++) {
-            const int c = count[b];
-            count[b] = sum, sum += c;
+            const int m = c[b];
+            c[b] = sum, sum += m;
         }
-        for (int k = 0; k < n; k++) tmp[count[(key[idx[k]] >> shift) & 255]++] = idx[k];
+        for (int k = 0; k < n; k++) tmp[c[(key[idx[k]] >> shift) & 255]++] = idx[k];
         memcpy(idx, tmp, sizeof(int) * (size_t)n);
     }
 }
@@ -437,6 +449,17 @@ INLINE void normal_target(const imp_world *w, imp_vec3 n, imp_vec3 d, bool touch
     *mu = v3_dot(dt, dt) < STICK_SPEED * STICK_SPEED ? mu_s : mu_k;
 }
 
+/* the chunks on both threads from CHUNKED_PARTICLES particles on (fewer are not worth waking the worker
+ * for), else one after another on this one: the same results either way */
+#define CHUNKED_PARTICLES 512
+static void run_chunks_of(par_fn fn, void *ctx, int particles, int chunks)
+{
+    if (particles >= CHUNKED_PARTICLES) par_for(fn, ctx, chunks);
+    else for (int c = 0; c < chunks; c++) fn(ctx, c);
+}
+
+static void run_chunks(par_fn fn, void *ctx, int particles) { run_chunks_of(fn, ctx, particles, PAR_CHUNKS); }
+
 /* ---- particles against bodies --------------------------------------------------------------------------- */
 
 /* every body's velocities, inverse mass and inverse inertia (world, at the end of the step) */
@@ -462,27 +485,51 @@ static void bodies_load(imp_world *w, particle_coupling *p)
     }
 }
 
-/* the particles that meet bodies (dynamic, not driven), sorted by the lowest x of their swept boxes
- * into order[]; returns how many, and the widest box's x extent */
-static int sweep_boxes(imp_world *w, particle_coupling *p, const double *x0, double *widest)
+typedef struct box_job {
+    particle_coupling *p;
+    const double *x0, *x1, *radius;
+    int n;
+    double widest[PAR_CHUNKS];
+} box_job;
+
+/* one chunk of the particles' swept boxes (p->boxed: whether it has a finite one) */
+static void boxes_chunk(void *ctx, int chunk)
 {
-    const int n = w->particles->ids.count;
-    const double *x1 = w->particles->x, *rad = w->particles->radius;
-    reserve_order(p, n);
-    int m = 0;
-    *widest = 0;
-    for (int i = 0; i < n; i++) {
+    box_job *k = ctx;
+    particle_coupling *p = k->p;
+    const double *x0 = k->x0, *x1 = k->x1;
+    double widest = 0;
+    int from, to;
+    par_range(k->n, chunk, &from, &to);
+    for (int i = from; i < to; i++) {
+        p->boxed[i] = 0;
         if (!(p->im[i] > 0)) continue;
-        const double grow = rad[i] * (1 + NEAR_FRACTION);
+        const double grow = k->radius[i] * (1 + NEAR_FRACTION);
         for (int a = 0; a < 3; a++) {
             p->lo[3 * i + a] = lesser(x0[3 * i + a], x1[3 * i + a]) - grow;
             p->hi[3 * i + a] = greater(x0[3 * i + a], x1[3 * i + a]) + grow;
         }
         if (!(p->hi[3 * i] - p->lo[3 * i] <= 1e300)) continue; /* not finite: the NaN guard takes it */
-        *widest = greater(*widest, p->hi[3 * i] - p->lo[3 * i]);
+        widest = greater(widest, p->hi[3 * i] - p->lo[3 * i]);
         p->key[i] = order_key(p->lo[3 * i]);
-        p->order[m++] = i;
+        p->boxed[i] = 1;
     }
+    k->widest[chunk] = widest;
+}
+
+/* the particles that meet bodies (dynamic, not driven), sorted by the lowest x of their swept boxes
+ * into order[]; returns how many, and the widest box's x extent. The boxes in chunks on both threads. */
+static int sweep_boxes(imp_world *w, particle_coupling *p, const double *x0, double *widest)
+{
+    const int n = w->particles->ids.count;
+    reserve_order(p, n);
+    box_job job = {.p = p, .x0 = x0, .x1 = w->particles->x, .radius = w->particles->radius, .n = n};
+    run_chunks(boxes_chunk, &job, n);
+    *widest = 0;
+    for (int c = 0; c < PAR_CHUNKS; c++) *widest = greater(*widest, job.widest[c]);
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (p->boxed[i]) p->order[m++] = i;
     radix_sort(p->key, p->order, p->tmp, m);
     return m;
 }
@@ -512,10 +559,12 @@ typedef struct shape_ctx {
     int body;
     imp_vec3 p0, p1;
     imp_mat3 R0, R1;
+    imp_vec3 lo, hi; /* its swept box: the bounds at the start and at the end */
 } shape_ctx;
 
-/* particle i against one shape: its path in the shape's frame; a contact when it touches or ends near */
-static void meet_shape(imp_world *w, particle_coupling *p, const shape_ctx *s, int i, const double *x0, double h, imp_vec3 up)
+/* particle i against one shape: its path in the shape's frame; a contact when it touches or ends near,
+ * put into chunk c's rows */
+static void meet_shape(imp_world *w, particle_coupling *p, pc_meet *c, const shape_ctx *s, int i, const double *x0, double h, imp_vec3 up)
 {
     const double r = w->particles->radius[i];
     const imp_vec3 a = m3_mul_tv(s->R0, v3_sub(v3_load(x0 + 3 * i), s->p0));
@@ -524,12 +573,24 @@ static void meet_shape(imp_world *w, particle_coupling *p, const shape_ctx *s, i
     if (!pshape_sweep(s->sh, a, b, r, NEAR_FRACTION * r, &hit)) return;
     const imp_vec3 cl = v3_mad(a, v3_sub(b, a), hit.s);
     const bool moves = p->bim[s->body] > 0;
-    int k;
-    pc_row *row = side_new(p, moves ? 2 : p->half[i], i, &k);
-    pc_side *sd = &p->side[k];
+    if (c->count == c->cap) {
+        c->cap = c->cap ? 2 * c->cap : 256;
+        c->row = ids_grow(c->row, sizeof(pc_row), c->cap);
+        c->side = ids_grow(c->side, sizeof(pc_side), c->cap);
+        c->group = ids_grow(c->group, 1, c->cap);
+        c->touched = ids_grow(c->touched, 1, c->cap);
+    }
+    const int e = c->count++;
+    pc_row *row = &c->row[e];
+    pc_side *sd = &c->side[e];
+    memset(row, 0, sizeof *row), memset(sd, 0, sizeof *sd);
+    c->group[e] = moves ? 2 : p->half[i];
+    c->touched[e] = hit.touched;
+    row->i = i;
     row->n = m3_mul_v(s->R1, hit.n);
     row->moves = moves;
     sd->body = s->body;
+    sd->s = 1;
     sd->at = v3_add(s->p1, m3_mul_v(s->R1, v3_mad(cl, hit.n, -hit.dist)));
     sd->r = v3_sub(sd->at, v3_load(w->bodies->state + BODY_DIM * s->body));
     sd->height = v3_dot(up, v3_load(w->particles->x + 3 * i));
@@ -542,55 +603,192 @@ static void meet_shape(imp_world *w, particle_coupling *p, const shape_ctx *s, i
     const imp_vec3 d = v3_sub(v3_load(w->particles->v + 3 * i), side_velocity_at(p, sd));
     normal_target(w, row->n, d, hit.touched, hit.dist0 - r, fmax(w->particles->restitution[i], sh->restitution),
                   sqrt(mu_p * sh->friction), sqrt(mu_p * mu_s), h, &row->target, &row->mu);
-    if (hit.touched && (p->first[i] < 0 || hit.s < p->side[p->first[i]].s)) p->first[i] = k;
 }
 
+typedef struct meet_job {
+    imp_world *w;
+    particle_coupling *p;
+    const imp_step *st;
+    const double *x0;
+    imp_vec3 up;
+    int m;         /* the particles in p->order */
+    double widest; /* the widest of their boxes along x */
+} meet_job;
+
+/* One chunk of the particles sorted by their boxes' lowest x against every shape, the shapes in their
+ * order: its rows, and where each shape's rows begin (run[q]) */
+static void meet_chunk(void *ctx, int chunk)
+{
+    const meet_job *k = ctx;
+    imp_world *w = k->w;
+    particle_coupling *p = k->p;
+    pc_meet *c = &p->meet[chunk];
+    const int ns = w->shapes->ids.count;
+    if (ns + 1 > c->run_cap) {
+        c->run_cap = ns + ns / 2 + 16;
+        c->run = ids_grow(c->run, sizeof(int), c->run_cap);
+    }
+    c->count = 0;
+    int t0, t1;
+    par_range(k->m, chunk, &t0, &t1);
+    for (int q = 0; q < ns; q++) {
+        c->run[q] = c->count;
+        const shape_ctx *s = &p->meet_shapes[q];
+        if (s->sh->type == IMP_SHAPE_PLANE) {
+            for (int t = t0; t < t1; t++) meet_shape(w, p, c, s, p->order[t], k->x0, k->st->dt, k->up);
+            continue;
+        }
+        const int from = lower_bound(p, k->m, s->lo.x - k->widest);
+        for (int t = from > t0 ? from : t0; t < t1; t++) {
+            const int i = p->order[t];
+            const double *plo = p->lo + 3 * i, *phi = p->hi + 3 * i;
+            if (plo[0] > s->hi.x) break;
+            if (phi[0] < s->lo.x || plo[1] > s->hi.y || phi[1] < s->lo.y || plo[2] > s->hi.z || phi[2] < s->lo.z) continue;
+            meet_shape(w, p, c, s, i, k->x0, k->st->dt, k->up);
+        }
+    }
+    c->run[ns] = c->count;
+}
+
+/* Every shape against the particles whose swept boxes meet its own: the sorted particles in chunks on
+ * both threads, then the chunks' rows joined shape by shape, chunk by chunk, which is the order of one
+ * pass over the shapes and the sorted particles; each particle's first touch (p->first) is the
+ * earliest along its path, the first found of equal ones. */
 static void meet_bodies(imp_world *w, particle_coupling *p, const double *x0, const imp_step *st, imp_vec3 up)
 {
-    double widest;
-    const int m = sweep_boxes(w, p, x0, &widest);
-    if (m == 0) return;
+    meet_job job = {.w = w, .p = p, .st = st, .x0 = x0, .up = up};
+    job.m = sweep_boxes(w, p, x0, &job.widest);
+    if (job.m == 0) return;
     bodies_load(w, p);
-    for (int q = 0; q < w->shapes->ids.count; q++) {
+    const int ns = w->shapes->ids.count;
+    if (ns > p->meet_shapes_cap) {
+        p->meet_shapes_cap = ns + ns / 2 + 16;
+        p->meet_shapes = ids_grow(p->meet_shapes, sizeof(shape_ctx), p->meet_shapes_cap);
+    }
+    for (int q = 0; q < ns; q++) {
         const shape *sh = &w->shapes->shape[q];
         const int b = bodies_dense(w, sh->body);
         const body *bd = &w->bodies->body[b];
-        shape_ctx s = {.sh = sh, .body = b};
+        shape_ctx *s = &p->meet_shapes[q];
+        s->sh = sh, s->body = b;
         imp_vec3 lo0, hi0, lo1, hi1;
-        shape_pose(sh, st->bodies0 + BODY_DIM * b, bd->com, &s.p0, &s.R0, &lo0, &hi0);
-        shape_pose(sh, w->bodies->state + BODY_DIM * b, bd->com, &s.p1, &s.R1, &lo1, &hi1);
-        if (sh->type == IMP_SHAPE_PLANE) {
-            for (int t = 0; t < m; t++) meet_shape(w, p, &s, p->order[t], x0, st->dt, up);
-            continue;
-        }
-        const imp_vec3 lo = v3(fmin(lo0.x, lo1.x), fmin(lo0.y, lo1.y), fmin(lo0.z, lo1.z));
-        const imp_vec3 hi = v3(fmax(hi0.x, hi1.x), fmax(hi0.y, hi1.y), fmax(hi0.z, hi1.z));
-        for (int t = lower_bound(p, m, lo.x - widest); t < m; t++) {
-            const int i = p->order[t];
-            const double *plo = p->lo + 3 * i, *phi = p->hi + 3 * i;
-            if (plo[0] > hi.x) break;
-            if (phi[0] < lo.x || plo[1] > hi.y || phi[1] < lo.y || plo[2] > hi.z || phi[2] < lo.z) continue;
-            meet_shape(w, p, &s, i, x0, st->dt, up);
-        }
+        shape_pose(sh, st->bodies0 + BODY_DIM * b, bd->com, &s->p0, &s->R0, &lo0, &hi0);
+        shape_pose(sh, w->bodies->state + BODY_DIM * b, bd->com, &s->p1, &s->R1, &lo1, &hi1);
+        s->lo = v3(fmin(lo0.x, lo1.x), fmin(lo0.y, lo1.y), fmin(lo0.z, lo1.z));
+        s->hi = v3(fmax(hi0.x, hi1.x), fmax(hi0.y, hi1.y), fmax(hi0.z, hi1.z));
     }
+    run_chunks(meet_chunk, &job, job.m);
+    for (int q = 0; q < ns; q++)
+        for (int c = 0; c < PAR_CHUNKS; c++) {
+            const pc_meet *mc = &p->meet[c];
+            for (int e = mc->run[q]; e < mc->run[q + 1]; e++) {
+                int k;
+                pc_row *row = side_new(p, mc->group[e], mc->row[e].i, &k);
+                *row = mc->row[e], row->side = k;
+                p->side[k] = mc->side[e];
+                const int i = row->i;
+                if (mc->touched[e] && (p->first[i] < 0 || p->side[k].s < p->side[p->first[i]].s)) p->first[i] = k;
+            }
+        }
 }
 
 /* ---- resting on bodies (the implicit integrator's contacts) -------------------------------------------------- */
+
+typedef struct pc_pose {
+    imp_vec3 pos, lo, hi; /* the shape's centre and bounds (world) */
+    imp_mat3 R;           /* its rotation                          */
+    int body;             /* its body (dense)                      */
+} pc_pose;
+
+typedef struct rest_job {
+    imp_world *w;
+    particle_coupling *p;
+    int m;                /* the particles in p->order */
+    double widest, slop, vn_max;
+} rest_job;
+
+/* One chunk of the particles sorted by their boxes' lowest x: each one's nearest shape within slop
+ * (p->first: the shape, p->disp_gap: its gap; the shapes in their order, so the same as one pass over
+ * all of them), then the contacts of those that rest there, into p->rest from the chunk's first sorted
+ * index on. A chunk reads and moves its own particles alone. */
+static void rest_chunk(void *ctx, int chunk)
+{
+    const rest_job *k = ctx;
+    imp_world *w = k->w;
+    particle_coupling *p = k->p;
+    double *x = w->particles->x;
+    const double *rad = w->particles->radius;
+    int t0, t1;
+    par_range(k->m, chunk, &t0, &t1);
+    for (int q = 0; q < w->shapes->ids.count; q++) {
+        const shape *sh = &w->shapes->shape[q];
+        if (sh->type == IMP_SHAPE_MESH) continue;
+        const pc_pose *ps = &p->pose[q];
+        const bool plane = sh->type == IMP_SHAPE_PLANE;
+        int t = t0;
+        if (!plane) {
+            const int from = lower_bound(p, k->m, ps->lo.x - k->widest);
+            t = from > t0 ? from : t0;
+        }
+        for (; t < t1; t++) {
+            const int i = p->order[t];
+            const double *plo = p->lo + 3 * i, *phi = p->hi + 3 * i;
+            if (!plane) {
+                if (plo[0] > ps->hi.x) break;
+                if (phi[0] < ps->lo.x || plo[1] > ps->hi.y || phi[1] < ps->lo.y || plo[2] > ps->hi.z || phi[2] < ps->lo.z) continue;
+            }
+            imp_vec3 nl;
+            const double d = pshape_distance(sh, m3_mul_tv(ps->R, v3_sub(v3_load(x + 3 * i), ps->pos)), &nl) - rad[i];
+            if (d <= k->slop && (p->first[i] < 0 || d < p->disp_gap[i])) p->first[i] = q, p->disp_gap[i] = d;
+        }
+    }
+    int made = 0;
+    for (int t = t0; t < t1; t++) {
+        const int i = p->order[t], q = p->first[i];
+        if (q < 0) continue;
+        const shape *sh = &w->shapes->shape[q];
+        const pc_pose *ps = &p->pose[q];
+        const int b = ps->body;
+        const double r = rad[i];
+        const imp_vec3 xi = v3_load(x + 3 * i);
+        imp_vec3 nl;
+        const double d = pshape_distance(sh, m3_mul_tv(ps->R, v3_sub(xi, ps->pos)), &nl) - r;
+        const imp_vec3 N = m3_mul_v(ps->R, nl), at = v3_mad(xi, N, -(r + d));
+        const double *X = w->bodies->state + BODY_DIM * b;
+        const imp_vec3 ra = v3_sub(at, v3_load(X));
+        const imp_vec3 u = v3_add(p->bv[b], v3_cross(p->bw[b], ra));
+        const imp_vec3 vr = v3_sub(v3_load(w->particles->v + 3 * i), u);
+        const double vn = v3_dot(N, vr);
+        if (vn > k->vn_max || vn < -k->vn_max) continue;
+        /* on the surface with no normal velocity: make the position exact, then it is a contact */
+        v3_store(x + 3 * i, v3_mad(xi, N, -d));
+        pcontact *pc = &p->rest[t0 + made++];
+        memset(pc, 0, sizeof *pc);
+        pc->particle = i, pc->collider = -1, pc->body = b, pc->shape = q;
+        pc->vt0 = v3_mad(vr, N, -vn);
+        pc->u = u;
+        pc->normal = N;
+        pc->at = m3_mul_tv(quat_to_m3(quat_normalize(quat(X[3], X[4], X[5], X[6]))), ra);
+        pc->mu = sqrt(w->particles->friction[i] * sh->friction);
+    }
+    p->rest_start[chunk] = t0, p->rest_count[chunk] = made;
+}
 
 /* The implicit integrator holds a resting contact inside its solve (implicit.c, Baraff and Witkin's
  * filter): the particle's normal velocity relative to the surface is prescribed, and friction acts
  * there, so a cloth lies on a body as it lies on a collider, its stiff forces and the contact solved
  * together. Its impulse on the particle comes back (pcollide_set_impulse) and the body takes the
- * opposite at the end of the step (bodies_take). A contact holds a particle (dynamic, not attached)
- * within slop of a convex shape (meshes: the stage after the bodies' alone) at the start of the step
- * whose normal speed relative to the surface is at most vn_max: one per particle, its nearest shape,
- * and none for a particle resting on a collider as well (the solve returns one impulse per particle,
- * which would not be the body's alone; pcollide_find_contacts drops those). A particle in two
- * contacts, a cloth pinched between two bodies, meets them in the stage after the bodies'. */
+ * opposite before its own stage (particle_contacts_rest_give). A contact holds a particle (dynamic,
+ * not attached) within slop of a convex shape (meshes: the stage after the bodies' alone) at the start
+ * of the step whose normal speed relative to the surface is at most vn_max: one per particle, its
+ * nearest shape, and none for a particle resting on a collider as well (the solve returns one
+ * impulse per particle, which would not be the body's alone; pcollide_find_contacts drops those). A
+ * particle in two contacts, a cloth pinched between two bodies, meets them in the stage after the
+ * bodies'. */
 static void pcontact_find_bodies(imp_world *w, double slop, double vn_max)
 {
-    const int n = w->particles->ids.count;
-    if (n == 0 || w->shapes->ids.count == 0) return;
+    const int n = w->particles->ids.count, ns = w->shapes->ids.count;
+    if (n == 0 || ns == 0) return;
     particle_coupling *p = coupling_get(w);
     reserve_particles(p, n);
     const attach_set *as = w->attach;
@@ -601,62 +799,27 @@ static void pcontact_find_bodies(imp_world *w, double slop, double vn_max)
         p->im[i] = w->particles->motion[i] == IMP_DYNAMIC && !p->driven[i] ? w->particles->inv_mass[i] : 0;
         p->first[i] = -1;
     }
-    double *x = w->particles->x;
-    double widest;
-    const int m = sweep_boxes(w, p, x, &widest);
-    if (m == 0) return;
+    rest_job job = {.w = w, .p = p, .slop = slop, .vn_max = vn_max};
+    job.m = sweep_boxes(w, p, w->particles->x, &job.widest);
+    if (job.m == 0) return;
     bodies_load(w, p);
-    /* each particle's nearest shape within slop (p->first: the shape, p->lo[3 i]: its gap) */
-    for (int q = 0; q < w->shapes->ids.count; q++) {
-        const shape *sh = &w->shapes->shape[q];
-        if (sh->type == IMP_SHAPE_MESH) continue;
-        const int b = bodies_dense(w, sh->body);
-        imp_vec3 pos, lo, hi;
-        imp_mat3 R;
-        shape_pose(sh, w->bodies->state + BODY_DIM * b, w->bodies->body[b].com, &pos, &R, &lo, &hi);
-        const int t0 = sh->type == IMP_SHAPE_PLANE ? 0 : lower_bound(p, m, lo.x - widest);
-        for (int t = t0; t < m; t++) {
-            const int i = p->order[t];
-            const double *plo = p->lo + 3 * i, *phi = p->hi + 3 * i;
-            if (sh->type != IMP_SHAPE_PLANE) {
-                if (plo[0] > hi.x) break;
-                if (phi[0] < lo.x || plo[1] > hi.y || phi[1] < lo.y || plo[2] > hi.z || phi[2] < lo.z) continue;
-            }
-            imp_vec3 nl;
-            const double d = pshape_distance(sh, m3_mul_tv(R, v3_sub(v3_load(x + 3 * i), pos)), &nl) - w->particles->radius[i];
-            if (d <= slop && (p->first[i] < 0 || d < p->disp_gap[i])) p->first[i] = q, p->disp_gap[i] = d;
-        }
+    if (ns > p->pose_cap) {
+        p->pose_cap = ns + ns / 2 + 16;
+        p->pose = ids_grow(p->pose, sizeof(pc_pose), p->pose_cap);
     }
-    for (int t = 0; t < m; t++) {
-        const int i = p->order[t], q = p->first[i];
-        if (q < 0) continue;
-        const shape *sh = &w->shapes->shape[q];
-        const int b = bodies_dense(w, sh->body);
-        const double *X = w->bodies->state + BODY_DIM * b;
-        imp_vec3 pos, lo, hi, nl;
-        imp_mat3 R;
-        shape_pose(sh, X, w->bodies->body[b].com, &pos, &R, &lo, &hi);
-        const double r = w->particles->radius[i];
-        const imp_vec3 xi = v3_load(x + 3 * i);
-        const double d = pshape_distance(sh, m3_mul_tv(R, v3_sub(xi, pos)), &nl) - r;
-        const imp_vec3 N = m3_mul_v(R, nl), at = v3_mad(xi, N, -(r + d));
-        const imp_vec3 ra = v3_sub(at, v3_load(X));
-        const imp_vec3 u = v3_add(p->bv[b], v3_cross(p->bw[b], ra));
-        const imp_vec3 vr = v3_sub(v3_load(w->particles->v + 3 * i), u);
-        const double vn = v3_dot(N, vr);
-        if (vn > vn_max || vn < -vn_max) continue;
-        /* on the surface with no normal velocity: make the position exact, then it is a contact */
-        v3_store(x + 3 * i, v3_mad(xi, N, -d));
-        pcontact pc;
-        memset(&pc, 0, sizeof pc);
-        pc.particle = i, pc.collider = -1, pc.body = b, pc.shape = q;
-        pc.vt0 = v3_mad(vr, N, -vn);
-        pc.u = u;
-        pc.normal = N;
-        pc.at = m3_mul_tv(quat_to_m3(quat_normalize(quat(X[3], X[4], X[5], X[6]))), ra);
-        pc.mu = sqrt(w->particles->friction[i] * sh->friction);
-        pcollide_add_contact(w, &pc);
+    if (job.m > p->rest_cap) {
+        p->rest_cap = job.m + job.m / 2 + 64;
+        p->rest = ids_grow(p->rest, sizeof(pcontact), p->rest_cap);
     }
+    for (int q = 0; q < ns; q++) {
+        const shape *sh = &w->shapes->shape[q];
+        pc_pose *ps = &p->pose[q];
+        ps->body = bodies_dense(w, sh->body);
+        shape_pose(sh, w->bodies->state + BODY_DIM * ps->body, w->bodies->body[ps->body].com, &ps->pos, &ps->R, &ps->lo, &ps->hi);
+    }
+    run_chunks(rest_chunk, &job, job.m);
+    for (int c = 0; c < PAR_CHUNKS; c++)
+        for (int e = 0; e < p->rest_count[c]; e++) pcollide_add_contact(w, &p->rest[p->rest_start[c] + e]);
 }
 
 void particle_contacts_rest(const imp_step *st)
@@ -666,18 +829,24 @@ void particle_contacts_rest(const imp_step *st)
     if (w->settings.integrator == IMP_IMPLICIT) pcontact_find_bodies(w, PCOLLIDE_REST_SLOP, PCOLLIDE_REST_SPEED);
 }
 
-/* ---- particles against particles ------------------------------------------------------------------------- */
-
-/* the chunks on both threads from CHUNKED_PARTICLES particles on (fewer are not worth waking the worker
- * for), else one after another on this one: the same results either way */
-#define CHUNKED_PARTICLES 512
-static void run_chunks_of(par_fn fn, void *ctx, int particles, int chunks)
+/* The bodies take the opposite of the resting contacts' impulses (the implicit integrator's, over the
+ * step) before their own stage, at the contact points on the bodies as the step starts: the body's
+ * stage then carries what the particles rest on it with, in the same step (a box under a cloth on the
+ * floor: the floor's contact takes (m_box + m_cloth) g h), so a body at rest under a cloth starts the
+ * next step at rest, and the surface velocity its resting particles follow is that of the body alone. */
+void particle_contacts_rest_give(const imp_step *st)
 {
-    if (particles >= CHUNKED_PARTICLES) par_for(fn, ctx, chunks);
-    else for (int c = 0; c < chunks; c++) fn(ctx, c);
+    imp_world *w = st->w;
+    for (int k = 0; k < w->pcontacts->count; k++) {
+        const pcontact *pc = &w->pcontacts->contact[k];
+        if (pc->collider >= 0 || w->bodies->body[pc->body].motion != IMP_DYNAMIC || !(v3_dot(pc->impulse, pc->impulse) > 0)) continue;
+        const double *X = w->bodies->state + BODY_DIM * pc->body;
+        const imp_vec3 at = v3_add(v3_load(X), m3_mul_v(quat_to_m3(quat_normalize(quat(X[3], X[4], X[5], X[6]))), pc->at));
+        imp_body_apply_impulse(w, ids_of(&w->bodies->ids, pc->body), v3_scale(pc->impulse, -1), at);
+    }
 }
 
-static void run_chunks(par_fn fn, void *ctx, int particles) { run_chunks_of(fn, ctx, particles, PAR_CHUNKS); }
+/* ---- particles against particles ------------------------------------------------------------------------- */
 
 /* ---- warm starting ---------------------------------------------------------------------------------------- */
 
@@ -1540,18 +1709,10 @@ static void hold_projection(particle_pass *k, double e_before)
     run_chunks(hold_back, k, n);
 }
 
-/* the bodies take the opposite of what their contacts gave the particles, at the contact points: the
- * rows of moving bodies (all in group 2), and the resting contacts the implicit integrator solved
- * (their points carried with the bodies to where they ended) */
+/* the bodies take the opposite of what the rows of moving bodies (all in group 2) gave the particles, at
+ * the contact points */
 static void bodies_take(imp_world *w, const particle_coupling *p)
 {
-    for (int k = 0; k < w->pcontacts->count; k++) {
-        const pcontact *pc = &w->pcontacts->contact[k];
-        if (pc->collider >= 0 || w->bodies->body[pc->body].motion != IMP_DYNAMIC || !(v3_dot(pc->impulse, pc->impulse) > 0)) continue;
-        const double *X = w->bodies->state + BODY_DIM * pc->body;
-        const imp_vec3 at = v3_add(v3_load(X), m3_mul_v(quat_to_m3(quat_normalize(quat(X[3], X[4], X[5], X[6]))), pc->at));
-        imp_body_apply_impulse(w, ids_of(&w->bodies->ids, pc->body), v3_scale(pc->impulse, -1), at);
-    }
     const pc_group *G = &p->group[2];
     for (int t = 0; t < G->side_count; t++) {
         const pc_row *r = &G->side[t];

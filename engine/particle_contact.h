@@ -96,6 +96,13 @@ typedef struct pc_found {
     int *near; int near_count, near_cap; /* meet_colliders: (particle, collider) within reach, 2 each */
 } pc_found;
 
+/* meet_bodies: one chunk's side contacts (row, side, group, whether the path touched), and where each
+ * shape's rows begin among them (run[q], run[shapes] = count) */
+typedef struct pc_meet {
+    pc_row *row; struct pc_side *side; uint8_t *group, *touched; int count, cap;
+    int *run; int run_cap;
+} pc_meet;
+
 /* the stage's scratch, kept for its capacity, and the warm start */
 typedef struct particle_coupling {
     pc_warm warm;
@@ -107,6 +114,7 @@ typedef struct particle_coupling {
     uint8_t *driven;                  /* held on a body point (particle_attach.c)                */
     uint8_t *half;                    /* which half of the split it lies in (0, 1)               */
     uint8_t *touched;                 /* in a contact of this step                                */
+    uint8_t *boxed;                   /* sweep_boxes: it has a swept box (a finite one, and it moves) */
     int *first;                       /* its earliest touch of a body (a pc_side), or -1          */
     int *owner, *vertex;              /* cloth or hair object + 1 (0: none), and its vertex        */
     double *lo, *hi;                  /* swept bounds, 3 each                                      */
@@ -125,6 +133,13 @@ typedef struct particle_coupling {
     double *bim;
     imp_mat3 *bI;
     int body_cap;
+    /* pcontact_find_bodies: each shape's pose at the start of the step, and the resting contacts its
+     * chunks made (chunk c's from rest_start[c] on), joined in chunk order */
+    struct pc_pose *pose; int pose_cap;
+    struct pcontact *rest; int rest_cap;
+    int rest_start[PAR_CHUNKS], rest_count[PAR_CHUNKS];
+    pc_meet meet[PAR_CHUNKS];
+    struct shape_ctx *meet_shapes; int meet_shapes_cap; /* meet_bodies: each shape's poses and swept box */
 } particle_coupling;
 
 /* particle_contact.c: the stage (world.c), after the bodies' */
@@ -134,5 +149,8 @@ void particle_coupling_free(imp_world *w);
  * the implicit integrator the particles resting on body shapes put exactly onto them and added as
  * resting contacts (particle_collide.h) */
 void particle_contacts_rest(const imp_step *st);
+/* particle_contact.c, after the particle stage and before the bodies' (world.c): the bodies take the
+ * resting contacts' impulses */
+void particle_contacts_rest_give(const imp_step *st);
 
 #endif

@@ -229,6 +229,7 @@ imp_status imp_world_step(imp_world *w, double dt)
         return IMP_ERR_CALLBACK;
     }
     imp_snapshot_free(before);
+    particle_contacts_rest_give(&s); /* the bodies carry the particles resting on them in their stage */
     const long gave_up = w->body_solver.gave_up;
     joints_forces_begin(w);
     bodies_step(&s);
