@@ -46,7 +46,7 @@ static bool pcontacts_stale(const imp_world *w)
 
 void pcollide_free(particle_contacts *pcs)
 {
-    free(pcs->contact), free(pcs->hit), free(pcs->bound);
+    free(pcs->contact), free(pcs->hit), free(pcs->bound), free(pcs->near_plane), free(pcs->near_box);
     for (int c = 0; c < PAR_CHUNKS; c++) free(pcs->chunk[c].contact), free(pcs->chunk[c].hit);
 }
 
@@ -141,6 +141,27 @@ const pcollide_bound *pcollide_bounds(imp_world *w)
             b->e = v3_scale(b->e, 1 + 1e-12); /* rounding never makes the box smaller than the collider */
         } else {
             b->e = v3(INFINITY, INFINITY, INFINITY);
+        }
+    }
+    if (nc > pcs->near_cap) {
+        pcs->near_cap = pcs->bound_cap;
+        pcs->near_plane = ids_grow(pcs->near_plane, sizeof(pcollide_bound), (size_t)pcs->near_cap);
+        pcs->near_box = ids_grow(pcs->near_box, sizeof *pcs->near_box, (size_t)pcs->near_cap);
+    }
+    pcs->near_planes = pcs->near_boxes = 0;
+    for (int k = 0; k < nc; k++) {
+        const pcollide_bound *b = &pcs->bound[k];
+        if (b->sensor) continue;
+        if (b->plane) pcs->near_plane[pcs->near_planes++] = *b;
+        else {
+            struct pcollide_near_box *nb = &pcs->near_box[pcs->near_boxes++];
+            const double c[3] = {b->c.x, b->c.y, b->c.z}, e[3] = {b->e.x, b->e.y, b->e.z};
+            for (int a = 0; a < 3; a++) nb->c[a] = c[a], nb->e[a] = e[a], nb->axis[a] = a;
+            for (int a = 1; a < 3; a++) /* insertion sort of three */
+                for (int q = a; q > 0 && e[nb->axis[q]] < e[nb->axis[q - 1]]; q--) {
+                    const int swap = nb->axis[q];
+                    nb->axis[q] = nb->axis[q - 1], nb->axis[q - 1] = swap;
+                }
         }
     }
     return pcs->bound;
@@ -260,6 +281,7 @@ static void find_contacts_chunk(void *ctx, int chunk)
         if (w->particles->motion[i] != IMP_DYNAMIC) continue;
         double *x = w->particles->x + 3 * i, *v = w->particles->v + 3 * i;
         const double r = w->particles->radius[i], reach = r + CONTACT_SLOP;
+        if (!pcollide_planes_near(pcs, v3_load(x), reach) && !pcollide_boxes_near(pcs, v3_load(x), reach)) continue;
         for (int c = 0; c < nc; c++) {
             if (bound[c].sensor) continue; /* sensors never push (sensor.c) */
             imp_vec3 N;
@@ -331,31 +353,32 @@ imp_vec3 pcollide_contact_relative(const imp_world *w, int k, const double *v)
 void pcollide_set_impulse(imp_world *w, int k, imp_vec3 j) { w->pcontacts->contact[k].impulse = j; }
 void pcollide_add_impulse(imp_world *w, int k, imp_vec3 j) { w->pcontacts->contact[k].impulse = v3_add(w->pcontacts->contact[k].impulse, j); }
 
+imp_vec3 pcollide_contact_force(const imp_world *w, int k, imp_vec3 x, imp_vec3 fi)
+{
+    const pcontact *pc = &w->pcontacts->contact[k];
+    if (pc->collider < 0) return fi; /* a body's: the implicit integrator's alone */
+    const imp_collider_def *c = &w->colliders->collider[pc->collider].def;
+    imp_vec3 N;
+    pcollide_distance(c, x, &N);
+    double fn = v3_dot(N, fi);
+    if (fn >= 0) return fi; /* pulled away: no contact force, the particle leaves */
+    fi = v3_mad(fi, N, -fn);  /* cancel the pushing part: f_c = -(N . f) N */
+    double limit = c->friction * -fn;
+    /* kinetic friction opposes the slide as it was at the start of the step: taking the
+     * direction of each stage's velocity instead makes RK4's stages cancel when the slide
+     * stops inside the step, and the particle never comes to rest */
+    double speed = v3_len(pc->vt0);
+    if (speed > STICK_SPEED) return v3_mad(fi, pc->vt0, -limit / speed); /* kinetic */
+    imp_vec3 ft = v3_mad(fi, N, -v3_dot(N, fi));
+    double ftl = v3_len(ft);
+    return ftl <= limit ? v3_sub(fi, ft) : v3_mad(fi, ft, -limit / ftl); /* static, or breaking away */
+}
+
 void pcollide_contact_forces(imp_world *w, const particle_range *r, const double *x, double *f)
 {
     for (int k = r->contact_lo; k < r->contact_hi; k++) {
-        const pcontact *pc = &w->pcontacts->contact[k];
-        if (pc->collider < 0) continue; /* a body's: the implicit integrator's alone */
-        const imp_collider_def *c = &w->colliders->collider[pc->collider].def;
-        int i = pc->particle - r->first;
-        imp_vec3 N, fi = v3_load(f + 3 * i);
-        pcollide_distance(c, v3_load(x + 3 * i), &N);
-        double fn = v3_dot(N, fi);
-        if (fn >= 0) continue; /* pulled away: no contact force, the particle leaves */
-        fi = v3_mad(fi, N, -fn);  /* cancel the pushing part: f_c = -(N . f) N */
-        double limit = c->friction * -fn;
-        /* kinetic friction opposes the slide as it was at the start of the step: taking the
-         * direction of each stage's velocity instead makes RK4's stages cancel when the slide
-         * stops inside the step, and the particle never comes to rest */
-        double speed = v3_len(pc->vt0);
-        if (speed > STICK_SPEED) {
-            fi = v3_mad(fi, pc->vt0, -limit / speed); /* kinetic */
-        } else {
-            imp_vec3 ft = v3_mad(fi, N, -v3_dot(N, fi));
-            double ftl = v3_len(ft);
-            fi = ftl <= limit ? v3_sub(fi, ft) : v3_mad(fi, ft, -limit / ftl); /* static, or breaking away */
-        }
-        v3_store(f + 3 * i, fi);
+        const int i = w->pcontacts->contact[k].particle - r->first;
+        v3_store(f + 3 * i, pcollide_contact_force(w, k, v3_load(x + 3 * i), v3_load(f + 3 * i)));
     }
 }
 
@@ -446,6 +469,16 @@ static void resolve_chunk(void *ctx, int chunk)
         const double r = w->particles->radius[i];
         imp_vec3 xs = v3_load(x0 + 3 * i), vs = v3_load(v0 + 3 * i);
         imp_vec3 x1 = v3_load(w->particles->x + 3 * i), v1 = v3_load(w->particles->v + 3 * i);
+        {
+            /* no collider near the path (each one passed over in the first pass below): nothing to do */
+            const double reach = (r + v3_len(v3_sub(x1, xs))) * (1 + 1e-9) + 1e-12;
+            bool near = pcollide_boxes_near(pcs, x1, reach);
+            for (int t = 0; t < pcs->near_planes && !near; t++) {
+                const pcollide_bound *b = &pcs->near_plane[t];
+                near = !(v3_dot(b->n, v3_sub(x1, b->c)) - r >= 0 && v3_dot(b->n, v3_sub(xs, b->c)) - r >= 0);
+            }
+            if (!near) continue;
+        }
         imp_vec3 a = v3_scale(v3_sub(v1, vs), 1.0 / h); /* the step's mean acceleration */
         double span = h;
         bool hit_any = false;
@@ -505,6 +538,7 @@ static void resolve_chunk(void *ctx, int chunk)
         for (int c = 0; c < nc; c++) {
             if (w->colliders->collider[c].def.sensor) continue; /* sensors never push (sensor.c) */
             imp_vec3 N;
+            if (pcollide_beyond_bound(&pcs->bound[c], &w->colliders->collider[c].def, x1, r)) continue; /* (d > 0) */
             double d = pcollide_distance(&w->colliders->collider[c].def, x1, &N) - r;
             if (d >= 0) continue;
             x1 = v3_mad(x1, N, -d);

@@ -39,6 +39,13 @@ typedef struct particle_contacts {
     uint64_t particle_edits, collider_edits; /* the stores' edits when they were found */
     phit *hit; int hit_count, hit_cap;
     pcollide_bound *bound; int bound_cap; /* the colliders' bounds (pcollide_bounds)            */
+    /* the pushing colliders' bounds again (not the sensors'), the planes' and the others' apart: the
+     * passes' test whether any collider is near a particle at all (pcollide_planes_near, pcollide_boxes_near) */
+    pcollide_bound *near_plane; int near_planes, near_boxes, near_cap;
+    struct pcollide_near_box {
+        double c[3], e[3];                /* pcollide_bound's c and e                                    */
+        int axis[3];                      /* the axes by extent, least first: the likeliest to be beyond */
+    } *near_box;
     /* what each chunk of the particles found on its thread (par_for), joined in chunk order: the
      * lists one pass in particle order makes */
     struct {
@@ -60,6 +67,9 @@ void pcollide_find_contacts(imp_world *w);
 void pcollide_drop_stale(imp_world *w);
 void pcollide_free(particle_contacts *pcs);
 void pcollide_contact_forces(imp_world *w, const particle_range *r, const double *x, double *f);
+/* the force fi on resting contact k's particle at position x with the contact's part applied (the pushing
+ * part cancelled, friction): pcollide_contact_forces' step for one contact */
+imp_vec3 pcollide_contact_force(const imp_world *w, int k, imp_vec3 x, imp_vec3 fi);
 void pcollide_resolve(imp_world *w, const double *x0, const double *v0, double h);
 void pcollide_friction_clamp(imp_world *w);
 int pcollide_contact_row(const imp_world *w, int k, const double *x, imp_vec3 *normal, double *gap);
@@ -79,6 +89,27 @@ static inline bool pcollide_beyond_bound(const pcollide_bound *b, const imp_coll
     if (b->plane) return v3_dot(b->n, d) > reach;
     if (fabs(d.x) - b->e.x > reach || fabs(d.y) - b->e.y > reach || fabs(d.z) - b->e.z > reach) return true;
     return pcollide_beyond(c, x, reach);
+}
+/* some pushing plane whose pcollide_beyond_bound(x, reach) is false */
+static inline bool pcollide_planes_near(const particle_contacts *pcs, imp_vec3 x, double reach)
+{
+    for (int t = 0; t < pcs->near_planes; t++)
+        if (!(v3_dot(pcs->near_plane[t].n, v3_sub(x, pcs->near_plane[t].c)) > reach)) return true;
+    return false;
+}
+/* some pushing collider other than a plane whose box is within reach of x (pcollide_beyond_bound's first
+ * test false: then only it can be within reach) */
+static inline bool pcollide_boxes_near(const particle_contacts *pcs, imp_vec3 x, double reach)
+{
+    const double p[3] = {x.x, x.y, x.z};
+    for (int t = 0; t < pcs->near_boxes; t++) {
+        const struct pcollide_near_box *b = &pcs->near_box[t];
+        const int a0 = b->axis[0], a1 = b->axis[1], a2 = b->axis[2];
+        if (!(fabs(p[a0] - b->c[a0]) - b->e[a0] > reach || fabs(p[a1] - b->c[a1]) - b->e[a1] > reach ||
+              fabs(p[a2] - b->c[a2]) - b->e[a2] > reach))
+            return true;
+    }
+    return false;
 }
 /* resting contact k: its Coulomb coefficient; the particle's velocity v (a state's, dense) relative
  * to the surface; its impulse on the particle in the step, set and added to by the implicit

@@ -1282,12 +1282,13 @@ static SPARSE_AVX void search_runs_avx(const pair_search *k, pc_found *out, int 
                                               _mm256_cmp_pd(_mm256_add_pd(li, l), R, _CMP_NLT_UQ));
             int bits = _mm256_movemask_pd(keep);
             if (end - q < 4) bits &= (1 << (end - q)) - 1;
+            if (!bits) continue;
+            double Rs[4], d2s[4]; /* search_run's R and d2: the same operations */
+            _mm256_storeu_pd(Rs, R), _mm256_storeu_pd(d2s, d2);
             while (bits) {
                 const int b = __builtin_ctz((unsigned)bits);
                 bits &= bits - 1;
-                const int j = q + b; /* R and d2 again, with the same operations */
-                const double Rj = rad[q0] + rad[j], ex1 = X[j] - X[q0], ey1 = Y[j] - Y[q0], ez1 = Z[j] - Z[q0];
-                search_meet(k, out, q0, j, cell, Rj, ex1 * ex1 + ey1 * ey1 + ez1 * ez1);
+                search_meet(k, out, q0, q + b, cell, Rs[b], d2s[b]);
             }
         }
     }
@@ -1451,6 +1452,8 @@ static void scan_colliders(void *ctx, int chunk)
         if (!p->touched[i] || !(p->im[i] > 0)) continue;
         const double r = w->particles->radius[i];
         const imp_vec3 xe = v3_load(w->particles->x + 3 * i);
+        if (!pcollide_planes_near(w->pcontacts, xe, (1 + NEAR_FRACTION) * r) && !pcollide_boxes_near(w->pcontacts, xe, (1 + NEAR_FRACTION) * r))
+            continue;
         for (int ci = 0; ci < nc; ci++) {
             const imp_collider_def *cd = &w->colliders->collider[ci].def;
             imp_vec3 nrm;

@@ -48,6 +48,7 @@
 #include "particle_collide.h"
 #include "particle_system.h"
 #include "particles.h"
+#include "sparse_simd.h"
 #include "step.h"
 #include "tinkertoy.h"
 #include "world_parts.h"
@@ -275,12 +276,112 @@ void particles_step_begin(const imp_step *st)
     ps->snapped_count = 0;
 }
 
+/* ---- RK4 particle by particle --------------------------------------------------------------------------- */
+
+/* A separable system without force fields or attachments under RK4: each particle is its own ODE of
+ * six unknowns, stepped here in batches of RK4_BATCH whose stages stay in L1, one pass over the store,
+ * with the operations of imp_ode_step's RK4 (ode.c) on particles_deriv's: the same bits as stepping the
+ * blocks through the solver, without its copies of the state. The force on a particle is forces_local's,
+ * m g - kd v, with its resting contacts' part (pcollide_contact_force, its contacts in their order). */
+static bool rk4_fused(const imp_world *w)
+{
+    const attach_set *as = w->attach;
+    return w->settings.integrator == IMP_RK4 && !(as && as->integrating && as->count > 0);
+}
+
+#define RK4_BATCH 32 /* particles stepped together: their stages fit in L1 */
+
+/* a batch's dX/dt at (xp, vp), n3 entries each: kx, kv. mg: m g per entry, s: 1/m (0: not dynamic),
+ * fixed: the batch has fixed particles; its resting contacts [k0, k1) */
+static inline __attribute__((always_inline)) void rk4_rate(const imp_world *w, int first, int n3, int k0, int k1, bool fixed,
+                                                           double kd, const double *restrict mg, const double *restrict s,
+                                                           const double *restrict xp, const double *restrict vp,
+                                                           double *restrict kx, double *restrict kv)
+{
+    for (int e = 0; e < n3; e++) kv[e] = mg[e] - kd * vp[e];
+    for (int k = k0; k < k1; k++) {
+        const int i = w->pcontacts->contact[k].particle - first;
+        v3_store(kv + 3 * i, pcollide_contact_force(w, k, v3_load(xp + 3 * i), v3_load(kv + 3 * i)));
+    }
+    for (int e = 0; e < n3; e++) kv[e] *= s[e], kx[e] = vp[e];
+    if (fixed)
+        for (int e = 0; e < n3; e++)
+            if (w->particles->motion[first + e / 3] == IMP_FIXED) kx[e] = 0;
+}
+
+/* one batch's RK4 step of h (x, v: its n3 entries in the store; its resting contacts [k0, k1)) */
+static inline __attribute__((always_inline)) void rk4_batch(const imp_world *w, int lo, int n3, int k0, int k1, bool fixed, double h,
+                                                            const double *restrict mg, const double *restrict s, double *restrict x,
+                                                            double *restrict v)
+{
+    /* imp_ode_step's weights: a21 = a32 = 1/2, a43 = 1, b = (1/6, 1/3, 1/3, 1/6), each times h */
+    const double a[3] = {h * 0.5, h * 0.5, h * 1.0};
+    const double b0 = h * (1.0 / 6), b1 = h * (1.0 / 3), b2 = h * (1.0 / 3), b3 = h * (1.0 / 6);
+    const double kd = w->settings.drag;
+    double kx[4][3 * RK4_BATCH], kv[4][3 * RK4_BATCH], xs[3 * RK4_BATCH], vs[3 * RK4_BATCH];
+    rk4_rate(w, lo, n3, k0, k1, fixed, kd, mg, s, x, v, kx[0], kv[0]);
+    for (int st = 1; st < 4; st++) {
+        const double as = a[st - 1];
+        const double *px = kx[st - 1], *pv = kv[st - 1];
+        for (int e = 0; e < n3; e++) xs[e] = x[e] + as * px[e], vs[e] = v[e] + as * pv[e];
+        rk4_rate(w, lo, n3, k0, k1, fixed, kd, mg, s, xs, vs, kx[st], kv[st]);
+    }
+    for (int e = 0; e < n3; e++) {
+        x[e] += b0 * kx[0][e] + b1 * kx[1][e] + b2 * kx[2][e] + b3 * kx[3][e];
+        v[e] += b0 * kv[0][e] + b1 * kv[1][e] + b2 * kv[2][e] + b3 * kv[3][e];
+    }
+}
+
+/* particles [first, first + count) one RK4 step of h; k: the first resting contact whose particle is >= first */
+static inline __attribute__((always_inline)) void rk4_run(imp_world *w, int first, int count, int k, double h)
+{
+    const imp_vec3 g = w->settings.gravity;
+    const particle_contacts *pcs = w->pcontacts;
+    const double *mass = w->particles->mass, *inv_mass = w->particles->inv_mass;
+    const uint8_t *motion = w->particles->motion;
+    double mg[3 * RK4_BATCH], s[3 * RK4_BATCH];
+    for (int lo = first; lo < first + count; lo += RK4_BATCH) {
+        const int n = first + count - lo < RK4_BATCH ? first + count - lo : RK4_BATCH;
+        bool fixed = false;
+        for (int i = 0; i < n; i++) {
+            const double m = mass[lo + i], inv = motion[lo + i] == IMP_DYNAMIC ? inv_mass[lo + i] : 0.0;
+            mg[3 * i] = m * g.x, mg[3 * i + 1] = m * g.y, mg[3 * i + 2] = m * g.z;
+            s[3 * i] = s[3 * i + 1] = s[3 * i + 2] = inv;
+            fixed |= motion[lo + i] == IMP_FIXED;
+        }
+        while (k < pcs->count && pcs->contact[k].particle < lo) k++;
+        int k1 = k;
+        while (k1 < pcs->count && pcs->contact[k1].particle < lo + n) k1++;
+        double *x = w->particles->x + 3 * lo, *v = w->particles->v + 3 * lo;
+        if (n == RK4_BATCH) rk4_batch(w, lo, 3 * RK4_BATCH, k, k1, fixed, h, mg, s, x, v); /* (a known length: no loop tails) */
+        else rk4_batch(w, lo, 3 * n, k, k1, fixed, h, mg, s, x, v);
+        k = k1;
+    }
+}
+
+/* rk4_run in 256-bit vectors where the processor has them (AVX alone, no product fused into a sum: the
+ * same bits; IMPETUS_SIMD=0 runs the scalar code, sparse_simd.h) */
+#if SPARSE_HAVE_AVX
+static SPARSE_AVX void rk4_run_avx(imp_world *w, int first, int count, int k, double h) { rk4_run(w, first, count, k, h); }
+#endif
+static void rk4_particles(imp_world *w, int first, int count, int k, double h)
+{
+#if SPARSE_HAVE_AVX
+    if (sparse_avx()) {
+        rk4_run_avx(w, first, count, k, h);
+        return;
+    }
+#endif
+    rk4_run(w, first, count, k, h);
+}
+
 /* a separable system's blocks on both threads (integrate_blocks): chunk c steps blocks
  * [c blocks / PAR_CHUNKS, (c + 1) blocks / PAR_CHUNKS) with its own solver, its result in rc[c] */
 typedef struct block_job {
     imp_world *w;
     double t, dt;
     int blocks;
+    bool fused; /* RK4 particle by particle (rk4_particles) */
     int rc[PAR_CHUNKS];
 } block_job;
 
@@ -294,6 +395,12 @@ static void integrate_chunk(void *ctx, int c)
     s->method = ps->solver.method, s->tolerance = ps->solver.tolerance;
     job->rc[c] = 0;
     const int lo = job->blocks * c / PAR_CHUNKS, hi = job->blocks * (c + 1) / PAR_CHUNKS;
+    if (job->fused) { /* the solver's counts as if it had stepped the blocks */
+        const int first = lo * PARTICLE_BLOCK, last = hi * PARTICLE_BLOCK < n ? hi * PARTICLE_BLOCK : n;
+        if (last > first) rk4_particles(w, first, last - first, contact_lower_bound(w, first), job->dt);
+        s->evaluations += 4L * (hi - lo), s->steps += hi - lo;
+        return;
+    }
     for (int b = lo; b < hi && !job->rc[c]; b++) {
         const int first = b * PARTICLE_BLOCK;
         particle_range range;
@@ -308,7 +415,7 @@ static int integrate_blocks(imp_world *w, double t, double dt, int *blocks, int 
 {
     particle_system *ps = w->particle_system;
     const int n = w->particles->ids.count;
-    block_job job = {w, t, dt, (n + PARTICLE_BLOCK - 1) / PARTICLE_BLOCK, {0}};
+    block_job job = {w, t, dt, (n + PARTICLE_BLOCK - 1) / PARTICLE_BLOCK, rk4_fused(w), {0}};
     long evals = 0, steps = 0;
     for (int c = 0; c < PAR_CHUNKS; c++) evals -= ps->chunk_solver[c].evaluations, steps -= ps->chunk_solver[c].steps;
     par_for(integrate_chunk, &job, PAR_CHUNKS);
@@ -394,8 +501,9 @@ static void guard_chunk(void *ctx, int chunk)
     k->bad[chunk] = 0, k->first[chunk] = -1;
     for (int i = lo; i < hi; i++) {
         const double *x = w->particles->x + 3 * i, *v = w->particles->v + 3 * i;
-        if (v3_finite(v3_load(x)) && v3_finite(v3_load(v)) && fabs(x[0]) <= IMP_GUARD_COORD && fabs(x[1]) <= IMP_GUARD_COORD &&
-            fabs(x[2]) <= IMP_GUARD_COORD && v3_len(v3_load(v)) <= IMP_GUARD_SPEED)
+        /* (a NaN or an infinity fails these comparisons: they test finiteness too) */
+        if ((fabs(x[0]) <= IMP_GUARD_COORD) & (fabs(x[1]) <= IMP_GUARD_COORD) & (fabs(x[2]) <= IMP_GUARD_COORD) &&
+            v3_len(v3_load(v)) <= IMP_GUARD_SPEED)
             continue;
         if (k->first[chunk] < 0) k->first[chunk] = i;
         k->bad[chunk]++;

@@ -34,6 +34,39 @@ describe("free particles", function()
   end)
 end)
 
+describe("a large store of free particles", function()
+  -- From 2048 separable particles the store is stepped in parallel, RK4 particle by particle
+  -- (particle_system.c, rk4_particles); a world of one particle goes through the ODE solver. Each
+  -- particle's ODE is its own, so both must give it the same bits: with drag, on the ground in a
+  -- resting contact, fixed and kinematic.
+  it("gives every particle the bits a world of that particle alone gives it", function()
+    local function make(w, k)
+      local y = k % 5 == 0 and 0.05 or 0.3 + 0.001 * (k % 13)
+      local v = k % 5 == 0 and { 0.02 * (k % 3), 0, 0.01 } or { 0.1 * (k % 7) - 0.3, 0.2 * (k % 3), -0.05 * (k % 4) }
+      return w:particle { position = { 0.01 * (k % 50), y, 0.01 * (k // 50) }, velocity = v, radius = 0.05,
+        mass = 0.5 + 0.1 * (k % 4), friction = 0.3, fixed = k % 97 == 0, kinematic = k % 89 == 0 }
+    end
+    local function world()
+      local w = impetus.world { integrator = "rk4", drag = 0.3 }
+      w:plane { friction = 0.5, restitution = 0 }
+      return w
+    end
+    local big, all = world(), {}
+    for k = 1, 2400 do all[k] = make(big, k) end
+    for _ = 1, 30 do big:step(1 / 60) end
+    for _, k in ipairs({ 1, 5, 97, 178, 1000, 2400 }) do
+      local alone = world()
+      local p = make(alone, k)
+      for _ = 1, 30 do alone:step(1 / 60) end
+      for a = 1, 3 do
+        assert.are.equal(string.format("%a", p.position[a]), string.format("%a", all[k].position[a]), "particle " .. k .. " x")
+        assert.are.equal(string.format("%a", p.velocity[a]), string.format("%a", all[k].velocity[a]), "particle " .. k .. " v")
+      end
+    end
+    assert.is_true(big.contact_count > 0, "resting contacts on the ground")
+  end)
+end)
+
 describe("damped spring (S3 eq. 1)", function()
   it("oscillates as the damped oscillator's closed form", function()
     local m, ks, kd = 0.5, 40, 0.6
