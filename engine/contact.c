@@ -24,9 +24,6 @@
 #include "world_parts.h"
 
 #define POINT_MATCH 0.02 /* m: a point this close to last step's keeps its id */
-#define REUSE_MOVE 1e-4  /* m: a manifold is rebuilt from its points while no point of B moved further
-                            than this relative to A since the narrow phase found it, */
-#define REUSE_SHARE 1e-3 /* ... nor further than this share of the smaller shape's extent */
 
 static void grow(void **p, int *cap, int need, size_t elem)
 {
@@ -100,63 +97,6 @@ static double contacts_approach_speed(const imp_world *w, const imp_contact *c)
     return vn < 0 ? -vn : 0;
 }
 
-/* B's pose in A's shape frame */
-static void relative_pose(const geom *ga, const geom *gb, imp_mat3 *R, imp_vec3 *p)
-{
-    *R = m3_mul(m3_transpose(ga->R), gb->R);
-    *p = m3_mul_tv(ga->R, v3_sub(gb->p, ga->p));
-}
-
-/* Two polytopes whose relative pose moved little keep their manifold, as Jolt's body-pair cache does:
- * a face contact's points are the incident face's vertices, clipped to the reference face, at their
- * distance from its plane. While no point of B has moved more than REUSE_MOVE relative to A, nor more
- * than REUSE_SHARE of the smaller shape's extent (a rotation by theta moves a point at distance r by at
- * most theta r, and 3 - trace(dR) = 2 (1 - cos theta) ~ theta^2), the same features touch: each
- * point's surface points move with their shapes, the normal turns with its face, the depth is the new
- * distance n . (p_b - p_a), and the point on A's surface is p_a where A's face is the incident one and
- * the incident vertex p_b projected onto the reference plane otherwise (an incident vertex is then
- * exact; a point where an edge of the incident face crosses a side of the reference face is off by at
- * most that move along the face). Past that the features may change, and the narrow phase runs again. */
-static bool manifold_reuse(const manifold *om, const geom *ga, const geom *gb, manifold *m)
-{
-    if (!om->cached) return false;
-    imp_mat3 R;
-    imp_vec3 p;
-    relative_pose(ga, gb, &R, &p);
-    const imp_vec3 dp = v3_sub(p, om->rel_p);
-    /* trace of dR = rel_R^T R, the sum of the products of the columns */
-    double tr = 0;
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) tr += om->rel_R.m[j][i] * R.m[j][i];
-    const double turn2 = tr < 3 ? 3 - tr : 0, reach = v3_len(v3_sub(gb->hi, gb->lo));
-    const double move = v3_len(dp) + sqrt(turn2) * reach;
-    if (!(move < REUSE_MOVE && move < REUSE_SHARE * fmin(reach, v3_len(v3_sub(ga->hi, ga->lo))))) return false;
-    *m = *om;
-    const imp_vec3 n = m3_mul_v(om->c.face_a ? ga->R : gb->R, om->normal_local);
-    m->c.normal = n;
-    for (int i = 0; i < om->c.count; i++) {
-        const imp_vec3 pa = v3_add(m3_mul_v(ga->R, om->on_a[i]), ga->p), pb = v3_add(m3_mul_v(gb->R, om->on_b[i]), gb->p);
-        const double depth = v3_dot(n, v3_sub(pb, pa));
-        m->c.depth[i] = depth;
-        m->c.points[i] = om->c.face_a ? v3_sub(pb, v3_scale(n, depth)) : pa;
-    }
-    return true;
-}
-
-/* what manifold_reuse needs of a manifold the narrow phase found */
-static void manifold_remember(manifold *m, const geom *ga, const geom *gb)
-{
-    const bool poly = (ga->type == IMP_SHAPE_BOX || ga->type == IMP_SHAPE_HULL) && (gb->type == IMP_SHAPE_BOX || gb->type == IMP_SHAPE_HULL);
-    m->cached = poly && !m->c.edge;
-    if (!m->cached) return;
-    relative_pose(ga, gb, &m->rel_R, &m->rel_p);
-    m->normal_local = m3_mul_tv(m->c.face_a ? ga->R : gb->R, m->c.normal);
-    for (int i = 0; i < m->c.count; i++) {
-        m->on_a[i] = m3_mul_tv(ga->R, v3_sub(m->c.points[i], ga->p));
-        m->on_b[i] = m3_mul_tv(gb->R, v3_sub(v3_add(m->c.points[i], v3_scale(m->c.normal, m->c.depth[i])), gb->p));
-    }
-}
-
 /* one chunk of the narrow phase: each candidate pair in A-B order, and its manifold in its own slot
  * of next_manifolds (the pair's old manifold copied when neither side moved); chunks write disjoint
  * pairs and slots, so the result does not depend on which thread ran them */
@@ -165,8 +105,6 @@ typedef struct collide_job {
     const int *old;          /* per candidate: last step's pair with its key, or -1 */
     int *touching;           /* per candidate: its points (0: apart); -1: the old manifold kept; a sensor's
                                 pair: TOUCH_SENSOR_IN or TOUCH_SENSOR_OUT (no manifold either way) */
-    bool reuse;              /* no shape was made, moved or destroyed by a script since the last update:
-                                last step's manifolds may be rebuilt (manifold_reuse) */
 } collide_job;
 enum { TOUCH_SENSOR_OUT = -3, TOUCH_SENSOR_IN = -2 };
 
@@ -204,16 +142,9 @@ static void collide_part(void *ctx, int chunk)
             jb->touching[k] = -1;
             continue;
         }
-        if (om && jb->reuse && manifold_reuse(om, &ga, &gb, m)) {
-            /* the same points, ids and warm starts; the solver's impulses of last step */
-            m->c.age++;
-            jb->touching[k] = m->c.count;
-            continue;
-        }
         const int count = np_collide(&ga, &gb, &m->c, &p->witness);
         jb->touching[k] = count > 0 ? count : 0;
         if (count <= 0) continue;
-        manifold_remember(m, &ga, &gb);
         m->c.a = bp_key_side(w, p->a), m->c.b = bp_key_side(w, p->b);
         m->c.age = om ? om->c.age + 1 : 0;
         m->c.impact = om ? om->c.impact : 0;
@@ -273,7 +204,7 @@ void contacts_update(imp_world *w)
         while (j < c->pair_count && c->pairs[j].key < p->key) j++;
         old[k] = j < c->pair_count && c->pairs[j].key == p->key ? j++ : -1;
     }
-    collide_job jb = {w, old, touching, contacts_current(w)};
+    collide_job jb = {w, old, touching};
     par_for(collide_part, &jb, PAR_CHUNKS);
     c->next_manifold_count = 0;
     int j = 0;

@@ -18,14 +18,6 @@ typedef struct pair {
 typedef struct manifold {
     imp_contact c;
     imp_vec3 local[IMP_MANIFOLD_MAX]; /* the points in A's shape frame, to match them next step */
-    /* between two polytopes (not edge/edge), what lets a later step rebuild the manifold without the
-     * narrow phase while their relative pose stays near the one it was found at (contact.c): each
-     * point's two surface points, on A in A's shape frame and on B in B's, the normal in the frame of
-     * the shape whose face it is, and B's pose in A's frame when the narrow phase ran */
-    bool cached;
-    imp_vec3 on_a[IMP_MANIFOLD_MAX], on_b[IMP_MANIFOLD_MAX], normal_local;
-    imp_mat3 rel_R;
-    imp_vec3 rel_p;
 } manifold;
 
 /* the contact set: the pairs and manifolds after the last collide stage, and its events (contact.c) */
